@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { readFile, symlink } from 'node:fs/promises'
+import path from 'node:path'
+import { test } from 'node:test'
+import { UsageError } from '../src/api/errors.ts'
+import {
+  buildManifest,
+  collectArtifacts,
+  contentTypeOf,
+  fileDescriptors,
+  writeManifest,
+} from '../src/artifacts.ts'
+import { memoryLogger } from '../src/logger.ts'
+import { tempDir, writeTree } from './helpers.ts'
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+
+test('collects, hashes and types every file, with / separated relative paths', async () => {
+  const root = await tempDir()
+  const written = await writeTree(root, {
+    'index.html': '<h1>hi</h1>',
+    'js/game.js': 'x',
+    'game.wasm': 2 * 1024 * 1024 + 3,
+    'data/level.bin.unknownext': 10,
+  })
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    manifest.files.map((f) => f.path),
+    ['data/level.bin.unknownext', 'game.wasm', 'index.html', 'js/game.js'],
+  )
+  for (const file of manifest.files) {
+    const bytes = written.get(file.path)!
+    assert.equal(file.size, bytes.length)
+    assert.equal(file.sha256, sha256(bytes))
+  }
+  const types = Object.fromEntries(manifest.files.map((f) => [f.path, f.contentType]))
+  assert.equal(types['index.html'], 'text/html; charset=utf-8')
+  assert.equal(types['js/game.js'], 'text/javascript; charset=utf-8')
+  assert.equal(types['game.wasm'], 'application/wasm')
+  assert.equal(types['data/level.bin.unknownext'], undefined)
+  assert.equal(
+    manifest.totalBytes,
+    [...written.values()].reduce((s, b) => s + b.length, 0),
+  )
+  assert.deepEqual(fileDescriptors(manifest)[0], { path: 'data/level.bin.unknownext', content_length: 10 })
+})
+
+test('the digest covers path, size and hash, in path order whatever the input order', () => {
+  const a = { path: 'a', absolutePath: '/a', size: 1, mtimeMs: 0, sha256: '00' }
+  const b = { path: 'b', absolutePath: '/b', size: 2, mtimeMs: 0, sha256: '11' }
+  const digest = buildManifest([a, b]).digest
+  assert.match(digest, /^sha256:[0-9a-f]{64}$/)
+  assert.equal(buildManifest([b, a]).digest, digest)
+  assert.notEqual(buildManifest([a, { ...b, size: 3 }]).digest, digest)
+  assert.notEqual(buildManifest([a, { ...b, path: 'c' }]).digest, digest)
+  assert.notEqual(buildManifest([a, { ...b, sha256: '12' }]).digest, digest)
+  const expected = createHash('sha256').update('["a",1,"00"]\n["b",2,"11"]\n').digest('hex')
+  assert.equal(digest, `sha256:${expected}`)
+})
+
+test('patterns select and exclude, relative to path', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'a.html': 'a', 'b.js': 'b', 'maps/x.map': 'm', 'sub/c.html': 'c' })
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**/*.html', '**/*.js', '!sub/**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    manifest.files.map((f) => f.path),
+    ['a.html', 'b.js'],
+  )
+})
+
+test('hidden files and folders are skipped unless include-hidden', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i', '.env': 'SECRET=1', '.git/config': 'c', 'a/.hidden': 'h' })
+  const skip = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    skip.files.map((f) => f.path),
+    ['index.html'],
+  )
+  const keep = await collectArtifacts({ root, patterns: ['**'], includeHidden: true, logger: memoryLogger() })
+  assert.deepEqual(
+    keep.files.map((f) => f.path),
+    ['.env', '.git/config', 'a/.hidden', 'index.html'],
+  )
+})
+
+test('links inside path are followed; links leading out of it are skipped with a warning', async () => {
+  const outside = await tempDir()
+  await writeTree(outside, { 'secret.txt': 'do not upload' })
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i' })
+  await symlink(path.join(root, 'index.html'), path.join(root, 'alias.html'))
+  await symlink(path.join(outside, 'secret.txt'), path.join(root, 'leak.txt'))
+  await symlink(outside, path.join(root, 'leakdir'))
+  const logger = memoryLogger()
+  const manifest = await collectArtifacts({ root, patterns: ['**'], includeHidden: false, logger })
+  assert.deepEqual(
+    manifest.files.map((f) => f.path),
+    ['alias.html', 'index.html'],
+  )
+  assert.ok(logger.lines.some((l) => l.includes('leak.txt') && l.includes('outside path')))
+  assert.ok(logger.lines.some((l) => l.includes('leakdir')))
+})
+
+test('bad paths and patterns are refused before anything is read', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i' })
+  const collect = (r: string, patterns: string[]) =>
+    collectArtifacts({ root: r, patterns, includeHidden: false, logger: memoryLogger() })
+  await assert.rejects(
+    collect(path.join(root, 'missing'), ['**']),
+    (e: Error) => e instanceof UsageError && /does not exist/.test(e.message),
+  )
+  await assert.rejects(collect(path.join(root, 'index.html'), ['**']), /is a file/)
+  await assert.rejects(collect(root, ['../**']), /reaches outside path/)
+  await assert.rejects(collect(root, ['/etc/**']), /is absolute/)
+  await assert.rejects(collect(root, ['*.png']), /no file under .* matches '\*\.png'/)
+})
+
+test('the manifest file lists files without absolute paths', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i' })
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const file = await writeManifest(manifest, path.join(await tempDir(), 'manifest.json'))
+  const json = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+  assert.equal(json.digest, manifest.digest)
+  assert.deepEqual(json.files, [
+    {
+      path: 'index.html',
+      size: 1,
+      sha256: sha256(Buffer.from('i')),
+      contentType: 'text/html; charset=utf-8',
+    },
+  ])
+  assert.equal(contentTypeOf('x.css'), 'text/css; charset=utf-8')
+})

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict'
+import { readFile, truncate } from 'node:fs/promises'
+import { after, before, describe, test } from 'node:test'
+import { ServiceError, UsageError, ValidationFailedError } from '../src/api/errors.ts'
+import type { FileDescriptor } from '../src/api/types.ts'
+import { contentTypeOf } from '../src/artifacts.ts'
+import { deploy } from '../src/deploy.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
+import { readInputs } from '../src/inputs.ts'
+import { memoryLogger } from '../src/logger.ts'
+import { getter, siteFiles, tempDir, writeTree } from './helpers.ts'
+
+const GAME = 'demo-game'
+const KiB = 1024
+const fast = { sleep: async () => {} }
+
+describe('deploy against the emulator', () => {
+  let emulator: Emulator
+  let site: string
+  let written: Map<string, Buffer>
+  let temp: string
+  before(async () => {
+    emulator = await startEmulator({ multipartThreshold: 256 * KiB, partSize: 256 * KiB })
+    site = await tempDir()
+    written = await writeTree(site, siteFiles(120, { name: 'build/game.data', size: 700 * KiB + 13 }))
+    temp = await tempDir()
+  })
+  after(() => emulator.close())
+
+  const inputs = (extra: Record<string, string>) =>
+    readInputs(getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...extra }), {
+      repository: 'studio/space-game',
+      ref: 'refs/heads/main',
+      sha: 'abcdef0123456789',
+    })
+
+  test('provisions, uploads every part, completes: every byte reads back with its content type', async () => {
+    const logger = memoryLogger()
+    const result = await deploy(
+      inputs({
+        path: site,
+        namespace: 'pipeline',
+        'version-id': 'demo-version-1',
+        domain: 'pipeline.example.com',
+        'lobby-count-max': '100',
+        'max-players': '16',
+        concurrency: '4',
+      }),
+      { logger, tempDir: temp, retry: fast, progressIntervalMs: 5 },
+    )
+    assert.ok(result.siteId && result.uploadId)
+    assert.equal(result.manifest?.fileCount, 121)
+    assert.equal(result.upload?.parts, 120 + 3)
+    assert.equal(result.upload?.retries, 0)
+    assert.equal(result.siteName, 'space-game main abcdef0')
+
+    const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pipeline')
+    assert.ok(namespace)
+    assert.equal(result.provisioned.namespaceId, namespace.namespaceId)
+    assert.deepEqual(namespace.domains, ['pipeline.example.com'])
+    assert.equal(result.provisioned.matchmakerValidated, true)
+
+    const view = emulator.site(result.siteId)
+    assert.equal(view?.completed, true)
+    assert.equal(view?.displayName, 'space-game main abcdef0')
+    for (const [path, bytes] of written) {
+      const uploaded = await emulator.readUploadedFile(result.siteId, path)
+      assert.ok(uploaded.equals(bytes), `${path} reads back identical`)
+      const descriptor: FileDescriptor | undefined = view?.files.find((f) => f.path === path)
+      assert.equal(descriptor?.content_type, contentTypeOf(path), path)
+    }
+    const page = await fetch(`${emulator.siteUrl(result.siteId)}index.html`)
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8')
+    assert.equal(await page.text(), written.get('index.html')!.toString())
+
+    const manifest = JSON.parse(await readFile(result.manifestPath!, 'utf8')) as {
+      digest: string
+      files: unknown[]
+    }
+    assert.equal(manifest.digest, result.manifest?.digest)
+    assert.equal(manifest.files.length, 121)
+
+    const groups = logger.lines.filter((l) => l.startsWith('group: '))
+    assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload'])
+    assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
+  })
+
+  test('a matchmaker config the service rules reject fails naming the field, before anything is created', async () => {
+    const before = emulator.requests.length
+    const error = await deploy(
+      inputs({
+        path: site,
+        namespace: 'mm-bad',
+        'version-id': 'demo-version-1',
+        'lobby-count-max': '40000',
+        'max-players': '8',
+      }),
+      { logger: memoryLogger(), tempDir: temp, retry: fast },
+    ).catch((e: unknown) => e)
+    assert.ok(error instanceof ValidationFailedError)
+    assert.deepEqual(error.problems, [
+      { path: ['lobby-count', 'too-high'], description: 'lobby_count_max must be below 32768' },
+    ])
+    assert.equal(emulator.requests.length, before, 'no call reached the service')
+    assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'mm-bad'))
+  })
+
+  test('an unknown namespace-id fails with the service error and creates no site', async () => {
+    const sitesBefore = emulator.sites(GAME).length
+    const error = await deploy(
+      inputs({
+        path: site,
+        'namespace-id': 'no-such-namespace',
+        'lobby-count-max': '10',
+        'max-players': '8',
+      }),
+      { logger: memoryLogger(), tempDir: temp, retry: fast },
+    ).catch((e: unknown) => e)
+    assert.ok(error instanceof ServiceError)
+    assert.equal(error.code, 'ERROR')
+    assert.match(error.message, /check namespace-id/)
+    assert.equal(emulator.sites(GAME).length, sitesBefore)
+  })
+
+  test('provisioning only, without path', async () => {
+    const result = await deploy(
+      inputs({ 'namespace-id': DEFAULT_SEED.games[0]!.namespaces![0]!.id, domain: 'prov.example.com' }),
+      {
+        logger: memoryLogger(),
+        tempDir: temp,
+        retry: fast,
+      },
+    )
+    assert.equal(result.siteId, undefined)
+    assert.equal(result.manifest, undefined)
+    assert.ok(emulator.namespaces(GAME).some((n) => n.domains.includes('prov.example.com')))
+  })
+
+  test('a dry run calls nothing and reports the digest a real deploy reports', async () => {
+    const before = emulator.requests.length
+    const real = await deploy(inputs({ path: site }), { logger: memoryLogger(), tempDir: temp, retry: fast })
+    const afterReal = emulator.requests.length
+    const dry = await deploy(inputs({ path: site, 'dry-run': 'true', token: '' }), {
+      logger: memoryLogger(),
+      tempDir: temp,
+    })
+    assert.ok(afterReal > before)
+    assert.equal(emulator.requests.length, afterReal, 'the dry run made no call')
+    assert.equal(dry.siteId, undefined)
+    assert.equal(dry.manifest?.digest, real.manifest?.digest)
+    assert.equal(dry.plannedParts, 121)
+  })
+
+  test('a site of 1 GB or more is refused before any call', async () => {
+    const big = await tempDir()
+    await writeTree(big, { 'index.html': 'x', 'huge.bin': '' })
+    await truncate(`${big}/huge.bin`, 1_000_000_000 - 1)
+    const before = emulator.requests.length
+    await assert.rejects(
+      deploy(inputs({ path: big }), { logger: memoryLogger(), tempDir: temp, retry: fast }),
+      (e: unknown) => e instanceof UsageError && /less than 1000000000 bytes/.test(e.message),
+    )
+    assert.equal(emulator.requests.length, before)
+  })
+})

@@ -1,0 +1,457 @@
+import { test, describe, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import type {
+  CreateNamespaceResponse,
+  GetLobbyResponse,
+  ListAvatarsResponse,
+  ListServersResponse,
+  ServiceErrorBody,
+  ValidateResponse,
+} from '../src/api/types.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
+
+const TOKEN = 'gamehost-demo-token'
+const GAME = 'demo-game'
+const NAMESPACE = DEFAULT_SEED.games[0]?.namespaces?.[0]?.id ?? ''
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+interface Answer<T> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+async function call<T = ServiceErrorBody>(
+  emulator: Emulator,
+  method: string,
+  path: string,
+  options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...options.headers }
+  const token = options.token === undefined ? TOKEN : options.token
+  if (token !== null) headers.authorization = `Bearer ${token}`
+  let body: string | undefined
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+    headers['content-type'] = 'application/json'
+  }
+  const response = await fetch(`${emulator.url}${path}`, { method, headers, body })
+  return { status: response.status, headers: response.headers, body: (await response.json()) as T }
+}
+
+function assertError(answer: Answer<unknown>, status: number, code: string): ServiceErrorBody {
+  const body = answer.body as ServiceErrorBody
+  assert.equal(answer.status, status, JSON.stringify(body))
+  assert.equal(body.code, code)
+  return body
+}
+
+const INTERNAL = { status: 500, code: 'ERROR', message: 'An internal error has occurred.' }
+
+function assertInternalError(answer: Answer<unknown>): void {
+  const body = assertError(answer, INTERNAL.status, INTERNAL.code)
+  assert.equal(body.message, INTERNAL.message)
+}
+
+describe('emulator API', () => {
+  let emulator: Emulator
+  const logLines: string[] = []
+
+  before(async () => {
+    emulator = await startEmulator({
+      rateLimit: false,
+      serversPageSize: 2,
+      log: (line) => logLines.push(line),
+    })
+  })
+  after(() => emulator.close())
+
+  describe('routing, errors and bodies', () => {
+    test('an unknown route or a wrong method is 404 API_NOT_FOUND, before auth', async () => {
+      assertError(await call(emulator, 'GET', '/cloud/nothing-here', { token: null }), 404, 'API_NOT_FOUND')
+      assertError(await call(emulator, 'DELETE', `/cloud/games/${GAME}/avatars`), 404, 'API_NOT_FOUND')
+      assertError(
+        await call(emulator, 'POST', `/cloud/games/${GAME}/avatars`, { body: {} }),
+        404,
+        'API_NOT_FOUND',
+      )
+    })
+
+    test('every error has the service body shape and the ray id of its header', async () => {
+      const answer = await call(emulator, 'GET', '/nope')
+      const rayId = answer.headers.get('rvt-ray-id')
+      assert.match(rayId ?? '', UUID)
+      assert.deepEqual(Object.keys(answer.body).sort(), ['code', 'documentation', 'message', 'ray_id'])
+      assert.equal(answer.body.ray_id, rayId)
+      assert.equal(answer.body.documentation, `${emulator.url}/docs/errors/API_NOT_FOUND`)
+
+      const doc = await fetch(answer.body.documentation ?? '')
+      assert.equal(doc.status, 200)
+      assert.match(doc.headers.get('content-type') ?? '', /^text\/plain/)
+      assert.match(await doc.text(), /API_NOT_FOUND/)
+      assert.equal((await fetch(`${emulator.url}/docs/errors/NO_SUCH_CODE`)).status, 404)
+    })
+
+    test('successes are 200 JSON with a fresh ray id', async () => {
+      const first = await call<ListAvatarsResponse>(emulator, 'GET', `/cloud/games/${GAME}/avatars`)
+      const second = await call<ListAvatarsResponse>(emulator, 'GET', `/cloud/games/${GAME}/avatars`)
+      assert.equal(first.status, 200)
+      assert.match(first.headers.get('content-type') ?? '', /^application\/json/)
+      assert.notEqual(first.headers.get('rvt-ray-id'), second.headers.get('rvt-ray-id'))
+    })
+
+    test('a chunked request body is refused with API_BAD_BODY', async () => {
+      const answer = await new Promise<{ status: number; body: ServiceErrorBody }>((resolve, reject) => {
+        const req = request(
+          `${emulator.url}/cloud/groups/validate`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            const chunks: Buffer[] = []
+            res.on('data', (chunk: Buffer) => chunks.push(chunk))
+            res.on('end', () => {
+              const body = JSON.parse(Buffer.concat(chunks).toString()) as ServiceErrorBody
+              resolve({ status: res.statusCode ?? 0, body })
+            })
+          },
+        )
+        req.on('error', reject)
+        req.write('{"display_name":')
+        req.end('"Chunked"}')
+      })
+      assert.equal(answer.status, 400)
+      assert.equal(answer.body.code, 'API_BAD_BODY')
+    })
+
+    test('invalid JSON, a missing or mistyped field and a body over 16 MiB are API_BAD_BODY', async () => {
+      const path = '/cloud/groups/validate'
+      assertError(await call(emulator, 'POST', path, { body: '{"display_name":' }), 400, 'API_BAD_BODY')
+      assertError(await call(emulator, 'POST', path, { body: '[]' }), 400, 'API_BAD_BODY')
+      assertError(await call(emulator, 'POST', path), 400, 'API_BAD_BODY')
+      assertError(await call(emulator, 'POST', path, { body: { display_name: 7 } }), 400, 'API_BAD_BODY')
+      const huge = JSON.stringify({ display_name: 'x'.repeat(16 * 1024 * 1024) })
+      assertError(await call(emulator, 'POST', path, { body: huge }), 400, 'API_BAD_BODY')
+    })
+
+    test('every request is recorded and logged without its query string', async () => {
+      const path = `/games/${GAME}/environments/prod/servers`
+      await call(emulator, 'GET', `${path}?include_destroyed=true`)
+      assert.deepEqual(emulator.requests.at(-1), { method: 'GET', path, status: 200 })
+      assert.equal(logLines.at(-1), `GET ${path} 200`)
+    })
+  })
+
+  describe('authentication', () => {
+    const avatars = `/cloud/games/${GAME}/avatars`
+
+    test('a missing header or a missing Bearer prefix is 401 API_UNAUTHORIZED', async () => {
+      assertError(await call(emulator, 'GET', avatars, { token: null }), 401, 'API_UNAUTHORIZED')
+      const answer = await call(emulator, 'GET', avatars, { token: null, headers: { authorization: TOKEN } })
+      assertError(answer, 401, 'API_UNAUTHORIZED')
+    })
+
+    test('an unknown token is 400 TOKEN_INVALID', async () => {
+      assertError(await call(emulator, 'GET', avatars, { token: 'not-a-token' }), 400, 'TOKEN_INVALID')
+    })
+
+    test('an expired token is 401 CLAIMS_ENTITLEMENT_EXPIRED', async () => {
+      const answer = await call(emulator, 'GET', avatars, { token: 'gamehost-expired-token' })
+      assertError(answer, 401, 'CLAIMS_ENTITLEMENT_EXPIRED')
+    })
+
+    test("a token without the route's game is 403 API_FORBIDDEN", async () => {
+      assertError(
+        await call(emulator, 'GET', avatars, { token: 'gamehost-other-token' }),
+        403,
+        'API_FORBIDDEN',
+      )
+    })
+
+    test('groups.validate needs only a valid token', async () => {
+      const body = { display_name: 'Any Group' }
+      const answer = await call(emulator, 'POST', '/cloud/groups/validate', {
+        token: 'gamehost-other-token',
+        body,
+      })
+      assert.equal(answer.status, 200)
+    })
+
+    test('auth is checked before the body', async () => {
+      const answer = await call(emulator, 'POST', '/cloud/groups/validate', { token: null, body: 'not json' })
+      assertError(answer, 401, 'API_UNAUTHORIZED')
+    })
+  })
+
+  describe('namespaces', () => {
+    const path = `/cloud/games/${GAME}/namespaces`
+
+    test('createGameNamespace stores the namespace and answers its id', async () => {
+      const body = { display_name: 'Staging', name_id: 'staging', version_id: 'demo-version-1' }
+      const answer = await call<CreateNamespaceResponse>(emulator, 'POST', path, { body })
+      assert.equal(answer.status, 200)
+      assert.match(answer.body.namespace_id, UUID)
+      const created = emulator.namespaces(GAME).find((namespace) => namespace.nameId === 'staging')
+      assert.deepEqual(created, {
+        namespaceId: answer.body.namespace_id,
+        gameId: GAME,
+        nameId: 'staging',
+        displayName: 'Staging',
+        versionId: 'demo-version-1',
+        domains: [],
+      })
+    })
+
+    test('a name_id already used in the game is VALIDATION_ERROR name-id.not-unique', async () => {
+      const body = { display_name: 'Production', name_id: 'production', version_id: 'demo-version-1' }
+      const error = assertError(await call(emulator, 'POST', path, { body }), 400, 'VALIDATION_ERROR')
+      assert.equal(error.message, 'Validation error: name-id.not-unique')
+      assert.deepEqual(error.metadata, { errors: [{ path: ['name-id', 'not-unique'] }] })
+    })
+
+    test('every problem is named as a dotted path', async () => {
+      const body = { display_name: ' Leading', name_id: 'feature--x', version_id: 'demo-version-1' }
+      const error = assertError(await call(emulator, 'POST', path, { body }), 400, 'VALIDATION_ERROR')
+      assert.equal(error.message, 'Validation error: display-name.invalid, name-id.invalid')
+      assert.deepEqual(error.metadata, {
+        errors: [{ path: ['display-name', 'invalid'] }, { path: ['name-id', 'invalid'] }],
+      })
+
+      const tooLong = { display_name: 'x'.repeat(129), name_id: 'a'.repeat(17), version_id: 'demo-version-1' }
+      const second = assertError(
+        await call(emulator, 'POST', path, { body: tooLong }),
+        400,
+        'VALIDATION_ERROR',
+      )
+      assert.equal(second.message, 'Validation error: display-name.too-long, name-id.too-long')
+    })
+
+    test('an unknown version is a 500 ERROR, after validation', async () => {
+      const body = { display_name: 'Preview', name_id: 'preview', version_id: UNKNOWN_ID }
+      assertInternalError(await call(emulator, 'POST', path, { body }))
+      assert.equal(emulator.namespaces(GAME).filter((namespace) => namespace.nameId === 'preview').length, 0)
+    })
+
+    test('a missing field is API_BAD_BODY', async () => {
+      const body = { display_name: 'Preview', name_id: 'preview' }
+      assertError(await call(emulator, 'POST', path, { body }), 400, 'API_BAD_BODY')
+    })
+  })
+
+  describe('matchmaker config validation', () => {
+    const path = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/mm-config/validate`
+    const validate = (body: unknown) => call<ValidateResponse>(emulator, 'POST', path, { body })
+
+    test('a valid config has no errors', async () => {
+      const answer = await validate({ lobby_count_max: 32, max_players: 16 })
+      assert.equal(answer.status, 200)
+      assert.deepEqual(answer.body, { errors: [] })
+    })
+
+    test('out of range values are reported as error paths', async () => {
+      assert.deepEqual((await validate({ lobby_count_max: 0, max_players: 0 })).body, {
+        errors: [{ path: ['lobby-count', 'too-low'] }, { path: ['max-players', 'too-low'] }],
+      })
+      assert.deepEqual((await validate({ lobby_count_max: 32768, max_players: 1 })).body, {
+        errors: [{ path: ['lobby-count', 'too-high'] }],
+      })
+    })
+
+    test('a value that is not an unsigned 32-bit integer is CLOUD_INVALID_CONFIG', async () => {
+      for (const value of [-1, 2 ** 32, 1.5]) {
+        assertError(await validate({ lobby_count_max: value, max_players: 4 }), 400, 'CLOUD_INVALID_CONFIG')
+        assertError(await validate({ lobby_count_max: 4, max_players: value }), 400, 'CLOUD_INVALID_CONFIG')
+      }
+    })
+
+    test('a missing or non-numeric value is API_BAD_BODY', async () => {
+      assertError(await validate({ lobby_count_max: 4 }), 400, 'API_BAD_BODY')
+      assertError(await validate({ lobby_count_max: '4', max_players: 4 }), 400, 'API_BAD_BODY')
+    })
+
+    test('an unknown namespace is a 500 ERROR', async () => {
+      const unknown = `/cloud/games/${GAME}/namespaces/${UNKNOWN_ID}/mm-config/validate`
+      assertInternalError(
+        await call(emulator, 'POST', unknown, { body: { lobby_count_max: 4, max_players: 4 } }),
+      )
+    })
+  })
+
+  describe('groups.validate', () => {
+    const validate = async (displayName: string) => {
+      const body = { display_name: displayName }
+      return (await call<ValidateResponse>(emulator, 'POST', '/cloud/groups/validate', { body })).body
+    }
+
+    test('reports the error paths of a group display name', async () => {
+      assert.deepEqual(await validate('Good Group'), { errors: [] })
+      assert.deepEqual(await validate(''), { errors: [{ path: ['too-short'] }] })
+      assert.deepEqual(await validate('x'.repeat(25)), { errors: [{ path: ['too-long'] }] })
+      assert.deepEqual(await validate('Two  Spaces'), { errors: [{ path: ['display-name-invalid'] }] })
+      assert.deepEqual(await validate('Taken Group'), { errors: [{ path: ['not-unique'] }] })
+    })
+  })
+
+  describe('namespace domains', () => {
+    const path = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/domains`
+    const add = (domain: unknown) => call<Record<string, never>>(emulator, 'POST', path, { body: { domain } })
+
+    test('adds a domain, then refuses invalid, taken and too many domains', async () => {
+      const added = await add('play.demo-game.example')
+      assert.equal(added.status, 200)
+      assert.deepEqual(added.body, {})
+      const production = emulator.namespaces(GAME).find((namespace) => namespace.namespaceId === NAMESPACE)
+      assert.deepEqual(production?.domains, ['play.demo-game.example'])
+
+      assertError(await add('https://play.demo-game.example'), 400, 'CDN_INVALID_DOMAIN')
+      assertError(await add('Play.Example'), 400, 'CDN_INVALID_DOMAIN')
+      assertError(await add(''), 400, 'CDN_INVALID_DOMAIN')
+      assertError(await add('play.demo-game.example'), 400, 'CLOUD_HOSTNAME_TAKEN')
+      assertError(await add('play.other-game.example'), 400, 'CLOUD_HOSTNAME_TAKEN')
+      assertError(await add(42), 400, 'API_BAD_BODY')
+
+      for (let n = 2; n <= 10; n++) assert.equal((await add(`mirror-${n}.demo-game.example`)).status, 200)
+      assertError(await add('mirror-11.demo-game.example'), 400, 'CDN_TOO_MANY_DOMAINS')
+    })
+
+    test('an unknown namespace is a 500 ERROR', async () => {
+      const unknown = `/cloud/games/${GAME}/namespaces/${UNKNOWN_ID}/domains`
+      assertInternalError(
+        await call(emulator, 'POST', unknown, { body: { domain: 'new.demo-game.example' } }),
+      )
+    })
+  })
+
+  describe('lobbies and avatars', () => {
+    const [running, stopped] = DEFAULT_SEED.games[0]?.lobbies ?? []
+
+    test('getNamespaceLobby answers the seeded lobby', async () => {
+      for (const lobby of [running, stopped]) {
+        const path = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/logs/lobbies/${lobby?.lobby_id}`
+        const answer = await call<GetLobbyResponse>(emulator, 'GET', path)
+        assert.equal(answer.status, 200)
+        assert.deepEqual(answer.body, { lobby })
+      }
+      assert.deepEqual(stopped?.status.stopped, {
+        exit_code: 137,
+        failed: true,
+        stop_ts: '2025-05-05T07:44:52Z',
+      })
+    })
+
+    test('an unknown lobby or namespace is a 500 ERROR', async () => {
+      const base = `/cloud/games/${GAME}/namespaces`
+      assertInternalError(await call(emulator, 'GET', `${base}/${NAMESPACE}/logs/lobbies/${UNKNOWN_ID}`))
+      assertInternalError(
+        await call(emulator, 'GET', `${base}/${UNKNOWN_ID}/logs/lobbies/${running?.lobby_id}`),
+      )
+    })
+
+    test('listGameCustomAvatars answers the seeded avatars, url only when complete', async () => {
+      const answer = await call<ListAvatarsResponse>(emulator, 'GET', `/cloud/games/${GAME}/avatars`)
+      assert.equal(answer.status, 200)
+      assert.equal(answer.body.custom_avatars.length, 3)
+      for (const avatar of answer.body.custom_avatars) assert.equal(avatar.url !== undefined, avatar.complete)
+    })
+  })
+
+  describe('servers list', () => {
+    const path = `/games/${GAME}/environments/prod/servers`
+    const seeded = DEFAULT_SEED.games[0]?.environments?.[0]?.servers ?? []
+    const serverId = (prefix: string) => seeded.find((server) => server.id.startsWith(prefix))?.id ?? ''
+    const list = async (query = '') => {
+      const answer = await call<ListServersResponse>(emulator, 'GET', `${path}${query}`)
+      assert.equal(answer.status, 200, JSON.stringify(answer.body))
+      return answer.body.servers.map((server) => server.id.slice(0, 3))
+    }
+
+    test('lists running servers newest first, all at once', async () => {
+      assert.deepEqual(await list(), ['5fb', '3d9', '1b7'])
+      assert.deepEqual(await list('?include_destroyed=false'), ['5fb', '3d9', '1b7'])
+    })
+
+    test('with destroyed servers, pages through with the last id as cursor', async () => {
+      assert.deepEqual(await list('?include_destroyed=true'), ['5fb', '4ea'])
+      assert.deepEqual(await list(`?include_destroyed=true&cursor=${serverId('4ea')}`), ['3d9', '2c8'])
+      assert.deepEqual(await list(`?include_destroyed=true&cursor=${serverId('2c8')}`), ['1b7'])
+    })
+
+    test('filters by tags', async () => {
+      const tags = encodeURIComponent(JSON.stringify({ region: 'eu' }))
+      assert.deepEqual(await list(`?tags_json=${tags}`), ['5fb', '1b7'])
+      assert.deepEqual(await list(`?tags_json=${tags}&include_destroyed=true`), ['5fb', '2c8'])
+      const none = encodeURIComponent(JSON.stringify({ region: 'eu', mode: 'casual' }))
+      assert.deepEqual(await list(`?tags_json=${none}`), [])
+    })
+
+    test('a bad tags_json or include_destroyed is API_BAD_QUERY_PARAMETER', async () => {
+      const nineTags = Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`k${n}`, 'v']))
+      for (const tags of [
+        'not json',
+        '[]',
+        'null',
+        '{"region":1}',
+        JSON.stringify(nineTags),
+        JSON.stringify({ ['k'.repeat(33)]: 'v' }),
+        JSON.stringify({ region: '' }),
+        JSON.stringify({ region: 'v'.repeat(1025) }),
+      ]) {
+        const answer = await call(emulator, 'GET', `${path}?tags_json=${encodeURIComponent(tags)}`)
+        assertError(answer, 400, 'API_BAD_QUERY_PARAMETER')
+      }
+      assertError(
+        await call(emulator, 'GET', `${path}?include_destroyed=yes`),
+        400,
+        'API_BAD_QUERY_PARAMETER',
+      )
+    })
+
+    test('an unknown environment or cursor is a 500 ERROR', async () => {
+      assertInternalError(await call(emulator, 'GET', `/games/${GAME}/environments/staging/servers`))
+      assertInternalError(await call(emulator, 'GET', `${path}?cursor=${UNKNOWN_ID}`))
+    })
+  })
+})
+
+describe('emulator rate limits', () => {
+  let emulator: Emulator
+  let clock = Date.parse('2025-06-01T12:00:00Z')
+
+  before(async () => {
+    emulator = await startEmulator({ rateLimit: { writesPerMinute: 2, readsPerMinute: 3 }, now: () => clock })
+  })
+  after(() => emulator.close())
+
+  test('per token and per endpoint, over a sliding minute, with retry-after and metadata', async () => {
+    const validate = (token = TOKEN) =>
+      call(emulator, 'POST', '/cloud/groups/validate', { token, body: { display_name: 'Some Group' } })
+    const start = clock
+    assert.equal((await validate()).status, 200)
+    clock += 10_000
+    assert.equal((await validate()).status, 200)
+
+    const limited = await validate()
+    const error = assertError(limited, 429, 'API_RATE_LIMIT')
+    assert.equal(error.metadata, start + 60_000)
+    assert.equal(limited.headers.get('retry-after'), new Date(start + 60_000).toUTCString())
+
+    // Another token and another endpoint have their own windows.
+    assert.equal((await validate('gamehost-other-token')).status, 200)
+    const mmConfig = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/mm-config/validate`
+    const body = { lobby_count_max: 1, max_players: 1 }
+    assert.equal((await call(emulator, 'POST', mmConfig, { body })).status, 200)
+
+    clock = start + 60_000
+    assert.equal((await validate()).status, 200)
+    assertError(await validate(), 429, 'API_RATE_LIMIT')
+  })
+
+  test('reads have their own limit', async () => {
+    const avatars = `/cloud/games/${GAME}/avatars`
+    for (let n = 0; n < 3; n++) assert.equal((await call(emulator, 'GET', avatars)).status, 200)
+    assertError(await call(emulator, 'GET', avatars), 429, 'API_RATE_LIMIT')
+  })
+})

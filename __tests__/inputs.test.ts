@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { UsageError } from '../src/api/errors.ts'
+import { defaultSiteName, readInputs } from '../src/inputs.ts'
+import { getter } from './helpers.ts'
+
+const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': 'g' }
+
+test('defaults', () => {
+  const inputs = readInputs(getter(base), {
+    repository: 'studio/my-game',
+    ref: 'refs/heads/main',
+    sha: '1a2b3c4d5e',
+  })
+  assert.equal(inputs.siteName, 'my-game main 1a2b3c4')
+  assert.deepEqual(inputs.files, ['**'])
+  assert.equal(inputs.concurrency, 8)
+  assert.equal(inputs.retries, 5)
+  assert.equal(inputs.requestTimeoutMs, 30_000)
+  assert.equal(inputs.includeHidden, false)
+  assert.equal(inputs.dryRun, false)
+  assert.equal(inputs.path, undefined)
+  assert.equal(inputs.namespace, undefined)
+})
+
+test('a full set of inputs', () => {
+  const inputs = readInputs(
+    getter({
+      ...base,
+      path: 'build',
+      files: '**/*.html\n\n  # comment\n!secret/**\n',
+      'site-name': 'Release 1.2',
+      namespace: 'pr-42',
+      'version-id': 'v1',
+      domain: 'pr-42.example.com',
+      'lobby-count-max': '100',
+      'max-players': '16',
+      concurrency: '32',
+      'dry-run': 'true',
+    }),
+  )
+  assert.deepEqual(inputs.files, ['**/*.html', '!secret/**'])
+  assert.deepEqual(inputs.namespace, { nameId: 'pr-42', displayName: 'pr-42', versionId: 'v1' })
+  assert.deepEqual(inputs.matchmaker, { lobbyCountMax: 100, maxPlayers: 16 })
+  assert.equal(inputs.concurrency, 32)
+  assert.equal(inputs.dryRun, true)
+})
+
+test('default site names are always valid display names', () => {
+  assert.equal(
+    defaultSiteName({ repository: 'o/r', ref: 'refs/pull/12/merge', sha: 'abcdef0123' }),
+    'r pr-12 abcdef0',
+  )
+  assert.equal(defaultSiteName({ repository: 'o/r', ref: 'refs/tags/v1.0.0' }), 'r v1.0.0')
+  const long = defaultSiteName({ repository: 'o/r', ref: `refs/heads/${'é'.repeat(200)}`, sha: 'abc' })
+  assert.ok(Buffer.byteLength(long) <= 128)
+  assert.match(defaultSiteName({}), /^gamehost site \d{4}-/)
+})
+
+const bad: Array<[string, Record<string, string>, RegExp]> = [
+  ['missing api-url', { ...base, 'api-url': '' }, /^api-url is required/],
+  ['api-url not http', { ...base, 'api-url': 'ftp://x' }, /^api-url 'ftp:\/\/x' must be an http/],
+  ['api-url not a URL', { ...base, 'api-url': 'nope' }, /^api-url 'nope' is not a URL/],
+  ['empty token', { ...base, token: '' }, /^token is empty/],
+  ['empty game-id', { ...base, 'game-id': ' ' }, /^game-id is required/],
+  [
+    'namespace too long',
+    { ...base, namespace: 'a'.repeat(17), 'version-id': 'v' },
+    /^namespace '.*' is longer than 16/,
+  ],
+  [
+    'namespace double dash',
+    { ...base, namespace: 'pr--1', 'version-id': 'v' },
+    /^namespace 'pr--1' is not a valid/,
+  ],
+  ['namespace without version', { ...base, namespace: 'pr-1' }, /^namespace needs version-id/],
+  [
+    'namespace and namespace-id',
+    { ...base, namespace: 'a', 'version-id': 'v', 'namespace-id': 'x' },
+    /exclude each other/,
+  ],
+  ['version-id alone', { ...base, 'version-id': 'v' }, /^version-id is only used with namespace/],
+  ['site-name double space', { ...base, 'site-name': 'a  b' }, /^site-name 'a {2}b' has whitespace/],
+  [
+    'site-name too long',
+    { ...base, 'site-name': 'x'.repeat(129) },
+    /^site-name '.*' is longer than 128 bytes/,
+  ],
+  [
+    'namespace display name',
+    { ...base, namespace: 'a', 'version-id': 'v', 'namespace-display-name': 'a  b' },
+    /^namespace-display-name 'a {2}b' has whitespace/,
+  ],
+  ['domain with protocol', { ...base, 'namespace-id': 'n', domain: 'https://a.com' }, /has a protocol/],
+  ['domain with path', { ...base, 'namespace-id': 'n', domain: 'a.com/x' }, /has a path/],
+  ['domain upper case', { ...base, 'namespace-id': 'n', domain: 'A.com' }, /upper-case.*\(a\.com\)/],
+  ['domain without namespace', { ...base, domain: 'a.com' }, /^domain needs namespace or namespace-id/],
+  [
+    'lobby-count-max negative',
+    { ...base, 'namespace-id': 'n', 'lobby-count-max': '-1', 'max-players': '2' },
+    /^lobby-count-max '-1' must be a whole number from 0 to 4294967295/,
+  ],
+  [
+    'max-players too big',
+    { ...base, 'namespace-id': 'n', 'lobby-count-max': '1', 'max-players': '4294967296' },
+    /^max-players/,
+  ],
+  [
+    'max-players fraction',
+    { ...base, 'namespace-id': 'n', 'lobby-count-max': '1', 'max-players': '1.5' },
+    /^max-players/,
+  ],
+  ['matchmaker half given', { ...base, 'namespace-id': 'n', 'lobby-count-max': '1' }, /go together/],
+  [
+    'matchmaker without namespace',
+    { ...base, 'lobby-count-max': '1', 'max-players': '1' },
+    /need namespace or namespace-id/,
+  ],
+  [
+    'concurrency zero',
+    { ...base, concurrency: '0' },
+    /^concurrency '0' must be a whole number from 1 to 256/,
+  ],
+  ['concurrency huge', { ...base, concurrency: '100000' }, /^concurrency/],
+  ['concurrency text', { ...base, concurrency: 'fast' }, /^concurrency/],
+  ['dry-run not a boolean', { ...base, 'dry-run': 'yes' }, /^dry-run 'yes' must be true or false/],
+]
+for (const [name, values, message] of bad) {
+  test(`refuses ${name}, naming the input`, () => {
+    assert.throws(
+      () => readInputs(getter(values)),
+      (error: unknown) => error instanceof UsageError && message.test(error.message),
+    )
+  })
+}
+
+test('dry-run needs no token', () => {
+  assert.equal(readInputs(getter({ ...base, token: '', 'dry-run': 'true' })).token, '')
+})

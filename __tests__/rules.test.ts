@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import {
+  createNamespaceProblems,
+  describeValidationPath,
+  displayNameProblems,
+  groupDisplayNameProblems,
+  isValidDomain,
+  matchmakerConfigProblems,
+  nameIdProblems,
+  planParts,
+  validationTitle,
+} from '../src/api/rules.ts'
+
+test('name_id: 1 to 16 of [a-z0-9] with single inner dashes', () => {
+  assert.deepEqual(nameIdProblems('pr-42'), [])
+  assert.deepEqual(nameIdProblems('a'), [])
+  assert.deepEqual(nameIdProblems(''), ['too-short'])
+  assert.deepEqual(nameIdProblems('a'.repeat(17)), ['too-long'])
+  for (const bad of ['-a', 'a-', 'a--b', 'A', 'a_b', 'a b', 'é'])
+    assert.deepEqual(nameIdProblems(bad), ['invalid'], bad)
+})
+
+test('display names: bytes, and only single inner spaces', () => {
+  assert.deepEqual(displayNameProblems('My game main 1a2b3c4'), [])
+  assert.deepEqual(displayNameProblems(''), ['too-short'])
+  assert.deepEqual(displayNameProblems('é'.repeat(64)), [])
+  assert.deepEqual(displayNameProblems('é'.repeat(65)), ['too-long'])
+  for (const bad of [' a', 'a ', 'a  b', 'a\tb', 'a\nb'])
+    assert.deepEqual(displayNameProblems(bad), ['invalid'], bad)
+  assert.deepEqual(createNamespaceProblems(' x', 'A'), [
+    ['display-name', 'invalid'],
+    ['name-id', 'invalid'],
+  ])
+})
+
+test('group display names use their own paths and a 24-byte limit', () => {
+  assert.deepEqual(groupDisplayNameProblems('Team Rocket'), [])
+  assert.deepEqual(groupDisplayNameProblems('x'.repeat(25)), [['too-long']])
+  assert.deepEqual(groupDisplayNameProblems(''), [['too-short']])
+  assert.deepEqual(groupDisplayNameProblems('a  b'), [['display-name-invalid']])
+})
+
+test('matchmaker config bounds', () => {
+  assert.deepEqual(matchmakerConfigProblems(1, 1), [])
+  assert.deepEqual(matchmakerConfigProblems(32767, 64), [])
+  assert.deepEqual(matchmakerConfigProblems(32768, 0), [
+    ['lobby-count', 'too-high'],
+    ['max-players', 'too-low'],
+  ])
+  assert.deepEqual(matchmakerConfigProblems(0, 8), [['lobby-count', 'too-low']])
+  assert.equal(describeValidationPath(['lobby-count', 'too-high']), 'lobby_count_max must be below 32768')
+  assert.equal(validationTitle(['lobby-count', 'too-high']), 'lobby-count too high')
+  assert.equal(validationTitle(['display-name-invalid']), 'display name invalid')
+})
+
+test('domains: lower-case host names only', () => {
+  assert.ok(isValidDomain('play.example.com'))
+  for (const bad of ['', 'https://a.com', 'a.com/x', 'A.com', 'a_b.com', 'a'.repeat(256)])
+    assert.ok(!isValidDomain(bad), bad)
+})
+
+test('parts: one request under the threshold, 100 MiB parts at or above it', () => {
+  const MiB = 1024 * 1024
+  assert.deepEqual(planParts(0), [[0, 0]])
+  assert.deepEqual(planParts(5 * MiB - 1), [[0, 5 * MiB - 1]])
+  assert.deepEqual(planParts(5 * MiB), [[0, 5 * MiB]])
+  assert.deepEqual(planParts(250 * MiB), [
+    [0, 100 * MiB],
+    [100 * MiB, 100 * MiB],
+    [200 * MiB, 50 * MiB],
+  ])
+  assert.deepEqual(planParts(10, 4, 4), [
+    [0, 4],
+    [4, 4],
+    [8, 2],
+  ])
+})

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import { utimes } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { after, test } from 'node:test'
+import { createAgent } from '../src/api/client.ts'
+import { retryPolicy } from '../src/api/retry.ts'
+import type { PresignedRequest } from '../src/api/types.ts'
+import { collectArtifacts } from '../src/artifacts.ts'
+import { memoryLogger } from '../src/logger.ts'
+import { PartUploadError, planUpload, uploadParts } from '../src/upload.ts'
+import { tempDir, writeTree } from './helpers.ts'
+
+const agent = createAgent()
+after(() => agent.close())
+
+/** A store on 127.0.0.1 whose behaviour per request the test decides. */
+async function fakeStore(
+  handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, attempt: number) => void,
+): Promise<{ url: string; attempts: () => number }> {
+  let attempts = 0
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => handle(req, Buffer.concat(chunks), res, ++attempts))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts }
+}
+
+async function oneFileSite(content: string) {
+  const root = await tempDir()
+  await writeTree(root, { 'a.txt': content })
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  return { root, manifest }
+}
+
+function requestFor(url: string, size: number): PresignedRequest[] {
+  return [
+    { path: 'a.txt', url: `${url}/put?X-Signature=secret-signature`, byte_offset: 0, content_length: size },
+  ]
+}
+
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
+
+test('a PUT that makes no progress is aborted after request-timeout and retried', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res, attempt) => {
+    if (attempt === 1) return // never answers
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const logger = memoryLogger()
+  const result = await uploadParts({
+    manifest,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 2,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 150,
+    logger,
+  })
+  assert.equal(store.attempts(), 2)
+  assert.equal(result.retries, 1)
+  assert.ok(logger.lines.some((l) => l.startsWith('Upload of a.txt: ') && l.includes('retry 1 of 5')))
+})
+
+test('an ETag that is not the MD5 of the bytes sent is retried, then fails naming the part', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, _body, res) =>
+    res.writeHead(200, { etag: `"${md5(Buffer.from('other'))}"` }).end(),
+  )
+  const logger = memoryLogger()
+  const error = await uploadParts({
+    manifest,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ retries: 2, sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger,
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.match(
+    error.message,
+    /^Upload of a\.txt: the store's ETag "[0-9a-f]{32}" is not the MD5 of the bytes sent/,
+  )
+  assert.equal(store.attempts(), 3)
+  assert.ok(!logger.lines.join('\n').includes('secret-signature'), 'the presigned URL is never logged')
+})
+
+test('a 403 from the store is not retried, and its XML error is shown', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, _body, res) =>
+    res
+      .writeHead(403, { 'content-type': 'application/xml' })
+      .end(
+        '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>bad signature</Message></Error>',
+      ),
+  )
+  const error = await uploadParts({
+    manifest,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.equal(error.message, 'Upload of a.txt: the store answered 403 SignatureDoesNotMatch: bad signature')
+  assert.equal(store.attempts(), 1)
+})
+
+test('a file that changed after it was hashed fails the upload before completion', async () => {
+  const { root, manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  await utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000))
+  await assert.rejects(
+    uploadParts({
+      manifest,
+      requests: requestFor(store.url, 5),
+      dispatcher: agent,
+      concurrency: 1,
+      retry: retryPolicy({ sleep: async () => {} }),
+      requestTimeoutMs: 5000,
+      logger: memoryLogger(),
+    }),
+    /^Error: a\.txt changed while it was uploaded/,
+  )
+})
+
+test('presigned requests must cover exactly the files of the site', async () => {
+  const { manifest } = await oneFileSite('hello')
+  assert.throws(
+    () => planUpload(manifest, [{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
+    /not a file of this site/,
+  )
+  assert.throws(
+    () => planUpload(manifest, [{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
+    /which has 5/,
+  )
+  assert.throws(
+    () => planUpload(manifest, [{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
+    /cover 4 of its 5 bytes/,
+  )
+  const parts = planUpload(manifest, [
+    { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
+    { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
+  ])
+  assert.deepEqual(
+    parts.map((p) => [p.number, p.of]),
+    [
+      [1, 2],
+      [2, 2],
+    ],
+  )
+})

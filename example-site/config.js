@@ -1,0 +1,1 @@
+export default { build: 'example', maxPlayers: 16 }

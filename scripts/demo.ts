@@ -1,0 +1,75 @@
+// npm run demo: starts the emulator, deploys example-site/ through dist/index.js the way the GitHub
+// runner would, and prints the outputs, the job summary and where the deployed page is served.
+import { randomBytes } from 'node:crypto'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startEmulator } from '../src/emulator/index.ts'
+import { actionDefaults, runAction } from './run-action.ts'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const emulator = await startEmulator()
+const preview = `demo-${randomBytes(3).toString('hex')}`
+
+console.log(`Emulator of the service listening on ${emulator.url}\n`)
+console.log(`Running dist/index.js as the GitHub runner would, deploying example-site/ ...\n`)
+const run = await runAction({
+  entry: path.join(root, 'dist/index.js'),
+  defaults: await actionDefaults(path.join(root, 'action.yml')),
+  cwd: root,
+  inputs: {
+    'api-url': emulator.url,
+    token: 'gamehost-demo-token',
+    'game-id': 'demo-game',
+    path: 'example-site',
+    namespace: preview,
+    'namespace-display-name': `Demo ${preview}`,
+    'version-id': 'demo-version-1',
+    domain: `${preview}.demo.example.com`,
+    'lobby-count-max': '64',
+    'max-players': '16',
+  },
+  echo: true,
+})
+
+console.log(`\nStep ${run.exitCode === 0 ? 'succeeded' : `failed (exit code ${run.exitCode})`}. Outputs:`)
+for (const [name, value] of Object.entries(run.outputs)) console.log(`  ${name.padEnd(13)} ${value}`)
+console.log('\nJob summary:')
+console.log(summaryAsText(run.summary))
+
+const siteId = run.outputs['site-id']
+if (run.exitCode !== 0 || !siteId) {
+  await emulator.close()
+  process.exit(1)
+}
+const page = await fetch(emulator.siteUrl(siteId))
+const html = await page.text()
+console.log(`\nThe deployed page: ${emulator.siteUrl(siteId)}`)
+console.log(
+  `  GET -> ${page.status} ${page.headers.get('content-type')}, title "${/<title>([^<]*)/.exec(html)?.[1]}"`,
+)
+
+if (process.stdout.isTTY && !process.env.CI) {
+  console.log('\nOpen it in a browser. Press Ctrl-C to stop the emulator.')
+  const stop = () => void emulator.close().then(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+} else {
+  await emulator.close()
+}
+
+/** The summary's HTML tables as aligned text lines. */
+function summaryAsText(html: string): string {
+  return html
+    .replace(/<h\d>([^<]*)<\/h\d>/g, '\n  $1\n')
+    .replace(/<\/t[hd]>\s*<t[hd]>/g, ' | ')
+    .replace(/<\/tr>/g, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => `  ${line.trim()}`)
+    .join('\n')
+}

@@ -1,0 +1,261 @@
+import { Agent, request, type Dispatcher } from 'undici'
+import { ServiceError } from './errors.ts'
+import { isConnectFailure, isNetworkFailure, retryPolicy, withRetries, type RetryPolicy } from './retry.ts'
+import {
+  RAY_ID_HEADER,
+  type CreateCdnSiteRequest,
+  type CreateCdnSiteResponse,
+  type CreateNamespaceRequest,
+  type CreateNamespaceResponse,
+  type GetLobbyResponse,
+  type ListAvatarsResponse,
+  type ListServersQuery,
+  type ListServersResponse,
+  type MatchmakerConfig,
+  type ServiceErrorBody,
+  type ValidateResponse,
+} from './types.ts'
+import type { Logger } from '../logger.ts'
+
+export const USER_AGENT = 'gamehost/0.1'
+
+/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
+export function createAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } })
+}
+
+export interface ClientOptions {
+  baseUrl: string
+  token: string
+  dispatcher: Dispatcher
+  logger: Pick<Logger, 'info' | 'debug'>
+  retry?: RetryPolicy
+  /** A call that gets no answer, or no further bytes of one, for this long is aborted. */
+  requestTimeoutMs?: number
+  onRetry?: (error: unknown) => void
+}
+
+/**
+ * How a failed call may be retried. `read`: reads and validations, retried on any transient failure.
+ * `create`: calls that create something, retried only where a retry cannot create a duplicate or
+ * hide an error (429, 502-504, a connection that failed before the request was sent).
+ */
+type Safety = 'read' | 'create'
+
+interface Operation {
+  name: string
+  safety: Safety
+  /** What a 500 ERROR most likely means for this call: the service answers an unknown id with it. */
+  internalErrorHint?: string
+}
+
+const OPS = {
+  listServers: {
+    name: 'servers.list',
+    safety: 'read',
+    internalErrorHint:
+      'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+  },
+  getNamespaceLobby: {
+    name: 'games.namespaces.logs.getNamespaceLobby',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+  },
+  validateMatchmakerConfig: {
+    name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+  },
+  listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+  createNamespace: {
+    name: 'games.namespaces.createGameNamespace',
+    safety: 'create',
+    internalErrorHint: 'The service answers this for an unknown id: check version-id',
+  },
+  validateGroup: { name: 'groups.validate', safety: 'read' },
+  addNamespaceDomain: {
+    name: 'games.namespaces.addNamespaceDomain',
+    safety: 'create',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+  },
+  createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+  // Completing twice is harmless: the service assembles the same parts again.
+  completeUpload: {
+    name: 'uploads.complete',
+    safety: 'read',
+    internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing',
+  },
+} as const satisfies Record<string, Operation>
+
+function shouldRetry(op: Operation, error: unknown): boolean {
+  if (error instanceof ServiceError) {
+    if ([429, 502, 503, 504].includes(error.status)) return true
+    if (op.safety === 'create') return false
+    // 500 ERROR is how the service answers an unknown id: retrying cannot help.
+    return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR')
+  }
+  return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error)
+}
+
+const seg = encodeURIComponent
+
+/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
+export class ServiceClient {
+  readonly #options: ClientOptions
+  readonly #base: string
+  readonly #retry: RetryPolicy
+
+  constructor(options: ClientOptions) {
+    this.#options = options
+    this.#base = options.baseUrl.replace(/\/+$/, '')
+    this.#retry = options.retry ?? retryPolicy()
+  }
+
+  listServers(
+    gameId: string,
+    environmentId: string,
+    query: ListServersQuery = {},
+  ): Promise<ListServersResponse> {
+    const params = new URLSearchParams()
+    if (query.tags) params.set('tags_json', JSON.stringify(query.tags))
+    if (query.includeDestroyed !== undefined) params.set('include_destroyed', String(query.includeDestroyed))
+    if (query.cursor) params.set('cursor', query.cursor)
+    const qs = params.size ? `?${params.toString()}` : ''
+    return this.#call(
+      OPS.listServers,
+      'GET',
+      `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`,
+    )
+  }
+
+  getNamespaceLobby(gameId: string, namespaceId: string, lobbyId: string): Promise<GetLobbyResponse> {
+    return this.#call(
+      OPS.getNamespaceLobby,
+      'GET',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`,
+    )
+  }
+
+  validateMatchmakerConfig(
+    gameId: string,
+    namespaceId: string,
+    config: MatchmakerConfig,
+  ): Promise<ValidateResponse> {
+    return this.#call(
+      OPS.validateMatchmakerConfig,
+      'POST',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`,
+      config,
+    )
+  }
+
+  listCustomAvatars(gameId: string): Promise<ListAvatarsResponse> {
+    return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`)
+  }
+
+  createNamespace(gameId: string, body: CreateNamespaceRequest): Promise<CreateNamespaceResponse> {
+    return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body)
+  }
+
+  validateGroup(displayName: string): Promise<ValidateResponse> {
+    return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName })
+  }
+
+  async addNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
+    await this.#call(
+      OPS.addNamespaceDomain,
+      'POST',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`,
+      { domain },
+    )
+  }
+
+  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CreateCdnSiteResponse> {
+    return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
+  }
+
+  /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
+  async completeUpload(uploadId: string): Promise<void> {
+    await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`)
+  }
+
+  #call<T>(op: Operation, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    return withRetries(
+      op.name,
+      () => this.#send<T>(op, method, path, payload),
+      (error) => shouldRetry(op, error),
+      this.#retry,
+      this.#options.logger,
+      this.#options.onRetry,
+    )
+  }
+
+  async #send<T>(op: Operation, method: string, path: string, payload: Buffer | undefined): Promise<T> {
+    const timeout = this.#options.requestTimeoutMs ?? 30_000
+    this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#options.token}`,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    }
+    if (payload) {
+      headers['content-type'] = 'application/json'
+      headers['content-length'] = String(payload.length)
+    }
+    const response = await request(this.#base + path, {
+      method,
+      headers,
+      body: payload,
+      dispatcher: this.#options.dispatcher,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    })
+    const text = await response.body.text()
+    const rayId = header(response.headers, RAY_ID_HEADER)
+    const parsed = parseJson(text)
+    if (
+      response.statusCode === 200 &&
+      parsed !== undefined &&
+      typeof parsed === 'object' &&
+      parsed !== null
+    ) {
+      return parsed as T
+    }
+    const errorBody: Partial<ServiceErrorBody> =
+      isErrorBody(parsed) && response.statusCode !== 200
+        ? parsed
+        : {
+            code: `HTTP_${response.statusCode}`,
+            message:
+              response.statusCode === 200
+                ? 'the answer was not a JSON object'
+                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+          }
+    throw new ServiceError({
+      operation: op.name,
+      status: response.statusCode,
+      body: errorBody,
+      rayId,
+      retryAfter: header(response.headers, 'retry-after'),
+      hint: response.statusCode === 500 && errorBody.code === 'ERROR' ? op.internalErrorHint : undefined,
+    })
+  }
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+function isErrorBody(value: unknown): value is ServiceErrorBody {
+  return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string'
+}

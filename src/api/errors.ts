@@ -1,0 +1,66 @@
+import type { ServiceErrorBody } from './types.ts'
+
+/** What the service said when it refused a call: status, code, message, ray id and documentation. */
+export class ServiceError extends Error {
+  readonly operation: string
+  readonly status: number
+  readonly code: string
+  readonly serviceMessage: string
+  readonly rayId: string | undefined
+  readonly documentation: string | undefined
+  readonly metadata: unknown
+  readonly retryAfter: string | undefined
+
+  constructor(init: {
+    operation: string
+    status: number
+    body: Partial<ServiceErrorBody>
+    rayId?: string
+    retryAfter?: string
+    hint?: string
+  }) {
+    const { operation, status, body } = init
+    const code = body.code ?? 'UNKNOWN'
+    const serviceMessage = body.message ?? 'the service gave no message'
+    const rayId = body.ray_id ?? init.rayId
+    let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`
+    if (rayId) message += ` (ray id ${rayId})`
+    if (init.hint) message += `. ${init.hint}`
+    if (body.documentation) message += `. See ${body.documentation}`
+    super(message)
+    this.name = 'ServiceError'
+    this.operation = operation
+    this.status = status
+    this.code = code
+    this.serviceMessage = serviceMessage
+    this.rayId = rayId
+    this.documentation = body.documentation
+    this.metadata = body.metadata
+    this.retryAfter = init.retryAfter
+  }
+}
+
+/** A problem found before anything was sent: a bad input, a file that cannot be read. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** The matchmaker config (or another validated value) that the service's rules reject. */
+export class ValidationFailedError extends Error {
+  override name = 'ValidationFailedError'
+  readonly problems: ReadonlyArray<{ path: string[]; description: string }>
+
+  constructor(what: string, problems: ReadonlyArray<{ path: string[]; description: string }>) {
+    super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`)
+    this.problems = problems
+  }
+}
+
+/** The message of any thrown value, for logs. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+    return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '')
+  }
+  return String(error)
+}

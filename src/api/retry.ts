@@ -1,0 +1,134 @@
+import { setTimeout as delay } from 'node:timers/promises'
+import { ServiceError } from './errors.ts'
+import type { Logger } from '../logger.ts'
+
+/** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
+export interface RetryPolicy {
+  /** Attempts after the first. */
+  retries: number
+  baseDelayMs: number
+  maxDelayMs: number
+  /** The longest `retry-after` honoured; a longer one is waited this long. */
+  maxRetryAfterMs: number
+  sleep: (ms: number) => Promise<void>
+  random: () => number
+  now: () => number
+}
+
+export const DEFAULT_RETRIES = 5
+
+export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+  return {
+    retries: DEFAULT_RETRIES,
+    baseDelayMs: 500,
+    maxDelayMs: 30_000,
+    maxRetryAfterMs: 120_000,
+    sleep: (ms) => delay(ms),
+    random: Math.random,
+    now: Date.now,
+    ...overrides,
+  }
+}
+
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+export function backoffDelay(attempt: number, policy: RetryPolicy): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt)
+  return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2)
+}
+
+/**
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
+ */
+export function requestedDelay(error: unknown, now: number): number | undefined {
+  if (!(error instanceof ServiceError)) return undefined
+  const candidates: number[] = []
+  const header = error.retryAfter?.trim()
+  if (header) {
+    if (/^\d+(\.\d+)?$/.test(header)) candidates.push(Number(header) * 1000)
+    else {
+      const at = Date.parse(header)
+      if (!Number.isNaN(at)) candidates.push(at - now)
+    }
+  }
+  if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+    candidates.push(error.metadata - now)
+  if (candidates.length === 0) return undefined
+  return Math.max(0, ...candidates)
+}
+
+const CONNECTION_NOT_ESTABLISHED = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+])
+const CONNECTION_LOST = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_ABORTED',
+])
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = []
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') codes.push(code)
+  }
+  return codes
+}
+
+/** A connection that failed before the request was sent: safe to retry any call. */
+export function isConnectFailure(error: unknown): boolean {
+  return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c))
+}
+
+/** Any network-level failure (refused, reset, closed mid-body, timed out). */
+export function isNetworkFailure(error: unknown): boolean {
+  return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c))
+}
+
+/**
+ * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
+ * with `describe` (never a URL: presigned URLs are credentials).
+ */
+export async function withRetries<T>(
+  describe: string,
+  attempt: (attemptIndex: number) => Promise<T>,
+  shouldRetry: (error: unknown) => boolean,
+  policy: RetryPolicy,
+  logger: Pick<Logger, 'info' | 'debug'>,
+  onRetry?: (error: unknown) => void,
+): Promise<T> {
+  for (let index = 0; ; index++) {
+    try {
+      return await attempt(index)
+    } catch (error) {
+      if (index >= policy.retries || !shouldRetry(error)) throw error
+      const asked = requestedDelay(error, policy.now())
+      const wait =
+        asked === undefined
+          ? backoffDelay(index, policy)
+          : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250
+      onRetry?.(error)
+      logger.info(
+        `${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
+      )
+      await policy.sleep(wait)
+    }
+  }
+}
+
+function shortReason(error: unknown): string {
+  if (error instanceof ServiceError) return `${error.status} ${error.code}`
+  const code = errorCodes(error)[0]
+  const message = error instanceof Error ? error.message : String(error)
+  return code ? `${code} (${message})` : message
+}

@@ -1,0 +1,120 @@
+// The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
+// the client checks them before the first call so a bad input never reaches the service.
+
+export const U32_MAX = 0xffff_ffff
+export const NAME_ID_MAX = 16
+export const DISPLAY_NAME_MAX_BYTES = 128
+export const GROUP_DISPLAY_NAME_MAX_BYTES = 24
+export const LOBBY_COUNT_LIMIT = 32768
+export const DOMAIN_MAX = 255
+export const DOMAINS_PER_NAMESPACE_MAX = 10
+/** The total size of a CDN site's files must stay under this many bytes. */
+export const SITE_BYTES_LIMIT = 1_000_000_000
+/** Files of at least this size are uploaded in parts (the real service's values). */
+export const MULTIPART_THRESHOLD = 5 * 1024 * 1024
+export const PART_SIZE = 100 * 1024 * 1024
+export const MAX_PARTS = 10_000
+
+const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
+const DOMAIN = /^[0-9a-z.-]+$/
+
+export function isU32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX
+}
+
+export function isU64(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+/** Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid. */
+export function nameIdProblems(nameId: string): string[] {
+  if (nameId.length < 1) return ['too-short']
+  if (nameId.length > NAME_ID_MAX) return ['too-long']
+  return NAME_ID.test(nameId) ? [] : ['invalid']
+}
+
+/**
+ * Problems of a display name: 1 to maxBytes bytes of UTF-8, the only whitespace a single space that
+ * is neither leading, trailing nor doubled.
+ */
+export function displayNameProblems(name: string, maxBytes = DISPLAY_NAME_MAX_BYTES): string[] {
+  const bytes = Buffer.byteLength(name, 'utf8')
+  if (bytes < 1) return ['too-short']
+  if (bytes > maxBytes) return ['too-long']
+  const badWhitespace =
+    /[^\S ]/.test(name) || name.startsWith(' ') || name.endsWith(' ') || name.includes('  ')
+  return badWhitespace ? ['invalid'] : []
+}
+
+/** The service's error paths for a namespace creation request, in the order it reports them. */
+export function createNamespaceProblems(displayName: string, nameId: string): string[][] {
+  return [
+    ...displayNameProblems(displayName).map((p) => ['display-name', p]),
+    ...nameIdProblems(nameId).map((p) => ['name-id', p]),
+  ]
+}
+
+/** The error paths of `groups.validate` for a group display name (up to 24 bytes). */
+export function groupDisplayNameProblems(name: string): string[][] {
+  return displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES).map((p) => [
+    p === 'invalid' ? 'display-name-invalid' : p,
+  ])
+}
+
+/** The error paths of the matchmaker config validation, for values that are unsigned 32-bit integers. */
+export function matchmakerConfigProblems(lobbyCountMax: number, maxPlayers: number): string[][] {
+  const errors: string[][] = []
+  if (lobbyCountMax < 1) errors.push(['lobby-count', 'too-low'])
+  else if (lobbyCountMax >= LOBBY_COUNT_LIMIT) errors.push(['lobby-count', 'too-high'])
+  if (maxPlayers < 1) errors.push(['max-players', 'too-low'])
+  return errors
+}
+
+/** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
+export function isValidDomain(domain: string): boolean {
+  return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain)
+}
+
+/** A readable sentence for a validation error path, for annotations and error messages. */
+export function describeValidationPath(path: readonly string[]): string {
+  const key = path.join('.')
+  const known: Record<string, string> = {
+    'lobby-count.too-low': 'lobby_count_max must be at least 1',
+    'lobby-count.too-high': `lobby_count_max must be below ${LOBBY_COUNT_LIMIT}`,
+    'max-players.too-low': 'max_players must be at least 1',
+    'name-id.too-short': 'the namespace name_id must not be empty',
+    'name-id.too-long': `the namespace name_id must be at most ${NAME_ID_MAX} characters`,
+    'name-id.invalid':
+      'the namespace name_id may hold only a-z, 0-9 and single dashes between them (no leading, trailing or double dash)',
+    'name-id.not-unique': 'a namespace with this name_id already exists in the game',
+    'display-name.too-short': 'the display name must not be empty',
+    'display-name.too-long': `the display name must be at most ${DISPLAY_NAME_MAX_BYTES} bytes`,
+    'display-name.invalid':
+      'the display name may contain only single spaces as whitespace, never leading, trailing or doubled',
+    'too-short': 'the group display name must not be empty',
+    'too-long': `the group display name must be at most ${GROUP_DISPLAY_NAME_MAX_BYTES} bytes`,
+    'display-name-invalid':
+      'the group display name may contain only single spaces as whitespace, never leading, trailing or doubled',
+    'not-unique': 'a group with this display name already exists',
+  }
+  return known[key] ?? `invalid value at ${key}`
+}
+
+/** A short title for a validation error path: `lobby-count too high`. */
+export function validationTitle(path: readonly string[]): string {
+  const [field, ...rest] = path
+  return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ')
+}
+
+/** The parts the service cuts a file of `size` bytes into: [byte_offset, content_length] pairs. */
+export function planParts(
+  size: number,
+  threshold = MULTIPART_THRESHOLD,
+  partSize = PART_SIZE,
+): Array<[offset: number, length: number]> {
+  if (size < threshold) return [[0, size]]
+  const parts: Array<[number, number]> = []
+  for (let offset = 0; offset < size; offset += partSize)
+    parts.push([offset, Math.min(partSize, size - offset)])
+  return parts
+}

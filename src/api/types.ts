@@ -1,0 +1,130 @@
+// Resources and request/response bodies of the service, as in shared/service-interface.md.
+// Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
+
+export interface Server {
+  id: string
+  environment: string
+  datacenter: string
+  created_at: number
+  started_at?: number
+  destroyed_at?: number
+  tags: Record<string, string>
+  lifecycle: { kill_timeout?: number }
+  network: {
+    mode?: string
+    ports: Record<string, ServerPort>
+  }
+  resources: { cpu: number; memory: number }
+  runtime: {
+    build: string
+    arguments?: string[]
+    environment?: Record<string, string>
+  }
+}
+
+export interface ServerPort {
+  internal_port?: number
+  protocol: string
+  public_hostname?: string
+  public_port?: number
+  routing: { game_guard?: Record<string, unknown>; host?: Record<string, unknown> }
+}
+
+export interface LobbyStopped {
+  exit_code: number
+  failed: boolean
+  stop_ts: string
+}
+
+export interface LobbySummary {
+  lobby_id: string
+  namespace_id: string
+  lobby_group_name_id: string
+  region_id: string
+  create_ts: string
+  ready_ts?: string
+  start_ts?: string
+  status: { running: Record<string, unknown>; stopped?: LobbyStopped }
+  metrics?: { job: string; cpu: number[]; memory: number[]; allocated_memory?: number }
+}
+
+export interface CustomAvatarSummary {
+  upload_id: string
+  display_name: string
+  content_length: number
+  create_ts: string
+  complete: boolean
+  url?: string
+}
+
+export interface ValidationError {
+  path: string[]
+}
+
+export interface FileDescriptor {
+  path: string
+  content_length: number
+  content_type?: string
+}
+
+export interface PresignedRequest {
+  path: string
+  url: string
+  byte_offset: number
+  content_length: number
+}
+
+export interface ListServersQuery {
+  tags?: Record<string, string>
+  includeDestroyed?: boolean
+  cursor?: string
+}
+
+export interface ListServersResponse {
+  servers: Server[]
+}
+export interface GetLobbyResponse {
+  lobby: LobbySummary
+}
+export interface ValidateResponse {
+  errors: ValidationError[]
+}
+export interface ListAvatarsResponse {
+  custom_avatars: CustomAvatarSummary[]
+}
+
+export interface MatchmakerConfig {
+  lobby_count_max: number
+  max_players: number
+}
+
+export interface CreateNamespaceRequest {
+  display_name: string
+  name_id: string
+  version_id: string
+}
+export interface CreateNamespaceResponse {
+  namespace_id: string
+}
+
+export interface CreateCdnSiteRequest {
+  display_name: string
+  files: FileDescriptor[]
+}
+export interface CreateCdnSiteResponse {
+  site_id: string
+  upload_id: string
+  presigned_requests: PresignedRequest[]
+}
+
+/** The body of every error answer of the service. */
+export interface ServiceErrorBody {
+  code: string
+  message: string
+  ray_id: string
+  documentation?: string
+  metadata?: unknown
+}
+
+/** Header that repeats the ray id of every answer. */
+export const RAY_ID_HEADER = 'rvt-ray-id'

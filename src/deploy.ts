@@ -1,0 +1,160 @@
+import path from 'node:path'
+import type { Dispatcher } from 'undici'
+import { ServiceClient, createAgent } from './api/client.ts'
+import { retryPolicy, type RetryPolicy } from './api/retry.ts'
+import { SITE_BYTES_LIMIT, planParts } from './api/rules.ts'
+import { collectArtifacts, fileDescriptors, writeManifest, type Manifest } from './artifacts.ts'
+import type { DeployInputs } from './inputs.ts'
+import { formatBytes } from './format.ts'
+import type { Logger } from './logger.ts'
+import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
+import { uploadParts, type UploadResult } from './upload.ts'
+
+export interface DeployResult {
+  dryRun: boolean
+  siteName: string
+  siteId: string | undefined
+  uploadId: string | undefined
+  provisioned: Provisioned
+  /** Undefined when no `path` was given (provisioning only). */
+  manifest: Manifest | undefined
+  manifestPath: string | undefined
+  upload: UploadResult | undefined
+  /** Parts the upload has (or, in a dry run, would have) with the service's part sizes. */
+  plannedParts: number
+  durationMs: number
+}
+
+export interface DeployDependencies {
+  logger: Logger
+  /** Where the manifest file goes (RUNNER_TEMP in the action). */
+  tempDir: string
+  dispatcher?: Dispatcher
+  retry?: Partial<RetryPolicy>
+  progressIntervalMs?: number
+}
+
+/**
+ * The deploy: collect and hash the files (nothing is created before every local check passed),
+ * provision the namespace, create the CDN site, upload every part, complete the upload.
+ */
+export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
+  const { logger } = deps
+  const retry = retryPolicy({ retries: inputs.retries, ...deps.retry })
+  const started = retry.now()
+
+  let manifest: Manifest | undefined
+  let manifestPath: string | undefined
+  if (inputs.path) {
+    const root = inputs.path
+    manifest = await logger.group('Collect files', async () => {
+      const collected = await collectArtifacts({
+        root,
+        patterns: inputs.files,
+        includeHidden: inputs.includeHidden,
+        logger,
+        sizeLimit: {
+          bytes: SITE_BYTES_LIMIT,
+          message: (total) =>
+            `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+        },
+      })
+      logger.info(
+        `${collected.fileCount} files, ${formatBytes(collected.totalBytes)}, digest ${collected.digest}`,
+      )
+      return collected
+    })
+    manifestPath = await writeManifest(
+      manifest,
+      path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`),
+    )
+    logger.info(`Manifest written to ${manifestPath}`)
+  }
+  checkMatchmakerConfig(inputs.matchmaker)
+  const plannedParts = manifest?.files.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0
+
+  const result: DeployResult = {
+    dryRun: inputs.dryRun,
+    siteName: inputs.siteName,
+    siteId: undefined,
+    uploadId: undefined,
+    provisioned: {
+      namespaceId: inputs.namespaceId,
+      namespaceCreated: false,
+      domain: inputs.domain,
+      matchmakerValidated: false,
+    },
+    manifest,
+    manifestPath,
+    upload: undefined,
+    plannedParts,
+    durationMs: 0,
+  }
+
+  if (inputs.dryRun) {
+    await logger.group('Plan (dry run: nothing is created)', () =>
+      Promise.resolve(logPlan(inputs, result, logger)),
+    )
+    result.durationMs = retry.now() - started
+    return result
+  }
+
+  const dispatcher = deps.dispatcher ?? createAgent()
+  try {
+    const client = new ServiceClient({
+      baseUrl: inputs.apiUrl,
+      token: inputs.token,
+      dispatcher,
+      logger,
+      retry,
+      requestTimeoutMs: inputs.requestTimeoutMs,
+    })
+    if (inputs.namespace || inputs.namespaceId) {
+      result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger))
+    }
+    if (manifest) {
+      const files = manifest
+      await logger.group('Upload', async () => {
+        const site = await client.createCdnSite(inputs.gameId, {
+          display_name: inputs.siteName,
+          files: fileDescriptors(files),
+        })
+        result.siteId = site.site_id
+        result.uploadId = site.upload_id
+        logger.info(
+          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+            `${inputs.concurrency} at a time`,
+        )
+        result.upload = await uploadParts({
+          manifest: files,
+          requests: site.presigned_requests,
+          dispatcher,
+          concurrency: inputs.concurrency,
+          retry,
+          requestTimeoutMs: inputs.requestTimeoutMs,
+          logger,
+          progressIntervalMs: deps.progressIntervalMs,
+        })
+        await client.completeUpload(site.upload_id)
+        logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${files.fileCount} files`)
+      })
+    }
+  } finally {
+    if (!deps.dispatcher) await dispatcher.close()
+  }
+  result.durationMs = retry.now() - started
+  return result
+}
+
+function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
+  if (inputs.namespace)
+    logger.info(`Would create namespace ${inputs.namespace.nameId} on version ${inputs.namespace.versionId}`)
+  if (inputs.domain) logger.info(`Would add domain ${inputs.domain}`)
+  if (inputs.matchmaker) logger.info('Would validate the matchmaker config with the service')
+  if (result.manifest) {
+    logger.info(
+      `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
+        `(${formatBytes(result.manifest.totalBytes)}) in ${result.plannedParts} parts`,
+    )
+  }
+}

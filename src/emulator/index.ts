@@ -1,0 +1,8 @@
+// The emulator's public API.
+
+export { startEmulator } from './server.ts'
+export type { Emulator, RecordedRequest } from './server.ts'
+export type { EmulatorOptions, RateLimit } from './options.ts'
+export { DEFAULT_SEED } from './seed.ts'
+export type { Seed, SeedGame, SeedNamespace, SeedToken } from './seed.ts'
+export type { NamespaceView, SitePartView, SiteView } from './state.ts'

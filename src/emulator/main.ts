@@ -1,0 +1,126 @@
+// `npm run emulator`: runs the emulator until SIGINT or SIGTERM.
+
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import type { EmulatorOptions } from './options.ts'
+import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
+import { startEmulator } from './server.ts'
+
+const USAGE = `Usage: npm run emulator -- [options]
+
+Runs a local emulator of the game hosting service.
+
+Options:
+  --port <port>                  port to listen on (default 8787, 0 for any free port)
+  --host <host>                  address to listen on (default 127.0.0.1)
+  --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
+  --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
+  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default 5242880, 5 MiB)
+  --no-rate-limit                turn off the 16 writes / 128 reads a minute limits
+  --help                         show this help`
+
+interface CommandLine {
+  options: Omit<EmulatorOptions, 'seed'>
+  seedFile: string | undefined
+}
+
+async function main(): Promise<void> {
+  let commandLine: CommandLine
+  let seed: Seed
+  try {
+    const parsed = parseCommandLine(process.argv.slice(2))
+    if (parsed === 'help') {
+      console.log(USAGE)
+      return
+    }
+    commandLine = parsed
+    seed = parsed.seedFile === undefined ? DEFAULT_SEED : await readSeed(parsed.seedFile)
+  } catch (error) {
+    console.error(`gamehost emulator: ${errorMessage(error)}`)
+    console.error('Run with --help for the options.')
+    process.exitCode = 2
+    return
+  }
+
+  const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => console.log(line) })
+  printWelcome(emulator.url, seed)
+
+  const stop = () => {
+    console.log('Stopping the emulator.')
+    emulator.close().catch((error: unknown) => {
+      console.error('gamehost emulator: could not stop cleanly:', error)
+      process.exitCode = 1
+    })
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+function parseCommandLine(args: string[]): CommandLine | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      'part-size': { type: 'string' },
+      'multipart-threshold': { type: 'string' },
+      'no-rate-limit': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) return 'help'
+  const options: CommandLine['options'] = {
+    port: values.port === undefined ? 8787 : integerFlag('--port', values.port, 0, 65535),
+    host: values.host ?? '127.0.0.1',
+  }
+  if (values['part-size'] !== undefined) options.partSize = integerFlag('--part-size', values['part-size'], 1)
+  if (values['multipart-threshold'] !== undefined) {
+    options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1)
+  }
+  if (values['no-rate-limit']) options.rateLimit = false
+  return { options, seedFile: values.seed }
+}
+
+function integerFlag(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw new Error(`${flag} must be an integer from ${min} to ${max}, got "${value}"`)
+  }
+  return number
+}
+
+async function readSeed(file: string): Promise<Seed> {
+  try {
+    const seed = JSON.parse(await readFile(file, 'utf8')) as Seed
+    checkSeed(seed)
+    return seed
+  } catch (error) {
+    throw new Error(`the seed ${file} is not usable: ${errorMessage(error)}`, { cause: error })
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function printWelcome(url: string, seed: Seed): void {
+  const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0]
+  const gameId = token?.gameIds[0]
+  const game = seed.games.find((candidate) => candidate.id === gameId)
+  console.log(`gamehost emulator listening on ${url}`)
+  console.log(`  token:      ${token?.token ?? '(none in the seed)'}`)
+  console.log(`  game id:    ${gameId ?? '(none)'}`)
+  console.log(`  version id: ${game?.versions[0] ?? '(none)'}`)
+  if (token && gameId) {
+    console.log(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}/avatars`)
+  }
+  console.log('Press Ctrl+C to stop.')
+}
+
+main().catch((error: unknown) => {
+  console.error('gamehost emulator:', error instanceof Error ? error.message : error)
+  process.exitCode = 1
+})

@@ -1,0 +1,83 @@
+// The emulator's options and their defaults (the real service's values).
+
+import { MAX_PARTS, MULTIPART_THRESHOLD, PART_SIZE, SITE_BYTES_LIMIT } from '../api/rules.ts'
+import { DEFAULT_SEED, type Seed } from './seed.ts'
+
+export interface RateLimit {
+  writesPerMinute: number
+  readsPerMinute: number
+}
+
+export interface EmulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string
+  /** Default 0 (any free port). */
+  port?: number
+  /** Default DEFAULT_SEED. */
+  seed?: Seed
+  /** Files of at least this many bytes are uploaded in parts. Default MULTIPART_THRESHOLD (5 MiB). */
+  multipartThreshold?: number
+  /** Default PART_SIZE (100 MiB). */
+  partSize?: number
+  /** Default MAX_PARTS (10,000). */
+  maxParts?: number
+  /** The total size of a site must stay under it (a total >= limit is refused). Default SITE_BYTES_LIMIT (10^9). */
+  siteBytesLimit?: number
+  /** Servers per page when destroyed servers are included. Default 64. */
+  serversPageSize?: number
+  /** Per token and per endpoint, over a sliding minute. Default 16 writes and 128 reads; false turns it off. */
+  rateLimit?: RateLimit | false
+  /** Clock in ms, default Date.now: token and URL expiry, rate limits. */
+  now?: () => number
+  /** Where uploaded bytes go; default a fresh temp dir that close() removes. */
+  storageDir?: string
+  /** Receives one access-log line per request: method, path without query string, status. */
+  log?: (line: string) => void
+}
+
+export interface ResolvedOptions {
+  host: string
+  port: number
+  seed: Seed
+  multipartThreshold: number
+  partSize: number
+  maxParts: number
+  siteBytesLimit: number
+  serversPageSize: number
+  rateLimit: RateLimit | false
+  now: () => number
+  storageDir: string | undefined
+  log: ((line: string) => void) | undefined
+}
+
+export const SERVERS_PAGE_SIZE = 64
+export const DEFAULT_RATE_LIMIT: RateLimit = { writesPerMinute: 16, readsPerMinute: 128 }
+
+export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    seed: options.seed ?? DEFAULT_SEED,
+    multipartThreshold: options.multipartThreshold ?? MULTIPART_THRESHOLD,
+    partSize: options.partSize ?? PART_SIZE,
+    maxParts: options.maxParts ?? MAX_PARTS,
+    siteBytesLimit: options.siteBytesLimit ?? SITE_BYTES_LIMIT,
+    serversPageSize: options.serversPageSize ?? SERVERS_PAGE_SIZE,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    now: options.now ?? Date.now,
+    storageDir: options.storageDir,
+    log: options.log,
+  }
+  for (const name of [
+    'multipartThreshold',
+    'partSize',
+    'maxParts',
+    'siteBytesLimit',
+    'serversPageSize',
+  ] as const) {
+    if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) {
+      throw new RangeError(`emulator option ${name} must be a positive integer, got ${resolved[name]}`)
+    }
+  }
+  return resolved
+}

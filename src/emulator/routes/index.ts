@@ -1,0 +1,23 @@
+// The service's API routes.
+
+import type { ApiRoute } from '../core.ts'
+import { listGameCustomAvatars } from './avatars.ts'
+import { createGameCdnSite } from './cdn-sites.ts'
+import { validateGroup } from './groups.ts'
+import { getNamespaceLobby } from './lobbies.ts'
+import { validateMatchmakerConfig } from './matchmaker-config.ts'
+import { addNamespaceDomain, createGameNamespace } from './namespaces.ts'
+import { listServers } from './servers.ts'
+import { completeUpload } from './uploads.ts'
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  listServers,
+  getNamespaceLobby,
+  validateMatchmakerConfig,
+  listGameCustomAvatars,
+  createGameNamespace,
+  validateGroup,
+  addNamespaceDomain,
+  createGameCdnSite,
+  completeUpload,
+]

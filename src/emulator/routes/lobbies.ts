@@ -1,0 +1,18 @@
+// GET /cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies/{lobby_id}
+
+import { requireGame, type ApiRoute } from '../core.ts'
+import { internalError } from '../errors.ts'
+
+export const getNamespaceLobby: ApiRoute = {
+  method: 'GET',
+  pattern: '/cloud/games/:game_id/namespaces/:namespace_id/logs/lobbies/:lobby_id',
+  handle(context) {
+    const namespaceId = context.params.namespace_id ?? ''
+    const game = requireGame(context)
+    const lobby = game.lobbies.find((candidate) => candidate.lobby_id === context.params.lobby_id)
+    if (!context.core.state.namespace(game, namespaceId) || !lobby || lobby.namespace_id !== namespaceId) {
+      throw internalError()
+    }
+    return { lobby }
+  },
+}

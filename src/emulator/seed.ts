@@ -1,0 +1,265 @@
+// The data the emulator starts with: tokens, games and what they already hold.
+
+import type { CustomAvatarSummary, LobbySummary, Server } from '../api/types.ts'
+
+export interface SeedToken {
+  token: string
+  gameIds: string[]
+  /** Milliseconds since the epoch; the token is refused from this instant on. */
+  expiresAt?: number
+}
+
+export interface SeedNamespace {
+  id: string
+  nameId: string
+  displayName: string
+  versionId: string
+  domains?: string[]
+}
+
+export interface SeedGame {
+  id: string
+  /** Existing version ids (creating a namespace needs one). */
+  versions: string[]
+  namespaces?: SeedNamespace[]
+  environments?: Array<{ id: string; servers: Server[] }>
+  /** Each names its namespace_id, which must be a namespace of this game. */
+  lobbies?: LobbySummary[]
+  avatars?: CustomAvatarSummary[]
+}
+
+export interface Seed {
+  tokens: SeedToken[]
+  games: SeedGame[]
+  /** Existing group display names (groups.validate reports them as not-unique). */
+  groups?: string[]
+}
+
+/** Throws when the seed contradicts itself, so a bad --seed file fails at start and not mid-deploy. */
+export function checkSeed(seed: Seed): void {
+  if (
+    typeof seed !== 'object' ||
+    seed === null ||
+    !Array.isArray(seed.tokens) ||
+    !Array.isArray(seed.games)
+  ) {
+    throw new Error('a seed needs a "tokens" array and a "games" array')
+  }
+  const gameIds = new Set<string>()
+  for (const game of seed.games) {
+    if (typeof game.id !== 'string' || !Array.isArray(game.versions)) {
+      throw new Error('every seed game needs an "id" string and a "versions" array')
+    }
+    if (gameIds.has(game.id)) throw new Error(`seed game "${game.id}" appears twice`)
+    gameIds.add(game.id)
+    const namespaceIds = new Set((game.namespaces ?? []).map((namespace) => namespace.id))
+    for (const lobby of game.lobbies ?? []) {
+      if (!namespaceIds.has(lobby.namespace_id)) {
+        throw new Error(
+          `seed lobby "${lobby.lobby_id}" names namespace "${lobby.namespace_id}", which game "${game.id}" does not have`,
+        )
+      }
+    }
+  }
+  for (const token of seed.tokens) {
+    if (typeof token.token !== 'string' || !Array.isArray(token.gameIds)) {
+      throw new Error('every seed token needs a "token" string and a "gameIds" array')
+    }
+  }
+}
+
+const DEMO_NAMESPACE_ID = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
+const OTHER_NAMESPACE_ID = '9a41d7c3-2e58-4b0f-8c6d-71e3b2f4a590'
+const DEMO_BUILD = 'c2d8e4f1-5a7b-4e3c-9d1f-8b6a2e0c4d73'
+
+interface DemoServer {
+  id: string
+  datacenter: string
+  region: 'eu' | 'us'
+  publicPort: number
+  createdAt: string
+  destroyedAt?: string
+}
+
+function demoServer({ id, datacenter, region, publicPort, createdAt, destroyedAt }: DemoServer): Server {
+  const created = Date.parse(createdAt)
+  const hostname = `${datacenter}.demo-game.gamehost.example`
+  return {
+    id,
+    environment: 'prod',
+    datacenter,
+    created_at: created,
+    started_at: created + 8_400,
+    ...(destroyedAt === undefined ? {} : { destroyed_at: Date.parse(destroyedAt) }),
+    tags: { region, mode: region === 'eu' ? 'ranked' : 'casual' },
+    lifecycle: { kill_timeout: 30_000 },
+    network: {
+      mode: 'bridge',
+      ports: {
+        game: {
+          internal_port: 7777,
+          protocol: 'udp',
+          public_hostname: hostname,
+          public_port: publicPort,
+          routing: { host: {} },
+        },
+        http: {
+          internal_port: 8080,
+          protocol: 'https',
+          public_hostname: hostname,
+          public_port: 443,
+          routing: { game_guard: {} },
+        },
+      },
+    },
+    resources: { cpu: 1000, memory: 1024 },
+    runtime: {
+      build: DEMO_BUILD,
+      arguments: ['--port', '7777'],
+      environment: { LOG_LEVEL: 'info', REGION: region },
+    },
+  }
+}
+
+export const DEFAULT_SEED: Seed = {
+  tokens: [
+    { token: 'gamehost-demo-token', gameIds: ['demo-game'] },
+    {
+      token: 'gamehost-expired-token',
+      gameIds: ['demo-game'],
+      expiresAt: Date.parse('2024-01-01T00:00:00Z'),
+    },
+    { token: 'gamehost-other-token', gameIds: ['other-game'] },
+  ],
+  games: [
+    {
+      id: 'demo-game',
+      versions: ['demo-version-1'],
+      namespaces: [
+        {
+          id: DEMO_NAMESPACE_ID,
+          nameId: 'production',
+          displayName: 'Production',
+          versionId: 'demo-version-1',
+        },
+      ],
+      environments: [
+        {
+          id: 'prod',
+          servers: [
+            demoServer({
+              id: '1b7e4c20-6f3a-4d8e-a915-0c2f7d3e8b41',
+              datacenter: 'eu-fra-1',
+              region: 'eu',
+              publicPort: 26101,
+              createdAt: '2025-05-02T09:14:03Z',
+            }),
+            demoServer({
+              id: '2c8f5d31-7a4b-4e9f-b026-1d3a8e4f9c52',
+              datacenter: 'eu-ams-1',
+              region: 'eu',
+              publicPort: 26102,
+              createdAt: '2025-05-03T11:40:27Z',
+              destroyedAt: '2025-05-03T18:02:11Z',
+            }),
+            demoServer({
+              id: '3d906e42-8b5c-4fa0-9137-2e4b9f5a0d63',
+              datacenter: 'us-nyc-1',
+              region: 'us',
+              publicPort: 26103,
+              createdAt: '2025-05-04T15:22:48Z',
+            }),
+            demoServer({
+              id: '4ea17f53-9c6d-40b1-a248-3f5c0a6b1e74',
+              datacenter: 'us-sfo-1',
+              region: 'us',
+              publicPort: 26104,
+              createdAt: '2025-05-05T07:05:19Z',
+              destroyedAt: '2025-05-05T07:45:00Z',
+            }),
+            demoServer({
+              id: '5fb28064-ad7e-41c2-b359-406d1b7c2f85',
+              datacenter: 'eu-fra-1',
+              region: 'eu',
+              publicPort: 26105,
+              createdAt: '2025-05-06T20:31:56Z',
+            }),
+          ],
+        },
+      ],
+      lobbies: [
+        {
+          lobby_id: '7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c',
+          namespace_id: DEMO_NAMESPACE_ID,
+          lobby_group_name_id: 'default',
+          region_id: 'eu-fra',
+          create_ts: '2025-05-06T20:32:04Z',
+          ready_ts: '2025-05-06T20:32:11Z',
+          start_ts: '2025-05-06T20:32:09Z',
+          status: { running: {} },
+          metrics: {
+            job: 'job-7d4e1a2b',
+            cpu: [0.12, 0.18, 0.31, 0.27],
+            memory: [212.5, 230.1, 241.8, 239.4],
+            allocated_memory: 1024,
+          },
+        },
+        {
+          lobby_id: '8e5f2b3c-4d6a-4f7b-9cad-1e2f3a4b5c6d',
+          namespace_id: DEMO_NAMESPACE_ID,
+          lobby_group_name_id: 'ranked-duo',
+          region_id: 'us-nyc',
+          create_ts: '2025-05-05T07:05:30Z',
+          ready_ts: '2025-05-05T07:05:41Z',
+          start_ts: '2025-05-05T07:05:38Z',
+          status: { running: {}, stopped: { exit_code: 137, failed: true, stop_ts: '2025-05-05T07:44:52Z' } },
+          metrics: {
+            job: 'job-8e5f2b3c',
+            cpu: [0.44, 0.97, 1.0],
+            memory: [498.2, 1011.7, 1024.0],
+            allocated_memory: 1024,
+          },
+        },
+      ],
+      avatars: [
+        {
+          upload_id: 'a3c1e5f7-0b2d-4f6a-8c9e-1a3b5c7d9e0f',
+          display_name: 'Knight',
+          content_length: 48_213,
+          create_ts: '2025-04-18T13:02:44Z',
+          complete: true,
+          url: 'https://assets.gamehost.example/avatars/a3c1e5f7-0b2d-4f6a-8c9e-1a3b5c7d9e0f/knight.png',
+        },
+        {
+          upload_id: 'b4d2f6a8-1c3e-4a7b-9d0f-2b4c6d8e0f1a',
+          display_name: 'Ranger',
+          content_length: 52_907,
+          create_ts: '2025-04-18T13:05:10Z',
+          complete: true,
+          url: 'https://assets.gamehost.example/avatars/b4d2f6a8-1c3e-4a7b-9d0f-2b4c6d8e0f1a/ranger.png',
+        },
+        {
+          upload_id: 'c5e3a7b9-2d4f-4b8c-ae1a-3c5d7e9f1a2b',
+          display_name: 'Wizard',
+          content_length: 61_440,
+          create_ts: '2025-05-01T08:47:33Z',
+          complete: false,
+        },
+      ],
+    },
+    {
+      id: 'other-game',
+      versions: ['other-version-1'],
+      namespaces: [
+        {
+          id: OTHER_NAMESPACE_ID,
+          nameId: 'production',
+          displayName: 'Production',
+          versionId: 'other-version-1',
+          domains: ['play.other-game.example'],
+        },
+      ],
+    },
+  ],
+  groups: ['Taken Group'],
+}

@@ -1,0 +1,230 @@
+// The emulator's HTTP server: the service's API, the object store of presigned uploads, the served
+// sites and the error documentation, all on one port.
+
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { RAY_ID_HEADER, type ServiceErrorBody } from '../api/types.ts'
+import { authenticate, authorizeGame } from './auth.ts'
+import { discardBody, readJsonBody, type JsonObject } from './body.ts'
+import type { ApiRoute, EmulatorCore } from './core.ts'
+import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
+import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
+import { resolveOptions, type EmulatorOptions } from './options.ts'
+import { PartSigner, STORE_PREFIX } from './presign.ts'
+import { RateLimiter } from './rate-limit.ts'
+import { API_ROUTES } from './routes/index.ts'
+import { matchRoute } from './router.ts'
+import { checkSeed } from './seed.ts'
+import { EmulatorState, type NamespaceView, type SiteView } from './state.ts'
+import { PartStorage } from './storage.ts'
+import { serveSiteFile, SITES_PREFIX } from './static-sites.ts'
+import { handleStorePut } from './store.ts'
+
+export interface RecordedRequest {
+  method: string
+  /** Without the query string. */
+  path: string
+  /** 499 when the client closed the connection before an answer was sent. */
+  status: number
+}
+
+export interface Emulator {
+  /** 'http://127.0.0.1:PORT', no trailing slash. */
+  url: string
+  /** Stops the server (idle keep-alive sockets too) and removes the default storage dir. */
+  close(): Promise<void>
+  /** Every request so far. */
+  requests: ReadonlyArray<RecordedRequest>
+  namespaces(gameId: string): NamespaceView[]
+  site(siteId: string): SiteView | undefined
+  sites(gameId: string): SiteView[]
+  /** The assembled bytes of a completed site's file; throws if the site is not completed. */
+  readUploadedFile(siteId: string, path: string): Promise<Buffer>
+  /** `${url}/_sites/${siteId}/` */
+  siteUrl(siteId: string): string
+}
+
+const ERROR_DOCS_PREFIX = '/docs/errors/'
+const FORCE_CLOSE_AFTER_MS = 1000
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const resolved = resolveOptions(options)
+  checkSeed(resolved.seed)
+  const state = new EmulatorState(resolved.seed)
+  const storage = await PartStorage.open(resolved.storageDir)
+  const core: EmulatorCore = {
+    baseUrl: '',
+    options: resolved,
+    state,
+    signer: new PartSigner(),
+    storage,
+    limiter: new RateLimiter(),
+  }
+  const requests: RecordedRequest[] = []
+  const server = createServer((req, res) => void handleRequest(core, requests, req, res))
+  try {
+    await listen(server, resolved.port, resolved.host)
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
+  const { port } = server.address() as AddressInfo
+  core.baseUrl = `http://${urlHost(resolved.host)}:${port}`
+  let closing: Promise<void> | undefined
+
+  return {
+    url: core.baseUrl,
+    requests,
+    close: () => (closing ??= stop(server).then(() => storage.close())),
+    namespaces: (gameId) => state.namespaceViews(gameId),
+    site: (siteId) => state.siteView(siteId),
+    sites: (gameId) => state.siteViews(gameId),
+    async readUploadedFile(siteId, path) {
+      const site = state.siteById(siteId)
+      if (!site?.completed) throw new Error(`site ${siteId} is unknown or not completed`)
+      const fileIndex = site.files.findIndex((file) => file.path === path)
+      if (fileIndex < 0) throw new Error(`site ${siteId} has no file ${JSON.stringify(path)}`)
+      return storage.readFile(site.uploadId, fileIndex)
+    },
+    siteUrl: (siteId) => `${core.baseUrl}${SITES_PREFIX}${siteId}/`,
+  }
+}
+
+async function handleRequest(
+  core: EmulatorCore,
+  requests: RecordedRequest[],
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const rayId = randomUUID()
+  const { path, query } = requestTarget(req.url)
+  res.setHeader(RAY_ID_HEADER, rayId)
+  recordWhenDone(core, requests, req, res, path)
+  try {
+    await dispatch(core, req, res, path, query, rayId)
+  } catch (error) {
+    if (!(error instanceof ApiError)) console.error('gamehost emulator: unexpected error', error)
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    await drain(req)
+    sendApiError(core, res, error instanceof ApiError ? error : internalError(), rayId)
+  }
+}
+
+async function dispatch(
+  core: EmulatorCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+  rayId: string,
+): Promise<void> {
+  const method = req.method ?? 'GET'
+  if (method === 'PUT' && path.startsWith(STORE_PREFIX)) {
+    return handleStorePut(core, req, res, path.slice(STORE_PREFIX.length), query, rayId)
+  }
+  const segments = pathSegments(path)
+  if ((method === 'GET' || method === 'HEAD') && path.startsWith(SITES_PREFIX) && segments) {
+    return serveSiteFile(core, req, res, segments.slice(1))
+  }
+  if (method === 'GET' && path.startsWith(ERROR_DOCS_PREFIX) && segments?.length === 3) {
+    return serveErrorDoc(req, res, segments[2] ?? '')
+  }
+  const match = segments && matchRoute(API_ROUTES, method, segments)
+  if (!match) throw new ApiError('API_NOT_FOUND', 'The requested endpoint was not found.')
+
+  const token = authenticate(core.state, req.headers.authorization, core.options.now())
+  if (match.params.game_id !== undefined) authorizeGame(token, match.params.game_id)
+  enforceRateLimit(core, token.token, match.route)
+  let body: JsonObject = {}
+  if (match.route.method === 'POST') body = await readJsonBody(req)
+  else await discardBody(req)
+  const answer = await match.route.handle({ core, params: match.params, query, body, token })
+  sendJson(res, 200, answer)
+}
+
+function enforceRateLimit(core: EmulatorCore, token: string, route: ApiRoute): void {
+  const { rateLimit, now } = core.options
+  if (rateLimit === false) return
+  const limit = route.method === 'GET' ? rateLimit.readsPerMinute : rateLimit.writesPerMinute
+  const retryAt = core.limiter.take(`${token}\n${route.method} ${route.pattern}`, limit, now())
+  if (retryAt === undefined) return
+  const retryAfter = new Date(retryAt).toUTCString()
+  throw new ApiError('API_RATE_LIMIT', `Too many requests. Retry after ${retryAfter}.`, retryAt, {
+    'retry-after': retryAfter,
+  })
+}
+
+function sendApiError(core: EmulatorCore, res: ServerResponse, error: ApiError, rayId: string): void {
+  const body: ServiceErrorBody = {
+    code: error.code,
+    message: error.message,
+    ray_id: rayId,
+    documentation: `${core.baseUrl}${ERROR_DOCS_PREFIX}${error.code}`,
+  }
+  if (error.metadata !== undefined) body.metadata = error.metadata
+  sendJson(res, error.status, body, error.headers)
+}
+
+async function serveErrorDoc(req: IncomingMessage, res: ServerResponse, code: string): Promise<void> {
+  await drain(req)
+  if (!isErrorCode(code)) {
+    sendText(res, 404, `No documentation for error code ${code}.\n`)
+    return
+  }
+  const { status, doc } = ERROR_KINDS[code]
+  sendText(res, 200, `${code} (HTTP ${status})\n\n${doc}\n`)
+}
+
+function recordWhenDone(
+  core: EmulatorCore,
+  requests: RecordedRequest[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): void {
+  let recorded = false
+  const record = (status: number) => {
+    if (recorded) return
+    recorded = true
+    const entry = { method: req.method ?? '', path, status }
+    requests.push(entry)
+    core.options.log?.(`${entry.method} ${entry.path} ${entry.status}`)
+  }
+  res.once('finish', () => record(res.statusCode))
+  res.once('close', () => record(res.writableFinished ? res.statusCode : 499))
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Requests still running get a moment to finish, then their connections are cut.
+    const forceClose = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS)
+    forceClose.unref()
+    server.close((error) => {
+      clearTimeout(forceClose)
+      if (error) reject(error)
+      else resolve()
+    })
+    server.closeIdleConnections()
+  })
+}
+
+/** The host to put in URLs: a wildcard address is reached through loopback, IPv6 needs brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1'
+  if (host === '::') return '[::1]'
+  return host.includes(':') ? `[${host}]` : host
+}

@@ -1,0 +1,98 @@
+// The object store behind the presigned part URLs: PUT of one part, refused the way S3 refuses.
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { EmulatorCore } from './core.ts'
+import { drain, sendText } from './http.ts'
+
+interface StoreRefusal {
+  status: number
+  code: string
+  message: string
+}
+
+function signatureMismatch(message: string): StoreRefusal {
+  return { status: 403, code: 'SignatureDoesNotMatch', message }
+}
+
+export async function handleStorePut(
+  core: EmulatorCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  uploadIdSegment: string,
+  query: URLSearchParams,
+  rayId: string,
+): Promise<void> {
+  const verified = core.signer.verify(uploadIdSegment, query, core.options.now())
+  if ('refused' in verified) {
+    const refusal =
+      verified.refused === 'expired'
+        ? { status: 403, code: 'AccessDenied', message: 'Request has expired' }
+        : signatureMismatch('The request signature we calculated does not match the signature you provided.')
+    return refuse(req, res, refusal, rayId)
+  }
+  const { claims } = verified
+  const site = core.state.siteByUpload(claims.uploadId)
+  const part = site?.parts.find(
+    (candidate) => candidate.path === claims.path && candidate.index === claims.partIndex,
+  )
+  if (!site || !part) {
+    return refuse(
+      req,
+      res,
+      { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' },
+      rayId,
+    )
+  }
+  if (site.completed || site.completing) {
+    return refuse(
+      req,
+      res,
+      { status: 403, code: 'AccessDenied', message: 'The upload is already complete.' },
+      rayId,
+    )
+  }
+  const contentLength = req.headers['content-length']
+  if (contentLength === undefined) {
+    const message =
+      'The request has no Content-Length header (chunked transfer encoding?); the length is signed.'
+    return refuse(req, res, signatureMismatch(message), rayId)
+  }
+  if (Number(contentLength) !== claims.contentLength) {
+    const message = `Content-Length ${contentLength} differs from the signed length ${claims.contentLength}.`
+    return refuse(req, res, signatureMismatch(message), rayId)
+  }
+  const contentType = req.headers['content-type']
+  if (claims.contentType !== undefined && contentType !== claims.contentType) {
+    const message = `Content-Type ${JSON.stringify(contentType ?? null)} differs from the signed ${JSON.stringify(claims.contentType)}.`
+    return refuse(req, res, signatureMismatch(message), rayId)
+  }
+
+  const md5 = await core.storage.writePart(
+    site.uploadId,
+    part.fileIndex,
+    part.index,
+    req,
+    claims.contentLength,
+  )
+  if (md5 === undefined) {
+    // The client went away before sending every byte: there is nobody left to answer.
+    res.destroy()
+    return
+  }
+  part.md5 = md5
+  res.writeHead(200, { etag: `"${md5}"`, 'content-length': 0 })
+  res.end()
+}
+
+async function refuse(req: IncomingMessage, res: ServerResponse, refusal: StoreRefusal, rayId: string) {
+  await drain(req)
+  const xml =
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    `<Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message>` +
+    `<RequestId>${rayId}</RequestId></Error>`
+  sendText(res, refusal.status, xml, 'application/xml')
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}

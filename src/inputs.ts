@@ -1,0 +1,249 @@
+import { UsageError } from './api/errors.ts'
+import {
+  DISPLAY_NAME_MAX_BYTES,
+  NAME_ID_MAX,
+  U32_MAX,
+  displayNameProblems,
+  isU32,
+  isValidDomain,
+  nameIdProblems,
+} from './api/rules.ts'
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Input,
+  MAX_CONCURRENCY,
+  MAX_RETRIES,
+} from './constants.ts'
+import { DEFAULT_RETRIES } from './api/retry.ts'
+
+/** Every input of the deploy, read and checked once. */
+export interface DeployInputs {
+  apiUrl: string
+  token: string
+  gameId: string
+  /** Folder of the built site; undefined when only provisioning. */
+  path: string | undefined
+  files: string[]
+  includeHidden: boolean
+  siteName: string
+  /** A namespace to create. */
+  namespace: { nameId: string; displayName: string; versionId: string } | undefined
+  /** An existing namespace to work on. */
+  namespaceId: string | undefined
+  domain: string | undefined
+  matchmaker: { lobbyCountMax: number; maxPlayers: number } | undefined
+  concurrency: number
+  retries: number
+  requestTimeoutMs: number
+  dryRun: boolean
+}
+
+/** Where the deploy runs from, for the default site name. */
+export interface RunContext {
+  repository?: string
+  ref?: string
+  sha?: string
+}
+
+export type GetInput = (name: string) => string
+
+/** Reads every input through `get` (core.getInput, or the CLI's flags) and checks it. */
+export function readInputs(get: GetInput, context: RunContext = {}): DeployInputs {
+  const text = (name: string) => get(name).trim()
+  const optional = (name: string) => text(name) || undefined
+  const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
+
+  const apiUrl = text(Input.ApiUrl)
+  if (!apiUrl)
+    throw new UsageError(
+      `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
+    )
+  let parsedUrl: URL
+  try {
+    parsedUrl = new URL(apiUrl)
+  } catch {
+    throw new UsageError(
+      `${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
+    )
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+    throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
+  }
+
+  const token = text(Input.Token)
+  if (!token && !dryRun) {
+    throw new UsageError(
+      `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
+    )
+  }
+  const gameId = text(Input.GameId)
+  if (!gameId) throw new UsageError(`${Input.GameId} is required: the id of the game to deploy to`)
+
+  const files = get(Input.Files)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+
+  const siteNameInput = optional(Input.SiteName)
+  const siteName = siteNameInput ?? defaultSiteName(context)
+  checkDisplayName(Input.SiteName, siteName)
+
+  const nameId = optional(Input.Namespace)
+  const namespaceId = optional(Input.NamespaceId)
+  const versionId = optional(Input.VersionId)
+  if (nameId && namespaceId) {
+    throw new UsageError(
+      `${Input.Namespace} and ${Input.NamespaceId} exclude each other: create a namespace, or work on an existing one`,
+    )
+  }
+  let namespace: DeployInputs['namespace']
+  if (nameId) {
+    const problem = nameIdProblems(nameId)[0]
+    if (problem) {
+      throw new UsageError(
+        `${Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+          `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
+      )
+    }
+    if (!versionId)
+      throw new UsageError(
+        `${Input.Namespace} needs ${Input.VersionId}: the version the new namespace starts on`,
+      )
+    const displayName = optional(Input.NamespaceDisplayName) ?? nameId
+    checkDisplayName(Input.NamespaceDisplayName, displayName)
+    namespace = { nameId, displayName, versionId }
+  } else if (versionId || optional(Input.NamespaceDisplayName)) {
+    const which = versionId ? Input.VersionId : Input.NamespaceDisplayName
+    throw new UsageError(`${which} is only used with ${Input.Namespace}, which is empty`)
+  }
+  const hasNamespace = Boolean(namespace || namespaceId)
+
+  const domain = optional(Input.Domain)
+  if (domain) {
+    if (!hasNamespace)
+      throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`)
+    if (!isValidDomain(domain)) throw new UsageError(domainProblem(domain))
+  }
+
+  const lobbyCountMax = optional(Input.LobbyCountMax)
+  const maxPlayers = optional(Input.MaxPlayers)
+  let matchmaker: DeployInputs['matchmaker']
+  if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
+    if (lobbyCountMax === undefined || maxPlayers === undefined) {
+      throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
+    }
+    if (!hasNamespace) {
+      throw new UsageError(
+        `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
+      )
+    }
+    matchmaker = {
+      lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+      maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+    }
+  }
+
+  const path = optional(Input.Path)
+  return {
+    apiUrl,
+    token,
+    gameId,
+    path,
+    files: files.length ? files : ['**'],
+    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+    siteName,
+    namespace,
+    namespaceId,
+    domain,
+    matchmaker,
+    concurrency: readInteger(
+      Input.Concurrency,
+      get(Input.Concurrency),
+      DEFAULT_CONCURRENCY,
+      1,
+      MAX_CONCURRENCY,
+    ),
+    retries: readInteger(Input.Retries, get(Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
+    requestTimeoutMs:
+      readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
+      1000,
+    dryRun,
+  }
+}
+
+/**
+ * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
+ * single spaces, at most 128 bytes.
+ */
+export function defaultSiteName(context: RunContext): string {
+  const repo = context.repository?.split('/').pop()
+  const ref = context.ref
+    ?.replace(/^refs\/heads\//, '')
+    .replace(/^refs\/tags\//, '')
+    .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1')
+  const sha = context.sha?.slice(0, 7)
+  const parts = [repo, ref, sha].filter((p): p is string => Boolean(p))
+  const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
+    .replace(/\s+/g, ' ')
+    .trim()
+  return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim()
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  let out = ''
+  for (const char of text) {
+    if (Buffer.byteLength(out + char) > maxBytes) break
+    out += char
+  }
+  return out
+}
+
+function checkDisplayName(input: string, value: string): void {
+  const problem = displayNameProblems(value)[0]
+  if (!problem) return
+  const why =
+    problem === 'too-long'
+      ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
+      : problem === 'too-short'
+        ? 'is empty'
+        : 'has whitespace the service refuses'
+  throw new UsageError(
+    `${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
+  )
+}
+
+function domainProblem(domain: string): string {
+  const base = `${Input.Domain} '${domain}'`
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
+    return `${base} has a protocol: give the host name only, like play.example.com`
+  if (domain.includes('/')) return `${base} has a path: give the host name only, like play.example.com`
+  if (/[A-Z]/.test(domain))
+    return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`
+  return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`
+}
+
+function readU32(input: string, raw: string): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
+  if (!isU32(value)) throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`)
+  return value
+}
+
+function readInteger(input: string, raw: string, fallback: number, min: number, max: number): number {
+  const text = raw.trim()
+  if (!text) return fallback
+  const value = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}
+
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+export function readBoolean(input: string, raw: string, fallback: boolean): boolean {
+  const text = raw.trim()
+  if (!text) return fallback
+  if (['true', 'True', 'TRUE'].includes(text)) return true
+  if (['false', 'False', 'FALSE'].includes(text)) return false
+  throw new UsageError(`${input} '${text}' must be true or false`)
+}

@@ -1,0 +1,36 @@
+/**
+ * The small logging surface the core needs. The action maps it onto @actions/core, the CLI onto the
+ * terminal, tests onto an array: the core never imports @actions/*.
+ */
+export interface Logger {
+  info(message: string): void
+  warning(message: string, annotation?: AnnotationProperties): void
+  error(message: string, annotation?: AnnotationProperties): void
+  debug(message: string): void
+  /** Runs `fn` inside a collapsible group of log lines. */
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>
+}
+
+export interface AnnotationProperties {
+  title?: string
+  file?: string
+}
+
+/** A logger that keeps every line, for tests and for the CLI's --json mode. */
+export function memoryLogger(lines: string[] = []): Logger & { lines: string[] } {
+  return {
+    lines,
+    info: (m) => void lines.push(m),
+    warning: (m, a) => void lines.push(`warning: ${a?.title ? `${a.title}: ` : ''}${m}`),
+    error: (m, a) => void lines.push(`error: ${a?.title ? `${a.title}: ` : ''}${m}`),
+    debug: (m) => void lines.push(`debug: ${m}`),
+    group: async (name, fn) => {
+      lines.push(`group: ${name}`)
+      try {
+        return await fn()
+      } finally {
+        lines.push(`endgroup: ${name}`)
+      }
+    },
+  }
+}

@@ -1,0 +1,55 @@
+import { formatBytes } from './format.ts'
+import type { Logger } from './logger.ts'
+
+export interface Progress {
+  addBytes(count: number): void
+  partDone(path: string): void
+  stop(): void
+}
+
+export interface ProgressOptions {
+  files: number
+  bytes: number
+  partsPerFile: Map<string, number>
+  logger: Pick<Logger, 'info'>
+  now: () => number
+  intervalMs: number
+}
+
+/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
+export function createProgress(options: ProgressOptions): Progress {
+  const started = options.now()
+  const partsLeft = new Map(options.partsPerFile)
+  let bytes = 0
+  let filesDone = 0
+  const line = () => {
+    const seconds = Math.max((options.now() - started) / 1000, 0.001)
+    const rate = bytes / seconds
+    const eta = rate > 0 ? (options.bytes - bytes) / rate : Infinity
+    return (
+      `Uploaded files ${filesDone}/${options.files}, ` +
+      `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`
+    )
+  }
+  const timer = setInterval(() => options.logger.info(line()), options.intervalMs)
+  timer.unref()
+  return {
+    addBytes: (count) => void (bytes += count),
+    partDone: (path) => {
+      const left = (partsLeft.get(path) ?? 1) - 1
+      partsLeft.set(path, left)
+      if (left === 0) filesDone++
+    },
+    stop: () => {
+      clearInterval(timer)
+      options.logger.info(line())
+    },
+  }
+}
+
+function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'ETA unknown'
+  if (seconds < 1) return 'ETA 0 s'
+  if (seconds < 120) return `ETA ${Math.ceil(seconds)} s`
+  return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`
+}
