@@ -1,6 +1,7 @@
 // Runs the committed dist/index.js exactly as the GitHub runner does, against the emulator.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
+import { symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +24,11 @@ describe('dist/index.js under a runner-like environment', () => {
     emulator = await startEmulator({ multipartThreshold: MiB, partSize: MiB })
     site = await tempDir()
     written = await writeTree(site, siteFiles(110, { name: 'build/level.data', size: 3.5 * MiB }))
+    // Never uploaded: hidden files and folders, and a link that leads out of path.
+    await writeTree(site, { '.env': 'API_KEY=secret', '.git/config': '[core]' })
+    const outside = await tempDir()
+    await writeTree(outside, { id_rsa: 'PRIVATE KEY' })
+    await symlink(path.join(outside, 'id_rsa'), path.join(site, 'leak.txt'))
     defaults = await actionDefaults(path.join(root, 'action.yml'))
   })
   after(() => emulator.close())
@@ -78,6 +84,15 @@ describe('dist/index.js under a runner-like environment', () => {
       await served.arrayBuffer()
     }
 
+    assert.deepEqual(
+      view.files.filter((f) => /^\.|\/\.|leak/.test(f.path)),
+      [],
+      'no hidden file and no link out of path',
+    )
+    assert.ok(
+      run.stdout.includes('::warning::Skipping leak.txt: it is a link that leads outside path'),
+      run.stdout,
+    )
     for (const group of ['Collect files', 'Provision', 'Upload'])
       assert.ok(run.stdout.includes(`::group::${group}`), group)
     assert.match(run.stdout, /Uploaded files 111\/111, /)

@@ -47,6 +47,46 @@ describe('npm run emulator', () => {
     assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 200$/m)
   })
 
+  test('--faults injects faults and says so', async () => {
+    const faults = { script: { 'GET /cloud/games/:game_id/avatars': ['503'] } }
+    const run = runMain(['--port', '0', '--faults', JSON.stringify(faults)])
+    const [, url] = await waitForOutput(run, /listening on (http:\/\/\S+)/)
+    const get = () =>
+      fetch(`${url}/cloud/games/demo-game/avatars`, {
+        headers: { authorization: 'Bearer gamehost-demo-token' },
+      })
+    const refused = await get()
+    assert.equal(refused.status, 503)
+    assert.equal(((await refused.json()) as { code: string }).code, 'API_SERVICE_UNAVAILABLE')
+    const answered = await get()
+    assert.equal(answered.status, 200)
+    await answered.arrayBuffer()
+    run.child.kill('SIGINT')
+    assert.equal(await run.exited, 0)
+    const { stdout } = run.output()
+    assert.match(stdout, /^Injecting faults: \{"script":/m)
+    assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 503 \(fault: api-error\)$/m)
+    assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 200$/m)
+  })
+
+  test('bad --faults are reported on stderr with exit code 2', async () => {
+    const badFaults: Array<[string, RegExp]> = [
+      ['{', /--faults must be a JSON object/],
+      ['[]', /--faults: emulator option faults must be an object/],
+      ['{"bogus":1}', /unknown key "bogus"/],
+      ['{"putErrorRate":2}', /faults\.putErrorRate must be a number from 0 to 1/],
+      ['{"script":{"GET /nope":["503"]}}', /no such route/],
+    ]
+    await Promise.all(
+      badFaults.map(async ([json, message]) => {
+        const run = runMain(['--faults', json])
+        assert.equal(await run.exited, 2, json)
+        assert.match(run.output().stderr, /^gamehost emulator: /)
+        assert.match(run.output().stderr, message)
+      }),
+    )
+  })
+
   test('a bad flag is reported on stderr with exit code 2', async () => {
     const badArgs = [
       ['--bogus'],
@@ -67,5 +107,6 @@ describe('npm run emulator', () => {
     const run = runMain(['--help'])
     assert.equal(await run.exited, 0)
     assert.match(run.output().stdout, /--multipart-threshold/)
+    assert.match(run.output().stdout, /--faults <json>/)
   })
 })

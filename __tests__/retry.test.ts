@@ -92,7 +92,7 @@ test('withRetries stops after the retries and when told not to', async () => {
       policy,
       memoryLogger(),
     ),
-    /fail 3/,
+    /^Error: fail 3 \(gave up after 3 attempts\)$/,
   )
   calls = 0
   await assert.rejects(

@@ -70960,8 +70960,13 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
             return await attempt(index);
         }
         catch (error) {
-            if (index >= policy.retries || !shouldRetry(error))
+            if (!shouldRetry(error))
                 throw error;
+            if (index >= policy.retries) {
+                if (error instanceof Error && index > 0)
+                    error.message += ` (gave up after ${index + 1} attempts)`;
+                throw error;
+            }
             const asked = requestedDelay(error, policy.now());
             const wait = asked === undefined
                 ? backoffDelay(index, policy)
@@ -75456,17 +75461,14 @@ async function putPart(part, options, progress) {
             callback(null, chunk);
         },
     });
+    // pipeline() destroys the file stream too when undici drops the body (abort, reset).
     const body = length === 0
         ? Buffer.alloc(0)
-        : (0,external_node_fs_namespaceObject.createReadStream)(part.file.absolutePath, {
+        : (0,external_node_stream_.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(part.file.absolutePath, {
             start: offset,
             end: offset + length - 1,
             highWaterMark: Math.min(upload_READ_BUFFER, length),
-        })
-            .on('error', (e) => counter.destroy(e))
-            .pipe(counter);
-    if (length === 0)
-        md5.update(body);
+        }), counter, () => { });
     const headers = { 'content-length': String(length) };
     if (part.file.contentType)
         headers['content-type'] = part.file.contentType;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { Transform } from 'node:stream'
+import { Transform, pipeline } from 'node:stream'
 import pLimit from 'p-limit'
 import { request, type Dispatcher } from 'undici'
 import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
@@ -154,17 +154,19 @@ async function putPart(part: Part, options: UploadOptions, progress: Progress): 
       callback(null, chunk)
     },
   })
+  // pipeline() destroys the file stream too when undici drops the body (abort, reset).
   const body =
     length === 0
       ? Buffer.alloc(0)
-      : createReadStream(part.file.absolutePath, {
-          start: offset,
-          end: offset + length - 1,
-          highWaterMark: Math.min(READ_BUFFER, length),
-        })
-          .on('error', (e) => counter.destroy(e))
-          .pipe(counter)
-  if (length === 0) md5.update(body as Buffer)
+      : pipeline(
+          createReadStream(part.file.absolutePath, {
+            start: offset,
+            end: offset + length - 1,
+            highWaterMark: Math.min(READ_BUFFER, length),
+          }),
+          counter,
+          () => {},
+        )
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (part.file.contentType) headers['content-type'] = part.file.contentType
 

@@ -111,7 +111,11 @@ export async function withRetries<T>(
     try {
       return await attempt(index)
     } catch (error) {
-      if (index >= policy.retries || !shouldRetry(error)) throw error
+      if (!shouldRetry(error)) throw error
+      if (index >= policy.retries) {
+        if (error instanceof Error && index > 0) error.message += ` (gave up after ${index + 1} attempts)`
+        throw error
+      }
       const asked = requestedDelay(error, policy.now())
       const wait =
         asked === undefined

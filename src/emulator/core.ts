@@ -3,6 +3,7 @@
 import type { SeedToken } from './seed.ts'
 import type { JsonObject } from './body.ts'
 import { internalError } from './errors.ts'
+import type { FaultInjector } from './faults.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { PartSigner } from './presign.ts'
 import type { RateLimiter } from './rate-limit.ts'
@@ -17,6 +18,7 @@ export interface EmulatorCore {
   signer: PartSigner
   storage: PartStorage
   limiter: RateLimiter
+  faults: FaultInjector
 }
 
 export interface ApiContext {

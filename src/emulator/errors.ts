@@ -26,6 +26,10 @@ export const ERROR_KINDS = {
     status: 400,
     doc: 'A query parameter has a value the endpoint does not accept.',
   },
+  API_SERVICE_UNAVAILABLE: {
+    status: 503,
+    doc: 'The service is temporarily unavailable (overloaded or restarting) and did nothing with the request. Retry it later, with backoff.',
+  },
   API_REQUEST_TIMEOUT: { status: 500, doc: 'The request handler did not finish within 50 seconds.' },
   ERROR: {
     status: 500,

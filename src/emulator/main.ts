@@ -2,6 +2,7 @@
 
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { resolveFaults, type FaultOptions } from './faults.ts'
 import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
 import { startEmulator } from './server.ts'
@@ -17,6 +18,12 @@ Options:
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
   --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default 5242880, 5 MiB)
   --no-rate-limit                turn off the 16 writes / 128 reads a minute limits
+  --faults <json>                inject faults, to try a flaky deploy: a JSON object of
+                                   seed (PRNG seed, default 1),
+                                   putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
+                                   apiErrorRate (fractions from 0 to 1), putStallCount (first N PUTs stall),
+                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]})
+                                 e.g. --faults '{"putErrorRate":0.2,"putResetRate":0.05,"apiErrorRate":0.1}'
   --help                         show this help`
 
 interface CommandLine {
@@ -44,6 +51,8 @@ async function main(): Promise<void> {
 
   const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => console.log(line) })
   printWelcome(emulator.url, seed)
+  if (commandLine.options.faults)
+    console.log(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
 
   const stop = () => {
     console.log('Stopping the emulator.')
@@ -68,6 +77,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
       'part-size': { type: 'string' },
       'multipart-threshold': { type: 'string' },
       'no-rate-limit': { type: 'boolean' },
+      faults: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -81,6 +91,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
     options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1)
   }
   if (values['no-rate-limit']) options.rateLimit = false
+  if (values.faults !== undefined) options.faults = faultsFlag(values.faults)
   return { options, seedFile: values.seed }
 }
 
@@ -90,6 +101,21 @@ function integerFlag(flag: string, value: string, min: number, max = Number.MAX_
     throw new Error(`${flag} must be an integer from ${min} to ${max}, got "${value}"`)
   }
   return number
+}
+
+function faultsFlag(json: string): FaultOptions {
+  let faults: unknown
+  try {
+    faults = JSON.parse(json)
+  } catch (error) {
+    throw new Error(`--faults must be a JSON object: ${errorMessage(error)}`, { cause: error })
+  }
+  try {
+    resolveFaults(faults)
+  } catch (error) {
+    throw new Error(`--faults: ${errorMessage(error)}`, { cause: error })
+  }
+  return faults as FaultOptions
 }
 
 async function readSeed(file: string): Promise<Seed> {

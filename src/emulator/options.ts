@@ -1,6 +1,7 @@
 // The emulator's options and their defaults (the real service's values).
 
 import { MAX_PARTS, MULTIPART_THRESHOLD, PART_SIZE, SITE_BYTES_LIMIT } from '../api/rules.ts'
+import { resolveFaults, type FaultOptions, type ResolvedFaults } from './faults.ts'
 import { DEFAULT_SEED, type Seed } from './seed.ts'
 
 export interface RateLimit {
@@ -33,6 +34,8 @@ export interface EmulatorOptions {
   storageDir?: string
   /** Receives one access-log line per request: method, path without query string, status. */
   log?: (line: string) => void
+  /** Faults to inject (errors, resets, stalls, corrupted parts): see FaultOptions. Default none. */
+  faults?: FaultOptions
 }
 
 export interface ResolvedOptions {
@@ -48,6 +51,7 @@ export interface ResolvedOptions {
   now: () => number
   storageDir: string | undefined
   log: ((line: string) => void) | undefined
+  faults: ResolvedFaults | undefined
 }
 
 export const SERVERS_PAGE_SIZE = 64
@@ -67,6 +71,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     now: options.now ?? Date.now,
     storageDir: options.storageDir,
     log: options.log,
+    faults: resolveFaults(options.faults),
   }
   for (const name of [
     'multipartThreshold',

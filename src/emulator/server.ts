@@ -3,12 +3,13 @@
 
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { RAY_ID_HEADER, type ServiceErrorBody } from '../api/types.ts'
 import { authenticate, authorizeGame } from './auth.ts'
 import { discardBody, readJsonBody, type JsonObject } from './body.ts'
 import type { ApiRoute, EmulatorCore } from './core.ts'
 import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
+import { FaultInjector, type FaultCounters, type FaultKind } from './faults.ts'
 import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
 import { resolveOptions, type EmulatorOptions } from './options.ts'
 import { PartSigner, STORE_PREFIX } from './presign.ts'
@@ -27,6 +28,8 @@ export interface RecordedRequest {
   path: string
   /** 499 when the client closed the connection before an answer was sent. */
   status: number
+  /** The fault injected into this request, if any (see EmulatorOptions.faults). */
+  fault?: FaultKind
 }
 
 export interface Emulator {
@@ -36,6 +39,8 @@ export interface Emulator {
   close(): Promise<void>
   /** Every request so far. */
   requests: ReadonlyArray<RecordedRequest>
+  /** How many faults were injected so far (all 0 without EmulatorOptions.faults); a fresh copy each read. */
+  readonly faults: Readonly<FaultCounters>
   namespaces(gameId: string): NamespaceView[]
   site(siteId: string): SiteView | undefined
   sites(gameId: string): SiteView[]
@@ -47,6 +52,8 @@ export interface Emulator {
 
 const ERROR_DOCS_PREFIX = '/docs/errors/'
 const FORCE_CLOSE_AFTER_MS = 1000
+/** A scripted 429 asks to retry this long after now(). */
+const SCRIPTED_RETRY_AFTER_MS = 1000
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = resolveOptions(options)
@@ -60,9 +67,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     signer: new PartSigner(),
     storage,
     limiter: new RateLimiter(),
+    faults: new FaultInjector(resolved.faults),
   }
   const requests: RecordedRequest[] = []
-  const server = createServer((req, res) => void handleRequest(core, requests, req, res))
+  // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
+  const unused = new Set<Socket>()
+  const server = createServer((req, res) => {
+    unused.delete(req.socket)
+    void handleRequest(core, requests, req, res)
+  })
+  server.on('connection', (socket) => {
+    unused.add(socket)
+    socket.once('close', () => unused.delete(socket))
+  })
   try {
     await listen(server, resolved.port, resolved.host)
   } catch (error) {
@@ -76,7 +93,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return {
     url: core.baseUrl,
     requests,
-    close: () => (closing ??= stop(server).then(() => storage.close())),
+    get faults() {
+      return core.faults.counters()
+    },
+    close: () => {
+      // Stalled requests would never finish and unused connections never get a request: cut them at once.
+      const cutAtOnce = () => {
+        core.faults.cutStalled()
+        for (const socket of unused) socket.destroy()
+      }
+      return (closing ??= stop(server, cutAtOnce).then(() => storage.close()))
+    },
     namespaces: (gameId) => state.namespaceViews(gameId),
     site: (siteId) => state.siteView(siteId),
     sites: (gameId) => state.siteViews(gameId),
@@ -138,6 +165,16 @@ async function dispatch(
 
   const token = authenticate(core.state, req.headers.authorization, core.options.now())
   if (match.params.game_id !== undefined) authorizeGame(token, match.params.game_id)
+  // Injected faults come before anything is done, the rate limiter's count included.
+  const fault = core.faults.decideApi(req, `${match.route.method} ${match.route.pattern}`)
+  if (fault === 'reset') {
+    res.destroy()
+    return
+  }
+  if (fault === '429') throw rateLimited(core.options.now() + SCRIPTED_RETRY_AFTER_MS)
+  if (fault === '503') {
+    throw new ApiError('API_SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Retry later.')
+  }
   enforceRateLimit(core, token.token, match.route)
   let body: JsonObject = {}
   if (match.route.method === 'POST') body = await readJsonBody(req)
@@ -152,8 +189,13 @@ function enforceRateLimit(core: EmulatorCore, token: string, route: ApiRoute): v
   const limit = route.method === 'GET' ? rateLimit.readsPerMinute : rateLimit.writesPerMinute
   const retryAt = core.limiter.take(`${token}\n${route.method} ${route.pattern}`, limit, now())
   if (retryAt === undefined) return
+  throw rateLimited(retryAt)
+}
+
+/** API_RATE_LIMIT asking to retry at `retryAt` (ms since the epoch): header and metadata. */
+function rateLimited(retryAt: number): ApiError {
   const retryAfter = new Date(retryAt).toUTCString()
-  throw new ApiError('API_RATE_LIMIT', `Too many requests. Retry after ${retryAfter}.`, retryAt, {
+  return new ApiError('API_RATE_LIMIT', `Too many requests. Retry after ${retryAfter}.`, retryAt, {
     'retry-after': retryAfter,
   })
 }
@@ -190,9 +232,11 @@ function recordWhenDone(
   const record = (status: number) => {
     if (recorded) return
     recorded = true
-    const entry = { method: req.method ?? '', path, status }
+    const entry: RecordedRequest = { method: req.method ?? '', path, status }
+    const fault = core.faults.kindOf(req)
+    if (fault !== undefined) entry.fault = fault
     requests.push(entry)
-    core.options.log?.(`${entry.method} ${entry.path} ${entry.status}`)
+    core.options.log?.(`${entry.method} ${entry.path} ${entry.status}${fault ? ` (fault: ${fault})` : ''}`)
   }
   res.once('finish', () => record(res.statusCode))
   res.once('close', () => record(res.writableFinished ? res.statusCode : 499))
@@ -208,8 +252,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   })
 }
 
-function stop(server: Server): Promise<void> {
+function stop(server: Server, cutAtOnce: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
+    cutAtOnce()
     // Requests still running get a moment to finish, then their connections are cut.
     const forceClose = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS)
     forceClose.unref()

@@ -30,9 +30,17 @@ export class PartStorage {
   /**
    * Streams a part's body to disk while hashing it. Answers the MD5 hex of the bytes, or undefined when
    * the body ended before `length` bytes (nothing is stored then). A part written again replaces the
-   * previous one only once the new body is complete.
+   * previous one only once the new body is complete. With `corruptByteAt`, the byte at that position
+   * is flipped before it is hashed and stored (a fault injected "in transit").
    */
-  async writePart(uploadId: string, fileIndex: number, partIndex: number, body: Readable, length: number) {
+  async writePart(
+    uploadId: string,
+    fileIndex: number,
+    partIndex: number,
+    body: Readable,
+    length: number,
+    corruptByteAt?: number,
+  ) {
     const target = this.partPath(uploadId, fileIndex, partIndex)
     const temporary = `${target}.${randomUUID()}.tmp`
     await mkdir(join(this.dir, uploadId, 'parts'), { recursive: true })
@@ -42,7 +50,14 @@ export class PartStorage {
       await pipeline(
         body,
         async function* (source: AsyncIterable<Buffer>) {
-          for await (const chunk of source) {
+          for await (let chunk of source) {
+            if (corruptByteAt !== undefined && corruptByteAt >= received) {
+              const at = corruptByteAt - received
+              if (at < chunk.length) {
+                chunk = Buffer.from(chunk)
+                chunk[at] = (chunk[at] ?? 0) ^ 0xff
+              }
+            }
             received += chunk.length
             hash.update(chunk)
             yield chunk

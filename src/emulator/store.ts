@@ -67,12 +67,26 @@ export async function handleStorePut(
     return refuse(req, res, signatureMismatch(message), rayId)
   }
 
+  // Faults only ever hit a PUT the store accepts: every refusal above comes first.
+  const fault = core.faults.decidePut(req, claims.contentLength)
+  if (fault === 'stall') return core.faults.holdStalled(res)
+  if (fault === 'reset') return resetMidBody(req, res, claims.contentLength)
+  if (fault === 'error') {
+    return refuse(
+      req,
+      res,
+      { status: 503, code: 'SlowDown', message: 'Please reduce your request rate.' },
+      rayId,
+    )
+  }
   const md5 = await core.storage.writePart(
     site.uploadId,
     part.fileIndex,
     part.index,
     req,
     claims.contentLength,
+    // Corrupted "in transit": the byte in the middle of the part is flipped before it is stored.
+    fault === 'wrong-etag' ? Math.floor(claims.contentLength / 2) : undefined,
   )
   if (md5 === undefined) {
     // The client went away before sending every byte: there is nobody left to answer.
@@ -82,6 +96,30 @@ export async function handleStorePut(
   part.md5 = md5
   res.writeHead(200, { etag: `"${md5}"`, 'content-length': 0 })
   res.end()
+}
+
+/**
+ * Reads about half of the body (at least 1 byte of a non-empty one), discarding it, then destroys
+ * the connection without an answer. Resolves once the connection is closed.
+ */
+function resetMidBody(req: IncomingMessage, res: ServerResponse, contentLength: number): Promise<void> {
+  const cutAfter = contentLength > 0 ? Math.max(1, Math.floor(contentLength / 2)) : 0
+  return new Promise((resolve) => {
+    res.once('close', () => resolve())
+    if (res.destroyed || res.socket === null || res.socket.destroyed) {
+      resolve()
+      return
+    }
+    if (cutAfter === 0) {
+      res.destroy()
+      return
+    }
+    let received = 0
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received >= cutAfter) res.destroy()
+    })
+  })
 }
 
 async function refuse(req: IncomingMessage, res: ServerResponse, refusal: StoreRefusal, rayId: string) {

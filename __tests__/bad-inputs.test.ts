@@ -1,0 +1,141 @@
+// Every bad input fails the step through dist/index.js with one ::error:: naming the input, before any call.
+import assert from 'node:assert/strict'
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { startEmulator, type Emulator } from '../src/emulator/index.ts'
+import { actionDefaults, runAction } from '../scripts/run-action.ts'
+import { tempDir, writeTree } from './helpers.ts'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+describe('bad inputs, through dist/index.js', () => {
+  let emulator: Emulator
+  let site: string
+  let aFile: string
+  let defaults: Record<string, string>
+  before(async () => {
+    emulator = await startEmulator()
+    site = await tempDir()
+    await writeTree(site, { 'index.html': '<h1>hi</h1>', '.env': 'SECRET=1' })
+    aFile = path.join(site, 'index.html')
+    defaults = await actionDefaults(path.join(root, 'action.yml'))
+  })
+  after(() => emulator.close())
+
+  const good = () => ({
+    'api-url': emulator.url,
+    token: 'gamehost-demo-token',
+    'game-id': 'demo-game',
+    path: site,
+  })
+  const ns = { 'namespace-id': 'any' }
+
+  const cases: Array<[input: string, values: () => Record<string, string>, hint: RegExp]> = [
+    ['api-url', () => ({ 'api-url': 'ftp://example.com' }), /http:\/\/ or https:\/\//],
+    ['api-url', () => ({ 'api-url': 'example.com' }), /is not a URL/],
+    ['token', () => ({ token: '' }), /secrets\.GAMEHOST_TOKEN/],
+    ['game-id', () => ({ 'game-id': '' }), /is required/],
+    ['path', () => ({ path: path.join(site, 'missing') }), /does not exist/],
+    ['path', () => ({ path: aFile }), /is a file/],
+    ['files', () => ({ files: '*.png' }), /no file under .* matches/],
+    ['files', () => ({ files: '../**' }), /reaches outside path/],
+    ['files', () => ({ files: '.env' }), /hidden files are skipped unless include-hidden/],
+    ['namespace', () => ({ namespace: 'a-very-long-namespace', 'version-id': 'v' }), /longer than 16/],
+    ['namespace', () => ({ namespace: '-pr', 'version-id': 'v' }), /single dashes/],
+    ['namespace', () => ({ namespace: 'pr--7', 'version-id': 'v' }), /single dashes/],
+    ['namespace', () => ({ namespace: 'Feature_X', 'version-id': 'v' }), /a-z and 0-9/],
+    ['namespace', () => ({ namespace: 'pr-7' }), /needs version-id/],
+    [
+      'namespace',
+      () => ({ namespace: 'pr-7', 'version-id': 'v', 'namespace-id': 'x' }),
+      /exclude each other/,
+    ],
+    [
+      'namespace-display-name',
+      () => ({ namespace: 'pr-7', 'version-id': 'v', 'namespace-display-name': 'PR  7' }),
+      /single spaces/,
+    ],
+    ['site-name', () => ({ 'site-name': 'my  site' }), /single spaces/],
+    ['site-name', () => ({ 'site-name': 'x'.repeat(129) }), /longer than 128 bytes/],
+    ['domain', () => ({ ...ns, domain: 'https://play.example.com' }), /has a protocol/],
+    ['domain', () => ({ ...ns, domain: 'play.example.com/game' }), /has a path/],
+    ['domain', () => ({ ...ns, domain: 'Play.Example.com' }), /lower case/],
+    ['domain', () => ({ domain: 'play.example.com' }), /needs namespace or namespace-id/],
+    [
+      'lobby-count-max',
+      () => ({ ...ns, 'lobby-count-max': '-1', 'max-players': '8' }),
+      /from 0 to 4294967295/,
+    ],
+    [
+      'max-players',
+      () => ({ ...ns, 'lobby-count-max': '8', 'max-players': '4294967296' }),
+      /from 0 to 4294967295/,
+    ],
+    [
+      'lobby-count-max',
+      () => ({ 'lobby-count-max': '8', 'max-players': '8' }),
+      /need namespace or namespace-id/,
+    ],
+    ['concurrency', () => ({ concurrency: '0' }), /from 1 to 256/],
+    ['concurrency', () => ({ concurrency: '10000' }), /from 1 to 256/],
+    ['retries', () => ({ retries: 'many' }), /from 0 to 20/],
+    ['request-timeout', () => ({ 'request-timeout': '0' }), /from 1 to 3600/],
+    ['include-hidden', () => ({ 'include-hidden': 'yes' }), /true or false/],
+    ['dry-run', () => ({ 'dry-run': 'maybe' }), /true or false/],
+  ]
+
+  for (const [input, values, hint] of cases) {
+    test(`${input}: ${hint.source}`, async () => {
+      const before = emulator.requests.length
+      const run = await runAction({
+        entry: path.join(root, 'dist/index.js'),
+        defaults,
+        cwd: root,
+        inputs: { ...good(), ...values() },
+      })
+      assert.equal(run.exitCode, 1, run.stdout)
+      const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error'))
+      assert.equal(errors.length, 1, run.stdout)
+      assert.ok(errors[0]!.startsWith(`::error::${input}`), errors[0])
+      assert.match(errors[0]!, hint)
+      assert.equal(emulator.requests.length, before, 'no call reached the service')
+    })
+  }
+
+  test('a matchmaker value the service rejects is refused before any call, with one annotation per field', async () => {
+    const before = emulator.requests.length
+    const run = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      inputs: {
+        ...good(),
+        namespace: 'pr-7',
+        'version-id': 'demo-version-1',
+        'lobby-count-max': '0',
+        'max-players': '8',
+      },
+    })
+    assert.equal(run.exitCode, 1)
+    assert.match(run.stdout, /::error title=lobby-count too low::lobby_count_max must be at least 1/)
+    assert.equal(emulator.requests.length, before)
+  })
+
+  test('a dry run needs no token and calls nothing (hidden files left out)', async () => {
+    await writeFile(path.join(site, 'extra.txt'), 'x')
+    const before = emulator.requests.length
+    const run = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      inputs: { ...good(), 'dry-run': 'true', token: '' },
+    })
+    assert.equal(run.exitCode, 0, run.stdout)
+    assert.equal(run.outputs['file-count'], '2')
+    assert.equal(run.outputs['site-id'], '')
+    assert.match(run.outputs.digest!, /^sha256:[0-9a-f]{64}$/)
+    assert.equal(emulator.requests.length, before)
+  })
+})

@@ -1,0 +1,135 @@
+// A stand-in for the part of the GitHub REST API the action uses: issue comments, paginated as GitHub
+// paginates them (per_page, page, Link headers), written by several users, with tokens that may lack
+// permission. Point GITHUB_API_URL at `url`.
+import { once } from 'node:events'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface StubUser {
+  login: string
+  type: 'User' | 'Bot'
+}
+
+export interface StubComment {
+  id: number
+  body: string
+  user: StubUser
+  created_at: string
+  updated_at: string
+}
+
+export interface GitHubStub {
+  url: string
+  close(): Promise<void>
+  /** Comments of an issue or pull request, oldest first. */
+  comments(repo: string, issue: number): StubComment[]
+  addComment(repo: string, issue: number, body: string, user?: StubUser): StubComment
+  requests: Array<{ method: string; path: string; status: number }>
+}
+
+export interface StubToken {
+  user: StubUser
+  /** False for a token without `pull-requests: write` / `issues: write`. */
+  canComment: boolean
+}
+
+export async function startGitHubStub(tokens: Record<string, StubToken>): Promise<GitHubStub> {
+  const threads = new Map<string, StubComment[]>()
+  const requests: GitHubStub['requests'] = []
+  let nextId = 1000
+  const thread = (repo: string, issue: number) => {
+    const key = `${repo}#${issue}`
+    if (!threads.has(key)) threads.set(key, [])
+    return threads.get(key)!
+  }
+  const addComment = (
+    repo: string,
+    issue: number,
+    body: string,
+    user: StubUser = { login: 'someone', type: 'User' },
+  ) => {
+    const now = new Date().toISOString()
+    const comment = { id: nextId++, body, user, created_at: now, updated_at: now }
+    thread(repo, issue).push(comment)
+    return comment
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://stub')
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        requests.push({ method: req.method ?? '', path: url.pathname, status })
+        res
+          .writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+          .end(JSON.stringify(body))
+      }
+      const auth = /^(?:token|bearer) (.+)$/i.exec(req.headers.authorization ?? '')?.[1]
+      const token = auth ? tokens[auth] : undefined
+      if (!token) return send(401, { message: 'Bad credentials', status: '401' })
+      let body: { body?: unknown }
+      try {
+        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as { body?: unknown }) : {}
+      } catch {
+        return send(400, { message: 'Problems parsing JSON' })
+      }
+
+      const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
+      if (list && req.method === 'GET') {
+        const all = thread(list[1]!, Number(list[2]))
+        const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30) || 30, 100)
+        const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1)
+        const last = Math.max(Math.ceil(all.length / perPage), 1)
+        const link = (p: number, rel: string) => {
+          const target = new URL(url.toString().replace('http://stub', `http://${req.headers.host}`))
+          target.searchParams.set('per_page', String(perPage))
+          target.searchParams.set('page', String(p))
+          return `<${target.toString()}>; rel="${rel}"`
+        }
+        const links = []
+        if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
+        if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
+        return send(
+          200,
+          all.slice((page - 1) * perPage, page * perPage),
+          links.length ? { link: links.join(', ') } : {},
+        )
+      }
+      if (list && req.method === 'POST') {
+        if (!token.canComment)
+          return send(403, { message: 'Resource not accessible by integration', status: '403' })
+        if (typeof body.body !== 'string') return send(422, { message: 'Validation Failed' })
+        return send(201, addComment(list[1]!, Number(list[2]), body.body, token.user))
+      }
+      const edit = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
+      if (edit && req.method === 'PATCH') {
+        const comment = [...threads.entries()]
+          .filter(([key]) => key.startsWith(`${edit[1]}#`))
+          .flatMap(([, comments]) => comments)
+          .find((c) => c.id === Number(edit[2]))
+        if (!comment) return send(404, { message: 'Not Found' })
+        if (!token.canComment)
+          return send(403, { message: 'Resource not accessible by integration', status: '403' })
+        if (typeof body.body !== 'string') return send(422, { message: 'Validation Failed' })
+        comment.body = body.body
+        comment.updated_at = new Date().toISOString()
+        return send(200, comment)
+      }
+      return send(404, { message: 'Not Found' })
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    comments: (repo, issue) => thread(repo, issue),
+    addComment,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
