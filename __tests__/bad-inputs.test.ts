@@ -47,11 +47,8 @@ describe('bad inputs, through dist/index.js', () => {
     ['namespace', () => ({ namespace: 'pr--7', 'version-id': 'v' }), /single dashes/],
     ['namespace', () => ({ namespace: 'Feature_X', 'version-id': 'v' }), /a-z and 0-9/],
     ['namespace', () => ({ namespace: 'pr-7' }), /needs version-id/],
-    [
-      'namespace',
-      () => ({ namespace: 'pr-7', 'version-id': 'v', 'namespace-id': 'x' }),
-      /exclude each other/,
-    ],
+    ['if-no-token', () => ({ 'if-no-token': 'never' }), /one of auto, fail, skip/],
+    ['skip-unchanged', () => ({ 'skip-unchanged': 'no' }), /true or false/],
     [
       'namespace-display-name',
       () => ({ namespace: 'pr-7', 'version-id': 'v', 'namespace-display-name': 'PR  7' }),

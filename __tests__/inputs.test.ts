@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { UsageError } from '../src/api/errors.ts'
-import { defaultSiteName, readInputs } from '../src/inputs.ts'
+import { defaultSiteName, missingTokenError, readInputs } from '../src/inputs.ts'
 import { getter } from './helpers.ts'
 
 const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': 'g' }
@@ -61,7 +61,6 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['missing api-url', { ...base, 'api-url': '' }, /^api-url is required/],
   ['api-url not http', { ...base, 'api-url': 'ftp://x' }, /^api-url 'ftp:\/\/x' must be an http/],
   ['api-url not a URL', { ...base, 'api-url': 'nope' }, /^api-url 'nope' is not a URL/],
-  ['empty token', { ...base, token: '' }, /^token is empty/],
   ['empty game-id', { ...base, 'game-id': ' ' }, /^game-id is required/],
   [
     'namespace too long',
@@ -75,10 +74,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['namespace without version', { ...base, namespace: 'pr-1' }, /^namespace needs version-id/],
   [
-    'namespace and namespace-id',
-    { ...base, namespace: 'a', 'version-id': 'v', 'namespace-id': 'x' },
-    /exclude each other/,
+    'if-no-token unknown',
+    { ...base, 'if-no-token': 'ignore' },
+    /^if-no-token 'ignore' must be one of auto, fail, skip/,
   ],
+  ['comment not a boolean', { ...base, comment: 'sure' }, /^comment 'sure' must be true or false/],
   ['version-id alone', { ...base, 'version-id': 'v' }, /^version-id is only used with namespace/],
   ['site-name double space', { ...base, 'site-name': 'a  b' }, /^site-name 'a {2}b' has whitespace/],
   [
@@ -134,6 +134,21 @@ for (const [name, values, message] of bad) {
   })
 }
 
-test('dry-run needs no token', () => {
+test('an empty token is read as empty: whether that fails is decided with the event', () => {
   assert.equal(readInputs(getter({ ...base, token: '', 'dry-run': 'true' })).token, '')
+  assert.equal(readInputs(getter({ ...base, token: '' })).token, '')
+  assert.match(missingTokenError().message, /^token is empty: .*secrets\.GAMEHOST_TOKEN.*if-no-token: skip/)
+})
+
+test('namespace with namespace-id: the id to reuse when the namespace exists', () => {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1', 'version-id': 'v', 'namespace-id': 'ns-1' }))
+  assert.equal(inputs.namespace?.nameId, 'pr-1')
+  assert.equal(inputs.namespaceId, 'ns-1')
+})
+
+test('preview defaults', () => {
+  const inputs = readInputs(getter(base))
+  assert.equal(inputs.skipUnchanged, true)
+  assert.equal(inputs.comment, true)
+  assert.equal(inputs.ifNoToken, 'auto')
 })

@@ -22,6 +22,8 @@ export interface RunActionOptions {
   event?: { name: string; payload: unknown }
   env?: Record<string, string>
   cwd?: string
+  /** What `${{ github.token }}` in the defaults stands for; default empty. */
+  githubToken?: string
   /** Runtime to run it with; default the current one. */
   node?: string
   /** Copies the child's output to this process while it runs (without ::debug:: lines, as the runner shows it). */
@@ -43,7 +45,13 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       await writeFile(file, '')
     await writeFile(files.event, JSON.stringify(options.event?.payload ?? {}))
     const inputEnv: Record<string, string> = {}
-    for (const [name, value] of Object.entries({ ...options.defaults, ...options.inputs })) {
+    const defaults = Object.fromEntries(
+      Object.entries(options.defaults ?? {}).map(([k, v]) => [
+        k,
+        v.replace(/\$\{\{\s*github\.token\s*\}\}/g, options.githubToken ?? ''),
+      ]),
+    )
+    for (const [name, value] of Object.entries({ ...defaults, ...options.inputs })) {
       inputEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
     }
     const env: Record<string, string> = {

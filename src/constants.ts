@@ -18,6 +18,10 @@ export const Input = {
   Retries: 'retries',
   RequestTimeout: 'request-timeout',
   DryRun: 'dry-run',
+  Comment: 'comment',
+  GitHubToken: 'github-token',
+  SkipUnchanged: 'skip-unchanged',
+  IfNoToken: 'if-no-token',
 } as const
 
 /** Output names of the deploy action, as in action.yml. */
@@ -29,6 +33,7 @@ export const Output = {
   TotalBytes: 'total-bytes',
   Digest: 'digest',
   Manifest: 'manifest',
+  Skipped: 'skipped',
 } as const
 
 export const DEFAULT_CONCURRENCY = 8

@@ -7,11 +7,14 @@ import { collectArtifacts, fileDescriptors, writeManifest, type Manifest } from 
 import type { DeployInputs } from './inputs.ts'
 import { formatBytes } from './format.ts'
 import type { Logger } from './logger.ts'
+import type { PreviewState } from './preview.ts'
 import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
 
 export interface DeployResult {
   dryRun: boolean
+  /** The files equal the last completed site of this preview: no site was created, siteId is that one. */
+  skipped: boolean
   siteName: string
   siteId: string | undefined
   uploadId: string | undefined
@@ -32,6 +35,10 @@ export interface DeployDependencies {
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
+  /** What the preview's earlier runs left: the namespace they created, their last site and digest. */
+  previous?: PreviewState
+  /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
+  onNamespace?: (namespaceId: string) => void
 }
 
 /**
@@ -75,10 +82,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 
   const result: DeployResult = {
     dryRun: inputs.dryRun,
+    skipped: false,
     siteName: inputs.siteName,
     siteId: undefined,
     uploadId: undefined,
     provisioned: {
+      nameId: inputs.namespace?.nameId,
       namespaceId: inputs.namespaceId,
       namespaceCreated: false,
       domain: inputs.domain,
@@ -110,9 +119,20 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       requestTimeoutMs: inputs.requestTimeoutMs,
     })
     if (inputs.namespace || inputs.namespaceId) {
-      result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger))
+      result.provisioned = await logger.group('Provision', () =>
+        provision(client, inputs, logger, deps.previous, deps.onNamespace),
+      )
     }
-    if (manifest) {
+    const previous = deps.previous
+    if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+      result.skipped = true
+      result.siteId = previous.siteId
+      result.uploadId = previous.uploadId
+      logger.info(
+        `The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
+          `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`,
+      )
+    } else if (manifest) {
       const files = manifest
       await logger.group('Upload', async () => {
         const site = await client.createCdnSite(inputs.gameId, {

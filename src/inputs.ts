@@ -37,6 +37,12 @@ export interface DeployInputs {
   retries: number
   requestTimeoutMs: number
   dryRun: boolean
+  /** Reuse the last site of this preview when the build is unchanged. */
+  skipUnchanged: boolean
+  /** What an empty token means: fail the step, skip the deploy, or skip only on fork pull requests. */
+  ifNoToken: 'auto' | 'fail' | 'skip'
+  /** Sticky pull-request comment; the GitHub token is only read by the action. */
+  comment: boolean
 }
 
 /** Where the deploy runs from, for the default site name. */
@@ -72,11 +78,6 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   }
 
   const token = text(Input.Token)
-  if (!token && !dryRun) {
-    throw new UsageError(
-      `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
-    )
-  }
   const gameId = text(Input.GameId)
   if (!gameId) throw new UsageError(`${Input.GameId} is required: the id of the game to deploy to`)
 
@@ -92,11 +93,6 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   const nameId = optional(Input.Namespace)
   const namespaceId = optional(Input.NamespaceId)
   const versionId = optional(Input.VersionId)
-  if (nameId && namespaceId) {
-    throw new UsageError(
-      `${Input.Namespace} and ${Input.NamespaceId} exclude each other: create a namespace, or work on an existing one`,
-    )
-  }
   let namespace: DeployInputs['namespace']
   if (nameId) {
     const problem = nameIdProblems(nameId)[0]
@@ -169,7 +165,18 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
       readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
       1000,
     dryRun,
+    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
+    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
+    comment: readBoolean(Input.Comment, get(Input.Comment), true),
   }
+}
+
+/** Why an empty token fails the step. */
+export function missingTokenError(): UsageError {
+  return new UsageError(
+    `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+      `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`,
+  )
 }
 
 /**
@@ -237,6 +244,13 @@ function readInteger(input: string, raw: string, fallback: number, min: number, 
     throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`)
   }
   return value
+}
+
+function readChoice<T extends string>(input: string, raw: string, choices: readonly T[], fallback: T): T {
+  const text = raw.trim()
+  if (!text) return fallback
+  if ((choices as readonly string[]).includes(text)) return text as T
+  throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`)
 }
 
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */

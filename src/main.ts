@@ -1,39 +1,138 @@
 import os from 'node:os'
 import * as core from '@actions/core'
+import * as github from '@actions/github'
 import { ValidationFailedError, errorMessage } from './api/errors.ts'
 import { validationTitle } from './api/rules.ts'
+import { stickyComment, type StickyComment } from './comment.ts'
 import { Input } from './constants.ts'
-import { deploy } from './deploy.ts'
-import { readInputs } from './inputs.ts'
+import { deploy, type DeployResult } from './deploy.ts'
+import { readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { missingTokenError, readInputs, type DeployInputs } from './inputs.ts'
 import type { Logger } from './logger.ts'
-import { setOutputs, writeSummary } from './report.ts'
+import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
+import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from './report.ts'
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
   try {
-    const token = core.getInput(Input.Token)
-    if (token) core.setSecret(token)
+    for (const secret of [core.getInput(Input.Token), core.getInput(Input.GitHubToken)]) {
+      if (secret) core.setSecret(secret)
+    }
+    const event = readEvent(process.env, github.context.payload)
     const inputs = readInputs((name) => core.getInput(name), {
       repository: process.env.GITHUB_REPOSITORY,
       ref: process.env.GITHUB_REF,
-      sha: process.env.GITHUB_SHA,
+      sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
     })
     core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
-    const result = await deploy(inputs, {
-      logger: actionsLogger,
-      tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
-    })
+
+    if (!inputs.token && !inputs.dryRun) {
+      const decision = whenNoToken(inputs.ifNoToken, event)
+      if (!decision.skip) throw missingTokenError()
+      core.warning(decision.reason, { title: 'Deploy skipped' })
+      setSkippedOutputs()
+      await writeSkipSummary(decision.reason)
+      return
+    }
+
+    const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
+    const comment = previewComment(inputs, event, key)
+    const previous = await comment?.load()
+    let namespaceId: string | undefined
+    let result: DeployResult
+    try {
+      result = await deploy(inputs, {
+        logger: actionsLogger,
+        tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
+        previous,
+        onNamespace: (id) => (namespaceId = id),
+      })
+    } catch (error) {
+      // Remember the namespace even so: the next run must be able to reuse it.
+      if (comment && namespaceId) {
+        const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
+        await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`))
+      }
+      throw error
+    }
     setOutputs(result)
     await writeSummary(result)
-    if (result.siteId) core.info(`Deployed site ${result.siteId} (upload ${result.uploadId})`)
+    if (result.siteId) {
+      core.info(
+        `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
+      )
+    }
+    if (comment) {
+      const state = stateAfter(key, previous, inputs, result, event)
+      const status = result.skipped
+        ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.`
+        : result.siteId
+          ? `✅ Deployed site \`${result.siteId}\`.`
+          : '✅ Provisioned.'
+      await comment.save(commentBody(inputs, event, state, status))
+    }
   } catch (error) {
     if (error instanceof ValidationFailedError) {
-      for (const problem of error.problems) {
+      for (const problem of error.problems)
         core.error(problem.description, { title: validationTitle(problem.path) })
-      }
     }
     core.setFailed(errorMessage(error))
   }
+}
+
+function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {
+  const token = core.getInput(Input.GitHubToken)
+  if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository) return undefined
+  if (!token) {
+    core.warning('No github-token: the preview comment is skipped.')
+    return undefined
+  }
+  return stickyComment({
+    token,
+    repository: event.repository,
+    issue: event.pullRequest.number,
+    key,
+    logger: actionsLogger,
+  })
+}
+
+function stateAfter(
+  key: string,
+  previous: PreviewState | undefined,
+  inputs: DeployInputs,
+  result: DeployResult,
+  event: RunEvent,
+): PreviewState {
+  const { manifest } = result
+  return nextState(key, previous, {
+    namespaceId: result.provisioned.namespaceId,
+    namespaceNameId: inputs.namespace?.nameId,
+    domain: result.provisioned.domain,
+    completed:
+      result.siteId && manifest && !result.skipped
+        ? {
+            siteId: result.siteId,
+            uploadId: result.uploadId,
+            digest: manifest.digest,
+            fileCount: manifest.fileCount,
+            totalBytes: manifest.totalBytes,
+            commit: event.pullRequest?.headSha,
+          }
+        : undefined,
+  })
+}
+
+function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState, status: string): string {
+  const name = inputs.namespace?.nameId ?? inputs.namespaceId ?? inputs.siteName
+  return renderComment({
+    title: `gamehost preview: ${name}`,
+    status,
+    state,
+    namespaceNameId: inputs.namespace?.nameId,
+    siteName: inputs.siteName,
+    runUrl: event.runUrl,
+    commit: event.pullRequest?.headSha,
+  })
 }
 
 const actionsLogger: Logger = {

@@ -13,7 +13,17 @@ export function outputsOf(result: DeployResult): Record<string, string> {
     [Output.TotalBytes]: String(result.manifest?.totalBytes ?? 0),
     [Output.Digest]: result.manifest?.digest ?? '',
     [Output.Manifest]: result.manifestPath ?? '',
+    [Output.Skipped]: String(result.skipped),
   }
+}
+
+/** The outputs of a run that deployed nothing (no token on a fork). */
+export function setSkippedOutputs(): void {
+  for (const name of Object.values(Output)) core.setOutput(name, name === Output.Skipped ? 'true' : '')
+}
+
+export async function writeSkipSummary(reason: string): Promise<void> {
+  await core.summary.addHeading('gamehost deploy skipped', 2).addRaw(reason, true).write()
 }
 
 export function setOutputs(result: DeployResult): void {
@@ -22,25 +32,30 @@ export function setOutputs(result: DeployResult): void {
 
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 export async function writeSummary(result: DeployResult): Promise<void> {
-  const summary = core.summary.addHeading(
-    result.dryRun ? 'gamehost deploy plan (dry run)' : 'gamehost deploy',
-    2,
-  )
+  const heading = result.dryRun
+    ? 'gamehost deploy plan (dry run)'
+    : result.skipped
+      ? 'gamehost deploy: unchanged, no new site'
+      : 'gamehost deploy'
+  const summary = core.summary.addHeading(heading, 2)
   const rows: Array<[string, string]> = []
   const { provisioned, manifest, upload } = result
-  if (provisioned.namespaceId || provisioned.namespaceCreated) {
-    rows.push([
-      'Namespace',
-      `${provisioned.namespaceId ?? ''}${provisioned.namespaceCreated ? ' (created)' : ''}`,
-    ])
+  if (provisioned.namespaceId) {
+    const name = provisioned.nameId ? `${provisioned.nameId} ` : ''
+    const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing'
+    rows.push(['Namespace', `${name}<code>${provisioned.namespaceId}</code> (${how})`])
+  } else if (provisioned.nameId) {
+    rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`])
   }
   if (provisioned.domain) rows.push(['Domain', provisioned.domain])
   if (provisioned.matchmakerValidated) rows.push(['Matchmaker config', 'valid'])
   if (manifest) {
-    rows.push([
-      'Site',
-      result.siteId ? `${result.siteName} (${result.siteId})` : `${result.siteName} (not created)`,
-    ])
+    const site = result.skipped
+      ? `<code>${result.siteId}</code> (reused: the files are unchanged)`
+      : result.siteId
+        ? `${escapeHtml(result.siteName)} <code>${result.siteId}</code>`
+        : `${escapeHtml(result.siteName)} (${result.dryRun ? 'would be created' : 'not created'})`
+    rows.push(['Site', site])
     rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`])
     rows.push(['Parts', String(upload?.parts ?? result.plannedParts)])
     rows.push(['Digest', `<code>${manifest.digest}</code>`])

@@ -1,0 +1,87 @@
+import * as github from '@actions/github'
+import type { Logger } from './logger.ts'
+import { previewMarker, readState, type PreviewState } from './preview.ts'
+
+/** A pull request's sticky preview comment: found by its marker on any page, whoever wrote it. */
+export interface StickyComment {
+  /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
+  load(): Promise<PreviewState | undefined>
+  /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
+  save(body: string): Promise<void>
+}
+
+export function stickyComment(options: {
+  token: string
+  repository: string
+  issue: number
+  key: string
+  logger: Pick<Logger, 'info' | 'warning'>
+}): StickyComment {
+  const [owner = '', repo = ''] = options.repository.split('/')
+  const octokit = github.getOctokit(options.token)
+  const marker = previewMarker(options.key)
+  let commentId: number | undefined
+  let loaded = false
+
+  const find = async (): Promise<PreviewState | undefined> => {
+    const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: options.issue,
+      per_page: 100,
+    })
+    for await (const page of pages) {
+      for (const comment of page.data) {
+        const state = comment.body ? readState(comment.body, options.key) : undefined
+        if (state) {
+          commentId = comment.id
+          return state
+        }
+      }
+    }
+    return undefined
+  }
+
+  return {
+    async load() {
+      try {
+        const state = await find()
+        loaded = true
+        return state
+      } catch (error) {
+        options.logger.warning(`Could not read the comments of #${options.issue}: ${describe(error)}`)
+        return undefined
+      }
+    },
+    async save(body) {
+      const text = `${marker}\n${body}`
+      try {
+        if (!loaded) await find()
+        if (commentId !== undefined) {
+          await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body: text })
+          options.logger.info(`Updated the preview comment on #${options.issue}`)
+        } else {
+          const created = await octokit.rest.issues.createComment({
+            owner,
+            repo,
+            issue_number: options.issue,
+            body: text,
+          })
+          commentId = created.data.id
+          options.logger.info(`Commented on #${options.issue}`)
+        }
+      } catch (error) {
+        options.logger.warning(
+          `Could not comment on #${options.issue}: ${describe(error)}. The deploy itself is fine; to get the comment, ` +
+            "give the job 'permissions: pull-requests: write' and pass github-token.",
+        )
+      }
+    },
+  }
+}
+
+function describe(error: unknown): string {
+  const status = (error as { status?: unknown }).status
+  const message = error instanceof Error ? error.message : String(error)
+  return typeof status === 'number' ? `${status} ${message}` : message
+}

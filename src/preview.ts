@@ -1,0 +1,130 @@
+import { formatBytes } from './format.ts'
+import type { DeployInputs } from './inputs.ts'
+
+/**
+ * What a preview's sticky comment remembers between runs of one pull request, so a re-run can reuse
+ * its namespace and skip an unchanged build. Kept in the comment as base64url JSON in an HTML comment.
+ */
+export interface PreviewState {
+  key: string
+  namespaceNameId?: string
+  namespaceId?: string
+  domain?: string
+  /** The last completed site, and the digest of its files. */
+  siteId?: string
+  uploadId?: string
+  digest?: string
+  fileCount?: number
+  totalBytes?: number
+  commit?: string
+}
+
+const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->/
+
+/** One comment per namespace, or per explicit site name without a namespace. */
+export function previewKey(
+  inputs: Pick<DeployInputs, 'namespace' | 'namespaceId'>,
+  siteNameInput: string,
+): string {
+  if (inputs.namespace) return `namespace:${inputs.namespace.nameId}`
+  if (inputs.namespaceId) return `namespace-id:${inputs.namespaceId}`
+  return siteNameInput ? `site:${siteNameInput}` : 'site'
+}
+
+export function previewMarker(key: string): string {
+  return `<!-- gamehost-preview ${encodeURIComponent(key)} -->`
+}
+
+export function stateComment(state: PreviewState): string {
+  return `<!-- gamehost-state ${Buffer.from(JSON.stringify(state)).toString('base64url')} -->`
+}
+
+/** The state in a comment body, when the body is this preview's comment. */
+export function readState(body: string, key: string): PreviewState | undefined {
+  if (!body.includes(previewMarker(key))) return undefined
+  const encoded = STATE.exec(body)?.[1]
+  if (!encoded) return { key }
+  try {
+    const state = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as PreviewState
+    return state.key === key ? state : { key }
+  } catch {
+    return { key }
+  }
+}
+
+/** The state a run leaves: its namespace, and its site when one completed (else the earlier one). */
+export function nextState(
+  key: string,
+  previous: PreviewState | undefined,
+  update: {
+    namespaceNameId?: string
+    namespaceId?: string
+    domain?: string
+    completed?: {
+      siteId: string
+      uploadId?: string
+      digest: string
+      fileCount: number
+      totalBytes: number
+      commit?: string
+    }
+  },
+): PreviewState {
+  const state: PreviewState = { ...previous, key }
+  if (update.namespaceId) {
+    state.namespaceId = update.namespaceId
+    state.namespaceNameId = update.namespaceNameId
+  }
+  if (update.domain && update.namespaceId) state.domain = update.domain
+  if (update.completed) Object.assign(state, update.completed)
+  return state
+}
+
+export interface CommentView {
+  title: string
+  status: string
+  state: PreviewState
+  namespaceNameId?: string
+  siteName?: string
+  runUrl?: string
+  commit?: string
+}
+
+/** The markdown of the sticky comment (without its marker). */
+export function renderComment(view: CommentView): string {
+  const { state } = view
+  const rows: Array<[string, string]> = []
+  if (state.siteId) {
+    const files =
+      state.fileCount !== undefined && state.totalBytes !== undefined
+        ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
+        : ''
+    rows.push(['Site', `\`${state.siteId}\`${files}`])
+  }
+  if (view.siteName) rows.push(['Site name', escapeCell(view.siteName)])
+  if (state.namespaceId) {
+    rows.push([
+      'Namespace',
+      `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
+    ])
+  }
+  if (state.domain) rows.push(['Domain', state.domain])
+  if (state.digest) rows.push(['Digest', `\`${state.digest}\``])
+  if (view.commit) rows.push(['Commit', view.commit.slice(0, 7)])
+  if (view.runUrl) rows.push(['Run', `[${view.runUrl.split('/').pop()}](${view.runUrl})`])
+  return [
+    `### ${view.title}`,
+    '',
+    view.status,
+    '',
+    '| | |',
+    '| --- | --- |',
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    stateComment(state),
+  ].join('\n')
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|')
+}
