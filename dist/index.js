@@ -96620,11 +96620,25 @@ module.exports = {
 
 /***/ }),
 
+/***/ 904:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _src_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9407);
+var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_index_js__WEBPACK_IMPORTED_MODULE_0__]);
+_src_index_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } });
+
+/***/ }),
+
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(341);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3787);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -96633,7 +96647,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 341:
+/***/ 3787:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -104626,7 +104640,7 @@ class ServiceError extends Error {
     }
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
-class UsageError extends Error {
+class errors_UsageError extends Error {
     name = 'UsageError';
 }
 /** The matchmaker config (or another validated value) that the service's rules reject. */
@@ -104657,6 +104671,12 @@ const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
 const LOBBY_COUNT_LIMIT = 32768;
 const DOMAIN_MAX = 255;
 const DOMAINS_PER_NAMESPACE_MAX = 10;
+/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
+const SERVER_TAGS_MAX = 8;
+const TAG_KEY_MAX_BYTES = 32;
+const TAG_VALUE_MAX_BYTES = 1024;
+/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
+const SERVERS_PAGE_SIZE = 64;
 /** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
 /** Files of at least this size are uploaded in parts (the real service's values). */
@@ -104716,6 +104736,30 @@ function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
         errors.push(['max-players', 'too-low']);
     return errors;
 }
+/**
+ * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
+ * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
+ */
+function serverTagsProblem(tags) {
+    if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
+        return 'expected a JSON object of string to string';
+    const entries = Object.entries(tags);
+    if (entries.length > SERVER_TAGS_MAX)
+        return `at most ${SERVER_TAGS_MAX} tags are allowed`;
+    for (const [key, value] of entries) {
+        if (typeof value !== 'string')
+            return `the value of tag "${key}" is not a string`;
+        if (!bytesBetween(key, 1, TAG_KEY_MAX_BYTES))
+            return `tag keys must be 1 to ${TAG_KEY_MAX_BYTES} bytes`;
+        if (!bytesBetween(value, 1, TAG_VALUE_MAX_BYTES))
+            return `tag values must be 1 to ${TAG_VALUE_MAX_BYTES} bytes`;
+    }
+    return undefined;
+}
+function bytesBetween(text, min, max) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    return bytes >= min && bytes <= max;
+}
 /** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
@@ -104754,6 +104798,236 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
     for (let offset = 0; offset < size; offset += partSize)
         parts.push([offset, Math.min(partSize, size - offset)]);
     return parts;
+}
+
+;// CONCATENATED MODULE: ./src/constants.ts
+/**
+ * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
+ * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
+ */
+const constants_Input = {
+    ApiUrl: 'api-url',
+    Token: 'token',
+    GameId: 'game-id',
+    Path: 'path',
+    Files: 'files',
+    IncludeHidden: 'include-hidden',
+    SiteName: 'site-name',
+    Namespace: 'namespace',
+    NamespaceDisplayName: 'namespace-display-name',
+    VersionId: 'version-id',
+    NamespaceId: 'namespace-id',
+    Domain: 'domain',
+    LobbyCountMax: 'lobby-count-max',
+    MaxPlayers: 'max-players',
+    Concurrency: 'concurrency',
+    Retries: 'retries',
+    RequestTimeout: 'request-timeout',
+    DryRun: 'dry-run',
+    Comment: 'comment',
+    GitHubToken: 'github-token',
+    SkipUnchanged: 'skip-unchanged',
+    IfNoToken: 'if-no-token',
+    // servers
+    EnvironmentId: 'environment-id',
+    Tags: 'tags',
+    IncludeDestroyed: 'include-destroyed',
+    Limit: 'limit',
+    // lobby-logs (with namespace-id)
+    LobbyId: 'lobby-id',
+    FailIfFailed: 'fail-if-failed',
+    // validate (with namespace-id, lobby-count-max and max-players)
+    GroupDisplayName: 'group-display-name',
+    FailOnError: 'fail-on-error',
+};
+/** Output names of the deploy action, as in action.yml. */
+const Output = {
+    SiteId: 'site-id',
+    UploadId: 'upload-id',
+    NamespaceId: 'namespace-id',
+    FileCount: 'file-count',
+    TotalBytes: 'total-bytes',
+    Digest: 'digest',
+    Manifest: 'manifest',
+    Skipped: 'skipped',
+};
+/** Output names of the servers action. */
+const ServersOutput = {
+    Servers: 'servers',
+    Count: 'count',
+};
+/** Output names of the lobby-logs action. */
+const LobbyOutput = {
+    Lobby: 'lobby',
+    Status: 'status',
+    ExitCode: 'exit-code',
+    Failed: 'failed',
+};
+/** Output names of the avatars action. */
+const AvatarsOutput = {
+    CustomAvatars: 'custom-avatars',
+    Count: 'count',
+    CompleteCount: 'complete-count',
+};
+/** Output names of the validate action. */
+const ValidateOutput = {
+    Errors: 'errors',
+    Valid: 'valid',
+};
+/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+const ActionName = {
+    Deploy: 'deploy',
+    Servers: 'servers',
+    LobbyLogs: 'lobby-logs',
+    Avatars: 'avatars',
+    Validate: 'validate',
+};
+/** Where the CLI reads the token when --token is not given. */
+const TOKEN_ENV = 'GAMEHOST_TOKEN';
+const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 256;
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_RETRIES = 20;
+
+;// CONCATENATED MODULE: ./src/report-model.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_model_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/** The cell as HTML: text escaped, code in <code>. */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+function renderText(report) {
+    const lines = [report.title];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', block.text);
+        else if (block.kind === 'text')
+            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map(cellText));
+    const all = model.keyValue ? rows : [[...model.header], ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
+
+
+
+
+
+const actionsLogger = {
+    info: (message) => info(message),
+    warning: (message, annotation) => warning(message, annotation),
+    error: (message, annotation) => core_error(message, annotation),
+    debug: (message) => core_debug(message),
+    group: (name, fn) => group(name, fn),
+};
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction([Input.Token], async () => {
+        const inputs = operation.read((name) => core.getInput(name));
+        core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const result = await operation.run(inputs, { logger: actionsLogger });
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, action_outputText(value));
+}
+function action_outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** Writes the report as the job summary: the title, then its headings, tables and text. */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(escapeHtml(block.text), 3);
+        else if (block.kind === 'text')
+            summary.addRaw(escapeHtml(block.text), true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    await summary.write();
 }
 
 ;// CONCATENATED MODULE: ./src/format.ts
@@ -104929,48 +105203,6 @@ function describe(error) {
     const message = error instanceof Error ? error.message : String(error);
     return typeof status === 'number' ? `${status} ${message}` : message;
 }
-
-;// CONCATENATED MODULE: ./src/constants.ts
-/** Input names of the deploy action, as in action.yml. */
-const Input = {
-    ApiUrl: 'api-url',
-    Token: 'token',
-    GameId: 'game-id',
-    Path: 'path',
-    Files: 'files',
-    IncludeHidden: 'include-hidden',
-    SiteName: 'site-name',
-    Namespace: 'namespace',
-    NamespaceDisplayName: 'namespace-display-name',
-    VersionId: 'version-id',
-    NamespaceId: 'namespace-id',
-    Domain: 'domain',
-    LobbyCountMax: 'lobby-count-max',
-    MaxPlayers: 'max-players',
-    Concurrency: 'concurrency',
-    Retries: 'retries',
-    RequestTimeout: 'request-timeout',
-    DryRun: 'dry-run',
-    Comment: 'comment',
-    GitHubToken: 'github-token',
-    SkipUnchanged: 'skip-unchanged',
-    IfNoToken: 'if-no-token',
-};
-/** Output names of the deploy action, as in action.yml. */
-const Output = {
-    SiteId: 'site-id',
-    UploadId: 'upload-id',
-    NamespaceId: 'namespace-id',
-    FileCount: 'file-count',
-    TotalBytes: 'total-bytes',
-    Digest: 'digest',
-    Manifest: 'manifest',
-    Skipped: 'skipped',
-};
-const DEFAULT_CONCURRENCY = 8;
-const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-const MAX_RETRIES = 20;
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
@@ -109250,7 +109482,7 @@ async function collectArtifacts(options) {
     const sized = await Promise.all(found.map((f) => limit(async () => ({ ...f, stats: await (0,promises_.stat)(f.absolutePath) }))));
     const total = sized.reduce((sum, f) => sum + f.stats.size, 0);
     if (options.sizeLimit && total >= options.sizeLimit.bytes)
-        throw new UsageError(options.sizeLimit.message(total));
+        throw new errors_UsageError(options.sizeLimit.message(total));
     const files = await Promise.all(sized.map((f) => limit(() => describeFile(f.path, f.absolutePath, f.stats))));
     return buildManifest(files);
 }
@@ -109298,10 +109530,10 @@ function checkPatterns(patterns) {
     for (const raw of patterns) {
         const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
         if (external_node_path_default().isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-            throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
+            throw new errors_UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
         }
         if (pattern.split(/[\\/]/).includes('..')) {
-            throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
+            throw new errors_UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
         }
     }
 }
@@ -109309,9 +109541,9 @@ async function findFiles(options) {
     const root = external_node_path_default().resolve(options.root);
     const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
     if (!rootStat)
-        throw new UsageError(`path: '${options.root}' does not exist`);
+        throw new errors_UsageError(`path: '${options.root}' does not exist`);
     if (!rootStat.isDirectory())
-        throw new UsageError(`path: '${options.root}' is a file; give the folder of the site`);
+        throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
     const realRoot = await (0,promises_.realpath)(root);
     const patterns = options.patterns.map((p) => p.startsWith('!') ? `!${external_node_path_default().join(root, p.slice(1))}` : external_node_path_default().join(root, p));
@@ -109332,7 +109564,7 @@ async function findFiles(options) {
         files.push({ path: relative, absolutePath });
     }
     if (files.length === 0) {
-        throw new UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
+        throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
             (options.includeHidden ? '' : ' (hidden files are skipped unless include-hidden is true)'));
     }
     return files;
@@ -109394,12 +109626,12 @@ async function provision(client, inputs, logger, previous, onNamespace) {
             const remembered = previous?.namespaceNameId === nameId ? previous.namespaceId : undefined;
             namespaceId = remembered ?? inputs.namespaceId;
             if (!namespaceId) {
-                throw new UsageError(`${Input.Namespace}: '${nameId}' exists already, and this run cannot tell its id (no preview comment ` +
-                    `remembers it). Pass ${Input.NamespaceId} with the id, from the ${Input.NamespaceId} output of the run ` +
-                    `that created it, to reuse it; or choose another ${Input.Namespace}.`, { cause: error });
+                throw new errors_UsageError(`${constants_Input.Namespace}: '${nameId}' exists already, and this run cannot tell its id (no preview comment ` +
+                    `remembers it). Pass ${constants_Input.NamespaceId} with the id, from the ${constants_Input.NamespaceId} output of the run ` +
+                    `that created it, to reuse it; or choose another ${constants_Input.Namespace}.`, { cause: error });
             }
             logger.info(`Namespace ${nameId} exists already: reusing ${namespaceId} ` +
-                `(${remembered ? 'remembered by the preview comment' : `from ${Input.NamespaceId}`})`);
+                `(${remembered ? 'remembered by the preview comment' : `from ${constants_Input.NamespaceId}`})`);
         }
     }
     if (namespaceId)
@@ -109859,7 +110091,97 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
+;// CONCATENATED MODULE: ./src/common-inputs.ts
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function readConnection(get, gameIdPurpose = 'the id of the game') {
+    const apiUrl = get(constants_Input.ApiUrl).trim();
+    if (!apiUrl)
+        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    let parsedUrl;
+    try {
+        parsedUrl = new URL(apiUrl);
+    }
+    catch {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+    }
+    const token = get(constants_Input.Token).trim();
+    const gameId = get(constants_Input.GameId).trim();
+    if (!gameId)
+        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId };
+}
+/** Reads the connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+/** Why an empty token fails an action that always calls the service. */
+function missingServiceToken() {
+    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+}
+/** A required input, trimmed. */
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new UsageError(`${input} is required: ${what}`);
+    return value;
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function readBoolean(input, raw, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+}
+/** A whole number from min to max; `fallback` when empty. */
+function readInteger(input, raw, fallback, min, max) {
+    return readOptionalInteger(input, raw, min, max) ?? fallback;
+}
+/** A whole number from min to max, or undefined when empty. */
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+}
+/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!isU32(value))
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
+    return value;
+}
+function readChoice(input, raw, choices, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (choices.includes(text))
+        return text;
+    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
+
 
 
 
@@ -109868,101 +110190,85 @@ function whenNoToken(policy, event) {
 function readInputs(get, context = {}) {
     const text = (name) => get(name).trim();
     const optional = (name) => text(name) || undefined;
-    const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false);
-    const apiUrl = text(Input.ApiUrl);
-    if (!apiUrl)
-        throw new UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
-        throw new UsageError(`${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    const token = text(Input.Token);
-    const gameId = text(Input.GameId);
-    if (!gameId)
-        throw new UsageError(`${Input.GameId} is required: the id of the game to deploy to`);
-    const files = get(Input.Files)
+    const dryRun = readBoolean(constants_Input.DryRun, get(constants_Input.DryRun), false);
+    const { apiUrl, token, gameId } = readConnection(get, 'the id of the game to deploy to');
+    const files = get(constants_Input.Files)
         .split('\n')
         .map((line) => line.trim())
         .filter((line) => line && !line.startsWith('#'));
-    const siteNameInput = optional(Input.SiteName);
+    const siteNameInput = optional(constants_Input.SiteName);
     const siteName = siteNameInput ?? defaultSiteName(context);
-    checkDisplayName(Input.SiteName, siteName);
-    const nameId = optional(Input.Namespace);
-    const namespaceId = optional(Input.NamespaceId);
-    const versionId = optional(Input.VersionId);
+    checkDisplayName(constants_Input.SiteName, siteName);
+    const nameId = optional(constants_Input.Namespace);
+    const namespaceId = optional(constants_Input.NamespaceId);
+    const versionId = optional(constants_Input.VersionId);
     let namespace;
     if (nameId) {
         const problem = nameIdProblems(nameId)[0];
         if (problem) {
-            throw new UsageError(`${Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+            throw new errors_UsageError(`${constants_Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
                 `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
         }
         if (!versionId)
-            throw new UsageError(`${Input.Namespace} needs ${Input.VersionId}: the version the new namespace starts on`);
-        const displayName = optional(Input.NamespaceDisplayName) ?? nameId;
-        checkDisplayName(Input.NamespaceDisplayName, displayName);
+            throw new errors_UsageError(`${constants_Input.Namespace} needs ${constants_Input.VersionId}: the version the new namespace starts on`);
+        const displayName = optional(constants_Input.NamespaceDisplayName) ?? nameId;
+        checkDisplayName(constants_Input.NamespaceDisplayName, displayName);
         namespace = { nameId, displayName, versionId };
     }
-    else if (versionId || optional(Input.NamespaceDisplayName)) {
-        const which = versionId ? Input.VersionId : Input.NamespaceDisplayName;
-        throw new UsageError(`${which} is only used with ${Input.Namespace}, which is empty`);
+    else if (versionId || optional(constants_Input.NamespaceDisplayName)) {
+        const which = versionId ? constants_Input.VersionId : constants_Input.NamespaceDisplayName;
+        throw new errors_UsageError(`${which} is only used with ${constants_Input.Namespace}, which is empty`);
     }
     const hasNamespace = Boolean(namespace || namespaceId);
-    const domain = optional(Input.Domain);
+    const domain = optional(constants_Input.Domain);
     if (domain) {
         if (!hasNamespace)
-            throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`);
+            throw new errors_UsageError(`${constants_Input.Domain} needs ${constants_Input.Namespace} or ${constants_Input.NamespaceId} to add it to`);
         if (!isValidDomain(domain))
-            throw new UsageError(domainProblem(domain));
+            throw new errors_UsageError(domainProblem(domain));
     }
-    const lobbyCountMax = optional(Input.LobbyCountMax);
-    const maxPlayers = optional(Input.MaxPlayers);
+    const lobbyCountMax = optional(constants_Input.LobbyCountMax);
+    const maxPlayers = optional(constants_Input.MaxPlayers);
     let matchmaker;
     if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
         if (lobbyCountMax === undefined || maxPlayers === undefined) {
-            throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`);
+            throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} go together: give both or neither`);
         }
         if (!hasNamespace) {
-            throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`);
+            throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} need ${constants_Input.Namespace} or ${constants_Input.NamespaceId} to validate against`);
         }
         matchmaker = {
-            lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-            maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+            lobbyCountMax: readU32(constants_Input.LobbyCountMax, lobbyCountMax),
+            maxPlayers: readU32(constants_Input.MaxPlayers, maxPlayers),
         };
     }
-    const path = optional(Input.Path);
+    const path = optional(constants_Input.Path);
     return {
         apiUrl,
         token,
         gameId,
         path,
         files: files.length ? files : ['**'],
-        includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+        includeHidden: readBoolean(constants_Input.IncludeHidden, get(constants_Input.IncludeHidden), false),
         siteName,
         namespace,
         namespaceId,
         domain,
         matchmaker,
-        concurrency: readInteger(Input.Concurrency, get(Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
-        retries: readInteger(Input.Retries, get(Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-        requestTimeoutMs: readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
+        concurrency: readInteger(constants_Input.Concurrency, get(constants_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
+        retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
+        requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
             1000,
         dryRun,
-        skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
-        ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
-        comment: readBoolean(Input.Comment, get(Input.Comment), true),
+        skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
+        ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
+        comment: readBoolean(constants_Input.Comment, get(constants_Input.Comment), true),
     };
 }
 /** Why an empty token fails the step. */
 function missingTokenError() {
-    return new UsageError(`${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-        `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`);
+    return new errors_UsageError(`${constants_Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+        `(or set ${constants_Input.IfNoToken}: skip to skip the deploy without one)`);
 }
 /**
  * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
@@ -109999,10 +110305,10 @@ function checkDisplayName(input, value) {
         : problem === 'too-short'
             ? 'is empty'
             : 'has whitespace the service refuses';
-    throw new UsageError(`${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
+    throw new errors_UsageError(`${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
 }
 function domainProblem(domain) {
-    const base = `${Input.Domain} '${domain}'`;
+    const base = `${constants_Input.Domain} '${domain}'`;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
         return `${base} has a protocol: give the host name only, like play.example.com`;
     if (domain.includes('/'))
@@ -110011,85 +110317,38 @@ function domainProblem(domain) {
         return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
     return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
 }
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isU32(value))
-        throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
-    return value;
-}
-function readInteger(input, raw, fallback, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (choices.includes(text))
-        return text;
-    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new UsageError(`${input} '${text}' must be true or false`);
-}
 
-;// CONCATENATED MODULE: ./src/report.ts
+;// CONCATENATED MODULE: ./src/deploy-report.ts
+// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
 
 
-/** The action's outputs, by name. Empty strings for what this run did not produce. */
-function outputsOf(result) {
+/** The deploy's outputs, by name: null for what this run did not produce. */
+function deploy_report_deployOutputs(result) {
     return {
-        [Output.SiteId]: result.siteId ?? '',
-        [Output.UploadId]: result.uploadId ?? '',
-        [Output.NamespaceId]: result.provisioned.namespaceId ?? '',
-        [Output.FileCount]: String(result.manifest?.fileCount ?? 0),
-        [Output.TotalBytes]: String(result.manifest?.totalBytes ?? 0),
-        [Output.Digest]: result.manifest?.digest ?? '',
-        [Output.Manifest]: result.manifestPath ?? '',
-        [Output.Skipped]: String(result.skipped),
+        [Output.SiteId]: result.siteId ?? null,
+        [Output.UploadId]: result.uploadId ?? null,
+        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [Output.FileCount]: result.manifest?.fileCount ?? 0,
+        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+        [Output.Digest]: result.manifest?.digest ?? null,
+        [Output.Manifest]: result.manifestPath ?? null,
+        [Output.Skipped]: result.skipped,
     };
 }
-/** The outputs of a run that deployed nothing (no token on a fork). */
-function setSkippedOutputs() {
-    for (const name of Object.values(Output))
-        setOutput(name, name === Output.Skipped ? 'true' : '');
-}
-async function writeSkipSummary(reason) {
-    await summary_summary.addHeading('gamehost deploy skipped', 2).addRaw(reason, true).write();
-}
-function setOutputs(result) {
-    for (const [name, value] of Object.entries(outputsOf(result)))
-        setOutput(name, value);
-}
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
-async function writeSummary(result) {
-    const heading = result.dryRun
+function deployReport(result) {
+    const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
         : result.skipped
             ? 'gamehost deploy: unchanged, no new site'
             : 'gamehost deploy';
-    const summary = summary_summary.addHeading(heading, 2);
     const rows = [];
     const { provisioned, manifest, upload } = result;
     if (provisioned.namespaceId) {
         const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
         const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
-        rows.push(['Namespace', `${name}<code>${provisioned.namespaceId}</code> (${how})`]);
+        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
     }
     else if (provisioned.nameId) {
         rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
@@ -110100,14 +110359,14 @@ async function writeSummary(result) {
         rows.push(['Matchmaker config', 'valid']);
     if (manifest) {
         const site = result.skipped
-            ? `<code>${result.siteId}</code> (reused: the files are unchanged)`
+            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
             : result.siteId
-                ? `${escapeHtml(result.siteName)} <code>${result.siteId}</code>`
-                : `${escapeHtml(result.siteName)} (${result.dryRun ? 'would be created' : 'not created'})`;
+                ? [`${result.siteName} `, { code: result.siteId }]
+                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
         rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
-        rows.push(['Digest', `<code>${manifest.digest}</code>`]);
+        rows.push(['Digest', { code: manifest.digest }]);
     }
     if (upload) {
         const seconds = Math.max(upload.durationMs / 1000, 0.001);
@@ -110117,32 +110376,41 @@ async function writeSummary(result) {
         ]);
     }
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
-    summary.addTable([
-        [
-            { data: 'What', header: true },
-            { data: 'Value', header: true },
-        ],
-        ...rows,
-    ]);
+    const report = { title, blocks: [keyValueTable(rows)] };
     if (manifest && manifest.fileCount > 0) {
         const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        summary.addHeading('Largest files', 3).addTable([
-            [
-                { data: 'File', header: true },
-                { data: 'Size', header: true },
-                { data: 'Type', header: true },
-            ],
-            ...largest.map((f) => [
-                `<code>${escapeHtml(f.path)}</code>`,
-                formatBytes(f.size),
-                f.contentType ?? '(none)',
-            ]),
-        ]);
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
     }
-    await summary.write();
+    return report;
 }
-function escapeHtml(text) {
-    return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+/** The report of a deploy skipped for want of a token. */
+function skipReport(reason) {
+    return { title: 'gamehost deploy skipped', blocks: [report_model_text(reason)] };
+}
+
+;// CONCATENATED MODULE: ./src/report.ts
+
+
+
+
+/** The action's outputs, by name. Empty strings for what this run did not produce. */
+function outputsOf(result) {
+    return Object.fromEntries(Object.entries(deployOutputs(result)).map(([name, value]) => [name, outputText(value)]));
+}
+/** The outputs of a run that deployed nothing (no token on a fork). */
+function setSkippedOutputs() {
+    for (const name of Object.values(Output))
+        setOutput(name, name === Output.Skipped ? 'true' : '');
+}
+async function writeSkipSummary(reason) {
+    await writeReport(skipReport(reason));
+}
+function report_setOutputs(result) {
+    setOutputs(deploy_report_deployOutputs(result));
+}
+/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
+async function writeSummary(result) {
+    await writeReport(deployReport(result));
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
@@ -110160,11 +110428,7 @@ function escapeHtml(text) {
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 async function run() {
-    try {
-        for (const secret of [getInput(Input.Token), getInput(Input.GitHubToken)]) {
-            if (secret)
-                core_setSecret(secret);
-        }
+    await runAction([constants_Input.Token, constants_Input.GitHubToken], async () => {
         const event = readEvent(process.env, github_context.payload);
         const inputs = readInputs((name) => getInput(name), {
             repository: process.env.GITHUB_REPOSITORY,
@@ -110181,7 +110445,7 @@ async function run() {
             await writeSkipSummary(decision.reason);
             return;
         }
-        const key = previewKey(inputs, getInput(Input.SiteName).trim());
+        const key = previewKey(inputs, getInput(constants_Input.SiteName).trim());
         const comment = previewComment(inputs, event, key);
         const previous = await comment?.load();
         let namespaceId;
@@ -110202,7 +110466,7 @@ async function run() {
             }
             throw error;
         }
-        setOutputs(result);
+        report_setOutputs(result);
         await writeSummary(result);
         if (result.siteId) {
             info(`${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
@@ -110216,17 +110480,10 @@ async function run() {
                     : '✅ Provisioned.';
             await comment.save(commentBody(inputs, event, state, status));
         }
-    }
-    catch (error) {
-        if (error instanceof ValidationFailedError) {
-            for (const problem of error.problems)
-                core_error(problem.description, { title: validationTitle(problem.path) });
-        }
-        setFailed(errorMessage(error));
-    }
+    });
 }
 function previewComment(inputs, event, key) {
-    const token = getInput(Input.GitHubToken);
+    const token = getInput(constants_Input.GitHubToken);
     if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository)
         return undefined;
     if (!token) {
@@ -110271,13 +110528,6 @@ function commentBody(inputs, event, state, status) {
         commit: event.pullRequest?.headSha,
     });
 }
-const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
-};
 
 
 /***/ }),
@@ -110671,6 +110921,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(9407);
+/******/ var __webpack_exports__ = __nccwpck_require__(904);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

@@ -1,4 +1,7 @@
-/** Input names of the deploy action, as in action.yml. */
+/**
+ * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
+ * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
+ */
 export const Input = {
   ApiUrl: 'api-url',
   Token: 'token',
@@ -22,6 +25,17 @@ export const Input = {
   GitHubToken: 'github-token',
   SkipUnchanged: 'skip-unchanged',
   IfNoToken: 'if-no-token',
+  // servers
+  EnvironmentId: 'environment-id',
+  Tags: 'tags',
+  IncludeDestroyed: 'include-destroyed',
+  Limit: 'limit',
+  // lobby-logs (with namespace-id)
+  LobbyId: 'lobby-id',
+  FailIfFailed: 'fail-if-failed',
+  // validate (with namespace-id, lobby-count-max and max-players)
+  GroupDisplayName: 'group-display-name',
+  FailOnError: 'fail-on-error',
 } as const
 
 /** Output names of the deploy action, as in action.yml. */
@@ -35,6 +49,45 @@ export const Output = {
   Manifest: 'manifest',
   Skipped: 'skipped',
 } as const
+
+/** Output names of the servers action. */
+export const ServersOutput = {
+  Servers: 'servers',
+  Count: 'count',
+} as const
+
+/** Output names of the lobby-logs action. */
+export const LobbyOutput = {
+  Lobby: 'lobby',
+  Status: 'status',
+  ExitCode: 'exit-code',
+  Failed: 'failed',
+} as const
+
+/** Output names of the avatars action. */
+export const AvatarsOutput = {
+  CustomAvatars: 'custom-avatars',
+  Count: 'count',
+  CompleteCount: 'complete-count',
+} as const
+
+/** Output names of the validate action. */
+export const ValidateOutput = {
+  Errors: 'errors',
+  Valid: 'valid',
+} as const
+
+/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+export const ActionName = {
+  Deploy: 'deploy',
+  Servers: 'servers',
+  LobbyLogs: 'lobby-logs',
+  Avatars: 'avatars',
+  Validate: 'validate',
+} as const
+
+/** Where the CLI reads the token when --token is not given. */
+export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 
 export const DEFAULT_CONCURRENCY = 8
 export const MAX_CONCURRENCY = 256

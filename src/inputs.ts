@@ -2,12 +2,19 @@ import { UsageError } from './api/errors.ts'
 import {
   DISPLAY_NAME_MAX_BYTES,
   NAME_ID_MAX,
-  U32_MAX,
   displayNameProblems,
-  isU32,
   isValidDomain,
   nameIdProblems,
 } from './api/rules.ts'
+import {
+  readBoolean,
+  readChoice,
+  readConnection,
+  readInteger,
+  readU32,
+  type Connection,
+  type GetInput,
+} from './common-inputs.ts'
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -17,11 +24,10 @@ import {
 } from './constants.ts'
 import { DEFAULT_RETRIES } from './api/retry.ts'
 
+export { readBoolean, type GetInput }
+
 /** Every input of the deploy, read and checked once. */
-export interface DeployInputs {
-  apiUrl: string
-  token: string
-  gameId: string
+export interface DeployInputs extends Connection {
   /** Folder of the built site; undefined when only provisioning. */
   path: string | undefined
   files: string[]
@@ -52,34 +58,13 @@ export interface RunContext {
   sha?: string
 }
 
-export type GetInput = (name: string) => string
-
 /** Reads every input through `get` (core.getInput, or the CLI's flags) and checks it. */
 export function readInputs(get: GetInput, context: RunContext = {}): DeployInputs {
   const text = (name: string) => get(name).trim()
   const optional = (name: string) => text(name) || undefined
   const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
 
-  const apiUrl = text(Input.ApiUrl)
-  if (!apiUrl)
-    throw new UsageError(
-      `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
-    )
-  let parsedUrl: URL
-  try {
-    parsedUrl = new URL(apiUrl)
-  } catch {
-    throw new UsageError(
-      `${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
-    )
-  }
-  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-    throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
-  }
-
-  const token = text(Input.Token)
-  const gameId = text(Input.GameId)
-  if (!gameId) throw new UsageError(`${Input.GameId} is required: the id of the game to deploy to`)
+  const { apiUrl, token, gameId } = readConnection(get, 'the id of the game to deploy to')
 
   const files = get(Input.Files)
     .split('\n')
@@ -228,36 +213,4 @@ function domainProblem(domain: string): string {
   if (/[A-Z]/.test(domain))
     return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`
   return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`
-}
-
-function readU32(input: string, raw: string): number {
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!isU32(value)) throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`)
-  return value
-}
-
-function readInteger(input: string, raw: string, fallback: number, min: number, max: number): number {
-  const text = raw.trim()
-  if (!text) return fallback
-  const value = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`)
-  }
-  return value
-}
-
-function readChoice<T extends string>(input: string, raw: string, choices: readonly T[], fallback: T): T {
-  const text = raw.trim()
-  if (!text) return fallback
-  if ((choices as readonly string[]).includes(text)) return text as T
-  throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`)
-}
-
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-export function readBoolean(input: string, raw: string, fallback: boolean): boolean {
-  const text = raw.trim()
-  if (!text) return fallback
-  if (['true', 'True', 'TRUE'].includes(text)) return true
-  if (['false', 'False', 'FALSE'].includes(text)) return false
-  throw new UsageError(`${input} '${text}' must be true or false`)
 }

@@ -1,23 +1,19 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import * as github from '@actions/github'
-import { ValidationFailedError, errorMessage } from './api/errors.ts'
-import { validationTitle } from './api/rules.ts'
+import { actionsLogger, runAction } from './action.ts'
+import { errorMessage } from './api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { Input } from './constants.ts'
 import { deploy, type DeployResult } from './deploy.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import { missingTokenError, readInputs, type DeployInputs } from './inputs.ts'
-import type { Logger } from './logger.ts'
 import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
 import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from './report.ts'
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
-  try {
-    for (const secret of [core.getInput(Input.Token), core.getInput(Input.GitHubToken)]) {
-      if (secret) core.setSecret(secret)
-    }
+  await runAction([Input.Token, Input.GitHubToken], async () => {
     const event = readEvent(process.env, github.context.payload)
     const inputs = readInputs((name) => core.getInput(name), {
       repository: process.env.GITHUB_REPOSITORY,
@@ -71,13 +67,7 @@ export async function run(): Promise<void> {
           : '✅ Provisioned.'
       await comment.save(commentBody(inputs, event, state, status))
     }
-  } catch (error) {
-    if (error instanceof ValidationFailedError) {
-      for (const problem of error.problems)
-        core.error(problem.description, { title: validationTitle(problem.path) })
-    }
-    core.setFailed(errorMessage(error))
-  }
+  })
 }
 
 function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {
@@ -133,12 +123,4 @@ function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState,
     runUrl: event.runUrl,
     commit: event.pullRequest?.headSha,
   })
-}
-
-const actionsLogger: Logger = {
-  info: (message) => core.info(message),
-  warning: (message, annotation) => core.warning(message, annotation),
-  error: (message, annotation) => core.error(message, annotation),
-  debug: (message) => core.debug(message),
-  group: (name, fn) => core.group(name, fn),
 }

@@ -45,12 +45,20 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/** One problem of a validated value: the service's error path, a sentence, and a title for the annotation. */
+export interface ValidationProblem {
+  path: string[]
+  description: string
+  /** Default: the path as words (`lobby-count too high`). */
+  title?: string
+}
+
 /** The matchmaker config (or another validated value) that the service's rules reject. */
 export class ValidationFailedError extends Error {
   override name = 'ValidationFailedError'
-  readonly problems: ReadonlyArray<{ path: string[]; description: string }>
+  readonly problems: readonly ValidationProblem[]
 
-  constructor(what: string, problems: ReadonlyArray<{ path: string[]; description: string }>) {
+  constructor(what: string, problems: readonly ValidationProblem[]) {
     super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`)
     this.problems = problems
   }

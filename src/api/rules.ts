@@ -8,6 +8,12 @@ export const GROUP_DISPLAY_NAME_MAX_BYTES = 24
 export const LOBBY_COUNT_LIMIT = 32768
 export const DOMAIN_MAX = 255
 export const DOMAINS_PER_NAMESPACE_MAX = 10
+/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
+export const SERVER_TAGS_MAX = 8
+export const TAG_KEY_MAX_BYTES = 32
+export const TAG_VALUE_MAX_BYTES = 1024
+/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
+export const SERVERS_PAGE_SIZE = 64
 /** The total size of a CDN site's files must stay under this many bytes. */
 export const SITE_BYTES_LIMIT = 1_000_000_000
 /** Files of at least this size are uploaded in parts (the real service's values). */
@@ -68,6 +74,29 @@ export function matchmakerConfigProblems(lobbyCountMax: number, maxPlayers: numb
   else if (lobbyCountMax >= LOBBY_COUNT_LIMIT) errors.push(['lobby-count', 'too-high'])
   if (maxPlayers < 1) errors.push(['max-players', 'too-low'])
   return errors
+}
+
+/**
+ * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
+ * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
+ */
+export function serverTagsProblem(tags: unknown): string | undefined {
+  if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
+    return 'expected a JSON object of string to string'
+  const entries = Object.entries(tags)
+  if (entries.length > SERVER_TAGS_MAX) return `at most ${SERVER_TAGS_MAX} tags are allowed`
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') return `the value of tag "${key}" is not a string`
+    if (!bytesBetween(key, 1, TAG_KEY_MAX_BYTES)) return `tag keys must be 1 to ${TAG_KEY_MAX_BYTES} bytes`
+    if (!bytesBetween(value, 1, TAG_VALUE_MAX_BYTES))
+      return `tag values must be 1 to ${TAG_VALUE_MAX_BYTES} bytes`
+  }
+  return undefined
+}
+
+function bytesBetween(text: string, min: number, max: number): boolean {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  return bytes >= min && bytes <= max
 }
 
 /** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */

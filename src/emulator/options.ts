@@ -1,6 +1,12 @@
 // The emulator's options and their defaults (the real service's values).
 
-import { MAX_PARTS, MULTIPART_THRESHOLD, PART_SIZE, SITE_BYTES_LIMIT } from '../api/rules.ts'
+import {
+  MAX_PARTS,
+  MULTIPART_THRESHOLD,
+  PART_SIZE,
+  SERVERS_PAGE_SIZE,
+  SITE_BYTES_LIMIT,
+} from '../api/rules.ts'
 import { resolveFaults, type FaultOptions, type ResolvedFaults } from './faults.ts'
 import { DEFAULT_SEED, type Seed } from './seed.ts'
 
@@ -54,7 +60,7 @@ export interface ResolvedOptions {
   faults: ResolvedFaults | undefined
 }
 
-export const SERVERS_PAGE_SIZE = 64
+export { SERVERS_PAGE_SIZE }
 export const DEFAULT_RATE_LIMIT: RateLimit = { writesPerMinute: 16, readsPerMinute: 128 }
 
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {

@@ -1,13 +1,9 @@
 // GET /games/{game_id}/environments/{environment_id}/servers
 
+import { serverTagsProblem } from '../../api/rules.ts'
 import type { Server } from '../../api/types.ts'
-import { isJsonObject } from '../body.ts'
 import { requireGame, type ApiRoute } from '../core.ts'
 import { badQueryParameter, internalError } from '../errors.ts'
-
-const MAX_TAGS = 8
-const TAG_KEY_MAX_BYTES = 32
-const TAG_VALUE_MAX_BYTES = 1024
 
 export const listServers: ApiRoute = {
   method: 'GET',
@@ -56,25 +52,7 @@ function parseTags(json: string | null): Record<string, string> {
   } catch {
     throw badQueryParameter('tags_json', 'not valid JSON')
   }
-  if (!isJsonObject(tags)) throw badQueryParameter('tags_json', 'expected a JSON object of string to string')
-  const entries = Object.entries(tags)
-  if (entries.length > MAX_TAGS) throw badQueryParameter('tags_json', `at most ${MAX_TAGS} tags are allowed`)
-  const result: Record<string, string> = {}
-  for (const [key, value] of entries) {
-    if (typeof value !== 'string')
-      throw badQueryParameter('tags_json', `the value of tag "${key}" is not a string`)
-    if (!bytesBetween(key, 1, TAG_KEY_MAX_BYTES)) {
-      throw badQueryParameter('tags_json', `tag keys must be 1 to ${TAG_KEY_MAX_BYTES} bytes`)
-    }
-    if (!bytesBetween(value, 1, TAG_VALUE_MAX_BYTES)) {
-      throw badQueryParameter('tags_json', `tag values must be 1 to ${TAG_VALUE_MAX_BYTES} bytes`)
-    }
-    result[key] = value
-  }
-  return result
-}
-
-function bytesBetween(text: string, min: number, max: number): boolean {
-  const bytes = Buffer.byteLength(text, 'utf8')
-  return bytes >= min && bytes <= max
+  const problem = serverTagsProblem(tags)
+  if (problem) throw badQueryParameter('tags_json', problem)
+  return tags as Record<string, string>
 }

@@ -1,0 +1,208 @@
+// The operations behind the new actions and the CLI, in process: paging, inputs, verdicts, reports.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { ServiceClient } from '../src/api/client.ts'
+import { UsageError, ValidationFailedError } from '../src/api/errors.ts'
+import type { ListServersQuery, LobbySummary, Server } from '../src/api/types.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
+import { lobbyOperation, lobbyState } from '../src/lobby.ts'
+import { memoryLogger } from '../src/logger.ts'
+import { withClient } from '../src/operation.ts'
+import { renderText } from '../src/report-model.ts'
+import { listAllServers, readTags, serversOperation } from '../src/servers.ts'
+import { validateOperation } from '../src/validate.ts'
+import { getter } from './helpers.ts'
+import { GAME, NAMESPACE, TOKEN, stagingSeed } from './support/actions.ts'
+
+const fast = { sleep: async () => {} }
+
+describe('listAllServers against the emulator', () => {
+  const { seed, servers } = stagingSeed(7)
+  let emulator: Emulator
+  before(async () => {
+    emulator = await startEmulator({ seed, serversPageSize: 1, rateLimit: false })
+  })
+  after(() => emulator.close())
+
+  const list = (options: { includeDestroyed: boolean; limit?: number; tags?: Record<string, string> }) =>
+    withClient(
+      { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
+      { logger: memoryLogger(), retry: fast },
+      (client) => listAllServers(client, GAME, 'staging', { ...options, logger: memoryLogger() }),
+    )
+
+  test('pages of one server: one request per server and an empty page to end', async () => {
+    const result = await list({ includeDestroyed: true })
+    assert.deepEqual(result.servers, servers)
+    assert.equal(result.pages, 8)
+    assert.equal(result.limited, false)
+  })
+
+  test('a limit of the exact number of matching servers still says the limit was reached', async () => {
+    const result = await list({ includeDestroyed: true, limit: 2 })
+    assert.deepEqual(
+      result.servers.map((s) => s.id),
+      servers.slice(0, 2).map((s) => s.id),
+    )
+    assert.equal(result.pages, 2)
+    assert.equal(result.limited, true)
+  })
+})
+
+describe('listAllServers paging rules', () => {
+  const server = (id: string) => ({ id }) as Server
+  /** A client answering pages from a script, recording the cursors asked for. */
+  const scripted = (pages: string[][]) => {
+    const cursors: Array<string | undefined> = []
+    const client = {
+      listServers: (_game: string, _environment: string, query: ListServersQuery = {}) => {
+        cursors.push(query.cursor)
+        return Promise.resolve({ servers: (pages[cursors.length - 1] ?? []).map(server) })
+      },
+    } as unknown as ServiceClient
+    return { client, cursors }
+  }
+
+  test('the cursor is the last id received; a shorter page ends the list', async () => {
+    const { client, cursors } = scripted([['a', 'b', 'c'], ['d', 'e', 'f'], ['g']])
+    const logger = memoryLogger()
+    const result = await listAllServers(client, GAME, 'prod', { includeDestroyed: true, logger })
+    assert.deepEqual(
+      result.servers.map((s) => s.id),
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'],
+    )
+    assert.deepEqual(cursors, [undefined, 'c', 'f'])
+    assert.deepEqual(logger.lines, [
+      'Page 1: 3 servers (3 in all)',
+      'Page 2: 3 servers (6 in all)',
+      'Page 3: 1 server (7 in all)',
+    ])
+  })
+
+  test('a service that sends a page again cannot make the listing loop', async () => {
+    const { client, cursors } = scripted([
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'b'],
+    ])
+    const logger = memoryLogger()
+    const result = await listAllServers(client, GAME, 'prod', { includeDestroyed: false, logger })
+    assert.deepEqual(
+      result.servers.map((s) => s.id),
+      ['a', 'b'],
+    )
+    assert.equal(cursors.length, 2)
+    assert.match(logger.lines.join('\n'), /warning: The service sent 2 servers again on page 2/)
+  })
+})
+
+describe('inputs of the operations', () => {
+  const connection = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': 'g' }
+
+  test('tags: a JSON object of strings; {} is no filter', () => {
+    assert.deepEqual(readTags(' {"region": "eu", "mode": "ranked"} '), { region: 'eu', mode: 'ranked' })
+    assert.equal(readTags(''), undefined)
+    assert.equal(readTags('{}'), undefined)
+    assert.throws(() => readTags('{"k": null}'), /tags '.*': the value of tag "k" is not a string/)
+    assert.throws(() => readTags(`{"${'k'.repeat(33)}": "v"}`), /tag keys must be 1 to 32 bytes/)
+  })
+
+  test('servers inputs', () => {
+    const inputs = serversOperation.read(getter({ ...connection, 'environment-id': 'prod', limit: '10' }))
+    assert.deepEqual(inputs, {
+      apiUrl: 'http://127.0.0.1:1',
+      token: 't',
+      gameId: 'g',
+      environmentId: 'prod',
+      tags: undefined,
+      includeDestroyed: false,
+      limit: 10,
+    })
+  })
+
+  test('the CLI says how to give the token', () => {
+    const missingToken = () => new UsageError('no token: set GAMEHOST_TOKEN')
+    assert.throws(
+      () =>
+        serversOperation.read(getter({ ...connection, token: '', 'environment-id': 'p' }), { missingToken }),
+      /^UsageError: no token: set GAMEHOST_TOKEN$/,
+    )
+  })
+
+  test('validate: a group name alone, or a matchmaker config with its namespace', () => {
+    assert.deepEqual(
+      validateOperation.read(getter({ ...connection, 'group-display-name': 'Owls' })).matchmaker,
+      undefined,
+    )
+    assert.deepEqual(
+      validateOperation.read(
+        getter({ ...connection, 'namespace-id': 'n', 'lobby-count-max': '0', 'max-players': '4294967295' }),
+      ).matchmaker,
+      { namespaceId: 'n', lobbyCountMax: 0, maxPlayers: 4294967295 },
+    )
+  })
+})
+
+describe('lobby verdicts', () => {
+  const stopped = (failed: boolean, exitCode: number): LobbySummary => ({
+    ...DEFAULT_SEED.games[0]!.lobbies![0]!,
+    status: { running: {}, stopped: { exit_code: exitCode, failed, stop_ts: '2025-05-06T21:00:00Z' } },
+  })
+  const inputs = {
+    apiUrl: '',
+    token: '',
+    gameId: GAME,
+    namespaceId: NAMESPACE,
+    lobbyId: 'l',
+    failIfFailed: true,
+  }
+
+  test('a lobby that stopped without failing passes, with its exit code', () => {
+    const lobby = stopped(false, 0)
+    const result = { lobby, ...lobbyState(lobby) }
+    assert.deepEqual(lobbyState(lobby), { status: 'stopped', exitCode: 0, failed: false })
+    assert.equal(lobbyOperation.failure?.(result, inputs), undefined)
+    assert.match(
+      renderText(lobbyOperation.report(result, inputs)),
+      /Status +stopped, not failed, exit code 0/,
+    )
+  })
+
+  test('a failed one fails unless fail-if-failed is false', () => {
+    const lobby = stopped(true, 1)
+    const result = { lobby, ...lobbyState(lobby) }
+    assert.match(
+      lobbyOperation.failure?.(result, inputs)?.message ?? '',
+      /stopped with exit code 1 at 2025-05-06T21:00:00Z/,
+    )
+    assert.equal(lobbyOperation.failure?.(result, { ...inputs, failIfFailed: false }), undefined)
+  })
+})
+
+describe('validate verdicts', () => {
+  test('one problem per error, titled for an annotation', () => {
+    const failure = validateOperation.failure?.(
+      {
+        matchmaker: undefined,
+        groupDisplayName: 'A  B',
+        errors: [{ path: ['display-name-invalid'], validation: 'group-display-name', message: 'bad spaces' }],
+      },
+      {
+        apiUrl: '',
+        token: '',
+        gameId: '',
+        matchmaker: undefined,
+        groupDisplayName: 'A  B',
+        failOnError: true,
+      },
+    )
+    assert.ok(failure instanceof ValidationFailedError)
+    assert.deepEqual(failure.problems, [
+      { path: ['display-name-invalid'], description: 'bad spaces', title: 'group-display-name invalid' },
+    ])
+    assert.equal(
+      failure.message,
+      "The service finds the group display name 'A  B' invalid: display-name-invalid (bad spaces)",
+    )
+  })
+})

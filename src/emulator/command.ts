@@ -1,0 +1,166 @@
+// The emulator's command line, shared by `npm run emulator` (main.ts) and `gamehost emulator` (the CLI):
+// flags, the seed file, the welcome text; runs the emulator until SIGINT or SIGTERM. It prints
+// through `io`, so each front end decides where its lines go.
+
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { resolveFaults, type FaultOptions } from './faults.ts'
+import type { EmulatorOptions } from './options.ts'
+import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
+import { startEmulator } from './server.ts'
+
+/** Where the command prints: standard output and standard error, one line per call. */
+export interface CommandIO {
+  out(line: string): void
+  err(line: string): void
+}
+
+/** The usage text; `command` is how the user runs it (`npm run emulator --`, `gamehost emulator`). */
+export function emulatorUsage(command: string): string {
+  return `Usage: ${command} [options]
+
+Runs a local emulator of the game hosting service.
+
+Options:
+  --port <port>                  port to listen on (default 8787, 0 for any free port)
+  --host <host>                  address to listen on (default 127.0.0.1)
+  --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
+  --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
+  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default 5242880, 5 MiB)
+  --no-rate-limit                turn off the 16 writes / 128 reads a minute limits
+  --faults <json>                inject faults, to try a flaky deploy: a JSON object of
+                                   seed (PRNG seed, default 1),
+                                   putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
+                                   apiErrorRate (fractions from 0 to 1), putStallCount (first N PUTs stall),
+                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]})
+                                 e.g. --faults '{"putErrorRate":0.2,"putResetRate":0.05,"apiErrorRate":0.1}'
+  --help                         show this help`
+}
+
+interface CommandLine {
+  options: Omit<EmulatorOptions, 'seed'>
+  seedFile: string | undefined
+}
+
+/**
+ * Runs the command with its arguments (without the command itself). Resolves with exit code 2 for a
+ * bad flag or seed, 0 after --help, and undefined once the emulator is listening: it then runs until
+ * SIGINT or SIGTERM, and sets process.exitCode to 1 if it cannot stop cleanly.
+ */
+export async function runEmulatorCommand(
+  args: string[],
+  io: CommandIO,
+  command = 'npm run emulator --',
+): Promise<number | undefined> {
+  let commandLine: CommandLine
+  let seed: Seed
+  try {
+    const parsed = parseCommandLine(args)
+    if (parsed === 'help') {
+      io.out(emulatorUsage(command))
+      return 0
+    }
+    commandLine = parsed
+    seed = parsed.seedFile === undefined ? DEFAULT_SEED : await readSeed(parsed.seedFile)
+  } catch (error) {
+    io.err(`gamehost emulator: ${errorMessage(error)}`)
+    io.err('Run with --help for the options.')
+    return 2
+  }
+
+  const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) })
+  printWelcome(emulator.url, seed, io)
+  if (commandLine.options.faults) io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
+
+  const stop = () => {
+    io.out('Stopping the emulator.')
+    emulator.close().catch((error: unknown) => {
+      io.err(`gamehost emulator: could not stop cleanly: ${errorMessage(error)}`)
+      process.exitCode = 1
+    })
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  return undefined
+}
+
+function parseCommandLine(args: string[]): CommandLine | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      'part-size': { type: 'string' },
+      'multipart-threshold': { type: 'string' },
+      'no-rate-limit': { type: 'boolean' },
+      faults: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) return 'help'
+  const options: CommandLine['options'] = {
+    port: values.port === undefined ? 8787 : integerFlag('--port', values.port, 0, 65535),
+    host: values.host ?? '127.0.0.1',
+  }
+  if (values['part-size'] !== undefined) options.partSize = integerFlag('--part-size', values['part-size'], 1)
+  if (values['multipart-threshold'] !== undefined) {
+    options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1)
+  }
+  if (values['no-rate-limit']) options.rateLimit = false
+  if (values.faults !== undefined) options.faults = faultsFlag(values.faults)
+  return { options, seedFile: values.seed }
+}
+
+function integerFlag(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw new Error(`${flag} must be an integer from ${min} to ${max}, got "${value}"`)
+  }
+  return number
+}
+
+function faultsFlag(json: string): FaultOptions {
+  let faults: unknown
+  try {
+    faults = JSON.parse(json)
+  } catch (error) {
+    throw new Error(`--faults must be a JSON object: ${errorMessage(error)}`, { cause: error })
+  }
+  try {
+    resolveFaults(faults)
+  } catch (error) {
+    throw new Error(`--faults: ${errorMessage(error)}`, { cause: error })
+  }
+  return faults as FaultOptions
+}
+
+async function readSeed(file: string): Promise<Seed> {
+  try {
+    const seed = JSON.parse(await readFile(file, 'utf8')) as Seed
+    checkSeed(seed)
+    return seed
+  } catch (error) {
+    throw new Error(`the seed ${file} is not usable: ${errorMessage(error)}`, { cause: error })
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function printWelcome(url: string, seed: Seed, io: CommandIO): void {
+  const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0]
+  const gameId = token?.gameIds[0]
+  const game = seed.games.find((candidate) => candidate.id === gameId)
+  io.out(`gamehost emulator listening on ${url}`)
+  io.out(`  token:      ${token?.token ?? '(none in the seed)'}`)
+  io.out(`  game id:    ${gameId ?? '(none)'}`)
+  io.out(`  version id: ${game?.versions[0] ?? '(none)'}`)
+  if (token && gameId) {
+    io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}/avatars`)
+  }
+  io.out('Press Ctrl+C to stop.')
+}

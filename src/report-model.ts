@@ -1,0 +1,87 @@
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+
+/** A piece of a table cell: plain text, or code (an id, a digest, a path). */
+export type Inline = string | { code: string }
+export type Cell = Inline | readonly Inline[]
+
+export interface ReportTable {
+  header: readonly string[]
+  rows: ReadonlyArray<readonly Cell[]>
+  /** The first column names each row (What / Value): text output leaves the header out. */
+  keyValue?: boolean
+}
+
+export type ReportBlock =
+  { kind: 'heading'; text: string } | { kind: 'table'; table: ReportTable } | { kind: 'text'; text: string }
+
+export interface Report {
+  title: string
+  blocks: ReportBlock[]
+}
+
+export function heading(text: string): ReportBlock {
+  return { kind: 'heading', text }
+}
+
+export function table(header: readonly string[], rows: ReadonlyArray<readonly Cell[]>): ReportBlock {
+  return { kind: 'table', table: { header, rows } }
+}
+
+export function keyValueTable(rows: ReadonlyArray<readonly [string, Cell]>): ReportBlock {
+  return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } }
+}
+
+export function text(value: string): ReportBlock {
+  return { kind: 'text', text: value }
+}
+
+/** The cell as plain text. */
+export function cellText(cell: Cell): string {
+  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
+  return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('')
+}
+
+/** The cell as HTML: text escaped, code in <code>. */
+export function cellHtml(cell: Cell): string {
+  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
+  return parts
+    .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+    .join('')
+}
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
+}
+
+/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+export function renderText(report: Report): string {
+  const lines: string[] = [report.title]
+  for (const block of report.blocks) {
+    if (block.kind === 'heading') lines.push('', block.text)
+    else if (block.kind === 'text') lines.push(...block.text.split('\n').map((line) => `  ${line}`))
+    else lines.push(...tableLines(block.table))
+  }
+  return lines.join('\n') + '\n'
+}
+
+function tableLines(model: ReportTable): string[] {
+  const rows = model.rows.map((row) => row.map(cellText))
+  const all = model.keyValue ? rows : [[...model.header], ...rows]
+  const widths: number[] = []
+  for (const row of all) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  return all.map(
+    (row) =>
+      '  ' +
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+  )
+}
+
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+export function formatEpochMs(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return ''
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
