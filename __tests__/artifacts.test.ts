@@ -48,7 +48,10 @@ test('collects, hashes and types every file, with / separated relative paths', a
     manifest.totalBytes,
     [...written.values()].reduce((s, b) => s + b.length, 0),
   )
-  assert.deepEqual(fileDescriptors(manifest)[0], { path: 'data/level.bin.unknownext', content_length: 10 })
+  assert.deepEqual(fileDescriptors(manifest.files)[0], {
+    path: 'data/level.bin.unknownext',
+    content_length: 10,
+  })
 })
 
 test('the digest covers path, size and hash, in path order whatever the input order', () => {

@@ -9,7 +9,7 @@ import { after, test } from 'node:test'
 import { createAgent } from '../src/api/client.ts'
 import { retryPolicy } from '../src/api/retry.ts'
 import type { PresignedRequest } from '../src/api/types.ts'
-import { collectArtifacts } from '../src/artifacts.ts'
+import { collectArtifacts, scanArtifacts } from '../src/artifacts.ts'
 import { memoryLogger } from '../src/logger.ts'
 import { PartUploadError, planUpload, uploadParts } from '../src/upload.ts'
 import { tempDir, writeTree } from './helpers.ts'
@@ -64,7 +64,8 @@ test('a PUT that makes no progress is aborted after request-timeout and retried'
   })
   const logger = memoryLogger()
   const result = await uploadParts({
-    manifest,
+    files: manifest.files,
+    hash: false,
     requests: requestFor(store.url, 5),
     dispatcher: agent,
     concurrency: 2,
@@ -84,7 +85,8 @@ test('an ETag that is not the MD5 of the bytes sent is retried, then fails namin
   )
   const logger = memoryLogger()
   const error = await uploadParts({
-    manifest,
+    files: manifest.files,
+    hash: false,
     requests: requestFor(store.url, 5),
     dispatcher: agent,
     concurrency: 1,
@@ -111,7 +113,8 @@ test('a 403 from the store is not retried, and its XML error is shown', async ()
       ),
   )
   const error = await uploadParts({
-    manifest,
+    files: manifest.files,
+    hash: false,
     requests: requestFor(store.url, 5),
     dispatcher: agent,
     concurrency: 1,
@@ -130,7 +133,8 @@ test('a file that changed after it was hashed fails the upload before completion
   await utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000))
   await assert.rejects(
     uploadParts({
-      manifest,
+      files: manifest.files,
+      hash: false,
       requests: requestFor(store.url, 5),
       dispatcher: agent,
       concurrency: 1,
@@ -145,18 +149,18 @@ test('a file that changed after it was hashed fails the upload before completion
 test('presigned requests must cover exactly the files of the site', async () => {
   const { manifest } = await oneFileSite('hello')
   assert.throws(
-    () => planUpload(manifest, [{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
+    () => planUpload(manifest.files, [{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
     /not a file of this site/,
   )
   assert.throws(
-    () => planUpload(manifest, [{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
+    () => planUpload(manifest.files, [{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
     /which has 5/,
   )
   assert.throws(
-    () => planUpload(manifest, [{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
+    () => planUpload(manifest.files, [{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
     /cover 4 of its 5 bytes/,
   )
-  const parts = planUpload(manifest, [
+  const parts = planUpload(manifest.files, [
     { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
     { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
   ])
@@ -167,4 +171,42 @@ test('presigned requests must cover exactly the files of the site', async () => 
       [2, 2],
     ],
   )
+})
+
+test('with hash, the upload fills in each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
+  const root = await tempDir()
+  const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000 })
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    scanned.map((f) => f.sha256),
+    ['', ''],
+  )
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  const url = (p: string) => `${store.url}/put?p=${p}`
+  await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: [
+      { path: 'a.txt', url: url('a'), byte_offset: 0, content_length: 5 },
+      { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
+      { path: 'big.bin', url: url('b2'), byte_offset: 1024, content_length: 1024 },
+      { path: 'big.bin', url: url('b3'), byte_offset: 2048, content_length: 952 },
+    ],
+    dispatcher: agent,
+    concurrency: 3,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+  assert.deepEqual(Object.fromEntries(scanned.map((f) => [f.path, f.sha256])), {
+    'a.txt': sha256(written.get('a.txt')!),
+    'big.bin': sha256(written.get('big.bin')!),
+  })
+  assert.equal(store.attempts(), 4)
 })

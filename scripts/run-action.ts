@@ -26,6 +26,10 @@ export interface RunActionOptions {
   githubToken?: string
   /** Runtime to run it with; default the current one. */
   node?: string
+  /** Options for that runtime (the benchmark tries V8 flags); the runner passes none. */
+  nodeArgs?: string[]
+  /** Called with the child's pid as soon as it runs (the benchmark samples its memory). */
+  onSpawn?: (pid: number) => void
   /** Copies the child's output to this process while it runs (without ::debug:: lines, as the runner shows it). */
   echo?: boolean
 }
@@ -87,11 +91,12 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       ...inputEnv,
       ...options.env,
     }
-    const child = spawn(options.node ?? process.execPath, [options.entry], {
+    const child = spawn(options.node ?? process.execPath, [...(options.nodeArgs ?? []), options.entry], {
       cwd: options.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    if (child.pid !== undefined) options.onSpawn?.(child.pid)
     let stdout = ''
     let stderr = ''
     let pending = ''

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto'
-import { createReadStream, type Stats } from 'node:fs'
-import { readFile, realpath, stat, writeFile } from 'node:fs/promises'
+import { lstat, open, realpath, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import * as glob from '@actions/glob'
 import mime from 'mime-types'
-import pLimit from 'p-limit'
 import { UsageError } from './api/errors.ts'
 import type { FileDescriptor } from './api/types.ts'
 import type { Logger } from './logger.ts'
@@ -37,27 +34,49 @@ export interface CollectOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
   /** Refuses a site whose files add up to this many bytes or more, before hashing anything. */
   sizeLimit?: { bytes: number; message: (total: number) => string }
-  /** Files hashed at once. */
+  /** Files hashed at once (default 8). */
   hashConcurrency?: number
 }
 
-const SMALL_FILE = 1024 * 1024
-const READ_BUFFER = 1024 * 1024
+const HASH_BUFFER = 256 * 1024
 
-/** Finds the files of the site, hashes each one while streaming it, and builds the manifest. */
+/** Finds the files of the site, hashes each one, and builds the manifest. */
 export async function collectArtifacts(options: CollectOptions): Promise<Manifest> {
-  const found = await findFiles(options)
-  const limit = pLimit(options.hashConcurrency ?? 8)
-  const sized = await Promise.all(
-    found.map((f) => limit(async () => ({ ...f, stats: await stat(f.absolutePath) }))),
-  )
-  const total = sized.reduce((sum, f) => sum + f.stats.size, 0)
+  const files = await scanArtifacts(options)
+  await hashArtifacts(files, options.hashConcurrency)
+  return buildManifest(files)
+}
+
+/**
+ * Finds the files of the site with their size, time and content type, and checks the site's size,
+ * before reading any file. Their `sha256` is empty until hashArtifacts (or the upload) fills it in.
+ */
+export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
+  const files = await findFiles(options)
+  const total = files.reduce((sum, f) => sum + f.size, 0)
   if (options.sizeLimit && total >= options.sizeLimit.bytes)
     throw new UsageError(options.sizeLimit.message(total))
-  const files = await Promise.all(
-    sized.map((f) => limit(() => describeFile(f.path, f.absolutePath, f.stats))),
-  )
-  return buildManifest(files)
+  return files
+}
+
+/**
+ * Hashes files in place with a fixed pool of workers, each reading into its own buffer: no garbage
+ * and no pending promise per file, so memory stays flat whatever the file count and size.
+ */
+export async function hashArtifacts(files: ArtifactFile[], workers = 8): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    const buffer = Buffer.allocUnsafe(HASH_BUFFER)
+    for (let i = next++; i < files.length; i = next++) {
+      const file = files[i]!
+      const { sha256, size } = await hashFile(file.absolutePath, buffer)
+      if (size !== file.size) {
+        throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
+      }
+      file.sha256 = sha256
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(workers, files.length) }, worker))
 }
 
 export function buildManifest(files: ArtifactFile[]): Manifest {
@@ -73,8 +92,8 @@ export function buildManifest(files: ArtifactFile[]): Manifest {
 }
 
 /** The file descriptors `createGameCdnSite` takes. */
-export function fileDescriptors(manifest: Manifest): FileDescriptor[] {
-  return manifest.files.map((f) => ({
+export function fileDescriptors(files: ArtifactFile[]): FileDescriptor[] {
+  return files.map((f) => ({
     path: f.path,
     content_length: f.size,
     ...(f.contentType ? { content_type: f.contentType } : {}),
@@ -115,7 +134,7 @@ export function checkPatterns(patterns: string[]): void {
   }
 }
 
-async function findFiles(options: CollectOptions): Promise<Array<{ path: string; absolutePath: string }>> {
+async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   const root = path.resolve(options.root)
   const rootStat = await stat(root).catch(() => undefined)
   if (!rootStat) throw new UsageError(`path: '${options.root}' does not exist`)
@@ -133,18 +152,49 @@ async function findFiles(options: CollectOptions): Promise<Array<{ path: string;
     implicitDescendants: true,
     excludeHiddenFiles: !options.includeHidden,
   })
-  const files: Array<{ path: string; absolutePath: string }> = []
-  for await (const absolutePath of globber.globGenerator()) {
-    const target = await realpath(absolutePath)
-    if (target !== realRoot && !target.startsWith(realRoot + path.sep)) {
-      options.logger.warning(
-        `Skipping ${path.relative(root, absolutePath)}: it is a link that leads outside path`,
-      )
-      continue
-    }
-    const relative = path.relative(root, absolutePath).split(path.sep).join('/')
-    files.push({ path: relative, absolutePath })
+  const found: string[] = []
+  for await (const absolutePath of globber.globGenerator()) found.push(absolutePath)
+
+  // Where each file really is, to keep links from leading out of path: a directory's real path is
+  // looked up once, a file's only when the file itself is a link.
+  const realDirs = new Map<string, Promise<string>>()
+  const realDir = (dir: string) => {
+    let real = realDirs.get(dir)
+    if (!real) realDirs.set(dir, (real = realpath(dir)))
+    return real
   }
+  const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
+  const described = new Array<ArtifactFile | undefined>(found.length)
+  let next = 0
+  const worker = async () => {
+    for (let i = next++; i < found.length; i = next++) {
+      const absolutePath = found[i]!
+      let stats = await lstat(absolutePath)
+      let target: string
+      if (stats.isSymbolicLink()) {
+        target = await realpath(absolutePath)
+        stats = await stat(absolutePath)
+      } else {
+        target = path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath))
+      }
+      const relative = path.relative(root, absolutePath).split(path.sep).join('/')
+      if (!inside(target)) {
+        options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
+        continue
+      }
+      const contentType = contentTypeOf(relative)
+      described[i] = {
+        path: relative,
+        absolutePath,
+        size: stats.size,
+        mtimeMs: stats.mtimeMs,
+        sha256: '',
+        ...(contentType ? { contentType } : {}),
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(16, found.length) }, worker))
+  const files = described.filter((f): f is ArtifactFile => f !== undefined)
   if (files.length === 0) {
     throw new UsageError(
       `files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -154,21 +204,20 @@ async function findFiles(options: CollectOptions): Promise<Array<{ path: string;
   return files
 }
 
-async function describeFile(
-  relativePath: string,
-  absolutePath: string,
-  before: Stats,
-): Promise<ArtifactFile> {
-  const hash = createHash('sha256')
-  if (before.size <= SMALL_FILE) hash.update(await readFile(absolutePath))
-  else await pipeline(createReadStream(absolutePath, { highWaterMark: READ_BUFFER }), hash)
-  const contentType = contentTypeOf(relativePath)
-  return {
-    path: relativePath,
-    absolutePath,
-    size: before.size,
-    mtimeMs: before.mtimeMs,
-    sha256: hash.digest('hex'),
-    ...(contentType ? { contentType } : {}),
+/** SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size. */
+async function hashFile(file: string, buffer: Buffer): Promise<{ sha256: string; size: number }> {
+  const handle = await open(file, 'r')
+  try {
+    const hash = createHash('sha256')
+    let size = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) break
+      hash.update(buffer.subarray(0, bytesRead))
+      size += bytesRead
+    }
+    return { sha256: hash.digest('hex'), size }
+  } finally {
+    await handle.close()
   }
 }

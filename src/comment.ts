@@ -1,4 +1,3 @@
-import * as github from '@actions/github'
 import type { Logger } from './logger.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 
@@ -18,12 +17,17 @@ export function stickyComment(options: {
   logger: Pick<Logger, 'info' | 'warning'>
 }): StickyComment {
   const [owner = '', repo = ''] = options.repository.split('/')
-  const octokit = github.getOctokit(options.token)
+  // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
+  // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
+  const octokitReady = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
+    github.getOctokit(options.token),
+  )
   const marker = previewMarker(options.key)
   let commentId: number | undefined
   let loaded = false
 
   const find = async (): Promise<PreviewState | undefined> => {
+    const octokit = await octokitReady
     const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
       owner,
       repo,
@@ -56,6 +60,7 @@ export function stickyComment(options: {
     async save(body) {
       const text = `${marker}\n${body}`
       try {
+        const octokit = await octokitReady
         if (!loaded) await find()
         if (commentId !== undefined) {
           await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body: text })

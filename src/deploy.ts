@@ -3,10 +3,19 @@ import type { Dispatcher } from 'undici'
 import { ServiceClient, createAgent } from './api/client.ts'
 import { retryPolicy, type RetryPolicy } from './api/retry.ts'
 import { SITE_BYTES_LIMIT, planParts } from './api/rules.ts'
-import { collectArtifacts, fileDescriptors, writeManifest, type Manifest } from './artifacts.ts'
+import {
+  buildManifest,
+  fileDescriptors,
+  hashArtifacts,
+  scanArtifacts,
+  writeManifest,
+  type ArtifactFile,
+  type Manifest,
+} from './artifacts.ts'
 import type { DeployInputs } from './inputs.ts'
 import { formatBytes } from './format.ts'
 import type { Logger } from './logger.ts'
+import { preferSmallHeap } from './memory.ts'
 import type { PreviewState } from './preview.ts'
 import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
@@ -47,15 +56,19 @@ export interface DeployDependencies {
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
+  preferSmallHeap()
   const retry = retryPolicy({ retries: inputs.retries, ...deps.retry })
   const started = retry.now()
 
+  // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
+  // build; otherwise the files are hashed while they upload, from the same reads.
+  const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
+  let files: ArtifactFile[] | undefined
   let manifest: Manifest | undefined
-  let manifestPath: string | undefined
   if (inputs.path) {
     const root = inputs.path
-    manifest = await logger.group('Collect files', async () => {
-      const collected = await collectArtifacts({
+    files = await logger.group('Collect files', async () => {
+      const found = await scanArtifacts({
         root,
         patterns: inputs.files,
         includeHidden: inputs.includeHidden,
@@ -66,19 +79,17 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
             `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
         },
       })
-      logger.info(
-        `${collected.fileCount} files, ${formatBytes(collected.totalBytes)}, digest ${collected.digest}`,
-      )
-      return collected
+      logger.info(`${found.length} files, ${formatBytes(found.reduce((sum, f) => sum + f.size, 0))}`)
+      if (digestFirst) {
+        await hashArtifacts(found)
+        manifest = buildManifest(found)
+        logger.info(`Digest ${manifest.digest}`)
+      }
+      return found
     })
-    manifestPath = await writeManifest(
-      manifest,
-      path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`),
-    )
-    logger.info(`Manifest written to ${manifestPath}`)
   }
   checkMatchmakerConfig(inputs.matchmaker)
-  const plannedParts = manifest?.files.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0
+  const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0
 
   const result: DeployResult = {
     dryRun: inputs.dryRun,
@@ -93,12 +104,20 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       domain: inputs.domain,
       matchmakerValidated: false,
     },
-    manifest,
-    manifestPath,
+    manifest: undefined,
+    manifestPath: undefined,
     upload: undefined,
     plannedParts,
     durationMs: 0,
   }
+
+  const manifestFile = path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  const saveManifest = async (complete: Manifest) => {
+    result.manifest = complete
+    result.manifestPath = await writeManifest(complete, manifestFile)
+    logger.info(`Manifest written to ${result.manifestPath}`)
+  }
+  if (manifest) await saveManifest(manifest)
 
   if (inputs.dryRun) {
     await logger.group('Plan (dry run: nothing is created)', () =>
@@ -132,12 +151,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         `The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
           `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`,
       )
-    } else if (manifest) {
-      const files = manifest
+    } else if (files) {
+      const siteFiles = files
       await logger.group('Upload', async () => {
         const site = await client.createCdnSite(inputs.gameId, {
           display_name: inputs.siteName,
-          files: fileDescriptors(files),
+          files: fileDescriptors(siteFiles),
         })
         result.siteId = site.site_id
         result.uploadId = site.upload_id
@@ -146,7 +165,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
             `${inputs.concurrency} at a time`,
         )
         result.upload = await uploadParts({
-          manifest: files,
+          files: siteFiles,
+          hash: !manifest,
           requests: site.presigned_requests,
           dispatcher,
           concurrency: inputs.concurrency,
@@ -155,8 +175,14 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           logger,
           progressIntervalMs: deps.progressIntervalMs,
         })
+        if (!result.manifest) {
+          await saveManifest(buildManifest(siteFiles))
+          logger.info(`Digest ${result.manifest!.digest}`)
+        }
         await client.completeUpload(site.upload_id)
-        logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${files.fileCount} files`)
+        logger.info(
+          `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
+        )
       })
     }
   } finally {

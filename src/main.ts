@@ -1,6 +1,6 @@
 import os from 'node:os'
 import * as core from '@actions/core'
-import * as github from '@actions/github'
+import { readFileSync } from 'node:fs'
 import { actionsLogger, runAction } from './action.ts'
 import { errorMessage } from './api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
@@ -14,7 +14,7 @@ import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from '.
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
   await runAction([Input.Token, Input.GitHubToken], async () => {
-    const event = readEvent(process.env, github.context.payload)
+    const event = readEvent(process.env, readPayload())
     const inputs = readInputs((name) => core.getInput(name), {
       repository: process.env.GITHUB_REPOSITORY,
       ref: process.env.GITHUB_REF,
@@ -123,4 +123,15 @@ function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState,
     runUrl: event.runUrl,
     commit: event.pullRequest?.headSha,
   })
+}
+
+/** The event payload, read as @actions/github's context reads it, without loading Octokit. */
+function readPayload(): unknown {
+  const file = process.env.GITHUB_EVENT_PATH
+  if (!file) return undefined
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown
+  } catch {
+    return undefined
+  }
 }

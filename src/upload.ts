@@ -1,18 +1,24 @@
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
-import { Transform, pipeline } from 'node:stream'
+import { open, stat } from 'node:fs/promises'
+import { Transform, pipeline, type Readable } from 'node:stream'
 import pLimit from 'p-limit'
 import { request, type Dispatcher } from 'undici'
 import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
 import type { PresignedRequest } from './api/types.ts'
-import type { ArtifactFile, Manifest } from './artifacts.ts'
+import { hashArtifacts, type ArtifactFile } from './artifacts.ts'
 import type { Logger } from './logger.ts'
+import { collectGarbageEvery } from './memory.ts'
 import { createProgress, type Progress } from './progress.ts'
 
 export interface UploadOptions {
-  manifest: Manifest
+  files: ArtifactFile[]
   requests: PresignedRequest[]
+  /**
+   * Fill in each file's SHA-256 during the upload: a file sent in one request is hashed from the
+   * bytes sent (one read for both hashes); a file sent in parts, by a reader beside the upload.
+   */
+  hash: boolean
   dispatcher: Dispatcher
   concurrency: number
   retry: RetryPolicy
@@ -49,60 +55,72 @@ interface Part {
   of: number
 }
 
-const READ_BUFFER = 1024 * 1024
+const READ_BUFFER = 256 * 1024
+/** Bytes streamed between young-generation collections (see memory.ts). */
+const COLLECT_EVERY = 16 * 1024 * 1024
+/** Parts up to this size are read whole; larger ones are streamed. */
+const SMALL_PART = 1024 * 1024
 
 /** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
 export async function uploadParts(options: UploadOptions): Promise<UploadResult> {
-  const parts = planUpload(options.manifest, options.requests)
+  const parts = planUpload(options.files, options.requests)
+  const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
   const progress = createProgress({
-    files: options.manifest.fileCount,
-    bytes: options.manifest.totalBytes,
+    files: options.files.length,
+    bytes: totalBytes,
     partsPerFile: countBy(parts, (p) => p.file.path),
     logger: options.logger,
     now: options.retry.now,
     intervalMs: options.progressIntervalMs ?? 5_000,
   })
   let retries = 0
-  const limit = pLimit(options.concurrency)
-  // Largest parts first, so that one big file does not become the long tail of the upload.
+  const streamed = collectGarbageEvery(COLLECT_EVERY)
   const ordered = [...parts].sort((a, b) => b.request.content_length - a.request.content_length)
+  const uploadOne = async (part: Part) => {
+    await withRetries(
+      describePart(part),
+      () => putPart(part, options, progress, streamed),
+      (error) => error instanceof PartUploadError && error.retryable,
+      options.retry,
+      options.logger,
+      () => retries++,
+    )
+    progress.partDone(part.file.path)
+  }
+  // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
+  const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
   try {
-    await Promise.all(
-      ordered.map((part) =>
-        limit(async () => {
-          await withRetries(
-            describePart(part),
-            () => putPart(part, options, progress),
-            (error) => error instanceof PartUploadError && error.retryable,
-            options.retry,
-            options.logger,
-            () => retries++,
-          ).catch((error: unknown) => {
+    const limit = pLimit(options.concurrency)
+    await Promise.all([
+      hashArtifacts(hashedApart, 2),
+      ...ordered.map((part) =>
+        limit(() =>
+          uploadOne(part).catch((error: unknown) => {
             limit.clearQueue()
             throw error
-          })
-          progress.partDone(part.file.path)
-        }),
+          }),
+        ),
       ),
-    )
+    ])
   } finally {
     progress.stop()
   }
-  await assertUnchanged(options.manifest.files)
+  await assertUnchanged(options.files)
   return {
     parts: parts.length,
-    bytes: options.manifest.totalBytes,
+    bytes: totalBytes,
     retries,
     durationMs: options.retry.now() - started,
   }
 }
 
 /** Pairs each presigned request with its file and checks it asks for a range the file has. */
-export function planUpload(manifest: Manifest, requests: PresignedRequest[]): Part[] {
-  const byPath = new Map(manifest.files.map((f) => [f.path, f]))
+export function planUpload(files: ArtifactFile[], requests: PresignedRequest[]): Part[] {
+  const byPath = new Map(files.map((f) => [f.path, f]))
   const count = countBy(requests, (r) => r.path)
   const seen = new Map<string, number>()
+  const covered = new Map<string, number>()
   const parts = requests.map((request) => {
     const file = byPath.get(request.path)
     if (!file) throw new Error(`The service asked for '${request.path}', which is not a file of this site`)
@@ -113,13 +131,14 @@ export function planUpload(manifest: Manifest, requests: PresignedRequest[]): Pa
     }
     const number = (seen.get(request.path) ?? 0) + 1
     seen.set(request.path, number)
+    covered.set(request.path, (covered.get(request.path) ?? 0) + request.content_length)
     return { request, file, number, of: count.get(request.path) ?? 1 }
   })
-  for (const file of manifest.files) {
-    const covered = requests.filter((r) => r.path === file.path).reduce((sum, r) => sum + r.content_length, 0)
-    if (covered !== file.size) {
+  for (const file of files) {
+    const bytes = covered.get(file.path) ?? 0
+    if (bytes !== file.size) {
       throw new Error(
-        `The service's upload requests for '${file.path}' cover ${covered} of its ${file.size} bytes`,
+        `The service's upload requests for '${file.path}' cover ${bytes} of its ${file.size} bytes`,
       )
     }
   }
@@ -132,9 +151,13 @@ function describePart(part: Part): string {
     : `Upload of ${part.file.path} part ${part.number}/${part.of}`
 }
 
-async function putPart(part: Part, options: UploadOptions, progress: Progress): Promise<void> {
+async function putPart(
+  part: Part,
+  options: UploadOptions,
+  progress: Progress,
+  streamed: (bytes: number) => void,
+): Promise<void> {
   const { byte_offset: offset, content_length: length } = part.request
-  const md5 = createHash('md5')
   const abort = new AbortController()
   let sent = 0
   let watchdog: NodeJS.Timeout | undefined
@@ -145,28 +168,47 @@ async function putPart(part: Part, options: UploadOptions, progress: Progress): 
     clearTimeout(watchdog)
     watchdog = setTimeout(stalled, options.requestTimeoutMs)
   }
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      md5.update(chunk)
-      sent += chunk.length
-      progress.addBytes(chunk.length)
-      touch()
-      callback(null, chunk)
-    },
-  })
-  // pipeline() destroys the file stream too when undici drops the body (abort, reset).
-  const body =
-    length === 0
-      ? Buffer.alloc(0)
-      : pipeline(
-          createReadStream(part.file.absolutePath, {
-            start: offset,
-            end: offset + length - 1,
-            highWaterMark: Math.min(READ_BUFFER, length),
-          }),
-          counter,
-          () => {},
-        )
+  let body: Buffer | Readable
+  let md5: () => string
+  // A part that is the whole file gives the file's SHA-256 from the same bytes.
+  let sha256: (() => string) | undefined
+  const wholeFile = options.hash && part.of === 1
+  if (length <= SMALL_PART) {
+    // Most files of a web build are small: one read, one buffer, one hash call, and none of the
+    // objects of a stream pipeline (thousands of those made the heap grow with the file count).
+    const bytes = await readRange(part, offset, length)
+    sent = length
+    progress.addBytes(length)
+    body = bytes
+    md5 = () => hash('md5', bytes)
+    if (wholeFile) sha256 = () => hash('sha256', bytes)
+  } else {
+    const hasher = createHash('md5')
+    const fileHasher = wholeFile ? createHash('sha256') : undefined
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hasher.update(chunk)
+        fileHasher?.update(chunk)
+        streamed(chunk.length)
+        sent += chunk.length
+        progress.addBytes(chunk.length)
+        touch()
+        callback(null, chunk)
+      },
+    })
+    // pipeline() destroys the file stream too when undici drops the body (abort, reset).
+    body = pipeline(
+      createReadStream(part.file.absolutePath, {
+        start: offset,
+        end: offset + length - 1,
+        highWaterMark: Math.min(READ_BUFFER, length),
+      }),
+      counter,
+      () => {},
+    )
+    md5 = () => hasher.digest('hex')
+    if (fileHasher) sha256 = () => fileHasher.digest('hex')
+  }
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (part.file.contentType) headers['content-type'] = part.file.contentType
 
@@ -195,7 +237,7 @@ async function putPart(part: Part, options: UploadOptions, progress: Progress): 
       throw new PartUploadError(`${describePart(part)}: sent ${sent} of ${length} bytes`, status, true)
     }
     const etag = response.headers.etag
-    const expected = md5.digest('hex')
+    const expected = md5()
     if (
       typeof etag === 'string' &&
       /^"[0-9a-f]{32}"$/i.test(etag) &&
@@ -207,6 +249,7 @@ async function putPart(part: Part, options: UploadOptions, progress: Progress): 
         true,
       )
     }
+    if (sha256) part.file.sha256 = sha256()
   } catch (error) {
     progress.addBytes(-sent)
     if (error instanceof PartUploadError) throw error
@@ -222,6 +265,26 @@ async function putPart(part: Part, options: UploadOptions, progress: Progress): 
     )
   } finally {
     clearTimeout(watchdog)
+  }
+}
+
+/** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
+async function readRange(part: Part, offset: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(length)
+  const handle = await open(part.file.absolutePath, 'r')
+  try {
+    let done = 0
+    while (done < length) {
+      const { bytesRead } = await handle.read(bytes, done, length - done, offset + done)
+      if (bytesRead === 0)
+        throw new Error(
+          `${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`,
+        )
+      done += bytesRead
+    }
+    return bytes
+  } finally {
+    await handle.close()
   }
 }
 

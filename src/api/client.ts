@@ -191,7 +191,12 @@ export class ServiceClient {
     )
   }
 
-  async #send<T>(op: Operation, method: string, path: string, payload: Buffer | undefined): Promise<T> {
+  async #send<T>(
+    op: Operation,
+    method: Dispatcher.HttpMethod,
+    path: string,
+    payload: Buffer | undefined,
+  ): Promise<T> {
     const timeout = this.#options.requestTimeoutMs ?? 30_000
     this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
     const headers: Record<string, string> = {

@@ -34,6 +34,8 @@ Options:
                                    apiErrorRate (fractions from 0 to 1), putStallCount (first N PUTs stall),
                                    script ({"METHOD /pattern": ["429" | "503" | "reset", ...]})
                                  e.g. --faults '{"putErrorRate":0.2,"putResetRate":0.05,"apiErrorRate":0.1}'
+  --latency <ms>                 wait this long before handling each request, like a real network's
+                                   round trip (default 0)
   --help                         show this help`
 }
 
@@ -97,6 +99,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
       'multipart-threshold': { type: 'string' },
       'no-rate-limit': { type: 'boolean' },
       faults: { type: 'string' },
+      latency: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -111,6 +114,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
   }
   if (values['no-rate-limit']) options.rateLimit = false
   if (values.faults !== undefined) options.faults = faultsFlag(values.faults)
+  if (values.latency !== undefined) options.latencyMs = integerFlag('--latency', values.latency, 0, 60_000)
   return { options, seedFile: values.seed }
 }
 

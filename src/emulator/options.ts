@@ -42,6 +42,11 @@ export interface EmulatorOptions {
   log?: (line: string) => void
   /** Faults to inject (errors, resets, stalls, corrupted parts): see FaultOptions. Default none. */
   faults?: FaultOptions
+  /**
+   * Milliseconds every request waits before it is handled: the round trip of a real network, which
+   * loopback lacks (the benchmark chooses the default concurrency with it). Default 0.
+   */
+  latencyMs?: number
 }
 
 export interface ResolvedOptions {
@@ -58,6 +63,7 @@ export interface ResolvedOptions {
   storageDir: string | undefined
   log: ((line: string) => void) | undefined
   faults: ResolvedFaults | undefined
+  latencyMs: number
 }
 
 export { SERVERS_PAGE_SIZE }
@@ -78,6 +84,10 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     storageDir: options.storageDir,
     log: options.log,
     faults: resolveFaults(options.faults),
+    latencyMs: options.latencyMs ?? 0,
+  }
+  if (!Number.isSafeInteger(resolved.latencyMs) || resolved.latencyMs < 0) {
+    throw new RangeError(`emulator option latencyMs must be a whole number of ms, got ${resolved.latencyMs}`)
   }
   for (const name of [
     'multipartThreshold',

@@ -2,6 +2,7 @@
 // sites and the error documentation, all on one port.
 
 import { randomUUID } from 'node:crypto'
+import { setTimeout as delay } from 'node:timers/promises'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { RAY_ID_HEADER, type ServiceErrorBody } from '../api/types.ts'
@@ -129,6 +130,7 @@ async function handleRequest(
   res.setHeader(RAY_ID_HEADER, rayId)
   recordWhenDone(core, requests, req, res, path)
   try {
+    if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
     await dispatch(core, req, res, path, query, rayId)
   } catch (error) {
     if (!(error instanceof ApiError)) console.error('gamehost emulator: unexpected error', error)

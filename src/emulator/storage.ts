@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises'
 export class PartStorage {
   readonly dir: string
   private readonly removeOnClose: boolean
+  private readonly madeDirs = new Map<string, Promise<void>>()
 
   private constructor(dir: string, removeOnClose: boolean) {
     this.dir = dir
@@ -43,7 +44,7 @@ export class PartStorage {
   ) {
     const target = this.partPath(uploadId, fileIndex, partIndex)
     const temporary = `${target}.${randomUUID()}.tmp`
-    await mkdir(join(this.dir, uploadId, 'parts'), { recursive: true })
+    await this.ensureDir(join(this.dir, uploadId, 'parts'))
     const hash = createHash('md5')
     let received = 0
     try {
@@ -82,16 +83,30 @@ export class PartStorage {
     const parts = Array.from({ length: partCount }, (_, partIndex) =>
       this.partPath(uploadId, fileIndex, partIndex),
     )
-    await mkdir(join(this.dir, uploadId, 'files'), { recursive: true })
-    await pipeline(async function* () {
-      for (const part of parts) yield* createReadStream(part)
-    }, createWriteStream(target))
+    await this.ensureDir(join(this.dir, uploadId, 'files'))
+    // A file of one part is that part: moved, not copied (most files of a site).
+    if (parts.length === 1) await rename(parts[0]!, target)
+    else
+      await pipeline(async function* () {
+        for (const part of parts) yield* createReadStream(part)
+      }, createWriteStream(target))
     return (await stat(target)).size
   }
 
   /** Parts are no longer needed once an upload is complete. */
   async discardParts(uploadId: string): Promise<void> {
     await rm(join(this.dir, uploadId, 'parts'), { recursive: true, force: true })
+    this.madeDirs.delete(join(this.dir, uploadId, 'parts'))
+  }
+
+  /** mkdir -p, once per folder: a site's thousands of parts share two folders. */
+  private ensureDir(dir: string): Promise<void> {
+    let made = this.madeDirs.get(dir)
+    if (!made) {
+      made = mkdir(dir, { recursive: true }).then(() => undefined)
+      this.madeDirs.set(dir, made)
+    }
+    return made
   }
 
   filePath(uploadId: string, fileIndex: number): string {

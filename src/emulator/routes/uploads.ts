@@ -36,10 +36,14 @@ async function assembleSite(core: EmulatorCore, site: SiteRecord): Promise<void>
   }
   const partCounts = new Map<number, number>()
   for (const part of site.parts) partCounts.set(part.fileIndex, (partCounts.get(part.fileIndex) ?? 0) + 1)
-  for (const [fileIndex, file] of site.files.entries()) {
-    const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
-    if (size !== file.content_length) throw internalError()
+  let next = 0
+  const assembleNext = async () => {
+    for (let fileIndex = next++; fileIndex < site.files.length; fileIndex = next++) {
+      const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
+      if (size !== site.files[fileIndex]!.content_length) throw internalError()
+    }
   }
+  await Promise.all(Array.from({ length: Math.min(8, site.files.length) }, assembleNext))
   site.completed = true
   await core.storage.discardParts(site.uploadId)
 }

@@ -1,0 +1,16 @@
+// The hashing phase of the deploy alone: collect, stat, SHA-256, content types, manifest. It reports
+// the phase's own duration: the start-up of a process is measured once, on its own, by the benchmark.
+import { parseArgs } from 'node:util'
+import { collectArtifacts } from '../../src/artifacts.ts'
+import { memoryLogger } from '../../src/logger.ts'
+
+const { values } = parseArgs({ options: { path: { type: 'string' } } })
+const started = performance.now()
+const manifest = await collectArtifacts({
+  root: values.path!,
+  patterns: ['**'],
+  includeHidden: false,
+  logger: memoryLogger(),
+})
+const ms = performance.now() - started
+console.log(JSON.stringify({ ms, files: manifest.fileCount, bytes: manifest.totalBytes }))
