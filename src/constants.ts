@@ -89,7 +89,8 @@ export const ActionName = {
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 
-export const DEFAULT_CONCURRENCY = 8
+/** Chosen with `npm run bench -- --sweep` against a 20 ms round trip: see BENCHMARKS.md. */
+export const DEFAULT_CONCURRENCY = 32
 export const MAX_CONCURRENCY = 256
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20

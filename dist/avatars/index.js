@@ -32232,7 +32232,8 @@ const ActionName = {
 };
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
-const DEFAULT_CONCURRENCY = 8;
+/** Chosen with `npm run bench -- --sweep` against a 20 ms round trip: see BENCHMARKS.md. */
+const DEFAULT_CONCURRENCY = 32;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
