@@ -12,7 +12,16 @@ import { UsageError, ValidationFailedError, errorMessage } from './api/errors.ts
 import { validationTitle } from './api/rules.ts'
 import { avatarsOperation } from './avatars.ts'
 import type { Connection, GetInput } from './common-inputs.ts'
-import { ActionName, Input, TOKEN_ENV } from './constants.ts'
+import { DEFAULT_RETRIES } from './api/retry.ts'
+import {
+  ActionName,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Input,
+  MAX_CONCURRENCY,
+  MAX_RETRIES,
+  TOKEN_ENV,
+} from './constants.ts'
 import { deploy } from './deploy.ts'
 import { deployOutputs, deployReport } from './deploy-report.ts'
 import { runEmulatorCommand } from './emulator/command.ts'
@@ -118,9 +127,24 @@ const DEPLOY: Command = {
     ),
     flag(Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
     ...MATCHMAKER_FLAGS,
-    flag(Input.Concurrency, 'string', 'Part uploads in flight at once, 1 to 256 (default 8)', 'n'),
-    flag(Input.Retries, 'string', 'Attempts after the first for a failed request, 0 to 20 (default 5)', 'n'),
-    flag(Input.RequestTimeout, 'string', 'Seconds a request may make no progress (default 30)', 's'),
+    flag(
+      Input.Concurrency,
+      'string',
+      `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+      'n',
+    ),
+    flag(
+      Input.Retries,
+      'string',
+      `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+      'n',
+    ),
+    flag(
+      Input.RequestTimeout,
+      'string',
+      `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+      's',
+    ),
     flag(
       Input.DryRun,
       'boolean',

@@ -40033,6 +40033,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 
 
+
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -40074,9 +40075,9 @@ const DEPLOY = {
         flag(constants_Input.NamespaceId, 'string', 'An existing namespace to work on (or to reuse with --namespace)', 'id'),
         flag(constants_Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
         ...MATCHMAKER_FLAGS,
-        flag(constants_Input.Concurrency, 'string', 'Part uploads in flight at once, 1 to 256 (default 8)', 'n'),
-        flag(constants_Input.Retries, 'string', 'Attempts after the first for a failed request, 0 to 20 (default 5)', 'n'),
-        flag(constants_Input.RequestTimeout, 'string', 'Seconds a request may make no progress (default 30)', 's'),
+        flag(constants_Input.Concurrency, 'string', `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`, 'n'),
+        flag(constants_Input.Retries, 'string', `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`, 'n'),
+        flag(constants_Input.RequestTimeout, 'string', `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`, 's'),
         flag(constants_Input.DryRun, 'boolean', 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)'),
         ...OUTPUT_FLAGS,
     ],
