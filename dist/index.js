@@ -29530,7 +29530,7 @@ __webpack_async_result__();
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(324);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4565);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29539,7 +29539,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 324:
+/***/ 4565:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32899,9 +32899,9 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        setOutput(name, action_outputText(value));
+        setOutput(name, outputText(value));
 }
-function action_outputText(value) {
+function outputText(value) {
     if (value === null)
         return '';
     return typeof value === 'string' ? value : JSON.stringify(value);
@@ -37113,7 +37113,23 @@ function glob_hashFiles(patterns_1) {
 //# sourceMappingURL=glob.js.map
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
+;// CONCATENATED MODULE: ./src/pool.ts
+/**
+ * Runs `task` for every item, at most `workers` at a time, each worker taking the next item when it
+ * is done. Unlike queuing every item at once (p-limit), it holds no pending promise per item: a site
+ * can have tens of thousands of files. `worker` (0 to workers-1) lets a task use per-worker state.
+ */
+async function forEachInPool(items, workers, task) {
+    let next = 0;
+    const run = async (worker) => {
+        for (let index = next++; index < items.length; index = next++)
+            await task(items[index], index, worker);
+    };
+    await Promise.all(Array.from({ length: Math.min(workers, items.length) }, (_, worker) => run(worker)));
+}
+
 ;// CONCATENATED MODULE: ./src/artifacts.ts
+
 
 
 
@@ -37143,19 +37159,14 @@ async function scanArtifacts(options) {
  * and no pending promise per file, so memory stays flat whatever the file count and size.
  */
 async function hashArtifacts(files, workers = 8) {
-    let next = 0;
-    const worker = async () => {
-        const buffer = Buffer.allocUnsafe(HASH_BUFFER);
-        for (let i = next++; i < files.length; i = next++) {
-            const file = files[i];
-            const { sha256, size } = await hashFile(file.absolutePath, buffer);
-            if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
-            }
-            file.sha256 = sha256;
+    const buffers = Array.from({ length: Math.min(workers, files.length) }, () => Buffer.allocUnsafe(HASH_BUFFER));
+    await forEachInPool(files, workers, async (file, _index, worker) => {
+        const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]);
+        if (size !== file.size) {
+            throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
         }
-    };
-    await Promise.all(Array.from({ length: Math.min(workers, files.length) }, worker));
+        file.sha256 = sha256;
+    });
 }
 function buildManifest(files) {
     const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -37238,36 +37249,31 @@ async function findFiles(options) {
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const described = new Array(found.length);
-    let next = 0;
-    const worker = async () => {
-        for (let i = next++; i < found.length; i = next++) {
-            const absolutePath = found[i];
-            let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
-            let target;
-            if (stats.isSymbolicLink()) {
-                target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
-                stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
-            }
-            else {
-                target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
-            }
-            const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-            if (!inside(target)) {
-                options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-                continue;
-            }
-            const contentType = contentTypeOf(relative);
-            described[i] = {
-                path: relative,
-                absolutePath,
-                size: stats.size,
-                mtimeMs: stats.mtimeMs,
-                sha256: '',
-                ...(contentType ? { contentType } : {}),
-            };
+    await forEachInPool(found, 16, async (absolutePath, i) => {
+        let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
+        let target;
+        if (stats.isSymbolicLink()) {
+            target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
+            stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
         }
-    };
-    await Promise.all(Array.from({ length: Math.min(16, found.length) }, worker));
+        else {
+            target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
+        }
+        const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
+        if (!inside(target)) {
+            options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+            return;
+        }
+        const contentType = contentTypeOf(relative);
+        described[i] = {
+            path: relative,
+            absolutePath,
+            size: stats.size,
+            mtimeMs: stats.mtimeMs,
+            sha256: '',
+            ...(contentType ? { contentType } : {}),
+        };
+    });
     const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -37761,7 +37767,7 @@ async function uploadParts(options) {
     const progress = createProgress({
         files: options.files.length,
         bytes: totalBytes,
-        partsPerFile: countBy(parts, (p) => p.file.path),
+        partsPerFile: new Map(parts.map((p) => [p.file.path, p.of])),
         logger: options.logger,
         now: options.retry.now,
         intervalMs: options.progressIntervalMs ?? 5_000,
@@ -38393,7 +38399,7 @@ function domainProblem(domain) {
 
 
 /** The deploy's outputs, by name: null for what this run did not produce. */
-function deploy_report_deployOutputs(result) {
+function deployOutputs(result) {
     return {
         [Output.SiteId]: result.siteId ?? null,
         [Output.UploadId]: result.uploadId ?? null,
@@ -38462,10 +38468,6 @@ function skipReport(reason) {
 
 
 
-/** The action's outputs, by name. Empty strings for what this run did not produce. */
-function outputsOf(result) {
-    return Object.fromEntries(Object.entries(deployOutputs(result)).map(([name, value]) => [name, outputText(value)]));
-}
 /** The outputs of a run that deployed nothing (no token on a fork). */
 function setSkippedOutputs() {
     for (const name of Object.values(Output))
@@ -38475,7 +38477,7 @@ async function writeSkipSummary(reason) {
     await writeReport(skipReport(reason));
 }
 function report_setOutputs(result) {
-    setOutputs(deploy_report_deployOutputs(result));
+    setOutputs(deployOutputs(result));
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 async function writeSummary(result) {

@@ -6,6 +6,7 @@ import mime from 'mime-types'
 import { UsageError } from './api/errors.ts'
 import type { FileDescriptor } from './api/types.ts'
 import type { Logger } from './logger.ts'
+import { forEachInPool } from './pool.ts'
 
 export interface ArtifactFile {
   /** Path relative to the site root, `/` separators: the path the service knows the file by. */
@@ -64,19 +65,16 @@ export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFi
  * and no pending promise per file, so memory stays flat whatever the file count and size.
  */
 export async function hashArtifacts(files: ArtifactFile[], workers = 8): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    const buffer = Buffer.allocUnsafe(HASH_BUFFER)
-    for (let i = next++; i < files.length; i = next++) {
-      const file = files[i]!
-      const { sha256, size } = await hashFile(file.absolutePath, buffer)
-      if (size !== file.size) {
-        throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
-      }
-      file.sha256 = sha256
+  const buffers = Array.from({ length: Math.min(workers, files.length) }, () =>
+    Buffer.allocUnsafe(HASH_BUFFER),
+  )
+  await forEachInPool(files, workers, async (file, _index, worker) => {
+    const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]!)
+    if (size !== file.size) {
+      throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(workers, files.length) }, worker))
+    file.sha256 = sha256
+  })
 }
 
 export function buildManifest(files: ArtifactFile[]): Manifest {
@@ -165,35 +163,30 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
   const described = new Array<ArtifactFile | undefined>(found.length)
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < found.length; i = next++) {
-      const absolutePath = found[i]!
-      let stats = await lstat(absolutePath)
-      let target: string
-      if (stats.isSymbolicLink()) {
-        target = await realpath(absolutePath)
-        stats = await stat(absolutePath)
-      } else {
-        target = path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath))
-      }
-      const relative = path.relative(root, absolutePath).split(path.sep).join('/')
-      if (!inside(target)) {
-        options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
-        continue
-      }
-      const contentType = contentTypeOf(relative)
-      described[i] = {
-        path: relative,
-        absolutePath,
-        size: stats.size,
-        mtimeMs: stats.mtimeMs,
-        sha256: '',
-        ...(contentType ? { contentType } : {}),
-      }
+  await forEachInPool(found, 16, async (absolutePath, i) => {
+    let stats = await lstat(absolutePath)
+    let target: string
+    if (stats.isSymbolicLink()) {
+      target = await realpath(absolutePath)
+      stats = await stat(absolutePath)
+    } else {
+      target = path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath))
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(16, found.length) }, worker))
+    const relative = path.relative(root, absolutePath).split(path.sep).join('/')
+    if (!inside(target)) {
+      options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
+      return
+    }
+    const contentType = contentTypeOf(relative)
+    described[i] = {
+      path: relative,
+      absolutePath,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      sha256: '',
+      ...(contentType ? { contentType } : {}),
+    }
+  })
   const files = described.filter((f): f is ArtifactFile => f !== undefined)
   if (files.length === 0) {
     throw new UsageError(

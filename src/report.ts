@@ -1,15 +1,8 @@
 import * as core from '@actions/core'
-import { outputText, setOutputs as setOutputValues, writeReport } from './action.ts'
+import { setOutputs as setOutputValues, writeReport } from './action.ts'
 import { Output } from './constants.ts'
 import type { DeployResult } from './deploy.ts'
 import { deployOutputs, deployReport, skipReport } from './deploy-report.ts'
-
-/** The action's outputs, by name. Empty strings for what this run did not produce. */
-export function outputsOf(result: DeployResult): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(deployOutputs(result)).map(([name, value]) => [name, outputText(value)]),
-  )
-}
 
 /** The outputs of a run that deployed nothing (no token on a fork). */
 export function setSkippedOutputs(): void {

@@ -69,7 +69,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   const progress = createProgress({
     files: options.files.length,
     bytes: totalBytes,
-    partsPerFile: countBy(parts, (p) => p.file.path),
+    partsPerFile: new Map(parts.map((p) => [p.file.path, p.of])),
     logger: options.logger,
     now: options.retry.now,
     intervalMs: options.progressIntervalMs ?? 5_000,

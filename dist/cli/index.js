@@ -36435,7 +36435,23 @@ function glob_hashFiles(patterns_1) {
 //# sourceMappingURL=glob.js.map
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
+;// CONCATENATED MODULE: ./src/pool.ts
+/**
+ * Runs `task` for every item, at most `workers` at a time, each worker taking the next item when it
+ * is done. Unlike queuing every item at once (p-limit), it holds no pending promise per item: a site
+ * can have tens of thousands of files. `worker` (0 to workers-1) lets a task use per-worker state.
+ */
+async function forEachInPool(items, workers, task) {
+    let next = 0;
+    const run = async (worker) => {
+        for (let index = next++; index < items.length; index = next++)
+            await task(items[index], index, worker);
+    };
+    await Promise.all(Array.from({ length: Math.min(workers, items.length) }, (_, worker) => run(worker)));
+}
+
 ;// CONCATENATED MODULE: ./src/artifacts.ts
+
 
 
 
@@ -36465,19 +36481,14 @@ async function scanArtifacts(options) {
  * and no pending promise per file, so memory stays flat whatever the file count and size.
  */
 async function hashArtifacts(files, workers = 8) {
-    let next = 0;
-    const worker = async () => {
-        const buffer = Buffer.allocUnsafe(HASH_BUFFER);
-        for (let i = next++; i < files.length; i = next++) {
-            const file = files[i];
-            const { sha256, size } = await hashFile(file.absolutePath, buffer);
-            if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
-            }
-            file.sha256 = sha256;
+    const buffers = Array.from({ length: Math.min(workers, files.length) }, () => Buffer.allocUnsafe(HASH_BUFFER));
+    await forEachInPool(files, workers, async (file, _index, worker) => {
+        const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]);
+        if (size !== file.size) {
+            throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
         }
-    };
-    await Promise.all(Array.from({ length: Math.min(workers, files.length) }, worker));
+        file.sha256 = sha256;
+    });
 }
 function buildManifest(files) {
     const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -36560,36 +36571,31 @@ async function findFiles(options) {
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const described = new Array(found.length);
-    let next = 0;
-    const worker = async () => {
-        for (let i = next++; i < found.length; i = next++) {
-            const absolutePath = found[i];
-            let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
-            let target;
-            if (stats.isSymbolicLink()) {
-                target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
-                stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
-            }
-            else {
-                target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
-            }
-            const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-            if (!inside(target)) {
-                options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-                continue;
-            }
-            const contentType = contentTypeOf(relative);
-            described[i] = {
-                path: relative,
-                absolutePath,
-                size: stats.size,
-                mtimeMs: stats.mtimeMs,
-                sha256: '',
-                ...(contentType ? { contentType } : {}),
-            };
+    await forEachInPool(found, 16, async (absolutePath, i) => {
+        let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
+        let target;
+        if (stats.isSymbolicLink()) {
+            target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
+            stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
         }
-    };
-    await Promise.all(Array.from({ length: Math.min(16, found.length) }, worker));
+        else {
+            target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
+        }
+        const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
+        if (!inside(target)) {
+            options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+            return;
+        }
+        const contentType = contentTypeOf(relative);
+        described[i] = {
+            path: relative,
+            absolutePath,
+            size: stats.size,
+            mtimeMs: stats.mtimeMs,
+            sha256: '',
+            ...(contentType ? { contentType } : {}),
+        };
+    });
     const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -37085,7 +37091,7 @@ async function uploadParts(options) {
     const progress = createProgress({
         files: options.files.length,
         bytes: totalBytes,
-        partsPerFile: countBy(parts, (p) => p.file.path),
+        partsPerFile: new Map(parts.map((p) => [p.file.path, p.of])),
         logger: options.logger,
         now: options.retry.now,
         intervalMs: options.progressIntervalMs ?? 5_000,
@@ -38007,6 +38013,7 @@ function authorizeGame(token, gameId) {
 // POST /cloud/uploads/{upload_id}/complete: assembles the uploaded parts into the site's files.
 
 
+
 const completeUpload = {
     method: 'POST',
     pattern: '/cloud/uploads/:upload_id/complete',
@@ -38039,15 +38046,11 @@ async function assembleSite(core, site) {
     const partCounts = new Map();
     for (const part of site.parts)
         partCounts.set(part.fileIndex, (partCounts.get(part.fileIndex) ?? 0) + 1);
-    let next = 0;
-    const assembleNext = async () => {
-        for (let fileIndex = next++; fileIndex < site.files.length; fileIndex = next++) {
-            const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0);
-            if (size !== site.files[fileIndex].content_length)
-                throw internalError();
-        }
-    };
-    await Promise.all(Array.from({ length: Math.min(8, site.files.length) }, assembleNext));
+    await forEachInPool(site.files, 8, async (file, fileIndex) => {
+        const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0);
+        if (size !== file.content_length)
+            throw internalError();
+    });
     site.completed = true;
     await core.storage.discardParts(site.uploadId);
 }

@@ -4,6 +4,7 @@ import { authorizeGame } from '../auth.ts'
 import type { ApiRoute, EmulatorCore } from '../core.ts'
 import { internalError } from '../errors.ts'
 import type { SiteRecord } from '../state.ts'
+import { forEachInPool } from '../../pool.ts'
 
 export const completeUpload: ApiRoute = {
   method: 'POST',
@@ -36,14 +37,10 @@ async function assembleSite(core: EmulatorCore, site: SiteRecord): Promise<void>
   }
   const partCounts = new Map<number, number>()
   for (const part of site.parts) partCounts.set(part.fileIndex, (partCounts.get(part.fileIndex) ?? 0) + 1)
-  let next = 0
-  const assembleNext = async () => {
-    for (let fileIndex = next++; fileIndex < site.files.length; fileIndex = next++) {
-      const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
-      if (size !== site.files[fileIndex]!.content_length) throw internalError()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(8, site.files.length) }, assembleNext))
+  await forEachInPool(site.files, 8, async (file, fileIndex) => {
+    const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
+    if (size !== file.content_length) throw internalError()
+  })
   site.completed = true
   await core.storage.discardParts(site.uploadId)
 }
