@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readFile, symlink } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, symlink, truncate } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
+import * as glob from '@actions/glob'
 import { UsageError } from '../src/api/errors.ts'
 import {
   buildManifest,
   collectArtifacts,
   contentTypeOf,
   fileDescriptors,
+  hashArtifacts,
+  scanArtifacts,
   writeManifest,
 } from '../src/artifacts.ts'
 import { memoryLogger } from '../src/logger.ts'
@@ -99,6 +102,71 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
   assert.deepEqual(
     keep.files.map((f) => f.path),
     ['.env', '.git/config', 'a/.hidden', 'index.html'],
+  )
+})
+
+test('every file (the default **) is found as @actions/glob finds it, with or without hidden ones', async () => {
+  const root = await tempDir()
+  await writeTree(root, {
+    'index.html': 'i',
+    'a b/ü.js': 'u',
+    'assets/0/x.png': 'x',
+    'assets/0/deep/er/y.wasm': 'y',
+    'assets/.cache/z': 'z',
+    '.well-known/t.txt': 't',
+    '.env': 'e',
+    'a/.hidden': 'h',
+  })
+  await mkdir(path.join(root, 'empty/nested'), { recursive: true })
+  for (const includeHidden of [false, true]) {
+    const globber = await glob.create(path.join(root, '**'), {
+      matchDirectories: false,
+      excludeHiddenFiles: !includeHidden,
+    })
+    const expected = (await globber.glob()).map((f) => path.relative(root, f).split(path.sep).join('/'))
+    const files = await scanArtifacts({ root, patterns: ['**'], includeHidden, logger: memoryLogger() })
+    assert.deepEqual(files.map((f) => f.path).sort(), expected.sort())
+    assert.equal(files.length, includeHidden ? 8 : 4)
+  }
+})
+
+test('a site whose folder is itself hidden (like .output) is collected, whatever the patterns', async () => {
+  const parent = await tempDir()
+  const root = path.join(parent, '.output')
+  await writeTree(root, { 'index.html': 'i', 'a/app.js': 'a', 'a/.secret': 's' })
+  for (const patterns of [['**'], ['**/*'], ['a', 'index.html']]) {
+    const files = await scanArtifacts({ root, patterns, includeHidden: false, logger: memoryLogger() })
+    assert.deepEqual(files.map((f) => f.path).sort(), ['a/app.js', 'index.html'], patterns.join(','))
+  }
+  const all = await scanArtifacts({ root, patterns: ['**/*'], includeHidden: true, logger: memoryLogger() })
+  assert.deepEqual(all.map((f) => f.path).sort(), ['a/.secret', 'a/app.js', 'index.html'])
+})
+
+test('a file that grew or shrank between the scan and its hashing is refused', async () => {
+  const root = await tempDir()
+  const small = 'x'.repeat(1000)
+  const big = 'y'.repeat(600 * 1024) // more than one read buffer
+  await writeTree(root, { 'grows.txt': small, 'shrinks.txt': small, 'big.bin': big })
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const only = (name: string) => scanned.filter((f) => f.path === name)
+
+  await hashArtifacts(only('big.bin'))
+  assert.equal(only('big.bin')[0]!.sha256, sha256(Buffer.from(big)))
+
+  await appendFile(path.join(root, 'grows.txt'), 'more')
+  await assert.rejects(
+    hashArtifacts(only('grows.txt')),
+    /grows\.txt changed while it was hashed \(size 1000 -> 1004\)/,
+  )
+  await truncate(path.join(root, 'shrinks.txt'), 10)
+  await assert.rejects(
+    hashArtifacts(only('shrinks.txt')),
+    /shrinks\.txt changed while it was hashed \(size 1000 -> 10\)/,
   )
 })
 

@@ -192,7 +192,17 @@ describe('gamehost CLI', () => {
     })
 
     test('--verbose shows the debug lines of @actions/glob on stderr, never on stdout', async () => {
-      const run = await cli(['deploy', ...connection(), '--path', site, '--dry-run', '--verbose'])
+      // Patterns other than the default ** are matched by @actions/glob.
+      const run = await cli([
+        'deploy',
+        ...connection(),
+        '--path',
+        site,
+        '--files',
+        '**/*',
+        '--dry-run',
+        '--verbose',
+      ])
       assert.equal(run.code, 0, run.stderr)
       assert.match(run.stderr, /^ {2}debug: Search path '/m)
       assert.ok(!run.stdout.includes('Search path'))

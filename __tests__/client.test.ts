@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { ServiceClient, createAgent } from '../src/api/client.ts'
 import { ServiceError } from '../src/api/errors.ts'
@@ -190,4 +192,47 @@ describe('rate limits', () => {
     assert.ok(waits[0]! > 50_000 && waits[0]! <= 60_000, `waited ${waits[0]} ms`)
     assert.ok(logger.lines.some((l) => /429 API_RATE_LIMIT; retry 1 of 5/.test(l)))
   })
+})
+
+describe('answers of any length and framing', () => {
+  // A server of our own, to send what the emulator never does: chunked bodies, a byte-order mark.
+  const avatars = Array.from({ length: 3000 }, (_, i) => ({
+    avatar_id: `a${i}`,
+    display_name: `Ünïcødé ✓ ${i}`,
+  }))
+  let framing: 'chunked' | 'bom' = 'chunked'
+  const server = createServer((_request, response) => {
+    const body = Buffer.from(JSON.stringify({ custom_avatars: avatars }))
+    if (framing === 'bom') {
+      const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body])
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': withBom.length })
+      response.end(withBom)
+      return
+    }
+    // Odd-sized chunks, so that characters of several bytes are cut in two between chunks.
+    response.writeHead(200, { 'content-type': 'application/json' })
+    for (let at = 0; at < body.length; at += 997) response.write(body.subarray(at, at + 997))
+    response.end()
+  })
+  let url = ''
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  for (const kind of ['chunked', 'bom'] as const) {
+    test(`reads a ${kind === 'chunked' ? 'chunked answer of unknown length' : 'answer that starts with a byte-order mark'}`, async () => {
+      framing = kind
+      const client = new ServiceClient({
+        baseUrl: url,
+        token: TOKEN,
+        dispatcher: agent,
+        logger: memoryLogger(),
+        retry: retryPolicy({ sleep: async () => {} }),
+      })
+      const answer = (await client.listCustomAvatars(GAME)) as unknown as { custom_avatars: typeof avatars }
+      assert.deepEqual(answer.custom_avatars, avatars)
+    })
+  }
 })

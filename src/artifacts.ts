@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { lstat, open, realpath, stat, writeFile } from 'node:fs/promises'
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import * as glob from '@actions/glob'
 import mime from 'mime-types'
@@ -69,7 +69,7 @@ export async function hashArtifacts(files: ArtifactFile[], workers = 8): Promise
     Buffer.allocUnsafe(HASH_BUFFER),
   )
   await forEachInPool(files, workers, async (file, _index, worker) => {
-    const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]!)
+    const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]!, file.size)
     if (size !== file.size) {
       throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
     }
@@ -98,25 +98,41 @@ export function fileDescriptors(files: ArtifactFile[]): FileDescriptor[] {
   }))
 }
 
-/** Writes the manifest as JSON (without absolute paths) and returns where. */
+/**
+ * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
+ * written a batch of lines at a time: one string of the whole (4 MB for 20,000 files) and the objects
+ * to make it were the peak of a big site's deploy.
+ */
 export async function writeManifest(manifest: Manifest, file: string): Promise<string> {
-  const document = {
-    digest: manifest.digest,
-    fileCount: manifest.fileCount,
-    totalBytes: manifest.totalBytes,
-    files: manifest.files.map(({ path: p, size, sha256, contentType }) => ({
-      path: p,
-      size,
-      sha256,
-      contentType,
-    })),
+  const handle = await open(file, 'w')
+  try {
+    const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes }
+    await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`)
+    const { files } = manifest
+    for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
+      let lines = ''
+      for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
+        const { path: p, size, sha256, contentType } = files[i]!
+        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
+      }
+      await handle.write(lines)
+    }
+    await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`)
+  } finally {
+    await handle.close()
   }
-  await writeFile(file, JSON.stringify(document, null, 2) + '\n')
   return file
 }
 
+const MANIFEST_BATCH = 500
+
+const contentTypes = new Map<string, string | undefined>()
+
+/** One string per extension, however many files share it (mime-types builds a new one each call). */
 export function contentTypeOf(file: string): string | undefined {
-  return mime.contentType(path.extname(file)) || undefined
+  const extension = path.extname(file).toLowerCase()
+  if (!contentTypes.has(extension)) contentTypes.set(extension, mime.contentType(extension) || undefined)
+  return contentTypes.get(extension)
 }
 
 /** Checks patterns: relative, and never reaching above the root. */
@@ -141,17 +157,9 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   checkPatterns(options.patterns)
   const realRoot = await realpath(root)
 
-  const patterns = options.patterns.map((p) =>
-    p.startsWith('!') ? `!${path.join(root, p.slice(1))}` : path.join(root, p),
-  )
-  const globber = await glob.create(patterns.join('\n'), {
-    matchDirectories: false,
-    followSymbolicLinks: true,
-    implicitDescendants: true,
-    excludeHiddenFiles: !options.includeHidden,
-  })
-  const found: string[] = []
-  for await (const absolutePath of globber.globGenerator()) found.push(absolutePath)
+  const found =
+    (isEveryFile(options.patterns) ? await listPlainTree(root, options.includeHidden) : undefined) ??
+    (await globFiles(root, options))
 
   // Where each file really is, to keep links from leading out of path: a directory's real path is
   // looked up once, a file's only when the file itself is a link.
@@ -197,17 +205,82 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   return files
 }
 
-/** SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size. */
-async function hashFile(file: string, buffer: Buffer): Promise<{ sha256: string; size: number }> {
+async function globFiles(root: string, options: CollectOptions): Promise<string[]> {
+  const patterns = options.patterns.map((p) =>
+    p.startsWith('!') ? `!${path.join(root, p.slice(1))}` : path.join(root, p),
+  )
+  // Hidden names are judged below path, as listPlainTree does: @actions/glob's own option would also
+  // skip everything when path itself is a hidden folder (say .output).
+  const globber = await glob.create(patterns.join('\n'), {
+    matchDirectories: false,
+    followSymbolicLinks: true,
+    implicitDescendants: true,
+    excludeHiddenFiles: false,
+  })
+  const found: string[] = []
+  for await (const absolutePath of globber.globGenerator()) {
+    if (options.includeHidden || !path.relative(root, absolutePath).split(path.sep).some(isHidden)) {
+      found.push(absolutePath)
+    }
+  }
+  return found
+}
+
+const isHidden = (name: string) => name.startsWith('.')
+
+const isEveryFile = (patterns: string[]) => patterns.length === 1 && patterns[0] === '**'
+
+/**
+ * Every file under root when the tree holds only plain files and folders, as `**` finds them with
+ * @actions/glob; undefined as soon as it meets anything else (a link, a device), and @actions/glob
+ * decides. Why: @actions/glob stats one entry at a time (measured: 235 ms for 3,000 files, most of
+ * the collect phase), where the types readdir gives need no stat at all.
+ */
+async function listPlainTree(root: string, includeHidden: boolean): Promise<string[] | undefined> {
+  const files: string[] = []
+  let level = [root]
+  while (level.length) {
+    // Kept per directory, so that the order is the file system's, not the order reads finish in.
+    const listings = new Array<{ files: string[]; dirs: string[] }>(level.length)
+    let plain = true
+    await forEachInPool(level, 16, async (dir, index) => {
+      const listing: { files: string[]; dirs: string[] } = { files: [], dirs: [] }
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        if (!includeHidden && isHidden(entry.name)) continue
+        const entryPath = path.join(dir, entry.name)
+        if (entry.isFile()) listing.files.push(entryPath)
+        else if (entry.isDirectory()) listing.dirs.push(entryPath)
+        else plain = false
+      }
+      listings[index] = listing
+    })
+    if (!plain) return undefined
+    for (const listing of listings) for (const file of listing.files) files.push(file)
+    level = listings.flatMap((listing) => listing.dirs)
+  }
+  return files
+}
+
+/**
+ * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
+ * A read that comes back short once the size found by the scan is reached is the end of the file:
+ * no further read to hear it (a quarter of the calls for small files; measured 20,000 files: 0.77 to
+ * 0.64 s). Anything else reads on to the end, so a file that grew is still seen to differ.
+ */
+async function hashFile(
+  file: string,
+  buffer: Buffer,
+  expectedSize: number,
+): Promise<{ sha256: string; size: number }> {
   const handle = await open(file, 'r')
   try {
     const hash = createHash('sha256')
     let size = 0
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
       hash.update(buffer.subarray(0, bytesRead))
       size += bytesRead
+      if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize)) break
     }
     return { sha256: hash.digest('hex'), size }
   } finally {

@@ -2,13 +2,13 @@ import { createHash, hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { Transform, pipeline, type Readable } from 'node:stream'
-import pLimit from 'p-limit'
 import { request, type Dispatcher } from 'undici'
 import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
 import type { PresignedRequest } from './api/types.ts'
 import { hashArtifacts, type ArtifactFile } from './artifacts.ts'
 import type { Logger } from './logger.ts'
 import { collectGarbageEvery } from './memory.ts'
+import { forEachInPool } from './pool.ts'
 import { createProgress, type Progress } from './progress.ts'
 
 export interface UploadOptions {
@@ -91,18 +91,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
   const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
   try {
-    const limit = pLimit(options.concurrency)
-    await Promise.all([
-      hashArtifacts(hashedApart, 2),
-      ...ordered.map((part) =>
-        limit(() =>
-          uploadOne(part).catch((error: unknown) => {
-            limit.clearQueue()
-            throw error
-          }),
-        ),
-      ),
-    ])
+    await Promise.all([hashArtifacts(hashedApart, 2), forEachInPool(ordered, options.concurrency, uploadOne)])
   } finally {
     progress.stop()
   }
@@ -298,19 +287,14 @@ function storeError(text: string): string {
 
 /** A site is never completed with bytes that differ from the manifest. */
 async function assertUnchanged(files: ArtifactFile[]): Promise<void> {
-  const limit = pLimit(16)
-  await Promise.all(
-    files.map((file) =>
-      limit(async () => {
-        const now = await stat(file.absolutePath)
-        if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-          throw new Error(
-            `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
-          )
-        }
-      }),
-    ),
-  )
+  await forEachInPool(files, 16, async (file) => {
+    const now = await stat(file.absolutePath)
+    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+      throw new Error(
+        `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
+      )
+    }
+  })
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {

@@ -20,7 +20,7 @@ const MiB = 1024 * 1024
 const { values } = parseArgs({
   options: {
     sites: { type: 'string', default: 'mixed,big,small-1000,small-5000,small-20000' },
-    repeats: { type: 'string', default: '5' },
+    repeats: { type: 'string', default: '7' },
     'scaling-repeats': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '' },
     sweep: { type: 'string', default: '' },
@@ -38,7 +38,7 @@ if (values.help) {
   --sites a,b,c         sites to measure (default mixed,big,small-1000,small-5000,small-20000)
                         mixed: --small-files files of 1-32 KiB + --big-files files of --big-mib MiB
                         big: one file of --single-mib MiB; small-N: N files of 1-32 KiB
-  --repeats N           runs of each measurement on mixed and big, median reported (default 5)
+  --repeats N           runs of each measurement on mixed and big, median reported (default 7)
   --scaling-repeats N   the same for the small-N sites (default 3)
   --concurrency N       the deploy's concurrency input (default: the action's default)
   --sweep 2,8,32        also time the deploy of the mixed site at these concurrencies, against an
