@@ -32238,7 +32238,8 @@ function header(headers, name) {
  */
 async function readText(body, contentLength) {
     const declared = Number(contentLength);
-    let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? declared : 64 * 1024);
+    // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
+    let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024);
     let length = 0;
     for await (const chunk of body) {
         if (length + chunk.length > buffer.length) {

@@ -261,7 +261,10 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
  */
 async function readText(body: AsyncIterable<Buffer>, contentLength: string | undefined): Promise<string> {
   const declared = Number(contentLength)
-  let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? declared : 64 * 1024)
+  // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
+  let buffer = Buffer.allocUnsafe(
+    Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024,
+  )
   let length = 0
   for await (const chunk of body) {
     if (length + chunk.length > buffer.length) {
