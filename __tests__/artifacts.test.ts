@@ -98,6 +98,17 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
     skip.files.map((f) => f.path),
     ['index.html'],
   )
+  // Patterns other than ** go through @actions/glob, and skip the same files.
+  const skipGlob = await scanArtifacts({
+    root,
+    patterns: ['**/*'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    skipGlob.map((f) => f.path),
+    ['index.html'],
+  )
   const keep = await collectArtifacts({ root, patterns: ['**'], includeHidden: true, logger: memoryLogger() })
   assert.deepEqual(
     keep.files.map((f) => f.path),

@@ -37325,19 +37325,23 @@ async function findFiles(options) {
 }
 async function globFiles(root, options) {
     const patterns = options.patterns.map((p) => p.startsWith('!') ? `!${external_node_path_default().join(root, p.slice(1))}` : external_node_path_default().join(root, p));
-    // Hidden names are judged below path, as listPlainTree does: @actions/glob's own option would also
-    // skip everything when path itself is a hidden folder (say .output).
+    // Hidden names are judged below path, as listPlainTree does. @actions/glob's own option does not
+    // even walk hidden folders (a .git of thousands of files), but it also skips everything when path
+    // itself is a hidden folder (say .output): only then are hidden names filtered out afterwards.
+    const pruneHidden = !options.includeHidden && !isHidden(external_node_path_default().basename(root));
     const globber = await create(patterns.join('\n'), {
         matchDirectories: false,
         followSymbolicLinks: true,
         implicitDescendants: true,
-        excludeHiddenFiles: false,
+        excludeHiddenFiles: pruneHidden,
     });
     const found = [];
     for await (const absolutePath of globber.globGenerator()) {
-        if (options.includeHidden || !external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).some(isHidden)) {
+        const shown = options.includeHidden ||
+            pruneHidden ||
+            !external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).some(isHidden);
+        if (shown)
             found.push(absolutePath);
-        }
     }
     return found;
 }

@@ -209,19 +209,23 @@ async function globFiles(root: string, options: CollectOptions): Promise<string[
   const patterns = options.patterns.map((p) =>
     p.startsWith('!') ? `!${path.join(root, p.slice(1))}` : path.join(root, p),
   )
-  // Hidden names are judged below path, as listPlainTree does: @actions/glob's own option would also
-  // skip everything when path itself is a hidden folder (say .output).
+  // Hidden names are judged below path, as listPlainTree does. @actions/glob's own option does not
+  // even walk hidden folders (a .git of thousands of files), but it also skips everything when path
+  // itself is a hidden folder (say .output): only then are hidden names filtered out afterwards.
+  const pruneHidden = !options.includeHidden && !isHidden(path.basename(root))
   const globber = await glob.create(patterns.join('\n'), {
     matchDirectories: false,
     followSymbolicLinks: true,
     implicitDescendants: true,
-    excludeHiddenFiles: false,
+    excludeHiddenFiles: pruneHidden,
   })
   const found: string[] = []
   for await (const absolutePath of globber.globGenerator()) {
-    if (options.includeHidden || !path.relative(root, absolutePath).split(path.sep).some(isHidden)) {
-      found.push(absolutePath)
-    }
+    const shown =
+      options.includeHidden ||
+      pruneHidden ||
+      !path.relative(root, absolutePath).split(path.sep).some(isHidden)
+    if (shown) found.push(absolutePath)
   }
   return found
 }
