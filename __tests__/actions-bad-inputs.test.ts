@@ -19,7 +19,7 @@ const matchmaker = { 'namespace-id': NAMESPACE, 'lobby-count-max': '8', 'max-pla
 
 const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> = {
   servers: {
-    good: { 'environment-id': 'prod' },
+    good: { 'environment-id': '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15' },
     bad: [
       ['environment-id', { 'environment-id': '' }, /is required/],
       ['tags', { tags: 'region=eu' }, /is not JSON: give a JSON object of string to string/],

@@ -27,7 +27,9 @@ describe('new actions through their bundles', () => {
 
   const connection = () => ({ 'api-url': emulator.url, token: TOKEN, 'game-id': GAME })
   const serverRequests = () =>
-    emulator.requests.filter((r) => r.path === `/games/${GAME}/environments/staging/servers`).length
+    emulator.requests.filter(
+      (r) => r.path === `/games/${GAME}/environments/7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92/servers`,
+    ).length
   const ids = (servers: Server[]) => servers.map((s) => s.id)
 
   describe('servers', () => {
@@ -35,7 +37,7 @@ describe('new actions through their bundles', () => {
       const before = serverRequests()
       const run = await runNewAction('servers', {
         ...connection(),
-        'environment-id': 'staging',
+        'environment-id': '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
         tags: '{"region": "eu"}',
         'include-destroyed': 'true',
       })
@@ -52,9 +54,9 @@ describe('new actions through their bundles', () => {
       assert.match(run.stdout, /^Page 3: 2 servers \(8 in all\)$/m)
       assert.match(
         run.stdout,
-        /::group::List the servers of staging with tags region=eu \(destroyed ones included\)/,
+        /::group::List the servers of 7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92 with tags region=eu \(destroyed ones included\)/,
       )
-      assert.match(run.summary, /<h2>gamehost servers: staging<\/h2>/)
+      assert.match(run.summary, /<h2>gamehost servers: 7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92<\/h2>/)
       for (const server of expected) assert.ok(run.summary.includes(`<code>${server.id}</code>`), server.id)
       assert.ok(!run.summary.includes(staging[1]!.id), 'no server of another region')
     })
@@ -62,7 +64,7 @@ describe('new actions through their bundles', () => {
     test('without destroyed servers, and with two tags', async () => {
       const run = await runNewAction('servers', {
         ...connection(),
-        'environment-id': 'staging',
+        'environment-id': '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
         tags: '{"region":"us","pool":"a"}',
       })
       assert.equal(run.exitCode, 0, run.stdout)
@@ -77,7 +79,7 @@ describe('new actions through their bundles', () => {
     test('every server when a page is exactly full, and the limit stops early', async () => {
       const all = await runNewAction('servers', {
         ...connection(),
-        'environment-id': 'staging',
+        'environment-id': '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
         'include-destroyed': 'true',
         tags: '{"pool":"a"}',
       })
@@ -89,7 +91,7 @@ describe('new actions through their bundles', () => {
       const before = serverRequests()
       const limited = await runNewAction('servers', {
         ...connection(),
-        'environment-id': 'staging',
+        'environment-id': '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
         'include-destroyed': 'true',
         limit: '4',
       })
@@ -101,7 +103,10 @@ describe('new actions through their bundles', () => {
     })
 
     test('the demo environment: running servers only by default', async () => {
-      const run = await runNewAction('servers', { ...connection(), 'environment-id': 'prod' })
+      const run = await runNewAction('servers', {
+        ...connection(),
+        'environment-id': '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
+      })
       assert.equal(run.exitCode, 0, run.stdout)
       const prod = DEFAULT_SEED.games[0]!.environments![0]!.servers
       assert.deepEqual(

@@ -27,7 +27,7 @@ describe('bad inputs, through dist/index.js', () => {
   const good = () => ({
     'api-url': emulator.url,
     token: 'gamehost-demo-token',
-    'game-id': 'demo-game',
+    'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
     path: site,
   })
   const ns = { 'namespace-id': 'any' }
@@ -110,7 +110,7 @@ describe('bad inputs, through dist/index.js', () => {
       inputs: {
         ...good(),
         namespace: 'pr-7',
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         'lobby-count-max': '0',
         'max-players': '8',
       },

@@ -121,7 +121,7 @@ describe('gamehost CLI', () => {
           '--namespace',
           'cli-preview',
           '--version-id',
-          'demo-version-1',
+          '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
           '--domain',
           'cli.preview.example.com',
           '--lobby-count-max',
@@ -212,7 +212,14 @@ describe('gamehost CLI', () => {
   describe('servers, lobby-logs, avatars, validate', () => {
     test('servers --json prints the full list, across pages', async () => {
       const run = await cli(
-        ['servers', ...connection(), '--environment-id', 'staging', '--include-destroyed', '--json'],
+        [
+          'servers',
+          ...connection(),
+          '--environment-id',
+          '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
+          '--include-destroyed',
+          '--json',
+        ],
         withToken,
       )
       assert.equal(run.code, 0, run.stderr)
@@ -228,7 +235,14 @@ describe('gamehost CLI', () => {
 
     test('servers with a tag filter, as text', async () => {
       const run = await cli(
-        ['servers', ...connection(), '--environment-id', 'staging', '--tags', '{"region":"us"}'],
+        [
+          'servers',
+          ...connection(),
+          '--environment-id',
+          '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
+          '--tags',
+          '{"region":"us"}',
+        ],
         withToken,
       )
       assert.equal(run.code, 0, run.stderr)
@@ -306,14 +320,30 @@ describe('gamehost CLI', () => {
   describe('exit codes, token and help', () => {
     test('2 for bad usage, with a message naming the flag', async () => {
       const usage: Array<[string[], RegExp]> = [
-        [['servers', ...connection(), '--environment-id', 'prod', '--bogus'], /Unknown option '--bogus'/],
-        [['servers', '--game-id', GAME, '--environment-id', 'prod'], /--api-url is required/],
+        [
+          ['servers', ...connection(), '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', '--bogus'],
+          /Unknown option '--bogus'/,
+        ],
+        [
+          ['servers', '--game-id', GAME, '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15'],
+          /--api-url is required/,
+        ],
         [['servers', ...connection()], /--environment-id is required/],
         [
-          ['servers', ...connection(), '--environment-id', 'prod', '--limit', '0'],
+          [
+            'servers',
+            ...connection(),
+            '--environment-id',
+            '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
+            '--limit',
+            '0',
+          ],
           /--limit '0' must be a whole/,
         ],
-        [['servers', ...connection(), '--environment-id', 'prod', 'extra'], /Unexpected argument 'extra'/],
+        [
+          ['servers', ...connection(), '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', 'extra'],
+          /Unexpected argument 'extra'/,
+        ],
         [['validate', ...connection()], /nothing to validate/],
         [
           ['deploy', ...connection(), '--namespace', 'Bad_Name', '--version-id', 'v'],
@@ -418,7 +448,7 @@ describe('gamehost CLI', () => {
       }
       const [code] = (await once(child, 'exit')) as [number | null]
       assert.equal(code, 0)
-      assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 200$/m)
+      assert.match(stdout, /^GET \/cloud\/games\/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86\/avatars 200$/m)
     })
   })
 })

@@ -8,7 +8,7 @@ import { retryPolicy } from '../src/api/retry.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
 import { memoryLogger } from '../src/logger.ts'
 
-const GAME = 'demo-game'
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const TOKEN = 'gamehost-demo-token'
 const agent = createAgent()
 after(() => agent.close())
@@ -37,19 +37,24 @@ describe('the client against the emulator', () => {
 
   test('lists servers newest first, filtered by tags, with destroyed ones on request', async () => {
     const { client } = clientFor(emulator)
-    const active = await client.listServers(GAME, 'prod')
+    const active = await client.listServers(GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15')
     assert.ok(active.servers.length > 0)
     assert.ok(active.servers.every((s) => s.destroyed_at === undefined))
-    const all = await client.listServers(GAME, 'prod', { includeDestroyed: true })
+    const all = await client.listServers(GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
+      includeDestroyed: true,
+    })
     assert.ok(all.servers.length > active.servers.length)
     const created = all.servers.map((s) => s.created_at)
     assert.deepEqual(
       created,
       [...created].sort((a, b) => b - a),
     )
-    const eu = await client.listServers(GAME, 'prod', { tags: { region: 'eu' }, includeDestroyed: true })
+    const eu = await client.listServers(GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
+      tags: { region: 'eu' },
+      includeDestroyed: true,
+    })
     assert.ok(eu.servers.length > 0 && eu.servers.every((s) => s.tags.region === 'eu'))
-    const afterFirst = await client.listServers(GAME, 'prod', {
+    const afterFirst = await client.listServers(GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
       includeDestroyed: true,
       cursor: all.servers[0]!.id,
     })
@@ -90,14 +95,18 @@ describe('the client against the emulator', () => {
     const { namespace_id } = await client.createNamespace(GAME, {
       name_id: 'client-test',
       display_name: 'Client test',
-      version_id: 'demo-version-1',
+      version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
     })
     await client.addNamespaceDomain(GAME, namespace_id, 'client-test.example.com')
     assert.deepEqual(emulator.namespaces(GAME).find((n) => n.namespaceId === namespace_id)?.domains, [
       'client-test.example.com',
     ])
     const duplicate = await client
-      .createNamespace(GAME, { name_id: 'client-test', display_name: 'Again', version_id: 'demo-version-1' })
+      .createNamespace(GAME, {
+        name_id: 'client-test',
+        display_name: 'Again',
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      })
       .catch((e: unknown) => e)
     assert.ok(duplicate instanceof ServiceError)
     assert.equal(duplicate.status, 400)

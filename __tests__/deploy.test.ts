@@ -10,7 +10,7 @@ import { readInputs } from '../src/inputs.ts'
 import { memoryLogger } from '../src/logger.ts'
 import { getter, siteFiles, tempDir, writeTree } from './helpers.ts'
 
-const GAME = 'demo-game'
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const KiB = 1024
 const fast = { sleep: async () => {} }
 
@@ -40,7 +40,7 @@ describe('deploy against the emulator', () => {
       inputs({
         path: site,
         namespace: 'pipeline',
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domain: 'pipeline.example.com',
         'lobby-count-max': '100',
         'max-players': '16',
@@ -91,7 +91,7 @@ describe('deploy against the emulator', () => {
       inputs({
         path: site,
         namespace: 'mm-bad',
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         'lobby-count-max': '40000',
         'max-players': '8',
       }),

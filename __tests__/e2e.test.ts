@@ -42,11 +42,11 @@ describe('dist/index.js under a runner-like environment', () => {
       inputs: {
         'api-url': emulator.url,
         token: TOKEN,
-        'game-id': 'demo-game',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
         namespace: 'e2e-preview',
         'namespace-display-name': 'E2E preview',
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domain: 'e2e.preview.example.com',
         'lobby-count-max': '64',
         'max-players': '16',
@@ -59,7 +59,9 @@ describe('dist/index.js under a runner-like environment', () => {
     const siteId = outputs['site-id']!
     assert.match(siteId, /^[0-9a-f-]{36}$/)
     assert.match(outputs['upload-id']!, /^[0-9a-f-]{36}$/)
-    const namespace = emulator.namespaces('demo-game').find((n) => n.nameId === 'e2e-preview')
+    const namespace = emulator
+      .namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86')
+      .find((n) => n.nameId === 'e2e-preview')
     assert.equal(outputs['namespace-id'], namespace?.namespaceId)
     assert.deepEqual(namespace?.domains, ['e2e.preview.example.com'])
     assert.equal(outputs['file-count'], '111')
@@ -110,7 +112,7 @@ describe('dist/index.js under a runner-like environment', () => {
   })
 
   test('a matchmaker config the service rejects fails the step naming the field, and creates nothing', async () => {
-    const sitesBefore = emulator.sites('demo-game').length
+    const sitesBefore = emulator.sites('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').length
     const run = await runAction({
       entry,
       defaults,
@@ -118,10 +120,10 @@ describe('dist/index.js under a runner-like environment', () => {
       inputs: {
         'api-url': emulator.url,
         token: TOKEN,
-        'game-id': 'demo-game',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
         namespace: 'e2e-rejected',
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         'lobby-count-max': '32768',
         'max-players': '0',
       },
@@ -133,8 +135,10 @@ describe('dist/index.js under a runner-like environment', () => {
     )
     assert.ok(run.stdout.includes('::error title=max-players too low::max_players must be at least 1'))
     assert.match(run.stdout, /::error::The matchmaker config is invalid: lobby-count\.too-high/)
-    assert.equal(emulator.sites('demo-game').length, sitesBefore)
-    assert.ok(!emulator.namespaces('demo-game').some((n) => n.nameId === 'e2e-rejected'))
+    assert.equal(emulator.sites('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').length, sitesBefore)
+    assert.ok(
+      !emulator.namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').some((n) => n.nameId === 'e2e-rejected'),
+    )
   })
 
   test('a service error is one ::error:: with status, code, message and ray id', async () => {
@@ -142,7 +146,12 @@ describe('dist/index.js under a runner-like environment', () => {
       entry,
       defaults,
       cwd: root,
-      inputs: { 'api-url': emulator.url, token: 'gamehost-other-token', 'game-id': 'demo-game', path: site },
+      inputs: {
+        'api-url': emulator.url,
+        token: 'gamehost-other-token',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
+        path: site,
+      },
     })
     assert.equal(run.exitCode, 1)
     const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error'))

@@ -14,7 +14,7 @@ import {
 import { resolveOptions } from '../src/emulator/options.ts'
 
 const TOKEN = 'gamehost-demo-token'
-const GAME = 'demo-game'
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const SITES = `/cloud/games/${GAME}/cdn/sites`
 const NAMESPACES = `/cloud/games/${GAME}/namespaces`
 const AVATARS = `/cloud/games/${GAME}/avatars`
@@ -69,7 +69,7 @@ function createNamespace(emulator: Emulator, nameId: string) {
   return call(emulator, 'POST', NAMESPACES, {
     display_name: 'Faulty',
     name_id: nameId,
-    version_id: 'demo-version-1',
+    version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
   })
 }
 

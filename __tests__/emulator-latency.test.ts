@@ -6,7 +6,7 @@ test('latencyMs delays every answer like a network round trip', async () => {
   const emulator = await startEmulator({ latencyMs: 60 })
   try {
     const started = performance.now()
-    const res = await fetch(`${emulator.url}/cloud/games/demo-game/avatars`, {
+    const res = await fetch(`${emulator.url}/cloud/games/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/avatars`, {
       headers: { authorization: 'Bearer gamehost-demo-token' },
     })
     await res.arrayBuffer()

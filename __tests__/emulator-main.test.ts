@@ -33,7 +33,7 @@ describe('npm run emulator', () => {
   test('prints how to use it, logs each request and stops on SIGINT', async () => {
     const run = runMain(['--port', '0', '--no-rate-limit'])
     const [, url] = await waitForOutput(run, /listening on (http:\/\/\S+)/)
-    const response = await fetch(`${url}/cloud/games/demo-game/avatars?x=1`, {
+    const response = await fetch(`${url}/cloud/games/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/avatars?x=1`, {
       headers: { authorization: 'Bearer gamehost-demo-token' },
     })
     assert.equal(response.status, 200)
@@ -42,9 +42,9 @@ describe('npm run emulator', () => {
     assert.equal(await run.exited, 0)
     const { stdout } = run.output()
     assert.match(stdout, /gamehost-demo-token/)
-    assert.match(stdout, /demo-game/)
-    assert.match(stdout, /demo-version-1/)
-    assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 200$/m)
+    assert.match(stdout, /4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/)
+    assert.match(stdout, /8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53/)
+    assert.match(stdout, /^GET \/cloud\/games\/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86\/avatars 200$/m)
   })
 
   test('--faults injects faults and says so', async () => {
@@ -52,7 +52,7 @@ describe('npm run emulator', () => {
     const run = runMain(['--port', '0', '--faults', JSON.stringify(faults)])
     const [, url] = await waitForOutput(run, /listening on (http:\/\/\S+)/)
     const get = () =>
-      fetch(`${url}/cloud/games/demo-game/avatars`, {
+      fetch(`${url}/cloud/games/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/avatars`, {
         headers: { authorization: 'Bearer gamehost-demo-token' },
       })
     const refused = await get()
@@ -65,8 +65,11 @@ describe('npm run emulator', () => {
     assert.equal(await run.exited, 0)
     const { stdout } = run.output()
     assert.match(stdout, /^Injecting faults: \{"script":/m)
-    assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 503 \(fault: api-error\)$/m)
-    assert.match(stdout, /^GET \/cloud\/games\/demo-game\/avatars 200$/m)
+    assert.match(
+      stdout,
+      /^GET \/cloud\/games\/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86\/avatars 503 \(fault: api-error\)$/m,
+    )
+    assert.match(stdout, /^GET \/cloud\/games\/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86\/avatars 200$/m)
   })
 
   test('bad --faults are reported on stderr with exit code 2', async () => {

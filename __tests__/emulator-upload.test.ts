@@ -11,7 +11,7 @@ import type {
 import { startEmulator, type Emulator } from '../src/emulator/index.ts'
 
 const TOKEN = 'gamehost-demo-token'
-const SITES = '/cloud/games/demo-game/cdn/sites'
+const SITES = '/cloud/games/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/cdn/sites'
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const HOUR_MS = 60 * 60 * 1000
 
@@ -127,7 +127,7 @@ describe('CDN sites: creation', () => {
     assert.equal(view?.parts.length, 6)
     assert.ok(view?.parts.every((part) => !part.uploaded))
     assert.deepEqual(
-      emulator.sites('demo-game').map((candidate) => candidate.siteId),
+      emulator.sites('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').map((candidate) => candidate.siteId),
       [site.site_id],
     )
   })

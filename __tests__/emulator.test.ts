@@ -12,7 +12,7 @@ import type {
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
 
 const TOKEN = 'gamehost-demo-token'
-const GAME = 'demo-game'
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const NAMESPACE = DEFAULT_SEED.games[0]?.namespaces?.[0]?.id ?? ''
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -138,7 +138,7 @@ describe('emulator API', () => {
     })
 
     test('every request is recorded and logged without its query string', async () => {
-      const path = `/games/${GAME}/environments/prod/servers`
+      const path = `/games/${GAME}/environments/0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15/servers`
       await call(emulator, 'GET', `${path}?include_destroyed=true`)
       assert.deepEqual(emulator.requests.at(-1), { method: 'GET', path, status: 200 })
       assert.equal(logLines.at(-1), `GET ${path} 200`)
@@ -190,7 +190,11 @@ describe('emulator API', () => {
     const path = `/cloud/games/${GAME}/namespaces`
 
     test('createGameNamespace stores the namespace and answers its id', async () => {
-      const body = { display_name: 'Staging', name_id: 'staging', version_id: 'demo-version-1' }
+      const body = {
+        display_name: 'Staging',
+        name_id: 'staging',
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      }
       const answer = await call<CreateNamespaceResponse>(emulator, 'POST', path, { body })
       assert.equal(answer.status, 200)
       assert.match(answer.body.namespace_id, UUID)
@@ -200,27 +204,39 @@ describe('emulator API', () => {
         gameId: GAME,
         nameId: 'staging',
         displayName: 'Staging',
-        versionId: 'demo-version-1',
+        versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domains: [],
       })
     })
 
     test('a name_id already used in the game is VALIDATION_ERROR name-id.not-unique', async () => {
-      const body = { display_name: 'Production', name_id: 'production', version_id: 'demo-version-1' }
+      const body = {
+        display_name: 'Production',
+        name_id: 'production',
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      }
       const error = assertError(await call(emulator, 'POST', path, { body }), 400, 'VALIDATION_ERROR')
       assert.equal(error.message, 'Validation error: name-id.not-unique')
       assert.deepEqual(error.metadata, { errors: [{ path: ['name-id', 'not-unique'] }] })
     })
 
     test('every problem is named as a dotted path', async () => {
-      const body = { display_name: ' Leading', name_id: 'feature--x', version_id: 'demo-version-1' }
+      const body = {
+        display_name: ' Leading',
+        name_id: 'feature--x',
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      }
       const error = assertError(await call(emulator, 'POST', path, { body }), 400, 'VALIDATION_ERROR')
       assert.equal(error.message, 'Validation error: display-name.invalid, name-id.invalid')
       assert.deepEqual(error.metadata, {
         errors: [{ path: ['display-name', 'invalid'] }, { path: ['name-id', 'invalid'] }],
       })
 
-      const tooLong = { display_name: 'x'.repeat(129), name_id: 'a'.repeat(17), version_id: 'demo-version-1' }
+      const tooLong = {
+        display_name: 'x'.repeat(129),
+        name_id: 'a'.repeat(17),
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      }
       const second = assertError(
         await call(emulator, 'POST', path, { body: tooLong }),
         400,
@@ -359,7 +375,7 @@ describe('emulator API', () => {
   })
 
   describe('servers list', () => {
-    const path = `/games/${GAME}/environments/prod/servers`
+    const path = `/games/${GAME}/environments/0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15/servers`
     const seeded = DEFAULT_SEED.games[0]?.environments?.[0]?.servers ?? []
     const serverId = (prefix: string) => seeded.find((server) => server.id.startsWith(prefix))?.id ?? ''
     const list = async (query = '') => {

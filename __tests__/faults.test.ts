@@ -11,7 +11,7 @@ import { memoryLogger } from '../src/logger.ts'
 import { PartUploadError } from '../src/upload.ts'
 import { getter, siteFiles, tempDir, writeTree } from './helpers.ts'
 
-const GAME = 'demo-game'
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const KiB = 1024
 
 async function chaos(faults: EmulatorOptions['faults']): Promise<Emulator> {
@@ -63,7 +63,7 @@ describe('deploys through injected faults', () => {
         // At a 25% failure rate a part fails 6 times running once in 4,000; 10 retries make that 1 in 4 million.
         inputsFor(emulator, root, {
           namespace: 'chaos',
-          'version-id': 'demo-version-1',
+          'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
           retries: '10',
           concurrency: '6',
         }),
@@ -171,7 +171,11 @@ describe('API calls under faults', () => {
     const emulator = await chaos({ script: { 'POST /cloud/games/:game_id/namespaces': ['reset'] } })
     try {
       const error = await client(emulator)
-        .createNamespace(GAME, { name_id: 'once', display_name: 'Once', version_id: 'demo-version-1' })
+        .createNamespace(GAME, {
+          name_id: 'once',
+          display_name: 'Once',
+          version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+        })
         .catch((e: unknown) => e)
       assert.ok(!(error instanceof ServiceError) && error instanceof Error, String(error))
       assert.equal(emulator.requests.filter((r) => r.path.endsWith('/namespaces')).length, 1)

@@ -28,7 +28,11 @@ describe('listAllServers against the emulator', () => {
     withClient(
       { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
       { logger: memoryLogger(), retry: fast },
-      (client) => listAllServers(client, GAME, 'staging', { ...options, logger: memoryLogger() }),
+      (client) =>
+        listAllServers(client, GAME, '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92', {
+          ...options,
+          logger: memoryLogger(),
+        }),
     )
 
   test('pages of one server: one request per server and an empty page to end', async () => {
@@ -66,7 +70,10 @@ describe('listAllServers paging rules', () => {
   test('the cursor is the last id received; a shorter page ends the list', async () => {
     const { client, cursors } = scripted([['a', 'b', 'c'], ['d', 'e', 'f'], ['g']])
     const logger = memoryLogger()
-    const result = await listAllServers(client, GAME, 'prod', { includeDestroyed: true, logger })
+    const result = await listAllServers(client, GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
+      includeDestroyed: true,
+      logger,
+    })
     assert.deepEqual(
       result.servers.map((s) => s.id),
       ['a', 'b', 'c', 'd', 'e', 'f', 'g'],
@@ -86,7 +93,10 @@ describe('listAllServers paging rules', () => {
       ['a', 'b'],
     ])
     const logger = memoryLogger()
-    const result = await listAllServers(client, GAME, 'prod', { includeDestroyed: false, logger })
+    const result = await listAllServers(client, GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
+      includeDestroyed: false,
+      logger,
+    })
     assert.deepEqual(
       result.servers.map((s) => s.id),
       ['a', 'b'],
@@ -108,12 +118,14 @@ describe('inputs of the operations', () => {
   })
 
   test('servers inputs', () => {
-    const inputs = serversOperation.read(getter({ ...connection, 'environment-id': 'prod', limit: '10' }))
+    const inputs = serversOperation.read(
+      getter({ ...connection, 'environment-id': '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', limit: '10' }),
+    )
     assert.deepEqual(inputs, {
       apiUrl: 'http://127.0.0.1:1',
       token: 't',
       gameId: 'g',
-      environmentId: 'prod',
+      environmentId: '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
       tags: undefined,
       includeDestroyed: false,
       limit: 10,

@@ -63,10 +63,10 @@ describe('pull-request previews', () => {
       inputs: {
         'api-url': emulator.url,
         token: 'gamehost-demo-token',
-        'game-id': 'demo-game',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
         namespace: `pr-${issue}`,
-        'version-id': 'demo-version-1',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domain: `pr-${issue}.preview.example.com`,
         ...extra.inputs,
       },
@@ -98,15 +98,22 @@ describe('pull-request previews', () => {
       /Namespace pr-12 exists already: reusing .* \(remembered by the preview comment\)/,
     )
     assert.match(second.stdout, /Domain pr-12\.preview\.example\.com is already attached/)
-    assert.equal(emulator.namespaces('demo-game').filter((n) => n.nameId === 'pr-12').length, 1)
+    assert.equal(
+      emulator.namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').filter((n) => n.nameId === 'pr-12').length,
+      1,
+    )
 
-    const sitesBefore = emulator.sites('demo-game').length
+    const sitesBefore = emulator.sites('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').length
     const third = await preview(12, { sha: 'ccccccc3333333' })
     ok(third)
     assert.equal(third.outputs.skipped, 'true')
     assert.equal(third.outputs['site-id'], site2)
     assert.equal(third.outputs.digest, second.outputs.digest)
-    assert.equal(emulator.sites('demo-game').length, sitesBefore, 'no site created')
+    assert.equal(
+      emulator.sites('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').length,
+      sitesBefore,
+      'no site created',
+    )
     assert.match(third.summary, /unchanged, no new site/)
 
     assert.equal(github.comments(REPO, 12).length, 36)
@@ -152,7 +159,9 @@ describe('pull-request previews', () => {
     const again = await preview(14, { inputs: { comment: 'false' } })
     assert.equal(again.exitCode, 1)
     assert.match(again.stdout, /::error::namespace: 'pr-14' exists already, .*Pass namespace-id with the id/)
-    const id = emulator.namespaces('demo-game').find((n) => n.nameId === 'pr-14')!.namespaceId
+    const id = emulator
+      .namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86')
+      .find((n) => n.nameId === 'pr-14')!.namespaceId
     const withId = await preview(14, { inputs: { comment: 'false', 'namespace-id': id } })
     ok(withId)
     assert.match(withId.stdout, /reusing .* \(from namespace-id\)/)
@@ -178,7 +187,12 @@ describe('pull-request previews', () => {
       event: prEvent(16, 'someone/space-game'),
       githubToken: 'gh-write',
       env: { GITHUB_API_URL: github.url },
-      inputs: { 'api-url': emulator.url, token: '', 'game-id': 'demo-game', path: site },
+      inputs: {
+        'api-url': emulator.url,
+        token: '',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
+        path: site,
+      },
     })
     ok(run)
     assert.match(run.stdout, /::warning title=Deploy skipped::Pull request #16 comes from a fork/)
@@ -203,7 +217,12 @@ describe('pull-request previews', () => {
       cwd: root,
       githubToken: 'gh-write',
       env: { GITHUB_API_URL: github.url, GITHUB_REF: 'refs/tags/v1.0.0' },
-      inputs: { 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': 'demo-game', path: site },
+      inputs: {
+        'api-url': emulator.url,
+        token: 'gamehost-demo-token',
+        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
+        path: site,
+      },
     })
     ok(run)
     assert.equal(github.requests.length, before)

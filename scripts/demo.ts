@@ -19,11 +19,11 @@ const run = await runAction({
   inputs: {
     'api-url': emulator.url,
     token: 'gamehost-demo-token',
-    'game-id': 'demo-game',
+    'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
     path: 'example-site',
     namespace: preview,
     'namespace-display-name': `Demo ${preview}`,
-    'version-id': 'demo-version-1',
+    'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
     domain: `${preview}.demo.example.com`,
     'lobby-count-max': '64',
     'max-players': '16',

@@ -8,7 +8,7 @@ import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-act
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const TOKEN = 'gamehost-demo-token'
-export const GAME = 'demo-game'
+export const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 export const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
 export const RUNNING_LOBBY = DEFAULT_SEED.games[0]!.lobbies!.find((l) => !l.status.stopped)!
 export const CRASHED_LOBBY = DEFAULT_SEED.games[0]!.lobbies!.find((l) => l.status.stopped?.failed)!
@@ -34,7 +34,7 @@ export function commands(run: ActionRun, kind: string): string[] {
 }
 
 /**
- * The demo seed plus environment 'staging' of demo-game: `count` servers, newest first by index,
+ * The demo seed plus 'staging' environment of the demo game: `count` servers, newest first by index,
  * tagged region eu (even) or us (odd) and pool a/b/c, every third one destroyed.
  */
 export function stagingSeed(count: number): { seed: Seed; servers: Server[] } {
@@ -44,7 +44,7 @@ export function stagingSeed(count: number): { seed: Seed; servers: Server[] } {
     const server: Server = {
       ...template,
       id: `5e7a0000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      environment: 'staging',
+      environment: '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
       created_at: created,
       started_at: created + 5_000,
       tags: { region: i % 2 === 0 ? 'eu' : 'us', pool: 'abc'[i % 3]! },
@@ -57,7 +57,13 @@ export function stagingSeed(count: number): { seed: Seed; servers: Server[] } {
   const seed: Seed = {
     ...DEFAULT_SEED,
     games: [
-      { ...demo!, environments: [...(demo!.environments ?? []), { id: 'staging', servers }] },
+      {
+        ...demo!,
+        environments: [
+          ...(demo!.environments ?? []),
+          { id: '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92', servers },
+        ],
+      },
       ...others,
     ],
   }

@@ -201,7 +201,7 @@ async function timeDeploy(url: string, dir: string, c: string): Promise<{ ms: nu
     inputs: {
       'api-url': url,
       token: 'gamehost-demo-token',
-      'game-id': 'demo-game',
+      'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
       path: dir,
       concurrency: c,
     },
@@ -214,7 +214,16 @@ async function timeDeploy(url: string, dir: string, c: string): Promise<{ ms: nu
 
 async function timeBare(url: string, dir: string, c: string): Promise<{ ms: number; peakRss: number }> {
   const sampler = rssSampler()
-  const args = ['--api-url', url, '--token', 'gamehost-demo-token', '--game-id', 'demo-game', '--path', dir]
+  const args = [
+    '--api-url',
+    url,
+    '--token',
+    'gamehost-demo-token',
+    '--game-id',
+    '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
+    '--path',
+    dir,
+  ]
   const ms = await timeCommand(
     process.execPath,
     [path.join(root, 'scripts/bench/bare-upload.ts'), ...args, '--concurrency', c],

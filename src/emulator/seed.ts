@@ -86,7 +86,7 @@ function demoServer({ id, datacenter, region, publicPort, createdAt, destroyedAt
   const hostname = `${datacenter}.demo-game.gamehost.example`
   return {
     id,
-    environment: 'prod',
+    environment: '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
     datacenter,
     created_at: created,
     started_at: created + 8_400,
@@ -123,29 +123,29 @@ function demoServer({ id, datacenter, region, publicPort, createdAt, destroyedAt
 
 export const DEFAULT_SEED: Seed = {
   tokens: [
-    { token: 'gamehost-demo-token', gameIds: ['demo-game'] },
+    { token: 'gamehost-demo-token', gameIds: ['4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'] },
     {
       token: 'gamehost-expired-token',
-      gameIds: ['demo-game'],
+      gameIds: ['4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'],
       expiresAt: Date.parse('2024-01-01T00:00:00Z'),
     },
-    { token: 'gamehost-other-token', gameIds: ['other-game'] },
+    { token: 'gamehost-other-token', gameIds: ['2e7f4a9c-6b1d-4e3a-9c58-d0a3f6b2e814'] },
   ],
   games: [
     {
-      id: 'demo-game',
-      versions: ['demo-version-1'],
+      id: '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
+      versions: ['8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'],
       namespaces: [
         {
           id: DEMO_NAMESPACE_ID,
           nameId: 'production',
           displayName: 'Production',
-          versionId: 'demo-version-1',
+          versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         },
       ],
       environments: [
         {
-          id: 'prod',
+          id: '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
           servers: [
             demoServer({
               id: '1b7e4c20-6f3a-4d8e-a915-0c2f7d3e8b41',
@@ -248,14 +248,14 @@ export const DEFAULT_SEED: Seed = {
       ],
     },
     {
-      id: 'other-game',
-      versions: ['other-version-1'],
+      id: '2e7f4a9c-6b1d-4e3a-9c58-d0a3f6b2e814',
+      versions: ['6d1b8e3f-9a2c-4d7e-8b41-5c0f3a6e9d27'],
       namespaces: [
         {
           id: OTHER_NAMESPACE_ID,
           nameId: 'production',
           displayName: 'Production',
-          versionId: 'other-version-1',
+          versionId: '6d1b8e3f-9a2c-4d7e-8b41-5c0f3a6e9d27',
           domains: ['play.other-game.example'],
         },
       ],
