@@ -1,7 +1,7 @@
 // npm run package: bundles every action and the CLI with @vercel/ncc, deterministically.
 //
-//   src/index.ts               -> dist/index.js             (deploy, action.yml)
-//   src/actions/<name>.ts      -> dist/<name>/index.js      (<name>/action.yml)
+//   src/index.ts               -> dist/index.js             (deploy, action.yml; calls run() of src/main.ts)
+//   src/actions/<name>.ts      -> dist/<name>/index.js      (<name>/action.yml; the index calls its run())
 //   src/cli.ts                 -> dist/cli/index.js         (the package's bin, executable)
 //
 // Speed, measured on the 2-core machine of the reviewer's hook (60 s limit): `ncc build` type-checks the
@@ -34,16 +34,18 @@ interface Bundle {
   out: string
   /** chmod +x: the CLI, run as a command through its shebang. */
   executable?: boolean
+  /** The entry exports run() and does nothing at import: the bundle's index calls it. */
+  callsRun?: boolean
 }
 
 const BUNDLES: Bundle[] = [
   // The two largest first, so that the small ones fill in behind them.
   { entry: 'src/index.ts', out: 'dist' },
   { entry: 'src/cli.ts', out: 'dist/cli', executable: true },
-  { entry: 'src/actions/servers.ts', out: 'dist/servers' },
-  { entry: 'src/actions/lobby-logs.ts', out: 'dist/lobby-logs' },
-  { entry: 'src/actions/avatars.ts', out: 'dist/avatars' },
-  { entry: 'src/actions/validate.ts', out: 'dist/validate' },
+  { entry: 'src/actions/servers.ts', out: 'dist/servers', callsRun: true },
+  { entry: 'src/actions/lobby-logs.ts', out: 'dist/lobby-logs', callsRun: true },
+  { entry: 'src/actions/avatars.ts', out: 'dist/avatars', callsRun: true },
+  { entry: 'src/actions/validate.ts', out: 'dist/validate', callsRun: true },
 ]
 
 type Request = { index: number }
@@ -63,7 +65,8 @@ async function build(bundle: Bundle, ncc: Ncc): Promise<void> {
   const target = path.relative(scratch, path.join(root, bundle.entry)).split(path.sep).join('/')
   // ncc keeps the shebang of the file it is given: the wrapper repeats the entry's.
   const shebang = /^#!.*\n/.exec(await readFile(path.join(root, bundle.entry), 'utf8'))?.[0] ?? ''
-  await writeFile(wrapper, `${shebang}import '${target}'\n`)
+  const body = bundle.callsRun ? `import { run } from '${target}'\n\nawait run()\n` : `import '${target}'\n`
+  await writeFile(wrapper, `${shebang}${body}`)
   const { code, assets } = await ncc(wrapper, {
     license: 'licenses.txt',
     target: 'es2023',

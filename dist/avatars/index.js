@@ -318,7 +318,7 @@ __webpack_unused_export__ = Pool
 __webpack_unused_export__ = BalancedPool
 module.exports.g6 = Agent
 __webpack_unused_export__ = ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
+module.exports.J2 = EnvHttpProxyAgent
 __webpack_unused_export__ = RetryAgent
 __webpack_unused_export__ = RetryHandler
 
@@ -28374,26 +28374,23 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3889);
-var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__]);
-_src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+/* harmony import */ var _src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4253);
 
+await (0,_src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } });
+} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 369:
+/***/ 4253:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  uG: () => (/* binding */ operationAction)
+  e: () => (/* binding */ run)
 });
-
-// UNUSED EXPORTS: actionsLogger, outputText, runAction, setOutputs, writeReport
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -31340,12 +31337,67 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
+;// CONCATENATED MODULE: ./src/api/errors.ts
+/** What the service said when it refused a call: status, code, message, ray id and documentation. */
+class ServiceError extends Error {
+    operation;
+    status;
+    code;
+    serviceMessage;
+    rayId;
+    documentation;
+    metadata;
+    retryAfter;
+    constructor(init) {
+        const { operation, status, body } = init;
+        const code = body.code ?? 'UNKNOWN';
+        const serviceMessage = body.message ?? 'the service gave no message';
+        const rayId = body.ray_id ?? init.rayId;
+        let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
+        if (rayId)
+            message += ` (ray id ${rayId})`;
+        if (init.hint)
+            message += `. ${init.hint}`;
+        if (body.documentation)
+            message += `. See ${body.documentation}`;
+        super(message);
+        this.name = 'ServiceError';
+        this.operation = operation;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.rayId = rayId;
+        this.documentation = body.documentation;
+        this.metadata = body.metadata;
+        this.retryAfter = init.retryAfter;
+    }
+}
+/** A problem found before anything was sent: a bad input, a file that cannot be read. */
+class errors_UsageError extends Error {
+    name = 'UsageError';
+}
+/** The matchmaker config (or another validated value) that the service's rules reject. */
+class ValidationFailedError extends Error {
+    name = 'ValidationFailedError';
+    problems;
+    constructor(what, problems) {
+        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
+        this.problems = problems;
+    }
+}
+/** The message of any thrown value, for logs. */
+function errorMessage(error) {
+    if (error instanceof Error) {
+        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
+    }
+    return String(error);
+}
+
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const U32_MAX = 0xffff_ffff;
+const rules_U32_MAX = 0xffff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -31366,8 +31418,8 @@ const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+function rules_isU32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_U32_MAX;
 }
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -31481,10 +31533,158 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
     return parts;
 }
 
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
+;// CONCATENATED MODULE: ./src/constants.ts
+/**
+ * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
+ * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
+ */
+const Input = {
+    ApiUrl: 'api-url',
+    Token: 'token',
+    GameId: 'game-id',
+    Path: 'path',
+    Files: 'files',
+    IncludeHidden: 'include-hidden',
+    SiteName: 'site-name',
+    Namespace: 'namespace',
+    NamespaceDisplayName: 'namespace-display-name',
+    VersionId: 'version-id',
+    NamespaceId: 'namespace-id',
+    Domain: 'domain',
+    LobbyCountMax: 'lobby-count-max',
+    MaxPlayers: 'max-players',
+    Concurrency: 'concurrency',
+    Retries: 'retries',
+    RequestTimeout: 'request-timeout',
+    DryRun: 'dry-run',
+    Comment: 'comment',
+    GitHubToken: 'github-token',
+    SkipUnchanged: 'skip-unchanged',
+    IfNoToken: 'if-no-token',
+    // servers
+    EnvironmentId: 'environment-id',
+    Tags: 'tags',
+    IncludeDestroyed: 'include-destroyed',
+    Limit: 'limit',
+    // lobby-logs (with namespace-id)
+    LobbyId: 'lobby-id',
+    FailIfFailed: 'fail-if-failed',
+    // validate (with namespace-id, lobby-count-max and max-players)
+    GroupDisplayName: 'group-display-name',
+    FailOnError: 'fail-on-error',
+};
+/** Output names of the deploy action, as in action.yml. */
+const Output = {
+    SiteId: 'site-id',
+    UploadId: 'upload-id',
+    NamespaceId: 'namespace-id',
+    FileCount: 'file-count',
+    TotalBytes: 'total-bytes',
+    Digest: 'digest',
+    Manifest: 'manifest',
+    Skipped: 'skipped',
+};
+/** Output names of the servers action. */
+const ServersOutput = {
+    Servers: 'servers',
+    Count: 'count',
+};
+/** Output names of the lobby-logs action. */
+const LobbyOutput = {
+    Lobby: 'lobby',
+    Status: 'status',
+    ExitCode: 'exit-code',
+    Failed: 'failed',
+};
+/** Output names of the avatars action. */
+const AvatarsOutput = {
+    CustomAvatars: 'custom-avatars',
+    Count: 'count',
+    CompleteCount: 'complete-count',
+};
+/** Output names of the validate action. */
+const ValidateOutput = {
+    Errors: 'errors',
+    Valid: 'valid',
+};
+/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+const ActionName = {
+    Deploy: 'deploy',
+    Servers: 'servers',
+    LobbyLogs: 'lobby-logs',
+    Avatars: 'avatars',
+    Validate: 'validate',
+};
+/** Where the CLI reads the token when --token is not given. */
+const TOKEN_ENV = 'GAMEHOST_TOKEN';
+/** Chosen with `npm run bench -- --sweep` against a 20 ms round trip: see BENCHMARKS.md. */
+const DEFAULT_CONCURRENCY = 32;
+const MAX_CONCURRENCY = 256;
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_RETRIES = 20;
+
+;// CONCATENATED MODULE: ./src/report-model.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_model_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/** The cell as HTML: text escaped, code in <code>. */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+function renderText(report) {
+    const lines = [report.title];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', block.text);
+        else if (block.kind === 'text')
+            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map(cellText));
+    const all = model.keyValue ? rows : [[...model.header], ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 ;// CONCATENATED MODULE: ./src/action.ts
 // What every action of this repository shares: the logger on @actions/core, the one place a step
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
@@ -31515,16 +31715,16 @@ async function runAction(secretInputs, body) {
         await body();
     }
     catch (error) {
-        if (error instanceof errors/* ValidationFailedError */.vw) {
+        if (error instanceof ValidationFailedError) {
             for (const problem of error.problems)
                 core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
         }
-        setFailed((0,errors/* errorMessage */.gJ)(error));
+        setFailed(errorMessage(error));
     }
 }
 /** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
-    return () => runAction([constants/* Input */.pd.Token], async () => {
+    return () => runAction([Input.Token], async () => {
         const inputs = operation.read((name) => getInput(name));
         core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
         const result = await operation.run(inputs, { logger: actionsLogger });
@@ -31547,124 +31747,23 @@ function outputText(value) {
 }
 /** Writes the report as the job summary: the title, then its headings, tables and text. */
 async function writeReport(report) {
-    const summary = summary_summary.addHeading((0,report_model/* escapeHtml */.ZD)(report.title), 2);
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
-            summary.addHeading((0,report_model/* escapeHtml */.ZD)(block.text), 3);
+            summary.addHeading(escapeHtml(block.text), 3);
         else if (block.kind === 'text')
-            summary.addRaw((0,report_model/* escapeHtml */.ZD)(block.text), true);
+            summary.addRaw(escapeHtml(block.text), true);
         else {
             summary.addTable([
-                block.table.header.map((data) => ({ data: (0,report_model/* escapeHtml */.ZD)(data), header: true })),
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
                 // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => (0,report_model/* cellHtml */.qG)(cell) || '&nbsp;')),
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
             ]);
         }
     }
     await summary.write();
 }
 
-
-/***/ }),
-
-/***/ 3889:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(369);
-/* harmony import */ var _avatars_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4312);
-// Entry of the avatars action (avatars/action.yml, bundled to dist/avatars/index.js).
-
-
-const run = (0,_action_js__WEBPACK_IMPORTED_MODULE_0__/* .operationAction */ .uG)(_avatars_js__WEBPACK_IMPORTED_MODULE_1__/* .avatarsOperation */ .I);
-await run();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 3249:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _7: () => (/* binding */ ServiceError),
-/* harmony export */   eb: () => (/* binding */ UsageError),
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   vw: () => (/* binding */ ValidationFailedError)
-/* harmony export */ });
-/** What the service said when it refused a call: status, code, message, ray id and documentation. */
-class ServiceError extends Error {
-    operation;
-    status;
-    code;
-    serviceMessage;
-    rayId;
-    documentation;
-    metadata;
-    retryAfter;
-    constructor(init) {
-        const { operation, status, body } = init;
-        const code = body.code ?? 'UNKNOWN';
-        const serviceMessage = body.message ?? 'the service gave no message';
-        const rayId = body.ray_id ?? init.rayId;
-        let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
-        if (rayId)
-            message += ` (ray id ${rayId})`;
-        if (init.hint)
-            message += `. ${init.hint}`;
-        if (body.documentation)
-            message += `. See ${body.documentation}`;
-        super(message);
-        this.name = 'ServiceError';
-        this.operation = operation;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.rayId = rayId;
-        this.documentation = body.documentation;
-        this.metadata = body.metadata;
-        this.retryAfter = init.retryAfter;
-    }
-}
-/** A problem found before anything was sent: a bad input, a file that cannot be read. */
-class UsageError extends Error {
-    name = 'UsageError';
-}
-/** The matchmaker config (or another validated value) that the service's rules reject. */
-class ValidationFailedError extends Error {
-    name = 'ValidationFailedError';
-    problems;
-    constructor(what, problems) {
-        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
-        this.problems = problems;
-    }
-}
-/** The message of any thrown value, for logs. */
-function errorMessage(error) {
-    if (error instanceof Error) {
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
-    }
-    return String(error);
-}
-
-
-/***/ }),
-
-/***/ 4312:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  I: () => (/* binding */ avatarsOperation)
-});
-
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -31674,23 +31773,23 @@ var constants = __nccwpck_require__(7242);
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants/* Input */.pd.ApiUrl).trim();
+    const apiUrl = get(Input.ApiUrl).trim();
     if (!apiUrl)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = get(constants/* Input */.pd.Token).trim();
-    const gameId = get(constants/* Input */.pd.GameId).trim();
+    const token = get(Input.Token).trim();
+    const gameId = get(Input.GameId).trim();
     if (!gameId)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
+        throw new errors_UsageError(`${Input.GameId} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId };
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
@@ -31702,7 +31801,7 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors/* UsageError */.eb(`${constants/* Input */.pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
@@ -31768,8 +31867,6 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -31798,7 +31895,7 @@ function backoffDelay(attempt, policy) {
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
 function requestedDelay(error, now) {
-    if (!(error instanceof errors/* ServiceError */._7))
+    if (!(error instanceof ServiceError))
         return undefined;
     const candidates = [];
     const header = error.retryAfter?.trim();
@@ -31880,7 +31977,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
     }
 }
 function shortReason(error) {
-    if (error instanceof errors/* ServiceError */._7)
+    if (error instanceof ServiceError)
         return `${error.status} ${error.code}`;
     const code = errorCodes(error)[0];
     const message = error instanceof Error ? error.message : String(error);
@@ -31899,9 +31996,25 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
-/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
+/** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
+ * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
+ * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
+ * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
+ * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ */
 function createAgent() {
-    return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
+    const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
+    if (!PROXY_VARIABLES.some((name) => process.env[name]))
+        return new undici/* Agent */.g6(options);
+    // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
+    const proxied = {
+        ...options,
+        proxyTunnel: false,
+    };
+    return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
 const OPS = {
     listServers: {
@@ -31940,7 +32053,7 @@ const OPS = {
     },
 };
 function shouldRetry(op, error) {
-    if (error instanceof errors/* ServiceError */._7) {
+    if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
             return true;
         if (op.safety === 'create')
@@ -32038,7 +32151,7 @@ class ServiceClient {
                     ? 'the answer was not a JSON object'
                     : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
             };
-        throw new errors/* ServiceError */._7({
+        throw new ServiceError({
             operation: op.name,
             status: response.statusCode,
             body: errorBody,
@@ -32113,8 +32226,6 @@ async function withClient(connection, context, fn) {
     }
 }
 
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
 ;// CONCATENATED MODULE: ./src/avatars.ts
 // The avatars operation: the game's custom avatars, complete or still uploading.
 
@@ -32123,7 +32234,7 @@ var report_model = __nccwpck_require__(7517);
 
 
 const avatarsOperation = {
-    name: constants/* ActionName */.a2.Avatars,
+    name: ActionName.Avatars,
     read(get, options) {
         return readRequiredConnection(get, options);
     },
@@ -32135,15 +32246,15 @@ const avatarsOperation = {
     },
     outputs(result) {
         return {
-            [constants/* AvatarsOutput */.mG.CustomAvatars]: result.avatars,
-            [constants/* AvatarsOutput */.mG.Count]: result.avatars.length,
-            [constants/* AvatarsOutput */.mG.CompleteCount]: result.completeCount,
+            [AvatarsOutput.CustomAvatars]: result.avatars,
+            [AvatarsOutput.Count]: result.avatars.length,
+            [AvatarsOutput.CompleteCount]: result.completeCount,
         };
     },
     report(result) {
         const blocks = result.avatars.length
             ? [
-                (0,report_model/* table */.tp)(['Avatar', 'Upload', 'Size', 'Created', 'Complete', 'URL'], result.avatars.map((avatar) => [
+                table(['Avatar', 'Upload', 'Size', 'Created', 'Complete', 'URL'], result.avatars.map((avatar) => [
                     avatar.display_name,
                     { code: avatar.upload_id },
                     formatBytes(avatar.content_length),
@@ -32152,7 +32263,7 @@ const avatarsOperation = {
                     avatar.url ?? '—',
                 ])),
             ]
-            : [(0,report_model/* text */.Qq)('The game has no custom avatars.')];
+            : [report_model_text('The game has no custom avatars.')];
         return {
             title: `gamehost avatars: ${result.avatars.length} (${result.completeCount} complete)`,
             blocks,
@@ -32160,180 +32271,12 @@ const avatarsOperation = {
     },
 };
 
-
-/***/ }),
-
-/***/ 7242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a2: () => (/* binding */ ActionName),
-/* harmony export */   mG: () => (/* binding */ AvatarsOutput),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/* unused harmony exports Output, ServersOutput, LobbyOutput, ValidateOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES */
-/**
- * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
- * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
- */
-const Input = {
-    ApiUrl: 'api-url',
-    Token: 'token',
-    GameId: 'game-id',
-    Path: 'path',
-    Files: 'files',
-    IncludeHidden: 'include-hidden',
-    SiteName: 'site-name',
-    Namespace: 'namespace',
-    NamespaceDisplayName: 'namespace-display-name',
-    VersionId: 'version-id',
-    NamespaceId: 'namespace-id',
-    Domain: 'domain',
-    LobbyCountMax: 'lobby-count-max',
-    MaxPlayers: 'max-players',
-    Concurrency: 'concurrency',
-    Retries: 'retries',
-    RequestTimeout: 'request-timeout',
-    DryRun: 'dry-run',
-    Comment: 'comment',
-    GitHubToken: 'github-token',
-    SkipUnchanged: 'skip-unchanged',
-    IfNoToken: 'if-no-token',
-    // servers
-    EnvironmentId: 'environment-id',
-    Tags: 'tags',
-    IncludeDestroyed: 'include-destroyed',
-    Limit: 'limit',
-    // lobby-logs (with namespace-id)
-    LobbyId: 'lobby-id',
-    FailIfFailed: 'fail-if-failed',
-    // validate (with namespace-id, lobby-count-max and max-players)
-    GroupDisplayName: 'group-display-name',
-    FailOnError: 'fail-on-error',
-};
-/** Output names of the deploy action, as in action.yml. */
-const Output = {
-    SiteId: 'site-id',
-    UploadId: 'upload-id',
-    NamespaceId: 'namespace-id',
-    FileCount: 'file-count',
-    TotalBytes: 'total-bytes',
-    Digest: 'digest',
-    Manifest: 'manifest',
-    Skipped: 'skipped',
-};
-/** Output names of the servers action. */
-const ServersOutput = {
-    Servers: 'servers',
-    Count: 'count',
-};
-/** Output names of the lobby-logs action. */
-const LobbyOutput = {
-    Lobby: 'lobby',
-    Status: 'status',
-    ExitCode: 'exit-code',
-    Failed: 'failed',
-};
-/** Output names of the avatars action. */
-const AvatarsOutput = {
-    CustomAvatars: 'custom-avatars',
-    Count: 'count',
-    CompleteCount: 'complete-count',
-};
-/** Output names of the validate action. */
-const ValidateOutput = {
-    Errors: 'errors',
-    Valid: 'valid',
-};
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
-const ActionName = {
-    Deploy: 'deploy',
-    Servers: 'servers',
-    LobbyLogs: 'lobby-logs',
-    Avatars: 'avatars',
-    Validate: 'validate',
-};
-/** Where the CLI reads the token when --token is not given. */
-const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Chosen with `npm run bench -- --sweep` against a 20 ms round trip: see BENCHMARKS.md. */
-const DEFAULT_CONCURRENCY = 32;
-const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-const MAX_RETRIES = 20;
+;// CONCATENATED MODULE: ./src/actions/avatars.ts
+// Entry of the avatars action (avatars/action.yml): exports run(), which the bundle's index (dist/avatars/index.js,
+// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
 
 
-/***/ }),
-
-/***/ 7517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Qq: () => (/* binding */ text),
-/* harmony export */   ZD: () => (/* binding */ escapeHtml),
-/* harmony export */   qG: () => (/* binding */ cellHtml),
-/* harmony export */   tp: () => (/* binding */ table)
-/* harmony export */ });
-/* unused harmony exports heading, keyValueTable, cellText, renderText, formatEpochMs */
-// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
-// CLI into aligned text lines (below). One description of each report serves both.
-function heading(text) {
-    return { kind: 'heading', text };
-}
-function table(header, rows) {
-    return { kind: 'table', table: { header, rows } };
-}
-function keyValueTable(rows) {
-    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
-}
-function text(value) {
-    return { kind: 'text', text: value };
-}
-/** The cell as plain text. */
-function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
-}
-/** The cell as HTML: text escaped, code in <code>. */
-function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
-        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
-        .join('');
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-}
-/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
-function renderText(report) {
-    const lines = [report.title];
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            lines.push('', block.text);
-        else if (block.kind === 'text')
-            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
-        else
-            lines.push(...tableLines(block.table));
-    }
-    return lines.join('\n') + '\n';
-}
-function tableLines(model) {
-    const rows = model.rows.map((row) => row.map(cellText));
-    const all = model.keyValue ? rows : [[...model.header], ...rows];
-    const widths = [];
-    for (const row of all)
-        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-    return all.map((row) => '  ' +
-        row
-            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd());
-}
-/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
-function formatEpochMs(ms) {
-    if (ms === undefined || !Number.isFinite(ms))
-        return '';
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+const run = operationAction(avatarsOperation);
 
 
 /***/ }),

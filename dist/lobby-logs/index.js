@@ -318,7 +318,7 @@ __webpack_unused_export__ = Pool
 __webpack_unused_export__ = BalancedPool
 module.exports.g6 = Agent
 __webpack_unused_export__ = ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
+module.exports.J2 = EnvHttpProxyAgent
 __webpack_unused_export__ = RetryAgent
 __webpack_unused_export__ = RetryHandler
 
@@ -28374,26 +28374,23 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1575);
-var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__]);
-_src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+/* harmony import */ var _src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(597);
 
+await (0,_src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } });
+} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 369:
+/***/ 597:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  uG: () => (/* binding */ operationAction)
+  e: () => (/* binding */ run)
 });
-
-// UNUSED EXPORTS: actionsLogger, outputText, runAction, setOutputs, writeReport
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -31340,12 +31337,67 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
+;// CONCATENATED MODULE: ./src/api/errors.ts
+/** What the service said when it refused a call: status, code, message, ray id and documentation. */
+class ServiceError extends Error {
+    operation;
+    status;
+    code;
+    serviceMessage;
+    rayId;
+    documentation;
+    metadata;
+    retryAfter;
+    constructor(init) {
+        const { operation, status, body } = init;
+        const code = body.code ?? 'UNKNOWN';
+        const serviceMessage = body.message ?? 'the service gave no message';
+        const rayId = body.ray_id ?? init.rayId;
+        let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
+        if (rayId)
+            message += ` (ray id ${rayId})`;
+        if (init.hint)
+            message += `. ${init.hint}`;
+        if (body.documentation)
+            message += `. See ${body.documentation}`;
+        super(message);
+        this.name = 'ServiceError';
+        this.operation = operation;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.rayId = rayId;
+        this.documentation = body.documentation;
+        this.metadata = body.metadata;
+        this.retryAfter = init.retryAfter;
+    }
+}
+/** A problem found before anything was sent: a bad input, a file that cannot be read. */
+class errors_UsageError extends Error {
+    name = 'UsageError';
+}
+/** The matchmaker config (or another validated value) that the service's rules reject. */
+class ValidationFailedError extends Error {
+    name = 'ValidationFailedError';
+    problems;
+    constructor(what, problems) {
+        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
+        this.problems = problems;
+    }
+}
+/** The message of any thrown value, for logs. */
+function errorMessage(error) {
+    if (error instanceof Error) {
+        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
+    }
+    return String(error);
+}
+
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const U32_MAX = 0xffff_ffff;
+const rules_U32_MAX = 0xffff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -31366,8 +31418,8 @@ const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+function rules_isU32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_U32_MAX;
 }
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -31481,186 +31533,7 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
     return parts;
 }
 
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
-;// CONCATENATED MODULE: ./src/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
-
-
-
-
-
-const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
-};
-/**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
- */
-async function runAction(secretInputs, body) {
-    try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-        }
-        await body();
-    }
-    catch (error) {
-        if (error instanceof errors/* ValidationFailedError */.vw) {
-            for (const problem of error.problems)
-                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
-        }
-        setFailed((0,errors/* errorMessage */.gJ)(error));
-    }
-}
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
-function operationAction(operation) {
-    return () => runAction([constants/* Input */.pd.Token], async () => {
-        const inputs = operation.read((name) => getInput(name));
-        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
-        const result = await operation.run(inputs, { logger: actionsLogger });
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
-        const failure = operation.failure?.(result, inputs);
-        if (failure)
-            throw failure;
-    });
-}
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
-async function writeReport(report) {
-    const summary = summary_summary.addHeading((0,report_model/* escapeHtml */.ZD)(report.title), 2);
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            summary.addHeading((0,report_model/* escapeHtml */.ZD)(block.text), 3);
-        else if (block.kind === 'text')
-            summary.addRaw((0,report_model/* escapeHtml */.ZD)(block.text), true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: (0,report_model/* escapeHtml */.ZD)(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => (0,report_model/* cellHtml */.qG)(cell) || '&nbsp;')),
-            ]);
-        }
-    }
-    await summary.write();
-}
-
-
-/***/ }),
-
-/***/ 1575:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(369);
-/* harmony import */ var _lobby_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7763);
-// Entry of the lobby-logs action (lobby-logs/action.yml, bundled to dist/lobby-logs/index.js).
-
-
-const run = (0,_action_js__WEBPACK_IMPORTED_MODULE_0__/* .operationAction */ .uG)(_lobby_js__WEBPACK_IMPORTED_MODULE_1__/* .lobbyOperation */ .I);
-await run();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 3249:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _7: () => (/* binding */ ServiceError),
-/* harmony export */   eb: () => (/* binding */ UsageError),
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   vw: () => (/* binding */ ValidationFailedError)
-/* harmony export */ });
-/** What the service said when it refused a call: status, code, message, ray id and documentation. */
-class ServiceError extends Error {
-    operation;
-    status;
-    code;
-    serviceMessage;
-    rayId;
-    documentation;
-    metadata;
-    retryAfter;
-    constructor(init) {
-        const { operation, status, body } = init;
-        const code = body.code ?? 'UNKNOWN';
-        const serviceMessage = body.message ?? 'the service gave no message';
-        const rayId = body.ray_id ?? init.rayId;
-        let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
-        if (rayId)
-            message += ` (ray id ${rayId})`;
-        if (init.hint)
-            message += `. ${init.hint}`;
-        if (body.documentation)
-            message += `. See ${body.documentation}`;
-        super(message);
-        this.name = 'ServiceError';
-        this.operation = operation;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.rayId = rayId;
-        this.documentation = body.documentation;
-        this.metadata = body.metadata;
-        this.retryAfter = init.retryAfter;
-    }
-}
-/** A problem found before anything was sent: a bad input, a file that cannot be read. */
-class UsageError extends Error {
-    name = 'UsageError';
-}
-/** The matchmaker config (or another validated value) that the service's rules reject. */
-class ValidationFailedError extends Error {
-    name = 'ValidationFailedError';
-    problems;
-    constructor(what, problems) {
-        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
-        this.problems = problems;
-    }
-}
-/** The message of any thrown value, for logs. */
-function errorMessage(error) {
-    if (error instanceof Error) {
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
-    }
-    return String(error);
-}
-
-
-/***/ }),
-
-/***/ 7242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Cn: () => (/* binding */ LobbyOutput),
-/* harmony export */   a2: () => (/* binding */ ActionName),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/* unused harmony exports Output, ServersOutput, AvatarsOutput, ValidateOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES */
+;// CONCATENATED MODULE: ./src/constants.ts
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31750,24 +31623,147 @@ const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 
+;// CONCATENATED MODULE: ./src/report-model.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_model_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/** The cell as HTML: text escaped, code in <code>. */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+function renderText(report) {
+    const lines = [report.title];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', block.text);
+        else if (block.kind === 'text')
+            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map(cellText));
+    const all = model.keyValue ? rows : [[...model.header], ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
 
-/***/ }),
+;// CONCATENATED MODULE: ./src/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
-/***/ 7763:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  I: () => (/* binding */ lobbyOperation)
-});
 
-// UNUSED EXPORTS: lobbyState
 
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
+const actionsLogger = {
+    info: (message) => info(message),
+    warning: (message, annotation) => warning(message, annotation),
+    error: (message, annotation) => core_error(message, annotation),
+    debug: (message) => core_debug(message),
+    group: (name, fn) => group(name, fn),
+};
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction([Input.Token], async () => {
+        const inputs = operation.read((name) => getInput(name));
+        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const result = await operation.run(inputs, { logger: actionsLogger });
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, outputText(value));
+}
+function outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** Writes the report as the job summary: the title, then its headings, tables and text. */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(escapeHtml(block.text), 3);
+        else if (block.kind === 'text')
+            summary.addRaw(escapeHtml(block.text), true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    await summary.write();
+}
+
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -31777,23 +31773,23 @@ var constants = __nccwpck_require__(7242);
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants/* Input */.pd.ApiUrl).trim();
+    const apiUrl = get(Input.ApiUrl).trim();
     if (!apiUrl)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = get(constants/* Input */.pd.Token).trim();
-    const gameId = get(constants/* Input */.pd.GameId).trim();
+    const token = get(Input.Token).trim();
+    const gameId = get(Input.GameId).trim();
     if (!gameId)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
+        throw new errors_UsageError(`${Input.GameId} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId };
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
@@ -31805,13 +31801,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors/* UsageError */.eb(`${constants/* Input */.pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new errors/* UsageError */.eb(`${input} is required: ${what}`);
+        throw new errors_UsageError(`${input} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -31823,7 +31819,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors/* UsageError */.eb(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -31856,8 +31852,6 @@ function readChoice(input, raw, choices, fallback) {
     throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
 
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -31886,7 +31880,7 @@ function backoffDelay(attempt, policy) {
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
 function requestedDelay(error, now) {
-    if (!(error instanceof errors/* ServiceError */._7))
+    if (!(error instanceof ServiceError))
         return undefined;
     const candidates = [];
     const header = error.retryAfter?.trim();
@@ -31968,7 +31962,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
     }
 }
 function shortReason(error) {
-    if (error instanceof errors/* ServiceError */._7)
+    if (error instanceof ServiceError)
         return `${error.status} ${error.code}`;
     const code = errorCodes(error)[0];
     const message = error instanceof Error ? error.message : String(error);
@@ -31987,9 +31981,25 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
-/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
+/** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
+ * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
+ * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
+ * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
+ * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ */
 function createAgent() {
-    return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
+    const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
+    if (!PROXY_VARIABLES.some((name) => process.env[name]))
+        return new undici/* Agent */.g6(options);
+    // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
+    const proxied = {
+        ...options,
+        proxyTunnel: false,
+    };
+    return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
 const OPS = {
     listServers: {
@@ -32028,7 +32038,7 @@ const OPS = {
     },
 };
 function shouldRetry(op, error) {
-    if (error instanceof errors/* ServiceError */._7) {
+    if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
             return true;
         if (op.safety === 'create')
@@ -32126,7 +32136,7 @@ class ServiceClient {
                     ? 'the answer was not a JSON object'
                     : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
             };
-        throw new errors/* ServiceError */._7({
+        throw new ServiceError({
             operation: op.name,
             status: response.statusCode,
             body: errorBody,
@@ -32201,8 +32211,6 @@ async function withClient(connection, context, fn) {
     }
 }
 
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
 ;// CONCATENATED MODULE: ./src/lobby.ts
 // The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
@@ -32217,14 +32225,14 @@ function lobbyState(lobby) {
     return { status: 'stopped', exitCode: stopped.exit_code, failed: stopped.failed };
 }
 const lobbyOperation = {
-    name: constants/* ActionName */.a2.LobbyLogs,
+    name: ActionName.LobbyLogs,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         return {
             ...connection,
-            namespaceId: readRequired(get, constants/* Input */.pd.NamespaceId, 'the namespace the lobby runs in'),
-            lobbyId: readRequired(get, constants/* Input */.pd.LobbyId, 'the lobby to read'),
-            failIfFailed: readBoolean(constants/* Input */.pd.FailIfFailed, get(constants/* Input */.pd.FailIfFailed), true),
+            namespaceId: readRequired(get, Input.NamespaceId, 'the namespace the lobby runs in'),
+            lobbyId: readRequired(get, Input.LobbyId, 'the lobby to read'),
+            failIfFailed: readBoolean(Input.FailIfFailed, get(Input.FailIfFailed), true),
         };
     },
     async run(inputs, context) {
@@ -32232,7 +32240,7 @@ const lobbyOperation = {
         const result = { lobby, ...lobbyState(lobby) };
         context.logger.info(`Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`);
         if (result.failed && !inputs.failIfFailed) {
-            context.logger.warning(`${failureMessage(result)}. ${constants/* Input */.pd.FailIfFailed} is false: the step passes.`, {
+            context.logger.warning(`${failureMessage(result)}. ${Input.FailIfFailed} is false: the step passes.`, {
                 title: 'Lobby failed',
             });
         }
@@ -32240,10 +32248,10 @@ const lobbyOperation = {
     },
     outputs(result) {
         return {
-            [constants/* LobbyOutput */.Cn.Lobby]: result.lobby,
-            [constants/* LobbyOutput */.Cn.Status]: result.status,
-            [constants/* LobbyOutput */.Cn.ExitCode]: result.exitCode,
-            [constants/* LobbyOutput */.Cn.Failed]: result.failed,
+            [LobbyOutput.Lobby]: result.lobby,
+            [LobbyOutput.Status]: result.status,
+            [LobbyOutput.ExitCode]: result.exitCode,
+            [LobbyOutput.Failed]: result.failed,
         };
     },
     report(result) {
@@ -32262,11 +32270,11 @@ const lobbyOperation = {
             rows.push(['Ready', lobby.ready_ts]);
         if (lobby.status.stopped)
             rows.push(['Stopped', lobby.status.stopped.stop_ts]);
-        const blocks = [(0,report_model/* keyValueTable */.z2)(rows)];
+        const blocks = [keyValueTable(rows)];
         const { metrics } = lobby;
         if (metrics) {
             const allocated = metrics.allocated_memory;
-            blocks.push((0,report_model/* heading */.R_)(`Metrics of job ${metrics.job}`), (0,report_model/* table */.tp)(['Metric', 'Samples', 'Last', 'Peak'], [
+            blocks.push(heading(`Metrics of job ${metrics.job}`), table(['Metric', 'Samples', 'Last', 'Peak'], [
                 ['CPU', String(metrics.cpu.length), number(metrics.cpu.at(-1)), number(peak(metrics.cpu))],
                 [
                     `Memory (MB${allocated !== undefined ? ` of ${number(allocated)} allocated` : ''})`,
@@ -32300,80 +32308,12 @@ function number(value) {
     return value === undefined ? '' : String(Math.round(value * 100) / 100);
 }
 
+;// CONCATENATED MODULE: ./src/actions/lobby-logs.ts
+// Entry of the lobby-logs action (lobby-logs/action.yml): exports run(), which the bundle's index (dist/lobby-logs/index.js,
+// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
 
-/***/ }),
 
-/***/ 7517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   R_: () => (/* binding */ heading),
-/* harmony export */   ZD: () => (/* binding */ escapeHtml),
-/* harmony export */   qG: () => (/* binding */ cellHtml),
-/* harmony export */   tp: () => (/* binding */ table),
-/* harmony export */   z2: () => (/* binding */ keyValueTable)
-/* harmony export */ });
-/* unused harmony exports text, cellText, renderText, formatEpochMs */
-// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
-// CLI into aligned text lines (below). One description of each report serves both.
-function heading(text) {
-    return { kind: 'heading', text };
-}
-function table(header, rows) {
-    return { kind: 'table', table: { header, rows } };
-}
-function keyValueTable(rows) {
-    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
-}
-function text(value) {
-    return { kind: 'text', text: value };
-}
-/** The cell as plain text. */
-function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
-}
-/** The cell as HTML: text escaped, code in <code>. */
-function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
-        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
-        .join('');
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-}
-/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
-function renderText(report) {
-    const lines = [report.title];
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            lines.push('', block.text);
-        else if (block.kind === 'text')
-            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
-        else
-            lines.push(...tableLines(block.table));
-    }
-    return lines.join('\n') + '\n';
-}
-function tableLines(model) {
-    const rows = model.rows.map((row) => row.map(cellText));
-    const all = model.keyValue ? rows : [[...model.header], ...rows];
-    const widths = [];
-    for (const row of all)
-        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-    return all.map((row) => '  ' +
-        row
-            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd());
-}
-/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
-function formatEpochMs(ms) {
-    if (ms === undefined || !Number.isFinite(ms))
-        return '';
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+const run = operationAction(lobbyOperation);
 
 
 /***/ }),

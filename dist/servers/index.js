@@ -318,7 +318,7 @@ __webpack_unused_export__ = Pool
 __webpack_unused_export__ = BalancedPool
 module.exports.g6 = Agent
 __webpack_unused_export__ = ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
+module.exports.J2 = EnvHttpProxyAgent
 __webpack_unused_export__ = RetryAgent
 __webpack_unused_export__ = RetryHandler
 
@@ -28374,26 +28374,23 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4587);
-var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__]);
-_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8311);
 
+await (0,_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } });
+} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 3273:
+/***/ 8311:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  uG: () => (/* binding */ operationAction)
+  e: () => (/* binding */ run)
 });
-
-// UNUSED EXPORTS: actionsLogger, outputText, runAction, setOutputs, writeReport
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -31340,122 +31337,7 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/api/rules.ts
-var rules = __nccwpck_require__(1451);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
-;// CONCATENATED MODULE: ./src/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
-
-
-
-
-
-const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
-};
-/**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
- */
-async function runAction(secretInputs, body) {
-    try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-        }
-        await body();
-    }
-    catch (error) {
-        if (error instanceof errors/* ValidationFailedError */.vw) {
-            for (const problem of error.problems)
-                core_error(problem.description, { title: problem.title ?? (0,rules/* validationTitle */.u)(problem.path) });
-        }
-        setFailed((0,errors/* errorMessage */.gJ)(error));
-    }
-}
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
-function operationAction(operation) {
-    return () => runAction([constants/* Input */.pd.Token], async () => {
-        const inputs = operation.read((name) => getInput(name));
-        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
-        const result = await operation.run(inputs, { logger: actionsLogger });
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
-        const failure = operation.failure?.(result, inputs);
-        if (failure)
-            throw failure;
-    });
-}
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
-async function writeReport(report) {
-    const summary = summary_summary.addHeading((0,report_model/* escapeHtml */.ZD)(report.title), 2);
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            summary.addHeading((0,report_model/* escapeHtml */.ZD)(block.text), 3);
-        else if (block.kind === 'text')
-            summary.addRaw((0,report_model/* escapeHtml */.ZD)(block.text), true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: (0,report_model/* escapeHtml */.ZD)(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => (0,report_model/* cellHtml */.qG)(cell) || '&nbsp;')),
-            ]);
-        }
-    }
-    await summary.write();
-}
-
-
-/***/ }),
-
-/***/ 4587:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3273);
-/* harmony import */ var _servers_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7631);
-// Entry of the servers action (servers/action.yml, bundled to dist/servers/index.js).
-
-
-const run = (0,_action_js__WEBPACK_IMPORTED_MODULE_0__/* .operationAction */ .uG)(_servers_js__WEBPACK_IMPORTED_MODULE_1__/* .serversOperation */ .Ou);
-await run();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 3249:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _7: () => (/* binding */ ServiceError),
-/* harmony export */   eb: () => (/* binding */ UsageError),
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   vw: () => (/* binding */ ValidationFailedError)
-/* harmony export */ });
+;// CONCATENATED MODULE: ./src/api/errors.ts
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -31491,7 +31373,7 @@ class ServiceError extends Error {
     }
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
-class UsageError extends Error {
+class errors_UsageError extends Error {
     name = 'UsageError';
 }
 /** The matchmaker config (or another validated value) that the service's rules reject. */
@@ -31512,20 +31394,10 @@ function errorMessage(error) {
     return String(error);
 }
 
-
-/***/ }),
-
-/***/ 1451:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   an: () => (/* binding */ serverTagsProblem),
-/* harmony export */   u: () => (/* binding */ validationTitle)
-/* harmony export */ });
-/* unused harmony exports U32_MAX, NAME_ID_MAX, DISPLAY_NAME_MAX_BYTES, GROUP_DISPLAY_NAME_MAX_BYTES, LOBBY_COUNT_LIMIT, DOMAIN_MAX, DOMAINS_PER_NAMESPACE_MAX, SERVER_TAGS_MAX, TAG_KEY_MAX_BYTES, TAG_VALUE_MAX_BYTES, SERVERS_PAGE_SIZE, SITE_BYTES_LIMIT, MULTIPART_THRESHOLD, PART_SIZE, MAX_PARTS, isU32, isU64, nameIdProblems, displayNameProblems, createNamespaceProblems, groupDisplayNameProblems, matchmakerConfigProblems, isValidDomain, describeValidationPath, planParts */
+;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const U32_MAX = 0xffff_ffff;
+const rules_U32_MAX = 0xffff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -31546,8 +31418,8 @@ const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+function rules_isU32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_U32_MAX;
 }
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -31661,18 +31533,7 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
     return parts;
 }
 
-
-/***/ }),
-
-/***/ 7242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   WF: () => (/* binding */ ServersOutput),
-/* harmony export */   a2: () => (/* binding */ ActionName),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/* unused harmony exports Output, LobbyOutput, AvatarsOutput, ValidateOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES */
+;// CONCATENATED MODULE: ./src/constants.ts
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31762,21 +31623,7 @@ const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 
-
-/***/ }),
-
-/***/ 7517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Qq: () => (/* binding */ text),
-/* harmony export */   RH: () => (/* binding */ formatEpochMs),
-/* harmony export */   ZD: () => (/* binding */ escapeHtml),
-/* harmony export */   qG: () => (/* binding */ cellHtml),
-/* harmony export */   tp: () => (/* binding */ table),
-/* harmony export */   z2: () => (/* binding */ keyValueTable)
-/* harmony export */ });
-/* unused harmony exports heading, cellText, renderText */
+;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 function heading(text) {
@@ -31788,7 +31635,7 @@ function table(header, rows) {
 function keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
-function text(value) {
+function report_model_text(value) {
     return { kind: 'text', text: value };
 }
 /** The cell as plain text. */
@@ -31838,26 +31685,85 @@ function formatEpochMs(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-
-/***/ }),
-
-/***/ 7631:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+;// CONCATENATED MODULE: ./src/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  Ou: () => (/* binding */ serversOperation)
-});
 
-// UNUSED EXPORTS: LIMIT_MAX, REPORT_ROWS_MAX, listAllServers, readTags
 
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/api/rules.ts
-var rules = __nccwpck_require__(1451);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
+
+const actionsLogger = {
+    info: (message) => info(message),
+    warning: (message, annotation) => warning(message, annotation),
+    error: (message, annotation) => core_error(message, annotation),
+    debug: (message) => core_debug(message),
+    group: (name, fn) => group(name, fn),
+};
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction([Input.Token], async () => {
+        const inputs = operation.read((name) => getInput(name));
+        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const result = await operation.run(inputs, { logger: actionsLogger });
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, outputText(value));
+}
+function outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** Writes the report as the job summary: the title, then its headings, tables and text. */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(escapeHtml(block.text), 3);
+        else if (block.kind === 'text')
+            summary.addRaw(escapeHtml(block.text), true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    await summary.write();
+}
+
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -31867,23 +31773,23 @@ var constants = __nccwpck_require__(7242);
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants/* Input */.pd.ApiUrl).trim();
+    const apiUrl = get(Input.ApiUrl).trim();
     if (!apiUrl)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = get(constants/* Input */.pd.Token).trim();
-    const gameId = get(constants/* Input */.pd.GameId).trim();
+    const token = get(Input.Token).trim();
+    const gameId = get(Input.GameId).trim();
     if (!gameId)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
+        throw new errors_UsageError(`${Input.GameId} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId };
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
@@ -31895,13 +31801,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors/* UsageError */.eb(`${constants/* Input */.pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new errors/* UsageError */.eb(`${input} is required: ${what}`);
+        throw new errors_UsageError(`${input} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -31913,7 +31819,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors/* UsageError */.eb(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -31926,7 +31832,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors/* UsageError */.eb(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -31946,8 +31852,6 @@ function readChoice(input, raw, choices, fallback) {
     throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
 
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -31976,7 +31880,7 @@ function backoffDelay(attempt, policy) {
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
 function requestedDelay(error, now) {
-    if (!(error instanceof errors/* ServiceError */._7))
+    if (!(error instanceof ServiceError))
         return undefined;
     const candidates = [];
     const header = error.retryAfter?.trim();
@@ -32058,7 +31962,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
     }
 }
 function shortReason(error) {
-    if (error instanceof errors/* ServiceError */._7)
+    if (error instanceof ServiceError)
         return `${error.status} ${error.code}`;
     const code = errorCodes(error)[0];
     const message = error instanceof Error ? error.message : String(error);
@@ -32077,9 +31981,25 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
-/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
+/** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
+ * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
+ * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
+ * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
+ * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ */
 function createAgent() {
-    return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
+    const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
+    if (!PROXY_VARIABLES.some((name) => process.env[name]))
+        return new undici/* Agent */.g6(options);
+    // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
+    const proxied = {
+        ...options,
+        proxyTunnel: false,
+    };
+    return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
 const OPS = {
     listServers: {
@@ -32118,7 +32038,7 @@ const OPS = {
     },
 };
 function shouldRetry(op, error) {
-    if (error instanceof errors/* ServiceError */._7) {
+    if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
             return true;
         if (op.safety === 'create')
@@ -32216,7 +32136,7 @@ class ServiceClient {
                     ? 'the answer was not a JSON object'
                     : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
             };
-        throw new errors/* ServiceError */._7({
+        throw new ServiceError({
             operation: op.name,
             status: response.statusCode,
             body: errorBody,
@@ -32291,8 +32211,6 @@ async function withClient(connection, context, fn) {
     }
 }
 
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
 ;// CONCATENATED MODULE: ./src/servers.ts
 // The servers operation: every game server of an environment that matches a tag filter, across the
 // service's pages.
@@ -32344,16 +32262,16 @@ async function listAllServers(client, gameId, environmentId, options) {
     }
 }
 const serversOperation = {
-    name: constants/* ActionName */.a2.Servers,
+    name: ActionName.Servers,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
-        const environmentId = readRequired(get, constants/* Input */.pd.EnvironmentId, 'the environment whose servers to list');
+        const environmentId = readRequired(get, Input.EnvironmentId, 'the environment whose servers to list');
         return {
             ...connection,
             environmentId,
-            tags: readTags(get(constants/* Input */.pd.Tags)),
-            includeDestroyed: readBoolean(constants/* Input */.pd.IncludeDestroyed, get(constants/* Input */.pd.IncludeDestroyed), false),
-            limit: readOptionalInteger(constants/* Input */.pd.Limit, get(constants/* Input */.pd.Limit), 1, LIMIT_MAX),
+            tags: readTags(get(Input.Tags)),
+            includeDestroyed: readBoolean(Input.IncludeDestroyed, get(Input.IncludeDestroyed), false),
+            limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
         };
     },
     async run(inputs, context) {
@@ -32365,7 +32283,7 @@ const serversOperation = {
             limit: inputs.limit,
             logger: context.logger,
         })));
-        context.logger.info(`${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${constants/* Input */.pd.Limit} reached)` : ''}`);
+        context.logger.info(`${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${Input.Limit} reached)` : ''}`);
         return {
             environmentId: inputs.environmentId,
             tags: inputs.tags,
@@ -32374,11 +32292,11 @@ const serversOperation = {
         };
     },
     outputs(result) {
-        return { [constants/* ServersOutput */.WF.Servers]: result.servers, [constants/* ServersOutput */.WF.Count]: result.servers.length };
+        return { [ServersOutput.Servers]: result.servers, [ServersOutput.Count]: result.servers.length };
     },
     report(result) {
         const blocks = [
-            (0,report_model/* keyValueTable */.z2)([
+            keyValueTable([
                 ['Environment', { code: result.environmentId }],
                 ['Tags', result.tags ? formatTags(result.tags) : '(any)'],
                 ['Destroyed servers', result.includeDestroyed ? 'included' : 'left out'],
@@ -32387,10 +32305,10 @@ const serversOperation = {
             ]),
         ];
         if (result.servers.length) {
-            blocks.push((0,report_model/* table */.tp)(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow)));
+            blocks.push(table(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow)));
         }
         if (result.servers.length > REPORT_ROWS_MAX) {
-            blocks.push((0,report_model/* text */.Qq)(`The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${constants/* ServersOutput */.WF.Servers} output holds every one.`));
+            blocks.push(report_model_text(`The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`));
         }
         return { title: `gamehost servers: ${result.environmentId}`, blocks };
     },
@@ -32408,8 +32326,8 @@ function serverRow(server) {
         { code: server.id },
         server.datacenter,
         formatTags(server.tags),
-        (0,report_model/* formatEpochMs */.RH)(server.created_at),
-        server.destroyed_at === undefined ? '—' : (0,report_model/* formatEpochMs */.RH)(server.destroyed_at),
+        formatEpochMs(server.created_at),
+        server.destroyed_at === undefined ? '—' : formatEpochMs(server.destroyed_at),
         ports || '—',
     ];
 }
@@ -32431,14 +32349,21 @@ function readTags(raw) {
         tags = JSON.parse(json);
     }
     catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`);
+        throw new errors_UsageError(`${Input.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`);
     }
-    const problem = (0,rules/* serverTagsProblem */.an)(tags);
+    const problem = serverTagsProblem(tags);
     if (problem)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.Tags} '${json}': ${problem}, like {"region": "eu"}`);
+        throw new errors_UsageError(`${Input.Tags} '${json}': ${problem}, like {"region": "eu"}`);
     const filter = tags;
     return Object.keys(filter).length ? filter : undefined;
 }
+
+;// CONCATENATED MODULE: ./src/actions/servers.ts
+// Entry of the servers action (servers/action.yml): exports run(), which the bundle's index (dist/servers/index.js,
+// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+
+
+const run = operationAction(serversOperation);
 
 
 /***/ }),

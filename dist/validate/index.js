@@ -318,7 +318,7 @@ __webpack_unused_export__ = Pool
 __webpack_unused_export__ = BalancedPool
 module.exports.g6 = Agent
 __webpack_unused_export__ = ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
+module.exports.J2 = EnvHttpProxyAgent
 __webpack_unused_export__ = RetryAgent
 __webpack_unused_export__ = RetryHandler
 
@@ -28374,26 +28374,23 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(509);
-var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__]);
-_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5454);
 
+await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } });
+} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 3273:
+/***/ 5454:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  uG: () => (/* binding */ operationAction)
+  e: () => (/* binding */ run)
 });
-
-// UNUSED EXPORTS: actionsLogger, outputText, runAction, setOutputs, writeReport
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -31340,122 +31337,7 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/api/rules.ts
-var rules = __nccwpck_require__(1451);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
-;// CONCATENATED MODULE: ./src/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
-
-
-
-
-
-const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
-};
-/**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
- */
-async function runAction(secretInputs, body) {
-    try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-        }
-        await body();
-    }
-    catch (error) {
-        if (error instanceof errors/* ValidationFailedError */.vw) {
-            for (const problem of error.problems)
-                core_error(problem.description, { title: problem.title ?? (0,rules/* validationTitle */.u)(problem.path) });
-        }
-        setFailed((0,errors/* errorMessage */.gJ)(error));
-    }
-}
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
-function operationAction(operation) {
-    return () => runAction([constants/* Input */.pd.Token], async () => {
-        const inputs = operation.read((name) => getInput(name));
-        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
-        const result = await operation.run(inputs, { logger: actionsLogger });
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
-        const failure = operation.failure?.(result, inputs);
-        if (failure)
-            throw failure;
-    });
-}
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
-async function writeReport(report) {
-    const summary = summary_summary.addHeading((0,report_model/* escapeHtml */.ZD)(report.title), 2);
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            summary.addHeading((0,report_model/* escapeHtml */.ZD)(block.text), 3);
-        else if (block.kind === 'text')
-            summary.addRaw((0,report_model/* escapeHtml */.ZD)(block.text), true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: (0,report_model/* escapeHtml */.ZD)(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => (0,report_model/* cellHtml */.qG)(cell) || '&nbsp;')),
-            ]);
-        }
-    }
-    await summary.write();
-}
-
-
-/***/ }),
-
-/***/ 509:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3273);
-/* harmony import */ var _validate_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6826);
-// Entry of the validate action (validate/action.yml, bundled to dist/validate/index.js).
-
-
-const run = (0,_action_js__WEBPACK_IMPORTED_MODULE_0__/* .operationAction */ .uG)(_validate_js__WEBPACK_IMPORTED_MODULE_1__/* .validateOperation */ .K);
-await run();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 3249:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _7: () => (/* binding */ ServiceError),
-/* harmony export */   eb: () => (/* binding */ UsageError),
-/* harmony export */   gJ: () => (/* binding */ errorMessage),
-/* harmony export */   vw: () => (/* binding */ ValidationFailedError)
-/* harmony export */ });
+;// CONCATENATED MODULE: ./src/api/errors.ts
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -31491,7 +31373,7 @@ class ServiceError extends Error {
     }
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
-class UsageError extends Error {
+class errors_UsageError extends Error {
     name = 'UsageError';
 }
 /** The matchmaker config (or another validated value) that the service's rules reject. */
@@ -31512,19 +31394,7 @@ function errorMessage(error) {
     return String(error);
 }
 
-
-/***/ }),
-
-/***/ 1451:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Q3: () => (/* binding */ describeValidationPath),
-/* harmony export */   cd: () => (/* binding */ U32_MAX),
-/* harmony export */   u: () => (/* binding */ validationTitle),
-/* harmony export */   vv: () => (/* binding */ isU32)
-/* harmony export */ });
-/* unused harmony exports NAME_ID_MAX, DISPLAY_NAME_MAX_BYTES, GROUP_DISPLAY_NAME_MAX_BYTES, LOBBY_COUNT_LIMIT, DOMAIN_MAX, DOMAINS_PER_NAMESPACE_MAX, SERVER_TAGS_MAX, TAG_KEY_MAX_BYTES, TAG_VALUE_MAX_BYTES, SERVERS_PAGE_SIZE, SITE_BYTES_LIMIT, MULTIPART_THRESHOLD, PART_SIZE, MAX_PARTS, isU64, nameIdProblems, displayNameProblems, createNamespaceProblems, groupDisplayNameProblems, matchmakerConfigProblems, serverTagsProblem, isValidDomain, planParts */
+;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 const U32_MAX = 0xffff_ffff;
@@ -31663,18 +31533,7 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
     return parts;
 }
 
-
-/***/ }),
-
-/***/ 7242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   CH: () => (/* binding */ ValidateOutput),
-/* harmony export */   a2: () => (/* binding */ ActionName),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/* unused harmony exports Output, ServersOutput, LobbyOutput, AvatarsOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES */
+;// CONCATENATED MODULE: ./src/constants.ts
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31764,20 +31623,7 @@ const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 
-
-/***/ }),
-
-/***/ 7517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   R_: () => (/* binding */ heading),
-/* harmony export */   ZD: () => (/* binding */ escapeHtml),
-/* harmony export */   qG: () => (/* binding */ cellHtml),
-/* harmony export */   tp: () => (/* binding */ table),
-/* harmony export */   z2: () => (/* binding */ keyValueTable)
-/* harmony export */ });
-/* unused harmony exports text, cellText, renderText, formatEpochMs */
+;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 function heading(text) {
@@ -31789,7 +31635,7 @@ function table(header, rows) {
 function keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
-function text(value) {
+function report_model_text(value) {
     return { kind: 'text', text: value };
 }
 /** The cell as plain text. */
@@ -31839,24 +31685,85 @@ function formatEpochMs(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-
-/***/ }),
-
-/***/ 6826:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+;// CONCATENATED MODULE: ./src/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  K: () => (/* binding */ validateOperation)
-});
 
-// EXTERNAL MODULE: ./src/api/errors.ts
-var errors = __nccwpck_require__(3249);
-// EXTERNAL MODULE: ./src/api/rules.ts
-var rules = __nccwpck_require__(1451);
-// EXTERNAL MODULE: ./src/constants.ts
-var constants = __nccwpck_require__(7242);
+
+
+const actionsLogger = {
+    info: (message) => info(message),
+    warning: (message, annotation) => warning(message, annotation),
+    error: (message, annotation) => core_error(message, annotation),
+    debug: (message) => core_debug(message),
+    group: (name, fn) => group(name, fn),
+};
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction([Input.Token], async () => {
+        const inputs = operation.read((name) => getInput(name));
+        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const result = await operation.run(inputs, { logger: actionsLogger });
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, outputText(value));
+}
+function outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** Writes the report as the job summary: the title, then its headings, tables and text. */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(escapeHtml(block.text), 3);
+        else if (block.kind === 'text')
+            summary.addRaw(escapeHtml(block.text), true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    await summary.write();
+}
+
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -31866,23 +31773,23 @@ var constants = __nccwpck_require__(7242);
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants/* Input */.pd.ApiUrl).trim();
+    const apiUrl = get(Input.ApiUrl).trim();
     if (!apiUrl)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = get(constants/* Input */.pd.Token).trim();
-    const gameId = get(constants/* Input */.pd.GameId).trim();
+    const token = get(Input.Token).trim();
+    const gameId = get(Input.GameId).trim();
     if (!gameId)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
+        throw new errors_UsageError(`${Input.GameId} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId };
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
@@ -31894,7 +31801,7 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors/* UsageError */.eb(`${constants/* Input */.pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
@@ -31912,7 +31819,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors/* UsageError */.eb(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -31932,8 +31839,8 @@ function readOptionalInteger(input, raw, min, max) {
 /** An unsigned 32-bit integer, as the service's matchmaker config takes. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!(0,rules/* isU32 */.vv)(value))
-        throw new errors/* UsageError */.eb(`${input} '${raw}' must be a whole number from 0 to ${rules/* U32_MAX */.cd}`);
+    if (!isU32(value))
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
     return value;
 }
 function readChoice(input, raw, choices, fallback) {
@@ -31945,8 +31852,6 @@ function readChoice(input, raw, choices, fallback) {
     throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
 
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -31975,7 +31880,7 @@ function backoffDelay(attempt, policy) {
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
 function requestedDelay(error, now) {
-    if (!(error instanceof errors/* ServiceError */._7))
+    if (!(error instanceof ServiceError))
         return undefined;
     const candidates = [];
     const header = error.retryAfter?.trim();
@@ -32057,7 +31962,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
     }
 }
 function shortReason(error) {
-    if (error instanceof errors/* ServiceError */._7)
+    if (error instanceof ServiceError)
         return `${error.status} ${error.code}`;
     const code = errorCodes(error)[0];
     const message = error instanceof Error ? error.message : String(error);
@@ -32076,9 +31981,25 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
-/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
+/** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
+ * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
+ * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
+ * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
+ * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ */
 function createAgent() {
-    return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
+    const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
+    if (!PROXY_VARIABLES.some((name) => process.env[name]))
+        return new undici/* Agent */.g6(options);
+    // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
+    const proxied = {
+        ...options,
+        proxyTunnel: false,
+    };
+    return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
 const OPS = {
     listServers: {
@@ -32117,7 +32038,7 @@ const OPS = {
     },
 };
 function shouldRetry(op, error) {
-    if (error instanceof errors/* ServiceError */._7) {
+    if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
             return true;
         if (op.safety === 'create')
@@ -32215,7 +32136,7 @@ class ServiceClient {
                     ? 'the answer was not a JSON object'
                     : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
             };
-        throw new errors/* ServiceError */._7({
+        throw new ServiceError({
             operation: op.name,
             status: response.statusCode,
             body: errorBody,
@@ -32290,8 +32211,6 @@ async function withClient(connection, context, fn) {
     }
 }
 
-// EXTERNAL MODULE: ./src/report-model.ts
-var report_model = __nccwpck_require__(7517);
 ;// CONCATENATED MODULE: ./src/validate.ts
 // The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
 // on a group display name, for a pull-request check.
@@ -32302,43 +32221,43 @@ var report_model = __nccwpck_require__(7517);
 
 
 const validateOperation = {
-    name: constants/* ActionName */.a2.Validate,
+    name: ActionName.Validate,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         const optional = (name) => get(name).trim() || undefined;
-        const namespaceId = optional(constants/* Input */.pd.NamespaceId);
-        const lobbyCountMax = optional(constants/* Input */.pd.LobbyCountMax);
-        const maxPlayers = optional(constants/* Input */.pd.MaxPlayers);
-        const groupDisplayName = optional(constants/* Input */.pd.GroupDisplayName);
+        const namespaceId = optional(Input.NamespaceId);
+        const lobbyCountMax = optional(Input.LobbyCountMax);
+        const maxPlayers = optional(Input.MaxPlayers);
+        const groupDisplayName = optional(Input.GroupDisplayName);
         let matchmaker;
         if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
             if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors/* UsageError */.eb(`${constants/* Input */.pd.LobbyCountMax} and ${constants/* Input */.pd.MaxPlayers} go together: give both or neither`);
+                throw new errors_UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`);
             if (!namespaceId)
-                throw new errors/* UsageError */.eb(`${constants/* Input */.pd.LobbyCountMax} and ${constants/* Input */.pd.MaxPlayers} need ${constants/* Input */.pd.NamespaceId}: the service validates a matchmaker config against a namespace`);
+                throw new errors_UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
             matchmaker = {
                 namespaceId,
-                lobbyCountMax: readU32(constants/* Input */.pd.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(constants/* Input */.pd.MaxPlayers, maxPlayers),
+                lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+                maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
             };
         }
         else if (namespaceId) {
-            throw new errors/* UsageError */.eb(`${constants/* Input */.pd.NamespaceId} is only used with ${constants/* Input */.pd.LobbyCountMax} and ${constants/* Input */.pd.MaxPlayers}, which are empty`);
+            throw new errors_UsageError(`${Input.NamespaceId} is only used with ${Input.LobbyCountMax} and ${Input.MaxPlayers}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
-            throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GroupDisplayName}, or ${constants/* Input */.pd.LobbyCountMax} and ${constants/* Input */.pd.MaxPlayers} with ${constants/* Input */.pd.NamespaceId}: ` +
+            throw new errors_UsageError(`${Input.GroupDisplayName}, or ${Input.LobbyCountMax} and ${Input.MaxPlayers} with ${Input.NamespaceId}: ` +
                 'give at least one, there is nothing to validate');
         }
         return {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(constants/* Input */.pd.FailOnError, get(constants/* Input */.pd.FailOnError), true),
+            failOnError: readBoolean(Input.FailOnError, get(Input.FailOnError), true),
         };
     },
     async run(inputs, context) {
         const errors = [];
-        const found = (validation, paths) => errors.push(...paths.map(({ path }) => ({ path, validation, message: (0,rules/* describeValidationPath */.Q3)(path) })));
+        const found = (validation, paths) => errors.push(...paths.map(({ path }) => ({ path, validation, message: describeValidationPath(path) })));
         await withClient(inputs, context, async (client) => {
             const { matchmaker, groupDisplayName } = inputs;
             if (matchmaker) {
@@ -32363,7 +32282,7 @@ const validateOperation = {
         return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors };
     },
     outputs(result) {
-        return { [constants/* ValidateOutput */.CH.Errors]: result.errors, [constants/* ValidateOutput */.CH.Valid]: result.errors.length === 0 };
+        return { [ValidateOutput.Errors]: result.errors, [ValidateOutput.Valid]: result.errors.length === 0 };
     },
     report(result) {
         const rows = [];
@@ -32377,9 +32296,9 @@ const validateOperation = {
         }
         if (result.groupDisplayName !== undefined)
             rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))]);
-        const blocks = [(0,report_model/* keyValueTable */.z2)(rows)];
+        const blocks = [keyValueTable(rows)];
         if (result.errors.length) {
-            blocks.push((0,report_model/* heading */.R_)('Errors'), (0,report_model/* table */.tp)(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
+            blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
         }
         const n = result.errors.length;
         return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks };
@@ -32393,7 +32312,7 @@ const validateOperation = {
                 ? [`the group display name '${result.groupDisplayName}'`]
                 : []),
         ].join(' and ');
-        const error = new errors/* ValidationFailedError */.vw('The validated values', problems(result.errors));
+        const error = new ValidationFailedError('The validated values', problems(result.errors));
         error.message = `The service finds ${what} invalid: ${result.errors
             .map((e) => `${e.path.join('.')} (${e.message})`)
             .join('; ')}`;
@@ -32409,10 +32328,17 @@ function problems(errors) {
         path: error.path,
         description: error.message,
         title: error.validation === 'group-display-name'
-            ? `${constants/* Input */.pd.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
-            : (0,rules/* validationTitle */.u)(error.path),
+            ? `${Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+            : validationTitle(error.path),
     }));
 }
+
+;// CONCATENATED MODULE: ./src/actions/validate.ts
+// Entry of the validate action (validate/action.yml): exports run(), which the bundle's index (dist/validate/index.js,
+// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+
+
+const run = operationAction(validateOperation);
 
 
 /***/ }),

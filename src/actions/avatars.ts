@@ -1,6 +1,6 @@
-// Entry of the avatars action (avatars/action.yml, bundled to dist/avatars/index.js).
+// Entry of the avatars action (avatars/action.yml): exports run(), which the bundle's index (dist/avatars/index.js,
+// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
 import { operationAction } from '../action.ts'
 import { avatarsOperation } from '../avatars.ts'
 
-const run = operationAction(avatarsOperation)
-await run()
+export const run = operationAction(avatarsOperation)

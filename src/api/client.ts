@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } from 'undici'
 import { ServiceError } from './errors.ts'
 import { isConnectFailure, isNetworkFailure, retryPolicy, withRetries, type RetryPolicy } from './retry.ts'
 import {
@@ -19,9 +19,25 @@ import type { Logger } from '../logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 
-/** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
-export function createAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } })
+/** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
+
+/**
+ * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
+ * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
+ * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
+ * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
+ * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ */
+export function createAgent(): Agent | EnvHttpProxyAgent {
+  const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } }
+  if (!PROXY_VARIABLES.some((name) => process.env[name])) return new Agent(options)
+  // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
+  const proxied: EnvHttpProxyAgent.Options & Pick<ProxyAgent.Options, 'proxyTunnel'> = {
+    ...options,
+    proxyTunnel: false,
+  }
+  return new EnvHttpProxyAgent(proxied)
 }
 
 export interface ClientOptions {
