@@ -29,7 +29,9 @@ test('pull requests, forks and the run link are read from the event', () => {
   assert.deepEqual(same, {
     name: 'pull_request',
     repository: 'studio/space-game',
+    repositoryUrl: 'https://github.com/studio/space-game',
     runUrl: 'https://github.com/studio/space-game/actions/runs/99',
+    ref: undefined,
     pullRequest: { number: 12, headSha: 'abc123456789', fromFork: false },
   })
   assert.equal(readEvent(env, pr('someone/space-game')).pullRequest?.fromFork, true)
@@ -39,6 +41,58 @@ test('pull requests, forks and the run link are read from the event', () => {
     true,
   )
   assert.equal(readEvent({ ...env, GITHUB_EVENT_NAME: 'push' }, pr('a/b')).pullRequest, undefined)
+})
+
+test("on workflow_run the pull-request input names the pull request, built at the run's head_sha", () => {
+  const run = (head: string | null) => ({
+    workflow_run: {
+      head_sha: 'fedcba987654',
+      head_repository: head === null ? null : { full_name: head },
+      repository: { full_name: 'studio/space-game' },
+      pull_requests: [],
+    },
+  })
+  const wr = { ...env, GITHUB_EVENT_NAME: 'workflow_run', GITHUB_REF: 'refs/heads/main' }
+  const fork = readEvent(wr, run('someone/space-game'), 21)
+  assert.deepEqual(fork.pullRequest, { number: 21, headSha: 'fedcba987654', fromFork: true })
+  assert.equal(fork.ref, 'refs/pull/21/merge')
+  assert.equal(readEvent(wr, run('studio/space-game'), 21).pullRequest?.fromFork, false)
+  assert.equal(readEvent(wr, run(null), 21).pullRequest?.fromFork, true)
+  const without = readEvent(wr, run('someone/space-game'))
+  assert.equal(without.pullRequest, undefined, 'no comment without the input')
+  assert.equal(without.ref, 'refs/heads/main')
+  assert.throws(() => readEvent(env, pr('studio/space-game'), 12), /pull-request is for workflow_run runs/)
+})
+
+test('the comment links the domain, the commit and the run, heads its table with its first row', () => {
+  const state = {
+    key: 'namespace:pr-1',
+    namespaceId: 'ns-1',
+    domain: 'pr-1.example.com',
+    siteId: 's-1',
+    siteName: 'space-game pr-1 abc1234',
+    digest: 'sha256:ab',
+  }
+  const body = renderComment({
+    title: 't',
+    status: 'ok',
+    state,
+    runUrl: 'https://github.com/studio/space-game/actions/runs/99',
+    repositoryUrl: 'https://github.com/studio/space-game',
+    commit: 'def5678901234',
+  })
+  const lines = body.split('\n')
+  const table = lines.filter((line) => line.startsWith('|'))
+  assert.equal(table[0], '| Domain | [pr-1.example.com](https://pr-1.example.com/) |')
+  assert.equal(table[1], '| --- | --- |')
+  assert.ok(!table.some((line) => /^\|\s*\|\s*\|$/.test(line)), 'no empty header')
+  assert.ok(table.includes('| Site name | space-game pr-1 abc1234 |'), 'the name of the site reported')
+  assert.ok(
+    table.includes('| Commit | [def5678](https://github.com/studio/space-game/commit/def5678901234) |'),
+  )
+  assert.ok(table.includes('| Run | [99](https://github.com/studio/space-game/actions/runs/99) |'))
+  const bare = renderComment({ title: 't', status: 'Provisioned.', state: { key: 'site' } })
+  assert.ok(!bare.includes('|'), 'nothing to show: no table at all')
 })
 
 test('an empty token skips only fork pull requests on auto', () => {

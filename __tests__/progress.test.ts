@@ -30,6 +30,31 @@ test('progress lines count finished files, bytes, rate and ETA', () => {
   assert.deepEqual(logger.lines, ['Uploaded files 1/2, 15.0 MiB/40.0 MiB, 7.5 MiB/s, ETA 4 s'])
 })
 
+test('the ETA counts files too: many small files left after the big one are not "ETA 0 s"', () => {
+  let clock = 0
+  const logger = memoryLogger()
+  const partsPerFile = new Map([['big', 1]])
+  for (let i = 0; i < 1000; i++) partsPerFile.set(`small-${i}`, 1)
+  const progress = createProgress({
+    files: 1001,
+    bytes: 10 * MiB + 1000 * 100,
+    partsPerFile,
+    logger,
+    now: () => clock,
+    intervalMs: 60_000,
+  })
+  clock = 2000
+  progress.addBytes(10 * MiB)
+  progress.partDone('big')
+  for (let i = 0; i < 10; i++) {
+    progress.addBytes(100)
+    progress.partDone(`small-${i}`)
+  }
+  progress.stop()
+  // By bytes 97 KiB are left at 5 MiB/s (under a second); by files 990 are left at 5.5 a second.
+  assert.deepEqual(logger.lines, ['Uploaded files 11/1001, 10.0 MiB/10.1 MiB, 5.0 MiB/s, ETA 3 min 0 s'])
+})
+
 test('byte sizes use the unit that fits', () => {
   assert.equal(formatBytes(0), '0 B')
   assert.equal(formatBytes(1023), '1023 B')

@@ -120,8 +120,14 @@ describe('pull-request previews', () => {
     assert.equal(ours(12).length, 1, 'exactly one comment from the action')
     const body = ours(12)[0]!.body
     assert.match(body, new RegExp(`No change since the last preview: site \`${site2}\``))
-    assert.match(body, /\| Commit \| ccccccc \|/)
-    assert.match(body, /\| Domain \| pr-12\.preview\.example\.com \|/)
+    assert.match(
+      body,
+      /\| Commit \| \[ccccccc\]\(https:\/\/github\.com\/studio\/space-game\/commit\/ccccccc3333333\) \|/,
+    )
+    assert.match(
+      body,
+      /\| Domain \| \[pr-12\.preview\.example\.com\]\(https:\/\/pr-12\.preview\.example\.com\/\) \|/,
+    )
   })
 
   test('the comment is found past the first page, whoever wrote it, and updated in place', async () => {

@@ -32281,7 +32281,7 @@ function addPath(inputPath) {
  * @param     options  optional. See InputOptions.
  * @returns   string
  */
-function getInput(name, options) {
+function core_getInput(name, options) {
     const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
     if (options && options.required && !val) {
         throw new Error(`Input required and not supplied: ${name}`);
@@ -32300,7 +32300,7 @@ function getInput(name, options) {
  *
  */
 function getMultilineInput(name, options) {
-    const inputs = getInput(name, options)
+    const inputs = core_getInput(name, options)
         .split('\n')
         .filter(x => x !== '');
     if (options && options.trimWhitespace === false) {
@@ -32321,7 +32321,7 @@ function getMultilineInput(name, options) {
 function getBooleanInput(name, options) {
     const trueValue = ['true', 'True', 'TRUE'];
     const falseValue = ['false', 'False', 'FALSE'];
-    const val = getInput(name, options);
+    const val = core_getInput(name, options);
     if (trueValue.includes(val))
         return true;
     if (falseValue.includes(val))
@@ -32722,6 +32722,7 @@ const constants_Input = {
     GitHubToken: 'github-token',
     SkipUnchanged: 'skip-unchanged',
     IfNoToken: 'if-no-token',
+    PullRequest: 'pull-request',
     // servers
     EnvironmentId: 'environment-id',
     Tags: 'tags',
@@ -32869,7 +32870,7 @@ const actionsLogger = {
 async function runAction(secretInputs, body) {
     try {
         for (const name of secretInputs) {
-            const secret = getInput(name);
+            const secret = core_getInput(name);
             if (secret)
                 core_setSecret(secret);
         }
@@ -32989,37 +32990,45 @@ function nextState(key, previous, update) {
 function renderComment(view) {
     const { state } = view;
     const rows = [];
+    if (state.domain)
+        rows.push(['Domain', `[${state.domain}](https://${state.domain}/)`]);
     if (state.siteId) {
         const files = state.fileCount !== undefined && state.totalBytes !== undefined
             ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
             : '';
         rows.push(['Site', `\`${state.siteId}\`${files}`]);
+        // The name of the site reported, which a reused site got from an earlier commit.
+        if (state.siteName)
+            rows.push(['Site name', escapeCell(state.siteName)]);
     }
-    if (view.siteName)
-        rows.push(['Site name', escapeCell(view.siteName)]);
     if (state.namespaceId) {
         rows.push([
             'Namespace',
             `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
         ]);
     }
-    if (state.domain)
-        rows.push(['Domain', state.domain]);
     if (state.digest)
         rows.push(['Digest', `\`${state.digest}\``]);
-    if (view.commit)
-        rows.push(['Commit', view.commit.slice(0, 7)]);
+    if (view.commit) {
+        const short = view.commit.slice(0, 7);
+        rows.push([
+            'Commit',
+            view.repositoryUrl ? `[${short}](${view.repositoryUrl}/commit/${view.commit})` : short,
+        ]);
+    }
     if (view.runUrl)
         rows.push(['Run', `[${view.runUrl.split('/').pop()}](${view.runUrl})`]);
+    // The first row heads the table: markdown has no table without a header, and an empty one shows.
+    const table = rows.map(([k, v]) => `| ${k} | ${v} |`);
+    if (table.length)
+        table.splice(1, 0, '| --- | --- |');
     return [
         `### ${view.title}`,
         '',
         view.status,
         '',
-        '| | |',
-        '| --- | --- |',
-        ...rows.map(([k, v]) => `| ${k} | ${v} |`),
-        '',
+        ...table,
+        ...(table.length ? [''] : []),
         stateComment(state),
     ].join('\n');
 }
@@ -37599,7 +37608,11 @@ function createProgress(options) {
     const line = () => {
         const seconds = Math.max((options.now() - started) / 1000, 0.001);
         const rate = bytes / seconds;
-        const eta = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        // The later of two estimates: by bytes, and by files (many small files are slow by their round
+        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
+        const eta = Math.max(byBytes, byFiles);
         return (`Uploaded files ${filesDone}/${options.files}, ` +
             `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`);
     };
@@ -38020,16 +38033,36 @@ function logPlan(inputs, result, logger) {
 }
 
 ;// CONCATENATED MODULE: ./src/event.ts
+
+
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
-function readEvent(env, payload) {
+/**
+ * The event, and its pull request: the event's own on pull_request(_target), or on workflow_run the one
+ * the `pull-request` input names (a fork's build hands its number over), built at the run's head_sha.
+ */
+function readEvent(env, payload, pullRequestInput) {
     const name = env.GITHUB_EVENT_NAME ?? '';
     const repository = env.GITHUB_REPOSITORY;
-    const runUrl = env.GITHUB_SERVER_URL && repository && env.GITHUB_RUN_ID
-        ? `${env.GITHUB_SERVER_URL}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
-        : undefined;
+    const repositoryUrl = env.GITHUB_SERVER_URL && repository ? `${env.GITHUB_SERVER_URL}/${repository}` : undefined;
+    const runUrl = repositoryUrl && env.GITHUB_RUN_ID ? `${repositoryUrl}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
     const pr = payload?.pull_request;
+    const workflowRun = payload?.workflow_run;
     let pullRequest;
-    if (PULL_REQUEST_EVENTS.has(name) && typeof pr?.number === 'number') {
+    let ref = env.GITHUB_REF;
+    if (pullRequestInput !== undefined) {
+        if (name !== 'workflow_run') {
+            throw new errors_UsageError(`${constants_Input.PullRequest} is for workflow_run runs, which deploy a pull request's build; ` +
+                `this is a ${name || 'local'} run: leave it empty (a pull_request run knows its pull request)`);
+        }
+        const head = workflowRun?.head_repository?.full_name;
+        pullRequest = {
+            number: pullRequestInput,
+            headSha: workflowRun?.head_sha,
+            fromFork: head === undefined || head !== (workflowRun?.repository?.full_name ?? repository),
+        };
+        ref = `refs/pull/${pullRequestInput}/merge`;
+    }
+    else if (PULL_REQUEST_EVENTS.has(name) && typeof pr?.number === 'number') {
         const head = pr.head?.repo?.full_name;
         const base = pr.base?.repo?.full_name ?? repository;
         pullRequest = {
@@ -38039,7 +38072,7 @@ function readEvent(env, payload) {
             fromFork: head === undefined || head !== base,
         };
     }
-    return { name, repository, runUrl, pullRequest };
+    return { name, repository, repositoryUrl, runUrl, ref, pullRequest };
 }
 /** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */
 function whenNoToken(policy, event) {
@@ -38232,6 +38265,17 @@ function readInputs(get, context = {}) {
         comment: readBoolean(constants_Input.Comment, get(constants_Input.Comment), true),
     };
 }
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+function readPullRequestNumber(get) {
+    const value = get(constants_Input.PullRequest).trim();
+    if (!value)
+        return undefined;
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+        throw new errors_UsageError(`${constants_Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+            'saved, digits only (see the README on previews of forks)');
+    }
+    return Number(value);
+}
 /** Why an empty token fails the step. */
 function missingTokenError() {
     return new errors_UsageError(`${constants_Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
@@ -38392,10 +38436,11 @@ async function writeSummary(result) {
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 async function run() {
     await runAction([constants_Input.Token, constants_Input.GitHubToken], async () => {
-        const event = readEvent(process.env, readPayload());
-        const inputs = readInputs((name) => getInput(name), {
+        const getInput = (name) => core_getInput(name);
+        const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput));
+        const inputs = readInputs(getInput, {
             repository: process.env.GITHUB_REPOSITORY,
-            ref: process.env.GITHUB_REF,
+            ref: event.ref,
             sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
         });
         core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`);
@@ -38408,7 +38453,7 @@ async function run() {
             await writeSkipSummary(decision.reason);
             return;
         }
-        const key = previewKey(inputs, getInput(constants_Input.SiteName).trim());
+        const key = previewKey(inputs, core_getInput(constants_Input.SiteName).trim());
         const comment = previewComment(inputs, event, key);
         const previous = await comment?.load();
         let namespaceId;
@@ -38446,7 +38491,7 @@ async function run() {
     });
 }
 function previewComment(inputs, event, key) {
-    const token = getInput(constants_Input.GitHubToken);
+    const token = core_getInput(constants_Input.GitHubToken);
     if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository)
         return undefined;
     if (!token) {
@@ -38471,6 +38516,7 @@ function stateAfter(key, previous, inputs, result, event) {
             ? {
                 siteId: result.siteId,
                 uploadId: result.uploadId,
+                siteName: inputs.siteName,
                 digest: manifest.digest,
                 fileCount: manifest.fileCount,
                 totalBytes: manifest.totalBytes,
@@ -38486,8 +38532,8 @@ function commentBody(inputs, event, state, status) {
         status,
         state,
         namespaceNameId: inputs.namespace?.nameId,
-        siteName: inputs.siteName,
         runUrl: event.runUrl,
+        repositoryUrl: event.repositoryUrl,
         commit: event.pullRequest?.headSha,
     });
 }

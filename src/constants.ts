@@ -25,6 +25,7 @@ export const Input = {
   GitHubToken: 'github-token',
   SkipUnchanged: 'skip-unchanged',
   IfNoToken: 'if-no-token',
+  PullRequest: 'pull-request',
   // servers
   EnvironmentId: 'environment-id',
   Tags: 'tags',

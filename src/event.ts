@@ -1,9 +1,16 @@
+import { UsageError } from './api/errors.ts'
+import { Input } from './constants.ts'
+
 /** What the action needs to know about the event that started the run. */
 export interface RunEvent {
   name: string
   /** owner/repo */
   repository: string | undefined
+  /** https://github.com/owner/repo */
+  repositoryUrl: string | undefined
   runUrl: string | undefined
+  /** GITHUB_REF, or `refs/pull/<n>/merge` for a workflow_run deploy of pull request n. */
+  ref: string | undefined
   pullRequest: PullRequestInfo | undefined
 }
 
@@ -22,18 +29,43 @@ interface PullRequestPayload {
     head?: { sha?: string; repo?: { full_name?: string } | null }
     base?: { repo?: { full_name?: string } }
   }
+  workflow_run?: {
+    head_sha?: string
+    head_repository?: { full_name?: string } | null
+    repository?: { full_name?: string }
+  }
 }
 
-export function readEvent(env: NodeJS.ProcessEnv, payload: unknown): RunEvent {
+/**
+ * The event, and its pull request: the event's own on pull_request(_target), or on workflow_run the one
+ * the `pull-request` input names (a fork's build hands its number over), built at the run's head_sha.
+ */
+export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestInput?: number): RunEvent {
   const name = env.GITHUB_EVENT_NAME ?? ''
   const repository = env.GITHUB_REPOSITORY
+  const repositoryUrl =
+    env.GITHUB_SERVER_URL && repository ? `${env.GITHUB_SERVER_URL}/${repository}` : undefined
   const runUrl =
-    env.GITHUB_SERVER_URL && repository && env.GITHUB_RUN_ID
-      ? `${env.GITHUB_SERVER_URL}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
-      : undefined
+    repositoryUrl && env.GITHUB_RUN_ID ? `${repositoryUrl}/actions/runs/${env.GITHUB_RUN_ID}` : undefined
   const pr = (payload as PullRequestPayload | undefined)?.pull_request
+  const workflowRun = (payload as PullRequestPayload | undefined)?.workflow_run
   let pullRequest: PullRequestInfo | undefined
-  if (PULL_REQUEST_EVENTS.has(name) && typeof pr?.number === 'number') {
+  let ref = env.GITHUB_REF
+  if (pullRequestInput !== undefined) {
+    if (name !== 'workflow_run') {
+      throw new UsageError(
+        `${Input.PullRequest} is for workflow_run runs, which deploy a pull request's build; ` +
+          `this is a ${name || 'local'} run: leave it empty (a pull_request run knows its pull request)`,
+      )
+    }
+    const head = workflowRun?.head_repository?.full_name
+    pullRequest = {
+      number: pullRequestInput,
+      headSha: workflowRun?.head_sha,
+      fromFork: head === undefined || head !== (workflowRun?.repository?.full_name ?? repository),
+    }
+    ref = `refs/pull/${pullRequestInput}/merge`
+  } else if (PULL_REQUEST_EVENTS.has(name) && typeof pr?.number === 'number') {
     const head = pr.head?.repo?.full_name
     const base = pr.base?.repo?.full_name ?? repository
     pullRequest = {
@@ -43,7 +75,7 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown): RunEvent {
       fromFork: head === undefined || head !== base,
     }
   }
-  return { name, repository, runUrl, pullRequest }
+  return { name, repository, repositoryUrl, runUrl, ref, pullRequest }
 }
 
 /** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */

@@ -156,6 +156,19 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   }
 }
 
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+export function readPullRequestNumber(get: GetInput): number | undefined {
+  const value = get(Input.PullRequest).trim()
+  if (!value) return undefined
+  if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+    throw new UsageError(
+      `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+        'saved, digits only (see the README on previews of forks)',
+    )
+  }
+  return Number(value)
+}
+
 /** Why an empty token fails the step. */
 export function missingTokenError(): UsageError {
   return new UsageError(

@@ -7,17 +7,18 @@ import { stickyComment, type StickyComment } from './comment.ts'
 import { Input } from './constants.ts'
 import { deploy, type DeployResult } from './deploy.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
-import { missingTokenError, readInputs, type DeployInputs } from './inputs.ts'
+import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from './inputs.ts'
 import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
 import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from './report.ts'
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
   await runAction([Input.Token, Input.GitHubToken], async () => {
-    const event = readEvent(process.env, readPayload())
-    const inputs = readInputs((name) => core.getInput(name), {
+    const getInput = (name: string) => core.getInput(name)
+    const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+    const inputs = readInputs(getInput, {
       repository: process.env.GITHUB_REPOSITORY,
-      ref: process.env.GITHUB_REF,
+      ref: event.ref,
       sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
     })
     core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
@@ -103,6 +104,7 @@ function stateAfter(
         ? {
             siteId: result.siteId,
             uploadId: result.uploadId,
+            siteName: inputs.siteName,
             digest: manifest.digest,
             fileCount: manifest.fileCount,
             totalBytes: manifest.totalBytes,
@@ -119,8 +121,8 @@ function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState,
     status,
     state,
     namespaceNameId: inputs.namespace?.nameId,
-    siteName: inputs.siteName,
     runUrl: event.runUrl,
+    repositoryUrl: event.repositoryUrl,
     commit: event.pullRequest?.headSha,
   })
 }

@@ -10,8 +10,9 @@ export interface PreviewState {
   namespaceNameId?: string
   namespaceId?: string
   domain?: string
-  /** The last completed site, and the digest of its files. */
+  /** The last completed site, its name, and the digest of its files. */
   siteId?: string
+  siteName?: string
   uploadId?: string
   digest?: string
   fileCount?: number
@@ -62,6 +63,7 @@ export function nextState(
     domain?: string
     completed?: {
       siteId: string
+      siteName?: string
       uploadId?: string
       digest: string
       fileCount: number
@@ -85,8 +87,9 @@ export interface CommentView {
   status: string
   state: PreviewState
   namespaceNameId?: string
-  siteName?: string
   runUrl?: string
+  /** https://github.com/owner/repo, to link the commit. */
+  repositoryUrl?: string
   commit?: string
 }
 
@@ -94,33 +97,41 @@ export interface CommentView {
 export function renderComment(view: CommentView): string {
   const { state } = view
   const rows: Array<[string, string]> = []
+  if (state.domain) rows.push(['Domain', `[${state.domain}](https://${state.domain}/)`])
   if (state.siteId) {
     const files =
       state.fileCount !== undefined && state.totalBytes !== undefined
         ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
         : ''
     rows.push(['Site', `\`${state.siteId}\`${files}`])
+    // The name of the site reported, which a reused site got from an earlier commit.
+    if (state.siteName) rows.push(['Site name', escapeCell(state.siteName)])
   }
-  if (view.siteName) rows.push(['Site name', escapeCell(view.siteName)])
   if (state.namespaceId) {
     rows.push([
       'Namespace',
       `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
     ])
   }
-  if (state.domain) rows.push(['Domain', state.domain])
   if (state.digest) rows.push(['Digest', `\`${state.digest}\``])
-  if (view.commit) rows.push(['Commit', view.commit.slice(0, 7)])
+  if (view.commit) {
+    const short = view.commit.slice(0, 7)
+    rows.push([
+      'Commit',
+      view.repositoryUrl ? `[${short}](${view.repositoryUrl}/commit/${view.commit})` : short,
+    ])
+  }
   if (view.runUrl) rows.push(['Run', `[${view.runUrl.split('/').pop()}](${view.runUrl})`])
+  // The first row heads the table: markdown has no table without a header, and an empty one shows.
+  const table = rows.map(([k, v]) => `| ${k} | ${v} |`)
+  if (table.length) table.splice(1, 0, '| --- | --- |')
   return [
     `### ${view.title}`,
     '',
     view.status,
     '',
-    '| | |',
-    '| --- | --- |',
-    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
-    '',
+    ...table,
+    ...(table.length ? [''] : []),
     stateComment(state),
   ].join('\n')
 }

@@ -25,7 +25,11 @@ export function createProgress(options: ProgressOptions): Progress {
   const line = () => {
     const seconds = Math.max((options.now() - started) / 1000, 0.001)
     const rate = bytes / seconds
-    const eta = rate > 0 ? (options.bytes - bytes) / rate : Infinity
+    // The later of two estimates: by bytes, and by files (many small files are slow by their round
+    // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+    const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity
+    const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0
+    const eta = Math.max(byBytes, byFiles)
     return (
       `Uploaded files ${filesDone}/${options.files}, ` +
       `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`

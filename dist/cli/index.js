@@ -29184,6 +29184,7 @@ const constants_Input = {
     GitHubToken: 'github-token',
     SkipUnchanged: 'skip-unchanged',
     IfNoToken: 'if-no-token',
+    PullRequest: 'pull-request',
     // servers
     EnvironmentId: 'environment-id',
     Tags: 'tags',
@@ -36923,7 +36924,11 @@ function createProgress(options) {
     const line = () => {
         const seconds = Math.max((options.now() - started) / 1000, 0.001);
         const rate = bytes / seconds;
-        const eta = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        // The later of two estimates: by bytes, and by files (many small files are slow by their round
+        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
+        const eta = Math.max(byBytes, byFiles);
         return (`Uploaded files ${filesDone}/${options.files}, ` +
             `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`);
     };
@@ -39374,6 +39379,17 @@ function readInputs(get, context = {}) {
         ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
         comment: readBoolean(constants_Input.Comment, get(constants_Input.Comment), true),
     };
+}
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+function readPullRequestNumber(get) {
+    const value = get(Input.PullRequest).trim();
+    if (!value)
+        return undefined;
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+        throw new UsageError(`${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+            'saved, digits only (see the README on previews of forks)');
+    }
+    return Number(value);
 }
 /** Why an empty token fails the step. */
 function missingTokenError() {

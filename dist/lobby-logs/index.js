@@ -31561,6 +31561,7 @@ const Input = {
     GitHubToken: 'github-token',
     SkipUnchanged: 'skip-unchanged',
     IfNoToken: 'if-no-token',
+    PullRequest: 'pull-request',
     // servers
     EnvironmentId: 'environment-id',
     Tags: 'tags',
