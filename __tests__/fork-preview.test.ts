@@ -5,7 +5,7 @@
 // second push updates the same comment.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -149,7 +149,7 @@ describe("the README's fork-preview workflows", () => {
       github: { event: payload, token: 'gh-write' },
       secrets: { GAMEHOST_TOKEN: 'gamehost-demo-token' },
       vars: { GAME_ID: GAME, PREVIEW_VERSION_ID: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53' },
-      steps: {} as Record<string, { outputs: Record<string, string> }>,
+      steps: {},
     }
     assert.ok(job.if && condition(job.if, context), 'the deploy job runs on a successful build')
     const workspace = await tempDir()
