@@ -127,6 +127,7 @@ describe("the README's fork-preview workflows", () => {
     number: number,
     headSha: string,
     artifacts: Map<string, string>,
+    fork = { repo: FORK, branch: 'patch-1' },
   ): Promise<ActionRun> {
     const payload = {
       action: 'completed',
@@ -136,8 +137,8 @@ describe("the README's fork-preview workflows", () => {
         event: 'pull_request',
         conclusion: 'success',
         head_sha: headSha,
-        head_branch: 'main',
-        head_repository: { full_name: FORK },
+        head_branch: fork.branch,
+        head_repository: { full_name: fork.repo },
         repository: { full_name: REPO },
         // GitHub lists no pull request here when the head is in a fork.
         pull_requests: [],
@@ -187,6 +188,11 @@ describe("the README's fork-preview workflows", () => {
     assert.deepEqual(on.workflow_run.workflows, [build.name])
     assert.deepEqual(on.workflow_run.types, ['completed'])
     assert.equal(deploy.permissions?.['pull-requests'], 'write')
+    github.addPullRequest(REPO, 21, {
+      repo: FORK,
+      ref: 'patch-1',
+      sha: 'd2d2d2d333333333333333333333333333333333',
+    })
 
     const first = await runDeploy(21, 'f0f0f0f111111111111111111111111111111111', await runBuild(21, SITE))
     assert.equal(first.exitCode, 0, first.stdout + first.stderr)
@@ -224,6 +230,22 @@ describe("the README's fork-preview workflows", () => {
     assert.equal(comments()[0]!.id, commentId)
     assert.match(comments()[0]!.body, /\| Site name \| space-game pr-21 e1e1e1e \|/)
     assert.match(comments()[0]!.body, /\| Commit \| \[d2d2d2d\]/)
+  })
+
+  test('a build that names another pull request than its own is refused before anything is deployed', async () => {
+    github.addPullRequest(REPO, 22, { repo: FORK, ref: 'patch-2', sha: 'aaaa' })
+    const requests = emulator.requests.length
+    const run = await runDeploy(22, 'b0b0b0b444444444444444444444444444444444', await runBuild(22, SITE), {
+      repo: 'mallory/space-game',
+      branch: 'main',
+    })
+    assert.equal(run.exitCode, 1)
+    assert.match(
+      run.stdout,
+      /::error::pull-request #22 is not the pull request this build ran for: its head is someone\/space-game:patch-2, the build ran on mallory\/space-game:main/,
+    )
+    assert.equal(emulator.requests.length, requests, 'nothing called on the service')
+    assert.equal(github.comments(REPO, 22).length, 0)
   })
 
   test('pull-request on another event is refused with a reason', async () => {

@@ -47,6 +47,7 @@ test("on workflow_run the pull-request input names the pull request, built at th
   const run = (head: string | null) => ({
     workflow_run: {
       head_sha: 'fedcba987654',
+      head_branch: 'patch-1',
       head_repository: head === null ? null : { full_name: head },
       repository: { full_name: 'studio/space-game' },
       pull_requests: [],
@@ -54,7 +55,12 @@ test("on workflow_run the pull-request input names the pull request, built at th
   })
   const wr = { ...env, GITHUB_EVENT_NAME: 'workflow_run', GITHUB_REF: 'refs/heads/main' }
   const fork = readEvent(wr, run('someone/space-game'), 21)
-  assert.deepEqual(fork.pullRequest, { number: 21, headSha: 'fedcba987654', fromFork: true })
+  assert.deepEqual(fork.pullRequest, {
+    number: 21,
+    headSha: 'fedcba987654',
+    fromFork: true,
+    build: { repository: 'someone/space-game', branch: 'patch-1' },
+  })
   assert.equal(fork.ref, 'refs/pull/21/merge')
   assert.equal(readEvent(wr, run('studio/space-game'), 21).pullRequest?.fromFork, false)
   assert.equal(readEvent(wr, run(null), 21).pullRequest?.fromFork, true)

@@ -11852,7 +11852,7 @@ const MockPool = __nccwpck_require__(4004)
 const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
 const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
 const Dispatcher = __nccwpck_require__(883)
-const Pluralizer = __nccwpck_require__(3910)
+const Pluralizer = __nccwpck_require__(1529)
 const PendingInterceptorsFormatter = __nccwpck_require__(6142)
 
 class MockAgent extends Dispatcher {
@@ -12831,7 +12831,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 3910:
+/***/ 1529:
 /***/ ((module) => {
 
 
@@ -29530,7 +29530,7 @@ __webpack_async_result__();
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1529);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5154);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29539,7 +29539,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1529:
+/***/ 5154:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38059,6 +38059,7 @@ function readEvent(env, payload, pullRequestInput) {
             number: pullRequestInput,
             headSha: workflowRun?.head_sha,
             fromFork: head === undefined || head !== (workflowRun?.repository?.full_name ?? repository),
+            build: { repository: head, branch: workflowRun?.head_branch },
         };
         ref = `refs/pull/${pullRequestInput}/merge`;
     }
@@ -38329,6 +38330,39 @@ function domainProblem(domain) {
     return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
 }
 
+;// CONCATENATED MODULE: ./src/pull-request.ts
+
+
+/**
+ * Checks that pull request `number` of `repository` is the one the workflow_run's build ran for (the
+ * same head repository and branch, as GitHub itself matches runs to pull requests). The build hands the
+ * number over, and a fork's build runs the fork's code: it could name another pull request, whose
+ * preview and comment this run would then take over.
+ */
+async function checkPullRequest(options) {
+    const [owner = '', repo = ''] = options.repository.split('/');
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const octokit = github.getOctokit(options.token);
+    let head;
+    try {
+        head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number })).data.head;
+    }
+    catch (error) {
+        const status = error.status;
+        if (status === 404) {
+            throw new errors_UsageError(`${constants_Input.PullRequest}: ${options.repository} has no pull request #${options.number}`);
+        }
+        throw new Error(`Could not read pull request #${options.number} to check it is the one this build ran for: ` +
+            `${error instanceof Error ? error.message : String(error)} (github-token needs pull-requests: read)`, { cause: error });
+    }
+    const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`;
+    const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`;
+    if (built !== wanted) {
+        throw new errors_UsageError(`${constants_Input.PullRequest} #${options.number} is not the pull request this build ran for: its head is ${wanted}, ` +
+            `the build ran on ${built}. Nothing was deployed.`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy-report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
@@ -38433,6 +38467,7 @@ async function writeSummary(result) {
 
 
 
+
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 async function run() {
     await runAction([constants_Input.Token, constants_Input.GitHubToken], async () => {
@@ -38444,6 +38479,14 @@ async function run() {
             sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
         });
         core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`);
+        if (event.pullRequest?.build && event.repository) {
+            await checkPullRequest({
+                token: core_getInput(constants_Input.GitHubToken),
+                repository: event.repository,
+                number: event.pullRequest.number,
+                build: event.pullRequest.build,
+            });
+        }
         if (!inputs.token && !inputs.dryRun) {
             const decision = whenNoToken(inputs.ifNoToken, event);
             if (!decision.skip)

@@ -1,5 +1,6 @@
 import { UsageError } from './api/errors.ts'
 import { Input } from './constants.ts'
+import type { BuildHead } from './pull-request.ts'
 
 /** What the action needs to know about the event that started the run. */
 export interface RunEvent {
@@ -19,6 +20,8 @@ export interface PullRequestInfo {
   headSha: string | undefined
   /** The head branch lives in another repository: secrets are not given to the run. */
   fromFork: boolean
+  /** On workflow_run: where the build ran, to check the pull-request input names its pull request. */
+  build?: BuildHead
 }
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
@@ -31,6 +34,7 @@ interface PullRequestPayload {
   }
   workflow_run?: {
     head_sha?: string
+    head_branch?: string
     head_repository?: { full_name?: string } | null
     repository?: { full_name?: string }
   }
@@ -63,6 +67,7 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
       number: pullRequestInput,
       headSha: workflowRun?.head_sha,
       fromFork: head === undefined || head !== (workflowRun?.repository?.full_name ?? repository),
+      build: { repository: head, branch: workflowRun?.head_branch },
     }
     ref = `refs/pull/${pullRequestInput}/merge`
   } else if (PULL_REQUEST_EVENTS.has(name) && typeof pr?.number === 'number') {

@@ -8,6 +8,7 @@ import { Input } from './constants.ts'
 import { deploy, type DeployResult } from './deploy.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from './inputs.ts'
+import { checkPullRequest } from './pull-request.ts'
 import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
 import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from './report.ts'
 
@@ -22,6 +23,14 @@ export async function run(): Promise<void> {
       sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
     })
     core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
+    if (event.pullRequest?.build && event.repository) {
+      await checkPullRequest({
+        token: core.getInput(Input.GitHubToken),
+        repository: event.repository,
+        number: event.pullRequest.number,
+        build: event.pullRequest.build,
+      })
+    }
 
     if (!inputs.token && !inputs.dryRun) {
       const decision = whenNoToken(inputs.ifNoToken, event)

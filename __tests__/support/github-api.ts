@@ -24,6 +24,8 @@ export interface GitHubStub {
   /** Comments of an issue or pull request, oldest first. */
   comments(repo: string, issue: number): StubComment[]
   addComment(repo: string, issue: number, body: string, user?: StubUser): StubComment
+  /** A pull request of `repo`, as GET /repos/{repo}/pulls/{number} answers it. */
+  addPullRequest(repo: string, number: number, head: { repo: string | null; ref: string; sha: string }): void
   requests: Array<{ method: string; path: string; status: number }>
 }
 
@@ -35,6 +37,7 @@ export interface StubToken {
 
 export async function startGitHubStub(tokens: Record<string, StubToken>): Promise<GitHubStub> {
   const threads = new Map<string, StubComment[]>()
+  const pulls = new Map<string, { repo: string | null; ref: string; sha: string }>()
   const requests: GitHubStub['requests'] = []
   let nextId = 1000
   const thread = (repo: string, issue: number) => {
@@ -102,6 +105,16 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
         if (typeof body.body !== 'string') return send(422, { message: 'Validation Failed' })
         return send(201, addComment(list[1]!, Number(list[2]), body.body, token.user))
       }
+      const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
+      if (pull && req.method === 'GET') {
+        const head = pulls.get(`${pull[1]}#${pull[2]}`)
+        if (!head) return send(404, { message: 'Not Found' })
+        return send(200, {
+          number: Number(pull[2]),
+          head: { ref: head.ref, sha: head.sha, repo: head.repo === null ? null : { full_name: head.repo } },
+          base: { ref: 'main', repo: { full_name: pull[1] } },
+        })
+      }
       const edit = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
       if (edit && req.method === 'PATCH') {
         const comment = [...threads.entries()]
@@ -126,6 +139,7 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     requests,
     comments: (repo, issue) => thread(repo, issue),
     addComment,
+    addPullRequest: (repo, number, head) => void pulls.set(`${repo}#${number}`, head),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
