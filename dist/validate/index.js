@@ -31456,6 +31456,7 @@ __webpack_async_result__();
 /* harmony export */   gJ: () => (/* binding */ errorMessage),
 /* harmony export */   vw: () => (/* binding */ ValidationFailedError)
 /* harmony export */ });
+/* unused harmony export validationPaths */
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -31472,6 +31473,10 @@ class ServiceError extends Error {
         const serviceMessage = body.message ?? 'the service gave no message';
         const rayId = body.ray_id ?? init.rayId;
         let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
+        // Every path of a validation error, which often come in pairs, when the message does not name them.
+        const paths = validationPaths(body.metadata).filter((path) => !serviceMessage.includes(path));
+        if (paths.length)
+            message += ` [${paths.join(', ')}]`;
         if (rayId)
             message += ` (ray id ${rayId})`;
         if (init.hint)
@@ -31489,6 +31494,16 @@ class ServiceError extends Error {
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
     }
+}
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+function validationPaths(metadata) {
+    const errors = metadata?.errors;
+    if (!Array.isArray(errors))
+        return [];
+    return errors.flatMap((entry) => {
+        const path = entry?.path;
+        return Array.isArray(path) && path.every((part) => typeof part === 'string') ? [path.join('.')] : [];
+    });
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
 class UsageError extends Error {
@@ -31520,14 +31535,16 @@ function errorMessage(error) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Q3: () => (/* binding */ describeValidationPath),
-/* harmony export */   cd: () => (/* binding */ U32_MAX),
-/* harmony export */   u: () => (/* binding */ validationTitle),
-/* harmony export */   vv: () => (/* binding */ isU32)
+/* harmony export */   bE: () => (/* binding */ isNonNegativeI32),
+/* harmony export */   cn: () => (/* binding */ I32_MAX),
+/* harmony export */   u: () => (/* binding */ validationTitle)
 /* harmony export */ });
-/* unused harmony exports NAME_ID_MAX, DISPLAY_NAME_MAX_BYTES, GROUP_DISPLAY_NAME_MAX_BYTES, LOBBY_COUNT_LIMIT, DOMAIN_MAX, DOMAINS_PER_NAMESPACE_MAX, SERVER_TAGS_MAX, TAG_KEY_MAX_BYTES, TAG_VALUE_MAX_BYTES, SERVERS_PAGE_SIZE, SITE_BYTES_LIMIT, MULTIPART_THRESHOLD, PART_SIZE, MAX_PARTS, isU64, nameIdProblems, displayNameProblems, createNamespaceProblems, groupDisplayNameProblems, matchmakerConfigProblems, serverTagsProblem, isValidDomain, planParts */
+/* unused harmony exports U32_MAX, NAME_ID_MAX, DISPLAY_NAME_MAX_BYTES, GROUP_DISPLAY_NAME_MAX_BYTES, LOBBY_COUNT_LIMIT, DOMAIN_MAX, DOMAINS_PER_NAMESPACE_MAX, SERVER_TAGS_MAX, TAG_KEY_MAX_BYTES, TAG_VALUE_MAX_BYTES, SERVERS_PAGE_SIZE, SITE_BYTES_LIMIT, PART_SIZE, MAX_PARTS, isU32, isI32, isU64, nameIdProblems, displayNameProblems, createNamespaceProblems, groupDisplayNameProblems, MAX_PLAYERS_KINDS, matchmakerConfigProblems, serverTagsProblem, isValidDomain, planParts */
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 const U32_MAX = 0xffff_ffff;
+/** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
+const I32_MAX = 0x7fff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -31542,8 +31559,10 @@ const TAG_VALUE_MAX_BYTES = 1024;
 const SERVERS_PAGE_SIZE = 64;
 /** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/** Files of at least this size are uploaded in parts (the real service's values). */
-const MULTIPART_THRESHOLD = (/* unused pure expression or super */ null && (5 * 1024 * 1024));
+/**
+ * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
+ * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
+ */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -31551,15 +31570,26 @@ const DOMAIN = /^[0-9a-z.-]+$/;
 function isU32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
 }
+/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
+function isNonNegativeI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX;
+}
+/** A whole number a signed 32-bit field parses (negative ones included). */
+function isI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX;
+}
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
-/** Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid. */
+/**
+ * Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid.
+ * The service's pattern has the length in it, so a name too long is `invalid` as well.
+ */
 function nameIdProblems(nameId) {
     if (nameId.length < 1)
         return ['too-short'];
     if (nameId.length > NAME_ID_MAX)
-        return ['too-long'];
+        return ['too-long', 'invalid'];
     return NAME_ID.test(nameId) ? [] : ['invalid'];
 }
 /**
@@ -31582,21 +31612,33 @@ function createNamespaceProblems(displayName, nameId) {
         ...nameIdProblems(nameId).map((p) => ['name-id', p]),
     ];
 }
-/** The error paths of `groups.validate` for a group display name (up to 24 bytes). */
+/**
+ * The error paths of `groups.validate` for a group display name (up to 24 bytes). The service's
+ * display-name check has the length in it, so a name too long is `display-name-invalid` as well.
+ */
 function groupDisplayNameProblems(name) {
-    return displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES).map((p) => [
-        p === 'invalid' ? 'display-name-invalid' : p,
-    ]);
+    const problems = displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES);
+    if (problems[0] === 'too-long')
+        problems.push('invalid');
+    return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The error paths of the matchmaker config validation, for values that are unsigned 32-bit integers. */
+/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'];
+/**
+ * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
+ * below 1 fails six checks: the value itself and the limit of each kind of client.
+ */
 function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     const errors = [];
     if (lobbyCountMax < 1)
         errors.push(['lobby-count', 'too-low']);
     else if (lobbyCountMax >= LOBBY_COUNT_LIMIT)
         errors.push(['lobby-count', 'too-high']);
-    if (maxPlayers < 1)
+    if (maxPlayers < 1) {
         errors.push(['max-players', 'too-low']);
+        for (const kind of MAX_PLAYERS_KINDS)
+            errors.push(['max-players', kind, 'too-low']);
+    }
     return errors;
 }
 /**
@@ -31634,6 +31676,10 @@ function describeValidationPath(path) {
         'lobby-count.too-low': 'lobby_count_max must be at least 1',
         'lobby-count.too-high': `lobby_count_max must be below ${LOBBY_COUNT_LIMIT}`,
         'max-players.too-low': 'max_players must be at least 1',
+        ...Object.fromEntries(MAX_PLAYERS_KINDS.map((kind) => [
+            `max-players.${kind}.too-low`,
+            `max_players must be at least 1 (the limit per ${kind === 'client' ? 'client' : `${kind} client`})`,
+        ])),
         'name-id.too-short': 'the namespace name_id must not be empty',
         'name-id.too-long': `the namespace name_id must be at most ${NAME_ID_MAX} characters`,
         'name-id.invalid': 'the namespace name_id may hold only a-z, 0-9 and single dashes between them (no leading, trailing or double dash)',
@@ -31653,8 +31699,12 @@ function validationTitle(path) {
     const [field, ...rest] = path;
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
-/** The parts the service cuts a file of `size` bytes into: [byte_offset, content_length] pairs. */
-function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) {
+/**
+ * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
+ * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
+ * service's answer lists. The emulator uses it when asked for parts.
+ */
+function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
         return [[0, size]];
     const parts = [];
@@ -31883,7 +31933,21 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const gameId = get(constants/* Input */.pd.GameId).trim();
     if (!gameId)
         throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId };
+    return { apiUrl, token, gameId: checkUuid(constants/* Input */.pd.GameId, gameId) };
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+function checkUuid(input, id) {
+    if (UUID.test(id))
+        return id;
+    throw new errors/* UsageError */.eb(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+/** A required id input, trimmed and checked as a UUID. */
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
@@ -31929,11 +31993,12 @@ function readOptionalInteger(input, raw, min, max) {
     }
     return value;
 }
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!(0,rules/* isU32 */.vv)(value))
-        throw new errors/* UsageError */.eb(`${input} '${raw}' must be a whole number from 0 to ${rules/* U32_MAX */.cd}`);
+    if (!(0,rules/* isNonNegativeI32 */.bE)(value)) {
+        throw new errors/* UsageError */.eb(`${input} '${raw}' must be a whole number from 0 to ${rules/* I32_MAX */.cn}`);
+    }
     return value;
 }
 function readChoice(input, raw, choices, fallback) {
@@ -32076,6 +32141,8 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** One keep-alive connection pool for every call of a run: API calls and part uploads alike. */
 function createAgent() {
     return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
@@ -32109,6 +32176,22 @@ const OPS = {
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
     createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
         name: 'uploads.complete',
@@ -32167,6 +32250,17 @@ class ServiceClient {
     async addNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
     }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
+    }
     createCdnSite(gameId, body) {
         return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
     }
@@ -32179,7 +32273,7 @@ class ServiceClient {
         return withRetries(op.name, () => this.#send(op, method, path, payload), (error) => shouldRetry(op, error), this.#retry, this.#options.logger, this.#options.onRetry);
     }
     async #send(op, method, path, payload) {
-        const timeout = this.#options.requestTimeoutMs ?? 30_000;
+        const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
@@ -32306,7 +32400,8 @@ const validateOperation = {
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         const optional = (name) => get(name).trim() || undefined;
-        const namespaceId = optional(constants/* Input */.pd.NamespaceId);
+        const namespaceIdInput = optional(constants/* Input */.pd.NamespaceId);
+        const namespaceId = namespaceIdInput && checkUuid(constants/* Input */.pd.NamespaceId, namespaceIdInput);
         const lobbyCountMax = optional(constants/* Input */.pd.LobbyCountMax);
         const maxPlayers = optional(constants/* Input */.pd.MaxPlayers);
         const groupDisplayName = optional(constants/* Input */.pd.GroupDisplayName);

@@ -159,12 +159,19 @@ function printWelcome(url: string, seed: Seed, io: CommandIO): void {
   const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0]
   const gameId = token?.gameIds[0]
   const game = seed.games.find((candidate) => candidate.id === gameId)
+  const latest = game?.versions.at(-1)
+  const namespace = game?.namespaces?.[0]
+  const environment = game?.environments?.[0]
+  const lobby = game?.lobbies?.[0]
   io.out(`gamehost emulator listening on ${url}`)
-  io.out(`  token:      ${token?.token ?? '(none in the seed)'}`)
-  io.out(`  game id:    ${gameId ?? '(none)'}`)
-  io.out(`  version id: ${game?.versions[0] ?? '(none)'}`)
+  io.out(`  token:          ${token?.token ?? '(none in the seed)'}`)
+  io.out(`  game id:        ${gameId ?? '(none)'}`)
+  io.out(`  version id:     ${(typeof latest === 'string' ? latest : latest?.id) ?? '(none)'} (the latest)`)
+  io.out(`  namespace id:   ${namespace ? `${namespace.id} (${namespace.nameId})` : '(none)'}`)
+  io.out(`  environment id: ${environment?.id ?? '(none)'}`)
+  io.out(`  lobby id:       ${lobby?.lobby_id ?? '(none)'}`)
   if (token && gameId) {
-    io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}/avatars`)
+    io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}`)
   }
   io.out('Press Ctrl+C to stop.')
 }
