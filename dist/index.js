@@ -38134,7 +38134,8 @@ async function deploy(inputs, deps) {
                 });
                 result.siteId = site.site_id;
                 result.uploadId = site.upload_id;
-                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+                    `for ${siteFiles.length} files, ` +
                     `${inputs.concurrency} at a time`);
                 // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8
                 // would keep it through the whole upload (measured: 20,000 files peaked 5 to 9 MiB higher).

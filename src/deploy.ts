@@ -163,7 +163,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         result.siteId = site.site_id
         result.uploadId = site.upload_id
         logger.info(
-          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+            `for ${siteFiles.length} files, ` +
             `${inputs.concurrency} at a time`,
         )
         // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8

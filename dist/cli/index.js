@@ -48441,7 +48441,8 @@ async function deploy(inputs, deps) {
                 });
                 result.siteId = site.site_id;
                 result.uploadId = site.upload_id;
-                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+                    `for ${siteFiles.length} files, ` +
                     `${inputs.concurrency} at a time`);
                 // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8
                 // would keep it through the whole upload (measured: 20,000 files peaked 5 to 9 MiB higher).
@@ -50628,8 +50629,10 @@ Options:
   --host <host>                  address to listen on (default 127.0.0.1)
   --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
-  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default 5242880, 5 MiB)
-  --no-rate-limit                turn off the 16 writes / 128 reads a minute limits
+  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default: none, one
+                                   PUT per file, as the real service answers for CDN sites)
+  --no-rate-limit                turn off the limits (per client address, 15-minute windows of 16 writes /
+                                   128 reads a minute)
   --faults <json>                inject faults, to try a flaky deploy: a JSON object of
                                    seed (PRNG seed, default 1),
                                    putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
