@@ -589,3 +589,37 @@ describe('emulator rate limits', () => {
     assertError(await call(emulator, 'GET', avatars), 429, 'API_RATE_LIMIT')
   })
 })
+
+describe('emulator servers order', () => {
+  test('newest first, servers created at the same instant by id, descending', async () => {
+    const template = DEFAULT_SEED.games[0]!.environments![0]!.servers[0]!
+    const environment = '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92'
+    const at = (id: string, created_at: number) => ({ ...template, id, environment, created_at })
+    const servers = [
+      at('10000000-0000-4000-8000-000000000000', 1000),
+      at('30000000-0000-4000-8000-000000000000', 2000),
+      at('20000000-0000-4000-8000-000000000000', 2000),
+      at('40000000-0000-4000-8000-000000000000', 500),
+    ]
+    const [demo, ...others] = DEFAULT_SEED.games
+    const emulator = await startEmulator({
+      seed: {
+        ...DEFAULT_SEED,
+        games: [{ ...demo!, environments: [{ id: environment, servers }] }, ...others],
+      },
+    })
+    try {
+      const answer = await call<ListServersResponse>(
+        emulator,
+        'GET',
+        `/games/${GAME}/environments/${environment}/servers`,
+      )
+      assert.deepEqual(
+        answer.body.servers.map((server) => server.id[0]),
+        ['3', '2', '1', '4'],
+      )
+    } finally {
+      await emulator.close()
+    }
+  })
+})
