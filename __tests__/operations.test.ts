@@ -1,5 +1,7 @@
 // The operations behind the new actions and the CLI, in process: paging, inputs, verdicts, reports.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { ServiceClient } from '../src/api/client.ts'
 import { UsageError, ValidationFailedError } from '../src/api/errors.ts'
@@ -249,5 +251,39 @@ describe('validate verdicts', () => {
       failure.message,
       "The service finds the group display name 'A  B' invalid: display-name-invalid (bad spaces)",
     )
+  })
+})
+
+describe('lobby-logs reads metrics where the real service puts them', () => {
+  // A service of our own that answers the real shape only: metrics beside the lobby, none inside.
+  const { metrics, ...withoutMetrics } = DEFAULT_SEED.games[0]!.lobbies![0]!
+  const server = createServer((_request, response) => {
+    const body = JSON.stringify({
+      lobby: withoutMetrics,
+      metrics,
+      perf_lists: [],
+      stdout_presigned_urls: [],
+      stderr_presigned_urls: [],
+    })
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    response.end(body)
+  })
+  before(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)))
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  test('metrics beside the lobby reach the result', async () => {
+    const { port } = server.address() as AddressInfo
+    const result = await lobbyOperation.run(
+      {
+        apiUrl: `http://127.0.0.1:${port}`,
+        token: TOKEN,
+        gameId: GAME,
+        namespaceId: NAMESPACE,
+        lobbyId: withoutMetrics.lobby_id,
+        failIfFailed: true,
+      },
+      { logger: memoryLogger() },
+    )
+    assert.deepEqual(result.lobby.metrics, metrics)
   })
 })
