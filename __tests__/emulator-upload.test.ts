@@ -404,6 +404,18 @@ describe('CDN sites: upload, complete and serve', () => {
       assert.equal((await put(untyped.url, bytes, { 'content-type': 'image/png' })).status, 200)
     })
 
+    test('the store takes only PUT, and only on its own origin', async () => {
+      const get = await fetch(untyped.url)
+      assert.equal(get.status, 405)
+      assert.match(await get.text(), /<Code>MethodNotAllowed<\/Code>/)
+      const onApi = new URL(untyped.url)
+      const api = new URL(emulator.url)
+      onApi.host = api.host
+      const misdirected = await put(onApi.href, bytes)
+      assert.equal(misdirected.status, 404)
+      assert.equal(((await misdirected.json()) as { code: string }).code, 'API_NOT_FOUND')
+    })
+
     test('a chunked PUT, without Content-Length, is refused', async () => {
       const answer = await chunkedPut(untyped.url, [bytes.subarray(0, 4), bytes.subarray(4)])
       assert.equal(answer.status, 403)

@@ -50323,6 +50323,7 @@ function resetMidBody(req, res, contentLength) {
         });
     });
 }
+/** Answers S3's XML error body, after reading what is left of the request. */
 async function refuse(req, res, refusal, rayId) {
     await drain(req);
     const xml = '<?xml version="1.0" encoding="UTF-8"?>' +
@@ -50463,21 +50464,17 @@ async function handleRequest(core, requests, req, res) {
 /** The object store's origin: S3's PUT of a presigned URL, nothing else. */
 async function handleStoreRequest(core, requests, req, res) {
     const rayId = (0,external_node_crypto_.randomUUID)();
-    const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
-    const { query } = requestTarget(req.url);
+    const { path, query } = requestTarget(req.url);
     res.setHeader('x-amz-request-id', rayId);
-    recordWhenDone(core, requests, req, res, rawPath);
+    recordWhenDone(core, requests, req, res, path);
     try {
         if (core.options.latencyMs > 0)
             await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
         if (req.method !== 'PUT') {
-            await drain(req);
-            const xml = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>MethodNotAllowed</Code>' +
-                `<Message>The specified method is not allowed against this resource.</Message><RequestId>${rayId}</RequestId></Error>`;
-            sendText(res, 405, xml, 'application/xml');
-            return;
+            const message = 'The specified method is not allowed against this resource.';
+            return await refuse(req, res, { status: 405, code: 'MethodNotAllowed', message }, rayId);
         }
-        await handleStorePut(core, req, res, rawPath, query, rayId);
+        await handleStorePut(core, req, res, path, query, rayId);
     }
     catch (error) {
         console.error('gamehost emulator: unexpected error in the object store', error);

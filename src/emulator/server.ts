@@ -21,7 +21,7 @@ import { checkSeed } from './seed.ts'
 import { EmulatorState, type NamespaceView, type SiteView } from './state.ts'
 import { PartStorage } from './storage.ts'
 import { serveSiteFile, SITES_PREFIX } from './static-sites.ts'
-import { handleStorePut } from './store.ts'
+import { handleStorePut, refuse } from './store.ts'
 
 export interface RecordedRequest {
   method: string
@@ -168,21 +168,16 @@ async function handleStoreRequest(
   res: ServerResponse,
 ): Promise<void> {
   const rayId = randomUUID()
-  const rawPath = (req.url ?? '/').split('?')[0] ?? '/'
-  const { query } = requestTarget(req.url)
+  const { path, query } = requestTarget(req.url)
   res.setHeader('x-amz-request-id', rayId)
-  recordWhenDone(core, requests, req, res, rawPath)
+  recordWhenDone(core, requests, req, res, path)
   try {
     if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
     if (req.method !== 'PUT') {
-      await drain(req)
-      const xml =
-        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>MethodNotAllowed</Code>' +
-        `<Message>The specified method is not allowed against this resource.</Message><RequestId>${rayId}</RequestId></Error>`
-      sendText(res, 405, xml, 'application/xml')
-      return
+      const message = 'The specified method is not allowed against this resource.'
+      return await refuse(req, res, { status: 405, code: 'MethodNotAllowed', message }, rayId)
     }
-    await handleStorePut(core, req, res, rawPath, query, rayId)
+    await handleStorePut(core, req, res, path, query, rayId)
   } catch (error) {
     console.error('gamehost emulator: unexpected error in the object store', error)
     res.destroy()

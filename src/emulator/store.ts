@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { EmulatorCore } from './core.ts'
 import { drain, sendText } from './http.ts'
 
-interface StoreRefusal {
+export interface StoreRefusal {
   status: number
   code: string
   message: string
@@ -112,7 +112,13 @@ function resetMidBody(req: IncomingMessage, res: ServerResponse, contentLength: 
   })
 }
 
-async function refuse(req: IncomingMessage, res: ServerResponse, refusal: StoreRefusal, rayId: string) {
+/** Answers S3's XML error body, after reading what is left of the request. */
+export async function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  refusal: StoreRefusal,
+  rayId: string,
+): Promise<void> {
   await drain(req)
   const xml =
     '<?xml version="1.0" encoding="UTF-8"?>' +
