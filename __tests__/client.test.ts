@@ -229,6 +229,23 @@ describe('the client against the emulator', () => {
   })
 })
 
+test('a validation error whose message names no path shows every path of its metadata', () => {
+  const error = new ServiceError({
+    operation: 'games.namespaces.createGameNamespace',
+    status: 400,
+    body: {
+      code: 'VALIDATION_ERROR',
+      message: 'Validation error',
+      ray_id: 'r',
+      metadata: { errors: [{ path: ['name-id', 'too-long'] }, { path: ['name-id', 'invalid'] }] },
+    },
+  })
+  assert.match(
+    error.message,
+    /400 VALIDATION_ERROR: Validation error \[name-id\.too-long, name-id\.invalid\] \(ray id r\)/,
+  )
+})
+
 describe('rate limits', () => {
   test('a 429 is waited out as retry-after says, then the call goes through', async () => {
     // 55 s before the end of a 15-minute window.

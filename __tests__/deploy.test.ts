@@ -153,8 +153,9 @@ describe('deploy against the emulator', () => {
     const before = emulator.requests.length
     const real = await deploy(inputs({ path: site }), { logger: memoryLogger(), tempDir: temp, retry: fast })
     const afterReal = emulator.requests.length
+    const dryLogger = memoryLogger()
     const dry = await deploy(inputs({ path: site, 'dry-run': 'true', token: '' }), {
-      logger: memoryLogger(),
+      logger: dryLogger,
       tempDir: temp,
     })
     assert.ok(afterReal > before)
@@ -163,6 +164,12 @@ describe('deploy against the emulator', () => {
     assert.equal(dry.manifest?.digest, real.manifest?.digest)
     // One request per file: what the service answers for a CDN site.
     assert.equal(dry.plannedParts, dry.manifest?.fileCount)
+    assert.ok(
+      dryLogger.lines.some((line) =>
+        /Would create CDN site .* with 121 files .*: one request per file/.test(line),
+      ),
+      dryLogger.lines.join('\n'),
+    )
   })
 
   test('a site of 1 GB or more is refused before any call', async () => {
