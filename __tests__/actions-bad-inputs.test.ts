@@ -14,7 +14,7 @@ const common: Case[] = [
   ['game-id', { 'game-id': '' }, /is required/],
 ]
 
-const lobby = { 'namespace-id': NAMESPACE, 'lobby-id': 'l' }
+const lobby = { 'namespace-id': NAMESPACE, 'lobby-id': '00000000-0000-4000-8000-000000000000' }
 const matchmaker = { 'namespace-id': NAMESPACE, 'lobby-count-max': '8', 'max-players': '8' }
 
 const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> = {
@@ -41,6 +41,7 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
     bad: [
       ['namespace-id', { 'namespace-id': '' }, /is required/],
       ['lobby-id', { 'lobby-id': '' }, /is required/],
+      ['lobby-id', { 'lobby-id': 'lobby-1' }, /is not an id of the service: ids are UUIDs/],
       ['fail-if-failed', { 'fail-if-failed': 'maybe' }, /must be true or false/],
     ],
   },
@@ -60,9 +61,9 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
         { 'lobby-count-max': '', 'max-players': '', 'group-display-name': 'G' },
         /only used with/,
       ],
-      ['lobby-count-max', { 'lobby-count-max': '-1' }, /from 0 to 4294967295/],
-      ['max-players', { 'max-players': '4294967296' }, /from 0 to 4294967295/],
-      ['max-players', { 'max-players': 'many' }, /from 0 to 4294967295/],
+      ['lobby-count-max', { 'lobby-count-max': '-1' }, /from 0 to 2147483647/],
+      ['max-players', { 'max-players': '2147483648' }, /from 0 to 2147483647/],
+      ['max-players', { 'max-players': 'many' }, /from 0 to 2147483647/],
       ['fail-on-error', { 'fail-on-error': 'no' }, /must be true or false/],
     ],
   },

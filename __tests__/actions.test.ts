@@ -119,7 +119,10 @@ describe('new actions through their bundles', () => {
     })
 
     test('an unknown environment fails with the service error and a hint', async () => {
-      const run = await runNewAction('servers', { ...connection(), 'environment-id': 'nowhere' })
+      const run = await runNewAction('servers', {
+        ...connection(),
+        'environment-id': '00000000-0000-4000-8000-000000000000',
+      })
       assert.equal(run.exitCode, 1)
       const errors = commands(run, 'error')
       assert.equal(errors.length, 1, run.stdout)
@@ -198,7 +201,10 @@ describe('new actions through their bundles', () => {
     test('lists every custom avatar with the counts', async () => {
       const run = await runNewAction('avatars', connection())
       assert.equal(run.exitCode, 0, run.stdout)
-      const avatars = DEFAULT_SEED.games[0]!.avatars!
+      // Newest first, as the service lists them.
+      const avatars = DEFAULT_SEED.games[0]!.avatars!.toSorted((a, b) =>
+        b.create_ts.localeCompare(a.create_ts),
+      )
       assert.deepEqual(JSON.parse(run.outputs['custom-avatars']!) as CustomAvatarSummary[], avatars)
       assert.equal(run.outputs.count, '3')
       assert.equal(run.outputs['complete-count'], '2')
@@ -226,14 +232,19 @@ describe('new actions through their bundles', () => {
       })
       assert.equal(run.exitCode, 1)
       const errors = commands(run, 'error')
-      assert.deepEqual(errors.slice(0, 3), [
+      const kinds = ['client', 'vpn', 'proxy', 'tor', 'hosting']
+      assert.deepEqual(errors.slice(0, 8), [
         '::error title=lobby-count too high::lobby_count_max must be below 32768',
         '::error title=max-players too low::max_players must be at least 1',
+        ...kinds.map(
+          (kind) =>
+            `::error title=max-players ${kind} too low::max_players must be at least 1 (the limit per ${kind === 'client' ? 'client' : `${kind} client`})`,
+        ),
         '::error title=group-display-name not unique::a group with this display name already exists',
       ])
-      assert.equal(errors.length, 4)
+      assert.equal(errors.length, 9)
       assert.match(
-        errors[3]!,
+        errors[8]!,
         /^::error::The service finds the matchmaker config and the group display name 'Taken Group' invalid: lobby-count\.too-high/,
       )
       assert.equal(run.outputs.valid, 'false')
@@ -243,10 +254,11 @@ describe('new actions through their bundles', () => {
         [
           ['matchmaker-config', ['lobby-count', 'too-high']],
           ['matchmaker-config', ['max-players', 'too-low']],
+          ...kinds.map((kind) => ['matchmaker-config', ['max-players', kind, 'too-low']]),
           ['group-display-name', ['not-unique']],
         ],
       )
-      assert.match(run.summary, /<h2>gamehost validate: 3 errors<\/h2>/)
+      assert.match(run.summary, /<h2>gamehost validate: 8 errors<\/h2>/)
       assert.match(run.summary, /<code>lobby-count\.too-high<\/code>/)
     })
 
@@ -256,11 +268,18 @@ describe('new actions through their bundles', () => {
         'group-display-name': 'A name much too long for a group',
       })
       assert.equal(run.exitCode, 1)
+      // A pair: the service's display-name check has the length in it.
       assert.deepEqual(JSON.parse(run.outputs.errors!), [
         {
           path: ['too-long'],
           validation: 'group-display-name',
           message: 'the group display name must be at most 24 bytes',
+        },
+        {
+          path: ['display-name-invalid'],
+          validation: 'group-display-name',
+          message:
+            'the group display name may contain only single spaces as whitespace, never leading, trailing or doubled',
         },
       ])
       assert.equal(

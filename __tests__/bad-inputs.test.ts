@@ -30,28 +30,31 @@ describe('bad inputs, through dist/index.js', () => {
     'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
     path: site,
   })
-  const ns = { 'namespace-id': 'any' }
+  const ns = { 'namespace-id': '00000000-0000-4000-8000-000000000000' }
+  const VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
 
   const cases: Array<[input: string, values: () => Record<string, string>, hint: RegExp]> = [
     ['api-url', () => ({ 'api-url': 'ftp://example.com' }), /http:\/\/ or https:\/\//],
     ['api-url', () => ({ 'api-url': 'example.com' }), /is not a URL/],
     ['token', () => ({ token: '' }), /secrets\.GAMEHOST_TOKEN/],
     ['game-id', () => ({ 'game-id': '' }), /is required/],
+    ['game-id', () => ({ 'game-id': 'demo-game' }), /is not an id of the service: ids are UUIDs/],
+    ['version-id', () => ({ namespace: 'pr-7', 'version-id': 'v1' }), /is not an id of the service/],
+    ['namespace-id', () => ({ 'namespace-id': 'production' }), /is not an id of the service/],
     ['path', () => ({ path: path.join(site, 'missing') }), /does not exist/],
     ['path', () => ({ path: aFile }), /is a file/],
     ['files', () => ({ files: '*.png' }), /no file under .* matches/],
     ['files', () => ({ files: '../**' }), /reaches outside path/],
     ['files', () => ({ files: '.env' }), /hidden files are skipped unless include-hidden/],
-    ['namespace', () => ({ namespace: 'a-very-long-namespace', 'version-id': 'v' }), /longer than 16/],
-    ['namespace', () => ({ namespace: '-pr', 'version-id': 'v' }), /single dashes/],
-    ['namespace', () => ({ namespace: 'pr--7', 'version-id': 'v' }), /single dashes/],
-    ['namespace', () => ({ namespace: 'Feature_X', 'version-id': 'v' }), /a-z and 0-9/],
-    ['namespace', () => ({ namespace: 'pr-7' }), /needs version-id/],
+    ['namespace', () => ({ namespace: 'a-very-long-namespace', 'version-id': VERSION }), /longer than 16/],
+    ['namespace', () => ({ namespace: '-pr', 'version-id': VERSION }), /single dashes/],
+    ['namespace', () => ({ namespace: 'pr--7', 'version-id': VERSION }), /single dashes/],
+    ['namespace', () => ({ namespace: 'Feature_X', 'version-id': VERSION }), /a-z and 0-9/],
     ['if-no-token', () => ({ 'if-no-token': 'never' }), /one of auto, fail, skip/],
     ['skip-unchanged', () => ({ 'skip-unchanged': 'no' }), /true or false/],
     [
       'namespace-display-name',
-      () => ({ namespace: 'pr-7', 'version-id': 'v', 'namespace-display-name': 'PR  7' }),
+      () => ({ namespace: 'pr-7', 'version-id': VERSION, 'namespace-display-name': 'PR  7' }),
       /single spaces/,
     ],
     ['site-name', () => ({ 'site-name': 'my  site' }), /single spaces/],
@@ -63,12 +66,12 @@ describe('bad inputs, through dist/index.js', () => {
     [
       'lobby-count-max',
       () => ({ ...ns, 'lobby-count-max': '-1', 'max-players': '8' }),
-      /from 0 to 4294967295/,
+      /from 0 to 2147483647/,
     ],
     [
       'max-players',
-      () => ({ ...ns, 'lobby-count-max': '8', 'max-players': '4294967296' }),
-      /from 0 to 4294967295/,
+      () => ({ ...ns, 'lobby-count-max': '8', 'max-players': '2147483648' }),
+      /from 0 to 2147483647/,
     ],
     [
       'lobby-count-max',

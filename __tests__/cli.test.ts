@@ -57,8 +57,6 @@ describe('gamehost CLI', () => {
       seed,
       serversPageSize: 2,
       rateLimit: false,
-      multipartThreshold: 64 * 1024,
-      partSize: 64 * 1024,
     })
     site = await tempDir()
     await writeTree(site, siteFiles(25, { name: 'data/level.bin', size: 150 * 1024 }))
@@ -101,7 +99,7 @@ describe('gamehost CLI', () => {
       const view = emulator.site(deployed['site-id'] as string)
       assert.equal(view?.completed, true)
       assert.equal(view.files.length, 25 + 1)
-      assert.equal(view.parts.filter((p) => p.path === 'data/level.bin').length, 3)
+      assert.equal(view.parts.filter((p) => p.path === 'data/level.bin').length, 1, 'one PUT per file')
       assert.ok(!/::debug::/.test(real.stdout + real.stderr), 'no workflow command reaches the user')
       assert.match(real.stderr, /^> Upload$/m)
       assert.match(real.stderr, /^ {2}Uploaded files 26\/26, /m)
@@ -345,9 +343,10 @@ describe('gamehost CLI', () => {
           /Unexpected argument 'extra'/,
         ],
         [['validate', ...connection()], /nothing to validate/],
+        [['deploy', ...connection(), '--namespace', 'Bad_Name'], /--namespace 'Bad_Name'/],
         [
-          ['deploy', ...connection(), '--namespace', 'Bad_Name', '--version-id', 'v'],
-          /--namespace 'Bad_Name'/,
+          ['deploy', ...connection(), '--namespace', 'pr-1', '--version-id', 'v1'],
+          /--version-id 'v1' is not an id of the service: ids are UUIDs/,
         ],
         [['launch'], /unknown command 'launch'/],
         [[], /^Usage: gamehost <command>/],

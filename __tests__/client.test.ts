@@ -64,8 +64,13 @@ describe('the client against the emulator', () => {
   test('reads a lobby, lists avatars, validates a group', async () => {
     const { client } = clientFor(emulator)
     const lobbies = DEFAULT_SEED.games.find((g) => g.id === GAME)!.lobbies!
-    const { lobby } = await client.getNamespaceLobby(GAME, productionNamespace.id, lobbies[0]!.lobby_id)
-    assert.deepEqual(lobby, lobbies[0])
+    const answer = await client.getNamespaceLobby(GAME, productionNamespace.id, lobbies[0]!.lobby_id)
+    assert.deepEqual(answer.lobby, lobbies[0])
+    assert.deepEqual(
+      answer.metrics,
+      lobbies[0]!.metrics,
+      'metrics beside the lobby, as the service sends them',
+    )
     const { custom_avatars } = await client.listCustomAvatars(GAME)
     assert.ok(
       custom_avatars.some((a) => a.complete && a.url) && custom_avatars.some((a) => !a.complete && !a.url),
@@ -87,7 +92,13 @@ describe('the client against the emulator', () => {
       lobby_count_max: 40000,
       max_players: 0,
     })
-    assert.deepEqual(errors, [{ path: ['lobby-count', 'too-high'] }, { path: ['max-players', 'too-low'] }])
+    assert.deepEqual(errors, [
+      { path: ['lobby-count', 'too-high'] },
+      { path: ['max-players', 'too-low'] },
+      ...['client', 'vpn', 'proxy', 'tor', 'hosting'].map((kind) => ({
+        path: ['max-players', kind, 'too-low'],
+      })),
+    ])
   })
 
   test('creates a namespace, adds a domain, and surfaces the service errors', async () => {
@@ -114,17 +125,55 @@ describe('the client against the emulator', () => {
     assert.match(duplicate.message, /name-id\.not-unique/)
     assert.match(duplicate.message, /\(ray id [0-9a-f-]{36}\)/)
     assert.ok(duplicate.rayId)
-    const taken = await client
+    // The same domain again on the same namespace: the service's 500, not CLOUD_HOSTNAME_TAKEN.
+    const again = await client
       .addNamespaceDomain(GAME, namespace_id, 'client-test.example.com')
       .catch((e: unknown) => e)
+    assert.ok(again instanceof ServiceError && again.status === 500 && again.code === 'ERROR')
+    const taken = await client
+      .addNamespaceDomain(GAME, productionNamespace.id, 'client-test.example.com')
+      .catch((e: unknown) => e)
     assert.ok(taken instanceof ServiceError && taken.code === 'CLOUD_HOSTNAME_TAKEN')
+
+    // The two read routes: the game lists the namespace by name_id, the namespace its domains.
+    const { game } = await client.getGame(GAME)
+    assert.equal(game.namespaces.find((n) => n.name_id === 'client-test')?.namespace_id, namespace_id)
+    assert.deepEqual(
+      game.versions.map((v) => v.display_name),
+      ['0.9.0', '1.0.0'],
+    )
+    const { namespace } = await client.getNamespace(GAME, namespace_id)
+    assert.deepEqual(
+      namespace.config.cdn.domains.map((d) => d.domain),
+      ['client-test.example.com'],
+    )
+    await client.removeNamespaceDomain(GAME, namespace_id, 'client-test.example.com')
+    assert.deepEqual((await client.getNamespace(GAME, namespace_id)).namespace.config.cdn.domains, [])
+  })
+
+  test('validation errors show every path, pairs included', async () => {
+    const { client } = clientFor(emulator)
+    const error = await client
+      .createNamespace(GAME, {
+        name_id: 'a'.repeat(17),
+        display_name: 'x',
+        version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+      })
+      .catch((e: unknown) => e)
+    assert.ok(error instanceof ServiceError)
+    assert.match(error.message, /name-id\.too-long/)
+    assert.match(error.message, /name-id\.invalid/)
   })
 
   test('an unknown id is reported at once, naming the input that was probably wrong', async () => {
     const { client, waits } = clientFor(emulator)
     const before = emulator.requests.length
     const error = await client
-      .createNamespace(GAME, { name_id: 'no-version', display_name: 'x', version_id: 'no-such-version' })
+      .createNamespace(GAME, {
+        name_id: 'no-version',
+        display_name: 'x',
+        version_id: '00000000-0000-4000-8000-000000000000',
+      })
       .catch((e: unknown) => e)
     assert.ok(error instanceof ServiceError)
     assert.equal(error.status, 500)
@@ -180,9 +229,27 @@ describe('the client against the emulator', () => {
   })
 })
 
+test('a validation error whose message names no path shows every path of its metadata', () => {
+  const error = new ServiceError({
+    operation: 'games.namespaces.createGameNamespace',
+    status: 400,
+    body: {
+      code: 'VALIDATION_ERROR',
+      message: 'Validation error',
+      ray_id: 'r',
+      metadata: { errors: [{ path: ['name-id', 'too-long'] }, { path: ['name-id', 'invalid'] }] },
+    },
+  })
+  assert.match(
+    error.message,
+    /400 VALIDATION_ERROR: Validation error \[name-id\.too-long, name-id\.invalid\] \(ray id r\)/,
+  )
+})
+
 describe('rate limits', () => {
   test('a 429 is waited out as retry-after says, then the call goes through', async () => {
-    let clock = Date.parse('2026-11-21T10:00:00Z')
+    // 55 s before the end of a 15-minute window.
+    let clock = Date.parse('2026-11-21T10:14:05Z')
     const emulator = await startEmulator({
       rateLimit: { writesPerMinute: 2, readsPerMinute: 100 },
       now: () => clock,
@@ -196,7 +263,8 @@ describe('rate limits', () => {
         clock += ms
       },
     })
-    for (let i = 0; i < 3; i++) await client.validateGroup(`Group ${i}`)
+    // 2 writes a minute are 30 a window: the 31st waits until the window ends.
+    for (let i = 0; i < 31; i++) await client.validateGroup(`Group ${i}`)
     assert.equal(waits.length, 1)
     assert.ok(waits[0]! > 50_000 && waits[0]! <= 60_000, `waited ${waits[0]} ms`)
     assert.ok(logger.lines.some((l) => /429 API_RATE_LIMIT; retry 1 of 5/.test(l)))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFile, truncate } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
-import { ServiceError, UsageError, ValidationFailedError } from '../src/api/errors.ts'
+import { UsageError, ValidationFailedError } from '../src/api/errors.ts'
 import type { FileDescriptor } from '../src/api/types.ts'
 import { contentTypeOf } from '../src/artifacts.ts'
 import { deploy } from '../src/deploy.ts'
@@ -20,7 +20,7 @@ describe('deploy against the emulator', () => {
   let written: Map<string, Buffer>
   let temp: string
   before(async () => {
-    emulator = await startEmulator({ multipartThreshold: 256 * KiB, partSize: 256 * KiB })
+    emulator = await startEmulator()
     site = await tempDir()
     written = await writeTree(site, siteFiles(120, { name: 'build/game.data', size: 700 * KiB + 13 }))
     temp = await tempDir()
@@ -50,7 +50,8 @@ describe('deploy against the emulator', () => {
     )
     assert.ok(result.siteId && result.uploadId)
     assert.equal(result.manifest?.fileCount, 121)
-    assert.equal(result.upload?.parts, 120 + 3)
+    // One PUT per file, as the real service answers for a CDN site (the large file too).
+    assert.equal(result.upload?.parts, 121)
     assert.equal(result.upload?.retries, 0)
     assert.equal(result.siteName, 'space-game main abcdef0')
 
@@ -105,21 +106,33 @@ describe('deploy against the emulator', () => {
     assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'mm-bad'))
   })
 
-  test('an unknown namespace-id fails with the service error and creates no site', async () => {
+  test('a namespace-id the game does not have fails, naming the input, and creates no site', async () => {
     const sitesBefore = emulator.sites(GAME).length
     const error = await deploy(
       inputs({
         path: site,
-        'namespace-id': 'no-such-namespace',
+        'namespace-id': '00000000-0000-4000-8000-000000000000',
         'lobby-count-max': '10',
         'max-players': '8',
       }),
       { logger: memoryLogger(), tempDir: temp, retry: fast },
     ).catch((e: unknown) => e)
-    assert.ok(error instanceof ServiceError)
-    assert.equal(error.code, 'ERROR')
-    assert.match(error.message, /check namespace-id/)
+    assert.ok(error instanceof UsageError)
+    assert.match(
+      error.message,
+      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has production \(/,
+    )
     assert.equal(emulator.sites(GAME).length, sitesBefore)
+    // The other game's namespace is not this game's either.
+    const other = DEFAULT_SEED.games[1]!.namespaces![0]!.id
+    await assert.rejects(
+      deploy(inputs({ path: site, 'namespace-id': other }), {
+        logger: memoryLogger(),
+        tempDir: temp,
+        retry: fast,
+      }),
+      (e: unknown) => e instanceof UsageError && e.message.includes(`'${other}' is not a namespace of game`),
+    )
   })
 
   test('provisioning only, without path', async () => {
@@ -140,15 +153,23 @@ describe('deploy against the emulator', () => {
     const before = emulator.requests.length
     const real = await deploy(inputs({ path: site }), { logger: memoryLogger(), tempDir: temp, retry: fast })
     const afterReal = emulator.requests.length
+    const dryLogger = memoryLogger()
     const dry = await deploy(inputs({ path: site, 'dry-run': 'true', token: '' }), {
-      logger: memoryLogger(),
+      logger: dryLogger,
       tempDir: temp,
     })
     assert.ok(afterReal > before)
     assert.equal(emulator.requests.length, afterReal, 'the dry run made no call')
     assert.equal(dry.siteId, undefined)
     assert.equal(dry.manifest?.digest, real.manifest?.digest)
-    assert.equal(dry.plannedParts, 121)
+    // One request per file: what the service answers for a CDN site.
+    assert.equal(dry.plannedParts, dry.manifest?.fileCount)
+    assert.ok(
+      dryLogger.lines.some((line) =>
+        /Would create CDN site .* with 121 files .*: one request per file/.test(line),
+      ),
+      dryLogger.lines.join('\n'),
+    )
   })
 
   test('a site of 1 GB or more is refused before any call', async () => {

@@ -159,7 +159,7 @@ describe('store PUT faults', () => {
       assert.match(response.headers.get('content-type') ?? '', /^application\/xml/)
       const xml = await response.text()
       assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?><Error><Code>SlowDown<\/Code>/)
-      assert.match(xml, new RegExp(`<RequestId>${response.headers.get('rvt-ray-id')}</RequestId>`))
+      assert.match(xml, new RegExp(`<RequestId>${response.headers.get('x-amz-request-id')}</RequestId>`))
     }
     assert.ok(emulator.site(site.site_id)?.parts.every((part) => !part.uploaded))
     assert.deepEqual(emulator.faults, { ...NO_FAULTS, putErrors: 3 })

@@ -119,8 +119,27 @@ describe('CDN sites: creation', () => {
       ['game.wasm', 200, 50],
       ['empty.txt', 0, 0],
     ])
-    for (const presigned of site.presigned_requests)
-      assert.ok(presigned.url.startsWith(`${emulator.url}/_store/`))
+    for (const presigned of site.presigned_requests) {
+      // The object store's own origin, not the API's, in S3's presigned form.
+      assert.notEqual(emulator.storeUrl, emulator.url)
+      assert.ok(presigned.url.startsWith(`${emulator.storeUrl}/gamehost-cdn/${site.upload_id}/`))
+      const query = new URL(presigned.url).searchParams
+      assert.equal(query.get('X-Amz-Algorithm'), 'AWS4-HMAC-SHA256')
+      assert.equal(query.get('X-Amz-Expires'), '3600')
+      assert.match(query.get('X-Amz-Signature') ?? '', /^[0-9a-f]{64}$/)
+      assert.match(query.get('X-Amz-Credential') ?? '', /^AKIA\w+\/\d{8}\/us-east-1\/s3\/aws4_request$/)
+    }
+    const signedHeaders = site.presigned_requests.map((p) =>
+      new URL(p.url).searchParams.get('X-Amz-SignedHeaders'),
+    )
+    assert.deepEqual(signedHeaders, [
+      'content-length;content-type;host',
+      'content-length;host',
+      'content-length;content-type;host',
+      'content-length;content-type;host',
+      'content-length;content-type;host',
+      'content-length;host',
+    ])
     const view = emulator.site(site.site_id)
     assert.equal(view?.uploadId, site.upload_id)
     assert.equal(view?.completed, false)
@@ -194,7 +213,7 @@ describe('CDN sites: the size limit of the real service', () => {
   })
   after(() => emulator.close())
 
-  test('a total of 10^9 bytes or more is UPLOAD_TOO_LARGE, just under passes', async () => {
+  test('a total of 10^9 bytes or more is UPLOAD_TOO_LARGE, just under passes as one PUT per file', async () => {
     const files = (total: number) => [
       { path: 'a.bin', content_length: total - 1 },
       { path: 'b.bin', content_length: 1 },
@@ -203,8 +222,14 @@ describe('CDN sites: the size limit of the real service', () => {
     assert.equal(tooLarge.status, 400)
     assert.equal(tooLarge.body.code, 'UPLOAD_TOO_LARGE')
     const site = await createSite(emulator, files(999_999_999))
-    // 999,999,998 bytes in 10 parts of up to 100 MiB, then the small file.
-    assert.equal(site.presigned_requests.length, 11)
+    // By default one PUT per file, whatever its size: the real service never cuts CDN files in parts.
+    assert.deepEqual(
+      site.presigned_requests.map((p) => [p.path, p.byte_offset, p.content_length]),
+      [
+        ['a.bin', 0, 999_999_998],
+        ['b.bin', 0, 1],
+      ],
+    )
   })
 })
 
@@ -336,17 +361,29 @@ describe('CDN sites: upload, complete and serve', () => {
       const xml = await response.text()
       assert.ok(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?><Error>'), xml)
       assert.match(xml, new RegExp(`<Code>${code}</Code>`))
-      assert.match(xml, new RegExp(`<RequestId>${response.headers.get('rvt-ray-id')}</RequestId>`))
+      assert.match(xml, new RegExp(`<RequestId>${response.headers.get('x-amz-request-id')}</RequestId>`))
       if (message) assert.match(xml, message)
     }
 
     test('a tampered URL does not match its signature', async () => {
       const url = new URL(typed.url)
-      url.searchParams.set('length', '11')
-      await assertRefused(await put(url.href, Buffer.from('0123456789x')), 'SignatureDoesNotMatch')
-      const signature = url.searchParams.get('signature') ?? ''
+      url.searchParams.set('X-Amz-Expires', '7200')
+      await assertRefused(
+        await put(url.href, bytes, { 'content-type': 'text/javascript' }),
+        'SignatureDoesNotMatch',
+      )
+      const otherPath = new URL(typed.url)
+      otherPath.pathname = otherPath.pathname.replace('typed.js', 'untyped.bin')
+      await assertRefused(
+        await put(otherPath.href, bytes, { 'content-type': 'text/javascript' }),
+        'SignatureDoesNotMatch',
+      )
+      const signature = url.searchParams.get('X-Amz-Signature') ?? ''
       const forged = new URL(typed.url)
-      forged.searchParams.set('signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`)
+      forged.searchParams.set(
+        'X-Amz-Signature',
+        `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`,
+      )
       await assertRefused(
         await put(forged.href, bytes, { 'content-type': 'text/javascript' }),
         'SignatureDoesNotMatch',
@@ -367,6 +404,18 @@ describe('CDN sites: upload, complete and serve', () => {
       assert.equal((await put(untyped.url, bytes, { 'content-type': 'image/png' })).status, 200)
     })
 
+    test('the store takes only PUT, and only on its own origin', async () => {
+      const get = await fetch(untyped.url)
+      assert.equal(get.status, 405)
+      assert.match(await get.text(), /<Code>MethodNotAllowed<\/Code>/)
+      const onApi = new URL(untyped.url)
+      const api = new URL(emulator.url)
+      onApi.host = api.host
+      const misdirected = await put(onApi.href, bytes)
+      assert.equal(misdirected.status, 404)
+      assert.equal(((await misdirected.json()) as { code: string }).code, 'API_NOT_FOUND')
+    })
+
     test('a chunked PUT, without Content-Length, is refused', async () => {
       const answer = await chunkedPut(untyped.url, [bytes.subarray(0, 4), bytes.subarray(4)])
       assert.equal(answer.status, 403)
@@ -378,11 +427,15 @@ describe('CDN sites: upload, complete and serve', () => {
       const before = emulator.requests.length
       await cutOffPut(site.presigned_requests[0]?.url ?? '', bytes.subarray(0, 4), 10)
       const requests = await recordedRequests(emulator, before + 1)
-      assert.deepEqual(requests.at(-1), { method: 'PUT', path: `/_store/${site.upload_id}`, status: 499 })
+      assert.deepEqual(requests.at(-1), {
+        method: 'PUT',
+        path: `/gamehost-cdn/${site.upload_id}/cut.bin`,
+        status: 499,
+      })
       assert.equal(emulator.site(site.site_id)?.parts[0]?.uploaded, false)
     })
 
-    test('URLs expire: 1 hour for a single request, 6 hours for parts', async () => {
+    test('URLs expire after 1 hour, for a single request and for parts alike', async () => {
       const site = await createSite(emulator, [
         { path: 'small.txt', content_length: 10 },
         { path: 'large.bin', content_length: 100 },
@@ -394,9 +447,9 @@ describe('CDN sites: upload, complete and serve', () => {
         assert.equal((await put(small.url, bytes)).status, 200)
         clock = start + HOUR_MS
         await assertRefused(await put(small.url, bytes), 'AccessDenied', /Request has expired/)
-        clock = start + 6 * HOUR_MS - 1
+        clock = start + HOUR_MS - 1
         assert.equal((await put(large.url, Buffer.alloc(100))).status, 200)
-        clock = start + 6 * HOUR_MS
+        clock = start + HOUR_MS
         await assertRefused(await put(large.url, Buffer.alloc(100)), 'AccessDenied', /Request has expired/)
       } finally {
         clock = start
@@ -405,7 +458,9 @@ describe('CDN sites: upload, complete and serve', () => {
 
     test('store requests are recorded without their query string', () => {
       assert.ok(
-        emulator.requests.some((entry) => entry.path === `/_store/${uploadId}` && entry.status === 403),
+        emulator.requests.some(
+          (entry) => entry.path === `/gamehost-cdn/${uploadId}/typed.js` && entry.status === 403,
+        ),
       )
     })
   })

@@ -6,6 +6,7 @@ import type {
   GetLobbyResponse,
   ListAvatarsResponse,
   ListServersResponse,
+  GetNamespaceResponse,
   ServiceErrorBody,
   ValidateResponse,
 } from '../src/api/types.ts'
@@ -69,14 +70,29 @@ describe('emulator API', () => {
   after(() => emulator.close())
 
   describe('routing, errors and bodies', () => {
-    test('an unknown route or a wrong method is 404 API_NOT_FOUND, before auth', async () => {
+    test('an unknown route is 404 API_NOT_FOUND, a wrong method 405, before auth', async () => {
       assertError(await call(emulator, 'GET', '/cloud/nothing-here', { token: null }), 404, 'API_NOT_FOUND')
-      assertError(await call(emulator, 'DELETE', `/cloud/games/${GAME}/avatars`), 404, 'API_NOT_FOUND')
+      assertError(
+        await call(emulator, 'DELETE', `/cloud/games/${GAME}/avatars`, { token: null }),
+        405,
+        'API_METHOD_NOT_ALLOWED',
+      )
       assertError(
         await call(emulator, 'POST', `/cloud/games/${GAME}/avatars`, { body: {} }),
+        405,
+        'API_METHOD_NOT_ALLOWED',
+      )
+    })
+
+    test('a path segment that is not a UUID matches no route: 404 API_NOT_FOUND', async () => {
+      assertError(await call(emulator, 'GET', '/cloud/games/demo-game/avatars'), 404, 'API_NOT_FOUND')
+      assertError(
+        await call(emulator, 'GET', `/cloud/games/${GAME}/namespaces/production`),
         404,
         'API_NOT_FOUND',
       )
+      const lobby = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/logs/lobbies/lobby-1`
+      assertError(await call(emulator, 'GET', lobby), 404, 'API_NOT_FOUND')
     })
 
     test('every error has the service body shape and the ray id of its header', async () => {
@@ -127,14 +143,42 @@ describe('emulator API', () => {
       assert.equal(answer.body.code, 'API_BAD_BODY')
     })
 
-    test('invalid JSON, a missing or mistyped field and a body over 16 MiB are API_BAD_BODY', async () => {
+    test('invalid JSON and a missing or mistyped field are API_BAD_BODY', async () => {
       const path = '/cloud/groups/validate'
       assertError(await call(emulator, 'POST', path, { body: '{"display_name":' }), 400, 'API_BAD_BODY')
       assertError(await call(emulator, 'POST', path, { body: '[]' }), 400, 'API_BAD_BODY')
       assertError(await call(emulator, 'POST', path), 400, 'API_BAD_BODY')
       assertError(await call(emulator, 'POST', path, { body: { display_name: 7 } }), 400, 'API_BAD_BODY')
-      const huge = JSON.stringify({ display_name: 'x'.repeat(16 * 1024 * 1024) })
-      assertError(await call(emulator, 'POST', path, { body: huge }), 400, 'API_BAD_BODY')
+    })
+
+    test('a declared body over 16 MiB is refused at once with 413, before it is sent', async () => {
+      const url = new URL(`${emulator.url}/cloud/groups/validate`)
+      // 17 MiB declared, 1 KiB sent and the request left open: an answer can only come unread.
+      const answer = await new Promise<{ status: number; body: ServiceErrorBody }>((resolve, reject) => {
+        const req = request(url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${TOKEN}`,
+            'content-type': 'application/json',
+            'content-length': String(17 * 1024 * 1024),
+          },
+        })
+        req.on('error', reject)
+        req.on('response', (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => {
+            req.destroy()
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString()) as ServiceErrorBody,
+            })
+          })
+        })
+        req.write(Buffer.alloc(1024, 0x20))
+      })
+      assert.equal(answer.status, 413)
+      assert.equal(answer.body.code, 'API_BODY_TOO_LARGE')
     })
 
     test('every request is recorded and logged without its query string', async () => {
@@ -242,7 +286,11 @@ describe('emulator API', () => {
         400,
         'VALIDATION_ERROR',
       )
-      assert.equal(second.message, 'Validation error: display-name.too-long, name-id.too-long')
+      // The service's name_id pattern has the length in it: a name too long is invalid too (a pair).
+      assert.equal(
+        second.message,
+        'Validation error: display-name.too-long, name-id.too-long, name-id.invalid',
+      )
     })
 
     test('an unknown version is a 500 ERROR, after validation', async () => {
@@ -251,9 +299,11 @@ describe('emulator API', () => {
       assert.equal(emulator.namespaces(GAME).filter((namespace) => namespace.nameId === 'preview').length, 0)
     })
 
-    test('a missing field is API_BAD_BODY', async () => {
+    test('a missing field or a version_id that is not a UUID is API_BAD_BODY', async () => {
       const body = { display_name: 'Preview', name_id: 'preview' }
       assertError(await call(emulator, 'POST', path, { body }), 400, 'API_BAD_BODY')
+      const notUuid = { ...body, version_id: 'v1' }
+      assertError(await call(emulator, 'POST', path, { body: notUuid }), 400, 'API_BAD_BODY')
     })
   })
 
@@ -269,18 +319,32 @@ describe('emulator API', () => {
 
     test('out of range values are reported as error paths', async () => {
       assert.deepEqual((await validate({ lobby_count_max: 0, max_players: 0 })).body, {
-        errors: [{ path: ['lobby-count', 'too-low'] }, { path: ['max-players', 'too-low'] }],
+        errors: [
+          { path: ['lobby-count', 'too-low'] },
+          { path: ['max-players', 'too-low'] },
+          { path: ['max-players', 'client', 'too-low'] },
+          { path: ['max-players', 'vpn', 'too-low'] },
+          { path: ['max-players', 'proxy', 'too-low'] },
+          { path: ['max-players', 'tor', 'too-low'] },
+          { path: ['max-players', 'hosting', 'too-low'] },
+        ],
       })
       assert.deepEqual((await validate({ lobby_count_max: 32768, max_players: 1 })).body, {
         errors: [{ path: ['lobby-count', 'too-high'] }],
       })
     })
 
-    test('a value that is not an unsigned 32-bit integer is CLOUD_INVALID_CONFIG', async () => {
-      for (const value of [-1, 2 ** 32, 1.5]) {
+    test('numbers are signed 32-bit: negative is CLOUD_INVALID_CONFIG, 2^31 or more does not parse', async () => {
+      for (const value of [-1, -(2 ** 31)]) {
         assertError(await validate({ lobby_count_max: value, max_players: 4 }), 400, 'CLOUD_INVALID_CONFIG')
         assertError(await validate({ lobby_count_max: 4, max_players: value }), 400, 'CLOUD_INVALID_CONFIG')
       }
+      for (const value of [2 ** 31, 2 ** 32, 1.5]) {
+        assertError(await validate({ lobby_count_max: value, max_players: 4 }), 400, 'API_BAD_BODY')
+        assertError(await validate({ lobby_count_max: 4, max_players: value }), 400, 'API_BAD_BODY')
+      }
+      const largest = await validate({ lobby_count_max: 4, max_players: 2 ** 31 - 1 })
+      assert.equal(largest.status, 200)
     })
 
     test('a missing or non-numeric value is API_BAD_BODY', async () => {
@@ -305,7 +369,10 @@ describe('emulator API', () => {
     test('reports the error paths of a group display name', async () => {
       assert.deepEqual(await validate('Good Group'), { errors: [] })
       assert.deepEqual(await validate(''), { errors: [{ path: ['too-short'] }] })
-      assert.deepEqual(await validate('x'.repeat(25)), { errors: [{ path: ['too-long'] }] })
+      // A pair: the display-name check has the length in it.
+      assert.deepEqual(await validate('x'.repeat(25)), {
+        errors: [{ path: ['too-long'] }, { path: ['display-name-invalid'] }],
+      })
       assert.deepEqual(await validate('Two  Spaces'), { errors: [{ path: ['display-name-invalid'] }] })
       assert.deepEqual(await validate('Taken Group'), { errors: [{ path: ['not-unique'] }] })
     })
@@ -325,12 +392,32 @@ describe('emulator API', () => {
       assertError(await add('https://play.demo-game.example'), 400, 'CDN_INVALID_DOMAIN')
       assertError(await add('Play.Example'), 400, 'CDN_INVALID_DOMAIN')
       assertError(await add(''), 400, 'CDN_INVALID_DOMAIN')
-      assertError(await add('play.demo-game.example'), 400, 'CLOUD_HOSTNAME_TAKEN')
+      // A domain this namespace has already breaks the service's primary key: 500 ERROR.
+      assertInternalError(await add('play.demo-game.example'))
       assertError(await add('play.other-game.example'), 400, 'CLOUD_HOSTNAME_TAKEN')
       assertError(await add(42), 400, 'API_BAD_BODY')
 
       for (let n = 2; n <= 10; n++) assert.equal((await add(`mirror-${n}.demo-game.example`)).status, 200)
       assertError(await add('mirror-11.demo-game.example'), 400, 'CDN_TOO_MANY_DOMAINS')
+
+      // Read back, then removed: the namespace lists its domains.
+      const read = await call<GetNamespaceResponse>(emulator, 'GET', path.replace(/\/domains$/, ''))
+      assert.equal(read.status, 200)
+      assert.deepEqual(
+        read.body.namespace.config.cdn.domains.map((entry) => entry.domain),
+        [
+          'play.demo-game.example',
+          ...Array.from({ length: 9 }, (_, n) => `mirror-${n + 2}.demo-game.example`),
+        ],
+      )
+      for (let n = 2; n <= 10; n++) {
+        const removed = await call(emulator, 'DELETE', `${path}/mirror-${n}.demo-game.example`)
+        assert.equal(removed.status, 200)
+        assert.deepEqual(removed.body, {})
+      }
+      assert.deepEqual(emulator.namespaces(GAME).find((n) => n.namespaceId === NAMESPACE)?.domains, [
+        'play.demo-game.example',
+      ])
     })
 
     test('an unknown namespace is a 500 ERROR', async () => {
@@ -349,7 +436,14 @@ describe('emulator API', () => {
         const path = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/logs/lobbies/${lobby?.lobby_id}`
         const answer = await call<GetLobbyResponse>(emulator, 'GET', path)
         assert.equal(answer.status, 200)
-        assert.deepEqual(answer.body, { lobby })
+        // The real shape: metrics beside the lobby (and a copy inside it).
+        assert.deepEqual(answer.body, {
+          lobby,
+          metrics: lobby?.metrics,
+          perf_lists: [],
+          stdout_presigned_urls: [],
+          stderr_presigned_urls: [],
+        })
       }
       assert.deepEqual(stopped?.status.stopped, {
         exit_code: 137,
@@ -371,6 +465,11 @@ describe('emulator API', () => {
       assert.equal(answer.status, 200)
       assert.equal(answer.body.custom_avatars.length, 3)
       for (const avatar of answer.body.custom_avatars) assert.equal(avatar.url !== undefined, avatar.complete)
+      assert.deepEqual(
+        answer.body.custom_avatars.map((avatar) => avatar.display_name),
+        ['Wizard', 'Ranger', 'Knight'],
+        'newest first',
+      )
     })
   })
 
@@ -425,49 +524,102 @@ describe('emulator API', () => {
       )
     })
 
-    test('an unknown environment or cursor is a 500 ERROR', async () => {
-      assertInternalError(await call(emulator, 'GET', `/games/${GAME}/environments/staging/servers`))
-      assertInternalError(await call(emulator, 'GET', `${path}?cursor=${UNKNOWN_ID}`))
+    test('an unknown environment is a 500 ERROR, an unknown cursor an empty page', async () => {
+      assertInternalError(await call(emulator, 'GET', `/games/${GAME}/environments/${UNKNOWN_ID}/servers`))
+      assert.deepEqual(await list(`?cursor=${UNKNOWN_ID}`), [])
+      assert.deepEqual(await list(`?include_destroyed=true&cursor=${UNKNOWN_ID}`), [])
     })
   })
 })
 
 describe('emulator rate limits', () => {
   let emulator: Emulator
+  // On a window's start: windows are fixed quarters of an hour.
   let clock = Date.parse('2025-06-01T12:00:00Z')
+  const WINDOW = 15 * 60_000
 
   before(async () => {
     emulator = await startEmulator({ rateLimit: { writesPerMinute: 2, readsPerMinute: 3 }, now: () => clock })
   })
   after(() => emulator.close())
 
-  test('per token and per endpoint, over a sliding minute, with retry-after and metadata', async () => {
+  test('per client address and endpoint, 15 x the rate in a fixed 15-minute window', async () => {
     const validate = (token = TOKEN) =>
       call(emulator, 'POST', '/cloud/groups/validate', { token, body: { display_name: 'Some Group' } })
     const start = clock
-    assert.equal((await validate()).status, 200)
-    clock += 10_000
-    assert.equal((await validate()).status, 200)
-
+    for (let n = 0; n < 30; n++) {
+      assert.equal((await validate()).status, 200)
+      clock += 20_000
+    }
     const limited = await validate()
     const error = assertError(limited, 429, 'API_RATE_LIMIT')
-    assert.equal(error.metadata, start + 60_000)
-    assert.equal(limited.headers.get('retry-after'), new Date(start + 60_000).toUTCString())
+    assert.equal(error.metadata, start + WINDOW)
+    assert.equal(limited.headers.get('retry-after'), new Date(start + WINDOW).toUTCString())
+    // Another token from the same address counts in the same window.
+    assertError(await validate('gamehost-other-token'), 429, 'API_RATE_LIMIT')
 
-    // Another token and another endpoint have their own windows.
-    assert.equal((await validate('gamehost-other-token')).status, 200)
+    // Another endpoint has its own count.
     const mmConfig = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/mm-config/validate`
     const body = { lobby_count_max: 1, max_players: 1 }
     assert.equal((await call(emulator, 'POST', mmConfig, { body })).status, 200)
 
-    clock = start + 60_000
+    // Another address has its own count.
+    const other = await new Promise<number>((resolve, reject) => {
+      const req = request(`${emulator.url}/cloud/groups/validate`, {
+        method: 'POST',
+        localAddress: '127.0.0.2',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      })
+      req.on('error', reject)
+      req.on('response', (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      })
+      req.end(JSON.stringify({ display_name: 'Some Group' }))
+    })
+    assert.equal(other, 200)
+
+    clock = start + WINDOW
     assert.equal((await validate()).status, 200)
-    assertError(await validate(), 429, 'API_RATE_LIMIT')
   })
 
   test('reads have their own limit', async () => {
     const avatars = `/cloud/games/${GAME}/avatars`
-    for (let n = 0; n < 3; n++) assert.equal((await call(emulator, 'GET', avatars)).status, 200)
+    for (let n = 0; n < 45; n++) assert.equal((await call(emulator, 'GET', avatars)).status, 200)
     assertError(await call(emulator, 'GET', avatars), 429, 'API_RATE_LIMIT')
+  })
+})
+
+describe('emulator servers order', () => {
+  test('newest first, servers created at the same instant by id, descending', async () => {
+    const template = DEFAULT_SEED.games[0]!.environments![0]!.servers[0]!
+    const environment = '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92'
+    const at = (id: string, created_at: number) => ({ ...template, id, environment, created_at })
+    const servers = [
+      at('10000000-0000-4000-8000-000000000000', 1000),
+      at('30000000-0000-4000-8000-000000000000', 2000),
+      at('20000000-0000-4000-8000-000000000000', 2000),
+      at('40000000-0000-4000-8000-000000000000', 500),
+    ]
+    const [demo, ...others] = DEFAULT_SEED.games
+    const emulator = await startEmulator({
+      seed: {
+        ...DEFAULT_SEED,
+        games: [{ ...demo!, environments: [{ id: environment, servers }] }, ...others],
+      },
+    })
+    try {
+      const answer = await call<ListServersResponse>(
+        emulator,
+        'GET',
+        `/games/${GAME}/environments/${environment}/servers`,
+      )
+      assert.deepEqual(
+        answer.body.servers.map((server) => server.id[0]),
+        ['3', '2', '1', '4'],
+      )
+    } finally {
+      await emulator.close()
+    }
   })
 })

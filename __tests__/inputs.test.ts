@@ -4,7 +4,10 @@ import { UsageError } from '../src/api/errors.ts'
 import { defaultSiteName, missingTokenError, readInputs } from '../src/inputs.ts'
 import { getter } from './helpers.ts'
 
-const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': 'g' }
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
+const NS = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
+const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': GAME }
 
 test('defaults', () => {
   const inputs = readInputs(getter(base), {
@@ -31,7 +34,7 @@ test('a full set of inputs', () => {
       files: '**/*.html\n\n  # comment\n!secret/**\n',
       'site-name': 'Release 1.2',
       namespace: 'pr-42',
-      'version-id': 'v1',
+      'version-id': VERSION,
       domain: 'pr-42.example.com',
       'lobby-count-max': '100',
       'max-players': '16',
@@ -40,7 +43,7 @@ test('a full set of inputs', () => {
     }),
   )
   assert.deepEqual(inputs.files, ['**/*.html', '!secret/**'])
-  assert.deepEqual(inputs.namespace, { nameId: 'pr-42', displayName: 'pr-42', versionId: 'v1' })
+  assert.deepEqual(inputs.namespace, { nameId: 'pr-42', displayName: 'pr-42', versionId: VERSION })
   assert.deepEqual(inputs.matchmaker, { lobbyCountMax: 100, maxPlayers: 16 })
   assert.equal(inputs.concurrency, 32)
   assert.equal(inputs.dryRun, true)
@@ -64,22 +67,21 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['empty game-id', { ...base, 'game-id': ' ' }, /^game-id is required/],
   [
     'namespace too long',
-    { ...base, namespace: 'a'.repeat(17), 'version-id': 'v' },
+    { ...base, namespace: 'a'.repeat(17), 'version-id': VERSION },
     /^namespace '.*' is longer than 16/,
   ],
   [
     'namespace double dash',
-    { ...base, namespace: 'pr--1', 'version-id': 'v' },
+    { ...base, namespace: 'pr--1', 'version-id': VERSION },
     /^namespace 'pr--1' is not a valid/,
   ],
-  ['namespace without version', { ...base, namespace: 'pr-1' }, /^namespace needs version-id/],
   [
     'if-no-token unknown',
     { ...base, 'if-no-token': 'ignore' },
     /^if-no-token 'ignore' must be one of auto, fail, skip/,
   ],
   ['comment not a boolean', { ...base, comment: 'sure' }, /^comment 'sure' must be true or false/],
-  ['version-id alone', { ...base, 'version-id': 'v' }, /^version-id is only used with namespace/],
+  ['version-id alone', { ...base, 'version-id': VERSION }, /^version-id is only used with namespace/],
   ['site-name double space', { ...base, 'site-name': 'a  b' }, /^site-name 'a {2}b' has whitespace/],
   [
     'site-name too long',
@@ -88,29 +90,29 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   [
     'namespace display name',
-    { ...base, namespace: 'a', 'version-id': 'v', 'namespace-display-name': 'a  b' },
+    { ...base, namespace: 'a', 'version-id': VERSION, 'namespace-display-name': 'a  b' },
     /^namespace-display-name 'a {2}b' has whitespace/,
   ],
-  ['domain with protocol', { ...base, 'namespace-id': 'n', domain: 'https://a.com' }, /has a protocol/],
-  ['domain with path', { ...base, 'namespace-id': 'n', domain: 'a.com/x' }, /has a path/],
-  ['domain upper case', { ...base, 'namespace-id': 'n', domain: 'A.com' }, /upper-case.*\(a\.com\)/],
+  ['domain with protocol', { ...base, 'namespace-id': NS, domain: 'https://a.com' }, /has a protocol/],
+  ['domain with path', { ...base, 'namespace-id': NS, domain: 'a.com/x' }, /has a path/],
+  ['domain upper case', { ...base, 'namespace-id': NS, domain: 'A.com' }, /upper-case.*\(a\.com\)/],
   ['domain without namespace', { ...base, domain: 'a.com' }, /^domain needs namespace or namespace-id/],
   [
     'lobby-count-max negative',
-    { ...base, 'namespace-id': 'n', 'lobby-count-max': '-1', 'max-players': '2' },
-    /^lobby-count-max '-1' must be a whole number from 0 to 4294967295/,
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '-1', 'max-players': '2' },
+    /^lobby-count-max '-1' must be a whole number from 0 to 2147483647/,
   ],
   [
-    'max-players too big',
-    { ...base, 'namespace-id': 'n', 'lobby-count-max': '1', 'max-players': '4294967296' },
-    /^max-players/,
+    'max-players too big for a signed 32-bit number',
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '1', 'max-players': '2147483648' },
+    /^max-players '2147483648' must be a whole number from 0 to 2147483647/,
   ],
   [
     'max-players fraction',
-    { ...base, 'namespace-id': 'n', 'lobby-count-max': '1', 'max-players': '1.5' },
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '1', 'max-players': '1.5' },
     /^max-players/,
   ],
-  ['matchmaker half given', { ...base, 'namespace-id': 'n', 'lobby-count-max': '1' }, /go together/],
+  ['matchmaker half given', { ...base, 'namespace-id': NS, 'lobby-count-max': '1' }, /go together/],
   [
     'matchmaker without namespace',
     { ...base, 'lobby-count-max': '1', 'max-players': '1' },
@@ -140,10 +142,15 @@ test('an empty token is read as empty: whether that fails is decided with the ev
   assert.match(missingTokenError().message, /^token is empty: .*secrets\.GAMEHOST_TOKEN.*if-no-token: skip/)
 })
 
-test('namespace with namespace-id: the id to reuse when the namespace exists', () => {
-  const inputs = readInputs(getter({ ...base, namespace: 'pr-1', 'version-id': 'v', 'namespace-id': 'ns-1' }))
+test('namespace with namespace-id: both read (provisioning checks that they agree)', () => {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1', 'version-id': VERSION, 'namespace-id': NS }))
   assert.equal(inputs.namespace?.nameId, 'pr-1')
-  assert.equal(inputs.namespaceId, 'ns-1')
+  assert.equal(inputs.namespaceId, NS)
+})
+
+test('namespace without version-id: the version is left to the service (the latest)', () => {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1' }))
+  assert.deepEqual(inputs.namespace, { nameId: 'pr-1', displayName: 'pr-1', versionId: undefined })
 })
 
 test('preview defaults', () => {

@@ -1,5 +1,7 @@
 // The operations behind the new actions and the CLI, in process: paging, inputs, verdicts, reports.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { ServiceClient } from '../src/api/client.ts'
 import { UsageError, ValidationFailedError } from '../src/api/errors.ts'
@@ -107,7 +109,7 @@ describe('listAllServers paging rules', () => {
 })
 
 describe('inputs of the operations', () => {
-  const connection = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': 'g' }
+  const connection = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': GAME }
 
   test('tags: a JSON object of strings; {} is no filter', () => {
     assert.deepEqual(readTags(' {"region": "eu", "mode": "ranked"} '), { region: 'eu', mode: 'ranked' })
@@ -124,7 +126,7 @@ describe('inputs of the operations', () => {
     assert.deepEqual(inputs, {
       apiUrl: 'http://127.0.0.1:1',
       token: 't',
-      gameId: 'g',
+      gameId: GAME,
       environmentId: '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
       tags: undefined,
       includeDestroyed: false,
@@ -148,9 +150,42 @@ describe('inputs of the operations', () => {
     )
     assert.deepEqual(
       validateOperation.read(
-        getter({ ...connection, 'namespace-id': 'n', 'lobby-count-max': '0', 'max-players': '4294967295' }),
+        getter({
+          ...connection,
+          'namespace-id': NAMESPACE,
+          'lobby-count-max': '0',
+          'max-players': '2147483647',
+        }),
       ).matchmaker,
-      { namespaceId: 'n', lobbyCountMax: 0, maxPlayers: 4294967295 },
+      { namespaceId: NAMESPACE, lobbyCountMax: 0, maxPlayers: 2147483647 },
+    )
+  })
+
+  test('every id input is checked as a UUID, naming the input', () => {
+    assert.throws(
+      () =>
+        serversOperation.read(getter({ ...connection, 'game-id': 'demo-game', 'environment-id': NAMESPACE })),
+      /^UsageError: game-id 'demo-game' is not an id of the service/,
+    )
+    assert.throws(
+      () => serversOperation.read(getter({ ...connection, 'environment-id': 'staging' })),
+      /^UsageError: environment-id 'staging' is not an id of the service/,
+    )
+    assert.throws(
+      () => lobbyOperation.read(getter({ ...connection, 'namespace-id': NAMESPACE, 'lobby-id': 'lobby-1' })),
+      /^UsageError: lobby-id 'lobby-1' is not an id of the service/,
+    )
+    assert.throws(
+      () =>
+        lobbyOperation.read(getter({ ...connection, 'namespace-id': 'production', 'lobby-id': NAMESPACE })),
+      /^UsageError: namespace-id 'production' is not an id of the service/,
+    )
+    assert.throws(
+      () =>
+        validateOperation.read(
+          getter({ ...connection, 'namespace-id': 'production', 'lobby-count-max': '1', 'max-players': '1' }),
+        ),
+      /^UsageError: namespace-id 'production' is not an id of the service/,
     )
   })
 })
@@ -216,5 +251,39 @@ describe('validate verdicts', () => {
       failure.message,
       "The service finds the group display name 'A  B' invalid: display-name-invalid (bad spaces)",
     )
+  })
+})
+
+describe('lobby-logs reads metrics where the real service puts them', () => {
+  // A service of our own that answers the real shape only: metrics beside the lobby, none inside.
+  const { metrics, ...withoutMetrics } = DEFAULT_SEED.games[0]!.lobbies![0]!
+  const server = createServer((_request, response) => {
+    const body = JSON.stringify({
+      lobby: withoutMetrics,
+      metrics,
+      perf_lists: [],
+      stdout_presigned_urls: [],
+      stderr_presigned_urls: [],
+    })
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    response.end(body)
+  })
+  before(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)))
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  test('metrics beside the lobby reach the result', async () => {
+    const { port } = server.address() as AddressInfo
+    const result = await lobbyOperation.run(
+      {
+        apiUrl: `http://127.0.0.1:${port}`,
+        token: TOKEN,
+        gameId: GAME,
+        namespaceId: NAMESPACE,
+        lobbyId: withoutMetrics.lobby_id,
+        failIfFailed: true,
+      },
+      { logger: memoryLogger() },
+    )
+    assert.deepEqual(result.lobby.metrics, metrics)
   })
 })

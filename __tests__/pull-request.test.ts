@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { startEmulator, type Emulator } from '../src/emulator/index.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
 import { previewMarker, stateComment } from '../src/preview.ts'
 import { actionDefaults, runAction, type ActionRun } from '../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from './helpers.ts'
@@ -13,6 +13,7 @@ import { startGitHubStub, type GitHubStub } from './support/github-api.ts'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const REPO = 'studio/space-game'
 const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 
 function prEvent(number: number, headRepo = REPO, sha = 'aaaaaaa1111111') {
   return {
@@ -35,10 +36,11 @@ describe('pull-request previews', () => {
   let site: string
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator({ multipartThreshold: 64 * 1024, partSize: 64 * 1024 })
+    emulator = await startEmulator()
     github = await startGitHubStub({
       'gh-write': { user: BOT, canComment: true },
       'gh-read-only': { user: BOT, canComment: false },
+      'gh-user': { user: { login: 'dev-lead', type: 'User' }, canComment: true },
     })
     site = await tempDir()
     await writeTree(site, siteFiles(30, { name: 'game.data', size: 200 * 1024 }))
@@ -93,10 +95,7 @@ describe('pull-request previews', () => {
     const site2 = second.outputs['site-id']!
     assert.notEqual(site2, site1)
     assert.equal(second.outputs['namespace-id'], first.outputs['namespace-id'])
-    assert.match(
-      second.stdout,
-      /Namespace pr-12 exists already: reusing .* \(remembered by the preview comment\)/,
-    )
+    assert.match(second.stdout, new RegExp(`Namespace pr-12 exists: using ${first.outputs['namespace-id']}`))
     assert.match(second.stdout, /Domain pr-12\.preview\.example\.com is already attached/)
     assert.equal(
       emulator.namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86').filter((n) => n.nameId === 'pr-12').length,
@@ -130,47 +129,118 @@ describe('pull-request previews', () => {
     )
   })
 
-  test('the comment is found past the first page, whoever wrote it, and updated in place', async () => {
+  test('our comment is found past the first page and updated in place', async () => {
     for (let i = 0; i < 130; i++) github.addComment(REPO, 13, `noise ${i}`)
-    // An earlier run's comment on page 2, written by another account (a personal token, say).
-    const earlier = await preview(13, { inputs: { comment: 'false' } })
-    ok(earlier)
-    const state = {
-      key: 'namespace:pr-13',
-      namespaceNameId: 'pr-13',
-      namespaceId: earlier.outputs['namespace-id'],
-    }
-    const planted = github.addComment(
-      REPO,
-      13,
-      `${previewMarker('namespace:pr-13')}\nold\n${stateComment(state)}`,
-      {
-        login: 'octocat',
-        type: 'User',
-      },
-    )
+    const first = await preview(13)
+    ok(first)
+    const mine = ours(13)
+    assert.equal(mine.length, 1)
+    assert.equal(mine[0]!.user.login, BOT.login)
     for (let i = 0; i < 10; i++) github.addComment(REPO, 13, `more noise ${i}`)
 
     const run = await preview(13, { inputs: { 'skip-unchanged': 'false' } })
     ok(run)
-    assert.match(run.stdout, /reusing .* \(remembered by the preview comment\)/)
     assert.equal(ours(13).length, 1)
-    assert.equal(ours(13)[0]!.id, planted.id)
+    assert.equal(ours(13)[0]!.id, mine[0]!.id)
     assert.match(ours(13)[0]!.body, new RegExp(run.outputs['site-id']!))
     assert.ok(github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/issues/13/comments')))
   })
 
-  test('a re-run without a comment to remember the namespace says how to pass its id', async () => {
-    ok(await preview(14, { inputs: { comment: 'false' } }))
+  test('a forged comment changes nothing: neither read nor edited', async () => {
+    const production = DEFAULT_SEED.games[0]!.namespaces![0]!.id
+    // Someone who can comment posts our marker with a state that points at production, and claims
+    // that an existing site already holds this very build (so skip-unchanged would reuse it).
+    const planted = await preview(18, {
+      inputs: { comment: 'false', namespace: 'pr-18-planted', domain: '' },
+    })
+    ok(planted)
+    const forgedState = {
+      key: 'namespace:pr-18',
+      namespaceNameId: 'pr-18',
+      namespaceId: production,
+      siteId: planted.outputs['site-id'],
+      digest: planted.outputs.digest,
+    }
+    const forgedBody = `${previewMarker('namespace:pr-18')}\nforged\n${stateComment(forgedState)}`
+    const forged = github.addComment(REPO, 18, forgedBody, { login: 'mallory', type: 'User' })
+
+    const run = await preview(18)
+    ok(run)
+    assert.equal(run.outputs.skipped, 'false', 'the forged digest is not believed')
+    assert.notEqual(run.outputs['site-id'], planted.outputs['site-id'])
+    assert.notEqual(run.outputs['namespace-id'], production)
+    assert.equal(
+      run.outputs['namespace-id'],
+      emulator.namespaces(GAME).find((n) => n.nameId === 'pr-18')?.namespaceId,
+    )
+    const productionView = emulator.namespaces(GAME).find((n) => n.namespaceId === production)!
+    assert.ok(!productionView.domains.includes('pr-18.preview.example.com'))
+    assert.match(
+      run.stdout,
+      /::warning::Ignored 1 comment on #18 that carry the preview's marker but were not written by github-actions\[bot\]/,
+    )
+    assert.equal(github.comments(REPO, 18).find((c) => c.id === forged.id)?.body, forgedBody, 'never edited')
+    const mine = ours(18).filter((c) => c.user.login === BOT.login)
+    assert.equal(mine.length, 1, 'our own comment, beside the forged one')
+    assert.match(mine[0]!.body, new RegExp(`Deployed site \`${run.outputs['site-id']}\``))
+  })
+
+  test('a personal token reads and edits only the comments its user wrote', async () => {
+    const first = await preview(19, { githubToken: 'gh-user' })
+    ok(first)
+    assert.deepEqual(
+      ours(19).map((c) => c.user.login),
+      ['dev-lead'],
+    )
+    const second = await preview(19, { githubToken: 'gh-user', inputs: { 'skip-unchanged': 'false' } })
+    ok(second)
+    assert.equal(ours(19).length, 1)
+    assert.match(ours(19)[0]!.body, new RegExp(second.outputs['site-id']!))
+  })
+
+  test('a re-run needs no memory: without any comment it finds the namespace and its domain', async () => {
+    const first = await preview(14, { inputs: { comment: 'false' } })
+    ok(first)
+    const domainAdds = () =>
+      emulator.requests.filter(
+        (r) =>
+          r.method === 'POST' &&
+          r.path === `/cloud/games/${GAME}/namespaces/${first.outputs['namespace-id']}/domains`,
+      ).length
+    assert.equal(domainAdds(), 1)
     const again = await preview(14, { inputs: { comment: 'false' } })
-    assert.equal(again.exitCode, 1)
-    assert.match(again.stdout, /::error::namespace: 'pr-14' exists already, .*Pass namespace-id with the id/)
-    const id = emulator
-      .namespaces('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86')
-      .find((n) => n.nameId === 'pr-14')!.namespaceId
-    const withId = await preview(14, { inputs: { comment: 'false', 'namespace-id': id } })
-    ok(withId)
-    assert.match(withId.stdout, /reusing .* \(from namespace-id\)/)
+    ok(again)
+    assert.equal(again.outputs['namespace-id'], first.outputs['namespace-id'])
+    assert.equal(domainAdds(), 1, 'no second domain request')
+    assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'pr-14').length, 1)
+  })
+
+  test('two runs of one new preview at once end on one namespace with its domain', async () => {
+    const [a, b] = await Promise.all([
+      preview(20, { inputs: { comment: 'false' } }),
+      preview(20, { inputs: { comment: 'false' } }),
+    ])
+    ok(a)
+    ok(b)
+    const namespaces = emulator.namespaces(GAME).filter((n) => n.nameId === 'pr-20')
+    assert.equal(namespaces.length, 1)
+    assert.equal(a.outputs['namespace-id'], namespaces[0]!.namespaceId)
+    assert.equal(b.outputs['namespace-id'], namespaces[0]!.namespaceId)
+    assert.deepEqual(namespaces[0]!.domains, ['pr-20.preview.example.com'])
+  })
+
+  test('without version-id, a new namespace starts on the latest version, and the log says which', async () => {
+    const run = await preview(21, { inputs: { 'version-id': '' } })
+    ok(run)
+    const latest = DEFAULT_SEED.games[0]!.versions.at(-1) as { id: string; displayName: string }
+    const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-21')!
+    assert.equal(namespace.versionId, latest.id)
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version ${latest.id} \\('${latest.displayName}', the game's latest: no version-id was given\\)`,
+      ),
+    )
   })
 
   test('a token refused permission to comment gives a warning, never a failed deploy', async () => {
@@ -233,5 +303,78 @@ describe('pull-request previews', () => {
     ok(run)
     assert.equal(github.requests.length, before)
     assert.equal(emulator.site(run.outputs['site-id']!)?.displayName, 'space-game v1.0.0 1a2b3c4')
+  })
+})
+
+describe('re-runs after a failure, on any event', () => {
+  let emulator: Emulator
+  let github: GitHubStub
+  let site: string
+  let defaults: Record<string, string>
+  beforeEach(async () => {
+    // The first site creation of each test is refused (and retries are off): its first run fails
+    // after its namespace was created and its domain added.
+    emulator = await startEmulator({
+      faults: { script: { 'POST /cloud/games/:game_id/cdn/sites': ['503'] } },
+    })
+  })
+  afterEach(() => emulator.close())
+  before(async () => {
+    github = await startGitHubStub({ 'gh-write': { user: BOT, canComment: true } })
+    site = await tempDir()
+    await writeTree(site, siteFiles(5))
+    defaults = await actionDefaults(path.join(root, 'action.yml'))
+  })
+  after(() => github.close())
+
+  const run = (event: { name: string; payload: unknown } | undefined, nameId: string) =>
+    runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      ...(event ? { event } : {}),
+      githubToken: 'gh-write',
+      env: { GITHUB_API_URL: github.url },
+      inputs: {
+        'api-url': emulator.url,
+        token: 'gamehost-demo-token',
+        'game-id': GAME,
+        path: site,
+        namespace: nameId,
+        domain: `${nameId}.preview.example.com`,
+        retries: '0',
+      },
+    })
+  const domainAdds = (namespaceId: string) =>
+    emulator.requests.filter(
+      (r) => r.method === 'POST' && r.path === `/cloud/games/${GAME}/namespaces/${namespaceId}/domains`,
+    ).length
+
+  test('a pull-request run that failed after creating its namespace: the re-run deploys to it', async () => {
+    const failed = await run(prEvent(30), 'pr-30')
+    assert.equal(failed.exitCode, 1, failed.stdout)
+    assert.match(failed.stdout, /::error::games\.cdn\.createGameCdnSite failed: 503/)
+    const created = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-30')!
+    assert.match(failed.stdout, new RegExp(`Created namespace pr-30 \\(${created.namespaceId}\\)`))
+
+    const rerun = await run(prEvent(30), 'pr-30')
+    assert.equal(rerun.exitCode, 0, rerun.stdout)
+    assert.equal(rerun.outputs['namespace-id'], created.namespaceId)
+    assert.ok(emulator.site(rerun.outputs['site-id']!)?.completed)
+    assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'pr-30').length, 1)
+    assert.equal(domainAdds(created.namespaceId), 1, 'one domain request in all')
+  })
+
+  test('a push-event run that failed: the re-run, with no comment anywhere, deploys to its namespace', async () => {
+    const before = github.requests.length
+    const failed = await run(undefined, 'staging')
+    assert.equal(failed.exitCode, 1, failed.stdout)
+    const created = emulator.namespaces(GAME).find((n) => n.nameId === 'staging')!
+    const rerun = await run(undefined, 'staging')
+    assert.equal(rerun.exitCode, 0, rerun.stdout)
+    assert.equal(rerun.outputs['namespace-id'], created.namespaceId)
+    assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'staging').length, 1)
+    assert.equal(domainAdds(created.namespaceId), 1, 'one domain request in all')
+    assert.equal(github.requests.length, before, 'no GitHub call on a push event')
   })
 })

@@ -32515,6 +32515,10 @@ class ServiceError extends Error {
         const serviceMessage = body.message ?? 'the service gave no message';
         const rayId = body.ray_id ?? init.rayId;
         let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
+        // Every path of a validation error, which often come in pairs, when the message does not name them.
+        const paths = validationPaths(body.metadata).filter((path) => !serviceMessage.includes(path));
+        if (paths.length)
+            message += ` [${paths.join(', ')}]`;
         if (rayId)
             message += ` (ray id ${rayId})`;
         if (init.hint)
@@ -32532,6 +32536,16 @@ class ServiceError extends Error {
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
     }
+}
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+function validationPaths(metadata) {
+    const errors = metadata?.errors;
+    if (!Array.isArray(errors))
+        return [];
+    return errors.flatMap((entry) => {
+        const path = entry?.path;
+        return Array.isArray(path) && path.every((part) => typeof part === 'string') ? [path.join('.')] : [];
+    });
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
 class errors_UsageError extends Error {
@@ -32559,6 +32573,8 @@ function errorMessage(error) {
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 const U32_MAX = 0xffff_ffff;
+/** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
+const I32_MAX = 0x7fff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -32573,24 +32589,37 @@ const TAG_VALUE_MAX_BYTES = 1024;
 const SERVERS_PAGE_SIZE = 64;
 /** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/** Files of at least this size are uploaded in parts (the real service's values). */
-const MULTIPART_THRESHOLD = 5 * 1024 * 1024;
-const PART_SIZE = 100 * 1024 * 1024;
+/**
+ * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
+ * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
+ */
+const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
 function isU32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
 }
+/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
+function isNonNegativeI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX;
+}
+/** A whole number a signed 32-bit field parses (negative ones included). */
+function isI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX;
+}
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
-/** Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid. */
+/**
+ * Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid.
+ * The service's pattern has the length in it, so a name too long is `invalid` as well.
+ */
 function nameIdProblems(nameId) {
     if (nameId.length < 1)
         return ['too-short'];
     if (nameId.length > NAME_ID_MAX)
-        return ['too-long'];
+        return ['too-long', 'invalid'];
     return NAME_ID.test(nameId) ? [] : ['invalid'];
 }
 /**
@@ -32613,21 +32642,33 @@ function createNamespaceProblems(displayName, nameId) {
         ...nameIdProblems(nameId).map((p) => ['name-id', p]),
     ];
 }
-/** The error paths of `groups.validate` for a group display name (up to 24 bytes). */
+/**
+ * The error paths of `groups.validate` for a group display name (up to 24 bytes). The service's
+ * display-name check has the length in it, so a name too long is `display-name-invalid` as well.
+ */
 function groupDisplayNameProblems(name) {
-    return displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES).map((p) => [
-        p === 'invalid' ? 'display-name-invalid' : p,
-    ]);
+    const problems = displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES);
+    if (problems[0] === 'too-long')
+        problems.push('invalid');
+    return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The error paths of the matchmaker config validation, for values that are unsigned 32-bit integers. */
+/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'];
+/**
+ * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
+ * below 1 fails six checks: the value itself and the limit of each kind of client.
+ */
 function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     const errors = [];
     if (lobbyCountMax < 1)
         errors.push(['lobby-count', 'too-low']);
     else if (lobbyCountMax >= LOBBY_COUNT_LIMIT)
         errors.push(['lobby-count', 'too-high']);
-    if (maxPlayers < 1)
+    if (maxPlayers < 1) {
         errors.push(['max-players', 'too-low']);
+        for (const kind of MAX_PLAYERS_KINDS)
+            errors.push(['max-players', kind, 'too-low']);
+    }
     return errors;
 }
 /**
@@ -32665,6 +32706,10 @@ function describeValidationPath(path) {
         'lobby-count.too-low': 'lobby_count_max must be at least 1',
         'lobby-count.too-high': `lobby_count_max must be below ${LOBBY_COUNT_LIMIT}`,
         'max-players.too-low': 'max_players must be at least 1',
+        ...Object.fromEntries(MAX_PLAYERS_KINDS.map((kind) => [
+            `max-players.${kind}.too-low`,
+            `max_players must be at least 1 (the limit per ${kind === 'client' ? 'client' : `${kind} client`})`,
+        ])),
         'name-id.too-short': 'the namespace name_id must not be empty',
         'name-id.too-long': `the namespace name_id must be at most ${NAME_ID_MAX} characters`,
         'name-id.invalid': 'the namespace name_id may hold only a-z, 0-9 and single dashes between them (no leading, trailing or double dash)',
@@ -32684,8 +32729,12 @@ function validationTitle(path) {
     const [field, ...rest] = path;
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
-/** The parts the service cuts a file of `size` bytes into: [byte_offset, content_length] pairs. */
-function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) {
+/**
+ * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
+ * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
+ * service's answer lists. The emulator uses it when asked for parts.
+ */
+function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
         return [[0, size]];
     const parts = [];
@@ -33048,6 +33097,8 @@ function stickyComment(options) {
     let loaded = false;
     const find = async () => {
         const octokit = await octokitReady;
+        const self = await ownLogin(octokit);
+        let ignored = 0;
         const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
             owner,
             repo,
@@ -33057,11 +33108,19 @@ function stickyComment(options) {
         for await (const page of pages) {
             for (const comment of page.data) {
                 const state = comment.body ? readState(comment.body, options.key) : undefined;
-                if (state) {
-                    commentId = comment.id;
-                    return state;
+                if (!state)
+                    continue;
+                if (comment.user?.login !== self) {
+                    ignored++;
+                    continue;
                 }
+                commentId = comment.id;
+                return state;
             }
+        }
+        if (ignored > 0) {
+            options.logger.warning(`Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
+                `but were not written by ${self}, the identity of github-token`);
         }
         return undefined;
     };
@@ -33104,6 +33163,24 @@ function stickyComment(options) {
             }
         },
     };
+}
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/**
+ * The login github-token writes comments as: a personal token's user, else (an installation token,
+ * which may not read /user) the Actions bot.
+ */
+async function ownLogin(octokit) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated();
+        return data.login;
+    }
+    catch (error) {
+        const status = error.status;
+        if (status === 401 || status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
 }
 function describe(error) {
     const status = error.status;
@@ -33243,6 +33320,8 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
@@ -33292,6 +33371,22 @@ const OPS = {
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
     createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
         name: 'uploads.complete',
@@ -33350,6 +33445,17 @@ class ServiceClient {
     async addNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
     }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
+    }
     createCdnSite(gameId, body) {
         return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
     }
@@ -33362,7 +33468,7 @@ class ServiceClient {
         return withRetries(op.name, () => this.#send(op, method, path, payload), (error) => shouldRetry(op, error), this.#retry, this.#options.logger, this.#options.onRetry);
     }
     async #send(op, method, path, payload) {
-        const timeout = this.#options.requestTimeoutMs ?? 30_000;
+        const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
@@ -37505,42 +37611,25 @@ function checkMatchmakerConfig(matchmaker) {
         throw matchmakerError(problems.map((path) => ({ path })));
 }
 /**
- * Creates the namespace (or finds the one an earlier run created), adds the domain and has the
- * service validate the matchmaker config. `onNamespace` hears of the namespace as soon as it is known.
+ * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
+ * validate the matchmaker config. Everything that decides where the bytes go is read from the
+ * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
+ * `onNamespace` hears of the namespace as soon as it is known.
  */
-async function provision(client, inputs, logger, previous, onNamespace) {
-    let namespaceId = inputs.namespaceId;
+async function provision(client, inputs, logger, onNamespace) {
+    let namespaceId;
     let namespaceCreated = false;
-    if (inputs.namespace) {
-        const { nameId, displayName, versionId } = inputs.namespace;
-        try {
-            const created = await client.createNamespace(inputs.gameId, {
-                name_id: nameId,
-                display_name: displayName,
-                version_id: versionId,
-            });
-            namespaceId = created.namespace_id;
-            namespaceCreated = true;
-            logger.info(`Created namespace ${nameId} (${namespaceId}) on version ${versionId}`);
-        }
-        catch (error) {
-            if (!isNameTaken(error))
-                throw error;
-            const remembered = previous?.namespaceNameId === nameId ? previous.namespaceId : undefined;
-            namespaceId = remembered ?? inputs.namespaceId;
-            if (!namespaceId) {
-                throw new errors_UsageError(`${constants_Input.Namespace}: '${nameId}' exists already, and this run cannot tell its id (no preview comment ` +
-                    `remembers it). Pass ${constants_Input.NamespaceId} with the id, from the ${constants_Input.NamespaceId} output of the run ` +
-                    `that created it, to reuse it; or choose another ${constants_Input.Namespace}.`, { cause: error });
-            }
-            logger.info(`Namespace ${nameId} exists already: reusing ${namespaceId} ` +
-                `(${remembered ? 'remembered by the preview comment' : `from ${constants_Input.NamespaceId}`})`);
-        }
+    if (inputs.namespaceId) {
+        namespaceId = await checkNamespaceId(client, inputs, logger);
+    }
+    else if (inputs.namespace) {
+        ;
+        ({ namespaceId, created: namespaceCreated } = await getOrCreateNamespace(client, inputs, logger));
     }
     if (namespaceId)
         onNamespace?.(namespaceId);
     if (inputs.domain && namespaceId)
-        await addDomain(client, inputs, namespaceId, namespaceCreated, logger, previous);
+        await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger);
     let matchmakerValidated = false;
     if (inputs.matchmaker && namespaceId) {
         const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
@@ -37560,28 +37649,113 @@ async function provision(client, inputs, logger, previous, onNamespace) {
         matchmakerValidated,
     };
 }
+/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
+async function checkNamespaceId(client, inputs, logger) {
+    const namespaceId = inputs.namespaceId;
+    const { game } = await client.getGame(inputs.gameId);
+    const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
+    if (!found) {
+        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
+            `it has ${describeNamespaces(game.namespaces)}`);
+    }
+    const nameId = inputs.namespace?.nameId;
+    if (nameId && found.name_id !== nameId) {
+        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${constants_Input.Namespace} says: ` +
+            'give one of the two, or two that agree');
+    }
+    logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
+    return namespaceId;
+}
 /**
- * The service cannot list a namespace's domains, and answers CLOUD_HOSTNAME_TAKEN when a domain is
- * added again. On a namespace that existed before this run, that is most likely its own domain.
+ * The namespace whose name_id is `namespace`, created when the game has none. When the create answers
+ * name-id.not-unique, another run created it meanwhile: it is looked up again.
  */
-async function addDomain(client, inputs, namespaceId, namespaceCreated, logger, previous) {
-    const domain = inputs.domain;
+async function getOrCreateNamespace(client, inputs, logger) {
+    const { nameId, displayName } = inputs.namespace;
+    const { game } = await client.getGame(inputs.gameId);
+    const existing = game.namespaces.find((namespace) => namespace.name_id === nameId);
+    if (existing) {
+        logger.info(`Namespace ${nameId} exists: using ${existing.namespace_id}`);
+        return { namespaceId: existing.namespace_id, created: false };
+    }
+    const version = chooseVersion(inputs, game.versions);
     try {
-        await client.addNamespaceDomain(inputs.gameId, namespaceId, domain);
+        const created = await client.createNamespace(inputs.gameId, {
+            name_id: nameId,
+            display_name: displayName,
+            version_id: version.id,
+        });
+        logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`);
+        return { namespaceId: created.namespace_id, created: true };
+    }
+    catch (error) {
+        if (!isNameTaken(error))
+            throw error;
+        const { game: again } = await client.getGame(inputs.gameId);
+        const winner = again.namespaces.find((namespace) => namespace.name_id === nameId);
+        if (!winner)
+            throw error;
+        logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`);
+        return { namespaceId: winner.namespace_id, created: false };
+    }
+}
+/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
+function chooseVersion(inputs, versions) {
+    const given = inputs.namespace?.versionId;
+    if (given)
+        return { id: given, description: given };
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    if (!latest) {
+        throw new errors_UsageError(`${constants_Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
+            `to create it on: publish a version, or pass ${constants_Input.VersionId}`);
+    }
+    return {
+        id: latest.version_id,
+        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${constants_Input.VersionId} was given)`,
+    };
+}
+/**
+ * Adds the domain unless the namespace has it. The service answers a domain the namespace has
+ * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
+ * namespace (or another customer) holds it.
+ */
+async function attachDomain(client, gameId, namespaceId, domain, logger) {
+    if (await hasDomain(client, gameId, namespaceId, domain)) {
+        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`);
+        return;
+    }
+    try {
+        await client.addNamespaceDomain(gameId, namespaceId, domain);
         logger.info(`Added domain ${domain} to namespace ${namespaceId}`);
     }
     catch (error) {
-        const taken = error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN';
-        if (!taken || namespaceCreated)
-            throw error;
-        if (previous?.domain === domain && previous.namespaceId === namespaceId) {
-            logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`);
+        if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
+            throw new errors_UsageError(`${constants_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+                `remove it there first, or choose another ${constants_Input.Domain}. (${error.message})`, { cause: error });
         }
-        else {
-            logger.warning(`Domain ${domain} is taken: assuming an earlier run added it to namespace ${namespaceId}. ` +
-                'If another namespace holds it, remove it there.');
+        // A run beside this one may have added it between the read and the add: the service then
+        // answers 500 ERROR. Reading again tells.
+        if (error instanceof ServiceError && error.code === 'ERROR') {
+            if (await hasDomain(client, gameId, namespaceId, domain)) {
+                logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
+                return;
+            }
         }
+        throw error;
     }
+}
+async function hasDomain(client, gameId, namespaceId, domain) {
+    const { namespace } = await client.getNamespace(gameId, namespaceId);
+    return namespace.config.cdn.domains.some((entry) => entry.domain === domain);
+}
+function describeNamespaces(namespaces) {
+    if (namespaces.length === 0)
+        return 'no namespace';
+    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
 }
 function isNameTaken(error) {
     if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
@@ -37924,7 +38098,8 @@ async function deploy(inputs, deps) {
         });
     }
     checkMatchmakerConfig(inputs.matchmaker);
-    const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0;
+    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+    const plannedParts = files?.length ?? 0;
     const result = {
         dryRun: inputs.dryRun,
         skipped: false,
@@ -37965,10 +38140,11 @@ async function deploy(inputs, deps) {
             dispatcher,
             logger,
             retry,
-            requestTimeoutMs: inputs.requestTimeoutMs,
+            // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+            requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
         });
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.previous, deps.onNamespace));
+            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.onNamespace));
         }
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
@@ -37987,7 +38163,8 @@ async function deploy(inputs, deps) {
                 });
                 result.siteId = site.site_id;
                 result.uploadId = site.upload_id;
-                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+                    `for ${siteFiles.length} files, ` +
                     `${inputs.concurrency} at a time`);
                 // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8
                 // would keep it through the whole upload (measured: 20,000 files peaked 5 to 9 MiB higher).
@@ -38021,14 +38198,17 @@ async function deploy(inputs, deps) {
 }
 function logPlan(inputs, result, logger) {
     if (inputs.namespace)
-        logger.info(`Would create namespace ${inputs.namespace.nameId} on version ${inputs.namespace.versionId}`);
+        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it on version ` +
+            `${inputs.namespace.versionId ?? "the game's latest"} when the game has none of that name`);
+    else if (inputs.namespaceId)
+        logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`);
     if (inputs.domain)
-        logger.info(`Would add domain ${inputs.domain}`);
+        logger.info(`Would add domain ${inputs.domain} unless the namespace has it`);
     if (inputs.matchmaker)
         logger.info('Would validate the matchmaker config with the service');
     if (result.manifest) {
         logger.info(`Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-            `(${formatBytes(result.manifest.totalBytes)}) in ${result.plannedParts} parts`);
+            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
     }
 }
 
@@ -38118,7 +38298,21 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const gameId = get(constants_Input.GameId).trim();
     if (!gameId)
         throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId };
+    return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+function checkUuid(input, id) {
+    if (UUID.test(id))
+        return id;
+    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+/** A required id input, trimmed and checked as a UUID. */
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
@@ -38164,11 +38358,12 @@ function readOptionalInteger(input, raw, min, max) {
     }
     return value;
 }
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isU32(value))
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
+    if (!isNonNegativeI32(value)) {
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+    }
     return value;
 }
 function readChoice(input, raw, choices, fallback) {
@@ -38201,8 +38396,10 @@ function readInputs(get, context = {}) {
     const siteName = siteNameInput ?? defaultSiteName(context);
     checkDisplayName(constants_Input.SiteName, siteName);
     const nameId = optional(constants_Input.Namespace);
-    const namespaceId = optional(constants_Input.NamespaceId);
-    const versionId = optional(constants_Input.VersionId);
+    const namespaceIdInput = optional(constants_Input.NamespaceId);
+    const namespaceId = namespaceIdInput && checkUuid(constants_Input.NamespaceId, namespaceIdInput);
+    const versionIdInput = optional(constants_Input.VersionId);
+    const versionId = versionIdInput && checkUuid(constants_Input.VersionId, versionIdInput);
     let namespace;
     if (nameId) {
         const problem = nameIdProblems(nameId)[0];
@@ -38210,8 +38407,6 @@ function readInputs(get, context = {}) {
             throw new errors_UsageError(`${constants_Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
                 `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
         }
-        if (!versionId)
-            throw new errors_UsageError(`${constants_Input.Namespace} needs ${constants_Input.VersionId}: the version the new namespace starts on`);
         const displayName = optional(constants_Input.NamespaceDisplayName) ?? nameId;
         checkDisplayName(constants_Input.NamespaceDisplayName, displayName);
         namespace = { nameId, displayName, versionId };
@@ -38510,7 +38705,7 @@ async function run() {
             });
         }
         catch (error) {
-            // Remember the namespace even so: the next run must be able to reuse it.
+            // Show the namespace even so (the next run finds it through the service, not through this).
             if (comment && namespaceId) {
                 const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId });
                 await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`));

@@ -1,13 +1,20 @@
+import type { getOctokit } from '@actions/github'
 import type { Logger } from './logger.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 
-/** A pull request's sticky preview comment: found by its marker on any page, whoever wrote it. */
+/**
+ * A pull request's sticky preview comment: found by its marker on any page, among the comments the
+ * action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
+ * neither read nor edited.
+ */
 export interface StickyComment {
   /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
   load(): Promise<PreviewState | undefined>
   /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
   save(body: string): Promise<void>
 }
+
+type Octokit = ReturnType<typeof getOctokit>
 
 export function stickyComment(options: {
   token: string
@@ -28,6 +35,8 @@ export function stickyComment(options: {
 
   const find = async (): Promise<PreviewState | undefined> => {
     const octokit = await octokitReady
+    const self = await ownLogin(octokit)
+    let ignored = 0
     const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
       owner,
       repo,
@@ -37,11 +46,20 @@ export function stickyComment(options: {
     for await (const page of pages) {
       for (const comment of page.data) {
         const state = comment.body ? readState(comment.body, options.key) : undefined
-        if (state) {
-          commentId = comment.id
-          return state
+        if (!state) continue
+        if (comment.user?.login !== self) {
+          ignored++
+          continue
         }
+        commentId = comment.id
+        return state
       }
+    }
+    if (ignored > 0) {
+      options.logger.warning(
+        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
+          `but were not written by ${self}, the identity of github-token`,
+      )
     }
     return undefined
   }
@@ -82,6 +100,24 @@ export function stickyComment(options: {
         )
       }
     },
+  }
+}
+
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+export const ACTIONS_BOT = 'github-actions[bot]'
+
+/**
+ * The login github-token writes comments as: a personal token's user, else (an installation token,
+ * which may not read /user) the Actions bot.
+ */
+async function ownLogin(octokit: Octokit): Promise<string> {
+  try {
+    const { data } = await octokit.rest.users.getAuthenticated()
+    return data.login
+  } catch (error) {
+    const status = (error as { status?: unknown }).status
+    if (status === 401 || status === 403) return ACTIONS_BOT
+    throw error
   }
 }
 

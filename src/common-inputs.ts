@@ -3,7 +3,7 @@
 // input, so a step fails with one message saying which input to fix.
 
 import { UsageError } from './api/errors.ts'
-import { U32_MAX, isU32 } from './api/rules.ts'
+import { I32_MAX, isNonNegativeI32 } from './api/rules.ts'
 import { Input } from './constants.ts'
 
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
@@ -43,7 +43,25 @@ export function readConnection(get: GetInput, gameIdPurpose = 'the id of the gam
   const token = get(Input.Token).trim()
   const gameId = get(Input.GameId).trim()
   if (!gameId) throw new UsageError(`${Input.GameId} is required: ${gameIdPurpose}`)
-  return { apiUrl, token, gameId }
+  return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+export function checkUuid(input: string, id: string): string {
+  if (UUID.test(id)) return id
+  throw new UsageError(
+    `${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`,
+  )
+}
+
+/** A required id input, trimmed and checked as a UUID. */
+export function readRequiredId(get: GetInput, input: string, what: string): string {
+  return checkUuid(input, readRequired(get, input, what))
 }
 
 /** Reads the connection of an action that always calls the service: the token is required. */
@@ -97,10 +115,12 @@ export function readOptionalInteger(
   return value
 }
 
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
 export function readU32(input: string, raw: string): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!isU32(value)) throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`)
+  if (!isNonNegativeI32(value)) {
+    throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
+  }
   return value
 }
 

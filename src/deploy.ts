@@ -1,8 +1,8 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import { ServiceClient, createAgent } from './api/client.ts'
+import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from './api/client.ts'
 import { retryPolicy, type RetryPolicy } from './api/retry.ts'
-import { SITE_BYTES_LIMIT, planParts } from './api/rules.ts'
+import { SITE_BYTES_LIMIT } from './api/rules.ts'
 import {
   buildManifest,
   fileDescriptors,
@@ -32,7 +32,7 @@ export interface DeployResult {
   manifest: Manifest | undefined
   manifestPath: string | undefined
   upload: UploadResult | undefined
-  /** Parts the upload has (or, in a dry run, would have) with the service's part sizes. */
+  /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
   plannedParts: number
   durationMs: number
 }
@@ -44,7 +44,7 @@ export interface DeployDependencies {
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
-  /** What the preview's earlier runs left: the namespace they created, their last site and digest. */
+  /** What the preview's own comment remembers: the last site and its digest (for skip-unchanged only). */
   previous?: PreviewState
   /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
   onNamespace?: (namespaceId: string) => void
@@ -89,7 +89,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     })
   }
   checkMatchmakerConfig(inputs.matchmaker)
-  const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0
+  // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+  const plannedParts = files?.length ?? 0
 
   const result: DeployResult = {
     dryRun: inputs.dryRun,
@@ -135,11 +136,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       dispatcher,
       logger,
       retry,
-      requestTimeoutMs: inputs.requestTimeoutMs,
+      // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+      requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
     })
     if (inputs.namespace || inputs.namespaceId) {
       result.provisioned = await logger.group('Provision', () =>
-        provision(client, inputs, logger, deps.previous, deps.onNamespace),
+        provision(client, inputs, logger, deps.onNamespace),
       )
     }
     const previous = deps.previous
@@ -161,7 +163,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         result.siteId = site.site_id
         result.uploadId = site.upload_id
         logger.info(
-          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} parts to upload, ` +
+          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+            `for ${siteFiles.length} files, ` +
             `${inputs.concurrency} at a time`,
         )
         // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8
@@ -197,13 +200,17 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
   if (inputs.namespace)
-    logger.info(`Would create namespace ${inputs.namespace.nameId} on version ${inputs.namespace.versionId}`)
-  if (inputs.domain) logger.info(`Would add domain ${inputs.domain}`)
+    logger.info(
+      `Would use namespace ${inputs.namespace.nameId}, or create it on version ` +
+        `${inputs.namespace.versionId ?? "the game's latest"} when the game has none of that name`,
+    )
+  else if (inputs.namespaceId) logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`)
+  if (inputs.domain) logger.info(`Would add domain ${inputs.domain} unless the namespace has it`)
   if (inputs.matchmaker) logger.info('Would validate the matchmaker config with the service')
   if (result.manifest) {
     logger.info(
       `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-        `(${formatBytes(result.manifest.totalBytes)}) in ${result.plannedParts} parts`,
+        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
     )
   }
 }

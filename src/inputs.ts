@@ -7,6 +7,7 @@ import {
   nameIdProblems,
 } from './api/rules.ts'
 import {
+  checkUuid,
   readBoolean,
   readChoice,
   readConnection,
@@ -33,9 +34,12 @@ export interface DeployInputs extends Connection {
   files: string[]
   includeHidden: boolean
   siteName: string
-  /** A namespace to create. */
-  namespace: { nameId: string; displayName: string; versionId: string } | undefined
-  /** An existing namespace to work on. */
+  /**
+   * A namespace to get or create by its name_id. `versionId` is the version it is created on when it
+   * does not exist; undefined means the game's latest version.
+   */
+  namespace: { nameId: string; displayName: string; versionId: string | undefined } | undefined
+  /** An existing namespace to work on, checked with the service to exist in the game. */
   namespaceId: string | undefined
   domain: string | undefined
   matchmaker: { lobbyCountMax: number; maxPlayers: number } | undefined
@@ -76,8 +80,10 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   checkDisplayName(Input.SiteName, siteName)
 
   const nameId = optional(Input.Namespace)
-  const namespaceId = optional(Input.NamespaceId)
-  const versionId = optional(Input.VersionId)
+  const namespaceIdInput = optional(Input.NamespaceId)
+  const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
+  const versionIdInput = optional(Input.VersionId)
+  const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
   let namespace: DeployInputs['namespace']
   if (nameId) {
     const problem = nameIdProblems(nameId)[0]
@@ -87,10 +93,6 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
           `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
       )
     }
-    if (!versionId)
-      throw new UsageError(
-        `${Input.Namespace} needs ${Input.VersionId}: the version the new namespace starts on`,
-      )
     const displayName = optional(Input.NamespaceDisplayName) ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
     namespace = { nameId, displayName, versionId }

@@ -1,7 +1,7 @@
 // The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
 import type { LobbySummary } from './api/types.ts'
-import { readBoolean, readRequired, readRequiredConnection, type Connection } from './common-inputs.ts'
+import { readBoolean, readRequiredConnection, readRequiredId, type Connection } from './common-inputs.ts'
 import { ActionName, Input, LobbyOutput } from './constants.ts'
 import { withClient, type Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from './report-model.ts'
@@ -35,16 +35,19 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
     const connection = readRequiredConnection(get, options)
     return {
       ...connection,
-      namespaceId: readRequired(get, Input.NamespaceId, 'the namespace the lobby runs in'),
-      lobbyId: readRequired(get, Input.LobbyId, 'the lobby to read'),
+      namespaceId: readRequiredId(get, Input.NamespaceId, 'the namespace the lobby runs in'),
+      lobbyId: readRequiredId(get, Input.LobbyId, 'the lobby to read'),
       failIfFailed: readBoolean(Input.FailIfFailed, get(Input.FailIfFailed), true),
     }
   },
 
   async run(inputs, context) {
-    const { lobby } = await withClient(inputs, context, (client) =>
+    const answer = await withClient(inputs, context, (client) =>
       client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId),
     )
+    // The real service puts metrics beside the lobby; the interface document puts them inside.
+    const metrics = answer.metrics ?? answer.lobby.metrics
+    const lobby = metrics === undefined ? answer.lobby : { ...answer.lobby, metrics }
     const result = { lobby, ...lobbyState(lobby) }
     context.logger.info(
       `Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`,

@@ -54,7 +54,7 @@ export async function run(): Promise<void> {
         onNamespace: (id) => (namespaceId = id),
       })
     } catch (error) {
-      // Remember the namespace even so: the next run must be able to reuse it.
+      // Show the namespace even so (the next run finds it through the service, not through this).
       if (comment && namespaceId) {
         const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
         await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`))

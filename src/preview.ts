@@ -2,8 +2,10 @@ import { formatBytes } from './format.ts'
 import type { DeployInputs } from './inputs.ts'
 
 /**
- * What a preview's sticky comment remembers between runs of one pull request, so a re-run can reuse
- * its namespace and skip an unchanged build. Kept in the comment as base64url JSON in an HTML comment.
+ * What a preview's sticky comment remembers between runs of one pull request: the last site and its
+ * digest, so a re-run can skip an unchanged build. The namespace and domain are shown, never used:
+ * which namespace a run deploys to is always read from the service. Kept in the comment as
+ * base64url JSON in an HTML comment.
  */
 export interface PreviewState {
   key: string

@@ -8,7 +8,7 @@ import type { Server } from './api/types.ts'
 import {
   readBoolean,
   readOptionalInteger,
-  readRequired,
+  readRequiredId,
   readRequiredConnection,
   type Connection,
 } from './common-inputs.ts'
@@ -100,7 +100,7 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
 
   read(get, options) {
     const connection = readRequiredConnection(get, options)
-    const environmentId = readRequired(get, Input.EnvironmentId, 'the environment whose servers to list')
+    const environmentId = readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list')
     return {
       ...connection,
       environmentId,

@@ -3,7 +3,7 @@
 
 import { UsageError, ValidationFailedError, type ValidationProblem } from './api/errors.ts'
 import { describeValidationPath, validationTitle } from './api/rules.ts'
-import { readBoolean, readRequiredConnection, readU32, type Connection } from './common-inputs.ts'
+import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connection } from './common-inputs.ts'
 import { ActionName, Input, ValidateOutput } from './constants.ts'
 import { withClient, type Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from './report-model.ts'
@@ -36,7 +36,8 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
   read(get, options) {
     const connection = readRequiredConnection(get, options)
     const optional = (name: string) => get(name).trim() || undefined
-    const namespaceId = optional(Input.NamespaceId)
+    const namespaceIdInput = optional(Input.NamespaceId)
+    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
     const lobbyCountMax = optional(Input.LobbyCountMax)
     const maxPlayers = optional(Input.MaxPlayers)
     const groupDisplayName = optional(Input.GroupDisplayName)

@@ -78,6 +78,12 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
         return send(400, { message: 'Problems parsing JSON' })
       }
 
+      // Like GitHub: a user's token reads its user; an installation token (a bot's) may not.
+      if (url.pathname === '/user' && req.method === 'GET') {
+        if (token.user.type === 'Bot')
+          return send(403, { message: 'Resource not accessible by integration', status: '403' })
+        return send(200, { login: token.user.login, type: token.user.type })
+      }
       const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
       if (list && req.method === 'GET') {
         const all = thread(list[1]!, Number(list[2]))

@@ -31354,6 +31354,10 @@ class ServiceError extends Error {
         const serviceMessage = body.message ?? 'the service gave no message';
         const rayId = body.ray_id ?? init.rayId;
         let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`;
+        // Every path of a validation error, which often come in pairs, when the message does not name them.
+        const paths = validationPaths(body.metadata).filter((path) => !serviceMessage.includes(path));
+        if (paths.length)
+            message += ` [${paths.join(', ')}]`;
         if (rayId)
             message += ` (ray id ${rayId})`;
         if (init.hint)
@@ -31371,6 +31375,16 @@ class ServiceError extends Error {
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
     }
+}
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+function validationPaths(metadata) {
+    const errors = metadata?.errors;
+    if (!Array.isArray(errors))
+        return [];
+    return errors.flatMap((entry) => {
+        const path = entry?.path;
+        return Array.isArray(path) && path.every((part) => typeof part === 'string') ? [path.join('.')] : [];
+    });
 }
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */
 class errors_UsageError extends Error {
@@ -31397,7 +31411,9 @@ function errorMessage(error) {
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const rules_U32_MAX = 0xffff_ffff;
+const U32_MAX = 0xffff_ffff;
+/** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
+const rules_I32_MAX = 0x7fff_ffff;
 const NAME_ID_MAX = 16;
 const DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
@@ -31412,24 +31428,37 @@ const TAG_VALUE_MAX_BYTES = 1024;
 const SERVERS_PAGE_SIZE = 64;
 /** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/** Files of at least this size are uploaded in parts (the real service's values). */
-const MULTIPART_THRESHOLD = (/* unused pure expression or super */ null && (5 * 1024 * 1024));
+/**
+ * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
+ * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
+ */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function rules_isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_U32_MAX;
+function isU32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+}
+/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
+function rules_isNonNegativeI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;
+}
+/** A whole number a signed 32-bit field parses (negative ones included). */
+function isI32(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= -rules_I32_MAX - 1 && value <= rules_I32_MAX;
 }
 function isU64(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
-/** Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid. */
+/**
+ * Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid.
+ * The service's pattern has the length in it, so a name too long is `invalid` as well.
+ */
 function nameIdProblems(nameId) {
     if (nameId.length < 1)
         return ['too-short'];
     if (nameId.length > NAME_ID_MAX)
-        return ['too-long'];
+        return ['too-long', 'invalid'];
     return NAME_ID.test(nameId) ? [] : ['invalid'];
 }
 /**
@@ -31452,21 +31481,33 @@ function createNamespaceProblems(displayName, nameId) {
         ...nameIdProblems(nameId).map((p) => ['name-id', p]),
     ];
 }
-/** The error paths of `groups.validate` for a group display name (up to 24 bytes). */
+/**
+ * The error paths of `groups.validate` for a group display name (up to 24 bytes). The service's
+ * display-name check has the length in it, so a name too long is `display-name-invalid` as well.
+ */
 function groupDisplayNameProblems(name) {
-    return displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES).map((p) => [
-        p === 'invalid' ? 'display-name-invalid' : p,
-    ]);
+    const problems = displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES);
+    if (problems[0] === 'too-long')
+        problems.push('invalid');
+    return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The error paths of the matchmaker config validation, for values that are unsigned 32-bit integers. */
+/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+const MAX_PLAYERS_KINDS = (/* unused pure expression or super */ null && (['client', 'vpn', 'proxy', 'tor', 'hosting']));
+/**
+ * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
+ * below 1 fails six checks: the value itself and the limit of each kind of client.
+ */
 function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     const errors = [];
     if (lobbyCountMax < 1)
         errors.push(['lobby-count', 'too-low']);
     else if (lobbyCountMax >= LOBBY_COUNT_LIMIT)
         errors.push(['lobby-count', 'too-high']);
-    if (maxPlayers < 1)
+    if (maxPlayers < 1) {
         errors.push(['max-players', 'too-low']);
+        for (const kind of MAX_PLAYERS_KINDS)
+            errors.push(['max-players', kind, 'too-low']);
+    }
     return errors;
 }
 /**
@@ -31504,6 +31545,10 @@ function describeValidationPath(path) {
         'lobby-count.too-low': 'lobby_count_max must be at least 1',
         'lobby-count.too-high': `lobby_count_max must be below ${LOBBY_COUNT_LIMIT}`,
         'max-players.too-low': 'max_players must be at least 1',
+        ...Object.fromEntries(MAX_PLAYERS_KINDS.map((kind) => [
+            `max-players.${kind}.too-low`,
+            `max_players must be at least 1 (the limit per ${kind === 'client' ? 'client' : `${kind} client`})`,
+        ])),
         'name-id.too-short': 'the namespace name_id must not be empty',
         'name-id.too-long': `the namespace name_id must be at most ${NAME_ID_MAX} characters`,
         'name-id.invalid': 'the namespace name_id may hold only a-z, 0-9 and single dashes between them (no leading, trailing or double dash)',
@@ -31523,8 +31568,12 @@ function validationTitle(path) {
     const [field, ...rest] = path;
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
-/** The parts the service cuts a file of `size` bytes into: [byte_offset, content_length] pairs. */
-function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) {
+/**
+ * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
+ * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
+ * service's answer lists. The emulator uses it when asked for parts.
+ */
+function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
         return [[0, size]];
     const parts = [];
@@ -31791,7 +31840,21 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const gameId = get(Input.GameId).trim();
     if (!gameId)
         throw new errors_UsageError(`${Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId };
+    return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) };
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+function checkUuid(input, id) {
+    if (UUID.test(id))
+        return id;
+    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+/** A required id input, trimmed and checked as a UUID. */
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
@@ -31837,11 +31900,12 @@ function readOptionalInteger(input, raw, min, max) {
     }
     return value;
 }
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isU32(value))
-        throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
+    if (!isNonNegativeI32(value)) {
+        throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+    }
     return value;
 }
 function readChoice(input, raw, choices, fallback) {
@@ -31982,6 +32046,8 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 const USER_AGENT = 'gamehost/0.1';
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
@@ -32031,6 +32097,22 @@ const OPS = {
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
     createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
         name: 'uploads.complete',
@@ -32089,6 +32171,17 @@ class ServiceClient {
     async addNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
     }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
+    }
     createCdnSite(gameId, body) {
         return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
     }
@@ -32101,7 +32194,7 @@ class ServiceClient {
         return withRetries(op.name, () => this.#send(op, method, path, payload), (error) => shouldRetry(op, error), this.#retry, this.#options.logger, this.#options.onRetry);
     }
     async #send(op, method, path, payload) {
-        const timeout = this.#options.requestTimeoutMs ?? 30_000;
+        const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
@@ -32231,13 +32324,16 @@ const lobbyOperation = {
         const connection = readRequiredConnection(get, options);
         return {
             ...connection,
-            namespaceId: readRequired(get, Input.NamespaceId, 'the namespace the lobby runs in'),
-            lobbyId: readRequired(get, Input.LobbyId, 'the lobby to read'),
+            namespaceId: readRequiredId(get, Input.NamespaceId, 'the namespace the lobby runs in'),
+            lobbyId: readRequiredId(get, Input.LobbyId, 'the lobby to read'),
             failIfFailed: readBoolean(Input.FailIfFailed, get(Input.FailIfFailed), true),
         };
     },
     async run(inputs, context) {
-        const { lobby } = await withClient(inputs, context, (client) => client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId));
+        const answer = await withClient(inputs, context, (client) => client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId));
+        // The real service puts metrics beside the lobby; the interface document puts them inside.
+        const metrics = answer.metrics ?? answer.lobby.metrics;
+        const lobby = metrics === undefined ? answer.lobby : { ...answer.lobby, metrics };
         const result = { lobby, ...lobbyState(lobby) };
         context.logger.info(`Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`);
         if (result.failed && !inputs.failIfFailed) {

@@ -7,7 +7,9 @@ import {
   type CreateCdnSiteResponse,
   type CreateNamespaceRequest,
   type CreateNamespaceResponse,
+  type GetGameResponse,
   type GetLobbyResponse,
+  type GetNamespaceResponse,
   type ListAvatarsResponse,
   type ListServersQuery,
   type ListServersResponse,
@@ -18,6 +20,8 @@ import {
 import type { Logger } from '../logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
@@ -46,7 +50,11 @@ export interface ClientOptions {
   dispatcher: Dispatcher
   logger: Pick<Logger, 'info' | 'debug'>
   retry?: RetryPolicy
-  /** A call that gets no answer, or no further bytes of one, for this long is aborted. */
+  /**
+   * A call that gets no answer, or no further bytes of one, for this long is aborted. Default
+   * DEFAULT_REQUEST_TIMEOUT_MS: longer than the service's own 50 s handler timeout, so a slow
+   * handler's API_REQUEST_TIMEOUT arrives instead of a client-side abort.
+   */
   requestTimeoutMs?: number
   onRetry?: (error: unknown) => void
 }
@@ -95,6 +103,22 @@ const OPS = {
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
   },
   createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+  getGame: {
+    name: 'games.getGameById',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+  },
+  getNamespace: {
+    name: 'games.namespaces.getGameNamespaceById',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+  },
+  // Removing a domain twice removes nothing the second time.
+  removeNamespaceDomain: {
+    name: 'games.namespaces.removeNamespaceDomain',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+  },
   // Completing twice is harmless: the service assembles the same parts again.
   completeUpload: {
     name: 'uploads.complete',
@@ -186,6 +210,24 @@ export class ServiceClient {
     )
   }
 
+  /** The game with its namespaces (name_id included) and versions, oldest first. */
+  getGame(gameId: string): Promise<GetGameResponse> {
+    return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`)
+  }
+
+  /** A namespace with its config, the domains it has included. */
+  getNamespace(gameId: string, namespaceId: string): Promise<GetNamespaceResponse> {
+    return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`)
+  }
+
+  async removeNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
+    await this.#call(
+      OPS.removeNamespaceDomain,
+      'DELETE',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`,
+    )
+  }
+
   createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CreateCdnSiteResponse> {
     return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
   }
@@ -195,7 +237,7 @@ export class ServiceClient {
     await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`)
   }
 
-  #call<T>(op: Operation, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  #call<T>(op: Operation, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     return withRetries(
       op.name,
@@ -213,7 +255,7 @@ export class ServiceClient {
     path: string,
     payload: Buffer | undefined,
   ): Promise<T> {
-    const timeout = this.#options.requestTimeoutMs ?? 30_000
+    const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
     this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#options.token}`,

@@ -24,6 +24,9 @@ export class ServiceError extends Error {
     const serviceMessage = body.message ?? 'the service gave no message'
     const rayId = body.ray_id ?? init.rayId
     let message = `${operation} failed: ${status} ${code}: ${serviceMessage}`
+    // Every path of a validation error, which often come in pairs, when the message does not name them.
+    const paths = validationPaths(body.metadata).filter((path) => !serviceMessage.includes(path))
+    if (paths.length) message += ` [${paths.join(', ')}]`
     if (rayId) message += ` (ray id ${rayId})`
     if (init.hint) message += `. ${init.hint}`
     if (body.documentation) message += `. See ${body.documentation}`
@@ -38,6 +41,16 @@ export class ServiceError extends Error {
     this.metadata = body.metadata
     this.retryAfter = init.retryAfter
   }
+}
+
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+export function validationPaths(metadata: unknown): string[] {
+  const errors = (metadata as { errors?: unknown } | null | undefined)?.errors
+  if (!Array.isArray(errors)) return []
+  return errors.flatMap((entry: unknown) => {
+    const path = (entry as { path?: unknown } | null)?.path
+    return Array.isArray(path) && path.every((part) => typeof part === 'string') ? [path.join('.')] : []
+  })
 }
 
 /** A problem found before anything was sent: a bad input, a file that cannot be read. */

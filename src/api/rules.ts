@@ -2,6 +2,8 @@
 // the client checks them before the first call so a bad input never reaches the service.
 
 export const U32_MAX = 0xffff_ffff
+/** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
+export const I32_MAX = 0x7fff_ffff
 export const NAME_ID_MAX = 16
 export const DISPLAY_NAME_MAX_BYTES = 128
 export const GROUP_DISPLAY_NAME_MAX_BYTES = 24
@@ -16,8 +18,10 @@ export const TAG_VALUE_MAX_BYTES = 1024
 export const SERVERS_PAGE_SIZE = 64
 /** The total size of a CDN site's files must stay under this many bytes. */
 export const SITE_BYTES_LIMIT = 1_000_000_000
-/** Files of at least this size are uploaded in parts (the real service's values). */
-export const MULTIPART_THRESHOLD = 5 * 1024 * 1024
+/**
+ * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
+ * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
+ */
 export const PART_SIZE = 100 * 1024 * 1024
 export const MAX_PARTS = 10_000
 
@@ -28,14 +32,27 @@ export function isU32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX
 }
 
+/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
+export function isNonNegativeI32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX
+}
+
+/** A whole number a signed 32-bit field parses (negative ones included). */
+export function isI32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX
+}
+
 export function isU64(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }
 
-/** Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid. */
+/**
+ * Error suffixes (`too-short`, `too-long`, `invalid`) of a namespace `name_id`; empty when valid.
+ * The service's pattern has the length in it, so a name too long is `invalid` as well.
+ */
 export function nameIdProblems(nameId: string): string[] {
   if (nameId.length < 1) return ['too-short']
-  if (nameId.length > NAME_ID_MAX) return ['too-long']
+  if (nameId.length > NAME_ID_MAX) return ['too-long', 'invalid']
   return NAME_ID.test(nameId) ? [] : ['invalid']
 }
 
@@ -60,19 +77,31 @@ export function createNamespaceProblems(displayName: string, nameId: string): st
   ]
 }
 
-/** The error paths of `groups.validate` for a group display name (up to 24 bytes). */
+/**
+ * The error paths of `groups.validate` for a group display name (up to 24 bytes). The service's
+ * display-name check has the length in it, so a name too long is `display-name-invalid` as well.
+ */
 export function groupDisplayNameProblems(name: string): string[][] {
-  return displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES).map((p) => [
-    p === 'invalid' ? 'display-name-invalid' : p,
-  ])
+  const problems = displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES)
+  if (problems[0] === 'too-long') problems.push('invalid')
+  return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p])
 }
 
-/** The error paths of the matchmaker config validation, for values that are unsigned 32-bit integers. */
+/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+export const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'] as const
+
+/**
+ * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
+ * below 1 fails six checks: the value itself and the limit of each kind of client.
+ */
 export function matchmakerConfigProblems(lobbyCountMax: number, maxPlayers: number): string[][] {
   const errors: string[][] = []
   if (lobbyCountMax < 1) errors.push(['lobby-count', 'too-low'])
   else if (lobbyCountMax >= LOBBY_COUNT_LIMIT) errors.push(['lobby-count', 'too-high'])
-  if (maxPlayers < 1) errors.push(['max-players', 'too-low'])
+  if (maxPlayers < 1) {
+    errors.push(['max-players', 'too-low'])
+    for (const kind of MAX_PLAYERS_KINDS) errors.push(['max-players', kind, 'too-low'])
+  }
   return errors
 }
 
@@ -111,6 +140,12 @@ export function describeValidationPath(path: readonly string[]): string {
     'lobby-count.too-low': 'lobby_count_max must be at least 1',
     'lobby-count.too-high': `lobby_count_max must be below ${LOBBY_COUNT_LIMIT}`,
     'max-players.too-low': 'max_players must be at least 1',
+    ...Object.fromEntries(
+      MAX_PLAYERS_KINDS.map((kind) => [
+        `max-players.${kind}.too-low`,
+        `max_players must be at least 1 (the limit per ${kind === 'client' ? 'client' : `${kind} client`})`,
+      ]),
+    ),
     'name-id.too-short': 'the namespace name_id must not be empty',
     'name-id.too-long': `the namespace name_id must be at most ${NAME_ID_MAX} characters`,
     'name-id.invalid':
@@ -135,10 +170,14 @@ export function validationTitle(path: readonly string[]): string {
   return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ')
 }
 
-/** The parts the service cuts a file of `size` bytes into: [byte_offset, content_length] pairs. */
+/**
+ * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
+ * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
+ * service's answer lists. The emulator uses it when asked for parts.
+ */
 export function planParts(
   size: number,
-  threshold = MULTIPART_THRESHOLD,
+  threshold: number,
   partSize = PART_SIZE,
 ): Array<[offset: number, length: number]> {
   if (size < threshold) return [[0, size]]

@@ -83,8 +83,10 @@ export interface ListServersQuery {
 export interface ListServersResponse {
   servers: Server[]
 }
+/** The real service puts `metrics` beside `lobby`; the interface document puts it inside. Read both. */
 export interface GetLobbyResponse {
   lobby: LobbySummary
+  metrics?: LobbySummary['metrics']
 }
 export interface ValidateResponse {
   errors: ValidationError[]
@@ -115,6 +117,44 @@ export interface CreateCdnSiteResponse {
   site_id: string
   upload_id: string
   presigned_requests: PresignedRequest[]
+}
+
+export interface NamespaceSummary {
+  namespace_id: string
+  name_id: string
+  display_name: string
+  version_id: string
+  create_ts: string
+}
+
+export interface VersionSummary {
+  version_id: string
+  display_name: string
+  create_ts: string
+}
+
+/** GET /cloud/games/{game_id}: the fields the client reads (the service sends more). */
+export interface GetGameResponse {
+  game: {
+    game_id: string
+    name_id: string
+    display_name: string
+    namespaces: NamespaceSummary[]
+    versions: VersionSummary[]
+  }
+}
+
+export interface NamespaceDomain {
+  domain: string
+  create_ts: string
+  verification_status: string
+}
+
+/** GET /cloud/games/{game_id}/namespaces/{namespace_id}: the fields the client reads. */
+export interface GetNamespaceResponse {
+  namespace: NamespaceSummary & {
+    config: { cdn: { domains: NamespaceDomain[] } }
+  }
 }
 
 /** The body of every error answer of the service. */

@@ -1,7 +1,7 @@
 // JSON request bodies as the real service reads them: a known length, at most 16 MiB, an object.
 
 import type { IncomingMessage } from 'node:http'
-import { badBody } from './errors.ts'
+import { ApiError, badBody } from './errors.ts'
 import { drain } from './http.ts'
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -11,8 +11,10 @@ export type JsonObject = Record<string, unknown>
 export async function readJsonBody(req: IncomingMessage): Promise<JsonObject> {
   await refuseChunked(req)
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-    await drain(req)
-    throw badBody('the body is larger than 16 MiB')
+    // Refused at once, from the declared length: reading it to the end first would cost its transfer.
+    throw new ApiError('API_BODY_TOO_LARGE', 'The request body is larger than 16 MiB.', undefined, {
+      connection: 'close',
+    })
   }
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)

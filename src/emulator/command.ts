@@ -26,8 +26,10 @@ Options:
   --host <host>                  address to listen on (default 127.0.0.1)
   --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
-  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default 5242880, 5 MiB)
-  --no-rate-limit                turn off the 16 writes / 128 reads a minute limits
+  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default: none, one
+                                   PUT per file, as the real service answers for CDN sites)
+  --no-rate-limit                turn off the limits (per client address, 15-minute windows of 16 writes /
+                                   128 reads a minute)
   --faults <json>                inject faults, to try a flaky deploy: a JSON object of
                                    seed (PRNG seed, default 1),
                                    putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
@@ -159,12 +161,19 @@ function printWelcome(url: string, seed: Seed, io: CommandIO): void {
   const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0]
   const gameId = token?.gameIds[0]
   const game = seed.games.find((candidate) => candidate.id === gameId)
+  const latest = game?.versions.at(-1)
+  const namespace = game?.namespaces?.[0]
+  const environment = game?.environments?.[0]
+  const lobby = game?.lobbies?.[0]
   io.out(`gamehost emulator listening on ${url}`)
-  io.out(`  token:      ${token?.token ?? '(none in the seed)'}`)
-  io.out(`  game id:    ${gameId ?? '(none)'}`)
-  io.out(`  version id: ${game?.versions[0] ?? '(none)'}`)
+  io.out(`  token:          ${token?.token ?? '(none in the seed)'}`)
+  io.out(`  game id:        ${gameId ?? '(none)'}`)
+  io.out(`  version id:     ${(typeof latest === 'string' ? latest : latest?.id) ?? '(none)'} (the latest)`)
+  io.out(`  namespace id:   ${namespace ? `${namespace.id} (${namespace.nameId})` : '(none)'}`)
+  io.out(`  environment id: ${environment?.id ?? '(none)'}`)
+  io.out(`  lobby id:       ${lobby?.lobby_id ?? '(none)'}`)
   if (token && gameId) {
-    io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}/avatars`)
+    io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}`)
   }
   io.out('Press Ctrl+C to stop.')
 }

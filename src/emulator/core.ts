@@ -13,6 +13,8 @@ import type { PartStorage } from './storage.ts'
 export interface EmulatorCore {
   /** 'http://host:port', no trailing slash; known once the server listens. */
   baseUrl: string
+  /** The object store's origin, 'http://host:port', where presigned URLs point. */
+  storeUrl: string
   options: ResolvedOptions
   state: EmulatorState
   signer: PartSigner
@@ -30,7 +32,7 @@ export interface ApiContext {
 }
 
 export interface ApiRoute {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** Literal segments and `:name` parameters, e.g. '/cloud/games/:game_id/avatars'. */
   pattern: string
   /** Answers the JSON body of a 200, or throws an ApiError. */

@@ -6,7 +6,15 @@ interface ErrorKind {
 }
 
 export const ERROR_KINDS = {
-  API_NOT_FOUND: { status: 404, doc: 'The requested endpoint was not found.' },
+  API_NOT_FOUND: {
+    status: 404,
+    doc: 'The requested endpoint was not found. Ids in paths are UUIDs: a path segment that is not one matches no route.',
+  },
+  API_METHOD_NOT_ALLOWED: { status: 405, doc: 'The endpoint exists, but not with this HTTP method.' },
+  API_BODY_TOO_LARGE: {
+    status: 413,
+    doc: 'The request body is larger than the service accepts; it was refused before it was read.',
+  },
   API_UNAUTHORIZED: {
     status: 401,
     doc: 'No bearer token was provided. Send the token as `Authorization: Bearer <token>`; the prefix "Bearer " is required.',
@@ -16,7 +24,7 @@ export const ERROR_KINDS = {
   API_FORBIDDEN: { status: 403, doc: 'The bearer token does not grant access to this game.' },
   API_RATE_LIMIT: {
     status: 429,
-    doc: 'Too many requests to this endpoint with this token. Wait until the time in the retry-after header (metadata holds it in milliseconds since the epoch).',
+    doc: 'Too many requests to this endpoint from this address in the current 15-minute window. Wait until the time in the retry-after header (metadata holds it in milliseconds since the epoch).',
   },
   API_BAD_BODY: {
     status: 400,
@@ -41,14 +49,17 @@ export const ERROR_KINDS = {
   },
   CLOUD_INVALID_CONFIG: {
     status: 400,
-    doc: 'The given config was invalid: values must be unsigned 32-bit integers.',
+    doc: 'The given config was invalid: a number is negative (the numbers are signed 32-bit integers).',
   },
   CDN_INVALID_DOMAIN: {
     status: 400,
     doc: 'The domain is not valid: 1 to 255 characters of a-z, 0-9, "." and "-", without protocol or path.',
   },
   CDN_TOO_MANY_DOMAINS: { status: 400, doc: 'The namespace already has the maximum of 10 domains.' },
-  CLOUD_HOSTNAME_TAKEN: { status: 400, doc: 'The domain is already attached to a namespace.' },
+  CLOUD_HOSTNAME_TAKEN: {
+    status: 400,
+    doc: 'Another namespace (or another customer) holds this domain. A domain this namespace already has is answered 500 ERROR instead.',
+  },
   UPLOAD_TOO_LARGE: {
     status: 400,
     doc: 'The upload is too large: the total size of a CDN site must stay under 1 GB (10^9 bytes), and a file may have at most 10,000 parts.',

@@ -1,12 +1,6 @@
 // The emulator's options and their defaults (the real service's values).
 
-import {
-  MAX_PARTS,
-  MULTIPART_THRESHOLD,
-  PART_SIZE,
-  SERVERS_PAGE_SIZE,
-  SITE_BYTES_LIMIT,
-} from '../api/rules.ts'
+import { MAX_PARTS, PART_SIZE, SERVERS_PAGE_SIZE, SITE_BYTES_LIMIT } from '../api/rules.ts'
 import { resolveFaults, type FaultOptions, type ResolvedFaults } from './faults.ts'
 import { DEFAULT_SEED, type Seed } from './seed.ts'
 
@@ -20,9 +14,15 @@ export interface EmulatorOptions {
   host?: string
   /** Default 0 (any free port). */
   port?: number
+  /** The object store's port, its own origin. Default 0 (any free port). */
+  storePort?: number
   /** Default DEFAULT_SEED. */
   seed?: Seed
-  /** Files of at least this many bytes are uploaded in parts. Default MULTIPART_THRESHOLD (5 MiB). */
+  /**
+   * Files of at least this many bytes are uploaded in parts. Default Infinity: the real service gives
+   * every file of a CDN site one PUT, whatever its size. The interface allows parts, so clients must
+   * handle them: set it to exercise that path.
+   */
   multipartThreshold?: number
   /** Default PART_SIZE (100 MiB). */
   partSize?: number
@@ -32,7 +32,10 @@ export interface EmulatorOptions {
   siteBytesLimit?: number
   /** Servers per page when destroyed servers are included. Default 64. */
   serversPageSize?: number
-  /** Per token and per endpoint, over a sliding minute. Default 16 writes and 128 reads; false turns it off. */
+  /**
+   * Per client address and per endpoint, counted in fixed 15-minute windows of 15 times these
+   * numbers. Default 16 writes and 128 reads a minute; false turns it off.
+   */
   rateLimit?: RateLimit | false
   /** Clock in ms, default Date.now: token and URL expiry, rate limits. */
   now?: () => number
@@ -52,6 +55,7 @@ export interface EmulatorOptions {
 export interface ResolvedOptions {
   host: string
   port: number
+  storePort: number
   seed: Seed
   multipartThreshold: number
   partSize: number
@@ -73,8 +77,9 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
   const resolved: ResolvedOptions = {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
+    storePort: options.storePort ?? 0,
     seed: options.seed ?? DEFAULT_SEED,
-    multipartThreshold: options.multipartThreshold ?? MULTIPART_THRESHOLD,
+    multipartThreshold: options.multipartThreshold ?? Number.POSITIVE_INFINITY,
     partSize: options.partSize ?? PART_SIZE,
     maxParts: options.maxParts ?? MAX_PARTS,
     siteBytesLimit: options.siteBytesLimit ?? SITE_BYTES_LIMIT,
@@ -89,13 +94,11 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
   if (!Number.isSafeInteger(resolved.latencyMs) || resolved.latencyMs < 0) {
     throw new RangeError(`emulator option latencyMs must be a whole number of ms, got ${resolved.latencyMs}`)
   }
-  for (const name of [
-    'multipartThreshold',
-    'partSize',
-    'maxParts',
-    'siteBytesLimit',
-    'serversPageSize',
-  ] as const) {
+  const threshold = resolved.multipartThreshold
+  if (threshold !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(threshold) || threshold < 1)) {
+    throw new RangeError(`emulator option multipartThreshold must be a positive integer, got ${threshold}`)
+  }
+  for (const name of ['partSize', 'maxParts', 'siteBytesLimit', 'serversPageSize'] as const) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) {
       throw new RangeError(`emulator option ${name} must be a positive integer, got ${resolved[name]}`)
     }

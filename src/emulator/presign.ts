@@ -1,96 +1,233 @@
-// Presigned part URLs: everything a PUT must match is in the query string, signed with HMAC-SHA256
-// under a secret that lives as long as the emulator, so a tampered URL fails like it does on S3.
+// Presigned PUT URLs in the object store's real form: AWS Signature V4 in the query string, signed
+// over content-length, content-type (when the file declared one) and host by @smithy/signature-v4,
+// under credentials that live as long as the emulator, so a tampered URL fails like it does on S3.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { SignatureV4 } from '@smithy/signature-v4'
+import type { Checksum, HttpRequest, SourceData } from '@smithy/types'
 
-export const STORE_PREFIX = '/_store/'
+/** The bucket every CDN upload goes to; the object key is `<upload_id>/<path>`. */
+export const STORE_BUCKET = 'gamehost-cdn'
 
 export interface PartClaims {
   uploadId: string
+  /** Position of the part in its file, from 0; only sent (as partNumber) when the file has parts. */
   partIndex: number
+  multipart: boolean
   path: string
-  byteOffset: number
   contentLength: number
-  /** The file's declared content type; undefined when none was declared (then any is accepted). */
+  /** The file's declared content type; undefined when none was declared (then it is not signed). */
   contentType: string | undefined
-  /** Milliseconds since the epoch. */
-  expiresAt: number
+  /** Milliseconds since the epoch when the URL is signed. */
+  signedAt: number
+  /** Seconds the URL is valid (X-Amz-Expires). */
+  expiresIn: number
 }
 
-export type VerifyResult = { claims: PartClaims } | { refused: 'bad-signature' | 'expired' }
+/** What the store learns from a PUT's path and query once its signature holds. */
+export interface StoreTarget {
+  uploadId: string
+  path: string
+  partIndex: number
+}
 
-const DIGITS = /^\d+$/
+export type VerifyResult = { target: StoreTarget } | { refused: 'bad-signature' | 'expired' }
+
+const REGION = 'us-east-1'
+const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD'
+const SHA256_HEADER = 'x-amz-content-sha256'
+const PAYLOAD_HEADERS = new Set([SHA256_HEADER])
+
+/** Node's crypto as the Checksum the signer asks for (an HMAC when given a secret). */
+class Sha256 implements Checksum {
+  readonly #secret: Buffer | string | undefined
+  #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>
+
+  constructor(secret?: SourceData) {
+    this.#secret =
+      secret === undefined || typeof secret === 'string'
+        ? secret
+        : ArrayBuffer.isView(secret)
+          ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength)
+          : Buffer.from(secret)
+    this.#hash = this.#fresh()
+  }
+
+  #fresh(): ReturnType<typeof createHash> | ReturnType<typeof createHmac> {
+    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', this.#secret)
+  }
+
+  update(data: Uint8Array): void {
+    this.#hash.update(data)
+  }
+
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.#hash.digest())
+  }
+
+  reset(): void {
+    this.#hash = this.#fresh()
+  }
+}
 
 export class PartSigner {
-  private readonly secret: Buffer
+  private readonly signer: SignatureV4
 
-  constructor(secret: Buffer = randomBytes(32)) {
-    this.secret = secret
-  }
-
-  /** The absolute URL of the part; baseUrl has no trailing slash. */
-  url(baseUrl: string, claims: PartClaims): string {
-    const query = new URLSearchParams({
-      path: claims.path,
-      part: String(claims.partIndex),
-      offset: String(claims.byteOffset),
-      length: String(claims.contentLength),
+  constructor() {
+    const credentials = {
+      accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
+      secretAccessKey: randomBytes(30).toString('base64'),
+      // A store reached through temporary credentials sends their token too, as real ones do.
+      sessionToken: randomBytes(128).toString('base64'),
+    }
+    // S3 signs the path as sent (escaped once), not escaped a second time as other services do.
+    this.signer = new SignatureV4({
+      credentials,
+      region: REGION,
+      service: 's3',
+      sha256: Sha256,
+      uriEscapePath: false,
     })
-    if (claims.contentType !== undefined) query.set('content-type', claims.contentType)
-    query.set('expires', String(claims.expiresAt))
-    query.set('signature', this.sign(claims))
-    return `${baseUrl}${STORE_PREFIX}${encodeURIComponent(claims.uploadId)}?${query.toString()}`
   }
 
-  /** Checks a store request's path (after STORE_PREFIX) and query against its signature, then its expiry. */
-  verify(uploadIdSegment: string, query: URLSearchParams, now: number): VerifyResult {
-    const claims = parseClaims(uploadIdSegment, query)
-    if (!claims) return { refused: 'bad-signature' }
-    const signature = Buffer.from(query.get('signature') ?? '', 'hex')
-    const expected = Buffer.from(this.sign(claims), 'hex')
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+  /** The absolute URL of the part on the store at `storeUrl` (no trailing slash). */
+  async url(storeUrl: string, claims: PartClaims): Promise<string> {
+    const base = new URL(storeUrl)
+    const query: Record<string, string> = { 'x-id': claims.multipart ? 'UploadPart' : 'PutObject' }
+    if (claims.multipart) {
+      query.partNumber = String(claims.partIndex + 1)
+      query.uploadId = claims.uploadId
+    }
+    const headers: Record<string, string> = {
+      host: base.host,
+      'content-length': String(claims.contentLength),
+      [SHA256_HEADER]: UNSIGNED_PAYLOAD,
+    }
+    if (claims.contentType !== undefined) headers['content-type'] = claims.contentType
+    const signed = await this.signer.presign(
+      request(base, objectPath(claims.uploadId, claims.path), query, headers),
+      {
+        expiresIn: claims.expiresIn,
+        signingDate: new Date(claims.signedAt),
+        unhoistableHeaders: PAYLOAD_HEADERS,
+        unsignableHeaders: PAYLOAD_HEADERS,
+      },
+    )
+    const search = new URLSearchParams(signed.query as Record<string, string>)
+    return `${base.origin}${signed.path}?${search.toString().replace(/\+/g, '%20')}`
+  }
+
+  /**
+   * Checks a store PUT (its raw path, query and headers) against its signature, then its expiry, the
+   * way S3 does: every signed header must hold the value it was signed with.
+   */
+  async verify(
+    rawPath: string,
+    query: URLSearchParams,
+    headers: Record<string, string | string[] | undefined>,
+    now: number,
+  ): Promise<VerifyResult> {
+    const target = parseTarget(rawPath, query)
+    const signedHeaders = query.get('X-Amz-SignedHeaders')?.split(';') ?? []
+    const amzDate = parseAmzDate(query.get('X-Amz-Date') ?? '')
+    const expiresIn = Number(query.get('X-Amz-Expires'))
+    const given = query.get('X-Amz-Signature') ?? ''
+    if (!target || amzDate === undefined || !Number.isSafeInteger(expiresIn) || expiresIn < 1) {
       return { refused: 'bad-signature' }
     }
-    return now >= claims.expiresAt ? { refused: 'expired' } : { claims }
-  }
-
-  private sign(claims: PartClaims): string {
-    const canonical = JSON.stringify([
-      claims.uploadId,
-      claims.partIndex,
-      claims.path,
-      claims.byteOffset,
-      claims.contentLength,
-      claims.contentType ?? null,
-      claims.expiresAt,
-    ])
-    return createHmac('sha256', this.secret).update(canonical).digest('hex')
+    const requestHeaders: Record<string, string> = { [SHA256_HEADER]: UNSIGNED_PAYLOAD }
+    for (const name of signedHeaders) {
+      const value = headers[name]
+      if (value === undefined) return { refused: 'bad-signature' }
+      requestHeaders[name] = Array.isArray(value) ? value.join(',') : value
+    }
+    const unsignedQuery: Record<string, string> = {}
+    for (const [name, value] of query) {
+      if (!name.startsWith('X-Amz-')) unsignedQuery[name] = value
+    }
+    const host = requestHeaders.host ?? ''
+    let signed: HttpRequest
+    try {
+      signed = await this.signer.presign(
+        request(new URL(`http://${host}`), rawPath, unsignedQuery, requestHeaders),
+        {
+          expiresIn,
+          signingDate: new Date(amzDate),
+          unhoistableHeaders: PAYLOAD_HEADERS,
+          unsignableHeaders: PAYLOAD_HEADERS,
+        },
+      )
+    } catch {
+      return { refused: 'bad-signature' }
+    }
+    const answer = signed.query ?? {}
+    const expected = Buffer.from(String(answer['X-Amz-Signature']))
+    const actual = Buffer.from(given)
+    const sameHeaders = answer['X-Amz-SignedHeaders'] === query.get('X-Amz-SignedHeaders')
+    const sameCredential = answer['X-Amz-Credential'] === query.get('X-Amz-Credential')
+    if (
+      !sameHeaders ||
+      !sameCredential ||
+      expected.length !== actual.length ||
+      !timingSafeEqual(expected, actual)
+    ) {
+      return { refused: 'bad-signature' }
+    }
+    return now >= amzDate + expiresIn * 1000 ? { refused: 'expired' } : { target }
   }
 }
 
-function parseClaims(uploadIdSegment: string, query: URLSearchParams): PartClaims | undefined {
-  const numbers = ['part', 'offset', 'length', 'expires'].map((name) => query.get(name) ?? '')
-  const path = query.get('path')
-  if (path === null || !numbers.every((value) => DIGITS.test(value))) return undefined
-  const [partIndex, byteOffset, contentLength, expiresAt] = numbers.map(Number) as [
-    number,
-    number,
-    number,
-    number,
-  ]
-  let uploadId: string
+function request(
+  base: URL,
+  path: string,
+  query: Record<string, string>,
+  headers: Record<string, string>,
+): HttpRequest {
+  return {
+    method: 'PUT',
+    protocol: base.protocol,
+    hostname: base.hostname,
+    ...(base.port ? { port: Number(base.port) } : {}),
+    path,
+    query,
+    headers,
+  }
+}
+
+/** `/<bucket>/<upload_id>/<path>`, every segment of the key escaped as S3 escapes it. */
+export function objectPath(uploadId: string, path: string): string {
+  const key = [uploadId, ...path.split('/')].map(s3Escape).join('/')
+  return `/${STORE_BUCKET}/${key}`
+}
+
+function s3Escape(segment: string): string {
+  return encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
+}
+
+function parseTarget(rawPath: string, query: URLSearchParams): StoreTarget | undefined {
+  const prefix = `/${STORE_BUCKET}/`
+  if (!rawPath.startsWith(prefix)) return undefined
+  let segments: string[]
   try {
-    uploadId = decodeURIComponent(uploadIdSegment)
+    segments = rawPath.slice(prefix.length).split('/').map(decodeURIComponent)
   } catch {
     return undefined
   }
-  return {
-    uploadId,
-    partIndex,
-    path,
-    byteOffset,
-    contentLength,
-    contentType: query.get('content-type') ?? undefined,
-    expiresAt,
-  }
+  const [uploadId, ...rest] = segments
+  if (!uploadId || rest.length === 0) return undefined
+  const partNumber = query.get('partNumber')
+  const partIndex = partNumber === null ? 0 : Number(partNumber) - 1
+  if (!Number.isSafeInteger(partIndex) || partIndex < 0) return undefined
+  return { uploadId, path: rest.join('/'), partIndex }
+}
+
+/** `20261122T133000Z` in ms since the epoch. */
+function parseAmzDate(value: string): number | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value)
+  if (!match) return undefined
+  const [y = 0, mo = 1, d = 0, h = 0, mi = 0, s = 0] = match.slice(1).map(Number)
+  return Date.UTC(y, mo - 1, d, h, mi, s)
 }

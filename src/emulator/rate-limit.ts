@@ -1,19 +1,25 @@
-// Sliding-window rate limits per token and per endpoint, like the real service's.
+// Rate limits per client address and per endpoint, like the real service's: counted in fixed
+// 15-minute windows, 15 times the per-minute rate in each.
 
-const WINDOW_MS = 60_000
+export const WINDOW_MS = 15 * 60_000
+const MINUTES_PER_WINDOW = WINDOW_MS / 60_000
 
 export class RateLimiter {
-  private readonly recent = new Map<string, number[]>()
+  private readonly windows = new Map<string, { start: number; count: number }>()
 
   /**
-   * Records a request at `now` when `key` has fewer than `limit` requests in the last minute and
-   * answers undefined; otherwise records nothing and answers when the oldest request leaves the window.
+   * Counts a request at `now` when `key` has fewer than 15 x `perMinute` requests in the current
+   * window and answers undefined; otherwise counts nothing and answers when the window ends.
    */
-  take(key: string, limit: number, now: number): number | undefined {
-    const times = (this.recent.get(key) ?? []).filter((time) => time > now - WINDOW_MS)
-    this.recent.set(key, times)
-    if (times.length >= limit) return (times[0] ?? now) + WINDOW_MS
-    times.push(now)
+  take(key: string, perMinute: number, now: number): number | undefined {
+    const windowStart = now - (now % WINDOW_MS)
+    let window = this.windows.get(key)
+    if (!window || window.start !== windowStart) {
+      window = { start: windowStart, count: 0 }
+      this.windows.set(key, window)
+    }
+    if (window.count >= perMinute * MINUTES_PER_WINDOW) return windowStart + WINDOW_MS
+    window.count += 1
     return undefined
   }
 }

@@ -5,17 +5,29 @@ export interface RouteMatch<R> {
   params: Record<string, string>
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value)
+}
+
+/**
+ * The route of a method and path; `wrongMethod` when only another method has that path (405).
+ * Parameters named `*_id` match UUIDs only, as the real service's routes do.
+ */
 export function matchRoute<R extends { method: string; pattern: string }>(
   routes: readonly R[],
   method: string,
   segments: readonly string[],
-): RouteMatch<R> | undefined {
+): RouteMatch<R> | 'wrongMethod' | undefined {
+  let wrongMethod = false
   for (const route of routes) {
-    if (route.method !== method) continue
     const params = matchPattern(route.pattern, segments)
-    if (params) return { route, params }
+    if (!params) continue
+    if (route.method === method) return { route, params }
+    wrongMethod = true
   }
-  return undefined
+  return wrongMethod ? 'wrongMethod' : undefined
 }
 
 function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | undefined {
@@ -26,6 +38,7 @@ function matchPattern(pattern: string, segments: readonly string[]): Record<stri
     const segment = segments[index] ?? ''
     if (part.startsWith(':')) {
       if (segment === '') return undefined
+      if (part.endsWith('_id') && !isUuid(segment)) return undefined
       params[part.slice(1)] = segment
     } else if (part !== segment) {
       return undefined

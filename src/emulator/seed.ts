@@ -15,12 +15,27 @@ export interface SeedNamespace {
   displayName: string
   versionId: string
   domains?: string[]
+  /** RFC 3339; default the start of 2025. */
+  createTs?: string
+}
+
+export interface SeedVersion {
+  id: string
+  displayName: string
+  /** RFC 3339: the newest version is the game's latest. */
+  createTs: string
 }
 
 export interface SeedGame {
   id: string
-  /** Existing version ids (creating a namespace needs one). */
-  versions: string[]
+  /** Default the id's first 8 characters. */
+  nameId?: string
+  displayName?: string
+  /**
+   * Existing versions (creating a namespace needs one), oldest first. A bare id string stands for a
+   * version created that many days after the start of 2025 as its position in the list.
+   */
+  versions: Array<string | SeedVersion>
   namespaces?: SeedNamespace[]
   environments?: Array<{ id: string; servers: Server[] }>
   /** Each names its namespace_id, which must be a namespace of this game. */
@@ -134,13 +149,27 @@ export const DEFAULT_SEED: Seed = {
   games: [
     {
       id: '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
-      versions: ['8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'],
+      nameId: 'demo-game',
+      displayName: 'Demo Game',
+      versions: [
+        {
+          id: '5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08',
+          displayName: '0.9.0',
+          createTs: '2025-03-20T10:00:00Z',
+        },
+        {
+          id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+          displayName: '1.0.0',
+          createTs: '2025-04-30T16:12:05Z',
+        },
+      ],
       namespaces: [
         {
           id: DEMO_NAMESPACE_ID,
           nameId: 'production',
           displayName: 'Production',
           versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+          createTs: '2025-04-30T16:20:41Z',
         },
       ],
       environments: [
@@ -249,6 +278,8 @@ export const DEFAULT_SEED: Seed = {
     },
     {
       id: '2e7f4a9c-6b1d-4e3a-9c58-d0a3f6b2e814',
+      nameId: 'other-game',
+      displayName: 'Other Game',
       versions: ['6d1b8e3f-9a2c-4d7e-8b41-5c0f3a6e9d27'],
       namespaces: [
         {

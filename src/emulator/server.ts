@@ -1,5 +1,5 @@
-// The emulator's HTTP server: the service's API, the object store of presigned uploads, the served
-// sites and the error documentation, all on one port.
+// The emulator's HTTP servers: the service's API, the served sites and the error documentation on
+// one port; the object store of presigned uploads on another (its own origin, as on the real service).
 
 import { randomUUID } from 'node:crypto'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -13,7 +13,7 @@ import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
 import { FaultInjector, type FaultCounters, type FaultKind } from './faults.ts'
 import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
 import { resolveOptions, type EmulatorOptions } from './options.ts'
-import { PartSigner, STORE_PREFIX } from './presign.ts'
+import { PartSigner } from './presign.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { API_ROUTES } from './routes/index.ts'
 import { matchRoute } from './router.ts'
@@ -21,7 +21,7 @@ import { checkSeed } from './seed.ts'
 import { EmulatorState, type NamespaceView, type SiteView } from './state.ts'
 import { PartStorage } from './storage.ts'
 import { serveSiteFile, SITES_PREFIX } from './static-sites.ts'
-import { handleStorePut } from './store.ts'
+import { handleStorePut, refuse } from './store.ts'
 
 export interface RecordedRequest {
   method: string
@@ -36,6 +36,8 @@ export interface RecordedRequest {
 export interface Emulator {
   /** 'http://127.0.0.1:PORT', no trailing slash. */
   url: string
+  /** The object store's origin, where presigned URLs point: 'http://127.0.0.1:OTHER_PORT'. */
+  storeUrl: string
   /** Stops the server (idle keep-alive sockets too) and removes the default storage dir. */
   close(): Promise<void>
   /** Every request so far. */
@@ -59,10 +61,11 @@ const SCRIPTED_RETRY_AFTER_MS = 1000
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = resolveOptions(options)
   checkSeed(resolved.seed)
-  const state = new EmulatorState(resolved.seed)
+  const state = new EmulatorState(resolved.seed, resolved.now)
   const storage = await PartStorage.open(resolved.storageDir)
   const core: EmulatorCore = {
     baseUrl: '',
+    storeUrl: '',
     options: resolved,
     state,
     signer: new PartSigner(),
@@ -77,22 +80,32 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     unused.delete(req.socket)
     void handleRequest(core, requests, req, res)
   })
-  server.on('connection', (socket) => {
-    unused.add(socket)
-    socket.once('close', () => unused.delete(socket))
+  const storeServer = createServer((req, res) => {
+    unused.delete(req.socket)
+    void handleStoreRequest(core, requests, req, res)
   })
+  for (const each of [server, storeServer]) {
+    each.on('connection', (socket) => {
+      unused.add(socket)
+      socket.once('close', () => unused.delete(socket))
+    })
+  }
   try {
     await listen(server, resolved.port, resolved.host)
+    await listen(storeServer, resolved.storePort, resolved.host)
   } catch (error) {
+    server.close()
+    storeServer.close()
     await storage.close()
     throw error
   }
-  const { port } = server.address() as AddressInfo
-  core.baseUrl = `http://${urlHost(resolved.host)}:${port}`
+  core.baseUrl = `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`
+  core.storeUrl = `http://${urlHost(resolved.host)}:${(storeServer.address() as AddressInfo).port}`
   let closing: Promise<void> | undefined
 
   return {
     url: core.baseUrl,
+    storeUrl: core.storeUrl,
     requests,
     get faults() {
       return core.faults.counters()
@@ -103,7 +116,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         core.faults.cutStalled()
         for (const socket of unused) socket.destroy()
       }
-      return (closing ??= stop(server, cutAtOnce).then(() => storage.close()))
+      return (closing ??= Promise.all([stop(server, cutAtOnce), stop(storeServer, cutAtOnce)]).then(() =>
+        storage.close(),
+      ))
     },
     namespaces: (gameId) => state.namespaceViews(gameId),
     site: (siteId) => state.siteView(siteId),
@@ -131,15 +146,41 @@ async function handleRequest(
   recordWhenDone(core, requests, req, res, path)
   try {
     if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
-    await dispatch(core, req, res, path, query, rayId)
+    await dispatch(core, req, res, path, query)
   } catch (error) {
     if (!(error instanceof ApiError)) console.error('gamehost emulator: unexpected error', error)
     if (res.headersSent) {
       res.destroy()
       return
     }
-    await drain(req)
-    sendApiError(core, res, error instanceof ApiError ? error : internalError(), rayId)
+    const apiError = error instanceof ApiError ? error : internalError()
+    // An answer that closes the connection leaves the body unread (a body refused for its size).
+    if (apiError.headers.connection !== 'close') await drain(req)
+    sendApiError(core, res, apiError, rayId)
+  }
+}
+
+/** The object store's origin: S3's PUT of a presigned URL, nothing else. */
+async function handleStoreRequest(
+  core: EmulatorCore,
+  requests: RecordedRequest[],
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const rayId = randomUUID()
+  const { path, query } = requestTarget(req.url)
+  res.setHeader('x-amz-request-id', rayId)
+  recordWhenDone(core, requests, req, res, path)
+  try {
+    if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
+    if (req.method !== 'PUT') {
+      const message = 'The specified method is not allowed against this resource.'
+      return await refuse(req, res, { status: 405, code: 'MethodNotAllowed', message }, rayId)
+    }
+    await handleStorePut(core, req, res, path, query, rayId)
+  } catch (error) {
+    console.error('gamehost emulator: unexpected error in the object store', error)
+    res.destroy()
   }
 }
 
@@ -149,12 +190,8 @@ async function dispatch(
   res: ServerResponse,
   path: string,
   query: URLSearchParams,
-  rayId: string,
 ): Promise<void> {
   const method = req.method ?? 'GET'
-  if (method === 'PUT' && path.startsWith(STORE_PREFIX)) {
-    return handleStorePut(core, req, res, path.slice(STORE_PREFIX.length), query, rayId)
-  }
   const segments = pathSegments(path)
   if ((method === 'GET' || method === 'HEAD') && path.startsWith(SITES_PREFIX) && segments) {
     return serveSiteFile(core, req, res, segments.slice(1))
@@ -163,6 +200,9 @@ async function dispatch(
     return serveErrorDoc(req, res, segments[2] ?? '')
   }
   const match = segments && matchRoute(API_ROUTES, method, segments)
+  if (match === 'wrongMethod') {
+    throw new ApiError('API_METHOD_NOT_ALLOWED', `Method ${method} is not allowed on this endpoint.`)
+  }
   if (!match) throw new ApiError('API_NOT_FOUND', 'The requested endpoint was not found.')
 
   const token = authenticate(core.state, req.headers.authorization, core.options.now())
@@ -177,7 +217,7 @@ async function dispatch(
   if (fault === '503') {
     throw new ApiError('API_SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Retry later.')
   }
-  enforceRateLimit(core, token.token, match.route)
+  enforceRateLimit(core, req.socket.remoteAddress ?? '', match.route)
   let body: JsonObject = {}
   if (match.route.method === 'POST') body = await readJsonBody(req)
   else await discardBody(req)
@@ -185,11 +225,11 @@ async function dispatch(
   sendJson(res, 200, answer)
 }
 
-function enforceRateLimit(core: EmulatorCore, token: string, route: ApiRoute): void {
+function enforceRateLimit(core: EmulatorCore, address: string, route: ApiRoute): void {
   const { rateLimit, now } = core.options
   if (rateLimit === false) return
   const limit = route.method === 'GET' ? rateLimit.readsPerMinute : rateLimit.writesPerMinute
-  const retryAt = core.limiter.take(`${token}\n${route.method} ${route.pattern}`, limit, now())
+  const retryAt = core.limiter.take(`${address}\n${route.method} ${route.pattern}`, limit, now())
   if (retryAt === undefined) return
   throw rateLimited(retryAt)
 }

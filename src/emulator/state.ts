@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto'
 import type { CustomAvatarSummary, FileDescriptor, LobbySummary, Server } from '../api/types.ts'
-import type { Seed, SeedToken } from './seed.ts'
+import type { Seed, SeedGame, SeedToken, SeedVersion } from './seed.ts'
 
 export interface NamespaceView {
   namespaceId: string
@@ -34,18 +34,36 @@ export interface SiteView {
   parts: SitePartView[]
 }
 
+export interface DomainRecord {
+  domain: string
+  /** RFC 3339. */
+  createTs: string
+}
+
 export interface NamespaceRecord {
   id: string
   gameId: string
   nameId: string
   displayName: string
   versionId: string
-  domains: string[]
+  /** RFC 3339. */
+  createTs: string
+  domains: DomainRecord[]
+}
+
+export interface VersionRecord {
+  id: string
+  displayName: string
+  /** RFC 3339. */
+  createTs: string
 }
 
 export interface GameRecord {
   id: string
-  versions: Set<string>
+  nameId: string
+  displayName: string
+  /** Oldest first, as the service lists them. */
+  versions: Map<string, VersionRecord>
   namespaces: NamespaceRecord[]
   environments: Map<string, Server[]>
   lobbies: LobbySummary[]
@@ -80,22 +98,30 @@ export class EmulatorState {
   private readonly groups: Set<string>
   private readonly sitesById = new Map<string, SiteRecord>()
   private readonly sitesByUpload = new Map<string, SiteRecord>()
+  private readonly now: () => number
 
-  constructor(seed: Seed) {
+  constructor(seed: Seed, now: () => number = Date.now) {
+    this.now = now
     this.tokens = new Map(seed.tokens.map((token) => [token.token, structuredClone(token)]))
     this.groups = new Set(seed.groups ?? [])
     for (const game of structuredClone(seed.games)) {
       this.games.set(game.id, {
         id: game.id,
-        versions: new Set(game.versions),
-        namespaces: (game.namespaces ?? []).map((namespace) => ({
-          id: namespace.id,
-          gameId: game.id,
-          nameId: namespace.nameId,
-          displayName: namespace.displayName,
-          versionId: namespace.versionId,
-          domains: namespace.domains ?? [],
-        })),
+        nameId: game.nameId ?? game.id.slice(0, 8),
+        displayName: game.displayName ?? game.id.slice(0, 8),
+        versions: new Map(seedVersions(game).map((version) => [version.id, version])),
+        namespaces: (game.namespaces ?? []).map((namespace) => {
+          const createTs = namespace.createTs ?? SEED_EPOCH
+          return {
+            id: namespace.id,
+            gameId: game.id,
+            nameId: namespace.nameId,
+            displayName: namespace.displayName,
+            versionId: namespace.versionId,
+            createTs,
+            domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs })),
+          }
+        }),
         environments: new Map(
           (game.environments ?? []).map((environment) => [environment.id, environment.servers]),
         ),
@@ -123,19 +149,27 @@ export class EmulatorState {
 
   isDomainTaken(domain: string): boolean {
     for (const game of this.games.values()) {
-      if (game.namespaces.some((namespace) => namespace.domains.includes(domain))) return true
+      if (game.namespaces.some((namespace) => hasDomain(namespace, domain))) return true
     }
     return false
   }
 
   createNamespace(game: GameRecord, displayName: string, nameId: string, versionId: string): string {
     const id = randomUUID()
-    game.namespaces.push({ id, gameId: game.id, nameId, displayName, versionId, domains: [] })
+    const createTs = new Date(this.now()).toISOString()
+    game.namespaces.push({ id, gameId: game.id, nameId, displayName, versionId, createTs, domains: [] })
     return id
   }
 
   addDomain(namespace: NamespaceRecord, domain: string): void {
-    namespace.domains.push(domain)
+    namespace.domains.push({ domain, createTs: new Date(this.now()).toISOString() })
+  }
+
+  /** False when the namespace did not have the domain. */
+  removeDomain(namespace: NamespaceRecord, domain: string): boolean {
+    const index = namespace.domains.findIndex((entry) => entry.domain === domain)
+    if (index >= 0) namespace.domains.splice(index, 1)
+    return index >= 0
   }
 
   createSite(gameId: string, displayName: string, files: FileDescriptor[], parts: SitePart[]): SiteRecord {
@@ -169,7 +203,7 @@ export class EmulatorState {
       nameId: namespace.nameId,
       displayName: namespace.displayName,
       versionId: namespace.versionId,
-      domains: [...namespace.domains],
+      domains: namespace.domains.map((entry) => entry.domain),
     }))
   }
 
@@ -181,6 +215,25 @@ export class EmulatorState {
   siteViews(gameId: string): SiteView[] {
     return [...this.sitesById.values()].filter((site) => site.gameId === gameId).map(viewOfSite)
   }
+}
+
+const SEED_EPOCH = '2025-01-01T00:00:00.000Z'
+const DAY_MS = 24 * 60 * 60 * 1000
+
+export function hasDomain(namespace: NamespaceRecord, domain: string): boolean {
+  return namespace.domains.some((entry) => entry.domain === domain)
+}
+
+function seedVersions(game: SeedGame): SeedVersion[] {
+  return game.versions.map((version, index) =>
+    typeof version === 'string'
+      ? {
+          id: version,
+          displayName: `v${index + 1}`,
+          createTs: new Date(Date.parse(SEED_EPOCH) + index * DAY_MS).toISOString(),
+        }
+      : version,
+  )
 }
 
 function viewOfSite(site: SiteRecord): SiteView {

@@ -1,4 +1,5 @@
-// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers one presigned PUT per part.
+// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers one presigned PUT per
+// file (per part when the emulator's multipartThreshold asks for parts).
 
 import { displayNameProblems, isU64, planParts } from '../../api/rules.ts'
 import type { FileDescriptor, PresignedRequest } from '../../api/types.ts'
@@ -8,19 +9,18 @@ import { ApiError, badBody, internalError, validationError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { SitePart } from '../state.ts'
 
-const HOUR_MS = 60 * 60 * 1000
-const SINGLE_URL_LIFETIME_MS = HOUR_MS
-const PART_URL_LIFETIME_MS = 6 * HOUR_MS
+/** X-Amz-Expires of every CDN upload URL: 1 hour, for one PUT per file and for parts alike. */
+const URL_LIFETIME_S = 3600
 
 export const createGameCdnSite: ApiRoute = {
   method: 'POST',
   pattern: '/cloud/games/:game_id/cdn/sites',
-  handle(context) {
+  async handle(context) {
     const displayName = stringField(context.body, 'display_name')
     const files = fileDescriptors(context.body.files)
     const nameProblems = displayNameProblems(displayName).map((problem) => ['display-name', problem])
     if (nameProblems.length > 0) throw validationError(nameProblems)
-    const { options, state, signer, baseUrl } = context.core
+    const { options, state, signer, storeUrl } = context.core
     checkSize(files, options)
     const game = requireGame(context)
     // The real service fails on its unique index: an internal error, not a validation error.
@@ -28,21 +28,23 @@ export const createGameCdnSite: ApiRoute = {
 
     const site = state.createSite(game.id, displayName, files, planSiteParts(files, options))
     const now = options.now()
-    const presignedRequests = site.parts.map((part): PresignedRequest => {
-      const file = files[part.fileIndex]
-      if (!file) throw internalError()
-      const multipart = file.content_length >= options.multipartThreshold
-      const url = signer.url(baseUrl, {
-        uploadId: site.uploadId,
-        partIndex: part.index,
-        path: part.path,
-        byteOffset: part.byteOffset,
-        contentLength: part.contentLength,
-        contentType: file.content_type,
-        expiresAt: now + (multipart ? PART_URL_LIFETIME_MS : SINGLE_URL_LIFETIME_MS),
-      })
-      return { path: part.path, url, byte_offset: part.byteOffset, content_length: part.contentLength }
-    })
+    const presignedRequests = await Promise.all(
+      site.parts.map(async (part): Promise<PresignedRequest> => {
+        const file = files[part.fileIndex]
+        if (!file) throw internalError()
+        const url = await signer.url(storeUrl, {
+          uploadId: site.uploadId,
+          partIndex: part.index,
+          multipart: file.content_length >= options.multipartThreshold,
+          path: part.path,
+          contentLength: part.contentLength,
+          contentType: file.content_type,
+          signedAt: now,
+          expiresIn: URL_LIFETIME_S,
+        })
+        return { path: part.path, url, byte_offset: part.byteOffset, content_length: part.contentLength }
+      }),
+    )
     return { site_id: site.siteId, upload_id: site.uploadId, presigned_requests: presignedRequests }
   },
 }

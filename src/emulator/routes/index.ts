@@ -6,7 +6,13 @@ import { createGameCdnSite } from './cdn-sites.ts'
 import { validateGroup } from './groups.ts'
 import { getNamespaceLobby } from './lobbies.ts'
 import { validateMatchmakerConfig } from './matchmaker-config.ts'
-import { addNamespaceDomain, createGameNamespace } from './namespaces.ts'
+import { getGameById } from './games.ts'
+import {
+  addNamespaceDomain,
+  createGameNamespace,
+  getGameNamespaceById,
+  removeNamespaceDomain,
+} from './namespaces.ts'
 import { listServers } from './servers.ts'
 import { completeUpload } from './uploads.ts'
 
@@ -20,4 +26,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   addNamespaceDomain,
   createGameCdnSite,
   completeUpload,
+  getGameById,
+  getGameNamespaceById,
+  removeNamespaceDomain,
 ]

@@ -13,6 +13,14 @@ export const getNamespaceLobby: ApiRoute = {
     if (!context.core.state.namespace(game, namespaceId) || !lobby || lobby.namespace_id !== namespaceId) {
       throw internalError()
     }
-    return { lobby }
+    // The real shape: metrics beside the lobby. A copy stays inside for clients written from the
+    // interface document alone, which puts it there.
+    return {
+      lobby,
+      ...(lobby.metrics === undefined ? {} : { metrics: lobby.metrics }),
+      perf_lists: [],
+      stdout_presigned_urls: [],
+      stderr_presigned_urls: [],
+    }
   },
 }

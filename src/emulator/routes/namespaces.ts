@@ -1,4 +1,4 @@
-// Namespace routes: create a namespace, add a domain to one.
+// Namespace routes: create a namespace, read one, add a domain to one and remove it.
 
 import {
   createNamespaceProblems,
@@ -7,8 +7,26 @@ import {
   nameIdProblems,
 } from '../../api/rules.ts'
 import { stringField } from '../body.ts'
-import { requireGame, type ApiRoute } from '../core.ts'
-import { ApiError, internalError, validationError } from '../errors.ts'
+import { requireGame, type ApiContext, type ApiRoute } from '../core.ts'
+import { ApiError, badBody, internalError, validationError } from '../errors.ts'
+import { isUuid } from '../router.ts'
+import { hasDomain, type NamespaceRecord } from '../state.ts'
+
+export function namespaceSummary(namespace: NamespaceRecord) {
+  return {
+    namespace_id: namespace.id,
+    create_ts: namespace.createTs,
+    display_name: namespace.displayName,
+    version_id: namespace.versionId,
+    name_id: namespace.nameId,
+  }
+}
+
+function requireNamespace(context: ApiContext): NamespaceRecord {
+  const namespace = context.core.state.namespace(requireGame(context), context.params.namespace_id ?? '')
+  if (!namespace) throw internalError()
+  return namespace
+}
 
 // POST /cloud/games/{game_id}/namespaces
 export const createGameNamespace: ApiRoute = {
@@ -18,6 +36,7 @@ export const createGameNamespace: ApiRoute = {
     const displayName = stringField(context.body, 'display_name')
     const nameId = stringField(context.body, 'name_id')
     const versionId = stringField(context.body, 'version_id')
+    if (!isUuid(versionId)) throw badBody('"version_id" must be a UUID')
     const game = requireGame(context)
     const problems = createNamespaceProblems(displayName, nameId)
     const taken = game.namespaces.some((namespace) => namespace.nameId === nameId)
@@ -41,8 +60,9 @@ export const addNamespaceDomain: ApiRoute = {
       )
     }
     const { state } = context.core
-    const namespace = state.namespace(requireGame(context), context.params.namespace_id ?? '')
-    if (!namespace) throw internalError()
+    const namespace = requireNamespace(context)
+    // The real service's insert breaks its primary key: an internal error, not CLOUD_HOSTNAME_TAKEN.
+    if (hasDomain(namespace, domain)) throw internalError()
     if (namespace.domains.length >= DOMAINS_PER_NAMESPACE_MAX) {
       throw new ApiError(
         'CDN_TOO_MANY_DOMAINS',
@@ -53,6 +73,54 @@ export const addNamespaceDomain: ApiRoute = {
       throw new ApiError('CLOUD_HOSTNAME_TAKEN', `The domain "${domain}" is already in use.`)
     }
     state.addDomain(namespace, domain)
+    return {}
+  },
+}
+
+// GET /cloud/games/{game_id}/namespaces/{namespace_id}: the namespace with its config and domains.
+export const getGameNamespaceById: ApiRoute = {
+  method: 'GET',
+  pattern: '/cloud/games/:game_id/namespaces/:namespace_id',
+  handle(context) {
+    const namespace = requireNamespace(context)
+    return {
+      namespace: {
+        ...namespaceSummary(namespace),
+        config: {
+          cdn: {
+            enable_domain_public_auth: false,
+            domains: namespace.domains.map((entry) => ({
+              domain: entry.domain,
+              create_ts: entry.createTs,
+              verification_status: 'active',
+              verification_method: { invalid: {} },
+              verification_errors: [],
+            })),
+            auth_type: 'none',
+            auth_user_list: [],
+          },
+          matchmaker: {
+            lobby_count_max: 256,
+            max_players_per_client: 4,
+            max_players_per_client_vpn: 4,
+            max_players_per_client_proxy: 4,
+            max_players_per_client_tor: 4,
+            max_players_per_client_hosting: 4,
+          },
+          kv: {},
+          identity: {},
+        },
+      },
+    }
+  },
+}
+
+// DELETE /cloud/games/{game_id}/namespaces/{namespace_id}/domains/{domain}
+export const removeNamespaceDomain: ApiRoute = {
+  method: 'DELETE',
+  pattern: '/cloud/games/:game_id/namespaces/:namespace_id/domains/:domain',
+  handle(context) {
+    context.core.state.removeDomain(requireNamespace(context), context.params.domain ?? '')
     return {}
   },
 }

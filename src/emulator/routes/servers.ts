@@ -17,9 +17,9 @@ export const listServers: ApiRoute = {
 
     let newestFirst = [...servers].sort(byNewest)
     if (cursor !== null) {
+      // A cursor naming no server gives an empty page, as on the real service.
       const position = newestFirst.findIndex((server) => server.id === cursor)
-      if (position < 0) throw internalError()
-      newestFirst = newestFirst.slice(position + 1)
+      newestFirst = position < 0 ? [] : newestFirst.slice(position + 1)
     }
     const matching = newestFirst.filter(
       (server) => (includeDestroyed || server.destroyed_at === undefined) && hasTags(server, tags),
@@ -31,7 +31,7 @@ export const listServers: ApiRoute = {
 }
 
 function byNewest(a: Server, b: Server): number {
-  return b.created_at - a.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  return b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 }
 
 function hasTags(server: Server, tags: Record<string, string>): boolean {
