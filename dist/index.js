@@ -37409,7 +37409,7 @@ function forEachLimited(items, limit, task) {
                 return;
             failed = true;
             limiter.clearQueue();
-            reject(error);
+            reject(error instanceof Error ? error : new Error(String(error)));
         };
         const feed = () => {
             while (!failed && !exhausted && unfinished < AHEAD * limiter.concurrency) {
@@ -37429,7 +37429,7 @@ function forEachLimited(items, limit, task) {
         }
         catch (error) {
             failed = true;
-            reject(error);
+            reject(error instanceof Error ? error : new Error(String(error)));
         }
     });
 }

@@ -33,7 +33,7 @@ export function forEachLimited<T>(
       if (failed) return
       failed = true
       limiter.clearQueue()
-      reject(error)
+      reject(error instanceof Error ? error : new Error(String(error)))
     }
     const feed = () => {
       while (!failed && !exhausted && unfinished < AHEAD * limiter.concurrency) {
@@ -51,7 +51,7 @@ export function forEachLimited<T>(
       feed()
     } catch (error) {
       failed = true
-      reject(error)
+      reject(error instanceof Error ? error : new Error(String(error)))
     }
   })
 }

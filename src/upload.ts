@@ -356,7 +356,7 @@ function dispatchPut(
     }
     const handler: Dispatcher.DispatchHandlers = {
       onConnect(abort) {
-        abortRequest = abort as (reason: Error) => void
+        abortRequest = abort
         if (pending) abort(pending)
       },
       // undici 6 calls it with each chunk written to the socket (its types say a size).
