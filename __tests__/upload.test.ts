@@ -349,3 +349,21 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
     logger.lines.join('\n'),
   )
 })
+
+test('a PUT that stalls on every attempt fails naming the file, after the retries', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore(() => {}) // never answers
+  const error = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ retries: 1, sleep: async () => {} }),
+    requestTimeoutMs: 100,
+    logger: memoryLogger(),
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
+  assert.equal(store.attempts(), 2)
+})

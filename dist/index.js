@@ -37958,6 +37958,10 @@ class PartUploadError extends Error {
         this.retryable = retryable;
     }
 }
+/** Why the stall sweep aborted a PUT: retried like a lost connection. */
+class StalledError extends Error {
+    name = 'StalledError';
+}
 const READ_BUFFER = 256 * 1024;
 /** Read buffers per streamed part, used in turn (see readChunks). */
 const RING = 3;
@@ -37996,7 +38000,7 @@ async function uploadParts(options) {
         const now = performance.now();
         for (const put of inFlight) {
             if (now - put.lastProgress >= options.requestTimeoutMs) {
-                put.abort(new PartUploadError(`no progress for ${options.requestTimeoutMs / 1000} s`, undefined, true));
+                put.abort(new StalledError(`no progress for ${options.requestTimeoutMs / 1000} s`));
             }
         }
     }, stallCheck);
@@ -38031,7 +38035,9 @@ async function uploadParts(options) {
             const reason = signal.reason;
             for (const put of inFlight)
                 put.abort(reason instanceof Error ? reason : new Error(String(reason)));
-            reject(reason instanceof Error ? reason : new Error(String(reason)));
+            // The caller's own reason, whatever it is, as AbortSignal users expect.
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+            reject(reason);
         };
         signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -38172,9 +38178,8 @@ async function putPart(part, options, progress, inFlight, buffers) {
         if (error instanceof PartUploadError)
             throw error;
         const message = error instanceof Error ? error.message : String(error);
-        throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, isNetworkFailure(error), {
-            cause: error,
-        });
+        const retryable = isNetworkFailure(error) || error instanceof StalledError;
+        throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, retryable, { cause: error });
     }
 }
 /**

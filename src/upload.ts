@@ -50,6 +50,11 @@ export class PartUploadError extends Error {
   }
 }
 
+/** Why the stall sweep aborted a PUT: retried like a lost connection. */
+class StalledError extends Error {
+  override name = 'StalledError'
+}
+
 interface Part {
   request: PresignedRequest
   file: ArtifactFile
@@ -103,9 +108,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     const now = performance.now()
     for (const put of inFlight) {
       if (now - put.lastProgress >= options.requestTimeoutMs) {
-        put.abort(
-          new PartUploadError(`no progress for ${options.requestTimeoutMs / 1000} s`, undefined, true),
-        )
+        put.abort(new StalledError(`no progress for ${options.requestTimeoutMs / 1000} s`))
       }
     }
   }, stallCheck)
@@ -149,7 +152,9 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       limiter.clearQueue()
       const reason: unknown = signal.reason
       for (const put of inFlight) put.abort(reason instanceof Error ? reason : new Error(String(reason)))
-      reject(reason instanceof Error ? reason : new Error(String(reason)))
+      // The caller's own reason, whatever it is, as AbortSignal users expect.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      reject(reason)
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
@@ -308,9 +313,8 @@ async function putPart(
     if (!Buffer.isBuffer(body)) void body.return(undefined)
     if (error instanceof PartUploadError) throw error
     const message = error instanceof Error ? error.message : String(error)
-    throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, isNetworkFailure(error), {
-      cause: error,
-    })
+    const retryable = isNetworkFailure(error) || error instanceof StalledError
+    throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, retryable, { cause: error })
   }
 }
 
