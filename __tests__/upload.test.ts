@@ -210,3 +210,160 @@ test('with hash, the upload fills in each SHA-256 from the bytes it sends, for w
   })
   assert.equal(store.attempts(), 4)
 })
+
+test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and SHA-256) from the bytes sent', async () => {
+  const root = await tempDir()
+  const size = 3 * 1024 * 1024 + 7
+  const written = await writeTree(root, { 'big.bin': size })
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  let received: Buffer | undefined
+  const store = await fakeStore((_req, body, res) => {
+    received = body
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const result = await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: [{ path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size }],
+    dispatcher: agent,
+    concurrency: 4,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(received, written.get('big.bin'))
+  assert.equal(scanned[0]!.sha256, createHash('sha256').update(written.get('big.bin')!).digest('hex'))
+  assert.equal(result.bytes, size)
+  assert.equal(store.attempts(), 1)
+})
+
+test('an aborted signal starts no new PUT, aborts those in flight and rejects with its reason', async () => {
+  const root = await tempDir()
+  const tree = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
+  await writeTree(root, tree)
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  let arrived = 0
+  let closed = 0
+  const controller = new AbortController()
+  const store = await fakeStore((req, _body, res) => {
+    arrived++
+    res.on('close', () => closed++)
+    // Never answers: the PUTs stay in flight until the upload aborts them.
+    if (arrived === 3) controller.abort(new Error('the run was cancelled'))
+    void req
+  })
+  const error = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: manifest.files.map((f) => ({
+      path: f.path,
+      url: `${store.url}/put?p=${f.path}`,
+      byte_offset: 0,
+      content_length: f.size,
+    })),
+    dispatcher: agent,
+    concurrency: 3,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 60_000,
+    logger: memoryLogger(),
+    signal: controller.signal,
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof Error)
+  assert.equal(error.message, 'the run was cancelled')
+  // Let the aborted connections reach the store.
+  for (let i = 0; i < 50 && closed < 3; i++) await new Promise((r) => setTimeout(r, 10))
+  assert.equal(closed, 3, 'the 3 PUTs in flight were aborted')
+  assert.equal(arrived, 3, 'no PUT started after the abort')
+})
+
+test('an upload given an already aborted signal sends nothing', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  const reason = new Error('cancelled before the upload')
+  await assert.rejects(
+    uploadParts({
+      files: manifest.files,
+      hash: false,
+      requests: requestFor(store.url, 5),
+      dispatcher: agent,
+      concurrency: 2,
+      retry: retryPolicy({ sleep: async () => {} }),
+      requestTimeoutMs: 5000,
+      logger: memoryLogger(),
+      signal: AbortSignal.abort(reason),
+    }),
+    (e) => e === reason,
+  )
+  assert.equal(store.attempts(), 0)
+})
+
+test('503 SlowDown from the store halves the uploads in flight, and they are retried', async () => {
+  const root = await tempDir()
+  const tree = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
+  await writeTree(root, tree)
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const store = await fakeStore((_req, body, res, attempt) => {
+    if (attempt <= 4) {
+      res
+        .writeHead(503, { 'content-type': 'application/xml' })
+        .end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>')
+      return
+    }
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const logger = memoryLogger()
+  const result = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: manifest.files.map((f) => ({
+      path: f.path,
+      url: `${store.url}/put?p=${f.path}`,
+      byte_offset: 0,
+      content_length: f.size,
+    })),
+    dispatcher: agent,
+    concurrency: 8,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger,
+  })
+  assert.equal(result.retries, 4)
+  assert.equal(store.attempts(), 44)
+  assert.ok(
+    logger.lines.includes('The store signals overload (503): 4 uploads at a time'),
+    logger.lines.join('\n'),
+  )
+})
+
+test('a PUT that stalls on every attempt fails naming the file, after the retries', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore(() => {}) // never answers
+  const error = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ retries: 1, sleep: async () => {} }),
+    requestTimeoutMs: 100,
+    logger: memoryLogger(),
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
+  assert.equal(store.attempts(), 2)
+})

@@ -6,7 +6,7 @@ import mime from 'mime-types'
 import { UsageError } from './api/errors.ts'
 import type { FileDescriptor } from './api/types.ts'
 import type { Logger } from './logger.ts'
-import { forEachInPool } from './pool.ts'
+import { forEachLimited } from './limit.ts'
 
 export interface ArtifactFile {
   /** Path relative to the site root, `/` separators: the path the service knows the file by. */
@@ -61,19 +61,23 @@ export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFi
 }
 
 /**
- * Hashes files in place with a fixed pool of workers, each reading into its own buffer: no garbage
- * and no pending promise per file, so memory stays flat whatever the file count and size.
+ * Hashes files in place, `workers` at a time, each read into a buffer taken from a small free list
+ * (one per file running): no garbage and no pending promise per file, so memory stays flat whatever
+ * the file count and size.
  */
 export async function hashArtifacts(files: ArtifactFile[], workers = 8): Promise<void> {
-  const buffers = Array.from({ length: Math.min(workers, files.length) }, () =>
-    Buffer.allocUnsafe(HASH_BUFFER),
-  )
-  await forEachInPool(files, workers, async (file, _index, worker) => {
-    const { sha256, size } = await hashFile(file.absolutePath, buffers[worker]!, file.size)
-    if (size !== file.size) {
-      throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
+  const free: Buffer[] = []
+  await forEachLimited(files, workers, async (file) => {
+    const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER)
+    try {
+      const { sha256, size } = await hashFile(file.absolutePath, buffer, file.size)
+      if (size !== file.size) {
+        throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
+      }
+      file.sha256 = sha256
+    } finally {
+      free.push(buffer)
     }
-    file.sha256 = sha256
   })
 }
 
@@ -171,7 +175,7 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
   const described = new Array<ArtifactFile | undefined>(found.length)
-  await forEachInPool(found, 16, async (absolutePath, i) => {
+  await forEachLimited(found, 16, async (absolutePath, i) => {
     let stats = await lstat(absolutePath)
     let target: string
     if (stats.isSymbolicLink()) {
@@ -247,7 +251,7 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
     // Kept per directory, so that the order is the file system's, not the order reads finish in.
     const listings = new Array<{ files: string[]; dirs: string[] }>(level.length)
     let plain = true
-    await forEachInPool(level, 16, async (dir, index) => {
+    await forEachLimited(level, 16, async (dir, index) => {
       const listing: { files: string[]; dirs: string[] } = { files: [], dirs: [] }
       for (const entry of await readdir(dir, { withFileTypes: true })) {
         if (!includeHidden && isHidden(entry.name)) continue

@@ -90,8 +90,8 @@ export const ActionName = {
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 
-/** Chosen with `npm run bench -- --sweep` against a 20 ms round trip: see BENCHMARKS.md. */
-export const DEFAULT_CONCURRENCY = 32
+/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
+export const DEFAULT_CONCURRENCY = 128
 export const MAX_CONCURRENCY = 256
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20

@@ -15,7 +15,6 @@ import {
 import type { DeployInputs } from './inputs.ts'
 import { formatBytes } from './format.ts'
 import type { Logger } from './logger.ts'
-import { collectAllGarbage, preferSmallHeap } from './memory.ts'
 import type { PreviewState } from './preview.ts'
 import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
@@ -56,7 +55,6 @@ export interface DeployDependencies {
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
-  preferSmallHeap()
   const retry = retryPolicy({ retries: inputs.retries, ...deps.retry })
   const started = retry.now()
 
@@ -167,9 +165,6 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
             `for ${siteFiles.length} files, ` +
             `${inputs.concurrency} at a time`,
         )
-        // The site's answer, as bytes and as text (MBs for thousands of files), is garbage now; V8
-        // would keep it through the whole upload (measured: 20,000 files peaked 5 to 9 MiB higher).
-        collectAllGarbage()
         result.upload = await uploadParts({
           files: siteFiles,
           hash: !manifest,

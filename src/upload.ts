@@ -1,14 +1,14 @@
-import { createHash, hash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
+import { createHash, hash, type Hash } from 'node:crypto'
 import { open, stat } from 'node:fs/promises'
-import { Transform, pipeline, type Readable } from 'node:stream'
-import { request, type Dispatcher } from 'undici'
+import pLimit from 'p-limit'
+import type { Dispatcher } from 'undici'
+import { AdaptiveConcurrency } from './adaptive.ts'
 import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
 import type { PresignedRequest } from './api/types.ts'
 import { hashArtifacts, type ArtifactFile } from './artifacts.ts'
+import { soonestExpiringFirst } from './expiry.ts'
+import { forEachLimited } from './limit.ts'
 import type { Logger } from './logger.ts'
-import { collectGarbageEvery } from './memory.ts'
-import { forEachInPool } from './pool.ts'
 import { createProgress, type Progress } from './progress.ts'
 
 export interface UploadOptions {
@@ -20,12 +20,15 @@ export interface UploadOptions {
    */
   hash: boolean
   dispatcher: Dispatcher
+  /** PUTs in flight at most; fewer while the store signals overload (see AdaptiveConcurrency). */
   concurrency: number
   retry: RetryPolicy
   /** A PUT that moves no byte and gets no answer for this long is aborted and retried. */
   requestTimeoutMs: number
   logger: Logger
   progressIntervalMs?: number
+  /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
+  signal?: AbortSignal
 }
 
 export interface UploadResult {
@@ -47,6 +50,11 @@ export class PartUploadError extends Error {
   }
 }
 
+/** Why the stall sweep aborted a PUT: retried like a lost connection. */
+class StalledError extends Error {
+  override name = 'StalledError'
+}
+
 interface Part {
   request: PresignedRequest
   file: ArtifactFile
@@ -55,14 +63,26 @@ interface Part {
   of: number
 }
 
+/** A PUT on the wire: what the stall sweep and cancellation need to reach it. */
+interface InFlight {
+  lastProgress: number
+  abort: (reason: Error) => void
+}
+
 const READ_BUFFER = 256 * 1024
-/** Bytes streamed between young-generation collections (see memory.ts). */
-const COLLECT_EVERY = 16 * 1024 * 1024
+/** Read buffers per streamed part, used in turn (see readChunks). */
+const RING = 3
 /** Parts up to this size are read whole; larger ones are streamed. */
 const SMALL_PART = 1024 * 1024
+/** Parts up to this size are read into a buffer reused from PUT to PUT (one per PUT in flight). */
+const REUSED_BUFFER = 64 * 1024
+/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+const ERROR_BODY_LIMIT = 8 * 1024
 
 /** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
 export async function uploadParts(options: UploadOptions): Promise<UploadResult> {
+  const { signal } = options
+  signal?.throwIfAborted()
   const parts = planUpload(options.files, options.requests)
   const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
@@ -75,13 +95,48 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     intervalMs: options.progressIntervalMs ?? 5_000,
   })
   let retries = 0
-  const streamed = collectGarbageEvery(COLLECT_EVERY)
-  const ordered = [...parts].sort((a, b) => b.request.content_length - a.request.content_length)
+  const limiter = pLimit(Math.max(1, options.concurrency))
+  const adaptive = new AdaptiveConcurrency(limiter.concurrency, (limit) => {
+    limiter.concurrency = limit
+  })
+  const inFlight = new Set<InFlight>()
+  const buffers: Buffer[] = []
+  // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
+  // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more.
+  const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)))
+  const sweep = setInterval(() => {
+    const now = performance.now()
+    for (const put of inFlight) {
+      if (now - put.lastProgress >= options.requestTimeoutMs) {
+        put.abort(new StalledError(`no progress for ${options.requestTimeoutMs / 1000} s`))
+      }
+    }
+  }, stallCheck)
+  sweep.unref()
+  const ordered = soonestExpiringFirst(
+    parts,
+    (p) => p.request.url,
+    (p) => p.request.content_length,
+  )
   const uploadOne = async (part: Part) => {
+    if (signal?.aborted) return
     await withRetries(
       describePart(part),
-      () => putPart(part, options, progress, streamed),
-      (error) => error instanceof PartUploadError && error.retryable,
+      async () => {
+        const epoch = adaptive.started()
+        try {
+          await putPart(part, options, progress, inFlight, buffers)
+          adaptive.succeeded()
+        } catch (error) {
+          if (isOverload(error) && adaptive.overloaded(epoch)) {
+            options.logger.info(
+              `The store signals overload (${shortOverload(error)}): ${adaptive.current} uploads at a time`,
+            )
+          }
+          throw error
+        }
+      },
+      (error) => error instanceof PartUploadError && error.retryable && !signal?.aborted,
       options.retry,
       options.logger,
       () => retries++,
@@ -90,9 +145,29 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
   const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
+  let onAbort: (() => void) | undefined
+  const cancelled = new Promise<never>((_resolve, reject) => {
+    if (!signal) return
+    onAbort = () => {
+      limiter.clearQueue()
+      const reason: unknown = signal.reason
+      for (const put of inFlight) put.abort(reason instanceof Error ? reason : new Error(String(reason)))
+      // The caller's own reason, whatever it is, as AbortSignal users expect.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      reject(reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  cancelled.catch(() => {})
   try {
-    await Promise.all([hashArtifacts(hashedApart, 2), forEachInPool(ordered, options.concurrency, uploadOne)])
+    await Promise.race([
+      Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(ordered, limiter, uploadOne)]),
+      cancelled,
+    ])
+    signal?.throwIfAborted()
   } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
+    clearInterval(sweep)
     progress.stop()
   }
   await assertUnchanged(options.files)
@@ -102,6 +177,18 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     retries,
     durationMs: options.retry.now() - started,
   }
+}
+
+/** The store asks for fewer requests: 503 SlowDown, 429, or a connection dropped or refused. */
+function isOverload(error: unknown): boolean {
+  if (!(error instanceof PartUploadError)) return false
+  if (error.status === 503 || error.status === 429) return true
+  return error.status === undefined && isNetworkFailure(error.cause)
+}
+
+function shortOverload(error: unknown): string {
+  if (error instanceof PartUploadError && error.status !== undefined) return String(error.status)
+  return 'connection lost'
 }
 
 /** Pairs each presigned request with its file and checks it asks for a range the file has. */
@@ -144,80 +231,60 @@ async function putPart(
   part: Part,
   options: UploadOptions,
   progress: Progress,
-  streamed: (bytes: number) => void,
+  inFlight: Set<InFlight>,
+  buffers: Buffer[],
 ): Promise<void> {
   const { byte_offset: offset, content_length: length } = part.request
-  const abort = new AbortController()
-  let sent = 0
-  let watchdog: NodeJS.Timeout | undefined
-  const stalled = () => {
-    abort.abort(new PartUploadError(`no progress for ${options.requestTimeoutMs / 1000} s`, undefined, true))
-  }
-  const touch = () => {
-    clearTimeout(watchdog)
-    watchdog = setTimeout(stalled, options.requestTimeoutMs)
-  }
-  let body: Buffer | Readable
+  let body: Buffer | AsyncGenerator<Buffer>
   let md5: () => string
   // A part that is the whole file gives the file's SHA-256 from the same bytes.
   let sha256: (() => string) | undefined
+  let hashers: { md5: Hash; sha256: Hash | undefined } | undefined
   const wholeFile = options.hash && part.of === 1
+  let reused: Buffer | undefined
   if (length <= SMALL_PART) {
-    // Most files of a web build are small: one read, one buffer, one hash call, and none of the
-    // objects of a stream pipeline (thousands of those made the heap grow with the file count).
-    const bytes = await readRange(part, offset, length)
-    sent = length
-    progress.addBytes(length)
+    // Most files of a web build are small: one read, one buffer, one hash call each, and none of
+    // the objects of a stream.
+    // The small ones go into a buffer an earlier PUT sent: a new buffer per file is memory outside
+    // V8's heap that stays until V8 collects its wrapper, tens of MB for thousands of files.
+    reused = length <= REUSED_BUFFER ? (buffers.pop() ?? Buffer.allocUnsafe(REUSED_BUFFER)) : undefined
+    const bytes = await readRange(part, offset, length, reused)
     body = bytes
     md5 = () => hash('md5', bytes)
     if (wholeFile) sha256 = () => hash('sha256', bytes)
   } else {
-    const hasher = createHash('md5')
-    const fileHasher = wholeFile ? createHash('sha256') : undefined
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        hasher.update(chunk)
-        fileHasher?.update(chunk)
-        streamed(chunk.length)
-        sent += chunk.length
-        progress.addBytes(chunk.length)
-        touch()
-        callback(null, chunk)
-      },
-    })
-    // pipeline() destroys the file stream too when undici drops the body (abort, reset).
-    body = pipeline(
-      createReadStream(part.file.absolutePath, {
-        start: offset,
-        end: offset + length - 1,
-        highWaterMark: Math.min(READ_BUFFER, length),
-      }),
-      counter,
-      () => {},
-    )
-    md5 = () => hasher.digest('hex')
-    if (fileHasher) sha256 = () => fileHasher.digest('hex')
+    // Hashed from the chunks as undici writes them to the socket: exactly the bytes sent, one read.
+    hashers = { md5: createHash('md5'), sha256: wholeFile ? createHash('sha256') : undefined }
+    const { md5: m, sha256: s } = hashers
+    md5 = () => m.digest('hex')
+    if (s) sha256 = () => s.digest('hex')
+    body = readChunks(part, offset, length)
   }
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (part.file.contentType) headers['content-type'] = part.file.contentType
 
-  touch()
+  let sent = 0
   try {
-    const response = await request(part.request.url, {
-      method: 'PUT',
+    const answer = await dispatchPut(
+      options.dispatcher,
+      part.request.url,
       headers,
       body,
-      dispatcher: options.dispatcher,
-      signal: abort.signal,
-      headersTimeout: options.requestTimeoutMs,
-      bodyTimeout: options.requestTimeoutMs,
-    })
-    const text = await response.body.text()
-    const status = response.statusCode
+      inFlight,
+      (chunk) => {
+        if (hashers) {
+          hashers.md5.update(chunk)
+          hashers.sha256?.update(chunk)
+        }
+        sent += chunk.length
+        progress.addBytes(chunk.length)
+      },
+    )
+    const status = answer.status
     if (status < 200 || status >= 300) {
       const retryable = status >= 500 || status === 408 || status === 429
       throw new PartUploadError(
-        `${describePart(part)}: the store answered ${status} ${storeError(text)}`,
+        `${describePart(part)}: the store answered ${status} ${storeError(answer.text)}`,
         status,
         retryable,
       )
@@ -225,10 +292,10 @@ async function putPart(
     if (sent !== length) {
       throw new PartUploadError(`${describePart(part)}: sent ${sent} of ${length} bytes`, status, true)
     }
-    const etag = response.headers.etag
+    const etag = answer.etag
     const expected = md5()
     if (
-      typeof etag === 'string' &&
+      etag !== undefined &&
       /^"[0-9a-f]{32}"$/i.test(etag) &&
       etag.slice(1, -1).toLowerCase() !== expected
     ) {
@@ -239,27 +306,154 @@ async function putPart(
       )
     }
     if (sha256) part.file.sha256 = sha256()
+    // Answered 2xx: the store has every byte, so none is still queued to be written from it.
+    if (reused) buffers.push(reused)
   } catch (error) {
     progress.addBytes(-sent)
+    if (!Buffer.isBuffer(body)) void body.return(undefined)
     if (error instanceof PartUploadError) throw error
-    const reason: unknown = abort.signal.aborted ? abort.signal.reason : error
-    const message = reason instanceof Error ? reason.message : String(reason)
-    throw new PartUploadError(
-      `${describePart(part)}: ${message}`,
-      undefined,
-      isNetworkFailure(error) || abort.signal.aborted,
-      {
-        cause: error,
+    const message = error instanceof Error ? error.message : String(error)
+    const retryable = isNetworkFailure(error) || error instanceof StalledError
+    throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, retryable, { cause: error })
+  }
+}
+
+interface StoreAnswer {
+  status: number
+  etag: string | undefined
+  /** The body of an answer that is not 2xx (its start); empty otherwise. */
+  text: string
+}
+
+/**
+ * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
+ * is its status and ETag, so no response stream, abort controller, or timer is made per request
+ * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
+ * small files those were most of the client's cost beyond node:http). The PUT joins `inFlight`
+ * while it is on the wire: the stall sweep and cancellation abort it through undici's own abort.
+ */
+function dispatchPut(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer | AsyncIterable<Buffer>,
+  inFlight: Set<InFlight>,
+  onSent: (chunk: Buffer) => void,
+): Promise<StoreAnswer> {
+  // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  const origin = slash < 0 ? url : url.slice(0, slash)
+  const target = slash < 0 ? '/' : url.slice(slash)
+  return new Promise<StoreAnswer>((resolve, reject) => {
+    let status = 0
+    let etag: string | undefined
+    let chunks: Buffer[] | undefined
+    let kept = 0
+    let abortRequest: ((reason: Error) => void) | undefined
+    let pending: Error | undefined
+    const put: InFlight = {
+      lastProgress: performance.now(),
+      abort(reason) {
+        if (abortRequest) abortRequest(reason)
+        else pending = reason
       },
-    )
+    }
+    inFlight.add(put)
+    const done = (error?: Error) => {
+      inFlight.delete(put)
+      if (error) reject(error)
+      else {
+        const text = chunks ? Buffer.concat(chunks).toString('utf8') : ''
+        resolve({ status, etag, text })
+      }
+    }
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect(abort) {
+        abortRequest = abort
+        if (pending) abort(pending)
+      },
+      // undici 6 calls it with each chunk written to the socket (its types say a size).
+      onBodySent: ((chunk: Buffer | string) => {
+        put.lastProgress = performance.now()
+        onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+      }) as unknown as Dispatcher.DispatchHandlers['onBodySent'],
+      onHeaders(statusCode, rawHeaders) {
+        put.lastProgress = performance.now()
+        status = statusCode
+        for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+          const name = rawHeaders[i]!
+          if (name.length === 4 && name.toString('latin1').toLowerCase() === 'etag') {
+            etag = rawHeaders[i + 1]!.toString('latin1')
+          }
+        }
+        if (status < 200 || status >= 300) chunks = []
+        return true
+      },
+      onData(chunk) {
+        put.lastProgress = performance.now()
+        if (chunks && kept < ERROR_BODY_LIMIT) {
+          chunks.push(chunk)
+          kept += chunk.length
+        }
+        return true
+      },
+      onComplete() {
+        done()
+      },
+      onError(error) {
+        done(error)
+      },
+    }
+    try {
+      // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
+      dispatcher.dispatch(
+        { origin, path: target, method: 'PUT', headers, body: body as Dispatcher.DispatchOptions['body'] },
+        handler,
+      )
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)))
+    }
+  })
+}
+
+/**
+ * The part's bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn instead of a
+ * new buffer per read (a read stream's are memory outside V8's heap that each forces collections to
+ * free: 2,800 of them for a 700 MiB file). Safe because undici writes an iterable body chunk by chunk
+ * and waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with
+ * TLS: less than a chunk): when the next chunk is asked for, the last full one was at least partly
+ * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
+ * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
+ */
+async function* readChunks(part: Part, offset: number, length: number): AsyncGenerator<Buffer> {
+  const size = Math.min(READ_BUFFER, length)
+  const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size))
+  const handle = await open(part.file.absolutePath, 'r')
+  try {
+    for (let done = 0, turn = 0; done < length; turn++) {
+      const buffer = ring[turn % RING]!
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(size, length - done), offset + done)
+      if (bytesRead === 0) {
+        throw new Error(
+          `${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`,
+        )
+      }
+      done += bytesRead
+      yield buffer.subarray(0, bytesRead)
+    }
   } finally {
-    clearTimeout(watchdog)
+    await handle.close()
   }
 }
 
 /** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
-async function readRange(part: Part, offset: number, length: number): Promise<Buffer> {
-  const bytes = Buffer.allocUnsafe(length)
+async function readRange(
+  part: Part,
+  offset: number,
+  length: number,
+  into: Buffer | undefined,
+): Promise<Buffer> {
+  const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length)
   const handle = await open(part.file.absolutePath, 'r')
   try {
     let done = 0
@@ -287,7 +481,7 @@ function storeError(text: string): string {
 
 /** A site is never completed with bytes that differ from the manifest. */
 async function assertUnchanged(files: ArtifactFile[]): Promise<void> {
-  await forEachInPool(files, 16, async (file) => {
+  await forEachLimited(files, 16, async (file) => {
     const now = await stat(file.absolutePath)
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
       throw new Error(

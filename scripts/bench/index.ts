@@ -1,9 +1,13 @@
 // npm run bench: the deploy against the practical limits of this machine, measured in one run.
 //
-// For each site it starts the emulator in its own process (real part sizes), then runs, interleaved and
-// repeated: the whole deploy through dist/index.js as the runner runs it (hashing included), a bare
-// uploader on the same files, our hashing phase alone, and sha256sum. It reports medians, the peak RSS
-// of the deploying process, and the start-up of dist/index.js, as a table and as JSON.
+// For each site it starts the emulator in its own process with the real service's upload shape (one
+// PUT per file, whatever its size), then runs, interleaved and repeated: the whole deploy through
+// dist/index.js as the runner runs it (hashing included) and the honest reference, a bare uploader
+// written with node:http (scripts/bench/bare-upload.ts), at the same concurrency; then our hashing
+// phase alone and sha256sum. The mixed site is also run against a store that answers each PUT after
+// --latency ms (a CI runner's round trip), the deploy at its default settings against the bare
+// uploader at --distant-concurrency. It reports medians, paired ratios, the peak RSS of the deploying
+// process and the start-up of dist/index.js, as a table and as JSON.
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -20,31 +24,37 @@ const MiB = 1024 * 1024
 const { values } = parseArgs({
   options: {
     sites: { type: 'string', default: 'mixed,big,small-1000,small-5000,small-20000' },
-    repeats: { type: 'string', default: '7' },
+    repeats: { type: 'string', default: '5' },
     'scaling-repeats': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '' },
+    latency: { type: 'string', default: '80' },
+    'distant-concurrency': { type: 'string', default: '128' },
     sweep: { type: 'string', default: '' },
-    latency: { type: 'string', default: '20' },
+    'sweep-latencies': { type: 'string', default: '20,80' },
     'small-files': { type: 'string', default: '3000' },
     'big-files': { type: 'string', default: '4' },
     'big-mib': { type: 'string', default: '40' },
     'single-mib': { type: 'string', default: '700' },
+    baseline: { type: 'string', default: '' },
     out: { type: 'string', default: path.join(root, '.bench/results.json') },
     help: { type: 'boolean', default: false },
   },
 })
 if (values.help) {
   console.log(`npm run bench -- [options]
-  --sites a,b,c         sites to measure (default mixed,big,small-1000,small-5000,small-20000)
-                        mixed: --small-files files of 1-32 KiB + --big-files files of --big-mib MiB
-                        big: one file of --single-mib MiB; small-N: N files of 1-32 KiB
-  --repeats N           runs of each measurement on mixed and big, median reported (default 7)
-  --scaling-repeats N   the same for the small-N sites (default 3)
-  --concurrency N       the deploy's concurrency input (default: the action's default)
-  --sweep 2,8,32        also time the deploy of the mixed site at these concurrencies, against an
-                        emulator that answers each request after --latency ms (default 20), as a
-                        network does: on loopback, concurrency only buys CPU contention
-  --out FILE            where the JSON goes (default .bench/results.json)`)
+  --sites a,b,c            sites to measure (default mixed,big,small-1000,small-5000,small-20000)
+                           mixed: --small-files files of 1-32 KiB + --big-files files of --big-mib MiB
+                           big: one file of --single-mib MiB; small-N: N files of 1-32 KiB
+  --repeats N              pairs of runs on mixed and big, median reported (default 5)
+  --scaling-repeats N      the same for the small-N sites (default 3)
+  --concurrency N          the deploy's concurrency input (default: the action's default)
+  --latency MS             the mixed site again with each PUT answered after MS ms: the deploy at
+                           its default settings against the bare uploader at --distant-concurrency
+                           (default 80 and 128; 0 skips it)
+  --sweep 16,32,64,128     time deploy and bare upload of the mixed site at these concurrencies, at
+                           each of --sweep-latencies (default 20,80) ms per PUT, with peak RSS
+  --baseline FILE          also run this other build of dist/index.js in each pair (A/B of a change)
+  --out FILE               where the JSON goes (default .bench/results.json)`)
   process.exit(0)
 }
 
@@ -86,7 +96,25 @@ interface Row {
   bareRssMib: number
 }
 const rows: Row[] = []
-const sweep: Array<{ concurrency: number; deployMs: number; bareMs: number }> = []
+interface Distant {
+  latencyMs: number
+  deployConcurrency: number
+  bareConcurrency: number
+  deployMs: number
+  bareMs: number
+  ratio: number
+  peakRssMib: number
+}
+let distant: Distant | undefined
+const sweep: Array<{
+  latencyMs: number
+  concurrency: number
+  deployMs: number
+  bareMs: number
+  ratio: number
+  peakRssMib: number
+  bareRssMib: number
+}> = []
 const started = Date.now()
 
 try {
@@ -99,31 +127,10 @@ try {
     const dir = path.join(work, name)
     const built = await buildSite(dir, spec)
     console.log(`\n${name}: ${built.files} files, ${(built.bytes / MiB).toFixed(1)} MiB`)
-    const emulator = await startEmulatorProcess()
+    const emulator = await startEmulatorProcess(0)
     const repeats = repeatsOf(name)
     try {
-      const deploys: number[] = []
-      const bares: number[] = []
-      const rss: number[] = []
-      const bareRss: number[] = []
-      for (let i = 0; i < repeats; i++) {
-        // Alternate which goes first, so neither always meets a warmer cache.
-        const order = i % 2 === 0 ? ['deploy', 'bare'] : ['bare', 'deploy']
-        for (const which of order) {
-          if (which === 'deploy') {
-            const r = await timeDeploy(emulator.url, dir, concurrency)
-            deploys.push(r.ms)
-            rss.push(r.peakRss)
-          } else {
-            const r = await timeBare(emulator.url, dir, concurrency)
-            bares.push(r.ms)
-            bareRss.push(r.peakRss)
-          }
-        }
-        process.stdout.write(
-          `  run ${i + 1}/${repeats}: deploy ${deploys.at(-1)!.toFixed(0)} ms, bare ${bares.at(-1)!.toFixed(0)} ms\n`,
-        )
-      }
+      const pairs = await pairedRuns(emulator.url, dir, concurrency, concurrency, repeats)
       const hashes: number[] = []
       const sums: number[] = []
       for (let i = 0; i < repeats; i++) {
@@ -132,33 +139,49 @@ try {
           await timeCommand('sh', ['-c', `find . -type f -print0 | xargs -0 sha256sum > /dev/null`], dir),
         )
       }
-      if (name === 'mixed' && values.sweep) {
-        const distant = await startEmulatorProcess(['--latency', values.latency])
-        for (const c of values.sweep.split(',').map(Number)) {
-          const d: number[] = []
-          const b: number[] = []
-          for (let i = 0; i < repeats; i++) {
-            d.push((await timeDeploy(distant.url, dir, String(c))).ms)
-            b.push((await timeBare(distant.url, dir, String(c))).ms)
-          }
-          sweep.push({ concurrency: c, deployMs: median(d), bareMs: median(b) })
+      if (name === 'mixed' && Number(values.latency) > 0) {
+        const far = await startEmulatorProcess(Number(values.latency))
+        try {
           console.log(
-            `  concurrency ${c}: deploy ${median(d).toFixed(0)} ms, bare ${median(b).toFixed(0)} ms`,
+            `  each PUT answered after ${values.latency} ms: deploy at concurrency ${concurrency}, bare at ${values['distant-concurrency']}`,
           )
+          const p = await pairedRuns(far.url, dir, concurrency, values['distant-concurrency'], repeats)
+          distant = {
+            latencyMs: Number(values.latency),
+            deployConcurrency: Number(concurrency),
+            bareConcurrency: Number(values['distant-concurrency']),
+            ...p,
+          }
+        } finally {
+          await far.stop()
+        }
+      }
+      if (name === 'mixed' && values.sweep) {
+        for (const latency of values['sweep-latencies'].split(',').map(Number)) {
+          const far = await startEmulatorProcess(latency)
+          try {
+            for (const c of values.sweep.split(',')) {
+              console.log(`  sweep: ${latency} ms per PUT, concurrency ${c}`)
+              const p = await pairedRuns(far.url, dir, c, c, repeats)
+              sweep.push({ latencyMs: latency, concurrency: Number(c), ...p })
+            }
+          } finally {
+            await far.stop()
+          }
         }
       }
       const row: Row = {
         site: name,
         files: built.files,
         mib: built.bytes / MiB,
-        deployMs: median(deploys),
-        bareMs: median(bares),
-        ratio: median(deploys) / median(bares),
+        deployMs: pairs.deployMs,
+        bareMs: pairs.bareMs,
+        ratio: pairs.ratio,
         hashMs: median(hashes),
         sha256sumMs: median(sums),
         hashRatio: median(hashes) / median(sums),
-        peakRssMib: Math.max(...rss) / 1024,
-        bareRssMib: Math.max(...bareRss) / 1024,
+        peakRssMib: pairs.peakRssMib,
+        bareRssMib: pairs.bareRssMib,
       }
       rows.push(row)
     } finally {
@@ -167,7 +190,7 @@ try {
     }
   }
 
-  const table = renderTable(rows, startupMs)
+  const table = renderTable(rows, startupMs, distant, sweep)
   console.log(`\n${table}`)
   const result = {
     date: new Date().toISOString(),
@@ -177,8 +200,8 @@ try {
     scalingRepeats: Number(values['scaling-repeats']),
     startupMs,
     rows,
+    distant,
     sweep,
-    sweepLatencyMs: values.sweep ? Number(values.latency) : undefined,
     totalSeconds: (Date.now() - started) / 1000,
   }
   await mkdir(path.dirname(values.out), { recursive: true })
@@ -191,11 +214,72 @@ try {
   await rm(work, { recursive: true, force: true })
 }
 
-async function timeDeploy(url: string, dir: string, c: string): Promise<{ ms: number; peakRss: number }> {
+/**
+ * Deploy and bare upload in pairs, alternating which goes first so neither always meets a warmer
+ * cache; the ratio is the median of the pairs' ratios (each pair ran under the same load).
+ */
+async function pairedRuns(
+  url: string,
+  dir: string,
+  deployConcurrency: string,
+  bareConcurrency: string,
+  repeats: number,
+) {
+  const deploys: number[] = []
+  const bares: number[] = []
+  const rss: number[] = []
+  const bareRss: number[] = []
+  const baselines: number[] = []
+  const baselineRss: number[] = []
+  for (let i = 0; i < repeats; i++) {
+    const order = i % 2 === 0 ? ['deploy', 'bare'] : ['bare', 'deploy']
+    if (values.baseline) order.splice(i % 3, 0, 'baseline')
+    for (const which of order) {
+      if (which === 'baseline') {
+        const r = await timeDeploy(url, dir, deployConcurrency, values.baseline)
+        baselines.push(r.ms)
+        baselineRss.push(r.peakRss)
+      } else if (which === 'deploy') {
+        const r = await timeDeploy(url, dir, deployConcurrency)
+        deploys.push(r.ms)
+        rss.push(r.peakRss)
+      } else {
+        const r = await timeBare(url, dir, bareConcurrency)
+        bares.push(r.ms)
+        bareRss.push(r.peakRss)
+      }
+    }
+    process.stdout.write(
+      `  run ${i + 1}/${repeats}: deploy ${deploys.at(-1)!.toFixed(0)} ms, bare ${bares.at(-1)!.toFixed(0)} ms` +
+        (values.baseline ? `, baseline ${baselines.at(-1)!.toFixed(0)} ms` : '') +
+        '\n',
+    )
+  }
+  if (values.baseline) {
+    console.log(
+      `  baseline: ${median(baselines).toFixed(0)} ms, baseline / bare ${median(baselines.map((b, i) => b / bares[i]!)).toFixed(2)}x, ` +
+        `deploy / baseline ${median(deploys.map((d, i) => d / baselines[i]!)).toFixed(2)}x, peak RSS ${(Math.max(...baselineRss) / 1024).toFixed(0)} MiB`,
+    )
+  }
+  return {
+    deployMs: median(deploys),
+    bareMs: median(bares),
+    ratio: median(deploys.map((d, i) => d / bares[i]!)),
+    peakRssMib: Math.max(...rss) / 1024,
+    bareRssMib: Math.max(...bareRss) / 1024,
+  }
+}
+
+async function timeDeploy(
+  url: string,
+  dir: string,
+  c: string,
+  entry = path.join(root, 'dist/index.js'),
+): Promise<{ ms: number; peakRss: number }> {
   const sampler = rssSampler()
   const t = performance.now()
   const run = await runAction({
-    entry: path.join(root, 'dist/index.js'),
+    entry,
     defaults,
     cwd: root,
     inputs: {
@@ -316,11 +400,11 @@ async function measureStartup(): Promise<number> {
 }
 
 async function startEmulatorProcess(
-  extra: string[] = [],
+  putLatencyMs: number,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [path.join(root, 'src/emulator/main.ts'), '--port', '0', '--no-rate-limit', ...extra],
+    [path.join(root, 'scripts/bench/emulator.ts'), '--put-latency', String(putLatencyMs)],
     {
       cwd: root,
       env: { ...process.env, TMPDIR: storageTmp },
@@ -361,17 +445,41 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-function renderTable(rows: Row[], startupMs: number): string {
+function renderTable(rows: Row[], startupMs: number, far: Distant | undefined, swept: typeof sweep): string {
   const lines = [
-    '| site | files | MiB | deploy | bare upload | deploy / bare | hashing | sha256sum | hashing / sha256sum | peak RSS deploy | peak RSS bare |',
+    `Concurrency ${concurrency} for both (the action's default unless --concurrency); one PUT per file; deploy / bare is the median of paired runs.`,
+    '',
+    '| site | files | MiB | deploy | bare upload (node:http) | deploy / bare | hashing | sha256sum | hashing / sha256sum | peak RSS deploy | peak RSS bare |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
         `| ${r.site} | ${r.files} | ${r.mib.toFixed(0)} | ${s(r.deployMs)} | ${s(r.bareMs)} | ${r.ratio.toFixed(2)}x | ${s(r.hashMs)} | ${s(r.sha256sumMs)} | ${r.hashRatio.toFixed(2)}x | ${r.peakRssMib.toFixed(0)} MiB | ${r.bareRssMib.toFixed(0)} MiB |`,
     ),
-    '',
-    `Start-up of dist/index.js to its first line: ${startupMs.toFixed(0)} ms.`,
   ]
+  if (far) {
+    lines.push(
+      '',
+      `Mixed site, each PUT answered after ${far.latencyMs} ms:`,
+      '',
+      '| deploy (concurrency) | bare upload (concurrency) | deploy / bare | peak RSS deploy |',
+      '| ---: | ---: | ---: | ---: |',
+      `| ${s(far.deployMs)} (${far.deployConcurrency}) | ${s(far.bareMs)} (${far.bareConcurrency}) | ${far.ratio.toFixed(2)}x | ${far.peakRssMib.toFixed(0)} MiB |`,
+    )
+  }
+  if (swept.length) {
+    lines.push(
+      '',
+      'Sweep of the mixed site (deploy and bare upload at the same concurrency):',
+      '',
+      '| ms per PUT | concurrency | deploy | bare upload | deploy / bare | peak RSS deploy | peak RSS bare |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...swept.map(
+        (w) =>
+          `| ${w.latencyMs} | ${w.concurrency} | ${s(w.deployMs)} | ${s(w.bareMs)} | ${w.ratio.toFixed(2)}x | ${w.peakRssMib.toFixed(0)} MiB | ${w.bareRssMib.toFixed(0)} MiB |`,
+      ),
+    )
+  }
+  lines.push('', `Start-up of dist/index.js to its first line: ${startupMs.toFixed(0)} ms.`)
   return lines.join('\n')
 }
 

@@ -50,6 +50,11 @@ export interface EmulatorOptions {
    * loopback lacks (the benchmark chooses the default concurrency with it). Default 0.
    */
   latencyMs?: number
+  /**
+   * Milliseconds the object store waits before it answers each accepted PUT (after its body arrived):
+   * the round trip to a store 20 to 150 ms away, as a CI runner sees it. Default 0.
+   */
+  putLatencyMs?: number
 }
 
 export interface ResolvedOptions {
@@ -68,6 +73,7 @@ export interface ResolvedOptions {
   log: ((line: string) => void) | undefined
   faults: ResolvedFaults | undefined
   latencyMs: number
+  putLatencyMs: number
 }
 
 export { SERVERS_PAGE_SIZE }
@@ -90,9 +96,15 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     log: options.log,
     faults: resolveFaults(options.faults),
     latencyMs: options.latencyMs ?? 0,
+    putLatencyMs: options.putLatencyMs ?? 0,
   }
   if (!Number.isSafeInteger(resolved.latencyMs) || resolved.latencyMs < 0) {
     throw new RangeError(`emulator option latencyMs must be a whole number of ms, got ${resolved.latencyMs}`)
+  }
+  if (!Number.isSafeInteger(resolved.putLatencyMs) || resolved.putLatencyMs < 0) {
+    throw new RangeError(
+      `emulator option putLatencyMs must be a whole number of ms, got ${resolved.putLatencyMs}`,
+    )
   }
   const threshold = resolved.multipartThreshold
   if (threshold !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(threshold) || threshold < 1)) {

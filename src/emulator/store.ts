@@ -2,6 +2,7 @@
 // way S3 refuses.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { EmulatorCore } from './core.ts'
 import { drain, sendText } from './http.ts'
 
@@ -84,6 +85,7 @@ export async function handleStorePut(
     return
   }
   part.md5 = md5
+  if (core.options.putLatencyMs > 0) await delay(core.options.putLatencyMs)
   res.writeHead(200, { etag: `"${md5}"`, 'content-length': 0 })
   res.end()
 }

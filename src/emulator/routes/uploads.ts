@@ -4,7 +4,7 @@ import { authorizeGame } from '../auth.ts'
 import type { ApiRoute, EmulatorCore } from '../core.ts'
 import { internalError } from '../errors.ts'
 import type { SiteRecord } from '../state.ts'
-import { forEachInPool } from '../../pool.ts'
+import { forEachLimited } from '../../limit.ts'
 
 export const completeUpload: ApiRoute = {
   method: 'POST',
@@ -37,7 +37,7 @@ async function assembleSite(core: EmulatorCore, site: SiteRecord): Promise<void>
   }
   const partCounts = new Map<number, number>()
   for (const part of site.parts) partCounts.set(part.fileIndex, (partCounts.get(part.fileIndex) ?? 0) + 1)
-  await forEachInPool(site.files, 8, async (file, fileIndex) => {
+  await forEachLimited(site.files, 8, async (file, fileIndex) => {
     const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
     if (size !== file.content_length) throw internalError()
   })

@@ -1,0 +1,16 @@
+// The emulator for the benchmark, in a process of its own: the real service's upload shape (one
+// presigned PUT per file, whatever its size), no rate limit, and each PUT answered after
+// --put-latency ms (the round trip to an object store a CI runner sees). Prints its URL.
+import { parseArgs } from 'node:util'
+import { startEmulator } from '../../src/emulator/index.ts'
+
+const { values } = parseArgs({ options: { 'put-latency': { type: 'string', default: '0' } } })
+const emulator = await startEmulator({
+  rateLimit: false,
+  multipartThreshold: Number.MAX_SAFE_INTEGER,
+  putLatencyMs: Number(values['put-latency']),
+})
+console.log(`gamehost emulator listening on ${emulator.url}`)
+const stop = () => void emulator.close().then(() => process.exit(0))
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
