@@ -12,7 +12,7 @@ import { UsageError, ValidationFailedError, errorMessage } from './api/errors.ts
 import { validationTitle } from './api/rules.ts'
 import { avatarsOperation } from './avatars.ts'
 import type { Connection, GetInput } from './common-inputs.ts'
-import { DEFAULT_RETRIES } from './api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from './api/retry.ts'
 import {
   ActionName,
   DEFAULT_CONCURRENCY,
@@ -20,6 +20,7 @@ import {
   Input,
   MAX_CONCURRENCY,
   MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
   TOKEN_ENV,
 } from './constants.ts'
 import { deploy } from './deploy.ts'
@@ -138,6 +139,12 @@ const DEPLOY: Command = {
       'string',
       `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
       'n',
+    ),
+    flag(
+      Input.MaxRetryAfter,
+      'string',
+      `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+      's',
     ),
     flag(
       Input.RequestTimeout,

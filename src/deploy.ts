@@ -57,7 +57,11 @@ export interface DeployDependencies {
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
   preferSmallHeap()
-  const retry = retryPolicy({ retries: inputs.retries, ...deps.retry })
+  const retry = retryPolicy({
+    retries: inputs.retries,
+    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    ...deps.retry,
+  })
   const started = retry.now()
 
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
