@@ -11852,7 +11852,7 @@ const MockPool = __nccwpck_require__(4004)
 const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
 const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
 const Dispatcher = __nccwpck_require__(883)
-const Pluralizer = __nccwpck_require__(3910)
+const Pluralizer = __nccwpck_require__(1529)
 const PendingInterceptorsFormatter = __nccwpck_require__(6142)
 
 class MockAgent extends Dispatcher {
@@ -12831,7 +12831,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 3910:
+/***/ 1529:
 /***/ ((module) => {
 
 
@@ -29530,7 +29530,7 @@ __webpack_async_result__();
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1529);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2117);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29539,7 +29539,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1529:
+/***/ 2117:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32717,6 +32717,7 @@ const constants_Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -32783,6 +32784,8 @@ const DEFAULT_CONCURRENCY = 32;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 ;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
@@ -32922,7 +32925,19 @@ async function writeReport(report) {
             ]);
         }
     }
-    await summary.write();
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        summary.emptyBuffer();
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
+    try {
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        warning(`Could not write the job summary: ${errorMessage(error)}`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/format.ts
@@ -33102,6 +33117,162 @@ function describe(error) {
     return typeof status === 'number' ? `${status} ${message}` : message;
 }
 
+;// CONCATENATED MODULE: ./src/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/deploy-report.ts
+// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
+
+
+
+/** The deploy's outputs, by name: null for what this run did not produce. */
+function deployOutputs(result) {
+    return {
+        [Output.SiteId]: result.siteId ?? null,
+        [Output.UploadId]: result.uploadId ?? null,
+        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [Output.FileCount]: result.manifest?.fileCount ?? 0,
+        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+        [Output.Digest]: result.manifest?.digest ?? null,
+        [Output.Manifest]: result.manifestPath ?? null,
+        [Output.Skipped]: result.skipped,
+    };
+}
+/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
+function deployReport(result) {
+    const title = result.dryRun
+        ? 'gamehost deploy plan (dry run)'
+        : result.skipped
+            ? 'gamehost deploy: unchanged, no new site'
+            : 'gamehost deploy';
+    const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
+    const { manifest } = result;
+    if (manifest && manifest.fileCount > 0) {
+        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+    }
+    return report;
+}
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+function failureReport(error, result) {
+    const cancelled = isCancelled(error);
+    const blocks = [
+        report_model_text(cancelled
+            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
+            : `Failed: ${errorMessage(error)}`),
+        heading('Done before it'),
+    ];
+    if (result)
+        blocks.push(keyValueTable(resultRows(result, true)));
+    else
+        blocks.push(report_model_text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), report_model_text(rerunText(result)));
+    return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
+}
+/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
+function rerunText(result) {
+    const sentences = [];
+    const namespaceId = result?.provisioned.namespaceId;
+    if (namespaceId) {
+        const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
+        sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
+    }
+    if (result?.siteId && !result.skipped) {
+        sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+            'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (sentences.length === 0)
+        sentences.push('A re-run starts over: nothing this run did is in its way.');
+    return sentences.join(' ');
+}
+function resultRows(result, failed) {
+    const rows = [];
+    const { provisioned, manifest, upload } = result;
+    if (provisioned.namespaceId) {
+        const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
+        const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
+        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
+    }
+    else if (provisioned.nameId) {
+        rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
+    }
+    if (provisioned.domain)
+        rows.push(['Domain', provisioned.domain]);
+    if (provisioned.matchmakerValidated)
+        rows.push(['Matchmaker config', 'valid']);
+    if (manifest) {
+        const site = result.skipped
+            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
+            : result.siteId
+                ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
+                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
+        rows.push(['Site', site]);
+        rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
+        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
+        rows.push(['Digest', { code: manifest.digest }]);
+    }
+    if (!manifest && result.siteId) {
+        rows.push([
+            'Site',
+            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+        ]);
+    }
+    if (upload) {
+        const seconds = Math.max(upload.durationMs / 1000, 0.001);
+        rows.push([
+            'Upload',
+            `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
+        ]);
+    }
+    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
+    return rows;
+}
+/** The report of a deploy skipped for want of a token. */
+function skipReport(reason) {
+    return { title: 'gamehost deploy skipped', blocks: [report_model_text(reason)] };
+}
+
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -33110,18 +33281,26 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
         sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -33192,11 +33371,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -33204,15 +33387,48 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        promise.then((value) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(value);
+        }, (error) => {
+            signal.removeEventListener('abort', onAbort);
+            reject(error);
+        });
+    });
 }
 function shortReason(error) {
     if (error instanceof ServiceError)
@@ -33295,6 +33511,8 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -33355,6 +33573,7 @@ class ServiceClient {
             dispatcher: this.#options.dispatcher,
             headersTimeout: timeout,
             bodyTimeout: timeout,
+            signal: this.#options.signal,
         });
         const text = await readText(response.body, header(response.headers, 'content-length'));
         const rayId = header(response.headers, RAY_ID_HEADER);
@@ -37654,10 +37873,12 @@ async function uploadParts(options) {
         intervalMs: options.progressIntervalMs ?? 5_000,
     });
     let retries = 0;
+    // With the signal, a retry's wait ends and no attempt starts once the run is cancelled.
+    const retry = options.signal ? { ...options.retry, signal: options.signal } : options.retry;
     const streamed = collectGarbageEvery(COLLECT_EVERY);
     const ordered = [...parts].sort((a, b) => b.request.content_length - a.request.content_length);
     const uploadOne = async (part) => {
-        await withRetries(describePart(part), () => putPart(part, options, progress, streamed), (error) => error instanceof PartUploadError && error.retryable, options.retry, options.logger, () => retries++);
+        await withRetries(describePart(part), () => putPart(part, options, progress, streamed), (error) => error instanceof PartUploadError && error.retryable, retry, options.logger, () => retries++);
         progress.partDone(part.file.path);
     };
     // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
@@ -37762,6 +37983,10 @@ async function putPart(part, options, progress, streamed) {
     const headers = { 'content-length': String(length) };
     if (part.file.contentType)
         headers['content-type'] = part.file.contentType;
+    const cancel = () => abort.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted)
+        cancel();
     touch();
     try {
         const response = await (0,undici.request)(part.request.url, {
@@ -37794,6 +38019,8 @@ async function putPart(part, options, progress, streamed) {
     }
     catch (error) {
         progress.addBytes(-sent);
+        if (options.signal?.aborted)
+            throw options.signal.reason;
         if (error instanceof PartUploadError)
             throw error;
         const reason = abort.signal.aborted ? abort.signal.reason : error;
@@ -37804,6 +38031,7 @@ async function putPart(part, options, progress, streamed) {
     }
     finally {
         clearTimeout(watchdog);
+        options.signal?.removeEventListener('abort', cancel);
     }
 }
 /** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
@@ -37858,6 +38086,14 @@ function countBy(items, key) {
 
 
 
+const partials = new WeakMap();
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+function partialResult(error) {
+    return typeof error === 'object' && error !== null ? partials.get(error) : undefined;
+}
 /**
  * The deploy: collect and hash the files (nothing is created before every local check passed),
  * provision the namespace, create the CDN site, upload every part, complete the upload.
@@ -37865,7 +38101,13 @@ function countBy(items, key) {
 async function deploy(inputs, deps) {
     const { logger } = deps;
     preferSmallHeap();
-    const retry = retryPolicy({ retries: inputs.retries, ...deps.retry });
+    const retry = retryPolicy({
+        retries: inputs.retries,
+        maxRetryAfterMs: inputs.maxRetryAfterMs,
+        signal: deps.signal,
+        ...deps.retry,
+    });
+    const { signal } = deps;
     const started = retry.now();
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
     // build; otherwise the files are hashed while they upload, from the same reads.
@@ -37895,6 +38137,7 @@ async function deploy(inputs, deps) {
         });
     }
     checkMatchmakerConfig(inputs.matchmaker);
+    signal?.throwIfAborted();
     const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0;
     const result = {
         dryRun: inputs.dryRun,
@@ -37930,6 +38173,7 @@ async function deploy(inputs, deps) {
     }
     const dispatcher = deps.dispatcher ?? createAgent();
     try {
+        signal?.throwIfAborted();
         const client = new ServiceClient({
             baseUrl: inputs.apiUrl,
             token: inputs.token,
@@ -37937,10 +38181,16 @@ async function deploy(inputs, deps) {
             logger,
             retry,
             requestTimeoutMs: inputs.requestTimeoutMs,
+            signal,
         });
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.previous, deps.onNamespace));
+            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.previous, (id) => {
+                // Known before provisioning ends: a failure or cancellation later on still reports it.
+                result.provisioned.namespaceId = id;
+                deps.onNamespace?.(id);
+            }));
         }
+        signal?.throwIfAborted();
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
             result.skipped = true;
@@ -37952,6 +38202,7 @@ async function deploy(inputs, deps) {
         else if (files) {
             const siteFiles = files;
             await logger.group('Upload', async () => {
+                signal?.throwIfAborted();
                 const site = await client.createCdnSite(inputs.gameId, {
                     display_name: inputs.siteName,
                     files: fileDescriptors(siteFiles),
@@ -37973,19 +38224,29 @@ async function deploy(inputs, deps) {
                     requestTimeoutMs: inputs.requestTimeoutMs,
                     logger,
                     progressIntervalMs: deps.progressIntervalMs,
+                    signal,
                 });
                 if (!result.manifest) {
                     await saveManifest(buildManifest(siteFiles));
                     logger.info(`Digest ${result.manifest.digest}`);
                 }
+                // A cancelled upload is never completed: the site stays empty rather than half there.
+                signal?.throwIfAborted();
                 await client.completeUpload(site.upload_id);
                 logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
             });
         }
     }
+    catch (error) {
+        result.durationMs = retry.now() - started;
+        if (typeof error === 'object' && error !== null)
+            partials.set(error, result);
+        throw error;
+    }
     finally {
+        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
         if (!deps.dispatcher)
-            await dispatcher.close();
+            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
     }
     result.durationMs = retry.now() - started;
     return result;
@@ -38210,6 +38471,7 @@ function readInputs(get, context = {}) {
         retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
         requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
             1000,
+        maxRetryAfterMs: readInteger(constants_Input.MaxRetryAfter, get(constants_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
         dryRun,
         skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
         ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
@@ -38269,76 +38531,6 @@ function domainProblem(domain) {
     return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy-report.ts
-// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
-
-
-
-/** The deploy's outputs, by name: null for what this run did not produce. */
-function deployOutputs(result) {
-    return {
-        [Output.SiteId]: result.siteId ?? null,
-        [Output.UploadId]: result.uploadId ?? null,
-        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
-        [Output.FileCount]: result.manifest?.fileCount ?? 0,
-        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
-        [Output.Digest]: result.manifest?.digest ?? null,
-        [Output.Manifest]: result.manifestPath ?? null,
-        [Output.Skipped]: result.skipped,
-    };
-}
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
-function deployReport(result) {
-    const title = result.dryRun
-        ? 'gamehost deploy plan (dry run)'
-        : result.skipped
-            ? 'gamehost deploy: unchanged, no new site'
-            : 'gamehost deploy';
-    const rows = [];
-    const { provisioned, manifest, upload } = result;
-    if (provisioned.namespaceId) {
-        const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
-        const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
-        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
-    }
-    else if (provisioned.nameId) {
-        rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
-    }
-    if (provisioned.domain)
-        rows.push(['Domain', provisioned.domain]);
-    if (provisioned.matchmakerValidated)
-        rows.push(['Matchmaker config', 'valid']);
-    if (manifest) {
-        const site = result.skipped
-            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
-            : result.siteId
-                ? [`${result.siteName} `, { code: result.siteId }]
-                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
-        rows.push(['Site', site]);
-        rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
-        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
-        rows.push(['Digest', { code: manifest.digest }]);
-    }
-    if (upload) {
-        const seconds = Math.max(upload.durationMs / 1000, 0.001);
-        rows.push([
-            'Upload',
-            `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
-        ]);
-    }
-    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
-    const report = { title, blocks: [keyValueTable(rows)] };
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
-    return report;
-}
-/** The report of a deploy skipped for want of a token. */
-function skipReport(reason) {
-    return { title: 'gamehost deploy skipped', blocks: [report_model_text(reason)] };
-}
-
 ;// CONCATENATED MODULE: ./src/report.ts
 
 
@@ -38359,8 +38551,14 @@ function report_setOutputs(result) {
 async function writeSummary(result) {
     await writeReport(deployReport(result));
 }
+/** The summary of a failed or cancelled deploy: what failed, what was done before, what a re-run does. */
+async function writeFailureSummary(error, partial) {
+    await writeReport(failureReport(error, partial));
+}
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
 
 
 
@@ -38392,26 +38590,45 @@ async function run() {
             await writeSkipSummary(decision.reason);
             return;
         }
+        // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
         const key = previewKey(inputs, getInput(constants_Input.SiteName).trim());
         const comment = previewComment(inputs, event, key);
-        const previous = await comment?.load();
         let namespaceId;
         let result;
+        let previous;
         try {
+            previous = await comment?.load();
+            cancellation.signal.throwIfAborted();
             result = await deploy(inputs, {
                 logger: actionsLogger,
                 tempDir: process.env.RUNNER_TEMP || external_node_os_default().tmpdir(),
                 previous,
                 onNamespace: (id) => (namespaceId = id),
+                signal: cancellation.signal,
             });
         }
         catch (error) {
+            // The outputs known so far (a created namespace above all), the summary and the comment.
+            const partial = partialResult(error);
+            if (partial)
+                report_setOutputs(partial);
+            else if (namespaceId)
+                setOutput(Output.NamespaceId, namespaceId);
+            info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`);
+            await writeFailureSummary(error, partial);
             // Remember the namespace even so: the next run must be able to reuse it.
             if (comment && namespaceId) {
                 const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId });
-                await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`));
+                const status = isCancelled(error)
+                    ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
+                    : `❌ The deploy failed: ${errorMessage(error)}`;
+                await comment.save(commentBody(inputs, event, state, status));
             }
             throw error;
+        }
+        finally {
+            cancellation.dispose();
         }
         report_setOutputs(result);
         await writeSummary(result);

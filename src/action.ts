@@ -77,5 +77,16 @@ export async function writeReport(report: Report): Promise<void> {
       ])
     }
   }
-  await summary.write()
+  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    summary.emptyBuffer()
+    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
+    return
+  }
+  try {
+    await summary.write()
+  } catch (error) {
+    summary.emptyBuffer()
+    core.warning(`Could not write the job summary: ${errorMessage(error)}`)
+  }
 }

@@ -48,6 +48,18 @@ export interface DeployDependencies {
   previous?: PreviewState
   /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
   onNamespace?: (namespaceId: string) => void
+  /** Cancels the deploy: nothing new starts, requests in flight are aborted, the upload is never completed. */
+  signal?: AbortSignal
+}
+
+const partials = new WeakMap<object, DeployResult>()
+
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+export function partialResult(error: unknown): DeployResult | undefined {
+  return typeof error === 'object' && error !== null ? partials.get(error) : undefined
 }
 
 /**
@@ -60,8 +72,10 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const retry = retryPolicy({
     retries: inputs.retries,
     maxRetryAfterMs: inputs.maxRetryAfterMs,
+    signal: deps.signal,
     ...deps.retry,
   })
+  const { signal } = deps
   const started = retry.now()
 
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
@@ -93,6 +107,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     })
   }
   checkMatchmakerConfig(inputs.matchmaker)
+  signal?.throwIfAborted()
   const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0
 
   const result: DeployResult = {
@@ -133,6 +148,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 
   const dispatcher = deps.dispatcher ?? createAgent()
   try {
+    signal?.throwIfAborted()
     const client = new ServiceClient({
       baseUrl: inputs.apiUrl,
       token: inputs.token,
@@ -140,12 +156,18 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       logger,
       retry,
       requestTimeoutMs: inputs.requestTimeoutMs,
+      signal,
     })
     if (inputs.namespace || inputs.namespaceId) {
       result.provisioned = await logger.group('Provision', () =>
-        provision(client, inputs, logger, deps.previous, deps.onNamespace),
+        provision(client, inputs, logger, deps.previous, (id) => {
+          // Known before provisioning ends: a failure or cancellation later on still reports it.
+          result.provisioned.namespaceId = id
+          deps.onNamespace?.(id)
+        }),
       )
     }
+    signal?.throwIfAborted()
     const previous = deps.previous
     if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
       result.skipped = true
@@ -158,6 +180,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     } else if (files) {
       const siteFiles = files
       await logger.group('Upload', async () => {
+        signal?.throwIfAborted()
         const site = await client.createCdnSite(inputs.gameId, {
           display_name: inputs.siteName,
           files: fileDescriptors(siteFiles),
@@ -181,19 +204,27 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           requestTimeoutMs: inputs.requestTimeoutMs,
           logger,
           progressIntervalMs: deps.progressIntervalMs,
+          signal,
         })
         if (!result.manifest) {
           await saveManifest(buildManifest(siteFiles))
           logger.info(`Digest ${result.manifest!.digest}`)
         }
+        // A cancelled upload is never completed: the site stays empty rather than half there.
+        signal?.throwIfAborted()
         await client.completeUpload(site.upload_id)
         logger.info(
           `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
         )
       })
     }
+  } catch (error) {
+    result.durationMs = retry.now() - started
+    if (typeof error === 'object' && error !== null) partials.set(error, result)
+    throw error
   } finally {
-    if (!deps.dispatcher) await dispatcher.close()
+    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
+    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
   }
   result.durationMs = retry.now() - started
   return result

@@ -26,6 +26,8 @@ export interface UploadOptions {
   requestTimeoutMs: number
   logger: Logger
   progressIntervalMs?: number
+  /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
+  signal?: AbortSignal
 }
 
 export interface UploadResult {
@@ -75,6 +77,8 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     intervalMs: options.progressIntervalMs ?? 5_000,
   })
   let retries = 0
+  // With the signal, a retry's wait ends and no attempt starts once the run is cancelled.
+  const retry = options.signal ? { ...options.retry, signal: options.signal } : options.retry
   const streamed = collectGarbageEvery(COLLECT_EVERY)
   const ordered = [...parts].sort((a, b) => b.request.content_length - a.request.content_length)
   const uploadOne = async (part: Part) => {
@@ -82,7 +86,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       describePart(part),
       () => putPart(part, options, progress, streamed),
       (error) => error instanceof PartUploadError && error.retryable,
-      options.retry,
+      retry,
       options.logger,
       () => retries++,
     )
@@ -201,6 +205,9 @@ async function putPart(
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (part.file.contentType) headers['content-type'] = part.file.contentType
 
+  const cancel = () => abort.abort(options.signal?.reason)
+  options.signal?.addEventListener('abort', cancel, { once: true })
+  if (options.signal?.aborted) cancel()
   touch()
   try {
     const response = await request(part.request.url, {
@@ -241,6 +248,7 @@ async function putPart(
     if (sha256) part.file.sha256 = sha256()
   } catch (error) {
     progress.addBytes(-sent)
+    if (options.signal?.aborted) throw options.signal.reason
     if (error instanceof PartUploadError) throw error
     const reason: unknown = abort.signal.aborted ? abort.signal.reason : error
     const message = reason instanceof Error ? reason.message : String(reason)
@@ -254,6 +262,7 @@ async function putPart(
     )
   } finally {
     clearTimeout(watchdog)
+    options.signal?.removeEventListener('abort', cancel)
   }
 }
 

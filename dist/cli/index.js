@@ -29009,7 +29009,7 @@ class ValidationFailedError extends Error {
     }
 }
 /** The message of any thrown value, for logs. */
-function errorMessage(error) {
+function errors_errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
         return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
@@ -29179,6 +29179,7 @@ const constants_Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -29197,7 +29198,7 @@ const constants_Input = {
     FailOnError: 'fail-on-error',
 };
 /** Output names of the deploy action, as in action.yml. */
-const Output = {
+const constants_Output = {
     SiteId: 'site-id',
     UploadId: 'upload-id',
     NamespaceId: 'namespace-id',
@@ -29245,6 +29246,8 @@ const DEFAULT_CONCURRENCY = 32;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
@@ -29356,18 +29359,26 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
         sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -29438,11 +29449,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -29450,15 +29465,48 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        promise.then((value) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(value);
+        }, (error) => {
+            signal.removeEventListener('abort', onAbort);
+            reject(error);
+        });
+    });
 }
 function shortReason(error) {
     if (error instanceof ServiceError)
@@ -29541,6 +29589,8 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -29601,6 +29651,7 @@ class ServiceClient {
             dispatcher: this.#options.dispatcher,
             headersTimeout: timeout,
             bodyTimeout: timeout,
+            signal: this.#options.signal,
         });
         const text = await readText(response.body, header(response.headers, 'content-length'));
         const rayId = header(response.headers, RAY_ID_HEADER);
@@ -29697,13 +29748,13 @@ async function withClient(connection, context, fn) {
 ;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
-function heading(text) {
+function report_model_heading(text) {
     return { kind: 'heading', text };
 }
 function table(header, rows) {
     return { kind: 'table', table: { header, rows } };
 }
-function keyValueTable(rows) {
+function report_model_keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
 function report_model_text(value) {
@@ -36978,10 +37029,12 @@ async function uploadParts(options) {
         intervalMs: options.progressIntervalMs ?? 5_000,
     });
     let retries = 0;
+    // With the signal, a retry's wait ends and no attempt starts once the run is cancelled.
+    const retry = options.signal ? { ...options.retry, signal: options.signal } : options.retry;
     const streamed = collectGarbageEvery(COLLECT_EVERY);
     const ordered = [...parts].sort((a, b) => b.request.content_length - a.request.content_length);
     const uploadOne = async (part) => {
-        await withRetries(describePart(part), () => putPart(part, options, progress, streamed), (error) => error instanceof PartUploadError && error.retryable, options.retry, options.logger, () => retries++);
+        await withRetries(describePart(part), () => putPart(part, options, progress, streamed), (error) => error instanceof PartUploadError && error.retryable, retry, options.logger, () => retries++);
         progress.partDone(part.file.path);
     };
     // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
@@ -37086,6 +37139,10 @@ async function putPart(part, options, progress, streamed) {
     const headers = { 'content-length': String(length) };
     if (part.file.contentType)
         headers['content-type'] = part.file.contentType;
+    const cancel = () => abort.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted)
+        cancel();
     touch();
     try {
         const response = await (0,undici/* request */.Em)(part.request.url, {
@@ -37118,6 +37175,8 @@ async function putPart(part, options, progress, streamed) {
     }
     catch (error) {
         progress.addBytes(-sent);
+        if (options.signal?.aborted)
+            throw options.signal.reason;
         if (error instanceof PartUploadError)
             throw error;
         const reason = abort.signal.aborted ? abort.signal.reason : error;
@@ -37128,6 +37187,7 @@ async function putPart(part, options, progress, streamed) {
     }
     finally {
         clearTimeout(watchdog);
+        options.signal?.removeEventListener('abort', cancel);
     }
 }
 /** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
@@ -37182,6 +37242,14 @@ function countBy(items, key) {
 
 
 
+const partials = new WeakMap();
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+function partialResult(error) {
+    return typeof error === 'object' && error !== null ? partials.get(error) : undefined;
+}
 /**
  * The deploy: collect and hash the files (nothing is created before every local check passed),
  * provision the namespace, create the CDN site, upload every part, complete the upload.
@@ -37189,7 +37257,13 @@ function countBy(items, key) {
 async function deploy(inputs, deps) {
     const { logger } = deps;
     preferSmallHeap();
-    const retry = retryPolicy({ retries: inputs.retries, ...deps.retry });
+    const retry = retryPolicy({
+        retries: inputs.retries,
+        maxRetryAfterMs: inputs.maxRetryAfterMs,
+        signal: deps.signal,
+        ...deps.retry,
+    });
+    const { signal } = deps;
     const started = retry.now();
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
     // build; otherwise the files are hashed while they upload, from the same reads.
@@ -37219,6 +37293,7 @@ async function deploy(inputs, deps) {
         });
     }
     checkMatchmakerConfig(inputs.matchmaker);
+    signal?.throwIfAborted();
     const plannedParts = files?.reduce((sum, f) => sum + planParts(f.size).length, 0) ?? 0;
     const result = {
         dryRun: inputs.dryRun,
@@ -37254,6 +37329,7 @@ async function deploy(inputs, deps) {
     }
     const dispatcher = deps.dispatcher ?? createAgent();
     try {
+        signal?.throwIfAborted();
         const client = new ServiceClient({
             baseUrl: inputs.apiUrl,
             token: inputs.token,
@@ -37261,10 +37337,16 @@ async function deploy(inputs, deps) {
             logger,
             retry,
             requestTimeoutMs: inputs.requestTimeoutMs,
+            signal,
         });
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.previous, deps.onNamespace));
+            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.previous, (id) => {
+                // Known before provisioning ends: a failure or cancellation later on still reports it.
+                result.provisioned.namespaceId = id;
+                deps.onNamespace?.(id);
+            }));
         }
+        signal?.throwIfAborted();
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
             result.skipped = true;
@@ -37276,6 +37358,7 @@ async function deploy(inputs, deps) {
         else if (files) {
             const siteFiles = files;
             await logger.group('Upload', async () => {
+                signal?.throwIfAborted();
                 const site = await client.createCdnSite(inputs.gameId, {
                     display_name: inputs.siteName,
                     files: fileDescriptors(siteFiles),
@@ -37297,19 +37380,29 @@ async function deploy(inputs, deps) {
                     requestTimeoutMs: inputs.requestTimeoutMs,
                     logger,
                     progressIntervalMs: deps.progressIntervalMs,
+                    signal,
                 });
                 if (!result.manifest) {
                     await saveManifest(buildManifest(siteFiles));
                     logger.info(`Digest ${result.manifest.digest}`);
                 }
+                // A cancelled upload is never completed: the site stays empty rather than half there.
+                signal?.throwIfAborted();
                 await client.completeUpload(site.upload_id);
                 logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
             });
         }
     }
+    catch (error) {
+        result.durationMs = retry.now() - started;
+        if (typeof error === 'object' && error !== null)
+            partials.set(error, result);
+        throw error;
+    }
     finally {
+        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
         if (!deps.dispatcher)
-            await dispatcher.close();
+            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
     }
     result.durationMs = retry.now() - started;
     return result;
@@ -37327,22 +37420,63 @@ function logPlan(inputs, result, logger) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function cancel_isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/deploy-report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
 
 
 
 /** The deploy's outputs, by name: null for what this run did not produce. */
 function deployOutputs(result) {
     return {
-        [Output.SiteId]: result.siteId ?? null,
-        [Output.UploadId]: result.uploadId ?? null,
-        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
-        [Output.FileCount]: result.manifest?.fileCount ?? 0,
-        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
-        [Output.Digest]: result.manifest?.digest ?? null,
-        [Output.Manifest]: result.manifestPath ?? null,
-        [Output.Skipped]: result.skipped,
+        [constants_Output.SiteId]: result.siteId ?? null,
+        [constants_Output.UploadId]: result.uploadId ?? null,
+        [constants_Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [constants_Output.FileCount]: result.manifest?.fileCount ?? 0,
+        [constants_Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+        [constants_Output.Digest]: result.manifest?.digest ?? null,
+        [constants_Output.Manifest]: result.manifestPath ?? null,
+        [constants_Output.Skipped]: result.skipped,
     };
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
@@ -37352,6 +37486,50 @@ function deployReport(result) {
         : result.skipped
             ? 'gamehost deploy: unchanged, no new site'
             : 'gamehost deploy';
+    const report = { title, blocks: [report_model_keyValueTable(resultRows(result, false))] };
+    const { manifest } = result;
+    if (manifest && manifest.fileCount > 0) {
+        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
+        report.blocks.push(report_model_heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+    }
+    return report;
+}
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+function failureReport(error, result) {
+    const cancelled = isCancelled(error);
+    const blocks = [
+        text(cancelled
+            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
+            : `Failed: ${errorMessage(error)}`),
+        heading('Done before it'),
+    ];
+    if (result)
+        blocks.push(keyValueTable(resultRows(result, true)));
+    else
+        blocks.push(text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), text(rerunText(result)));
+    return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
+}
+/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
+function rerunText(result) {
+    const sentences = [];
+    const namespaceId = result?.provisioned.namespaceId;
+    if (namespaceId) {
+        const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
+        sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
+    }
+    if (result?.siteId && !result.skipped) {
+        sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+            'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (sentences.length === 0)
+        sentences.push('A re-run starts over: nothing this run did is in its way.');
+    return sentences.join(' ');
+}
+function resultRows(result, failed) {
     const rows = [];
     const { provisioned, manifest, upload } = result;
     if (provisioned.namespaceId) {
@@ -37370,12 +37548,18 @@ function deployReport(result) {
         const site = result.skipped
             ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
             : result.siteId
-                ? [`${result.siteName} `, { code: result.siteId }]
+                ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
                 : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
         rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
         rows.push(['Digest', { code: manifest.digest }]);
+    }
+    if (!manifest && result.siteId) {
+        rows.push([
+            'Site',
+            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+        ]);
     }
     if (upload) {
         const seconds = Math.max(upload.durationMs / 1000, 0.001);
@@ -37385,12 +37569,7 @@ function deployReport(result) {
         ]);
     }
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
-    const report = { title, blocks: [keyValueTable(rows)] };
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
-    return report;
+    return rows;
 }
 /** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
@@ -39353,6 +39532,7 @@ function readInputs(get, context = {}) {
         retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
         requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
             1000,
+        maxRetryAfterMs: readInteger(constants_Input.MaxRetryAfter, get(constants_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
         dryRun,
         skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
         ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
@@ -39471,11 +39651,11 @@ const lobbyOperation = {
             rows.push(['Ready', lobby.ready_ts]);
         if (lobby.status.stopped)
             rows.push(['Stopped', lobby.status.stopped.stop_ts]);
-        const blocks = [keyValueTable(rows)];
+        const blocks = [report_model_keyValueTable(rows)];
         const { metrics } = lobby;
         if (metrics) {
             const allocated = metrics.allocated_memory;
-            blocks.push(heading(`Metrics of job ${metrics.job}`), table(['Metric', 'Samples', 'Last', 'Peak'], [
+            blocks.push(report_model_heading(`Metrics of job ${metrics.job}`), table(['Metric', 'Samples', 'Last', 'Peak'], [
                 ['CPU', String(metrics.cpu.length), number(metrics.cpu.at(-1)), number(peak(metrics.cpu))],
                 [
                     `Memory (MB${allocated !== undefined ? ` of ${number(allocated)} allocated` : ''})`,
@@ -39594,7 +39774,7 @@ const serversOperation = {
     },
     report(result) {
         const blocks = [
-            keyValueTable([
+            report_model_keyValueTable([
                 ['Environment', { code: result.environmentId }],
                 ['Tags', result.tags ? formatTags(result.tags) : '(any)'],
                 ['Destroyed servers', result.includeDestroyed ? 'included' : 'left out'],
@@ -39850,9 +40030,9 @@ const validateOperation = {
         }
         if (result.groupDisplayName !== undefined)
             rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))]);
-        const blocks = [keyValueTable(rows)];
+        const blocks = [report_model_keyValueTable(rows)];
         if (result.errors.length) {
-            blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
+            blocks.push(report_model_heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
         }
         const n = result.errors.length;
         return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks };
@@ -39956,6 +40136,7 @@ const DEPLOY = {
         ...MATCHMAKER_FLAGS,
         flag(constants_Input.Concurrency, 'string', `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`, 'n'),
         flag(constants_Input.Retries, 'string', `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`, 'n'),
+        flag(constants_Input.MaxRetryAfter, 'string', `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`, 's'),
         flag(constants_Input.RequestTimeout, 'string', `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`, 's'),
         flag(constants_Input.DryRun, 'boolean', 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)'),
         ...OUTPUT_FLAGS,
@@ -40078,7 +40259,7 @@ function reportError(io, error) {
         for (const problem of error.problems)
             io.logger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
     }
-    io.logger.error(errorMessage(error));
+    io.logger.error(errors_errorMessage(error));
 }
 /**
  * Where the deploy runs from, for the default site name (`<repository> <branch> <short sha>`, as the
@@ -40221,7 +40402,7 @@ async function main(args) {
         }).values;
     }
     catch (error) {
-        process.stderr.write(`gamehost ${command.name}: ${errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`);
+        process.stderr.write(`gamehost ${command.name}: ${errors_errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`);
         return EXIT_USAGE;
     }
     if (flags.help) {
@@ -40238,7 +40419,7 @@ async function main(args) {
     catch (error) {
         logger.close();
         if (error instanceof errors_UsageError) {
-            process.stderr.write(`gamehost ${command.name}: ${asFlags(command, errorMessage(error))}\n` +
+            process.stderr.write(`gamehost ${command.name}: ${asFlags(command, errors_errorMessage(error))}\n` +
                 `Run 'gamehost ${command.name} --help' for the flags.\n`);
             return EXIT_USAGE;
         }
@@ -40253,7 +40434,7 @@ main(process.argv.slice(2)).then((code) => {
     if (code !== undefined)
         process.exitCode = code;
 }, (error) => {
-    console.error(`gamehost: ${errorMessage(error)}`);
+    console.error(`gamehost: ${errors_errorMessage(error)}`);
     process.exitCode = EXIT_FAILURE;
 });
 

@@ -31424,7 +31424,19 @@ async function writeReport(report) {
             ]);
         }
     }
-    await summary.write();
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        summary.emptyBuffer();
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
+    try {
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        warning(`Could not write the job summary: ${(0,errors/* errorMessage */.gJ)(error)}`);
+    }
 }
 
 
@@ -31672,7 +31684,7 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
 /* harmony export */   a2: () => (/* binding */ ActionName),
 /* harmony export */   pd: () => (/* binding */ Input)
 /* harmony export */ });
-/* unused harmony exports Output, LobbyOutput, AvatarsOutput, ValidateOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES */
+/* unused harmony exports Output, LobbyOutput, AvatarsOutput, ValidateOutput, TOKEN_ENV, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_RETRIES, MAX_RETRY_AFTER_SECONDS */
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31695,6 +31707,7 @@ const Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -31761,6 +31774,8 @@ const DEFAULT_CONCURRENCY = 32;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 
 /***/ }),
@@ -31953,18 +31968,26 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
         sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -32035,11 +32058,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -32047,15 +32074,48 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        promise.then((value) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(value);
+        }, (error) => {
+            signal.removeEventListener('abort', onAbort);
+            reject(error);
+        });
+    });
 }
 function shortReason(error) {
     if (error instanceof errors/* ServiceError */._7)
@@ -32138,6 +32198,8 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -32198,6 +32260,7 @@ class ServiceClient {
             dispatcher: this.#options.dispatcher,
             headersTimeout: timeout,
             bodyTimeout: timeout,
+            signal: this.#options.signal,
         });
         const text = await readText(response.body, header(response.headers, 'content-length'));
         const rayId = header(response.headers, RAY_ID_HEADER);

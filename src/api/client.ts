@@ -33,6 +33,8 @@ export interface ClientOptions {
   /** A call that gets no answer, or no further bytes of one, for this long is aborted. */
   requestTimeoutMs?: number
   onRetry?: (error: unknown) => void
+  /** Cancels the run: every request in flight is aborted and none is started. */
+  signal?: AbortSignal
 }
 
 /**
@@ -109,6 +111,7 @@ export class ServiceClient {
     this.#options = options
     this.#base = options.baseUrl.replace(/\/+$/, '')
     this.#retry = options.retry ?? retryPolicy()
+    if (options.signal) this.#retry = { ...this.#retry, signal: options.signal }
   }
 
   listServers(
@@ -215,6 +218,7 @@ export class ServiceClient {
       dispatcher: this.#options.dispatcher,
       headersTimeout: timeout,
       bodyTimeout: timeout,
+      signal: this.#options.signal,
     })
     const text = await readText(response.body, header(response.headers, 'content-length'))
     const rayId = header(response.headers, RAY_ID_HEADER)

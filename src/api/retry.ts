@@ -175,7 +175,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort)
-        reject(error as Error)
+        reject(error)
       },
     )
   })
