@@ -1,9 +1,12 @@
 // Cancellation through dist/index.js: real SIGINT / SIGTERM sent to the action's process while its
 // upload hangs on PUTs the emulator stalls (they never finish by themselves).
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as tick } from 'node:timers/promises'
+import { CancelledError, cancelOnSignals } from '../src/cancel.ts'
 import { startEmulator, type Emulator } from '../src/emulator/index.ts'
 import { actionDefaults, runAction } from '../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from './helpers.ts'
@@ -115,4 +118,63 @@ describe('a cancelled run', () => {
       assert.ok(comments[0]!.body.includes(namespace.namespaceId), 'the comment remembers the namespace')
     })
   }
+
+  test('Ctrl-C in the CLI mid-upload: exit 130, the site not completed, a report of what was done', async () => {
+    const stallsBefore = emulator.faults.putStalls
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(root, 'dist/cli/index.js'),
+        'deploy',
+        '--api-url',
+        emulator.url,
+        '--game-id',
+        GAME,
+        '--path',
+        site,
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GAMEHOST_TOKEN: TOKEN },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const closed = once(child, 'close') as Promise<[number | null]>
+    while (emulator.faults.putStalls < stallsBefore + 2 && child.exitCode === null) await tick(5)
+    child.kill('SIGINT')
+    const [code] = await closed
+    assert.equal(code, 130, stdout + stderr)
+    assert.match(stderr, /Cancelling: nothing new starts/)
+    assert.match(stderr, /The run was cancelled \(SIGINT\)/)
+    assert.match(stdout, /gamehost deploy cancelled/)
+    const siteId = /Site\s+.* ([0-9a-f-]{36}) \(created; upload not completed\)/.exec(stdout)?.[1]
+    assert.ok(siteId, stdout)
+    assert.equal(emulator.site(siteId)!.completed, false)
+    assert.match(stdout, /a re-run creates a new site/)
+  })
+})
+
+test('the first signal aborts with a CancelledError; each further one is passed on (the CLI quits at once)', async () => {
+  const again: string[] = []
+  const listeners = process.listenerCount('SIGUSR2')
+  // A real signal to this process; SIGUSR2 rather than SIGINT, which the test runner handles itself.
+  const cancellation = cancelOnSignals(['SIGUSR2'], (signal) => again.push(signal))
+  try {
+    const aborted = once(cancellation.signal, 'abort')
+    process.kill(process.pid, 'SIGUSR2')
+    await aborted
+    assert.ok(cancellation.signal.reason instanceof CancelledError)
+    assert.equal((cancellation.signal.reason).message, 'The run was cancelled (SIGUSR2)')
+    assert.deepEqual(again, [])
+    const received = once(process, 'SIGUSR2')
+    process.kill(process.pid, 'SIGUSR2')
+    await received
+    assert.deepEqual(again, ['SIGUSR2'])
+  } finally {
+    cancellation.dispose()
+  }
+  assert.equal(process.listenerCount('SIGUSR2'), listeners, 'dispose stops listening')
 })

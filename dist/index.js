@@ -33421,13 +33421,7 @@ function abortable(promise, signal) {
     return new Promise((resolve, reject) => {
         const onAbort = () => reject(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        promise.then((value) => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(value);
-        }, (error) => {
-            signal.removeEventListener('abort', onAbort);
-            reject(error);
-        });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
     });
 }
 function shortReason(error) {

@@ -23,8 +23,9 @@ import {
   MAX_RETRY_AFTER_SECONDS,
   TOKEN_ENV,
 } from './constants.ts'
-import { deploy } from './deploy.ts'
-import { deployOutputs, deployReport } from './deploy-report.ts'
+import { cancelOnSignals, isCancelled } from './cancel.ts'
+import { deploy, partialResult, type DeployResult } from './deploy.ts'
+import { deployOutputs, deployReport, failureReport } from './deploy-report.ts'
 import { runEmulatorCommand } from './emulator/command.ts'
 import { readInputs, type RunContext } from './inputs.ts'
 import { lobbyOperation } from './lobby.ts'
@@ -38,6 +39,8 @@ import packageJson from '../package.json' with { type: 'json' }
 const EXIT_OK = 0
 const EXIT_FAILURE = 1
 const EXIT_USAGE = 2
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+const EXIT_CANCELLED = 130
 
 type FlagType = 'string' | 'boolean' | 'list'
 
@@ -169,12 +172,35 @@ const DEPLOY: Command = {
     const context = get(Input.SiteName).trim() ? {} : runContext(process.env)
     const inputs = readInputs(get, context)
     if (!inputs.token && !inputs.dryRun) throw missingToken()
-    const result = await deploy(inputs, {
-      logger: io.logger,
-      tempDir: os.tmpdir(),
-      // A terminal shows the upload's progress in its status line: update it often.
-      progressIntervalMs: io.interactive ? 250 : undefined,
+    // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+      io.logger.close()
+      process.stderr.write('gamehost: quit at once\n')
+      process.exit(EXIT_CANCELLED)
     })
+    cancellation.signal.addEventListener('abort', () =>
+      io.logger.warning(
+        'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
+      ),
+    )
+    let result: DeployResult
+    try {
+      result = await deploy(inputs, {
+        logger: io.logger,
+        tempDir: os.tmpdir(),
+        // A terminal shows the upload's progress in its status line: update it often.
+        progressIntervalMs: io.interactive ? 250 : undefined,
+        signal: cancellation.signal,
+      })
+    } catch (error) {
+      const partial = partialResult(error)
+      if (!isCancelled(error) && !partial) throw error
+      reportError(io, error)
+      print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial))
+      return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE
+    } finally {
+      cancellation.dispose()
+    }
     if (result.siteId)
       io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
     print(io, deployOutputs(result), deployReport(result))

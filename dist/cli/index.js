@@ -29009,7 +29009,7 @@ class ValidationFailedError extends Error {
     }
 }
 /** The message of any thrown value, for logs. */
-function errors_errorMessage(error) {
+function errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
         return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
@@ -29198,7 +29198,7 @@ const constants_Input = {
     FailOnError: 'fail-on-error',
 };
 /** Output names of the deploy action, as in action.yml. */
-const constants_Output = {
+const Output = {
     SiteId: 'site-id',
     UploadId: 'upload-id',
     NamespaceId: 'namespace-id',
@@ -29499,13 +29499,7 @@ function abortable(promise, signal) {
     return new Promise((resolve, reject) => {
         const onAbort = () => reject(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        promise.then((value) => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(value);
-        }, (error) => {
-            signal.removeEventListener('abort', onAbort);
-            reject(error);
-        });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
     });
 }
 function shortReason(error) {
@@ -29748,13 +29742,13 @@ async function withClient(connection, context, fn) {
 ;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
-function report_model_heading(text) {
+function heading(text) {
     return { kind: 'heading', text };
 }
 function table(header, rows) {
     return { kind: 'table', table: { header, rows } };
 }
-function report_model_keyValueTable(rows) {
+function keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
 function report_model_text(value) {
@@ -29851,6 +29845,45 @@ const avatarsOperation = {
         };
     },
 };
+
+;// CONCATENATED MODULE: ./src/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
@@ -37420,45 +37453,6 @@ function logPlan(inputs, result, logger) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cancel.ts
-// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
-// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
-// listens to, so the run can still say what it did before it exits.
-/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
-class CancelledError extends Error {
-    name = 'CancelledError';
-    by;
-    constructor(by) {
-        super(`The run was cancelled (${by})`);
-        this.by = by;
-    }
-}
-function cancel_isCancelled(error) {
-    return error instanceof CancelledError;
-}
-/**
- * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
- * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
- */
-function cancelOnSignals(signals, again) {
-    const controller = new AbortController();
-    const onSignal = (received) => {
-        if (controller.signal.aborted)
-            again?.(received);
-        else
-            controller.abort(new CancelledError(received));
-    };
-    for (const name of signals)
-        process.on(name, onSignal);
-    return {
-        signal: controller.signal,
-        dispose: () => {
-            for (const name of signals)
-                process.off(name, onSignal);
-        },
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/deploy-report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
@@ -37469,14 +37463,14 @@ function cancelOnSignals(signals, again) {
 /** The deploy's outputs, by name: null for what this run did not produce. */
 function deployOutputs(result) {
     return {
-        [constants_Output.SiteId]: result.siteId ?? null,
-        [constants_Output.UploadId]: result.uploadId ?? null,
-        [constants_Output.NamespaceId]: result.provisioned.namespaceId ?? null,
-        [constants_Output.FileCount]: result.manifest?.fileCount ?? 0,
-        [constants_Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
-        [constants_Output.Digest]: result.manifest?.digest ?? null,
-        [constants_Output.Manifest]: result.manifestPath ?? null,
-        [constants_Output.Skipped]: result.skipped,
+        [Output.SiteId]: result.siteId ?? null,
+        [Output.UploadId]: result.uploadId ?? null,
+        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [Output.FileCount]: result.manifest?.fileCount ?? 0,
+        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+        [Output.Digest]: result.manifest?.digest ?? null,
+        [Output.Manifest]: result.manifestPath ?? null,
+        [Output.Skipped]: result.skipped,
     };
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
@@ -37486,11 +37480,11 @@ function deployReport(result) {
         : result.skipped
             ? 'gamehost deploy: unchanged, no new site'
             : 'gamehost deploy';
-    const report = { title, blocks: [report_model_keyValueTable(resultRows(result, false))] };
+    const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
     const { manifest } = result;
     if (manifest && manifest.fileCount > 0) {
         const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(report_model_heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
     }
     return report;
 }
@@ -37501,7 +37495,7 @@ function deployReport(result) {
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
-        text(cancelled
+        report_model_text(cancelled
             ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
             : `Failed: ${errorMessage(error)}`),
         heading('Done before it'),
@@ -37509,8 +37503,8 @@ function failureReport(error, result) {
     if (result)
         blocks.push(keyValueTable(resultRows(result, true)));
     else
-        blocks.push(text('Nothing: it stopped before anything was sent to the service.'));
-    blocks.push(heading('A re-run'), text(rerunText(result)));
+        blocks.push(report_model_text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), report_model_text(rerunText(result)));
     return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
 }
 /** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
@@ -39651,11 +39645,11 @@ const lobbyOperation = {
             rows.push(['Ready', lobby.ready_ts]);
         if (lobby.status.stopped)
             rows.push(['Stopped', lobby.status.stopped.stop_ts]);
-        const blocks = [report_model_keyValueTable(rows)];
+        const blocks = [keyValueTable(rows)];
         const { metrics } = lobby;
         if (metrics) {
             const allocated = metrics.allocated_memory;
-            blocks.push(report_model_heading(`Metrics of job ${metrics.job}`), table(['Metric', 'Samples', 'Last', 'Peak'], [
+            blocks.push(heading(`Metrics of job ${metrics.job}`), table(['Metric', 'Samples', 'Last', 'Peak'], [
                 ['CPU', String(metrics.cpu.length), number(metrics.cpu.at(-1)), number(peak(metrics.cpu))],
                 [
                     `Memory (MB${allocated !== undefined ? ` of ${number(allocated)} allocated` : ''})`,
@@ -39774,7 +39768,7 @@ const serversOperation = {
     },
     report(result) {
         const blocks = [
-            report_model_keyValueTable([
+            keyValueTable([
                 ['Environment', { code: result.environmentId }],
                 ['Tags', result.tags ? formatTags(result.tags) : '(any)'],
                 ['Destroyed servers', result.includeDestroyed ? 'included' : 'left out'],
@@ -40030,9 +40024,9 @@ const validateOperation = {
         }
         if (result.groupDisplayName !== undefined)
             rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))]);
-        const blocks = [report_model_keyValueTable(rows)];
+        const blocks = [keyValueTable(rows)];
         if (result.errors.length) {
-            blocks.push(report_model_heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
+            blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
         }
         const n = result.errors.length;
         return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks };
@@ -40093,9 +40087,12 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 
 
+
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+const EXIT_CANCELLED = 130;
 const flag = (name, type, help, value) => ({
     name,
     type,
@@ -40152,12 +40149,34 @@ const DEPLOY = {
         const inputs = readInputs(get, context);
         if (!inputs.token && !inputs.dryRun)
             throw missingToken();
-        const result = await deploy(inputs, {
-            logger: io.logger,
-            tempDir: external_node_os_default().tmpdir(),
-            // A terminal shows the upload's progress in its status line: update it often.
-            progressIntervalMs: io.interactive ? 250 : undefined,
+        // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+            io.logger.close();
+            process.stderr.write('gamehost: quit at once\n');
+            process.exit(EXIT_CANCELLED);
         });
+        cancellation.signal.addEventListener('abort', () => io.logger.warning('Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)'));
+        let result;
+        try {
+            result = await deploy(inputs, {
+                logger: io.logger,
+                tempDir: external_node_os_default().tmpdir(),
+                // A terminal shows the upload's progress in its status line: update it often.
+                progressIntervalMs: io.interactive ? 250 : undefined,
+                signal: cancellation.signal,
+            });
+        }
+        catch (error) {
+            const partial = partialResult(error);
+            if (!isCancelled(error) && !partial)
+                throw error;
+            reportError(io, error);
+            print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial));
+            return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE;
+        }
+        finally {
+            cancellation.dispose();
+        }
         if (result.siteId)
             io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
         print(io, deployOutputs(result), deployReport(result));
@@ -40259,7 +40278,7 @@ function reportError(io, error) {
         for (const problem of error.problems)
             io.logger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
     }
-    io.logger.error(errors_errorMessage(error));
+    io.logger.error(errorMessage(error));
 }
 /**
  * Where the deploy runs from, for the default site name (`<repository> <branch> <short sha>`, as the
@@ -40402,7 +40421,7 @@ async function main(args) {
         }).values;
     }
     catch (error) {
-        process.stderr.write(`gamehost ${command.name}: ${errors_errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`);
+        process.stderr.write(`gamehost ${command.name}: ${errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`);
         return EXIT_USAGE;
     }
     if (flags.help) {
@@ -40419,7 +40438,7 @@ async function main(args) {
     catch (error) {
         logger.close();
         if (error instanceof errors_UsageError) {
-            process.stderr.write(`gamehost ${command.name}: ${asFlags(command, errors_errorMessage(error))}\n` +
+            process.stderr.write(`gamehost ${command.name}: ${asFlags(command, errorMessage(error))}\n` +
                 `Run 'gamehost ${command.name} --help' for the flags.\n`);
             return EXIT_USAGE;
         }
@@ -40434,7 +40453,7 @@ main(process.argv.slice(2)).then((code) => {
     if (code !== undefined)
         process.exitCode = code;
 }, (error) => {
-    console.error(`gamehost: ${errors_errorMessage(error)}`);
+    console.error(`gamehost: ${errorMessage(error)}`);
     process.exitCode = EXIT_FAILURE;
 });
 

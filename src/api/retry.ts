@@ -168,16 +168,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error)
     signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
+    void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
   })
 }
 
