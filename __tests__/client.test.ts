@@ -206,8 +206,11 @@ describe('rate limits', () => {
 describe('answers of any length and framing', () => {
   // A server of our own, to send what the emulator never does: chunked bodies, a byte-order mark.
   const avatars = Array.from({ length: 3000 }, (_, i) => ({
-    avatar_id: `a${i}`,
+    upload_id: `a${i}`,
     display_name: `Ünïcødé ✓ ${i}`,
+    content_length: i,
+    create_ts: '2026-01-01T00:00:00Z',
+    complete: i % 2 === 0,
   }))
   let framing: 'chunked' | 'bom' = 'chunked'
   const server = createServer((_request, response) => {

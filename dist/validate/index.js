@@ -31447,7 +31447,7 @@ async function writeReport(report) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3273);
-/* harmony import */ var _validate_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6826);
+/* harmony import */ var _validate_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3999);
 // Entry of the validate action (validate/action.yml, bundled to dist/validate/index.js).
 
 
@@ -31463,9 +31463,11 @@ __webpack_async_result__();
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Dr: () => (/* binding */ NetworkError),
 /* harmony export */   _7: () => (/* binding */ ServiceError),
 /* harmony export */   eb: () => (/* binding */ UsageError),
 /* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   qx: () => (/* binding */ UnexpectedAnswerError),
 /* harmony export */   vw: () => (/* binding */ ValidationFailedError)
 /* harmony export */ });
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
@@ -31522,6 +31524,17 @@ function errorMessage(error) {
         return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
     }
     return String(error);
+}
+/** An answer of the service that is not what its operation promises: the field named, or too large. */
+class UnexpectedAnswerError extends Error {
+    name = 'UnexpectedAnswerError';
+}
+/**
+ * A request that got no complete answer, named by operation and host ("no answer within 30 s"
+ * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
+ */
+class NetworkError extends Error {
+    name = 'NetworkError';
 }
 
 
@@ -31857,7 +31870,7 @@ function formatEpochMs(ms) {
 
 /***/ }),
 
-/***/ 6826:
+/***/ 3999:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31962,6 +31975,62 @@ function readChoice(input, raw, choices, fallback) {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./src/api/shape.ts
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+function describe(value) {
+    if (value === undefined)
+        return 'missing';
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function named(at, what, value) {
+    return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
+}
+const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** An id: a string that is not empty. */
+const anId = (value, at) => typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value);
+const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
+const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
+/** Any JSON object; its fields unchecked. */
+const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value);
+/** A field that may be absent (or null); when there, it must fit `check`. */
+function optional(check) {
+    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
+}
+function listOf(item) {
+    return (value, at) => {
+        if (!Array.isArray(value))
+            return named(at, 'a list', value);
+        for (let i = 0; i < value.length; i++) {
+            const problem = item(value[i], `${at}[${i}]`);
+            if (problem)
+                return problem;
+        }
+        return undefined;
+    };
+}
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+function objectOf(fields) {
+    return (value, at) => {
+        const problem = anObject(value, at);
+        if (problem)
+            return problem;
+        for (const [name, check] of Object.entries(fields)) {
+            const found = check(value[name], at ? `${at}.${name}` : name);
+            if (found)
+                return found;
+        }
+        return undefined;
+    };
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -32124,7 +32193,24 @@ function shortReason(error) {
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
+;// CONCATENATED MODULE: ./src/format.ts
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -32134,35 +32220,58 @@ const USER_AGENT = 'gamehost/0.1';
 function createAgent() {
     return new undici/* Agent */.g6({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } });
 }
+/** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
+const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
     },
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: validated,
     },
-    listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        answer: objectOf({ namespace_id: anId }),
     },
-    validateGroup: { name: 'groups.validate', safety: 'read' },
+    validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
-    createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: objectOf({
+            site_id: anId,
+            upload_id: anId,
+            presigned_requests: listOf(objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber })),
+        }),
+    },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
         name: 'uploads.complete',
@@ -32193,6 +32302,15 @@ class ServiceClient {
         this.#retry = options.retry ?? retryPolicy();
         if (options.signal)
             this.#retry = { ...this.#retry, signal: options.signal };
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -32246,22 +32364,40 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        const response = await (0,undici/* request */.Em)(this.#base + path, {
-            method,
-            headers,
-            body: payload,
-            dispatcher: this.#options.dispatcher,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-            signal: this.#options.signal,
-        });
-        const text = await readText(response.body, header(response.headers, 'content-length'));
+        let response;
+        let text;
+        try {
+            response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers,
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal: this.#options.signal,
+            });
+            text = await readText(response.body, header(response.headers, 'content-length'), op.name, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT);
+        }
+        catch (error) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (error instanceof errors/* UnexpectedAnswerError */.qx)
+                throw error;
+            throw new errors/* NetworkError */.Dr(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+                cause: error,
+            });
+        }
         const rayId = header(response.headers, RAY_ID_HEADER);
         const parsed = parseJson(text);
         if (response.statusCode === 200 &&
             parsed !== undefined &&
             typeof parsed === 'object' &&
             parsed !== null) {
+            const problem = op.answer?.(parsed, '');
+            if (problem) {
+                throw new errors/* UnexpectedAnswerError */.qx(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                    (rayId ? ` (ray id ${rayId})` : ''));
+            }
             return parsed;
         }
         const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -32292,12 +32428,22 @@ function header(headers, name) {
  * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
  * of the deploy's memory.
  */
-async function readText(body, contentLength) {
+async function readText(body, contentLength, operation, limit) {
     const declared = Number(contentLength);
+    const tooLarge = () => {
+        // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+        body.on('error', () => { });
+        body.destroy();
+        return new errors/* UnexpectedAnswerError */.qx(`${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`);
+    };
+    if (declared > limit)
+        throw tooLarge();
     // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
     let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024);
     let length = 0;
     for await (const chunk of body) {
+        if (length + chunk.length > limit)
+            throw tooLarge();
         if (length + chunk.length > buffer.length) {
             const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
             buffer.copy(larger, 0, 0, length);
@@ -32319,6 +32465,32 @@ function parseJson(text) {
 }
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
+}
+/** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
+function networkReason(error, timeoutMs) {
+    const code = error.code ?? error.cause?.code;
+    const seconds = `${timeoutMs / 1000} s`;
+    switch (code) {
+        case 'UND_ERR_HEADERS_TIMEOUT':
+            return `no answer within ${seconds} (${code})`;
+        case 'UND_ERR_BODY_TIMEOUT':
+            return `the answer stopped arriving for ${seconds} (${code})`;
+        case 'UND_ERR_SOCKET':
+        case 'ECONNRESET':
+        case 'EPIPE':
+            return `the connection was closed before the answer was complete (${code})`;
+        case 'UND_ERR_CONNECT_TIMEOUT':
+            return `could not connect within the connect time-out (${code})`;
+        case 'ECONNREFUSED':
+            return `the connection was refused (${code})`;
+        case 'ENOTFOUND':
+        case 'EAI_AGAIN':
+            return `the host name could not be resolved (${code})`;
+    }
+    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+        return `the TLS handshake failed (${code})`;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/operation.ts
