@@ -243,7 +243,7 @@ describe('answers of any length and framing', () => {
         logger: memoryLogger(),
         retry: retryPolicy({ sleep: async () => {} }),
       })
-      const answer = (await client.listCustomAvatars(GAME)) as unknown as { custom_avatars: typeof avatars }
+      const answer = await client.listCustomAvatars(GAME)
       assert.deepEqual(answer.custom_avatars, avatars)
     })
   }
