@@ -1,5 +1,6 @@
 // Every bad input fails the step through dist/index.js with one ::error:: naming the input, before any call.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -14,12 +15,16 @@ describe('bad inputs, through dist/index.js', () => {
   let emulator: Emulator
   let site: string
   let aFile: string
+  let withFifo: string
   let defaults: Record<string, string>
   before(async () => {
     emulator = await startEmulator()
     site = await tempDir()
     await writeTree(site, { 'index.html': '<h1>hi</h1>', '.env': 'SECRET=1' })
     aFile = path.join(site, 'index.html')
+    withFifo = await tempDir()
+    await writeTree(withFifo, { 'index.html': '<h1>hi</h1>' })
+    execFileSync('mkfifo', [path.join(withFifo, 'stuck')])
     defaults = await actionDefaults(path.join(root, 'action.yml'))
   })
   after(() => emulator.close())
@@ -39,6 +44,17 @@ describe('bad inputs, through dist/index.js', () => {
     ['game-id', () => ({ 'game-id': '' }), /is required/],
     ['path', () => ({ path: path.join(site, 'missing') }), /does not exist/],
     ['path', () => ({ path: aFile }), /is a file/],
+    [
+      'path',
+      () => ({ path: '' }),
+      /nothing is to be provisioned \(namespace, domain, lobby-count-max\): nothing to do/,
+    ],
+    ['path', () => ({ path: '/' }), /is the root of the file system/],
+    [
+      'path',
+      () => ({ path: withFifo }),
+      /a site holds only regular files; this is not one: stuck \(a FIFO\)/,
+    ],
     ['files', () => ({ files: '*.png' }), /no file under .* matches/],
     ['files', () => ({ files: '../**' }), /reaches outside path/],
     ['files', () => ({ files: '.env' }), /hidden files are skipped unless include-hidden/],
@@ -79,6 +95,7 @@ describe('bad inputs, through dist/index.js', () => {
     ['concurrency', () => ({ concurrency: '10000' }), /from 1 to 256/],
     ['retries', () => ({ retries: 'many' }), /from 0 to 20/],
     ['request-timeout', () => ({ 'request-timeout': '0' }), /from 1 to 3600/],
+    ['max-retry-after', () => ({ 'max-retry-after': '-1' }), /from 0 to 3600/],
     ['include-hidden', () => ({ 'include-hidden': 'yes' }), /true or false/],
     ['dry-run', () => ({ 'dry-run': 'maybe' }), /true or false/],
   ]

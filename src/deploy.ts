@@ -12,6 +12,8 @@ import {
   type ArtifactFile,
   type Manifest,
 } from './artifacts.ts'
+import { UsageError } from './api/errors.ts'
+import { Input } from './constants.ts'
 import type { DeployInputs } from './inputs.ts'
 import { formatBytes } from './format.ts'
 import type { Logger } from './logger.ts'
@@ -68,6 +70,12 @@ export function partialResult(error: unknown): DeployResult | undefined {
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
+  if (!inputs.path && !inputs.namespace && !inputs.domain && !inputs.matchmaker) {
+    throw new UsageError(
+      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+    )
+  }
   preferSmallHeap()
   const retry = retryPolicy({
     retries: inputs.retries,

@@ -36839,6 +36839,18 @@ async function findFiles(options) {
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
     const realRoot = await (0,external_node_fs_promises_namespaceObject.realpath)(root);
+    if (realRoot === external_node_path_default().parse(realRoot).root) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
+    }
+    const gitEntry = await (0,external_node_fs_promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    if (gitEntry && options.includeHidden) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
+    }
+    if (gitEntry) {
+        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
+            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
+    }
     const found = (isEveryFile(options.patterns) ? await listPlainTree(root, options.includeHidden) : undefined) ??
         (await globFiles(root, options));
     // Where each file really is, to keep links from leading out of path: a directory's real path is
@@ -36852,19 +36864,36 @@ async function findFiles(options) {
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const described = new Array(found.length);
+    // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
+    // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
+    const notRegular = [];
     await forEachInPool(found, 16, async (absolutePath, i) => {
         let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
         let target;
+        const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
         if (stats.isSymbolicLink()) {
-            target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
+            const real = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath).catch(() => undefined);
+            if (real === undefined) {
+                options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+                return;
+            }
+            target = real;
+            // Links are not followed out of path: one warning for the link, nothing walked behind it.
+            if (!inside(target)) {
+                options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+                return;
+            }
             stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
+            if (stats.isDirectory()) {
+                options.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
+                return;
+            }
         }
         else {
             target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
         }
-        const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-        if (!inside(target)) {
-            options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+        if (!stats.isFile()) {
+            notRegular.push(`${relative} (${kindOf(stats)})`);
             return;
         }
         const contentType = contentTypeOf(relative);
@@ -36877,6 +36906,12 @@ async function findFiles(options) {
             ...(contentType ? { contentType } : {}),
         };
     });
+    if (notRegular.length) {
+        notRegular.sort();
+        throw new errors_UsageError(`path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+            `${notRegular.slice(0, 10).join(', ')}${notRegular.length > 10 ? `, and ${notRegular.length - 10} more` : ''}. ` +
+            `Remove ${notRegular.length === 1 ? 'it' : 'them'}, or leave ${notRegular.length === 1 ? 'it' : 'them'} out with files: '!<path>'`);
+    }
     const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -36892,7 +36927,8 @@ async function globFiles(root, options) {
     const pruneHidden = !options.includeHidden && !isHidden(external_node_path_default().basename(root));
     const globber = await create(patterns.join('\n'), {
         matchDirectories: false,
-        followSymbolicLinks: true,
+        // Links are judged one by one in findFiles: a link to a folder outside path is never walked.
+        followSymbolicLinks: false,
         implicitDescendants: true,
         excludeHiddenFiles: pruneHidden,
     });
@@ -36907,6 +36943,15 @@ async function globFiles(root, options) {
     return found;
 }
 const isHidden = (name) => name.startsWith('.');
+function kindOf(stats) {
+    if (stats.isFIFO())
+        return 'a FIFO';
+    if (stats.isSocket())
+        return 'a socket';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    return 'not a regular file';
+}
 const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
 /**
  * Every file under root when the tree holds only plain files and folders, as `**` finds them with
@@ -37430,6 +37475,8 @@ function countBy(items, key) {
 
 
 
+
+
 const partials = new WeakMap();
 /**
  * What a deploy that threw had done before it failed (the namespace, the site it created), or
@@ -37444,6 +37491,10 @@ function partialResult(error) {
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
+    if (!inputs.path && !inputs.namespace && !inputs.domain && !inputs.matchmaker) {
+        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
+    }
     preferSmallHeap();
     const retry = retryPolicy({
         retries: inputs.retries,
