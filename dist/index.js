@@ -37676,7 +37676,6 @@ async function findFiles(options) {
     const notRegular = [];
     await forEachInPool(found, 16, async (absolutePath, i) => {
         let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
-        let target;
         const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
         if (stats.isSymbolicLink()) {
             const real = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath).catch(() => undefined);
@@ -37684,9 +37683,8 @@ async function findFiles(options) {
                 options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
                 return;
             }
-            target = real;
             // Links are not followed out of path: one warning for the link, nothing walked behind it.
-            if (!inside(target)) {
+            if (!inside(real)) {
                 options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
                 return;
             }
@@ -37696,8 +37694,9 @@ async function findFiles(options) {
                 return;
             }
         }
-        else {
-            target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
+        else if (!inside(external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath)))) {
+            options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
+            return;
         }
         if (!stats.isFile()) {
             notRegular.push(`${relative} (${kindOf(stats)})`);

@@ -195,7 +195,6 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   const notRegular: string[] = []
   await forEachInPool(found, 16, async (absolutePath, i) => {
     let stats = await lstat(absolutePath)
-    let target: string
     const relative = path.relative(root, absolutePath).split(path.sep).join('/')
     if (stats.isSymbolicLink()) {
       const real = await realpath(absolutePath).catch(() => undefined)
@@ -203,9 +202,8 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
         options.logger.warning(`Skipping ${relative}: it is a link to nothing`)
         return
       }
-      target = real
       // Links are not followed out of path: one warning for the link, nothing walked behind it.
-      if (!inside(target)) {
+      if (!inside(real)) {
         options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
         return
       }
@@ -216,8 +214,9 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
         )
         return
       }
-    } else {
-      target = path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath))
+    } else if (!inside(path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath)))) {
+      options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
+      return
     }
     if (!stats.isFile()) {
       notRegular.push(`${relative} (${kindOf(stats)})`)
