@@ -40,6 +40,8 @@ describe('bad inputs, through dist/index.js', () => {
   const cases: Array<[input: string, values: () => Record<string, string>, hint: RegExp]> = [
     ['api-url', () => ({ 'api-url': 'ftp://example.com' }), /http:\/\/ or https:\/\//],
     ['api-url', () => ({ 'api-url': 'example.com' }), /is not a URL/],
+    ['api-url', () => ({ 'api-url': 'https://deployer:hunter2@example.com' }), /carries credentials/],
+    ['api-url', () => ({ 'api-url': 'https://deployer:hun ter2@exa mple' }), /carries credentials/],
     ['token', () => ({ token: '' }), /secrets\.GAMEHOST_TOKEN/],
     ['game-id', () => ({ 'game-id': '' }), /is required/],
     ['path', () => ({ path: path.join(site, 'missing') }), /does not exist/],
@@ -117,6 +119,23 @@ describe('bad inputs, through dist/index.js', () => {
       assert.equal(emulator.requests.length, before, 'no call reached the service')
     })
   }
+
+  test('credentials in api-url are masked before anything is logged, and shown on no line, debug included', async () => {
+    const run = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      env: { RUNNER_DEBUG: '1' },
+      inputs: { ...good(), 'api-url': 'https://deployer:hunter2@example.com' },
+    })
+    assert.equal(run.exitCode, 1)
+    const lines = (run.stdout + run.stderr).split('\n')
+    assert.ok(lines.includes('::add-mask::hunter2'), run.stdout)
+    assert.deepEqual(
+      lines.filter((l) => l.includes('hunter2') && !l.startsWith('::add-mask::')),
+      [],
+    )
+  })
 
   test('a matchmaker value the service rejects is refused before any call, with one annotation per field', async () => {
     const before = emulator.requests.length

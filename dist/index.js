@@ -32798,6 +32798,103 @@ const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
+;// CONCATENATED MODULE: ./src/common-inputs.ts
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function readConnection(get, gameIdPurpose = 'the id of the game') {
+    const apiUrl = get(constants_Input.ApiUrl).trim();
+    if (!apiUrl)
+        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
+    }
+    let parsedUrl;
+    try {
+        parsedUrl = new URL(apiUrl);
+    }
+    catch {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+    }
+    const token = get(constants_Input.Token).trim();
+    const gameId = get(constants_Input.GameId).trim();
+    if (!gameId)
+        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId };
+}
+/** Reads the connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+/** Why an empty token fails an action that always calls the service. */
+function missingServiceToken() {
+    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+}
+/** A required input, trimmed. */
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new UsageError(`${input} is required: ${what}`);
+    return value;
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function readBoolean(input, raw, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+}
+/** A whole number from min to max; `fallback` when empty. */
+function readInteger(input, raw, fallback, min, max) {
+    return readOptionalInteger(input, raw, min, max) ?? fallback;
+}
+/** A whole number from min to max, or undefined when empty. */
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+}
+/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!isU32(value))
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
+    return value;
+}
+function readChoice(input, raw, choices, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (choices.includes(text))
+        return text;
+    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
+
 ;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
@@ -32868,6 +32965,7 @@ function formatEpochMs(ms) {
 
 
 
+
 const actionsLogger = {
     info: (message) => info(message),
     warning: (message, annotation) => warning(message, annotation),
@@ -32886,6 +32984,14 @@ async function runAction(secretInputs, body) {
             const secret = getInput(name);
             if (secret)
                 core_setSecret(secret);
+        }
+        // api-url with credentials is refused, and they are masked first, so no line can show them.
+        const userInfo = urlUserInfo(getInput(constants_Input.ApiUrl));
+        if (userInfo) {
+            core_setSecret(userInfo);
+            const password = userInfo.slice(userInfo.indexOf(':') + 1);
+            if (userInfo.includes(':') && password)
+                core_setSecret(password);
         }
         await body();
     }
@@ -38500,94 +38606,6 @@ function whenNoToken(policy, event) {
         };
     }
     return { skip: false };
-}
-
-;// CONCATENATED MODULE: ./src/common-inputs.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
-
-
-
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants_Input.ApiUrl).trim();
-    if (!apiUrl)
-        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    const token = get(constants_Input.Token).trim();
-    const gameId = get(constants_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId };
-}
-/** Reads the connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-/** Why an empty token fails an action that always calls the service. */
-function missingServiceToken() {
-    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
-}
-/** A required input, trimmed. */
-function readRequired(get, input, what) {
-    const value = get(input).trim();
-    if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
-    return value;
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
-}
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
-}
-/** A whole number from min to max, or undefined when empty. */
-function readOptionalInteger(input, raw, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isU32(value))
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${U32_MAX}`);
-    return value;
-}
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (choices.includes(text))
-        return text;
-    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts

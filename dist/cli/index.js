@@ -29272,6 +29272,11 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const apiUrl = get(constants_Input.ApiUrl).trim();
     if (!apiUrl)
         throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
+    }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
@@ -29346,6 +29351,10 @@ function readChoice(input, raw, choices, fallback) {
     if (choices.includes(text))
         return text;
     throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 
 ;// CONCATENATED MODULE: ./src/format.ts

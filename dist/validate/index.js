@@ -31346,11 +31346,14 @@ var errors = __nccwpck_require__(3249);
 var rules = __nccwpck_require__(1451);
 // EXTERNAL MODULE: ./src/constants.ts
 var constants = __nccwpck_require__(7242);
+// EXTERNAL MODULE: ./src/common-inputs.ts
+var common_inputs = __nccwpck_require__(230);
 // EXTERNAL MODULE: ./src/report-model.ts
 var report_model = __nccwpck_require__(7517);
 ;// CONCATENATED MODULE: ./src/action.ts
 // What every action of this repository shares: the logger on @actions/core, the one place a step
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
+
 
 
 
@@ -31374,6 +31377,14 @@ async function runAction(secretInputs, body) {
             const secret = getInput(name);
             if (secret)
                 core_setSecret(secret);
+        }
+        // api-url with credentials is refused, and they are masked first, so no line can show them.
+        const userInfo = (0,common_inputs/* urlUserInfo */.Dn)(getInput(constants/* Input */.pd.ApiUrl));
+        if (userInfo) {
+            core_setSecret(userInfo);
+            const password = userInfo.slice(userInfo.indexOf(':') + 1);
+            if (userInfo.includes(':') && password)
+                core_setSecret(password);
         }
         await body();
     }
@@ -31447,7 +31458,7 @@ async function writeReport(report) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3273);
-/* harmony import */ var _validate_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3999);
+/* harmony import */ var _validate_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2351);
 // Entry of the validate action (validate/action.yml, bundled to dist/validate/index.js).
 
 
@@ -31691,6 +31702,118 @@ function planParts(size, threshold = MULTIPART_THRESHOLD, partSize = PART_SIZE) 
 
 /***/ }),
 
+/***/ 230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Dn: () => (/* binding */ urlUserInfo),
+/* harmony export */   OO: () => (/* binding */ readRequiredConnection),
+/* harmony export */   PF: () => (/* binding */ readU32),
+/* harmony export */   Vf: () => (/* binding */ readBoolean)
+/* harmony export */ });
+/* unused harmony exports readConnection, missingServiceToken, readRequired, readInteger, readOptionalInteger, readChoice */
+/* harmony import */ var _api_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3249);
+/* harmony import */ var _api_rules_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1451);
+/* harmony import */ var _constants_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7242);
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function readConnection(get, gameIdPurpose = 'the id of the game') {
+    const apiUrl = get(_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.ApiUrl).trim();
+    if (!apiUrl)
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.Token}. (The URL is not shown here.)`);
+    }
+    let parsedUrl;
+    try {
+        parsedUrl = new URL(apiUrl);
+    }
+    catch {
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+    }
+    const token = get(_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.Token).trim();
+    const gameId = get(_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.GameId).trim();
+    if (!gameId)
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId };
+}
+/** Reads the connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+/** Why an empty token fails an action that always calls the service. */
+function missingServiceToken() {
+    return new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${_constants_js__WEBPACK_IMPORTED_MODULE_1__/* .Input */ .pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+}
+/** A required input, trimmed. */
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new UsageError(`${input} is required: ${what}`);
+    return value;
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function readBoolean(input, raw, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${input} '${text}' must be true or false`);
+}
+/** A whole number from min to max; `fallback` when empty. */
+function readInteger(input, raw, fallback, min, max) {
+    return readOptionalInteger(input, raw, min, max) ?? fallback;
+}
+/** A whole number from min to max, or undefined when empty. */
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+}
+/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!(0,_api_rules_js__WEBPACK_IMPORTED_MODULE_2__/* .isU32 */ .vv)(value))
+        throw new _api_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`${input} '${raw}' must be a whole number from 0 to ${_api_rules_js__WEBPACK_IMPORTED_MODULE_2__/* .U32_MAX */ .cd}`);
+    return value;
+}
+function readChoice(input, raw, choices, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (choices.includes(text))
+        return text;
+    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
+
+
+/***/ }),
+
 /***/ 7242:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -31870,7 +31993,7 @@ function formatEpochMs(ms) {
 
 /***/ }),
 
-/***/ 3999:
+/***/ 2351:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31883,96 +32006,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 var errors = __nccwpck_require__(3249);
 // EXTERNAL MODULE: ./src/api/rules.ts
 var rules = __nccwpck_require__(1451);
+// EXTERNAL MODULE: ./src/common-inputs.ts
+var common_inputs = __nccwpck_require__(230);
 // EXTERNAL MODULE: ./src/constants.ts
 var constants = __nccwpck_require__(7242);
-;// CONCATENATED MODULE: ./src/common-inputs.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
-
-
-
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants/* Input */.pd.ApiUrl).trim();
-    if (!apiUrl)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    const token = get(constants/* Input */.pd.Token).trim();
-    const gameId = get(constants/* Input */.pd.GameId).trim();
-    if (!gameId)
-        throw new errors/* UsageError */.eb(`${constants/* Input */.pd.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId };
-}
-/** Reads the connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-/** Why an empty token fails an action that always calls the service. */
-function missingServiceToken() {
-    return new errors/* UsageError */.eb(`${constants/* Input */.pd.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
-}
-/** A required input, trimmed. */
-function readRequired(get, input, what) {
-    const value = get(input).trim();
-    if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
-    return value;
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new errors/* UsageError */.eb(`${input} '${text}' must be true or false`);
-}
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
-}
-/** A whole number from min to max, or undefined when empty. */
-function readOptionalInteger(input, raw, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-/** An unsigned 32-bit integer, as the service's matchmaker config takes. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!(0,rules/* isU32 */.vv)(value))
-        throw new errors/* UsageError */.eb(`${input} '${raw}' must be a whole number from 0 to ${rules/* U32_MAX */.cd}`);
-    return value;
-}
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (choices.includes(text))
-        return text;
-    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
-}
-
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/api/shape.ts
@@ -32533,7 +32570,7 @@ var report_model = __nccwpck_require__(7517);
 const validateOperation = {
     name: constants/* ActionName */.a2.Validate,
     read(get, options) {
-        const connection = readRequiredConnection(get, options);
+        const connection = (0,common_inputs/* readRequiredConnection */.OO)(get, options);
         const optional = (name) => get(name).trim() || undefined;
         const namespaceId = optional(constants/* Input */.pd.NamespaceId);
         const lobbyCountMax = optional(constants/* Input */.pd.LobbyCountMax);
@@ -32547,8 +32584,8 @@ const validateOperation = {
                 throw new errors/* UsageError */.eb(`${constants/* Input */.pd.LobbyCountMax} and ${constants/* Input */.pd.MaxPlayers} need ${constants/* Input */.pd.NamespaceId}: the service validates a matchmaker config against a namespace`);
             matchmaker = {
                 namespaceId,
-                lobbyCountMax: readU32(constants/* Input */.pd.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(constants/* Input */.pd.MaxPlayers, maxPlayers),
+                lobbyCountMax: (0,common_inputs/* readU32 */.PF)(constants/* Input */.pd.LobbyCountMax, lobbyCountMax),
+                maxPlayers: (0,common_inputs/* readU32 */.PF)(constants/* Input */.pd.MaxPlayers, maxPlayers),
             };
         }
         else if (namespaceId) {
@@ -32562,7 +32599,7 @@ const validateOperation = {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(constants/* Input */.pd.FailOnError, get(constants/* Input */.pd.FailOnError), true),
+            failOnError: (0,common_inputs/* readBoolean */.Vf)(constants/* Input */.pd.FailOnError, get(constants/* Input */.pd.FailOnError), true),
         };
     },
     async run(inputs, context) {
