@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Server } from '../src/api/types.ts'
@@ -105,6 +105,39 @@ describe('gamehost CLI', () => {
       assert.ok(!/::debug::/.test(real.stdout + real.stderr), 'no workflow command reaches the user')
       assert.match(real.stderr, /^> Upload$/m)
       assert.match(real.stderr, /^ {2}Uploaded files 26\/26, /m)
+    })
+
+    test('the manifest goes to a private temporary folder, removed at the end, unless --manifest keeps it', async () => {
+      // The CLI's own temporary folder, to see what it leaves there.
+      const tmp = await tempDir()
+      const plain = await cli(['deploy', ...connection(), '--path', site, '--dry-run', '--json'], {
+        TMPDIR: tmp,
+      })
+      assert.equal(plain.code, 0, plain.stderr)
+      assert.equal(
+        (JSON.parse(plain.stdout) as Record<string, unknown>).manifest,
+        null,
+        'nothing left to point at',
+      )
+      assert.deepEqual(await readdir(tmp), [], 'no folder or file left in the temporary folder')
+
+      const keep = path.join(await tempDir(), 'manifest.json')
+      const kept = await cli([
+        'deploy',
+        ...connection(),
+        '--path',
+        site,
+        '--dry-run',
+        '--json',
+        '--manifest',
+        keep,
+      ])
+      assert.equal(kept.code, 0, kept.stderr)
+      const outputs = JSON.parse(kept.stdout) as Record<string, unknown>
+      assert.equal(outputs.manifest, keep)
+      const manifest = JSON.parse(await readFile(keep, 'utf8')) as { digest: string; fileCount: number }
+      assert.equal(manifest.digest, outputs.digest)
+      assert.equal(manifest.fileCount, 26)
     })
 
     test('provisions like the action and prints a readable report', async () => {

@@ -38542,7 +38542,7 @@ async function deploy(inputs, deps) {
         plannedParts,
         durationMs: 0,
     };
-    const manifestFile = external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     const saveManifest = async (complete) => {
         result.manifest = complete;
         result.manifestPath = await writeManifest(complete, manifestFile);

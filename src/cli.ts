@@ -5,6 +5,7 @@
 // 2 bad usage.
 
 import { execFileSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -18,6 +19,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
+  Output,
   MAX_CONCURRENCY,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
@@ -160,6 +162,12 @@ const DEPLOY: Command = {
       'boolean',
       'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
     ),
+    flag(
+      Output.Manifest,
+      'string',
+      'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
+      'file',
+    ),
     ...OUTPUT_FLAGS,
   ],
   examples: [
@@ -183,11 +191,15 @@ const DEPLOY: Command = {
         'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
       ),
     )
+    const keepManifest = get(Output.Manifest).trim()
+    // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
     let result: DeployResult
     try {
       result = await deploy(inputs, {
         logger: io.logger,
-        tempDir: os.tmpdir(),
+        tempDir,
+        manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
         // A terminal shows the upload's progress in its status line: update it often.
         progressIntervalMs: io.interactive ? 250 : undefined,
         signal: cancellation.signal,
@@ -200,7 +212,10 @@ const DEPLOY: Command = {
       return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE
     } finally {
       cancellation.dispose()
+      await rm(tempDir, { recursive: true, force: true })
     }
+    // Removed with its folder unless --manifest kept it.
+    if (!keepManifest) result.manifestPath = undefined
     if (result.siteId)
       io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
     print(io, deployOutputs(result), deployReport(result))

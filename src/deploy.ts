@@ -43,6 +43,8 @@ export interface DeployDependencies {
   logger: Logger
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
+  /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
+  manifestFile?: string
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
@@ -138,7 +140,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     durationMs: 0,
   }
 
-  const manifestFile = path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   const saveManifest = async (complete: Manifest) => {
     result.manifest = complete
     result.manifestPath = await writeManifest(complete, manifestFile)

@@ -28952,6 +28952,8 @@ var __webpack_exports__ = {};
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
@@ -29431,7 +29433,7 @@ function objectOf(fields) {
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
@@ -29446,14 +29448,14 @@ function retryPolicy(overrides = {}) {
         maxDelayMs: 30_000,
         maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
         maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        sleep: (ms) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
     // The real sleep ends with the signal, so no timer outlives a cancelled run.
     if (!overrides.sleep)
-        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+        policy.sleep = (ms) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
     return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -30051,8 +30053,6 @@ function cancelOnSignals(signals, again) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -36798,7 +36798,7 @@ function fileDescriptors(files) {
  * to make it were the peak of a big site's deploy.
  */
 async function writeManifest(manifest, file) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
+    const handle = await (0,promises_namespaceObject.open)(file, 'w');
     try {
         const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
         await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
@@ -36841,17 +36841,17 @@ function checkPatterns(patterns) {
 }
 async function findFiles(options) {
     const root = external_node_path_default().resolve(options.root);
-    const rootStat = await (0,external_node_fs_promises_namespaceObject.stat)(root).catch(() => undefined);
+    const rootStat = await (0,promises_namespaceObject.stat)(root).catch(() => undefined);
     if (!rootStat)
         throw new errors_UsageError(`path: '${options.root}' does not exist`);
     if (!rootStat.isDirectory())
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
-    const realRoot = await (0,external_node_fs_promises_namespaceObject.realpath)(root);
+    const realRoot = await (0,promises_namespaceObject.realpath)(root);
     if (realRoot === external_node_path_default().parse(realRoot).root) {
         throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
     }
-    const gitEntry = await (0,external_node_fs_promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    const gitEntry = await (0,promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
     if (gitEntry && options.includeHidden) {
         throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
             '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
@@ -36868,7 +36868,7 @@ async function findFiles(options) {
     const realDir = (dir) => {
         let real = realDirs.get(dir);
         if (!real)
-            realDirs.set(dir, (real = (0,external_node_fs_promises_namespaceObject.realpath)(dir)));
+            realDirs.set(dir, (real = (0,promises_namespaceObject.realpath)(dir)));
         return real;
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
@@ -36877,10 +36877,10 @@ async function findFiles(options) {
     // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
     const notRegular = [];
     await forEachInPool(found, 16, async (absolutePath, i) => {
-        let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
+        let stats = await (0,promises_namespaceObject.lstat)(absolutePath);
         const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
         if (stats.isSymbolicLink()) {
-            const real = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath).catch(() => undefined);
+            const real = await (0,promises_namespaceObject.realpath)(absolutePath).catch(() => undefined);
             if (real === undefined) {
                 options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
                 return;
@@ -36890,7 +36890,7 @@ async function findFiles(options) {
                 options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
                 return;
             }
-            stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
+            stats = await (0,promises_namespaceObject.stat)(absolutePath);
             if (stats.isDirectory()) {
                 options.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
                 return;
@@ -36976,7 +36976,7 @@ async function listPlainTree(root, includeHidden) {
         let plain = true;
         await forEachInPool(level, 16, async (dir, index) => {
             const listing = { files: [], dirs: [] };
-            for (const entry of await (0,external_node_fs_promises_namespaceObject.readdir)(dir, { withFileTypes: true })) {
+            for (const entry of await (0,promises_namespaceObject.readdir)(dir, { withFileTypes: true })) {
                 if (!includeHidden && isHidden(entry.name))
                     continue;
                 const entryPath = external_node_path_default().join(dir, entry.name);
@@ -37005,7 +37005,7 @@ async function listPlainTree(root, includeHidden) {
  * 0.64 s). Anything else reads on to the end, so a file that grew is still seen to differ.
  */
 async function hashFile(file, buffer, expectedSize) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'r');
+    const handle = await (0,promises_namespaceObject.open)(file, 'r');
     try {
         const hash = (0,external_node_crypto_.createHash)('sha256');
         let size = 0;
@@ -37434,7 +37434,7 @@ async function putPart(part, options, progress, streamed) {
 /** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
 async function readRange(part, offset, length) {
     const bytes = Buffer.allocUnsafe(length);
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(part.file.absolutePath, 'r');
+    const handle = await (0,promises_namespaceObject.open)(part.file.absolutePath, 'r');
     try {
         let done = 0;
         while (done < length) {
@@ -37460,7 +37460,7 @@ function storeError(text) {
 /** A site is never completed with bytes that differ from the manifest. */
 async function assertUnchanged(files) {
     await forEachInPool(files, 16, async (file) => {
-        const now = await (0,external_node_fs_promises_namespaceObject.stat)(file.absolutePath);
+        const now = await (0,promises_namespaceObject.stat)(file.absolutePath);
         if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
             throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
         }
@@ -37561,7 +37561,7 @@ async function deploy(inputs, deps) {
         plannedParts,
         durationMs: 0,
     };
-    const manifestFile = external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     const saveManifest = async (complete) => {
         result.manifest = complete;
         result.manifestPath = await writeManifest(complete, manifestFile);
@@ -39056,10 +39056,10 @@ class PartStorage {
     /** Uses `dir` when given (and leaves it in place on close), else a fresh temp dir removed on close. */
     static async open(dir) {
         if (dir !== undefined) {
-            await (0,external_node_fs_promises_namespaceObject.mkdir)(dir, { recursive: true });
+            await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
             return new PartStorage(dir, false);
         }
-        return new PartStorage(await (0,external_node_fs_promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'gamehost-emulator-')), true);
+        return new PartStorage(await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'gamehost-emulator-')), true);
     }
     /**
      * Streams a part's body to disk while hashing it. Answers the MD5 hex of the bytes, or undefined when
@@ -39093,10 +39093,10 @@ class PartStorage {
             received = -1;
         }
         if (received !== length) {
-            await (0,external_node_fs_promises_namespaceObject.rm)(temporary, { force: true });
+            await (0,promises_namespaceObject.rm)(temporary, { force: true });
             return undefined;
         }
-        await (0,external_node_fs_promises_namespaceObject.rename)(temporary, target);
+        await (0,promises_namespaceObject.rename)(temporary, target);
         return hash.digest('hex');
     }
     /** Concatenates a file's parts in order into the site file; answers its size in bytes. */
@@ -39106,24 +39106,24 @@ class PartStorage {
         await this.ensureDir((0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'files'));
         // A file of one part is that part: moved, not copied (most files of a site).
         if (parts.length === 1)
-            await (0,external_node_fs_promises_namespaceObject.rename)(parts[0], target);
+            await (0,promises_namespaceObject.rename)(parts[0], target);
         else
             await (0,external_node_stream_promises_namespaceObject.pipeline)(async function* () {
                 for (const part of parts)
                     yield* (0,external_node_fs_namespaceObject.createReadStream)(part);
             }, (0,external_node_fs_namespaceObject.createWriteStream)(target));
-        return (await (0,external_node_fs_promises_namespaceObject.stat)(target)).size;
+        return (await (0,promises_namespaceObject.stat)(target)).size;
     }
     /** Parts are no longer needed once an upload is complete. */
     async discardParts(uploadId) {
-        await (0,external_node_fs_promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'parts'), { recursive: true, force: true });
+        await (0,promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'parts'), { recursive: true, force: true });
         this.madeDirs.delete((0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'parts'));
     }
     /** mkdir -p, once per folder: a site's thousands of parts share two folders. */
     ensureDir(dir) {
         let made = this.madeDirs.get(dir);
         if (!made) {
-            made = (0,external_node_fs_promises_namespaceObject.mkdir)(dir, { recursive: true }).then(() => undefined);
+            made = (0,promises_namespaceObject.mkdir)(dir, { recursive: true }).then(() => undefined);
             this.madeDirs.set(dir, made);
         }
         return made;
@@ -39132,11 +39132,11 @@ class PartStorage {
         return (0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'files', String(fileIndex));
     }
     readFile(uploadId, fileIndex) {
-        return (0,external_node_fs_promises_namespaceObject.readFile)(this.filePath(uploadId, fileIndex));
+        return (0,promises_namespaceObject.readFile)(this.filePath(uploadId, fileIndex));
     }
     async close() {
         if (this.removeOnClose)
-            await (0,external_node_fs_promises_namespaceObject.rm)(this.dir, { recursive: true, force: true });
+            await (0,promises_namespaceObject.rm)(this.dir, { recursive: true, force: true });
     }
     partPath(uploadId, fileIndex, partIndex) {
         return (0,external_node_path_namespaceObject.join)(this.dir, uploadId, 'parts', `${fileIndex}-${partIndex}`);
@@ -39366,7 +39366,7 @@ async function handleRequest(core, requests, req, res) {
     recordWhenDone(core, requests, req, res, path);
     try {
         if (core.options.latencyMs > 0)
-            await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)(core.options.latencyMs);
         await dispatch(core, req, res, path, query, rayId);
     }
     catch (error) {
@@ -39635,7 +39635,7 @@ function faultsFlag(json) {
 }
 async function readSeed(file) {
     try {
-        const seed = JSON.parse(await (0,external_node_fs_promises_namespaceObject.readFile)(file, 'utf8'));
+        const seed = JSON.parse(await (0,promises_namespaceObject.readFile)(file, 'utf8'));
         checkSeed(seed);
         return seed;
     }
@@ -40302,6 +40302,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 
 
+
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -40350,6 +40351,7 @@ const DEPLOY = {
         flag(constants_Input.MaxRetryAfter, 'string', `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`, 's'),
         flag(constants_Input.RequestTimeout, 'string', `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`, 's'),
         flag(constants_Input.DryRun, 'boolean', 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)'),
+        flag(Output.Manifest, 'string', 'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)', 'file'),
         ...OUTPUT_FLAGS,
     ],
     examples: [
@@ -40370,11 +40372,15 @@ const DEPLOY = {
             process.exit(EXIT_CANCELLED);
         });
         cancellation.signal.addEventListener('abort', () => io.logger.warning('Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)'));
+        const keepManifest = get(Output.Manifest).trim();
+        // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
+        const tempDir = await (0,promises_namespaceObject.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
         let result;
         try {
             result = await deploy(inputs, {
                 logger: io.logger,
-                tempDir: external_node_os_default().tmpdir(),
+                tempDir,
+                manifestFile: keepManifest ? external_node_path_default().resolve(keepManifest) : undefined,
                 // A terminal shows the upload's progress in its status line: update it often.
                 progressIntervalMs: io.interactive ? 250 : undefined,
                 signal: cancellation.signal,
@@ -40390,7 +40396,11 @@ const DEPLOY = {
         }
         finally {
             cancellation.dispose();
+            await (0,promises_namespaceObject.rm)(tempDir, { recursive: true, force: true });
         }
+        // Removed with its folder unless --manifest kept it.
+        if (!keepManifest)
+            result.manifestPath = undefined;
         if (result.siteId)
             io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
         print(io, deployOutputs(result), deployReport(result));
