@@ -458,6 +458,50 @@ describe('gamehost CLI', () => {
       assert.match(badEmulatorFlag.stderr, /^gamehost emulator: /)
     })
 
+    test('emulator --host 0.0.0.0 prints the addresses it is reachable at and warns; SIGHUP removes its temporary folder', async (t) => {
+      const tmp = await tempDir()
+      const child = spawn(NODE, [CLI, 'emulator', '--port', '0', '--host', '0.0.0.0'], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const closed = once(child, 'close') as Promise<[number | null]>
+      t.after(() => void child.kill('SIGKILL'))
+      child.stdout.setEncoding('utf8')
+      const url = await new Promise<string>((resolve) => {
+        child.stdout.on('data', (chunk: string) => {
+          stdout += chunk
+          const match = /^gamehost emulator listening on (http:\/\/\S+)$/m.exec(stdout)
+          if (match) resolve(match[1]!)
+        })
+      })
+      const port = new URL(url).port
+      assert.equal(url, `http://127.0.0.1:${port}`, 'an address to connect to, not 0.0.0.0')
+      assert.match(
+        stdout,
+        new RegExp(
+          `^gamehost emulator listens on every address of this machine \\(0\\.0\\.0\\.0\\), port ${port}: http://127\\.0\\.0\\.1:${port}`,
+          'm',
+        ),
+      )
+      const answer = await fetch(`${url}/cloud/games/${GAME}/avatars`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+      assert.equal(answer.status, 200)
+      assert.equal((await readdir(tmp)).length, 1, 'the emulator keeps uploaded parts in a temporary folder')
+      child.kill('SIGHUP')
+      const [code] = await closed
+      assert.equal(code, 0, stderr)
+      assert.deepEqual(await readdir(tmp), [], 'SIGHUP removed it')
+      // Standard error comes on a pipe of its own: read once the process has ended.
+      assert.match(
+        stderr,
+        /warning: listening on 0\.0\.0\.0, not on loopback: anyone on the network .* with the token/,
+      )
+    })
+
     test('emulator runs the emulator until SIGINT, and the CLI works against it', async () => {
       const child = spawn(NODE, [CLI, 'emulator', '--port', '0', '--no-rate-limit'], {
         stdio: ['ignore', 'pipe', 'pipe'],
