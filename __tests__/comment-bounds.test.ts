@@ -99,4 +99,15 @@ describe('GitHub calls of the preview comment are bounded', () => {
     )
     assert.match(save!, /Could not comment on #5: GitHub took more than 0\.08 s in all/)
   })
+
+  test('a cancelled run gives its comment only the seconds it has left', async () => {
+    answer = () => {} // never answers
+    const { sticky, logger } = comment({ callTimeoutMs: 60_000, retries: 2 })
+    // Were the 60 s time-out used, the test would time out.
+    await sticky.save('body', { withinMs: 50 })
+    assert.match(
+      warnings(logger)[0]!,
+      /^warning: Could not comment on #5: (no answer from GitHub within 0\.0\d s|GitHub took more than 0\.05 s in all)/,
+    )
+  })
 })

@@ -33173,13 +33173,14 @@ const GITHUB_BOUNDS = {
 const PER_PAGE = 100;
 function stickyComment(options) {
     const bounds = { ...GITHUB_BOUNDS, ...options.bounds };
-    const deadline = Date.now() + bounds.budgetMs;
+    const created = Date.now();
+    let deadline = created + bounds.budgetMs;
     /** Runs one GitHub call with its time-out, retrying what a retry can fix, within the budget. */
     const bounded = async (call, retryTimeouts = true) => {
         for (let attempt = 0;; attempt++) {
             const remaining = deadline - Date.now();
             if (remaining <= 0)
-                throw new GitHubCallError(`GitHub took more than ${bounds.budgetMs / 1000} s in all`);
+                throw new GitHubCallError(`GitHub took more than ${(deadline - created) / 1000} s in all`);
             const timeout = Math.min(bounds.callTimeoutMs, remaining);
             // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
             // let the process end with the step's outcome unwritten.
@@ -33251,7 +33252,10 @@ function stickyComment(options) {
                 return undefined;
             }
         },
-        async save(body) {
+        async save(body, saveOptions) {
+            // A cancelled run has seconds left before it is killed: its comment gets no more.
+            if (saveOptions?.withinMs !== undefined)
+                deadline = Math.min(deadline, Date.now() + saveOptions.withinMs);
             const text = `${marker}\n${body}`;
             try {
                 const octokit = await octokitReady;
@@ -38919,7 +38923,10 @@ async function run() {
                 const status = isCancelled(error)
                     ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
                     : `❌ The deploy failed: ${errorMessage(error)}`;
-                await comment.save(commentBody(inputs, event, state, status));
+                // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+                await comment.save(commentBody(inputs, event, state, status), {
+                    withinMs: isCancelled(error) ? 4_000 : undefined,
+                });
             }
             throw error;
         }

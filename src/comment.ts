@@ -7,7 +7,7 @@ export interface StickyComment {
   /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
   load(): Promise<PreviewState | undefined>
   /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
-  save(body: string): Promise<void>
+  save(body: string, options?: { withinMs?: number }): Promise<void>
 }
 
 /**
@@ -40,13 +40,14 @@ export function stickyComment(options: {
   bounds?: Partial<GitHubBounds>
 }): StickyComment {
   const bounds = { ...GITHUB_BOUNDS, ...options.bounds }
-  const deadline = Date.now() + bounds.budgetMs
+  const created = Date.now()
+  let deadline = created + bounds.budgetMs
   /** Runs one GitHub call with its time-out, retrying what a retry can fix, within the budget. */
   const bounded = async <T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now()
       if (remaining <= 0)
-        throw new GitHubCallError(`GitHub took more than ${bounds.budgetMs / 1000} s in all`)
+        throw new GitHubCallError(`GitHub took more than ${(deadline - created) / 1000} s in all`)
       const timeout = Math.min(bounds.callTimeoutMs, remaining)
       // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
       // let the process end with the step's outcome unwritten.
@@ -119,7 +120,10 @@ export function stickyComment(options: {
         return undefined
       }
     },
-    async save(body) {
+    async save(body, saveOptions) {
+      // A cancelled run has seconds left before it is killed: its comment gets no more.
+      if (saveOptions?.withinMs !== undefined)
+        deadline = Math.min(deadline, Date.now() + saveOptions.withinMs)
       const text = `${marker}\n${body}`
       try {
         const octokit = await octokitReady

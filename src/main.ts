@@ -69,7 +69,10 @@ export async function run(): Promise<void> {
         const status = isCancelled(error)
           ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
           : `❌ The deploy failed: ${errorMessage(error)}`
-        await comment.save(commentBody(inputs, event, state, status))
+        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+        await comment.save(commentBody(inputs, event, state, status), {
+          withinMs: isCancelled(error) ? 4_000 : undefined,
+        })
       }
       throw error
     } finally {
