@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { appendFile, mkdir, readFile, symlink, truncate } from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import * as glob from '@actions/glob'
@@ -87,7 +89,7 @@ test('patterns select and exclude, relative to path', async () => {
 
 test('hidden files and folders are skipped unless include-hidden', async () => {
   const root = await tempDir()
-  await writeTree(root, { 'index.html': 'i', '.env': 'SECRET=1', '.git/config': 'c', 'a/.hidden': 'h' })
+  await writeTree(root, { 'index.html': 'i', '.env': 'SECRET=1', '.config/settings': 'c', 'a/.hidden': 'h' })
   const skip = await collectArtifacts({
     root,
     patterns: ['**'],
@@ -112,7 +114,7 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
   const keep = await collectArtifacts({ root, patterns: ['**'], includeHidden: true, logger: memoryLogger() })
   assert.deepEqual(
     keep.files.map((f) => f.path),
-    ['.env', '.git/config', 'a/.hidden', 'index.html'],
+    ['.config/settings', '.env', 'a/.hidden', 'index.html'],
   )
 })
 
@@ -235,4 +237,82 @@ test('the manifest file lists files without absolute paths', async () => {
     },
   ])
   assert.equal(contentTypeOf('x.css'), 'text/css; charset=utf-8')
+})
+
+test('a FIFO and a socket are refused before anything is read, each named; --files can leave them out', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i', 'a/b.js': 'b' })
+  execFileSync('mkfifo', [path.join(root, 'a', 'pipe')])
+  const socket = net.createServer()
+  await new Promise<void>((resolve) => socket.listen(path.join(root, 'dev.sock'), resolve))
+  try {
+    for (const patterns of [['**'], ['**/*']]) {
+      await assert.rejects(
+        // A FIFO opened for reading would block until a writer comes: the scan must never open it.
+        scanArtifacts({ root, patterns, includeHidden: false, logger: memoryLogger() }),
+        (error: Error) => {
+          assert.ok(error instanceof UsageError)
+          assert.equal(
+            error.message,
+            "path: a site holds only regular files; these are not: a/pipe (a FIFO), dev.sock (a socket). Remove them, or leave them out with files: '!<path>'",
+          )
+          return true
+        },
+      )
+    }
+    const files = await scanArtifacts({
+      root,
+      patterns: ['**', '!a/pipe', '!dev.sock'],
+      includeHidden: false,
+      logger: memoryLogger(),
+    })
+    assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.js', 'index.html'])
+  } finally {
+    await new Promise<void>((resolve) => socket.close(() => resolve()))
+  }
+})
+
+test('a link to / or to a folder outside path is not walked: one warning per link', async () => {
+  const outside = await tempDir()
+  await writeTree(outside, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'x'])))
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i', 'sub/a.js': 'a' })
+  await symlink('/', path.join(root, 'slash'))
+  await symlink(outside, path.join(root, 'elsewhere'))
+  await symlink(path.join(root, 'sub'), path.join(root, 'sub-again'))
+  await symlink(path.join(root, 'missing'), path.join(root, 'dangling'))
+  for (const patterns of [['**'], ['**/*']]) {
+    const logger = memoryLogger()
+    const files = await scanArtifacts({ root, patterns, includeHidden: false, logger })
+    assert.deepEqual(files.map((f) => f.path).sort(), ['index.html', 'sub/a.js'])
+    const warnings = logger.lines.filter((l) => l.startsWith('warning'))
+    assert.deepEqual(warnings.sort(), [
+      'warning: Skipping dangling: it is a link to nothing',
+      'warning: Skipping elsewhere: it is a link that leads outside path',
+      'warning: Skipping slash: it is a link that leads outside path',
+      'warning: Skipping sub-again: it is a link to a folder inside path, whose files are collected where they are',
+    ])
+  }
+})
+
+test('path: / is refused; a repository root warns, and with include-hidden is refused', async () => {
+  await assert.rejects(
+    scanArtifacts({ root: '/', patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    /^UsageError: path: '\/' is the root of the file system; give the folder of the built site/,
+  )
+  const repo = await tempDir()
+  await writeTree(repo, { 'index.html': 'i', '.git/config': '[core]', '.git/objects/ab/cd': 'x' })
+  const logger = memoryLogger()
+  const files = await scanArtifacts({ root: repo, patterns: ['**'], includeHidden: false, logger })
+  assert.deepEqual(
+    files.map((f) => f.path),
+    ['index.html'],
+  )
+  assert.ok(
+    logger.lines.some((l) => /^warning: path: .* is the root of a git repository \(it holds \.git\)/.test(l)),
+  )
+  await assert.rejects(
+    scanArtifacts({ root: repo, patterns: ['**'], includeHidden: true, logger: memoryLogger() }),
+    /is the root of a git repository, and include-hidden would upload its \.git/,
+  )
 })

@@ -1,5 +1,6 @@
 // Every bad input fails the step through dist/index.js with one ::error:: naming the input, before any call.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -14,12 +15,16 @@ describe('bad inputs, through dist/index.js', () => {
   let emulator: Emulator
   let site: string
   let aFile: string
+  let withFifo: string
   let defaults: Record<string, string>
   before(async () => {
     emulator = await startEmulator()
     site = await tempDir()
     await writeTree(site, { 'index.html': '<h1>hi</h1>', '.env': 'SECRET=1' })
     aFile = path.join(site, 'index.html')
+    withFifo = await tempDir()
+    await writeTree(withFifo, { 'index.html': '<h1>hi</h1>' })
+    execFileSync('mkfifo', [path.join(withFifo, 'stuck')])
     defaults = await actionDefaults(path.join(root, 'action.yml'))
   })
   after(() => emulator.close())
@@ -36,6 +41,8 @@ describe('bad inputs, through dist/index.js', () => {
   const cases: Array<[input: string, values: () => Record<string, string>, hint: RegExp]> = [
     ['api-url', () => ({ 'api-url': 'ftp://example.com' }), /http:\/\/ or https:\/\//],
     ['api-url', () => ({ 'api-url': 'example.com' }), /is not a URL/],
+    ['api-url', () => ({ 'api-url': 'https://deployer:hunter2@example.com' }), /carries credentials/],
+    ['api-url', () => ({ 'api-url': 'https://deployer:hun ter2@exa mple' }), /carries credentials/],
     ['token', () => ({ token: '' }), /secrets\.GAMEHOST_TOKEN/],
     ['game-id', () => ({ 'game-id': '' }), /is required/],
     ['game-id', () => ({ 'game-id': 'demo-game' }), /is not an id of the service: ids are UUIDs/],
@@ -43,6 +50,17 @@ describe('bad inputs, through dist/index.js', () => {
     ['namespace-id', () => ({ 'namespace-id': 'production' }), /is not an id of the service/],
     ['path', () => ({ path: path.join(site, 'missing') }), /does not exist/],
     ['path', () => ({ path: aFile }), /is a file/],
+    [
+      'path',
+      () => ({ path: '' }),
+      /nothing is to be provisioned \(namespace, domain, lobby-count-max\): nothing to do/,
+    ],
+    ['path', () => ({ path: '/' }), /is the root of the file system/],
+    [
+      'path',
+      () => ({ path: withFifo }),
+      /a site holds only regular files; this is not one: stuck \(a FIFO\)/,
+    ],
     ['files', () => ({ files: '*.png' }), /no file under .* matches/],
     ['files', () => ({ files: '../**' }), /reaches outside path/],
     ['files', () => ({ files: '.env' }), /hidden files are skipped unless include-hidden/],
@@ -82,6 +100,7 @@ describe('bad inputs, through dist/index.js', () => {
     ['concurrency', () => ({ concurrency: '10000' }), /from 1 to 256/],
     ['retries', () => ({ retries: 'many' }), /from 0 to 20/],
     ['request-timeout', () => ({ 'request-timeout': '0' }), /from 1 to 3600/],
+    ['max-retry-after', () => ({ 'max-retry-after': '-1' }), /from 0 to 3600/],
     ['include-hidden', () => ({ 'include-hidden': 'yes' }), /true or false/],
     ['dry-run', () => ({ 'dry-run': 'maybe' }), /true or false/],
   ]
@@ -103,6 +122,23 @@ describe('bad inputs, through dist/index.js', () => {
       assert.equal(emulator.requests.length, before, 'no call reached the service')
     })
   }
+
+  test('credentials in api-url are masked before anything is logged, and shown on no line, debug included', async () => {
+    const run = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      env: { RUNNER_DEBUG: '1' },
+      inputs: { ...good(), 'api-url': 'https://deployer:hunter2@example.com' },
+    })
+    assert.equal(run.exitCode, 1)
+    const lines = (run.stdout + run.stderr).split('\n')
+    assert.ok(lines.includes('::add-mask::hunter2'), run.stdout)
+    assert.deepEqual(
+      lines.filter((l) => l.includes('hunter2') && !l.startsWith('::add-mask::')),
+      [],
+    )
+  })
 
   test('a matchmaker value the service rejects is refused before any call, with one annotation per field', async () => {
     const before = emulator.requests.length

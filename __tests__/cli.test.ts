@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Server } from '../src/api/types.ts'
@@ -103,6 +103,39 @@ describe('gamehost CLI', () => {
       assert.ok(!/::debug::/.test(real.stdout + real.stderr), 'no workflow command reaches the user')
       assert.match(real.stderr, /^> Upload$/m)
       assert.match(real.stderr, /^ {2}Uploaded files 26\/26, /m)
+    })
+
+    test('the manifest goes to a private temporary folder, removed at the end, unless --manifest keeps it', async () => {
+      // The CLI's own temporary folder, to see what it leaves there.
+      const tmp = await tempDir()
+      const plain = await cli(['deploy', ...connection(), '--path', site, '--dry-run', '--json'], {
+        TMPDIR: tmp,
+      })
+      assert.equal(plain.code, 0, plain.stderr)
+      assert.equal(
+        (JSON.parse(plain.stdout) as Record<string, unknown>).manifest,
+        null,
+        'nothing left to point at',
+      )
+      assert.deepEqual(await readdir(tmp), [], 'no folder or file left in the temporary folder')
+
+      const keep = path.join(await tempDir(), 'manifest.json')
+      const kept = await cli([
+        'deploy',
+        ...connection(),
+        '--path',
+        site,
+        '--dry-run',
+        '--json',
+        '--manifest',
+        keep,
+      ])
+      assert.equal(kept.code, 0, kept.stderr)
+      const outputs = JSON.parse(kept.stdout) as Record<string, unknown>
+      assert.equal(outputs.manifest, keep)
+      const manifest = JSON.parse(await readFile(keep, 'utf8')) as { digest: string; fileCount: number }
+      assert.equal(manifest.digest, outputs.digest)
+      assert.equal(manifest.fileCount, 26)
     })
 
     test('provisions like the action and prints a readable report', async () => {
@@ -422,6 +455,50 @@ describe('gamehost CLI', () => {
       const badEmulatorFlag = await cli(['emulator', '--bogus'])
       assert.equal(badEmulatorFlag.code, 2)
       assert.match(badEmulatorFlag.stderr, /^gamehost emulator: /)
+    })
+
+    test('emulator --host 0.0.0.0 prints the addresses it is reachable at and warns; SIGHUP removes its temporary folder', async (t) => {
+      const tmp = await tempDir()
+      const child = spawn(NODE, [CLI, 'emulator', '--port', '0', '--host', '0.0.0.0'], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const closed = once(child, 'close') as Promise<[number | null]>
+      t.after(() => void child.kill('SIGKILL'))
+      child.stdout.setEncoding('utf8')
+      const url = await new Promise<string>((resolve) => {
+        child.stdout.on('data', (chunk: string) => {
+          stdout += chunk
+          const match = /^gamehost emulator listening on (http:\/\/\S+)$/m.exec(stdout)
+          if (match) resolve(match[1]!)
+        })
+      })
+      const port = new URL(url).port
+      assert.equal(url, `http://127.0.0.1:${port}`, 'an address to connect to, not 0.0.0.0')
+      assert.match(
+        stdout,
+        new RegExp(
+          `^gamehost emulator listens on every address of this machine \\(0\\.0\\.0\\.0\\), port ${port}: http://127\\.0\\.0\\.1:${port}`,
+          'm',
+        ),
+      )
+      const answer = await fetch(`${url}/cloud/games/${GAME}/avatars`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+      assert.equal(answer.status, 200)
+      assert.equal((await readdir(tmp)).length, 1, 'the emulator keeps uploaded parts in a temporary folder')
+      child.kill('SIGHUP')
+      const [code] = await closed
+      assert.equal(code, 0, stderr)
+      assert.deepEqual(await readdir(tmp), [], 'SIGHUP removed it')
+      // Standard error comes on a pipe of its own: read once the process has ended.
+      assert.match(
+        stderr,
+        /warning: listening on 0\.0\.0\.0, not on loopback: anyone on the network .* with the token/,
+      )
     })
 
     test('emulator runs the emulator until SIGINT, and the CLI works against it', async () => {

@@ -192,7 +192,7 @@ describe('API calls under faults', () => {
         .catch((e: unknown) => e)
       assert.ok(error instanceof ServiceError)
       assert.equal(error.status, 503)
-      assert.match(error.message, /\(ray id [0-9a-f-]{36}\).*\(gave up after 6 attempts\)$/)
+      assert.match(error.message, /\(ray id [0-9a-f-]{36}\).*\(gave up after 9 attempts\)$/)
     } finally {
       await emulator.close()
       await agent.close()

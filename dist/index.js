@@ -29530,7 +29530,7 @@ __webpack_async_result__();
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7701);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(295);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29539,7 +29539,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7701:
+/***/ 295:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32568,6 +32568,17 @@ function errorMessage(error) {
     }
     return String(error);
 }
+/** An answer of the service that is not what its operation promises: the field named, or too large. */
+class UnexpectedAnswerError extends Error {
+    name = 'UnexpectedAnswerError';
+}
+/**
+ * A request that got no complete answer, named by operation and host ("no answer within 30 s"
+ * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
+ */
+class NetworkError extends Error {
+    name = 'NetworkError';
+}
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
@@ -32766,6 +32777,7 @@ const constants_Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -32833,6 +32845,120 @@ const DEFAULT_CONCURRENCY = 128;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
+;// CONCATENATED MODULE: ./src/common-inputs.ts
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function readConnection(get, gameIdPurpose = 'the id of the game') {
+    const apiUrl = get(constants_Input.ApiUrl).trim();
+    if (!apiUrl)
+        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
+    }
+    let parsedUrl;
+    try {
+        parsedUrl = new URL(apiUrl);
+    }
+    catch {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+    }
+    const token = get(constants_Input.Token).trim();
+    const gameId = get(constants_Input.GameId).trim();
+    if (!gameId)
+        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+function checkUuid(input, id) {
+    if (UUID.test(id))
+        return id;
+    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+/** A required id input, trimmed and checked as a UUID. */
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
+}
+/** Reads the connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+/** Why an empty token fails an action that always calls the service. */
+function missingServiceToken() {
+    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+}
+/** A required input, trimmed. */
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new UsageError(`${input} is required: ${what}`);
+    return value;
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function readBoolean(input, raw, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+}
+/** A whole number from min to max; `fallback` when empty. */
+function readInteger(input, raw, fallback, min, max) {
+    return readOptionalInteger(input, raw, min, max) ?? fallback;
+}
+/** A whole number from min to max, or undefined when empty. */
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+}
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!isNonNegativeI32(value)) {
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+    }
+    return value;
+}
+function readChoice(input, raw, choices, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (choices.includes(text))
+        return text;
+    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
 
 ;// CONCATENATED MODULE: ./src/report-model.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
@@ -32904,6 +33030,7 @@ function formatEpochMs(ms) {
 
 
 
+
 const actionsLogger = {
     info: (message) => info(message),
     warning: (message, annotation) => warning(message, annotation),
@@ -32922,6 +33049,14 @@ async function runAction(secretInputs, body) {
             const secret = core_getInput(name);
             if (secret)
                 core_setSecret(secret);
+        }
+        // api-url with credentials is refused, and they are masked first, so no line can show them.
+        const userInfo = urlUserInfo(core_getInput(constants_Input.ApiUrl));
+        if (userInfo) {
+            core_setSecret(userInfo);
+            const password = userInfo.slice(userInfo.indexOf(':') + 1);
+            if (userInfo.includes(':') && password)
+                core_setSecret(password);
         }
         await body();
     }
@@ -32972,9 +33107,23 @@ async function writeReport(report) {
             ]);
         }
     }
-    await summary.write();
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        summary.emptyBuffer();
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
+    try {
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        warning(`Could not write the job summary: ${errorMessage(error)}`);
+    }
 }
 
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/format.ts
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function formatBytes(bytes) {
@@ -33087,7 +33236,53 @@ function escapeCell(text) {
 
 ;// CONCATENATED MODULE: ./src/comment.ts
 
+
+const GITHUB_BOUNDS = {
+    callTimeoutMs: 15_000,
+    retries: 2,
+    budgetMs: 60_000,
+    retryDelayMs: 1_000,
+};
+const PER_PAGE = 100;
 function stickyComment(options) {
+    const bounds = { ...GITHUB_BOUNDS, ...options.bounds };
+    const created = Date.now();
+    let deadline = created + bounds.budgetMs;
+    /** Runs one GitHub call with its time-out, retrying what a retry can fix, within the budget. */
+    const bounded = async (call, retryTimeouts = true) => {
+        for (let attempt = 0;; attempt++) {
+            const remaining = deadline - Date.now();
+            if (remaining <= 0)
+                throw new GitHubCallError(`GitHub took more than ${(deadline - created) / 1000} s in all`);
+            const timeout = Math.min(bounds.callTimeoutMs, remaining);
+            // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+            // let the process end with the step's outcome unwritten.
+            const controller = new AbortController();
+            const timer = setTimeout(() => controller.abort(), timeout);
+            const { signal } = controller;
+            let failure;
+            try {
+                return await call(signal);
+            }
+            catch (error) {
+                failure = signal.aborted
+                    ? new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
+                    : error;
+            }
+            finally {
+                clearTimeout(timer);
+            }
+            const attempts = ` (${attempt + 1} attempt${attempt ? 's' : ''})`;
+            const timedOut = failure instanceof GitHubCallError;
+            if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries) {
+                if (failure instanceof Error && attempt > 0)
+                    failure.message += attempts;
+                throw failure;
+            }
+            const wait = Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, deadline - Date.now()));
+            await (0,promises_namespaceObject.setTimeout)(wait);
+        }
+    };
     const [owner = '', repo = ''] = options.repository.split('/');
     // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
     // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
@@ -33097,16 +33292,19 @@ function stickyComment(options) {
     let loaded = false;
     const find = async () => {
         const octokit = await octokitReady;
-        const self = await ownLogin(octokit);
+        const self = await ownLogin(octokit, bounded);
         let ignored = 0;
-        const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
-            owner,
-            repo,
-            issue_number: options.issue,
-            per_page: 100,
-        });
-        for await (const page of pages) {
-            for (const comment of page.data) {
+        // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
+        for (let page = 1;; page++) {
+            const { data } = await bounded((signal) => octokit.rest.issues.listComments({
+                owner,
+                repo,
+                issue_number: options.issue,
+                per_page: PER_PAGE,
+                page,
+                request: { signal },
+            }));
+            for (const comment of data) {
                 const state = comment.body ? readState(comment.body, options.key) : undefined;
                 if (!state)
                     continue;
@@ -33117,6 +33315,8 @@ function stickyComment(options) {
                 commentId = comment.id;
                 return state;
             }
+            if (data.length < PER_PAGE)
+                break;
         }
         if (ignored > 0) {
             options.logger.warning(`Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
@@ -33136,30 +33336,46 @@ function stickyComment(options) {
                 return undefined;
             }
         },
-        async save(body) {
+        async save(body, saveOptions) {
+            // A cancelled run has seconds left before it is killed: its comment gets no more.
+            if (saveOptions?.withinMs !== undefined)
+                deadline = Math.min(deadline, Date.now() + saveOptions.withinMs);
             const text = `${marker}\n${body}`;
             try {
                 const octokit = await octokitReady;
                 if (!loaded)
                     await find();
                 if (commentId !== undefined) {
-                    await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body: text });
+                    const id = commentId;
+                    await bounded((signal) => octokit.rest.issues.updateComment({
+                        owner,
+                        repo,
+                        comment_id: id,
+                        body: text,
+                        request: { signal },
+                    }));
                     options.logger.info(`Updated the preview comment on #${options.issue}`);
                 }
                 else {
-                    const created = await octokit.rest.issues.createComment({
+                    // Not retried after a time-out: the comment may have been created, and a second would follow.
+                    const created = await bounded((signal) => octokit.rest.issues.createComment({
                         owner,
                         repo,
                         issue_number: options.issue,
                         body: text,
-                    });
+                        request: { signal },
+                    }), false);
                     commentId = created.data.id;
                     options.logger.info(`Commented on #${options.issue}`);
                 }
             }
             catch (error) {
-                options.logger.warning(`Could not comment on #${options.issue}: ${describe(error)}. The deploy itself is fine; to get the comment, ` +
-                    "give the job 'permissions: pull-requests: write' and pass github-token.");
+                // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
+                const refused = [401, 403, 404].includes(statusOf(error) ?? 0);
+                options.logger.warning(`Could not comment on #${options.issue}: ${describe(error)}. The deploy itself is fine` +
+                    (refused
+                        ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
+                        : '.'));
             }
         },
     };
@@ -33170,9 +33386,9 @@ const ACTIONS_BOT = 'github-actions[bot]';
  * The login github-token writes comments as: a personal token's user, else (an installation token,
  * which may not read /user) the Actions bot.
  */
-async function ownLogin(octokit) {
+async function ownLogin(octokit, bounded) {
     try {
-        const { data } = await octokit.rest.users.getAuthenticated();
+        const { data } = await bounded((signal) => octokit.rest.users.getAuthenticated({ request: { signal } }));
         return data.login;
     }
     catch (error) {
@@ -33183,31 +33399,266 @@ async function ownLogin(octokit) {
     }
 }
 function describe(error) {
-    const status = error.status;
+    const status = statusOf(error);
     const message = error instanceof Error ? error.message : String(error);
-    return typeof status === 'number' ? `${status} ${message}` : message;
+    return status !== undefined ? `${status} ${message}` : message;
+}
+function statusOf(error) {
+    if (error instanceof GitHubCallError)
+        return undefined;
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+class GitHubCallError extends Error {
+    name = 'GitHubCallError';
+}
+/** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */
+function retryable(error) {
+    if (error instanceof GitHubCallError)
+        return !error.message.includes('in all');
+    const status = statusOf(error);
+    return status === undefined || status === 429 || status >= 500;
+}
+
+;// CONCATENATED MODULE: ./src/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/deploy-report.ts
+// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
+
+
+
+/** The deploy's outputs, by name: null for what this run did not produce. */
+function deployOutputs(result) {
+    return {
+        [Output.SiteId]: result.siteId ?? null,
+        [Output.UploadId]: result.uploadId ?? null,
+        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [Output.FileCount]: result.manifest?.fileCount ?? 0,
+        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+        [Output.Digest]: result.manifest?.digest ?? null,
+        [Output.Manifest]: result.manifestPath ?? null,
+        [Output.Skipped]: result.skipped,
+    };
+}
+/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
+function deployReport(result) {
+    const title = result.dryRun
+        ? 'gamehost deploy plan (dry run)'
+        : result.skipped
+            ? 'gamehost deploy: unchanged, no new site'
+            : 'gamehost deploy';
+    const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
+    const { manifest } = result;
+    if (manifest && manifest.fileCount > 0) {
+        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+    }
+    return report;
+}
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+function failureReport(error, result) {
+    const cancelled = isCancelled(error);
+    const blocks = [
+        report_model_text(cancelled
+            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
+            : `Failed: ${errorMessage(error)}`),
+        heading('Done before it'),
+    ];
+    if (result)
+        blocks.push(keyValueTable(resultRows(result, true)));
+    else
+        blocks.push(report_model_text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), report_model_text(rerunText(result)));
+    return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
+}
+/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
+function rerunText(result) {
+    const sentences = [];
+    const namespaceId = result?.provisioned.namespaceId;
+    if (namespaceId) {
+        const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
+        sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
+    }
+    if (result?.siteId && !result.skipped) {
+        sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+            'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (sentences.length === 0)
+        sentences.push('A re-run starts over: nothing this run did is in its way.');
+    return sentences.join(' ');
+}
+function resultRows(result, failed) {
+    const rows = [];
+    const { provisioned, manifest, upload } = result;
+    if (provisioned.namespaceId) {
+        const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
+        const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
+        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
+    }
+    else if (provisioned.nameId) {
+        rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
+    }
+    if (provisioned.domain)
+        rows.push(['Domain', provisioned.domain]);
+    if (provisioned.matchmakerValidated)
+        rows.push(['Matchmaker config', 'valid']);
+    if (manifest) {
+        const site = result.skipped
+            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
+            : result.siteId
+                ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
+                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
+        rows.push(['Site', site]);
+        rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
+        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
+        rows.push(['Digest', { code: manifest.digest }]);
+    }
+    if (!manifest && result.siteId) {
+        rows.push([
+            'Site',
+            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+        ]);
+    }
+    if (upload) {
+        const seconds = Math.max(upload.durationMs / 1000, 0.001);
+        rows.push([
+            'Upload',
+            `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
+        ]);
+    }
+    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
+    return rows;
+}
+/** The report of a deploy skipped for want of a token. */
+function skipReport(reason) {
+    return { title: 'gamehost deploy skipped', blocks: [report_model_text(reason)] };
 }
 
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/api/shape.ts
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+function shape_describe(value) {
+    if (value === undefined)
+        return 'missing';
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function named(at, what, value) {
+    return value === undefined ? `${at} is missing` : `${at} is ${shape_describe(value)}, not ${what}`;
+}
+const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** An id: a string that is not empty. */
+const anId = (value, at) => typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value);
+const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
+const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
+/** Any JSON object; its fields unchecked. */
+const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value);
+/** A field that may be absent (or null); when there, it must fit `check`. */
+function optional(check) {
+    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
+}
+function listOf(item) {
+    return (value, at) => {
+        if (!Array.isArray(value))
+            return named(at, 'a list', value);
+        for (let i = 0; i < value.length; i++) {
+            const problem = item(value[i], `${at}[${i}]`);
+            if (problem)
+                return problem;
+        }
+        return undefined;
+    };
+}
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+function objectOf(fields) {
+    return (value, at) => {
+        const problem = anObject(value, at);
+        if (problem)
+            return problem;
+        for (const [name, check] of Object.entries(fields)) {
+            const found = check(value[name], at ? `${at}.${name}` : name);
+            if (found)
+                return found;
+        }
+        return undefined;
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
         sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -33278,11 +33729,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -33290,15 +33745,42 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
 }
 function shortReason(error) {
     if (error instanceof ServiceError)
@@ -33315,6 +33797,8 @@ function shortReason(error) {
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -33342,50 +33826,86 @@ function createAgent() {
     };
     return new undici.EnvHttpProxyAgent(proxied);
 }
+/** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
+const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
     },
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: validated,
     },
-    listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        answer: objectOf({ namespace_id: anId }),
     },
-    validateGroup: { name: 'groups.validate', safety: 'read' },
+    validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
-    createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: objectOf({
+            site_id: anId,
+            upload_id: anId,
+            presigned_requests: listOf(objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber })),
+        }),
+    },
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        answer: objectOf({
+            game: objectOf({
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
     },
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+            }),
+        }),
     },
     // Removing a domain twice removes nothing the second time.
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: anObject,
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
@@ -33415,6 +33935,17 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -33479,21 +34010,40 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        const response = await (0,undici.request)(this.#base + path, {
-            method,
-            headers,
-            body: payload,
-            dispatcher: this.#options.dispatcher,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-        });
-        const text = await readText(response.body, header(response.headers, 'content-length'));
+        let response;
+        let text;
+        try {
+            response = await (0,undici.request)(this.#base + path, {
+                method,
+                headers,
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal: this.#options.signal,
+            });
+            text = await readText(response.body, header(response.headers, 'content-length'), op.name, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT);
+        }
+        catch (error) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (error instanceof UnexpectedAnswerError)
+                throw error;
+            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+                cause: error,
+            });
+        }
         const rayId = header(response.headers, RAY_ID_HEADER);
         const parsed = parseJson(text);
         if (response.statusCode === 200 &&
             parsed !== undefined &&
             typeof parsed === 'object' &&
             parsed !== null) {
+            const problem = op.answer?.(parsed, '');
+            if (problem) {
+                throw new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                    (rayId ? ` (ray id ${rayId})` : ''));
+            }
             return parsed;
         }
         const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -33524,12 +34074,22 @@ function header(headers, name) {
  * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
  * of the deploy's memory.
  */
-async function readText(body, contentLength) {
+async function readText(body, contentLength, operation, limit) {
     const declared = Number(contentLength);
+    const tooLarge = () => {
+        // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+        body.on('error', () => { });
+        body.destroy();
+        return new UnexpectedAnswerError(`${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`);
+    };
+    if (declared > limit)
+        throw tooLarge();
     // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
     let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024);
     let length = 0;
     for await (const chunk of body) {
+        if (length + chunk.length > limit)
+            throw tooLarge();
         if (length + chunk.length > buffer.length) {
             const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
             buffer.copy(larger, 0, 0, length);
@@ -33551,6 +34111,32 @@ function parseJson(text) {
 }
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
+}
+/** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
+function networkReason(error, timeoutMs) {
+    const code = error.code ?? error.cause?.code;
+    const seconds = `${timeoutMs / 1000} s`;
+    switch (code) {
+        case 'UND_ERR_HEADERS_TIMEOUT':
+            return `no answer within ${seconds} (${code})`;
+        case 'UND_ERR_BODY_TIMEOUT':
+            return `the answer stopped arriving for ${seconds} (${code})`;
+        case 'UND_ERR_SOCKET':
+        case 'ECONNRESET':
+        case 'EPIPE':
+            return `the connection was closed before the answer was complete (${code})`;
+        case 'UND_ERR_CONNECT_TIMEOUT':
+            return `could not connect within the connect time-out (${code})`;
+        case 'ECONNREFUSED':
+            return `the connection was refused (${code})`;
+        case 'ENOTFOUND':
+        case 'EAI_AGAIN':
+            return `the host name could not be resolved (${code})`;
+    }
+    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+        return `the TLS handshake failed (${code})`;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -37688,6 +38274,18 @@ async function findFiles(options) {
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
     const realRoot = await (0,external_node_fs_promises_namespaceObject.realpath)(root);
+    if (realRoot === external_node_path_default().parse(realRoot).root) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
+    }
+    const gitEntry = await (0,external_node_fs_promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    if (gitEntry && options.includeHidden) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
+    }
+    if (gitEntry) {
+        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
+            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
+    }
     const found = (isEveryFile(options.patterns) ? await listPlainTree(root, options.includeHidden) : undefined) ??
         (await globFiles(root, options));
     // Where each file really is, to keep links from leading out of path: a directory's real path is
@@ -37701,19 +38299,35 @@ async function findFiles(options) {
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const described = new Array(found.length);
+    // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
+    // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
+    const notRegular = [];
     await forEachLimited(found, 16, async (absolutePath, i) => {
         let stats = await (0,external_node_fs_promises_namespaceObject.lstat)(absolutePath);
-        let target;
-        if (stats.isSymbolicLink()) {
-            target = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath);
-            stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
-        }
-        else {
-            target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
-        }
         const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-        if (!inside(target)) {
-            options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+        if (stats.isSymbolicLink()) {
+            const real = await (0,external_node_fs_promises_namespaceObject.realpath)(absolutePath).catch(() => undefined);
+            if (real === undefined) {
+                options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+                return;
+            }
+            // Links are not followed out of path: one warning for the link, nothing walked behind it.
+            if (!inside(real)) {
+                options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+                return;
+            }
+            stats = await (0,external_node_fs_promises_namespaceObject.stat)(absolutePath);
+            if (stats.isDirectory()) {
+                options.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
+                return;
+            }
+        }
+        else if (!inside(external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath)))) {
+            options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
+            return;
+        }
+        if (!stats.isFile()) {
+            notRegular.push(`${relative} (${kindOf(stats)})`);
             return;
         }
         const contentType = contentTypeOf(relative);
@@ -37726,6 +38340,12 @@ async function findFiles(options) {
             ...(contentType ? { contentType } : {}),
         };
     });
+    if (notRegular.length) {
+        notRegular.sort();
+        throw new errors_UsageError(`path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+            `${notRegular.slice(0, 10).join(', ')}${notRegular.length > 10 ? `, and ${notRegular.length - 10} more` : ''}. ` +
+            `Remove ${notRegular.length === 1 ? 'it' : 'them'}, or leave ${notRegular.length === 1 ? 'it' : 'them'} out with files: '!<path>'`);
+    }
     const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -37741,7 +38361,8 @@ async function globFiles(root, options) {
     const pruneHidden = !options.includeHidden && !isHidden(external_node_path_default().basename(root));
     const globber = await create(patterns.join('\n'), {
         matchDirectories: false,
-        followSymbolicLinks: true,
+        // Links are judged one by one in findFiles: a link to a folder outside path is never walked.
+        followSymbolicLinks: false,
         implicitDescendants: true,
         excludeHiddenFiles: pruneHidden,
     });
@@ -37756,6 +38377,15 @@ async function globFiles(root, options) {
     return found;
 }
 const isHidden = (name) => name.startsWith('.');
+function kindOf(stats) {
+    if (stats.isFIFO())
+        return 'a FIFO';
+    if (stats.isSocket())
+        return 'a socket';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    return 'not a regular file';
+}
 const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
 /**
  * Every file under root when the tree holds only plain files and folders, as `**` finds them with
@@ -38550,13 +39180,33 @@ function countBy(items, key) {
 
 
 
+
+
+const partials = new WeakMap();
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+function partialResult(error) {
+    return typeof error === 'object' && error !== null ? partials.get(error) : undefined;
+}
 /**
  * The deploy: collect and hash the files (nothing is created before every local check passed),
  * provision the namespace, create the CDN site, upload every part, complete the upload.
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
-    const retry = retryPolicy({ retries: inputs.retries, ...deps.retry });
+    if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
+        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
+    }
+    const retry = retryPolicy({
+        retries: inputs.retries,
+        maxRetryAfterMs: inputs.maxRetryAfterMs,
+        signal: deps.signal,
+        ...deps.retry,
+    });
+    const { signal } = deps;
     const started = retry.now();
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
     // build; otherwise the files are hashed while they upload, from the same reads.
@@ -38586,6 +39236,7 @@ async function deploy(inputs, deps) {
         });
     }
     checkMatchmakerConfig(inputs.matchmaker);
+    signal?.throwIfAborted();
     // The service's answer decides the requests; for a CDN site it gives one PUT per file.
     const plannedParts = files?.length ?? 0;
     const result = {
@@ -38607,7 +39258,7 @@ async function deploy(inputs, deps) {
         plannedParts,
         durationMs: 0,
     };
-    const manifestFile = external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     const saveManifest = async (complete) => {
         result.manifest = complete;
         result.manifestPath = await writeManifest(complete, manifestFile);
@@ -38622,6 +39273,7 @@ async function deploy(inputs, deps) {
     }
     const dispatcher = deps.dispatcher ?? createAgent();
     try {
+        signal?.throwIfAborted();
         const client = new ServiceClient({
             baseUrl: inputs.apiUrl,
             token: inputs.token,
@@ -38630,10 +39282,16 @@ async function deploy(inputs, deps) {
             retry,
             // An API call waits at least as long as the service's own 50 s handler timeout, and more.
             requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+            signal,
         });
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.onNamespace));
+            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, (id) => {
+                // Known before provisioning ends: a failure or cancellation later on still reports it.
+                result.provisioned.namespaceId = id;
+                deps.onNamespace?.(id);
+            }));
         }
+        signal?.throwIfAborted();
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
             result.skipped = true;
@@ -38645,6 +39303,7 @@ async function deploy(inputs, deps) {
         else if (files) {
             const siteFiles = files;
             await logger.group('Upload', async () => {
+                signal?.throwIfAborted();
                 const site = await client.createCdnSite(inputs.gameId, {
                     display_name: inputs.siteName,
                     files: fileDescriptors(siteFiles),
@@ -38664,19 +39323,29 @@ async function deploy(inputs, deps) {
                     requestTimeoutMs: inputs.requestTimeoutMs,
                     logger,
                     progressIntervalMs: deps.progressIntervalMs,
+                    signal,
                 });
                 if (!result.manifest) {
                     await saveManifest(buildManifest(siteFiles));
                     logger.info(`Digest ${result.manifest.digest}`);
                 }
+                // A cancelled upload is never completed: the site stays empty rather than half there.
+                signal?.throwIfAborted();
                 await client.completeUpload(site.upload_id);
                 logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
             });
         }
     }
+    catch (error) {
+        result.durationMs = retry.now() - started;
+        if (typeof error === 'object' && error !== null)
+            partials.set(error, result);
+        throw error;
+    }
     finally {
+        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
         if (!deps.dispatcher)
-            await dispatcher.close();
+            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
     }
     result.durationMs = retry.now() - started;
     return result;
@@ -38755,109 +39424,6 @@ function whenNoToken(policy, event) {
         };
     }
     return { skip: false };
-}
-
-;// CONCATENATED MODULE: ./src/common-inputs.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
-
-
-
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants_Input.ApiUrl).trim();
-    if (!apiUrl)
-        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    const token = get(constants_Input.Token).trim();
-    const gameId = get(constants_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
-}
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
-function checkUuid(input, id) {
-    if (UUID.test(id))
-        return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
-}
-/** A required id input, trimmed and checked as a UUID. */
-function readRequiredId(get, input, what) {
-    return checkUuid(input, readRequired(get, input, what));
-}
-/** Reads the connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-/** Why an empty token fails an action that always calls the service. */
-function missingServiceToken() {
-    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
-}
-/** A required input, trimmed. */
-function readRequired(get, input, what) {
-    const value = get(input).trim();
-    if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
-    return value;
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
-}
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
-}
-/** A whole number from min to max, or undefined when empty. */
-function readOptionalInteger(input, raw, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value)) {
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    }
-    return value;
-}
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (choices.includes(text))
-        return text;
-    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -38940,6 +39506,7 @@ function readInputs(get, context = {}) {
         retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
         requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
             1000,
+        maxRetryAfterMs: readInteger(constants_Input.MaxRetryAfter, get(constants_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
         dryRun,
         skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
         ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
@@ -39043,76 +39610,6 @@ async function checkPullRequest(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy-report.ts
-// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
-
-
-
-/** The deploy's outputs, by name: null for what this run did not produce. */
-function deployOutputs(result) {
-    return {
-        [Output.SiteId]: result.siteId ?? null,
-        [Output.UploadId]: result.uploadId ?? null,
-        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
-        [Output.FileCount]: result.manifest?.fileCount ?? 0,
-        [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
-        [Output.Digest]: result.manifest?.digest ?? null,
-        [Output.Manifest]: result.manifestPath ?? null,
-        [Output.Skipped]: result.skipped,
-    };
-}
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
-function deployReport(result) {
-    const title = result.dryRun
-        ? 'gamehost deploy plan (dry run)'
-        : result.skipped
-            ? 'gamehost deploy: unchanged, no new site'
-            : 'gamehost deploy';
-    const rows = [];
-    const { provisioned, manifest, upload } = result;
-    if (provisioned.namespaceId) {
-        const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
-        const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
-        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
-    }
-    else if (provisioned.nameId) {
-        rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
-    }
-    if (provisioned.domain)
-        rows.push(['Domain', provisioned.domain]);
-    if (provisioned.matchmakerValidated)
-        rows.push(['Matchmaker config', 'valid']);
-    if (manifest) {
-        const site = result.skipped
-            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
-            : result.siteId
-                ? [`${result.siteName} `, { code: result.siteId }]
-                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
-        rows.push(['Site', site]);
-        rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
-        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
-        rows.push(['Digest', { code: manifest.digest }]);
-    }
-    if (upload) {
-        const seconds = Math.max(upload.durationMs / 1000, 0.001);
-        rows.push([
-            'Upload',
-            `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
-        ]);
-    }
-    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
-    const report = { title, blocks: [keyValueTable(rows)] };
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
-    return report;
-}
-/** The report of a deploy skipped for want of a token. */
-function skipReport(reason) {
-    return { title: 'gamehost deploy skipped', blocks: [report_model_text(reason)] };
-}
-
 ;// CONCATENATED MODULE: ./src/report.ts
 
 
@@ -39133,8 +39630,14 @@ function report_setOutputs(result) {
 async function writeSummary(result) {
     await writeReport(deployReport(result));
 }
+/** The summary of a failed or cancelled deploy: what failed, what was done before, what a re-run does. */
+async function writeFailureSummary(error, partial) {
+    await writeReport(failureReport(error, partial));
+}
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
 
 
 
@@ -39176,26 +39679,48 @@ async function run() {
             await writeSkipSummary(decision.reason);
             return;
         }
+        // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
         const key = previewKey(inputs, core_getInput(constants_Input.SiteName).trim());
         const comment = previewComment(inputs, event, key);
-        const previous = await comment?.load();
         let namespaceId;
         let result;
+        let previous;
         try {
+            previous = await comment?.load();
+            cancellation.signal.throwIfAborted();
             result = await deploy(inputs, {
                 logger: actionsLogger,
                 tempDir: process.env.RUNNER_TEMP || external_node_os_default().tmpdir(),
                 previous,
                 onNamespace: (id) => (namespaceId = id),
+                signal: cancellation.signal,
             });
         }
         catch (error) {
+            // The outputs known so far (a created namespace above all), the summary and the comment.
+            const partial = partialResult(error);
+            if (partial)
+                report_setOutputs(partial);
+            else if (namespaceId)
+                setOutput(Output.NamespaceId, namespaceId);
+            info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`);
+            await writeFailureSummary(error, partial);
             // Show the namespace even so (the next run finds it through the service, not through this).
             if (comment && namespaceId) {
                 const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId });
-                await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`));
+                const status = isCancelled(error)
+                    ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
+                    : `❌ The deploy failed: ${errorMessage(error)}`;
+                // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+                await comment.save(commentBody(inputs, event, state, status), {
+                    withinMs: isCancelled(error) ? 4_000 : undefined,
+                });
             }
             throw error;
+        }
+        finally {
+            cancellation.dispose();
         }
         report_setOutputs(result);
         await writeSummary(result);

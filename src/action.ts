@@ -5,7 +5,7 @@ import * as core from '@actions/core'
 import { ValidationFailedError, errorMessage } from './api/errors.ts'
 import { validationTitle } from './api/rules.ts'
 import { Input } from './constants.ts'
-import type { Connection } from './common-inputs.ts'
+import { urlUserInfo, type Connection } from './common-inputs.ts'
 import type { Logger } from './logger.ts'
 import type { Operation, OutputValue } from './operation.ts'
 import { cellHtml, escapeHtml, type Report } from './report-model.ts'
@@ -28,6 +28,13 @@ export async function runAction(secretInputs: readonly string[], body: () => Pro
     for (const name of secretInputs) {
       const secret = core.getInput(name)
       if (secret) core.setSecret(secret)
+    }
+    // api-url with credentials is refused, and they are masked first, so no line can show them.
+    const userInfo = urlUserInfo(core.getInput(Input.ApiUrl))
+    if (userInfo) {
+      core.setSecret(userInfo)
+      const password = userInfo.slice(userInfo.indexOf(':') + 1)
+      if (userInfo.includes(':') && password) core.setSecret(password)
     }
     await body()
   } catch (error) {
@@ -77,5 +84,16 @@ export async function writeReport(report: Report): Promise<void> {
       ])
     }
   }
-  await summary.write()
+  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    summary.emptyBuffer()
+    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
+    return
+  }
+  try {
+    await summary.write()
+  } catch (error) {
+    summary.emptyBuffer()
+    core.warning(`Could not write the job summary: ${errorMessage(error)}`)
+  }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Stats } from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import * as glob from '@actions/glob'
@@ -160,6 +161,24 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
     throw new UsageError(`path: '${options.root}' is a file; give the folder of the site`)
   checkPatterns(options.patterns)
   const realRoot = await realpath(root)
+  if (realRoot === path.parse(realRoot).root) {
+    throw new UsageError(
+      `path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`,
+    )
+  }
+  const gitEntry = await lstat(path.join(root, '.git')).catch(() => undefined)
+  if (gitEntry && options.includeHidden) {
+    throw new UsageError(
+      `path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+        '(the whole history): give the folder of the built site (say dist), or set include-hidden: false',
+    )
+  }
+  if (gitEntry) {
+    options.logger.warning(
+      `path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
+        'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.',
+    )
+  }
 
   const found =
     (isEveryFile(options.patterns) ? await listPlainTree(root, options.includeHidden) : undefined) ??
@@ -175,18 +194,36 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
   const described = new Array<ArtifactFile | undefined>(found.length)
+  // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
+  // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
+  const notRegular: string[] = []
   await forEachLimited(found, 16, async (absolutePath, i) => {
     let stats = await lstat(absolutePath)
-    let target: string
-    if (stats.isSymbolicLink()) {
-      target = await realpath(absolutePath)
-      stats = await stat(absolutePath)
-    } else {
-      target = path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath))
-    }
     const relative = path.relative(root, absolutePath).split(path.sep).join('/')
-    if (!inside(target)) {
-      options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
+    if (stats.isSymbolicLink()) {
+      const real = await realpath(absolutePath).catch(() => undefined)
+      if (real === undefined) {
+        options.logger.warning(`Skipping ${relative}: it is a link to nothing`)
+        return
+      }
+      // Links are not followed out of path: one warning for the link, nothing walked behind it.
+      if (!inside(real)) {
+        options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
+        return
+      }
+      stats = await stat(absolutePath)
+      if (stats.isDirectory()) {
+        options.logger.warning(
+          `Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`,
+        )
+        return
+      }
+    } else if (!inside(path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath)))) {
+      options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
+      return
+    }
+    if (!stats.isFile()) {
+      notRegular.push(`${relative} (${kindOf(stats)})`)
       return
     }
     const contentType = contentTypeOf(relative)
@@ -199,6 +236,14 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
       ...(contentType ? { contentType } : {}),
     }
   })
+  if (notRegular.length) {
+    notRegular.sort()
+    throw new UsageError(
+      `path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+        `${notRegular.slice(0, 10).join(', ')}${notRegular.length > 10 ? `, and ${notRegular.length - 10} more` : ''}. ` +
+        `Remove ${notRegular.length === 1 ? 'it' : 'them'}, or leave ${notRegular.length === 1 ? 'it' : 'them'} out with files: '!<path>'`,
+    )
+  }
   const files = described.filter((f): f is ArtifactFile => f !== undefined)
   if (files.length === 0) {
     throw new UsageError(
@@ -219,7 +264,8 @@ async function globFiles(root: string, options: CollectOptions): Promise<string[
   const pruneHidden = !options.includeHidden && !isHidden(path.basename(root))
   const globber = await glob.create(patterns.join('\n'), {
     matchDirectories: false,
-    followSymbolicLinks: true,
+    // Links are judged one by one in findFiles: a link to a folder outside path is never walked.
+    followSymbolicLinks: false,
     implicitDescendants: true,
     excludeHiddenFiles: pruneHidden,
   })
@@ -235,6 +281,13 @@ async function globFiles(root: string, options: CollectOptions): Promise<string[
 }
 
 const isHidden = (name: string) => name.startsWith('.')
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO'
+  if (stats.isSocket()) return 'a socket'
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device'
+  return 'not a regular file'
+}
 
 const isEveryFile = (patterns: string[]) => patterns.length === 1 && patterns[0] === '**'
 

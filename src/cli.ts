@@ -5,6 +5,7 @@
 // 2 bad usage.
 
 import { execFileSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -12,18 +13,21 @@ import { UsageError, ValidationFailedError, errorMessage } from './api/errors.ts
 import { validationTitle } from './api/rules.ts'
 import { avatarsOperation } from './avatars.ts'
 import type { Connection, GetInput } from './common-inputs.ts'
-import { DEFAULT_RETRIES } from './api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from './api/retry.ts'
 import {
   ActionName,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
+  Output,
   MAX_CONCURRENCY,
   MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
   TOKEN_ENV,
 } from './constants.ts'
-import { deploy } from './deploy.ts'
-import { deployOutputs, deployReport } from './deploy-report.ts'
+import { cancelOnSignals, isCancelled } from './cancel.ts'
+import { deploy, partialResult, type DeployResult } from './deploy.ts'
+import { deployOutputs, deployReport, failureReport } from './deploy-report.ts'
 import { runEmulatorCommand } from './emulator/command.ts'
 import { readInputs, type RunContext } from './inputs.ts'
 import { lobbyOperation } from './lobby.ts'
@@ -37,6 +41,8 @@ import packageJson from '../package.json' with { type: 'json' }
 const EXIT_OK = 0
 const EXIT_FAILURE = 1
 const EXIT_USAGE = 2
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+const EXIT_CANCELLED = 130
 
 type FlagType = 'string' | 'boolean' | 'list'
 
@@ -140,6 +146,12 @@ const DEPLOY: Command = {
       'n',
     ),
     flag(
+      Input.MaxRetryAfter,
+      'string',
+      `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+      's',
+    ),
+    flag(
       Input.RequestTimeout,
       'string',
       `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
@@ -149,6 +161,12 @@ const DEPLOY: Command = {
       Input.DryRun,
       'boolean',
       'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+    ),
+    flag(
+      Output.Manifest,
+      'string',
+      'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
+      'file',
     ),
     ...OUTPUT_FLAGS,
   ],
@@ -162,12 +180,42 @@ const DEPLOY: Command = {
     const context = get(Input.SiteName).trim() ? {} : runContext(process.env)
     const inputs = readInputs(get, context)
     if (!inputs.token && !inputs.dryRun) throw missingToken()
-    const result = await deploy(inputs, {
-      logger: io.logger,
-      tempDir: os.tmpdir(),
-      // A terminal shows the upload's progress in its status line: update it often.
-      progressIntervalMs: io.interactive ? 250 : undefined,
+    // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+      io.logger.close()
+      process.stderr.write('gamehost: quit at once\n')
+      process.exit(EXIT_CANCELLED)
     })
+    cancellation.signal.addEventListener('abort', () =>
+      io.logger.warning(
+        'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
+      ),
+    )
+    const keepManifest = get(Output.Manifest).trim()
+    // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
+    let result: DeployResult
+    try {
+      result = await deploy(inputs, {
+        logger: io.logger,
+        tempDir,
+        manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
+        // A terminal shows the upload's progress in its status line: update it often.
+        progressIntervalMs: io.interactive ? 250 : undefined,
+        signal: cancellation.signal,
+      })
+    } catch (error) {
+      const partial = partialResult(error)
+      if (!isCancelled(error) && !partial) throw error
+      reportError(io, error)
+      print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial))
+      return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE
+    } finally {
+      cancellation.dispose()
+      await rm(tempDir, { recursive: true, force: true })
+    }
+    // Removed with its folder unless --manifest kept it.
+    if (!keepManifest) result.manifestPath = undefined
     if (result.siteId)
       io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
     print(io, deployOutputs(result), deployReport(result))

@@ -29,6 +29,13 @@ export function readConnection(get: GetInput, gameIdPurpose = 'the id of the gam
     throw new UsageError(
       `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
     )
+  // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+  if (urlUserInfo(apiUrl) !== undefined) {
+    throw new UsageError(
+      `${Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+        `give the base URL without them, and the secret in ${Input.Token}. (The URL is not shown here.)`,
+    )
+  }
   let parsedUrl: URL
   try {
     parsedUrl = new URL(apiUrl)
@@ -134,4 +141,9 @@ export function readChoice<T extends string>(
   if (!text) return fallback
   if ((choices as readonly string[]).includes(text)) return text as T
   throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`)
+}
+
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+export function urlUserInfo(url: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]
 }

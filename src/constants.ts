@@ -20,6 +20,7 @@ export const Input = {
   Concurrency: 'concurrency',
   Retries: 'retries',
   RequestTimeout: 'request-timeout',
+  MaxRetryAfter: 'max-retry-after',
   DryRun: 'dry-run',
   Comment: 'comment',
   GitHubToken: 'github-token',
@@ -95,3 +96,5 @@ export const DEFAULT_CONCURRENCY = 128
 export const MAX_CONCURRENCY = 256
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20
+/** The longest `max-retry-after` a user may set: an hour. */
+export const MAX_RETRY_AFTER_SECONDS = 3600

@@ -12,6 +12,8 @@ import {
   type ArtifactFile,
   type Manifest,
 } from './artifacts.ts'
+import { UsageError } from './api/errors.ts'
+import { Input } from './constants.ts'
 import type { DeployInputs } from './inputs.ts'
 import { formatBytes } from './format.ts'
 import type { Logger } from './logger.ts'
@@ -40,6 +42,8 @@ export interface DeployDependencies {
   logger: Logger
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
+  /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
+  manifestFile?: string
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
@@ -47,6 +51,18 @@ export interface DeployDependencies {
   previous?: PreviewState
   /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
   onNamespace?: (namespaceId: string) => void
+  /** Cancels the deploy: nothing new starts, requests in flight are aborted, the upload is never completed. */
+  signal?: AbortSignal
+}
+
+const partials = new WeakMap<object, DeployResult>()
+
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+export function partialResult(error: unknown): DeployResult | undefined {
+  return typeof error === 'object' && error !== null ? partials.get(error) : undefined
 }
 
 /**
@@ -55,7 +71,19 @@ export interface DeployDependencies {
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
-  const retry = retryPolicy({ retries: inputs.retries, ...deps.retry })
+  if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
+    throw new UsageError(
+      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+    )
+  }
+  const retry = retryPolicy({
+    retries: inputs.retries,
+    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    signal: deps.signal,
+    ...deps.retry,
+  })
+  const { signal } = deps
   const started = retry.now()
 
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
@@ -87,6 +115,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     })
   }
   checkMatchmakerConfig(inputs.matchmaker)
+  signal?.throwIfAborted()
   // The service's answer decides the requests; for a CDN site it gives one PUT per file.
   const plannedParts = files?.length ?? 0
 
@@ -110,7 +139,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     durationMs: 0,
   }
 
-  const manifestFile = path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   const saveManifest = async (complete: Manifest) => {
     result.manifest = complete
     result.manifestPath = await writeManifest(complete, manifestFile)
@@ -128,6 +157,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 
   const dispatcher = deps.dispatcher ?? createAgent()
   try {
+    signal?.throwIfAborted()
     const client = new ServiceClient({
       baseUrl: inputs.apiUrl,
       token: inputs.token,
@@ -136,12 +166,18 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       retry,
       // An API call waits at least as long as the service's own 50 s handler timeout, and more.
       requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+      signal,
     })
     if (inputs.namespace || inputs.namespaceId) {
       result.provisioned = await logger.group('Provision', () =>
-        provision(client, inputs, logger, deps.onNamespace),
+        provision(client, inputs, logger, (id) => {
+          // Known before provisioning ends: a failure or cancellation later on still reports it.
+          result.provisioned.namespaceId = id
+          deps.onNamespace?.(id)
+        }),
       )
     }
+    signal?.throwIfAborted()
     const previous = deps.previous
     if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
       result.skipped = true
@@ -154,6 +190,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     } else if (files) {
       const siteFiles = files
       await logger.group('Upload', async () => {
+        signal?.throwIfAborted()
         const site = await client.createCdnSite(inputs.gameId, {
           display_name: inputs.siteName,
           files: fileDescriptors(siteFiles),
@@ -175,19 +212,27 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           requestTimeoutMs: inputs.requestTimeoutMs,
           logger,
           progressIntervalMs: deps.progressIntervalMs,
+          signal,
         })
         if (!result.manifest) {
           await saveManifest(buildManifest(siteFiles))
           logger.info(`Digest ${result.manifest!.digest}`)
         }
+        // A cancelled upload is never completed: the site stays empty rather than half there.
+        signal?.throwIfAborted()
         await client.completeUpload(site.upload_id)
         logger.info(
           `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
         )
       })
     }
+  } catch (error) {
+    result.durationMs = retry.now() - started
+    if (typeof error === 'object' && error !== null) partials.set(error, result)
+    throw error
   } finally {
-    if (!deps.dispatcher) await dispatcher.close()
+    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
+    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
   }
   result.durationMs = retry.now() - started
   return result

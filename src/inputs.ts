@@ -22,8 +22,9 @@ import {
   Input,
   MAX_CONCURRENCY,
   MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
 } from './constants.ts'
-import { DEFAULT_RETRIES } from './api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from './api/retry.ts'
 
 export { readBoolean, type GetInput }
 
@@ -46,6 +47,8 @@ export interface DeployInputs extends Connection {
   concurrency: number
   retries: number
   requestTimeoutMs: number
+  /** The longest retry-after waited; a longer one fails the call at once. */
+  maxRetryAfterMs: number
   dryRun: boolean
   /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
@@ -151,6 +154,14 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
     requestTimeoutMs:
       readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
       1000,
+    maxRetryAfterMs:
+      readInteger(
+        Input.MaxRetryAfter,
+        get(Input.MaxRetryAfter),
+        DEFAULT_MAX_RETRY_AFTER_SECONDS,
+        0,
+        MAX_RETRY_AFTER_SECONDS,
+      ) * 1000,
     dryRun,
     skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
     ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),

@@ -4,13 +4,21 @@ import { readFileSync } from 'node:fs'
 import { actionsLogger, runAction } from './action.ts'
 import { errorMessage } from './api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
-import { Input } from './constants.ts'
-import { deploy, type DeployResult } from './deploy.ts'
+import { cancelOnSignals, isCancelled } from './cancel.ts'
+import { Input, Output } from './constants.ts'
+import { rerunText } from './deploy-report.ts'
+import { deploy, partialResult, type DeployResult } from './deploy.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from './inputs.ts'
 import { checkPullRequest } from './pull-request.ts'
 import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
-import { setOutputs, setSkippedOutputs, writeSkipSummary, writeSummary } from './report.ts'
+import {
+  setOutputs,
+  setSkippedOutputs,
+  writeFailureSummary,
+  writeSkipSummary,
+  writeSummary,
+} from './report.ts'
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
@@ -41,25 +49,44 @@ export async function run(): Promise<void> {
       return
     }
 
+    // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
     const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
     const comment = previewComment(inputs, event, key)
-    const previous = await comment?.load()
     let namespaceId: string | undefined
     let result: DeployResult
+    let previous: PreviewState | undefined
     try {
+      previous = await comment?.load()
+      cancellation.signal.throwIfAborted()
       result = await deploy(inputs, {
         logger: actionsLogger,
         tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
         previous,
         onNamespace: (id) => (namespaceId = id),
+        signal: cancellation.signal,
       })
     } catch (error) {
+      // The outputs known so far (a created namespace above all), the summary and the comment.
+      const partial = partialResult(error)
+      if (partial) setOutputs(partial)
+      else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+      core.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`)
+      await writeFailureSummary(error, partial)
       // Show the namespace even so (the next run finds it through the service, not through this).
       if (comment && namespaceId) {
         const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
-        await comment.save(commentBody(inputs, event, state, `❌ The deploy failed: ${errorMessage(error)}`))
+        const status = isCancelled(error)
+          ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
+          : `❌ The deploy failed: ${errorMessage(error)}`
+        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+        await comment.save(commentBody(inputs, event, state, status), {
+          withinMs: isCancelled(error) ? 4_000 : undefined,
+        })
       }
       throw error
+    } finally {
+      cancellation.dispose()
     }
     setOutputs(result)
     await writeSummary(result)

@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { setOutputs as setOutputValues, writeReport } from './action.ts'
 import { Output } from './constants.ts'
 import type { DeployResult } from './deploy.ts'
-import { deployOutputs, deployReport, skipReport } from './deploy-report.ts'
+import { deployOutputs, deployReport, failureReport, skipReport } from './deploy-report.ts'
 
 /** The outputs of a run that deployed nothing (no token on a fork). */
 export function setSkippedOutputs(): void {
@@ -20,4 +20,9 @@ export function setOutputs(result: DeployResult): void {
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 export async function writeSummary(result: DeployResult): Promise<void> {
   await writeReport(deployReport(result))
+}
+
+/** The summary of a failed or cancelled deploy: what failed, what was done before, what a re-run does. */
+export async function writeFailureSummary(error: unknown, partial: DeployResult | undefined): Promise<void> {
+  await writeReport(failureReport(error, partial))
 }

@@ -38045,7 +38045,7 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 9271:
+/***/ 1652:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -39064,7 +39064,7 @@ const {
   fireEvent
 } = __nccwpck_require__(8625)
 const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
-const { ByteParser } = __nccwpck_require__(9271)
+const { ByteParser } = __nccwpck_require__(1652)
 const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
 const { getGlobalDispatcher } = __nccwpck_require__(2581)
 const { types } = __nccwpck_require__(7975)
@@ -39948,6 +39948,8 @@ var __webpack_exports__ = {};
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
@@ -40025,6 +40027,17 @@ function errorMessage(error) {
         return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
     }
     return String(error);
+}
+/** An answer of the service that is not what its operation promises: the field named, or too large. */
+class UnexpectedAnswerError extends Error {
+    name = 'UnexpectedAnswerError';
+}
+/**
+ * A request that got no complete answer, named by operation and host ("no answer within 30 s"
+ * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
+ */
+class NetworkError extends Error {
+    name = 'NetworkError';
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -40224,6 +40237,7 @@ const constants_Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -40291,6 +40305,8 @@ const DEFAULT_CONCURRENCY = 128;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
@@ -40304,6 +40320,11 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const apiUrl = get(constants_Input.ApiUrl).trim();
     if (!apiUrl)
         throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
+    }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
@@ -40394,6 +40415,10 @@ function readChoice(input, raw, choices, fallback) {
         return text;
     throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
 
 ;// CONCATENATED MODULE: ./src/format.ts
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
@@ -40412,23 +40437,87 @@ function formatBytes(bytes) {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./src/api/shape.ts
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+function describe(value) {
+    if (value === undefined)
+        return 'missing';
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function named(at, what, value) {
+    return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
+}
+const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** An id: a string that is not empty. */
+const anId = (value, at) => typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value);
+const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
+const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
+/** Any JSON object; its fields unchecked. */
+const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value);
+/** A field that may be absent (or null); when there, it must fit `check`. */
+function optional(check) {
+    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
+}
+function listOf(item) {
+    return (value, at) => {
+        if (!Array.isArray(value))
+            return named(at, 'a list', value);
+        for (let i = 0; i < value.length; i++) {
+            const problem = item(value[i], `${at}[${i}]`);
+            if (problem)
+                return problem;
+        }
+        return undefined;
+    };
+}
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+function objectOf(fields) {
+    return (value, at) => {
+        const problem = anObject(value, at);
+        if (problem)
+            return problem;
+        for (const [name, check] of Object.entries(fields)) {
+            const found = check(value[name], at ? `${at}.${name}` : name);
+            if (found)
+                return found;
+        }
+        return undefined;
+    };
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -40499,11 +40588,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -40511,15 +40604,42 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
 }
 function shortReason(error) {
     if (error instanceof ServiceError)
@@ -40536,6 +40656,8 @@ function shortReason(error) {
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -40563,50 +40685,86 @@ function createAgent() {
     };
     return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
+/** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
+const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
     },
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: validated,
     },
-    listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        answer: objectOf({ namespace_id: anId }),
     },
-    validateGroup: { name: 'groups.validate', safety: 'read' },
+    validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
-    createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: objectOf({
+            site_id: anId,
+            upload_id: anId,
+            presigned_requests: listOf(objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber })),
+        }),
+    },
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        answer: objectOf({
+            game: objectOf({
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
     },
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+            }),
+        }),
     },
     // Removing a domain twice removes nothing the second time.
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: anObject,
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
@@ -40636,6 +40794,17 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -40700,21 +40869,40 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        const response = await (0,undici/* request */.Em)(this.#base + path, {
-            method,
-            headers,
-            body: payload,
-            dispatcher: this.#options.dispatcher,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-        });
-        const text = await readText(response.body, header(response.headers, 'content-length'));
+        let response;
+        let text;
+        try {
+            response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers,
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal: this.#options.signal,
+            });
+            text = await readText(response.body, header(response.headers, 'content-length'), op.name, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT);
+        }
+        catch (error) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (error instanceof UnexpectedAnswerError)
+                throw error;
+            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+                cause: error,
+            });
+        }
         const rayId = header(response.headers, RAY_ID_HEADER);
         const parsed = parseJson(text);
         if (response.statusCode === 200 &&
             parsed !== undefined &&
             typeof parsed === 'object' &&
             parsed !== null) {
+            const problem = op.answer?.(parsed, '');
+            if (problem) {
+                throw new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                    (rayId ? ` (ray id ${rayId})` : ''));
+            }
             return parsed;
         }
         const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -40745,12 +40933,22 @@ function header(headers, name) {
  * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
  * of the deploy's memory.
  */
-async function readText(body, contentLength) {
+async function readText(body, contentLength, operation, limit) {
     const declared = Number(contentLength);
+    const tooLarge = () => {
+        // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+        body.on('error', () => { });
+        body.destroy();
+        return new UnexpectedAnswerError(`${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`);
+    };
+    if (declared > limit)
+        throw tooLarge();
     // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
     let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024);
     let length = 0;
     for await (const chunk of body) {
+        if (length + chunk.length > limit)
+            throw tooLarge();
         if (length + chunk.length > buffer.length) {
             const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
             buffer.copy(larger, 0, 0, length);
@@ -40772,6 +40970,32 @@ function parseJson(text) {
 }
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
+}
+/** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
+function networkReason(error, timeoutMs) {
+    const code = error.code ?? error.cause?.code;
+    const seconds = `${timeoutMs / 1000} s`;
+    switch (code) {
+        case 'UND_ERR_HEADERS_TIMEOUT':
+            return `no answer within ${seconds} (${code})`;
+        case 'UND_ERR_BODY_TIMEOUT':
+            return `the answer stopped arriving for ${seconds} (${code})`;
+        case 'UND_ERR_SOCKET':
+        case 'ECONNRESET':
+        case 'EPIPE':
+            return `the connection was closed before the answer was complete (${code})`;
+        case 'UND_ERR_CONNECT_TIMEOUT':
+            return `could not connect within the connect time-out (${code})`;
+        case 'ECONNREFUSED':
+            return `the connection was refused (${code})`;
+        case 'ENOTFOUND':
+        case 'EAI_AGAIN':
+            return `the host name could not be resolved (${code})`;
+    }
+    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+        return `the TLS handshake failed (${code})`;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/operation.ts
@@ -40907,10 +41131,47 @@ const avatarsOperation = {
     },
 };
 
+;// CONCATENATED MODULE: ./src/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
+
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -47985,6 +48246,18 @@ async function findFiles(options) {
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
     const realRoot = await (0,promises_.realpath)(root);
+    if (realRoot === external_node_path_default().parse(realRoot).root) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
+    }
+    const gitEntry = await (0,promises_.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    if (gitEntry && options.includeHidden) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
+    }
+    if (gitEntry) {
+        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
+            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
+    }
     const found = (isEveryFile(options.patterns) ? await listPlainTree(root, options.includeHidden) : undefined) ??
         (await globFiles(root, options));
     // Where each file really is, to keep links from leading out of path: a directory's real path is
@@ -47998,19 +48271,35 @@ async function findFiles(options) {
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const described = new Array(found.length);
+    // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
+    // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
+    const notRegular = [];
     await forEachLimited(found, 16, async (absolutePath, i) => {
         let stats = await (0,promises_.lstat)(absolutePath);
-        let target;
-        if (stats.isSymbolicLink()) {
-            target = await (0,promises_.realpath)(absolutePath);
-            stats = await (0,promises_.stat)(absolutePath);
-        }
-        else {
-            target = external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
-        }
         const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-        if (!inside(target)) {
-            options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+        if (stats.isSymbolicLink()) {
+            const real = await (0,promises_.realpath)(absolutePath).catch(() => undefined);
+            if (real === undefined) {
+                options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+                return;
+            }
+            // Links are not followed out of path: one warning for the link, nothing walked behind it.
+            if (!inside(real)) {
+                options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+                return;
+            }
+            stats = await (0,promises_.stat)(absolutePath);
+            if (stats.isDirectory()) {
+                options.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
+                return;
+            }
+        }
+        else if (!inside(external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath)))) {
+            options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
+            return;
+        }
+        if (!stats.isFile()) {
+            notRegular.push(`${relative} (${kindOf(stats)})`);
             return;
         }
         const contentType = contentTypeOf(relative);
@@ -48023,6 +48312,12 @@ async function findFiles(options) {
             ...(contentType ? { contentType } : {}),
         };
     });
+    if (notRegular.length) {
+        notRegular.sort();
+        throw new errors_UsageError(`path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+            `${notRegular.slice(0, 10).join(', ')}${notRegular.length > 10 ? `, and ${notRegular.length - 10} more` : ''}. ` +
+            `Remove ${notRegular.length === 1 ? 'it' : 'them'}, or leave ${notRegular.length === 1 ? 'it' : 'them'} out with files: '!<path>'`);
+    }
     const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -48038,7 +48333,8 @@ async function globFiles(root, options) {
     const pruneHidden = !options.includeHidden && !isHidden(external_node_path_default().basename(root));
     const globber = await create(patterns.join('\n'), {
         matchDirectories: false,
-        followSymbolicLinks: true,
+        // Links are judged one by one in findFiles: a link to a folder outside path is never walked.
+        followSymbolicLinks: false,
         implicitDescendants: true,
         excludeHiddenFiles: pruneHidden,
     });
@@ -48053,6 +48349,15 @@ async function globFiles(root, options) {
     return found;
 }
 const isHidden = (name) => name.startsWith('.');
+function kindOf(stats) {
+    if (stats.isFIFO())
+        return 'a FIFO';
+    if (stats.isSocket())
+        return 'a socket';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    return 'not a regular file';
+}
 const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
 /**
  * Every file under root when the tree holds only plain files and folders, as `**` finds them with
@@ -48847,13 +49152,33 @@ function countBy(items, key) {
 
 
 
+
+
+const partials = new WeakMap();
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+function partialResult(error) {
+    return typeof error === 'object' && error !== null ? partials.get(error) : undefined;
+}
 /**
  * The deploy: collect and hash the files (nothing is created before every local check passed),
  * provision the namespace, create the CDN site, upload every part, complete the upload.
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
-    const retry = retryPolicy({ retries: inputs.retries, ...deps.retry });
+    if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
+        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
+    }
+    const retry = retryPolicy({
+        retries: inputs.retries,
+        maxRetryAfterMs: inputs.maxRetryAfterMs,
+        signal: deps.signal,
+        ...deps.retry,
+    });
+    const { signal } = deps;
     const started = retry.now();
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
     // build; otherwise the files are hashed while they upload, from the same reads.
@@ -48883,6 +49208,7 @@ async function deploy(inputs, deps) {
         });
     }
     checkMatchmakerConfig(inputs.matchmaker);
+    signal?.throwIfAborted();
     // The service's answer decides the requests; for a CDN site it gives one PUT per file.
     const plannedParts = files?.length ?? 0;
     const result = {
@@ -48904,7 +49230,7 @@ async function deploy(inputs, deps) {
         plannedParts,
         durationMs: 0,
     };
-    const manifestFile = external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     const saveManifest = async (complete) => {
         result.manifest = complete;
         result.manifestPath = await writeManifest(complete, manifestFile);
@@ -48919,6 +49245,7 @@ async function deploy(inputs, deps) {
     }
     const dispatcher = deps.dispatcher ?? createAgent();
     try {
+        signal?.throwIfAborted();
         const client = new ServiceClient({
             baseUrl: inputs.apiUrl,
             token: inputs.token,
@@ -48927,10 +49254,16 @@ async function deploy(inputs, deps) {
             retry,
             // An API call waits at least as long as the service's own 50 s handler timeout, and more.
             requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+            signal,
         });
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, deps.onNamespace));
+            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, (id) => {
+                // Known before provisioning ends: a failure or cancellation later on still reports it.
+                result.provisioned.namespaceId = id;
+                deps.onNamespace?.(id);
+            }));
         }
+        signal?.throwIfAborted();
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
             result.skipped = true;
@@ -48942,6 +49275,7 @@ async function deploy(inputs, deps) {
         else if (files) {
             const siteFiles = files;
             await logger.group('Upload', async () => {
+                signal?.throwIfAborted();
                 const site = await client.createCdnSite(inputs.gameId, {
                     display_name: inputs.siteName,
                     files: fileDescriptors(siteFiles),
@@ -48961,19 +49295,29 @@ async function deploy(inputs, deps) {
                     requestTimeoutMs: inputs.requestTimeoutMs,
                     logger,
                     progressIntervalMs: deps.progressIntervalMs,
+                    signal,
                 });
                 if (!result.manifest) {
                     await saveManifest(buildManifest(siteFiles));
                     logger.info(`Digest ${result.manifest.digest}`);
                 }
+                // A cancelled upload is never completed: the site stays empty rather than half there.
+                signal?.throwIfAborted();
                 await client.completeUpload(site.upload_id);
                 logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
             });
         }
     }
+    catch (error) {
+        result.durationMs = retry.now() - started;
+        if (typeof error === 'object' && error !== null)
+            partials.set(error, result);
+        throw error;
+    }
     finally {
+        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
         if (!deps.dispatcher)
-            await dispatcher.close();
+            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
     }
     result.durationMs = retry.now() - started;
     return result;
@@ -48999,6 +49343,8 @@ function logPlan(inputs, result, logger) {
 
 
 
+
+
 /** The deploy's outputs, by name: null for what this run did not produce. */
 function deployOutputs(result) {
     return {
@@ -49019,6 +49365,50 @@ function deployReport(result) {
         : result.skipped
             ? 'gamehost deploy: unchanged, no new site'
             : 'gamehost deploy';
+    const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
+    const { manifest } = result;
+    if (manifest && manifest.fileCount > 0) {
+        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+    }
+    return report;
+}
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+function failureReport(error, result) {
+    const cancelled = isCancelled(error);
+    const blocks = [
+        report_model_text(cancelled
+            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
+            : `Failed: ${errorMessage(error)}`),
+        heading('Done before it'),
+    ];
+    if (result)
+        blocks.push(keyValueTable(resultRows(result, true)));
+    else
+        blocks.push(report_model_text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), report_model_text(rerunText(result)));
+    return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
+}
+/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
+function rerunText(result) {
+    const sentences = [];
+    const namespaceId = result?.provisioned.namespaceId;
+    if (namespaceId) {
+        const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
+        sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
+    }
+    if (result?.siteId && !result.skipped) {
+        sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+            'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (sentences.length === 0)
+        sentences.push('A re-run starts over: nothing this run did is in its way.');
+    return sentences.join(' ');
+}
+function resultRows(result, failed) {
     const rows = [];
     const { provisioned, manifest, upload } = result;
     if (provisioned.namespaceId) {
@@ -49037,12 +49427,18 @@ function deployReport(result) {
         const site = result.skipped
             ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
             : result.siteId
-                ? [`${result.siteName} `, { code: result.siteId }]
+                ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
                 : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
         rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
         rows.push(['Digest', { code: manifest.digest }]);
+    }
+    if (!manifest && result.siteId) {
+        rows.push([
+            'Site',
+            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+        ]);
     }
     if (upload) {
         const seconds = Math.max(upload.durationMs / 1000, 0.001);
@@ -49052,12 +49448,7 @@ function deployReport(result) {
         ]);
     }
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
-    const report = { title, blocks: [keyValueTable(rows)] };
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
-    return report;
+    return rows;
 }
 /** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
@@ -50808,7 +51199,7 @@ async function handleStorePut(core, req, res, rawPath, query, rayId) {
     }
     part.md5 = md5;
     if (core.options.putLatencyMs > 0)
-        await (0,promises_namespaceObject.setTimeout)(core.options.putLatencyMs);
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(core.options.putLatencyMs);
     res.writeHead(200, { etag: `"${md5}"`, 'content-length': 0 });
     res.end();
 }
@@ -50957,7 +51348,7 @@ async function handleRequest(core, requests, req, res) {
     recordWhenDone(core, requests, req, res, path);
     try {
         if (core.options.latencyMs > 0)
-            await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)(core.options.latencyMs);
         await dispatch(core, req, res, path, query);
     }
     catch (error) {
@@ -50982,7 +51373,7 @@ async function handleStoreRequest(core, requests, req, res) {
     recordWhenDone(core, requests, req, res, path);
     try {
         if (core.options.latencyMs > 0)
-            await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)(core.options.latencyMs);
         if (req.method !== 'PUT') {
             const message = 'The specified method is not allowed against this resource.';
             return await refuse(req, res, { status: 405, code: 'MethodNotAllowed', message }, rayId);
@@ -51128,6 +51519,7 @@ function urlHost(host) {
 
 
 
+
 /** The usage text; `command` is how the user runs it (`npm run emulator --`, `gamehost emulator`). */
 function emulatorUsage(command) {
     return `Usage: ${command} [options]
@@ -51176,7 +51568,7 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
         return 2;
     }
     const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) });
-    printWelcome(emulator.url, seed, io);
+    printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, io);
     if (commandLine.options.faults)
         io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`);
     const stop = () => {
@@ -51188,7 +51580,32 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
+    process.once('SIGHUP', stop);
     return undefined;
+}
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+/**
+ * The URL to print for where the emulator listens: a wildcard host (0.0.0.0, ::) is no address to
+ * connect to, so the machine's own addresses are listed instead. Anything but loopback is reachable
+ * from the network, and so is the seed's token: that is said on standard error.
+ */
+function listeningUrl(url, host, io) {
+    if (LOOPBACK.test(host))
+        return url;
+    const port = new URL(url).port;
+    const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
+    if (wildcard) {
+        const addresses = Object.values((0,external_node_os_.networkInterfaces)())
+            .flat()
+            .filter((address) => address !== undefined)
+            .filter((address) => host !== '0.0.0.0' || address.family === 'IPv4')
+            .map((address) => `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${port}`);
+        io.out(`gamehost emulator listens on every address of this machine (${host}), port ${port}: ${addresses.join(', ')}`);
+    }
+    io.err(`gamehost emulator: warning: listening on ${host}, not on loopback: anyone on the network who can reach ` +
+        'this machine can call it, with the token printed below. Use --host 127.0.0.1 to keep it local.');
+    return wildcard ? `http://${host === '0.0.0.0' ? '127.0.0.1' : '[::1]'}:${port}` : url;
 }
 function parseCommandLine(args) {
     const { values } = (0,external_node_util_.parseArgs)({
@@ -51363,6 +51780,7 @@ function readInputs(get, context = {}) {
         retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
         requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
             1000,
+        maxRetryAfterMs: readInteger(constants_Input.MaxRetryAfter, get(constants_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
         dryRun,
         skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
         ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
@@ -51938,9 +52356,13 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 
 
+
+
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+const EXIT_CANCELLED = 130;
 const flag = (name, type, help, value) => ({
     name,
     type,
@@ -51981,8 +52403,10 @@ const DEPLOY = {
         ...MATCHMAKER_FLAGS,
         flag(constants_Input.Concurrency, 'string', `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`, 'n'),
         flag(constants_Input.Retries, 'string', `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`, 'n'),
+        flag(constants_Input.MaxRetryAfter, 'string', `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`, 's'),
         flag(constants_Input.RequestTimeout, 'string', `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`, 's'),
         flag(constants_Input.DryRun, 'boolean', 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)'),
+        flag(Output.Manifest, 'string', 'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)', 'file'),
         ...OUTPUT_FLAGS,
     ],
     examples: [
@@ -51996,12 +52420,42 @@ const DEPLOY = {
         const inputs = readInputs(get, context);
         if (!inputs.token && !inputs.dryRun)
             throw missingToken();
-        const result = await deploy(inputs, {
-            logger: io.logger,
-            tempDir: external_node_os_default().tmpdir(),
-            // A terminal shows the upload's progress in its status line: update it often.
-            progressIntervalMs: io.interactive ? 250 : undefined,
+        // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+            io.logger.close();
+            process.stderr.write('gamehost: quit at once\n');
+            process.exit(EXIT_CANCELLED);
         });
+        cancellation.signal.addEventListener('abort', () => io.logger.warning('Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)'));
+        const keepManifest = get(Output.Manifest).trim();
+        // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
+        const tempDir = await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
+        let result;
+        try {
+            result = await deploy(inputs, {
+                logger: io.logger,
+                tempDir,
+                manifestFile: keepManifest ? external_node_path_default().resolve(keepManifest) : undefined,
+                // A terminal shows the upload's progress in its status line: update it often.
+                progressIntervalMs: io.interactive ? 250 : undefined,
+                signal: cancellation.signal,
+            });
+        }
+        catch (error) {
+            const partial = partialResult(error);
+            if (!isCancelled(error) && !partial)
+                throw error;
+            reportError(io, error);
+            print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial));
+            return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE;
+        }
+        finally {
+            cancellation.dispose();
+            await (0,promises_.rm)(tempDir, { recursive: true, force: true });
+        }
+        // Removed with its folder unless --manifest kept it.
+        if (!keepManifest)
+            result.manifestPath = undefined;
         if (result.siteId)
             io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
         print(io, deployOutputs(result), deployReport(result));

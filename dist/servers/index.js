@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8311);
+/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5909);
 
 await (0,_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8311:
+/***/ 5909:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31407,6 +31407,17 @@ function errorMessage(error) {
     }
     return String(error);
 }
+/** An answer of the service that is not what its operation promises: the field named, or too large. */
+class UnexpectedAnswerError extends Error {
+    name = 'UnexpectedAnswerError';
+}
+/**
+ * A request that got no complete answer, named by operation and host ("no answer within 30 s"
+ * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
+ */
+class NetworkError extends Error {
+    name = 'NetworkError';
+}
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
@@ -31605,6 +31616,7 @@ const Input = {
     Concurrency: 'concurrency',
     Retries: 'retries',
     RequestTimeout: 'request-timeout',
+    MaxRetryAfter: 'max-retry-after',
     DryRun: 'dry-run',
     Comment: 'comment',
     GitHubToken: 'github-token',
@@ -31672,147 +31684,8 @@ const DEFAULT_CONCURRENCY = 128;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
-
-;// CONCATENATED MODULE: ./src/report-model.ts
-// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
-// CLI into aligned text lines (below). One description of each report serves both.
-function heading(text) {
-    return { kind: 'heading', text };
-}
-function table(header, rows) {
-    return { kind: 'table', table: { header, rows } };
-}
-function keyValueTable(rows) {
-    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
-}
-function report_model_text(value) {
-    return { kind: 'text', text: value };
-}
-/** The cell as plain text. */
-function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
-}
-/** The cell as HTML: text escaped, code in <code>. */
-function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
-        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
-        .join('');
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-}
-/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
-function renderText(report) {
-    const lines = [report.title];
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            lines.push('', block.text);
-        else if (block.kind === 'text')
-            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
-        else
-            lines.push(...tableLines(block.table));
-    }
-    return lines.join('\n') + '\n';
-}
-function tableLines(model) {
-    const rows = model.rows.map((row) => row.map(cellText));
-    const all = model.keyValue ? rows : [[...model.header], ...rows];
-    const widths = [];
-    for (const row of all)
-        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-    return all.map((row) => '  ' +
-        row
-            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd());
-}
-/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
-function formatEpochMs(ms) {
-    if (ms === undefined || !Number.isFinite(ms))
-        return '';
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-;// CONCATENATED MODULE: ./src/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
-
-
-
-
-
-const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
-};
-/**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
- */
-async function runAction(secretInputs, body) {
-    try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-        }
-        await body();
-    }
-    catch (error) {
-        if (error instanceof ValidationFailedError) {
-            for (const problem of error.problems)
-                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
-        }
-        setFailed(errorMessage(error));
-    }
-}
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
-function operationAction(operation) {
-    return () => runAction([Input.Token], async () => {
-        const inputs = operation.read((name) => getInput(name));
-        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
-        const result = await operation.run(inputs, { logger: actionsLogger });
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
-        const failure = operation.failure?.(result, inputs);
-        if (failure)
-            throw failure;
-    });
-}
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
-async function writeReport(report) {
-    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            summary.addHeading(escapeHtml(block.text), 3);
-        else if (block.kind === 'text')
-            summary.addRaw(escapeHtml(block.text), true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
-            ]);
-        }
-    }
-    await summary.write();
-}
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 ;// CONCATENATED MODULE: ./src/common-inputs.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
@@ -31826,6 +31699,11 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     const apiUrl = get(Input.ApiUrl).trim();
     if (!apiUrl)
         throw new errors_UsageError(`${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${Input.Token}. (The URL is not shown here.)`);
+    }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
@@ -31916,24 +31794,254 @@ function readChoice(input, raw, choices, fallback) {
         return text;
     throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
 }
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
+
+;// CONCATENATED MODULE: ./src/report-model.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_model_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/** The cell as HTML: text escaped, code in <code>. */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+function renderText(report) {
+    const lines = [report.title];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', block.text);
+        else if (block.kind === 'text')
+            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map(cellText));
+    const all = model.keyValue ? rows : [[...model.header], ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
+
+
+
+
+
+
+const actionsLogger = {
+    info: (message) => info(message),
+    warning: (message, annotation) => warning(message, annotation),
+    error: (message, annotation) => core_error(message, annotation),
+    debug: (message) => core_debug(message),
+    group: (name, fn) => group(name, fn),
+};
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        // api-url with credentials is refused, and they are masked first, so no line can show them.
+        const userInfo = urlUserInfo(getInput(Input.ApiUrl));
+        if (userInfo) {
+            core_setSecret(userInfo);
+            const password = userInfo.slice(userInfo.indexOf(':') + 1);
+            if (userInfo.includes(':') && password)
+                core_setSecret(password);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction([Input.Token], async () => {
+        const inputs = operation.read((name) => getInput(name));
+        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const result = await operation.run(inputs, { logger: actionsLogger });
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, outputText(value));
+}
+function outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** Writes the report as the job summary: the title, then its headings, tables and text. */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(escapeHtml(block.text), 3);
+        else if (block.kind === 'text')
+            summary.addRaw(escapeHtml(block.text), true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        summary.emptyBuffer();
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
+    try {
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        warning(`Could not write the job summary: ${errorMessage(error)}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/shape.ts
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+function describe(value) {
+    if (value === undefined)
+        return 'missing';
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function named(at, what, value) {
+    return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
+}
+const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** An id: a string that is not empty. */
+const anId = (value, at) => typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value);
+const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
+const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
+/** Any JSON object; its fields unchecked. */
+const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value);
+/** A field that may be absent (or null); when there, it must fit `check`. */
+function optional(check) {
+    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
+}
+function listOf(item) {
+    return (value, at) => {
+        if (!Array.isArray(value))
+            return named(at, 'a list', value);
+        for (let i = 0; i < value.length; i++) {
+            const problem = item(value[i], `${at}[${i}]`);
+            if (problem)
+                return problem;
+        }
+        return undefined;
+    };
+}
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+function objectOf(fields) {
+    return (value, at) => {
+        const problem = anObject(value, at);
+        if (problem)
+            return problem;
+        for (const [name, check] of Object.entries(fields)) {
+            const found = check(value[name], at ? `${at}.${name}` : name);
+            if (found)
+                return found;
+        }
+        return undefined;
+    };
+}
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
-const DEFAULT_RETRIES = 5;
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
-    return {
+    const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
-        maxRetryAfterMs: 120_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
         sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
         random: Math.random,
         now: Date.now,
         ...overrides,
     };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+    return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
@@ -32004,11 +32112,15 @@ function isNetworkFailure(error) {
  * with `describe` (never a URL: presigned URLs are credentials).
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+    const started = policy.now();
     for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
         try {
             return await attempt(index);
         }
         catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
             if (!shouldRetry(error))
                 throw error;
             if (index >= policy.retries) {
@@ -32016,15 +32128,42 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                     error.message += ` (gave up after ${index + 1} attempts)`;
                 throw error;
             }
-            const asked = requestedDelay(error, policy.now());
-            const wait = asked === undefined
-                ? backoffDelay(index, policy)
-                : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250;
+            const now = policy.now();
+            const asked = requestedDelay(error, now);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
+                }
+                throw error;
+            }
+            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            if (now + wait - started > policy.maxElapsedMs) {
+                if (error instanceof Error) {
+                    error.message +=
+                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
+                }
+                throw error;
+            }
             onRetry?.(error);
             logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await policy.sleep(wait);
+            await abortable(policy.sleep(wait), policy.signal);
         }
     }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
 }
 function shortReason(error) {
     if (error instanceof ServiceError)
@@ -32040,7 +32179,24 @@ function shortReason(error) {
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
+;// CONCATENATED MODULE: ./src/format.ts
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -32068,50 +32224,86 @@ function createAgent() {
     };
     return new undici/* EnvHttpProxyAgent */.J2(proxied);
 }
+/** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
+const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
     },
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: validated,
     },
-    listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        answer: objectOf({ namespace_id: anId }),
     },
-    validateGroup: { name: 'groups.validate', safety: 'read' },
+    validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     },
-    createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: objectOf({
+            site_id: anId,
+            upload_id: anId,
+            presigned_requests: listOf(objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber })),
+        }),
+    },
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        answer: objectOf({
+            game: objectOf({
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
     },
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+            }),
+        }),
     },
     // Removing a domain twice removes nothing the second time.
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        answer: anObject,
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
@@ -32141,6 +32333,17 @@ class ServiceClient {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
     }
     listServers(gameId, environmentId, query = {}) {
         const params = new URLSearchParams();
@@ -32205,21 +32408,40 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        const response = await (0,undici/* request */.Em)(this.#base + path, {
-            method,
-            headers,
-            body: payload,
-            dispatcher: this.#options.dispatcher,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-        });
-        const text = await readText(response.body, header(response.headers, 'content-length'));
+        let response;
+        let text;
+        try {
+            response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers,
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal: this.#options.signal,
+            });
+            text = await readText(response.body, header(response.headers, 'content-length'), op.name, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT);
+        }
+        catch (error) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (error instanceof UnexpectedAnswerError)
+                throw error;
+            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+                cause: error,
+            });
+        }
         const rayId = header(response.headers, RAY_ID_HEADER);
         const parsed = parseJson(text);
         if (response.statusCode === 200 &&
             parsed !== undefined &&
             typeof parsed === 'object' &&
             parsed !== null) {
+            const problem = op.answer?.(parsed, '');
+            if (problem) {
+                throw new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                    (rayId ? ` (ray id ${rayId})` : ''));
+            }
             return parsed;
         }
         const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -32250,12 +32472,22 @@ function header(headers, name) {
  * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
  * of the deploy's memory.
  */
-async function readText(body, contentLength) {
+async function readText(body, contentLength, operation, limit) {
     const declared = Number(contentLength);
+    const tooLarge = () => {
+        // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+        body.on('error', () => { });
+        body.destroy();
+        return new UnexpectedAnswerError(`${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`);
+    };
+    if (declared > limit)
+        throw tooLarge();
     // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
     let buffer = Buffer.allocUnsafe(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024);
     let length = 0;
     for await (const chunk of body) {
+        if (length + chunk.length > limit)
+            throw tooLarge();
         if (length + chunk.length > buffer.length) {
             const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
             buffer.copy(larger, 0, 0, length);
@@ -32277,6 +32509,32 @@ function parseJson(text) {
 }
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
+}
+/** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
+function networkReason(error, timeoutMs) {
+    const code = error.code ?? error.cause?.code;
+    const seconds = `${timeoutMs / 1000} s`;
+    switch (code) {
+        case 'UND_ERR_HEADERS_TIMEOUT':
+            return `no answer within ${seconds} (${code})`;
+        case 'UND_ERR_BODY_TIMEOUT':
+            return `the answer stopped arriving for ${seconds} (${code})`;
+        case 'UND_ERR_SOCKET':
+        case 'ECONNRESET':
+        case 'EPIPE':
+            return `the connection was closed before the answer was complete (${code})`;
+        case 'UND_ERR_CONNECT_TIMEOUT':
+            return `could not connect within the connect time-out (${code})`;
+        case 'ECONNREFUSED':
+            return `the connection was refused (${code})`;
+        case 'ENOTFOUND':
+        case 'EAI_AGAIN':
+            return `the host name could not be resolved (${code})`;
+    }
+    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+        return `the TLS handshake failed (${code})`;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/operation.ts

@@ -1,5 +1,6 @@
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } from 'undici'
-import { ServiceError } from './errors.ts'
+import { NetworkError, ServiceError, UnexpectedAnswerError } from './errors.ts'
+import { aBoolean, aNumber, aString, anId, anObject, listOf, objectOf, type ShapeCheck } from './shape.ts'
 import { isConnectFailure, isNetworkFailure, retryPolicy, withRetries, type RetryPolicy } from './retry.ts'
 import {
   RAY_ID_HEADER,
@@ -17,6 +18,7 @@ import {
   type ServiceErrorBody,
   type ValidateResponse,
 } from './types.ts'
+import { formatBytes } from '../format.ts'
 import type { Logger } from '../logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
@@ -57,6 +59,10 @@ export interface ClientOptions {
    */
   requestTimeoutMs?: number
   onRetry?: (error: unknown) => void
+  /** Cancels the run: every request in flight is aborted and none is started. */
+  signal?: AbortSignal
+  /** The largest answer read (default ANSWER_BYTES_LIMIT); a larger one fails the call. */
+  maxAnswerBytes?: number
 }
 
 /**
@@ -71,7 +77,14 @@ interface Operation {
   safety: Safety
   /** What a 500 ERROR most likely means for this call: the service answers an unknown id with it. */
   internalErrorHint?: string
+  /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
+  answer?: ShapeCheck
 }
+
+/** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
+export const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024
+
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) })
 
 const OPS = {
   listServers: {
@@ -79,45 +92,82 @@ const OPS = {
     safety: 'read',
     internalErrorHint:
       'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+    answer: objectOf({
+      servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+    }),
   },
   getNamespaceLobby: {
     name: 'games.namespaces.logs.getNamespaceLobby',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+    answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
   },
   validateMatchmakerConfig: {
     name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    answer: validated,
   },
-  listCustomAvatars: { name: 'games.avatars.listGameCustomAvatars', safety: 'read' },
+  listCustomAvatars: {
+    name: 'games.avatars.listGameCustomAvatars',
+    safety: 'read',
+    answer: objectOf({
+      custom_avatars: listOf(
+        objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean }),
+      ),
+    }),
+  },
   createNamespace: {
     name: 'games.namespaces.createGameNamespace',
     safety: 'create',
     internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    answer: objectOf({ namespace_id: anId }),
   },
-  validateGroup: { name: 'groups.validate', safety: 'read' },
+  validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
   addNamespaceDomain: {
     name: 'games.namespaces.addNamespaceDomain',
     safety: 'create',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
   },
-  createCdnSite: { name: 'games.cdn.createGameCdnSite', safety: 'create' },
+  createCdnSite: {
+    name: 'games.cdn.createGameCdnSite',
+    safety: 'create',
+    answer: objectOf({
+      site_id: anId,
+      upload_id: anId,
+      presigned_requests: listOf(
+        objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber }),
+      ),
+    }),
+  },
   getGame: {
     name: 'games.getGameById',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    answer: objectOf({
+      game: objectOf({
+        namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+        versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+      }),
+    }),
   },
   getNamespace: {
     name: 'games.namespaces.getGameNamespaceById',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    answer: objectOf({
+      namespace: objectOf({
+        namespace_id: anId,
+        config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+      }),
+    }),
   },
   // Removing a domain twice removes nothing the second time.
   removeNamespaceDomain: {
     name: 'games.namespaces.removeNamespaceDomain',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    answer: anObject,
   },
   // Completing twice is harmless: the service assembles the same parts again.
   completeUpload: {
@@ -149,6 +199,16 @@ export class ServiceClient {
     this.#options = options
     this.#base = options.baseUrl.replace(/\/+$/, '')
     this.#retry = options.retry ?? retryPolicy()
+    if (options.signal) this.#retry = { ...this.#retry, signal: options.signal }
+  }
+
+  /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+  #host(): string {
+    try {
+      return new URL(this.#base).host
+    } catch {
+      return 'the service'
+    }
   }
 
   listServers(
@@ -266,15 +326,31 @@ export class ServiceClient {
       headers['content-type'] = 'application/json'
       headers['content-length'] = String(payload.length)
     }
-    const response = await request(this.#base + path, {
-      method,
-      headers,
-      body: payload,
-      dispatcher: this.#options.dispatcher,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    })
-    const text = await readText(response.body, header(response.headers, 'content-length'))
+    let response: Dispatcher.ResponseData
+    let text: string
+    try {
+      response = await request(this.#base + path, {
+        method,
+        headers,
+        body: payload,
+        dispatcher: this.#options.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: this.#options.signal,
+      })
+      text = await readText(
+        response.body,
+        header(response.headers, 'content-length'),
+        op.name,
+        this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT,
+      )
+    } catch (error) {
+      if (this.#options.signal?.aborted) throw this.#options.signal.reason
+      if (error instanceof UnexpectedAnswerError) throw error
+      throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+        cause: error,
+      })
+    }
     const rayId = header(response.headers, RAY_ID_HEADER)
     const parsed = parseJson(text)
     if (
@@ -283,6 +359,13 @@ export class ServiceClient {
       typeof parsed === 'object' &&
       parsed !== null
     ) {
+      const problem = op.answer?.(parsed, '')
+      if (problem) {
+        throw new UnexpectedAnswerError(
+          `${op.name}: the service's answer is not what the operation promises: ${problem}` +
+            (rayId ? ` (ray id ${rayId})` : ''),
+        )
+      }
       return parsed as T
     }
     const errorBody: Partial<ServiceErrorBody> =
@@ -317,14 +400,29 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
  * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
  * of the deploy's memory.
  */
-async function readText(body: AsyncIterable<Buffer>, contentLength: string | undefined): Promise<string> {
+async function readText(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | undefined,
+  operation: string,
+  limit: number,
+): Promise<string> {
   const declared = Number(contentLength)
+  const tooLarge = () => {
+    // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+    body.on('error', () => {})
+    body.destroy()
+    return new UnexpectedAnswerError(
+      `${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`,
+    )
+  }
+  if (declared > limit) throw tooLarge()
   // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
   let buffer = Buffer.allocUnsafe(
     Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024,
   )
   let length = 0
-  for await (const chunk of body) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (length + chunk.length > limit) throw tooLarge()
     if (length + chunk.length > buffer.length) {
       const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length))
       buffer.copy(larger, 0, 0, length)
@@ -347,4 +445,31 @@ function parseJson(text: string): unknown {
 
 function isErrorBody(value: unknown): value is ServiceErrorBody {
   return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string'
+}
+
+/** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
+function networkReason(error: unknown, timeoutMs: number): string {
+  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code
+  const seconds = `${timeoutMs / 1000} s`
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `no answer within ${seconds} (${code})`
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `the answer stopped arriving for ${seconds} (${code})`
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return `the connection was closed before the answer was complete (${code})`
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `could not connect within the connect time-out (${code})`
+    case 'ECONNREFUSED':
+      return `the connection was refused (${code})`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name could not be resolved (${code})`
+  }
+  if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+    return `the TLS handshake failed (${code})`
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
+  return typeof code === 'string' ? `${message} (${code})` : message
 }

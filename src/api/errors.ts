@@ -85,3 +85,16 @@ export function errorMessage(error: unknown): string {
   }
   return String(error)
 }
+
+/** An answer of the service that is not what its operation promises: the field named, or too large. */
+export class UnexpectedAnswerError extends Error {
+  override name = 'UnexpectedAnswerError'
+}
+
+/**
+ * A request that got no complete answer, named by operation and host ("no answer within 30 s"
+ * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
+ */
+export class NetworkError extends Error {
+  override name = 'NetworkError'
+}

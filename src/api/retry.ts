@@ -8,26 +8,40 @@ export interface RetryPolicy {
   retries: number
   baseDelayMs: number
   maxDelayMs: number
-  /** The longest `retry-after` honoured; a longer one is waited this long. */
+  /** The longest `retry-after` waited; a call asked to wait longer fails at once, saying when. */
   maxRetryAfterMs: number
+  /**
+   * No retry starts that would begin later than this after the first attempt: a service that stays
+   * down fails in a few minutes however many retries are allowed.
+   */
+  maxElapsedMs: number
   sleep: (ms: number) => Promise<void>
   random: () => number
   now: () => number
+  /** Cancels the run: no attempt starts once aborted, and a wait ends at once, rejecting with the reason. */
+  signal?: AbortSignal
 }
 
-export const DEFAULT_RETRIES = 5
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+export const DEFAULT_RETRIES = 8
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120
+export const DEFAULT_MAX_ELAPSED_MS = 180_000
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
-  return {
+  const policy: RetryPolicy = {
     retries: DEFAULT_RETRIES,
     baseDelayMs: 500,
     maxDelayMs: 30_000,
-    maxRetryAfterMs: 120_000,
+    maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+    maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
     sleep: (ms) => delay(ms),
     random: Math.random,
     now: Date.now,
     ...overrides,
   }
+  // The real sleep ends with the signal, so no timer outlives a cancelled run.
+  if (!overrides.sleep) policy.sleep = (ms) => delay(ms, undefined, { signal: policy.signal })
+  return policy
 }
 
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -107,27 +121,55 @@ export async function withRetries<T>(
   logger: Pick<Logger, 'info' | 'debug'>,
   onRetry?: (error: unknown) => void,
 ): Promise<T> {
+  const started = policy.now()
   for (let index = 0; ; index++) {
+    policy.signal?.throwIfAborted()
     try {
       return await attempt(index)
     } catch (error) {
+      if (policy.signal?.aborted) throw policy.signal.reason
       if (!shouldRetry(error)) throw error
       if (index >= policy.retries) {
         if (error instanceof Error && index > 0) error.message += ` (gave up after ${index + 1} attempts)`
         throw error
       }
-      const asked = requestedDelay(error, policy.now())
-      const wait =
-        asked === undefined
-          ? backoffDelay(index, policy)
-          : Math.min(asked, policy.maxRetryAfterMs) + policy.random() * 250
+      const now = policy.now()
+      const asked = requestedDelay(error, now)
+      if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        if (error instanceof Error) {
+          error.message +=
+            ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
+            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`
+        }
+        throw error
+      }
+      const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250
+      if (now + wait - started > policy.maxElapsedMs) {
+        if (error instanceof Error) {
+          error.message +=
+            ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
+            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`
+        }
+        throw error
+      }
       onRetry?.(error)
       logger.info(
         `${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
       )
-      await policy.sleep(wait)
+      await abortable(policy.sleep(wait), policy.signal)
     }
   }
+}
+
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) return Promise.reject(signal.reason as Error)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error)
+    signal.addEventListener('abort', onAbort, { once: true })
+    void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
+  })
 }
 
 function shortReason(error: unknown): string {

@@ -3,6 +3,7 @@
 // through `io`, so each front end decides where its lines go.
 
 import { readFile } from 'node:fs/promises'
+import { networkInterfaces } from 'node:os'
 import { parseArgs } from 'node:util'
 import { resolveFaults, type FaultOptions } from './faults.ts'
 import type { EmulatorOptions } from './options.ts'
@@ -73,7 +74,7 @@ export async function runEmulatorCommand(
   }
 
   const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) })
-  printWelcome(emulator.url, seed, io)
+  printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, io)
   if (commandLine.options.faults) io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
 
   const stop = () => {
@@ -85,7 +86,39 @@ export async function runEmulatorCommand(
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+  // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
+  process.once('SIGHUP', stop)
   return undefined
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i
+
+/**
+ * The URL to print for where the emulator listens: a wildcard host (0.0.0.0, ::) is no address to
+ * connect to, so the machine's own addresses are listed instead. Anything but loopback is reachable
+ * from the network, and so is the seed's token: that is said on standard error.
+ */
+function listeningUrl(url: string, host: string, io: CommandIO): string {
+  if (LOOPBACK.test(host)) return url
+  const port = new URL(url).port
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]'
+  if (wildcard) {
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((address) => address !== undefined)
+      .filter((address) => host !== '0.0.0.0' || address.family === 'IPv4')
+      .map(
+        (address) => `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${port}`,
+      )
+    io.out(
+      `gamehost emulator listens on every address of this machine (${host}), port ${port}: ${addresses.join(', ')}`,
+    )
+  }
+  io.err(
+    `gamehost emulator: warning: listening on ${host}, not on loopback: anyone on the network who can reach ` +
+      'this machine can call it, with the token printed below. Use --host 127.0.0.1 to keep it local.',
+  )
+  return wildcard ? `http://${host === '0.0.0.0' ? '127.0.0.1' : '[::1]'}:${port}` : url
 }
 
 function parseCommandLine(args: string[]): CommandLine | 'help' {

@@ -1,0 +1,64 @@
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+
+export type ShapeCheck = (value: unknown, at: string) => string | undefined
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`
+}
+
+function named(at: string, what: string, value: unknown): string {
+  return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`
+}
+
+export const aString: ShapeCheck = (value, at) =>
+  typeof value === 'string' ? undefined : named(at, 'a string', value)
+
+/** An id: a string that is not empty. */
+export const anId: ShapeCheck = (value, at) =>
+  typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value)
+
+export const aNumber: ShapeCheck = (value, at) =>
+  typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value)
+
+export const aBoolean: ShapeCheck = (value, at) =>
+  typeof value === 'boolean' ? undefined : named(at, 'true or false', value)
+
+/** Any JSON object; its fields unchecked. */
+export const anObject: ShapeCheck = (value, at) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value)
+
+/** A field that may be absent (or null); when there, it must fit `check`. */
+export function optional(check: ShapeCheck): ShapeCheck {
+  return (value, at) => (value === undefined || value === null ? undefined : check(value, at))
+}
+
+export function listOf(item: ShapeCheck): ShapeCheck {
+  return (value, at) => {
+    if (!Array.isArray(value)) return named(at, 'a list', value)
+    for (let i = 0; i < value.length; i++) {
+      const problem = item(value[i], `${at}[${i}]`)
+      if (problem) return problem
+    }
+    return undefined
+  }
+}
+
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+export function objectOf(fields: Record<string, ShapeCheck>): ShapeCheck {
+  return (value, at) => {
+    const problem = anObject(value, at)
+    if (problem) return problem
+    for (const [name, check] of Object.entries(fields)) {
+      const found = check((value as Record<string, unknown>)[name], at ? `${at}.${name}` : name)
+      if (found) return found
+    }
+    return undefined
+  }
+}
