@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { UsageError, ValidationFailedError } from '../src/api/errors.ts'
 import type { FileDescriptor } from '../src/api/types.ts'
 import { contentTypeOf } from '../src/artifacts.ts'
-import { deploy } from '../src/deploy.ts'
+import { deploy, partialResult } from '../src/deploy.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../src/emulator/index.ts'
 import { readInputs } from '../src/inputs.ts'
 import { memoryLogger } from '../src/logger.ts'
@@ -104,6 +104,20 @@ describe('deploy against the emulator', () => {
     ])
     assert.equal(emulator.requests.length, before, 'no call reached the service')
     assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'mm-bad'))
+  })
+
+  test('a domain another namespace holds fails, and the account does not call it attached', async () => {
+    const held = DEFAULT_SEED.games[1]!.namespaces![0]!.domains![0]!
+    const error = await deploy(inputs({ path: site, namespace: 'held-domain', domain: held }), {
+      logger: memoryLogger(),
+      tempDir: temp,
+      retry: fast,
+    }).catch((e: unknown) => e)
+    assert.ok(error instanceof UsageError)
+    assert.match(error.message, /is held by another namespace/)
+    const partial = partialResult(error)
+    assert.ok(partial?.provisioned.namespaceId, 'the namespace created is reported')
+    assert.equal(partial.provisioned.domain, undefined, 'the domain was not attached')
   })
 
   test('a namespace-id the game does not have fails, naming the input, and creates no site', async () => {

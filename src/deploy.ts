@@ -129,7 +129,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       nameId: inputs.namespace?.nameId,
       namespaceId: inputs.namespaceId,
       namespaceCreated: false,
-      domain: inputs.domain,
+      // Known to be attached only once provisioning is done (a dry run plans it).
+      domain: inputs.dryRun ? inputs.domain : undefined,
       matchmakerValidated: false,
     },
     manifest: undefined,

@@ -49221,7 +49221,8 @@ async function deploy(inputs, deps) {
             nameId: inputs.namespace?.nameId,
             namespaceId: inputs.namespaceId,
             namespaceCreated: false,
-            domain: inputs.domain,
+            // Known to be attached only once provisioning is done (a dry run plans it).
+            domain: inputs.dryRun ? inputs.domain : undefined,
             matchmakerValidated: false,
         },
         manifest: undefined,
