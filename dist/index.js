@@ -32583,7 +32583,6 @@ class NetworkError extends Error {
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const U32_MAX = 0xffff_ffff;
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const I32_MAX = 0x7fff_ffff;
 const NAME_ID_MAX = 16;
@@ -32608,9 +32607,6 @@ const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
-}
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 function isNonNegativeI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX;
@@ -39118,9 +39114,8 @@ async function* readChunks(part, offset, length) {
         for (let done = 0, turn = 0; done < length; turn++) {
             const buffer = ring[turn % RING];
             const { bytesRead } = await handle.read(buffer, 0, Math.min(size, length - done), offset + done);
-            if (bytesRead === 0) {
-                throw new Error(`${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`);
-            }
+            if (bytesRead === 0)
+                throw shrank(part);
             done += bytesRead;
             yield buffer.subarray(0, bytesRead);
         }
@@ -39138,7 +39133,7 @@ async function readRange(part, offset, length, into) {
         while (done < length) {
             const { bytesRead } = await handle.read(bytes, done, length - done, offset + done);
             if (bytesRead === 0)
-                throw new Error(`${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`);
+                throw shrank(part);
             done += bytesRead;
         }
         return bytes;
@@ -39146,6 +39141,9 @@ async function readRange(part, offset, length, into) {
     finally {
         await handle.close();
     }
+}
+function shrank(part) {
+    return new Error(`${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`);
 }
 /** The code and message of an object store's XML error body, or the start of whatever it sent. */
 function storeError(text) {

@@ -433,11 +433,7 @@ async function* readChunks(part: Part, offset: number, length: number): AsyncGen
     for (let done = 0, turn = 0; done < length; turn++) {
       const buffer = ring[turn % RING]!
       const { bytesRead } = await handle.read(buffer, 0, Math.min(size, length - done), offset + done)
-      if (bytesRead === 0) {
-        throw new Error(
-          `${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`,
-        )
-      }
+      if (bytesRead === 0) throw shrank(part)
       done += bytesRead
       yield buffer.subarray(0, bytesRead)
     }
@@ -459,16 +455,17 @@ async function readRange(
     let done = 0
     while (done < length) {
       const { bytesRead } = await handle.read(bytes, done, length - done, offset + done)
-      if (bytesRead === 0)
-        throw new Error(
-          `${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`,
-        )
+      if (bytesRead === 0) throw shrank(part)
       done += bytesRead
     }
     return bytes
   } finally {
     await handle.close()
   }
+}
+
+function shrank(part: Part): Error {
+  return new Error(`${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`)
 }
 
 /** The code and message of an object store's XML error body, or the start of whatever it sent. */

@@ -31422,7 +31422,6 @@ class NetworkError extends Error {
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
-const U32_MAX = 0xffff_ffff;
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const rules_I32_MAX = 0x7fff_ffff;
 const NAME_ID_MAX = 16;
@@ -31447,9 +31446,6 @@ const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1
 const MAX_PARTS = 10_000;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isU32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
-}
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 function rules_isNonNegativeI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;

@@ -1,7 +1,6 @@
 // The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 
-export const U32_MAX = 0xffff_ffff
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 export const I32_MAX = 0x7fff_ffff
 export const NAME_ID_MAX = 16
@@ -27,10 +26,6 @@ export const MAX_PARTS = 10_000
 
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const DOMAIN = /^[0-9a-z.-]+$/
-
-export function isU32(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX
-}
 
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 export function isNonNegativeI32(value: unknown): value is number {
