@@ -1,13 +1,15 @@
 import pLimit, { type LimitFunction } from 'p-limit'
 
-/** Items handed to p-limit ahead of those running, per unit of concurrency. */
-const AHEAD = 2
-
 /**
- * Runs `task` for every item under a p-limit limiter, fed lazily: items are taken from `items` only
- * while fewer than AHEAD x the limit's concurrency are running or queued, so a site of tens of
- * thousands of files never holds a promise per file (queuing them all at once held ~15 MiB for
- * 20,000). Pass a number, or a p-limit limiter whose `concurrency` may change as it runs.
+ * Runs `task` for every item under a p-limit limiter, fed lazily: an item is taken from `items` only
+ * when fewer than the limit's concurrency are unfinished, so p-limit starts it at once and a site of
+ * tens of thousands of files never holds a promise per file (queuing them all at once held ~15 MiB
+ * for 20,000). Pass a number, or a p-limit limiter whose `concurrency` may change as it runs.
+ *
+ * Nothing waits in p-limit's queue, on purpose: it is a linked list whose dequeued nodes keep their
+ * `next`, so once one node is promoted to V8's old generation, every node queued after it (and the
+ * task it holds) is kept alive by the one before and promoted too, until a full collection. With
+ * items queued ahead, uploading 20,000 files promoted ~2 MB of dead tasks per young collection.
  *
  * The first task to fail rejects the whole; no item is taken after it, the queued ones are dropped,
  * and the tasks already running are left to finish (their own failures are ignored).
@@ -36,7 +38,7 @@ export function forEachLimited<T>(
       reject(error instanceof Error ? error : new Error(String(error)))
     }
     const feed = () => {
-      while (!failed && !exhausted && unfinished < AHEAD * limiter.concurrency) {
+      while (!failed && !exhausted && unfinished < limiter.concurrency) {
         const next = iterator.next()
         if (next.done) {
           exhausted = true
