@@ -6,6 +6,7 @@ import * as glob from '@actions/glob'
 import mime from 'mime-types'
 import { UsageError } from './api/errors.ts'
 import type { FileDescriptor } from './api/types.ts'
+import { closeFile, openForReading, readAt } from './fd.ts'
 import type { Logger } from './logger.ts'
 import { forEachLimited } from './limit.ts'
 
@@ -333,18 +334,18 @@ async function hashFile(
   buffer: Buffer,
   expectedSize: number,
 ): Promise<{ sha256: string; size: number }> {
-  const handle = await open(file, 'r')
+  const fd = await openForReading(file)
   try {
     const hash = createHash('sha256')
     let size = 0
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+      const bytesRead = await readAt(fd, buffer, 0, buffer.length, size)
       hash.update(buffer.subarray(0, bytesRead))
       size += bytesRead
       if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize)) break
     }
     return { sha256: hash.digest('hex'), size }
   } finally {
-    await handle.close()
+    await closeFile(fd)
   }
 }
