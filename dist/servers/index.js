@@ -32144,7 +32144,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                 throw error;
             }
             onRetry?.(error);
-            logger.info(`${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait), policy.signal);
         }
     }
@@ -32160,6 +32160,10 @@ function abortable(promise, signal) {
         signal.addEventListener('abort', onAbort, { once: true });
         void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
     });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
 }
 function shortReason(error) {
     if (error instanceof ServiceError)

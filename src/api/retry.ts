@@ -154,7 +154,7 @@ export async function withRetries<T>(
       }
       onRetry?.(error)
       logger.info(
-        `${describe}: ${shortReason(error)}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
+        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
       )
       await abortable(policy.sleep(wait), policy.signal)
     }
@@ -170,6 +170,11 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener('abort', onAbort, { once: true })
     void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
   })
+}
+
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe: string, reason: string): string {
+  return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`
 }
 
 function shortReason(error: unknown): string {
