@@ -75,8 +75,8 @@ test('a PUT that makes no progress is aborted after request-timeout and retried'
   })
   assert.equal(store.attempts(), 2)
   assert.equal(result.retries, 1)
-  const retried = logger.lines.find((l) => l.includes('retry 1 of 8'))
-  assert.ok(retried?.startsWith('Upload of a.txt: '), retried)
+  const retried = logger.lines.find((l) => l.includes('retry 1 of 8')) ?? ''
+  assert.ok(retried.startsWith('Upload of a.txt: '), retried)
   assert.ok(!retried.startsWith('Upload of a.txt: Upload of a.txt'), `the file named once: ${retried}`)
 })
 
@@ -146,6 +146,54 @@ test('a file that changed after it was hashed fails the upload before completion
     }),
     /^Error: a\.txt changed while it was uploaded/,
   )
+})
+
+test('a file changed while other files upload is caught when its own PUT is stored, and an empty file no request asks for is checked too', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'a.txt': 'hello', 'b.txt': 'world', 'empty.txt': '' })
+  const manifest = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const requests = (url: string): PresignedRequest[] =>
+    ['a.txt', 'b.txt'].map((name) => ({
+      path: name,
+      url: `${url}/${name}`,
+      byte_offset: 0,
+      content_length: 5,
+    }))
+  const upload = (url: string) =>
+    uploadParts({
+      files: manifest.files,
+      hash: true,
+      requests: requests(url),
+      dispatcher: agent,
+      concurrency: 1,
+      retry: retryPolicy({ sleep: async () => {} }),
+      requestTimeoutMs: 5000,
+      logger: memoryLogger(),
+    })
+  // b.txt is touched while the first PUT is on the wire (whichever file it sends).
+  let touched = false
+  let store = await fakeStore((_req, body, res) => {
+    if (!touched) void utimes(path.join(root, 'b.txt'), new Date(), new Date(Date.now() + 5000))
+    touched = true
+    setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), 20)
+  })
+  await assert.rejects(upload(store.url), /^Error: b\.txt changed while it was uploaded/)
+  const fresh = await collectArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  manifest.files.splice(0, manifest.files.length, ...fresh.files)
+  // The empty file has no request: it is checked after the PUTs.
+  await utimes(path.join(root, 'empty.txt'), new Date(), new Date(Date.now() + 9000))
+  store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  await assert.rejects(upload(store.url), /^Error: empty\.txt changed while it was uploaded/)
 })
 
 test('presigned requests must cover exactly the files of the site', async () => {

@@ -77,8 +77,8 @@ interface InFlight {
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
  * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (20,000 files: the heap after each young collection grew 1.5 to 2 MB each time with a Set; it
- * stays flat with this).
+ * (20,000 files against a local store: heap after the last young collection 58 to 63 MB with a
+ * Set, 46 to 49 MB with this).
  */
 class InFlightPuts {
   readonly #puts: InFlight[] = []
@@ -177,6 +177,8 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       () => retries++,
     )
     progress.partDone(part.file.path)
+    // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
+    await assertUnchanged(part.file)
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
   const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
@@ -206,7 +208,13 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     clearInterval(sweep)
     progress.stop()
   }
-  await assertUnchanged(options.files)
+  // A file no request asked for (an empty one) is checked here.
+  const requested = new Set(parts.map((p) => p.file))
+  await forEachLimited(
+    options.files.filter((f) => !requested.has(f)),
+    16,
+    assertUnchanged,
+  )
   return {
     parts: parts.length,
     bytes: totalBytes,
@@ -547,16 +555,17 @@ function storeError(text: string): string {
   return text.trim().slice(0, 200)
 }
 
-/** A site is never completed with bytes that differ from the manifest. */
-async function assertUnchanged(files: ArtifactFile[]): Promise<void> {
-  await forEachLimited(files, 16, async (file) => {
-    const now = await stat(file.absolutePath)
-    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-      throw new Error(
-        `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
-      )
-    }
-  })
+/**
+ * A site is never completed with bytes that differ from the manifest: the file is as the scan found
+ * it once its bytes are stored (a change after that leaves what was sent, and hashed, as it was).
+ */
+async function assertUnchanged(file: ArtifactFile): Promise<void> {
+  const now = await stat(file.absolutePath)
+  if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+    throw new Error(
+      `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
+    )
+  }
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {

@@ -48802,8 +48802,8 @@ class StalledError extends Error {
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
  * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (20,000 files: the heap after each young collection grew 1.5 to 2 MB each time with a Set; it
- * stays flat with this).
+ * (20,000 files against a local store: heap after the last young collection 58 to 63 MB with a
+ * Set, 46 to 49 MB with this).
  */
 class InFlightPuts {
     #puts = [];
@@ -48887,6 +48887,8 @@ async function uploadParts(options) {
             }
         }, (error) => error instanceof PartUploadError && error.retryable && !signal?.aborted, options.retry, options.logger, () => retries++);
         progress.partDone(part.file.path);
+        // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
+        await assertUnchanged(part.file);
     };
     // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
     const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : [];
@@ -48919,7 +48921,9 @@ async function uploadParts(options) {
         clearInterval(sweep);
         progress.stop();
     }
-    await assertUnchanged(options.files);
+    // A file no request asked for (an empty one) is checked here.
+    const requested = new Set(parts.map((p) => p.file));
+    await forEachLimited(options.files.filter((f) => !requested.has(f)), 16, assertUnchanged);
     return {
         parts: parts.length,
         bytes: totalBytes,
@@ -49209,14 +49213,15 @@ function storeError(text) {
         return message ? `${code}: ${message}` : code;
     return text.trim().slice(0, 200);
 }
-/** A site is never completed with bytes that differ from the manifest. */
-async function assertUnchanged(files) {
-    await forEachLimited(files, 16, async (file) => {
-        const now = await (0,promises_.stat)(file.absolutePath);
-        if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-            throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
-        }
-    });
+/**
+ * A site is never completed with bytes that differ from the manifest: the file is as the scan found
+ * it once its bytes are stored (a change after that leaves what was sent, and hashed, as it was).
+ */
+async function assertUnchanged(file) {
+    const now = await (0,promises_.stat)(file.absolutePath);
+    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+        throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
+    }
 }
 function countBy(items, key) {
     const counts = new Map();
