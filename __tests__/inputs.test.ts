@@ -17,7 +17,7 @@ test('defaults', () => {
   })
   assert.equal(inputs.siteName, 'my-game main 1a2b3c4')
   assert.deepEqual(inputs.files, ['**'])
-  assert.equal(inputs.concurrency, 128)
+  assert.equal(inputs.concurrency, 192)
   assert.equal(inputs.retries, 8)
   assert.equal(inputs.maxRetryAfterMs, 120_000)
   assert.equal(inputs.requestTimeoutMs, 30_000)

@@ -92,7 +92,7 @@ export const ActionName = {
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-export const DEFAULT_CONCURRENCY = 128
+export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20

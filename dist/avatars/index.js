@@ -31676,7 +31676,7 @@ const ActionName = {
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-const DEFAULT_CONCURRENCY = 128;
+const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
