@@ -48841,12 +48841,13 @@ async function uploadParts(options) {
     const { signal } = options;
     signal?.throwIfAborted();
     const parts = planUpload(options.files, options.requests);
+    const partsPerFile = new Map(parts.map((p) => [p.file.path, p.of]));
     const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0);
     const started = options.retry.now();
     const progress = createProgress({
         files: options.files.length,
         bytes: totalBytes,
-        partsPerFile: new Map(parts.map((p) => [p.file.path, p.of])),
+        partsPerFile,
         logger: options.logger,
         now: options.retry.now,
         intervalMs: options.progressIntervalMs ?? 5_000,
@@ -48923,8 +48924,7 @@ async function uploadParts(options) {
         progress.stop();
     }
     // A file no request asked for (an empty one) is checked here.
-    const requested = new Set(parts.map((p) => p.file));
-    await forEachLimited(options.files.filter((f) => !requested.has(f)), 16, assertUnchanged);
+    await forEachLimited(options.files.filter((f) => !partsPerFile.has(f.path)), 16, assertUnchanged);
     return {
         parts: parts.length,
         bytes: totalBytes,
@@ -49075,11 +49075,12 @@ function dispatchPut(dispatcher, url, headers, body, inFlight, onSent) {
     });
 }
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight. A class, not
- * an object literal of closures: V8 allocates the later copies of an object literal straight into
- * its old generation once many of them survived a collection (allocation-site pretenuring, which the
- * first PUTs, all started at once, can trigger), and from there each handler would keep its PUT's
- * promises and frames alive until a full collection. Instances of a class are not pretenured.
+ * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight: one object
+ * instead of an object literal and six closures. V8 may allocate the later copies of an object
+ * literal straight into its old generation once many of them survived a collection
+ * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
+ * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
+ * is for literals, not for instances of a class.
  */
 class PutHandler {
     slot = -1;
