@@ -87,6 +87,85 @@ describe('answers that are not what they should be', () => {
     assert.equal(site.presigned_requests.length, 1, 'fields the operation does not name are allowed')
   })
 
+  test('a site answer is read as it arrives, a byte at a time, and gives back each request as sent', async () => {
+    const requests = [
+      {
+        path: 'index.html',
+        url: 'http://store/a?X-Amz-Date=20261123T120000Z&X-Amz-Expires=60',
+        byte_offset: 0,
+        content_length: 10,
+      },
+      { path: 'données/é.js', url: 'http://store/d%C3%A9?a=1&b=/c', byte_offset: 0, content_length: 3 },
+      { path: 'big.bin', url: 'http://store/big?part=2', byte_offset: 5_000_000_000, content_length: 7 },
+    ]
+    const text = JSON.stringify({
+      presigned_requests: requests,
+      site_id: 's',
+      nested: { site_id: 'no' },
+      upload_id: 'u',
+    })
+      // JSON escapes a server may use, which must come back decoded.
+      .replace('/c', '\\/c')
+      .replace('é.js', '\\u00e9.js')
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])
+      for (let i = 0; i < bytes.length; i++) response.write(bytes.subarray(i, i + 1))
+      response.end()
+    }
+    const site = await client().createCdnSite(GAME, { display_name: 'x', files })
+    assert.equal(site.site_id, 's')
+    assert.equal(site.upload_id, 'u')
+    assert.deepEqual([...site.presigned_requests], requests)
+    assert.equal(site.presigned_requests.expiry(0), Date.UTC(2026, 10, 23, 12, 1, 0))
+    assert.equal(site.presigned_requests.expiry(1), Infinity)
+  })
+
+  test('a site answer cut short, or with something else where the object or the list should be, fails clearly', async () => {
+    const request = { path: 'index.html', url: 'http://store/x', byte_offset: 0, content_length: 10 }
+    const raw =
+      (text: string): Handler =>
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(text)
+      }
+    const create = () => client().createCdnSite(GAME, { display_name: 'x', files })
+    handler = raw(
+      JSON.stringify({ site_id: 's', upload_id: 'u', presigned_requests: [request] }).slice(0, -5),
+    )
+    await assert.rejects(create(), /createGameCdnSite failed: 200 HTTP_200: the answer was not a JSON object/)
+    handler = raw(JSON.stringify([{ site_id: 's', upload_id: 'u', presigned_requests: [request] }]))
+    await assert.rejects(create(), /the answer was not a JSON object/)
+    handler = raw(JSON.stringify({ site_id: 's', upload_id: 'u', presigned_requests: [request] }) + ' x')
+    await assert.rejects(create(), /the answer was not a JSON object/)
+    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: { 0: request } })
+    await assert.rejects(create(), /: presigned_requests is an object, not a list/)
+    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: 'none' })
+    await assert.rejects(create(), /: presigned_requests is string "none", not a list/)
+    handler = json({ upload_id: 'u', presigned_requests: [request] })
+    await assert.rejects(create(), /: site_id is missing/)
+    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: [] })
+    assert.equal((await create()).presigned_requests.length, 0)
+  })
+
+  test('a site answer larger than the bound is not read further, even without a declared length', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"presigned_requests":[')
+      const request = JSON.stringify({
+        path: 'a',
+        url: `http://store/${'x'.repeat(1000)}`,
+        byte_offset: 0,
+        content_length: 1,
+      })
+      for (let i = 0; i < 100; i++) response.write(`${request},`)
+    }
+    await assert.rejects(
+      client({ maxAnswerBytes: 50_000 }).createCdnSite(GAME, { display_name: 'x', files }),
+      /^UnexpectedAnswerError: games\.cdn\.createGameCdnSite: the service's answer is larger than 48\.8 KiB/,
+    )
+  })
+
   test('an answer that declares 3 GB is refused before it is read', async () => {
     handler = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': 3 * 1024 ** 3 })

@@ -209,7 +209,7 @@ describe('the client against the emulator', () => {
       ],
     })
     assert.deepEqual(
-      site.presigned_requests.map((r) => [r.path, r.byte_offset, r.content_length]),
+      [...site.presigned_requests].map((r) => [r.path, r.byte_offset, r.content_length]),
       [
         ['index.html', 0, 5],
         ['big.bin', 0, 1024],

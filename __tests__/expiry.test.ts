@@ -34,7 +34,7 @@ describe('soonestExpiringFirst', () => {
     ]
     const ordered = soonestExpiringFirst(
       items,
-      (i) => i.url,
+      (i) => urlExpiry(i.url),
       (i) => i.size,
     ).map((i) => new URL(i.url).pathname)
     assert.deepEqual(ordered, ['/bucket/earlier', '/bucket/small', '/bucket/part-1', '/_store/u', '/unknown'])
@@ -44,7 +44,7 @@ describe('soonestExpiringFirst', () => {
     assert.deepEqual(
       soonestExpiringFirst(
         items,
-        (i) => i.url,
+        (i) => urlExpiry(i.url),
         (i) => i.size,
       ).map((i) => i.size),
       [300, 20, 10],

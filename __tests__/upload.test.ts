@@ -11,6 +11,7 @@ import { retryPolicy } from '../src/api/retry.ts'
 import type { PresignedRequest } from '../src/api/types.ts'
 import { collectArtifacts, scanArtifacts } from '../src/artifacts.ts'
 import { memoryLogger } from '../src/logger.ts'
+import { PresignedRequestList } from '../src/api/presigned.ts'
 import { PartUploadError, planUpload, uploadParts } from '../src/upload.ts'
 import { tempDir, writeTree } from './helpers.ts'
 
@@ -199,21 +200,36 @@ test('a file changed while other files upload is caught when its own PUT is stor
 test('presigned requests must cover exactly the files of the site', async () => {
   const { manifest } = await oneFileSite('hello')
   assert.throws(
-    () => planUpload(manifest.files, [{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
+      ),
     /not a file of this site/,
   )
   assert.throws(
-    () => planUpload(manifest.files, [{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
+      ),
     /which has 5/,
   )
   assert.throws(
-    () => planUpload(manifest.files, [{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
+      ),
     /cover 4 of its 5 bytes/,
   )
-  const parts = planUpload(manifest.files, [
-    { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
-    { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
-  ])
+  const parts = planUpload(
+    manifest.files,
+    PresignedRequestList.of([
+      { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
+      { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
+    ]),
+  )
   assert.deepEqual(
     parts.map((p) => [p.number, p.of]),
     [

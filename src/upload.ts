@@ -4,6 +4,7 @@ import pLimit from 'p-limit'
 import type { Dispatcher } from 'undici'
 import { AdaptiveConcurrency } from './adaptive.ts'
 import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
+import { PresignedRequestList } from './api/presigned.ts'
 import type { PresignedRequest } from './api/types.ts'
 import { hashArtifacts, type ArtifactFile } from './artifacts.ts'
 import { soonestExpiringFirst } from './expiry.ts'
@@ -14,7 +15,8 @@ import { createProgress, type Progress } from './progress.ts'
 
 export interface UploadOptions {
   files: ArtifactFile[]
-  requests: PresignedRequest[]
+  /** The site's requests as the client gives them; a plain list is made into one. */
+  requests: PresignedRequestList | readonly PresignedRequest[]
   /**
    * Fill in each file's SHA-256 during the upload: a file sent in one request is hashed from the
    * bytes sent (one read for both hashes); a file sent in parts, by a reader beside the upload.
@@ -57,7 +59,8 @@ class StalledError extends Error {
 }
 
 interface Part {
-  request: PresignedRequest
+  /** Its request's index in the site's PresignedRequestList. */
+  index: number
   file: ArtifactFile
   /** 1-based, within the file. */
   number: number
@@ -118,7 +121,11 @@ const ERROR_BODY_LIMIT = 8 * 1024
 export async function uploadParts(options: UploadOptions): Promise<UploadResult> {
   const { signal } = options
   signal?.throwIfAborted()
-  const parts = planUpload(options.files, options.requests)
+  const requests =
+    options.requests instanceof PresignedRequestList
+      ? options.requests
+      : PresignedRequestList.of(options.requests)
+  const parts = planUpload(options.files, requests)
   const partsPerFile = new Map(parts.map((p) => [p.file.path, p.of]))
   const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
@@ -151,8 +158,8 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   sweep.unref()
   const ordered = soonestExpiringFirst(
     parts,
-    (p) => p.request.url,
-    (p) => p.request.content_length,
+    (p) => requests.expiry(p.index),
+    (p) => requests.contentLength(p.index),
   )
   const uploadOne = async (part: Part) => {
     if (signal?.aborted) return
@@ -161,7 +168,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       async () => {
         const epoch = adaptive.started()
         try {
-          await putPart(part, options, progress, inFlight, buffers)
+          await putPart(part, requests, options, progress, inFlight, buffers)
           adaptive.succeeded()
         } catch (error) {
           if (isOverload(error) && adaptive.overloaded(epoch)) {
@@ -235,34 +242,39 @@ function shortOverload(error: unknown): string {
   return 'connection lost'
 }
 
-/** Pairs each presigned request with its file and checks it asks for a range the file has. */
-export function planUpload(files: ArtifactFile[], requests: PresignedRequest[]): Part[] {
-  const byPath = new Map(files.map((f) => [f.path, f]))
-  const count = countBy(requests, (r) => r.path)
-  const seen = new Map<string, number>()
-  const covered = new Map<string, number>()
-  const parts = requests.map((request) => {
-    const file = byPath.get(request.path)
-    if (!file) throw new Error(`The service asked for '${request.path}', which is not a file of this site`)
-    if (request.byte_offset < 0 || request.byte_offset + request.content_length > file.size) {
+/**
+ * Pairs each presigned request with its file and checks it asks for a range the file has. Counts
+ * are kept per file index in typed arrays, not in maps by path (a site has up to 20,000 files).
+ */
+export function planUpload(files: ArtifactFile[], requests: PresignedRequestList): Part[] {
+  const byPath = new Map(files.map((f, i) => [f.path, i]))
+  const fileOf = new Uint32Array(requests.length)
+  const count = new Uint32Array(files.length)
+  const covered = new Float64Array(files.length)
+  for (let i = 0; i < requests.length; i++) {
+    const path = requests.path(i)
+    const f = byPath.get(path)
+    if (f === undefined) throw new Error(`The service asked for '${path}', which is not a file of this site`)
+    const offset = requests.byteOffset(i)
+    const length = requests.contentLength(i)
+    if (offset < 0 || offset + length > files[f]!.size) {
       throw new Error(
-        `The service asked for bytes ${request.byte_offset}+${request.content_length} of '${request.path}', which has ${file.size}`,
+        `The service asked for bytes ${offset}+${length} of '${path}', which has ${files[f]!.size}`,
       )
     }
-    const number = (seen.get(request.path) ?? 0) + 1
-    seen.set(request.path, number)
-    covered.set(request.path, (covered.get(request.path) ?? 0) + request.content_length)
-    return { request, file, number, of: count.get(request.path) ?? 1 }
-  })
-  for (const file of files) {
-    const bytes = covered.get(file.path) ?? 0
-    if (bytes !== file.size) {
-      throw new Error(
-        `The service's upload requests for '${file.path}' cover ${bytes} of its ${file.size} bytes`,
-      )
-    }
+    fileOf[i] = f
+    count[f]!++
+    covered[f]! += length
   }
-  return parts
+  files.forEach((file, f) => {
+    if (covered[f] !== file.size) {
+      throw new Error(
+        `The service's upload requests for '${file.path}' cover ${covered[f]} of its ${file.size} bytes`,
+      )
+    }
+  })
+  const seen = new Uint32Array(files.length)
+  return Array.from(fileOf, (f, index) => ({ index, file: files[f]!, number: ++seen[f]!, of: count[f]! }))
 }
 
 function describePart(part: Part): string {
@@ -273,12 +285,14 @@ function describePart(part: Part): string {
 
 async function putPart(
   part: Part,
+  requests: PresignedRequestList,
   options: UploadOptions,
   progress: Progress,
   inFlight: InFlightPuts,
   buffers: Buffer[],
 ): Promise<void> {
-  const { byte_offset: offset, content_length: length } = part.request
+  const offset = requests.byteOffset(part.index)
+  const length = requests.contentLength(part.index)
   let body: Buffer | AsyncGenerator<Buffer>
   let md5: () => string
   // A part that is the whole file gives the file's SHA-256 from the same bytes.
@@ -311,7 +325,7 @@ async function putPart(
   try {
     const answer = await dispatchPut(
       options.dispatcher,
-      part.request.url,
+      requests.url(part.index),
       headers,
       body,
       inFlight,
@@ -567,10 +581,4 @@ async function assertUnchanged(file: ArtifactFile): Promise<void> {
       `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
     )
   }
-}
-
-function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1)
-  return counts
 }

@@ -2,10 +2,10 @@ import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } f
 import { NetworkError, ServiceError, UnexpectedAnswerError } from './errors.ts'
 import { aBoolean, aNumber, aString, anId, anObject, listOf, objectOf, type ShapeCheck } from './shape.ts'
 import { isConnectFailure, isNetworkFailure, retryPolicy, withRetries, type RetryPolicy } from './retry.ts'
+import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
   RAY_ID_HEADER,
   type CreateCdnSiteRequest,
-  type CreateCdnSiteResponse,
   type CreateNamespaceRequest,
   type CreateNamespaceResponse,
   type GetGameResponse,
@@ -79,6 +79,8 @@ interface Operation {
   internalErrorHint?: string
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
   answer?: ShapeCheck
+  /** Reads a 200 answer as it arrives instead of as one text (the site's, some MB). */
+  stream?: () => AnswerStream
 }
 
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
@@ -132,13 +134,8 @@ const OPS = {
   createCdnSite: {
     name: 'games.cdn.createGameCdnSite',
     safety: 'create',
-    answer: objectOf({
-      site_id: anId,
-      upload_id: anId,
-      presigned_requests: listOf(
-        objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber }),
-      ),
-    }),
+    answer: siteAnswer,
+    stream: siteAnswerStream,
   },
   getGame: {
     name: 'games.getGameById',
@@ -288,7 +285,8 @@ export class ServiceClient {
     )
   }
 
-  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CreateCdnSiteResponse> {
+  /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
     return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
   }
 
@@ -327,7 +325,8 @@ export class ServiceClient {
       headers['content-length'] = String(payload.length)
     }
     let response: Dispatcher.ResponseData
-    let text: string
+    let text = ''
+    let streamed: ReturnType<AnswerStream['end']> | undefined
     try {
       response = await request(this.#base + path, {
         method,
@@ -338,12 +337,15 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: this.#options.signal,
       })
-      text = await readText(
-        response.body,
-        header(response.headers, 'content-length'),
-        op.name,
-        this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT,
-      )
+      const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
+      const length = header(response.headers, 'content-length')
+      if (op.stream && response.statusCode === 200) {
+        const stream = op.stream()
+        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
+        streamed = stream.end()
+      } else {
+        text = await readText(response.body, length, op.name, limit)
+      }
     } catch (error) {
       if (this.#options.signal?.aborted) throw this.#options.signal.reason
       if (error instanceof UnexpectedAnswerError) throw error
@@ -352,7 +354,13 @@ export class ServiceClient {
       })
     }
     const rayId = header(response.headers, RAY_ID_HEADER)
-    const parsed = parseJson(text)
+    const unexpected = (problem: string) =>
+      new UnexpectedAnswerError(
+        `${op.name}: the service's answer is not what the operation promises: ${problem}` +
+          (rayId ? ` (ray id ${rayId})` : ''),
+      )
+    if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
+    const parsed = streamed ? streamed.value : parseJson(text)
     if (
       response.statusCode === 200 &&
       parsed !== undefined &&
@@ -360,12 +368,7 @@ export class ServiceClient {
       parsed !== null
     ) {
       const problem = op.answer?.(parsed, '')
-      if (problem) {
-        throw new UnexpectedAnswerError(
-          `${op.name}: the service's answer is not what the operation promises: ${problem}` +
-            (rayId ? ` (ray id ${rayId})` : ''),
-        )
-      }
+      if (problem) throw unexpected(problem)
       return parsed as T
     }
     const errorBody: Partial<ServiceErrorBody> =
@@ -394,19 +397,14 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value
 }
 
-/**
- * The whole body as text, copied into one buffer as it arrives. undici's text() keeps every chunk to
- * the end and then joins them into a second buffer: for the answer that lists the presigned requests
- * of 20,000 files (7 MB from the emulator, more with a real store's longer URLs), that was the peak
- * of the deploy's memory.
- */
-async function readText(
+/** Hands each chunk of the body to `onChunk`, failing once the answer is larger than `limit`. */
+async function readBody(
   body: Dispatcher.ResponseData['body'],
   contentLength: string | undefined,
   operation: string,
   limit: number,
-): Promise<string> {
-  const declared = Number(contentLength)
+  onChunk: (chunk: Buffer) => void,
+): Promise<void> {
   const tooLarge = () => {
     // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
     body.on('error', () => {})
@@ -415,14 +413,32 @@ async function readText(
       `${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`,
     )
   }
-  if (declared > limit) throw tooLarge()
+  if (Number(contentLength) > limit) throw tooLarge()
+  let length = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    length += chunk.length
+    if (length > limit) throw tooLarge()
+    onChunk(chunk)
+  }
+}
+
+/**
+ * The whole body as text, copied into one buffer as it arrives. undici's text() keeps every chunk to
+ * the end and then joins them into a second buffer.
+ */
+async function readText(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | undefined,
+  operation: string,
+  limit: number,
+): Promise<string> {
+  const declared = Number(contentLength)
   // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
   let buffer = Buffer.allocUnsafe(
     Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024,
   )
   let length = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (length + chunk.length > limit) throw tooLarge()
+  await readBody(body, contentLength, operation, limit, (chunk) => {
     if (length + chunk.length > buffer.length) {
       const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length))
       buffer.copy(larger, 0, 0, length)
@@ -430,7 +446,7 @@ async function readText(
     }
     chunk.copy(buffer, length)
     length += chunk.length
-  }
+  })
   const bom = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0
   return buffer.toString('utf8', bom, length)
 }
