@@ -249,9 +249,14 @@ async function pairedRuns(
         bareRss.push(r.peakRss)
       }
     }
+    // Each run's peak too: the table keeps the highest, and a peak can differ from run to run.
+    const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`
     process.stdout.write(
-      `  run ${i + 1}/${repeats}: deploy ${deploys.at(-1)!.toFixed(0)} ms, bare ${bares.at(-1)!.toFixed(0)} ms` +
-        (values.baseline ? `, baseline ${baselines.at(-1)!.toFixed(0)} ms` : '') +
+      `  run ${i + 1}/${repeats}: deploy ${deploys.at(-1)!.toFixed(0)} ms (${mib(rss.at(-1)!)}), ` +
+        `bare ${bares.at(-1)!.toFixed(0)} ms (${mib(bareRss.at(-1)!)})` +
+        (values.baseline
+          ? `, baseline ${baselines.at(-1)!.toFixed(0)} ms (${mib(baselineRss.at(-1)!)})`
+          : '') +
         '\n',
     )
   }
