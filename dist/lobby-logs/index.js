@@ -34077,6 +34077,7 @@ const CHUNK = 1024 * 1024;
  */
 class PresignedRequestList {
     #chunks = [];
+    /** Bytes used of the last chunk; as if full before the first, so the first push makes one. */
     #used = CHUNK;
     // Per request: its chunk, where its path starts there, its path's and URL's byte lengths.
     #chunk = [];

@@ -16,6 +16,7 @@ const CHUNK = 1024 * 1024
  */
 export class PresignedRequestList implements Iterable<PresignedRequest> {
   readonly #chunks: Buffer[] = []
+  /** Bytes used of the last chunk; as if full before the first, so the first push makes one. */
   #used = CHUNK
   // Per request: its chunk, where its path starts there, its path's and URL's byte lengths.
   readonly #chunk: number[] = []
