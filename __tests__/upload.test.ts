@@ -277,6 +277,54 @@ test('with hash, the upload fills in each SHA-256 from the bytes it sends, for w
   assert.equal(store.attempts(), 4)
 })
 
+test('small files read one after another into reused buffers each send exactly their own bytes', async () => {
+  const root = await tempDir()
+  // One at a time, so every PUT after the first reads into the buffer the one before sent: larger
+  // first (a smaller part in a larger buffer), then, as the earliest-expiring URL goes first, a
+  // 40,000-byte file after a 100-byte one (the buffer is too small and replaced).
+  const written = await writeTree(root, {
+    'tiny.txt': 100,
+    'large.bin': 40_000,
+    'mid.bin': 9000,
+    'small.bin': 3000,
+  })
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const received = new Map<string, Buffer>()
+  const order: string[] = []
+  const store = await fakeStore((req, body, res) => {
+    const name = new URL(req.url!, store.url).searchParams.get('p')!
+    received.set(name, body)
+    order.push(name)
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const url = (name: string, expires: number) =>
+    `${store.url}/put?p=${name}&X-Amz-Date=20261123T120000Z&X-Amz-Expires=${expires}`
+  await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: scanned.map((f) => ({
+      path: f.path,
+      url: url(f.path, f.path === 'tiny.txt' ? 60 : 3600),
+      byte_offset: 0,
+      content_length: f.size,
+    })),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(order, ['tiny.txt', 'large.bin', 'mid.bin', 'small.bin'])
+  for (const [name, bytes] of written) assert.ok(received.get(name)?.equals(bytes), name)
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+  for (const file of scanned) assert.equal(file.sha256, sha256(written.get(file.path)!), file.path)
+})
+
 test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and SHA-256) from the bytes sent', async () => {
   const root = await tempDir()
   const size = 3 * 1024 * 1024 + 7
