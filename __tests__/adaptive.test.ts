@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { AdaptiveConcurrency } from '../src/adaptive.ts'
+import { AdaptiveConcurrency, SLOW_START } from '../src/adaptive.ts'
 
 describe('AdaptiveConcurrency', () => {
-  it('starts at the configured concurrency and never rises above it', () => {
+  it('starts at the configured concurrency when it is SLOW_START or lower, and never rises above it', () => {
+    assert.equal(SLOW_START, 16)
     const limits: number[] = []
     const a = new AdaptiveConcurrency(16, (l) => limits.push(l))
     assert.equal(a.current, 16)
@@ -12,9 +13,37 @@ describe('AdaptiveConcurrency', () => {
     assert.deepEqual(limits, [])
   })
 
-  it('halves on overload, once per storm: failures of PUTs started before the decrease are ignored', () => {
+  it('starts at SLOW_START below a higher ceiling, one more per success (doubling each round) up to it', () => {
     const limits: number[] = []
     const a = new AdaptiveConcurrency(64, (l) => limits.push(l))
+    assert.equal(a.current, 16)
+    for (let i = 0; i < 16; i++) a.succeeded()
+    assert.equal(a.current, 32)
+    for (let i = 0; i < 32; i++) a.succeeded()
+    assert.equal(a.current, 64)
+    for (let i = 0; i < 100; i++) a.succeeded()
+    assert.equal(a.current, 64)
+    assert.deepEqual(
+      limits,
+      Array.from({ length: 48 }, (_, i) => 17 + i),
+    )
+  })
+
+  it('the first overload ends the slow start: from there it grows by one per round', () => {
+    const a = new AdaptiveConcurrency(192)
+    for (let i = 0; i < 24; i++) a.succeeded()
+    assert.equal(a.current, 40)
+    assert.equal(a.overloaded(a.started()), true)
+    assert.equal(a.current, 20)
+    for (let i = 0; i < 19; i++) a.succeeded()
+    assert.equal(a.current, 20)
+    a.succeeded()
+    assert.equal(a.current, 21)
+  })
+
+  it('halves on overload, once per storm: failures of PUTs started before the decrease are ignored', () => {
+    const limits: number[] = []
+    const a = new AdaptiveConcurrency(64, (l) => limits.push(l), 64)
     const before = Array.from({ length: 10 }, () => a.started())
     assert.equal(a.overloaded(before[0]!), true)
     for (const epoch of before.slice(1)) assert.equal(a.overloaded(epoch), false)

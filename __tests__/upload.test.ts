@@ -6,6 +6,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, test } from 'node:test'
+import { SLOW_START } from '../src/adaptive.ts'
 import { createAgent } from '../src/api/client.ts'
 import { retryPolicy } from '../src/api/retry.ts'
 import type { PresignedRequest } from '../src/api/types.ts'
@@ -323,6 +324,59 @@ test('small files read one after another into reused buffers each send exactly t
   for (const [name, bytes] of written) assert.ok(received.get(name)?.equals(bytes), name)
   const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
   for (const file of scanned) assert.equal(file.sha256, sha256(written.get(file.path)!), file.path)
+})
+
+test('an upload starts with SLOW_START PUTs in flight below a higher concurrency, then rises past it', async () => {
+  const root = await tempDir()
+  const names = Array.from({ length: 60 }, (_, i) => `f${i}.txt`)
+  await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  // No answer until 300 ms have passed: what arrives by then is what the upload sent at once.
+  const held: (() => void)[] = []
+  let sentAtOnce = 0
+  let inFlight = 0
+  let most = 0
+  let answering = false
+  const store = await fakeStore((_req, body, res) => {
+    inFlight++
+    most = Math.max(most, inFlight)
+    const answer = () => {
+      // Answered after a moment, so that later PUTs overlap.
+      setTimeout(() => {
+        inFlight--
+        res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+      }, 5)
+    }
+    if (answering) answer()
+    else held.push(answer)
+  })
+  setTimeout(() => {
+    sentAtOnce = held.length
+    answering = true
+    for (const answer of held) answer()
+  }, 300)
+  await uploadParts({
+    files: scanned,
+    hash: false,
+    requests: scanned.map((f) => ({
+      path: f.path,
+      url: `${store.url}/put?p=${f.path}`,
+      byte_offset: 0,
+      content_length: f.size,
+    })),
+    dispatcher: agent,
+    concurrency: 64,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.ok(sentAtOnce > 0 && sentAtOnce <= SLOW_START, `${sentAtOnce} PUTs sent before any answer`)
+  assert.ok(most > SLOW_START, `at most ${most} in flight`)
 })
 
 test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and SHA-256) from the bytes sent', async () => {

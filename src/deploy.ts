@@ -201,7 +201,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         logger.info(
           `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
             `for ${siteFiles.length} files, ` +
-            `${inputs.concurrency} at a time`,
+            `up to ${inputs.concurrency} at a time`,
         )
         result.upload = await uploadParts({
           files: siteFiles,

@@ -23,7 +23,7 @@ export interface UploadOptions {
    */
   hash: boolean
   dispatcher: Dispatcher
-  /** PUTs in flight at most; fewer while the store signals overload (see AdaptiveConcurrency). */
+  /** PUTs in flight at most; fewer as the upload starts and while the store signals overload (see AdaptiveConcurrency). */
   concurrency: number
   retry: RetryPolicy
   /** A PUT that moves no byte and gets no answer for this long is aborted and retried. */
@@ -138,10 +138,10 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     intervalMs: options.progressIntervalMs ?? 5_000,
   })
   let retries = 0
-  const limiter = pLimit(Math.max(1, options.concurrency))
-  const adaptive = new AdaptiveConcurrency(limiter.concurrency, (limit) => {
+  const adaptive = new AdaptiveConcurrency(options.concurrency, (limit) => {
     limiter.concurrency = limit
   })
+  const limiter = pLimit(adaptive.current)
   const inFlight = new InFlightPuts()
   const buffers: Buffer[] = []
   // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
