@@ -23,7 +23,10 @@ export interface UploadOptions {
    */
   hash: boolean
   dispatcher: Dispatcher
-  /** PUTs in flight at most; fewer as the upload starts and while the store signals overload (see AdaptiveConcurrency). */
+  /**
+   * PUTs in flight at most; fewer as the upload starts and while the store signals overload (see
+   * AdaptiveConcurrency).
+   */
   concurrency: number
   retry: RetryPolicy
   /** A PUT that moves no byte and gets no answer for this long is aborted and retried. */
