@@ -58,6 +58,16 @@ function requestFor(url: string, size: number): PresignedRequest[] {
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 
+/** One presigned PUT per file, as the real service gives them, each named by `p` in its query. */
+function onePutPerFile(files: { path: string; size: number }[], storeUrl: string): PresignedRequest[] {
+  return files.map((f) => ({
+    path: f.path,
+    url: `${storeUrl}/put?p=${f.path}`,
+    byte_offset: 0,
+    content_length: f.size,
+  }))
+}
+
 test('a PUT that makes no progress is aborted after request-timeout and retried', async () => {
   const { manifest } = await oneFileSite('hello')
   const store = await fakeStore((_req, body, res, attempt) => {
@@ -363,12 +373,7 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   await uploadParts({
     files: scanned,
     hash: false,
-    requests: scanned.map((f) => ({
-      path: f.path,
-      url: `${store.url}/put?p=${f.path}`,
-      byte_offset: 0,
-      content_length: f.size,
-    })),
+    requests: onePutPerFile(scanned, store.url),
     dispatcher: agent,
     concurrency: 64,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -433,12 +438,7 @@ test('an aborted signal starts no new PUT, aborts those in flight and rejects wi
   const error = await uploadParts({
     files: manifest.files,
     hash: false,
-    requests: manifest.files.map((f) => ({
-      path: f.path,
-      url: `${store.url}/put?p=${f.path}`,
-      byte_offset: 0,
-      content_length: f.size,
-    })),
+    requests: onePutPerFile(manifest.files, store.url),
     dispatcher: agent,
     concurrency: 3,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -498,12 +498,7 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
   const result = await uploadParts({
     files: manifest.files,
     hash: false,
-    requests: manifest.files.map((f) => ({
-      path: f.path,
-      url: `${store.url}/put?p=${f.path}`,
-      byte_offset: 0,
-      content_length: f.size,
-    })),
+    requests: onePutPerFile(manifest.files, store.url),
     dispatcher: agent,
     concurrency: 8,
     retry: retryPolicy({ sleep: async () => {} }),
