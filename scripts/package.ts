@@ -16,7 +16,7 @@
 // bundles one after another from a shared queue (a warm worker builds faster). ncc's webpack cache is
 // off: filling it costs more than it saves on a clean machine.
 //
-// Each bundle's folder holds exactly what ncc emits for it (index.js, licenses.txt, package.json):
+// Each bundle's folder holds exactly what ncc emits (the code escaped to ASCII) for it (index.js, licenses.txt, package.json):
 // files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
 
 import { fork } from 'node:child_process'
@@ -25,6 +25,7 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { asciiOnly } from './ascii.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const scratch = path.join(root, 'node_modules/.cache/gamehost-package')
@@ -76,7 +77,8 @@ async function build(bundle: Bundle, ncc: Ncc): Promise<void> {
   })
   const out = path.join(root, bundle.out)
   await mkdir(out, { recursive: true })
-  const files = new Map<string, string | Buffer>([['index.js', code]])
+  // Escaped to ASCII: V8 keeps the source two bytes a character if one is beyond Latin-1 (scripts/ascii.ts).
+  const files = new Map<string, string | Buffer>([['index.js', asciiOnly(code)]])
   for (const [name, asset] of Object.entries(assets)) files.set(name, asset.source)
   // Remove what an earlier build left and this one does not emit (never the folders of other bundles).
   for (const entry of await readdir(out, { withFileTypes: true })) {
