@@ -46,19 +46,15 @@ test("on a terminal: the upload's progress lines update the status line, the las
     const progress = createProgress({
       files: 2,
       bytes: 2048,
-      partsPerFile: new Map([
-        ['a', 1],
-        ['b', 1],
-      ]),
       logger,
       now: () => now,
       intervalMs: 60_000,
     })
     now = 1000
     progress.addBytes(1024)
-    progress.partDone('a')
+    progress.partDone('a', 1)
     progress.addBytes(1024)
-    progress.partDone('b')
+    progress.partDone('b', 1)
     progress.stop()
     return Promise.resolve()
   })

@@ -3,14 +3,14 @@ import type { Logger } from './logger.ts'
 
 export interface Progress {
   addBytes(count: number): void
-  partDone(path: string): void
+  /** A part of the file at `path` is stored; the file is done with its `of`-th. */
+  partDone(path: string, of: number): void
   stop(): void
 }
 
 export interface ProgressOptions {
   files: number
   bytes: number
-  partsPerFile: Map<string, number>
   logger: Pick<Logger, 'info'>
   now: () => number
   intervalMs: number
@@ -19,7 +19,8 @@ export interface ProgressOptions {
 /** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
 export function createProgress(options: ProgressOptions): Progress {
   const started = options.now()
-  const partsLeft = new Map(options.partsPerFile)
+  // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+  const partsLeft = new Map<string, number>()
   let bytes = 0
   let filesDone = 0
   const line = () => {
@@ -39,10 +40,16 @@ export function createProgress(options: ProgressOptions): Progress {
   timer.unref()
   return {
     addBytes: (count) => void (bytes += count),
-    partDone: (path) => {
-      const left = (partsLeft.get(path) ?? 1) - 1
-      partsLeft.set(path, left)
-      if (left === 0) filesDone++
+    partDone: (path, of) => {
+      if (of <= 1) {
+        filesDone++
+        return
+      }
+      const left = (partsLeft.get(path) ?? of) - 1
+      if (left === 0) {
+        partsLeft.delete(path)
+        filesDone++
+      } else partsLeft.set(path, left)
     },
     stop: () => {
       clearInterval(timer)

@@ -129,13 +129,11 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       ? options.requests
       : PresignedRequestList.of(options.requests)
   const parts = planUpload(options.files, requests)
-  const partsPerFile = new Map(parts.map((p) => [p.file.path, p.of]))
   const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
   const progress = createProgress({
     files: options.files.length,
     bytes: totalBytes,
-    partsPerFile,
     logger: options.logger,
     now: options.retry.now,
     intervalMs: options.progressIntervalMs ?? 5_000,
@@ -187,7 +185,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       options.logger,
       () => retries++,
     )
-    progress.partDone(part.file.path)
+    progress.partDone(part.file.path, part.of)
     // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
     await assertUnchanged(part.file)
   }
@@ -219,9 +217,11 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     clearInterval(sweep)
     progress.stop()
   }
-  // A file no request asked for (an empty one) is checked here.
+  // A file no request asked for (an empty one: planUpload checked that requests cover every byte) is
+  // checked here.
+  const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file))
   await forEachLimited(
-    options.files.filter((f) => !partsPerFile.has(f.path)),
+    options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)),
     16,
     assertUnchanged,
   )

@@ -50944,7 +50944,8 @@ class AdaptiveConcurrency {
 /** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
 function createProgress(options) {
     const started = options.now();
-    const partsLeft = new Map(options.partsPerFile);
+    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+    const partsLeft = new Map();
     let bytes = 0;
     let filesDone = 0;
     const line = () => {
@@ -50962,11 +50963,18 @@ function createProgress(options) {
     timer.unref();
     return {
         addBytes: (count) => void (bytes += count),
-        partDone: (path) => {
-            const left = (partsLeft.get(path) ?? 1) - 1;
-            partsLeft.set(path, left);
-            if (left === 0)
+        partDone: (path, of) => {
+            if (of <= 1) {
                 filesDone++;
+                return;
+            }
+            const left = (partsLeft.get(path) ?? of) - 1;
+            if (left === 0) {
+                partsLeft.delete(path);
+                filesDone++;
+            }
+            else
+                partsLeft.set(path, left);
         },
         stop: () => {
             clearInterval(timer);
@@ -51057,13 +51065,11 @@ async function uploadParts(options) {
         ? options.requests
         : PresignedRequestList.of(options.requests);
     const parts = planUpload(options.files, requests);
-    const partsPerFile = new Map(parts.map((p) => [p.file.path, p.of]));
     const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0);
     const started = options.retry.now();
     const progress = createProgress({
         files: options.files.length,
         bytes: totalBytes,
-        partsPerFile,
         logger: options.logger,
         now: options.retry.now,
         intervalMs: options.progressIntervalMs ?? 5_000,
@@ -51104,7 +51110,7 @@ async function uploadParts(options) {
                 throw error;
             }
         }, (error) => error instanceof PartUploadError && error.retryable && !signal?.aborted, options.retry, options.logger, () => retries++);
-        progress.partDone(part.file.path);
+        progress.partDone(part.file.path, part.of);
         // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
         await assertUnchanged(part.file);
     };
@@ -51139,8 +51145,10 @@ async function uploadParts(options) {
         clearInterval(sweep);
         progress.stop();
     }
-    // A file no request asked for (an empty one) is checked here.
-    await forEachLimited(options.files.filter((f) => !partsPerFile.has(f.path)), 16, assertUnchanged);
+    // A file no request asked for (an empty one: planUpload checked that requests cover every byte) is
+    // checked here.
+    const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file));
+    await forEachLimited(options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)), 16, assertUnchanged);
     return {
         parts: parts.length,
         bytes: totalBytes,
