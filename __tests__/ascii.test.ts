@@ -24,7 +24,9 @@ describe('asciiOnly', () => {
       'const latin = "café ©"',
       'const pattern = /[’−]+/g',
       'const unicode = /^🛑.$/u;',
-      '[quote, double, emoji, nested, latin, "x’−’y".replace(pattern, "-"), unicode.test("🛑∞"), emoji.length]',
+      // a character escaped by a backslash, one after an escaped backslash, a line continuation
+      "const slashed = ['a\\’b', 'c\\\\’d', /\\’/.test('’'), 'e\\\u2028f', `g\\’`];",
+      '[slashed, quote, double, emoji, nested, latin, "x’−’y".replace(pattern, "-"), unicode.test("🛑∞"), emoji.length]',
     ].join('\n')
     const escaped = asciiOnly(source)
     assert.doesNotMatch(escaped, /[\u0080-\uffff]/)

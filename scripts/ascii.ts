@@ -39,7 +39,7 @@ export function asciiOnly(code: string): string {
   for (const { start, end } of spans) {
     if (start < done) continue // a literal inside a span already escaped
     out += plain(code, done, start)
-    out += code.slice(start, end).replace(/[\u0080-\uffff]/g, escape)
+    out += code.slice(start, end).replace(/(\\*)([\u0080-\uffff])/g, escaped)
     done = end
   }
   return out + plain(code, done, code.length)
@@ -68,8 +68,19 @@ function plain(code: string, start: number, end: number): string {
   return text
 }
 
-/** One UTF-16 code unit (a surrogate pair gives two escapes, which JavaScript joins again). */
-const escape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`
+/**
+ * One UTF-16 code unit as an escape (a surrogate pair gives two, which JavaScript joins again), with
+ * the backslashes before it. A character already escaped by a backslash (`\’` is `’`) loses that
+ * backslash, or `\\u2019` would be a backslash and `u2019`; an escaped line or paragraph separator
+ * in a string is a line continuation, nothing, and is dropped whole. In a comment either is harmless.
+ */
+function escaped(_match: string, slashes: string, unit: string): string {
+  if (slashes.length % 2 === 0) return slashes + hex(unit)
+  if (unit === '\u2028' || unit === '\u2029') return slashes.slice(1)
+  return slashes.slice(1) + hex(unit)
+}
+
+const hex = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`
 
 function lineOf(code: string, offset: number): string {
   return `line ${code.slice(0, offset).split('\n').length}`

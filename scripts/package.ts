@@ -16,8 +16,8 @@
 // bundles one after another from a shared queue (a warm worker builds faster). ncc's webpack cache is
 // off: filling it costs more than it saves on a clean machine.
 //
-// Each bundle's folder holds exactly what ncc emits (the code escaped to ASCII) for it (index.js, licenses.txt, package.json):
-// files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
+// Each bundle's folder holds exactly what ncc emits for it (index.js, escaped to ASCII; licenses.txt,
+// package.json): files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
 
 import { fork } from 'node:child_process'
 import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
