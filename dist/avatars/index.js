@@ -34206,9 +34206,9 @@ class UrlCodec {
         if (this.#scratch.length < length)
             this.#scratch = Buffer.allocUnsafe(length);
         const bytes = this.#scratch.subarray(0, this.#scratch.write(url));
-        // The worst case: every byte a literal, behind a header of at most 5 bytes for each piece.
-        if (this.#out.length < length * 2 + 16)
-            this.#out = Buffer.allocUnsafe(length * 2 + 16);
+        // The worst case is 6 bytes a byte: pieces of one byte, each behind a header of up to 5.
+        if (this.#out.length < length * 6)
+            this.#out = Buffer.allocUnsafe(length * 6);
         const out = this.#out;
         let size = 0;
         const base = this.#base;
