@@ -32,7 +32,10 @@ describe('PresignedRequestList', () => {
     const list = PresignedRequestList.of(urls.map(request))
     assert.equal(list.length, urls.length)
     // Pieces of one byte, against a first URL of many pieces: the longest encoding there is.
-    const many = PresignedRequestList.of([request(`x?${'&a'.repeat(5000)}&`), request('&'.repeat(9000) + '?')])
+    const many = PresignedRequestList.of([
+      request(`x?${'&a'.repeat(5000)}&`),
+      request('&'.repeat(9000) + '?'),
+    ])
     assert.equal(many.url(1), '&'.repeat(9000) + '?')
     urls.forEach((url, i) => {
       assert.equal(list.url(i), url, `url ${i}`)
