@@ -34182,6 +34182,8 @@ class UrlCodec {
     #cuts;
     #scratch = Buffer.allocUnsafe(4096);
     #out = Buffer.allocUnsafe(4096);
+    /** Where decode is in the URL it decodes. */
+    #at = 0;
     constructor(base) {
         this.#base = Buffer.from(base);
         this.#cuts = cuts(this.#base);
@@ -34223,37 +34225,37 @@ class UrlCodec {
     }
     decode(encoded) {
         let size = 0;
-        let at = 0;
-        // LEB128, read in place: no object per number on the path of every PUT.
-        const next = () => {
-            let value = 0;
-            for (let scale = 1;; scale *= 0x80) {
-                const byte = encoded[at++];
-                value += (byte & 0x7f) * scale;
-                if (byte < 0x80)
-                    return value;
-            }
-        };
-        while (at < encoded.length) {
-            const header = next();
+        this.#at = 0;
+        while (this.#at < encoded.length) {
+            const header = this.#varint(encoded);
             const kind = header % 4;
             const value = Math.floor(header / 4);
             if (kind === COPY) {
                 size = this.#append(size, this.#base, this.#cuts[value], this.#cuts[value + 1]);
             }
             else if (kind === LITERAL) {
-                size = this.#append(size, encoded, at, at + value);
-                at += value;
+                size = this.#append(size, encoded, this.#at, this.#at + value);
+                this.#at += value;
             }
             else {
                 const from = this.#cuts[value];
-                size = this.#append(size, this.#base, from, from + next());
-                const rest = next();
-                size = this.#append(size, encoded, at, at + rest);
-                at += rest;
+                size = this.#append(size, this.#base, from, from + this.#varint(encoded));
+                const rest = this.#varint(encoded);
+                size = this.#append(size, encoded, this.#at, this.#at + rest);
+                this.#at += rest;
             }
         }
         return this.#scratch.toString('utf8', 0, size);
+    }
+    /** The LEB128 number at #at, which it moves past: read in place, no object per number or per PUT. */
+    #varint(encoded) {
+        let value = 0;
+        for (let scale = 1;; scale *= 0x80) {
+            const byte = encoded[this.#at++];
+            value += (byte & 0x7f) * scale;
+            if (byte < 0x80)
+                return value;
+        }
     }
     /** Appends source[start, end) to the scratch at `size`; returns the new size. */
     #append(size, source, start, end) {
