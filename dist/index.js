@@ -40098,12 +40098,67 @@ function glob_hashFiles(patterns_1) {
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/fd.ts
-// File reads for the upload and the hashing, through fs's callback API on plain file descriptors. A
-// FileHandle of fs/promises costs about three times the CPU per small file (3,000 files of 1 to
-// 32 KiB opened, read and closed 128 at a time: 164 ms of CPU with FileHandle, 57 ms with these),
-// and a web build is mostly small files.
+// File reads for the upload and the hashing, on plain file descriptors. A FileHandle of fs/promises
+// costs about three times the CPU per small file (3,000 files of 1 to 32 KiB opened, read and closed
+// 128 at a time: 164 ms of CPU with FileHandle, 57 ms with fs's callbacks), and a web build is mostly
+// small files.
+//
+// Opening and closing are made synchronously while they are fast. The scan has just stat'ed every
+// file, so its inode is in the kernel's caches and open(2) or close(2) takes microseconds, while a
+// round trip through libuv's thread pool costs the main thread several times that in wake-ups
+// (5,000 files of 1 to 32 KiB: 10% less CPU for the deploy, 0.92x the time; the mixed site 0.96x). On a
+// network file system or a cold disk each call may be a round trip of its own, which would stall
+// every PUT in flight: once the median call of a window takes longer than SYNC_CALL_LIMIT_MS, every
+// later one goes through the thread pool. Reads stay asynchronous: they move the file's bytes.
 
+/** What the median synchronous open or close of a window may take before they are given up. */
+const SYNC_CALL_LIMIT_MS = 0.1;
+/**
+ * Calls per window. The median, not the mean: a young-generation collection that starts inside a
+ * call, or a thread descheduled by a busy machine, makes one call take milliseconds (the mean of 64
+ * local calls reached 185 microseconds that way; their median stayed under 8).
+ */
+const SYNC_CALL_WINDOW = 64;
+/**
+ * Runs calls synchronously while the median call of each window of calls stays under the limit;
+ * after one window over it, `synchronous` is false for good.
+ */
+class SyncWhileFast {
+    #synchronous = true;
+    #calls = 0;
+    #durations;
+    #limitMs;
+    #now;
+    constructor(limitMs, window, now = () => performance.now()) {
+        this.#limitMs = limitMs;
+        this.#durations = new Float64Array(window);
+        this.#now = now;
+    }
+    get synchronous() {
+        return this.#synchronous;
+    }
+    /** Runs `call` and counts the time it took, thrown or not. */
+    time(call) {
+        const started = this.#now();
+        try {
+            return call();
+        }
+        finally {
+            this.#durations[this.#calls++] = this.#now() - started;
+            if (this.#calls === this.#durations.length) {
+                this.#durations.sort();
+                if (this.#durations[this.#calls >> 1] > this.#limitMs)
+                    this.#synchronous = false;
+                this.#calls = 0;
+            }
+        }
+    }
+}
+/** The process's opens and closes of files to read. */
+const openAndClose = new SyncWhileFast(SYNC_CALL_LIMIT_MS, SYNC_CALL_WINDOW);
 function openForReading(path) {
+    if (openAndClose.synchronous)
+        return timed(() => (0,external_node_fs_namespaceObject.openSync)(path, 'r'));
     return new Promise((resolve, reject) => {
         (0,external_node_fs_namespaceObject.open)(path, 'r', (error, fd) => (error ? reject(error) : resolve(fd)));
     });
@@ -40115,9 +40170,16 @@ function readAt(fd, buffer, offset, length, position) {
     });
 }
 function closeFile(fd) {
+    if (openAndClose.synchronous)
+        return timed(() => (0,external_node_fs_namespaceObject.closeSync)(fd));
     return new Promise((resolve, reject) => {
         (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
+}
+/** A synchronous call timed by openAndClose: its value, or what it threw as a rejection. */
+function timed(call) {
+    // What the executor throws rejects the promise.
+    return new Promise((resolve) => resolve(openAndClose.time(call)));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
