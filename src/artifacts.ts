@@ -6,7 +6,7 @@ import * as glob from '@actions/glob'
 import mime from 'mime-types'
 import { UsageError } from './api/errors.ts'
 import type { FileDescriptor } from './api/types.ts'
-import { closeFile, openForReading, readAt } from './fd.ts'
+import { closeFile, lstatFile, openForReading, readAt } from './fd.ts'
 import type { Logger } from './logger.ts'
 import { forEachLimited } from './limit.ts'
 
@@ -199,7 +199,7 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
   const notRegular: string[] = []
   await forEachLimited(found, 16, async (absolutePath, i) => {
-    let stats = await lstat(absolutePath)
+    let stats = await lstatFile(absolutePath)
     const relative = path.relative(root, absolutePath).split(path.sep).join('/')
     if (stats.isSymbolicLink()) {
       const real = await realpath(absolutePath).catch(() => undefined)
