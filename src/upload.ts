@@ -66,6 +66,8 @@ interface Part {
   /** Its request's index in the site's PresignedRequestList. */
   index: number
   file: ArtifactFile
+  /** The file's index in UploadOptions.files. */
+  fileIndex: number
   /** 1-based, within the file. */
   number: number
   of: number
@@ -118,6 +120,7 @@ const RING = 3
 const SMALL_PART = 1024 * 1024
 /** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
 const REUSED_BUFFER = 64 * 1024
+const SHA256_BYTES = 32
 /** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
 const ERROR_BODY_LIMIT = 8 * 1024
 
@@ -146,6 +149,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   const limiter = pLimit(adaptive.current)
   const inFlight = new InFlightPuts()
   const buffers: Buffer[] = []
+  const digests = options.hash ? Buffer.alloc(options.files.length * SHA256_BYTES) : undefined
   // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
   // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more.
   const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)))
@@ -170,7 +174,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       async () => {
         const epoch = adaptive.started()
         try {
-          await putPart(part, requests, options, progress, inFlight, buffers)
+          await putPart(part, requests, options, progress, inFlight, buffers, digests)
           adaptive.succeeded()
         } catch (error) {
           if (isOverload(error) && adaptive.overloaded(epoch)) {
@@ -215,6 +219,16 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     if (onAbort) signal?.removeEventListener('abort', onAbort)
     clearInterval(sweep)
     progress.stop()
+  }
+  // The SHA-256 of each file sent whole, as hex once every PUT is done. Set as each PUT was stored,
+  // those strings (20,000 of them for as many files, all kept to the manifest) were a sixth of what
+  // survived each young collection of the upload, and the more survives there, the sooner V8 doubles
+  // its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+  if (digests) {
+    for (const part of parts) {
+      const at = part.fileIndex * SHA256_BYTES
+      if (part.of === 1) part.file.sha256 = digests.toString('hex', at, at + SHA256_BYTES)
+    }
   }
   // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
   // for (an empty one: planUpload checked that requests cover every byte) is checked here.
@@ -276,7 +290,13 @@ export function planUpload(files: ArtifactFile[], requests: PresignedRequestList
     }
   })
   const seen = new Uint32Array(files.length)
-  return Array.from(fileOf, (f, index) => ({ index, file: files[f]!, number: ++seen[f]!, of: count[f]! }))
+  return Array.from(fileOf, (f, index) => ({
+    index,
+    file: files[f]!,
+    fileIndex: f,
+    number: ++seen[f]!,
+    of: count[f]!,
+  }))
 }
 
 function describePart(part: Part): string {
@@ -292,13 +312,14 @@ async function putPart(
   progress: Progress,
   inFlight: InFlightPuts,
   buffers: Buffer[],
+  digests: Buffer | undefined,
 ): Promise<void> {
   const offset = requests.byteOffset(part.index)
   const length = requests.contentLength(part.index)
   let body: Buffer | AsyncGenerator<Buffer>
   let md5: () => string
-  // A part that is the whole file gives the file's SHA-256 from the same bytes.
-  let sha256: (() => string) | undefined
+  // A part that is the whole file gives the file's SHA-256 from the same bytes (into `digests`).
+  let sha256: (() => Buffer) | undefined
   let hashers: { md5: Hash; sha256: Hash | undefined } | undefined
   const wholeFile = options.hash && part.of === 1
   let reused: Buffer | undefined
@@ -311,13 +332,13 @@ async function putPart(
     const bytes = await readRange(part, offset, length, reused)
     body = bytes
     md5 = () => hash('md5', bytes)
-    if (wholeFile) sha256 = () => hash('sha256', bytes)
+    if (wholeFile) sha256 = () => hash('sha256', bytes, 'buffer')
   } else {
     // Hashed from the chunks as undici writes them to the socket: exactly the bytes sent, one read.
     hashers = { md5: createHash('md5'), sha256: wholeFile ? createHash('sha256') : undefined }
     const { md5: m, sha256: s } = hashers
     md5 = () => m.digest('hex')
-    if (s) sha256 = () => s.digest('hex')
+    if (s) sha256 = () => s.digest()
     body = readChunks(part, offset, length)
   }
   const headers: Record<string, string> = { 'content-length': String(length) }
@@ -365,7 +386,7 @@ async function putPart(
         true,
       )
     }
-    if (sha256) part.file.sha256 = sha256()
+    if (sha256) sha256().copy(digests!, part.fileIndex * SHA256_BYTES)
     // Answered 2xx: the store has every byte, so none is still queued to be written from it.
     if (reused) buffers.push(reused)
   } catch (error) {

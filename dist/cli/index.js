@@ -51129,6 +51129,7 @@ const RING = 3;
 const SMALL_PART = 1024 * 1024;
 /** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
 const REUSED_BUFFER = 64 * 1024;
+const SHA256_BYTES = 32;
 /** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
 const ERROR_BODY_LIMIT = 8 * 1024;
 /** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
@@ -51155,6 +51156,7 @@ async function uploadParts(options) {
     const limiter = pLimit(adaptive.current);
     const inFlight = new InFlightPuts();
     const buffers = [];
+    const digests = options.hash ? Buffer.alloc(options.files.length * SHA256_BYTES) : undefined;
     // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
     // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more.
     const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)));
@@ -51174,7 +51176,7 @@ async function uploadParts(options) {
         await withRetries(describePart(part), async () => {
             const epoch = adaptive.started();
             try {
-                await putPart(part, requests, options, progress, inFlight, buffers);
+                await putPart(part, requests, options, progress, inFlight, buffers, digests);
                 adaptive.succeeded();
             }
             catch (error) {
@@ -51216,6 +51218,17 @@ async function uploadParts(options) {
             signal?.removeEventListener('abort', onAbort);
         clearInterval(sweep);
         progress.stop();
+    }
+    // The SHA-256 of each file sent whole, as hex once every PUT is done. Set as each PUT was stored,
+    // those strings (20,000 of them for as many files, all kept to the manifest) were a sixth of what
+    // survived each young collection of the upload, and the more survives there, the sooner V8 doubles
+    // its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+    if (digests) {
+        for (const part of parts) {
+            const at = part.fileIndex * SHA256_BYTES;
+            if (part.of === 1)
+                part.file.sha256 = digests.toString('hex', at, at + SHA256_BYTES);
+        }
     }
     // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
     // for (an empty one: planUpload checked that requests cover every byte) is checked here.
@@ -51270,19 +51283,25 @@ function planUpload(files, requests) {
         }
     });
     const seen = new Uint32Array(files.length);
-    return Array.from(fileOf, (f, index) => ({ index, file: files[f], number: ++seen[f], of: count[f] }));
+    return Array.from(fileOf, (f, index) => ({
+        index,
+        file: files[f],
+        fileIndex: f,
+        number: ++seen[f],
+        of: count[f],
+    }));
 }
 function describePart(part) {
     return part.of === 1
         ? `Upload of ${part.file.path}`
         : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
 }
-async function putPart(part, requests, options, progress, inFlight, buffers) {
+async function putPart(part, requests, options, progress, inFlight, buffers, digests) {
     const offset = requests.byteOffset(part.index);
     const length = requests.contentLength(part.index);
     let body;
     let md5;
-    // A part that is the whole file gives the file's SHA-256 from the same bytes.
+    // A part that is the whole file gives the file's SHA-256 from the same bytes (into `digests`).
     let sha256;
     let hashers;
     const wholeFile = options.hash && part.of === 1;
@@ -51297,7 +51316,7 @@ async function putPart(part, requests, options, progress, inFlight, buffers) {
         body = bytes;
         md5 = () => (0,external_node_crypto_.hash)('md5', bytes);
         if (wholeFile)
-            sha256 = () => (0,external_node_crypto_.hash)('sha256', bytes);
+            sha256 = () => (0,external_node_crypto_.hash)('sha256', bytes, 'buffer');
     }
     else {
         // Hashed from the chunks as undici writes them to the socket: exactly the bytes sent, one read.
@@ -51305,7 +51324,7 @@ async function putPart(part, requests, options, progress, inFlight, buffers) {
         const { md5: m, sha256: s } = hashers;
         md5 = () => m.digest('hex');
         if (s)
-            sha256 = () => s.digest('hex');
+            sha256 = () => s.digest();
         body = readChunks(part, offset, length);
     }
     const headers = { 'content-length': String(length) };
@@ -51337,7 +51356,7 @@ async function putPart(part, requests, options, progress, inFlight, buffers) {
             throw new PartUploadError(`${describePart(part)}: the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`, status, true);
         }
         if (sha256)
-            part.file.sha256 = sha256();
+            sha256().copy(digests, part.fileIndex * SHA256_BYTES);
         // Answered 2xx: the store has every byte, so none is still queued to be written from it.
         if (reused)
             buffers.push(reused);
