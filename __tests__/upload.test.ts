@@ -259,18 +259,20 @@ test('presigned requests must cover exactly the files of the site', async () => 
       ),
     /cover 4 of its 5 bytes/,
   )
-  const parts = planUpload(
+  const plan = planUpload(
     manifest.files,
     PresignedRequestList.of([
       { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
       { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
     ]),
   )
+  assert.equal(plan.length, 2)
+  assert.equal(plan.partsOf(0), 2)
   assert.deepEqual(
-    parts.map((p) => [p.number, p.of]),
+    [plan.part(0), plan.part(1)].map((p) => [p.index, p.file.path, p.fileIndex, p.number, p.of]),
     [
-      [1, 2],
-      [2, 2],
+      [0, 'a.txt', 0, 1, 2],
+      [1, 'a.txt', 0, 2, 2],
     ],
   )
 })

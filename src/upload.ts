@@ -8,7 +8,7 @@ import { isNetworkFailure, withRetries, type RetryPolicy } from './api/retry.ts'
 import { PresignedRequestList } from './api/presigned.ts'
 import type { PresignedRequest } from './api/types.ts'
 import { hashArtifacts, type ArtifactFile } from './artifacts.ts'
-import { soonestExpiringFirst } from './expiry.ts'
+import { soonestExpiringOrder } from './expiry.ts'
 import { closeFile, openForReading, readAt } from './fd.ts'
 import { forEachLimited } from './limit.ts'
 import type { Logger } from './logger.ts'
@@ -132,7 +132,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     options.requests instanceof PresignedRequestList
       ? options.requests
       : PresignedRequestList.of(options.requests)
-  const parts = planUpload(options.files, requests)
+  const plan = planUpload(options.files, requests)
   const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
   const progress = createProgress({
@@ -162,11 +162,14 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     }
   }, stallCheck)
   sweep.unref()
-  const ordered = soonestExpiringFirst(
-    parts,
-    (p) => requests.expiry(p.index),
-    (p) => requests.contentLength(p.index),
+  const order = soonestExpiringOrder(
+    plan.length,
+    (i) => requests.expiry(i),
+    (i) => requests.contentLength(i),
   )
+  function* partsInOrder(): Generator<Part> {
+    for (const index of order) yield plan.part(index)
+  }
   const uploadOne = async (part: Part) => {
     if (signal?.aborted) return
     await withRetries(
@@ -193,7 +196,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     progress.partDone(part.file.path, part.of)
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
-  const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : []
+  const hashedApart = options.hash ? options.files.filter((_, f) => plan.partsOf(f) > 1) : []
   let onAbort: (() => void) | undefined
   const cancelled = new Promise<never>((_resolve, reject) => {
     if (!signal) return
@@ -211,7 +214,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   cancelled.catch(() => {})
   try {
     await Promise.race([
-      Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(ordered, limiter, uploadOne)]),
+      Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(partsInOrder(), limiter, uploadOne)]),
       cancelled,
     ])
     signal?.throwIfAborted()
@@ -225,21 +228,20 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   // survived each young collection of the upload, and the more survives there, the sooner V8 doubles
   // its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
   if (digests) {
-    for (const part of parts) {
-      const at = part.fileIndex * SHA256_BYTES
-      if (part.of === 1) part.file.sha256 = digests.toString('hex', at, at + SHA256_BYTES)
-    }
+    options.files.forEach((file, f) => {
+      const at = f * SHA256_BYTES
+      if (plan.partsOf(f) === 1) file.sha256 = digests.toString('hex', at, at + SHA256_BYTES)
+    })
   }
   // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
   // for (an empty one: planUpload checked that requests cover every byte) is checked here.
-  const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file))
   await forEachLimited(
-    options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)),
+    options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0),
     16,
     async (file) => assertUnchanged(file, await stat(file.absolutePath)),
   )
   return {
-    parts: parts.length,
+    parts: plan.length,
     bytes: totalBytes,
     retries,
     durationMs: options.retry.now() - started,
@@ -262,7 +264,7 @@ function shortOverload(error: unknown): string {
  * Pairs each presigned request with its file and checks it asks for a range the file has. Counts
  * are kept per file index in typed arrays, not in maps by path (a site has up to 20,000 files).
  */
-export function planUpload(files: ArtifactFile[], requests: PresignedRequestList): Part[] {
+export function planUpload(files: ArtifactFile[], requests: PresignedRequestList): UploadPlan {
   const byPath = new Map(files.map((f, i) => [f.path, i]))
   const fileOf = new Uint32Array(requests.length)
   const count = new Uint32Array(files.length)
@@ -289,14 +291,51 @@ export function planUpload(files: ArtifactFile[], requests: PresignedRequestList
       )
     }
   })
+  const numberOf = new Uint32Array(requests.length)
   const seen = new Uint32Array(files.length)
-  return Array.from(fileOf, (f, index) => ({
-    index,
-    file: files[f]!,
-    fileIndex: f,
-    number: ++seen[f]!,
-    of: count[f]!,
-  }))
+  for (let i = 0; i < requests.length; i++) numberOf[i] = ++seen[fileOf[i]!]!
+  return new UploadPlan(files, fileOf, numberOf, count)
+}
+
+/**
+ * Which file and part each request is, in typed arrays: a Part object is made when its PUT starts
+ * and dropped when it ends. Made all at once and kept to the end of the upload, 20,000 of them were
+ * copied and promoted through V8's young generation as the upload began, 2.6 MB of what V8 counts
+ * toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+ */
+export class UploadPlan {
+  readonly files: ArtifactFile[]
+  readonly #fileOf: Uint32Array
+  readonly #numberOf: Uint32Array
+  readonly #count: Uint32Array
+
+  constructor(files: ArtifactFile[], fileOf: Uint32Array, numberOf: Uint32Array, count: Uint32Array) {
+    this.files = files
+    this.#fileOf = fileOf
+    this.#numberOf = numberOf
+    this.#count = count
+  }
+
+  /** Requests, one part each. */
+  get length(): number {
+    return this.#fileOf.length
+  }
+
+  part(index: number): Part {
+    const fileIndex = this.#fileOf[index]!
+    return {
+      index,
+      file: this.files[fileIndex]!,
+      fileIndex,
+      number: this.#numberOf[index]!,
+      of: this.#count[fileIndex]!,
+    }
+  }
+
+  /** How many parts the file is sent in: 0 when no request asks for it (an empty file may not be asked for). */
+  partsOf(fileIndex: number): number {
+    return this.#count[fileIndex]!
+  }
 }
 
 function describePart(part: Part): string {

@@ -42524,17 +42524,22 @@ function urlExpiry(url) {
  * does not start last and upload alone at the end. Sorts a copy.
  */
 function soonestExpiringFirst(items, expiry, size) {
+    const order = soonestExpiringOrder(items.length, (i) => expiry(items[i]), (i) => size(items[i]));
+    return Array.from(order, (i) => items[i]);
+}
+/** soonestExpiringFirst's order of the items 0..count-1, as their indices. */
+function soonestExpiringOrder(count, expiry, size) {
     // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(items.length);
-    const sizes = new Float64Array(items.length);
-    const order = new Uint32Array(items.length);
-    for (let i = 0; i < items.length; i++) {
-        expires[i] = expiry(items[i]) ?? Infinity;
-        sizes[i] = size(items[i]);
+    const expires = new Float64Array(count);
+    const sizes = new Float64Array(count);
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) {
+        expires[i] = expiry(i) ?? Infinity;
+        sizes[i] = size(i);
         order[i] = i;
     }
     order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return Array.from(order, (i) => items[i]);
+    return order;
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
@@ -51139,7 +51144,7 @@ async function uploadParts(options) {
     const requests = options.requests instanceof PresignedRequestList
         ? options.requests
         : PresignedRequestList.of(options.requests);
-    const parts = planUpload(options.files, requests);
+    const plan = planUpload(options.files, requests);
     const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0);
     const started = options.retry.now();
     const progress = createProgress({
@@ -51169,7 +51174,11 @@ async function uploadParts(options) {
         }
     }, stallCheck);
     sweep.unref();
-    const ordered = soonestExpiringFirst(parts, (p) => requests.expiry(p.index), (p) => requests.contentLength(p.index));
+    const order = soonestExpiringOrder(plan.length, (i) => requests.expiry(i), (i) => requests.contentLength(i));
+    function* partsInOrder() {
+        for (const index of order)
+            yield plan.part(index);
+    }
     const uploadOne = async (part) => {
         if (signal?.aborted)
             return;
@@ -51189,7 +51198,7 @@ async function uploadParts(options) {
         progress.partDone(part.file.path, part.of);
     };
     // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
-    const hashedApart = options.hash ? [...new Set(parts.filter((p) => p.of > 1).map((p) => p.file))] : [];
+    const hashedApart = options.hash ? options.files.filter((_, f) => plan.partsOf(f) > 1) : [];
     let onAbort;
     const cancelled = new Promise((_resolve, reject) => {
         if (!signal)
@@ -51208,7 +51217,7 @@ async function uploadParts(options) {
     cancelled.catch(() => { });
     try {
         await Promise.race([
-            Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(ordered, limiter, uploadOne)]),
+            Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(partsInOrder(), limiter, uploadOne)]),
             cancelled,
         ]);
         signal?.throwIfAborted();
@@ -51224,18 +51233,17 @@ async function uploadParts(options) {
     // survived each young collection of the upload, and the more survives there, the sooner V8 doubles
     // its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
     if (digests) {
-        for (const part of parts) {
-            const at = part.fileIndex * SHA256_BYTES;
-            if (part.of === 1)
-                part.file.sha256 = digests.toString('hex', at, at + SHA256_BYTES);
-        }
+        options.files.forEach((file, f) => {
+            const at = f * SHA256_BYTES;
+            if (plan.partsOf(f) === 1)
+                file.sha256 = digests.toString('hex', at, at + SHA256_BYTES);
+        });
     }
     // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
     // for (an empty one: planUpload checked that requests cover every byte) is checked here.
-    const askedEmpty = new Set(parts.filter((p) => p.file.size === 0).map((p) => p.file));
-    await forEachLimited(options.files.filter((f) => f.size === 0 && !askedEmpty.has(f)), 16, async (file) => assertUnchanged(file, await (0,promises_.stat)(file.absolutePath)));
+    await forEachLimited(options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0), 16, async (file) => assertUnchanged(file, await (0,promises_.stat)(file.absolutePath)));
     return {
-        parts: parts.length,
+        parts: plan.length,
         bytes: totalBytes,
         retries,
         durationMs: options.retry.now() - started,
@@ -51282,14 +51290,47 @@ function planUpload(files, requests) {
             throw new Error(`The service's upload requests for '${file.path}' cover ${covered[f]} of its ${file.size} bytes`);
         }
     });
+    const numberOf = new Uint32Array(requests.length);
     const seen = new Uint32Array(files.length);
-    return Array.from(fileOf, (f, index) => ({
-        index,
-        file: files[f],
-        fileIndex: f,
-        number: ++seen[f],
-        of: count[f],
-    }));
+    for (let i = 0; i < requests.length; i++)
+        numberOf[i] = ++seen[fileOf[i]];
+    return new UploadPlan(files, fileOf, numberOf, count);
+}
+/**
+ * Which file and part each request is, in typed arrays: a Part object is made when its PUT starts
+ * and dropped when it ends. Made all at once and kept to the end of the upload, 20,000 of them were
+ * copied and promoted through V8's young generation as the upload began, 2.6 MB of what V8 counts
+ * toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+ */
+class UploadPlan {
+    files;
+    #fileOf;
+    #numberOf;
+    #count;
+    constructor(files, fileOf, numberOf, count) {
+        this.files = files;
+        this.#fileOf = fileOf;
+        this.#numberOf = numberOf;
+        this.#count = count;
+    }
+    /** Requests, one part each. */
+    get length() {
+        return this.#fileOf.length;
+    }
+    part(index) {
+        const fileIndex = this.#fileOf[index];
+        return {
+            index,
+            file: this.files[fileIndex],
+            fileIndex,
+            number: this.#numberOf[index],
+            of: this.#count[fileIndex],
+        };
+    }
+    /** How many parts the file is sent in: 0 when no request asks for it (an empty file may not be asked for). */
+    partsOf(fileIndex) {
+        return this.#count[fileIndex];
+    }
 }
 function describePart(part) {
     return part.of === 1

@@ -34048,17 +34048,22 @@ function urlExpiry(url) {
  * does not start last and upload alone at the end. Sorts a copy.
  */
 function soonestExpiringFirst(items, expiry, size) {
+    const order = soonestExpiringOrder(items.length, (i) => expiry(items[i]), (i) => size(items[i]));
+    return Array.from(order, (i) => items[i]);
+}
+/** soonestExpiringFirst's order of the items 0..count-1, as their indices. */
+function soonestExpiringOrder(count, expiry, size) {
     // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(items.length);
-    const sizes = new Float64Array(items.length);
-    const order = new Uint32Array(items.length);
-    for (let i = 0; i < items.length; i++) {
-        expires[i] = expiry(items[i]) ?? Infinity;
-        sizes[i] = size(items[i]);
+    const expires = new Float64Array(count);
+    const sizes = new Float64Array(count);
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) {
+        expires[i] = expiry(i) ?? Infinity;
+        sizes[i] = size(i);
         order[i] = i;
     }
     order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return Array.from(order, (i) => items[i]);
+    return order;
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
