@@ -10,10 +10,10 @@ import { SLOW_START } from '../src/adaptive.ts'
 import { createAgent } from '../src/api/client.ts'
 import { retryPolicy } from '../src/api/retry.ts'
 import type { PresignedRequest } from '../src/api/types.ts'
-import { collectArtifacts, scanArtifacts } from '../src/artifacts.ts'
+import { collectArtifacts, scanArtifacts, type ArtifactFile } from '../src/artifacts.ts'
 import { memoryLogger } from '../src/logger.ts'
 import { PresignedRequestList } from '../src/api/presigned.ts'
-import { PartUploadError, planUpload, uploadParts } from '../src/upload.ts'
+import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../src/upload.ts'
 import { tempDir, writeTree } from './helpers.ts'
 
 const agent = createAgent()
@@ -58,6 +58,21 @@ function requestFor(url: string, size: number): PresignedRequest[] {
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 
+/** uploadParts of oneFileSite's one file to `url`: one PUT at a time, retries without waiting. */
+function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<UploadOptions> = {}) {
+  return uploadParts({
+    files,
+    hash: false,
+    requests: requestFor(url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+    ...overrides,
+  })
+}
+
 /** One presigned PUT per file, as the real service gives them, each named by `p` in its query. */
 function onePutPerFile(files: { path: string; size: number }[], storeUrl: string): PresignedRequest[] {
   return files.map((f) => ({
@@ -75,13 +90,8 @@ test('a PUT that makes no progress is aborted after request-timeout and retried'
     res.writeHead(200, { etag: `"${md5(body)}"` }).end()
   })
   const logger = memoryLogger()
-  const result = await uploadParts({
-    files: manifest.files,
-    hash: false,
-    requests: requestFor(store.url, 5),
-    dispatcher: agent,
+  const result = await uploadOneFile(manifest.files, store.url, {
     concurrency: 2,
-    retry: retryPolicy({ sleep: async () => {} }),
     requestTimeoutMs: 150,
     logger,
   })
@@ -98,14 +108,8 @@ test('an ETag that is not the MD5 of the bytes sent is retried, then fails namin
     res.writeHead(200, { etag: `"${md5(Buffer.from('other'))}"` }).end(),
   )
   const logger = memoryLogger()
-  const error = await uploadParts({
-    files: manifest.files,
-    hash: false,
-    requests: requestFor(store.url, 5),
-    dispatcher: agent,
-    concurrency: 1,
+  const error = await uploadOneFile(manifest.files, store.url, {
     retry: retryPolicy({ retries: 2, sleep: async () => {} }),
-    requestTimeoutMs: 5000,
     logger,
   }).catch((e: unknown) => e)
   assert.ok(error instanceof PartUploadError)
@@ -126,16 +130,7 @@ test('a 403 from the store is not retried, and its XML error is shown', async ()
         '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>bad signature</Message></Error>',
       ),
   )
-  const error = await uploadParts({
-    files: manifest.files,
-    hash: false,
-    requests: requestFor(store.url, 5),
-    dispatcher: agent,
-    concurrency: 1,
-    retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
-    logger: memoryLogger(),
-  }).catch((e: unknown) => e)
+  const error = await uploadOneFile(manifest.files, store.url).catch((e: unknown) => e)
   assert.ok(error instanceof PartUploadError)
   assert.equal(error.message, 'Upload of a.txt: the store answered 403 SignatureDoesNotMatch: bad signature')
   assert.equal(store.attempts(), 1)
@@ -146,16 +141,7 @@ test('a file that changed after it was hashed fails the upload before completion
   const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
   await utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000))
   await assert.rejects(
-    uploadParts({
-      files: manifest.files,
-      hash: false,
-      requests: requestFor(store.url, 5),
-      dispatcher: agent,
-      concurrency: 1,
-      retry: retryPolicy({ sleep: async () => {} }),
-      requestTimeoutMs: 5000,
-      logger: memoryLogger(),
-    }),
+    uploadOneFile(manifest.files, store.url),
     /^Error: a\.txt changed while it was uploaded/,
   )
 })
@@ -220,16 +206,7 @@ test('a file changed after its bytes were read and checked is stored as read: th
       res.writeHead(200, { etag: `"${md5(body)}"` }).end(),
     )
   })
-  await uploadParts({
-    files: manifest.files,
-    hash: false,
-    requests: requestFor(store.url, 5),
-    dispatcher: agent,
-    concurrency: 1,
-    retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
-    logger: memoryLogger(),
-  })
+  await uploadOneFile(manifest.files, store.url)
   assert.equal(store.attempts(), 1)
 })
 
@@ -486,17 +463,7 @@ test('an upload given an already aborted signal sends nothing', async () => {
   const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
   const reason = new Error('cancelled before the upload')
   await assert.rejects(
-    uploadParts({
-      files: manifest.files,
-      hash: false,
-      requests: requestFor(store.url, 5),
-      dispatcher: agent,
-      concurrency: 2,
-      retry: retryPolicy({ sleep: async () => {} }),
-      requestTimeoutMs: 5000,
-      logger: memoryLogger(),
-      signal: AbortSignal.abort(reason),
-    }),
+    uploadOneFile(manifest.files, store.url, { concurrency: 2, signal: AbortSignal.abort(reason) }),
     (e) => e === reason,
   )
   assert.equal(store.attempts(), 0)
@@ -543,15 +510,9 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
 test('a PUT that stalls on every attempt fails naming the file, after the retries', async () => {
   const { manifest } = await oneFileSite('hello')
   const store = await fakeStore(() => {}) // never answers
-  const error = await uploadParts({
-    files: manifest.files,
-    hash: false,
-    requests: requestFor(store.url, 5),
-    dispatcher: agent,
-    concurrency: 1,
+  const error = await uploadOneFile(manifest.files, store.url, {
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
     requestTimeoutMs: 100,
-    logger: memoryLogger(),
   }).catch((e: unknown) => e)
   assert.ok(error instanceof PartUploadError)
   assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
