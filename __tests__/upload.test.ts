@@ -256,7 +256,7 @@ test('presigned requests must cover exactly the files of the site', async () => 
 
 test('with hash, the upload fills in each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
   const root = await tempDir()
-  const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000 })
+  const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000, 'empty.txt': '' })
   const scanned = await scanArtifacts({
     root,
     patterns: ['**'],
@@ -265,7 +265,7 @@ test('with hash, the upload fills in each SHA-256 from the bytes it sends, for w
   })
   assert.deepEqual(
     scanned.map((f) => f.sha256),
-    ['', ''],
+    ['', '', ''],
   )
   const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
   const url = (p: string) => `${store.url}/put?p=${p}`
@@ -288,6 +288,8 @@ test('with hash, the upload fills in each SHA-256 from the bytes it sends, for w
   assert.deepEqual(Object.fromEntries(scanned.map((f) => [f.path, f.sha256])), {
     'a.txt': sha256(written.get('a.txt')!),
     'big.bin': sha256(written.get('big.bin')!),
+    // No request asks for it, and it is given the SHA-256 of no bytes all the same.
+    'empty.txt': sha256(Buffer.alloc(0)),
   })
   assert.equal(store.attempts(), 4)
 })

@@ -41266,8 +41266,13 @@ async function uploadParts(options) {
         });
     }
     // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
-    // for (an empty one: planUpload checked that requests cover every byte) is checked here.
-    await forEachLimited(options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0), 16, async (file) => assertUnchanged(file, await (0,external_node_fs_promises_namespaceObject.stat)(file.absolutePath)));
+    // for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
+    // the SHA-256 of no bytes.
+    await forEachLimited(options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0), 16, async (file) => {
+        assertUnchanged(file, await (0,external_node_fs_promises_namespaceObject.stat)(file.absolutePath));
+        if (options.hash)
+            file.sha256 = (0,external_node_crypto_.hash)('sha256', '');
+    });
     return {
         parts: plan.length,
         bytes: totalBytes,
@@ -41325,16 +41330,16 @@ function planUpload(files, requests) {
 /**
  * Which file and part each request is, in typed arrays: a Part object is made when its PUT starts
  * and dropped when it ends. Made all at once and kept to the end of the upload, 20,000 of them were
- * copied and promoted through V8's young generation as the upload began, 2.6 MB of what V8 counts
- * toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+ * copied and promoted through V8's young generation as the upload began, about 3.7 MiB of what V8
+ * counts toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
  */
 class UploadPlan {
-    files;
+    #files;
     #fileOf;
     #numberOf;
     #count;
     constructor(files, fileOf, numberOf, count) {
-        this.files = files;
+        this.#files = files;
         this.#fileOf = fileOf;
         this.#numberOf = numberOf;
         this.#count = count;
@@ -41347,7 +41352,7 @@ class UploadPlan {
         const fileIndex = this.#fileOf[index];
         return {
             index,
-            file: this.files[fileIndex],
+            file: this.#files[fileIndex],
             fileIndex,
             number: this.#numberOf[index],
             of: this.#count[fileIndex],

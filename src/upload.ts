@@ -234,11 +234,15 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     })
   }
   // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
-  // for (an empty one: planUpload checked that requests cover every byte) is checked here.
+  // for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
+  // the SHA-256 of no bytes.
   await forEachLimited(
     options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0),
     16,
-    async (file) => assertUnchanged(file, await stat(file.absolutePath)),
+    async (file) => {
+      assertUnchanged(file, await stat(file.absolutePath))
+      if (options.hash) file.sha256 = hash('sha256', '')
+    },
   )
   return {
     parts: plan.length,
@@ -300,17 +304,17 @@ export function planUpload(files: ArtifactFile[], requests: PresignedRequestList
 /**
  * Which file and part each request is, in typed arrays: a Part object is made when its PUT starts
  * and dropped when it ends. Made all at once and kept to the end of the upload, 20,000 of them were
- * copied and promoted through V8's young generation as the upload began, 2.6 MB of what V8 counts
- * toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
+ * copied and promoted through V8's young generation as the upload began, about 3.7 MiB of what V8
+ * counts toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
  */
 export class UploadPlan {
-  readonly files: ArtifactFile[]
+  readonly #files: ArtifactFile[]
   readonly #fileOf: Uint32Array
   readonly #numberOf: Uint32Array
   readonly #count: Uint32Array
 
   constructor(files: ArtifactFile[], fileOf: Uint32Array, numberOf: Uint32Array, count: Uint32Array) {
-    this.files = files
+    this.#files = files
     this.#fileOf = fileOf
     this.#numberOf = numberOf
     this.#count = count
@@ -325,7 +329,7 @@ export class UploadPlan {
     const fileIndex = this.#fileOf[index]!
     return {
       index,
-      file: this.files[fileIndex]!,
+      file: this.#files[fileIndex]!,
       fileIndex,
       number: this.#numberOf[index]!,
       of: this.#count[fileIndex]!,
