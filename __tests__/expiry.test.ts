@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { soonestExpiringFirst, urlExpiry } from '../src/expiry.ts'
+import { soonestExpiringOrder, urlExpiry } from '../src/expiry.ts'
 
 const sigv4 = (date: string, seconds: number, key: string) =>
   `https://store.example.com/bucket/${key}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261122%2Fauto%2Fs3%2Faws4_request` +
@@ -23,7 +23,19 @@ describe('urlExpiry', () => {
   })
 })
 
-describe('soonestExpiringFirst', () => {
+/** The items in soonestExpiringOrder's order. */
+function ordered<T extends { url: string; size: number }>(items: T[]): T[] {
+  return Array.from(
+    soonestExpiringOrder(
+      items.length,
+      (i) => urlExpiry(items[i]!.url),
+      (i) => items[i]!.size,
+    ),
+    (i) => items[i]!,
+  )
+}
+
+describe('soonestExpiringOrder', () => {
   it('puts the soonest-expiring URLs first, 1-hour before 6-hour part URLs, unknown expiry last', () => {
     const items = [
       { url: 'https://store.example.com/unknown?sig=1', size: 900 },
@@ -32,21 +44,15 @@ describe('soonestExpiringFirst', () => {
       { url: sigv4('20261122T125900Z', 3600, 'earlier'), size: 5 },
       { url: 'http://127.0.0.1:1/_store/u?expires=1795900000000', size: 1 },
     ]
-    const ordered = soonestExpiringFirst(
-      items,
-      (i) => urlExpiry(i.url),
-      (i) => i.size,
-    ).map((i) => new URL(i.url).pathname)
-    assert.deepEqual(ordered, ['/bucket/earlier', '/bucket/small', '/bucket/part-1', '/_store/u', '/unknown'])
+    assert.deepEqual(
+      ordered(items).map((i) => new URL(i.url).pathname),
+      ['/bucket/earlier', '/bucket/small', '/bucket/part-1', '/_store/u', '/unknown'],
+    )
   })
   it('among equal expiries, the largest first', () => {
     const items = [10, 300, 20].map((size) => ({ url: sigv4('20261122T130000Z', 3600, `f${size}`), size }))
     assert.deepEqual(
-      soonestExpiringFirst(
-        items,
-        (i) => urlExpiry(i.url),
-        (i) => i.size,
-      ).map((i) => i.size),
+      ordered(items).map((i) => i.size),
       [300, 20, 10],
     )
   })

@@ -27,24 +27,11 @@ export function urlExpiry(url: string): number | undefined {
 }
 
 /**
- * The order to upload in, from each item's URL expiry (urlExpiry's answer): the URL that expires
- * soonest first (a 1-hour URL before a 6-hour part URL), URLs of unknown expiry last; among equal expiries, the largest first, so that a big file
- * does not start last and upload alone at the end. Sorts a copy.
+ * The order to upload items 0..count-1 in, as their indices, from each one's URL expiry (urlExpiry's
+ * answer): the URL that expires soonest first (a 1-hour URL before a 6-hour part URL), URLs of
+ * unknown expiry last; among equal expiries, the largest first, so that a big file does not start
+ * last and upload alone at the end.
  */
-export function soonestExpiringFirst<T>(
-  items: readonly T[],
-  expiry: (item: T) => number | undefined,
-  size: (item: T) => number,
-): T[] {
-  const order = soonestExpiringOrder(
-    items.length,
-    (i) => expiry(items[i]!),
-    (i) => size(items[i]!),
-  )
-  return Array.from(order, (i) => items[i]!)
-}
-
-/** soonestExpiringFirst's order of the items 0..count-1, as their indices. */
 export function soonestExpiringOrder(
   count: number,
   expiry: (index: number) => number | undefined,

@@ -237,7 +237,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   // for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
   // the SHA-256 of no bytes.
   await forEachLimited(
-    options.files.filter((file, f) => file.size === 0 && plan.partsOf(f) === 0),
+    options.files.filter((_, f) => plan.partsOf(f) === 0),
     16,
     async (file) => {
       assertUnchanged(file, await stat(file.absolutePath))

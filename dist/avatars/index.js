@@ -34058,15 +34058,11 @@ function urlExpiry(url) {
     return undefined;
 }
 /**
- * The order to upload in, from each item's URL expiry (urlExpiry's answer): the URL that expires
- * soonest first (a 1-hour URL before a 6-hour part URL), URLs of unknown expiry last; among equal expiries, the largest first, so that a big file
- * does not start last and upload alone at the end. Sorts a copy.
+ * The order to upload items 0..count-1 in, as their indices, from each one's URL expiry (urlExpiry's
+ * answer): the URL that expires soonest first (a 1-hour URL before a 6-hour part URL), URLs of
+ * unknown expiry last; among equal expiries, the largest first, so that a big file does not start
+ * last and upload alone at the end.
  */
-function soonestExpiringFirst(items, expiry, size) {
-    const order = soonestExpiringOrder(items.length, (i) => expiry(items[i]), (i) => size(items[i]));
-    return Array.from(order, (i) => items[i]);
-}
-/** soonestExpiringFirst's order of the items 0..count-1, as their indices. */
 function soonestExpiringOrder(count, expiry, size) {
     // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
     const expires = new Float64Array(count);
