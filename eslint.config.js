@@ -1,6 +1,15 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+// The core (everything under src/ but the faces: actions, cli, emulator) never imports @actions/*,
+// a face or the emulator, statically or with import(): the faces hand it a logger, a globber and
+// plain options.
+const CORE = ['src/api/**', 'src/common/**', 'src/deploy/**', 'src/inputs/**', 'src/operations/**']
+const FACES = ['@actions/*', '**/actions/**', '**/cli/**', '**/emulator/**']
+const FACE_SOURCE = '/^(@actions\\/|(\\.\\.?\\/)+(.+\\/)?(actions|cli|emulator)\\/)/'
+const boundary = (folder) =>
+  `${folder} is the core: it never imports @actions/*, the actions, the CLI or the emulator. Hand it what it needs (a logger, a globber, plain options) from the face.`
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'example-site/', '.bench/'] },
   js.configs.recommended,
@@ -19,7 +28,18 @@ export default tseslint.config(
     },
   },
   {
-    files: ['__tests__/**', 'scripts/**', 'src/cli.ts', 'src/emulator/main.ts'],
+    files: CORE,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: FACES, message: boundary('src/') }] }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=${FACE_SOURCE}]`, message: boundary('src/') },
+        { selector: `TSImportType[argument.literal.value=${FACE_SOURCE}]`, message: boundary('src/') },
+      ],
+    },
+  },
+  {
+    files: ['__tests__/**', 'scripts/**', 'src/cli/index.ts', 'src/emulator/main.ts'],
     rules: {
       'no-console': 'off',
       '@typescript-eslint/no-floating-promises': 'off',

@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5187);
+/* harmony import */ var _src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2083);
 
 await (0,_src_actions_avatars_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5187:
+/***/ 2083:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31589,7 +31589,7 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: ./src/constants.ts
+;// CONCATENATED MODULE: ./src/inputs/constants.ts
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31683,7 +31683,7 @@ const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
-;// CONCATENATED MODULE: ./src/common-inputs.ts
+;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
 // input, so a step fails with one message saying which input to fix.
@@ -31795,7 +31795,7 @@ function urlUserInfo(url) {
     return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 
-;// CONCATENATED MODULE: ./src/report-model.ts
+;// CONCATENATED MODULE: ./src/common/report.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 function heading(text) {
@@ -31807,7 +31807,7 @@ function table(header, rows) {
 function keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
-function report_model_text(value) {
+function report_text(value) {
     return { kind: 'text', text: value };
 }
 /** The cell as plain text. */
@@ -31857,7 +31857,7 @@ function formatEpochMs(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-;// CONCATENATED MODULE: ./src/action.ts
+;// CONCATENATED MODULE: ./src/actions/action.ts
 // What every action of this repository shares: the logger on @actions/core, the one place a step
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
@@ -31957,7 +31957,7 @@ async function writeReport(report) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/format.ts
+;// CONCATENATED MODULE: ./src/common/format.ts
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function formatBytes(bytes) {
     if (bytes < 1024)
@@ -34028,7 +34028,7 @@ var TokenParserMode;
 /** The utf-8 byte values that the tokenizer matches the incoming stream against. */
 
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./src/expiry.ts
+;// CONCATENATED MODULE: ./src/api/expiry.ts
 const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/;
 const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/;
 const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/;
@@ -34782,7 +34782,7 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/operation.ts
+;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
 // operation reads its inputs, calls the service, and says what its outputs and its report are; it
@@ -34808,7 +34808,7 @@ async function withClient(connection, context, fn) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/avatars.ts
+;// CONCATENATED MODULE: ./src/operations/avatars.ts
 // The avatars operation: the game's custom avatars, complete or still uploading.
 
 
@@ -34845,7 +34845,7 @@ const avatarsOperation = {
                     avatar.url ?? '\u2014',
                 ])),
             ]
-            : [report_model_text('The game has no custom avatars.')];
+            : [report_text('The game has no custom avatars.')];
         return {
             title: `gamehost avatars: ${result.avatars.length} (${result.completeCount} complete)`,
             blocks,

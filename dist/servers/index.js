@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8039);
+/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4454);
 
 await (0,_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8039:
+/***/ 4454:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31589,7 +31589,7 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: ./src/constants.ts
+;// CONCATENATED MODULE: ./src/inputs/constants.ts
 /**
  * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
  * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
@@ -31683,7 +31683,7 @@ const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
-;// CONCATENATED MODULE: ./src/common-inputs.ts
+;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
 // input, so a step fails with one message saying which input to fix.
@@ -31795,7 +31795,7 @@ function urlUserInfo(url) {
     return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 
-;// CONCATENATED MODULE: ./src/report-model.ts
+;// CONCATENATED MODULE: ./src/common/report.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 function heading(text) {
@@ -31807,7 +31807,7 @@ function table(header, rows) {
 function keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
-function report_model_text(value) {
+function report_text(value) {
     return { kind: 'text', text: value };
 }
 /** The cell as plain text. */
@@ -31857,7 +31857,7 @@ function formatEpochMs(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-;// CONCATENATED MODULE: ./src/action.ts
+;// CONCATENATED MODULE: ./src/actions/action.ts
 // What every action of this repository shares: the logger on @actions/core, the one place a step
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
@@ -34013,7 +34013,7 @@ var TokenParserMode;
 /** The utf-8 byte values that the tokenizer matches the incoming stream against. */
 
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./src/expiry.ts
+;// CONCATENATED MODULE: ./src/api/expiry.ts
 const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/;
 const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/;
 const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/;
@@ -34407,7 +34407,7 @@ function standIn(token, requests) {
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
-;// CONCATENATED MODULE: ./src/format.ts
+;// CONCATENATED MODULE: ./src/common/format.ts
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function formatBytes(bytes) {
     if (bytes < 1024)
@@ -34782,7 +34782,7 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/operation.ts
+;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
 // operation reads its inputs, calls the service, and says what its outputs and its report are; it
@@ -34808,7 +34808,7 @@ async function withClient(connection, context, fn) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/servers.ts
+;// CONCATENATED MODULE: ./src/operations/servers.ts
 // The servers operation: every game server of an environment that matches a tag filter, across the
 // service's pages.
 
@@ -34905,7 +34905,7 @@ const serversOperation = {
             blocks.push(table(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow)));
         }
         if (result.servers.length > REPORT_ROWS_MAX) {
-            blocks.push(report_model_text(`The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`));
+            blocks.push(report_text(`The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`));
         }
         return { title: `gamehost servers: ${result.environmentId}`, blocks };
     },

@@ -18,8 +18,8 @@ import {
   type ServiceErrorBody,
   type ValidateResponse,
 } from './types.ts'
-import { formatBytes } from '../format.ts'
-import type { Logger } from '../logger.ts'
+import { formatBytes } from '../common/format.ts'
+import type { Logger } from '../common/logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */

@@ -1,4 +1,4 @@
-import { urlExpiry } from '../expiry.ts'
+import { urlExpiry } from './expiry.ts'
 import type { PresignedRequest } from './types.ts'
 
 /** Bytes per buffer of paths and URLs: a site of 20,000 files fills 3 (13 before the URLs were encoded). */

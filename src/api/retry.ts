@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { ServiceError } from './errors.ts'
-import type { Logger } from '../logger.ts'
+import type { Logger } from '../common/logger.ts'
 
 /** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
 export interface RetryPolicy {

@@ -4,7 +4,7 @@ import { authorizeGame } from '../auth.ts'
 import type { ApiRoute, EmulatorCore } from '../core.ts'
 import { internalError } from '../errors.ts'
 import type { SiteRecord } from '../state.ts'
-import { forEachLimited } from '../../limit.ts'
+import { forEachLimited } from '../../common/limit.ts'
 
 export const completeUpload: ApiRoute = {
   method: 'POST',

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict'
+import { readFile, truncate } from 'node:fs/promises'
+import { after, before, describe, test } from 'node:test'
+import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
+import type { FileDescriptor } from '../../src/api/types.ts'
+import { contentTypeOf } from '../../src/deploy/files.ts'
+import { deploy, partialResult } from '../../src/deploy/pipeline.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { readInputs } from '../../src/inputs/deploy.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
+import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
+import { actionsGlob } from '../../src/actions/glob.ts'
+
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const KiB = 1024
+const fast = { sleep: async () => {} }
+
+describe('deploy against the emulator', () => {
+  let emulator: Emulator
+  let site: string
+  let written: Map<string, Buffer>
+  let temp: string
+  before(async () => {
+    emulator = await startEmulator()
+    site = await tempDir()
+    written = await writeTree(site, siteFiles(120, { name: 'build/game.data', size: 700 * KiB + 13 }))
+    temp = await tempDir()
+  })
+  after(() => emulator.close())
+
+  const inputs = (extra: Record<string, string>) =>
+    readInputs(getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...extra }), {
+      repository: 'studio/space-game',
+      ref: 'refs/heads/main',
+      sha: 'abcdef0123456789',
+    })
+
+  test('provisions, uploads every part, completes: every byte reads back with its content type', async () => {
+    const logger = memoryLogger()
+    const result = await deploy(
+      inputs({
+        path: site,
+        namespace: 'pipeline',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+        domain: 'pipeline.example.com',
+        'lobby-count-max': '100',
+        'max-players': '16',
+        concurrency: '4',
+      }),
+      { logger, glob: actionsGlob, tempDir: temp, retry: fast, progressIntervalMs: 5 },
+    )
+    assert.ok(result.siteId && result.uploadId)
+    assert.equal(result.manifest?.fileCount, 121)
+    // One PUT per file, as the real service answers for a CDN site (the large file too).
+    assert.equal(result.upload?.parts, 121)
+    assert.equal(result.upload?.retries, 0)
+    assert.equal(result.siteName, 'space-game main abcdef0')
+
+    const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pipeline')
+    assert.ok(namespace)
+    assert.equal(result.provisioned.namespaceId, namespace.namespaceId)
+    assert.deepEqual(namespace.domains, ['pipeline.example.com'])
+    assert.equal(result.provisioned.matchmakerValidated, true)
+
+    const view = emulator.site(result.siteId)
+    assert.equal(view?.completed, true)
+    assert.equal(view?.displayName, 'space-game main abcdef0')
+    for (const [path, bytes] of written) {
+      const uploaded = await emulator.readUploadedFile(result.siteId, path)
+      assert.ok(uploaded.equals(bytes), `${path} reads back identical`)
+      const descriptor: FileDescriptor | undefined = view?.files.find((f) => f.path === path)
+      assert.equal(descriptor?.content_type, contentTypeOf(path), path)
+    }
+    const page = await fetch(`${emulator.siteUrl(result.siteId)}index.html`)
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8')
+    assert.equal(await page.text(), written.get('index.html')!.toString())
+
+    const manifest = JSON.parse(await readFile(result.manifestPath!, 'utf8')) as {
+      digest: string
+      files: unknown[]
+    }
+    assert.equal(manifest.digest, result.manifest?.digest)
+    assert.equal(manifest.files.length, 121)
+
+    const groups = logger.lines.filter((l) => l.startsWith('group: '))
+    assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload'])
+    assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
+  })
+
+  test('a matchmaker config the service rules reject fails naming the field, before anything is created', async () => {
+    const before = emulator.requests.length
+    const error = await deploy(
+      inputs({
+        path: site,
+        namespace: 'mm-bad',
+        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+        'lobby-count-max': '40000',
+        'max-players': '8',
+      }),
+      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+    ).catch((e: unknown) => e)
+    assert.ok(error instanceof ValidationFailedError)
+    assert.deepEqual(error.problems, [
+      { path: ['lobby-count', 'too-high'], description: 'lobby_count_max must be below 32768' },
+    ])
+    assert.equal(emulator.requests.length, before, 'no call reached the service')
+    assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'mm-bad'))
+  })
+
+  test('a domain another namespace holds fails, and the account does not call it attached', async () => {
+    const held = DEFAULT_SEED.games[1]!.namespaces![0]!.domains![0]!
+    const error = await deploy(inputs({ path: site, namespace: 'held-domain', domain: held }), {
+      logger: memoryLogger(),
+      glob: actionsGlob,
+      tempDir: temp,
+      retry: fast,
+    }).catch((e: unknown) => e)
+    assert.ok(error instanceof UsageError)
+    assert.match(error.message, /is held by another namespace/)
+    const partial = partialResult(error)
+    assert.ok(partial?.provisioned.namespaceId, 'the namespace created is reported')
+    assert.equal(partial.provisioned.domain, undefined, 'the domain was not attached')
+  })
+
+  test('a namespace-id the game does not have fails, naming the input, and creates no site', async () => {
+    const sitesBefore = emulator.sites(GAME).length
+    const error = await deploy(
+      inputs({
+        path: site,
+        'namespace-id': '00000000-0000-4000-8000-000000000000',
+        'lobby-count-max': '10',
+        'max-players': '8',
+      }),
+      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+    ).catch((e: unknown) => e)
+    assert.ok(error instanceof UsageError)
+    assert.match(
+      error.message,
+      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has production \(/,
+    )
+    assert.equal(emulator.sites(GAME).length, sitesBefore)
+    // The other game's namespace is not this game's either.
+    const other = DEFAULT_SEED.games[1]!.namespaces![0]!.id
+    await assert.rejects(
+      deploy(inputs({ path: site, 'namespace-id': other }), {
+        logger: memoryLogger(),
+        glob: actionsGlob,
+        tempDir: temp,
+        retry: fast,
+      }),
+      (e: unknown) => e instanceof UsageError && e.message.includes(`'${other}' is not a namespace of game`),
+    )
+  })
+
+  test('provisioning only, without path', async () => {
+    const result = await deploy(
+      inputs({ 'namespace-id': DEFAULT_SEED.games[0]!.namespaces![0]!.id, domain: 'prov.example.com' }),
+      {
+        logger: memoryLogger(),
+        glob: actionsGlob,
+        tempDir: temp,
+        retry: fast,
+      },
+    )
+    assert.equal(result.siteId, undefined)
+    assert.equal(result.manifest, undefined)
+    assert.ok(emulator.namespaces(GAME).some((n) => n.domains.includes('prov.example.com')))
+  })
+
+  test('a dry run calls nothing and reports the digest a real deploy reports', async () => {
+    const before = emulator.requests.length
+    const real = await deploy(inputs({ path: site }), {
+      logger: memoryLogger(),
+      glob: actionsGlob,
+      tempDir: temp,
+      retry: fast,
+    })
+    const afterReal = emulator.requests.length
+    const dryLogger = memoryLogger()
+    const dry = await deploy(inputs({ path: site, 'dry-run': 'true', token: '' }), {
+      logger: dryLogger,
+      glob: actionsGlob,
+      tempDir: temp,
+    })
+    assert.ok(afterReal > before)
+    assert.equal(emulator.requests.length, afterReal, 'the dry run made no call')
+    assert.equal(dry.siteId, undefined)
+    assert.equal(dry.manifest?.digest, real.manifest?.digest)
+    // One request per file: what the service answers for a CDN site.
+    assert.equal(dry.plannedParts, dry.manifest?.fileCount)
+    assert.ok(
+      dryLogger.lines.some((line) =>
+        /Would create CDN site .* with 121 files .*: one request per file/.test(line),
+      ),
+      dryLogger.lines.join('\n'),
+    )
+  })
+
+  test('a site of 1 GB or more is refused before any call', async () => {
+    const big = await tempDir()
+    await writeTree(big, { 'index.html': 'x', 'huge.bin': '' })
+    await truncate(`${big}/huge.bin`, 1_000_000_000 - 1)
+    const before = emulator.requests.length
+    await assert.rejects(
+      deploy(inputs({ path: big }), {
+        logger: memoryLogger(),
+        glob: actionsGlob,
+        tempDir: temp,
+        retry: fast,
+      }),
+      (e: unknown) => e instanceof UsageError && /less than 1000000000 bytes/.test(e.message),
+    )
+    assert.equal(emulator.requests.length, before)
+  })
+})

@@ -1,0 +1,532 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import { utimes } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { after, test } from 'node:test'
+import { SLOW_START } from '../../src/deploy/adaptive.ts'
+import { createAgent } from '../../src/api/client.ts'
+import { retryPolicy } from '../../src/api/retry.ts'
+import type { PresignedRequest } from '../../src/api/types.ts'
+import { collectArtifacts, scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
+import { PresignedRequestList } from '../../src/api/presigned.ts'
+import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
+import { tempDir, writeTree } from '../support/helpers.ts'
+import { actionsGlob } from '../../src/actions/glob.ts'
+
+const agent = createAgent()
+after(() => agent.close())
+
+/** A store on 127.0.0.1 whose behaviour per request the test decides. */
+async function fakeStore(
+  handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, attempt: number) => void,
+): Promise<{ url: string; attempts: () => number }> {
+  let attempts = 0
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => handle(req, Buffer.concat(chunks), res, ++attempts))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts }
+}
+
+async function oneFileSite(content: string) {
+  const root = await tempDir()
+  await writeTree(root, { 'a.txt': content })
+  const manifest = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  return { root, manifest }
+}
+
+function requestFor(url: string, size: number): PresignedRequest[] {
+  return [
+    { path: 'a.txt', url: `${url}/put?X-Signature=secret-signature`, byte_offset: 0, content_length: size },
+  ]
+}
+
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
+
+/** uploadParts of oneFileSite's one file to `url`: one PUT at a time, retries without waiting. */
+function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<UploadOptions> = {}) {
+  return uploadParts({
+    files,
+    hash: false,
+    requests: requestFor(url, 5),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+    ...overrides,
+  })
+}
+
+/** One presigned PUT per file, as the real service gives them, each named by `p` in its query. */
+function onePutPerFile(files: { path: string; size: number }[], storeUrl: string): PresignedRequest[] {
+  return files.map((f) => ({
+    path: f.path,
+    url: `${storeUrl}/put?p=${f.path}`,
+    byte_offset: 0,
+    content_length: f.size,
+  }))
+}
+
+test('a PUT that makes no progress is aborted after request-timeout and retried', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res, attempt) => {
+    if (attempt === 1) return // never answers
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const logger = memoryLogger()
+  const result = await uploadOneFile(manifest.files, store.url, {
+    concurrency: 2,
+    requestTimeoutMs: 150,
+    logger,
+  })
+  assert.equal(store.attempts(), 2)
+  assert.equal(result.retries, 1)
+  const retried = logger.lines.find((l) => l.includes('retry 1 of 8')) ?? ''
+  assert.ok(retried.startsWith('Upload of a.txt: '), retried)
+  assert.ok(!retried.startsWith('Upload of a.txt: Upload of a.txt'), `the file named once: ${retried}`)
+})
+
+test('an ETag that is not the MD5 of the bytes sent is retried, then fails naming the part', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, _body, res) =>
+    res.writeHead(200, { etag: `"${md5(Buffer.from('other'))}"` }).end(),
+  )
+  const logger = memoryLogger()
+  const error = await uploadOneFile(manifest.files, store.url, {
+    retry: retryPolicy({ retries: 2, sleep: async () => {} }),
+    logger,
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.match(
+    error.message,
+    /^Upload of a\.txt: the store's ETag "[0-9a-f]{32}" is not the MD5 of the bytes sent/,
+  )
+  assert.equal(store.attempts(), 3)
+  assert.ok(!logger.lines.join('\n').includes('secret-signature'), 'the presigned URL is never logged')
+})
+
+test('a 403 from the store is not retried, and its XML error is shown', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, _body, res) =>
+    res
+      .writeHead(403, { 'content-type': 'application/xml' })
+      .end(
+        '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>bad signature</Message></Error>',
+      ),
+  )
+  const error = await uploadOneFile(manifest.files, store.url).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.equal(error.message, 'Upload of a.txt: the store answered 403 SignatureDoesNotMatch: bad signature')
+  assert.equal(store.attempts(), 1)
+})
+
+test('a file that changed after it was hashed fails the upload before completion', async () => {
+  const { root, manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  await utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000))
+  await assert.rejects(
+    uploadOneFile(manifest.files, store.url),
+    /^Error: a\.txt changed while it was uploaded/,
+  )
+})
+
+test('a file changed while other files upload is caught when its own bytes are read, and an empty file no request asks for is checked too', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'a.txt': 'hello', 'b.txt': 'world', 'empty.txt': '' })
+  const manifest = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const requests = (url: string): PresignedRequest[] =>
+    ['a.txt', 'b.txt'].map((name) => ({
+      path: name,
+      url: `${url}/${name}`,
+      byte_offset: 0,
+      content_length: 5,
+    }))
+  const upload = (url: string) =>
+    uploadParts({
+      files: manifest.files,
+      hash: true,
+      requests: requests(url),
+      dispatcher: agent,
+      concurrency: 1,
+      retry: retryPolicy({ sleep: async () => {} }),
+      requestTimeoutMs: 5000,
+      logger: memoryLogger(),
+    })
+  // The other file is touched while the first PUT is on the wire (whichever file that sends), so it
+  // is read after it changed.
+  let touched: string | undefined
+  let store = await fakeStore((req, body, res) => {
+    const answer = () => res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+    if (touched) return answer()
+    touched = req.url === '/a.txt' ? 'b.txt' : 'a.txt'
+    void utimes(path.join(root, touched), new Date(), new Date(Date.now() + 5000)).then(answer)
+  })
+  const error = await upload(store.url).catch((e: unknown) => e)
+  assert.ok(error instanceof Error)
+  assert.equal(error.message.split(' changed while')[0], touched)
+  assert.equal(store.attempts(), 1, 'the changed file is not sent')
+  const fresh = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  manifest.files.splice(0, manifest.files.length, ...fresh.files)
+  // The empty file has no request: it is checked after the PUTs.
+  await utimes(path.join(root, 'empty.txt'), new Date(), new Date(Date.now() + 9000))
+  store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  await assert.rejects(upload(store.url), /^Error: empty\.txt changed while it was uploaded/)
+})
+
+test('a file changed after its bytes were read and checked is stored as read: the bytes sent are the ones the manifest names', async () => {
+  const { root, manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => {
+    void utimes(path.join(root, 'a.txt'), new Date(), new Date(Date.now() + 5000)).then(() =>
+      res.writeHead(200, { etag: `"${md5(body)}"` }).end(),
+    )
+  })
+  await uploadOneFile(manifest.files, store.url)
+  assert.equal(store.attempts(), 1)
+})
+
+test('presigned requests must cover exactly the files of the site', async () => {
+  const { manifest } = await oneFileSite('hello')
+  assert.throws(
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'other', url: 'u', byte_offset: 0, content_length: 1 }]),
+      ),
+    /not a file of this site/,
+  )
+  assert.throws(
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'a.txt', url: 'u', byte_offset: 3, content_length: 5 }]),
+      ),
+    /which has 5/,
+  )
+  assert.throws(
+    () =>
+      planUpload(
+        manifest.files,
+        PresignedRequestList.of([{ path: 'a.txt', url: 'u', byte_offset: 0, content_length: 4 }]),
+      ),
+    /cover 4 of its 5 bytes/,
+  )
+  const plan = planUpload(
+    manifest.files,
+    PresignedRequestList.of([
+      { path: 'a.txt', url: 'u1', byte_offset: 0, content_length: 3 },
+      { path: 'a.txt', url: 'u2', byte_offset: 3, content_length: 2 },
+    ]),
+  )
+  assert.equal(plan.length, 2)
+  assert.equal(plan.partsOf(0), 2)
+  assert.deepEqual(
+    [plan.part(0), plan.part(1)].map((p) => [p.index, p.file.path, p.fileIndex, p.number, p.of]),
+    [
+      [0, 'a.txt', 0, 1, 2],
+      [1, 'a.txt', 0, 2, 2],
+    ],
+  )
+})
+
+test('with hash, the upload fills in each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
+  const root = await tempDir()
+  const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000, 'empty.txt': '' })
+  const scanned = await scanArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(
+    scanned.map((f) => f.sha256),
+    ['', '', ''],
+  )
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  const url = (p: string) => `${store.url}/put?p=${p}`
+  await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: [
+      { path: 'a.txt', url: url('a'), byte_offset: 0, content_length: 5 },
+      { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
+      { path: 'big.bin', url: url('b2'), byte_offset: 1024, content_length: 1024 },
+      { path: 'big.bin', url: url('b3'), byte_offset: 2048, content_length: 952 },
+    ],
+    dispatcher: agent,
+    concurrency: 3,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+  assert.deepEqual(Object.fromEntries(scanned.map((f) => [f.path, f.sha256])), {
+    'a.txt': sha256(written.get('a.txt')!),
+    'big.bin': sha256(written.get('big.bin')!),
+    // No request asks for it, and it is given the SHA-256 of no bytes all the same.
+    'empty.txt': sha256(Buffer.alloc(0)),
+  })
+  assert.equal(store.attempts(), 4)
+})
+
+test('small files read one after another into reused buffers each send exactly their own bytes', async () => {
+  const root = await tempDir()
+  // One at a time, so every PUT after the first reads into the buffer the one before sent: larger
+  // first (a smaller part in a larger buffer), then, as the earliest-expiring URL goes first, a
+  // 40,000-byte file after a 100-byte one (the buffer is too small and replaced).
+  const written = await writeTree(root, {
+    'tiny.txt': 100,
+    'large.bin': 40_000,
+    'mid.bin': 9000,
+    'small.bin': 3000,
+  })
+  const scanned = await scanArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const received = new Map<string, Buffer>()
+  const order: string[] = []
+  const store = await fakeStore((req, body, res) => {
+    const name = new URL(req.url!, store.url).searchParams.get('p')!
+    received.set(name, body)
+    order.push(name)
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const url = (name: string, expires: number) =>
+    `${store.url}/put?p=${name}&X-Amz-Date=20261123T120000Z&X-Amz-Expires=${expires}`
+  await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: scanned.map((f) => ({
+      path: f.path,
+      url: url(f.path, f.path === 'tiny.txt' ? 60 : 3600),
+      byte_offset: 0,
+      content_length: f.size,
+    })),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(order, ['tiny.txt', 'large.bin', 'mid.bin', 'small.bin'])
+  for (const [name, bytes] of written) assert.ok(received.get(name)?.equals(bytes), name)
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+  for (const file of scanned) assert.equal(file.sha256, sha256(written.get(file.path)!), file.path)
+})
+
+test('an upload starts with SLOW_START PUTs in flight below a higher concurrency, then rises past it', async () => {
+  const root = await tempDir()
+  const names = Array.from({ length: 60 }, (_, i) => `f${i}.txt`)
+  await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
+  const scanned = await scanArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  // No answer until 300 ms have passed: what arrives by then is what the upload sent at once.
+  const held: (() => void)[] = []
+  let sentAtOnce = 0
+  let inFlight = 0
+  let most = 0
+  let answering = false
+  const store = await fakeStore((_req, body, res) => {
+    inFlight++
+    most = Math.max(most, inFlight)
+    const answer = () => {
+      // Answered after a moment, so that later PUTs overlap.
+      setTimeout(() => {
+        inFlight--
+        res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+      }, 5)
+    }
+    if (answering) answer()
+    else held.push(answer)
+  })
+  setTimeout(() => {
+    sentAtOnce = held.length
+    answering = true
+    for (const answer of held) answer()
+  }, 300)
+  await uploadParts({
+    files: scanned,
+    hash: false,
+    requests: onePutPerFile(scanned, store.url),
+    dispatcher: agent,
+    concurrency: 64,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.ok(sentAtOnce > 0 && sentAtOnce <= SLOW_START, `${sentAtOnce} PUTs sent before any answer`)
+  assert.ok(most > SLOW_START, `at most ${most} in flight`)
+})
+
+test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and SHA-256) from the bytes sent', async () => {
+  const root = await tempDir()
+  const size = 3 * 1024 * 1024 + 7
+  const written = await writeTree(root, { 'big.bin': size })
+  const scanned = await scanArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  let received: Buffer | undefined
+  const store = await fakeStore((_req, body, res) => {
+    received = body
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const result = await uploadParts({
+    files: scanned,
+    hash: true,
+    requests: [{ path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size }],
+    dispatcher: agent,
+    concurrency: 4,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(received, written.get('big.bin'))
+  assert.equal(scanned[0]!.sha256, createHash('sha256').update(written.get('big.bin')!).digest('hex'))
+  assert.equal(result.bytes, size)
+  assert.equal(store.attempts(), 1)
+})
+
+test('an aborted signal starts no new PUT, aborts those in flight and rejects with its reason', async () => {
+  const root = await tempDir()
+  const tree = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
+  await writeTree(root, tree)
+  const manifest = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  let arrived = 0
+  let closed = 0
+  const controller = new AbortController()
+  const store = await fakeStore((req, _body, res) => {
+    arrived++
+    res.on('close', () => closed++)
+    // Never answers: the PUTs stay in flight until the upload aborts them.
+    if (arrived === 3) controller.abort(new Error('the run was cancelled'))
+    void req
+  })
+  const error = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: onePutPerFile(manifest.files, store.url),
+    dispatcher: agent,
+    concurrency: 3,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 60_000,
+    logger: memoryLogger(),
+    signal: controller.signal,
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof Error)
+  assert.equal(error.message, 'the run was cancelled')
+  // Let the aborted connections reach the store.
+  for (let i = 0; i < 50 && closed < 3; i++) await new Promise((r) => setTimeout(r, 10))
+  assert.equal(closed, 3, 'the 3 PUTs in flight were aborted')
+  assert.equal(arrived, 3, 'no PUT started after the abort')
+})
+
+test('an upload given an already aborted signal sends nothing', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  const reason = new Error('cancelled before the upload')
+  await assert.rejects(
+    uploadOneFile(manifest.files, store.url, { concurrency: 2, signal: AbortSignal.abort(reason) }),
+    (e) => e === reason,
+  )
+  assert.equal(store.attempts(), 0)
+})
+
+test('503 SlowDown from the store halves the uploads in flight, and they are retried', async () => {
+  const root = await tempDir()
+  const tree = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
+  await writeTree(root, tree)
+  const manifest = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  const store = await fakeStore((_req, body, res, attempt) => {
+    if (attempt <= 4) {
+      res
+        .writeHead(503, { 'content-type': 'application/xml' })
+        .end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>')
+      return
+    }
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const logger = memoryLogger()
+  const result = await uploadParts({
+    files: manifest.files,
+    hash: false,
+    requests: onePutPerFile(manifest.files, store.url),
+    dispatcher: agent,
+    concurrency: 8,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger,
+  })
+  assert.equal(result.retries, 4)
+  assert.equal(store.attempts(), 44)
+  assert.ok(
+    logger.lines.includes('The store signals overload (503): 4 uploads at a time'),
+    logger.lines.join('\n'),
+  )
+})
+
+test('a PUT that stalls on every attempt fails naming the file, after the retries', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore(() => {}) // never answers
+  const error = await uploadOneFile(manifest.files, store.url, {
+    retry: retryPolicy({ retries: 1, sleep: async () => {} }),
+    requestTimeoutMs: 100,
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof PartUploadError)
+  assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
+  assert.equal(store.attempts(), 2)
+})

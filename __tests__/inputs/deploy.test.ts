@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { UsageError } from '../../src/api/errors.ts'
+import { defaultSiteName, missingTokenError, readInputs } from '../../src/inputs/deploy.ts'
+import { getter } from '../support/helpers.ts'
+
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
+const NS = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
+const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': GAME }
+
+test('defaults', () => {
+  const inputs = readInputs(getter(base), {
+    repository: 'studio/my-game',
+    ref: 'refs/heads/main',
+    sha: '1a2b3c4d5e',
+  })
+  assert.equal(inputs.siteName, 'my-game main 1a2b3c4')
+  assert.deepEqual(inputs.files, ['**'])
+  assert.equal(inputs.concurrency, 192)
+  assert.equal(inputs.retries, 8)
+  assert.equal(inputs.maxRetryAfterMs, 120_000)
+  assert.equal(inputs.requestTimeoutMs, 30_000)
+  assert.equal(inputs.includeHidden, false)
+  assert.equal(inputs.dryRun, false)
+  assert.equal(inputs.path, undefined)
+  assert.equal(inputs.namespace, undefined)
+})
+
+test('a full set of inputs', () => {
+  const inputs = readInputs(
+    getter({
+      ...base,
+      path: 'build',
+      files: '**/*.html\n\n  # comment\n!secret/**\n',
+      'site-name': 'Release 1.2',
+      namespace: 'pr-42',
+      'version-id': VERSION,
+      domain: 'pr-42.example.com',
+      'lobby-count-max': '100',
+      'max-players': '16',
+      concurrency: '32',
+      'dry-run': 'true',
+    }),
+  )
+  assert.deepEqual(inputs.files, ['**/*.html', '!secret/**'])
+  assert.deepEqual(inputs.namespace, { nameId: 'pr-42', displayName: 'pr-42', versionId: VERSION })
+  assert.deepEqual(inputs.matchmaker, { lobbyCountMax: 100, maxPlayers: 16 })
+  assert.equal(inputs.concurrency, 32)
+  assert.equal(inputs.dryRun, true)
+})
+
+test('default site names are always valid display names', () => {
+  assert.equal(
+    defaultSiteName({ repository: 'o/r', ref: 'refs/pull/12/merge', sha: 'abcdef0123' }),
+    'r pr-12 abcdef0',
+  )
+  assert.equal(defaultSiteName({ repository: 'o/r', ref: 'refs/tags/v1.0.0' }), 'r v1.0.0')
+  const long = defaultSiteName({ repository: 'o/r', ref: `refs/heads/${'é'.repeat(200)}`, sha: 'abc' })
+  assert.ok(Buffer.byteLength(long) <= 128)
+  assert.match(defaultSiteName({}), /^gamehost site \d{4}-/)
+})
+
+const bad: Array<[string, Record<string, string>, RegExp]> = [
+  ['missing api-url', { ...base, 'api-url': '' }, /^api-url is required/],
+  ['api-url not http', { ...base, 'api-url': 'ftp://x' }, /^api-url 'ftp:\/\/x' must be an http/],
+  ['api-url not a URL', { ...base, 'api-url': 'nope' }, /^api-url 'nope' is not a URL/],
+  ['empty game-id', { ...base, 'game-id': ' ' }, /^game-id is required/],
+  [
+    'namespace too long',
+    { ...base, namespace: 'a'.repeat(17), 'version-id': VERSION },
+    /^namespace '.*' is longer than 16/,
+  ],
+  [
+    'namespace double dash',
+    { ...base, namespace: 'pr--1', 'version-id': VERSION },
+    /^namespace 'pr--1' is not a valid/,
+  ],
+  [
+    'if-no-token unknown',
+    { ...base, 'if-no-token': 'ignore' },
+    /^if-no-token 'ignore' must be one of auto, fail, skip/,
+  ],
+  ['comment not a boolean', { ...base, comment: 'sure' }, /^comment 'sure' must be true or false/],
+  ['version-id alone', { ...base, 'version-id': VERSION }, /^version-id is only used with namespace/],
+  ['site-name double space', { ...base, 'site-name': 'a  b' }, /^site-name 'a {2}b' has whitespace/],
+  [
+    'site-name too long',
+    { ...base, 'site-name': 'x'.repeat(129) },
+    /^site-name '.*' is longer than 128 bytes/,
+  ],
+  [
+    'namespace display name',
+    { ...base, namespace: 'a', 'version-id': VERSION, 'namespace-display-name': 'a  b' },
+    /^namespace-display-name 'a {2}b' has whitespace/,
+  ],
+  ['domain with protocol', { ...base, 'namespace-id': NS, domain: 'https://a.com' }, /has a protocol/],
+  ['domain with path', { ...base, 'namespace-id': NS, domain: 'a.com/x' }, /has a path/],
+  ['domain upper case', { ...base, 'namespace-id': NS, domain: 'A.com' }, /upper-case.*\(a\.com\)/],
+  ['domain without namespace', { ...base, domain: 'a.com' }, /^domain needs namespace or namespace-id/],
+  [
+    'lobby-count-max negative',
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '-1', 'max-players': '2' },
+    /^lobby-count-max '-1' must be a whole number from 0 to 2147483647/,
+  ],
+  [
+    'max-players too big for a signed 32-bit number',
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '1', 'max-players': '2147483648' },
+    /^max-players '2147483648' must be a whole number from 0 to 2147483647/,
+  ],
+  [
+    'max-players fraction',
+    { ...base, 'namespace-id': NS, 'lobby-count-max': '1', 'max-players': '1.5' },
+    /^max-players/,
+  ],
+  ['matchmaker half given', { ...base, 'namespace-id': NS, 'lobby-count-max': '1' }, /go together/],
+  [
+    'matchmaker without namespace',
+    { ...base, 'lobby-count-max': '1', 'max-players': '1' },
+    /need namespace or namespace-id/,
+  ],
+  [
+    'concurrency zero',
+    { ...base, concurrency: '0' },
+    /^concurrency '0' must be a whole number from 1 to 256/,
+  ],
+  ['concurrency huge', { ...base, concurrency: '100000' }, /^concurrency/],
+  ['concurrency text', { ...base, concurrency: 'fast' }, /^concurrency/],
+  ['dry-run not a boolean', { ...base, 'dry-run': 'yes' }, /^dry-run 'yes' must be true or false/],
+]
+for (const [name, values, message] of bad) {
+  test(`refuses ${name}, naming the input`, () => {
+    assert.throws(
+      () => readInputs(getter(values)),
+      (error: unknown) => error instanceof UsageError && message.test(error.message),
+    )
+  })
+}
+
+test('an empty token is read as empty: whether that fails is decided with the event', () => {
+  assert.equal(readInputs(getter({ ...base, token: '', 'dry-run': 'true' })).token, '')
+  assert.equal(readInputs(getter({ ...base, token: '' })).token, '')
+  assert.match(missingTokenError().message, /^token is empty: .*secrets\.GAMEHOST_TOKEN.*if-no-token: skip/)
+})
+
+test('namespace with namespace-id: both read (provisioning checks that they agree)', () => {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1', 'version-id': VERSION, 'namespace-id': NS }))
+  assert.equal(inputs.namespace?.nameId, 'pr-1')
+  assert.equal(inputs.namespaceId, NS)
+})
+
+test('namespace without version-id: the version is left to the service (the latest)', () => {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1' }))
+  assert.deepEqual(inputs.namespace, { nameId: 'pr-1', displayName: 'pr-1', versionId: undefined })
+})
+
+test('preview defaults', () => {
+  const inputs = readInputs(getter(base))
+  assert.equal(inputs.skipUnchanged, true)
+  assert.equal(inputs.comment, true)
+  assert.equal(inputs.ifNoToken, 'auto')
+})

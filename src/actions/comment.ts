@@ -1,0 +1,235 @@
+import type { getOctokit } from '@actions/github'
+import { setTimeout as delay } from 'node:timers/promises'
+import type { Logger } from '../common/logger.ts'
+import { previewMarker, readState, type PreviewState } from './preview.ts'
+
+/**
+ * A pull request's sticky preview comment: found by its marker on any page, among the comments the
+ * action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
+ * neither read nor edited.
+ */
+export interface StickyComment {
+  /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
+  load(): Promise<PreviewState | undefined>
+  /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
+  save(body: string, options?: { withinMs?: number }): Promise<void>
+}
+
+type Octokit = ReturnType<typeof getOctokit>
+
+/**
+ * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
+ * `retries` more times if it may succeed then; all calls together stop after `budgetMs`.
+ */
+export interface GitHubBounds {
+  callTimeoutMs: number
+  retries: number
+  budgetMs: number
+  /** Before a retry: this, doubled each time. */
+  retryDelayMs: number
+}
+
+export const GITHUB_BOUNDS: GitHubBounds = {
+  callTimeoutMs: 15_000,
+  retries: 2,
+  budgetMs: 60_000,
+  retryDelayMs: 1_000,
+}
+
+const PER_PAGE = 100
+
+export function stickyComment(options: {
+  token: string
+  repository: string
+  issue: number
+  key: string
+  logger: Pick<Logger, 'info' | 'warning'>
+  bounds?: Partial<GitHubBounds>
+}): StickyComment {
+  const bounds = { ...GITHUB_BOUNDS, ...options.bounds }
+  const created = Date.now()
+  let deadline = created + bounds.budgetMs
+  /** Runs one GitHub call with its time-out, retrying what a retry can fix, within the budget. */
+  const bounded = async <T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      const remaining = deadline - Date.now()
+      if (remaining <= 0)
+        throw new GitHubCallError(`GitHub took more than ${(deadline - created) / 1000} s in all`)
+      const timeout = Math.min(bounds.callTimeoutMs, remaining)
+      // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+      // let the process end with the step's outcome unwritten.
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(), timeout)
+      const { signal } = controller
+      let failure: unknown
+      try {
+        return await call(signal)
+      } catch (error) {
+        failure = signal.aborted
+          ? new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
+          : error
+      } finally {
+        clearTimeout(timer)
+      }
+      const attempts = ` (${attempt + 1} attempt${attempt ? 's' : ''})`
+      const timedOut = failure instanceof GitHubCallError
+      if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries) {
+        if (failure instanceof Error && attempt > 0) failure.message += attempts
+        throw failure
+      }
+      const wait = Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, deadline - Date.now()))
+      await delay(wait)
+    }
+  }
+  const [owner = '', repo = ''] = options.repository.split('/')
+  // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
+  // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
+  const octokitReady = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
+    github.getOctokit(options.token),
+  )
+  const marker = previewMarker(options.key)
+  let commentId: number | undefined
+  let loaded = false
+
+  const find = async (): Promise<PreviewState | undefined> => {
+    const octokit = await octokitReady
+    const self = await ownLogin(octokit, bounded)
+    let ignored = 0
+    // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
+    for (let page = 1; ; page++) {
+      const { data } = await bounded((signal) =>
+        octokit.rest.issues.listComments({
+          owner,
+          repo,
+          issue_number: options.issue,
+          per_page: PER_PAGE,
+          page,
+          request: { signal },
+        }),
+      )
+      for (const comment of data) {
+        const state = comment.body ? readState(comment.body, options.key) : undefined
+        if (!state) continue
+        if (comment.user?.login !== self) {
+          ignored++
+          continue
+        }
+        commentId = comment.id
+        return state
+      }
+      if (data.length < PER_PAGE) break
+    }
+    if (ignored > 0) {
+      options.logger.warning(
+        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
+          `but were not written by ${self}, the identity of github-token`,
+      )
+    }
+    return undefined
+  }
+
+  return {
+    async load() {
+      try {
+        const state = await find()
+        loaded = true
+        return state
+      } catch (error) {
+        options.logger.warning(`Could not read the comments of #${options.issue}: ${describe(error)}`)
+        return undefined
+      }
+    },
+    async save(body, saveOptions) {
+      // A cancelled run has seconds left before it is killed: its comment gets no more.
+      if (saveOptions?.withinMs !== undefined)
+        deadline = Math.min(deadline, Date.now() + saveOptions.withinMs)
+      const text = `${marker}\n${body}`
+      try {
+        const octokit = await octokitReady
+        if (!loaded) await find()
+        if (commentId !== undefined) {
+          const id = commentId
+          await bounded((signal) =>
+            octokit.rest.issues.updateComment({
+              owner,
+              repo,
+              comment_id: id,
+              body: text,
+              request: { signal },
+            }),
+          )
+          options.logger.info(`Updated the preview comment on #${options.issue}`)
+        } else {
+          // Not retried after a time-out: the comment may have been created, and a second would follow.
+          const created = await bounded(
+            (signal) =>
+              octokit.rest.issues.createComment({
+                owner,
+                repo,
+                issue_number: options.issue,
+                body: text,
+                request: { signal },
+              }),
+            false,
+          )
+          commentId = created.data.id
+          options.logger.info(`Commented on #${options.issue}`)
+        }
+      } catch (error) {
+        // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
+        const refused = [401, 403, 404].includes(statusOf(error) ?? 0)
+        options.logger.warning(
+          `Could not comment on #${options.issue}: ${describe(error)}. The deploy itself is fine` +
+            (refused
+              ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
+              : '.'),
+        )
+      }
+    },
+  }
+}
+
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+export const ACTIONS_BOT = 'github-actions[bot]'
+
+/**
+ * The login github-token writes comments as: a personal token's user, else (an installation token,
+ * which may not read /user) the Actions bot.
+ */
+async function ownLogin(
+  octokit: Octokit,
+  bounded: <T>(call: (signal: AbortSignal) => Promise<T>) => Promise<T>,
+): Promise<string> {
+  try {
+    const { data } = await bounded((signal) => octokit.rest.users.getAuthenticated({ request: { signal } }))
+    return data.login
+  } catch (error) {
+    const status = (error as { status?: unknown }).status
+    if (status === 401 || status === 403) return ACTIONS_BOT
+    throw error
+  }
+}
+
+function describe(error: unknown): string {
+  const status = statusOf(error)
+  const message = error instanceof Error ? error.message : String(error)
+  return status !== undefined ? `${status} ${message}` : message
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (error instanceof GitHubCallError) return undefined
+  const status = (error as { status?: unknown } | undefined)?.status
+  return typeof status === 'number' ? status : undefined
+}
+
+/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+class GitHubCallError extends Error {
+  override name = 'GitHubCallError'
+}
+
+/** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */
+function retryable(error: unknown): boolean {
+  if (error instanceof GitHubCallError) return !error.message.includes('in all')
+  const status = statusOf(error)
+  return status === undefined || status === 429 || status >= 500
+}

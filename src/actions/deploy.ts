@@ -1,0 +1,177 @@
+import os from 'node:os'
+import * as core from '@actions/core'
+import { readFileSync } from 'node:fs'
+import { actionsLogger, runAction } from './action.ts'
+import { actionsGlob } from './glob.ts'
+import { errorMessage } from '../api/errors.ts'
+import { stickyComment, type StickyComment } from './comment.ts'
+import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
+import { Input, Output } from '../inputs/constants.ts'
+import { rerunText } from '../deploy/report.ts'
+import { deploy, partialResult, type DeployResult } from '../deploy/pipeline.ts'
+import { readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from '../inputs/deploy.ts'
+import { checkPullRequest } from './pull-request.ts'
+import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
+import {
+  setOutputs,
+  setSkippedOutputs,
+  writeFailureSummary,
+  writeSkipSummary,
+  writeSummary,
+} from './deploy-outputs.ts'
+
+/** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
+export async function run(): Promise<void> {
+  await runAction([Input.Token, Input.GitHubToken], async () => {
+    const getInput = (name: string) => core.getInput(name)
+    const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+    const inputs = readInputs(getInput, {
+      repository: process.env.GITHUB_REPOSITORY,
+      ref: event.ref,
+      sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+    })
+    core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
+    if (event.pullRequest?.build && event.repository) {
+      await checkPullRequest({
+        token: core.getInput(Input.GitHubToken),
+        repository: event.repository,
+        number: event.pullRequest.number,
+        build: event.pullRequest.build,
+      })
+    }
+
+    if (!inputs.token && !inputs.dryRun) {
+      const decision = whenNoToken(inputs.ifNoToken, event)
+      if (!decision.skip) throw missingTokenError()
+      core.warning(decision.reason, { title: 'Deploy skipped' })
+      setSkippedOutputs()
+      await writeSkipSummary(decision.reason)
+      return
+    }
+
+    // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+    const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
+    const comment = previewComment(inputs, event, key)
+    let namespaceId: string | undefined
+    let result: DeployResult
+    let previous: PreviewState | undefined
+    try {
+      previous = await comment?.load()
+      cancellation.signal.throwIfAborted()
+      result = await deploy(inputs, {
+        logger: actionsLogger,
+        glob: actionsGlob,
+        tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
+        previous,
+        onNamespace: (id) => (namespaceId = id),
+        signal: cancellation.signal,
+      })
+    } catch (error) {
+      // The outputs known so far (a created namespace above all), the summary and the comment.
+      const partial = partialResult(error)
+      if (partial) setOutputs(partial)
+      else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+      core.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`)
+      await writeFailureSummary(error, partial)
+      // Show the namespace even so (the next run finds it through the service, not through this).
+      if (comment && namespaceId) {
+        const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
+        const status = isCancelled(error)
+          ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
+          : `❌ The deploy failed: ${errorMessage(error)}`
+        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+        await comment.save(commentBody(inputs, event, state, status), {
+          withinMs: isCancelled(error) ? 4_000 : undefined,
+        })
+      }
+      throw error
+    } finally {
+      cancellation.dispose()
+    }
+    setOutputs(result)
+    await writeSummary(result)
+    if (result.siteId) {
+      core.info(
+        `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
+      )
+    }
+    if (comment) {
+      const state = stateAfter(key, previous, inputs, result, event)
+      const status = result.skipped
+        ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.`
+        : result.siteId
+          ? `✅ Deployed site \`${result.siteId}\`.`
+          : '✅ Provisioned.'
+      await comment.save(commentBody(inputs, event, state, status))
+    }
+  })
+}
+
+function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {
+  const token = core.getInput(Input.GitHubToken)
+  if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository) return undefined
+  if (!token) {
+    core.warning('No github-token: the preview comment is skipped.')
+    return undefined
+  }
+  return stickyComment({
+    token,
+    repository: event.repository,
+    issue: event.pullRequest.number,
+    key,
+    logger: actionsLogger,
+  })
+}
+
+function stateAfter(
+  key: string,
+  previous: PreviewState | undefined,
+  inputs: DeployInputs,
+  result: DeployResult,
+  event: RunEvent,
+): PreviewState {
+  const { manifest } = result
+  return nextState(key, previous, {
+    namespaceId: result.provisioned.namespaceId,
+    namespaceNameId: inputs.namespace?.nameId,
+    domain: result.provisioned.domain,
+    completed:
+      result.siteId && manifest && !result.skipped
+        ? {
+            siteId: result.siteId,
+            uploadId: result.uploadId,
+            siteName: inputs.siteName,
+            digest: manifest.digest,
+            fileCount: manifest.fileCount,
+            totalBytes: manifest.totalBytes,
+            commit: event.pullRequest?.headSha,
+          }
+        : undefined,
+  })
+}
+
+function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState, status: string): string {
+  const name = inputs.namespace?.nameId ?? inputs.namespaceId ?? inputs.siteName
+  return renderComment({
+    title: `gamehost preview: ${name}`,
+    status,
+    state,
+    namespaceNameId: inputs.namespace?.nameId,
+    runUrl: event.runUrl,
+    repositoryUrl: event.repositoryUrl,
+    commit: event.pullRequest?.headSha,
+  })
+}
+
+/** The event payload, read as @actions/github's context reads it, without loading Octokit. */
+function readPayload(): unknown {
+  const file = process.env.GITHUB_EVENT_PATH
+  if (!file) return undefined
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown
+  } catch {
+    return undefined
+  }
+}

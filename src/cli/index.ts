@@ -1,0 +1,517 @@
+#!/usr/bin/env node
+// gamehost: the command-line client, for CI systems other than GitHub Actions and for laptops. Each
+// subcommand drives the same core as the action of the same name (deploy.ts, servers.ts, lobby.ts,
+// avatars.ts, validate.ts); its flags are the action's input names. Exit codes: 0 success, 1 failure,
+// 2 bad usage.
+
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
+import { validationTitle } from '../api/rules.ts'
+import { avatarsOperation } from '../operations/avatars.ts'
+import type { Connection, GetInput } from '../inputs/common.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import {
+  ActionName,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Input,
+  Output,
+  MAX_CONCURRENCY,
+  MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
+  TOKEN_ENV,
+} from '../inputs/constants.ts'
+import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
+import { deploy, partialResult, type DeployResult } from '../deploy/pipeline.ts'
+import { deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
+import { runEmulatorCommand } from '../emulator/command.ts'
+import { readInputs, type RunContext } from '../inputs/deploy.ts'
+import { lobbyOperation } from '../operations/lobby.ts'
+import type { Operation, OutputValue } from '../operations/operation.ts'
+import { renderText, type Report } from '../common/report.ts'
+import { serversOperation } from '../operations/servers.ts'
+import { cliGlob } from './glob.ts'
+import { terminalLogger, type TerminalLogger } from './terminal.ts'
+import { validateOperation } from '../operations/validate.ts'
+import packageJson from '../../package.json' with { type: 'json' }
+
+const EXIT_OK = 0
+const EXIT_FAILURE = 1
+const EXIT_USAGE = 2
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+const EXIT_CANCELLED = 130
+
+type FlagType = 'string' | 'boolean' | 'list'
+
+interface Flag {
+  name: string
+  type: FlagType
+  /** Placeholder of the value in --help. */
+  value?: string
+  help: string
+}
+
+interface Command {
+  name: string
+  /** One line in `gamehost --help`. */
+  summary: string
+  /** What `gamehost <command> --help` says it does. */
+  description: string
+  flags: Flag[]
+  examples: string[]
+  /** Runs the command with its parsed flags; resolves with the exit code. */
+  run(flags: Flags, io: RunIO): Promise<number>
+}
+
+type Flags = Record<string, string | boolean | string[] | undefined>
+
+interface RunIO {
+  logger: TerminalLogger
+  json: boolean
+  interactive: boolean
+}
+
+const flag = (name: string, type: FlagType, help: string, value?: string): Flag => ({
+  name,
+  type,
+  help,
+  value,
+})
+
+const CONNECTION_FLAGS: Flag[] = [
+  flag(Input.ApiUrl, 'string', 'Base URL of the service (required)', 'url'),
+  flag(Input.Token, 'string', `The service token; default the ${TOKEN_ENV} environment variable`, 'token'),
+  flag(Input.GameId, 'string', 'The id of the game (required)', 'id'),
+]
+
+const OUTPUT_FLAGS: Flag[] = [
+  flag('json', 'boolean', "Print one JSON document with the action's outputs instead of text"),
+  flag('verbose', 'boolean', 'Show debug lines (each request made)'),
+  flag('help', 'boolean', 'Show this help'),
+]
+
+const MATCHMAKER_FLAGS: Flag[] = [
+  flag(Input.LobbyCountMax, 'string', 'Matchmaker config: lobby_count_max (with --max-players)', 'n'),
+  flag(Input.MaxPlayers, 'string', 'Matchmaker config: max_players (with --lobby-count-max)', 'n'),
+]
+
+const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id my-game'
+
+const DEPLOY: Command = {
+  name: ActionName.Deploy,
+  summary: 'Deploy a built site: namespace, domain, matchmaker check, upload',
+  description:
+    'Collect and hash the files of --path, create the namespace (--namespace), add the domain, have the service\n' +
+    'validate the matchmaker config, then upload every file to a new CDN site: what the deploy action does.',
+  flags: [
+    ...CONNECTION_FLAGS,
+    flag(Input.Path, 'string', 'Folder of the built site; without it, only provision', 'dir'),
+    flag(
+      Input.Files,
+      'list',
+      'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
+      'glob',
+    ),
+    flag(Input.IncludeHidden, 'boolean', 'Upload hidden files and folders (.env, .git/) too'),
+    flag(
+      Input.SiteName,
+      'string',
+      'Display name of the site (default: repository, branch and short sha)',
+      'name',
+    ),
+    flag(Input.Namespace, 'string', 'name_id of the namespace to use, created when absent', 'name-id'),
+    flag(Input.NamespaceDisplayName, 'string', 'Display name of the created namespace', 'name'),
+    flag(
+      Input.VersionId,
+      'string',
+      "Version a created namespace starts on (default: the game's latest)",
+      'id',
+    ),
+    flag(Input.NamespaceId, 'string', 'An existing namespace to work on, checked to be in the game', 'id'),
+    flag(Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
+    ...MATCHMAKER_FLAGS,
+    flag(
+      Input.Concurrency,
+      'string',
+      `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+      'n',
+    ),
+    flag(
+      Input.Retries,
+      'string',
+      `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+      'n',
+    ),
+    flag(
+      Input.MaxRetryAfter,
+      'string',
+      `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+      's',
+    ),
+    flag(
+      Input.RequestTimeout,
+      'string',
+      `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+      's',
+    ),
+    flag(
+      Input.DryRun,
+      'boolean',
+      'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+    ),
+    flag(
+      Output.Manifest,
+      'string',
+      'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
+      'file',
+    ),
+    ...OUTPUT_FLAGS,
+  ],
+  examples: [
+    `gamehost deploy ${EXAMPLE_CONNECTION} --path build --dry-run`,
+    `GAMEHOST_TOKEN=... gamehost deploy ${EXAMPLE_CONNECTION} --path build --namespace pr-12 --version-id v1 --domain pr-12.preview.example.com`,
+    `gamehost deploy ${EXAMPLE_CONNECTION} --path build --files '**' --files '!**/*.map' --json`,
+  ],
+  async run(flags, io) {
+    const get = flagReader(flags)
+    const context = get(Input.SiteName).trim() ? {} : runContext(process.env)
+    const inputs = readInputs(get, context)
+    if (!inputs.token && !inputs.dryRun) throw missingToken()
+    // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+      io.logger.close()
+      process.stderr.write('gamehost: quit at once\n')
+      process.exit(EXIT_CANCELLED)
+    })
+    cancellation.signal.addEventListener('abort', () =>
+      io.logger.warning(
+        'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
+      ),
+    )
+    const keepManifest = get(Output.Manifest).trim()
+    // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
+    let result: DeployResult
+    try {
+      result = await deploy(inputs, {
+        logger: io.logger,
+        glob: cliGlob,
+        tempDir,
+        manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
+        // A terminal shows the upload's progress in its status line: update it often.
+        progressIntervalMs: io.interactive ? 250 : undefined,
+        signal: cancellation.signal,
+      })
+    } catch (error) {
+      const partial = partialResult(error)
+      if (!isCancelled(error) && !partial) throw error
+      reportError(io, error)
+      print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial))
+      return isCancelled(error) ? EXIT_CANCELLED : EXIT_FAILURE
+    } finally {
+      cancellation.dispose()
+      await rm(tempDir, { recursive: true, force: true })
+    }
+    // Removed with its folder unless --manifest kept it.
+    if (!keepManifest) result.manifestPath = undefined
+    if (result.siteId)
+      io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
+    print(io, deployOutputs(result), deployReport(result))
+    return EXIT_OK
+  },
+}
+
+const SERVERS: Command = operationCommand(serversOperation, {
+  summary: 'List the game servers of an environment',
+  description:
+    'List the game servers of an environment that have all the given tags, newest first, following the\n' +
+    "service's pages to the last one: what the servers action does.",
+  flags: [
+    flag(Input.EnvironmentId, 'string', 'The environment whose servers to list (required)', 'id'),
+    flag(
+      Input.Tags,
+      'string',
+      'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
+      'json',
+    ),
+    flag(Input.IncludeDestroyed, 'boolean', 'List destroyed servers too'),
+    flag(Input.Limit, 'string', 'At most this many servers, the newest (default all)', 'n'),
+  ],
+  examples: [
+    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id prod`,
+    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id prod --tags '{"region":"eu"}' --include-destroyed --json`,
+  ],
+})
+
+const LOBBY_LOGS: Command = operationCommand(lobbyOperation, {
+  summary: "Show a lobby's status and metrics; exit 1 if it crashed",
+  description:
+    "Show a lobby's status (running or stopped, exit code) and metrics. A lobby that stopped with failed: true\n" +
+    'makes the command exit 1, with its exit code in the message: what the lobby-logs action does.',
+  flags: [
+    flag(Input.NamespaceId, 'string', 'The namespace the lobby runs in (required)', 'id'),
+    flag(Input.LobbyId, 'string', 'The lobby (required)', 'id'),
+    flag(
+      Input.FailIfFailed,
+      'boolean',
+      'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
+    ),
+  ],
+  examples: [`gamehost lobby-logs ${EXAMPLE_CONNECTION} --namespace-id 3f6c2a9e-... --lobby-id 7d4e1a2b-...`],
+})
+
+const AVATARS: Command = operationCommand(avatarsOperation, {
+  summary: "List the game's custom avatars",
+  description: "List the game's custom avatars, complete or still uploading: what the avatars action does.",
+  flags: [],
+  examples: [`gamehost avatars ${EXAMPLE_CONNECTION}`, `gamehost avatars ${EXAMPLE_CONNECTION} --json`],
+})
+
+const VALIDATE: Command = operationCommand(validateOperation, {
+  summary: 'Validate a matchmaker config and/or a group display name',
+  description:
+    'Have the service validate a matchmaker config (against a namespace) and/or a group display name, and\n' +
+    'print its errors with their paths; any error makes the command exit 1: what the validate action does.',
+  flags: [
+    flag(Input.NamespaceId, 'string', 'The namespace to validate the matchmaker config against', 'id'),
+    ...MATCHMAKER_FLAGS,
+    flag(Input.GroupDisplayName, 'string', 'A group display name to validate', 'name'),
+    flag(
+      Input.FailOnError,
+      'boolean',
+      'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
+    ),
+  ],
+  examples: [
+    `gamehost validate ${EXAMPLE_CONNECTION} --namespace-id 3f6c2a9e-... --lobby-count-max 64 --max-players 16`,
+    `gamehost validate ${EXAMPLE_CONNECTION} --group-display-name 'Night Owls' --json`,
+  ],
+})
+
+const EMULATOR_SUMMARY = 'Run a local emulator of the service'
+
+const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE]
+
+/** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
+function operationCommand<I extends Connection, R>(
+  operation: Operation<I, R>,
+  spec: { summary: string; description: string; flags: Flag[]; examples: string[] },
+): Command {
+  return {
+    name: operation.name,
+    summary: spec.summary,
+    description: spec.description,
+    flags: [...CONNECTION_FLAGS, ...spec.flags, ...OUTPUT_FLAGS],
+    examples: spec.examples,
+    async run(flags, io) {
+      const inputs = operation.read(flagReader(flags), { missingToken })
+      const result = await operation.run(inputs, { logger: io.logger })
+      print(io, operation.outputs(result), operation.report(result, inputs))
+      const failure = operation.failure?.(result, inputs)
+      if (!failure) return EXIT_OK
+      reportError(io, failure)
+      return EXIT_FAILURE
+    },
+  }
+}
+
+/** Reads an input by name from the flags: lists joined by lines, booleans as text, the token from the env too. */
+function flagReader(flags: Flags): GetInput {
+  return (name) => {
+    const value = flags[name]
+    if (name === Input.Token && (value === undefined || value === '')) return process.env[TOKEN_ENV] ?? ''
+    if (value === undefined) return ''
+    if (Array.isArray(value)) return value.join('\n')
+    return String(value)
+  }
+}
+
+function missingToken(): UsageError {
+  return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${Input.Token})`)
+}
+
+/** The outputs as one JSON document, or the report as text, on standard output. */
+function print(io: RunIO, outputs: Record<string, OutputValue>, report: Report): void {
+  io.logger.close()
+  process.stdout.write(io.json ? JSON.stringify(outputs, null, 2) + '\n' : '\n' + renderText(report))
+}
+
+function reportError(io: RunIO, error: unknown): void {
+  if (error instanceof ValidationFailedError) {
+    for (const problem of error.problems)
+      io.logger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
+  }
+  io.logger.error(errorMessage(error))
+}
+
+/**
+ * Where the deploy runs from, for the default site name (`<repository> <branch> <short sha>`, as the
+ * action names it): GitHub's or GitLab's variables, else git's answer, else nothing (a dated name).
+ */
+function runContext(env: NodeJS.ProcessEnv): RunContext {
+  if (env.GITHUB_REPOSITORY)
+    return { repository: env.GITHUB_REPOSITORY, ref: env.GITHUB_REF, sha: env.GITHUB_SHA }
+  if (env.CI_PROJECT_PATH)
+    return { repository: env.CI_PROJECT_PATH, ref: env.CI_COMMIT_REF_NAME, sha: env.CI_COMMIT_SHA }
+  try {
+    // --abbrev-ref applies to the revisions after it: the sha first, then the branch name.
+    const [top, sha, branch] = execFileSync(
+      'git',
+      ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 5000,
+      },
+    ).split('\n')
+    return {
+      repository: top ? path.basename(top) : undefined,
+      ref: branch === 'HEAD' ? undefined : branch,
+      sha,
+    }
+  } catch {
+    return {}
+  }
+}
+
+/** The input names that open a message, as the flags they are here: `game-id is required` -> `--game-id is required`. */
+function asFlags(command: Command, message: string): string {
+  const names = new Set(command.flags.map((f) => f.name))
+  return message.replace(/^[a-z-]+(?=[ :,])/, (name) => (names.has(name) ? `--${name}` : name))
+}
+
+function commandHelp(command: Command): string {
+  const label = (f: Flag) => {
+    if (f.name === 'help') return '-h, --help'
+    // Booleans that default to true are turned off with --no-<name>.
+    const name = f.name === Input.FailIfFailed || f.name === Input.FailOnError ? `[no-]${f.name}` : f.name
+    return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`
+  }
+  const width = Math.max(...command.flags.map((f) => label(f).length))
+  return [
+    `Usage: gamehost ${command.name} [flags]`,
+    '',
+    command.description,
+    '',
+    'Flags (the names of the action inputs):',
+    ...command.flags.map((f) => `  ${label(f).padEnd(width)}  ${f.help}`),
+    '',
+    'Examples:',
+    ...command.examples.map((example) => `  ${example}`),
+    '',
+    `The token is read from ${TOKEN_ENV} when --token is not given.`,
+    'Exit codes: 0 success, 1 failure, 2 bad usage.',
+  ].join('\n')
+}
+
+function mainHelp(): string {
+  const rows: Array<[string, string]> = [
+    ...COMMANDS.map((c): [string, string] => [c.name, c.summary]),
+    ['emulator', EMULATOR_SUMMARY],
+  ]
+  return [
+    'Usage: gamehost <command> [flags]',
+    '',
+    'Deploy a game to the game hosting service and query it: the GitHub actions of gamehost, from any shell.',
+    '',
+    'Commands:',
+    ...rows.map(([name, summary]) => `  ${name.padEnd(12)}${summary}`),
+    '',
+    "Run 'gamehost <command> --help' for its flags. The token is read from the",
+    `${TOKEN_ENV} environment variable (or --token). Exit codes: 0 success, 1 failure, 2 bad usage.`,
+  ].join('\n')
+}
+
+/** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */
+export async function main(args: string[]): Promise<number | undefined> {
+  const [name, ...rest] = args
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined
+    const text = topic ? commandHelp(topic) : mainHelp()
+    if (name === undefined) {
+      process.stderr.write(text + '\n')
+      return EXIT_USAGE
+    }
+    process.stdout.write(text + '\n')
+    return EXIT_OK
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`gamehost ${packageJson.version}\n`)
+    return EXIT_OK
+  }
+  if (name === 'emulator') {
+    return runEmulatorCommand(
+      rest,
+      { out: (line) => console.log(line), err: (line) => console.error(line) },
+      'gamehost emulator',
+    )
+  }
+  const command = COMMANDS.find((c) => c.name === name)
+  if (!command) {
+    process.stderr.write(`gamehost: unknown command '${name}'\n\n${mainHelp()}\n`)
+    return EXIT_USAGE
+  }
+
+  let flags: Flags
+  try {
+    flags = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+      options: Object.fromEntries(
+        command.flags.map((f) => [
+          f.name,
+          f.type === 'list'
+            ? { type: 'string', multiple: true }
+            : f.type === 'boolean'
+              ? { type: 'boolean', ...(f.name === 'help' ? { short: 'h' } : {}) }
+              : { type: 'string' },
+        ]),
+      ),
+    }).values as Flags
+  } catch (error) {
+    process.stderr.write(
+      `gamehost ${command.name}: ${errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`,
+    )
+    return EXIT_USAGE
+  }
+  if (flags.help) {
+    process.stdout.write(commandHelp(command) + '\n')
+    return EXIT_OK
+  }
+
+  const verbose = flags.verbose === true
+  const logger = terminalLogger({ stream: process.stderr, verbose })
+  const io: RunIO = { logger, json: flags.json === true, interactive: process.stderr.isTTY === true }
+  try {
+    return await command.run(flags, io)
+  } catch (error) {
+    logger.close()
+    if (error instanceof UsageError) {
+      process.stderr.write(
+        `gamehost ${command.name}: ${asFlags(command, errorMessage(error))}\n` +
+          `Run 'gamehost ${command.name} --help' for the flags.\n`,
+      )
+      return EXIT_USAGE
+    }
+    reportError(io, error)
+    return EXIT_FAILURE
+  } finally {
+    logger.close()
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code
+  },
+  (error: unknown) => {
+    console.error(`gamehost: ${errorMessage(error)}`)
+    process.exitCode = EXIT_FAILURE
+  },
+)

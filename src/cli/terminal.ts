@@ -1,0 +1,135 @@
+// The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
+// log with a spinner, the phase's elapsed time and the upload's progress.
+
+import type { Logger } from '../common/logger.ts'
+
+export interface TerminalStream {
+  write(text: string): unknown
+  isTTY?: boolean
+  /** The terminal's width: the status line is cut to it, so that it never wraps. */
+  columns?: number
+}
+
+export interface TerminalOptions {
+  stream: TerminalStream
+  /** A terminal: redraw a status line in place. Default stream.isTTY. */
+  interactive?: boolean
+  /** ANSI colours. Default: interactive and NO_COLOR unset. */
+  color?: boolean
+  /** Show debug lines. */
+  verbose?: boolean
+  /** Milliseconds between redraws of the status line. */
+  frameMs?: number
+  now?: () => number
+}
+
+export interface TerminalLogger extends Logger {
+  /** Clears the status line and stops its timer. */
+  close(): void
+}
+
+/**
+ * The periodic line of the upload (progress.ts): `Uploaded files n/N, x/y, rate, ETA`. On a terminal it
+ * updates the status line instead of adding a line; the latest one goes into the log when another
+ * line follows or the phase ends.
+ */
+export const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+
+export function terminalLogger(options: TerminalOptions): TerminalLogger {
+  const { stream } = options
+  const interactive = options.interactive ?? stream.isTTY === true
+  const color = options.color ?? (interactive && !process.env.NO_COLOR)
+  const now = options.now ?? Date.now
+  const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text)
+
+  let depth = 0
+  let phase: { name: string; started: number; progress: string | undefined } | undefined
+  let frame = 0
+  let timer: NodeJS.Timeout | undefined
+  let statusShown = false
+
+  const clearStatus = () => {
+    if (statusShown) stream.write('\r\x1b[2K')
+    statusShown = false
+  }
+  const drawStatus = () => {
+    if (!interactive || !phase) return
+    const seconds = ((now() - phase.started) / 1000).toFixed(1)
+    const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
+    let status = `${phase.name} ${seconds} s${detail}`
+    if (stream.columns && status.length > stream.columns - 3)
+      status = status.slice(0, stream.columns - 4) + '…'
+    stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
+    statusShown = true
+  }
+  const write = (text: string) => {
+    const indent = '  '.repeat(depth)
+    stream.write(
+      text
+        .split('\n')
+        .map((part) => indent + part)
+        .join('\n') + '\n',
+    )
+  }
+  const line = (text: string) => {
+    clearStatus()
+    // The progress shown in the status line goes into the log before the line that follows it.
+    if (phase?.progress) {
+      write(phase.progress)
+      phase.progress = undefined
+    }
+    write(text)
+    drawStatus()
+  }
+
+  return {
+    info(message) {
+      if (interactive && phase && PROGRESS_LINE.test(message)) {
+        phase.progress = message
+        drawStatus()
+        return
+      }
+      line(message)
+    },
+    warning(message, annotation) {
+      line(`${paint('33', 'warning:')} ${annotation?.title ? `${annotation.title}: ` : ''}${message}`)
+    },
+    error(message, annotation) {
+      line(`${paint('31', 'error:')} ${annotation?.title ? `${annotation.title}: ` : ''}${message}`)
+    },
+    debug(message) {
+      if (options.verbose) line(paint('2', `debug: ${message}`))
+    },
+    async group(name, fn) {
+      line(paint('1', `> ${name}`))
+      const outer = phase
+      phase = { name, started: now(), progress: undefined }
+      const current = phase
+      depth++
+      if (interactive && !timer) {
+        timer = setInterval(drawStatus, options.frameMs ?? 100)
+        timer.unref()
+      }
+      drawStatus()
+      try {
+        return await fn()
+      } finally {
+        phase = outer
+        if (current.progress) line(current.progress)
+        depth--
+        if (!phase) {
+          clearStatus()
+          if (timer) clearInterval(timer)
+          timer = undefined
+        }
+      }
+    },
+    close() {
+      clearStatus()
+      if (timer) clearInterval(timer)
+      timer = undefined
+    },
+  }
+}

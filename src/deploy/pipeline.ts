@@ -1,0 +1,268 @@
+import path from 'node:path'
+import type { Dispatcher } from 'undici'
+import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
+import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import { SITE_BYTES_LIMIT } from '../api/rules.ts'
+import {
+  buildManifest,
+  fileDescriptors,
+  hashArtifacts,
+  scanArtifacts,
+  writeManifest,
+  type ArtifactFile,
+  type Globber,
+  type Manifest,
+} from './files.ts'
+import { UsageError } from '../api/errors.ts'
+import { Input } from '../inputs/constants.ts'
+import type { DeployInputs } from '../inputs/deploy.ts'
+import { formatBytes } from '../common/format.ts'
+import type { Logger } from '../common/logger.ts'
+import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
+import { uploadParts, type UploadResult } from './upload.ts'
+
+export interface DeployResult {
+  dryRun: boolean
+  /** The files equal the last completed site of this preview: no site was created, siteId is that one. */
+  skipped: boolean
+  siteName: string
+  siteId: string | undefined
+  uploadId: string | undefined
+  provisioned: Provisioned
+  /** Undefined when no `path` was given (provisioning only). */
+  manifest: Manifest | undefined
+  manifestPath: string | undefined
+  upload: UploadResult | undefined
+  /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
+  plannedParts: number
+  durationMs: number
+}
+
+/** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
+export interface PreviousSite {
+  siteId?: string
+  uploadId?: string
+  digest?: string
+  commit?: string
+}
+
+export interface DeployDependencies {
+  logger: Logger
+  /** Lists the files that `files` selects (see Globber). */
+  glob: Globber
+  /** Where the manifest file goes (RUNNER_TEMP in the action). */
+  tempDir: string
+  /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
+  manifestFile?: string
+  dispatcher?: Dispatcher
+  retry?: Partial<RetryPolicy>
+  progressIntervalMs?: number
+  /** The last completed site of this preview and its digest (for skip-unchanged only). */
+  previous?: PreviousSite
+  /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
+  onNamespace?: (namespaceId: string) => void
+  /** Cancels the deploy: nothing new starts, requests in flight are aborted, the upload is never completed. */
+  signal?: AbortSignal
+}
+
+const partials = new WeakMap<object, DeployResult>()
+
+/**
+ * What a deploy that threw had done before it failed (the namespace, the site it created), or
+ * undefined when it failed before anything was sent.
+ */
+export function partialResult(error: unknown): DeployResult | undefined {
+  return typeof error === 'object' && error !== null ? partials.get(error) : undefined
+}
+
+/**
+ * The deploy: collect and hash the files (nothing is created before every local check passed),
+ * provision the namespace, create the CDN site, upload every part, complete the upload.
+ */
+export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
+  const { logger } = deps
+  if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
+    throw new UsageError(
+      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+    )
+  }
+  const retry = retryPolicy({
+    retries: inputs.retries,
+    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    signal: deps.signal,
+    ...deps.retry,
+  })
+  const { signal } = deps
+  const started = retry.now()
+
+  // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
+  // build; otherwise the files are hashed while they upload, from the same reads.
+  const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
+  let files: ArtifactFile[] | undefined
+  let manifest: Manifest | undefined
+  if (inputs.path) {
+    const root = inputs.path
+    files = await logger.group('Collect files', async () => {
+      const found = await scanArtifacts({
+        root,
+        patterns: inputs.files,
+        glob: deps.glob,
+        includeHidden: inputs.includeHidden,
+        logger,
+        sizeLimit: {
+          bytes: SITE_BYTES_LIMIT,
+          message: (total) =>
+            `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+        },
+      })
+      logger.info(`${found.length} files, ${formatBytes(found.reduce((sum, f) => sum + f.size, 0))}`)
+      if (digestFirst) {
+        await hashArtifacts(found)
+        manifest = buildManifest(found)
+        logger.info(`Digest ${manifest.digest}`)
+      }
+      return found
+    })
+  }
+  checkMatchmakerConfig(inputs.matchmaker)
+  signal?.throwIfAborted()
+  // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+  const plannedParts = files?.length ?? 0
+
+  const result: DeployResult = {
+    dryRun: inputs.dryRun,
+    skipped: false,
+    siteName: inputs.siteName,
+    siteId: undefined,
+    uploadId: undefined,
+    provisioned: {
+      nameId: inputs.namespace?.nameId,
+      namespaceId: inputs.namespaceId,
+      namespaceCreated: false,
+      // Known to be attached only once provisioning is done (a dry run plans it).
+      domain: inputs.dryRun ? inputs.domain : undefined,
+      matchmakerValidated: false,
+    },
+    manifest: undefined,
+    manifestPath: undefined,
+    upload: undefined,
+    plannedParts,
+    durationMs: 0,
+  }
+
+  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  const saveManifest = async (complete: Manifest) => {
+    result.manifest = complete
+    result.manifestPath = await writeManifest(complete, manifestFile)
+    logger.info(`Manifest written to ${result.manifestPath}`)
+  }
+  if (manifest) await saveManifest(manifest)
+
+  if (inputs.dryRun) {
+    await logger.group('Plan (dry run: nothing is created)', () =>
+      Promise.resolve(logPlan(inputs, result, logger)),
+    )
+    result.durationMs = retry.now() - started
+    return result
+  }
+
+  const dispatcher = deps.dispatcher ?? createAgent()
+  try {
+    signal?.throwIfAborted()
+    const client = new ServiceClient({
+      baseUrl: inputs.apiUrl,
+      token: inputs.token,
+      dispatcher,
+      logger,
+      retry,
+      // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+      requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+      signal,
+    })
+    if (inputs.namespace || inputs.namespaceId) {
+      result.provisioned = await logger.group('Provision', () =>
+        provision(client, inputs, logger, (id) => {
+          // Known before provisioning ends: a failure or cancellation later on still reports it.
+          result.provisioned.namespaceId = id
+          deps.onNamespace?.(id)
+        }),
+      )
+    }
+    signal?.throwIfAborted()
+    const previous = deps.previous
+    if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+      result.skipped = true
+      result.siteId = previous.siteId
+      result.uploadId = previous.uploadId
+      logger.info(
+        `The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
+          `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`,
+      )
+    } else if (files) {
+      const siteFiles = files
+      await logger.group('Upload', async () => {
+        signal?.throwIfAborted()
+        const site = await client.createCdnSite(inputs.gameId, {
+          display_name: inputs.siteName,
+          files: fileDescriptors(siteFiles),
+        })
+        result.siteId = site.site_id
+        result.uploadId = site.upload_id
+        logger.info(
+          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+            `for ${siteFiles.length} files, ` +
+            `up to ${inputs.concurrency} at a time`,
+        )
+        result.upload = await uploadParts({
+          files: siteFiles,
+          hash: !manifest,
+          requests: site.presigned_requests,
+          dispatcher,
+          concurrency: inputs.concurrency,
+          retry,
+          requestTimeoutMs: inputs.requestTimeoutMs,
+          logger,
+          progressIntervalMs: deps.progressIntervalMs,
+          signal,
+        })
+        if (!result.manifest) {
+          await saveManifest(buildManifest(siteFiles))
+          logger.info(`Digest ${result.manifest!.digest}`)
+        }
+        // A cancelled upload is never completed: the site stays empty rather than half there.
+        signal?.throwIfAborted()
+        await client.completeUpload(site.upload_id)
+        logger.info(
+          `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
+        )
+      })
+    }
+  } catch (error) {
+    result.durationMs = retry.now() - started
+    if (typeof error === 'object' && error !== null) partials.set(error, result)
+    throw error
+  } finally {
+    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
+    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
+  }
+  result.durationMs = retry.now() - started
+  return result
+}
+
+function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
+  if (inputs.namespace)
+    logger.info(
+      `Would use namespace ${inputs.namespace.nameId}, or create it on version ` +
+        `${inputs.namespace.versionId ?? "the game's latest"} when the game has none of that name`,
+    )
+  else if (inputs.namespaceId) logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`)
+  if (inputs.domain) logger.info(`Would add domain ${inputs.domain} unless the namespace has it`)
+  if (inputs.matchmaker) logger.info('Would validate the matchmaker config with the service')
+  if (result.manifest) {
+    logger.info(
+      `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
+        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
+    )
+  }
+}

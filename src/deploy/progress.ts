@@ -1,0 +1,66 @@
+import { formatBytes } from '../common/format.ts'
+import type { Logger } from '../common/logger.ts'
+
+export interface Progress {
+  addBytes(count: number): void
+  /** A part of the file at `path` is stored; the file is done with its `of`-th. */
+  partDone(path: string, of: number): void
+  stop(): void
+}
+
+export interface ProgressOptions {
+  files: number
+  bytes: number
+  logger: Pick<Logger, 'info'>
+  now: () => number
+  intervalMs: number
+}
+
+/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
+export function createProgress(options: ProgressOptions): Progress {
+  const started = options.now()
+  // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+  const partsLeft = new Map<string, number>()
+  let bytes = 0
+  let filesDone = 0
+  const line = () => {
+    const seconds = Math.max((options.now() - started) / 1000, 0.001)
+    const rate = bytes / seconds
+    // The later of two estimates: by bytes, and by files (many small files are slow by their round
+    // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+    const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity
+    const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0
+    const eta = Math.max(byBytes, byFiles)
+    return (
+      `Uploaded files ${filesDone}/${options.files}, ` +
+      `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`
+    )
+  }
+  const timer = setInterval(() => options.logger.info(line()), options.intervalMs)
+  timer.unref()
+  return {
+    addBytes: (count) => void (bytes += count),
+    partDone: (path, of) => {
+      if (of <= 1) {
+        filesDone++
+        return
+      }
+      const left = (partsLeft.get(path) ?? of) - 1
+      if (left === 0) {
+        partsLeft.delete(path)
+        filesDone++
+      } else partsLeft.set(path, left)
+    },
+    stop: () => {
+      clearInterval(timer)
+      options.logger.info(line())
+    },
+  }
+}
+
+function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'ETA unknown'
+  if (seconds < 1) return 'ETA 0 s'
+  if (seconds < 120) return `ETA ${Math.ceil(seconds)} s`
+  return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`
+}

@@ -1,0 +1,222 @@
+import type { ServiceClient } from '../api/client.ts'
+import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
+import { describeValidationPath, matchmakerConfigProblems } from '../api/rules.ts'
+import type { NamespaceSummary, ValidationError, VersionSummary } from '../api/types.ts'
+import { Input } from '../inputs/constants.ts'
+import type { DeployInputs } from '../inputs/deploy.ts'
+import type { Logger } from '../common/logger.ts'
+
+export interface Provisioned {
+  /** The name_id of the namespace found or created (namespace input). */
+  nameId: string | undefined
+  namespaceId: string | undefined
+  /** Created by this run; false when the service already had it (found by name_id, or namespace-id). */
+  namespaceCreated: boolean
+  domain: string | undefined
+  matchmakerValidated: boolean
+}
+
+/**
+ * Applies the service's matchmaker rules before anything is created: the service can only validate
+ * a config against a namespace, and a namespace the deploy is about to create does not exist yet.
+ */
+export function checkMatchmakerConfig(matchmaker: DeployInputs['matchmaker']): void {
+  if (!matchmaker) return
+  const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
+  if (problems.length) throw matchmakerError(problems.map((path) => ({ path })))
+}
+
+/**
+ * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
+ * validate the matchmaker config. Everything that decides where the bytes go is read from the
+ * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
+ * `onNamespace` hears of the namespace as soon as it is known.
+ */
+export async function provision(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  logger: Logger,
+  onNamespace?: (namespaceId: string) => void,
+): Promise<Provisioned> {
+  let namespaceId: string | undefined
+  let namespaceCreated = false
+  if (inputs.namespaceId) {
+    namespaceId = await checkNamespaceId(client, inputs, logger)
+  } else if (inputs.namespace) {
+    ;({ namespaceId, created: namespaceCreated } = await getOrCreateNamespace(client, inputs, logger))
+  }
+  if (namespaceId) onNamespace?.(namespaceId)
+  if (inputs.domain && namespaceId)
+    await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
+  let matchmakerValidated = false
+  if (inputs.matchmaker && namespaceId) {
+    const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
+      lobby_count_max: inputs.matchmaker.lobbyCountMax,
+      max_players: inputs.matchmaker.maxPlayers,
+    })
+    if (errors.length) throw matchmakerError(errors)
+    matchmakerValidated = true
+    logger.info(
+      `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
+    )
+  }
+  return {
+    nameId: inputs.namespace?.nameId,
+    namespaceId,
+    namespaceCreated,
+    domain: inputs.domain,
+    matchmakerValidated,
+  }
+}
+
+/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
+async function checkNamespaceId(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  logger: Logger,
+): Promise<string> {
+  const namespaceId = inputs.namespaceId!
+  const { game } = await client.getGame(inputs.gameId)
+  const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
+  if (!found) {
+    throw new UsageError(
+      `${Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
+        `it has ${describeNamespaces(game.namespaces)}`,
+    )
+  }
+  const nameId = inputs.namespace?.nameId
+  if (nameId && found.name_id !== nameId) {
+    throw new UsageError(
+      `${Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${Input.Namespace} says: ` +
+        'give one of the two, or two that agree',
+    )
+  }
+  logger.info(`Using namespace ${found.name_id} (${namespaceId})`)
+  return namespaceId
+}
+
+/**
+ * The namespace whose name_id is `namespace`, created when the game has none. When the create answers
+ * name-id.not-unique, another run created it meanwhile: it is looked up again.
+ */
+async function getOrCreateNamespace(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  logger: Logger,
+): Promise<{ namespaceId: string; created: boolean }> {
+  const { nameId, displayName } = inputs.namespace!
+  const { game } = await client.getGame(inputs.gameId)
+  const existing = game.namespaces.find((namespace) => namespace.name_id === nameId)
+  if (existing) {
+    logger.info(`Namespace ${nameId} exists: using ${existing.namespace_id}`)
+    return { namespaceId: existing.namespace_id, created: false }
+  }
+  const version = chooseVersion(inputs, game.versions)
+  try {
+    const created = await client.createNamespace(inputs.gameId, {
+      name_id: nameId,
+      display_name: displayName,
+      version_id: version.id,
+    })
+    logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`)
+    return { namespaceId: created.namespace_id, created: true }
+  } catch (error) {
+    if (!isNameTaken(error)) throw error
+    const { game: again } = await client.getGame(inputs.gameId)
+    const winner = again.namespaces.find((namespace) => namespace.name_id === nameId)
+    if (!winner) throw error
+    logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`)
+    return { namespaceId: winner.namespace_id, created: false }
+  }
+}
+
+/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
+function chooseVersion(
+  inputs: DeployInputs,
+  versions: readonly VersionSummary[],
+): { id: string; description: string } {
+  const given = inputs.namespace?.versionId
+  if (given) return { id: given, description: given }
+  let latest: VersionSummary | undefined
+  for (const version of versions) {
+    if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts)) latest = version
+  }
+  if (!latest) {
+    throw new UsageError(
+      `${Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
+        `to create it on: publish a version, or pass ${Input.VersionId}`,
+    )
+  }
+  return {
+    id: latest.version_id,
+    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given)`,
+  }
+}
+
+/**
+ * Adds the domain unless the namespace has it. The service answers a domain the namespace has
+ * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
+ * namespace (or another customer) holds it.
+ */
+async function attachDomain(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  domain: string,
+  logger: Logger,
+): Promise<void> {
+  if (await hasDomain(client, gameId, namespaceId, domain)) {
+    logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`)
+    return
+  }
+  try {
+    await client.addNamespaceDomain(gameId, namespaceId, domain)
+    logger.info(`Added domain ${domain} to namespace ${namespaceId}`)
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
+      throw new UsageError(
+        `${Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+          `remove it there first, or choose another ${Input.Domain}. (${error.message})`,
+        { cause: error },
+      )
+    }
+    // A run beside this one may have added it between the read and the add: the service then
+    // answers 500 ERROR. Reading again tells.
+    if (error instanceof ServiceError && error.code === 'ERROR') {
+      if (await hasDomain(client, gameId, namespaceId, domain)) {
+        logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
+        return
+      }
+    }
+    throw error
+  }
+}
+
+async function hasDomain(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  domain: string,
+): Promise<boolean> {
+  const { namespace } = await client.getNamespace(gameId, namespaceId)
+  return namespace.config.cdn.domains.some((entry) => entry.domain === domain)
+}
+
+function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {
+  if (namespaces.length === 0) return 'no namespace'
+  return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ')
+}
+
+function isNameTaken(error: unknown): boolean {
+  if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR') return false
+  const paths = (error.metadata as { errors?: ValidationError[] } | undefined)?.errors
+  if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique')) return true
+  return error.serviceMessage.includes('name-id.not-unique')
+}
+
+function matchmakerError(errors: ValidationError[]): ValidationFailedError {
+  return new ValidationFailedError(
+    'The matchmaker config',
+    errors.map(({ path }) => ({ path, description: describeValidationPath(path) })),
+  )
+}

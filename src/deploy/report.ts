@@ -1,0 +1,130 @@
+// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+import { errorMessage } from '../api/errors.ts'
+import { isCancelled } from '../common/cancel.ts'
+import { Output } from '../inputs/constants.ts'
+import type { DeployResult } from './pipeline.ts'
+import { formatBytes } from '../common/format.ts'
+import type { OutputValue } from '../operations/operation.ts'
+import { heading, keyValueTable, table, text, type Cell, type Report } from '../common/report.ts'
+
+/** The deploy's outputs, by name: null for what this run did not produce. */
+export function deployOutputs(result: DeployResult): Record<string, OutputValue> {
+  return {
+    [Output.SiteId]: result.siteId ?? null,
+    [Output.UploadId]: result.uploadId ?? null,
+    [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+    [Output.FileCount]: result.manifest?.fileCount ?? 0,
+    [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+    [Output.Digest]: result.manifest?.digest ?? null,
+    [Output.Manifest]: result.manifestPath ?? null,
+    [Output.Skipped]: result.skipped,
+  }
+}
+
+/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
+export function deployReport(result: DeployResult): Report {
+  const title = result.dryRun
+    ? 'gamehost deploy plan (dry run)'
+    : result.skipped
+      ? 'gamehost deploy: unchanged, no new site'
+      : 'gamehost deploy'
+  const report: Report = { title, blocks: [keyValueTable(resultRows(result, false))] }
+  const { manifest } = result
+  if (manifest && manifest.fileCount > 0) {
+    const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5)
+    report.blocks.push(
+      heading('Largest files'),
+      table(
+        ['File', 'Size', 'Type'],
+        largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)']),
+      ),
+    )
+  }
+  return report
+}
+
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+export function failureReport(error: unknown, result: DeployResult | undefined): Report {
+  const cancelled = isCancelled(error)
+  const blocks = [
+    text(
+      cancelled
+        ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
+        : `Failed: ${errorMessage(error)}`,
+    ),
+    heading('Done before it'),
+  ]
+  if (result) blocks.push(keyValueTable(resultRows(result, true)))
+  else blocks.push(text('Nothing: it stopped before anything was sent to the service.'))
+  blocks.push(heading('A re-run'), text(rerunText(result)))
+  return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks }
+}
+
+/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
+export function rerunText(result: DeployResult | undefined): string {
+  const sentences: string[] = []
+  const namespaceId = result?.provisioned.namespaceId
+  if (namespaceId) {
+    const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : ''
+    sentences.push(
+      `Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`,
+    )
+  }
+  if (result?.siteId && !result.skipped) {
+    sentences.push(
+      `Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+        'points at it; a re-run creates a new site and uploads every file.',
+    )
+  }
+  if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
+  return sentences.join(' ')
+}
+
+function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]> {
+  const rows: Array<[string, Cell]> = []
+  const { provisioned, manifest, upload } = result
+  if (provisioned.namespaceId) {
+    const name = provisioned.nameId ? `${provisioned.nameId} ` : ''
+    const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing'
+    rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]])
+  } else if (provisioned.nameId) {
+    rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`])
+  }
+  if (provisioned.domain) rows.push(['Domain', provisioned.domain])
+  if (provisioned.matchmakerValidated) rows.push(['Matchmaker config', 'valid'])
+  if (manifest) {
+    const site: Cell = result.skipped
+      ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
+      : result.siteId
+        ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
+        : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`
+    rows.push(['Site', site])
+    rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`])
+    rows.push(['Parts', String(upload?.parts ?? result.plannedParts)])
+    rows.push(['Digest', { code: manifest.digest }])
+  }
+  if (!manifest && result.siteId) {
+    rows.push([
+      'Site',
+      [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+    ])
+  }
+  if (upload) {
+    const seconds = Math.max(upload.durationMs / 1000, 0.001)
+    rows.push([
+      'Upload',
+      `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
+    ])
+  }
+  rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`])
+  return rows
+}
+
+/** The report of a deploy skipped for want of a token. */
+export function skipReport(reason: string): Report {
+  return { title: 'gamehost deploy skipped', blocks: [text(reason)] }
+}

@@ -1,0 +1,149 @@
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+import { UsageError } from '../api/errors.ts'
+import { I32_MAX, isNonNegativeI32 } from '../api/rules.ts'
+import { Input } from './constants.ts'
+
+/** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
+export type GetInput = (name: string) => string
+
+/** Where to call the service, with what token, for which game. */
+export interface Connection {
+  apiUrl: string
+  /** Empty when not given: whether that is an error is for the caller to say (a dry run needs none). */
+  token: string
+  gameId: string
+}
+
+export interface ReadOptions {
+  /** The error for an empty token. Default: the action's, naming the input and a secret. */
+  missingToken?: () => UsageError
+}
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+export function readConnection(get: GetInput, gameIdPurpose = 'the id of the game'): Connection {
+  const apiUrl = get(Input.ApiUrl).trim()
+  if (!apiUrl)
+    throw new UsageError(
+      `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
+    )
+  // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+  if (urlUserInfo(apiUrl) !== undefined) {
+    throw new UsageError(
+      `${Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+        `give the base URL without them, and the secret in ${Input.Token}. (The URL is not shown here.)`,
+    )
+  }
+  let parsedUrl: URL
+  try {
+    parsedUrl = new URL(apiUrl)
+  } catch {
+    throw new UsageError(
+      `${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
+    )
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+    throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
+  }
+  const token = get(Input.Token).trim()
+  const gameId = get(Input.GameId).trim()
+  if (!gameId) throw new UsageError(`${Input.GameId} is required: ${gameIdPurpose}`)
+  return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+export function checkUuid(input: string, id: string): string {
+  if (UUID.test(id)) return id
+  throw new UsageError(
+    `${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`,
+  )
+}
+
+/** A required id input, trimmed and checked as a UUID. */
+export function readRequiredId(get: GetInput, input: string, what: string): string {
+  return checkUuid(input, readRequired(get, input, what))
+}
+
+/** Reads the connection of an action that always calls the service: the token is required. */
+export function readRequiredConnection(get: GetInput, options: ReadOptions = {}): Connection {
+  const connection = readConnection(get)
+  if (!connection.token) throw (options.missingToken ?? missingServiceToken)()
+  return connection
+}
+
+/** Why an empty token fails an action that always calls the service. */
+export function missingServiceToken(): UsageError {
+  return new UsageError(
+    `${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
+  )
+}
+
+/** A required input, trimmed. */
+export function readRequired(get: GetInput, input: string, what: string): string {
+  const value = get(input).trim()
+  if (!value) throw new UsageError(`${input} is required: ${what}`)
+  return value
+}
+
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+export function readBoolean(input: string, raw: string, fallback: boolean): boolean {
+  const text = raw.trim()
+  if (!text) return fallback
+  if (['true', 'True', 'TRUE'].includes(text)) return true
+  if (['false', 'False', 'FALSE'].includes(text)) return false
+  throw new UsageError(`${input} '${text}' must be true or false`)
+}
+
+/** A whole number from min to max; `fallback` when empty. */
+export function readInteger(input: string, raw: string, fallback: number, min: number, max: number): number {
+  return readOptionalInteger(input, raw, min, max) ?? fallback
+}
+
+/** A whole number from min to max, or undefined when empty. */
+export function readOptionalInteger(
+  input: string,
+  raw: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const text = raw.trim()
+  if (!text) return undefined
+  const value = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`)
+  }
+  return value
+}
+
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
+export function readU32(input: string, raw: string): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
+  if (!isNonNegativeI32(value)) {
+    throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
+  }
+  return value
+}
+
+export function readChoice<T extends string>(
+  input: string,
+  raw: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const text = raw.trim()
+  if (!text) return fallback
+  if ((choices as readonly string[]).includes(text)) return text as T
+  throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`)
+}
+
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+export function urlUserInfo(url: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]
+}

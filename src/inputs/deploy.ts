@@ -1,0 +1,242 @@
+import { UsageError } from '../api/errors.ts'
+import {
+  DISPLAY_NAME_MAX_BYTES,
+  NAME_ID_MAX,
+  displayNameProblems,
+  isValidDomain,
+  nameIdProblems,
+} from '../api/rules.ts'
+import {
+  checkUuid,
+  readBoolean,
+  readChoice,
+  readConnection,
+  readInteger,
+  readU32,
+  type Connection,
+  type GetInput,
+} from './common.ts'
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Input,
+  MAX_CONCURRENCY,
+  MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
+} from './constants.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+
+export { readBoolean, type GetInput }
+
+/** Every input of the deploy, read and checked once. */
+export interface DeployInputs extends Connection {
+  /** Folder of the built site; undefined when only provisioning. */
+  path: string | undefined
+  files: string[]
+  includeHidden: boolean
+  siteName: string
+  /**
+   * A namespace to get or create by its name_id. `versionId` is the version it is created on when it
+   * does not exist; undefined means the game's latest version.
+   */
+  namespace: { nameId: string; displayName: string; versionId: string | undefined } | undefined
+  /** An existing namespace to work on, checked with the service to exist in the game. */
+  namespaceId: string | undefined
+  domain: string | undefined
+  matchmaker: { lobbyCountMax: number; maxPlayers: number } | undefined
+  concurrency: number
+  retries: number
+  requestTimeoutMs: number
+  /** The longest retry-after waited; a longer one fails the call at once. */
+  maxRetryAfterMs: number
+  dryRun: boolean
+  /** Reuse the last site of this preview when the build is unchanged. */
+  skipUnchanged: boolean
+  /** What an empty token means: fail the step, skip the deploy, or skip only on fork pull requests. */
+  ifNoToken: 'auto' | 'fail' | 'skip'
+  /** Sticky pull-request comment; the GitHub token is only read by the action. */
+  comment: boolean
+}
+
+/** Where the deploy runs from, for the default site name. */
+export interface RunContext {
+  repository?: string
+  ref?: string
+  sha?: string
+}
+
+/** Reads every input through `get` (core.getInput, or the CLI's flags) and checks it. */
+export function readInputs(get: GetInput, context: RunContext = {}): DeployInputs {
+  const text = (name: string) => get(name).trim()
+  const optional = (name: string) => text(name) || undefined
+  const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
+
+  const { apiUrl, token, gameId } = readConnection(get, 'the id of the game to deploy to')
+
+  const files = get(Input.Files)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+
+  const siteNameInput = optional(Input.SiteName)
+  const siteName = siteNameInput ?? defaultSiteName(context)
+  checkDisplayName(Input.SiteName, siteName)
+
+  const nameId = optional(Input.Namespace)
+  const namespaceIdInput = optional(Input.NamespaceId)
+  const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
+  const versionIdInput = optional(Input.VersionId)
+  const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
+  let namespace: DeployInputs['namespace']
+  if (nameId) {
+    const problem = nameIdProblems(nameId)[0]
+    if (problem) {
+      throw new UsageError(
+        `${Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+          `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
+      )
+    }
+    const displayName = optional(Input.NamespaceDisplayName) ?? nameId
+    checkDisplayName(Input.NamespaceDisplayName, displayName)
+    namespace = { nameId, displayName, versionId }
+  } else if (versionId || optional(Input.NamespaceDisplayName)) {
+    const which = versionId ? Input.VersionId : Input.NamespaceDisplayName
+    throw new UsageError(`${which} is only used with ${Input.Namespace}, which is empty`)
+  }
+  const hasNamespace = Boolean(namespace || namespaceId)
+
+  const domain = optional(Input.Domain)
+  if (domain) {
+    if (!hasNamespace)
+      throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`)
+    if (!isValidDomain(domain)) throw new UsageError(domainProblem(domain))
+  }
+
+  const lobbyCountMax = optional(Input.LobbyCountMax)
+  const maxPlayers = optional(Input.MaxPlayers)
+  let matchmaker: DeployInputs['matchmaker']
+  if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
+    if (lobbyCountMax === undefined || maxPlayers === undefined) {
+      throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
+    }
+    if (!hasNamespace) {
+      throw new UsageError(
+        `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
+      )
+    }
+    matchmaker = {
+      lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+      maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+    }
+  }
+
+  const path = optional(Input.Path)
+  return {
+    apiUrl,
+    token,
+    gameId,
+    path,
+    files: files.length ? files : ['**'],
+    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+    siteName,
+    namespace,
+    namespaceId,
+    domain,
+    matchmaker,
+    concurrency: readInteger(
+      Input.Concurrency,
+      get(Input.Concurrency),
+      DEFAULT_CONCURRENCY,
+      1,
+      MAX_CONCURRENCY,
+    ),
+    retries: readInteger(Input.Retries, get(Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
+    requestTimeoutMs:
+      readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
+      1000,
+    maxRetryAfterMs:
+      readInteger(
+        Input.MaxRetryAfter,
+        get(Input.MaxRetryAfter),
+        DEFAULT_MAX_RETRY_AFTER_SECONDS,
+        0,
+        MAX_RETRY_AFTER_SECONDS,
+      ) * 1000,
+    dryRun,
+    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
+    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
+    comment: readBoolean(Input.Comment, get(Input.Comment), true),
+  }
+}
+
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+export function readPullRequestNumber(get: GetInput): number | undefined {
+  const value = get(Input.PullRequest).trim()
+  if (!value) return undefined
+  if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+    throw new UsageError(
+      `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+        'saved, digits only (see the README on previews of forks)',
+    )
+  }
+  return Number(value)
+}
+
+/** Why an empty token fails the step. */
+export function missingTokenError(): UsageError {
+  return new UsageError(
+    `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+      `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`,
+  )
+}
+
+/**
+ * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
+ * single spaces, at most 128 bytes.
+ */
+export function defaultSiteName(context: RunContext): string {
+  const repo = context.repository?.split('/').pop()
+  const ref = context.ref
+    ?.replace(/^refs\/heads\//, '')
+    .replace(/^refs\/tags\//, '')
+    .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1')
+  const sha = context.sha?.slice(0, 7)
+  const parts = [repo, ref, sha].filter((p): p is string => Boolean(p))
+  const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
+    .replace(/\s+/g, ' ')
+    .trim()
+  return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim()
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  let out = ''
+  for (const char of text) {
+    if (Buffer.byteLength(out + char) > maxBytes) break
+    out += char
+  }
+  return out
+}
+
+function checkDisplayName(input: string, value: string): void {
+  const problem = displayNameProblems(value)[0]
+  if (!problem) return
+  const why =
+    problem === 'too-long'
+      ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
+      : problem === 'too-short'
+        ? 'is empty'
+        : 'has whitespace the service refuses'
+  throw new UsageError(
+    `${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
+  )
+}
+
+function domainProblem(domain: string): string {
+  const base = `${Input.Domain} '${domain}'`
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
+    return `${base} has a protocol: give the host name only, like play.example.com`
+  if (domain.includes('/')) return `${base} has a path: give the host name only, like play.example.com`
+  if (/[A-Z]/.test(domain))
+    return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`
+  return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`
+}

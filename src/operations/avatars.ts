@@ -1,0 +1,61 @@
+// The avatars operation: the game's custom avatars, complete or still uploading.
+
+import type { CustomAvatarSummary } from '../api/types.ts'
+import { readRequiredConnection, type Connection } from '../inputs/common.ts'
+import { ActionName, AvatarsOutput } from '../inputs/constants.ts'
+import { formatBytes } from '../common/format.ts'
+import { withClient, type Operation } from './operation.ts'
+import { table, text, type ReportBlock } from '../common/report.ts'
+
+export interface AvatarsResult {
+  avatars: CustomAvatarSummary[]
+  /** Avatars whose upload is complete (only these have a url). */
+  completeCount: number
+}
+
+export const avatarsOperation: Operation<Connection, AvatarsResult> = {
+  name: ActionName.Avatars,
+
+  read(get, options) {
+    return readRequiredConnection(get, options)
+  },
+
+  async run(inputs, context) {
+    const { custom_avatars: avatars } = await withClient(inputs, context, (client) =>
+      client.listCustomAvatars(inputs.gameId),
+    )
+    const completeCount = avatars.filter((avatar) => avatar.complete).length
+    context.logger.info(`${avatars.length} custom avatars, ${completeCount} complete`)
+    return { avatars, completeCount }
+  },
+
+  outputs(result) {
+    return {
+      [AvatarsOutput.CustomAvatars]: result.avatars,
+      [AvatarsOutput.Count]: result.avatars.length,
+      [AvatarsOutput.CompleteCount]: result.completeCount,
+    }
+  },
+
+  report(result) {
+    const blocks: ReportBlock[] = result.avatars.length
+      ? [
+          table(
+            ['Avatar', 'Upload', 'Size', 'Created', 'Complete', 'URL'],
+            result.avatars.map((avatar) => [
+              avatar.display_name,
+              { code: avatar.upload_id },
+              formatBytes(avatar.content_length),
+              avatar.create_ts,
+              avatar.complete ? 'yes' : 'no (uploading)',
+              avatar.url ?? '—',
+            ]),
+          ),
+        ]
+      : [text('The game has no custom avatars.')]
+    return {
+      title: `gamehost avatars: ${result.avatars.length} (${result.completeCount} complete)`,
+      blocks,
+    }
+  },
+}

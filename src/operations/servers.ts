@@ -1,0 +1,220 @@
+// The servers operation: every game server of an environment that matches a tag filter, across the
+// service's pages.
+
+import type { ServiceClient } from '../api/client.ts'
+import { UsageError } from '../api/errors.ts'
+import { serverTagsProblem } from '../api/rules.ts'
+import type { Server } from '../api/types.ts'
+import {
+  readBoolean,
+  readOptionalInteger,
+  readRequiredId,
+  readRequiredConnection,
+  type Connection,
+} from '../inputs/common.ts'
+import { ActionName, Input, ServersOutput } from '../inputs/constants.ts'
+import type { Logger } from '../common/logger.ts'
+import { withClient, type Operation } from './operation.ts'
+import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock } from '../common/report.ts'
+
+export const LIMIT_MAX = 1_000_000
+/** Rows of the servers table in a report; the output always holds every server. */
+export const REPORT_ROWS_MAX = 200
+
+export interface ServersInputs extends Connection {
+  environmentId: string
+  /** Only servers with all of these tags; undefined for no filter. */
+  tags: Record<string, string> | undefined
+  includeDestroyed: boolean
+  /** At most this many servers; undefined for all. */
+  limit: number | undefined
+}
+
+export interface ServersResult {
+  environmentId: string
+  tags: Record<string, string> | undefined
+  includeDestroyed: boolean
+  servers: Server[]
+  /** Requests made. */
+  pages: number
+  /** The limit was reached: more servers may match. */
+  limited: boolean
+}
+
+export interface ListAllOptions {
+  tags?: Record<string, string>
+  includeDestroyed: boolean
+  limit?: number
+  logger: Pick<Logger, 'info' | 'warning'>
+}
+
+/**
+ * Every matching server, newest first, following the service's cursor paging: the next page starts
+ * after the id of the last server received. The service sends no continuation field and does not say
+ * its page size, so the listing ends at an empty page, at a page shorter than an earlier one (the
+ * service's "short page"), at a page holding nothing new, or at the limit.
+ */
+export async function listAllServers(
+  client: ServiceClient,
+  gameId: string,
+  environmentId: string,
+  options: ListAllOptions,
+): Promise<{ servers: Server[]; pages: number; limited: boolean }> {
+  const servers: Server[] = []
+  const seen = new Set<string>()
+  let cursor: string | undefined
+  let longest = 0
+  for (let pages = 1; ; pages++) {
+    const page = (
+      await client.listServers(gameId, environmentId, {
+        tags: options.tags,
+        includeDestroyed: options.includeDestroyed,
+        cursor,
+      })
+    ).servers
+    const fresh = page.filter((server) => !seen.has(server.id))
+    for (const server of fresh) {
+      seen.add(server.id)
+      servers.push(server)
+    }
+    options.logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`)
+    if (fresh.length < page.length) {
+      options.logger.warning(
+        `The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`,
+      )
+    }
+    const last = page.at(-1)
+    const ended = !last || fresh.length < page.length || page.length < longest
+    if (options.limit !== undefined && servers.length >= options.limit) {
+      const limited = servers.length > options.limit || !ended
+      return { servers: servers.slice(0, options.limit), pages, limited }
+    }
+    if (ended) return { servers, pages, limited: false }
+    longest = page.length
+    cursor = last.id
+  }
+}
+
+export const serversOperation: Operation<ServersInputs, ServersResult> = {
+  name: ActionName.Servers,
+
+  read(get, options) {
+    const connection = readRequiredConnection(get, options)
+    const environmentId = readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list')
+    return {
+      ...connection,
+      environmentId,
+      tags: readTags(get(Input.Tags)),
+      includeDestroyed: readBoolean(Input.IncludeDestroyed, get(Input.IncludeDestroyed), false),
+      limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
+    }
+  },
+
+  async run(inputs, context) {
+    const filter = inputs.tags ? ` with tags ${formatTags(inputs.tags)}` : ''
+    const destroyed = inputs.includeDestroyed ? ' (destroyed ones included)' : ''
+    const listed = await context.logger.group(
+      `List the servers of ${inputs.environmentId}${filter}${destroyed}`,
+      () =>
+        withClient(inputs, context, (client) =>
+          listAllServers(client, inputs.gameId, inputs.environmentId, {
+            tags: inputs.tags,
+            includeDestroyed: inputs.includeDestroyed,
+            limit: inputs.limit,
+            logger: context.logger,
+          }),
+        ),
+    )
+    context.logger.info(
+      `${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${Input.Limit} reached)` : ''}`,
+    )
+    return {
+      environmentId: inputs.environmentId,
+      tags: inputs.tags,
+      includeDestroyed: inputs.includeDestroyed,
+      ...listed,
+    }
+  },
+
+  outputs(result) {
+    return { [ServersOutput.Servers]: result.servers, [ServersOutput.Count]: result.servers.length }
+  },
+
+  report(result) {
+    const blocks: ReportBlock[] = [
+      keyValueTable([
+        ['Environment', { code: result.environmentId }],
+        ['Tags', result.tags ? formatTags(result.tags) : '(any)'],
+        ['Destroyed servers', result.includeDestroyed ? 'included' : 'left out'],
+        ['Servers', `${result.servers.length}${result.limited ? ' (limit reached)' : ''}`],
+        ['Requests', String(result.pages)],
+      ]),
+    ]
+    if (result.servers.length) {
+      blocks.push(
+        table(
+          ['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'],
+          result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow),
+        ),
+      )
+    }
+    if (result.servers.length > REPORT_ROWS_MAX) {
+      blocks.push(
+        text(
+          `The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`,
+        ),
+      )
+    }
+    return { title: `gamehost servers: ${result.environmentId}`, blocks }
+  },
+}
+
+function serverRow(server: Server): Cell[] {
+  const ports = Object.entries(server.network.ports)
+    .map(([name, port]) => {
+      const where =
+        port.public_hostname !== undefined || port.public_port !== undefined
+          ? ` ${port.public_hostname ?? ''}${port.public_port !== undefined ? `:${port.public_port}` : ''}`
+          : ''
+      return `${name} ${port.protocol}${where}`
+    })
+    .join(', ')
+  return [
+    { code: server.id },
+    server.datacenter,
+    formatTags(server.tags),
+    formatEpochMs(server.created_at),
+    server.destroyed_at === undefined ? '—' : formatEpochMs(server.destroyed_at),
+    ports || '—',
+  ]
+}
+
+function formatTags(tags: Record<string, string>): string {
+  return (
+    Object.entries(tags)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(', ') || '—'
+  )
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
+/** The tag filter: a JSON object of string to string, as the service takes it; empty or {} is none. */
+export function readTags(raw: string): Record<string, string> | undefined {
+  const json = raw.trim()
+  if (!json) return undefined
+  let tags: unknown
+  try {
+    tags = JSON.parse(json)
+  } catch {
+    throw new UsageError(
+      `${Input.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`,
+    )
+  }
+  const problem = serverTagsProblem(tags)
+  if (problem) throw new UsageError(`${Input.Tags} '${json}': ${problem}, like {"region": "eu"}`)
+  const filter = tags as Record<string, string>
+  return Object.keys(filter).length ? filter : undefined
+}

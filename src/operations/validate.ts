@@ -1,0 +1,168 @@
+// The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
+// on a group display name, for a pull-request check.
+
+import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
+import { describeValidationPath, validationTitle } from '../api/rules.ts'
+import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connection } from '../inputs/common.ts'
+import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
+import { withClient, type Operation } from './operation.ts'
+import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
+
+export type Validation = 'matchmaker-config' | 'group-display-name'
+
+export interface ValidateInputs extends Connection {
+  matchmaker: { namespaceId: string; lobbyCountMax: number; maxPlayers: number } | undefined
+  groupDisplayName: string | undefined
+  failOnError: boolean
+}
+
+/** One validation error of the service, with what was validated and a readable sentence. */
+export interface ValidateError {
+  /** The service's path of the error, as it sent it. */
+  path: string[]
+  validation: Validation
+  message: string
+}
+
+export interface ValidateResult {
+  matchmaker: ValidateInputs['matchmaker']
+  groupDisplayName: string | undefined
+  errors: ValidateError[]
+}
+
+export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
+  name: ActionName.Validate,
+
+  read(get, options) {
+    const connection = readRequiredConnection(get, options)
+    const optional = (name: string) => get(name).trim() || undefined
+    const namespaceIdInput = optional(Input.NamespaceId)
+    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
+    const lobbyCountMax = optional(Input.LobbyCountMax)
+    const maxPlayers = optional(Input.MaxPlayers)
+    const groupDisplayName = optional(Input.GroupDisplayName)
+    let matchmaker: ValidateInputs['matchmaker']
+    if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
+      if (lobbyCountMax === undefined || maxPlayers === undefined)
+        throw new UsageError(
+          `${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`,
+        )
+      if (!namespaceId)
+        throw new UsageError(
+          `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.NamespaceId}: the service validates a matchmaker config against a namespace`,
+        )
+      matchmaker = {
+        namespaceId,
+        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+      }
+    } else if (namespaceId) {
+      throw new UsageError(
+        `${Input.NamespaceId} is only used with ${Input.LobbyCountMax} and ${Input.MaxPlayers}, which are empty`,
+      )
+    }
+    if (!matchmaker && groupDisplayName === undefined) {
+      throw new UsageError(
+        `${Input.GroupDisplayName}, or ${Input.LobbyCountMax} and ${Input.MaxPlayers} with ${Input.NamespaceId}: ` +
+          'give at least one, there is nothing to validate',
+      )
+    }
+    return {
+      ...connection,
+      matchmaker,
+      groupDisplayName,
+      failOnError: readBoolean(Input.FailOnError, get(Input.FailOnError), true),
+    }
+  },
+
+  async run(inputs, context) {
+    const errors: ValidateError[] = []
+    const found = (validation: Validation, paths: ReadonlyArray<{ path: string[] }>) =>
+      errors.push(...paths.map(({ path }) => ({ path, validation, message: describeValidationPath(path) })))
+    await withClient(inputs, context, async (client) => {
+      const { matchmaker, groupDisplayName } = inputs
+      if (matchmaker) {
+        const answer = await client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
+          lobby_count_max: matchmaker.lobbyCountMax,
+          max_players: matchmaker.maxPlayers,
+        })
+        found('matchmaker-config', answer.errors)
+        context.logger.info(
+          `Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
+            `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`,
+        )
+      }
+      if (groupDisplayName !== undefined) {
+        const answer = await client.validateGroup(groupDisplayName)
+        found('group-display-name', answer.errors)
+        context.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`)
+      }
+    })
+    if (errors.length && !inputs.failOnError) {
+      for (const problem of problems(errors))
+        context.logger.warning(problem.description, { title: problem.title })
+    }
+    return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors }
+  },
+
+  outputs(result) {
+    return { [ValidateOutput.Errors]: result.errors, [ValidateOutput.Valid]: result.errors.length === 0 }
+  },
+
+  report(result) {
+    const rows: Array<[string, string]> = []
+    const count = (validation: Validation) => result.errors.filter((e) => e.validation === validation).length
+    if (result.matchmaker) {
+      const { lobbyCountMax, maxPlayers, namespaceId } = result.matchmaker
+      rows.push([
+        `Matchmaker config (lobby_count_max ${lobbyCountMax}, max_players ${maxPlayers}, namespace ${namespaceId})`,
+        verdict(count('matchmaker-config')),
+      ])
+    }
+    if (result.groupDisplayName !== undefined)
+      rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))])
+    const blocks: ReportBlock[] = [keyValueTable(rows)]
+    if (result.errors.length) {
+      blocks.push(
+        heading('Errors'),
+        table(
+          ['Validation', 'Path', 'Problem'],
+          result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message]),
+        ),
+      )
+    }
+    const n = result.errors.length
+    return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks }
+  },
+
+  failure(result, inputs) {
+    if (!result.errors.length || !inputs.failOnError) return undefined
+    const what = [
+      ...(result.errors.some((e) => e.validation === 'matchmaker-config') ? ['the matchmaker config'] : []),
+      ...(result.errors.some((e) => e.validation === 'group-display-name')
+        ? [`the group display name '${result.groupDisplayName}'`]
+        : []),
+    ].join(' and ')
+    const error = new ValidationFailedError('The validated values', problems(result.errors))
+    error.message = `The service finds ${what} invalid: ${result.errors
+      .map((e) => `${e.path.join('.')} (${e.message})`)
+      .join('; ')}`
+    return error
+  },
+}
+
+function verdict(errors: number): string {
+  return errors ? `invalid (${errors} error${errors === 1 ? '' : 's'})` : 'valid'
+}
+
+/** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
+function problems(errors: readonly ValidateError[]): ValidationProblem[] {
+  return errors.map((error) => ({
+    path: error.path,
+    description: error.message,
+    title:
+      error.validation === 'group-display-name'
+        ? `${Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+        : validationTitle(error.path),
+  }))
+}
