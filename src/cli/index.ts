@@ -99,7 +99,9 @@ const MATCHMAKER_FLAGS: Flag[] = [
   flag(Input.MaxPlayers, 'string', 'Matchmaker config: max_players (with --lobby-count-max)', 'n'),
 ]
 
-const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id my-game'
+// The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
+const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const EXAMPLE_NAMESPACE = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
 
 const DEPLOY: Command = {
   name: ActionName.Deploy,
@@ -173,7 +175,7 @@ const DEPLOY: Command = {
   ],
   examples: [
     `gamehost deploy ${EXAMPLE_CONNECTION} --path build --dry-run`,
-    `GAMEHOST_TOKEN=... gamehost deploy ${EXAMPLE_CONNECTION} --path build --namespace pr-12 --version-id v1 --domain pr-12.preview.example.com`,
+    `GAMEHOST_TOKEN=... gamehost deploy ${EXAMPLE_CONNECTION} --path build --namespace pr-12 --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --domain pr-12.preview.example.com`,
     `gamehost deploy ${EXAMPLE_CONNECTION} --path build --files '**' --files '!**/*.map' --json`,
   ],
   async run(flags, io) {
@@ -242,8 +244,8 @@ const SERVERS: Command = operationCommand(serversOperation, {
     flag(Input.Limit, 'string', 'At most this many servers, the newest (default all)', 'n'),
   ],
   examples: [
-    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id prod`,
-    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id prod --tags '{"region":"eu"}' --include-destroyed --json`,
+    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15`,
+    `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15 --tags '{"region":"eu"}' --include-destroyed --json`,
   ],
 })
 
@@ -261,7 +263,9 @@ const LOBBY_LOGS: Command = operationCommand(lobbyOperation, {
       'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
     ),
   ],
-  examples: [`gamehost lobby-logs ${EXAMPLE_CONNECTION} --namespace-id 3f6c2a9e-... --lobby-id 7d4e1a2b-...`],
+  examples: [
+    `gamehost lobby-logs ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-id 7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c`,
+  ],
 })
 
 const AVATARS: Command = operationCommand(avatarsOperation, {
@@ -287,7 +291,7 @@ const VALIDATE: Command = operationCommand(validateOperation, {
     ),
   ],
   examples: [
-    `gamehost validate ${EXAMPLE_CONNECTION} --namespace-id 3f6c2a9e-... --lobby-count-max 64 --max-players 16`,
+    `gamehost validate ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-count-max 64 --max-players 16`,
     `gamehost validate ${EXAMPLE_CONNECTION} --group-display-name 'Night Owls' --json`,
   ],
 })
