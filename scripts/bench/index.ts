@@ -202,6 +202,7 @@ try {
     rows,
     distant,
     sweep,
+    targets: targets(rows, startupMs),
     totalSeconds: (Date.now() - started) / 1000,
   }
   await mkdir(path.dirname(values.out), { recursive: true })
@@ -485,7 +486,56 @@ function renderTable(rows: Row[], startupMs: number, far: Distant | undefined, s
     )
   }
   lines.push('', `Start-up of dist/index.js to its first line: ${startupMs.toFixed(0)} ms.`)
+  lines.push('', '| target | measured | met |', '| --- | ---: | :---: |')
+  for (const t of targets(rows, startupMs))
+    lines.push(`| ${t.target} | ${t.measured} | ${t.met ? 'yes' : 'NO'} |`)
   return lines.join('\n')
+}
+
+interface Target {
+  target: string
+  measured: string
+  met: boolean
+}
+
+/** The bounds the project holds itself to, for the sites this run measured. */
+function targets(rows: Row[], startupMs: number): Target[] {
+  const site = (name: string) => rows.find((r) => r.site === name)
+  const found: Target[] = []
+  const mixed = site('mixed')
+  if (mixed)
+    found.push({
+      target: 'mixed site: deploy <= 1.10x the bare uploader',
+      measured: `${mixed.ratio.toFixed(2)}x`,
+      met: mixed.ratio <= 1.1,
+    })
+  const many = site('small-20000')
+  if (many) {
+    found.push({
+      target: '20,000 small files: peak RSS <= 200 MiB',
+      measured: `${many.peakRssMib.toFixed(0)} MiB`,
+      met: many.peakRssMib <= 200,
+    })
+    const share = many.peakRssMib / many.bareRssMib
+    found.push({
+      target: "20,000 small files: peak RSS <= 0.65x the bare uploader's",
+      measured: `${share.toFixed(2)}x`,
+      met: share <= 0.65,
+    })
+  }
+  const big = site('big')
+  if (big)
+    found.push({
+      target: `one ${big.mib.toFixed(0)} MiB file: peak RSS <= 160 MiB`,
+      measured: `${big.peakRssMib.toFixed(0)} MiB`,
+      met: big.peakRssMib <= 160,
+    })
+  found.push({
+    target: 'start-up of dist/index.js < 150 ms',
+    measured: `${startupMs.toFixed(0)} ms`,
+    met: startupMs < 150,
+  })
+  return found
 }
 
 function s(ms: number): string {

@@ -3,14 +3,12 @@ import pLimit, { type LimitFunction } from 'p-limit'
 /**
  * Runs `task` for every item under a p-limit limiter, fed lazily: an item is taken from `items` only
  * when fewer than the limit's concurrency are unfinished, so p-limit starts it at once and a site of
- * tens of thousands of files never holds a promise per file (queuing them all at once held ~15 MiB
- * for 20,000). Pass a number, or a p-limit limiter whose `concurrency` may change as it runs.
+ * tens of thousands of files never holds a promise per file (BENCHMARKS.md, "Kept"). Pass a number,
+ * or a p-limit limiter whose `concurrency` may change as it runs.
  *
  * Nothing waits in p-limit's queue, on purpose: it is a linked list whose dequeued nodes keep their
  * `next`, so once one node is promoted to V8's old generation, every node queued after it (and the
- * task it holds) is kept alive by the one before and promoted too, until a full collection. With
- * items queued ahead, uploading 20,000 files to a fake store promoted 1.4 to 1.5 MB per young
- * collection; 0.15 MB without.
+ * task it holds) is kept alive by the one before and promoted too, until a full collection.
  *
  * The first task to fail rejects the whole; no item is taken after it, the queued ones are dropped,
  * and the tasks already running are left to finish (their own failures are ignored).
