@@ -4,20 +4,17 @@
 //   src/actions/<name>.ts      -> dist/<name>/index.js      (<name>/action.yml; the index calls its run())
 //   src/cli/index.ts           -> dist/cli/index.js         (the package's bin, executable)
 //
-// Speed, measured on the 2-core machine of the reviewer's hook (60 s limit): `ncc build` type-checks the
-// whole project (tests included) for every bundle, 7 s a bundle at best; six of them took 42 s one after
-// another, 54 s as six parallel processes, 36 s on two workers, and 54 s with a cold ncc cache. The type
-// check is `npm run typecheck`'s job, so the bundles are built with ncc's transpileOnly: 2 to 7 s a
-// bundle, 8 to 12 s for all six on two workers (about 20 s while other work keeps the cores busy).
-// transpileOnly needs a tsconfig with `module: esnext` (with `nodenext`, a file transpiled on its own
-// becomes CommonJS, which breaks top-level await), and ncc takes the tsconfig.json nearest to the entry:
-// so each entry is built through a one-line wrapper in a scratch folder holding such a tsconfig
+// `ncc build` type-checks the whole project (tests included) for every bundle, which is slow and is
+// `npm run typecheck`'s job: so the bundles are built with ncc's transpileOnly. transpileOnly needs a
+// tsconfig with `module: esnext` (with `nodenext`, a file transpiled on its own becomes CommonJS, which
+// breaks top-level await), and ncc takes the tsconfig.json nearest to the entry: so each entry is built
+// through a one-line wrapper in a scratch folder holding such a tsconfig
 // (node_modules/.cache/gamehost-package, which no tool looks at). One worker process per core builds
 // bundles one after another from a shared queue (a warm worker builds faster). ncc's webpack cache is
 // off: filling it costs more than it saves on a clean machine.
 //
-// Each bundle's folder holds exactly what ncc emits for it (index.js, escaped to ASCII; licenses.txt,
-// package.json): files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
+// Each bundle's folder holds exactly what ncc emits for it (index.js, licenses.txt, package.json):
+// files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
 
 import { fork } from 'node:child_process'
 import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
@@ -25,7 +22,6 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { asciiOnly } from './ascii.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const scratch = path.join(root, 'node_modules/.cache/gamehost-package')
@@ -77,8 +73,7 @@ async function build(bundle: Bundle, ncc: Ncc): Promise<void> {
   })
   const out = path.join(root, bundle.out)
   await mkdir(out, { recursive: true })
-  // Escaped to ASCII: V8 keeps the source two bytes a character if one is beyond Latin-1 (scripts/ascii.ts).
-  const files = new Map<string, string | Buffer>([['index.js', asciiOnly(code)]])
+  const files = new Map<string, string | Buffer>([['index.js', code]])
   for (const [name, asset] of Object.entries(assets)) files.set(name, asset.source)
   // Remove what an earlier build left and this one does not emit (never the folders of other bundles).
   for (const entry of await readdir(out, { withFileTypes: true })) {

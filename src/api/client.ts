@@ -422,33 +422,16 @@ async function readBody(
   }
 }
 
-/**
- * The whole body as text, copied into one buffer as it arrives. undici's text() keeps every chunk to
- * the end and then joins them into a second buffer.
- */
+/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
 async function readText(
   body: Dispatcher.ResponseData['body'],
   contentLength: string | undefined,
   operation: string,
   limit: number,
 ): Promise<string> {
-  const declared = Number(contentLength)
-  // The length a server declares sizes the buffer, up to a bound; more is made room for as it comes.
-  let buffer = Buffer.allocUnsafe(
-    Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, 64 * 1024 * 1024) : 64 * 1024,
-  )
-  let length = 0
-  await readBody(body, contentLength, operation, limit, (chunk) => {
-    if (length + chunk.length > buffer.length) {
-      const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length))
-      buffer.copy(larger, 0, 0, length)
-      buffer = larger
-    }
-    chunk.copy(buffer, length)
-    length += chunk.length
-  })
-  const bom = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0
-  return buffer.toString('utf8', bom, length)
+  const chunks: Buffer[] = []
+  await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk))
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 function parseJson(text: string): unknown {
