@@ -2,7 +2,7 @@
 // service's own API definition). The SDK validates every answer it parses (parseOrThrow, always on in
 // this version): an answer of the wrong shape fails the call. Every error must arrive as the SDK's
 // typed error. Where the SDK and the service's source disagree, service-behaviour.md decides, and the
-// test says so.
+// test says so. versions/reserve-name has no SDK call in this version (versions.test.ts calls it).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Rivet, RivetClient, RivetError } from '@rivet-gg/api'
@@ -10,8 +10,32 @@ import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/i
 
 const GAME = DEFAULT_SEED.games[0]!.id
 const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
+const LIVE_VERSION = DEFAULT_SEED.games[0]!.namespaces![0]!.versionId
 const LOBBY = DEFAULT_SEED.games[0]!.lobbies![0]!
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
+
+/** Creates a CDN site through the SDK, uploads its files and completes it; answers its site id. */
+async function uploadedSite(sdk: RivetClient, files: Record<string, { body: string; type?: string }>) {
+  const site = await sdk.cloud.games.cdn.createGameCdnSite(GAME, {
+    displayName: 'SDK site',
+    files: Object.entries(files).map(([path, { body, type }]) => ({
+      path,
+      contentLength: Buffer.byteLength(body),
+      ...(type ? { contentType: type } : {}),
+    })),
+  })
+  for (const request of site.presignedRequests) {
+    const file = files[request.path]!
+    const put = await fetch(request.url, {
+      method: 'PUT',
+      body: file.body,
+      headers: file.type ? { 'content-type': file.type } : {},
+    })
+    assert.equal(put.status, 200, await put.text())
+  }
+  await sdk.cloud.uploads.completeUpload(site.uploadId)
+  return site.siteId
+}
 
 /** The SDK's error of a call that must fail, checked to be `type`, with the service's code. */
 async function sdkError<E extends RivetError>(
@@ -182,6 +206,182 @@ describe('the official SDK against the emulator', () => {
     }
     await sdk.cloud.uploads.completeUpload(site.uploadId)
     assert.equal(emulator.site(site.siteId)?.completed, true)
+  })
+
+  test('cdn.createGameCdnSite: a bad display name is the 500 ERROR, a negative length MATCHMAKER_INVALID_VERSION_CONFIG', async () => {
+    // The SDK declares a display name error as a validation error; the service checks the name
+    // inside its site creation and fails with an internal error (service-behaviour.md).
+    await sdkError(
+      sdk.cloud.games.cdn.createGameCdnSite(GAME, { displayName: ' Leading', files: [] }),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
+    await sdkError(
+      sdk.cloud.games.cdn.createGameCdnSite(GAME, {
+        displayName: 'SDK site',
+        files: [{ path: 'index.html', contentLength: -1 }],
+      }),
+      Rivet.BadRequestError,
+      400,
+      'MATCHMAKER_INVALID_VERSION_CONFIG',
+    )
+  })
+
+  test('versions.getGameVersionById: the matchmaker as game_modes and as legacy lobby_groups', async () => {
+    const { version } = await sdk.cloud.games.versions.getGameVersionById(GAME, LIVE_VERSION)
+    assert.equal(version.versionId, LIVE_VERSION)
+    assert.equal(version.displayName, '1.0.0')
+    assert.ok(version.createTs instanceof Date)
+    const matchmaker = version.config.matchmaker!
+    const ranked = matchmaker.gameModes!['ranked-duo']!
+    assert.deepEqual([ranked.listable, ranked.taggable, ranked.allowDynamicMaxPlayers], [false, true, true])
+    assert.equal(ranked.actions?.find?.identityRequirement, 'guest')
+    assert.deepEqual(Object.keys(ranked.regions!).sort(), ['eu-fra', 'us-nyc'])
+    assert.equal(ranked.regions!['eu-fra']!.tier, 'basic-2d1')
+    assert.deepEqual(
+      matchmaker.lobbyGroups!.map((group) => [group.nameId, group.maxPlayersNormal, group.regions.length]),
+      [
+        ['default', 16, 2],
+        ['ranked-duo', 2, 2],
+      ],
+    )
+    assert.ok(matchmaker.lobbyGroups!.every((group) => group.runtime.docker?.buildId))
+    // Neither kv nor identity is kept in a version.
+    assert.equal(version.config.kv, undefined)
+    assert.equal(version.config.identity, undefined)
+    await sdkError(
+      sdk.cloud.games.versions.getGameVersionById(GAME, UNKNOWN),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
+  })
+
+  test('versions.createGameVersion and validateGameVersion: a CDN site goes into a version', async () => {
+    const siteId = await uploadedSite(sdk, { 'index.html': { body: '<h1>sdk</h1>', type: 'text/html' } })
+    const { version: live } = await sdk.cloud.games.versions.getGameVersionById(GAME, LIVE_VERSION)
+    const config: Rivet.cloud.version.Config = {
+      cdn: {
+        siteId,
+        routes: [
+          {
+            glob: '**/*.html',
+            priority: 10,
+            middlewares: [
+              { kind: { customHeaders: { headers: [{ name: 'cache-control', value: 'no-cache' }] } } },
+            ],
+          },
+        ],
+      },
+      // The read config without its legacy form: game_modes keep their settings.
+      matchmaker: { ...live.config.matchmaker, lobbyGroups: undefined },
+      kv: {},
+    }
+    const valid = await sdk.cloud.games.versions.validateGameVersion(GAME, { displayName: 'sdk 1', config })
+    assert.deepEqual(valid.errors, [])
+    const { versionId } = await sdk.cloud.games.versions.createGameVersion(GAME, {
+      displayName: 'sdk 1',
+      config,
+    })
+    const { version } = await sdk.cloud.games.versions.getGameVersionById(GAME, versionId)
+    assert.equal(version.config.cdn?.siteId, siteId)
+    assert.deepEqual(version.config.cdn?.routes, config.cdn!.routes)
+    assert.equal(version.config.matchmaker?.gameModes?.['ranked-duo']?.listable, false)
+    assert.equal(version.config.kv, undefined)
+    const { game } = await sdk.cloud.games.games.getGameById(GAME)
+    assert.equal(game.versions.at(-1)?.versionId, versionId, 'the game lists its versions oldest first')
+
+    // The same name again: validation reports it, creation refuses it.
+    const again = await sdk.cloud.games.versions.validateGameVersion(GAME, { displayName: 'sdk 1', config })
+    assert.deepEqual(
+      again.errors.map((error) => error.path),
+      [['display-name', 'not-unique']],
+    )
+    const refused = await sdkError(
+      sdk.cloud.games.versions.createGameVersion(GAME, { displayName: 'sdk 1', config }),
+      Rivet.BadRequestError,
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.match(refused.message + JSON.stringify(refused.body), /display-name\.not-unique/)
+    // A site that does not exist passes validation but not creation.
+    const unknownSite = { ...config, cdn: { ...config.cdn, siteId: UNKNOWN } }
+    const check = await sdk.cloud.games.versions.validateGameVersion(GAME, {
+      displayName: 'sdk 2',
+      config: unknownSite,
+    })
+    assert.deepEqual(check.errors, [])
+    await sdkError(
+      sdk.cloud.games.versions.createGameVersion(GAME, { displayName: 'sdk 2', config: unknownSite }),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
+  })
+
+  test('namespaces.updateGameNamespaceVersion and getGameNamespaceVersionHistoryList', async () => {
+    const { namespaceId } = await sdk.cloud.games.namespaces.createGameNamespace(GAME, {
+      displayName: 'SDK History',
+      nameId: 'sdk-history',
+      versionId: LIVE_VERSION,
+    })
+    const empty = await sdk.cloud.games.namespaces.getGameNamespaceVersionHistoryList(GAME, namespaceId)
+    assert.deepEqual(empty.versions, [], 'creating a namespace records no history')
+    const older = DEFAULT_SEED.games[0]!.versions[0] as { id: string }
+    await sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, { versionId: older.id })
+    await sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, { versionId: older.id })
+    await sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, {
+      versionId: LIVE_VERSION,
+    })
+    const { versions } = await sdk.cloud.games.namespaces.getGameNamespaceVersionHistoryList(
+      GAME,
+      namespaceId,
+    )
+    assert.deepEqual(
+      versions.map((entry) => [entry.namespaceId, entry.versionId]),
+      [
+        [namespaceId, LIVE_VERSION],
+        [namespaceId, older.id],
+      ],
+      'newest first; publishing the live version again is a no-op',
+    )
+    assert.ok(versions.every((entry) => entry.deployTs instanceof Date))
+    const limited = await sdk.cloud.games.namespaces.getGameNamespaceVersionHistoryList(GAME, namespaceId, {
+      limit: 1,
+      anchor: '0',
+    })
+    assert.deepEqual(
+      limited.versions.map((entry) => entry.versionId),
+      [LIVE_VERSION],
+    )
+    const { namespace } = await sdk.cloud.games.namespaces.getGameNamespaceById(GAME, namespaceId)
+    assert.equal(namespace.versionId, LIVE_VERSION)
+
+    await sdkError(
+      sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, { versionId: UNKNOWN }),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
+    await sdkError(
+      sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, { versionId: '1.0.0' }),
+      Rivet.BadRequestError,
+      400,
+      'API_BAD_BODY',
+    )
+    await sdkError(
+      sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, UNKNOWN, { versionId: LIVE_VERSION }),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
+    await sdkError(
+      sdk.cloud.games.namespaces.getGameNamespaceVersionHistoryList(GAME, UNKNOWN),
+      Rivet.InternalError,
+      500,
+      'ERROR',
+    )
   })
 
   test('errors arrive as the SDK typed errors', async () => {

@@ -151,18 +151,36 @@ describe('CDN sites: creation', () => {
     )
   })
 
-  test('an invalid display name is VALIDATION_ERROR with display-name paths', async () => {
-    const answer = await post(emulator, SITES, { display_name: '', files: [] })
+  test('an invalid display name is the 500 ERROR of the service (it checks the name inside the creation)', async () => {
+    for (const displayName of ['', ' Leading', 'x'.repeat(129), 'Two  Spaces']) {
+      const answer = await post(emulator, SITES, { display_name: displayName, files: [] })
+      assert.equal(answer.status, 500, displayName)
+      assert.deepEqual([answer.body.code, answer.body.message], ['ERROR', 'An internal error has occurred.'])
+    }
+  })
+
+  test('a negative content_length is 400 MATCHMAKER_INVALID_VERSION_CONFIG, after the body parsed', async () => {
+    const negative = [
+      { path: 'index.html', content_length: 1 },
+      { path: 'a', content_length: -1 },
+    ]
+    const answer = await post(emulator, SITES, { display_name: 'Web Client', files: negative })
     assert.equal(answer.status, 400)
-    assert.equal(answer.body.code, 'VALIDATION_ERROR')
-    assert.deepEqual(answer.body.metadata, { errors: [{ path: ['display-name', 'too-short'] }] })
+    assert.equal(answer.body.code, 'MATCHMAKER_INVALID_VERSION_CONFIG')
+    assert.match(answer.body.message, /files\[1\]\.content_length/)
+    // Before the display name is looked at; a body that does not parse is refused first.
+    assert.equal((await post(emulator, SITES, { display_name: '', files: negative })).status, 400)
+    const unparsed = [...negative, { path: 'b' }]
+    assert.equal(
+      (await post(emulator, SITES, { display_name: 'Web Client', files: unparsed })).body.code,
+      'API_BAD_BODY',
+    )
   })
 
   test('malformed files are API_BAD_BODY', async () => {
     for (const files of [
       'index.html',
       [{ path: '', content_length: 1 }],
-      [{ path: 'a', content_length: -1 }],
       [{ path: 'a', content_length: 1.5 }],
       [{ path: 'a' }],
       [{ path: 'a', content_length: 1, content_type: 7 }],

@@ -8,6 +8,8 @@ import {
   type CreateCdnSiteRequest,
   type CreateNamespaceRequest,
   type CreateNamespaceResponse,
+  type CreateVersionRequest,
+  type GameVersion,
   type GetGameResponse,
   type GetLobbyResponse,
   type GetNamespaceResponse,
@@ -15,6 +17,7 @@ import {
   type ListServersQuery,
   type ListServersResponse,
   type MatchmakerConfig,
+  type NamespaceVersionHistory,
   type ServiceErrorBody,
   type ValidateResponse,
 } from './types.ts'
@@ -166,6 +169,40 @@ const OPS = {
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     answer: anObject,
   },
+  getVersion: {
+    name: 'games.versions.getGameVersionById',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    answer: objectOf({
+      version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+    }),
+  },
+  validateVersion: { name: 'games.versions.validateGameVersion', safety: 'read', answer: validated },
+  reserveVersionName: {
+    name: 'games.versions.reserveVersionName',
+    safety: 'read',
+    answer: objectOf({ version_display_name: aString }),
+  },
+  createVersion: {
+    name: 'games.versions.createGameVersion',
+    safety: 'create',
+    internalErrorHint:
+      "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header",
+    answer: objectOf({ version_id: anId }),
+  },
+  // Publishing the version a namespace already has changes nothing: safe to repeat.
+  setNamespaceVersion: {
+    name: 'games.namespaces.updateGameNamespaceVersion',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+    answer: anObject,
+  },
+  getNamespaceVersionHistory: {
+    name: 'games.namespaces.getGameNamespaceVersionHistoryList',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+  },
   // Completing twice is harmless: the service assembles the same parts again.
   completeUpload: {
     name: 'uploads.complete',
@@ -285,6 +322,44 @@ export class ServiceClient {
     )
   }
 
+  /** A version with its whole config. */
+  getVersion(gameId: string, versionId: string): Promise<{ version: GameVersion }> {
+    return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`)
+  }
+
+  /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
+  validateVersion(gameId: string, body: CreateVersionRequest): Promise<ValidateResponse> {
+    return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body)
+  }
+
+  /** A display name no version of the game has yet. */
+  reserveVersionName(gameId: string): Promise<{ version_display_name: string }> {
+    return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {})
+  }
+
+  createVersion(gameId: string, body: CreateVersionRequest): Promise<{ version_id: string }> {
+    return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body)
+  }
+
+  /** Publishes a version to a namespace: what the namespace serves from then on. */
+  async setNamespaceVersion(gameId: string, namespaceId: string, versionId: string): Promise<void> {
+    await this.#call(
+      OPS.setNamespaceVersion,
+      'PUT',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`,
+      { version_id: versionId },
+    )
+  }
+
+  /** What was published to the namespace, newest first (creating a namespace records nothing). */
+  getNamespaceVersionHistory(gameId: string, namespaceId: string, limit = 32): Promise<NamespaceVersionHistory> {
+    return this.#call(
+      OPS.getNamespaceVersionHistory,
+      'GET',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`,
+    )
+  }
+
   /** The site's presigned requests come in a compact list (see PresignedRequestList). */
   createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
     return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
@@ -295,7 +370,7 @@ export class ServiceClient {
     await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`)
   }
 
-  #call<T>(op: Operation, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  #call<T>(op: Operation, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     return withRetries(
       op.name,

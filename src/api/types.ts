@@ -168,3 +168,40 @@ export interface ServiceErrorBody {
 
 /** Header that repeats the ray id of every answer. */
 export const RAY_ID_HEADER = 'rvt-ray-id'
+
+/** One header a CDN route adds to the answers of the paths its glob matches. */
+export interface CdnHeader {
+  name: string
+  value: string
+}
+
+/** A route of a version's CDN config: the highest priority route matching a path applies. */
+export interface CdnRoute {
+  glob: string
+  priority: number
+  middlewares: Array<{ kind: { custom_headers?: { headers: CdnHeader[] } } }>
+}
+
+/**
+ * A version's game config as the service answers it: `cdn` beside `matchmaker` and whatever other
+ * sections the game has. A deploy changes `cdn.site_id` (and routes) and keeps every other part.
+ */
+export interface VersionConfig {
+  cdn?: { site_id?: string; routes?: CdnRoute[]; [field: string]: unknown }
+  matchmaker?: { game_modes?: unknown; lobby_groups?: unknown; [field: string]: unknown }
+  [section: string]: unknown
+}
+
+export interface GameVersion extends VersionSummary {
+  config: VersionConfig
+}
+
+export interface CreateVersionRequest {
+  display_name: string
+  config: VersionConfig
+}
+
+/** GET .../namespaces/{namespace_id}/version-history: newest first. */
+export interface NamespaceVersionHistory {
+  versions: Array<{ namespace_id: string; version_id: string; deploy_ts: string }>
+}

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util'
 import { resolveFaults, type FaultOptions } from './faults.ts'
 import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
-import { startEmulator } from './server.ts'
+import { startEmulator, type Emulator } from './server.ts'
 
 /** Where the command prints: standard output and standard error, one line per call. */
 export interface CommandIO {
@@ -25,6 +25,9 @@ Runs a local emulator of the game hosting service.
 Options:
   --port <port>                  port to listen on (default 8787, 0 for any free port)
   --host <host>                  address to listen on (default 127.0.0.1)
+  --cdn-domain <domain>          domain the namespaces' live sites are served under, on the same port,
+                                   by Host: <game>--<namespace>.<domain> (default localhost, which a
+                                   browser on this machine resolves to the emulator)
   --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
   --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default: none, one
@@ -73,8 +76,17 @@ export async function runEmulatorCommand(
     return 2
   }
 
-  const emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) })
-  printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, io)
+  let emulator: Emulator
+  try {
+    emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) })
+  } catch (error) {
+    // A bad option value (such as --cdn-domain) is refused before anything listens.
+    if (!(error instanceof RangeError)) throw error
+    io.err(`gamehost emulator: ${errorMessage(error)}`)
+    io.err('Run with --help for the options.')
+    return 2
+  }
+  printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, emulator, io)
   if (commandLine.options.faults) io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
 
   const stop = () => {
@@ -129,6 +141,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
+      'cdn-domain': { type: 'string' },
       seed: { type: 'string' },
       'part-size': { type: 'string' },
       'multipart-threshold': { type: 'string' },
@@ -143,6 +156,7 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
     port: values.port === undefined ? 8787 : integerFlag('--port', values.port, 0, 65535),
     host: values.host ?? '127.0.0.1',
   }
+  if (values['cdn-domain'] !== undefined) options.cdnDomain = values['cdn-domain']
   if (values['part-size'] !== undefined) options.partSize = integerFlag('--part-size', values['part-size'], 1)
   if (values['multipart-threshold'] !== undefined) {
     options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1)
@@ -190,7 +204,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-function printWelcome(url: string, seed: Seed, io: CommandIO): void {
+function printWelcome(url: string, seed: Seed, emulator: Emulator, io: CommandIO): void {
   const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0]
   const gameId = token?.gameIds[0]
   const game = seed.games.find((candidate) => candidate.id === gameId)
@@ -205,6 +219,11 @@ function printWelcome(url: string, seed: Seed, io: CommandIO): void {
   io.out(`  namespace id:   ${namespace ? `${namespace.id} (${namespace.nameId})` : '(none)'}`)
   io.out(`  environment id: ${environment?.id ?? '(none)'}`)
   io.out(`  lobby id:       ${lobby?.lobby_id ?? '(none)'}`)
+  if (gameId && namespace) {
+    io.out(
+      `  live site:      ${emulator.namespaceUrl(gameId, namespace.id)} (once a version with a CDN site is published)`,
+    )
+  }
   if (token && gameId) {
     io.out(`Try: curl -H 'Authorization: Bearer ${token.token}' ${url}/cloud/games/${gameId}`)
   }

@@ -32,7 +32,7 @@ export interface ApiContext {
 }
 
 export interface ApiRoute {
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   /** Literal segments and `:name` parameters, e.g. '/cloud/games/:game_id/avatars'. */
   pattern: string
   /** Answers the JSON body of a 200, or throws an ApiError. */

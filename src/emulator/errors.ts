@@ -30,6 +30,10 @@ export const ERROR_KINDS = {
     status: 400,
     doc: 'The request body is not valid: it must be JSON sent with a Content-Length (no chunked transfer encoding), at most 16 MiB, with every required field of the right type.',
   },
+  API_BAD_QUERY: {
+    status: 400,
+    doc: 'The query string does not parse: a parameter has the wrong type (such as a `limit` that is not a whole number).',
+  },
   API_BAD_QUERY_PARAMETER: {
     status: 400,
     doc: 'A query parameter has a value the endpoint does not accept.',
@@ -41,11 +45,15 @@ export const ERROR_KINDS = {
   API_REQUEST_TIMEOUT: { status: 500, doc: 'The request handler did not finish within 50 seconds.' },
   ERROR: {
     status: 500,
-    doc: 'An internal error has occurred. The service answers this for unknown namespace, lobby, version, environment, upload or cursor ids, for duplicate file paths in a CDN site, and when an upload is completed with parts missing (the emulator names them in metadata.missing_parts).',
+    doc: "An internal error has occurred. The service answers this for unknown namespace, lobby, version, environment, upload or cursor ids, for duplicate file paths in a CDN site, for an invalid CDN site display name, for a version whose CDN site is unknown, another game's or not completely uploaded, for a version route with two or more headers (the version is then created without its routes and matchmaker), for a negative route priority, and when an upload is completed with parts missing (the emulator names them in metadata.missing_parts).",
   },
   VALIDATION_ERROR: {
     status: 400,
     doc: 'The request failed validation. metadata.errors lists the path of every problem, such as ["name-id", "not-unique"].',
+  },
+  MATCHMAKER_INVALID_VERSION_CONFIG: {
+    status: 400,
+    doc: "A number of the request is out of bounds: a negative content_length of a CDN site file, or a negative number in a version's matchmaker config (max players, ports, idle lobbies, captcha).",
   },
   CLOUD_INVALID_CONFIG: {
     status: 400,

@@ -12,6 +12,13 @@ export interface RateLimit {
 export interface EmulatorOptions {
   /** Default '127.0.0.1'. */
   host?: string
+  /**
+   * The CDN domain the namespaces' live sites are served under, on the API's port, by the request's
+   * Host: `{game name_id}--{namespace name_id}.{cdnDomain}` (and `{game name_id}.{cdnDomain}` for the
+   * namespace named `prod`), as on the hosted service's `rivet.game`. Default 'localhost', so that
+   * `demo-game--production.localhost:PORT` opens in a browser on the same machine.
+   */
+  cdnDomain?: string
   /** Default 0 (any free port). */
   port?: number
   /** The object store's port, its own origin. Default 0 (any free port). */
@@ -59,6 +66,7 @@ export interface EmulatorOptions {
 
 export interface ResolvedOptions {
   host: string
+  cdnDomain: string
   port: number
   storePort: number
   seed: Seed
@@ -78,10 +86,12 @@ export interface ResolvedOptions {
 
 export { SERVERS_PAGE_SIZE }
 export const DEFAULT_RATE_LIMIT: RateLimit = { writesPerMinute: 16, readsPerMinute: 128 }
+const CDN_DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/
 
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
   const resolved: ResolvedOptions = {
     host: options.host ?? '127.0.0.1',
+    cdnDomain: (options.cdnDomain ?? 'localhost').toLowerCase().replace(/\.$/, ''),
     port: options.port ?? 0,
     storePort: options.storePort ?? 0,
     seed: options.seed ?? DEFAULT_SEED,
@@ -97,6 +107,11 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     faults: resolveFaults(options.faults),
     latencyMs: options.latencyMs ?? 0,
     putLatencyMs: options.putLatencyMs ?? 0,
+  }
+  if (!CDN_DOMAIN.test(resolved.cdnDomain)) {
+    throw new RangeError(
+      `emulator option cdnDomain must be a host name (letters, digits, "-" and "."), got ${JSON.stringify(options.cdnDomain)}`,
+    )
   }
   if (!Number.isSafeInteger(resolved.latencyMs) || resolved.latencyMs < 0) {
     throw new RangeError(`emulator option latencyMs must be a whole number of ms, got ${resolved.latencyMs}`)

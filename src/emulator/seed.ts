@@ -1,6 +1,8 @@
 // The data the emulator starts with: tokens, games and what they already hold.
 
 import type { CustomAvatarSummary, LobbySummary, Server } from '../api/types.ts'
+import { versionConfigFault, versionProblems, type VersionConfig } from '../api/versions.ts'
+import { REGIONS } from './version-config.ts'
 
 export interface SeedToken {
   token: string
@@ -24,6 +26,11 @@ export interface SeedVersion {
   displayName: string
   /** RFC 3339: the newest version is the game's latest. */
   createTs: string
+  /**
+   * The config as it would be posted (snake_case, `game_modes` or `lobby_groups`); it must pass the
+   * service's validation. Default DEFAULT_VERSION_CONFIG.
+   */
+  config?: VersionConfig
 }
 
 export interface SeedGame {
@@ -33,7 +40,8 @@ export interface SeedGame {
   displayName?: string
   /**
    * Existing versions (creating a namespace needs one), oldest first. A bare id string stands for a
-   * version created that many days after the start of 2025 as its position in the list.
+   * version created that many days after the start of 2025 as its position in the list, with the
+   * default config.
    */
   versions: Array<string | SeedVersion>
   namespaces?: SeedNamespace[]
@@ -67,6 +75,7 @@ export function checkSeed(seed: Seed): void {
     }
     if (gameIds.has(game.id)) throw new Error(`seed game "${game.id}" appears twice`)
     gameIds.add(game.id)
+    checkSeedVersions(game)
     const namespaceIds = new Set((game.namespaces ?? []).map((namespace) => namespace.id))
     for (const lobby of game.lobbies ?? []) {
       if (!namespaceIds.has(lobby.namespace_id)) {
@@ -83,9 +92,97 @@ export function checkSeed(seed: Seed): void {
   }
 }
 
+/** Each seeded version's config must be one the service would have accepted. */
+function checkSeedVersions(game: SeedGame): void {
+  const names: string[] = []
+  for (const version of game.versions) {
+    if (typeof version === 'string') continue
+    const config = version.config ?? DEFAULT_VERSION_CONFIG
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+      throw new Error(`seed version "${version.id}" has a config that is not an object`)
+    }
+    const fault = versionConfigFault(config)
+    const problems = fault
+      ? [[fault.code]]
+      : versionProblems({
+          displayName: version.displayName,
+          config,
+          takenDisplayNames: names,
+          regions: REGIONS,
+        })
+    if (problems.length > 0) {
+      throw new Error(
+        `seed version "${version.id}" would not pass the service's validation: ${problems.map((p) => p.join('.')).join(', ')}`,
+      )
+    }
+    names.push(version.displayName)
+  }
+}
+
 const DEMO_NAMESPACE_ID = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
 const OTHER_NAMESPACE_ID = '9a41d7c3-2e58-4b0f-8c6d-71e3b2f4a590'
 const DEMO_BUILD = 'c2d8e4f1-5a7b-4e3c-9d1f-8b6a2e0c4d73'
+const DEMO_OLD_BUILD = 'b1c7d3e0-4f6a-4d2b-8c0e-7a5f1d9b3c62'
+const DEFAULT_BUILD = 'e4f0a6b3-7c9d-4e5f-8a21-9d8c3b2a1f04'
+
+/** The config of a seeded version that names none: one game mode on the demo's build. */
+export const DEFAULT_VERSION_CONFIG: VersionConfig = {
+  matchmaker: {
+    game_modes: { default: {} },
+    regions: { 'eu-fra': {} },
+    max_players: 8,
+    docker: { image_id: DEFAULT_BUILD, ports: { game: { port: 7777, protocol: 'udp' } } },
+  },
+}
+
+/** The demo game's 0.9.0: one game mode, one region. */
+const DEMO_V0_9_CONFIG: VersionConfig = {
+  matchmaker: {
+    game_modes: { default: { max_players: 8 } },
+    regions: { 'eu-fra': { tier: 'basic-1d1' } },
+    docker: {
+      image_id: DEMO_OLD_BUILD,
+      args: ['--port', '7777'],
+      env: { LOG_LEVEL: 'info' },
+      ports: { game: { port: 7777, protocol: 'udp' }, http: { port: 8080, protocol: 'https' } },
+    },
+  },
+}
+
+/**
+ * The demo game's 1.0.0, the live one: `ranked-duo` sets what only `game_modes` can carry (listable,
+ * taggable, dynamic max players, actions), which re-posting the config with `lobby_groups` loses.
+ */
+const DEMO_V1_0_CONFIG: VersionConfig = {
+  matchmaker: {
+    game_modes: {
+      default: { max_players: 16, max_players_party: 4 },
+      'ranked-duo': {
+        max_players: 2,
+        listable: false,
+        taggable: true,
+        allow_dynamic_max_players: true,
+        tier: 'basic-2d1',
+        idle_lobbies: { min: 1, max: 4 },
+        actions: {
+          find: { enabled: true, identity_requirement: 'guest' },
+          join: { enabled: false },
+          create: { enabled: true, enable_public: false, enable_private: true, max_lobbies_per_identity: 1 },
+        },
+      },
+    },
+    // A region's own tier would win over the game mode's: the regions leave it to the modes.
+    regions: { 'eu-fra': {}, 'us-nyc': {} },
+    tier: 'basic-1d1',
+    docker: {
+      image_id: DEMO_BUILD,
+      args: ['--port', '7777'],
+      env: { LOG_LEVEL: 'info' },
+      network_mode: 'bridge',
+      ports: { game: { port: 7777, protocol: 'udp' }, http: { port: 8080, protocol: 'https' } },
+    },
+  },
+}
 
 interface DemoServer {
   id: string
@@ -156,11 +253,13 @@ export const DEFAULT_SEED: Seed = {
           id: '5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08',
           displayName: '0.9.0',
           createTs: '2025-03-20T10:00:00Z',
+          config: DEMO_V0_9_CONFIG,
         },
         {
           id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
           displayName: '1.0.0',
           createTs: '2025-04-30T16:12:05Z',
+          config: DEMO_V1_0_CONFIG,
         },
       ],
       namespaces: [

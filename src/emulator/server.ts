@@ -1,5 +1,7 @@
-// The emulator's HTTP servers: the service's API, the served sites and the error documentation on
-// one port; the object store of presigned uploads on another (its own origin, as on the real service).
+// The emulator's HTTP servers: the service's API, the served sites (the namespaces' live sites by
+// Host, as the CDN serves them, and any completed site under /_sites/) and the error documentation
+// on one port; the object store of presigned uploads on another (its own origin, as on the real
+// service).
 
 import { randomUUID } from 'node:crypto'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -8,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { RAY_ID_HEADER, type ServiceErrorBody } from '../api/types.ts'
 import { authenticate, authorizeGame } from './auth.ts'
 import { discardBody, readJsonBody, type JsonObject } from './body.ts'
+import { namespaceForHost, namespaceHost, requestHost, serveNamespaceSite } from './cdn-hosts.ts'
 import type { ApiRoute, EmulatorCore } from './core.ts'
 import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
 import { FaultInjector, type FaultCounters, type FaultKind } from './faults.ts'
@@ -51,6 +54,17 @@ export interface Emulator {
   readUploadedFile(siteId: string, path: string): Promise<Buffer>
   /** `${url}/_sites/${siteId}/` */
   siteUrl(siteId: string): string
+  /** The CDN domain the namespaces' live sites are served under (EmulatorOptions.cdnDomain). */
+  cdnDomain: string
+  /**
+   * `{game name_id}--{namespace name_id}.{cdnDomain}`: a request to the emulator's port with this
+   * Host gets the namespace's live site. Throws for an unknown game or namespace.
+   */
+  namespaceHost(gameId: string, namespaceId: string): string
+  /** `http://${namespaceHost}:${port}/`, for a browser on this machine (the default cdnDomain). */
+  namespaceUrl(gameId: string, namespaceId: string): string
+  /** The versions published to a namespace, oldest first (creating the namespace records none). */
+  versionHistory(gameId: string, namespaceId: string): Array<{ versionId: string; deployTs: string }>
 }
 
 const ERROR_DOCS_PREFIX = '/docs/errors/'
@@ -102,6 +116,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   core.baseUrl = `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`
   core.storeUrl = `http://${urlHost(resolved.host)}:${(storeServer.address() as AddressInfo).port}`
   let closing: Promise<void> | undefined
+  const namespaceOf = (gameId: string, namespaceId: string) => {
+    const game = state.game(gameId)
+    const namespace = game && state.namespace(game, namespaceId)
+    if (!game || !namespace) throw new Error(`game ${gameId} has no namespace ${namespaceId}`)
+    return { game, namespace }
+  }
+  const hostOf = (gameId: string, namespaceId: string) => {
+    const { game, namespace } = namespaceOf(gameId, namespaceId)
+    return namespaceHost(game, namespace, resolved.cdnDomain)
+  }
 
   return {
     url: core.baseUrl,
@@ -131,6 +155,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return storage.readFile(site.uploadId, fileIndex)
     },
     siteUrl: (siteId) => `${core.baseUrl}${SITES_PREFIX}${siteId}/`,
+    cdnDomain: resolved.cdnDomain,
+    namespaceHost: hostOf,
+    namespaceUrl: (gameId, namespaceId) =>
+      `http://${hostOf(gameId, namespaceId)}:${(server.address() as AddressInfo).port}/`,
+    versionHistory: (gameId, namespaceId) =>
+      namespaceOf(gameId, namespaceId).namespace.history.map((deploy) => ({ ...deploy })),
   }
 }
 
@@ -193,6 +223,9 @@ async function dispatch(
 ): Promise<void> {
   const method = req.method ?? 'GET'
   const segments = pathSegments(path)
+  // A namespace's host is the CDN, whatever the path; any other host is the API.
+  const cdnNamespace = namespaceForHost(core.state, requestHost(req), core.options.cdnDomain)
+  if (cdnNamespace) return serveNamespaceSite(core, req, res, cdnNamespace, segments)
   if ((method === 'GET' || method === 'HEAD') && path.startsWith(SITES_PREFIX) && segments) {
     return serveSiteFile(core, req, res, segments.slice(1))
   }
@@ -219,7 +252,7 @@ async function dispatch(
   }
   enforceRateLimit(core, req.socket.remoteAddress ?? '', match.route)
   let body: JsonObject = {}
-  if (match.route.method === 'POST') body = await readJsonBody(req)
+  if (match.route.method === 'POST' || match.route.method === 'PUT') body = await readJsonBody(req)
   else await discardBody(req)
   const answer = await match.route.handle({ core, params: match.params, query, body, token })
   sendJson(res, 200, answer)

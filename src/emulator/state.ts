@@ -1,9 +1,11 @@
-// The emulator's in-memory state: games from the seed, the namespaces, domains and CDN sites created
-// since, and read-only views of them for tests.
+// The emulator's in-memory state: games from the seed, the namespaces, domains, versions (with what
+// the service stores of their config), publishes and CDN sites created since, and read-only views of
+// them for tests.
 
 import { randomUUID } from 'node:crypto'
 import type { CustomAvatarSummary, FileDescriptor, LobbySummary, Server } from '../api/types.ts'
-import type { Seed, SeedGame, SeedToken, SeedVersion } from './seed.ts'
+import { DEFAULT_VERSION_CONFIG, type Seed, type SeedGame, type SeedToken, type SeedVersion } from './seed.ts'
+import { storeVersionConfig, type StoredVersionConfig } from './version-config.ts'
 
 export interface NamespaceView {
   namespaceId: string
@@ -49,6 +51,14 @@ export interface NamespaceRecord {
   /** RFC 3339. */
   createTs: string
   domains: DomainRecord[]
+  /** Every publish of a version to the namespace, oldest first (creating it records none). */
+  history: VersionDeploy[]
+}
+
+export interface VersionDeploy {
+  versionId: string
+  /** RFC 3339. */
+  deployTs: string
 }
 
 export interface VersionRecord {
@@ -56,6 +66,8 @@ export interface VersionRecord {
   displayName: string
   /** RFC 3339. */
   createTs: string
+  /** Immutable once created. */
+  config: StoredVersionConfig
 }
 
 export interface GameRecord {
@@ -64,6 +76,8 @@ export interface GameRecord {
   displayName: string
   /** Oldest first, as the service lists them. */
   versions: Map<string, VersionRecord>
+  /** Names handed out by versions/reserve-name, oldest first. */
+  reservedVersionNames: string[]
   namespaces: NamespaceRecord[]
   environments: Map<string, Server[]>
   lobbies: LobbySummary[]
@@ -109,7 +123,13 @@ export class EmulatorState {
         id: game.id,
         nameId: game.nameId ?? game.id.slice(0, 8),
         displayName: game.displayName ?? game.id.slice(0, 8),
-        versions: new Map(seedVersions(game).map((version) => [version.id, version])),
+        versions: new Map(
+          seedVersions(game).map(({ config, ...version }) => [
+            version.id,
+            { ...version, config: storeVersionConfig(config ?? DEFAULT_VERSION_CONFIG) },
+          ]),
+        ),
+        reservedVersionNames: [],
         namespaces: (game.namespaces ?? []).map((namespace) => {
           const createTs = namespace.createTs ?? SEED_EPOCH
           return {
@@ -120,6 +140,7 @@ export class EmulatorState {
             versionId: namespace.versionId,
             createTs,
             domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs })),
+            history: [],
           }
         }),
         environments: new Map(
@@ -137,6 +158,10 @@ export class EmulatorState {
 
   game(gameId: string): GameRecord | undefined {
     return this.games.get(gameId)
+  }
+
+  allGames(): IterableIterator<GameRecord> {
+    return this.games.values()
   }
 
   namespace(game: GameRecord, namespaceId: string): NamespaceRecord | undefined {
@@ -157,8 +182,55 @@ export class EmulatorState {
   createNamespace(game: GameRecord, displayName: string, nameId: string, versionId: string): string {
     const id = randomUUID()
     const createTs = new Date(this.now()).toISOString()
-    game.namespaces.push({ id, gameId: game.id, nameId, displayName, versionId, createTs, domains: [] })
+    game.namespaces.push({
+      id,
+      gameId: game.id,
+      nameId,
+      displayName,
+      versionId,
+      createTs,
+      domains: [],
+      history: [],
+    })
     return id
+  }
+
+  /** Records a version (its display name is taken from now on) with what storage kept of its config. */
+  createVersion(game: GameRecord, displayName: string, config: StoredVersionConfig): VersionRecord {
+    const version: VersionRecord = {
+      id: randomUUID(),
+      displayName,
+      createTs: new Date(this.now()).toISOString(),
+      config,
+    }
+    game.versions.set(version.id, version)
+    return version
+  }
+
+  /** Makes the version live in the namespace; false (and no history entry) when it already was. */
+  publishVersion(namespace: NamespaceRecord, versionId: string): boolean {
+    if (namespace.versionId === versionId) return false
+    namespace.versionId = versionId
+    namespace.history.push({ versionId, deployTs: new Date(this.now()).toISOString() })
+    return true
+  }
+
+  /**
+   * The next name of the form `YYYY.MM (N)` (UTC month; N one more than the highest reserved this
+   * month in the game, from 1), as the service's reservation table hands them out. Reservations only
+   * count reservations: a version created under such a name by hand does not move the counter.
+   */
+  reserveVersionName(game: GameRecord): string {
+    const now = new Date(this.now())
+    const prefix = `${now.getUTCFullYear()}.${String(now.getUTCMonth() + 1).padStart(2, '0')}`
+    let highest = 0
+    for (const name of game.reservedVersionNames) {
+      const number = name.startsWith(`${prefix} (`) ? /^(\d+)\)$/.exec(name.slice(prefix.length + 2)) : null
+      if (number) highest = Math.max(highest, Number(number[1]))
+    }
+    const name = `${prefix} (${highest + 1})`
+    game.reservedVersionNames.push(name)
+    return name
   }
 
   addDomain(namespace: NamespaceRecord, domain: string): void {

@@ -5,7 +5,7 @@ import { displayNameProblems, isU64, planParts } from '../../api/rules.ts'
 import type { FileDescriptor, PresignedRequest } from '../../api/types.ts'
 import { isJsonObject, stringField } from '../body.ts'
 import { requireGame, type ApiRoute } from '../core.ts'
-import { ApiError, badBody, internalError, validationError } from '../errors.ts'
+import { ApiError, badBody, internalError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { SitePart } from '../state.ts'
 
@@ -18,8 +18,8 @@ export const createGameCdnSite: ApiRoute = {
   async handle(context) {
     const displayName = stringField(context.body, 'display_name')
     const files = fileDescriptors(context.body.files)
-    const nameProblems = displayNameProblems(displayName).map((problem) => ['display-name', problem])
-    if (nameProblems.length > 0) throw validationError(nameProblems)
+    // The service checks the name inside its site creation: a bad one is an internal error.
+    if (displayNameProblems(displayName).length > 0) throw internalError()
     const { options, state, signer, storeUrl } = context.core
     checkSize(files, options)
     const game = requireGame(context)
@@ -49,15 +49,31 @@ export const createGameCdnSite: ApiRoute = {
   },
 }
 
+/**
+ * The body's files as the service reads them: the whole body parses first (a wrong type is
+ * API_BAD_BODY), then each file converts, and a negative length fails that conversion.
+ */
 function fileDescriptors(value: unknown): FileDescriptor[] {
+  const files = parsedFiles(value)
+  const negative = files.findIndex((file) => !isU64(file.content_length))
+  if (negative >= 0) {
+    throw new ApiError(
+      'MATCHMAKER_INVALID_VERSION_CONFIG',
+      `Invalid version config: files[${negative}].content_length out of bounds, got ${files[negative]?.content_length}.`,
+    )
+  }
+  return files
+}
+
+function parsedFiles(value: unknown): FileDescriptor[] {
   if (!Array.isArray(value)) throw badBody('"files" must be an array')
   return value.map((item: unknown, index) => {
     if (!isJsonObject(item)) throw badBody(`files[${index}] must be an object`)
     const { path, content_length: contentLength, content_type: contentType } = item
     if (typeof path !== 'string' || path === '')
       throw badBody(`files[${index}].path must be a non-empty string`)
-    if (!isU64(contentLength))
-      throw badBody(`files[${index}].content_length must be an unsigned 64-bit integer`)
+    if (typeof contentLength !== 'number' || !Number.isSafeInteger(contentLength))
+      throw badBody(`files[${index}].content_length must be a 64-bit integer`)
     if (contentType === undefined || contentType === null) return { path, content_length: contentLength }
     if (typeof contentType !== 'string') throw badBody(`files[${index}].content_type must be a string`)
     return { path, content_length: contentLength, content_type: contentType }

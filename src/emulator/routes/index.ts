@@ -13,8 +13,10 @@ import {
   getGameNamespaceById,
   removeNamespaceDomain,
 } from './namespaces.ts'
+import { getGameNamespaceVersionHistoryList, updateGameNamespaceVersion } from './namespace-versions.ts'
 import { listServers } from './servers.ts'
 import { completeUpload } from './uploads.ts'
+import { createGameVersion, getGameVersionById, reserveVersionName, validateGameVersion } from './versions.ts'
 
 export const API_ROUTES: readonly ApiRoute[] = [
   listServers,
@@ -29,4 +31,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   getGameById,
   getGameNamespaceById,
   removeNamespaceDomain,
+  createGameVersion,
+  getGameVersionById,
+  validateGameVersion,
+  reserveVersionName,
+  updateGameNamespaceVersion,
+  getGameNamespaceVersionHistoryList,
 ]

@@ -22,7 +22,8 @@ export function namespaceSummary(namespace: NamespaceRecord) {
   }
 }
 
-function requireNamespace(context: ApiContext): NamespaceRecord {
+/** The namespace of the route's namespace_id; an unknown one is the service's 500. */
+export function requireNamespace(context: ApiContext): NamespaceRecord {
   const namespace = context.core.state.namespace(requireGame(context), context.params.namespace_id ?? '')
   if (!namespace) throw internalError()
   return namespace

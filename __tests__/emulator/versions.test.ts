@@ -1,0 +1,651 @@
+// Versions, publishing and the CDN by Host, against the emulator over HTTP; and the pure version rules
+// of src/api/versions.ts they are built on.
+import { test, describe, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import type { CreateCdnSiteResponse, ServiceErrorBody } from '../../src/api/types.ts'
+import {
+  globMatches,
+  globToString,
+  parseGlob,
+  routeForPath,
+  unstorableRoutes,
+  versionProblems,
+  type CdnRoute,
+  type VersionConfig,
+} from '../../src/api/versions.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+
+const TOKEN = 'gamehost-demo-token'
+const GAME = DEFAULT_SEED.games[0]!.id
+const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
+const LIVE_VERSION = DEFAULT_SEED.games[0]!.namespaces![0]!.versionId
+const OLD_VERSION = (DEFAULT_SEED.games[0]!.versions[0] as { id: string }).id
+const OTHER_GAME = DEFAULT_SEED.games[1]!.id
+const UNKNOWN = '00000000-0000-4000-8000-000000000000'
+const INTERNAL = ['ERROR', 'An internal error has occurred.']
+
+interface Answer<T> {
+  status: number
+  body: T
+}
+
+async function call<T = ServiceErrorBody>(
+  emulator: Emulator,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = TOKEN,
+): Promise<Answer<T>> {
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: response.status, body: (await response.json()) as T }
+}
+
+function assertError(answer: Answer<unknown>, status: number, code: string): ServiceErrorBody {
+  const body = answer.body as ServiceErrorBody
+  assert.equal(answer.status, status, JSON.stringify(body))
+  assert.equal(body.code, code)
+  return body
+}
+
+function assertInternal(answer: Answer<unknown>): void {
+  const body = assertError(answer, 500, 'ERROR')
+  assert.deepEqual([body.code, body.message], INTERNAL)
+}
+
+/** Creates a site of the files, uploads them and (unless told not to) completes the upload. */
+async function site(
+  emulator: Emulator,
+  files: Record<string, { body: string; type?: string }>,
+  { complete = true, game = GAME, token = TOKEN } = {},
+): Promise<string> {
+  const created = await call<CreateCdnSiteResponse>(
+    emulator,
+    'POST',
+    `/cloud/games/${game}/cdn/sites`,
+    {
+      display_name: 'Web Client',
+      files: Object.entries(files).map(([path, { body, type }]) => ({
+        path,
+        content_length: Buffer.byteLength(body),
+        ...(type ? { content_type: type } : {}),
+      })),
+    },
+    token,
+  )
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  for (const presigned of created.body.presigned_requests) {
+    const file = files[presigned.path]!
+    const put = await fetch(presigned.url, {
+      method: 'PUT',
+      body: file.body,
+      headers: file.type ? { 'content-type': file.type } : {},
+    })
+    assert.equal(put.status, 200)
+  }
+  if (complete) {
+    const done = await call(
+      emulator,
+      'POST',
+      `/cloud/uploads/${created.body.upload_id}/complete`,
+      undefined,
+      token,
+    )
+    assert.equal(done.status, 200)
+  }
+  return created.body.site_id
+}
+
+async function readVersion(emulator: Emulator, versionId: string) {
+  const answer = await call<{ version: { display_name: string; config: VersionConfig } }>(
+    emulator,
+    'GET',
+    `/cloud/games/${GAME}/versions/${versionId}`,
+  )
+  assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  return answer.body.version
+}
+
+/** The live version's matchmaker, without its legacy form: what a client re-posts. */
+async function liveMatchmaker(emulator: Emulator) {
+  const { config } = await readVersion(emulator, LIVE_VERSION)
+  const { lobby_groups: _legacy, ...matchmaker } = config.matchmaker!
+  return matchmaker
+}
+
+function headerRoute(glob: string, priority: number, ...headers: Array<[string, string]>): CdnRoute {
+  return {
+    glob,
+    priority,
+    middlewares: [
+      { kind: { custom_headers: { headers: headers.map(([name, value]) => ({ name, value })) } } },
+    ],
+  }
+}
+
+interface HostAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/** A request to the emulator's address with another Host header (fetch cannot set it). */
+function getWithHost(emulator: Emulator, host: string, path: string, method = 'GET'): Promise<HostAnswer> {
+  const url = new URL(emulator.url)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path, method, headers: { host: `${host}:${url.port}` } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      },
+    )
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('version rules (src/api/versions.ts)', () => {
+  test('globs split on "/": "*" within a segment, "**" a whole segment, mixed "**" invalid', () => {
+    assert.equal(parseGlob('assets/**suffix'), undefined)
+    assert.equal(parseGlob('***'), undefined)
+    assert.deepEqual(parseGlob(''), [])
+    assert.equal(globToString(parseGlob('**/**/*.html')!), '**/*.html')
+    assert.equal(globToString(parseGlob('assets/**')!), 'assets/**/')
+    assert.ok(globMatches('**/*.html', '/index.html'))
+    assert.ok(globMatches('**/*.html', '/a/b/page.html'))
+    assert.ok(!globMatches('*.html', '/a/page.html'), '"*" stays within a segment')
+    assert.ok(!globMatches('*', '/'), '"*" needs at least one character')
+    assert.ok(globMatches('assets/**', '/assets/x/y.png'))
+    assert.ok(!globMatches('index.html', '/'), 'the requested path, before index.html is added')
+    assert.ok(!globMatches('**suffix', '/xsuffix'))
+  })
+
+  test('the highest-priority matching route of the first 10 applies', () => {
+    const routes = [
+      { glob: '**', priority: 1 },
+      { glob: '**/*.js', priority: 50 },
+      { glob: 'game.js', priority: 50 },
+      ...Array.from({ length: 7 }, (_, i) => ({ glob: `unused-${i}`, priority: 0 })),
+      { glob: 'game.js', priority: 100 },
+    ]
+    assert.equal(routeForPath(routes, '/game.js'), routes[1], 'the first of equals; the 11th is not read')
+    assert.equal(routeForPath(routes, '/index.html'), routes[0])
+    assert.equal(routeForPath([], '/'), undefined)
+  })
+
+  test('validation paths, in the service order; a route of two headers is valid but unstorable', () => {
+    const config: VersionConfig = {
+      cdn: {
+        routes: [
+          headerRoute('', 0, ['', 'x']),
+          headerRoute('a/**b', 101, ['n'.repeat(513), 'v'.repeat(1025)]),
+          headerRoute('x/*', 0, ['a', '1']),
+          headerRoute('x/*', 0, ['a', '1'], ['b', '2']),
+        ],
+      },
+    }
+    assert.deepEqual(versionProblems({ displayName: '', config, takenDisplayNames: [] }), [
+      ['display-name', 'too-short'],
+      ['display-name', 'invalid'],
+      ['config', 'cdn', 'no-site-id'],
+      ['config', 'cdn', 'routes', '0', 'glob', 'invalid'],
+      [
+        'config',
+        'cdn',
+        'routes',
+        '0',
+        'middlewares',
+        '0',
+        'custom-headers',
+        'headers',
+        '0',
+        'name',
+        'invalid',
+      ],
+      ['config', 'cdn', 'routes', '1', 'glob', 'invalid'],
+      ['config', 'cdn', 'routes', '1', 'priority', 'too-high'],
+      [
+        'config',
+        'cdn',
+        'routes',
+        '1',
+        'middlewares',
+        '0',
+        'custom-headers',
+        'headers',
+        '0',
+        'name',
+        'too-long',
+      ],
+      [
+        'config',
+        'cdn',
+        'routes',
+        '1',
+        'middlewares',
+        '0',
+        'custom-headers',
+        'headers',
+        '0',
+        'value',
+        'too-long',
+      ],
+      ['config', 'cdn', 'routes', '3', 'glob', 'not-unique'],
+      ['config', 'matchmaker', 'missing'],
+    ])
+    assert.deepEqual(unstorableRoutes(config), [3])
+  })
+})
+
+describe('versions', () => {
+  let emulator: Emulator
+  let clock = Date.parse('2025-06-15T12:00:00Z')
+
+  before(async () => {
+    emulator = await startEmulator({ rateLimit: false, now: () => clock })
+  })
+  after(() => emulator.close())
+
+  const versions = `/cloud/games/${GAME}/versions`
+
+  test('validate answers every path without creating anything; create refuses them as VALIDATION_ERROR', async () => {
+    const matchmaker = await liveMatchmaker(emulator)
+    const routes = [...Array.from({ length: 33 }, (_, i) => headerRoute(`r${i}`, 0, ['x-n', String(i)]))]
+    routes[1] = {
+      glob: 'r1',
+      priority: 0,
+      middlewares: Array.from({ length: 33 }, () => ({
+        kind: { custom_headers: { headers: Array.from({ length: 33 }, () => ({ name: 'a', value: 'b' })) } },
+      })),
+    }
+    routes[2] = headerRoute('r0', 0, ['x', 'y'])
+    const body = { display_name: '1.0.0', config: { cdn: { routes }, matchmaker } }
+    const answer = await call<{ errors: Array<{ path: string[] }> }>(
+      emulator,
+      'POST',
+      `${versions}/validate`,
+      body,
+    )
+    assert.equal(answer.status, 200)
+    const paths = answer.body.errors.map((error) => error.path.join('.'))
+    assert.deepEqual(paths.slice(0, 4), [
+      'display-name.not-unique',
+      'config.cdn.no-site-id',
+      'config.cdn.routes-meta.too-many',
+      'config.cdn.routes.1.middlewares-meta.too-many',
+    ])
+    assert.ok(paths.includes('config.cdn.routes.1.middlewares.0.custom-headers.headers-meta.too-many'))
+    assert.ok(
+      paths.includes('config.cdn.routes.1.middlewares.2.not-unique'),
+      'a third custom_headers middleware',
+    )
+    assert.ok(!paths.includes('config.cdn.routes.1.middlewares.1.not-unique'), 'two pass')
+    assert.ok(paths.includes('config.cdn.routes.2.glob.not-unique'))
+    assert.ok(!paths.some((path) => path.startsWith('config.cdn.routes.32')), 'only 32 routes are read')
+
+    const count = [...emulator.requests].length
+    const refused = assertError(await call(emulator, 'POST', versions, body), 400, 'VALIDATION_ERROR')
+    assert.match(refused.message, /^Validation error: display-name\.not-unique, config\.cdn\.no-site-id, /)
+    assert.ok(emulator.requests.length > count)
+    const names = (
+      await call<{ game: { versions: Array<{ display_name: string }> } }>(
+        emulator,
+        'GET',
+        `/cloud/games/${GAME}`,
+      )
+    ).body.game.versions.map((version) => version.display_name)
+    assert.deepEqual(names, ['0.9.0', '1.0.0'], 'nothing was created')
+  })
+
+  test('the matchmaker must be there, with game modes that have a build', async () => {
+    const validate = async (config: unknown) =>
+      (
+        await call<{ errors: Array<{ path: string[] }> }>(emulator, 'POST', `${versions}/validate`, {
+          display_name: 'mm',
+          config,
+        })
+      ).body.errors.map((error) => error.path.join('.'))
+    assert.deepEqual(await validate({}), ['config.matchmaker.missing'])
+    assert.deepEqual(await validate({ matchmaker: {} }), ['config.matchmaker.game-modes-meta.too-few'])
+    assert.deepEqual(
+      await validate({ matchmaker: { game_modes: { a: { max_players: 0 }, b: { docker: {} } } } }),
+      [
+        'config.matchmaker.game-modes.*a*.player-counts.max-players-normal.too-low',
+        'config.matchmaker.game-modes.*a*.player-counts.max-players-direct.too-low',
+        'config.matchmaker.game-modes.*a*.player-counts.max-players-party.too-low',
+        'config.matchmaker.game-modes.*a*.no-runtime',
+        'config.matchmaker.game-modes.*b*.no-build',
+      ],
+    )
+    // A region the service does not know; the game mode takes the matchmaker's regions and docker.
+    const { docker } = (await liveMatchmaker(emulator)).game_modes!.default!
+    assert.deepEqual(
+      await validate({ matchmaker: { regions: { 'mars-1': {} }, docker, game_modes: { c: {} } } }),
+      ['config.matchmaker.game-modes.*c*.regions.0.invalid'],
+    )
+  })
+
+  test('refusals before validation: a body that does not parse, a negative priority, a negative player count', async () => {
+    const matchmaker = await liveMatchmaker(emulator)
+    for (const path of [versions, `${versions}/validate`]) {
+      assertError(await call(emulator, 'POST', path, { display_name: 'x' }), 400, 'API_BAD_BODY')
+      assertError(
+        await call(emulator, 'POST', path, { display_name: 'x', config: { cdn: { site_id: 'site' } } }),
+        400,
+        'API_BAD_BODY',
+      )
+      const priority = { cdn: { routes: [headerRoute('a', -1, ['x', 'y'])] }, matchmaker }
+      assertInternal(await call(emulator, 'POST', path, { display_name: 'x', config: priority }))
+      const kindless = {
+        cdn: { routes: [{ glob: 'a', priority: 0, middlewares: [{ kind: {} }] }] },
+        matchmaker,
+      }
+      assertInternal(await call(emulator, 'POST', path, { display_name: 'x', config: kindless }))
+      const players = { matchmaker: { ...matchmaker, max_players: -1, game_modes: { a: {} } } }
+      const negative = assertError(
+        await call(emulator, 'POST', path, { display_name: 'x', config: players }),
+        400,
+        'MATCHMAKER_INVALID_VERSION_CONFIG',
+      )
+      assert.match(negative.message, /max_players/)
+    }
+  })
+
+  test('creation needs the CDN site to exist, be the game’s and be completely uploaded', async () => {
+    const matchmaker = await liveMatchmaker(emulator)
+    const incomplete = await site(emulator, { 'index.html': { body: 'x' } }, { complete: false })
+    const others = await site(
+      emulator,
+      { 'index.html': { body: 'x' } },
+      { game: OTHER_GAME, token: 'gamehost-other-token' },
+    )
+    for (const [name, siteId] of [
+      ['unknown', UNKNOWN],
+      ['incomplete', incomplete],
+      ['other game', others],
+    ] as const) {
+      const body = { display_name: `site ${name}`, config: { cdn: { site_id: siteId }, matchmaker } }
+      const valid = await call<{ errors: unknown[] }>(emulator, 'POST', `${versions}/validate`, body)
+      assert.deepEqual(valid.body.errors, [], `${name}: validation does not look at the site`)
+      assertInternal(await call(emulator, 'POST', versions, body))
+      // Refused before anything is created: the name is still free.
+      const again = await call<{ errors: unknown[] }>(emulator, 'POST', `${versions}/validate`, body)
+      assert.deepEqual(again.body.errors, [], name)
+    }
+  })
+
+  test('a route with two headers fails creation with a 500 and leaves a half-made version behind', async () => {
+    const matchmaker = await liveMatchmaker(emulator)
+    const siteId = await site(emulator, { 'index.html': { body: '<h1>half</h1>', type: 'text/html' } })
+    const config = {
+      cdn: {
+        site_id: siteId,
+        routes: [headerRoute('**', 0, ['x-one', '1']), headerRoute('*.html', 5, ['x-a', 'a'], ['x-b', 'b'])],
+      },
+      matchmaker,
+    }
+    const valid = await call<{ errors: unknown[] }>(emulator, 'POST', `${versions}/validate`, {
+      display_name: 'half made',
+      config,
+    })
+    assert.deepEqual(valid.body.errors, [])
+    assertInternal(await call(emulator, 'POST', versions, { display_name: 'half made', config }))
+
+    const game = await call<{ game: { versions: Array<{ version_id: string; display_name: string }> } }>(
+      emulator,
+      'GET',
+      `/cloud/games/${GAME}`,
+    )
+    const half = game.body.game.versions.at(-1)!
+    assert.equal(half.display_name, 'half made')
+    const read = await readVersion(emulator, half.version_id)
+    assert.deepEqual(read.config, { cdn: { site_id: siteId, routes: [] } }, 'no routes, no matchmaker')
+    const again = assertError(
+      await call(emulator, 'POST', versions, {
+        display_name: 'half made',
+        config: { ...config, cdn: { site_id: siteId } },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.deepEqual(again.metadata, { errors: [{ path: ['display-name', 'not-unique'] }] })
+  })
+
+  test('posting the read config back with lobby_groups resets what only game_modes carry', async () => {
+    const live = await readVersion(emulator, LIVE_VERSION)
+    const ranked = live.config.matchmaker!.game_modes!['ranked-duo']!
+    assert.deepEqual(
+      [ranked.listable, ranked.taggable, ranked.allow_dynamic_max_players],
+      [false, true, true],
+    )
+    assert.ok(ranked.actions)
+    assert.equal(live.config.matchmaker!.lobby_groups!.length, 2)
+
+    const created = await call<{ version_id: string }>(emulator, 'POST', versions, {
+      display_name: 'reposted',
+      config: live.config,
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    const reposted = (await readVersion(emulator, created.body.version_id)).config.matchmaker!
+    const after = reposted.game_modes!['ranked-duo']!
+    assert.deepEqual([after.listable, after.taggable, after.allow_dynamic_max_players], [true, false, false])
+    assert.equal(after.actions, undefined)
+    // What the legacy form holds survives: players, regions, tiers, the build.
+    assert.equal(after.max_players, ranked.max_players)
+    assert.deepEqual(after.regions, ranked.regions)
+    assert.deepEqual(after.docker, ranked.docker)
+    assert.deepEqual(reposted.lobby_groups, live.config.matchmaker!.lobby_groups)
+  })
+
+  test('kv and identity are accepted and not kept; a version is read as created', async () => {
+    const matchmaker = await liveMatchmaker(emulator)
+    const config = { matchmaker, kv: {}, identity: { custom_display_names: [{ display_name: 'Guest' }] } }
+    const created = await call<{ version_id: string }>(emulator, 'POST', versions, {
+      display_name: 'kv',
+      config,
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    const read = await readVersion(emulator, created.body.version_id)
+    assert.deepEqual(Object.keys(read.config), ['matchmaker'])
+    assert.deepEqual(read.config.matchmaker!.game_modes, matchmaker.game_modes)
+    assertInternal(await call(emulator, 'GET', `${versions}/${UNKNOWN}`))
+    const otherVersion = DEFAULT_SEED.games[1]!.versions[0] as string
+    assertInternal(await call(emulator, 'GET', `${versions}/${otherVersion}`))
+    assertError(
+      await call(emulator, 'PUT', `${versions}/${created.body.version_id}`, {}),
+      405,
+      'API_METHOD_NOT_ALLOWED',
+    )
+  })
+
+  test('reserve-name hands out "YYYY.MM (N)" names, counting per month', async () => {
+    const reserve = async () =>
+      (await call<{ version_display_name: string }>(emulator, 'POST', `${versions}/reserve-name`, {})).body
+        .version_display_name
+    assert.equal(await reserve(), '2025.06 (1)')
+    assert.equal(await reserve(), '2025.06 (2)')
+    clock = Date.parse('2025-07-01T00:00:00Z')
+    assert.equal(await reserve(), '2025.07 (1)')
+    clock = Date.parse('2025-06-15T12:00:00Z')
+    assert.equal(await reserve(), '2025.06 (3)')
+  })
+})
+
+describe('publishing and the CDN by Host', () => {
+  let emulator: Emulator
+
+  before(async () => {
+    emulator = await startEmulator({ rateLimit: false })
+  })
+  after(() => emulator.close())
+
+  const history = (namespaceId = NAMESPACE, query = '') =>
+    call<{ versions: Array<{ namespace_id: string; version_id: string; deploy_ts: string }> }>(
+      emulator,
+      'GET',
+      `/cloud/games/${GAME}/namespaces/${namespaceId}/version-history${query}`,
+    )
+  const publish = (versionId: unknown, namespaceId = NAMESPACE) =>
+    call(emulator, 'PUT', `/cloud/games/${GAME}/namespaces/${namespaceId}/version`, { version_id: versionId })
+
+  async function versionWithSite(
+    name: string,
+    files: Record<string, { body: string; type?: string }>,
+    routes: CdnRoute[] = [],
+  ) {
+    const siteId = await site(emulator, files)
+    const matchmaker = await liveMatchmaker(emulator)
+    const created = await call<{ version_id: string }>(emulator, 'POST', `/cloud/games/${GAME}/versions`, {
+      display_name: name,
+      config: { cdn: { site_id: siteId, routes }, matchmaker },
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    return created.body.version_id
+  }
+
+  test('the emulator names the CDN domain and each namespace’s host', () => {
+    assert.equal(emulator.cdnDomain, 'localhost')
+    assert.equal(emulator.namespaceHost(GAME, NAMESPACE), 'demo-game--production.localhost')
+    assert.equal(
+      emulator.namespaceUrl(GAME, NAMESPACE),
+      `http://demo-game--production.localhost:${new URL(emulator.url).port}/`,
+    )
+    assert.throws(() => emulator.namespaceHost(GAME, UNKNOWN), /no namespace/)
+  })
+
+  test('publish: a history newest first, a no-op for the live version, refusals', async () => {
+    assert.deepEqual((await history()).body, { versions: [] }, 'the seeded namespace has no history')
+    assert.deepEqual((await publish(LIVE_VERSION)).body, {})
+    assert.deepEqual((await history()).body.versions, [], 'already live: no entry')
+    assert.equal((await publish(OLD_VERSION)).status, 200)
+    assert.equal((await publish(LIVE_VERSION)).status, 200)
+    const { versions } = (await history()).body
+    assert.deepEqual(
+      versions.map((entry) => [entry.namespace_id, entry.version_id]),
+      [
+        [NAMESPACE, LIVE_VERSION],
+        [NAMESPACE, OLD_VERSION],
+      ],
+    )
+    assert.ok(versions.every((entry) => !Number.isNaN(Date.parse(entry.deploy_ts))))
+    assert.deepEqual(
+      emulator.versionHistory(GAME, NAMESPACE).map((entry) => entry.versionId),
+      [OLD_VERSION, LIVE_VERSION],
+    )
+    assert.equal((await history(NAMESPACE, '?limit=1&anchor=123')).body.versions.length, 1)
+    assert.deepEqual((await history(NAMESPACE, '?limit=0')).body.versions, [])
+    assertError(await history(NAMESPACE, '?limit=many'), 400, 'API_BAD_QUERY')
+    assertError(await history(NAMESPACE, '?limit=-1'), 400, 'API_BAD_QUERY')
+    assertInternal(await history(NAMESPACE, '?anchor=yesterday'))
+    assertInternal(await history(UNKNOWN))
+
+    assertInternal(await publish(UNKNOWN))
+    assertInternal(await publish(DEFAULT_SEED.games[1]!.versions[0]))
+    assertError(await publish('1.0.0'), 400, 'API_BAD_BODY')
+    assertError(await publish(7), 400, 'API_BAD_BODY')
+    assertInternal(await publish(LIVE_VERSION, UNKNOWN))
+    assertError(await publish(LIVE_VERSION, 'production'), 404, 'API_NOT_FOUND')
+    assertError(
+      await call(emulator, 'POST', `/cloud/games/${GAME}/namespaces/${NAMESPACE}/version`, {
+        version_id: LIVE_VERSION,
+      }),
+      405,
+      'API_METHOD_NOT_ALLOWED',
+    )
+  })
+
+  test('a namespace’s host serves its live version’s site with the route’s header, then the next one’s', async () => {
+    const host = emulator.namespaceHost(GAME, NAMESPACE)
+    assert.equal((await getWithHost(emulator, host, '/')).status, 404, 'the seeded version has no site')
+
+    const first = await versionWithSite(
+      'site one',
+      {
+        'index.html': { body: '<h1>one</h1>', type: 'text/html' },
+        'game.js': { body: 'one()', type: 'text/javascript' },
+        'docs/index.html': { body: 'docs one', type: 'text/html' },
+      },
+      [
+        headerRoute('**', 0, ['x-route', 'everything']),
+        headerRoute('*.js', 10, ['cache-control', 'public, max-age=60']),
+        headerRoute('index.html', 20, ['x-route', 'index']),
+      ],
+    )
+    assert.equal((await publish(first)).status, 200)
+
+    const index = await getWithHost(emulator, host, '/')
+    assert.equal(index.status, 200)
+    assert.equal(index.body, '<h1>one</h1>')
+    assert.equal(index.headers['content-type'], 'text/html')
+    assert.equal(index.headers['x-route'], 'everything', '"index.html" does not match the path "/"')
+    assert.equal((await getWithHost(emulator, host, '/index.html')).headers['x-route'], 'index')
+    const script = await getWithHost(emulator, host, '/game.js?v=1')
+    assert.deepEqual([script.body, script.headers['content-type']], ['one()', 'text/javascript'])
+    assert.equal(script.headers['cache-control'], 'public, max-age=60')
+    assert.equal(script.headers['x-route'], undefined, 'one route applies: the highest-priority match')
+    assert.equal((await getWithHost(emulator, host, '/docs/')).body, 'docs one')
+    const missing = await getWithHost(emulator, host, '/missing.png')
+    assert.equal(missing.status, 404)
+    assert.equal(missing.headers['x-route'], 'everything')
+    const head = await getWithHost(emulator, host, '/game.js', 'HEAD')
+    assert.deepEqual([head.status, head.headers['content-length'], head.body], [200, '5', ''])
+    assert.equal((await getWithHost(emulator, host, '/', 'POST')).status, 404)
+    // The port is ignored, and so are case and a trailing dot.
+    assert.equal((await getWithHost(emulator, 'Demo-Game--Production.localhost.', '/')).body, '<h1>one</h1>')
+
+    const second = await versionWithSite('site two', {
+      'index.html': { body: '<h1>two</h1>', type: 'text/html' },
+    })
+    assert.equal((await publish(second)).status, 200)
+    const next = await getWithHost(emulator, host, '/')
+    assert.deepEqual([next.status, next.body, next.headers['x-route']], [200, '<h1>two</h1>', undefined])
+    assert.equal((await getWithHost(emulator, host, '/game.js')).status, 404)
+    // The first site is still there under /_sites/.
+    const siteId = (await readVersion(emulator, first)).config.cdn!.site_id!
+    assert.equal(await (await fetch(`${emulator.siteUrl(siteId)}game.js`)).text(), 'one()')
+  })
+
+  test('the namespace named prod is served at the game’s host too, every namespace at its custom domains', async () => {
+    const created = await call<{ namespace_id: string }>(
+      emulator,
+      'POST',
+      `/cloud/games/${GAME}/namespaces`,
+      {
+        display_name: 'Prod',
+        name_id: 'prod',
+        version_id: LIVE_VERSION,
+      },
+    )
+    const prod = created.body.namespace_id
+    const domain = await call(emulator, 'POST', `/cloud/games/${GAME}/namespaces/${prod}/domains`, {
+      domain: 'play.demo-game.example',
+    })
+    assert.equal(domain.status, 200)
+    const version = await versionWithSite('prod site', { 'index.html': { body: 'prod', type: 'text/html' } })
+    assert.equal((await publish(version, prod)).status, 200)
+    for (const host of ['demo-game--prod.localhost', 'demo-game.localhost', 'play.demo-game.example']) {
+      assert.equal((await getWithHost(emulator, host, '/')).body, 'prod', host)
+    }
+    // Any other host is the API.
+    const api = await getWithHost(emulator, 'elsewhere.localhost', `/cloud/games/${GAME}`)
+    assert.equal(api.status, 401)
+    assert.equal((JSON.parse(api.body) as ServiceErrorBody).code, 'API_UNAUTHORIZED')
+  })
+
+  test('cdnDomain is an option', async () => {
+    const other = await startEmulator({ rateLimit: false, cdnDomain: 'rivet.test' })
+    try {
+      assert.equal(other.namespaceHost(GAME, NAMESPACE), 'demo-game--production.rivet.test')
+    } finally {
+      await other.close()
+    }
+    await assert.rejects(startEmulator({ cdnDomain: 'http://x' }), /cdnDomain must be a host name/)
+  })
+})
