@@ -43,6 +43,7 @@ const BUNDLES: Bundle[] = [
   { entry: 'src/actions/lobby-logs.ts', out: 'dist/lobby-logs', callsRun: true },
   { entry: 'src/actions/avatars.ts', out: 'dist/avatars', callsRun: true },
   { entry: 'src/actions/validate.ts', out: 'dist/validate', callsRun: true },
+  { entry: 'src/actions/publish.ts', out: 'dist/publish', callsRun: true },
 ]
 
 type Request = { index: number }

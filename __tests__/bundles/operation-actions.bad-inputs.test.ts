@@ -1,4 +1,4 @@
-// Every bad input of the servers, lobby-logs, avatars and validate actions fails the step through the
+// Every bad input of the servers, lobby-logs, avatars, validate and publish actions fails the step through the
 // bundle with one ::error:: naming the input, before any call to the service.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -65,6 +65,20 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
       ['max-players', { 'max-players': '2147483648' }, /from 0 to 2147483647/],
       ['max-players', { 'max-players': 'many' }, /from 0 to 2147483647/],
       ['fail-on-error', { 'fail-on-error': 'no' }, /must be true or false/],
+    ],
+  },
+  publish: {
+    good: { namespace: 'production', 'version-id': 'previous' },
+    bad: [
+      ['namespace', { namespace: '' }, /namespace or namespace-id is required/],
+      ['namespace', { 'namespace-id': NAMESPACE }, /both given/],
+      ['namespace', { namespace: 'Prod!' }, /not a valid name id/],
+      ['namespace-id', { namespace: '', 'namespace-id': 'prod' }, /ids are UUIDs/],
+      ['version-id', { 'version-id': '' }, /version-id or from-namespace is required/],
+      ['version-id', { 'from-namespace': 'staging' }, /both given/],
+      ['version-id', { 'version-id': 'v1' }, /ids are UUIDs/],
+      ['from-namespace', { 'version-id': '', 'from-namespace': '-staging' }, /not a valid name id/],
+      ['cdn-domain', { 'cdn-domain': 'ftp://cdn.example.com' }, /neither a domain/],
     ],
   },
 }

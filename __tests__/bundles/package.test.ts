@@ -61,7 +61,7 @@ describe('the npm package', () => {
     await writeTree(site, siteFiles(5))
   })
 
-  test('npm pack holds dist/, the five action.yml, README, LICENSE and package.json; no tests or sources', () => {
+  test('npm pack holds dist/, the six action.yml, README, LICENSE and package.json; no tests or sources', () => {
     for (const file of [
       'LICENSE',
       'README.md',
@@ -71,12 +71,14 @@ describe('the npm package', () => {
       'lobby-logs/action.yml',
       'avatars/action.yml',
       'validate/action.yml',
+      'publish/action.yml',
       'dist/index.js',
       'dist/cli/index.js',
       'dist/servers/index.js',
       'dist/lobby-logs/index.js',
       'dist/avatars/index.js',
       'dist/validate/index.js',
+      'dist/publish/index.js',
     ]) {
       assert.ok(files.includes(file), `${file} is in the tarball`)
     }

@@ -3,7 +3,7 @@
 // input, so a step fails with one message saying which input to fix.
 
 import { UsageError } from '../api/errors.ts'
-import { I32_MAX, isNonNegativeI32 } from '../api/rules.ts'
+import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
 import { Input } from './constants.ts'
 
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
@@ -146,4 +146,44 @@ export function readChoice<T extends string>(
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 export function urlUserInfo(url: string): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]
+}
+
+/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
+export function checkNameId(input: string, nameId: string): string {
+  const problem = nameIdProblems(nameId)[0]
+  if (!problem) return nameId
+  throw new UsageError(
+    `${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+      `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
+  )
+}
+
+/**
+ * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
+ * http(s) origin with a port for a local emulator (`http://localhost:8080`). `fallback` when empty.
+ */
+export function readCdnDomain(get: GetInput, fallback: string): string {
+  const raw = get(Input.CdnDomain).trim()
+  if (!raw) return fallback
+  if (raw.includes('://')) {
+    let url: URL | undefined
+    try {
+      url = new URL(raw)
+    } catch {
+      url = undefined
+    }
+    if (
+      url &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.pathname === '/' &&
+      !url.search &&
+      !url.username
+    )
+      return url.origin
+  } else if (isValidDomain(raw)) {
+    return raw
+  }
+  throw new UsageError(
+    `${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
+  )
 }

@@ -27,6 +27,10 @@ export const Input = {
   SkipUnchanged: 'skip-unchanged',
   IfNoToken: 'if-no-token',
   PullRequest: 'pull-request',
+  Publish: 'publish',
+  CdnDomain: 'cdn-domain',
+  // publish (with namespace, namespace-id, version-id and cdn-domain)
+  FromNamespace: 'from-namespace',
   // servers
   EnvironmentId: 'environment-id',
   Tags: 'tags',
@@ -50,6 +54,16 @@ export const Output = {
   Digest: 'digest',
   Manifest: 'manifest',
   Skipped: 'skipped',
+  VersionId: 'version-id',
+  Url: 'url',
+} as const
+
+/** Output names of the publish action. */
+export const PublishOutput = {
+  NamespaceId: 'namespace-id',
+  VersionId: 'version-id',
+  Url: 'url',
+  ReplacedVersionId: 'replaced-version-id',
 } as const
 
 /** Output names of the servers action. */
@@ -86,6 +100,7 @@ export const ActionName = {
   LobbyLogs: 'lobby-logs',
   Avatars: 'avatars',
   Validate: 'validate',
+  Publish: 'publish',
 } as const
 
 /** Where the CLI reads the token when --token is not given. */

@@ -1,12 +1,7 @@
 import { UsageError } from '../api/errors.ts'
+import { DISPLAY_NAME_MAX_BYTES, displayNameProblems, isValidDomain } from '../api/rules.ts'
 import {
-  DISPLAY_NAME_MAX_BYTES,
-  NAME_ID_MAX,
-  displayNameProblems,
-  isValidDomain,
-  nameIdProblems,
-} from '../api/rules.ts'
-import {
+  checkNameId,
   checkUuid,
   readBoolean,
   readChoice,
@@ -89,13 +84,7 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
   let namespace: DeployInputs['namespace']
   if (nameId) {
-    const problem = nameIdProblems(nameId)[0]
-    if (problem) {
-      throw new UsageError(
-        `${Input.Namespace} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-          `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
-      )
-    }
+    checkNameId(Input.Namespace, nameId)
     const displayName = optional(Input.NamespaceDisplayName) ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
     namespace = { nameId, displayName, versionId }

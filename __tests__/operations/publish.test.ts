@@ -1,0 +1,115 @@
+// Promotion and rollback against the emulator: a version id, `previous`, another namespace's version.
+import assert from 'node:assert/strict'
+import { after, beforeEach, describe, test } from 'node:test'
+import { UsageError } from '../../src/api/errors.ts'
+import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
+import { withClient } from '../../src/operations/operation.ts'
+import { publishOperation, type PublishResult } from '../../src/operations/publish.ts'
+import { getter } from '../support/helpers.ts'
+import { GAME, NAMESPACE, TOKEN } from '../support/actions.ts'
+
+const fast = { sleep: async () => {} }
+const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.map((v) => (typeof v === 'string' ? v : v.id))
+
+describe('the publish operation', () => {
+  let emulator: Emulator
+  beforeEach(async () => {
+    await emulator?.close()
+    emulator = await startEmulator({ rateLimit: false, cdnDomain: 'localhost' })
+  })
+  after(() => emulator.close())
+
+  const publish = (inputs: Record<string, string>): Promise<PublishResult> => {
+    const read = publishOperation.read(
+      getter({
+        'api-url': emulator.url,
+        token: TOKEN,
+        'game-id': GAME,
+        'cdn-domain': 'rivet.game',
+        ...inputs,
+      }),
+    )
+    return publishOperation.run(read, { logger: memoryLogger(), retry: fast })
+  }
+  const served = async () => {
+    const { game } = await withClient(
+      { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
+      { logger: memoryLogger() },
+      (client) => client.getGame(GAME),
+    )
+    return Object.fromEntries(game.namespaces.map((ns) => [ns.name_id, ns.version_id]))
+  }
+
+  test('a version id: published, the one it replaced reported, the URL under the CDN domain', async () => {
+    const result = await publish({ namespace: 'production', 'version-id': OLD! })
+    assert.equal(result.changed, true)
+    assert.equal(result.versionId, OLD)
+    assert.equal(result.replacedVersionId, CURRENT)
+    assert.equal(result.url, 'https://demo-game--production.rivet.game/')
+    assert.equal((await served()).production, OLD)
+    assert.deepEqual(publishOperation.outputs(result), {
+      'namespace-id': NAMESPACE,
+      'version-id': OLD,
+      url: 'https://demo-game--production.rivet.game/',
+      'replaced-version-id': CURRENT,
+    })
+    const again = await publish({ 'namespace-id': NAMESPACE, 'version-id': OLD! })
+    assert.equal(again.changed, false, 'publishing what is live changes nothing')
+  })
+
+  test("'previous' rolls back to the version published before the current one, from the history", async () => {
+    // Creating a namespace records no history: before any publish there is nothing to roll back to.
+    await assert.rejects(publish({ namespace: 'production', 'version-id': 'previous' }), (error: unknown) => {
+      assert.ok(error instanceof UsageError)
+      assert.match(
+        error.message,
+        /^version-id 'previous': namespace production has had no other version published/,
+      )
+      return true
+    })
+    await publish({ namespace: 'production', 'version-id': OLD! })
+    await publish({ namespace: 'production', 'version-id': CURRENT! })
+    const rolledBack = await publish({ namespace: 'production', 'version-id': 'previous' })
+    assert.equal(rolledBack.versionId, OLD)
+    assert.equal(rolledBack.replacedVersionId, CURRENT)
+    assert.equal((await served()).production, OLD)
+  })
+
+  test('from-namespace promotes what another namespace serves', async () => {
+    await withClient(
+      { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
+      { logger: memoryLogger() },
+      (client) =>
+        client.createNamespace(GAME, { name_id: 'staging', display_name: 'Staging', version_id: OLD! }),
+    )
+    const result = await publish({ namespace: 'production', 'from-namespace': 'staging' })
+    assert.equal(result.versionId, OLD)
+    assert.deepEqual(await served(), { production: OLD, staging: OLD })
+  })
+
+  test('clear errors before anything changes: an unknown version, namespace or source namespace', async () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [
+        { namespace: 'production', 'version-id': '00000000-0000-4000-8000-000000000000' },
+        /^version-id '0{8}-.*' is not a version of game/,
+      ],
+      [
+        { namespace: 'nope', 'version-id': OLD! },
+        /^namespace 'nope' is not a namespace of game .*: it has production/,
+      ],
+      [
+        { namespace: 'production', 'from-namespace': 'nope' },
+        /^from-namespace 'nope' is not a namespace of game/,
+      ],
+    ]
+    for (const [inputs, message] of cases) {
+      await assert.rejects(
+        publish(inputs),
+        (error: unknown) => error instanceof UsageError && message.test(error.message),
+      )
+    }
+    assert.equal((await served()).production, CURRENT)
+    assert.equal(emulator.versionHistory(GAME, NAMESPACE).length, 0)
+  })
+})

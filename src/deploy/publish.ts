@@ -1,0 +1,132 @@
+// Going live: a CDN site is served only once a version whose config names it is published to a
+// namespace. The deploy creates that version from the namespace's current one, keeping every other
+// part of its config; the publish operation sets a namespace's version without uploading anything.
+
+import type { ServiceClient } from '../api/client.ts'
+import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
+import { describeValidationPath } from '../api/rules.ts'
+import type { GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
+import type { Logger } from '../common/logger.ts'
+import { Input } from '../inputs/constants.ts'
+
+/** The hosted service's CDN domain: `{game}--{namespace}.rivet.game`. */
+export const DEFAULT_CDN_DOMAIN = 'rivet.game'
+
+/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000'
+
+/**
+ * The config of the version a deploy creates: the base version's whole config with the new site.
+ * The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
+ * form is left out whenever the current one is there.
+ */
+export function deployConfig(base: VersionConfig, siteId: string): VersionConfig {
+  const { matchmaker, cdn, ...rest } = structuredClone(base)
+  const config: VersionConfig = { ...rest, cdn: { ...cdn, site_id: siteId } }
+  if (matchmaker) {
+    const { lobby_groups: legacy, ...current } = matchmaker
+    config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current
+  }
+  return config
+}
+
+/**
+ * Where a namespace is served: its custom domain when it has one, else its host name under the CDN
+ * domain (`{game}--{namespace}.{cdn}`, the namespace `prod` at `{game}.{cdn}`). `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (a local emulator: `http://localhost:8080`).
+ */
+export function namespaceUrl(
+  cdnDomain: string,
+  gameNameId: string,
+  namespaceNameId: string,
+  domain?: string,
+): string {
+  if (domain) return `https://${domain}/`
+  const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`)
+  const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`
+  return `${origin.protocol}//${host}.${origin.host}/`
+}
+
+/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
+export async function readVersion(
+  client: ServiceClient,
+  gameId: string,
+  versionId: string,
+): Promise<GameVersion> {
+  try {
+    return (await client.getVersion(gameId, versionId)).version
+  } catch (error) {
+    if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
+      throw new UsageError(`${Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
+        cause: error,
+      })
+    }
+    throw error
+  }
+}
+
+/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+export function latestVersion(versions: readonly VersionSummary[]): VersionSummary | undefined {
+  let latest: VersionSummary | undefined
+  for (const version of versions) {
+    if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts)) latest = version
+  }
+  return latest
+}
+
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+export async function versionName(
+  client: ServiceClient,
+  gameId: string,
+  wanted: string,
+  versions: readonly VersionSummary[],
+): Promise<string> {
+  if (!versions.some((version) => version.display_name === wanted)) return wanted
+  return (await client.reserveVersionName(gameId)).version_display_name
+}
+
+/**
+ * Has the service validate the version a deploy will create, before anything is created: the new
+ * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
+ */
+export async function validateDeployVersion(
+  client: ServiceClient,
+  gameId: string,
+  displayName: string,
+  base: VersionConfig,
+): Promise<void> {
+  const { errors } = await client.validateVersion(gameId, {
+    display_name: displayName,
+    config: deployConfig(base, SITE_PLACEHOLDER),
+  })
+  if (errors.length) throw versionError(errors)
+}
+
+/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+export async function createVersion(
+  client: ServiceClient,
+  gameId: string,
+  displayName: string,
+  config: VersionConfig,
+  logger: Logger,
+): Promise<{ versionId: string; displayName: string }> {
+  try {
+    const { version_id } = await client.createVersion(gameId, { display_name: displayName, config })
+    return { versionId: version_id, displayName }
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+      throw error
+    const reserved = (await client.reserveVersionName(gameId)).version_display_name
+    logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`)
+    const { version_id } = await client.createVersion(gameId, { display_name: reserved, config })
+    return { versionId: version_id, displayName: reserved }
+  }
+}
+
+function versionError(errors: ValidationError[]): ValidationFailedError {
+  return new ValidationFailedError(
+    'The new version',
+    errors.map(({ path }) => ({ path, description: describeValidationPath(path) })),
+  )
+}
