@@ -4,7 +4,7 @@ import { describe, test } from 'node:test'
 import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
-import { deploy } from '../../src/deploy/pipeline.ts'
+import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts'
 import { readInputs, type DeployInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
@@ -128,12 +128,14 @@ describe('deploys through injected faults', () => {
     const emulator = await chaos({ putErrorRate: 1 })
     try {
       const { root } = await site()
-      const error = await deploy(inputsFor(emulator, root, { retries: '2', files: 'build/game.data' }), {
-        logger: memoryLogger(),
-        glob: actionsGlob,
-        tempDir: root,
-        retry: { sleep: async () => {} },
-      }).catch((e: unknown) => e)
+      const { error } = deployFailure(
+        await deploy(inputsFor(emulator, root, { retries: '2', files: 'build/game.data' }), {
+          logger: memoryLogger(),
+          glob: actionsGlob,
+          tempDir: root,
+          retry: { sleep: async () => {} },
+        }).catch((e: unknown) => e),
+      )
       assert.ok(error instanceof PartUploadError)
       assert.match(
         error.message,

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
 import type { FileDescriptor } from '../../src/api/types.ts'
 import { contentTypeOf } from '../../src/deploy/files.ts'
-import { deploy, partialResult } from '../../src/deploy/pipeline.ts'
+import { DeployError, deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
@@ -109,30 +109,35 @@ describe('deploy against the emulator', () => {
 
   test('a domain another namespace holds fails, and the account does not call it attached', async () => {
     const held = DEFAULT_SEED.games[1]!.namespaces![0]!.domains![0]!
-    const error = await deploy(inputs({ path: site, namespace: 'held-domain', domain: held }), {
+    const thrown = await deploy(inputs({ path: site, namespace: 'held-domain', domain: held }), {
       logger: memoryLogger(),
       glob: actionsGlob,
       tempDir: temp,
       retry: fast,
     }).catch((e: unknown) => e)
+    assert.ok(thrown instanceof DeployError)
+    const { error, partial } = deployFailure(thrown)
     assert.ok(error instanceof UsageError)
+    assert.equal(thrown.cause, error)
+    assert.equal(thrown.message, error.message)
     assert.match(error.message, /is held by another namespace/)
-    const partial = partialResult(error)
     assert.ok(partial?.provisioned.namespaceId, 'the namespace created is reported')
     assert.equal(partial.provisioned.domain, undefined, 'the domain was not attached')
   })
 
   test('a namespace-id the game does not have fails, naming the input, and creates no site', async () => {
     const sitesBefore = emulator.sites(GAME).length
-    const error = await deploy(
-      inputs({
-        path: site,
-        'namespace-id': '00000000-0000-4000-8000-000000000000',
-        'lobby-count-max': '10',
-        'max-players': '8',
-      }),
-      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
-    ).catch((e: unknown) => e)
+    const { error } = deployFailure(
+      await deploy(
+        inputs({
+          path: site,
+          'namespace-id': '00000000-0000-4000-8000-000000000000',
+          'lobby-count-max': '10',
+          'max-players': '8',
+        }),
+        { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+      ).catch((e: unknown) => e),
+    )
     assert.ok(error instanceof UsageError)
     assert.match(
       error.message,
@@ -148,7 +153,10 @@ describe('deploy against the emulator', () => {
         tempDir: temp,
         retry: fast,
       }),
-      (e: unknown) => e instanceof UsageError && e.message.includes(`'${other}' is not a namespace of game`),
+      (e: unknown) => {
+        const { error } = deployFailure(e)
+        return error instanceof UsageError && error.message.includes(`'${other}' is not a namespace of game`)
+      },
     )
   })
 

@@ -8,7 +8,7 @@ import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
 import { rerunText } from '../deploy/report.ts'
-import { deploy, partialResult, type DeployResult } from '../deploy/pipeline.ts'
+import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
@@ -68,9 +68,9 @@ export async function run(): Promise<void> {
         onNamespace: (id) => (namespaceId = id),
         signal: cancellation.signal,
       })
-    } catch (error) {
+    } catch (thrown) {
       // The outputs known so far (a created namespace above all), the summary and the comment.
-      const partial = partialResult(error)
+      const { error, partial } = deployFailure(thrown)
       if (partial) setOutputs(partial)
       else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
       core.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`)

@@ -26,7 +26,7 @@ import {
   TOKEN_ENV,
 } from '../inputs/constants.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
-import { deploy, partialResult, type DeployResult } from '../deploy/pipeline.ts'
+import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
 import { readInputs, type RunContext } from '../inputs/deploy.ts'
@@ -208,8 +208,8 @@ const DEPLOY: Command = {
         progressIntervalMs: io.interactive ? 250 : undefined,
         signal: cancellation.signal,
       })
-    } catch (error) {
-      const partial = partialResult(error)
+    } catch (thrown) {
+      const { error, partial } = deployFailure(thrown)
       if (!isCancelled(error) && !partial) throw error
       reportError(io, error)
       print(io, partial ? deployOutputs(partial) : {}, failureReport(error, partial))

@@ -8,11 +8,9 @@ export const SLOW_START = 16
  * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower), one more for each PUT
  * that succeeds, which doubles the number each round, until the ceiling or the store's first sign
  * of overload. A store is never hit by the whole ceiling of new connections at once, for the cost
- * of a few round trips (mixed site at 80 ms per PUT: 1.04x). It also made the memory steadier. The
- * upload starts just after the site's answer is read, when V8 is often collecting the old
- * generation. There, a burst of 192 PUTs made about one deploy of 20,000 files in six keep
- * promoting the PUTs' garbage through the whole upload; with the slow start, 1 in 53
- * (BENCHMARKS.md).
+ * of a few round trips. It also keeps the memory steadier: the upload starts just after the site's
+ * answer is read, when V8 is often collecting the old generation, and a burst of PUTs there can keep
+ * their garbage promoted through the whole upload (BENCHMARKS.md).
  *
  * When the store says it is overloaded (503 SlowDown, 429) or drops connections, the number in
  * flight is halved; each time as many PUTs as are allowed in flight have succeeded, it grows by one

@@ -65,19 +65,34 @@ export interface DeployDependencies {
   signal?: AbortSignal
 }
 
-const partials = new WeakMap<object, DeployResult>()
+/**
+ * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
+ * message it has) and what it had done before (`partial`: the namespace, the site it created). A
+ * failure of the local checks is thrown as it is. See deployFailure.
+ */
+export class DeployError extends Error {
+  override name = 'DeployError'
+  readonly partial: DeployResult
+  constructor(cause: unknown, partial: DeployResult) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+    this.partial = partial
+  }
+}
 
 /**
- * What a deploy that threw had done before it failed (the namespace, the site it created), or
- * undefined when it failed before anything was sent.
+ * A failed deploy's own error, unwrapped from a DeployError, and what the deploy had done before it
+ * (undefined when it failed before anything was sent).
  */
-export function partialResult(error: unknown): DeployResult | undefined {
-  return typeof error === 'object' && error !== null ? partials.get(error) : undefined
+export function deployFailure(error: unknown): { error: unknown; partial: DeployResult | undefined } {
+  return error instanceof DeployError
+    ? { error: error.cause, partial: error.partial }
+    : { error, partial: undefined }
 }
 
 /**
  * The deploy: collect and hash the files (nothing is created before every local check passed),
- * provision the namespace, create the CDN site, upload every part, complete the upload.
+ * provision the namespace, create the CDN site, upload every part, complete the upload. A failure
+ * past the local checks is thrown as a DeployError.
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
@@ -118,8 +133,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       })
       logger.info(`${found.length} files, ${formatBytes(found.reduce((sum, f) => sum + f.size, 0))}`)
       if (digestFirst) {
-        await hashArtifacts(found)
-        manifest = buildManifest(found)
+        manifest = buildManifest(found, await hashArtifacts(found))
         logger.info(`Digest ${manifest.digest}`)
       }
       return found
@@ -227,7 +241,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           signal,
         })
         if (!result.manifest) {
-          await saveManifest(buildManifest(siteFiles))
+          await saveManifest(buildManifest(siteFiles, result.upload.sha256!))
           logger.info(`Digest ${result.manifest!.digest}`)
         }
         // A cancelled upload is never completed: the site stays empty rather than half there.
@@ -240,8 +254,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     }
   } catch (error) {
     result.durationMs = retry.now() - started
-    if (typeof error === 'object' && error !== null) partials.set(error, result)
-    throw error
+    throw new DeployError(error, result)
   } finally {
     // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
     if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())

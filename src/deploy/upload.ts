@@ -19,8 +19,9 @@ export interface UploadOptions {
   /** The site's requests as the client gives them; a plain list is made into one. */
   requests: PresignedRequestList | readonly PresignedRequest[]
   /**
-   * Fill in each file's SHA-256 during the upload: a file sent in one request is hashed from the
-   * bytes sent (one read for both hashes); a file sent in parts, by a reader beside the upload.
+   * Compute each file's SHA-256 during the upload (UploadResult.sha256): a file sent in one request
+   * is hashed from the bytes sent (one read for both hashes); a file sent in parts, by a reader
+   * beside the upload.
    */
   hash: boolean
   dispatcher: Dispatcher
@@ -43,6 +44,8 @@ export interface UploadResult {
   bytes: number
   retries: number
   durationMs: number
+  /** With `hash`: the SHA-256 (hex) of each file, by its index in UploadOptions.files. */
+  sha256: string[] | undefined
 }
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
@@ -85,9 +88,7 @@ interface InFlight {
  * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (20,000 files against a local store: heap after the last young collection 58 to 63 MB with a
- * Set, 46 to 49 MB with this).
+ * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
  */
 class InFlightPuts {
   readonly #puts: InFlight[] = []
@@ -120,7 +121,6 @@ const RING = 3
 const SMALL_PART = 1024 * 1024
 /** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
 const REUSED_BUFFER = 64 * 1024
-const SHA256_BYTES = 32
 /** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
 const ERROR_BODY_LIMIT = 8 * 1024
 
@@ -132,7 +132,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     options.requests instanceof PresignedRequestList
       ? options.requests
       : PresignedRequestList.of(options.requests)
-  const plan = planUpload(options.files, requests)
+  const { parts, partCount } = planUpload(options.files, requests)
   const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0)
   const started = options.retry.now()
   const progress = createProgress({
@@ -149,7 +149,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   const limiter = pLimit(adaptive.current)
   const inFlight = new InFlightPuts()
   const buffers: Buffer[] = []
-  const digests = options.hash ? Buffer.alloc(options.files.length * SHA256_BYTES) : undefined
+  const digests = new Array<string>(options.files.length)
   // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
   // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more.
   const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)))
@@ -163,12 +163,12 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   }, stallCheck)
   sweep.unref()
   const order = soonestExpiringOrder(
-    plan.length,
+    parts.length,
     (i) => requests.expiry(i),
     (i) => requests.contentLength(i),
   )
   function* partsInOrder(): Generator<Part> {
-    for (const index of order) yield plan.part(index)
+    for (const index of order) yield parts[index]!
   }
   const uploadOne = async (part: Part) => {
     if (signal?.aborted) return
@@ -196,7 +196,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     progress.partDone(part.file.path, part.of)
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
-  const hashedApart = options.hash ? options.files.filter((_, f) => plan.partsOf(f) > 1) : []
+  const hashedApart = options.hash ? partCount.flatMap((count, f) => (count > 1 ? [f] : [])) : []
   let onAbort: (() => void) | undefined
   const cancelled = new Promise<never>((_resolve, reject) => {
     if (!signal) return
@@ -213,42 +213,36 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   })
   cancelled.catch(() => {})
   try {
-    await Promise.race([
-      Promise.all([hashArtifacts(hashedApart, 2), forEachLimited(partsInOrder(), limiter, uploadOne)]),
+    const apartFiles = hashedApart.map((f) => options.files[f]!)
+    const [apart] = await Promise.race([
+      Promise.all([hashArtifacts(apartFiles, 2), forEachLimited(partsInOrder(), limiter, uploadOne)]),
       cancelled,
     ])
     signal?.throwIfAborted()
+    hashedApart.forEach((f, i) => (digests[f] = apart[i]!))
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort)
     clearInterval(sweep)
     progress.stop()
   }
-  // The SHA-256 of each file sent whole, as hex once every PUT is done. Set as each PUT was stored,
-  // those strings (20,000 of them for as many files, all kept to the manifest) were a sixth of what
-  // survived each young collection of the upload, and the more survives there, the sooner V8 doubles
-  // its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
-  if (digests) {
-    options.files.forEach((file, f) => {
-      const at = f * SHA256_BYTES
-      if (plan.partsOf(f) === 1) file.sha256 = digests.toString('hex', at, at + SHA256_BYTES)
-    })
-  }
   // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
   // for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
   // the SHA-256 of no bytes.
   await forEachLimited(
-    options.files.filter((_, f) => plan.partsOf(f) === 0),
+    partCount.flatMap((count, f) => (count === 0 ? [f] : [])),
     16,
-    async (file) => {
+    async (f) => {
+      const file = options.files[f]!
       assertUnchanged(file, await stat(file.absolutePath))
-      if (options.hash) file.sha256 = hash('sha256', '')
+      if (options.hash) digests[f] = hash('sha256', '')
     },
   )
   return {
-    parts: plan.length,
+    parts: parts.length,
     bytes: totalBytes,
     retries,
     durationMs: options.retry.now() - started,
+    sha256: options.hash ? digests : undefined,
   }
 }
 
@@ -264,28 +258,33 @@ function shortOverload(error: unknown): string {
   return 'connection lost'
 }
 
+export interface UploadPlan {
+  /** One per request, by the request's index. */
+  parts: Part[]
+  /** The parts of each file, by its index: 0 when no request asks for it (an empty file may not be). */
+  partCount: number[]
+}
+
 /**
- * Pairs each presigned request with its file and checks it asks for a range the file has. Counts
- * are kept per file index in typed arrays, not in maps by path (a site has up to 20,000 files).
+ * Pairs each presigned request with its file and checks it asks for a range the file has, and that
+ * the requests of each file cover all its bytes.
  */
 export function planUpload(files: ArtifactFile[], requests: PresignedRequestList): UploadPlan {
   const byPath = new Map(files.map((f, i) => [f.path, i]))
-  const fileOf = new Uint32Array(requests.length)
-  const count = new Uint32Array(files.length)
-  const covered = new Float64Array(files.length)
+  const partCount = files.map(() => 0)
+  const covered = files.map(() => 0)
+  const parts: Part[] = []
   for (let i = 0; i < requests.length; i++) {
     const path = requests.path(i)
     const f = byPath.get(path)
     if (f === undefined) throw new Error(`The service asked for '${path}', which is not a file of this site`)
+    const file = files[f]!
     const offset = requests.byteOffset(i)
     const length = requests.contentLength(i)
-    if (offset < 0 || offset + length > files[f]!.size) {
-      throw new Error(
-        `The service asked for bytes ${offset}+${length} of '${path}', which has ${files[f]!.size}`,
-      )
+    if (offset < 0 || offset + length > file.size) {
+      throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`)
     }
-    fileOf[i] = f
-    count[f]!++
+    parts.push({ index: i, file, fileIndex: f, number: ++partCount[f]!, of: 0 })
     covered[f]! += length
   }
   files.forEach((file, f) => {
@@ -295,51 +294,8 @@ export function planUpload(files: ArtifactFile[], requests: PresignedRequestList
       )
     }
   })
-  const numberOf = new Uint32Array(requests.length)
-  const seen = new Uint32Array(files.length)
-  for (let i = 0; i < requests.length; i++) numberOf[i] = ++seen[fileOf[i]!]!
-  return new UploadPlan(files, fileOf, numberOf, count)
-}
-
-/**
- * Which file and part each request is, in typed arrays: a Part object is made when its PUT starts
- * and dropped when it ends. Made all at once and kept to the end of the upload, 20,000 of them were
- * copied and promoted through V8's young generation as the upload began, about 3.7 MiB of what V8
- * counts toward doubling its young generation (see BENCHMARKS.md, "Where the 20,000-file peak comes from").
- */
-export class UploadPlan {
-  readonly #files: ArtifactFile[]
-  readonly #fileOf: Uint32Array
-  readonly #numberOf: Uint32Array
-  readonly #count: Uint32Array
-
-  constructor(files: ArtifactFile[], fileOf: Uint32Array, numberOf: Uint32Array, count: Uint32Array) {
-    this.#files = files
-    this.#fileOf = fileOf
-    this.#numberOf = numberOf
-    this.#count = count
-  }
-
-  /** Requests, one part each. */
-  get length(): number {
-    return this.#fileOf.length
-  }
-
-  part(index: number): Part {
-    const fileIndex = this.#fileOf[index]!
-    return {
-      index,
-      file: this.#files[fileIndex]!,
-      fileIndex,
-      number: this.#numberOf[index]!,
-      of: this.#count[fileIndex]!,
-    }
-  }
-
-  /** How many parts the file is sent in: 0 when no request asks for it (an empty file may not be asked for). */
-  partsOf(fileIndex: number): number {
-    return this.#count[fileIndex]!
-  }
+  for (const part of parts) part.of = partCount[part.fileIndex]!
+  return { parts, partCount }
 }
 
 function describePart(part: Part): string {
@@ -355,14 +311,14 @@ async function putPart(
   progress: Progress,
   inFlight: InFlightPuts,
   buffers: Buffer[],
-  digests: Buffer | undefined,
+  digests: string[],
 ): Promise<void> {
   const offset = requests.byteOffset(part.index)
   const length = requests.contentLength(part.index)
   let body: Buffer | AsyncGenerator<Buffer>
   let md5: () => string
   // A part that is the whole file gives the file's SHA-256 from the same bytes (into `digests`).
-  let sha256: (() => Buffer) | undefined
+  let sha256: (() => string) | undefined
   let hashers: { md5: Hash; sha256: Hash | undefined } | undefined
   const wholeFile = options.hash && part.of === 1
   let reused: Buffer | undefined
@@ -370,18 +326,18 @@ async function putPart(
     // Most files of a web build are small: one read, one buffer, one hash call each, and none of
     // the objects of a stream.
     // The small ones go into a buffer an earlier PUT sent: a new buffer per file is memory outside
-    // V8's heap that stays until V8 collects its wrapper, tens of MB for thousands of files.
+    // V8's heap that stays until V8 collects its wrapper.
     reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
     const bytes = await readRange(part, offset, length, reused)
     body = bytes
     md5 = () => hash('md5', bytes)
-    if (wholeFile) sha256 = () => hash('sha256', bytes, 'buffer')
+    if (wholeFile) sha256 = () => hash('sha256', bytes)
   } else {
     // Hashed from the chunks as undici writes them to the socket: exactly the bytes sent, one read.
     hashers = { md5: createHash('md5'), sha256: wholeFile ? createHash('sha256') : undefined }
     const { md5: m, sha256: s } = hashers
     md5 = () => m.digest('hex')
-    if (s) sha256 = () => s.digest()
+    if (s) sha256 = () => s.digest('hex')
     body = readChunks(part, offset, length)
   }
   const headers: Record<string, string> = { 'content-length': String(length) }
@@ -429,7 +385,7 @@ async function putPart(
         true,
       )
     }
-    if (sha256) sha256().copy(digests!, part.fileIndex * SHA256_BYTES)
+    if (sha256) digests[part.fileIndex] = sha256()
     // Answered 2xx: the store has every byte, so none is still queued to be written from it.
     if (reused) buffers.push(reused)
   } catch (error) {
@@ -579,11 +535,11 @@ class PutHandler implements InFlight {
 /**
  * The part's bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn instead of a
  * new buffer per read (a read stream's are memory outside V8's heap that each forces collections to
- * free: 2,800 of them for a 700 MiB file). Safe because undici writes an iterable body chunk by chunk
- * and waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with
- * TLS: less than a chunk): when the next chunk is asked for, the last full one was at least partly
- * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
- * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
+ * free). Safe because undici writes an iterable body chunk by chunk and waits for 'drain' whenever
+ * the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than a chunk): when
+ * the next chunk is asked for, the last full one was at least partly written, so every chunk before
+ * it has left the process; a buffer is reused only RING chunks later, which leaves room for one
+ * short read. The MD5 of what was sent is checked against the ETag anyway.
  */
 async function* readChunks(part: Part, offset: number, length: number): AsyncGenerator<Buffer> {
   const size = Math.min(READ_BUFFER, length)
@@ -630,8 +586,7 @@ async function readRange(
  * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
  * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
  * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
- * flight, none larger than REUSED_BUFFER. (Each used to be REUSED_BUFFER: 12 MiB at 192 in flight
- * for files of 1 to 32 KiB, where 6 serve.)
+ * flight, none larger than REUSED_BUFFER.
  */
 function reusableBuffer(buffers: Buffer[], length: number): Buffer {
   const buffer = buffers.pop()
@@ -655,9 +610,9 @@ function storeError(text: string): string {
  * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
  * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
  * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
- * it is made synchronously. A stat by path after each PUT was a fourth round trip per file through
- * the thread pool beside open, read and close; without it the mixed site deploys in 0.96x the time.
- * A change after the read is no error: the bytes sent are the ones read and checked.
+ * it is made synchronously rather than as a fourth round trip per file through the thread pool
+ * beside open, read and close. A change after the read is no error: the bytes sent are the ones
+ * read and checked.
  */
 function assertUnchanged(file: ArtifactFile, now: Stats): void {
   if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
