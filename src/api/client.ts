@@ -352,7 +352,11 @@ export class ServiceClient {
   }
 
   /** What was published to the namespace, newest first (creating a namespace records nothing). */
-  getNamespaceVersionHistory(gameId: string, namespaceId: string, limit = 32): Promise<NamespaceVersionHistory> {
+  getNamespaceVersionHistory(
+    gameId: string,
+    namespaceId: string,
+    limit = 32,
+  ): Promise<NamespaceVersionHistory> {
     return this.#call(
       OPS.getNamespaceVersionHistory,
       'GET',
@@ -370,7 +374,12 @@ export class ServiceClient {
     await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`)
   }
 
-  #call<T>(op: Operation, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  #call<T>(
+    op: Operation,
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     return withRetries(
       op.name,
