@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(626);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2697);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 626:
+/***/ 2697:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29561,7 +29561,7 @@ function utils_toCommandValue(input) {
  * @returns The command properties to send with the actual annotation command
  * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
  */
-function utils_toCommandProperties(annotationProperties) {
+function toCommandProperties(annotationProperties) {
     if (!Object.keys(annotationProperties).length) {
         return {};
     }
@@ -32372,7 +32372,7 @@ function core_debug(message) {
  * @param properties optional properties to add to the annotation.
  */
 function core_error(message, properties = {}) {
-    command_issueCommand('error', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a warning issue
@@ -32380,7 +32380,7 @@ function core_error(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function warning(message, properties = {}) {
-    command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a notice issue
@@ -32388,7 +32388,7 @@ function warning(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function notice(message, properties = {}) {
-    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Writes info to log with console.log.
@@ -32689,7 +32689,7 @@ function bytesBetween(text, min, max) {
     return bytes >= min && bytes <= max;
 }
 /** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
-function rules_isValidDomain(domain) {
+function isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
 /** A readable sentence for a validation error path, for annotations and error messages. */
@@ -32791,9 +32791,9 @@ const Output = {
     TotalBytes: 'total-bytes',
     Digest: 'digest',
     Manifest: 'manifest',
-    Skipped: 'skipped',
     VersionId: 'version-id',
     Url: 'url',
+    Skipped: 'skipped',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -32834,6 +32834,8 @@ const ActionName = {
     Validate: 'validate',
     Publish: 'publish',
 };
+/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
+const DEFAULT_CDN_DOMAIN = 'rivet.game';
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
@@ -32968,7 +32970,7 @@ function checkNameId(input, nameId) {
  * http(s) origin with a port for a local emulator (`http://localhost:8080`). `fallback` when empty.
  */
 function readCdnDomain(get, fallback) {
-    const raw = get(Input.CdnDomain).trim();
+    const raw = get(constants_Input.CdnDomain).trim();
     if (!raw)
         return fallback;
     if (raw.includes('://')) {
@@ -32989,7 +32991,7 @@ function readCdnDomain(get, fallback) {
     else if (isValidDomain(raw)) {
         return raw;
     }
-    throw new UsageError(`${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw new errors_UsageError(`${constants_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 
 ;// CONCATENATED MODULE: ./src/common/report.ts
@@ -37563,12 +37565,16 @@ function nextState(key, previous, update) {
         state.domain = update.domain;
     if (update.completed)
         Object.assign(state, update.completed);
+    if (update.published)
+        Object.assign(state, update.published);
     return state;
 }
 /** The markdown of the sticky comment (without its marker). */
 function renderComment(view) {
     const { state } = view;
     const rows = [];
+    if (state.url)
+        rows.push(['Preview', PLAIN_URL.test(state.url) ? `[${state.url}](${state.url})` : `\`${state.url}\``]);
     if (state.domain)
         rows.push(['Domain', `[${state.domain}](https://${state.domain}/)`]);
     if (state.siteId) {
@@ -37586,6 +37592,8 @@ function renderComment(view) {
             `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
         ]);
     }
+    if (state.versionId)
+        rows.push(['Version', `\`${state.versionId}\``]);
     if (state.digest)
         rows.push(['Digest', `\`${state.digest}\``]);
     if (view.commit) {
@@ -37611,6 +37619,8 @@ function renderComment(view) {
         stateComment(state),
     ].join('\n');
 }
+/** A URL that is safe as a Markdown link: a scheme, a host name, a port, nothing else. */
+const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/;
 function escapeCell(text) {
     return text.replace(/\|/g, '\\|');
 }
@@ -37858,6 +37868,8 @@ function deployOutputs(result) {
         [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
         [Output.Digest]: result.manifest?.digest ?? null,
         [Output.Manifest]: result.manifestPath ?? null,
+        [Output.VersionId]: result.published?.versionId ?? null,
+        [Output.Url]: result.published?.url ?? null,
         [Output.Skipped]: result.skipped,
     };
 }
@@ -37903,9 +37915,13 @@ function rerunText(result) {
         const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
         sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
     }
-    if (result?.siteId && !result.skipped) {
+    if (result?.siteId && !result.skipped && !result.uploadCompleted) {
         sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
             'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (result?.siteId && result.uploadCompleted && !result.published && result.provisioned.nameId) {
+        sentences.push(`Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
+            'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.');
     }
     if (sentences.length === 0)
         sentences.push('A re-run starts over: nothing this run did is in its way.');
@@ -37930,7 +37946,11 @@ function resultRows(result, failed) {
         const site = result.skipped
             ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
             : result.siteId
-                ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
+                ? [
+                    `${result.siteName} `,
+                    { code: result.siteId },
+                    failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+                ]
                 : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
         rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
@@ -37942,6 +37962,19 @@ function resultRows(result, failed) {
             'Site',
             [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
         ]);
+    }
+    const { published } = result;
+    if (published) {
+        const version = [`${published.versionName} `, { code: published.versionId }];
+        if (!published.created)
+            version.push(' (already live)');
+        else if (published.replacedVersionId)
+            version.push(' (replaced ', { code: published.replacedVersionId }, ')');
+        rows.push(['Version', version]);
+        rows.unshift(['URL', published.url]);
+    }
+    else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
+        rows.push(['Version', 'would be made and published']);
     }
     if (upload) {
         const seconds = Math.max(upload.durationMs / 1000, 0.001);
@@ -40645,7 +40678,104 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/publish.ts
+// Going live: a CDN site is served only once a version whose config names it is published to a
+// namespace. The deploy creates that version from the namespace's current one, keeping every other
+// part of its config; the publish operation sets a namespace's version without uploading anything.
+
+
+
+/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
+/**
+ * The config of the version a deploy creates: the base version's whole config with the new site.
+ * The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
+ * form is left out whenever the current one is there.
+ */
+function deployConfig(base, siteId) {
+    const { matchmaker, cdn, ...rest } = structuredClone(base);
+    const config = { ...rest, cdn: { ...cdn, site_id: siteId } };
+    if (matchmaker) {
+        const { lobby_groups: legacy, ...current } = matchmaker;
+        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
+    }
+    return config;
+}
+/**
+ * Where a namespace is served: its custom domain when it has one, else its host name under the CDN
+ * domain (`{game}--{namespace}.{cdn}`, the namespace `prod` at `{game}.{cdn}`). `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (a local emulator: `http://localhost:8080`).
+ */
+function namespaceUrl(cdnDomain, gameNameId, namespaceNameId, domain) {
+    if (domain)
+        return `https://${domain}/`;
+    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
+    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
+    return `${origin.protocol}//${host}.${origin.host}/`;
+}
+/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
+async function readVersion(client, gameId, versionId) {
+    try {
+        return (await client.getVersion(gameId, versionId)).version;
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
+            throw new errors_UsageError(`${constants_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+function latestVersion(versions) {
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    return latest;
+}
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+async function versionName(client, gameId, wanted, versions) {
+    if (!versions.some((version) => version.display_name === wanted))
+        return wanted;
+    return (await client.reserveVersionName(gameId)).version_display_name;
+}
+/**
+ * Has the service validate the version a deploy will create, before anything is created: the new
+ * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
+ */
+async function validateDeployVersion(client, gameId, displayName, base) {
+    const { errors } = await client.validateVersion(gameId, {
+        display_name: displayName,
+        config: deployConfig(base, SITE_PLACEHOLDER),
+    });
+    if (errors.length)
+        throw versionError(errors);
+}
+/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+async function createVersion(client, gameId, displayName, config, logger) {
+    try {
+        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
+        return { versionId: version_id, displayName };
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+            throw error;
+        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
+        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
+        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
+        return { versionId: version_id, displayName: reserved };
+    }
+}
+function versionError(errors) {
+    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/provision.ts
+
 
 
 
@@ -40664,45 +40794,74 @@ function checkMatchmakerConfig(matchmaker) {
  * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
  * validate the matchmaker config. Everything that decides where the bytes go is read from the
  * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known.
+ * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
+ * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
  */
-async function provision(client, inputs, logger, onNamespace) {
+async function provision(client, inputs, logger, options = {}) {
+    const { game } = await client.getGame(inputs.gameId);
+    let namespace;
     let namespaceId;
     let namespaceCreated = false;
     if (inputs.namespaceId) {
-        namespaceId = await checkNamespaceId(client, inputs, logger);
+        namespace = checkNamespaceId(game, inputs, logger);
+        namespaceId = namespace.namespace_id;
     }
     else if (inputs.namespace) {
-        ;
-        ({ namespaceId, created: namespaceCreated } = await getOrCreateNamespace(client, inputs, logger));
+        namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace.nameId);
+        if (namespace) {
+            logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
+            namespaceId = namespace.namespace_id;
+        }
+        else if (!options.createLater) {
+            ;
+            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs, chooseVersion(inputs, game), logger));
+        }
     }
-    if (namespaceId)
-        onNamespace?.(namespaceId);
-    if (inputs.domain && namespaceId)
+    const provisioned = {
+        nameId: namespace?.name_id ?? inputs.namespace?.nameId,
+        namespaceId,
+        namespaceCreated,
+        domain: undefined,
+        matchmakerValidated: false,
+    };
+    if (namespaceId) {
+        options.onNamespace?.(namespaceId);
+        await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
+    }
+    return { provisioned, located: { game, namespace } };
+}
+/**
+ * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
+ * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
+ */
+async function createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace) {
+    const { namespaceId, created } = await createNamespace(client, inputs, version, logger);
+    if (!created)
+        await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id);
+    provisioned.namespaceId = namespaceId;
+    provisioned.namespaceCreated = created;
+    onNamespace?.(namespaceId);
+    await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
+}
+async function prepareNamespace(client, inputs, namespaceId, provisioned, logger) {
+    if (inputs.domain) {
         await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger);
-    let matchmakerValidated = false;
-    if (inputs.matchmaker && namespaceId) {
+        provisioned.domain = inputs.domain;
+    }
+    if (inputs.matchmaker) {
         const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
             lobby_count_max: inputs.matchmaker.lobbyCountMax,
             max_players: inputs.matchmaker.maxPlayers,
         });
         if (errors.length)
             throw matchmakerError(errors);
-        matchmakerValidated = true;
+        provisioned.matchmakerValidated = true;
         logger.info(`Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`);
     }
-    return {
-        nameId: inputs.namespace?.nameId,
-        namespaceId,
-        namespaceCreated,
-        domain: inputs.domain,
-        matchmakerValidated,
-    };
 }
 /** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
-async function checkNamespaceId(client, inputs, logger) {
+function checkNamespaceId(game, inputs, logger) {
     const namespaceId = inputs.namespaceId;
-    const { game } = await client.getGame(inputs.gameId);
     const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
     if (!found) {
         throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
@@ -40714,21 +40873,14 @@ async function checkNamespaceId(client, inputs, logger) {
             'give one of the two, or two that agree');
     }
     logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
-    return namespaceId;
+    return found;
 }
 /**
- * The namespace whose name_id is `namespace`, created when the game has none. When the create answers
- * name-id.not-unique, another run created it meanwhile: it is looked up again.
+ * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
+ * another run created it meanwhile: it is looked up again.
  */
-async function getOrCreateNamespace(client, inputs, logger) {
+async function createNamespace(client, inputs, version, logger) {
     const { nameId, displayName } = inputs.namespace;
-    const { game } = await client.getGame(inputs.gameId);
-    const existing = game.namespaces.find((namespace) => namespace.name_id === nameId);
-    if (existing) {
-        logger.info(`Namespace ${nameId} exists: using ${existing.namespace_id}`);
-        return { namespaceId: existing.namespace_id, created: false };
-    }
-    const version = chooseVersion(inputs, game.versions);
     try {
         const created = await client.createNamespace(inputs.gameId, {
             name_id: nameId,
@@ -40750,15 +40902,11 @@ async function getOrCreateNamespace(client, inputs, logger) {
     }
 }
 /** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
-function chooseVersion(inputs, versions) {
+function chooseVersion(inputs, game) {
     const given = inputs.namespace?.versionId;
     if (given)
         return { id: given, description: given };
-    let latest;
-    for (const version of versions) {
-        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
-            latest = version;
-    }
+    const latest = latestVersion(game.versions);
     if (!latest) {
         throw new errors_UsageError(`${constants_Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
             `to create it on: publish a version, or pass ${constants_Input.VersionId}`);
@@ -41445,6 +41593,7 @@ function assertUnchanged(file, now) {
 
 
 
+
 /**
  * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
  * message it has) and what it had done before (`partial`: the namespace, the site it created). A
@@ -41534,6 +41683,8 @@ async function deploy(inputs, deps) {
         manifest: undefined,
         manifestPath: undefined,
         upload: undefined,
+        uploadCompleted: false,
+        published: undefined,
         plannedParts,
         durationMs: 0,
     };
@@ -41563,17 +41714,36 @@ async function deploy(inputs, deps) {
             requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
             signal,
         });
+        const onNamespace = (id) => {
+            // Known before the deploy ends: a failure or cancellation later on still reports it.
+            result.provisioned.namespaceId = id;
+            deps.onNamespace?.(id);
+        };
+        let publishing;
         if (inputs.namespace || inputs.namespaceId) {
-            result.provisioned = await logger.group('Provision', () => provision(client, inputs, logger, (id) => {
-                // Known before provisioning ends: a failure or cancellation later on still reports it.
-                result.provisioned.namespaceId = id;
-                deps.onNamespace?.(id);
-            }));
+            await logger.group('Provision', async () => {
+                const { provisioned, located } = await provision(client, inputs, logger, {
+                    onNamespace,
+                    createLater: inputs.publish,
+                });
+                result.provisioned = provisioned;
+                if (!inputs.publish)
+                    return;
+                // Everything the new version needs is read and validated before anything is created.
+                const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id;
+                const base = await readVersion(client, inputs.gameId, baseId);
+                const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions);
+                await validateDeployVersion(client, inputs.gameId, name, base.config);
+                logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
+                    'its config kept but for the site');
+                publishing = { base, name, gameNameId: located.game.name_id, current: located.namespace?.version_id };
+            });
         }
         signal?.throwIfAborted();
         const previous = deps.previous;
         if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
             result.skipped = true;
+            result.uploadCompleted = true;
             result.siteId = previous.siteId;
             result.uploadId = previous.uploadId;
             logger.info(`The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
@@ -41611,8 +41781,15 @@ async function deploy(inputs, deps) {
                 // A cancelled upload is never completed: the site stays empty rather than half there.
                 signal?.throwIfAborted();
                 await client.completeUpload(site.upload_id);
+                result.uploadCompleted = true;
                 logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
             });
+        }
+        const plan = publishing;
+        if (plan && result.siteId) {
+            const siteId = result.siteId;
+            signal?.throwIfAborted();
+            result.published = await logger.group('Publish', () => publish(client, inputs, result, plan, siteId, logger, onNamespace));
         }
     }
     catch (error) {
@@ -41627,10 +41804,47 @@ async function deploy(inputs, deps) {
     result.durationMs = retry.now() - started;
     return result;
 }
+/**
+ * Makes the version of the new site from the base version and publishes it: to the namespace, or as
+ * the first version of a namespace this run creates. A namespace that already serves a version of
+ * this site (a re-run of an unchanged build) is left as it is.
+ */
+async function publish(client, inputs, result, plan, siteId, logger, onNamespace) {
+    const { provisioned } = result;
+    const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain);
+    const existing = provisioned.namespaceId;
+    if (existing && plan.current === plan.base.version_id && plan.base.config.cdn?.site_id === siteId) {
+        logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
+        logger.info(`Live at ${url}`);
+        return {
+            versionId: plan.base.version_id,
+            versionName: plan.base.display_name,
+            replacedVersionId: plan.current,
+            created: false,
+            url,
+        };
+    }
+    const created = await createVersion(client, inputs.gameId, plan.name, deployConfig(plan.base.config, siteId), logger);
+    logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
+    if (existing) {
+        await client.setNamespaceVersion(inputs.gameId, existing, created.versionId);
+        logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`);
+    }
+    else {
+        await createNamespaceOn(client, inputs, { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }, provisioned, logger, onNamespace);
+    }
+    logger.info(`Live at ${url}`);
+    return {
+        versionId: created.versionId,
+        versionName: created.displayName,
+        replacedVersionId: plan.current,
+        created: true,
+        url,
+    };
+}
 function logPlan(inputs, result, logger) {
     if (inputs.namespace)
-        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it on version ` +
-            `${inputs.namespace.versionId ?? "the game's latest"} when the game has none of that name`);
+        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`);
     else if (inputs.namespaceId)
         logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`);
     if (inputs.domain)
@@ -41640,6 +41854,10 @@ function logPlan(inputs, result, logger) {
     if (result.manifest) {
         logger.info(`Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
             `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
+    }
+    if (inputs.publish) {
+        const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)";
+        logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it`);
     }
 }
 
@@ -41735,16 +41953,18 @@ function readInputs(get, context = {}) {
         checkDisplayName(constants_Input.NamespaceDisplayName, displayName);
         namespace = { nameId, displayName, versionId };
     }
-    else if (versionId || optional(constants_Input.NamespaceDisplayName)) {
-        const which = versionId ? constants_Input.VersionId : constants_Input.NamespaceDisplayName;
-        throw new errors_UsageError(`${which} is only used with ${constants_Input.Namespace}, which is empty`);
+    else if (optional(constants_Input.NamespaceDisplayName)) {
+        throw new errors_UsageError(`${constants_Input.NamespaceDisplayName} is only used with ${constants_Input.Namespace}, which is empty`);
+    }
+    else if (versionId && !namespaceId) {
+        throw new errors_UsageError(`${constants_Input.VersionId} is only used with ${constants_Input.Namespace} or ${constants_Input.NamespaceId}, which are empty`);
     }
     const hasNamespace = Boolean(namespace || namespaceId);
     const domain = optional(constants_Input.Domain);
     if (domain) {
         if (!hasNamespace)
             throw new errors_UsageError(`${constants_Input.Domain} needs ${constants_Input.Namespace} or ${constants_Input.NamespaceId} to add it to`);
-        if (!rules_isValidDomain(domain))
+        if (!isValidDomain(domain))
             throw new errors_UsageError(domainProblem(domain));
     }
     const lobbyCountMax = optional(constants_Input.LobbyCountMax);
@@ -41764,6 +41984,9 @@ function readInputs(get, context = {}) {
     }
     const path = optional(constants_Input.Path);
     return {
+        publish: readBoolean(constants_Input.Publish, get(constants_Input.Publish), true) && hasNamespace && path !== undefined,
+        versionId,
+        cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN),
         apiUrl,
         token,
         gameId,
@@ -41983,7 +42206,10 @@ async function run() {
             await writeFailureSummary(error, partial);
             // Show the namespace even so (the next run finds it through the service, not through this).
             if (comment && namespaceId) {
-                const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId });
+                // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
+                const state = partial?.uploadCompleted
+                    ? stateAfter(key, previous, inputs, partial, event)
+                    : nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId });
                 const status = isCancelled(error)
                     ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
                     : `❌ The deploy failed: ${errorMessage(error)}`;
@@ -42002,12 +42228,15 @@ async function run() {
         if (result.siteId) {
             info(`${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
         }
+        if (result.published)
+            notice(`Live at ${result.published.url}`, { title: 'Deployed' });
         if (comment) {
             const state = stateAfter(key, previous, inputs, result, event);
+            const live = result.published ? ' It is live at the preview link below.' : '';
             const status = result.skipped
-                ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.`
+                ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.${live}`
                 : result.siteId
-                    ? `✅ Deployed site \`${result.siteId}\`.`
+                    ? `✅ Deployed site \`${result.siteId}\`.${live}`
                     : '✅ Provisioned.';
             await comment.save(commentBody(inputs, event, state, status));
         }
@@ -42035,7 +42264,8 @@ function stateAfter(key, previous, inputs, result, event) {
         namespaceId: result.provisioned.namespaceId,
         namespaceNameId: inputs.namespace?.nameId,
         domain: result.provisioned.domain,
-        completed: result.siteId && manifest && !result.skipped
+        published: result.published && { versionId: result.published.versionId, url: result.published.url },
+        completed: result.siteId && manifest && !result.skipped && result.uploadCompleted
             ? {
                 siteId: result.siteId,
                 uploadId: result.uploadId,

@@ -1,9 +1,9 @@
 // npm run demo: starts the emulator, deploys example-site/ through dist/index.js the way the GitHub
-// runner would, and prints the outputs, the job summary and where the deployed page is served.
+// runner would, and prints the outputs, the job summary, and what the url output serves.
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startEmulator } from '../src/emulator/index.ts'
+import { fetchLocally, startEmulator } from '../src/emulator/index.ts'
 import { actionDefaults, runAction } from './run-action.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -24,7 +24,8 @@ const run = await runAction({
     namespace: preview,
     'namespace-display-name': `Demo ${preview}`,
     'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
-    domain: `${preview}.demo.example.com`,
+    // The emulator serves each namespace at {game}--{namespace}.localhost on its own port.
+    'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
     'lobby-count-max': '64',
     'max-players': '16',
   },
@@ -36,17 +37,21 @@ for (const [name, value] of Object.entries(run.outputs)) console.log(`  ${name.p
 console.log('\nJob summary:')
 console.log(summaryAsText(run.summary))
 
-const siteId = run.outputs['site-id']
-if (run.exitCode !== 0 || !siteId) {
+const url = run.outputs.url
+if (run.exitCode !== 0 || !url) {
   await emulator.close()
   process.exit(1)
 }
-const page = await fetch(emulator.siteUrl(siteId))
-const html = await page.text()
-console.log(`\nThe deployed page: ${emulator.siteUrl(siteId)}`)
+// What a browser on this machine gets at the url output (it resolves *.localhost to 127.0.0.1).
+const page = await fetchLocally(url)
+console.log(`\nLive at ${url}`)
 console.log(
-  `  GET -> ${page.status} ${page.headers.get('content-type')}, title "${/<title>([^<]*)/.exec(html)?.[1]}"`,
+  `  GET -> ${page.status} ${page.headers.get('content-type')}, title "${/<title>([^<]*)/.exec(page.text)?.[1]}"`,
 )
+if (page.status !== 200) {
+  await emulator.close()
+  process.exit(1)
+}
 
 if (process.stdout.isTTY && !process.env.CI) {
   console.log('\nOpen it in a browser. Press Ctrl-C to stop the emulator.')

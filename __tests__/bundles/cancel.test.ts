@@ -38,6 +38,18 @@ describe('a cancelled run', () => {
 
   /** Runs the action and sends `signal` once `stalls` PUTs hang at the emulator. */
   const cancelled = async (signal: NodeJS.Signals, issue: number) => {
+    // The preview's namespace exists (an earlier push made it): a deploy that publishes creates a new
+    // namespace only once its version exists, after the upload.
+    const made = await fetch(`${emulator.url}/cloud/games/${GAME}/namespaces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name_id: `cancel-${issue}`,
+        display_name: `cancel-${issue}`,
+        version_id: VERSION,
+      }),
+    })
+    assert.equal(made.status, 200)
     let pid: number | undefined
     const stallsBefore = emulator.faults.putStalls
     const run = runAction({
@@ -86,7 +98,7 @@ describe('a cancelled run', () => {
       assert.match(result.stdout, new RegExp(`^::error::The run was cancelled \\(${signal}\\)$`, 'm'))
 
       const namespace = emulator.namespaces(GAME).find((n) => n.nameId === `cancel-${issue}`)
-      assert.ok(namespace, 'the namespace was created before the upload')
+      assert.ok(namespace, 'the namespace the run worked on')
       assert.equal(result.outputs['namespace-id'], namespace.namespaceId)
       const siteId = result.outputs['site-id']!
       const created = emulator.site(siteId)

@@ -425,6 +425,7 @@ describe('gamehost CLI', () => {
         ['lobby-logs', 'lobby-logs/action.yml'],
         ['avatars', 'avatars/action.yml'],
         ['validate', 'validate/action.yml'],
+        ['publish', 'publish/action.yml'],
       ]
       // Only the action has a pull request to comment on, and a fork's missing secret to tolerate.
       const actionOnly = new Set(['comment', 'github-token', 'if-no-token', 'skip-unchanged', 'pull-request'])

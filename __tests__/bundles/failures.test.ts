@@ -38,7 +38,13 @@ describe('a failed run leaves an account', () => {
 
   test('a site create that fails after the namespace was created: namespace-id set, the summary tells all', async () => {
     const emulator = await emulatorWith({ script: { 'POST /cloud/games/:game_id/cdn/sites': ['503'] } })
-    const run = await deploy(emulator, { namespace: 'failed-1', 'version-id': VERSION, retries: '0' })
+    // publish: false creates a new namespace before the upload, as a deploy that publishes does not.
+    const run = await deploy(emulator, {
+      namespace: 'failed-1',
+      'version-id': VERSION,
+      retries: '0',
+      publish: 'false',
+    })
     assert.equal(run.exitCode, 1, run.stdout)
     const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'failed-1')!
     assert.equal(run.outputs['namespace-id'], namespace.namespaceId, 'the created namespace is never lost')
@@ -51,6 +57,34 @@ describe('a failed run leaves an account', () => {
     assert.match(
       run.summary,
       /<h3>A re-run<\/h3>\nNamespace failed-1 \(.*\) stays as it is; a re-run reuses it/,
+    )
+  })
+
+  test('a site create that fails when the deploy publishes: no namespace was created, nothing is left', async () => {
+    const emulator = await emulatorWith({ script: { 'POST /cloud/games/:game_id/cdn/sites': ['503'] } })
+    const run = await deploy(emulator, { namespace: 'failed-2', retries: '0' })
+    assert.equal(run.exitCode, 1, run.stdout)
+    assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'failed-2').length, 0)
+    assert.equal(run.outputs['namespace-id'], '')
+    assert.match(run.summary, /A re-run starts over: nothing this run did is in its way/)
+  })
+
+  test('a publish that fails leaves the namespace on its old version, and the summary says so', async () => {
+    const emulator = await emulatorWith({ script: { 'POST /cloud/games/:game_id/versions': ['503'] } })
+    const production = emulator.namespaces(GAME).find((n) => n.nameId === 'production')!
+    const run = await deploy(emulator, { namespace: 'production', retries: '0' })
+    assert.equal(run.exitCode, 1, run.stdout)
+    assert.match(run.stdout, /^::error::games\.versions\.createGameVersion failed: 503/m)
+    assert.equal(
+      emulator.namespaces(GAME).find((n) => n.nameId === 'production')!.versionId,
+      production.versionId,
+    )
+    assert.ok(emulator.site(run.outputs['site-id']!)?.completed, 'the site holds every file')
+    assert.equal(run.outputs['url'], '')
+    assert.equal(run.outputs['version-id'], '')
+    assert.match(
+      run.summary,
+      /holds every file but was not published: the namespace still serves what it served before/,
     )
   })
 

@@ -229,16 +229,33 @@ describe('pull-request previews', () => {
     assert.deepEqual(namespaces[0]!.domains, ['pr-20.preview.example.com'])
   })
 
-  test('without version-id, a new namespace starts on the latest version, and the log says which', async () => {
+  test('without version-id, a new namespace starts on a version made from the latest, and the log says which', async () => {
+    // The game's latest version: the seed's, or one an earlier test's deploy made.
+    const game = (await (
+      await fetch(`${emulator.url}/cloud/games/${GAME}`, {
+        headers: { authorization: 'Bearer gamehost-demo-token' },
+      })
+    ).json()) as {
+      game: { versions: Array<{ version_id: string; display_name: string; create_ts: string }> }
+    }
+    const newest = game.game.versions.reduce((a, b) =>
+      Date.parse(b.create_ts) >= Date.parse(a.create_ts) ? b : a,
+    )
+    const latest = { id: newest.version_id, displayName: newest.display_name }
     const run = await preview(21, { inputs: { 'version-id': '' } })
     ok(run)
-    const latest = DEFAULT_SEED.games[0]!.versions.at(-1) as { id: string; displayName: string }
     const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-21')!
-    assert.equal(namespace.versionId, latest.id)
+    assert.equal(namespace.versionId, run.outputs['version-id'])
     assert.match(
       run.stdout,
       new RegExp(
-        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version ${latest.id} \\('${latest.displayName}', the game's latest: no version-id was given\\)`,
+        `The new version '.*' will be made from version '${latest.displayName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' \\(${latest.id}\\)`,
+      ),
+    )
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version '.*' \\(${namespace.versionId}\\)`,
       ),
     )
   })
@@ -312,10 +329,10 @@ describe('re-runs after a failure, on any event', () => {
   let site: string
   let defaults: Record<string, string>
   beforeEach(async () => {
-    // The first site creation of each test is refused (and retries are off): its first run fails
-    // after its namespace was created and its domain added.
+    // The first read of a namespace in each test is refused (and retries are off): its first run
+    // uploads, publishes, creates its namespace on the new version, then fails before adding the domain.
     emulator = await startEmulator({
-      faults: { script: { 'POST /cloud/games/:game_id/cdn/sites': ['503'] } },
+      faults: { script: { 'GET /cloud/games/:game_id/namespaces/:namespace_id': ['503'] } },
     })
   })
   afterEach(() => emulator.close())
@@ -353,14 +370,19 @@ describe('re-runs after a failure, on any event', () => {
   test('a pull-request run that failed after creating its namespace: the re-run deploys to it', async () => {
     const failed = await run(prEvent(30), 'pr-30')
     assert.equal(failed.exitCode, 1, failed.stdout)
-    assert.match(failed.stdout, /::error::games\.cdn\.createGameCdnSite failed: 503/)
+    assert.match(failed.stdout, /::error::games\.namespaces\.getGameNamespaceById failed: 503/)
     const created = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-30')!
     assert.match(failed.stdout, new RegExp(`Created namespace pr-30 \\(${created.namespaceId}\\)`))
+    const sites = emulator.sites(GAME).length
 
     const rerun = await run(prEvent(30), 'pr-30')
     assert.equal(rerun.exitCode, 0, rerun.stdout)
     assert.equal(rerun.outputs['namespace-id'], created.namespaceId)
     assert.ok(emulator.site(rerun.outputs['site-id']!)?.completed)
+    // The preview remembered the completed site: the re-run uploads nothing, and the namespace already serves it.
+    assert.equal(rerun.outputs.skipped, 'true')
+    assert.equal(emulator.sites(GAME).length, sites)
+    assert.equal(rerun.outputs['version-id'], created.versionId)
     assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'pr-30').length, 1)
     assert.equal(domainAdds(created.namespaceId), 1, 'one domain request in all')
   })

@@ -5,10 +5,12 @@ import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
 import type { FileDescriptor } from '../../src/api/types.ts'
 import { contentTypeOf } from '../../src/deploy/files.ts'
 import { DeployError, deploy, deployFailure } from '../../src/deploy/pipeline.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
+import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { deployOutputs } from '../../src/deploy/report.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -83,8 +85,108 @@ describe('deploy against the emulator', () => {
     assert.equal(manifest.files.length, 121)
 
     const groups = logger.lines.filter((l) => l.startsWith('group: '))
-    assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload'])
+    assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload', 'group: Publish'])
     assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
+
+    // Live: the new namespace was created directly on a new version of the site, and serves it at the url.
+    const published = result.published!
+    assert.equal(namespace.versionId, published.versionId)
+    assert.equal(published.replacedVersionId, undefined)
+    assert.equal(published.url, 'https://pipeline.example.com/')
+    assert.deepEqual(
+      emulator.versionHistory(GAME, namespace.namespaceId),
+      [],
+      'creating a namespace records no history',
+    )
+    const live = await fetchLocally(`http://pipeline.example.com:${new URL(emulator.url).port}/`)
+    assert.equal(live.status, 200)
+    assert.equal(live.text, written.get('index.html')!.toString())
+  })
+
+  test('a deploy to an existing namespace publishes a version of the new site, its matchmaker config kept', async () => {
+    const client = new ServiceClient({
+      baseUrl: emulator.url,
+      token: 'gamehost-demo-token',
+      logger: memoryLogger(),
+      dispatcher: createAgent(),
+    })
+    const { game } = await client.getGame(GAME)
+    const production = game.namespaces.find((n) => n.name_id === 'production')!
+    const before = (await client.getVersion(GAME, production.version_id)).version
+    const logger = memoryLogger()
+    const result = await deploy(
+      inputs({
+        path: site,
+        namespace: 'production',
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      }),
+      { logger, glob: actionsGlob, tempDir: temp, retry: fast },
+    )
+    const published = result.published!
+    assert.equal(published.replacedVersionId, production.version_id)
+    // The site's name is taken by the version of the test before: the service reserves another.
+    assert.match(published.versionName, /^\d{4}\.\d{2} \(\d+\)$/)
+    const after = (await client.getVersion(GAME, published.versionId)).version
+    assert.equal(after.config.cdn?.site_id, result.siteId)
+    assert.deepEqual(
+      after.config.matchmaker,
+      before.config.matchmaker,
+      'the matchmaker config survives the deploy',
+    )
+    assert.deepEqual(
+      emulator.versionHistory(GAME, production.namespace_id).map((h) => h.versionId),
+      [published.versionId],
+    )
+    assert.equal(published.url, `http://demo-game--production.localhost:${new URL(emulator.url).port}/`)
+    const live = await fetchLocally(published.url)
+    assert.equal(live.status, 200)
+    assert.equal(live.text, written.get('index.html')!.toString())
+    assert.deepEqual(deployOutputs(result)['url'], published.url)
+    assert.deepEqual(deployOutputs(result)['version-id'], published.versionId)
+
+    // The same site again (a re-run of an unchanged preview): already live, nothing created.
+    const again = await deploy(inputs({ path: site, namespace: 'production', 'skip-unchanged': 'true' }), {
+      logger: memoryLogger(),
+      glob: actionsGlob,
+      tempDir: temp,
+      retry: fast,
+      previous: { siteId: result.siteId, uploadId: result.uploadId, digest: result.manifest!.digest },
+    })
+    assert.equal(again.skipped, true)
+    assert.equal(again.published?.created, false)
+    assert.equal(again.published?.versionId, published.versionId)
+  })
+
+  test('publish: false uploads the site only; the namespace keeps its version', async () => {
+    const client = new ServiceClient({
+      baseUrl: emulator.url,
+      token: 'gamehost-demo-token',
+      logger: memoryLogger(),
+      dispatcher: createAgent(),
+    })
+    const serving = async () =>
+      (await client.getGame(GAME)).game.namespaces.find((n) => n.name_id === 'production')!.version_id
+    const was = await serving()
+    const result = await deploy(inputs({ path: site, namespace: 'production', publish: 'false' }), {
+      logger: memoryLogger(),
+      glob: actionsGlob,
+      tempDir: temp,
+      retry: fast,
+    })
+    assert.ok(result.uploadCompleted)
+    assert.equal(result.published, undefined)
+    assert.equal(await serving(), was)
+  })
+
+  test('an unknown version-id fails before anything is created', async () => {
+    const sites = emulator.sites(GAME).length
+    const error = await deploy(
+      inputs({ path: site, namespace: 'production', 'version-id': '00000000-0000-4000-8000-000000000000' }),
+      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+    ).catch((e: unknown) => deployFailure(e).error)
+    assert.ok(error instanceof UsageError, String(error))
+    assert.match(error.message, /^version-id '0{8}-0{4}-4000-8000-0{12}' is not a version of game/)
+    assert.equal(emulator.sites(GAME).length, sites)
   })
 
   test('a matchmaker config the service rules reject fails naming the field, before anything is created', async () => {

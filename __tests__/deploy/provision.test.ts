@@ -67,7 +67,11 @@ describe('provisioning through the service', () => {
         await other.createNamespace(GAME, { name_id: 'race-1', display_name: 'race-1', version_id: VERSION })
       ).namespace_id
     }
-    const result = await provision(client, inputs({ namespace: 'race-1', 'version-id': VERSION }), logger)
+    const { provisioned: result } = await provision(
+      client,
+      inputs({ namespace: 'race-1', 'version-id': VERSION }),
+      logger,
+    )
     assert.equal(result.namespaceId, winner)
     assert.equal(result.namespaceCreated, false)
     assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'race-1').length, 1)
@@ -88,7 +92,7 @@ describe('provisioning through the service', () => {
       version_id: VERSION,
     })
     client.afterNamespaceRead = () => other.addNamespaceDomain(GAME, id, 'race-2.example.com')
-    const result = await provision(
+    const { provisioned: result } = await provision(
       client,
       inputs({ namespace: 'race-2', domain: 'race-2.example.com' }),
       logger,

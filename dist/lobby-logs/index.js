@@ -31644,9 +31644,9 @@ const Output = {
     TotalBytes: 'total-bytes',
     Digest: 'digest',
     Manifest: 'manifest',
-    Skipped: 'skipped',
     VersionId: 'version-id',
     Url: 'url',
+    Skipped: 'skipped',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -31687,6 +31687,8 @@ const ActionName = {
     Validate: 'validate',
     Publish: 'publish',
 };
+/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
+const DEFAULT_CDN_DOMAIN = 'rivet.game';
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */

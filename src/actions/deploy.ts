@@ -77,7 +77,10 @@ export async function run(): Promise<void> {
       await writeFailureSummary(error, partial)
       // Show the namespace even so (the next run finds it through the service, not through this).
       if (comment && namespaceId) {
-        const state = nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
+        // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
+        const state = partial?.uploadCompleted
+          ? stateAfter(key, previous, inputs, partial, event)
+          : nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
         const status = isCancelled(error)
           ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
           : `❌ The deploy failed: ${errorMessage(error)}`
@@ -97,12 +100,14 @@ export async function run(): Promise<void> {
         `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
       )
     }
+    if (result.published) core.notice(`Live at ${result.published.url}`, { title: 'Deployed' })
     if (comment) {
       const state = stateAfter(key, previous, inputs, result, event)
+      const live = result.published ? ' It is live at the preview link below.' : ''
       const status = result.skipped
-        ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.`
+        ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.${live}`
         : result.siteId
-          ? `✅ Deployed site \`${result.siteId}\`.`
+          ? `✅ Deployed site \`${result.siteId}\`.${live}`
           : '✅ Provisioned.'
       await comment.save(commentBody(inputs, event, state, status))
     }
@@ -137,8 +142,9 @@ function stateAfter(
     namespaceId: result.provisioned.namespaceId,
     namespaceNameId: inputs.namespace?.nameId,
     domain: result.provisioned.domain,
+    published: result.published && { versionId: result.published.versionId, url: result.published.url },
     completed:
-      result.siteId && manifest && !result.skipped
+      result.siteId && manifest && !result.skipped && result.uploadCompleted
         ? {
             siteId: result.siteId,
             uploadId: result.uploadId,

@@ -20,6 +20,9 @@ export interface PreviewState {
   fileCount?: number
   totalBytes?: number
   commit?: string
+  /** The version made for the last site and published to the namespace, and where it is served. */
+  versionId?: string
+  url?: string
 }
 
 const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->/
@@ -72,6 +75,7 @@ export function nextState(
       totalBytes: number
       commit?: string
     }
+    published?: { versionId: string; url: string }
   },
 ): PreviewState {
   const state: PreviewState = { ...previous, key }
@@ -81,6 +85,7 @@ export function nextState(
   }
   if (update.domain && update.namespaceId) state.domain = update.domain
   if (update.completed) Object.assign(state, update.completed)
+  if (update.published) Object.assign(state, update.published)
   return state
 }
 
@@ -99,6 +104,8 @@ export interface CommentView {
 export function renderComment(view: CommentView): string {
   const { state } = view
   const rows: Array<[string, string]> = []
+  if (state.url)
+    rows.push(['Preview', PLAIN_URL.test(state.url) ? `[${state.url}](${state.url})` : `\`${state.url}\``])
   if (state.domain) rows.push(['Domain', `[${state.domain}](https://${state.domain}/)`])
   if (state.siteId) {
     const files =
@@ -115,6 +122,7 @@ export function renderComment(view: CommentView): string {
       `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
     ])
   }
+  if (state.versionId) rows.push(['Version', `\`${state.versionId}\``])
   if (state.digest) rows.push(['Digest', `\`${state.digest}\``])
   if (view.commit) {
     const short = view.commit.slice(0, 7)
@@ -137,6 +145,9 @@ export function renderComment(view: CommentView): string {
     stateComment(state),
   ].join('\n')
 }
+
+/** A URL that is safe as a Markdown link: a scheme, a host name, a port, nothing else. */
+const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/
 
 function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|')

@@ -16,6 +16,7 @@ import type { Connection, GetInput } from '../inputs/common.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 import {
   ActionName,
+  DEFAULT_CDN_DOMAIN,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
@@ -37,6 +38,7 @@ import { serversOperation } from '../operations/servers.ts'
 import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
 import { validateOperation } from '../operations/validate.ts'
+import { publishOperation } from '../operations/publish.ts'
 import packageJson from '../../package.json' with { type: 'json' }
 
 const EXIT_OK = 0
@@ -105,10 +107,11 @@ const EXAMPLE_NAMESPACE = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
 
 const DEPLOY: Command = {
   name: ActionName.Deploy,
-  summary: 'Deploy a built site: namespace, domain, matchmaker check, upload',
+  summary: 'Deploy a built site: namespace, domain, matchmaker check, upload, publish',
   description:
-    'Collect and hash the files of --path, create the namespace (--namespace), add the domain, have the service\n' +
-    'validate the matchmaker config, then upload every file to a new CDN site: what the deploy action does.',
+    'Collect and hash the files of --path, find or create the namespace (--namespace), add the domain, have the\n' +
+    'service validate the matchmaker config, upload every file to a new CDN site, and publish it to the namespace\n' +
+    'as a new version, so that it is live at the URL printed: what the deploy action does.',
   flags: [
     ...CONNECTION_FLAGS,
     flag(Input.Path, 'string', 'Folder of the built site; without it, only provision', 'dir'),
@@ -130,11 +133,22 @@ const DEPLOY: Command = {
     flag(
       Input.VersionId,
       'string',
-      "Version a created namespace starts on (default: the game's latest)",
+      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
       'id',
     ),
     flag(Input.NamespaceId, 'string', 'An existing namespace to work on, checked to be in the game', 'id'),
     flag(Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
+    flag(
+      Input.Publish,
+      'boolean',
+      'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
+    ),
+    flag(
+      Input.CdnDomain,
+      'string',
+      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`,
+      'domain',
+    ),
     ...MATCHMAKER_FLAGS,
     flag(
       Input.Concurrency,
@@ -296,9 +310,33 @@ const VALIDATE: Command = operationCommand(validateOperation, {
   ],
 })
 
+const PUBLISH: Command = operationCommand(publishOperation, {
+  summary: "Promote or roll back: set a namespace's version, uploading nothing",
+  description:
+    'Publish a version to a namespace: a version id, previous (the one published before the current one: a\n' +
+    'rollback), or what another namespace serves (--from-namespace: a promotion): what the publish action does.',
+  flags: [
+    flag(Input.Namespace, 'string', 'name_id of the namespace to publish to (or --namespace-id)', 'name-id'),
+    flag(Input.NamespaceId, 'string', 'The namespace to publish to (or --namespace)', 'id'),
+    flag(Input.VersionId, 'string', "The version to publish, or 'previous' (or --from-namespace)", 'id'),
+    flag(Input.FromNamespace, 'string', 'Publish what this namespace serves (or --version-id)', 'name-id'),
+    flag(
+      Input.CdnDomain,
+      'string',
+      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
+      'domain',
+    ),
+  ],
+  examples: [
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --json`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id previous`,
+  ],
+})
+
 const EMULATOR_SUMMARY = 'Run a local emulator of the service'
 
-const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE]
+const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH]
 
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand<I extends Connection, R>(

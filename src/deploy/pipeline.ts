@@ -18,7 +18,22 @@ import { Input } from '../inputs/constants.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { checkMatchmakerConfig, provision, type Provisioned } from './provision.ts'
+import {
+  checkMatchmakerConfig,
+  chooseVersion,
+  createNamespaceOn,
+  provision,
+  type Provisioned,
+} from './provision.ts'
+import {
+  createVersion,
+  deployConfig,
+  namespaceUrl,
+  readVersion,
+  validateDeployVersion,
+  versionName,
+} from './publish.ts'
+import type { GameVersion } from '../api/types.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
 
 export interface DeployResult {
@@ -33,9 +48,24 @@ export interface DeployResult {
   manifest: Manifest | undefined
   manifestPath: string | undefined
   upload: UploadResult | undefined
+  /** The site holds every file: its upload was completed (or it is the reused, unchanged one). */
+  uploadCompleted: boolean
+  /** The version made for the site and published to the namespace; undefined when nothing was published. */
+  published: Published | undefined
   /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
   plannedParts: number
   durationMs: number
+}
+
+export interface Published {
+  versionId: string
+  versionName: string
+  /** What the namespace served before; undefined for a namespace this run created. */
+  replacedVersionId: string | undefined
+  /** False when the namespace already served a version of this site: nothing was created. */
+  created: boolean
+  /** Where the namespace serves it: the custom domain, else its host name under cdn-domain. */
+  url: string
 }
 
 /** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
@@ -161,6 +191,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     manifest: undefined,
     manifestPath: undefined,
     upload: undefined,
+    uploadCompleted: false,
+    published: undefined,
     plannedParts,
     durationMs: 0,
   }
@@ -194,19 +226,38 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
       signal,
     })
+    const onNamespace = (id: string) => {
+      // Known before the deploy ends: a failure or cancellation later on still reports it.
+      result.provisioned.namespaceId = id
+      deps.onNamespace?.(id)
+    }
+    let publishing: PublishPlan | undefined
     if (inputs.namespace || inputs.namespaceId) {
-      result.provisioned = await logger.group('Provision', () =>
-        provision(client, inputs, logger, (id) => {
-          // Known before provisioning ends: a failure or cancellation later on still reports it.
-          result.provisioned.namespaceId = id
-          deps.onNamespace?.(id)
-        }),
-      )
+      await logger.group('Provision', async () => {
+        const { provisioned, located } = await provision(client, inputs, logger, {
+          onNamespace,
+          createLater: inputs.publish,
+        })
+        result.provisioned = provisioned
+        if (!inputs.publish) return
+        // Everything the new version needs is read and validated before anything is created.
+        const baseId =
+          inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
+        const base = await readVersion(client, inputs.gameId, baseId)
+        const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
+        await validateDeployVersion(client, inputs.gameId, name, base.config)
+        logger.info(
+          `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
+            'its config kept but for the site',
+        )
+        publishing = { base, name, gameNameId: located.game.name_id, current: located.namespace?.version_id }
+      })
     }
     signal?.throwIfAborted()
     const previous = deps.previous
     if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
       result.skipped = true
+      result.uploadCompleted = true
       result.siteId = previous.siteId
       result.uploadId = previous.uploadId
       logger.info(
@@ -247,10 +298,19 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         // A cancelled upload is never completed: the site stays empty rather than half there.
         signal?.throwIfAborted()
         await client.completeUpload(site.upload_id)
+        result.uploadCompleted = true
         logger.info(
           `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
         )
       })
+    }
+    const plan = publishing
+    if (plan && result.siteId) {
+      const siteId = result.siteId
+      signal?.throwIfAborted()
+      result.published = await logger.group('Publish', () =>
+        publish(client, inputs, result, plan, siteId, logger, onNamespace),
+      )
     }
   } catch (error) {
     result.durationMs = retry.now() - started
@@ -263,11 +323,81 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   return result
 }
 
+/** What the deploy will publish, read and validated before anything is created. */
+interface PublishPlan {
+  /** The version whose config the new one is made from. */
+  base: GameVersion
+  name: string
+  gameNameId: string
+  /** What the namespace served before this run; undefined when it does not exist yet. */
+  current: string | undefined
+}
+
+/**
+ * Makes the version of the new site from the base version and publishes it: to the namespace, or as
+ * the first version of a namespace this run creates. A namespace that already serves a version of
+ * this site (a re-run of an unchanged build) is left as it is.
+ */
+async function publish(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  result: DeployResult,
+  plan: PublishPlan,
+  siteId: string,
+  logger: Logger,
+  onNamespace: (id: string) => void,
+): Promise<Published> {
+  const { provisioned } = result
+  const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain)
+  const existing = provisioned.namespaceId
+  if (existing && plan.current === plan.base.version_id && plan.base.config.cdn?.site_id === siteId) {
+    logger.info(
+      `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
+    )
+    logger.info(`Live at ${url}`)
+    return {
+      versionId: plan.base.version_id,
+      versionName: plan.base.display_name,
+      replacedVersionId: plan.current,
+      created: false,
+      url,
+    }
+  }
+  const created = await createVersion(
+    client,
+    inputs.gameId,
+    plan.name,
+    deployConfig(plan.base.config, siteId),
+    logger,
+  )
+  logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
+  if (existing) {
+    await client.setNamespaceVersion(inputs.gameId, existing, created.versionId)
+    logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
+  } else {
+    await createNamespaceOn(
+      client,
+      inputs,
+      { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` },
+      provisioned,
+      logger,
+      onNamespace,
+    )
+  }
+  logger.info(`Live at ${url}`)
+  return {
+    versionId: created.versionId,
+    versionName: created.displayName,
+    replacedVersionId: plan.current,
+    created: true,
+    url,
+  }
+}
+
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
   if (inputs.namespace)
     logger.info(
-      `Would use namespace ${inputs.namespace.nameId}, or create it on version ` +
-        `${inputs.namespace.versionId ?? "the game's latest"} when the game has none of that name`,
+      `Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`,
     )
   else if (inputs.namespaceId) logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`)
   if (inputs.domain) logger.info(`Would add domain ${inputs.domain} unless the namespace has it`)
@@ -276,6 +406,12 @@ function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): vo
     logger.info(
       `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
         `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
+    )
+  }
+  if (inputs.publish) {
+    const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
+    logger.info(
+      `Would make a version of the site from ${base}, keeping its config but for the site, and publish it`,
     )
   }
 }

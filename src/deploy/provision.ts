@@ -1,10 +1,11 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
 import { describeValidationPath, matchmakerConfigProblems } from '../api/rules.ts'
-import type { NamespaceSummary, ValidationError, VersionSummary } from '../api/types.ts'
+import type { GetGameResponse, NamespaceSummary, ValidationError } from '../api/types.ts'
 import { Input } from '../inputs/constants.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
 import type { Logger } from '../common/logger.ts'
+import { latestVersion } from './publish.ts'
 
 export interface Provisioned {
   /** The name_id of the namespace found or created (namespace input). */
@@ -14,6 +15,15 @@ export interface Provisioned {
   namespaceCreated: boolean
   domain: string | undefined
   matchmakerValidated: boolean
+}
+
+type Game = GetGameResponse['game']
+
+/** What provisioning found: the game (its name and versions) and the namespace as it was, if it was there. */
+export interface Located {
+  game: Game
+  /** The namespace before this run changed anything; undefined when it does not exist (yet). */
+  namespace: NamespaceSummary | undefined
 }
 
 /**
@@ -30,53 +40,97 @@ export function checkMatchmakerConfig(matchmaker: DeployInputs['matchmaker']): v
  * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
  * validate the matchmaker config. Everything that decides where the bytes go is read from the
  * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known.
+ * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
+ * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
  */
 export async function provision(
   client: ServiceClient,
   inputs: DeployInputs,
   logger: Logger,
-  onNamespace?: (namespaceId: string) => void,
-): Promise<Provisioned> {
+  options: { onNamespace?: (namespaceId: string) => void; createLater?: boolean } = {},
+): Promise<{ provisioned: Provisioned; located: Located }> {
+  const { game } = await client.getGame(inputs.gameId)
+  let namespace: NamespaceSummary | undefined
   let namespaceId: string | undefined
   let namespaceCreated = false
   if (inputs.namespaceId) {
-    namespaceId = await checkNamespaceId(client, inputs, logger)
+    namespace = checkNamespaceId(game, inputs, logger)
+    namespaceId = namespace.namespace_id
   } else if (inputs.namespace) {
-    ;({ namespaceId, created: namespaceCreated } = await getOrCreateNamespace(client, inputs, logger))
+    namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace!.nameId)
+    if (namespace) {
+      logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`)
+      namespaceId = namespace.namespace_id
+    } else if (!options.createLater) {
+      ;({ namespaceId, created: namespaceCreated } = await createNamespace(
+        client,
+        inputs,
+        chooseVersion(inputs, game),
+        logger,
+      ))
+    }
   }
-  if (namespaceId) onNamespace?.(namespaceId)
-  if (inputs.domain && namespaceId)
+  const provisioned: Provisioned = {
+    nameId: namespace?.name_id ?? inputs.namespace?.nameId,
+    namespaceId,
+    namespaceCreated,
+    domain: undefined,
+    matchmakerValidated: false,
+  }
+  if (namespaceId) {
+    options.onNamespace?.(namespaceId)
+    await prepareNamespace(client, inputs, namespaceId, provisioned, logger)
+  }
+  return { provisioned, located: { game, namespace } }
+}
+
+/**
+ * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
+ * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
+ */
+export async function createNamespaceOn(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  version: { id: string; description: string },
+  provisioned: Provisioned,
+  logger: Logger,
+  onNamespace?: (namespaceId: string) => void,
+): Promise<void> {
+  const { namespaceId, created } = await createNamespace(client, inputs, version, logger)
+  if (!created) await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id)
+  provisioned.namespaceId = namespaceId
+  provisioned.namespaceCreated = created
+  onNamespace?.(namespaceId)
+  await prepareNamespace(client, inputs, namespaceId, provisioned, logger)
+}
+
+async function prepareNamespace(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  namespaceId: string,
+  provisioned: Provisioned,
+  logger: Logger,
+): Promise<void> {
+  if (inputs.domain) {
     await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
-  let matchmakerValidated = false
-  if (inputs.matchmaker && namespaceId) {
+    provisioned.domain = inputs.domain
+  }
+  if (inputs.matchmaker) {
     const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
       lobby_count_max: inputs.matchmaker.lobbyCountMax,
       max_players: inputs.matchmaker.maxPlayers,
     })
     if (errors.length) throw matchmakerError(errors)
-    matchmakerValidated = true
+    provisioned.matchmakerValidated = true
     logger.info(
       `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
     )
   }
-  return {
-    nameId: inputs.namespace?.nameId,
-    namespaceId,
-    namespaceCreated,
-    domain: inputs.domain,
-    matchmakerValidated,
-  }
 }
 
 /** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
-async function checkNamespaceId(
-  client: ServiceClient,
-  inputs: DeployInputs,
-  logger: Logger,
-): Promise<string> {
+function checkNamespaceId(game: Game, inputs: DeployInputs, logger: Logger): NamespaceSummary {
   const namespaceId = inputs.namespaceId!
-  const { game } = await client.getGame(inputs.gameId)
   const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
   if (!found) {
     throw new UsageError(
@@ -92,26 +146,20 @@ async function checkNamespaceId(
     )
   }
   logger.info(`Using namespace ${found.name_id} (${namespaceId})`)
-  return namespaceId
+  return found
 }
 
 /**
- * The namespace whose name_id is `namespace`, created when the game has none. When the create answers
- * name-id.not-unique, another run created it meanwhile: it is looked up again.
+ * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
+ * another run created it meanwhile: it is looked up again.
  */
-async function getOrCreateNamespace(
+async function createNamespace(
   client: ServiceClient,
   inputs: DeployInputs,
+  version: { id: string; description: string },
   logger: Logger,
 ): Promise<{ namespaceId: string; created: boolean }> {
   const { nameId, displayName } = inputs.namespace!
-  const { game } = await client.getGame(inputs.gameId)
-  const existing = game.namespaces.find((namespace) => namespace.name_id === nameId)
-  if (existing) {
-    logger.info(`Namespace ${nameId} exists: using ${existing.namespace_id}`)
-    return { namespaceId: existing.namespace_id, created: false }
-  }
-  const version = chooseVersion(inputs, game.versions)
   try {
     const created = await client.createNamespace(inputs.gameId, {
       name_id: nameId,
@@ -131,16 +179,10 @@ async function getOrCreateNamespace(
 }
 
 /** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
-function chooseVersion(
-  inputs: DeployInputs,
-  versions: readonly VersionSummary[],
-): { id: string; description: string } {
+export function chooseVersion(inputs: DeployInputs, game: Game): { id: string; description: string } {
   const given = inputs.namespace?.versionId
   if (given) return { id: given, description: given }
-  let latest: VersionSummary | undefined
-  for (const version of versions) {
-    if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts)) latest = version
-  }
+  const latest = latestVersion(game.versions)
   if (!latest) {
     throw new UsageError(
       `${Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +

@@ -9,9 +9,6 @@ import type { GameVersion, ValidationError, VersionConfig, VersionSummary } from
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 
-/** The hosted service's CDN domain: `{game}--{namespace}.rivet.game`. */
-export const DEFAULT_CDN_DOMAIN = 'rivet.game'
-
 /** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000'
 

@@ -6,7 +6,7 @@ import { Output } from '../inputs/constants.ts'
 import type { DeployResult } from './pipeline.ts'
 import { formatBytes } from '../common/format.ts'
 import type { OutputValue } from '../operations/operation.ts'
-import { heading, keyValueTable, table, text, type Cell, type Report } from '../common/report.ts'
+import { heading, keyValueTable, table, text, type Cell, type Inline, type Report } from '../common/report.ts'
 
 /** The deploy's outputs, by name: null for what this run did not produce. */
 export function deployOutputs(result: DeployResult): Record<string, OutputValue> {
@@ -18,6 +18,8 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
     [Output.Digest]: result.manifest?.digest ?? null,
     [Output.Manifest]: result.manifestPath ?? null,
+    [Output.VersionId]: result.published?.versionId ?? null,
+    [Output.Url]: result.published?.url ?? null,
     [Output.Skipped]: result.skipped,
   }
 }
@@ -74,10 +76,16 @@ export function rerunText(result: DeployResult | undefined): string {
       `Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`,
     )
   }
-  if (result?.siteId && !result.skipped) {
+  if (result?.siteId && !result.skipped && !result.uploadCompleted) {
     sentences.push(
       `Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
         'points at it; a re-run creates a new site and uploads every file.',
+    )
+  }
+  if (result?.siteId && result.uploadCompleted && !result.published && result.provisioned.nameId) {
+    sentences.push(
+      `Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
+        'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.',
     )
   }
   if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
@@ -100,7 +108,11 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     const site: Cell = result.skipped
       ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
       : result.siteId
-        ? [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : '']
+        ? [
+            `${result.siteName} `,
+            { code: result.siteId },
+            failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+          ]
         : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`
     rows.push(['Site', site])
     rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`])
@@ -112,6 +124,17 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
       'Site',
       [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
     ])
+  }
+  const { published } = result
+  if (published) {
+    const version: Inline[] = [`${published.versionName} `, { code: published.versionId }]
+    if (!published.created) version.push(' (already live)')
+    else if (published.replacedVersionId)
+      version.push(' (replaced ', { code: published.replacedVersionId }, ')')
+    rows.push(['Version', version])
+    rows.unshift(['URL', published.url])
+  } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
+    rows.push(['Version', 'would be made and published'])
   }
   if (upload) {
     const seconds = Math.max(upload.durationMs / 1000, 0.001)

@@ -7,3 +7,4 @@ export type { FaultCounters, FaultKind, FaultOptions, ScriptedAnswer } from './f
 export { DEFAULT_SEED } from './seed.ts'
 export type { Seed, SeedGame, SeedNamespace, SeedToken } from './seed.ts'
 export type { NamespaceView, SitePartView, SiteView } from './state.ts'
+export { fetchLocally } from './local-fetch.ts'

@@ -53,9 +53,9 @@ export const Output = {
   TotalBytes: 'total-bytes',
   Digest: 'digest',
   Manifest: 'manifest',
-  Skipped: 'skipped',
   VersionId: 'version-id',
   Url: 'url',
+  Skipped: 'skipped',
 } as const
 
 /** Output names of the publish action. */
@@ -102,6 +102,9 @@ export const ActionName = {
   Validate: 'validate',
   Publish: 'publish',
 } as const
+
+/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
+export const DEFAULT_CDN_DOMAIN = 'rivet.game'
 
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'

@@ -4,6 +4,7 @@ import {
   checkNameId,
   checkUuid,
   readBoolean,
+  readCdnDomain,
   readChoice,
   readConnection,
   readInteger,
@@ -12,6 +13,7 @@ import {
   type GetInput,
 } from './common.ts'
 import {
+  DEFAULT_CDN_DOMAIN,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
@@ -39,6 +41,15 @@ export interface DeployInputs extends Connection {
   namespaceId: string | undefined
   domain: string | undefined
   matchmaker: { lobbyCountMax: number; maxPlayers: number } | undefined
+  /**
+   * Publish the new site to the namespace: a version made from the namespace's current one (or
+   * `versionId`'s), with the new site. Only with a namespace and a path.
+   */
+  publish: boolean
+  /** The version whose config the new version is made from (and a new namespace's first version). */
+  versionId: string | undefined
+  /** Where namespaces are served: see namespaceUrl. */
+  cdnDomain: string
   concurrency: number
   retries: number
   requestTimeoutMs: number
@@ -88,9 +99,12 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
     const displayName = optional(Input.NamespaceDisplayName) ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
     namespace = { nameId, displayName, versionId }
-  } else if (versionId || optional(Input.NamespaceDisplayName)) {
-    const which = versionId ? Input.VersionId : Input.NamespaceDisplayName
-    throw new UsageError(`${which} is only used with ${Input.Namespace}, which is empty`)
+  } else if (optional(Input.NamespaceDisplayName)) {
+    throw new UsageError(`${Input.NamespaceDisplayName} is only used with ${Input.Namespace}, which is empty`)
+  } else if (versionId && !namespaceId) {
+    throw new UsageError(
+      `${Input.VersionId} is only used with ${Input.Namespace} or ${Input.NamespaceId}, which are empty`,
+    )
   }
   const hasNamespace = Boolean(namespace || namespaceId)
 
@@ -121,6 +135,9 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
 
   const path = optional(Input.Path)
   return {
+    publish: readBoolean(Input.Publish, get(Input.Publish), true) && hasNamespace && path !== undefined,
+    versionId,
+    cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN),
     apiUrl,
     token,
     gameId,

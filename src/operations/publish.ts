@@ -5,7 +5,7 @@
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
-import { DEFAULT_CDN_DOMAIN, namespaceUrl, readVersion } from '../deploy/publish.ts'
+import { namespaceUrl, readVersion } from '../deploy/publish.ts'
 import {
   checkNameId,
   checkUuid,
@@ -13,7 +13,7 @@ import {
   readRequiredConnection,
   type Connection,
 } from '../inputs/common.ts'
-import { ActionName, Input, PublishOutput } from '../inputs/constants.ts'
+import { ActionName, DEFAULT_CDN_DOMAIN, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
 import { withClient, type Operation } from './operation.ts'
 
