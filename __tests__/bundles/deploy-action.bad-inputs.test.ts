@@ -102,6 +102,9 @@ describe('bad inputs, through dist/index.js', () => {
     ['request-timeout', () => ({ 'request-timeout': '0' }), /from 1 to 3600/],
     ['max-retry-after', () => ({ 'max-retry-after': '-1' }), /from 0 to 3600/],
     ['include-hidden', () => ({ 'include-hidden': 'yes' }), /true or false/],
+    ['publish', () => ({ ...ns, publish: 'yes' }), /true or false/],
+    ['cdn-domain', () => ({ ...ns, 'cdn-domain': 'https://cdn.example.com/path' }), /neither a domain/],
+    ['cdn-domain', () => ({ ...ns, 'cdn-domain': 'CDN example' }), /neither a domain/],
     ['dry-run', () => ({ 'dry-run': 'maybe' }), /true or false/],
   ]
 
