@@ -7,8 +7,8 @@ import { validationTitle } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import { urlUserInfo, type Connection } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Operation, OutputValue } from '../operations/operation.ts'
-import { cellHtml, escapeHtml, type Report } from '../common/report.ts'
+import type { Operation } from '../operations/operation.ts'
+import { cellHtml, escapeHtml, type OutputValue, type Report } from '../common/report.ts'
 
 export const actionsLogger: Logger = {
   info: (message) => core.info(message),

@@ -1,6 +1,12 @@
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 
+/**
+ * An output value. The action sets it as its output (strings as they are, anything else as JSON;
+ * null as empty); the CLI's --json prints it as it is, under the same name.
+ */
+export type OutputValue = string | number | boolean | null | object
+
 /** A piece of a table cell: plain text, or code (an id, a digest, a path). */
 export type Inline = string | { code: string }
 export type Cell = Inline | readonly Inline[]

@@ -5,8 +5,16 @@ import { isCancelled } from '../common/cancel.ts'
 import { Output } from '../inputs/constants.ts'
 import type { DeployResult } from './pipeline.ts'
 import { formatBytes } from '../common/format.ts'
-import type { OutputValue } from '../operations/operation.ts'
-import { heading, keyValueTable, table, text, type Cell, type Inline, type Report } from '../common/report.ts'
+import {
+  heading,
+  keyValueTable,
+  table,
+  text,
+  type Cell,
+  type Inline,
+  type OutputValue,
+  type Report,
+} from '../common/report.ts'
 
 /** The deploy's outputs, by name: null for what this run did not produce. */
 export function deployOutputs(result: DeployResult): Record<string, OutputValue> {

@@ -8,7 +8,7 @@ import { ServiceClient, createAgent } from '../api/client.ts'
 import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Report } from '../common/report.ts'
+import type { OutputValue, Report } from '../common/report.ts'
 
 export interface OperationContext {
   logger: Logger
@@ -17,12 +17,6 @@ export interface OperationContext {
   /** Retry timing (tests inject a sleep that returns at once). */
   retry?: Partial<RetryPolicy>
 }
-
-/**
- * An output value. The action sets it as its output (strings as they are, anything else as JSON;
- * null as empty); the CLI's --json prints it as it is, under the same name.
- */
-export type OutputValue = string | number | boolean | null | object
 
 export interface Operation<I extends Connection, R> {
   /** The action's folder and the CLI's subcommand. */
