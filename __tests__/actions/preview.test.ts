@@ -32,8 +32,10 @@ test('pull requests, forks and the run link are read from the event', () => {
     repositoryUrl: 'https://github.com/studio/space-game',
     runUrl: 'https://github.com/studio/space-game/actions/runs/99',
     ref: undefined,
-    pullRequest: { number: 12, headSha: 'abc123456789', fromFork: false },
+    pullRequest: { number: 12, headSha: 'abc123456789', headRef: undefined, closed: false, fromFork: false },
   })
+  const closing = { ...(pr('studio/space-game') as object), action: 'closed' }
+  assert.equal(readEvent(env, closing).pullRequest?.closed, true, 'a closed pull request is retired')
   assert.equal(readEvent(env, pr('someone/space-game')).pullRequest?.fromFork, true)
   assert.equal(readEvent(env, pr(null)).pullRequest?.fromFork, true, 'a deleted fork')
   assert.equal(

@@ -13,7 +13,7 @@ import { tempDir, writeTree } from '../support/helpers.ts'
 
 const run = promisify(execFile)
 const CLI = path.join(root, 'dist/cli/index.js')
-const COMMANDS = ['deploy', 'servers', 'lobby-logs', 'avatars', 'validate', 'publish']
+const COMMANDS = ['deploy', 'servers', 'lobby-logs', 'avatars', 'validate', 'publish', 'close']
 
 /** Shell words of an example: plain words and single-quoted strings, as the examples write them. */
 function words(line: string): string[] {

@@ -18,8 +18,19 @@ export interface StubComment {
   updated_at: string
 }
 
+export interface StubDeployment {
+  id: number
+  ref: string
+  environment: string
+  /** Newest first, as GitHub lists them. */
+  statuses: Array<{ state: string }>
+}
+
 export interface GitHubStub {
   url: string
+  /** A deployment GitHub made for a job that declared `environment:`, with its first status. */
+  addDeployment(repo: string, ref: string, environment: string, state?: string): StubDeployment
+  deployments(repo: string): StubDeployment[]
   close(): Promise<void>
   /** Comments of an issue or pull request, oldest first. */
   comments(repo: string, issue: number): StubComment[]
@@ -33,12 +44,19 @@ export interface StubToken {
   user: StubUser
   /** False for a token without `pull-requests: write` / `issues: write`. */
   canComment: boolean
+  /** True for a token with `deployments: write`. */
+  canDeploy?: boolean
 }
 
 export async function startGitHubStub(tokens: Record<string, StubToken>): Promise<GitHubStub> {
   const threads = new Map<string, StubComment[]>()
   const pulls = new Map<string, { repo: string | null; ref: string; sha: string }>()
   const requests: GitHubStub['requests'] = []
+  const deployments = new Map<string, StubDeployment[]>()
+  const deploymentsOf = (repo: string) => {
+    if (!deployments.has(repo)) deployments.set(repo, [])
+    return deployments.get(repo)!
+  }
   let nextId = 1000
   const thread = (repo: string, issue: number) => {
     const key = `${repo}#${issue}`
@@ -135,6 +153,27 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
         comment.updated_at = new Date().toISOString()
         return send(200, comment)
       }
+      const deploymentList = /^\/repos\/([^/]+\/[^/]+)\/deployments$/.exec(url.pathname)
+      if (deploymentList && req.method === 'GET') {
+        const ref = url.searchParams.get('ref')
+        const found = deploymentsOf(deploymentList[1]!).filter((d) => ref === null || d.ref === ref)
+        return send(
+          200,
+          found.map(({ id, ref: r, environment }) => ({ id, ref: r, environment })),
+        )
+      }
+      const statuses = /^\/repos\/([^/]+\/[^/]+)\/deployments\/(\d+)\/statuses$/.exec(url.pathname)
+      const deployment = statuses && deploymentsOf(statuses[1]!).find((d) => d.id === Number(statuses[2]))
+      if (statuses && !deployment) return send(404, { message: 'Not Found' })
+      if (deployment && req.method === 'GET') return send(200, deployment.statuses)
+      if (deployment && req.method === 'POST') {
+        if (!token.canDeploy)
+          return send(403, { message: 'Resource not accessible by integration', status: '403' })
+        const state = (body as { state?: unknown }).state
+        if (typeof state !== 'string') return send(422, { message: 'Validation Failed' })
+        deployment.statuses.unshift({ state })
+        return send(201, { state })
+      }
       return send(404, { message: 'Not Found' })
     })
   })
@@ -146,6 +185,12 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     comments: (repo, issue) => thread(repo, issue),
     addComment,
     addPullRequest: (repo, number, head) => void pulls.set(`${repo}#${number}`, head),
+    addDeployment: (repo, ref, environment, state = 'success') => {
+      const deployment = { id: nextId++, ref, environment, statuses: [{ state }] }
+      deploymentsOf(repo).push(deployment)
+      return deployment
+    },
+    deployments: (repo) => deploymentsOf(repo),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

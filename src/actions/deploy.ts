@@ -1,7 +1,11 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import { actionsLogger, runAction } from './action.ts'
+import { actionsLogger, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
+import { retireDeployments } from './deployments.ts'
+import { closePreview } from '../deploy/close.ts'
+import { closeOutputs, closeReport } from '../deploy/report.ts'
+import { UsageError } from '../api/errors.ts'
 import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
@@ -54,6 +58,14 @@ export async function run(): Promise<void> {
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
     const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
     const comment = previewComment(inputs, event, key)
+    if (event.pullRequest?.closed) {
+      try {
+        await closeRun(inputs, event, key, comment, cancellation.signal)
+      } finally {
+        cancellation.dispose()
+      }
+      return
+    }
     let namespaceId: string | undefined
     let result: DeployResult
     let previous: PreviewState | undefined
@@ -112,6 +124,54 @@ export async function run(): Promise<void> {
       await comment.save(commentBody(inputs, event, state, status))
     }
   })
+}
+
+/**
+ * A pull request was closed: its preview namespace gets the closed page, its domain is freed, its
+ * comment says so, and its GitHub deployments are marked inactive where the token may.
+ */
+async function closeRun(
+  inputs: DeployInputs,
+  event: RunEvent,
+  key: string,
+  comment: StickyComment | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const pullRequest = event.pullRequest!
+  if (!inputs.namespace && !inputs.namespaceId) {
+    throw new UsageError(
+      `${Input.Namespace} is empty: pull request #${pullRequest.number} was closed, and its preview is found by ` +
+        `the ${Input.Namespace} (or ${Input.NamespaceId}) it was deployed to: give the same one as the deploy`,
+    )
+  }
+  const previous = await comment?.load()
+  const result = await closePreview(inputs, {
+    logger: actionsLogger,
+    pullRequest: pullRequest.number,
+    tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
+    signal,
+  })
+  setOutputValues(closeOutputs(result))
+  await writeReport(closeReport(result))
+  if (comment && result.namespace) {
+    const state = nextState(key, previous, {
+      namespaceId: result.namespace.namespace_id,
+      namespaceNameId: result.namespace.name_id,
+    })
+    delete state.domain
+    if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
+    const status = `🔒 Pull request #${pullRequest.number} was closed: the preview no longer serves its build${
+      result.domainRemoved ? `, and ${result.domainRemoved} was freed` : ''
+    }.`
+    await comment.save(commentBody(inputs, event, state, status))
+  }
+  const token = core.getInput(Input.GitHubToken)
+  if (token && event.repository) {
+    const refs = [pullRequest.headRef, `refs/pull/${pullRequest.number}/merge`].filter(
+      (r): r is string => !!r,
+    )
+    await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger })
+  }
 }
 
 function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {

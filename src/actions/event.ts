@@ -18,6 +18,10 @@ export interface RunEvent {
 export interface PullRequestInfo {
   number: number
   headSha: string | undefined
+  /** The head branch's name, the ref GitHub's deployments of the pull request carry. */
+  headRef?: string
+  /** The event closed the pull request (merged or not): its preview is retired, not deployed. */
+  closed?: boolean
   /** The head branch lives in another repository: secrets are not given to the run. */
   fromFork: boolean
   /** On workflow_run: where the build ran, to check the pull-request input names its pull request. */
@@ -27,9 +31,10 @@ export interface PullRequestInfo {
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
 
 interface PullRequestPayload {
+  action?: string
   pull_request?: {
     number?: number
-    head?: { sha?: string; repo?: { full_name?: string } | null }
+    head?: { sha?: string; ref?: string; repo?: { full_name?: string } | null }
     base?: { repo?: { full_name?: string } }
   }
   workflow_run?: {
@@ -76,6 +81,8 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
     pullRequest = {
       number: pr.number,
       headSha: pr.head?.sha,
+      headRef: pr.head?.ref,
+      closed: (payload as PullRequestPayload).action === 'closed',
       // A deleted fork has no head repository: it was a fork all the same.
       fromFork: head === undefined || head !== base,
     }

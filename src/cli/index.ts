@@ -28,9 +28,10 @@ import {
 } from '../inputs/constants.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
-import { deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
+import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
+import { closePreview } from '../deploy/close.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
-import { readInputs, type RunContext } from '../inputs/deploy.ts'
+import { readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
 import type { Operation } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
@@ -334,9 +335,56 @@ const PUBLISH: Command = operationCommand(publishOperation, {
   ],
 })
 
+const CLOSE: Command = {
+  name: 'close',
+  summary: "Retire a closed pull request's preview: the closed page, the domain freed",
+  description:
+    "Publish to the preview's namespace a small page saying the preview was closed (no build content, the\n" +
+    "rest of the version's config kept) and remove its domain: what the deploy action does when its pull\n" +
+    'request is closed. Running it twice changes nothing the second time.',
+  flags: [
+    ...CONNECTION_FLAGS,
+    flag(Input.Namespace, 'string', "name_id of the preview's namespace (or --namespace-id)", 'name-id'),
+    flag(Input.NamespaceId, 'string', "The preview's namespace (or --namespace)", 'id'),
+    flag(Input.Domain, 'string', 'The domain to free, when the preview had one', 'host'),
+    flag(Input.PullRequest, 'string', 'The number of the pull request, shown on the page', 'n'),
+    flag(
+      Input.CdnDomain,
+      'string',
+      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
+      'domain',
+    ),
+    ...OUTPUT_FLAGS,
+  ],
+  examples: [
+    `gamehost close ${EXAMPLE_CONNECTION} --namespace pr-12 --pull-request 12 --domain pr-12.preview.example.com`,
+  ],
+  async run(flags, io) {
+    const get = flagReader(flags)
+    const inputs = readInputs(get)
+    if (!inputs.token) throw missingToken()
+    if (!inputs.namespace && !inputs.namespaceId)
+      throw new UsageError(
+        `--${Input.Namespace} or --${Input.NamespaceId} is required: the preview's namespace`,
+      )
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
+    try {
+      const result = await closePreview(inputs, {
+        logger: io.logger,
+        pullRequest: readPullRequestNumber(get),
+        tempDir,
+      })
+      print(io, closeOutputs(result), closeReport(result))
+      return EXIT_OK
+    } finally {
+      await rm(tempDir, { recursive: true, force: true })
+    }
+  },
+}
+
 const EMULATOR_SUMMARY = 'Run a local emulator of the service'
 
-const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH]
+const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE]
 
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand<I extends Connection, R>(

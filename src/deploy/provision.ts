@@ -80,6 +80,10 @@ export async function provision(
   if (namespaceId) {
     options.onNamespace?.(namespaceId)
     await prepareNamespace(client, inputs, namespaceId, provisioned, logger)
+  } else if (inputs.matchmaker && game.namespaces[0]) {
+    // The namespace is created after the upload: its matchmaker config is validated now, against
+    // another namespace of the game (the service's rules are the same for all of them).
+    await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, provisioned, logger)
   }
   return { provisioned, located: { game, namespace } }
 }
@@ -115,17 +119,27 @@ async function prepareNamespace(
     await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
     provisioned.domain = inputs.domain
   }
-  if (inputs.matchmaker) {
-    const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
-      lobby_count_max: inputs.matchmaker.lobbyCountMax,
-      max_players: inputs.matchmaker.maxPlayers,
-    })
-    if (errors.length) throw matchmakerError(errors)
-    provisioned.matchmakerValidated = true
-    logger.info(
-      `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
-    )
-  }
+  if (!provisioned.matchmakerValidated)
+    await validateMatchmaker(client, inputs, namespaceId, provisioned, logger)
+}
+
+async function validateMatchmaker(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  namespaceId: string,
+  provisioned: Provisioned,
+  logger: Logger,
+): Promise<void> {
+  if (!inputs.matchmaker) return
+  const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
+    lobby_count_max: inputs.matchmaker.lobbyCountMax,
+    max_players: inputs.matchmaker.maxPlayers,
+  })
+  if (errors.length) throw matchmakerError(errors)
+  provisioned.matchmakerValidated = true
+  logger.info(
+    `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
+  )
 }
 
 /** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */

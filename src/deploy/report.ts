@@ -3,6 +3,7 @@
 import { errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Output } from '../inputs/constants.ts'
+import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import { formatBytes } from '../common/format.ts'
 import {
@@ -158,4 +159,45 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
 /** The report of a deploy skipped for want of a token. */
 export function skipReport(reason: string): Report {
   return { title: 'gamehost deploy skipped', blocks: [text(reason)] }
+}
+
+/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
+export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
+  return {
+    [Output.SiteId]: result.siteId ?? null,
+    [Output.UploadId]: null,
+    [Output.NamespaceId]: result.namespace?.namespace_id ?? null,
+    [Output.FileCount]: 0,
+    [Output.TotalBytes]: 0,
+    [Output.Digest]: null,
+    [Output.Manifest]: null,
+    [Output.VersionId]: result.versionId ?? null,
+    [Output.Url]: result.url ?? null,
+    [Output.Skipped]: false,
+  }
+}
+
+/** What closing a preview did. */
+export function closeReport(result: CloseResult): Report {
+  const { namespace } = result
+  if (!namespace) {
+    return {
+      title: 'gamehost preview closed',
+      blocks: [
+        text('The game has no namespace of this preview: it was never deployed, and nothing was changed.'),
+      ],
+    }
+  }
+  const rows: Array<[string, Cell]> = [
+    ['Namespace', [`${namespace.name_id} `, { code: namespace.namespace_id }]],
+    [
+      'Serves',
+      result.alreadyClosed
+        ? 'the closed page already (nothing was changed)'
+        : ['a page saying the preview was closed: version ', { code: result.versionId ?? '' }],
+    ],
+  ]
+  if (result.url) rows.push(['URL', result.url])
+  if (result.domainRemoved) rows.push(['Domain', `${result.domainRemoved} removed: it is free again`])
+  return { title: 'gamehost preview closed', blocks: [keyValueTable(rows)] }
 }

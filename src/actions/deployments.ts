@@ -1,0 +1,67 @@
+import type { Logger } from '../common/logger.ts'
+
+/** All the calls together: the closing run ends in bounded time whatever GitHub does. */
+const BUDGET_MS = 30_000
+
+/**
+ * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
+ * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
+ * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
+ * GitHub failure is a warning, and the preview is closed all the same.
+ */
+export async function retireDeployments(options: {
+  token: string
+  repository: string
+  refs: string[]
+  logger: Pick<Logger, 'info' | 'warning'>
+}): Promise<number> {
+  const [owner = '', repo = ''] = options.repository.split('/')
+  const request = { signal: AbortSignal.timeout(BUDGET_MS) }
+  try {
+    const github = await import(/* webpackMode: "eager" */ '@actions/github')
+    const octokit = github.getOctokit(options.token)
+    let retired = 0
+    for (const ref of new Set(options.refs)) {
+      const { data: deployments } = await octokit.rest.repos.listDeployments({
+        owner,
+        repo,
+        ref,
+        per_page: 100,
+        request,
+      })
+      for (const deployment of deployments) {
+        const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
+          owner,
+          repo,
+          deployment_id: deployment.id,
+          per_page: 1,
+          request,
+        })
+        if (statuses[0]?.state === 'inactive') continue
+        await octokit.rest.repos.createDeploymentStatus({
+          owner,
+          repo,
+          deployment_id: deployment.id,
+          state: 'inactive',
+          request,
+        })
+        retired++
+      }
+    }
+    options.logger.info(
+      `Marked ${retired} GitHub deployment${retired === 1 ? '' : 's'} of the pull request inactive`,
+    )
+    return retired
+  } catch (error) {
+    const status = (error as { status?: unknown }).status
+    const message = error instanceof Error ? error.message : String(error)
+    options.logger.warning(
+      `Could not mark the pull request's GitHub deployments inactive: ${typeof status === 'number' ? `${status} ` : ''}${message}` +
+        (status === 403 || status === 404
+          ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
+          : '.') +
+        ' The preview is closed all the same.',
+    )
+    return 0
+  }
+}
