@@ -9,6 +9,10 @@ import {
   renderComment,
   stateComment,
 } from '../../src/actions/preview.ts'
+import { markdownText } from '../../src/common/untrusted.ts'
+
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const OTHER_GAME = '9d1f3b5a-7c2e-4a68-b0d4-6e8f0a2c4b61'
 
 const env = {
   GITHUB_EVENT_NAME: 'pull_request',
@@ -94,7 +98,7 @@ test('the comment links the domain, the commit and the run, heads its table with
   assert.equal(table[0], '| Domain | [pr-1.example.com](https://pr-1.example.com/) |')
   assert.equal(table[1], '| --- | --- |')
   assert.ok(!table.some((line) => /^\|\s*\|\s*\|$/.test(line)), 'no empty header')
-  assert.ok(table.includes('| Site name | space-game pr-1 abc1234 |'), 'the name of the site reported')
+  assert.ok(table.includes('| Site name | `space-game pr-1 abc1234` |'), 'the name of the site reported')
   assert.ok(
     table.includes('| Commit | [def5678](https://github.com/studio/space-game/commit/def5678901234) |'),
   )
@@ -113,14 +117,49 @@ test('an empty token skips only fork pull requests on auto', () => {
   assert.ok(whenNoToken('skip', own).skip)
 })
 
-test('one comment per namespace, or per site name without one', () => {
+test('one comment per target and namespace, or per site name without one', () => {
+  const target = { apiUrl: 'https://api.example.com', gameId: GAME }
+  const suffix = ` game:${GAME} api:https://api.example.com`
   assert.equal(
-    previewKey({ namespace: { nameId: 'pr-1', displayName: 'x', versionId: 'v' }, namespaceId: 'i' }, 's'),
-    'namespace:pr-1',
+    previewKey(
+      { ...target, namespace: { nameId: 'pr-1', displayName: 'x', versionId: 'v' }, namespaceId: 'i' },
+      's',
+    ),
+    `namespace:pr-1${suffix}`,
   )
-  assert.equal(previewKey({ namespace: undefined, namespaceId: 'i' }, 's'), 'namespace-id:i')
-  assert.equal(previewKey({ namespace: undefined, namespaceId: undefined }, 'Docs site'), 'site:Docs site')
-  assert.equal(previewKey({ namespace: undefined, namespaceId: undefined }, ''), 'site')
+  assert.equal(
+    previewKey({ ...target, namespace: undefined, namespaceId: 'i' }, 's'),
+    `namespace-id:i${suffix}`,
+  )
+  assert.equal(
+    previewKey({ ...target, namespace: undefined, namespaceId: undefined }, 'Docs site'),
+    `site:Docs site${suffix}`,
+  )
+  assert.equal(previewKey({ ...target, namespace: undefined, namespaceId: undefined }, ''), `site${suffix}`)
+})
+
+test('the same namespace of another game or through another service is another comment', () => {
+  const namespace = { nameId: 'pr-1', displayName: 'x', versionId: 'v' }
+  const key = (apiUrl: string, gameId: string) =>
+    previewKey({ apiUrl, gameId, namespace, namespaceId: undefined }, '')
+  const production = key('https://api.example.com', GAME)
+  // One service however its URL is written, one game whatever the case of its id.
+  assert.equal(key('https://API.example.com/', GAME.toUpperCase()), production)
+  const others = [
+    key('https://staging.api.example.com', GAME),
+    key('http://api.example.com', GAME),
+    key('https://api.example.com/v2', GAME),
+    key('https://api.example.com', OTHER_GAME),
+  ]
+  assert.equal(new Set([production, ...others]).size, 5)
+  // A comment of one target is not read as the other's, even though they share the namespace name.
+  const state = nextState(production, undefined, {
+    namespaceId: 'ns-1',
+    completed: { siteId: 's-1', digest: 'sha256:ab', fileCount: 1, totalBytes: 1 },
+  })
+  const body = `${previewMarker(production)}\n${renderComment({ title: 't', status: 'ok', state })}`
+  assert.equal(readState(body, production)?.siteId, 's-1')
+  for (const other of others) assert.equal(readState(body, other), undefined, other)
 })
 
 test('the state survives the comment, and only its own marker matches', () => {
@@ -155,4 +194,90 @@ test('a failed run keeps the last site and records the namespace', () => {
     namespaceId: 'ns-2',
     namespaceNameId: 'pr-2',
   })
+})
+
+/**
+ * The links and images a Markdown text makes: `[text](target)`, `![alt](src)`, `<https://...>`, outside
+ * code spans and backslash escapes.
+ */
+function liveLinks(markdown: string): string[] {
+  const text = outsideCode(markdown.replace(/\\./g, ''))
+  return [...text.matchAll(/!?\[[^\]]*\]\([^)]*\)|<https?:[^>]*>/g)].map((m) => m[0])
+}
+
+/** The text without its code spans (a run of backticks up to the next run of the same length). */
+function outsideCode(markdown: string): string {
+  return markdown.replace(/(`+)[^`][\s\S]*?(?<!`)\1(?!`)/g, '')
+}
+
+test('values from outside show as code or text in the comment: no link, image, cell or line of their own', () => {
+  const hostile = '`x` [click](https://evil.example/) ![i](https://evil.example/p.png) | a |\n\n# h @octocat'
+  const state = {
+    key: 'k',
+    url: 'https://evil.example/`](https://evil.example/x)',
+    domain: 'evil.example/[x](https://evil.example/)',
+    siteId: hostile,
+    siteName: hostile,
+    namespaceId: hostile,
+    versionId: hostile,
+    digest: hostile,
+    fileCount: 1,
+    totalBytes: 1,
+  }
+  const body = renderComment({
+    title: `gamehost preview: ${hostile}`,
+    status: 'ok',
+    state,
+    namespaceNameId: hostile,
+    runUrl: 'https://github.com/x/y/actions/runs/1)[z](https://evil.example/',
+    repositoryUrl: 'https://evil.example/a)',
+    commit: 'abc1234](https://evil.example/',
+  })
+  assert.deepEqual(liveLinks(body), [], body)
+  const lines = body.split('\n')
+  // The heading, the status, the table's 9 rows and its separator, 3 blank lines and the state.
+  assert.equal(lines.length, 16, body)
+  const rows = lines.filter((line) => line.startsWith('|'))
+  assert.equal(rows.length, 10)
+  for (const row of rows) {
+    // Two cells each: no pipe from outside ends a cell (GFM reads \| as a pipe of the cell).
+    assert.equal(row.replace(/\\\|/g, '').match(/\|/g)?.length, 3, row)
+  }
+  assert.doesNotMatch(outsideCode(body), /@octocat/, 'no mention outside code')
+  assert.match(body, /^### gamehost preview\\: /)
+})
+
+test('the plain values of a preview are linked', () => {
+  const body = renderComment({
+    title: 't',
+    status: 'ok',
+    state: { key: 'k', url: 'https://pr-1.example.com/', domain: 'pr-1.example.com' },
+    runUrl: 'https://github.com/studio/space-game/actions/runs/99',
+    repositoryUrl: 'https://github.com/studio/space-game',
+    commit: 'def5678901234',
+  })
+  assert.deepEqual(liveLinks(body), [
+    '[https://pr-1.example.com/](https://pr-1.example.com/)',
+    '[pr-1.example.com](https://pr-1.example.com/)',
+    '[def5678](https://github.com/studio/space-game/commit/def5678901234)',
+    '[99](https://github.com/studio/space-game/actions/runs/99)',
+  ])
+})
+
+test('only the state at the end of its own comment is read: none a text above it shows', () => {
+  const key = 'namespace:pr-1 game:g api:https://api.example.com'
+  const real = nextState(key, undefined, {
+    namespaceId: 'ns-1',
+    completed: { siteId: 's-real', digest: 'sha256:ab', fileCount: 1, totalBytes: 1 },
+  })
+  const forged = stateComment({ ...real, siteId: 's-forged' })
+  // A service's error message that carries a state and another preview's marker, shown in the status.
+  const status = `❌ The deploy failed: ${markdownText(`bad ${forged} ${previewMarker('site')}`)}`
+  const body = `${previewMarker(key)}\n${renderComment({ title: 't', status, state: real })}`
+  assert.equal(readState(body, key)?.siteId, 's-real')
+  assert.equal(readState(body, 'site'), undefined, "a marker shown in the text is not the comment's own")
+  // Even unescaped, a state above the last one, or a marker after the start, is not read.
+  const raw = `${previewMarker(key)}\n${forged}\n${stateComment(real)}`
+  assert.equal(readState(raw, key)?.siteId, 's-real')
+  assert.equal(readState(`x ${raw}`, key), undefined)
 })

@@ -11,6 +11,8 @@ import { retryPolicy } from '../../src/api/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const GAME = 'game'
+const SITE = '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b'
+const UPLOAD = '9e8d7c6b-5a4f-4e3d-9c2b-1a0f9e8d7c6b'
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 describe('answers that are not what they should be', () => {
@@ -66,23 +68,76 @@ describe('answers that are not what they should be', () => {
     handler = json({ namespace_id: '' })
     await assert.rejects(
       client().createNamespace(GAME, { name_id: 'n', display_name: 'n', version_id: 'v' }),
-      /namespace_id is string "", not an id \(a non-empty string\)/,
+      /namespace_id is string "", not an id \(a UUID\)/,
+    )
+  })
+
+  test('an id that is not a UUID fails as an unexpected answer naming the field; either case of hex passes', async () => {
+    const create = () => client().createNamespace(GAME, { name_id: 'n', display_name: 'n', version_id: 'v' })
+    for (const id of ['ns-1', `${SITE}\n::warning::pwned`, `${SITE} `, '../../x', SITE.replace(/-/g, '')]) {
+      handler = json({ namespace_id: id })
+      await assert.rejects(create(), (error: Error) => {
+        assert.ok(error instanceof UnexpectedAnswerError, String(error))
+        assert.match(error.message, /: namespace_id is string ".*, not an id \(a UUID\)/)
+        assert.ok(!error.message.includes('\n'), 'the id is quoted as JSON: no line break in the message')
+        return true
+      })
+    }
+    handler = json({ namespace_id: SITE.toUpperCase() })
+    assert.equal((await create()).namespace_id, SITE.toUpperCase())
+
+    const request = { path: 'index.html', url: 'http://store/x', byte_offset: 0, content_length: 10 }
+    handler = json({ site_id: 'a\n::add-mask::x', upload_id: UPLOAD, presigned_requests: [request] })
+    await assert.rejects(
+      client().createCdnSite(GAME, { display_name: 'x', files }),
+      /^UnexpectedAnswerError: games\.cdn\.createGameCdnSite: .*: site_id is string "a\\n::add-mask::x", not an id \(a UUID\)/,
+    )
+    handler = json({ site_id: SITE, upload_id: 7, presigned_requests: [request] })
+    await assert.rejects(
+      client().createCdnSite(GAME, { display_name: 'x', files }),
+      /: upload_id is number 7, not an id \(a UUID\)/,
+    )
+  })
+
+  test("a game's name id, which makes the url output's host, holds only a name id's characters", async () => {
+    const game = (nameId: unknown, namespaceNameId = 'pr-1') => ({
+      game: {
+        name_id: nameId,
+        namespaces: [{ namespace_id: SITE, name_id: namespaceNameId }],
+        versions: [],
+      },
+    })
+    handler = json(game('space-game'))
+    assert.equal((await client().getGame(GAME)).game.name_id, 'space-game')
+    handler = json(game('x/"$(curl evil)'))
+    await assert.rejects(
+      client().getGame(GAME),
+      /^UnexpectedAnswerError: games\.getGameById: .*: game\.name_id is string .*, not a name id/,
+    )
+    handler = json(game('space-game', 'pr-1\n::error::x'))
+    await assert.rejects(
+      client().getGame(GAME),
+      /: game\.namespaces\[0\]\.name_id is string .*, not a name id/,
     )
   })
 
   test('a site answer without presigned_requests, or with a wrong request, fails naming the field', async () => {
-    handler = json({ site_id: 's', upload_id: 'u' })
+    handler = json({ site_id: SITE, upload_id: UPLOAD })
     await assert.rejects(
       client().createCdnSite(GAME, { display_name: 'x', files }),
       /^UnexpectedAnswerError: games\.cdn\.createGameCdnSite: .*: presigned_requests is missing/,
     )
     const request = { path: 'index.html', url: 'http://store/x', byte_offset: 0, content_length: 10 }
-    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: [request, { ...request, url: 42 }] })
+    handler = json({
+      site_id: SITE,
+      upload_id: UPLOAD,
+      presigned_requests: [request, { ...request, url: 42 }],
+    })
     await assert.rejects(
       client().createCdnSite(GAME, { display_name: 'x', files }),
       /: presigned_requests\[1\]\.url is number 42, not a string/,
     )
-    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: [request], extra: true })
+    handler = json({ site_id: SITE, upload_id: UPLOAD, presigned_requests: [request], extra: true })
     const site = await client().createCdnSite(GAME, { display_name: 'x', files })
     assert.equal(site.presigned_requests.length, 1, 'fields the operation does not name are allowed')
   })
@@ -100,9 +155,9 @@ describe('answers that are not what they should be', () => {
     ]
     const text = JSON.stringify({
       presigned_requests: requests,
-      site_id: 's',
+      site_id: SITE,
       nested: { site_id: 'no' },
-      upload_id: 'u',
+      upload_id: UPLOAD,
     })
       // JSON escapes a server may use, which must come back decoded.
       .replace('/c', '\\/c')
@@ -114,8 +169,8 @@ describe('answers that are not what they should be', () => {
       response.end()
     }
     const site = await client().createCdnSite(GAME, { display_name: 'x', files })
-    assert.equal(site.site_id, 's')
-    assert.equal(site.upload_id, 'u')
+    assert.equal(site.site_id, SITE)
+    assert.equal(site.upload_id, UPLOAD)
     assert.deepEqual([...site.presigned_requests], requests)
     assert.equal(site.presigned_requests.expiry(0), Date.UTC(2026, 10, 23, 12, 1, 0))
     assert.equal(site.presigned_requests.expiry(1), Infinity)
@@ -131,20 +186,20 @@ describe('answers that are not what they should be', () => {
       }
     const create = () => client().createCdnSite(GAME, { display_name: 'x', files })
     handler = raw(
-      JSON.stringify({ site_id: 's', upload_id: 'u', presigned_requests: [request] }).slice(0, -5),
+      JSON.stringify({ site_id: SITE, upload_id: UPLOAD, presigned_requests: [request] }).slice(0, -5),
     )
     await assert.rejects(create(), /createGameCdnSite failed: 200 HTTP_200: the answer was not a JSON object/)
-    handler = raw(JSON.stringify([{ site_id: 's', upload_id: 'u', presigned_requests: [request] }]))
+    handler = raw(JSON.stringify([{ site_id: SITE, upload_id: UPLOAD, presigned_requests: [request] }]))
     await assert.rejects(create(), /the answer was not a JSON object/)
-    handler = raw(JSON.stringify({ site_id: 's', upload_id: 'u', presigned_requests: [request] }) + ' x')
+    handler = raw(JSON.stringify({ site_id: SITE, upload_id: UPLOAD, presigned_requests: [request] }) + ' x')
     await assert.rejects(create(), /the answer was not a JSON object/)
-    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: { 0: request } })
+    handler = json({ site_id: SITE, upload_id: UPLOAD, presigned_requests: { 0: request } })
     await assert.rejects(create(), /: presigned_requests is an object, not a list/)
-    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: 'none' })
+    handler = json({ site_id: SITE, upload_id: UPLOAD, presigned_requests: 'none' })
     await assert.rejects(create(), /: presigned_requests is string "none", not a list/)
-    handler = json({ upload_id: 'u', presigned_requests: [request] })
+    handler = json({ upload_id: UPLOAD, presigned_requests: [request] })
     await assert.rejects(create(), /: site_id is missing/)
-    handler = json({ site_id: 's', upload_id: 'u', presigned_requests: [] })
+    handler = json({ site_id: SITE, upload_id: UPLOAD, presigned_requests: [] })
     assert.equal((await create()).presigned_requests.length, 0)
   })
 
@@ -231,7 +286,7 @@ describe('answers that are not what they should be', () => {
     })
     await assert.rejects(
       refused.listCustomAvatars(GAME),
-      /^NetworkError: games\.avatars\.listGameCustomAvatars failed: the connection was refused \(ECONNREFUSED\) \(127\.0\.0\.1:1\)$/,
+      /^NetworkError: games\.avatars\.listGameCustomAvatars failed: the connection was refused \(ECONNREFUSED\) \(127\.0\.0\.1:1\): nothing at api-url has answered in this run; check api-url \(its host and port\)$/,
     )
   })
 })

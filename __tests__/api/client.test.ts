@@ -274,7 +274,7 @@ describe('rate limits', () => {
 describe('answers of any length and framing', () => {
   // A server of our own, to send what the emulator never does: chunked bodies, a byte-order mark.
   const avatars = Array.from({ length: 3000 }, (_, i) => ({
-    upload_id: `a${i}`,
+    upload_id: `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
     display_name: `Ünïcødé ✓ ${i}`,
     content_length: i,
     create_ts: '2026-01-01T00:00:00Z',

@@ -5,6 +5,7 @@ import {
   describeValidationPath,
   displayNameProblems,
   groupDisplayNameProblems,
+  hostNameProblem,
   isValidDomain,
   matchmakerConfigProblems,
   nameIdProblems,
@@ -68,6 +69,33 @@ test('domains: lower-case host names only', () => {
   assert.ok(isValidDomain('play.example.com'))
   for (const bad of ['', 'https://a.com', 'a.com/x', 'A.com', 'a_b.com', 'a'.repeat(256)])
     assert.ok(!isValidDomain(bad), bad)
+})
+
+test("host names: the client's stricter check beside the service's own rule", () => {
+  // The service (and the emulator) takes these: 1 to 255 of [0-9a-z.-]. None of them can work.
+  const cannotWork: Array<[string, RegExp]> = [
+    ['.', /empty label/],
+    ['a..b', /empty label/],
+    ['.example.com', /empty label/],
+    ['-play.example.com', /label '-play' starts or ends with '-'/],
+    ['play-.example.com', /label 'play-' starts or ends with '-'/],
+    ['play.example.com.', /ends with '\.'/],
+    [`${'a'.repeat(64)}.com`, /longer than 63 characters/],
+    [`${'a.'.repeat(126)}abc`, /longer than 253 characters/],
+  ]
+  for (const [domain, problem] of cannotWork) {
+    assert.ok(isValidDomain(domain), `the service's rule takes ${domain}`)
+    assert.match(hostNameProblem(domain) ?? '', problem, domain)
+  }
+  for (const good of [
+    'play.example.com',
+    'xn--mnchen-3ya.de',
+    'a-b.c0',
+    `${'a'.repeat(63)}.com`,
+    'localhost',
+  ])
+    assert.equal(hostNameProblem(good), undefined, good)
+  assert.equal(hostNameProblem(`${'a.'.repeat(126)}a`), undefined, '253 characters')
 })
 
 test('parts (the emulator, when asked for them): one request under the threshold, 100 MiB parts at or above it', () => {

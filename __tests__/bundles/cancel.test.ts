@@ -20,6 +20,7 @@ describe('a cancelled run', () => {
   let emulator: Emulator
   let github: GitHubStub
   let site: string
+  let written: Map<string, Buffer>
   let defaults: Record<string, string>
   before(async () => {
     // Every PUT stalls: the run is mid-upload until it is cancelled.
@@ -28,7 +29,7 @@ describe('a cancelled run', () => {
       'gh-write': { user: { login: 'github-actions[bot]', type: 'Bot' }, canComment: true },
     })
     site = await tempDir()
-    await writeTree(site, siteFiles(12))
+    written = await writeTree(site, siteFiles(12))
     defaults = await actionDefaults(path.join(root, 'action.yml'))
   })
   after(async () => {
@@ -92,7 +93,7 @@ describe('a cancelled run', () => {
     ['SIGINT', 31],
     ['SIGTERM', 32],
   ] as const) {
-    test(`${signal} mid-upload: exits non-zero, never completes, sets namespace-id and site-id, says what was done`, async () => {
+    test(`${signal} mid-upload: exits non-zero, never completes, sets namespace-id but no site-id, says what was done`, async () => {
       const result = await cancelled(signal, issue)
       assert.notEqual(result.exitCode, 0)
       assert.match(result.stdout, new RegExp(`^::error::The run was cancelled \\(${signal}\\)$`, 'm'))
@@ -100,9 +101,21 @@ describe('a cancelled run', () => {
       const namespace = emulator.namespaces(GAME).find((n) => n.nameId === `cancel-${issue}`)
       assert.ok(namespace, 'the namespace the run worked on')
       assert.equal(result.outputs['namespace-id'], namespace.namespaceId)
-      const siteId = result.outputs['site-id']!
+      // A site whose upload never completed serves nothing: no site-id output, the summary names it.
+      assert.equal(result.outputs['site-id'], '')
+      assert.equal(result.outputs['upload-id'], '')
+      const siteId = /<code>([0-9a-f-]{36})<\/code> \(created; upload not completed\)/.exec(
+        result.summary,
+      )?.[1]
+      assert.ok(siteId, result.summary)
       const created = emulator.site(siteId)
-      assert.ok(created, `site-id output ${siteId} is the site created`)
+      assert.ok(created, `the summary's site ${siteId} is the site created`)
+      // What the scan collected, though no file was hashed to the end.
+      assert.equal(result.outputs['file-count'], String(written.size))
+      assert.equal(
+        result.outputs['total-bytes'],
+        String([...written.values()].reduce((sum, bytes) => sum + bytes.length, 0)),
+      )
       assert.equal(created.completed, false, 'a cancelled upload is never completed')
       assert.ok(
         !emulator.requests.some((r) => r.path === `/cloud/uploads/${created.uploadId}/complete`),

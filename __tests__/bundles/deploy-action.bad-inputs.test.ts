@@ -82,6 +82,24 @@ describe('bad inputs, through dist/index.js', () => {
     ['domain', () => ({ ...ns, domain: 'Play.Example.com' }), /lower case/],
     ['domain', () => ({ domain: 'play.example.com' }), /needs namespace or namespace-id/],
     [
+      'domain',
+      () => ({ ...ns, domain: '-play.example.com' }),
+      /not a host name: its label '-play' starts or ends/,
+    ],
+    ['domain', () => ({ ...ns, domain: 'play..example.com' }), /not a host name: it has an empty label/],
+    [
+      'domain',
+      () => ({ ...ns, domain: 'play.example.com.' }),
+      /ends with '\.': leave it out \(play\.example\.com\)/,
+    ],
+    ['domain', () => ({ ...ns, domain: 'münchen.de' }), /punycode\) form, xn--mnchen-3ya\.de/],
+    [
+      'token',
+      () => ({ token: 'gamehost-demo-token\nsecond-line' }),
+      /holds a line break .*cannot be sent in an HTTP header/,
+    ],
+    ['token', () => ({ token: 'gamehost-demo-tøken→' }), /holds a character that is not Latin-1/],
+    [
       'lobby-count-max',
       () => ({ ...ns, 'lobby-count-max': '-1', 'max-players': '8' }),
       /from 0 to 2147483647/,
@@ -125,6 +143,29 @@ describe('bad inputs, through dist/index.js', () => {
       assert.equal(emulator.requests.length, before, 'no call reached the service')
     })
   }
+
+  test('a token with a line break fails before any file is read, and is shown on no line', async () => {
+    const before = emulator.requests.length
+    const run = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      env: { RUNNER_DEBUG: '1' },
+      inputs: { ...good(), token: 'gamehost-s3cret\nsecond-line' },
+    })
+    assert.equal(run.exitCode, 1, run.stdout)
+    const lines = (run.stdout + run.stderr).split('\n').filter((l) => !l.startsWith('::add-mask::'))
+    assert.deepEqual(
+      lines.filter((l) => l.includes('s3cret') || l.includes('second-line')),
+      [],
+    )
+    assert.ok(
+      lines.some((l) => l.startsWith('::error::token holds a line break')),
+      run.stdout,
+    )
+    assert.ok(!run.stdout.includes('Collect files'), 'no file was collected or hashed')
+    assert.equal(emulator.requests.length, before)
+  })
 
   test('credentials in api-url are masked before anything is logged, and shown on no line, debug included', async () => {
     const run = await runAction({

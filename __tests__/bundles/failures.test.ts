@@ -56,7 +56,7 @@ describe('a failed run leaves an account', () => {
     assert.ok(run.summary.includes(`failed-1 <code>${namespace.namespaceId}</code> (created)`), run.summary)
     assert.match(
       run.summary,
-      /<h3>A re-run<\/h3>\nNamespace failed-1 \(.*\) stays as it is; a re-run reuses it/,
+      /<h3>A re-run<\/h3>\n<p>Namespace failed-1 \(.*\) stays as it is; a re-run reuses it/,
     )
   })
 

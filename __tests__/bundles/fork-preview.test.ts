@@ -220,7 +220,7 @@ describe("the README's fork-preview workflows", () => {
     assert.equal(comments()[0]!.id, commentId, 'the same comment, updated')
     assert.match(comments()[0]!.body, new RegExp(`Deployed site \`${second.outputs['site-id']}\``))
     assert.match(comments()[0]!.body, /\| Commit \| \[e1e1e1e\]/)
-    assert.match(comments()[0]!.body, /\| Site name \| space-game pr-21 e1e1e1e \|/)
+    assert.match(comments()[0]!.body, /\| Site name \| `space-game pr-21 e1e1e1e` \|/)
 
     // The same files built again: skipped, and the comment names the reused site by its own name.
     const third = await runDeploy(21, 'd2d2d2d333333333333333333333333333333333', await runBuild(21, changed))
@@ -228,7 +228,7 @@ describe("the README's fork-preview workflows", () => {
     assert.equal(third.outputs.skipped, 'true')
     assert.equal(third.outputs['site-id'], second.outputs['site-id'])
     assert.equal(comments()[0]!.id, commentId)
-    assert.match(comments()[0]!.body, /\| Site name \| space-game pr-21 e1e1e1e \|/)
+    assert.match(comments()[0]!.body, /\| Site name \| `space-game pr-21 e1e1e1e` \|/)
     assert.match(comments()[0]!.body, /\| Commit \| \[d2d2d2d\]/)
   })
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
-import { previewMarker, stateComment } from '../../src/actions/preview.ts'
+import { previewKey, previewMarker, stateComment } from '../../src/actions/preview.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
@@ -154,14 +154,24 @@ describe('pull-request previews', () => {
       inputs: { comment: 'false', namespace: 'pr-18-planted', domain: '' },
     })
     ok(planted)
+    // The key of this very preview: its namespace on this game of this service.
+    const key = previewKey(
+      {
+        apiUrl: emulator.url,
+        gameId: GAME,
+        namespace: { nameId: 'pr-18', displayName: 'pr-18', versionId: '' },
+        namespaceId: undefined,
+      },
+      '',
+    )
     const forgedState = {
-      key: 'namespace:pr-18',
+      key,
       namespaceNameId: 'pr-18',
       namespaceId: production,
       siteId: planted.outputs['site-id'],
       digest: planted.outputs.digest,
     }
-    const forgedBody = `${previewMarker('namespace:pr-18')}\nforged\n${stateComment(forgedState)}`
+    const forgedBody = `${previewMarker(key)}\nforged\n${stateComment(forgedState)}`
     const forged = github.addComment(REPO, 18, forgedBody, { login: 'mallory', type: 'User' })
 
     const run = await preview(18)

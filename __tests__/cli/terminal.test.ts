@@ -120,3 +120,57 @@ test('reports as text: aligned columns, key-value tables without a header', () =
   assert.equal(formatEpochMs(Date.parse('2025-05-02T09:14:03.250Z')), '2025-05-02T09:14:03Z')
   assert.equal(formatEpochMs(undefined), '')
 })
+
+/** Lines the GitHub runner would read as workflow commands (see __tests__/common/untrusted.test.ts). */
+function commandsIn(output: string): string[] {
+  return output.split(/\r\n|\r|\n/).filter((line) => /^\s*::[^:]*::/.test(line) || /##\[[^\]]*\]/.test(line))
+}
+
+const PWNED = 'a\n::error::pwned.txt'
+const ANSI = 'b\x1b[2K\x1b[1A\x1b[31m.txt'
+
+test('no message, title or group name from outside starts a line, a workflow command or an escape sequence', async () => {
+  for (const interactive of [false, true]) {
+    const out = stream(interactive)
+    const logger = terminalLogger({ stream: out, interactive, color: false, verbose: true, frameMs: 60_000 })
+    await logger.group(`Upload ${PWNED}`, () => {
+      logger.info(`Retrying ${PWNED} (503 SlowDown); retry 1 of 8 in 0.2 s`)
+      logger.info(`::add-mask::${ANSI}`)
+      logger.warning(`Skipping ${ANSI}: it is a link to nothing`, { title: 'x\n::set-output name=a::b' })
+      logger.debug('##[add-mask]secret')
+      return Promise.resolve()
+    })
+    logger.error(`site_id is 'x\r::error::y'`)
+    logger.close()
+    const text = out.text()
+    assert.deepEqual(commandsIn(text), [], text)
+    // The only escape sequences are the status line's own (clear the line), on a terminal.
+    const rest = text.replaceAll('\r\x1b[2K', '')
+    assert.ok(!rest.includes('\x1b') && !rest.includes('\r'), JSON.stringify(text))
+    // Each line as the screen keeps it: the text after the last clearing of the line.
+    const lines = text.split('\n').map((line) => line.split('\r\x1b[2K').at(-1))
+    assert.ok(lines.includes('  Retrying a\\n::error::pwned.txt (503 SlowDown); retry 1 of 8 in 0.2 s'), text)
+    assert.ok(lines.includes('  \\x3a:add-mask::b\\x1b[2K\\x1b[1A\\x1b[31m.txt'), text)
+  }
+})
+
+test('a report as text holds no line break or workflow command from its cells and texts', () => {
+  const report = {
+    title: `gamehost deploy ${PWNED}`,
+    blocks: [
+      keyValueTable([['Site', { code: `id\n::add-mask::x` }]]),
+      heading(`::warning::${ANSI}`),
+      table(['File', 'Size'], [[{ code: PWNED }, '1 B']]),
+      text(`Failed: service says '\n::error::x ##[set-output name=a;]b'`),
+    ],
+  }
+  const rendered = renderText(report)
+  assert.deepEqual(commandsIn(rendered), [], rendered)
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(rendered, /[\x00-\x09\x0b-\x1f\x7f]/)
+  // The title, a row, a blank line, the heading, the table's 2 lines, the text, and the end.
+  assert.equal(rendered.split('\n').length, 8, rendered)
+  assert.ok(rendered.includes('  a\\n::error::pwned.txt  1 B'), rendered)
+  // In the job summary's HTML: one line, escaped.
+  assert.equal(cellHtml({ code: `<b>\n\n![x](http://e/)` }), '<code>&lt;b&gt;\\n\\n![x](http://e/)</code>')
+})

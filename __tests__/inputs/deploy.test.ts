@@ -99,6 +99,57 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['domain upper case', { ...base, 'namespace-id': NS, domain: 'A.com' }, /upper-case.*\(a\.com\)/],
   ['domain without namespace', { ...base, domain: 'a.com' }, /^domain needs namespace or namespace-id/],
   [
+    'domain of a dot',
+    { ...base, 'namespace-id': NS, domain: '.' },
+    /^domain '\.' is not a host name: .*empty label/,
+  ],
+  [
+    'domain with an empty label',
+    { ...base, 'namespace-id': NS, domain: 'a..b' },
+    /^domain 'a\.\.b' is not a host name/,
+  ],
+  [
+    'domain with a leading hyphen',
+    { ...base, 'namespace-id': NS, domain: '-play.example.com' },
+    /^domain '-play\.example\.com' is not a host name: its label '-play' starts or ends with '-'/,
+  ],
+  [
+    'domain with a trailing dot',
+    { ...base, 'namespace-id': NS, domain: 'play.example.com.' },
+    /^domain 'play\.example\.com\.' ends with '\.': leave it out \(play\.example\.com\)/,
+  ],
+  [
+    'domain with a label of 64 characters',
+    { ...base, 'namespace-id': NS, domain: `${'a'.repeat(64)}.example.com` },
+    /is longer than 63 characters/,
+  ],
+  [
+    'domain of 254 characters',
+    { ...base, 'namespace-id': NS, domain: `${'ab.'.repeat(84)}co` },
+    /is longer than 253 characters/,
+  ],
+  [
+    'an internationalised domain',
+    { ...base, 'namespace-id': NS, domain: 'münchen.de' },
+    /^domain 'münchen\.de' is an internationalised name: .*\(punycode\) form, xn--mnchen-3ya\.de$/,
+  ],
+  [
+    'a token with a line break',
+    { ...base, token: 'gamehost-secret\nsecond-line' },
+    /^token holds a line break \(at character 16 of 27\), which cannot be sent in an HTTP header/,
+  ],
+  [
+    'a token with a control character',
+    { ...base, token: 'abc\u0000def' },
+    /^token holds a control character/,
+  ],
+  ['a token with a tab', { ...base, token: 'abc\tdef' }, /^token holds a control character/],
+  [
+    'a token with a character beyond Latin-1',
+    { ...base, token: 'abc→def' },
+    /^token holds a character that is not Latin-1/,
+  ],
+  [
     'lobby-count-max negative',
     { ...base, 'namespace-id': NS, 'lobby-count-max': '-1', 'max-players': '2' },
     /^lobby-count-max '-1' must be a whole number from 0 to 2147483647/,
@@ -136,6 +187,25 @@ for (const [name, values, message] of bad) {
     )
   })
 }
+
+test('a token that cannot be sent is refused without being shown, before any file is read', () => {
+  const token = 'gamehost-s3cret\r\nX-Injected: 1'
+  assert.throws(
+    () => readInputs(getter({ ...base, token, path: '/nonexistent/site' })),
+    (error: unknown) =>
+      error instanceof UsageError &&
+      error.message.startsWith('token holds a line break') &&
+      !error.message.includes('s3cret') &&
+      !error.message.includes('Injected'),
+  )
+  // Latin-1 letters go through, as the header allows them; the service judges the token.
+  assert.equal(readInputs(getter({ ...base, token: 'café-token' })).token, 'café-token')
+})
+
+test('a domain that can work is taken as given', () => {
+  for (const domain of ['pr-42.example.com', 'xn--mnchen-3ya.de', `${'a'.repeat(63)}.example.com`])
+    assert.equal(readInputs(getter({ ...base, 'namespace-id': NS, domain })).domain, domain)
+})
 
 test('an empty token is read as empty: whether that fails is decided with the event', () => {
   assert.equal(readInputs(getter({ ...base, token: '', 'dry-run': 'true' })).token, '')

@@ -153,6 +153,23 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
         comment.updated_at = new Date().toISOString()
         return send(200, comment)
       }
+      if (edit && req.method === 'DELETE') {
+        const owner = [...threads.entries()].find(
+          ([key, comments]) =>
+            key.startsWith(`${edit[1]}#`) && comments.some((c) => c.id === Number(edit[2])),
+        )
+        if (!owner) return send(404, { message: 'Not Found' })
+        if (!token.canComment)
+          return send(403, { message: 'Resource not accessible by integration', status: '403' })
+        const [, comments] = owner
+        comments.splice(
+          comments.findIndex((c) => c.id === Number(edit[2])),
+          1,
+        )
+        requests.push({ method: 'DELETE', path: url.pathname, status: 204 })
+        res.writeHead(204).end()
+        return
+      }
       const deploymentList = /^\/repos\/([^/]+\/[^/]+)\/deployments$/.exec(url.pathname)
       if (deploymentList && req.method === 'GET') {
         const ref = url.searchParams.get('ref')

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after } from 'node:test'
@@ -53,4 +54,13 @@ export function siteFiles(
 
 export function getter(values: Record<string, string>): (name: string) => string {
   return (name) => values[name] ?? ''
+}
+
+/** A local port nothing listens on (one the system just gave out and took back): connections are refused. */
+export async function deadPort(): Promise<number> {
+  const server = createNetServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
 }

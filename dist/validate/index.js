@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2074);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7711);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2074:
+/***/ 7711:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31203,7 +31203,7 @@ function setCommandEcho(enabled) {
  */
 function setFailed(message) {
     process.exitCode = ExitCode.Failure;
-    core_error(message);
+    error(message);
 }
 //-----------------------------------------------------------------------
 // Logging Commands
@@ -31226,7 +31226,7 @@ function core_debug(message) {
  * @param message error issue message. Errors will be converted to string via toString()
  * @param properties optional properties to add to the annotation.
  */
-function core_error(message, properties = {}) {
+function error(message, properties = {}) {
     command_issueCommand('error', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
@@ -31348,6 +31348,11 @@ class ServiceError extends Error {
     documentation;
     metadata;
     retryAfter;
+    /**
+     * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
+     * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
+     */
+    inputs;
     constructor(init) {
         const { operation, status, body } = init;
         const code = body.code ?? 'UNKNOWN';
@@ -31374,6 +31379,7 @@ class ServiceError extends Error {
         this.documentation = body.documentation;
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
+        this.inputs = init.inputs ?? [];
     }
 }
 /** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
@@ -31417,6 +31423,12 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
+    /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+    inputs;
+    constructor(message, options) {
+        super(message, options);
+        this.inputs = options?.inputs ?? [];
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -31545,6 +31557,32 @@ function bytesBetween(text, min, max) {
 function rules_isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
+/** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
+const HOST_NAME_MAX = 253;
+const HOST_LABEL_MAX = 63;
+/**
+ * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined
+ * when it can: labels of 1 to 63 characters of a-z, 0-9 and hyphens, none at a label's start or end,
+ * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
+ * client checks it; the service, and so the emulator, checks only isValidDomain.
+ */
+function hostNameProblem(domain) {
+    if (domain.endsWith('.') && domain.length > 1)
+        return "it ends with '.', which the service would keep as part of another domain";
+    if (domain.length > HOST_NAME_MAX)
+        return `it is longer than ${HOST_NAME_MAX} characters`;
+    for (const label of domain.split('.')) {
+        if (label === '')
+            return "it has an empty label (a '.' at its start or end, or '..')";
+        if (label.length > HOST_LABEL_MAX)
+            return `its label '${label}' is longer than ${HOST_LABEL_MAX} characters`;
+        if (label.startsWith('-') || label.endsWith('-'))
+            return `its label '${label}' starts or ends with '-'`;
+        if (!/^[a-z0-9-]+$/.test(label))
+            return `its label '${label}' holds more than a-z, 0-9 and '-'`;
+    }
+    return undefined;
+}
 /** A readable sentence for a validation error path, for annotations and error messages. */
 function describeValidationPath(path) {
     const key = path.join('.');
@@ -31621,6 +31659,8 @@ const constants_Input = {
     PullRequest: 'pull-request',
     Publish: 'publish',
     CdnDomain: 'cdn-domain',
+    WebEngine: 'web-engine',
+    Headers: 'headers',
     // publish (with namespace, namespace-id, version-id and cdn-domain)
     FromNamespace: 'from-namespace',
     // servers
@@ -31726,11 +31766,34 @@ function readConnection(get, gameIdPurpose = 'the id of the game') {
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
         throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = get(constants_Input.Token).trim();
+    const token = checkToken(get(constants_Input.Token).trim());
     const gameId = get(constants_Input.GameId).trim();
     if (!gameId)
         throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
+}
+/**
+ * The token, when it can be sent in the Authorization header: no line break or other control
+ * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
+ * what is wrong where, never the token: undici would refuse the header on the first call, with a
+ * message that names neither.
+ */
+function checkToken(token) {
+    for (let index = 0; index < token.length; index++) {
+        const code = token.charCodeAt(index);
+        const what = code === 0x0a || code === 0x0d
+            ? 'a line break'
+            : code < 0x20 || code === 0x7f
+                ? 'a control character'
+                : code > 0xff
+                    ? 'a character that is not Latin-1'
+                    : undefined;
+        if (what) {
+            throw new errors_UsageError(`${constants_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+                'copy the token again, on one line with nothing around it (the token is not shown here)');
+        }
+    }
+    return token;
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -31847,9 +31910,86 @@ function readCdnDomain(get, fallback) {
     throw new UsageError(`${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 
+;// CONCATENATED MODULE: ./src/common/untrusted.ts
+// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
+// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
+// comment. The faces apply these to what they print; the core hands them text as it is.
+/**
+ * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
+ * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
+ * and the bidirectional marks and overrides.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function escapeControl(char) {
+    const code = char.charCodeAt(0);
+    return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
+}
+function hex(code, digits) {
+    return code.toString(16).padStart(digits, '0');
+}
+/**
+ * The text as one inert line of a log, whatever it holds:
+ * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
+ *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
+ * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
+ *   `\x23#[name]`;
+ * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
+ *   `\x3a:`.
+ * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
+ * changes nothing more.
+ */
+function untrusted_visible(text) {
+    return text
+        .replace(CONTROL, escapeControl)
+        .replace(/##\[/g, '\\x23#[')
+        .replace(/^(\s*):(?=:)/, '$1\\x3a');
+}
+/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
+ * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ */
+function inertJson(value, space) {
+    return JSON.stringify(value, null, space)
+        .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
+        .replace(/##\[/g, '\\u0023#[');
+}
+/**
+ * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
+ * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
+ * Empty text gives an empty string.
+ */
+function markdownCode(text) {
+    // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
+    const value = untrusted_visible(text).replace(/\|/g, '\\|');
+    if (!value)
+        return '';
+    const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    // A code span that begins or ends with a backtick needs a space between it and the fence (one
+    // space each side is removed again); so does one that begins and ends with a space.
+    const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
+    return `${fence}${pad}${value}${pad}${fence}`;
+}
+/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
+const WORD_JOINER = '\u2060';
+/**
+ * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
+ * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
+ * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ */
+function markdownText(text) {
+    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
+}
+
 ;// CONCATENATED MODULE: ./src/common/report.ts
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
+
 function heading(text) {
     return { kind: 'heading', text };
 }
@@ -31867,32 +32007,38 @@ function cellText(cell) {
     const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
     return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
 }
-/** The cell as HTML: text escaped, code in <code>. */
+/**
+ * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
+ * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
+ */
 function cellHtml(cell) {
     const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
     return parts
-        .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+        .map((part) => typeof part === 'string' ? escapeHtml(untrusted_visible(part)) : `<code>${escapeHtml(untrusted_visible(part.code))}</code>`)
         .join('');
 }
 function escapeHtml(value) {
     return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 }
-/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+/**
+ * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
+ * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
+ */
 function renderText(report) {
-    const lines = [report.title];
+    const lines = [visible(report.title)];
     for (const block of report.blocks) {
         if (block.kind === 'heading')
-            lines.push('', block.text);
+            lines.push('', visible(block.text));
         else if (block.kind === 'text')
-            lines.push(...block.text.split('\n').map((line) => `  ${line}`));
+            lines.push(`  ${visible(block.text)}`);
         else
             lines.push(...tableLines(block.table));
     }
     return lines.join('\n') + '\n';
 }
 function tableLines(model) {
-    const rows = model.rows.map((row) => row.map(cellText));
-    const all = model.keyValue ? rows : [[...model.header], ...rows];
+    const rows = model.rows.map((row) => row.map((cell) => visible(cellText(cell))));
+    const all = model.keyValue ? rows : [model.header.map(visible), ...rows];
     const widths = [];
     for (const row of all)
         row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
@@ -31918,13 +32064,38 @@ function formatEpochMs(ms) {
 
 
 
+
+/**
+ * The logger of the actions: every message, annotation title and group name shown through visible(),
+ * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
+ * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
+ * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
+ * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
+ */
 const actionsLogger = {
-    info: (message) => info(message),
-    warning: (message, annotation) => warning(message, annotation),
-    error: (message, annotation) => core_error(message, annotation),
-    debug: (message) => core_debug(message),
-    group: (name, fn) => group(name, fn),
+    info: (message) => info(untrusted_visible(message)),
+    warning: (message, annotation) => warning(untrusted_visible(message), inertAnnotation(annotation)),
+    error: (message, annotation) => error(untrusted_visible(message), inertAnnotation(annotation)),
+    debug: (message) => core_debug(untrusted_visible(message)),
+    group: (name, fn) => group(untrusted_visible(name), fn),
 };
+/** A notice annotation (Logger has none), shown as the logger shows a line. */
+function action_notice(message, annotation) {
+    core.notice(visible(message), inertAnnotation(annotation));
+}
+/** Fails the step with this message, shown as the logger shows a line. */
+function action_setFailed(message) {
+    setFailed(untrusted_visible(message));
+}
+function inertAnnotation(annotation) {
+    if (!annotation)
+        return annotation;
+    return {
+        ...annotation,
+        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
+        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+    };
+}
 /**
  * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
  * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
@@ -31950,16 +32121,16 @@ async function runAction(secretInputs, body) {
     catch (error) {
         if (error instanceof ValidationFailedError) {
             for (const problem of error.problems)
-                core_error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+                actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
         }
-        setFailed(errorMessage(error));
+        action_setFailed(errorMessage(error));
     }
 }
 /** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
     return () => runAction([constants_Input.Token], async () => {
         const inputs = operation.read((name) => getInput(name));
-        core_debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
         const result = await operation.run(inputs, { logger: actionsLogger });
         setOutputs(operation.outputs(result));
         await writeReport(operation.report(result, inputs));
@@ -31978,17 +32149,22 @@ function outputText(value) {
         return '';
     return typeof value === 'string' ? value : JSON.stringify(value);
 }
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
+/**
+ * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
+ * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ */
 async function writeReport(report) {
-    const summary = summary_summary.addHeading(escapeHtml(report.title), 2);
+    const summary = summary_summary.addHeading(inertHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
-            summary.addHeading(escapeHtml(block.text), 3);
+            summary.addHeading(inertHtml(block.text), 3);
+        // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
         else if (block.kind === 'text')
-            summary.addRaw(escapeHtml(block.text), true);
+            summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
         else {
             summary.addTable([
-                block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+                block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
                 // An empty cell would be written as a lone <td>.
                 ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
             ]);
@@ -32005,8 +32181,12 @@ async function writeReport(report) {
     }
     catch (error) {
         summary.emptyBuffer();
-        warning(`Could not write the job summary: ${errorMessage(error)}`);
+        actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`);
     }
+}
+/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
+function inertHtml(text) {
+    return escapeHtml(untrusted_visible(text));
 }
 
 ;// CONCATENATED MODULE: ./src/api/shape.ts
@@ -32026,8 +32206,21 @@ function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
 const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
-/** An id: a string that is not empty. */
-const anId = (value, at) => typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value);
+const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
+ * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
+ * URL or the preview comment.
+ */
+const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
+const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/**
+ * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
+ * DNS label long. It becomes part of a host name, the url output and the log.
+ */
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+    ? undefined
+    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
 const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
 const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
 /** Any JSON object; its fields unchecked. */
@@ -32138,6 +32331,7 @@ const CONNECTION_LOST = new Set([
     'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
     'UND_ERR_ABORTED',
 ]);
+/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
 function errorCodes(error) {
     const codes = [];
     for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
@@ -34351,6 +34545,7 @@ const OPS = {
         name: 'servers.list',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        internalErrorInputs: ['environment-id'],
         answer: objectOf({
             servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
         }),
@@ -34359,17 +34554,21 @@ const OPS = {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        internalErrorInputs: ['namespace-id', 'lobby-id'],
         answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
         answer: validated,
     },
     listCustomAvatars: {
         name: 'games.avatars.listGameCustomAvatars',
         safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorInputs: ['game-id'],
         answer: objectOf({
             custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
         }),
@@ -34378,17 +34577,27 @@ const OPS = {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorInputs: ['version-id'],
         answer: objectOf({ namespace_id: anId }),
     },
-    validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
+    validateGroup: {
+        name: 'groups.validate',
+        safety: 'read',
+        internalErrorHint: 'The service could not check the name: check group-display-name',
+        internalErrorInputs: ['group-display-name'],
+        answer: validated,
+    },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: 'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+        internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
     },
     createCdnSite: {
         name: 'games.cdn.createGameCdnSite',
         safety: 'create',
+        internalErrorHint: 'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+        internalErrorInputs: ['site-name', 'files'],
         answer: siteAnswer,
         stream: siteAnswerStream,
     },
@@ -34396,9 +34605,12 @@ const OPS = {
         name: 'games.getGameById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorInputs: ['game-id'],
         answer: objectOf({
+            // The name ids make the host name of the url output: only a name id's characters.
             game: objectOf({
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+                name_id: aNameId,
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
                 versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
             }),
         }),
@@ -34407,6 +34619,7 @@ const OPS = {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
         answer: objectOf({
             namespace: objectOf({
                 namespace_id: anId,
@@ -34419,26 +34632,38 @@ const OPS = {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     getVersion: {
         name: 'games.versions.getGameVersionById',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorInputs: ['version-id'],
         answer: objectOf({
             version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
         }),
     },
-    validateVersion: { name: 'games.versions.validateGameVersion', safety: 'read', answer: validated },
+    validateVersion: {
+        name: 'games.versions.validateGameVersion',
+        safety: 'read',
+        internalErrorHint: 'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+        internalErrorInputs: ['version-id', 'headers'],
+        answer: validated,
+    },
     reserveVersionName: {
         name: 'games.versions.reserveVersionName',
         safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorInputs: ['game-id'],
         answer: objectOf({ version_display_name: aString }),
     },
     createVersion: {
         name: 'games.versions.createGameVersion',
         safety: 'create',
-        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header",
+        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
+            'check headers (one header per glob) and version-id (the version the new one is made from)',
+        internalErrorInputs: ['headers', 'version-id'],
         answer: objectOf({ version_id: anId }),
     },
     // Publishing the version a namespace already has changes nothing: safe to repeat.
@@ -34446,19 +34671,22 @@ const OPS = {
         name: 'games.namespaces.updateGameNamespaceVersion',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+        internalErrorInputs: ['namespace-id', 'version-id'],
         answer: anObject,
     },
     getNamespaceVersionHistory: {
         name: 'games.namespaces.getGameNamespaceVersionHistoryList',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
         name: 'uploads.complete',
         safety: 'read',
-        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing',
+        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+        internalErrorInputs: ['path'],
     },
 };
 function shouldRetry(op, error) {
@@ -34472,12 +34700,60 @@ function shouldRetry(op, error) {
     }
     return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
 }
+/**
+ * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
+ * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
+ * exist) is `game-id`'s, or the token's.
+ */
+const AUTH_HINTS = {
+    TOKEN_INVALID: {
+        hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+        inputs: ['token'],
+    },
+    API_UNAUTHORIZED: {
+        hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+        inputs: ['token'],
+    },
+    CLAIMS_ENTITLEMENT_EXPIRED: {
+        hint: 'The token has expired: make a new one and put it in token',
+        inputs: ['token'],
+    },
+    API_FORBIDDEN: {
+        hint: 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            'check game-id, and that token is a token of that game',
+        inputs: ['game-id', 'token'],
+    },
+};
+/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+function refusalHint(op, status, code) {
+    if (status === 500 && code === 'ERROR')
+        return { hint: op.internalErrorHint, inputs: op.internalErrorInputs };
+    return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
+        ? AUTH_HINTS[code]
+        : {};
+}
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+const FIRST_CONTACT_RETRIES = 2;
+const FIRST_CONTACT_MS = 5_000;
+/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
+function isUnreachable(error) {
+    return (isConnectFailure(error) ||
+        errorCodes(error).some((code) => code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)));
+}
 const seg = encodeURIComponent;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
     #base;
     #retry;
+    /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
+    #answered = false;
     constructor(options) {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
@@ -34567,7 +34843,23 @@ class ServiceClient {
     }
     #call(op, method, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        return withRetries(op.name, () => this.#send(op, method, path, payload), (error) => shouldRetry(op, error), this.#retry, this.#options.logger, this.#options.onRetry);
+        let firstContact;
+        const retry = (error) => {
+            if (this.#answered || !isConnectFailure(error))
+                return shouldRetry(op, error);
+            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+            firstContact ??= { retries: 0, started: this.#retry.now() };
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+                firstContact.retries < FIRST_CONTACT_RETRIES &&
+                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+                shouldRetry(op, error);
+            if (!again && firstContact.retries > 0 && error instanceof Error)
+                error.message += ` (gave up after ${firstContact.retries + 1} attempts)`;
+            if (again)
+                firstContact.retries++;
+            return again;
+        };
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, this.#options.onRetry);
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -34594,6 +34886,7 @@ class ServiceClient {
                 bodyTimeout: timeout,
                 signal: this.#options.signal,
             });
+            this.#answered = true;
             const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
             const length = header(response.headers, 'content-length');
             if (op.stream && response.statusCode === 200) {
@@ -34610,8 +34903,14 @@ class ServiceClient {
                 throw this.#options.signal.reason;
             if (error instanceof UnexpectedAnswerError)
                 throw error;
-            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
+            // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
+            const unreached = !this.#answered && isUnreachable(error);
+            const check = unreached
+                ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+                : '';
+            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})${check}`, {
                 cause: error,
+                inputs: unreached ? ['api-url'] : [],
             });
         }
         const rayId = header(response.headers, RAY_ID_HEADER);
@@ -34643,7 +34942,7 @@ class ServiceClient {
             body: errorBody,
             rayId,
             retryAfter: header(response.headers, 'retry-after'),
-            hint: response.statusCode === 500 && errorBody.code === 'ERROR' ? op.internalErrorHint : undefined,
+            ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
         });
     }
 }

@@ -6,16 +6,43 @@ import { ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import { urlUserInfo, type Connection } from '../inputs/common.ts'
-import type { Logger } from '../common/logger.ts'
+import type { AnnotationProperties, Logger } from '../common/logger.ts'
+import { visible } from '../common/untrusted.ts'
 import type { Operation } from '../operations/operation.ts'
 import { cellHtml, escapeHtml, type OutputValue, type Report } from '../common/report.ts'
 
+/**
+ * The logger of the actions: every message, annotation title and group name shown through visible(),
+ * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
+ * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
+ * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
+ * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
+ */
 export const actionsLogger: Logger = {
-  info: (message) => core.info(message),
-  warning: (message, annotation) => core.warning(message, annotation),
-  error: (message, annotation) => core.error(message, annotation),
-  debug: (message) => core.debug(message),
-  group: (name, fn) => core.group(name, fn),
+  info: (message) => core.info(visible(message)),
+  warning: (message, annotation) => core.warning(visible(message), inertAnnotation(annotation)),
+  error: (message, annotation) => core.error(visible(message), inertAnnotation(annotation)),
+  debug: (message) => core.debug(visible(message)),
+  group: (name, fn) => core.group(visible(name), fn),
+}
+
+/** A notice annotation (Logger has none), shown as the logger shows a line. */
+export function notice(message: string, annotation?: AnnotationProperties): void {
+  core.notice(visible(message), inertAnnotation(annotation))
+}
+
+/** Fails the step with this message, shown as the logger shows a line. */
+export function setFailed(message: string): void {
+  core.setFailed(visible(message))
+}
+
+function inertAnnotation(annotation: AnnotationProperties | undefined): AnnotationProperties | undefined {
+  if (!annotation) return annotation
+  return {
+    ...annotation,
+    ...(annotation.title !== undefined ? { title: visible(annotation.title) } : {}),
+    ...(annotation.file !== undefined ? { file: visible(annotation.file) } : {}),
+  }
 }
 
 /**
@@ -40,9 +67,9 @@ export async function runAction(secretInputs: readonly string[], body: () => Pro
   } catch (error) {
     if (error instanceof ValidationFailedError) {
       for (const problem of error.problems)
-        core.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
+        actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
     }
-    core.setFailed(errorMessage(error))
+    setFailed(errorMessage(error))
   }
 }
 
@@ -51,7 +78,7 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
   return () =>
     runAction([Input.Token], async () => {
       const inputs = operation.read((name) => core.getInput(name))
-      core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`)
+      actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`)
       const result = await operation.run(inputs, { logger: actionsLogger })
       setOutputs(operation.outputs(result))
       await writeReport(operation.report(result, inputs))
@@ -70,15 +97,20 @@ export function outputText(value: OutputValue): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** Writes the report as the job summary: the title, then its headings, tables and text. */
+/**
+ * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
+ * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ */
 export async function writeReport(report: Report): Promise<void> {
-  const summary = core.summary.addHeading(escapeHtml(report.title), 2)
+  const summary = core.summary.addHeading(inertHtml(report.title), 2)
   for (const block of report.blocks) {
-    if (block.kind === 'heading') summary.addHeading(escapeHtml(block.text), 3)
-    else if (block.kind === 'text') summary.addRaw(escapeHtml(block.text), true)
+    if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)
+    // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
+    else if (block.kind === 'text') summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true)
     else {
       summary.addTable([
-        block.table.header.map((data) => ({ data: escapeHtml(data), header: true })),
+        block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
         // An empty cell would be written as a lone <td>.
         ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
       ])
@@ -94,6 +126,11 @@ export async function writeReport(report: Report): Promise<void> {
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    core.warning(`Could not write the job summary: ${errorMessage(error)}`)
+    actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`)
   }
+}
+
+/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
+function inertHtml(text: string): string {
+  return escapeHtml(visible(text))
 }

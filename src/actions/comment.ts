@@ -2,6 +2,7 @@ import type { getOctokit } from '@actions/github'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../common/logger.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
+import { describeGitHubError, githubStatus } from './github-errors.ts'
 
 /**
  * A pull request's sticky preview comment: found by its marker on any page, among the comments the
@@ -91,9 +92,21 @@ export function stickyComment(options: {
   let commentId: number | undefined
   let loaded = false
 
-  const find = async (): Promise<PreviewState | undefined> => {
+  let identity: Promise<string> | undefined
+  /**
+   * This preview's comments that github-token's identity wrote, oldest first (GitHub lists comments
+   * oldest first), and how many others carry the marker. With `firstOnly`, it stops at the first.
+   */
+  const listOurs = async (
+    firstOnly: boolean,
+  ): Promise<{ ours: Array<{ id: number; state: PreviewState }>; ignored: number; self: string }> => {
     const octokit = await octokitReady
-    const self = await ownLogin(octokit, bounded)
+    identity ??= ownLogin(octokit, bounded)
+    const login = await identity.catch((error: unknown) => {
+      identity = undefined
+      throw error
+    })
+    const ours: Array<{ id: number; state: PreviewState }> = []
     let ignored = 0
     // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
     for (let page = 1; ; page++) {
@@ -110,22 +123,75 @@ export function stickyComment(options: {
       for (const comment of data) {
         const state = comment.body ? readState(comment.body, options.key) : undefined
         if (!state) continue
-        if (comment.user?.login !== self) {
+        if (comment.user?.login !== login) {
           ignored++
           continue
         }
-        commentId = comment.id
-        return state
+        ours.push({ id: comment.id, state })
+        if (firstOnly) return { ours, ignored, self: login }
       }
       if (data.length < PER_PAGE) break
+    }
+    return { ours, ignored, self: login }
+  }
+
+  const find = async (): Promise<PreviewState | undefined> => {
+    const { ours, ignored, self: login } = await listOurs(true)
+    const first = ours[0]
+    if (first) {
+      commentId = first.id
+      return first.state
     }
     if (ignored > 0) {
       options.logger.warning(
         `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
-          `but were not written by ${self}, the identity of github-token`,
+          `but were not written by ${login}, the identity of github-token`,
       )
     }
     return undefined
+  }
+
+  /**
+   * After this run created its comment: another run of the same preview may have created one at the
+   * same moment (each found none, then each created one). The oldest of ours stays: a run whose comment
+   * is not the oldest writes its text there and deletes its own, so one comment is left whichever
+   * order the runs get here in. Never throws: the comment exists either way.
+   */
+  const keepOldest = async (text: string, mine: number): Promise<void> => {
+    try {
+      const octokit = await octokitReady
+      const { ours } = await listOurs(false)
+      const oldest = ours.reduce<number | undefined>(
+        (min, c) => (min === undefined || c.id < min ? c.id : min),
+        undefined,
+      )
+      if (oldest === undefined || oldest === mine) return
+      await bounded((signal) =>
+        octokit.rest.issues.updateComment({
+          owner,
+          repo,
+          comment_id: oldest,
+          body: text,
+          request: { signal },
+        }),
+      )
+      commentId = oldest
+      try {
+        await bounded((signal) =>
+          octokit.rest.issues.deleteComment({ owner, repo, comment_id: mine, request: { signal } }),
+        )
+      } catch (error) {
+        // Deleted already (by a run that saw the same two): nothing left to do.
+        if (statusOf(error) !== 404) throw error
+      }
+      options.logger.info(
+        `Another run of this preview commented on #${options.issue} at the same time: its comment was updated and this run's removed`,
+      )
+    } catch (error) {
+      options.logger.warning(
+        `Could not check #${options.issue} for a second preview comment made at the same time: ${describe(error)}`,
+      )
+    }
   }
 
   return {
@@ -174,6 +240,7 @@ export function stickyComment(options: {
           )
           commentId = created.data.id
           options.logger.info(`Commented on #${options.issue}`)
+          await keepOldest(text, created.data.id)
         }
       } catch (error) {
         // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
@@ -210,16 +277,14 @@ async function ownLogin(
   }
 }
 
+/** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
 function describe(error: unknown): string {
-  const status = statusOf(error)
-  const message = error instanceof Error ? error.message : String(error)
-  return status !== undefined ? `${status} ${message}` : message
+  return error instanceof GitHubCallError ? error.message : describeGitHubError(error)
 }
 
+/** The status GitHub answered with; undefined for a time-out or a connection error. */
 function statusOf(error: unknown): number | undefined {
-  if (error instanceof GitHubCallError) return undefined
-  const status = (error as { status?: unknown } | undefined)?.status
-  return typeof status === 'number' ? status : undefined
+  return error instanceof GitHubCallError ? undefined : githubStatus(error)
 }
 
 /** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */

@@ -1,7 +1,8 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import { actionsLogger, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
+import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
+import { markdownCode, markdownText } from '../common/untrusted.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import { closeOutputs, closeReport } from '../deploy/report.ts'
@@ -35,7 +36,7 @@ export async function run(): Promise<void> {
       ref: event.ref,
       sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
     })
-    core.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
+    actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
     if (event.pullRequest?.build && event.repository) {
       await checkPullRequest({
         token: core.getInput(Input.GitHubToken),
@@ -48,7 +49,7 @@ export async function run(): Promise<void> {
     if (!inputs.token && !inputs.dryRun) {
       const decision = whenNoToken(inputs.ifNoToken, event)
       if (!decision.skip) throw missingTokenError()
-      core.warning(decision.reason, { title: 'Deploy skipped' })
+      actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
       setSkippedOutputs()
       await writeSkipSummary(decision.reason)
       return
@@ -85,7 +86,9 @@ export async function run(): Promise<void> {
       const { error, partial } = deployFailure(thrown)
       if (partial) setOutputs(partial)
       else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
-      core.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial)}`)
+      actionsLogger.info(
+        `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
+      )
       await writeFailureSummary(error, partial)
       // Show the namespace even so (the next run finds it through the service, not through this).
       if (comment && namespaceId) {
@@ -94,8 +97,9 @@ export async function run(): Promise<void> {
           ? stateAfter(key, previous, inputs, partial, event)
           : nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
         const status = isCancelled(error)
-          ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial)}`
-          : `❌ The deploy failed: ${errorMessage(error)}`
+          ? // Our own words, and ids and name ids the answers' shapes checked.
+            `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+          : `❌ The deploy failed: ${markdownText(errorMessage(error))}`
         // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
         await comment.save(commentBody(inputs, event, state, status), {
           withinMs: isCancelled(error) ? 4_000 : undefined,
@@ -108,18 +112,18 @@ export async function run(): Promise<void> {
     setOutputs(result)
     await writeSummary(result)
     if (result.siteId) {
-      core.info(
+      actionsLogger.info(
         `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
       )
     }
-    if (result.published) core.notice(`Live at ${result.published.url}`, { title: 'Deployed' })
+    if (result.published) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
     if (comment) {
       const state = stateAfter(key, previous, inputs, result, event)
       const live = result.published ? ' It is live at the preview link below.' : ''
       const status = result.skipped
-        ? `✅ No change since the last preview: site \`${result.siteId}\` still holds these files.${live}`
+        ? `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
         : result.siteId
-          ? `✅ Deployed site \`${result.siteId}\`.${live}`
+          ? `✅ Deployed site ${markdownCode(result.siteId)}.${live}`
           : '✅ Provisioned.'
       await comment.save(commentBody(inputs, event, state, status))
     }
@@ -161,7 +165,7 @@ async function closeRun(
     delete state.domain
     if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
     const status = `🔒 Pull request #${pullRequest.number} was closed: the preview no longer serves its build${
-      result.domainRemoved ? `, and ${result.domainRemoved} was freed` : ''
+      result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
     }.`
     await comment.save(commentBody(inputs, event, state, status))
   }
@@ -178,7 +182,7 @@ function previewComment(inputs: DeployInputs, event: RunEvent, key: string): Sti
   const token = core.getInput(Input.GitHubToken)
   if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository) return undefined
   if (!token) {
-    core.warning('No github-token: the preview comment is skipped.')
+    actionsLogger.warning('No github-token: the preview comment is skipped.')
     return undefined
   }
   return stickyComment({

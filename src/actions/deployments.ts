@@ -1,4 +1,5 @@
 import type { Logger } from '../common/logger.ts'
+import { describeGitHubError, githubStatus } from './github-errors.ts'
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000
@@ -53,10 +54,10 @@ export async function retireDeployments(options: {
     )
     return retired
   } catch (error) {
-    const status = (error as { status?: unknown }).status
-    const message = error instanceof Error ? error.message : String(error)
+    // A connection error reads as one, not as the status 500 Octokit gives it.
+    const status = githubStatus(error)
     options.logger.warning(
-      `Could not mark the pull request's GitHub deployments inactive: ${typeof status === 'number' ? `${status} ` : ''}${message}` +
+      `Could not mark the pull request's GitHub deployments inactive: ${describeGitHubError(error)}` +
         (status === 403 || status === 404
           ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
           : '.') +

@@ -1,4 +1,6 @@
+import { isValidDomain } from '../api/rules.ts'
 import { formatBytes } from '../common/format.ts'
+import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
 
 /**
@@ -25,16 +27,36 @@ export interface PreviewState {
   url?: string
 }
 
-const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->/
+/** The state: the last thing in the comment, so that no text shown above it can stand in for it. */
+const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/
 
-/** One comment per namespace, or per explicit site name without a namespace. */
+/**
+ * One comment per target and namespace (or explicit site name without a namespace): `namespace:pr-1
+ * game:<game-id> api:<api-url>`. Two runs for one pull request that deploy to another game or through
+ * another service (a matrix over games, a staging service) keep a comment each, and never take each
+ * other's site for their own.
+ */
 export function previewKey(
-  inputs: Pick<DeployInputs, 'namespace' | 'namespaceId'>,
+  inputs: Pick<DeployInputs, 'apiUrl' | 'gameId' | 'namespace' | 'namespaceId'>,
   siteNameInput: string,
 ): string {
-  if (inputs.namespace) return `namespace:${inputs.namespace.nameId}`
-  if (inputs.namespaceId) return `namespace-id:${inputs.namespaceId}`
-  return siteNameInput ? `site:${siteNameInput}` : 'site'
+  const scope = inputs.namespace
+    ? `namespace:${inputs.namespace.nameId}`
+    : inputs.namespaceId
+      ? `namespace-id:${inputs.namespaceId.toLowerCase()}`
+      : siteNameInput
+        ? `site:${siteNameInput}`
+        : 'site'
+  return `${scope} game:${inputs.gameId.toLowerCase()} api:${canonicalUrl(inputs.apiUrl)}`
+}
+
+/** The URL as the same service is always named: host lowercased, no trailing slash. */
+function canonicalUrl(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, '')
+  } catch {
+    return url.trim().replace(/\/+$/, '')
+  }
 }
 
 export function previewMarker(key: string): string {
@@ -45,9 +67,9 @@ export function stateComment(state: PreviewState): string {
   return `<!-- gamehost-state ${Buffer.from(JSON.stringify(state)).toString('base64url')} -->`
 }
 
-/** The state in a comment body, when the body is this preview's comment. */
+/** The state in a comment body, when the body is this preview's comment (it starts with its marker). */
 export function readState(body: string, key: string): PreviewState | undefined {
-  if (!body.includes(previewMarker(key))) return undefined
+  if (!body.startsWith(previewMarker(key))) return undefined
   const encoded = STATE.exec(body)?.[1]
   if (!encoded) return { key }
   try {
@@ -90,7 +112,9 @@ export function nextState(
 }
 
 export interface CommentView {
+  /** Text: shown as it is, never read as Markdown. */
   title: string
+  /** Markdown: what it holds from outside (an error message, an id) the caller escapes (untrusted.ts). */
   status: string
   state: PreviewState
   namespaceNameId?: string
@@ -100,43 +124,66 @@ export interface CommentView {
   commit?: string
 }
 
-/** The markdown of the sticky comment (without its marker). */
+/**
+ * The markdown of the sticky comment (without its marker). Every value is shown as code or escaped
+ * text (untrusted.ts), and linked only when it has the plain form of what it is (a URL of a host, a
+ * domain, a commit sha): an id, a name or a URL from outside with backticks, brackets or HTML in it
+ * makes no link, image or mention, and cannot end its cell or the table.
+ */
 export function renderComment(view: CommentView): string {
   const { state } = view
   const rows: Array<[string, string]> = []
   if (state.url)
-    rows.push(['Preview', PLAIN_URL.test(state.url) ? `[${state.url}](${state.url})` : `\`${state.url}\``])
-  if (state.domain) rows.push(['Domain', `[${state.domain}](https://${state.domain}/)`])
+    rows.push([
+      'Preview',
+      PLAIN_URL.test(state.url) ? `[${state.url}](${state.url})` : markdownCode(state.url),
+    ])
+  if (state.domain) {
+    rows.push([
+      'Domain',
+      isValidDomain(state.domain)
+        ? `[${state.domain}](https://${state.domain}/)`
+        : markdownCode(state.domain),
+    ])
+  }
   if (state.siteId) {
     const files =
-      state.fileCount !== undefined && state.totalBytes !== undefined
+      typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'
         ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
         : ''
-    rows.push(['Site', `\`${state.siteId}\`${files}`])
+    rows.push(['Site', `${markdownCode(state.siteId)}${files}`])
     // The name of the site reported, which a reused site got from an earlier commit.
-    if (state.siteName) rows.push(['Site name', escapeCell(state.siteName)])
+    if (state.siteName) rows.push(['Site name', markdownCode(state.siteName)])
   }
   if (state.namespaceId) {
     rows.push([
       'Namespace',
-      `${view.namespaceNameId ? `\`${view.namespaceNameId}\` ` : ''}\`${state.namespaceId}\``,
+      `${view.namespaceNameId ? `${markdownCode(view.namespaceNameId)} ` : ''}${markdownCode(state.namespaceId)}`,
     ])
   }
-  if (state.versionId) rows.push(['Version', `\`${state.versionId}\``])
-  if (state.digest) rows.push(['Digest', `\`${state.digest}\``])
+  if (state.versionId) rows.push(['Version', markdownCode(state.versionId)])
+  if (state.digest) rows.push(['Digest', markdownCode(state.digest)])
   if (view.commit) {
     const short = view.commit.slice(0, 7)
     rows.push([
       'Commit',
-      view.repositoryUrl ? `[${short}](${view.repositoryUrl}/commit/${view.commit})` : short,
+      view.repositoryUrl && PLAIN_LINK.test(view.repositoryUrl) && SHA.test(view.commit)
+        ? `[${short}](${view.repositoryUrl}/commit/${view.commit})`
+        : markdownCode(short),
     ])
   }
-  if (view.runUrl) rows.push(['Run', `[${view.runUrl.split('/').pop()}](${view.runUrl})`])
+  if (view.runUrl) {
+    const label = markdownText(view.runUrl.split('/').pop() ?? '')
+    rows.push([
+      'Run',
+      PLAIN_LINK.test(view.runUrl) ? `[${label}](${view.runUrl})` : markdownCode(view.runUrl),
+    ])
+  }
   // The first row heads the table: markdown has no table without a header, and an empty one shows.
   const table = rows.map(([k, v]) => `| ${k} | ${v} |`)
   if (table.length) table.splice(1, 0, '| --- | --- |')
   return [
-    `### ${view.title}`,
+    `### ${markdownText(view.title)}`,
     '',
     view.status,
     '',
@@ -149,6 +196,7 @@ export function renderComment(view: CommentView): string {
 /** A URL that is safe as a Markdown link: a scheme, a host name, a port, nothing else. */
 const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/
 
-function escapeCell(text: string): string {
-  return text.replace(/\|/g, '\\|')
-}
+/** A URL safe as a link target: a scheme, a host, a port, a path of plain characters. */
+const PLAIN_LINK = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~/-]*)?$/
+
+const SHA = /^[0-9a-f]{7,64}$/i

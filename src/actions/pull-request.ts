@@ -1,5 +1,6 @@
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
+import { describeGitHubError, githubStatus } from './github-errors.ts'
 
 /** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
 export interface BuildHead {
@@ -26,15 +27,17 @@ export async function checkPullRequest(options: {
   try {
     head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number })).data.head
   } catch (error) {
-    const status = (error as { status?: unknown }).status
+    const status = githubStatus(error)
     if (status === 404) {
       throw new UsageError(
         `${Input.PullRequest}: ${options.repository} has no pull request #${options.number}`,
       )
     }
+    // A connection error is no permission problem: Octokit's status 500 for it is not GitHub's.
     throw new Error(
       `Could not read pull request #${options.number} to check it is the one this build ran for: ` +
-        `${error instanceof Error ? error.message : String(error)} (github-token needs pull-requests: read)`,
+        describeGitHubError(error) +
+        (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
       { cause: error },
     )
   }

@@ -1,7 +1,24 @@
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } from 'undici'
 import { NetworkError, ServiceError, UnexpectedAnswerError } from './errors.ts'
-import { aBoolean, aNumber, aString, anId, anObject, listOf, objectOf, type ShapeCheck } from './shape.ts'
-import { isConnectFailure, isNetworkFailure, retryPolicy, withRetries, type RetryPolicy } from './retry.ts'
+import {
+  aBoolean,
+  aNameId,
+  aNumber,
+  aString,
+  anId,
+  anObject,
+  listOf,
+  objectOf,
+  type ShapeCheck,
+} from './shape.ts'
+import {
+  errorCodes,
+  isConnectFailure,
+  isNetworkFailure,
+  retryPolicy,
+  withRetries,
+  type RetryPolicy,
+} from './retry.ts'
 import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
   RAY_ID_HEADER,
@@ -80,6 +97,8 @@ interface Operation {
   safety: Safety
   /** What a 500 ERROR most likely means for this call: the service answers an unknown id with it. */
   internalErrorHint?: string
+  /** The inputs internalErrorHint says to check (every one named in it): see ServiceError.inputs. */
+  internalErrorInputs?: readonly string[]
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
   answer?: ShapeCheck
   /** Reads a 200 answer as it arrives instead of as one text (the site's, some MB). */
@@ -91,12 +110,13 @@ export const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024
 
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) })
 
-const OPS = {
+export const OPS = {
   listServers: {
     name: 'servers.list',
     safety: 'read',
     internalErrorHint:
       'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+    internalErrorInputs: ['environment-id'],
     answer: objectOf({
       servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
     }),
@@ -105,17 +125,21 @@ const OPS = {
     name: 'games.namespaces.logs.getNamespaceLobby',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+    internalErrorInputs: ['namespace-id', 'lobby-id'],
     answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
   },
   validateMatchmakerConfig: {
     name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
     answer: validated,
   },
   listCustomAvatars: {
     name: 'games.avatars.listGameCustomAvatars',
     safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorInputs: ['game-id'],
     answer: objectOf({
       custom_avatars: listOf(
         objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean }),
@@ -126,17 +150,29 @@ const OPS = {
     name: 'games.namespaces.createGameNamespace',
     safety: 'create',
     internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    internalErrorInputs: ['version-id'],
     answer: objectOf({ namespace_id: anId }),
   },
-  validateGroup: { name: 'groups.validate', safety: 'read', answer: validated },
+  validateGroup: {
+    name: 'groups.validate',
+    safety: 'read',
+    internalErrorHint: 'The service could not check the name: check group-display-name',
+    internalErrorInputs: ['group-display-name'],
+    answer: validated,
+  },
   addNamespaceDomain: {
     name: 'games.namespaces.addNamespaceDomain',
     safety: 'create',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint:
+      'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+    internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
   },
   createCdnSite: {
     name: 'games.cdn.createGameCdnSite',
     safety: 'create',
+    internalErrorHint:
+      'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+    internalErrorInputs: ['site-name', 'files'],
     answer: siteAnswer,
     stream: siteAnswerStream,
   },
@@ -144,9 +180,12 @@ const OPS = {
     name: 'games.getGameById',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorInputs: ['game-id'],
     answer: objectOf({
+      // The name ids make the host name of the url output: only a name id's characters.
       game: objectOf({
-        namespaces: listOf(objectOf({ namespace_id: anId, name_id: aString })),
+        name_id: aNameId,
+        namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
         versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
       }),
     }),
@@ -155,6 +194,7 @@ const OPS = {
     name: 'games.namespaces.getGameNamespaceById',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
     answer: objectOf({
       namespace: objectOf({
         namespace_id: anId,
@@ -167,27 +207,40 @@ const OPS = {
     name: 'games.namespaces.removeNamespaceDomain',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
     answer: anObject,
   },
   getVersion: {
     name: 'games.versions.getGameVersionById',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    internalErrorInputs: ['version-id'],
     answer: objectOf({
       version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
     }),
   },
-  validateVersion: { name: 'games.versions.validateGameVersion', safety: 'read', answer: validated },
+  validateVersion: {
+    name: 'games.versions.validateGameVersion',
+    safety: 'read',
+    internalErrorHint:
+      'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+    internalErrorInputs: ['version-id', 'headers'],
+    answer: validated,
+  },
   reserveVersionName: {
     name: 'games.versions.reserveVersionName',
     safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorInputs: ['game-id'],
     answer: objectOf({ version_display_name: aString }),
   },
   createVersion: {
     name: 'games.versions.createGameVersion',
     safety: 'create',
     internalErrorHint:
-      "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header",
+      "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
+      'check headers (one header per glob) and version-id (the version the new one is made from)',
+    internalErrorInputs: ['headers', 'version-id'],
     answer: objectOf({ version_id: anId }),
   },
   // Publishing the version a namespace already has changes nothing: safe to repeat.
@@ -195,19 +248,23 @@ const OPS = {
     name: 'games.namespaces.updateGameNamespaceVersion',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+    internalErrorInputs: ['namespace-id', 'version-id'],
     answer: anObject,
   },
   getNamespaceVersionHistory: {
     name: 'games.namespaces.getGameNamespaceVersionHistoryList',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
     answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
   },
   // Completing twice is harmless: the service assembles the same parts again.
   completeUpload: {
     name: 'uploads.complete',
     safety: 'read',
-    internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing',
+    internalErrorHint:
+      'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+    internalErrorInputs: ['path'],
   },
 } as const satisfies Record<string, Operation>
 
@@ -221,6 +278,66 @@ function shouldRetry(op: Operation, error: unknown): boolean {
   return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error)
 }
 
+/**
+ * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
+ * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
+ * exist) is `game-id`'s, or the token's.
+ */
+const AUTH_HINTS: Record<string, { hint: string; inputs: readonly string[] }> = {
+  TOKEN_INVALID: {
+    hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+    inputs: ['token'],
+  },
+  API_UNAUTHORIZED: {
+    hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+    inputs: ['token'],
+  },
+  CLAIMS_ENTITLEMENT_EXPIRED: {
+    hint: 'The token has expired: make a new one and put it in token',
+    inputs: ['token'],
+  },
+  API_FORBIDDEN: {
+    hint:
+      'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+      'check game-id, and that token is a token of that game',
+    inputs: ['game-id', 'token'],
+  },
+}
+
+/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+function refusalHint(
+  op: Operation,
+  status: number,
+  code: string,
+): { hint?: string; inputs?: readonly string[] } {
+  if (status === 500 && code === 'ERROR')
+    return { hint: op.internalErrorHint, inputs: op.internalErrorInputs }
+  return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
+    ? AUTH_HINTS[code]!
+    : {}
+}
+
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+export const FIRST_CONTACT_RETRIES = 2
+export const FIRST_CONTACT_MS = 5_000
+
+/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
+function isUnreachable(error: unknown): boolean {
+  return (
+    isConnectFailure(error) ||
+    errorCodes(error).some(
+      (code) =>
+        code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code),
+    )
+  )
+}
+
 const seg = encodeURIComponent
 
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
@@ -228,6 +345,8 @@ export class ServiceClient {
   readonly #options: ClientOptions
   readonly #base: string
   readonly #retry: RetryPolicy
+  /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
+  #answered = false
 
   constructor(options: ClientOptions) {
     this.#options = options
@@ -381,10 +500,25 @@ export class ServiceClient {
     body?: unknown,
   ): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    let firstContact: { retries: number; started: number } | undefined
+    const retry = (error: unknown): boolean => {
+      if (this.#answered || !isConnectFailure(error)) return shouldRetry(op, error)
+      // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+      firstContact ??= { retries: 0, started: this.#retry.now() }
+      const again =
+        !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+        firstContact.retries < FIRST_CONTACT_RETRIES &&
+        this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+        shouldRetry(op, error)
+      if (!again && firstContact.retries > 0 && error instanceof Error)
+        error.message += ` (gave up after ${firstContact.retries + 1} attempts)`
+      if (again) firstContact.retries++
+      return again
+    }
     return withRetries(
       op.name,
       () => this.#send<T>(op, method, path, payload),
-      (error) => shouldRetry(op, error),
+      retry,
       this.#retry,
       this.#options.logger,
       this.#options.onRetry,
@@ -421,6 +555,7 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: this.#options.signal,
       })
+      this.#answered = true
       const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
       const length = header(response.headers, 'content-length')
       if (op.stream && response.statusCode === 200) {
@@ -433,9 +568,18 @@ export class ServiceClient {
     } catch (error) {
       if (this.#options.signal?.aborted) throw this.#options.signal.reason
       if (error instanceof UnexpectedAnswerError) throw error
-      throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})`, {
-        cause: error,
-      })
+      // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
+      const unreached = !this.#answered && isUnreachable(error)
+      const check = unreached
+        ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+        : ''
+      throw new NetworkError(
+        `${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})${check}`,
+        {
+          cause: error,
+          inputs: unreached ? ['api-url'] : [],
+        },
+      )
     }
     const rayId = header(response.headers, RAY_ID_HEADER)
     const unexpected = (problem: string) =>
@@ -471,7 +615,7 @@ export class ServiceClient {
       body: errorBody,
       rayId,
       retryAfter: header(response.headers, 'retry-after'),
-      hint: response.statusCode === 500 && errorBody.code === 'ERROR' ? op.internalErrorHint : undefined,
+      ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
     })
   }
 }

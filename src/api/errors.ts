@@ -10,6 +10,11 @@ export class ServiceError extends Error {
   readonly documentation: string | undefined
   readonly metadata: unknown
   readonly retryAfter: string | undefined
+  /**
+   * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
+   * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
+   */
+  readonly inputs: readonly string[]
 
   constructor(init: {
     operation: string
@@ -18,6 +23,7 @@ export class ServiceError extends Error {
     rayId?: string
     retryAfter?: string
     hint?: string
+    inputs?: readonly string[]
   }) {
     const { operation, status, body } = init
     const code = body.code ?? 'UNKNOWN'
@@ -40,6 +46,7 @@ export class ServiceError extends Error {
     this.documentation = body.documentation
     this.metadata = body.metadata
     this.retryAfter = init.retryAfter
+    this.inputs = init.inputs ?? []
   }
 }
 
@@ -97,4 +104,11 @@ export class UnexpectedAnswerError extends Error {
  */
 export class NetworkError extends Error {
   override name = 'NetworkError'
+  /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+  readonly inputs: readonly string[]
+
+  constructor(message: string, options?: ErrorOptions & { inputs?: readonly string[] }) {
+    super(message, options)
+    this.inputs = options?.inputs ?? []
+  }
 }

@@ -90,7 +90,8 @@ const CONNECTION_LOST = new Set([
   'UND_ERR_ABORTED',
 ])
 
-function errorCodes(error: unknown): string[] {
+/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
+export function errorCodes(error: unknown): string[] {
   const codes: string[] = []
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
     const code = (e as { code?: unknown }).code

@@ -128,6 +128,30 @@ export function isValidDomain(domain: string): boolean {
   return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain)
 }
 
+/** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
+export const HOST_NAME_MAX = 253
+export const HOST_LABEL_MAX = 63
+
+/**
+ * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined
+ * when it can: labels of 1 to 63 characters of a-z, 0-9 and hyphens, none at a label's start or end,
+ * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
+ * client checks it; the service, and so the emulator, checks only isValidDomain.
+ */
+export function hostNameProblem(domain: string): string | undefined {
+  if (domain.endsWith('.') && domain.length > 1)
+    return "it ends with '.', which the service would keep as part of another domain"
+  if (domain.length > HOST_NAME_MAX) return `it is longer than ${HOST_NAME_MAX} characters`
+  for (const label of domain.split('.')) {
+    if (label === '') return "it has an empty label (a '.' at its start or end, or '..')"
+    if (label.length > HOST_LABEL_MAX)
+      return `its label '${label}' is longer than ${HOST_LABEL_MAX} characters`
+    if (label.startsWith('-') || label.endsWith('-')) return `its label '${label}' starts or ends with '-'`
+    if (!/^[a-z0-9-]+$/.test(label)) return `its label '${label}' holds more than a-z, 0-9 and '-'`
+  }
+  return undefined
+}
+
 /** A readable sentence for a validation error path, for annotations and error messages. */
 export function describeValidationPath(path: readonly string[]): string {
   const key = path.join('.')

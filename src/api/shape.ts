@@ -18,9 +18,26 @@ function named(at: string, what: string, value: unknown): string {
 export const aString: ShapeCheck = (value, at) =>
   typeof value === 'string' ? undefined : named(at, 'a string', value)
 
-/** An id: a string that is not empty. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
+ * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
+ * URL or the preview comment.
+ */
 export const anId: ShapeCheck = (value, at) =>
-  typeof value === 'string' && value.length > 0 ? undefined : named(at, 'an id (a non-empty string)', value)
+  typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value)
+
+const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
+
+/**
+ * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
+ * DNS label long. It becomes part of a host name, the url output and the log.
+ */
+export const aNameId: ShapeCheck = (value, at) =>
+  typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
+    ? undefined
+    : named(at, 'a name id (a-z, 0-9 and single dashes)', value)
 
 export const aNumber: ShapeCheck = (value, at) =>
   typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value)

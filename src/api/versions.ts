@@ -266,6 +266,78 @@ export function globMatches(glob: string, path: string): boolean {
   return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path)
 }
 
+/** What one position of a glob takes: a given character, one character but `/`, or any number of either. */
+type GlobStep = { char: string } | 'segment-char' | 'segment-chars' | 'any-chars'
+
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens: readonly GlobToken[]): GlobStep[] {
+  return tokens.flatMap((token): GlobStep[] =>
+    token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token],
+  )
+}
+
+const repeats = (step: GlobStep) => step === 'segment-chars' || step === 'any-chars'
+
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a: GlobStep, b: GlobStep): boolean {
+  if (typeof a === 'object' && typeof b === 'object') return a.char === b.char
+  if (typeof a === 'object') return b === 'any-chars' || a.char !== '/'
+  if (typeof b === 'object') return a === 'any-chars' || b.char !== '/'
+  return true
+}
+
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+export function globsOverlap(a: string, b: string): boolean {
+  const tokensA = parseGlob(a)
+  const tokensB = parseGlob(b)
+  if (!tokensA?.length || !tokensB?.length) return false
+  const stepsA = globSteps(tokensA)
+  const stepsB = globSteps(tokensB)
+  // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+  // without taking a character, or take one and stay.
+  const seen = new Set<string>()
+  const pending: Array<[number, number]> = [[0, 0]]
+  while (pending.length) {
+    const [i, j] = pending.pop()!
+    const key = `${i},${j}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (i === stepsA.length && j === stepsB.length) return true
+    const stepA = stepsA[i]
+    const stepB = stepsB[j]
+    if (stepA && repeats(stepA)) pending.push([i + 1, j])
+    if (stepB && repeats(stepB)) pending.push([i, j + 1])
+    if (stepA && stepB && stepsMeet(stepA, stepB)) {
+      const nextI = repeats(stepA) ? i : i + 1
+      const nextJ = repeats(stepB) ? j : j + 1
+      if (nextI !== i || nextJ !== j) pending.push([nextI, nextJ])
+    }
+  }
+  return false
+}
+
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+export function compareGlobSpecificity(a: string, b: string): number {
+  const measure = (glob: string) => {
+    const tokens = parseGlob(glob) ?? []
+    return {
+      recursive: tokens.filter((t) => t === 'recursive').length,
+      literal: tokens.filter((t) => typeof t === 'object').length,
+      any: tokens.filter((t) => t === 'any').length,
+    }
+  }
+  const ma = measure(a)
+  const mb = measure(b)
+  return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any
+}
+
 /**
  * The route the CDN applies to a request path: of the first 10 routes, the highest-priority one whose
  * glob matches (the first of equals). The path is the one requested, before `index.html` is added.

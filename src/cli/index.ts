@@ -35,6 +35,7 @@ import { readInputs, readPullRequestNumber, type RunContext } from '../inputs/de
 import { lobbyOperation } from '../operations/lobby.ts'
 import type { Operation } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
+import { inertJson, visible } from '../common/untrusted.ts'
 import { serversOperation } from '../operations/servers.ts'
 import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
@@ -149,6 +150,18 @@ const DEPLOY: Command = {
       'string',
       `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`,
       'domain',
+    ),
+    flag(
+      Input.WebEngine,
+      'string',
+      'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
+      'engine',
+    ),
+    flag(
+      Input.Headers,
+      'string',
+      `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+      'yaml',
     ),
     ...MATCHMAKER_FLAGS,
     flag(
@@ -427,7 +440,7 @@ function missingToken(): UsageError {
 /** The outputs as one JSON document, or the report as text, on standard output. */
 function print(io: RunIO, outputs: Record<string, OutputValue>, report: Report): void {
   io.logger.close()
-  process.stdout.write(io.json ? JSON.stringify(outputs, null, 2) + '\n' : '\n' + renderText(report))
+  process.stdout.write(io.json ? inertJson(outputs, 2) + '\n' : '\n' + renderText(report))
 }
 
 function reportError(io: RunIO, error: unknown): void {
@@ -566,7 +579,7 @@ export async function main(args: string[]): Promise<number | undefined> {
     }).values as Flags
   } catch (error) {
     process.stderr.write(
-      `gamehost ${command.name}: ${errorMessage(error)}\nRun 'gamehost ${command.name} --help' for the flags.\n`,
+      `gamehost ${command.name}: ${visible(errorMessage(error))}\nRun 'gamehost ${command.name} --help' for the flags.\n`,
     )
     return EXIT_USAGE
   }
@@ -584,7 +597,7 @@ export async function main(args: string[]): Promise<number | undefined> {
     logger.close()
     if (error instanceof UsageError) {
       process.stderr.write(
-        `gamehost ${command.name}: ${asFlags(command, errorMessage(error))}\n` +
+        `gamehost ${command.name}: ${visible(asFlags(command, errorMessage(error)))}\n` +
           `Run 'gamehost ${command.name} --help' for the flags.\n`,
       )
       return EXIT_USAGE
@@ -601,7 +614,7 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code
   },
   (error: unknown) => {
-    console.error(`gamehost: ${errorMessage(error)}`)
+    console.error(`gamehost: ${visible(errorMessage(error))}`)
     process.exitCode = EXIT_FAILURE
   },
 )

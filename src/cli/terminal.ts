@@ -1,7 +1,8 @@
 // The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
 // log with a spinner, the phase's elapsed time and the upload's progress.
 
-import type { Logger } from '../common/logger.ts'
+import type { AnnotationProperties, Logger } from '../common/logger.ts'
+import { visible } from '../common/untrusted.ts'
 
 export interface TerminalStream {
   write(text: string): unknown
@@ -84,25 +85,29 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     drawStatus()
   }
 
+  // Every message, title and group name is one inert line (visible()): no text, whatever its origin,
+  // can move the cursor, colour the terminal, or start a workflow command in a CI log that reads this.
   return {
     info(message) {
-      if (interactive && phase && PROGRESS_LINE.test(message)) {
-        phase.progress = message
+      const text = visible(message)
+      if (interactive && phase && PROGRESS_LINE.test(text)) {
+        phase.progress = text
         drawStatus()
         return
       }
-      line(message)
+      line(text)
     },
     warning(message, annotation) {
-      line(`${paint('33', 'warning:')} ${annotation?.title ? `${annotation.title}: ` : ''}${message}`)
+      line(`${paint('33', 'warning:')} ${titled(message, annotation)}`)
     },
     error(message, annotation) {
-      line(`${paint('31', 'error:')} ${annotation?.title ? `${annotation.title}: ` : ''}${message}`)
+      line(`${paint('31', 'error:')} ${titled(message, annotation)}`)
     },
     debug(message) {
-      if (options.verbose) line(paint('2', `debug: ${message}`))
+      if (options.verbose) line(paint('2', `debug: ${visible(message)}`))
     },
-    async group(name, fn) {
+    async group(rawName, fn) {
+      const name = visible(rawName)
       line(paint('1', `> ${name}`))
       const outer = phase
       phase = { name, started: now(), progress: undefined }
@@ -132,4 +137,8 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
       timer = undefined
     },
   }
+}
+
+function titled(message: string, annotation: AnnotationProperties | undefined): string {
+  return `${annotation?.title ? `${visible(annotation.title)}: ` : ''}${visible(message)}`
 }

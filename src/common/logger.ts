@@ -1,6 +1,10 @@
 /**
  * The small logging surface the core needs. The action maps it onto @actions/core, the CLI onto the
  * terminal, tests onto an array: the core never imports @actions/*.
+ *
+ * A message is one line, handed over as it is, text from outside included: the faces show it inert
+ * (untrusted.ts visible(): a line break in it shows as `\n`, a workflow command or an escape sequence
+ * as text). Text of several lines is logged as several messages.
  */
 export interface Logger {
   info(message: string): void

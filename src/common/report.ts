@@ -1,6 +1,8 @@
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 
+import { visible } from './untrusted.ts'
+
 /**
  * An output value. The action sets it as its output (strings as they are, anything else as JSON;
  * null as empty); the CLI's --json prints it as it is, under the same name.
@@ -48,11 +50,16 @@ export function cellText(cell: Cell): string {
   return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('')
 }
 
-/** The cell as HTML: text escaped, code in <code>. */
+/**
+ * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
+ * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
+ */
 export function cellHtml(cell: Cell): string {
   const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
   return parts
-    .map((part) => (typeof part === 'string' ? escapeHtml(part) : `<code>${escapeHtml(part.code)}</code>`))
+    .map((part) =>
+      typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`,
+    )
     .join('')
 }
 
@@ -60,20 +67,23 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
 }
 
-/** The report as text lines for a terminal or a CI log: tables with aligned columns. */
+/**
+ * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
+ * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
+ */
 export function renderText(report: Report): string {
-  const lines: string[] = [report.title]
+  const lines: string[] = [visible(report.title)]
   for (const block of report.blocks) {
-    if (block.kind === 'heading') lines.push('', block.text)
-    else if (block.kind === 'text') lines.push(...block.text.split('\n').map((line) => `  ${line}`))
+    if (block.kind === 'heading') lines.push('', visible(block.text))
+    else if (block.kind === 'text') lines.push(`  ${visible(block.text)}`)
     else lines.push(...tableLines(block.table))
   }
   return lines.join('\n') + '\n'
 }
 
 function tableLines(model: ReportTable): string[] {
-  const rows = model.rows.map((row) => row.map(cellText))
-  const all = model.keyValue ? rows : [[...model.header], ...rows]
+  const rows = model.rows.map((row) => row.map((cell) => visible(cellText(cell))))
+  const all = model.keyValue ? rows : [model.header.map(visible), ...rows]
   const widths: number[] = []
   for (const row of all) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
   return all.map(

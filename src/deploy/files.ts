@@ -28,7 +28,11 @@ export interface Manifest {
   files: ManifestFile[]
   fileCount: number
   totalBytes: number
-  /** `sha256:` + SHA-256 over one JSON line `[path,size,sha256]` per file, sorted by path. */
+  /**
+   * `sha256:` + SHA-256 over one JSON line `[path,size,sha256]` per file, sorted by path; a file whose
+   * content type is not its extension's (one web-engine set) has it at the end of its line, so that
+   * an unchanged build served otherwise is a new site.
+   */
   digest: string
 }
 
@@ -102,7 +106,11 @@ export function buildManifest(files: readonly ArtifactFile[], sha256: readonly s
     .map((file, i): ManifestFile => ({ ...file, sha256: sha256[i]! }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const digest = createHash('sha256')
-  for (const f of sorted) digest.update(JSON.stringify([f.path, f.size, f.sha256]) + '\n')
+  for (const f of sorted) {
+    const line = [f.path, f.size, f.sha256]
+    if (f.contentType !== contentTypeOf(f.path)) line.push(f.contentType ?? '')
+    digest.update(JSON.stringify(line) + '\n')
+  }
   return {
     files: sorted,
     fileCount: sorted.length,

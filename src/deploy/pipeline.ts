@@ -33,7 +33,15 @@ import {
   validateDeployVersion,
   versionName,
 } from './publish.ts'
-import type { GameVersion } from '../api/types.ts'
+import type { CdnRoute, GameVersion } from '../api/types.ts'
+import {
+  applyContentTypes,
+  cdnRoutes,
+  logServingPlan,
+  planServing,
+  sameRoutes,
+  type ServingPlan,
+} from './web-engine.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
 
 export interface DeployResult {
@@ -55,6 +63,13 @@ export interface DeployResult {
   /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
   plannedParts: number
   durationMs: number
+  /** How the files are served (web-engine, headers): undefined without a path. */
+  serving?: ServingPlan
+  /**
+   * What the scan collected, known before any file is hashed: a run that fails before its manifest
+   * exists (the files are hashed while they upload) still reports them. Undefined without a path.
+   */
+  collected?: { fileCount: number; totalBytes: number }
 }
 
 export interface Published {
@@ -146,6 +161,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
   let files: ArtifactFile[] | undefined
   let manifest: Manifest | undefined
+  let serving: ServingPlan | undefined
+  let collected: DeployResult['collected']
   if (inputs.path) {
     const root = inputs.path
     files = await logger.group('Collect files', async () => {
@@ -161,7 +178,17 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
             `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
         },
       })
-      logger.info(`${found.length} files, ${formatBytes(found.reduce((sum, f) => sum + f.size, 0))}`)
+      collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) }
+      logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`)
+      // What the engine needs, and the headers' routes, checked before anything is created.
+      serving = await planServing(found, inputs.webEngine, inputs.headers)
+      applyContentTypes(found, serving)
+      logServingPlan(serving, logger)
+      if (serving.routes.length && !inputs.publish) {
+        logger.info(
+          `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
+        )
+      }
       if (digestFirst) {
         manifest = buildManifest(found, await hashArtifacts(found))
         logger.info(`Digest ${manifest.digest}`)
@@ -182,7 +209,9 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     uploadId: undefined,
     provisioned: {
       nameId: inputs.namespace?.nameId,
-      namespaceId: inputs.namespaceId,
+      // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
+      // that fails before must not report a namespace that may not exist as one a re-run reuses.
+      namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
       namespaceCreated: false,
       // Known to be attached only once provisioning is done (a dry run plans it).
       domain: inputs.dryRun ? inputs.domain : undefined,
@@ -195,7 +224,11 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     published: undefined,
     plannedParts,
     durationMs: 0,
+    serving,
+    collected,
   }
+  // Exactly the routes of the published version when there are any; none keeps the base version's.
+  const routes = serving?.routes.length ? cdnRoutes(serving.routes) : undefined
 
   const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   const saveManifest = async (complete: Manifest) => {
@@ -245,12 +278,19 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
         const base = await readVersion(client, inputs.gameId, baseId)
         const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
-        await validateDeployVersion(client, inputs.gameId, name, base.config)
+        await validateDeployVersion(client, inputs.gameId, name, base.config, routes)
         logger.info(
           `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
-            'its config kept but for the site',
+            `its config kept but for the site${routes ? ' and the routes' : ''}`,
         )
-        publishing = { base, name, gameNameId: located.game.name_id, current: located.namespace?.version_id }
+        logger.info(routesLine(base, routes))
+        publishing = {
+          base,
+          name,
+          gameNameId: located.game.name_id,
+          current: located.namespace?.version_id,
+          routes,
+        }
       })
     }
     signal?.throwIfAborted()
@@ -331,6 +371,17 @@ interface PublishPlan {
   gameNameId: string
   /** What the namespace served before this run; undefined when it does not exist yet. */
   current: string | undefined
+  /** The new version's routes; undefined keeps the base version's. */
+  routes: CdnRoute[] | undefined
+}
+
+/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
+function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
+  const baseRoutes = base.config.cdn?.routes ?? []
+  const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`
+  return routes
+    ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
+    : `No routes computed (no web engine's needs, no ${Input.Headers}): it keeps the base version's ${had}`
 }
 
 /**
@@ -350,7 +401,12 @@ async function publish(
   const { provisioned } = result
   const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain)
   const existing = provisioned.namespaceId
-  if (existing && plan.current === plan.base.version_id && plan.base.config.cdn?.site_id === siteId) {
+  if (
+    existing &&
+    plan.current === plan.base.version_id &&
+    plan.base.config.cdn?.site_id === siteId &&
+    (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))
+  ) {
     logger.info(
       `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
     )
@@ -367,7 +423,7 @@ async function publish(
     client,
     inputs.gameId,
     plan.name,
-    deployConfig(plan.base.config, siteId),
+    deployConfig(plan.base.config, siteId, plan.routes),
     logger,
   )
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
@@ -410,8 +466,12 @@ function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): vo
   }
   if (inputs.publish) {
     const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
+    const routes = result.serving?.routes.length
     logger.info(
-      `Would make a version of the site from ${base}, keeping its config but for the site, and publish it`,
+      `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
+        (routes
+          ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+          : ', its routes kept'),
     )
   }
 }

@@ -5,7 +5,7 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
 import { describeValidationPath } from '../api/rules.ts'
-import type { GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
+import type { CdnRoute, GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 
@@ -13,14 +13,21 @@ import { Input } from '../inputs/constants.ts'
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000'
 
 /**
- * The config of the version a deploy creates: the base version's whole config with the new site.
- * The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * The config of the version a deploy creates: the base version's whole config with the new site, and
+ * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
  * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
  * form is left out whenever the current one is there.
  */
-export function deployConfig(base: VersionConfig, siteId: string): VersionConfig {
+export function deployConfig(
+  base: VersionConfig,
+  siteId: string,
+  routes?: readonly CdnRoute[],
+): VersionConfig {
   const { matchmaker, cdn, ...rest } = structuredClone(base)
-  const config: VersionConfig = { ...rest, cdn: { ...cdn, site_id: siteId } }
+  const config: VersionConfig = {
+    ...rest,
+    cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
+  }
   if (matchmaker) {
     const { lobby_groups: legacy, ...current } = matchmaker
     config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current
@@ -92,10 +99,11 @@ export async function validateDeployVersion(
   gameId: string,
   displayName: string,
   base: VersionConfig,
+  routes?: readonly CdnRoute[],
 ): Promise<void> {
   const { errors } = await client.validateVersion(gameId, {
     display_name: displayName,
-    config: deployConfig(base, SITE_PLACEHOLDER),
+    config: deployConfig(base, SITE_PLACEHOLDER, routes),
   })
   if (errors.length) throw versionError(errors)
 }

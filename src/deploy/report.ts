@@ -1,6 +1,6 @@
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
-import { errorMessage } from '../api/errors.ts'
+import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Output } from '../inputs/constants.ts'
 import type { CloseResult } from './close.ts'
@@ -15,16 +15,22 @@ import {
   type Inline,
   type OutputValue,
   type Report,
+  type ReportBlock,
 } from '../common/report.ts'
 
-/** The deploy's outputs, by name: null for what this run did not produce. */
+/**
+ * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
+ * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
+ * summary names it. The file count and size are the scan's when no manifest was made.
+ */
 export function deployOutputs(result: DeployResult): Record<string, OutputValue> {
+  const done = result.uploadCompleted
   return {
-    [Output.SiteId]: result.siteId ?? null,
-    [Output.UploadId]: result.uploadId ?? null,
+    [Output.SiteId]: (done && result.siteId) || null,
+    [Output.UploadId]: (done && result.uploadId) || null,
     [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
-    [Output.FileCount]: result.manifest?.fileCount ?? 0,
-    [Output.TotalBytes]: result.manifest?.totalBytes ?? 0,
+    [Output.FileCount]: result.manifest?.fileCount ?? result.collected?.fileCount ?? 0,
+    [Output.TotalBytes]: result.manifest?.totalBytes ?? result.collected?.totalBytes ?? 0,
     [Output.Digest]: result.manifest?.digest ?? null,
     [Output.Manifest]: result.manifestPath ?? null,
     [Output.VersionId]: result.published?.versionId ?? null,
@@ -52,7 +58,59 @@ export function deployReport(result: DeployResult): Report {
       ),
     )
   }
+  report.blocks.push(...servingBlocks(result))
   return report
+}
+
+const CONTENT_TYPES_LISTED = 10
+
+/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
+function servingBlocks(result: DeployResult): ReportBlock[] {
+  const { serving } = result
+  if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length)) return []
+  const blocks: ReportBlock[] = [heading('Web engine')]
+  blocks.push(
+    keyValueTable([
+      ['web-engine', serving.engine],
+      ...serving.builds.map((build): [string, Cell] => [
+        'Recognised',
+        `${build.summary} (${build.evidence})`,
+      ]),
+    ]),
+  )
+  if (serving.contentTypes.length) {
+    const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED)
+    blocks.push(
+      table(
+        ['File', 'Content type set'],
+        listed.map((c) => [{ code: c.path }, c.contentType]),
+      ),
+    )
+    const more = serving.contentTypes.length - listed.length
+    if (more > 0) blocks.push(text(`and ${more} more`))
+  }
+  if (serving.routes.length) {
+    blocks.push(
+      heading(
+        result.published
+          ? 'Routes of the published version'
+          : result.dryRun
+            ? 'Routes the published version would have'
+            : 'Routes (not set: no version was published)',
+      ),
+      table(
+        ['Glob', 'Header', 'Priority', 'From'],
+        serving.routes.map((route) => [
+          { code: route.glob },
+          { code: `${route.header.name}: ${route.header.value}` },
+          String(route.priority),
+          route.from,
+        ]),
+      ),
+    )
+  }
+  for (const warning of serving.warnings) blocks.push(text(`Warning: ${warning}`))
+  return blocks
 }
 
 /**
@@ -71,12 +129,15 @@ export function failureReport(error: unknown, result: DeployResult | undefined):
   ]
   if (result) blocks.push(keyValueTable(resultRows(result, true)))
   else blocks.push(text('Nothing: it stopped before anything was sent to the service.'))
-  blocks.push(heading('A re-run'), text(rerunText(result)))
+  blocks.push(heading('A re-run'), text(rerunText(result, error)))
   return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks }
 }
 
-/** What a re-run does after a run that ended with `result` done (undefined: nothing done). */
-export function rerunText(result: DeployResult | undefined): string {
+/**
+ * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
+ * `error`: an input the error names must be fixed first, else the re-run fails the same way.
+ */
+export function rerunText(result: DeployResult | undefined, error?: unknown): string {
   const sentences: string[] = []
   const namespaceId = result?.provisioned.namespaceId
   if (namespaceId) {
@@ -97,8 +158,38 @@ export function rerunText(result: DeployResult | undefined): string {
         'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.',
     )
   }
-  if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
+  const fix = inputToFix(error)
+  if (fix) sentences.push(fix)
+  else if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
   return sentences.join(' ')
+}
+
+/**
+ * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
+ * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
+ */
+function inputToFix(error: unknown): string | undefined {
+  if (error instanceof UsageError || error instanceof ValidationFailedError)
+    return 'A re-run with the same inputs fails the same way: fix the input the error names first.'
+  // Nothing at api-url ever answered: a wrong api-url far more often than an outage.
+  if (error instanceof NetworkError && error.inputs.length)
+    return `A re-run with the same inputs most likely fails the same way: check ${error.inputs.join(' and ')} first.`
+  if (!(error instanceof ServiceError)) return undefined
+  const { inputs } = error
+  const named = inputs.length
+    ? inputs.length === 1
+      ? inputs[0]
+      : `${inputs.slice(0, -1).join(', ')} and ${inputs[inputs.length - 1]}`
+    : undefined
+  if (error.status === 500 && named)
+    return `A re-run with the same inputs most likely fails the same way: check ${named} first.`
+  // A refusal of the request itself (not a rate limit or a time-out) is given again to the same request.
+  if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+    return named
+      ? `A re-run with the same inputs fails the same way: ${inputs.length === 1 ? 'fix' : 'check'} ${named} first.`
+      : `A re-run with the same inputs fails the same way (the service refuses the request: ${error.code}): fix the input it concerns first.`
+  }
+  return undefined
 }
 
 function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]> {
@@ -132,6 +223,13 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     rows.push([
       'Site',
       [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+    ])
+  }
+  if (!manifest && result.collected) {
+    const { fileCount, totalBytes } = result.collected
+    rows.push([
+      'Files',
+      `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
     ])
   }
   const { published } = result

@@ -47,10 +47,37 @@ export function readConnection(get: GetInput, gameIdPurpose = 'the id of the gam
   if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
     throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
   }
-  const token = get(Input.Token).trim()
+  const token = checkToken(get(Input.Token).trim())
   const gameId = get(Input.GameId).trim()
   if (!gameId) throw new UsageError(`${Input.GameId} is required: ${gameIdPurpose}`)
   return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
+}
+
+/**
+ * The token, when it can be sent in the Authorization header: no line break or other control
+ * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
+ * what is wrong where, never the token: undici would refuse the header on the first call, with a
+ * message that names neither.
+ */
+export function checkToken(token: string): string {
+  for (let index = 0; index < token.length; index++) {
+    const code = token.charCodeAt(index)
+    const what =
+      code === 0x0a || code === 0x0d
+        ? 'a line break'
+        : code < 0x20 || code === 0x7f
+          ? 'a control character'
+          : code > 0xff
+            ? 'a character that is not Latin-1'
+            : undefined
+    if (what) {
+      throw new UsageError(
+        `${Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+          'copy the token again, on one line with nothing around it (the token is not shown here)',
+      )
+    }
+  }
+  return token
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

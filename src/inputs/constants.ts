@@ -29,6 +29,8 @@ export const Input = {
   PullRequest: 'pull-request',
   Publish: 'publish',
   CdnDomain: 'cdn-domain',
+  WebEngine: 'web-engine',
+  Headers: 'headers',
   // publish (with namespace, namespace-id, version-id and cdn-domain)
   FromNamespace: 'from-namespace',
   // servers

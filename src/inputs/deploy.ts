@@ -1,5 +1,6 @@
 import { UsageError } from '../api/errors.ts'
-import { DISPLAY_NAME_MAX_BYTES, displayNameProblems, isValidDomain } from '../api/rules.ts'
+import { domainToASCII } from 'node:url'
+import { DISPLAY_NAME_MAX_BYTES, displayNameProblems, hostNameProblem, isValidDomain } from '../api/rules.ts'
 import {
   checkNameId,
   checkUuid,
@@ -22,6 +23,8 @@ import {
   MAX_RETRY_AFTER_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
+import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
 
@@ -50,6 +53,10 @@ export interface DeployInputs extends Connection {
   versionId: string | undefined
   /** Where namespaces are served: see namespaceUrl. */
   cdnDomain: string
+  /** Whose needs to serve the build with (content types, routes): see planServing. */
+  webEngine: WebEngineChoice
+  /** Headers the published version's routes add, one per glob, checked against the service's limits. */
+  headers: HeaderRule[]
   concurrency: number
   retries: number
   requestTimeoutMs: number
@@ -112,7 +119,8 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   if (domain) {
     if (!hasNamespace)
       throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`)
-    if (!isValidDomain(domain)) throw new UsageError(domainProblem(domain))
+    const problem = domainProblem(domain)
+    if (problem) throw new UsageError(problem)
   }
 
   const lobbyCountMax = optional(Input.LobbyCountMax)
@@ -134,8 +142,18 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
   }
 
   const path = optional(Input.Path)
+  const publish = readBoolean(Input.Publish, get(Input.Publish), true) && hasNamespace && path !== undefined
+  const headers = readHeaders(get(Input.Headers))
+  if (headers.length && !publish) {
+    throw new UsageError(
+      `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
+        `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
+    )
+  }
   return {
-    publish: readBoolean(Input.Publish, get(Input.Publish), true) && hasNamespace && path !== undefined,
+    publish,
+    webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
+    headers,
     versionId,
     cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN),
     apiUrl,
@@ -237,12 +255,32 @@ function checkDisplayName(input: string, value: string): void {
   )
 }
 
-function domainProblem(domain: string): string {
+/**
+ * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
+ * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
+ * clear (lower case, the punycode of an internationalised name, no trailing dot).
+ */
+export function domainProblem(domain: string): string | undefined {
   const base = `${Input.Domain} '${domain}'`
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
     return `${base} has a protocol: give the host name only, like play.example.com`
   if (domain.includes('/')) return `${base} has a path: give the host name only, like play.example.com`
+  // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
+  if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
+    const ascii = domainToASCII(domain.replace(/\.$/, ''))
+    return ascii && !hostNameProblem(ascii)
+      ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
+      : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`
+  }
   if (/[A-Z]/.test(domain))
     return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`
-  return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`
+  if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
+    return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`
+  if (!isValidDomain(domain))
+    return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`
+  const problem = hostNameProblem(domain)
+  return problem
+    ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
+        'joined by single dots, at most 253 characters in all, like play.example.com'
+    : undefined
 }

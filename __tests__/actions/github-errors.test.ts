@@ -1,0 +1,91 @@
+// A GitHub that cannot be reached (its API's port refuses connections): every GitHub call of the
+// actions says connection error, never "500" (Octokit's own status for "no answer") and never advice
+// about permissions. @actions/github reads GITHUB_API_URL once, when first loaded: so this file of its own.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { stickyComment } from '../../src/actions/comment.ts'
+import { retireDeployments } from '../../src/actions/deployments.ts'
+import { describeGitHubError, githubStatus } from '../../src/actions/github-errors.ts'
+import { checkPullRequest } from '../../src/actions/pull-request.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
+import { deadPort } from '../support/helpers.ts'
+
+process.env.GITHUB_API_URL = `http://127.0.0.1:${await deadPort()}`
+
+const warnings = (logger: ReturnType<typeof memoryLogger>) =>
+  logger.lines.filter((l) => l.startsWith('warning'))
+
+test('the preview comment: a connection error, no permissions advice', async () => {
+  const logger = memoryLogger()
+  const sticky = stickyComment({
+    token: 't',
+    repository: 'studio/game',
+    issue: 6,
+    key: 'k',
+    logger,
+    bounds: { retryDelayMs: 1, retries: 1 },
+  })
+  assert.equal(await sticky.load(), undefined)
+  await sticky.save('body')
+  const [load, save] = warnings(logger)
+  assert.match(
+    load!,
+    /^warning: Could not read the comments of #6: connection error, no answer from GitHub \(ECONNREFUSED\): .*ECONNREFUSED/,
+  )
+  assert.match(
+    save!,
+    /^warning: Could not comment on #6: connection error, no answer from GitHub \(ECONNREFUSED\): .*The deploy itself is fine\.$/,
+  )
+  for (const warning of [load!, save!]) assert.doesNotMatch(warning, /\b500\b|permissions/)
+})
+
+test("the check of a workflow_run's pull request: a connection error, no permissions advice", async () => {
+  await assert.rejects(
+    checkPullRequest({
+      token: 't',
+      repository: 'studio/game',
+      number: 7,
+      build: { repository: 'someone/game', branch: 'patch-1' },
+    }),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /^Could not read pull request #7 to check it is the one this build ran for: connection error, no answer from GitHub \(ECONNREFUSED\): /,
+      )
+      assert.doesNotMatch(error.message, /\b500\b|pull-requests: read/)
+      return true
+    },
+  )
+})
+
+test("retiring a closed preview's deployments: a connection error, no permissions advice", async () => {
+  const logger = memoryLogger()
+  assert.equal(
+    await retireDeployments({ token: 't', repository: 'studio/game', refs: ['patch-1'], logger }),
+    0,
+  )
+  const [warning] = warnings(logger)
+  assert.match(
+    warning!,
+    /^warning: Could not mark the pull request's GitHub deployments inactive: connection error, no answer from GitHub \(ECONNREFUSED\): /,
+  )
+  assert.doesNotMatch(warning!, /\b500\b|deployments: write/)
+})
+
+test('a status is shown only when GitHub answered with it', () => {
+  const answered = Object.assign(new Error('Not Found'), { status: 404, response: { status: 404 } })
+  assert.equal(githubStatus(answered), 404)
+  assert.equal(describeGitHubError(answered), '404 Not Found')
+  const unanswered = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+    status: 500,
+    response: undefined,
+    cause: Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    }),
+  })
+  assert.equal(githubStatus(unanswered), undefined)
+  assert.equal(
+    describeGitHubError(unanswered),
+    'connection error, no answer from GitHub (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1',
+  )
+})

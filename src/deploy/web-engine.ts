@@ -1,0 +1,521 @@
+// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
+// content type (given when the site is created) and the published version's routes (one header per
+// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
+//
+// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
+//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
+//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
+//   type of the file inside: a route per build folder and encoding, and content types.
+// - A Godot web export exported with thread support needs the page cross-origin isolated: two
+//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
+//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
+//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
+//
+// How an export is told (see the deploy's report): Godot 4.3 and later write
+// `const GODOT_THREADS_ENABLED = true|false;` into the exported HTML (export_plugin.cpp, from the
+// `variant/thread_support` option), and `"ensureCrossOriginIsolationHeaders"` and `"serviceWorker"`
+// into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
+// emscripten `<name>.worker.js`.
+
+import { open } from 'node:fs/promises'
+import { UsageError } from '../api/errors.ts'
+import type { CdnHeader, CdnRoute } from '../api/types.ts'
+import {
+  CDN_PRIORITY_MAX,
+  CDN_SERVED_MAX,
+  compareGlobSpecificity,
+  globMatches,
+  globsOverlap,
+  normalizeGlob,
+  parseGlob,
+} from '../api/versions.ts'
+import type { Logger } from '../common/logger.ts'
+import { Input } from '../inputs/constants.ts'
+import type { HeaderRule } from '../inputs/headers.ts'
+import { contentTypeOf, type ArtifactFile } from './files.ts'
+
+export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
+export type WebEngineChoice = (typeof WEB_ENGINES)[number]
+
+export type Encoding = 'br' | 'gzip'
+
+/** A build the deploy recognised, and what it does for it. */
+export interface WebBuild {
+  engine: 'unity' | 'godot'
+  /** The build's folder in the site ('' for the root). */
+  folder: string
+  /** What it is, in a few words: "Unity WebGL build in Build/, compressed with Brotli". */
+  summary: string
+  /** What it was recognised by. */
+  evidence: string
+}
+
+/** A route of the published version, with its one header. */
+export interface PlannedRoute {
+  glob: string
+  priority: number
+  header: CdnHeader
+  /** The engine's needs (`web-engine`) or the `headers` input. */
+  from: 'web-engine' | 'headers'
+}
+
+/** How the deploy serves the site: content types for the site's files, routes for the published version. */
+export interface ServingPlan {
+  engine: WebEngineChoice
+  builds: WebBuild[]
+  /** Files whose content type the engine needs other than their extension's. */
+  contentTypes: Array<{ path: string; contentType: string }>
+  /** Highest priority first: exactly the published version's routes, when there are any. */
+  routes: PlannedRoute[]
+  /** Said as warnings in the log and in the job summary. */
+  warnings: string[]
+  /** Said in the log: what was recognised and why. */
+  notes: string[]
+}
+
+/** Reads up to `bytes` bytes from the start of a file of the site. */
+export type ReadStart = (file: ArtifactFile, bytes: number) => Promise<Buffer>
+
+const HTML_READ_BYTES = 2 * 1024 * 1024
+const UNITYWEB_READ_BYTES = 64
+const OCTET_STREAM = 'application/octet-stream'
+const ENCODING_NAMES: Record<Encoding, string> = { br: 'Brotli', gzip: 'gzip' }
+/** The marker Unity writes into the start of a compressed `.unityweb` file (read by its loader). */
+const UNITY_BROTLI_MARKER = 'UnityWeb Compressed Content (brotli)'
+
+/**
+ * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
+ * read where it tells more), their content types and routes, and the `headers` rules, with every
+ * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
+ * CDN or a named engine's build is not there.
+ */
+export async function planServing(
+  files: readonly ArtifactFile[],
+  engine: WebEngineChoice,
+  headers: readonly HeaderRule[],
+  readStart: ReadStart = readFileStart,
+): Promise<ServingPlan> {
+  const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
+  const engineRoutes: RouteSpec[] = []
+  if (engine !== 'none') {
+    const folders = byFolder(files)
+    if (engine === 'auto' || engine === 'unity') {
+      await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart)
+    }
+    if (engine === 'auto' || engine === 'godot') await planGodot(folders, plan, readStart)
+    if (engine !== 'auto' && plan.builds.length === 0) {
+      throw new UsageError(
+        engine === 'unity'
+          ? `${Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
+              `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${Input.WebEngine} to auto`
+          : `${Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
+              `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${Input.WebEngine} to auto`,
+      )
+    }
+  }
+  const routes = planRoutes(engineRoutes, headers, files)
+  plan.routes = routes.routes
+  plan.warnings.push(...routes.warnings)
+  return plan
+}
+
+/** Gives the files the content types the plan set (before the site is created and the manifest made). */
+export function applyContentTypes(files: ArtifactFile[], plan: ServingPlan): void {
+  const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]))
+  for (const file of files) {
+    const contentType = types.get(file.path)
+    if (contentType) file.contentType = contentType
+  }
+}
+
+/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
+export function cdnRoutes(routes: readonly PlannedRoute[]): CdnRoute[] {
+  return routes.map((route) => ({
+    glob: route.glob,
+    priority: route.priority,
+    middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
+  }))
+}
+
+/** True when two route lists say the same (globs as the service writes them back, in any order). */
+export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRoute[]): boolean {
+  const key = (route: CdnRoute) =>
+    JSON.stringify([
+      normalizeGlob(route.glob),
+      route.priority,
+      route.middlewares.flatMap((m) => m.kind.custom_headers?.headers ?? []).map((h) => [h.name, h.value]),
+    ])
+  const keys = (routes: readonly CdnRoute[]) => routes.map(key).sort()
+  return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b))
+}
+
+/** Logs what was recognised, the content types and the routes set, and the warnings. */
+export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
+  if (plan.engine === 'none') logger.info(`${Input.WebEngine}: none: no engine's needs are looked for`)
+  else if (plan.builds.length === 0) {
+    logger.info(
+      `${Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export recognised: no content type or route set for one`,
+    )
+  }
+  for (const build of plan.builds) {
+    logger.info(`${Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`)
+  }
+  for (const note of plan.notes) logger.info(note)
+  if (plan.contentTypes.length) {
+    logger.info(
+      `Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`,
+    )
+  }
+  for (const route of plan.routes) logger.info(`Route ${describeRoute(route)}`)
+  for (const warning of plan.warnings) logger.warning(warning)
+}
+
+/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
+export function describeRoute(route: PlannedRoute): string {
+  return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? Input.WebEngine : Input.Headers})`
+}
+
+// Unity.
+
+/** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
+const COMPRESSED = /\.(br|gz|unityweb)$/
+/** The files beside a Unity 2020+ `<name>.loader.js`. */
+const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/
+
+async function planUnity(
+  folders: Map<string, ArtifactFile[]>,
+  forced: boolean,
+  plan: ServingPlan,
+  routes: RouteSpec[],
+  readStart: ReadStart,
+): Promise<void> {
+  for (const [folder, files] of folders) {
+    const names = files.map((file) => baseName(file.path))
+    const loader = names.find(
+      (name) =>
+        name.endsWith('.loader.js') &&
+        names.some(
+          (other) => other.startsWith(name.slice(0, -'loader.js'.length)) && UNITY_PARTS.test(other),
+        ),
+    )
+    const legacyLoader =
+      names.includes('UnityLoader.js') &&
+      names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
+        ? 'UnityLoader.js'
+        : undefined
+    const compressed = files.filter((file) => COMPRESSED.test(file.path))
+    const unityCompressed = compressed.filter((file) =>
+      /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/.test(file.path),
+    )
+    const evidenceName =
+      loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined)
+    if (!evidenceName) continue
+
+    const encodings = new Map<Encoding | 'none', ArtifactFile[]>()
+    const unitywebEncodings = new Map<Encoding | 'none', ArtifactFile[]>()
+    for (const file of compressed) {
+      const encoding = file.path.endsWith('.br')
+        ? 'br'
+        : file.path.endsWith('.gz')
+          ? 'gzip'
+          : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES))
+      const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings
+      group.set(encoding, [...(group.get(encoding) ?? []), file])
+      // The type of the file inside: the browser sees it once it has decoded the answer.
+      const inner = file.path.replace(COMPRESSED, '')
+      const contentType = contentTypeOf(inner) ?? OCTET_STREAM
+      if (contentType !== file.contentType) plan.contentTypes.push({ path: file.path, contentType })
+    }
+    const at = (pattern: string) => folderGlob(folder, pattern)
+    for (const [encoding, extension] of [
+      ['br', 'br'],
+      ['gzip', 'gz'],
+    ] as const) {
+      if (encodings.has(encoding)) routes.push(encodingRoute(at(`*.${extension}`), encoding))
+    }
+    const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none')
+    if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
+      routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0]![0] as Encoding))
+    } else {
+      // Mixed (or some not compressed): each compressed one by its own name.
+      for (const [encoding, group] of unitywebCompressed) {
+        for (const file of group) routes.push(encodingRoute(literalGlob(file.path), encoding as Encoding))
+      }
+    }
+    const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e): e is Encoding => e !== 'none')
+    const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ')
+    plan.builds.push({
+      engine: 'unity',
+      folder,
+      summary: `Unity WebGL build in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+      evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
+    })
+    if (!compression) {
+      plan.notes.push(
+        `The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`,
+      )
+    }
+  }
+}
+
+/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
+function unitywebEncoding(start: Buffer): Encoding | 'none' {
+  if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b) return 'gzip'
+  if (start.includes(UNITY_BROTLI_MARKER, 0, 'latin1')) return 'br'
+  return 'none'
+}
+
+function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
+  return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' }
+}
+
+// Godot.
+
+async function planGodot(
+  folders: Map<string, ArtifactFile[]>,
+  plan: ServingPlan,
+  readStart: ReadStart,
+): Promise<void> {
+  for (const [folder, files] of folders) {
+    const byName = new Map(files.map((file) => [baseName(file.path), file]))
+    const asyncPacks = new Set(
+      [...folders.keys()]
+        .filter((other) => parentOf(other) === folder && other.endsWith('.asyncpck'))
+        .map((other) => baseName(other).slice(0, -'.asyncpck'.length)),
+    )
+    const packs = [
+      ...[...byName.keys()]
+        .filter((name) => name.endsWith('.pck'))
+        .map((name) => name.slice(0, -'.pck'.length)),
+      ...asyncPacks,
+    ]
+    for (const name of new Set(packs)) {
+      if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`)) continue
+      const html = byName.get(`${name}.html`) ?? (await godotHtml(files, readStart))
+      const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined
+      const pack = byName.get(`${name}.pck`)
+      if (pack && pack.contentType !== OCTET_STREAM) {
+        plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM })
+      }
+      const threads = godotThreads(
+        text,
+        html,
+        byName.has(`${name}.worker.js`) ? `${name}.worker.js` : undefined,
+        folder,
+      )
+      const serviceWorker = text && /"serviceWorker"\s*:\s*"([^"]+)"/.exec(text)?.[1]
+      const ensures = text !== undefined && /"ensureCrossOriginIsolationHeaders"\s*:\s*true/.test(text)
+      const workerThere = serviceWorker !== undefined && byName.has(serviceWorker)
+      const page = html?.path ?? pathIn(folder, `${name}.html`)
+      plan.builds.push({
+        engine: 'godot',
+        folder,
+        summary:
+          `Godot web export ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+          (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
+        evidence: `${pathIn(folder, pack ? `${name}.pck` : `${name}.asyncpck/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+      })
+      if (!threads.threads) {
+        plan.notes.push(
+          `${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`,
+        )
+      } else if (ensures && workerThere) {
+        plan.notes.push(
+          `${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
+            '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once',
+        )
+      } else {
+        plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker))
+      }
+    }
+  }
+}
+
+/** Whether the export has thread support, and what says so. */
+function godotThreads(
+  text: string | undefined,
+  html: ArtifactFile | undefined,
+  workerJs: string | undefined,
+  folder: string,
+): { threads: boolean; evidence: string } {
+  const constant = text && /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/.exec(text)
+  if (constant) {
+    return {
+      threads: constant[1] === 'true',
+      evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html!.path}`,
+    }
+  }
+  if (workerJs) {
+    return {
+      threads: true,
+      evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
+    }
+  }
+  return {
+    threads: false,
+    evidence: html
+      ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
+      : 'no HTML page to read, and no .worker.js',
+  }
+}
+
+function godotIsolationWarning(
+  page: string,
+  evidence: string,
+  ensures: boolean,
+  serviceWorker: string | undefined,
+): string {
+  const own = serviceWorker
+    ? ensures
+      ? ` Its service worker ${serviceWorker} is not in path.`
+      : ' Its service worker does not ensure the isolation headers (the option is off).'
+    : ''
+  return (
+    `${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
+    'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
+    'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
+    `Cross-Origin Isolation and SharedArrayBuffer are missing.${own} What works: export with Progressive Web App > ` +
+    'Enabled and Progressive Web App > Ensure Cross Origin Isolation Headers on (its service worker adds both ' +
+    'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
+    'Thread Support off).'
+  )
+}
+
+/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
+async function godotHtml(
+  files: readonly ArtifactFile[],
+  readStart: ReadStart,
+): Promise<ArtifactFile | undefined> {
+  for (const file of files) {
+    if (!/\.html?$/i.test(file.path)) continue
+    if ((await readStart(file, HTML_READ_BYTES)).includes('GODOT_CONFIG')) return file
+  }
+  return undefined
+}
+
+// Routes.
+
+interface RouteSpec {
+  glob: string
+  header: CdnHeader
+  from: PlannedRoute['from']
+}
+
+/**
+ * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
+ * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
+ * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
+ * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
+ * since only the higher-priority one's header is sent there.
+ */
+export function planRoutes(
+  engine: readonly RouteSpec[],
+  headers: readonly HeaderRule[],
+  files: readonly Pick<ArtifactFile, 'path'>[] = [],
+): { routes: PlannedRoute[]; warnings: string[] } {
+  const warnings: string[] = []
+  const user: RouteSpec[] = headers.map(({ glob, name, value }) => ({
+    glob,
+    header: { name, value },
+    from: 'headers',
+  }))
+  const kept = engine.filter((route) => {
+    const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob))
+    if (mine) {
+      warnings.push(
+        `${Input.Headers}: '${mine.glob}' replaces the route ${Input.WebEngine} set for that glob ` +
+          `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`,
+      )
+    }
+    return !mine
+  })
+  const all = [...user, ...kept]
+  if (all.length > CDN_SERVED_MAX) {
+    throw new UsageError(
+      `${all.length} routes: ${user.length} from ${Input.Headers} and ${kept.length} for the web engine ` +
+        `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
+        `Give fewer ${Input.Headers}${kept.length ? `, or set ${Input.WebEngine} to none and give the engine's headers yourself` : ''}`,
+    )
+  }
+  const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
+  const sorted = all
+    .map((route, index) => ({ route, index }))
+    .sort(
+      (a, b) =>
+        compareGlobSpecificity(a.route.glob, b.route.glob) ||
+        order(a.route) - order(b.route) ||
+        a.index - b.index,
+    )
+  const routes = sorted.map(({ route }, index): PlannedRoute => ({
+    ...route,
+    priority: CDN_PRIORITY_MAX - index,
+  }))
+  for (const [i, higher] of routes.entries()) {
+    for (const lower of routes.slice(i + 1)) {
+      if (!globsOverlap(higher.glob, lower.glob)) continue
+      const both = files.filter(
+        (f) => globMatches(higher.glob, `/${f.path}`) && globMatches(lower.glob, `/${f.path}`),
+      )
+      const example = both.length
+        ? ` (${both.length} file${both.length === 1 ? '' : 's'} of this site, like ${both[0]!.path})`
+        : ' (no file of this site yet)'
+      warnings.push(
+        `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
+          `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
+          `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+          `${lower.header.name} is not sent there`,
+      )
+    }
+  }
+  return { routes, warnings }
+}
+
+const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers : Input.WebEngine)
+
+// Paths and globs.
+
+function byFolder(files: readonly ArtifactFile[]): Map<string, ArtifactFile[]> {
+  const folders = new Map<string, ArtifactFile[]>()
+  for (const file of files) {
+    const folder = parentOf(file.path)
+    folders.set(folder, [...(folders.get(folder) ?? []), file])
+  }
+  // Folders that hold only folders (an async pack's), so that their children can be found.
+  for (const folder of [...folders.keys()]) {
+    for (let parent = parentOf(folder); ; parent = parentOf(parent)) {
+      if (!folders.has(parent)) folders.set(parent, [])
+      if (parent === '') break
+    }
+  }
+  return folders
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/')
+  return slash < 0 ? '' : path.slice(0, slash)
+}
+
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1)
+const pathIn = (folder: string, name: string) => (folder ? `${folder}/${name}` : name)
+
+/** A glob for the files of `folder` that `pattern` matches; `**` before it when the folder's name is no glob. */
+function folderGlob(folder: string, pattern: string): string {
+  const glob = pathIn(folder, pattern)
+  return parseGlob(glob) ? glob : `**/${pattern}`
+}
+
+/** A glob for one file (a `*` in its name matches more, but matches it). */
+function literalGlob(path: string): string {
+  return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
+}
+
+async function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
+  const handle = await open(file.absolutePath, 'r')
+  try {
+    const buffer = Buffer.alloc(Math.min(bytes, file.size))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+    return buffer.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+}
