@@ -62,8 +62,8 @@ test('collects, hashes and types every file, with / separated relative paths', a
 })
 
 test('the digest covers path, size and hash, in path order whatever the input order', () => {
-  const a = { path: 'a', absolutePath: '/a', size: 1, mtimeMs: 0 }
-  const b = { path: 'b', absolutePath: '/b', size: 2, mtimeMs: 0 }
+  const a = { path: 'a', absolutePath: '/a', size: 1, mtimeMs: 0, dev: 1, ino: 1 }
+  const b = { path: 'b', absolutePath: '/b', size: 2, mtimeMs: 0, dev: 1, ino: 2 }
   const digest = buildManifest([a, b], ['00', '11']).digest
   assert.match(digest, /^sha256:[0-9a-f]{64}$/)
   assert.equal(buildManifest([b, a], ['11', '00']).digest, digest)

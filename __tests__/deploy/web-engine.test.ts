@@ -27,6 +27,8 @@ async function site(files: Record<string, string | Buffer | number>): Promise<Ar
       absolutePath: path.join(root, relative),
       size: bytes.length,
       mtimeMs: 0,
+      dev: 0,
+      ino: 0,
       ...(contentType ? { contentType } : {}),
     }
   })

@@ -32281,7 +32281,7 @@ function retryPolicy(overrides = {}) {
     };
     // The real sleep ends with the signal, so no timer outlives a cancelled run.
     if (!overrides.sleep)
-        policy.sleep = (ms) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: policy.signal });
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
     return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -32320,7 +32320,10 @@ const CONNECTION_NOT_ESTABLISHED = new Set([
     'ENETUNREACH',
     'EHOSTUNREACH',
 ]);
+/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
 const CONNECTION_LOST = new Set([
+    DEADLINE_EXCEEDED,
     'ECONNRESET',
     'EPIPE',
     'ETIMEDOUT',
@@ -32391,7 +32394,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
             }
             onRetry?.(error);
             logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(wait), policy.signal);
+            await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
     }
 }
@@ -34517,6 +34520,14 @@ function formatBytes(bytes) {
 const USER_AGENT = 'gamehost/0.1';
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * The longest an API call may take in all, from its start to the end of its answer, however steadily
+ * its bytes trickle (each one re-arms the stall timeout, not this): 3 minutes, three times the stall
+ * timeout and the service's own 50 s handler time-out, room for a site's answer of some MB on a slow
+ * link; 3 × the stall timeout when that is longer. Past it the call fails, as a lost connection would
+ * (a read is retried, a create is not).
+ */
+const API_DEADLINE_MS = 180_000;
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
@@ -34863,6 +34874,7 @@ class ServiceClient {
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+        const deadline = this.#options.deadlineMs ?? Math.max(API_DEADLINE_MS, 3 * timeout);
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
@@ -34876,6 +34888,12 @@ class ServiceClient {
         let response;
         let text = '';
         let streamed;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
         try {
             response = await (0,undici/* request */.Em)(this.#base + path, {
                 method,
@@ -34884,7 +34902,7 @@ class ServiceClient {
                 dispatcher: this.#options.dispatcher,
                 headersTimeout: timeout,
                 bodyTimeout: timeout,
-                signal: this.#options.signal,
+                signal,
             });
             this.#answered = true;
             const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
@@ -34898,11 +34916,13 @@ class ServiceClient {
                 text = await readText(response.body, length, op.name, limit);
             }
         }
-        catch (error) {
+        catch (caught) {
             if (this.#options.signal?.aborted)
                 throw this.#options.signal.reason;
-            if (error instanceof UnexpectedAnswerError)
-                throw error;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            const error = overdue.signal.aborted ? overdue.signal.reason : caught;
             // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
             const unreached = !this.#answered && isUnreachable(error);
             const check = unreached
@@ -34912,6 +34932,9 @@ class ServiceClient {
                 cause: error,
                 inputs: unreached ? ['api-url'] : [],
             });
+        }
+        finally {
+            clearTimeout(clock);
         }
         const rayId = header(response.headers, RAY_ID_HEADER);
         const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
@@ -34985,11 +35008,21 @@ function parseJson(text) {
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
 }
+/** Why a call was aborted past its deadline: a network failure of its own code (see retry.ts). */
+class DeadlineError extends Error {
+    name = 'DeadlineError';
+    code = DEADLINE_EXCEEDED;
+    constructor(deadlineMs) {
+        super(`the answer was not complete within ${deadlineMs / 1000} s, the deadline of an API call`);
+    }
+}
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 function networkReason(error, timeoutMs) {
     const code = error.code ?? error.cause?.code;
     const seconds = `${timeoutMs / 1000} s`;
     switch (code) {
+        case DEADLINE_EXCEEDED:
+            return `${error.message} (${code})`;
         case 'UND_ERR_HEADERS_TIMEOUT':
             return `no answer within ${seconds} (${code})`;
         case 'UND_ERR_BODY_TIMEOUT':

@@ -1,14 +1,24 @@
 // The emulator for the benchmark, in a process of its own: the real service's upload shape (one
 // presigned PUT per file, whatever its size), no rate limit, and each PUT answered after
-// --put-latency ms (the round trip to an object store a CI runner sees). Prints its URL.
+// --put-latency ms (the round trip to an object store a CI runner sees). For the fault runs,
+// --latency delays every request (API and store, as the emulator's own --latency does) and --faults
+// injects faults (the emulator's --faults JSON). Prints its URL.
 import { parseArgs } from 'node:util'
-import { startEmulator } from '../../src/emulator/index.ts'
+import { startEmulator, type FaultOptions } from '../../src/emulator/index.ts'
 
-const { values } = parseArgs({ options: { 'put-latency': { type: 'string', default: '0' } } })
+const { values } = parseArgs({
+  options: {
+    'put-latency': { type: 'string', default: '0' },
+    latency: { type: 'string', default: '0' },
+    faults: { type: 'string' },
+  },
+})
 const emulator = await startEmulator({
   rateLimit: false,
   multipartThreshold: Number.MAX_SAFE_INTEGER,
   putLatencyMs: Number(values['put-latency']),
+  latencyMs: Number(values.latency),
+  faults: values.faults === undefined ? undefined : (JSON.parse(values.faults) as FaultOptions),
 })
 console.log(`gamehost emulator listening on ${emulator.url}`)
 const stop = () => void emulator.close().then(() => process.exit(0))

@@ -12,6 +12,7 @@ import {
   type ShapeCheck,
 } from './shape.ts'
 import {
+  DEADLINE_EXCEEDED,
   errorCodes,
   isConnectFailure,
   isNetworkFailure,
@@ -44,6 +45,14 @@ import type { Logger } from '../common/logger.ts'
 export const USER_AGENT = 'gamehost/0.1'
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
+/**
+ * The longest an API call may take in all, from its start to the end of its answer, however steadily
+ * its bytes trickle (each one re-arms the stall timeout, not this): 3 minutes, three times the stall
+ * timeout and the service's own 50 s handler time-out, room for a site's answer of some MB on a slow
+ * link; 3 × the stall timeout when that is longer. Past it the call fails, as a lost connection would
+ * (a read is retried, a create is not).
+ */
+export const API_DEADLINE_MS = 180_000
 
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
@@ -78,6 +87,8 @@ export interface ClientOptions {
    * handler's API_REQUEST_TIMEOUT arrives instead of a client-side abort.
    */
   requestTimeoutMs?: number
+  /** A call's deadline in all (default API_DEADLINE_MS, or 3 × requestTimeoutMs when longer). */
+  deadlineMs?: number
   onRetry?: (error: unknown) => void
   /** Cancels the run: every request in flight is aborted and none is started. */
   signal?: AbortSignal
@@ -532,6 +543,7 @@ export class ServiceClient {
     payload: Buffer | undefined,
   ): Promise<T> {
     const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    const deadline = this.#options.deadlineMs ?? Math.max(API_DEADLINE_MS, 3 * timeout)
     this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#options.token}`,
@@ -545,6 +557,12 @@ export class ServiceClient {
     let response: Dispatcher.ResponseData
     let text = ''
     let streamed: ReturnType<AnswerStream['end']> | undefined
+    // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+    const overdue = new AbortController()
+    const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline)
+    const signal = this.#options.signal
+      ? AbortSignal.any([this.#options.signal, overdue.signal])
+      : overdue.signal
     try {
       response = await request(this.#base + path, {
         method,
@@ -553,7 +571,7 @@ export class ServiceClient {
         dispatcher: this.#options.dispatcher,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        signal: this.#options.signal,
+        signal,
       })
       this.#answered = true
       const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
@@ -565,9 +583,11 @@ export class ServiceClient {
       } else {
         text = await readText(response.body, length, op.name, limit)
       }
-    } catch (error) {
+    } catch (caught) {
       if (this.#options.signal?.aborted) throw this.#options.signal.reason
-      if (error instanceof UnexpectedAnswerError) throw error
+      if (caught instanceof UnexpectedAnswerError) throw caught
+      // Whatever undici made of the abort, a call past its deadline says so.
+      const error: unknown = overdue.signal.aborted ? overdue.signal.reason : caught
       // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
       const unreached = !this.#answered && isUnreachable(error)
       const check = unreached
@@ -580,6 +600,8 @@ export class ServiceClient {
           inputs: unreached ? ['api-url'] : [],
         },
       )
+    } finally {
+      clearTimeout(clock)
     }
     const rayId = header(response.headers, RAY_ID_HEADER)
     const unexpected = (problem: string) =>
@@ -674,11 +696,22 @@ function isErrorBody(value: unknown): value is ServiceErrorBody {
   return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string'
 }
 
+/** Why a call was aborted past its deadline: a network failure of its own code (see retry.ts). */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError'
+  readonly code = DEADLINE_EXCEEDED
+  constructor(deadlineMs: number) {
+    super(`the answer was not complete within ${deadlineMs / 1000} s, the deadline of an API call`)
+  }
+}
+
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 function networkReason(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code
   const seconds = `${timeoutMs / 1000} s`
   switch (code) {
+    case DEADLINE_EXCEEDED:
+      return `${(error as Error).message} (${code})`
     case 'UND_ERR_HEADERS_TIMEOUT':
       return `no answer within ${seconds} (${code})`
     case 'UND_ERR_BODY_TIMEOUT':

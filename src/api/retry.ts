@@ -15,7 +15,8 @@ export interface RetryPolicy {
    * down fails in a few minutes however many retries are allowed.
    */
   maxElapsedMs: number
-  sleep: (ms: number) => Promise<void>
+  /** Waits `ms`; the default ends at once with `signal` (the policy's own when none is given). */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   random: () => number
   now: () => number
   /** Cancels the run: no attempt starts once aborted, and a wait ends at once, rejecting with the reason. */
@@ -40,7 +41,8 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
     ...overrides,
   }
   // The real sleep ends with the signal, so no timer outlives a cancelled run.
-  if (!overrides.sleep) policy.sleep = (ms) => delay(ms, undefined, { signal: policy.signal })
+  if (!overrides.sleep)
+    policy.sleep = (ms, signal) => delay(ms, undefined, { signal: signal ?? policy.signal })
   return policy
 }
 
@@ -78,7 +80,11 @@ const CONNECTION_NOT_ESTABLISHED = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
 ])
+/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
+export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
+
 const CONNECTION_LOST = new Set([
+  DEADLINE_EXCEEDED,
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',
@@ -157,7 +163,7 @@ export async function withRetries<T>(
       logger.info(
         `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
       )
-      await abortable(policy.sleep(wait), policy.signal)
+      await abortable(policy.sleep(wait, policy.signal), policy.signal)
     }
   }
 }

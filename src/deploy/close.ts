@@ -156,6 +156,8 @@ async function closedPage(dir: string, pullRequest: number | undefined): Promise
     absolutePath,
     size: stats.size,
     mtimeMs: stats.mtimeMs,
+    dev: stats.dev,
+    ino: stats.ino,
     contentType: contentTypeOf('index.html'),
   }
 }

@@ -1,7 +1,7 @@
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
-import { close, lstat, open, read, type Stats } from 'node:fs'
+import { close, constants, lstat, open, read, type Stats } from 'node:fs'
 
 /** A file's own metadata, a link's and not its target's. */
 export function lstatFile(path: string): Promise<Stats> {
@@ -10,10 +10,33 @@ export function lstatFile(path: string): Promise<Stats> {
   })
 }
 
-export function openForReading(path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    open(path, 'r', (error, fd) => (error ? reject(error) : resolve(fd)))
+/**
+ * Opens a file of the site to read it: never through a link in its last component (O_NOFOLLOW: a link
+ * put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a FIFO
+ * put in its place opens at once, and its fstat tells it is no file). Windows has neither flag.
+ */
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+
+/** How a file is opened: fs.open's, or a test's that fails as a full descriptor table or a refusal would. */
+export type OpenFile = (path: string, flags: number) => Promise<number>
+
+export const openFile: OpenFile = (path, flags) =>
+  new Promise((resolve, reject) => {
+    open(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)))
   })
+
+/** Opens `path` with READ_FLAGS through `openWith` (default fs.open). */
+export function openForReading(path: string, openWith: OpenFile = openFile): Promise<number> {
+  return openWith(path, READ_FLAGS)
+}
+
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+export function isOutOfDescriptors(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'EMFILE' || code === 'ENFILE') return true
+  }
+  return false
 }
 
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */

@@ -43,6 +43,7 @@ import {
   type ServingPlan,
 } from './web-engine.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
+import type { OpenFile } from './fd.ts'
 
 export interface DeployResult {
   dryRun: boolean
@@ -108,6 +109,8 @@ export interface DeployDependencies {
   onNamespace?: (namespaceId: string) => void
   /** Cancels the deploy: nothing new starts, requests in flight are aborted, the upload is never completed. */
   signal?: AbortSignal
+  /** Opens the site's files (default fs.open): a test's fails as a refusal or a full descriptor table would. */
+  open?: OpenFile
 }
 
 /**
@@ -172,6 +175,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         glob: deps.glob,
         includeHidden: inputs.includeHidden,
         logger,
+        open: deps.open,
         sizeLimit: {
           bytes: SITE_BYTES_LIMIT,
           message: (total) =>
@@ -190,7 +194,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         )
       }
       if (digestFirst) {
-        manifest = buildManifest(found, await hashArtifacts(found))
+        manifest = buildManifest(found, await hashArtifacts(found, undefined, deps.open))
         logger.info(`Digest ${manifest.digest}`)
       }
       return found
@@ -330,6 +334,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           logger,
           progressIntervalMs: deps.progressIntervalMs,
           signal,
+          open: deps.open,
         })
         if (!result.manifest) {
           await saveManifest(buildManifest(siteFiles, result.upload.sha256!))

@@ -1,15 +1,14 @@
 import { createHash, hash, type Hash } from 'node:crypto'
 import { fstatSync, type Stats } from 'node:fs'
-import { stat } from 'node:fs/promises'
 import pLimit from 'p-limit'
 import type { Dispatcher } from 'undici'
 import { AdaptiveConcurrency } from './adaptive.ts'
-import { isNetworkFailure, withRetries, type RetryPolicy } from '../api/retry.ts'
+import { errorCodes, isNetworkFailure, withRetries, type RetryPolicy } from '../api/retry.ts'
 import { PresignedRequestList } from '../api/presigned.ts'
 import type { PresignedRequest } from '../api/types.ts'
-import { hashArtifacts, type ArtifactFile } from './files.ts'
+import { hashArtifacts, isScannedFile, openScanned, type ArtifactFile } from './files.ts'
 import { soonestExpiringOrder } from '../api/expiry.ts'
-import { closeFile, openForReading, readAt } from './fd.ts'
+import { closeFile, isOutOfDescriptors, lstatFile, readAt, type OpenFile } from './fd.ts'
 import { forEachLimited } from '../common/limit.ts'
 import type { Logger } from '../common/logger.ts'
 import { createProgress, type Progress } from './progress.ts'
@@ -31,12 +30,18 @@ export interface UploadOptions {
    */
   concurrency: number
   retry: RetryPolicy
-  /** A PUT that moves no byte and gets no answer for this long is aborted and retried. */
+  /**
+   * A PUT that moves no byte and gets no answer for this long is aborted and retried; one that takes
+   * longer than its deadline in all (putDeadlineMs), however it trickles, too. An answer's body is
+   * waited for this long after its headers at most (a 2xx answer's not at all).
+   */
   requestTimeoutMs: number
   logger: Logger
   progressIntervalMs?: number
   /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
   signal?: AbortSignal
+  /** Opens the files (default fs.open): a test's may fail as a full descriptor table would. */
+  open?: OpenFile
 }
 
 export interface UploadResult {
@@ -60,10 +65,29 @@ export class PartUploadError extends Error {
   }
 }
 
-/** Why the stall sweep aborted a PUT: retried like a lost connection. */
+/** Why the stall sweep aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
 class StalledError extends Error {
   override name = 'StalledError'
 }
+
+/**
+ * How long a PUT of `length` bytes may take in all, from its dispatch to its answer's headers, however
+ * its progress comes (each chunk re-arms the stall timer, not this): 4 × request-timeout, plus
+ * request-timeout for every 256 KiB. At the default 30 s: 2 minutes for a small file, 2.5 for 1 MiB,
+ * 3.4 hours for 100 MiB. A PUT past it is aborted and retried.
+ *
+ * The pace is the one the stall timer already asks of a streamed part (one READ_BUFFER chunk of
+ * 256 KiB written per request-timeout; a small part must arrive whole within one), so a PUT whose
+ * bytes move steadily enough for the stall timer always ends within its deadline: the deadline cuts
+ * only what the stall timer cannot see, progress that keeps coming and never ends.
+ */
+export function putDeadlineMs(length: number, requestTimeoutMs: number): number {
+  return Math.ceil(requestTimeoutMs * (4 + length / READ_BUFFER))
+}
+
+/** Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. */
+const DESCRIPTOR_WAITS = 10
+const descriptorWait = (wait: number) => Math.min(2_000, 50 * 2 ** wait)
 
 interface Part {
   /** Its request's index in the site's PresignedRequestList. */
@@ -79,6 +103,12 @@ interface Part {
 /** A PUT on the wire: what the stall sweep and cancellation need to reach it. */
 interface InFlight {
   lastProgress: number
+  /** performance.now() past which it is aborted, progress or not (putDeadlineMs). */
+  deadline: number
+  /** Its deadline, in ms from its start. */
+  limit: number
+  /** Its answer's headers arrived: only the body is left, whose bytes are no progress. */
+  answered: boolean
   abort: (reason: Error) => void
   /** Its index in InFlightPuts. */
   slot: number
@@ -143,21 +173,41 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     intervalMs: options.progressIntervalMs ?? 5_000,
   })
   let retries = 0
-  const adaptive = new AdaptiveConcurrency(options.concurrency, (limit) => {
+  const adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
     limiter.concurrency = limit
+    if (note) options.logger.info(note)
   })
   const limiter = pLimit(adaptive.current)
   const inFlight = new InFlightPuts()
   const buffers: Buffer[] = []
   const digests = new Array<string>(options.files.length)
+  // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
+  // aborted, and uploadParts returns only when every part's task has ended. Nothing is left to send
+  // through the dispatcher its caller closes next (undici answers "The client is closed", a network
+  // failure, which the parts still running retried, line after line, after the run had failed).
+  const stop = new AbortController()
+  const halted = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal
+  const retry: RetryPolicy = { ...options.retry, signal: halted }
   // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
-  // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more.
+  // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more;
+  // so is one past its deadline, and an answer whose body is still arriving requestTimeoutMs after
+  // its headers (its bytes are no progress).
   const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)))
   const sweep = setInterval(() => {
     const now = performance.now()
     for (const put of inFlight.all()) {
       if (now - put.lastProgress >= options.requestTimeoutMs) {
-        put.abort(new StalledError(`no progress for ${options.requestTimeoutMs / 1000} s`))
+        put.abort(
+          new StalledError(
+            put.answered
+              ? `its answer's body was not complete ${options.requestTimeoutMs / 1000} s after its headers`
+              : `no progress for ${options.requestTimeoutMs / 1000} s`,
+          ),
+        )
+      } else if (now >= put.deadline && !put.answered) {
+        put.abort(
+          new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`),
+        )
       }
     }
   }, stallCheck)
@@ -170,30 +220,90 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   function* partsInOrder(): Generator<Part> {
     for (const index of order) yield parts[index]!
   }
-  const uploadOne = async (part: Part) => {
-    if (signal?.aborted) return
-    await withRetries(
-      describePart(part),
-      async () => {
-        const epoch = adaptive.started()
-        try {
-          await putPart(part, requests, options, progress, inFlight, buffers, digests)
-          adaptive.succeeded()
-        } catch (error) {
-          if (isOverload(error) && adaptive.overloaded(epoch)) {
+  /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (halted.aborted) return reject(halted.reason as Error)
+      const onAbort = () => reject(halted.reason as Error)
+      halted.addEventListener('abort', onAbort, { once: true })
+      options.retry.sleep(ms, halted).then(
+        () => {
+          halted.removeEventListener('abort', onAbort)
+          resolve()
+        },
+        (error: unknown) => {
+          halted.removeEventListener('abort', onAbort)
+          reject(error instanceof Error ? error : new Error(String(error)))
+        },
+      )
+    })
+  let descriptorsShort = false
+  /**
+   * One attempt at a part. A file that cannot be opened for want of file descriptors (EMFILE, ENFILE:
+   * the process's or the system's table is full, of files and sockets alike) is no failure of the
+   * part: the uploads in flight are halved, as for a store's overload, said in one line, and the
+   * part waits for some to end and opens it again, without a retry of its own.
+   */
+  const attempt = async (part: Part) => {
+    for (let wait = 0; ; wait++) {
+      const epoch = adaptive.started()
+      try {
+        await putPart(part, requests, options, progress, inFlight, buffers, digests, halted)
+        adaptive.succeeded(epoch)
+        return
+      } catch (error) {
+        if (halted.aborted) throw error
+        if (isOutOfDescriptors(error)) {
+          const code = errorCodes(error).find((c) => c === 'EMFILE' || c === 'ENFILE') ?? 'EMFILE'
+          if (adaptive.overloaded(epoch) || !descriptorsShort) {
             options.logger.info(
-              `The store signals overload (${shortOverload(error)}): ${adaptive.current} uploads at a time`,
+              `Out of file descriptors (${code}): fewer uploads at a time, ${adaptive.current} now`,
             )
           }
-          throw error
+          descriptorsShort = true
+          if (wait < DESCRIPTOR_WAITS) {
+            await pause(descriptorWait(wait))
+            continue
+          }
+          throw new PartUploadError(
+            `${describePart(part)}: out of file descriptors (${code}), even with ${adaptive.current} ` +
+              `upload${adaptive.current === 1 ? '' : 's'} at a time: raise the limit (ulimit -n)`,
+            undefined,
+            false,
+            { cause: error },
+          )
         }
-      },
-      (error) => error instanceof PartUploadError && error.retryable && !signal?.aborted,
-      options.retry,
-      options.logger,
-      () => retries++,
-    )
-    progress.partDone(part.file.path, part.of)
+        // Judged by the round: a cut or its undoing is logged through the constructor's callback.
+        if (isOverload(error)) adaptive.refused(epoch, shortOverload(error))
+        throw error
+      }
+    }
+  }
+  let running = 0
+  let allEnded: (() => void) | undefined
+  const uploadOne = async (part: Part) => {
+    if (halted.aborted) return
+    running++
+    try {
+      await withRetries(
+        describePart(part),
+        () => attempt(part),
+        (error) => error instanceof PartUploadError && error.retryable && !halted.aborted,
+        retry,
+        options.logger,
+        () => retries++,
+      )
+      progress.partDone(part.file.path, part.of)
+    } catch (error) {
+      if (!stop.signal.aborted) {
+        stop.abort(error)
+        limiter.clearQueue()
+        for (const put of inFlight.all()) put.abort(new Error('another part of the upload failed'))
+      }
+      throw error
+    } finally {
+      if (--running === 0) allEnded?.()
+    }
   }
   // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
   const hashedApart = options.hash ? partCount.flatMap((count, f) => (count > 1 ? [f] : [])) : []
@@ -215,14 +325,31 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   try {
     const apartFiles = hashedApart.map((f) => options.files[f]!)
     const [apart] = await Promise.race([
-      Promise.all([hashArtifacts(apartFiles, 2), forEachLimited(partsInOrder(), limiter, uploadOne)]),
+      Promise.all([
+        hashArtifacts(apartFiles, 2, options.open),
+        forEachLimited(partsInOrder(), limiter, uploadOne),
+      ]),
       cancelled,
     ])
     signal?.throwIfAborted()
     hashedApart.forEach((f, i) => (digests[f] = apart[i]!))
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort)
+    // A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
+    // step; a request timeout's worth at most, so that a stuck one cannot hold the run).
+    if (running > 0) {
+      const ended = new Promise<void>((resolve) => (allEnded = resolve))
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        ended,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, options.requestTimeoutMs))),
+      ])
+      clearTimeout(timer)
+    }
     clearInterval(sweep)
+    // What is left in flight are answers already taken (their headers said 2xx) whose bodies are
+    // still arriving: nothing waits for them.
+    for (const put of inFlight.all()) put.abort(new Error('the upload is over'))
     progress.stop()
   }
   // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
@@ -233,7 +360,15 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
     16,
     async (f) => {
       const file = options.files[f]!
-      assertUnchanged(file, await stat(file.absolutePath))
+      const now = await lstatFile(file.absolutePath).catch((error: unknown) => {
+        throw new Error(`${file.path} was removed after it was scanned`, { cause: error })
+      })
+      if (!isScannedFile(file, now)) {
+        throw new Error(
+          `${file.path} was replaced after it was scanned: another file or a link is at its path now`,
+        )
+      }
+      assertUnchanged(file, now)
       if (options.hash) digests[f] = hash('sha256', '')
     },
   )
@@ -267,12 +402,11 @@ export interface UploadPlan {
 
 /**
  * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover all its bytes.
+ * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
  */
 export function planUpload(files: ArtifactFile[], requests: PresignedRequestList): UploadPlan {
   const byPath = new Map(files.map((f, i) => [f.path, i]))
   const partCount = files.map(() => 0)
-  const covered = files.map(() => 0)
   const parts: Part[] = []
   for (let i = 0; i < requests.length; i++) {
     const path = requests.path(i)
@@ -285,16 +419,59 @@ export function planUpload(files: ArtifactFile[], requests: PresignedRequestList
       throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`)
     }
     parts.push({ index: i, file, fileIndex: f, number: ++partCount[f]!, of: 0 })
-    covered[f]! += length
   }
-  files.forEach((file, f) => {
-    if (covered[f] !== file.size) {
+  // Each file's ranges, in order of offset, must follow one another from its first byte to its last:
+  // ranges that merely add up to its size may overlap and leave a gap, and the site would be
+  // completed with bytes that are not the file's. A file in one request (every file of a CDN site)
+  // is checked without a list of its own.
+  const inParts = new Map<number, number[]>()
+  for (const part of parts) {
+    const count = partCount[part.fileIndex]!
+    part.of = count
+    if (count > 1) {
+      const list = inParts.get(part.fileIndex)
+      if (list) list.push(part.index)
+      else inParts.set(part.fileIndex, [part.index])
+    } else if (requests.contentLength(part.index) !== part.file.size) {
       throw new Error(
-        `The service's upload requests for '${file.path}' cover ${covered[f]} of its ${file.size} bytes`,
+        `The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`,
       )
     }
+  }
+  files.forEach((file, f) => {
+    if (partCount[f] === 0 && file.size !== 0) {
+      throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`)
+    }
   })
-  for (const part of parts) part.of = partCount[part.fileIndex]!
+  for (const [f, list] of inParts) {
+    const file = files[f]!
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b))
+    const range = (i: number) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`
+    let end = 0
+    let previous: number | undefined
+    for (const i of list) {
+      const offset = requests.byteOffset(i)
+      if (offset < end) {
+        throw new Error(
+          `The service's upload requests for '${file.path}' overlap: bytes ${range(previous!)} and ${range(i)}`,
+        )
+      }
+      if (offset > end) {
+        throw new Error(
+          `The service's upload requests for '${file.path}' leave a gap: bytes ${end}+${offset - end} ` +
+            `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`,
+        )
+      }
+      end = offset + requests.contentLength(i)
+      previous = i
+    }
+    if (end !== file.size) {
+      throw new Error(
+        `The service's upload requests for '${file.path}' leave a gap: bytes ${end}+${file.size - end} ` +
+          `(after bytes ${range(previous!)}, the last it asks for, to the end of its ${file.size} bytes)`,
+      )
+    }
+  }
   return { parts, partCount }
 }
 
@@ -312,6 +489,7 @@ async function putPart(
   inFlight: InFlightPuts,
   buffers: Buffer[],
   digests: string[],
+  halted: AbortSignal,
 ): Promise<void> {
   const offset = requests.byteOffset(part.index)
   const length = requests.contentLength(part.index)
@@ -322,13 +500,15 @@ async function putPart(
   let hashers: { md5: Hash; sha256: Hash | undefined } | undefined
   const wholeFile = options.hash && part.of === 1
   let reused: Buffer | undefined
+  // A streamed part's file, opened (and checked to be the scanned one) before anything is sent.
+  let reader: ChunkReader | undefined
   if (length <= SMALL_PART) {
     // Most files of a web build are small: one read, one buffer, one hash call each, and none of
     // the objects of a stream.
     // The small ones go into a buffer an earlier PUT sent: a new buffer per file is memory outside
     // V8's heap that stays until V8 collects its wrapper.
     reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
-    const bytes = await readRange(part, offset, length, reused)
+    const bytes = await readRange(part, offset, length, reused, options.open)
     body = bytes
     md5 = () => hash('md5', bytes)
     if (wholeFile) sha256 = () => hash('sha256', bytes)
@@ -338,19 +518,23 @@ async function putPart(
     const { md5: m, sha256: s } = hashers
     md5 = () => m.digest('hex')
     if (s) sha256 = () => s.digest('hex')
-    body = readChunks(part, offset, length)
+    reader = { fd: await openScanned(part.file, options.open), started: false, stats: undefined }
+    body = readChunks(part, reader, offset, length)
   }
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (part.file.contentType) headers['content-type'] = part.file.contentType
 
   let sent = 0
   try {
+    // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
+    halted.throwIfAborted()
     const answer = await dispatchPut(
       options.dispatcher,
       requests.url(part.index),
       headers,
       body,
       inFlight,
+      putDeadlineMs(length, options.requestTimeoutMs),
       (chunk) => {
         if (hashers) {
           hashers.md5.update(chunk)
@@ -385,16 +569,44 @@ async function putPart(
         true,
       )
     }
-    if (sha256) digests[part.fileIndex] = sha256()
-    // Answered 2xx: the store has every byte, so none is still queued to be written from it.
-    if (reused) buffers.push(reused)
   } catch (error) {
     progress.addBytes(-sent)
-    if (!Buffer.isBuffer(body)) void body.return(undefined)
+    if (reader) await endReader(body as AsyncGenerator<Buffer>, reader)
     if (error instanceof PartUploadError) throw error
+    if (halted.aborted && error === halted.reason) throw error
     const message = error instanceof Error ? error.message : String(error)
     const retryable = isNetworkFailure(error) || error instanceof StalledError
     throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, retryable, { cause: error })
+  }
+  if (reader) {
+    // Every byte was read and sent: the reader has checked the file after its last read.
+    await endReader(body as AsyncGenerator<Buffer>, reader)
+    if (!reader.stats) throw shrank(part)
+    assertUnchanged(part.file, reader.stats)
+  }
+  if (sha256) digests[part.fileIndex] = sha256()
+  // Answered 2xx: the store has every byte, so none is still queued to be written from it.
+  if (reused) buffers.push(reused)
+}
+
+/** A streamed part's open file: readChunks closes it, unless it never started (see endReader). */
+interface ChunkReader {
+  fd: number
+  started: boolean
+  /** The file's fstat once every byte of the part was read. */
+  stats: Stats | undefined
+}
+
+/**
+ * Ends a streamed part's reader once its PUT is settled: a reader undici started closes its file in
+ * its own `finally` (return() waits for a read in progress to end first, so the descriptor is never
+ * closed under it); one it never started is closed here.
+ */
+async function endReader(body: AsyncGenerator<Buffer>, reader: ChunkReader): Promise<void> {
+  await body.return(undefined).catch(() => {})
+  if (!reader.started) {
+    reader.started = true
+    await closeFile(reader.fd).catch(() => {})
   }
 }
 
@@ -418,6 +630,7 @@ function dispatchPut(
   headers: Record<string, string>,
   body: Buffer | AsyncIterable<Buffer>,
   inFlight: InFlightPuts,
+  deadlineMs: number,
   onSent: (chunk: Buffer) => void,
 ): Promise<StoreAnswer> {
   // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
@@ -425,7 +638,7 @@ function dispatchPut(
   const origin = slash < 0 ? url : url.slice(0, slash)
   const target = slash < 0 ? '/' : url.slice(slash)
   return new Promise<StoreAnswer>((resolve, reject) => {
-    const handler = new PutHandler(inFlight, onSent, resolve, reject)
+    const handler = new PutHandler(inFlight, deadlineMs, onSent, resolve, reject)
     try {
       // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
       dispatcher.dispatch(
@@ -445,16 +658,26 @@ function dispatchPut(
  * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
  * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
  * is for literals, not for instances of a class.
+ *
+ * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
+ * ETag come with its headers, and its body is never read; an error's body is kept up to
+ * ERROR_BODY_LIMIT and waited for request-timeout after the headers at most (the stall sweep: its
+ * bytes are no progress), then taken as far as it came. The request stays in flight, its body
+ * drained, until it ends or the sweep or the upload's end aborts it; that abort is no failure.
  */
 class PutHandler implements InFlight {
   slot = -1
   lastProgress = performance.now()
+  readonly deadline: number
+  readonly limit: number
+  answered = false
   private status = 0
   private etag: string | undefined
   private chunks: Buffer[] | undefined
   private kept = 0
   private abortRequest: ((reason: Error) => void) | undefined
   private pending: Error | undefined
+  private settled = false
   private finished = false
   private readonly inFlight: InFlightPuts
   private readonly onSent: (chunk: Buffer) => void
@@ -463,11 +686,14 @@ class PutHandler implements InFlight {
 
   constructor(
     inFlight: InFlightPuts,
+    deadlineMs: number,
     onSent: (chunk: Buffer) => void,
     resolve: (answer: StoreAnswer) => void,
     reject: (error: Error) => void,
   ) {
     this.inFlight = inFlight
+    this.limit = deadlineMs
+    this.deadline = this.lastProgress + deadlineMs
     this.onSent = onSent
     this.resolve = resolve
     this.reject = reject
@@ -492,6 +718,7 @@ class PutHandler implements InFlight {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.lastProgress = performance.now()
+    this.answered = true
     this.status = statusCode
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!
@@ -500,35 +727,47 @@ class PutHandler implements InFlight {
       }
     }
     if (statusCode < 200 || statusCode >= 300) this.chunks = []
+    else this.answer()
     return true
   }
 
   onData(chunk: Buffer): boolean {
-    this.lastProgress = performance.now()
-    if (this.chunks && this.kept < ERROR_BODY_LIMIT) {
+    if (this.chunks && !this.settled) {
       this.chunks.push(chunk)
       this.kept += chunk.length
+      if (this.kept >= ERROR_BODY_LIMIT) this.answer()
     }
     return true
   }
 
   onComplete(): void {
-    if (this.finish()) {
-      const text = this.chunks ? Buffer.concat(this.chunks).toString('utf8') : ''
-      this.resolve({ status: this.status, etag: this.etag, text })
-    }
+    this.leave()
+    this.answer()
   }
 
   onError(error: Error): void {
-    if (this.finish()) this.reject(error)
+    this.leave()
+    // An answer whose headers came is taken as far as it came, whatever cut its body short.
+    if (this.answered) this.answer()
+    else if (!this.settled) {
+      this.settled = true
+      this.reject(error)
+    }
   }
 
-  /** True the first time: the PUT leaves the PUTs in flight. */
-  private finish(): boolean {
-    if (this.finished) return false
+  private answer(): void {
+    if (this.settled) return
+    this.settled = true
+    const text = this.chunks ? Buffer.concat(this.chunks).toString('utf8').slice(0, ERROR_BODY_LIMIT) : ''
+    this.chunks = undefined
+    this.resolve({ status: this.status, etag: this.etag, text })
+  }
+
+  /** The request has ended: it leaves the PUTs in flight. */
+  private leave(): void {
+    if (this.finished) return
     this.finished = true
     this.inFlight.delete(this)
-    return true
   }
 }
 
@@ -539,35 +778,48 @@ class PutHandler implements InFlight {
  * the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than a chunk): when
  * the next chunk is asked for, the last full one was at least partly written, so every chunk before
  * it has left the process; a buffer is reused only RING chunks later, which leaves room for one
- * short read. The MD5 of what was sent is checked against the ETag anyway.
+ * short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
+ * (openScanned) before the PUT; the reader closes it.
  */
-async function* readChunks(part: Part, offset: number, length: number): AsyncGenerator<Buffer> {
-  const size = Math.min(READ_BUFFER, length)
-  const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size))
-  const fd = await openForReading(part.file.absolutePath)
+async function* readChunks(
+  part: Part,
+  reader: ChunkReader,
+  offset: number,
+  length: number,
+): AsyncGenerator<Buffer> {
+  reader.started = true
+  const { fd } = reader
   try {
+    const size = Math.min(READ_BUFFER, length)
+    const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size))
     for (let done = 0, turn = 0; done < length; turn++) {
       const buffer = ring[turn % RING]!
       const bytesRead = await readAt(fd, buffer, 0, Math.min(size, length - done), offset + done)
       if (bytesRead === 0) throw shrank(part)
       done += bytesRead
+      // Checked after the last read, before its bytes go: the PUT may be answered before undici
+      // asks for the end of the chunks.
+      if (done === length) reader.stats = fstatSync(fd)
       yield buffer.subarray(0, bytesRead)
     }
-    assertUnchanged(part.file, fstatSync(fd))
   } finally {
     await closeFile(fd)
   }
 }
 
-/** Bytes offset..offset+length of the part's file, read in one go (small parts only). */
+/**
+ * Bytes offset..offset+length of the part's file, read in one go (small parts only), from the file
+ * the scan opened (openScanned), and checked unchanged once read.
+ */
 async function readRange(
   part: Part,
   offset: number,
   length: number,
   into: Buffer | undefined,
+  openWith: OpenFile | undefined,
 ): Promise<Buffer> {
   const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length)
-  const fd = await openForReading(part.file.absolutePath)
+  const fd = await openScanned(part.file, openWith)
   try {
     let done = 0
     while (done < length) {

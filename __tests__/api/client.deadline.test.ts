@@ -1,0 +1,107 @@
+// Every API call has a deadline in all, beside the stall timeouts (headersTimeout, bodyTimeout) that
+// each byte re-arms: an answer that trickles a byte at a time cannot hold a run.
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, test } from 'node:test'
+import { API_DEADLINE_MS, ServiceClient, createAgent } from '../../src/api/client.ts'
+import { NetworkError } from '../../src/api/errors.ts'
+import { retryPolicy } from '../../src/api/retry.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
+
+const UPLOAD = '0b8d4e2a-7c61-4f39-9a5e-3d2c1b0f6e87'
+const agent = createAgent()
+after(() => agent.close())
+
+/**
+ * A service on 127.0.0.1 that answers every call 200 with `{}`, trickled a byte every 30 ms after
+ * `padding` spaces (3 s at most: it stops by itself), and counts the calls.
+ */
+async function tricklingService(padding = 100): Promise<{ url: string; calls: () => number }> {
+  let calls = 0
+  const answers = new Set<ServerResponse>()
+  const server = createServer((req, res) => {
+    calls++
+    req.resume()
+    res.writeHead(200, { 'content-type': 'application/json' })
+    answers.add(res)
+    const body = `{${' '.repeat(padding)}}`
+    let sent = 0
+    const timer = setInterval(() => {
+      res.write(body[sent++]!)
+      if (sent === body.length) {
+        clearInterval(timer)
+        res.end()
+      }
+    }, 30)
+    res.on('close', () => {
+      clearInterval(timer)
+      answers.delete(res)
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls }
+}
+
+test('an answer that trickles a byte at a time fails at the call deadline, naming it, though no byte is late', async () => {
+  const service = await tricklingService()
+  const logger = memoryLogger()
+  const client = new ServiceClient({
+    baseUrl: service.url,
+    token: 'token',
+    dispatcher: agent,
+    logger,
+    retry: retryPolicy({ retries: 1, sleep: async () => {} }),
+    requestTimeoutMs: 200,
+    deadlineMs: 500,
+  })
+  const started = Date.now()
+  const error = await client.completeUpload(UPLOAD).catch((e: unknown) => e)
+  const took = Date.now() - started
+  assert.ok(error instanceof NetworkError, String(error))
+  assert.match(
+    error.message,
+    /^uploads\.complete failed: the answer was not complete within 0\.5 s, the deadline of an API call \(GAMEHOST_DEADLINE_EXCEEDED\) \(127\.0\.0\.1:\d+\) \(gave up after 2 attempts\)$/,
+  )
+  assert.equal(service.calls(), 2, 'a read past its deadline is retried like a lost connection')
+  assert.ok(took < 2500, `${took} ms: the trickle lasts 3 s a call`)
+})
+
+test('a call that creates something is not retried past its deadline: it may have been done', async () => {
+  const service = await tricklingService()
+  const client = new ServiceClient({
+    baseUrl: service.url,
+    token: 'token',
+    dispatcher: agent,
+    logger: memoryLogger(),
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 200,
+    deadlineMs: 300,
+  })
+  await assert.rejects(
+    client.createVersion('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86', { display_name: 'v', config: {} }),
+    /^NetworkError: games\.versions\.createGameVersion failed: the answer was not complete within 0\.3 s/,
+  )
+  assert.equal(service.calls(), 1)
+})
+
+test('an answer that arrives within the deadline is read as ever, and the deadline is more than the service’s 50 s', async () => {
+  const service = await tricklingService(3)
+  const client = new ServiceClient({
+    baseUrl: service.url,
+    token: 'token',
+    dispatcher: agent,
+    logger: memoryLogger(),
+    retry: retryPolicy({ retries: 0 }),
+    requestTimeoutMs: 200,
+    deadlineMs: 2000,
+  })
+  await client.completeUpload(UPLOAD)
+  assert.ok(API_DEADLINE_MS > 50_000)
+})

@@ -1,0 +1,193 @@
+// Safe in a hostile world, through dist/index.js as the runner runs it: a file the job may not read
+// fails the step before any namespace or site is created; a store whose answers trickle a byte at a
+// time after a 200 holds the deploy no longer than the PUTs themselves.
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { chmod } from 'node:fs/promises'
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { actionDefaults, runAction, type RunActionOptions } from '../../scripts/run-action.ts'
+import { GAME, TOKEN, root } from '../support/actions.ts'
+import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
+
+// GAMEHOST_TEST_ENTRY: another entry to run instead (a wrapper of src/actions/deploy.ts, to check before packaging).
+const entry = process.env.GAMEHOST_TEST_ENTRY ?? path.join(root, 'dist/index.js')
+const VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
+
+/**
+ * How to run the step so that file permissions bind it: as it is when the tests do not run as root;
+ * as root, through setpriv without the capabilities that bypass them (root then reads only what its
+ * owner bits allow, as any user). Undefined when neither can be.
+ */
+function unprivileged(): Pick<RunActionOptions, 'node' | 'nodeArgs'> | undefined {
+  if (process.getuid?.() !== 0) return {}
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
+  return setpriv
+    ? { node: setpriv, nodeArgs: ['--bounding-set=-dac_override,-dac_read_search', process.execPath] }
+    : undefined
+}
+
+describe('dist/index.js and hostile files and stores', () => {
+  let defaults: Record<string, string>
+  before(async () => {
+    defaults = await actionDefaults(path.join(root, 'action.yml'))
+  })
+
+  test(
+    'a file the job may not read fails the step, naming it, before any namespace, domain or site is created',
+    { skip: unprivileged() === undefined && 'root without setpriv: permissions cannot bind the step' },
+    async () => {
+      const emulator = await startEmulator({ rateLimit: false })
+      after(() => emulator.close())
+      const site = await tempDir()
+      await writeTree(site, { ...siteFiles(6), 'keys/secret.key': 'key' })
+      await chmod(path.join(site, 'keys/secret.key'), 0o000)
+      const sites = emulator.sites(GAME).length
+      const run = await runAction({
+        entry,
+        defaults,
+        cwd: root,
+        ...unprivileged(),
+        inputs: {
+          'api-url': emulator.url,
+          token: TOKEN,
+          'game-id': GAME,
+          path: site,
+          // A new namespace and a domain are made before the upload when nothing is published.
+          namespace: 'unreadable-1',
+          'version-id': VERSION,
+          domain: 'unreadable-1.example.com',
+          publish: 'false',
+        },
+      })
+      assert.equal(run.exitCode, 1, run.stdout + run.stderr)
+      assert.match(
+        run.stdout,
+        /^::error::path: every file of the site is opened before anything is created, and this one could not be: keys\/secret\.key \(EACCES: this process may not read it\)\./m,
+      )
+      assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'unreadable-1').length, 0)
+      assert.equal(emulator.sites(GAME).length, sites, 'no site was created')
+      assert.ok(!run.outputs['namespace-id'], 'no namespace-id output')
+      assert.ok(!run.outputs['site-id'], 'no site-id output')
+    },
+  )
+
+  describe('a store that answers 200 with its ETag, then trickles a byte of body every 200 ms for 20 s', () => {
+    let emulator: Emulator
+    let proxy: Server
+    let proxyUrl = ''
+    const trickles = { started: 0, cut: 0 }
+    before(async () => {
+      emulator = await startEmulator({ rateLimit: false })
+      // The service and its store as the step sees them: the API passed on to the emulator, the site's
+      // presigned URLs made to point here, each PUT passed on to the emulator's store and its answer
+      // sent back as it came, then trickled.
+      proxy = createServer((req, res) => {
+        const forward = req.url!.startsWith('/store/') ? toStore : toApi
+        forward(req, res).catch((error: unknown) => {
+          res.writeHead(502)
+          res.end(String(error))
+        })
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    })
+    after(async () => {
+      proxy.closeAllConnections()
+      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+      await emulator.close()
+    })
+
+    async function toApi(req: IncomingMessage, res: ServerResponse) {
+      const chunks: Buffer[] = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      const headers: Record<string, string> = {}
+      for (const name of ['authorization', 'content-type', 'accept'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
+      const upstream = await fetch(emulator.url + req.url, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      })
+      const text = (await upstream.text()).replaceAll(emulator.storeUrl, `${proxyUrl}/store`)
+      const out: Record<string, string> = { 'content-type': 'application/json' }
+      for (const [name, value] of upstream.headers) if (name.startsWith('rvt-')) out[name] = value
+      res.writeHead(upstream.status, out)
+      res.end(text)
+    }
+
+    async function toStore(req: IncomingMessage, res: ServerResponse) {
+      const store = new URL(emulator.storeUrl)
+      const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+        const headers: Record<string, string> = { host: store.host }
+        for (const name of ['content-length', 'content-type'])
+          if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
+        const put = httpRequest(
+          {
+            host: store.hostname,
+            port: store.port,
+            method: 'PUT',
+            path: req.url!.slice('/store'.length),
+            headers,
+          },
+          resolve,
+        )
+        put.on('error', reject)
+        req.pipe(put)
+      })
+      const body: Buffer[] = []
+      for await (const chunk of upstream) body.push(chunk as Buffer)
+      const ok = upstream.statusCode! >= 200 && upstream.statusCode! < 300
+      res.writeHead(upstream.statusCode!, {
+        ...(upstream.headers.etag ? { etag: upstream.headers.etag } : {}),
+        'content-type': 'application/xml',
+      })
+      if (!ok) return void res.end(Buffer.concat(body))
+      trickles.started++
+      const started = Date.now()
+      const timer = setInterval(() => {
+        if (Date.now() - started < 20_000) res.write(' ')
+        else {
+          clearInterval(timer)
+          res.end()
+        }
+      }, 200)
+      res.on('close', () => {
+        clearInterval(timer)
+        if (!res.writableFinished) trickles.cut++
+      })
+    }
+
+    test('the deploy takes each answer with its headers, completes in seconds, and cuts the trickles off', async () => {
+      const site = await tempDir()
+      const written = await writeTree(site, siteFiles(6))
+      const started = Date.now()
+      const run = await runAction({
+        entry,
+        defaults,
+        cwd: root,
+        inputs: { 'api-url': proxyUrl, token: TOKEN, 'game-id': GAME, path: site, 'request-timeout': '2' },
+      })
+      const took = Date.now() - started
+      assert.equal(run.exitCode, 0, run.stdout + run.stderr)
+      assert.ok(took < 10_000, `the step took ${took} ms: it waited for the answers' bodies`)
+      assert.equal(trickles.started, written.size, 'every PUT was answered by a trickle')
+      const siteId = run.outputs['site-id']!
+      assert.equal(emulator.site(siteId)?.completed, true)
+      for (const [name, bytes] of written)
+        assert.deepEqual(await emulator.readUploadedFile(siteId, name), bytes, name)
+      assert.doesNotMatch(run.stdout, /retry \d+ of/)
+      for (let i = 0; i < 50 && trickles.cut < written.size; i++) await new Promise((r) => setTimeout(r, 20))
+      assert.equal(trickles.cut, written.size, 'every trickle was cut off')
+    })
+  })
+})
