@@ -6,7 +6,7 @@
 import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
+import { createAgent } from '../api/client.ts'
 import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
@@ -15,6 +15,7 @@ import type { DeployInputs } from '../inputs/deploy.ts'
 import { contentTypeOf, fileDescriptors, type ArtifactFile } from './files.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts } from './upload.ts'
+import { deployClient } from './pipeline.ts'
 
 export interface CloseResult {
   /** The preview's namespace; undefined when the game has none of that name (nothing to close). */
@@ -63,15 +64,7 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
     url: undefined,
   }
   try {
-    const client = new ServiceClient({
-      baseUrl: inputs.apiUrl,
-      token: inputs.token,
-      dispatcher,
-      logger,
-      retry,
-      requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-      signal: deps.signal,
-    })
+    const client = deployClient(inputs, dispatcher, logger, retry, deps.signal)
     const { game } = await client.getGame(inputs.gameId)
     const namespace = game.namespaces.find((ns) =>
       inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId,

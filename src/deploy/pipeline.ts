@@ -253,16 +253,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const dispatcher = deps.dispatcher ?? createAgent()
   try {
     signal?.throwIfAborted()
-    const client = new ServiceClient({
-      baseUrl: inputs.apiUrl,
-      token: inputs.token,
-      dispatcher,
-      logger,
-      retry,
-      // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-      requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-      signal,
-    })
+    const client = deployClient(inputs, dispatcher, logger, retry, signal)
     const onNamespace = (id: string) => {
       // Known before the deploy ends: a failure or cancellation later on still reports it.
       result.provisioned.namespaceId = id
@@ -366,6 +357,26 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   }
   result.durationMs = retry.now() - started
   return result
+}
+
+/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
+export function deployClient(
+  inputs: DeployInputs,
+  dispatcher: Dispatcher,
+  logger: Logger,
+  retry: RetryPolicy,
+  signal: AbortSignal | undefined,
+): ServiceClient {
+  return new ServiceClient({
+    baseUrl: inputs.apiUrl,
+    token: inputs.token,
+    dispatcher,
+    logger,
+    retry,
+    // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+    requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+    signal,
+  })
 }
 
 /** What the deploy will publish, read and validated before anything is created. */
