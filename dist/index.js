@@ -38084,11 +38084,1409 @@ function assertUnchanged(file, now) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/provision.ts
+
+
+
+
+/**
+ * Applies the service's matchmaker rules before anything is created: the service can only validate
+ * a config against a namespace, and a namespace the deploy is about to create does not exist yet.
+ */
+function checkMatchmakerConfig(matchmaker) {
+    if (!matchmaker)
+        return;
+    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
+    if (problems.length)
+        throw matchmakerError(problems.map((path) => ({ path })));
+}
+/**
+ * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
+ * validate the matchmaker config. Everything that decides where the bytes go is read from the
+ * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
+ * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
+ * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
+ */
+async function provision(client, inputs, logger, options = {}) {
+    const { game } = await client.getGame(inputs.gameId);
+    let namespace;
+    let namespaceId;
+    let namespaceCreated = false;
+    if (inputs.namespaceId) {
+        namespace = checkNamespaceId(game, inputs, logger);
+        namespaceId = namespace.namespace_id;
+    }
+    else if (inputs.namespace) {
+        namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace.nameId);
+        if (namespace) {
+            logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
+            namespaceId = namespace.namespace_id;
+        }
+        else if (!options.createLater) {
+            ;
+            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs, chooseVersion(inputs, game), logger));
+        }
+    }
+    const provisioned = {
+        nameId: namespace?.name_id ?? inputs.namespace?.nameId,
+        namespaceId,
+        namespaceCreated,
+        domain: undefined,
+        matchmakerValidated: false,
+    };
+    if (namespaceId) {
+        options.onNamespace?.(namespaceId);
+        await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
+    }
+    else if (inputs.matchmaker && game.namespaces[0]) {
+        // The namespace is created after the upload: its matchmaker config is validated now, against
+        // another namespace of the game (the service's rules are the same for all of them).
+        await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, provisioned, logger);
+    }
+    return { provisioned, located: { game, namespace } };
+}
+/**
+ * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
+ * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
+ */
+async function createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace) {
+    const { namespaceId, created } = await createNamespace(client, inputs, version, logger);
+    if (!created)
+        await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id);
+    provisioned.namespaceId = namespaceId;
+    provisioned.namespaceCreated = created;
+    onNamespace?.(namespaceId);
+    await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
+}
+async function prepareNamespace(client, inputs, namespaceId, provisioned, logger) {
+    if (inputs.domain) {
+        await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger);
+        provisioned.domain = inputs.domain;
+    }
+    if (!provisioned.matchmakerValidated)
+        await validateMatchmaker(client, inputs, namespaceId, provisioned, logger);
+}
+async function validateMatchmaker(client, inputs, namespaceId, provisioned, logger) {
+    if (!inputs.matchmaker)
+        return;
+    const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
+        lobby_count_max: inputs.matchmaker.lobbyCountMax,
+        max_players: inputs.matchmaker.maxPlayers,
+    });
+    if (errors.length)
+        throw matchmakerError(errors);
+    provisioned.matchmakerValidated = true;
+    logger.info(`Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`);
+}
+/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
+function checkNamespaceId(game, inputs, logger) {
+    const namespaceId = inputs.namespaceId;
+    const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
+    if (!found) {
+        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
+            `it has ${describeNamespaces(game.namespaces)}`);
+    }
+    const nameId = inputs.namespace?.nameId;
+    if (nameId && found.name_id !== nameId) {
+        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${constants_Input.Namespace} says: ` +
+            'give one of the two, or two that agree');
+    }
+    logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
+    return found;
+}
+/**
+ * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
+ * another run created it meanwhile: it is looked up again.
+ */
+async function createNamespace(client, inputs, version, logger) {
+    const { nameId, displayName } = inputs.namespace;
+    try {
+        const created = await client.createNamespace(inputs.gameId, {
+            name_id: nameId,
+            display_name: displayName,
+            version_id: version.id,
+        });
+        logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`);
+        return { namespaceId: created.namespace_id, created: true };
+    }
+    catch (error) {
+        if (!isNameTaken(error))
+            throw error;
+        const { game: again } = await client.getGame(inputs.gameId);
+        const winner = again.namespaces.find((namespace) => namespace.name_id === nameId);
+        if (!winner)
+            throw error;
+        logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`);
+        return { namespaceId: winner.namespace_id, created: false };
+    }
+}
+/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
+function chooseVersion(inputs, game) {
+    const given = inputs.namespace?.versionId;
+    if (given)
+        return { id: given, description: given };
+    const latest = latestVersion(game.versions);
+    if (!latest) {
+        throw new errors_UsageError(`${constants_Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
+            `to create it on: publish a version, or pass ${constants_Input.VersionId}`);
+    }
+    return {
+        id: latest.version_id,
+        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${constants_Input.VersionId} was given)`,
+    };
+}
+/**
+ * Adds the domain unless the namespace has it. The service answers a domain the namespace has
+ * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
+ * namespace (or another customer) holds it.
+ */
+async function attachDomain(client, gameId, namespaceId, domain, logger) {
+    if (await hasDomain(client, gameId, namespaceId, domain)) {
+        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`);
+        return;
+    }
+    try {
+        await client.addNamespaceDomain(gameId, namespaceId, domain);
+        logger.info(`Added domain ${domain} to namespace ${namespaceId}`);
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
+            throw new errors_UsageError(`${constants_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+                `remove it there first, or choose another ${constants_Input.Domain}. (${error.message})`, { cause: error });
+        }
+        // A run beside this one may have added it between the read and the add: the service then
+        // answers 500 ERROR. Reading again tells.
+        if (error instanceof ServiceError && error.code === 'ERROR') {
+            if (await hasDomain(client, gameId, namespaceId, domain)) {
+                logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
+                return;
+            }
+        }
+        throw error;
+    }
+}
+async function hasDomain(client, gameId, namespaceId, domain) {
+    const { namespace } = await client.getNamespace(gameId, namespaceId);
+    return namespace.config.cdn.domains.some((entry) => entry.domain === domain);
+}
+function describeNamespaces(namespaces) {
+    if (namespaces.length === 0)
+        return 'no namespace';
+    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
+}
+function isNameTaken(error) {
+    if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
+        return false;
+    const paths = error.metadata?.errors;
+    if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique'))
+        return true;
+    return error.serviceMessage.includes('name-id.not-unique');
+}
+function matchmakerError(errors) {
+    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+
+;// CONCATENATED MODULE: ./src/api/versions.ts
+// The rules of game versions (shared/service-behaviour.md, "Namespaces and sites going live"), read
+// from the service's source: what a version config turns into, which error paths its validation
+// reports, what storage refuses, and which CDN route applies to a path. Pure: the emulator enforces
+// them, the client checks a config with them before anything is created.
+
+// Limits.
+const CDN_ROUTES_MAX = 32;
+const CDN_MIDDLEWARES_MAX = 32;
+/** custom_headers middlewares a route may have before the next one is `not-unique`. */
+const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2;
+const CDN_HEADERS_MAX = 32;
+const CDN_HEADER_NAME_MAX_BYTES = 512;
+const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const CDN_PRIORITY_MAX = 100;
+/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
+const CDN_SERVED_MAX = 10;
+const GAME_MODES_MAX = 32;
+const GAME_MODE_MAX_PLAYERS = 256;
+/** What the service fills in for a game mode that names no max_players, and no tier. */
+const DEFAULT_MAX_PLAYERS = 32;
+const DEFAULT_TIER = 'basic-1d1';
+const REGIONS_CHECKED = 64;
+/**
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
+ * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
+ * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
+ * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ */
+function parseGlob(glob) {
+    const segments = [];
+    let current = '';
+    let escaped = false;
+    for (const char of glob) {
+        if (!escaped && char === '/') {
+            segments.push(current);
+            current = '';
+            continue;
+        }
+        escaped = !escaped && char === '\\';
+        current += char;
+    }
+    segments.push(current);
+    const tokens = [];
+    let previousWasDoubleStar = false;
+    for (const [index, segment] of segments.entries()) {
+        if (segment === '**') {
+            if (!previousWasDoubleStar)
+                tokens.push('recursive');
+            previousWasDoubleStar = true;
+            continue;
+        }
+        previousWasDoubleStar = false;
+        let previousWasStar = false;
+        for (const char of segment) {
+            if (char === '*') {
+                if (previousWasStar)
+                    return undefined;
+                tokens.push('any');
+            }
+            else {
+                tokens.push({ char });
+            }
+            previousWasStar = char === '*';
+        }
+        if (index !== segments.length - 1)
+            tokens.push({ char: '/' });
+    }
+    return tokens;
+}
+/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
+function globToString(tokens) {
+    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
+}
+/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+function normalizeGlob(glob) {
+    const tokens = parseGlob(glob);
+    return tokens ? globToString(tokens) : glob;
+}
+/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
+function globRegExp(tokens) {
+    const body = tokens
+        .map((token) => token === 'any'
+        ? '[^/]+'
+        : token === 'recursive'
+            ? '.*'
+            : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+        .join('');
+    return new RegExp(`^/${body}$`, 'u');
+}
+/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
+function globMatches(glob, path) {
+    const tokens = parseGlob(glob);
+    return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path);
+}
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens) {
+    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
+}
+const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a, b) {
+    if (typeof a === 'object' && typeof b === 'object')
+        return a.char === b.char;
+    if (typeof a === 'object')
+        return b === 'any-chars' || a.char !== '/';
+    if (typeof b === 'object')
+        return a === 'any-chars' || b.char !== '/';
+    return true;
+}
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+function globsOverlap(a, b) {
+    const tokensA = parseGlob(a);
+    const tokensB = parseGlob(b);
+    if (!tokensA?.length || !tokensB?.length)
+        return false;
+    const stepsA = globSteps(tokensA);
+    const stepsB = globSteps(tokensB);
+    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+    // without taking a character, or take one and stay.
+    const seen = new Set();
+    const pending = [[0, 0]];
+    while (pending.length) {
+        const [i, j] = pending.pop();
+        const key = `${i},${j}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        if (i === stepsA.length && j === stepsB.length)
+            return true;
+        const stepA = stepsA[i];
+        const stepB = stepsB[j];
+        if (stepA && repeats(stepA))
+            pending.push([i + 1, j]);
+        if (stepB && repeats(stepB))
+            pending.push([i, j + 1]);
+        if (stepA && stepB && stepsMeet(stepA, stepB)) {
+            const nextI = repeats(stepA) ? i : i + 1;
+            const nextJ = repeats(stepB) ? j : j + 1;
+            if (nextI !== i || nextJ !== j)
+                pending.push([nextI, nextJ]);
+        }
+    }
+    return false;
+}
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+function compareGlobSpecificity(a, b) {
+    const measure = (glob) => {
+        const tokens = parseGlob(glob) ?? [];
+        return {
+            recursive: tokens.filter((t) => t === 'recursive').length,
+            literal: tokens.filter((t) => typeof t === 'object').length,
+            any: tokens.filter((t) => t === 'any').length,
+        };
+    };
+    const ma = measure(a);
+    const mb = measure(b);
+    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
+}
+/**
+ * The route the CDN applies to a request path: of the first 10 routes, the highest-priority one whose
+ * glob matches (the first of equals). The path is the one requested, before `index.html` is added.
+ */
+function routeForPath(routes, path) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((chosen === undefined || route.priority > chosen.priority) && globMatches(route.glob, path)) {
+            chosen = route;
+        }
+    }
+    return chosen;
+}
+/** Every header a route's custom_headers middlewares add, in order. */
+function routeHeaders(route) {
+    return route.middlewares.flatMap((middleware) => middleware.kind.custom_headers?.headers ?? []);
+}
+/**
+ * Indices of the routes the service cannot store: its table holds one header per version and glob,
+ * so a route with two or more headers (in one middleware or several) passes validation but fails the
+ * creation with a 500, after the version's name was taken. A route without headers is not stored
+ * at all (it is not answered when the version is read).
+ */
+function unstorableRoutes(config) {
+    return (config.cdn?.routes ?? []).flatMap((route, index) => (routeHeaders(route).length > 1 ? [index] : []));
+}
+class Fault extends (/* unused pure expression or super */ null && (Error)) {
+}
+function nonNegative(value, field) {
+    if (typeof value === 'number' && value < 0)
+        throw new Fault(`\`${field}\` out of bounds`);
+    return value;
+}
+/**
+ * The lobby groups the service makes of a matchmaker config. When `lobby_groups` is present (even
+ * empty) it wins and `game_modes` is ignored: `listable`, `taggable`, `allow_dynamic_max_players`
+ * and `actions` then take their defaults (true, false, false, none), so a config read back (which
+ * answers both forms) and posted unchanged loses them. A game mode inherits what it leaves out from
+ * the matchmaker's own `regions`, `max_players*`, `docker`, `tier` and `idle_lobbies`.
+ * A negative number is a fault: MATCHMAKER_INVALID_VERSION_CONFIG.
+ */
+function lobbyGroupsOf(matchmaker) {
+    try {
+        const groups = matchmaker.lobby_groups
+            ? matchmaker.lobby_groups.map(fromLobbyGroup)
+            : Object.entries(matchmaker.game_modes ?? {}).map(([name, mode]) => fromGameMode(name, mode, matchmaker));
+        if (matchmaker.captcha) {
+            nonNegative(matchmaker.captcha.requests_before_reverify, 'requests_before_reverify');
+            nonNegative(matchmaker.captcha.verification_ttl, 'verification_ttl');
+        }
+        return { groups };
+    }
+    catch (error) {
+        if (!(error instanceof Fault))
+            throw error;
+        return { fault: { code: 'MATCHMAKER_INVALID_VERSION_CONFIG', message: error.message } };
+    }
+}
+function fromGameMode(name, mode, matchmaker) {
+    const normal = mode.max_players ?? matchmaker.max_players ?? DEFAULT_MAX_PLAYERS;
+    const direct = mode.max_players_direct ?? matchmaker.max_players_direct ?? normal;
+    const party = mode.max_players_party ?? matchmaker.max_players_party ?? normal;
+    nonNegative(normal, 'max_players');
+    nonNegative(direct, 'max_players_direct');
+    nonNegative(party, 'max_players_party');
+    const group = {
+        name_id: name,
+        regions: [],
+        max_players_normal: normal,
+        max_players_direct: direct,
+        max_players_party: party,
+        listable: mode.listable ?? true,
+        taggable: mode.taggable ?? false,
+        allow_dynamic_max_players: mode.allow_dynamic_max_players ?? false,
+    };
+    const docker = mode.docker ?? matchmaker.docker;
+    if (docker) {
+        // The env of both levels is merged (the game mode's wins); the rest comes whole from one of them.
+        const env = { ...matchmaker.docker?.env, ...mode.docker?.env };
+        group.runtime = {
+            docker: {
+                ...(docker.image_id ? { build_id: docker.image_id } : {}),
+                args: docker.args ?? [],
+                env_vars: Object.entries(env).map(([key, value]) => ({ key, value })),
+                network_mode: docker.network_mode ?? 'bridge',
+                ports: Object.entries(docker.ports ?? {}).map(([label, port]) => ({
+                    label,
+                    ...versions_optional('target_port', nonNegative(port.port, 'port')),
+                    ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
+                    proxy_protocol: port.protocol ?? 'https',
+                    proxy_kind: port.proxy ?? 'game_guard',
+                })),
+            },
+        };
+    }
+    group.regions = Object.entries(mode.regions ?? matchmaker.regions ?? {}).map(([regionName, region]) => {
+        const idle = region.idle_lobbies ?? mode.idle_lobbies ?? matchmaker.idle_lobbies;
+        return {
+            region: { name_id: regionName },
+            tier_name_id: region.tier ?? mode.tier ?? matchmaker.tier ?? DEFAULT_TIER,
+            ...versions_optional('idle_lobbies', idle && {
+                min_idle_lobbies: nonNegative(idle.min, 'idle_lobbies.min'),
+                max_idle_lobbies: nonNegative(idle.max, 'idle_lobbies.max'),
+            }),
+        };
+    });
+    if (mode.actions) {
+        const { find, join, create } = mode.actions;
+        group.actions = {
+            ...versions_optional('find', find && action(find)),
+            ...versions_optional('join', join && action(join)),
+            ...versions_optional('create', create && {
+                ...action(create),
+                enable_public: create.enable_public ?? false,
+                enable_private: create.enable_private ?? true,
+                ...versions_optional('max_lobbies_per_identity', nonNegative(create.max_lobbies_per_identity, 'actions.create.max_lobbies_per_identity')),
+            }),
+        };
+    }
+    return group;
+}
+function fromLobbyGroup(group) {
+    nonNegative(group.max_players_normal, 'max_players');
+    nonNegative(group.max_players_direct, 'max_players_direct');
+    nonNegative(group.max_players_party, 'max_players_party');
+    const regions = group.regions.map((region) => ({
+        region: { region_id: region.region_id },
+        tier_name_id: region.tier_name_id,
+        ...versions_optional('idle_lobbies', region.idle_lobbies && {
+            min_idle_lobbies: nonNegative(region.idle_lobbies.min_idle_lobbies, 'min_idle_lobbies'),
+            max_idle_lobbies: nonNegative(region.idle_lobbies.max_idle_lobbies, 'max_idle_lobbies'),
+        }),
+    }));
+    const docker = group.runtime.docker;
+    return {
+        name_id: group.name_id,
+        regions,
+        max_players_normal: group.max_players_normal,
+        max_players_direct: group.max_players_direct,
+        max_players_party: group.max_players_party,
+        // The legacy form has no place for these: the service sets its defaults.
+        listable: true,
+        taggable: false,
+        allow_dynamic_max_players: false,
+        runtime: docker
+            ? {
+                docker: {
+                    ...(docker.build_id ? { build_id: docker.build_id } : {}),
+                    args: docker.args,
+                    env_vars: docker.env_vars.map(({ key, value }) => ({ key, value })),
+                    network_mode: docker.network_mode ?? 'bridge',
+                    ports: docker.ports.map((port) => ({
+                        label: port.label,
+                        ...versions_optional('target_port', nonNegative(port.target_port, 'target_port')),
+                        ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
+                        proxy_protocol: port.proxy_protocol,
+                        proxy_kind: port.port_range ? 'none' : 'game_guard',
+                    })),
+                },
+            }
+            : {},
+    };
+}
+function portRange(range) {
+    return { min: nonNegative(range.min, 'port_range.min'), max: nonNegative(range.max, 'port_range.max') };
+}
+function action(config) {
+    return {
+        enabled: config.enabled,
+        identity_requirement: config.identity_requirement ?? 'none',
+        ...versions_optional('verification', config.verification),
+    };
+}
+/** `{ [key]: value }`, or nothing when the value is null or undefined. */
+function versions_optional(key, value) {
+    return value === null || value === undefined ? {} : { [key]: value };
+}
+/**
+ * What the service refuses while it converts a config, before validation, in its order: a negative
+ * route priority (500), a negative matchmaker number (400 MATCHMAKER_INVALID_VERSION_CONFIG), a
+ * middleware without a kind among the routes and middlewares validation reads (500).
+ */
+function versionConfigFault(config) {
+    const routes = config.cdn?.routes ?? [];
+    if (routes.some((route) => route.priority < 0))
+        return { code: 'ERROR' };
+    if (config.matchmaker) {
+        const converted = lobbyGroupsOf(config.matchmaker);
+        if ('fault' in converted)
+            return converted.fault;
+    }
+    const kindless = routes
+        .slice(0, CDN_ROUTES_MAX)
+        .some((route) => route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).some((m) => !m.kind.custom_headers));
+    return kindless ? { code: 'ERROR' } : undefined;
+}
+/**
+ * Error suffixes of a version display name: 1 to 128 bytes, single inner spaces only. The service's
+ * whitespace check has the length in it, so a name too short or too long is `invalid` as well.
+ */
+function versionDisplayNameProblems(displayName) {
+    const problems = displayNameProblems(displayName, DISPLAY_NAME_MAX_BYTES);
+    if (problems[0] === 'too-short' || problems[0] === 'too-long')
+        problems.push('invalid');
+    return problems;
+}
+/**
+ * The error paths the service's version validation reports, in its order: the display name (and
+ * its uniqueness in the game), the `cdn` section, the matchmaker (which must be there, with 1 to 32
+ * game modes of 1 to 256 players, each with a docker runtime naming its build). Call
+ * versionConfigFault first: a config with a fault never reaches validation. Indices in paths are strings.
+ */
+function versionProblems(input) {
+    const errors = versionDisplayNameProblems(input.displayName).map((problem) => [
+        'display-name',
+        problem,
+    ]);
+    if ([...input.takenDisplayNames].includes(input.displayName))
+        errors.push(['display-name', 'not-unique']);
+    const { cdn, matchmaker } = input.config;
+    if (cdn)
+        errors.push(...cdnProblems(cdn));
+    if (matchmaker)
+        errors.push(...matchmakerProblems(matchmaker, input.regions));
+    else
+        errors.push(['config', 'matchmaker', 'missing']);
+    return errors;
+}
+/** The error paths of a `cdn` section (part of versionProblems), for a client that changes only it. */
+function cdnProblems(cdn) {
+    const errors = [];
+    // The service does not check that the site is the game's (creation does).
+    if (!cdn.site_id)
+        errors.push(['config', 'cdn', 'no-site-id']);
+    const routes = cdn.routes ?? [];
+    if (routes.length > CDN_ROUTES_MAX)
+        errors.push(['config', 'cdn', 'routes-meta', 'too-many']);
+    const globs = new Set();
+    for (const [routeIndex, route] of routes.slice(0, CDN_ROUTES_MAX).entries()) {
+        const at = ['config', 'cdn', 'routes', String(routeIndex)];
+        const tokens = parseGlob(route.glob) ?? [];
+        const glob = globToString(tokens);
+        if (tokens.length === 0)
+            errors.push([...at, 'glob', 'invalid']);
+        else if (globs.has(glob))
+            errors.push([...at, 'glob', 'not-unique']);
+        else
+            globs.add(glob);
+        if (route.priority > CDN_PRIORITY_MAX)
+            errors.push([...at, 'priority', 'too-high']);
+        else if (route.priority < 0)
+            errors.push([...at, 'priority', 'too-low']);
+        if (route.middlewares.length > CDN_MIDDLEWARES_MAX)
+            errors.push([...at, 'middlewares-meta', 'too-many']);
+        let customHeaders = 0;
+        for (const [middlewareIndex, middleware] of route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).entries()) {
+            const headersMiddleware = middleware.kind.custom_headers;
+            if (!headersMiddleware)
+                continue;
+            const atMiddleware = [...at, 'middlewares', String(middlewareIndex)];
+            if (customHeaders >= CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX)
+                errors.push([...atMiddleware, 'not-unique']);
+            else
+                customHeaders++;
+            const { headers } = headersMiddleware;
+            if (headers.length > CDN_HEADERS_MAX) {
+                errors.push([...atMiddleware, 'custom-headers', 'headers-meta', 'too-many']);
+            }
+            for (const [headerIndex, header] of headers.slice(0, CDN_HEADERS_MAX).entries()) {
+                const atHeader = [...atMiddleware, 'custom-headers', 'headers', String(headerIndex)];
+                const nameBytes = Buffer.byteLength(header.name, 'utf8');
+                if (nameBytes === 0)
+                    errors.push([...atHeader, 'name', 'invalid']);
+                else if (nameBytes > CDN_HEADER_NAME_MAX_BYTES)
+                    errors.push([...atHeader, 'name', 'too-long']);
+                if (Buffer.byteLength(header.value, 'utf8') > CDN_HEADER_VALUE_MAX_BYTES) {
+                    errors.push([...atHeader, 'value', 'too-long']);
+                }
+            }
+        }
+    }
+    return errors;
+}
+function matchmakerProblems(matchmaker, regions) {
+    const converted = lobbyGroupsOf(matchmaker);
+    if ('fault' in converted)
+        return [];
+    const { groups } = converted;
+    const errors = [];
+    if (groups.length === 0)
+        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-few']);
+    else if (groups.length > GAME_MODES_MAX)
+        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-many']);
+    for (const group of groups.slice(0, GAME_MODES_MAX)) {
+        const at = ['config', 'matchmaker', 'game-modes', `*${group.name_id}*`];
+        for (const [field, value] of [
+            ['max-players-normal', group.max_players_normal],
+            ['max-players-direct', group.max_players_direct],
+            ['max-players-party', group.max_players_party],
+        ]) {
+            if (value === 0)
+                errors.push([...at, 'player-counts', field, 'too-low']);
+            else if (value > GAME_MODE_MAX_PLAYERS)
+                errors.push([...at, 'player-counts', field, 'too-high']);
+        }
+        if (regions) {
+            for (const [regionIndex, { region }] of group.regions.slice(0, REGIONS_CHECKED).entries()) {
+                const known = regions.some((candidate) => 'name_id' in region
+                    ? candidate.name_id === region.name_id
+                    : candidate.region_id === region.region_id);
+                if (!known)
+                    errors.push([...at, 'regions', String(regionIndex), 'invalid']);
+            }
+        }
+        const docker = group.runtime?.docker;
+        if (!docker)
+            errors.push([...at, 'no-runtime']);
+        else if (docker.build_id === undefined)
+            errors.push([...at, 'no-build']);
+    }
+    return errors;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
+// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
+// content type (given when the site is created) and the published version's routes (one header per
+// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
+//
+// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
+//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
+//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
+//   type of the file inside: a route per build folder and encoding, and content types.
+// - A Godot web export exported with thread support needs the page cross-origin isolated: two
+//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
+//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
+//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
+//
+// How an export is told (see the deploy's report): Godot 4.3 and later write
+// `const GODOT_THREADS_ENABLED = true|false;` into the exported HTML (export_plugin.cpp, from the
+// `variant/thread_support` option), and `"ensureCrossOriginIsolationHeaders"` and `"serviceWorker"`
+// into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
+// emscripten `<name>.worker.js`.
+
+
+
+
+
+const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
+const HTML_READ_BYTES = 2 * 1024 * 1024;
+const UNITYWEB_READ_BYTES = 64;
+const OCTET_STREAM = 'application/octet-stream';
+const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
+/** The marker Unity writes into the start of a compressed `.unityweb` file (read by its loader). */
+const UNITY_BROTLI_MARKER = 'UnityWeb Compressed Content (brotli)';
+/**
+ * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
+ * read where it tells more), their content types and routes, and the `headers` rules, with every
+ * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
+ * CDN or a named engine's build is not there.
+ */
+async function planServing(files, engine, headers, readStart = readFileStart) {
+    const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
+    const engineRoutes = [];
+    if (engine !== 'none') {
+        const folders = byFolder(files);
+        if (engine === 'auto' || engine === 'unity') {
+            await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart);
+        }
+        if (engine === 'auto' || engine === 'godot')
+            await planGodot(folders, plan, readStart);
+        if (engine !== 'auto' && plan.builds.length === 0) {
+            throw new errors_UsageError(engine === 'unity'
+                ? `${constants_Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
+                    `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${constants_Input.WebEngine} to auto`
+                : `${constants_Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
+                    `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${constants_Input.WebEngine} to auto`);
+        }
+    }
+    const routes = planRoutes(engineRoutes, headers, files);
+    plan.routes = routes.routes;
+    plan.warnings.push(...routes.warnings);
+    return plan;
+}
+/** Gives the files the content types the plan set (before the site is created and the manifest made). */
+function applyContentTypes(files, plan) {
+    const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]));
+    for (const file of files) {
+        const contentType = types.get(file.path);
+        if (contentType)
+            file.contentType = contentType;
+    }
+}
+/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
+function cdnRoutes(routes) {
+    return routes.map((route) => ({
+        glob: route.glob,
+        priority: route.priority,
+        middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
+    }));
+}
+/** True when two route lists say the same (globs as the service writes them back, in any order). */
+function sameRoutes(a, b) {
+    const key = (route) => JSON.stringify([
+        normalizeGlob(route.glob),
+        route.priority,
+        route.middlewares.flatMap((m) => m.kind.custom_headers?.headers ?? []).map((h) => [h.name, h.value]),
+    ]);
+    const keys = (routes) => routes.map(key).sort();
+    return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
+}
+/** Logs what was recognised, the content types and the routes set, and the warnings. */
+function logServingPlan(plan, logger) {
+    if (plan.engine === 'none')
+        logger.info(`${constants_Input.WebEngine}: none: no engine's needs are looked for`);
+    else if (plan.builds.length === 0) {
+        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site; nothing set for one`);
+    }
+    for (const build of plan.builds) {
+        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`);
+    }
+    for (const note of plan.notes)
+        logger.info(note);
+    if (plan.contentTypes.length) {
+        logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
+    }
+    for (const route of plan.routes)
+        logger.info(`Route ${describeRoute(route)}`);
+    for (const warning of plan.warnings)
+        logger.warning(warning);
+}
+/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
+function describeRoute(route) {
+    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? constants_Input.WebEngine : constants_Input.Headers})`;
+}
+// Unity.
+/** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
+const COMPRESSED = /\.(br|gz|unityweb)$/;
+/** The files beside a Unity 2020+ `<name>.loader.js`. */
+const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/;
+async function planUnity(folders, forced, plan, routes, readStart) {
+    for (const [folder, files] of folders) {
+        const names = files.map((file) => baseName(file.path));
+        const loader = names.find((name) => name.endsWith('.loader.js') &&
+            names.some((other) => other.startsWith(name.slice(0, -'loader.js'.length)) && UNITY_PARTS.test(other)));
+        const legacyLoader = names.includes('UnityLoader.js') &&
+            names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
+            ? 'UnityLoader.js'
+            : undefined;
+        const compressed = files.filter((file) => COMPRESSED.test(file.path));
+        const unityCompressed = compressed.filter((file) => /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/.test(file.path));
+        const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
+        if (!evidenceName)
+            continue;
+        const encodings = new Map();
+        const unitywebEncodings = new Map();
+        for (const file of compressed) {
+            const encoding = file.path.endsWith('.br')
+                ? 'br'
+                : file.path.endsWith('.gz')
+                    ? 'gzip'
+                    : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES));
+            const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings;
+            group.set(encoding, [...(group.get(encoding) ?? []), file]);
+            // The type of the file inside: the browser sees it once it has decoded the answer.
+            const inner = file.path.replace(COMPRESSED, '');
+            const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
+            if (contentType !== file.contentType)
+                plan.contentTypes.push({ path: file.path, contentType });
+        }
+        const at = (pattern) => folderGlob(folder, pattern);
+        for (const [encoding, extension] of [
+            ['br', 'br'],
+            ['gzip', 'gz'],
+        ]) {
+            if (encodings.has(encoding))
+                routes.push(encodingRoute(at(`*.${extension}`), encoding));
+        }
+        const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none');
+        if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
+            routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0][0]));
+        }
+        else {
+            // Mixed (or some not compressed): each compressed one by its own name.
+            for (const [encoding, group] of unitywebCompressed) {
+                for (const file of group)
+                    routes.push(encodingRoute(literalGlob(file.path), encoding));
+            }
+        }
+        const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e) => e !== 'none');
+        const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ');
+        plan.builds.push({
+            engine: 'unity',
+            folder,
+            summary: `Unity WebGL build in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+            evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
+        });
+        if (!compression) {
+            plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
+        }
+    }
+}
+/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
+function unitywebEncoding(start) {
+    if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b)
+        return 'gzip';
+    if (start.includes(UNITY_BROTLI_MARKER, 0, 'latin1'))
+        return 'br';
+    return 'none';
+}
+function encodingRoute(glob, encoding) {
+    return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
+}
+// Godot.
+async function planGodot(folders, plan, readStart) {
+    for (const [folder, files] of folders) {
+        const byName = new Map(files.map((file) => [baseName(file.path), file]));
+        const asyncPacks = new Set([...folders.keys()]
+            .filter((other) => parentOf(other) === folder && other.endsWith('.asyncpck'))
+            .map((other) => baseName(other).slice(0, -'.asyncpck'.length)));
+        const packs = [
+            ...[...byName.keys()]
+                .filter((name) => name.endsWith('.pck'))
+                .map((name) => name.slice(0, -'.pck'.length)),
+            ...asyncPacks,
+        ];
+        for (const name of new Set(packs)) {
+            if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
+                continue;
+            const html = byName.get(`${name}.html`) ?? (await godotHtml(files, readStart));
+            const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined;
+            const pack = byName.get(`${name}.pck`);
+            if (pack && pack.contentType !== OCTET_STREAM) {
+                plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
+            }
+            const threads = godotThreads(text, html, byName.has(`${name}.worker.js`) ? `${name}.worker.js` : undefined, folder);
+            const serviceWorker = text && /"serviceWorker"\s*:\s*"([^"]+)"/.exec(text)?.[1];
+            const ensures = text !== undefined && /"ensureCrossOriginIsolationHeaders"\s*:\s*true/.test(text);
+            const workerThere = serviceWorker !== undefined && byName.has(serviceWorker);
+            const page = html?.path ?? pathIn(folder, `${name}.html`);
+            plan.builds.push({
+                engine: 'godot',
+                folder,
+                summary: `Godot web export ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+                    (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
+                evidence: `${pathIn(folder, pack ? `${name}.pck` : `${name}.asyncpck/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+            });
+            if (!threads.threads) {
+                plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
+            }
+            else if (ensures && workerThere) {
+                plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
+                    '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
+            }
+            else {
+                plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
+            }
+        }
+    }
+}
+/** Whether the export has thread support, and what says so. */
+function godotThreads(text, html, workerJs, folder) {
+    const constant = text && /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/.exec(text);
+    if (constant) {
+        return {
+            threads: constant[1] === 'true',
+            evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html.path}`,
+        };
+    }
+    if (workerJs) {
+        return {
+            threads: true,
+            evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
+        };
+    }
+    return {
+        threads: false,
+        evidence: html
+            ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
+            : 'no HTML page to read, and no .worker.js',
+    };
+}
+function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
+    const own = serviceWorker
+        ? ensures
+            ? ` Its service worker ${serviceWorker} is not in path.`
+            : ' Its service worker does not ensure the isolation headers (the option is off).'
+        : '';
+    return (`${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
+        'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
+        'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
+        `Cross-Origin Isolation and SharedArrayBuffer are missing.${own} What works: export with Progressive Web App > ` +
+        'Enabled and Progressive Web App > Ensure Cross Origin Isolation Headers on (its service worker adds both ' +
+        'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
+        'Thread Support off).');
+}
+/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
+async function godotHtml(files, readStart) {
+    for (const file of files) {
+        if (!/\.html?$/i.test(file.path))
+            continue;
+        if ((await readStart(file, HTML_READ_BYTES)).includes('GODOT_CONFIG'))
+            return file;
+    }
+    return undefined;
+}
+/**
+ * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
+ * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
+ * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
+ * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
+ * since only the higher-priority one's header is sent there.
+ */
+function planRoutes(engine, headers, files = []) {
+    const warnings = [];
+    const user = headers.map(({ glob, name, value }) => ({
+        glob,
+        header: { name, value },
+        from: 'headers',
+    }));
+    const kept = engine.filter((route) => {
+        const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob));
+        if (mine) {
+            warnings.push(`${constants_Input.Headers}: '${mine.glob}' replaces the route ${constants_Input.WebEngine} set for that glob ` +
+                `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`);
+        }
+        return !mine;
+    });
+    const all = [...user, ...kept];
+    if (all.length > CDN_SERVED_MAX) {
+        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${constants_Input.Headers} and ${kept.length} for the web engine ` +
+            `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
+            `Give fewer ${constants_Input.Headers}${kept.length ? `, or set ${constants_Input.WebEngine} to none and give the engine's headers yourself` : ''}`);
+    }
+    const order = (route) => (route.from === 'headers' ? 0 : 1);
+    const sorted = all
+        .map((route, index) => ({ route, index }))
+        .sort((a, b) => compareGlobSpecificity(a.route.glob, b.route.glob) ||
+        order(a.route) - order(b.route) ||
+        a.index - b.index);
+    const routes = sorted.map(({ route }, index) => ({
+        ...route,
+        priority: CDN_PRIORITY_MAX - index,
+    }));
+    for (const [i, higher] of routes.entries()) {
+        for (const lower of routes.slice(i + 1)) {
+            if (!globsOverlap(higher.glob, lower.glob))
+                continue;
+            const both = files.filter((f) => globMatches(higher.glob, `/${f.path}`) && globMatches(lower.glob, `/${f.path}`));
+            const example = both.length
+                ? ` (${both.length} file${both.length === 1 ? '' : 's'} of this site, like ${both[0].path})`
+                : ' (no file of this site yet)';
+            warnings.push(`Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
+                `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
+                `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+                `${lower.header.name} is not sent there`);
+        }
+    }
+    return { routes, warnings };
+}
+const source = (route) => (route.from === 'headers' ? constants_Input.Headers : constants_Input.WebEngine);
+// Paths and globs.
+function byFolder(files) {
+    const folders = new Map();
+    for (const file of files) {
+        const folder = parentOf(file.path);
+        folders.set(folder, [...(folders.get(folder) ?? []), file]);
+    }
+    // Folders that hold only folders (an async pack's), so that their children can be found.
+    for (const folder of [...folders.keys()]) {
+        for (let parent = parentOf(folder);; parent = parentOf(parent)) {
+            if (!folders.has(parent))
+                folders.set(parent, []);
+            if (parent === '')
+                break;
+        }
+    }
+    return folders;
+}
+function parentOf(path) {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 ? '' : path.slice(0, slash);
+}
+const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
+const pathIn = (folder, name) => (folder ? `${folder}/${name}` : name);
+/** A glob for the files of `folder` that `pattern` matches; `**` before it when the folder's name is no glob. */
+function folderGlob(folder, pattern) {
+    const glob = pathIn(folder, pattern);
+    return parseGlob(glob) ? glob : `**/${pattern}`;
+}
+/** A glob for one file (a `*` in its name matches more, but matches it). */
+function literalGlob(path) {
+    return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
+}
+async function readFileStart(file, bytes) {
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.absolutePath, 'r');
+    try {
+        const buffer = Buffer.alloc(Math.min(bytes, file.size));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        return buffer.subarray(0, bytesRead);
+    }
+    finally {
+        await handle.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
+ * message it has) and what it had done before (`partial`: the namespace, the site it created). A
+ * failure of the local checks is thrown as it is. See deployFailure.
+ */
+class DeployError extends Error {
+    name = 'DeployError';
+    partial;
+    constructor(cause, partial) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.partial = partial;
+    }
+}
+/**
+ * A failed deploy's own error, unwrapped from a DeployError, and what the deploy had done before it
+ * (undefined when it failed before anything was sent).
+ */
+function deployFailure(error) {
+    return error instanceof DeployError
+        ? { error: error.cause, partial: error.partial }
+        : { error, partial: undefined };
+}
+/**
+ * The deploy: collect and hash the files (nothing is created before every local check passed),
+ * provision the namespace, create the CDN site, upload every part, complete the upload. A failure
+ * past the local checks is thrown as a DeployError.
+ */
+async function deploy(inputs, deps) {
+    const { logger } = deps;
+    if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
+        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
+    }
+    const retry = retryPolicy({
+        retries: inputs.retries,
+        maxRetryAfterMs: inputs.maxRetryAfterMs,
+        signal: deps.signal,
+        ...deps.retry,
+    });
+    const { signal } = deps;
+    const started = retry.now();
+    // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
+    // build; otherwise the files are hashed while they upload, from the same reads.
+    const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined);
+    let files;
+    let manifest;
+    let serving;
+    let collected;
+    if (inputs.path) {
+        const root = inputs.path;
+        files = await logger.group('Collect files', async () => {
+            const found = await scanArtifacts({
+                root,
+                patterns: inputs.files,
+                glob: deps.glob,
+                includeHidden: inputs.includeHidden,
+                logger,
+                open: deps.open,
+                sizeLimit: {
+                    bytes: SITE_BYTES_LIMIT,
+                    message: (total) => `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+                },
+            });
+            collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) };
+            logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`);
+            // What the engine needs, and the headers' routes, checked before anything is created.
+            serving = await planServing(found, inputs.webEngine, inputs.headers);
+            applyContentTypes(found, serving);
+            logServingPlan(serving, logger);
+            if (serving.routes.length && !inputs.publish) {
+                logger.info(`No version is published (${constants_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
+            }
+            if (digestFirst) {
+                manifest = buildManifest(found, await hashArtifacts(found, undefined, deps.open));
+                logger.info(`Digest ${manifest.digest}`);
+            }
+            return found;
+        });
+    }
+    checkMatchmakerConfig(inputs.matchmaker);
+    signal?.throwIfAborted();
+    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+    const plannedParts = files?.length ?? 0;
+    const result = {
+        dryRun: inputs.dryRun,
+        skipped: false,
+        siteName: inputs.siteName,
+        siteId: undefined,
+        uploadId: undefined,
+        provisioned: {
+            nameId: inputs.namespace?.nameId,
+            // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
+            // that fails before must not report a namespace that may not exist as one a re-run reuses.
+            namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
+            namespaceCreated: false,
+            // Known to be attached only once provisioning is done (a dry run plans it).
+            domain: inputs.dryRun ? inputs.domain : undefined,
+            matchmakerValidated: false,
+        },
+        manifest: undefined,
+        manifestPath: undefined,
+        upload: undefined,
+        uploadCompleted: false,
+        published: undefined,
+        plannedParts,
+        durationMs: 0,
+        serving,
+        collected,
+    };
+    // Exactly the routes of the published version when there are any; none keeps the base version's.
+    const routes = serving?.routes.length ? cdnRoutes(serving.routes) : undefined;
+    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    const saveManifest = async (complete) => {
+        result.manifest = complete;
+        result.manifestPath = await writeManifest(complete, manifestFile);
+        logger.info(`Manifest written to ${result.manifestPath}`);
+    };
+    if (manifest)
+        await saveManifest(manifest);
+    if (inputs.dryRun) {
+        await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, result, logger)));
+        result.durationMs = retry.now() - started;
+        return result;
+    }
+    const dispatcher = deps.dispatcher ?? createAgent();
+    try {
+        signal?.throwIfAborted();
+        const client = deployClient(inputs, dispatcher, logger, retry, signal);
+        const onNamespace = (id) => {
+            // Known before the deploy ends: a failure or cancellation later on still reports it.
+            result.provisioned.namespaceId = id;
+            deps.onNamespace?.(id);
+        };
+        let publishing;
+        if (inputs.namespace || inputs.namespaceId) {
+            await logger.group('Provision', async () => {
+                const { provisioned, located } = await provision(client, inputs, logger, {
+                    onNamespace,
+                    createLater: inputs.publish,
+                });
+                result.provisioned = provisioned;
+                if (!inputs.publish)
+                    return;
+                // Everything the new version needs is read and validated before anything is created.
+                const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id;
+                const base = await readVersion(client, inputs.gameId, baseId);
+                const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions);
+                await validateDeployVersion(client, inputs.gameId, name, base.config, routes);
+                logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
+                    `its config kept but for the site${routes ? ' and the routes' : ''}`);
+                logger.info(routesLine(base, routes));
+                publishing = {
+                    base,
+                    name,
+                    gameNameId: located.game.name_id,
+                    current: located.namespace?.version_id,
+                    routes,
+                };
+            });
+        }
+        signal?.throwIfAborted();
+        const previous = deps.previous;
+        if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+            result.skipped = true;
+            result.uploadCompleted = true;
+            result.siteId = previous.siteId;
+            result.uploadId = previous.uploadId;
+            logger.info(`The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
+                `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`);
+        }
+        else if (files) {
+            const siteFiles = files;
+            await logger.group('Upload', async () => {
+                signal?.throwIfAborted();
+                const site = await client.createCdnSite(inputs.gameId, {
+                    display_name: inputs.siteName,
+                    files: fileDescriptors(siteFiles),
+                });
+                result.siteId = site.site_id;
+                result.uploadId = site.upload_id;
+                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+                    `for ${siteFiles.length} files, ` +
+                    `up to ${inputs.concurrency} at a time`);
+                result.upload = await uploadParts({
+                    files: siteFiles,
+                    hash: !manifest,
+                    requests: site.presigned_requests,
+                    dispatcher,
+                    concurrency: inputs.concurrency,
+                    retry,
+                    requestTimeoutMs: inputs.requestTimeoutMs,
+                    logger,
+                    progressIntervalMs: deps.progressIntervalMs,
+                    signal,
+                    open: deps.open,
+                });
+                if (!result.manifest) {
+                    await saveManifest(buildManifest(siteFiles, result.upload.sha256));
+                    logger.info(`Digest ${result.manifest.digest}`);
+                }
+                // A cancelled upload is never completed: the site stays empty rather than half there.
+                signal?.throwIfAborted();
+                await client.completeUpload(site.upload_id);
+                result.uploadCompleted = true;
+                logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
+            });
+        }
+        const plan = publishing;
+        if (plan && result.siteId) {
+            const siteId = result.siteId;
+            signal?.throwIfAborted();
+            result.published = await logger.group('Publish', () => publish(client, inputs, result, plan, siteId, logger, onNamespace));
+        }
+    }
+    catch (error) {
+        result.durationMs = retry.now() - started;
+        throw new DeployError(error, result);
+    }
+    finally {
+        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
+        if (!deps.dispatcher)
+            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
+    }
+    result.durationMs = retry.now() - started;
+    return result;
+}
+/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
+function deployClient(inputs, dispatcher, logger, retry, signal) {
+    return new ServiceClient({
+        baseUrl: inputs.apiUrl,
+        token: inputs.token,
+        dispatcher,
+        logger,
+        retry,
+        // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+        requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+        signal,
+    });
+}
+/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
+function routesLine(base, routes) {
+    const baseRoutes = base.config.cdn?.routes ?? [];
+    const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
+    return routes
+        ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
+        : `No routes computed (no web engine's needs, no ${constants_Input.Headers}): it keeps the base version's ${had}`;
+}
+/**
+ * Makes the version of the new site from the base version and publishes it: to the namespace, or as
+ * the first version of a namespace this run creates. A namespace that already serves a version of
+ * this site (a re-run of an unchanged build) is left as it is.
+ */
+async function publish(client, inputs, result, plan, siteId, logger, onNamespace) {
+    const { provisioned } = result;
+    const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain);
+    const existing = provisioned.namespaceId;
+    if (existing &&
+        plan.current === plan.base.version_id &&
+        plan.base.config.cdn?.site_id === siteId &&
+        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))) {
+        logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
+        logger.info(`Live at ${url}`);
+        return {
+            versionId: plan.base.version_id,
+            versionName: plan.base.display_name,
+            replacedVersionId: plan.current,
+            created: false,
+            url,
+        };
+    }
+    const created = await createVersion(client, inputs.gameId, plan.name, deployConfig(plan.base.config, siteId, plan.routes), logger);
+    logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
+    if (existing) {
+        await client.setNamespaceVersion(inputs.gameId, existing, created.versionId);
+        logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`);
+    }
+    else {
+        await createNamespaceOn(client, inputs, { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }, provisioned, logger, onNamespace);
+    }
+    logger.info(`Live at ${url}`);
+    return {
+        versionId: created.versionId,
+        versionName: created.displayName,
+        replacedVersionId: plan.current,
+        created: true,
+        url,
+    };
+}
+function logPlan(inputs, result, logger) {
+    if (inputs.namespace)
+        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`);
+    else if (inputs.namespaceId)
+        logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`);
+    if (inputs.domain)
+        logger.info(`Would add domain ${inputs.domain} unless the namespace has it`);
+    if (inputs.matchmaker)
+        logger.info('Would validate the matchmaker config with the service');
+    if (result.manifest) {
+        logger.info(`Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
+            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
+    }
+    if (inputs.publish) {
+        const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)";
+        const routes = result.serving?.routes.length;
+        logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
+            (routes
+                ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+                : ', its routes kept'));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
 // Closing a preview: the service can delete neither a namespace nor a site, so a closed pull
 // request's preview namespace is given a version whose site is a small page saying the preview was
 // closed (no build content, every other part of the config kept), and its custom domain is freed.
 // Running it twice changes nothing the second time.
+
 
 
 
@@ -38119,15 +39517,7 @@ async function closePreview(inputs, deps) {
         url: undefined,
     };
     try {
-        const client = new ServiceClient({
-            baseUrl: inputs.apiUrl,
-            token: inputs.token,
-            dispatcher,
-            logger,
-            retry,
-            requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-            signal: deps.signal,
-        });
+        const client = deployClient(inputs, dispatcher, logger, retry, deps.signal);
         const { game } = await client.getGame(inputs.gameId);
         const namespace = game.namespaces.find((ns) => inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId);
         if (!namespace) {
@@ -42630,1399 +44020,6 @@ function retryable(error) {
         return !error.message.includes('in all');
     const status = statusOf(error);
     return status === undefined || status === 429 || status >= 500;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/provision.ts
-
-
-
-
-/**
- * Applies the service's matchmaker rules before anything is created: the service can only validate
- * a config against a namespace, and a namespace the deploy is about to create does not exist yet.
- */
-function checkMatchmakerConfig(matchmaker) {
-    if (!matchmaker)
-        return;
-    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
-    if (problems.length)
-        throw matchmakerError(problems.map((path) => ({ path })));
-}
-/**
- * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
- * validate the matchmaker config. Everything that decides where the bytes go is read from the
- * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
- */
-async function provision(client, inputs, logger, options = {}) {
-    const { game } = await client.getGame(inputs.gameId);
-    let namespace;
-    let namespaceId;
-    let namespaceCreated = false;
-    if (inputs.namespaceId) {
-        namespace = checkNamespaceId(game, inputs, logger);
-        namespaceId = namespace.namespace_id;
-    }
-    else if (inputs.namespace) {
-        namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace.nameId);
-        if (namespace) {
-            logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
-            namespaceId = namespace.namespace_id;
-        }
-        else if (!options.createLater) {
-            ;
-            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs, chooseVersion(inputs, game), logger));
-        }
-    }
-    const provisioned = {
-        nameId: namespace?.name_id ?? inputs.namespace?.nameId,
-        namespaceId,
-        namespaceCreated,
-        domain: undefined,
-        matchmakerValidated: false,
-    };
-    if (namespaceId) {
-        options.onNamespace?.(namespaceId);
-        await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
-    }
-    else if (inputs.matchmaker && game.namespaces[0]) {
-        // The namespace is created after the upload: its matchmaker config is validated now, against
-        // another namespace of the game (the service's rules are the same for all of them).
-        await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, provisioned, logger);
-    }
-    return { provisioned, located: { game, namespace } };
-}
-/**
- * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
- * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
- */
-async function createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace) {
-    const { namespaceId, created } = await createNamespace(client, inputs, version, logger);
-    if (!created)
-        await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id);
-    provisioned.namespaceId = namespaceId;
-    provisioned.namespaceCreated = created;
-    onNamespace?.(namespaceId);
-    await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
-}
-async function prepareNamespace(client, inputs, namespaceId, provisioned, logger) {
-    if (inputs.domain) {
-        await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger);
-        provisioned.domain = inputs.domain;
-    }
-    if (!provisioned.matchmakerValidated)
-        await validateMatchmaker(client, inputs, namespaceId, provisioned, logger);
-}
-async function validateMatchmaker(client, inputs, namespaceId, provisioned, logger) {
-    if (!inputs.matchmaker)
-        return;
-    const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
-        lobby_count_max: inputs.matchmaker.lobbyCountMax,
-        max_players: inputs.matchmaker.maxPlayers,
-    });
-    if (errors.length)
-        throw matchmakerError(errors);
-    provisioned.matchmakerValidated = true;
-    logger.info(`Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`);
-}
-/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
-function checkNamespaceId(game, inputs, logger) {
-    const namespaceId = inputs.namespaceId;
-    const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
-    if (!found) {
-        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
-            `it has ${describeNamespaces(game.namespaces)}`);
-    }
-    const nameId = inputs.namespace?.nameId;
-    if (nameId && found.name_id !== nameId) {
-        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${constants_Input.Namespace} says: ` +
-            'give one of the two, or two that agree');
-    }
-    logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
-    return found;
-}
-/**
- * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
- * another run created it meanwhile: it is looked up again.
- */
-async function createNamespace(client, inputs, version, logger) {
-    const { nameId, displayName } = inputs.namespace;
-    try {
-        const created = await client.createNamespace(inputs.gameId, {
-            name_id: nameId,
-            display_name: displayName,
-            version_id: version.id,
-        });
-        logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`);
-        return { namespaceId: created.namespace_id, created: true };
-    }
-    catch (error) {
-        if (!isNameTaken(error))
-            throw error;
-        const { game: again } = await client.getGame(inputs.gameId);
-        const winner = again.namespaces.find((namespace) => namespace.name_id === nameId);
-        if (!winner)
-            throw error;
-        logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`);
-        return { namespaceId: winner.namespace_id, created: false };
-    }
-}
-/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
-function chooseVersion(inputs, game) {
-    const given = inputs.namespace?.versionId;
-    if (given)
-        return { id: given, description: given };
-    const latest = latestVersion(game.versions);
-    if (!latest) {
-        throw new errors_UsageError(`${constants_Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
-            `to create it on: publish a version, or pass ${constants_Input.VersionId}`);
-    }
-    return {
-        id: latest.version_id,
-        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${constants_Input.VersionId} was given)`,
-    };
-}
-/**
- * Adds the domain unless the namespace has it. The service answers a domain the namespace has
- * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
- * namespace (or another customer) holds it.
- */
-async function attachDomain(client, gameId, namespaceId, domain, logger) {
-    if (await hasDomain(client, gameId, namespaceId, domain)) {
-        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`);
-        return;
-    }
-    try {
-        await client.addNamespaceDomain(gameId, namespaceId, domain);
-        logger.info(`Added domain ${domain} to namespace ${namespaceId}`);
-    }
-    catch (error) {
-        if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
-            throw new errors_UsageError(`${constants_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-                `remove it there first, or choose another ${constants_Input.Domain}. (${error.message})`, { cause: error });
-        }
-        // A run beside this one may have added it between the read and the add: the service then
-        // answers 500 ERROR. Reading again tells.
-        if (error instanceof ServiceError && error.code === 'ERROR') {
-            if (await hasDomain(client, gameId, namespaceId, domain)) {
-                logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
-                return;
-            }
-        }
-        throw error;
-    }
-}
-async function hasDomain(client, gameId, namespaceId, domain) {
-    const { namespace } = await client.getNamespace(gameId, namespaceId);
-    return namespace.config.cdn.domains.some((entry) => entry.domain === domain);
-}
-function describeNamespaces(namespaces) {
-    if (namespaces.length === 0)
-        return 'no namespace';
-    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
-}
-function isNameTaken(error) {
-    if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
-        return false;
-    const paths = error.metadata?.errors;
-    if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique'))
-        return true;
-    return error.serviceMessage.includes('name-id.not-unique');
-}
-function matchmakerError(errors) {
-    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-
-;// CONCATENATED MODULE: ./src/api/versions.ts
-// The rules of game versions (shared/service-behaviour.md, "Namespaces and sites going live"), read
-// from the service's source: what a version config turns into, which error paths its validation
-// reports, what storage refuses, and which CDN route applies to a path. Pure: the emulator enforces
-// them, the client checks a config with them before anything is created.
-
-// Limits.
-const CDN_ROUTES_MAX = 32;
-const CDN_MIDDLEWARES_MAX = 32;
-/** custom_headers middlewares a route may have before the next one is `not-unique`. */
-const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2;
-const CDN_HEADERS_MAX = 32;
-const CDN_HEADER_NAME_MAX_BYTES = 512;
-const CDN_HEADER_VALUE_MAX_BYTES = 1024;
-const CDN_PRIORITY_MAX = 100;
-/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
-const CDN_SERVED_MAX = 10;
-const GAME_MODES_MAX = 32;
-const GAME_MODE_MAX_PLAYERS = 256;
-/** What the service fills in for a game mode that names no max_players, and no tier. */
-const DEFAULT_MAX_PLAYERS = 32;
-const DEFAULT_TIER = 'basic-1d1';
-const REGIONS_CHECKED = 64;
-/**
- * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
- * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
- * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
- * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
- */
-function parseGlob(glob) {
-    const segments = [];
-    let current = '';
-    let escaped = false;
-    for (const char of glob) {
-        if (!escaped && char === '/') {
-            segments.push(current);
-            current = '';
-            continue;
-        }
-        escaped = !escaped && char === '\\';
-        current += char;
-    }
-    segments.push(current);
-    const tokens = [];
-    let previousWasDoubleStar = false;
-    for (const [index, segment] of segments.entries()) {
-        if (segment === '**') {
-            if (!previousWasDoubleStar)
-                tokens.push('recursive');
-            previousWasDoubleStar = true;
-            continue;
-        }
-        previousWasDoubleStar = false;
-        let previousWasStar = false;
-        for (const char of segment) {
-            if (char === '*') {
-                if (previousWasStar)
-                    return undefined;
-                tokens.push('any');
-            }
-            else {
-                tokens.push({ char });
-            }
-            previousWasStar = char === '*';
-        }
-        if (index !== segments.length - 1)
-            tokens.push({ char: '/' });
-    }
-    return tokens;
-}
-/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
-function globToString(tokens) {
-    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
-}
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
-function normalizeGlob(glob) {
-    const tokens = parseGlob(glob);
-    return tokens ? globToString(tokens) : glob;
-}
-/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
-function globRegExp(tokens) {
-    const body = tokens
-        .map((token) => token === 'any'
-        ? '[^/]+'
-        : token === 'recursive'
-            ? '.*'
-            : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-        .join('');
-    return new RegExp(`^/${body}$`, 'u');
-}
-/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
-function globMatches(glob, path) {
-    const tokens = parseGlob(glob);
-    return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path);
-}
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
-function globSteps(tokens) {
-    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
-}
-const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** Whether one character can be taken by both steps. */
-function stepsMeet(a, b) {
-    if (typeof a === 'object' && typeof b === 'object')
-        return a.char === b.char;
-    if (typeof a === 'object')
-        return b === 'any-chars' || a.char !== '/';
-    if (typeof b === 'object')
-        return a === 'any-chars' || b.char !== '/';
-    return true;
-}
-/**
- * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
- * where two routes overlap, only the one of higher priority adds its header. False when either glob
- * does not parse.
- */
-function globsOverlap(a, b) {
-    const tokensA = parseGlob(a);
-    const tokensB = parseGlob(b);
-    if (!tokensA?.length || !tokensB?.length)
-        return false;
-    const stepsA = globSteps(tokensA);
-    const stepsB = globSteps(tokensB);
-    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
-    // without taking a character, or take one and stay.
-    const seen = new Set();
-    const pending = [[0, 0]];
-    while (pending.length) {
-        const [i, j] = pending.pop();
-        const key = `${i},${j}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        if (i === stepsA.length && j === stepsB.length)
-            return true;
-        const stepA = stepsA[i];
-        const stepB = stepsB[j];
-        if (stepA && repeats(stepA))
-            pending.push([i + 1, j]);
-        if (stepB && repeats(stepB))
-            pending.push([i, j + 1]);
-        if (stepA && stepB && stepsMeet(stepA, stepB)) {
-            const nextI = repeats(stepA) ? i : i + 1;
-            const nextJ = repeats(stepB) ? j : j + 1;
-            if (nextI !== i || nextJ !== j)
-                pending.push([nextI, nextJ]);
-        }
-    }
-    return false;
-}
-/**
- * Orders globs from the most specific: one without a `**` segment before one with, then the one with
- * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
- */
-function compareGlobSpecificity(a, b) {
-    const measure = (glob) => {
-        const tokens = parseGlob(glob) ?? [];
-        return {
-            recursive: tokens.filter((t) => t === 'recursive').length,
-            literal: tokens.filter((t) => typeof t === 'object').length,
-            any: tokens.filter((t) => t === 'any').length,
-        };
-    };
-    const ma = measure(a);
-    const mb = measure(b);
-    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
-}
-/**
- * The route the CDN applies to a request path: of the first 10 routes, the highest-priority one whose
- * glob matches (the first of equals). The path is the one requested, before `index.html` is added.
- */
-function routeForPath(routes, path) {
-    let chosen;
-    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
-        if ((chosen === undefined || route.priority > chosen.priority) && globMatches(route.glob, path)) {
-            chosen = route;
-        }
-    }
-    return chosen;
-}
-/** Every header a route's custom_headers middlewares add, in order. */
-function routeHeaders(route) {
-    return route.middlewares.flatMap((middleware) => middleware.kind.custom_headers?.headers ?? []);
-}
-/**
- * Indices of the routes the service cannot store: its table holds one header per version and glob,
- * so a route with two or more headers (in one middleware or several) passes validation but fails the
- * creation with a 500, after the version's name was taken. A route without headers is not stored
- * at all (it is not answered when the version is read).
- */
-function unstorableRoutes(config) {
-    return (config.cdn?.routes ?? []).flatMap((route, index) => (routeHeaders(route).length > 1 ? [index] : []));
-}
-class Fault extends (/* unused pure expression or super */ null && (Error)) {
-}
-function nonNegative(value, field) {
-    if (typeof value === 'number' && value < 0)
-        throw new Fault(`\`${field}\` out of bounds`);
-    return value;
-}
-/**
- * The lobby groups the service makes of a matchmaker config. When `lobby_groups` is present (even
- * empty) it wins and `game_modes` is ignored: `listable`, `taggable`, `allow_dynamic_max_players`
- * and `actions` then take their defaults (true, false, false, none), so a config read back (which
- * answers both forms) and posted unchanged loses them. A game mode inherits what it leaves out from
- * the matchmaker's own `regions`, `max_players*`, `docker`, `tier` and `idle_lobbies`.
- * A negative number is a fault: MATCHMAKER_INVALID_VERSION_CONFIG.
- */
-function lobbyGroupsOf(matchmaker) {
-    try {
-        const groups = matchmaker.lobby_groups
-            ? matchmaker.lobby_groups.map(fromLobbyGroup)
-            : Object.entries(matchmaker.game_modes ?? {}).map(([name, mode]) => fromGameMode(name, mode, matchmaker));
-        if (matchmaker.captcha) {
-            nonNegative(matchmaker.captcha.requests_before_reverify, 'requests_before_reverify');
-            nonNegative(matchmaker.captcha.verification_ttl, 'verification_ttl');
-        }
-        return { groups };
-    }
-    catch (error) {
-        if (!(error instanceof Fault))
-            throw error;
-        return { fault: { code: 'MATCHMAKER_INVALID_VERSION_CONFIG', message: error.message } };
-    }
-}
-function fromGameMode(name, mode, matchmaker) {
-    const normal = mode.max_players ?? matchmaker.max_players ?? DEFAULT_MAX_PLAYERS;
-    const direct = mode.max_players_direct ?? matchmaker.max_players_direct ?? normal;
-    const party = mode.max_players_party ?? matchmaker.max_players_party ?? normal;
-    nonNegative(normal, 'max_players');
-    nonNegative(direct, 'max_players_direct');
-    nonNegative(party, 'max_players_party');
-    const group = {
-        name_id: name,
-        regions: [],
-        max_players_normal: normal,
-        max_players_direct: direct,
-        max_players_party: party,
-        listable: mode.listable ?? true,
-        taggable: mode.taggable ?? false,
-        allow_dynamic_max_players: mode.allow_dynamic_max_players ?? false,
-    };
-    const docker = mode.docker ?? matchmaker.docker;
-    if (docker) {
-        // The env of both levels is merged (the game mode's wins); the rest comes whole from one of them.
-        const env = { ...matchmaker.docker?.env, ...mode.docker?.env };
-        group.runtime = {
-            docker: {
-                ...(docker.image_id ? { build_id: docker.image_id } : {}),
-                args: docker.args ?? [],
-                env_vars: Object.entries(env).map(([key, value]) => ({ key, value })),
-                network_mode: docker.network_mode ?? 'bridge',
-                ports: Object.entries(docker.ports ?? {}).map(([label, port]) => ({
-                    label,
-                    ...versions_optional('target_port', nonNegative(port.port, 'port')),
-                    ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
-                    proxy_protocol: port.protocol ?? 'https',
-                    proxy_kind: port.proxy ?? 'game_guard',
-                })),
-            },
-        };
-    }
-    group.regions = Object.entries(mode.regions ?? matchmaker.regions ?? {}).map(([regionName, region]) => {
-        const idle = region.idle_lobbies ?? mode.idle_lobbies ?? matchmaker.idle_lobbies;
-        return {
-            region: { name_id: regionName },
-            tier_name_id: region.tier ?? mode.tier ?? matchmaker.tier ?? DEFAULT_TIER,
-            ...versions_optional('idle_lobbies', idle && {
-                min_idle_lobbies: nonNegative(idle.min, 'idle_lobbies.min'),
-                max_idle_lobbies: nonNegative(idle.max, 'idle_lobbies.max'),
-            }),
-        };
-    });
-    if (mode.actions) {
-        const { find, join, create } = mode.actions;
-        group.actions = {
-            ...versions_optional('find', find && action(find)),
-            ...versions_optional('join', join && action(join)),
-            ...versions_optional('create', create && {
-                ...action(create),
-                enable_public: create.enable_public ?? false,
-                enable_private: create.enable_private ?? true,
-                ...versions_optional('max_lobbies_per_identity', nonNegative(create.max_lobbies_per_identity, 'actions.create.max_lobbies_per_identity')),
-            }),
-        };
-    }
-    return group;
-}
-function fromLobbyGroup(group) {
-    nonNegative(group.max_players_normal, 'max_players');
-    nonNegative(group.max_players_direct, 'max_players_direct');
-    nonNegative(group.max_players_party, 'max_players_party');
-    const regions = group.regions.map((region) => ({
-        region: { region_id: region.region_id },
-        tier_name_id: region.tier_name_id,
-        ...versions_optional('idle_lobbies', region.idle_lobbies && {
-            min_idle_lobbies: nonNegative(region.idle_lobbies.min_idle_lobbies, 'min_idle_lobbies'),
-            max_idle_lobbies: nonNegative(region.idle_lobbies.max_idle_lobbies, 'max_idle_lobbies'),
-        }),
-    }));
-    const docker = group.runtime.docker;
-    return {
-        name_id: group.name_id,
-        regions,
-        max_players_normal: group.max_players_normal,
-        max_players_direct: group.max_players_direct,
-        max_players_party: group.max_players_party,
-        // The legacy form has no place for these: the service sets its defaults.
-        listable: true,
-        taggable: false,
-        allow_dynamic_max_players: false,
-        runtime: docker
-            ? {
-                docker: {
-                    ...(docker.build_id ? { build_id: docker.build_id } : {}),
-                    args: docker.args,
-                    env_vars: docker.env_vars.map(({ key, value }) => ({ key, value })),
-                    network_mode: docker.network_mode ?? 'bridge',
-                    ports: docker.ports.map((port) => ({
-                        label: port.label,
-                        ...versions_optional('target_port', nonNegative(port.target_port, 'target_port')),
-                        ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
-                        proxy_protocol: port.proxy_protocol,
-                        proxy_kind: port.port_range ? 'none' : 'game_guard',
-                    })),
-                },
-            }
-            : {},
-    };
-}
-function portRange(range) {
-    return { min: nonNegative(range.min, 'port_range.min'), max: nonNegative(range.max, 'port_range.max') };
-}
-function action(config) {
-    return {
-        enabled: config.enabled,
-        identity_requirement: config.identity_requirement ?? 'none',
-        ...versions_optional('verification', config.verification),
-    };
-}
-/** `{ [key]: value }`, or nothing when the value is null or undefined. */
-function versions_optional(key, value) {
-    return value === null || value === undefined ? {} : { [key]: value };
-}
-/**
- * What the service refuses while it converts a config, before validation, in its order: a negative
- * route priority (500), a negative matchmaker number (400 MATCHMAKER_INVALID_VERSION_CONFIG), a
- * middleware without a kind among the routes and middlewares validation reads (500).
- */
-function versionConfigFault(config) {
-    const routes = config.cdn?.routes ?? [];
-    if (routes.some((route) => route.priority < 0))
-        return { code: 'ERROR' };
-    if (config.matchmaker) {
-        const converted = lobbyGroupsOf(config.matchmaker);
-        if ('fault' in converted)
-            return converted.fault;
-    }
-    const kindless = routes
-        .slice(0, CDN_ROUTES_MAX)
-        .some((route) => route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).some((m) => !m.kind.custom_headers));
-    return kindless ? { code: 'ERROR' } : undefined;
-}
-/**
- * Error suffixes of a version display name: 1 to 128 bytes, single inner spaces only. The service's
- * whitespace check has the length in it, so a name too short or too long is `invalid` as well.
- */
-function versionDisplayNameProblems(displayName) {
-    const problems = displayNameProblems(displayName, DISPLAY_NAME_MAX_BYTES);
-    if (problems[0] === 'too-short' || problems[0] === 'too-long')
-        problems.push('invalid');
-    return problems;
-}
-/**
- * The error paths the service's version validation reports, in its order: the display name (and
- * its uniqueness in the game), the `cdn` section, the matchmaker (which must be there, with 1 to 32
- * game modes of 1 to 256 players, each with a docker runtime naming its build). Call
- * versionConfigFault first: a config with a fault never reaches validation. Indices in paths are strings.
- */
-function versionProblems(input) {
-    const errors = versionDisplayNameProblems(input.displayName).map((problem) => [
-        'display-name',
-        problem,
-    ]);
-    if ([...input.takenDisplayNames].includes(input.displayName))
-        errors.push(['display-name', 'not-unique']);
-    const { cdn, matchmaker } = input.config;
-    if (cdn)
-        errors.push(...cdnProblems(cdn));
-    if (matchmaker)
-        errors.push(...matchmakerProblems(matchmaker, input.regions));
-    else
-        errors.push(['config', 'matchmaker', 'missing']);
-    return errors;
-}
-/** The error paths of a `cdn` section (part of versionProblems), for a client that changes only it. */
-function cdnProblems(cdn) {
-    const errors = [];
-    // The service does not check that the site is the game's (creation does).
-    if (!cdn.site_id)
-        errors.push(['config', 'cdn', 'no-site-id']);
-    const routes = cdn.routes ?? [];
-    if (routes.length > CDN_ROUTES_MAX)
-        errors.push(['config', 'cdn', 'routes-meta', 'too-many']);
-    const globs = new Set();
-    for (const [routeIndex, route] of routes.slice(0, CDN_ROUTES_MAX).entries()) {
-        const at = ['config', 'cdn', 'routes', String(routeIndex)];
-        const tokens = parseGlob(route.glob) ?? [];
-        const glob = globToString(tokens);
-        if (tokens.length === 0)
-            errors.push([...at, 'glob', 'invalid']);
-        else if (globs.has(glob))
-            errors.push([...at, 'glob', 'not-unique']);
-        else
-            globs.add(glob);
-        if (route.priority > CDN_PRIORITY_MAX)
-            errors.push([...at, 'priority', 'too-high']);
-        else if (route.priority < 0)
-            errors.push([...at, 'priority', 'too-low']);
-        if (route.middlewares.length > CDN_MIDDLEWARES_MAX)
-            errors.push([...at, 'middlewares-meta', 'too-many']);
-        let customHeaders = 0;
-        for (const [middlewareIndex, middleware] of route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).entries()) {
-            const headersMiddleware = middleware.kind.custom_headers;
-            if (!headersMiddleware)
-                continue;
-            const atMiddleware = [...at, 'middlewares', String(middlewareIndex)];
-            if (customHeaders >= CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX)
-                errors.push([...atMiddleware, 'not-unique']);
-            else
-                customHeaders++;
-            const { headers } = headersMiddleware;
-            if (headers.length > CDN_HEADERS_MAX) {
-                errors.push([...atMiddleware, 'custom-headers', 'headers-meta', 'too-many']);
-            }
-            for (const [headerIndex, header] of headers.slice(0, CDN_HEADERS_MAX).entries()) {
-                const atHeader = [...atMiddleware, 'custom-headers', 'headers', String(headerIndex)];
-                const nameBytes = Buffer.byteLength(header.name, 'utf8');
-                if (nameBytes === 0)
-                    errors.push([...atHeader, 'name', 'invalid']);
-                else if (nameBytes > CDN_HEADER_NAME_MAX_BYTES)
-                    errors.push([...atHeader, 'name', 'too-long']);
-                if (Buffer.byteLength(header.value, 'utf8') > CDN_HEADER_VALUE_MAX_BYTES) {
-                    errors.push([...atHeader, 'value', 'too-long']);
-                }
-            }
-        }
-    }
-    return errors;
-}
-function matchmakerProblems(matchmaker, regions) {
-    const converted = lobbyGroupsOf(matchmaker);
-    if ('fault' in converted)
-        return [];
-    const { groups } = converted;
-    const errors = [];
-    if (groups.length === 0)
-        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-few']);
-    else if (groups.length > GAME_MODES_MAX)
-        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-many']);
-    for (const group of groups.slice(0, GAME_MODES_MAX)) {
-        const at = ['config', 'matchmaker', 'game-modes', `*${group.name_id}*`];
-        for (const [field, value] of [
-            ['max-players-normal', group.max_players_normal],
-            ['max-players-direct', group.max_players_direct],
-            ['max-players-party', group.max_players_party],
-        ]) {
-            if (value === 0)
-                errors.push([...at, 'player-counts', field, 'too-low']);
-            else if (value > GAME_MODE_MAX_PLAYERS)
-                errors.push([...at, 'player-counts', field, 'too-high']);
-        }
-        if (regions) {
-            for (const [regionIndex, { region }] of group.regions.slice(0, REGIONS_CHECKED).entries()) {
-                const known = regions.some((candidate) => 'name_id' in region
-                    ? candidate.name_id === region.name_id
-                    : candidate.region_id === region.region_id);
-                if (!known)
-                    errors.push([...at, 'regions', String(regionIndex), 'invalid']);
-            }
-        }
-        const docker = group.runtime?.docker;
-        if (!docker)
-            errors.push([...at, 'no-runtime']);
-        else if (docker.build_id === undefined)
-            errors.push([...at, 'no-build']);
-    }
-    return errors;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
-// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
-// content type (given when the site is created) and the published version's routes (one header per
-// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
-//
-// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
-//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
-//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
-//   type of the file inside: a route per build folder and encoding, and content types.
-// - A Godot web export exported with thread support needs the page cross-origin isolated: two
-//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
-//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
-//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
-//
-// How an export is told (see the deploy's report): Godot 4.3 and later write
-// `const GODOT_THREADS_ENABLED = true|false;` into the exported HTML (export_plugin.cpp, from the
-// `variant/thread_support` option), and `"ensureCrossOriginIsolationHeaders"` and `"serviceWorker"`
-// into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
-// emscripten `<name>.worker.js`.
-
-
-
-
-
-const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
-const HTML_READ_BYTES = 2 * 1024 * 1024;
-const UNITYWEB_READ_BYTES = 64;
-const OCTET_STREAM = 'application/octet-stream';
-const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
-/** The marker Unity writes into the start of a compressed `.unityweb` file (read by its loader). */
-const UNITY_BROTLI_MARKER = 'UnityWeb Compressed Content (brotli)';
-/**
- * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
- * read where it tells more), their content types and routes, and the `headers` rules, with every
- * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
- * CDN or a named engine's build is not there.
- */
-async function planServing(files, engine, headers, readStart = readFileStart) {
-    const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
-    const engineRoutes = [];
-    if (engine !== 'none') {
-        const folders = byFolder(files);
-        if (engine === 'auto' || engine === 'unity') {
-            await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart);
-        }
-        if (engine === 'auto' || engine === 'godot')
-            await planGodot(folders, plan, readStart);
-        if (engine !== 'auto' && plan.builds.length === 0) {
-            throw new errors_UsageError(engine === 'unity'
-                ? `${constants_Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
-                    `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${constants_Input.WebEngine} to auto`
-                : `${constants_Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
-                    `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${constants_Input.WebEngine} to auto`);
-        }
-    }
-    const routes = planRoutes(engineRoutes, headers, files);
-    plan.routes = routes.routes;
-    plan.warnings.push(...routes.warnings);
-    return plan;
-}
-/** Gives the files the content types the plan set (before the site is created and the manifest made). */
-function applyContentTypes(files, plan) {
-    const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]));
-    for (const file of files) {
-        const contentType = types.get(file.path);
-        if (contentType)
-            file.contentType = contentType;
-    }
-}
-/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
-function cdnRoutes(routes) {
-    return routes.map((route) => ({
-        glob: route.glob,
-        priority: route.priority,
-        middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
-    }));
-}
-/** True when two route lists say the same (globs as the service writes them back, in any order). */
-function sameRoutes(a, b) {
-    const key = (route) => JSON.stringify([
-        normalizeGlob(route.glob),
-        route.priority,
-        route.middlewares.flatMap((m) => m.kind.custom_headers?.headers ?? []).map((h) => [h.name, h.value]),
-    ]);
-    const keys = (routes) => routes.map(key).sort();
-    return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
-}
-/** Logs what was recognised, the content types and the routes set, and the warnings. */
-function logServingPlan(plan, logger) {
-    if (plan.engine === 'none')
-        logger.info(`${constants_Input.WebEngine}: none: no engine's needs are looked for`);
-    else if (plan.builds.length === 0) {
-        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site; nothing set for one`);
-    }
-    for (const build of plan.builds) {
-        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`);
-    }
-    for (const note of plan.notes)
-        logger.info(note);
-    if (plan.contentTypes.length) {
-        logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
-    }
-    for (const route of plan.routes)
-        logger.info(`Route ${describeRoute(route)}`);
-    for (const warning of plan.warnings)
-        logger.warning(warning);
-}
-/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
-function describeRoute(route) {
-    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? constants_Input.WebEngine : constants_Input.Headers})`;
-}
-// Unity.
-/** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
-const COMPRESSED = /\.(br|gz|unityweb)$/;
-/** The files beside a Unity 2020+ `<name>.loader.js`. */
-const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/;
-async function planUnity(folders, forced, plan, routes, readStart) {
-    for (const [folder, files] of folders) {
-        const names = files.map((file) => baseName(file.path));
-        const loader = names.find((name) => name.endsWith('.loader.js') &&
-            names.some((other) => other.startsWith(name.slice(0, -'loader.js'.length)) && UNITY_PARTS.test(other)));
-        const legacyLoader = names.includes('UnityLoader.js') &&
-            names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
-            ? 'UnityLoader.js'
-            : undefined;
-        const compressed = files.filter((file) => COMPRESSED.test(file.path));
-        const unityCompressed = compressed.filter((file) => /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/.test(file.path));
-        const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
-        if (!evidenceName)
-            continue;
-        const encodings = new Map();
-        const unitywebEncodings = new Map();
-        for (const file of compressed) {
-            const encoding = file.path.endsWith('.br')
-                ? 'br'
-                : file.path.endsWith('.gz')
-                    ? 'gzip'
-                    : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES));
-            const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings;
-            group.set(encoding, [...(group.get(encoding) ?? []), file]);
-            // The type of the file inside: the browser sees it once it has decoded the answer.
-            const inner = file.path.replace(COMPRESSED, '');
-            const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
-            if (contentType !== file.contentType)
-                plan.contentTypes.push({ path: file.path, contentType });
-        }
-        const at = (pattern) => folderGlob(folder, pattern);
-        for (const [encoding, extension] of [
-            ['br', 'br'],
-            ['gzip', 'gz'],
-        ]) {
-            if (encodings.has(encoding))
-                routes.push(encodingRoute(at(`*.${extension}`), encoding));
-        }
-        const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none');
-        if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
-            routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0][0]));
-        }
-        else {
-            // Mixed (or some not compressed): each compressed one by its own name.
-            for (const [encoding, group] of unitywebCompressed) {
-                for (const file of group)
-                    routes.push(encodingRoute(literalGlob(file.path), encoding));
-            }
-        }
-        const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e) => e !== 'none');
-        const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ');
-        plan.builds.push({
-            engine: 'unity',
-            folder,
-            summary: `Unity WebGL build in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-            evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
-        });
-        if (!compression) {
-            plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
-        }
-    }
-}
-/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
-function unitywebEncoding(start) {
-    if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b)
-        return 'gzip';
-    if (start.includes(UNITY_BROTLI_MARKER, 0, 'latin1'))
-        return 'br';
-    return 'none';
-}
-function encodingRoute(glob, encoding) {
-    return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
-}
-// Godot.
-async function planGodot(folders, plan, readStart) {
-    for (const [folder, files] of folders) {
-        const byName = new Map(files.map((file) => [baseName(file.path), file]));
-        const asyncPacks = new Set([...folders.keys()]
-            .filter((other) => parentOf(other) === folder && other.endsWith('.asyncpck'))
-            .map((other) => baseName(other).slice(0, -'.asyncpck'.length)));
-        const packs = [
-            ...[...byName.keys()]
-                .filter((name) => name.endsWith('.pck'))
-                .map((name) => name.slice(0, -'.pck'.length)),
-            ...asyncPacks,
-        ];
-        for (const name of new Set(packs)) {
-            if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
-                continue;
-            const html = byName.get(`${name}.html`) ?? (await godotHtml(files, readStart));
-            const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined;
-            const pack = byName.get(`${name}.pck`);
-            if (pack && pack.contentType !== OCTET_STREAM) {
-                plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
-            }
-            const threads = godotThreads(text, html, byName.has(`${name}.worker.js`) ? `${name}.worker.js` : undefined, folder);
-            const serviceWorker = text && /"serviceWorker"\s*:\s*"([^"]+)"/.exec(text)?.[1];
-            const ensures = text !== undefined && /"ensureCrossOriginIsolationHeaders"\s*:\s*true/.test(text);
-            const workerThere = serviceWorker !== undefined && byName.has(serviceWorker);
-            const page = html?.path ?? pathIn(folder, `${name}.html`);
-            plan.builds.push({
-                engine: 'godot',
-                folder,
-                summary: `Godot web export ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
-                    (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
-                evidence: `${pathIn(folder, pack ? `${name}.pck` : `${name}.asyncpck/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
-            });
-            if (!threads.threads) {
-                plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
-            }
-            else if (ensures && workerThere) {
-                plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
-                    '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
-            }
-            else {
-                plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
-            }
-        }
-    }
-}
-/** Whether the export has thread support, and what says so. */
-function godotThreads(text, html, workerJs, folder) {
-    const constant = text && /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/.exec(text);
-    if (constant) {
-        return {
-            threads: constant[1] === 'true',
-            evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html.path}`,
-        };
-    }
-    if (workerJs) {
-        return {
-            threads: true,
-            evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
-        };
-    }
-    return {
-        threads: false,
-        evidence: html
-            ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
-            : 'no HTML page to read, and no .worker.js',
-    };
-}
-function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
-    const own = serviceWorker
-        ? ensures
-            ? ` Its service worker ${serviceWorker} is not in path.`
-            : ' Its service worker does not ensure the isolation headers (the option is off).'
-        : '';
-    return (`${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
-        'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
-        'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
-        `Cross-Origin Isolation and SharedArrayBuffer are missing.${own} What works: export with Progressive Web App > ` +
-        'Enabled and Progressive Web App > Ensure Cross Origin Isolation Headers on (its service worker adds both ' +
-        'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
-        'Thread Support off).');
-}
-/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
-async function godotHtml(files, readStart) {
-    for (const file of files) {
-        if (!/\.html?$/i.test(file.path))
-            continue;
-        if ((await readStart(file, HTML_READ_BYTES)).includes('GODOT_CONFIG'))
-            return file;
-    }
-    return undefined;
-}
-/**
- * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
- * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
- * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
- * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
- * since only the higher-priority one's header is sent there.
- */
-function planRoutes(engine, headers, files = []) {
-    const warnings = [];
-    const user = headers.map(({ glob, name, value }) => ({
-        glob,
-        header: { name, value },
-        from: 'headers',
-    }));
-    const kept = engine.filter((route) => {
-        const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob));
-        if (mine) {
-            warnings.push(`${constants_Input.Headers}: '${mine.glob}' replaces the route ${constants_Input.WebEngine} set for that glob ` +
-                `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`);
-        }
-        return !mine;
-    });
-    const all = [...user, ...kept];
-    if (all.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${constants_Input.Headers} and ${kept.length} for the web engine ` +
-            `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-            `Give fewer ${constants_Input.Headers}${kept.length ? `, or set ${constants_Input.WebEngine} to none and give the engine's headers yourself` : ''}`);
-    }
-    const order = (route) => (route.from === 'headers' ? 0 : 1);
-    const sorted = all
-        .map((route, index) => ({ route, index }))
-        .sort((a, b) => compareGlobSpecificity(a.route.glob, b.route.glob) ||
-        order(a.route) - order(b.route) ||
-        a.index - b.index);
-    const routes = sorted.map(({ route }, index) => ({
-        ...route,
-        priority: CDN_PRIORITY_MAX - index,
-    }));
-    for (const [i, higher] of routes.entries()) {
-        for (const lower of routes.slice(i + 1)) {
-            if (!globsOverlap(higher.glob, lower.glob))
-                continue;
-            const both = files.filter((f) => globMatches(higher.glob, `/${f.path}`) && globMatches(lower.glob, `/${f.path}`));
-            const example = both.length
-                ? ` (${both.length} file${both.length === 1 ? '' : 's'} of this site, like ${both[0].path})`
-                : ' (no file of this site yet)';
-            warnings.push(`Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-                `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-                `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-                `${lower.header.name} is not sent there`);
-        }
-    }
-    return { routes, warnings };
-}
-const source = (route) => (route.from === 'headers' ? constants_Input.Headers : constants_Input.WebEngine);
-// Paths and globs.
-function byFolder(files) {
-    const folders = new Map();
-    for (const file of files) {
-        const folder = parentOf(file.path);
-        folders.set(folder, [...(folders.get(folder) ?? []), file]);
-    }
-    // Folders that hold only folders (an async pack's), so that their children can be found.
-    for (const folder of [...folders.keys()]) {
-        for (let parent = parentOf(folder);; parent = parentOf(parent)) {
-            if (!folders.has(parent))
-                folders.set(parent, []);
-            if (parent === '')
-                break;
-        }
-    }
-    return folders;
-}
-function parentOf(path) {
-    const slash = path.lastIndexOf('/');
-    return slash < 0 ? '' : path.slice(0, slash);
-}
-const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
-const pathIn = (folder, name) => (folder ? `${folder}/${name}` : name);
-/** A glob for the files of `folder` that `pattern` matches; `**` before it when the folder's name is no glob. */
-function folderGlob(folder, pattern) {
-    const glob = pathIn(folder, pattern);
-    return parseGlob(glob) ? glob : `**/${pattern}`;
-}
-/** A glob for one file (a `*` in its name matches more, but matches it). */
-function literalGlob(path) {
-    return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
-}
-async function readFileStart(file, bytes) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.absolutePath, 'r');
-    try {
-        const buffer = Buffer.alloc(Math.min(bytes, file.size));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-        return buffer.subarray(0, bytesRead);
-    }
-    finally {
-        await handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
- * message it has) and what it had done before (`partial`: the namespace, the site it created). A
- * failure of the local checks is thrown as it is. See deployFailure.
- */
-class DeployError extends Error {
-    name = 'DeployError';
-    partial;
-    constructor(cause, partial) {
-        super(cause instanceof Error ? cause.message : String(cause), { cause });
-        this.partial = partial;
-    }
-}
-/**
- * A failed deploy's own error, unwrapped from a DeployError, and what the deploy had done before it
- * (undefined when it failed before anything was sent).
- */
-function deployFailure(error) {
-    return error instanceof DeployError
-        ? { error: error.cause, partial: error.partial }
-        : { error, partial: undefined };
-}
-/**
- * The deploy: collect and hash the files (nothing is created before every local check passed),
- * provision the namespace, create the CDN site, upload every part, complete the upload. A failure
- * past the local checks is thrown as a DeployError.
- */
-async function deploy(inputs, deps) {
-    const { logger } = deps;
-    if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
-        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
-    }
-    const retry = retryPolicy({
-        retries: inputs.retries,
-        maxRetryAfterMs: inputs.maxRetryAfterMs,
-        signal: deps.signal,
-        ...deps.retry,
-    });
-    const { signal } = deps;
-    const started = retry.now();
-    // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
-    // build; otherwise the files are hashed while they upload, from the same reads.
-    const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined);
-    let files;
-    let manifest;
-    let serving;
-    let collected;
-    if (inputs.path) {
-        const root = inputs.path;
-        files = await logger.group('Collect files', async () => {
-            const found = await scanArtifacts({
-                root,
-                patterns: inputs.files,
-                glob: deps.glob,
-                includeHidden: inputs.includeHidden,
-                logger,
-                open: deps.open,
-                sizeLimit: {
-                    bytes: SITE_BYTES_LIMIT,
-                    message: (total) => `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-                },
-            });
-            collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) };
-            logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`);
-            // What the engine needs, and the headers' routes, checked before anything is created.
-            serving = await planServing(found, inputs.webEngine, inputs.headers);
-            applyContentTypes(found, serving);
-            logServingPlan(serving, logger);
-            if (serving.routes.length && !inputs.publish) {
-                logger.info(`No version is published (${constants_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
-            }
-            if (digestFirst) {
-                manifest = buildManifest(found, await hashArtifacts(found, undefined, deps.open));
-                logger.info(`Digest ${manifest.digest}`);
-            }
-            return found;
-        });
-    }
-    checkMatchmakerConfig(inputs.matchmaker);
-    signal?.throwIfAborted();
-    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
-    const plannedParts = files?.length ?? 0;
-    const result = {
-        dryRun: inputs.dryRun,
-        skipped: false,
-        siteName: inputs.siteName,
-        siteId: undefined,
-        uploadId: undefined,
-        provisioned: {
-            nameId: inputs.namespace?.nameId,
-            // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
-            // that fails before must not report a namespace that may not exist as one a re-run reuses.
-            namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
-            namespaceCreated: false,
-            // Known to be attached only once provisioning is done (a dry run plans it).
-            domain: inputs.dryRun ? inputs.domain : undefined,
-            matchmakerValidated: false,
-        },
-        manifest: undefined,
-        manifestPath: undefined,
-        upload: undefined,
-        uploadCompleted: false,
-        published: undefined,
-        plannedParts,
-        durationMs: 0,
-        serving,
-        collected,
-    };
-    // Exactly the routes of the published version when there are any; none keeps the base version's.
-    const routes = serving?.routes.length ? cdnRoutes(serving.routes) : undefined;
-    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
-    const saveManifest = async (complete) => {
-        result.manifest = complete;
-        result.manifestPath = await writeManifest(complete, manifestFile);
-        logger.info(`Manifest written to ${result.manifestPath}`);
-    };
-    if (manifest)
-        await saveManifest(manifest);
-    if (inputs.dryRun) {
-        await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, result, logger)));
-        result.durationMs = retry.now() - started;
-        return result;
-    }
-    const dispatcher = deps.dispatcher ?? createAgent();
-    try {
-        signal?.throwIfAborted();
-        const client = new ServiceClient({
-            baseUrl: inputs.apiUrl,
-            token: inputs.token,
-            dispatcher,
-            logger,
-            retry,
-            // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-            requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-            signal,
-        });
-        const onNamespace = (id) => {
-            // Known before the deploy ends: a failure or cancellation later on still reports it.
-            result.provisioned.namespaceId = id;
-            deps.onNamespace?.(id);
-        };
-        let publishing;
-        if (inputs.namespace || inputs.namespaceId) {
-            await logger.group('Provision', async () => {
-                const { provisioned, located } = await provision(client, inputs, logger, {
-                    onNamespace,
-                    createLater: inputs.publish,
-                });
-                result.provisioned = provisioned;
-                if (!inputs.publish)
-                    return;
-                // Everything the new version needs is read and validated before anything is created.
-                const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id;
-                const base = await readVersion(client, inputs.gameId, baseId);
-                const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions);
-                await validateDeployVersion(client, inputs.gameId, name, base.config, routes);
-                logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
-                    `its config kept but for the site${routes ? ' and the routes' : ''}`);
-                logger.info(routesLine(base, routes));
-                publishing = {
-                    base,
-                    name,
-                    gameNameId: located.game.name_id,
-                    current: located.namespace?.version_id,
-                    routes,
-                };
-            });
-        }
-        signal?.throwIfAborted();
-        const previous = deps.previous;
-        if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
-            result.skipped = true;
-            result.uploadCompleted = true;
-            result.siteId = previous.siteId;
-            result.uploadId = previous.uploadId;
-            logger.info(`The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
-                `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`);
-        }
-        else if (files) {
-            const siteFiles = files;
-            await logger.group('Upload', async () => {
-                signal?.throwIfAborted();
-                const site = await client.createCdnSite(inputs.gameId, {
-                    display_name: inputs.siteName,
-                    files: fileDescriptors(siteFiles),
-                });
-                result.siteId = site.site_id;
-                result.uploadId = site.upload_id;
-                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-                    `for ${siteFiles.length} files, ` +
-                    `up to ${inputs.concurrency} at a time`);
-                result.upload = await uploadParts({
-                    files: siteFiles,
-                    hash: !manifest,
-                    requests: site.presigned_requests,
-                    dispatcher,
-                    concurrency: inputs.concurrency,
-                    retry,
-                    requestTimeoutMs: inputs.requestTimeoutMs,
-                    logger,
-                    progressIntervalMs: deps.progressIntervalMs,
-                    signal,
-                    open: deps.open,
-                });
-                if (!result.manifest) {
-                    await saveManifest(buildManifest(siteFiles, result.upload.sha256));
-                    logger.info(`Digest ${result.manifest.digest}`);
-                }
-                // A cancelled upload is never completed: the site stays empty rather than half there.
-                signal?.throwIfAborted();
-                await client.completeUpload(site.upload_id);
-                result.uploadCompleted = true;
-                logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
-            });
-        }
-        const plan = publishing;
-        if (plan && result.siteId) {
-            const siteId = result.siteId;
-            signal?.throwIfAborted();
-            result.published = await logger.group('Publish', () => publish(client, inputs, result, plan, siteId, logger, onNamespace));
-        }
-    }
-    catch (error) {
-        result.durationMs = retry.now() - started;
-        throw new DeployError(error, result);
-    }
-    finally {
-        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
-        if (!deps.dispatcher)
-            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
-    }
-    result.durationMs = retry.now() - started;
-    return result;
-}
-/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
-function routesLine(base, routes) {
-    const baseRoutes = base.config.cdn?.routes ?? [];
-    const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
-    return routes
-        ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-        : `No routes computed (no web engine's needs, no ${constants_Input.Headers}): it keeps the base version's ${had}`;
-}
-/**
- * Makes the version of the new site from the base version and publishes it: to the namespace, or as
- * the first version of a namespace this run creates. A namespace that already serves a version of
- * this site (a re-run of an unchanged build) is left as it is.
- */
-async function publish(client, inputs, result, plan, siteId, logger, onNamespace) {
-    const { provisioned } = result;
-    const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain);
-    const existing = provisioned.namespaceId;
-    if (existing &&
-        plan.current === plan.base.version_id &&
-        plan.base.config.cdn?.site_id === siteId &&
-        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))) {
-        logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
-        logger.info(`Live at ${url}`);
-        return {
-            versionId: plan.base.version_id,
-            versionName: plan.base.display_name,
-            replacedVersionId: plan.current,
-            created: false,
-            url,
-        };
-    }
-    const created = await createVersion(client, inputs.gameId, plan.name, deployConfig(plan.base.config, siteId, plan.routes), logger);
-    logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
-    if (existing) {
-        await client.setNamespaceVersion(inputs.gameId, existing, created.versionId);
-        logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`);
-    }
-    else {
-        await createNamespaceOn(client, inputs, { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }, provisioned, logger, onNamespace);
-    }
-    logger.info(`Live at ${url}`);
-    return {
-        versionId: created.versionId,
-        versionName: created.displayName,
-        replacedVersionId: plan.current,
-        created: true,
-        url,
-    };
-}
-function logPlan(inputs, result, logger) {
-    if (inputs.namespace)
-        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`);
-    else if (inputs.namespaceId)
-        logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`);
-    if (inputs.domain)
-        logger.info(`Would add domain ${inputs.domain} unless the namespace has it`);
-    if (inputs.matchmaker)
-        logger.info('Would validate the matchmaker config with the service');
-    if (result.manifest) {
-        logger.info(`Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
-    }
-    if (inputs.publish) {
-        const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)";
-        const routes = result.serving?.routes.length;
-        logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
-            (routes
-                ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
-                : ', its routes kept'));
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/actions/event.ts

@@ -54905,16 +54905,7 @@ async function deploy(inputs, deps) {
     const dispatcher = deps.dispatcher ?? createAgent();
     try {
         signal?.throwIfAborted();
-        const client = new ServiceClient({
-            baseUrl: inputs.apiUrl,
-            token: inputs.token,
-            dispatcher,
-            logger,
-            retry,
-            // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-            requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-            signal,
-        });
+        const client = deployClient(inputs, dispatcher, logger, retry, signal);
         const onNamespace = (id) => {
             // Known before the deploy ends: a failure or cancellation later on still reports it.
             result.provisioned.namespaceId = id;
@@ -55012,6 +55003,19 @@ async function deploy(inputs, deps) {
     }
     result.durationMs = retry.now() - started;
     return result;
+}
+/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
+function deployClient(inputs, dispatcher, logger, retry, signal) {
+    return new ServiceClient({
+        baseUrl: inputs.apiUrl,
+        token: inputs.token,
+        dispatcher,
+        logger,
+        retry,
+        // An API call waits at least as long as the service's own 50 s handler timeout, and more.
+        requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+        signal,
+    });
 }
 /** What becomes of the routes: exactly the ones computed, or the base version's kept. */
 function routesLine(base, routes) {
@@ -55363,6 +55367,7 @@ function closeReport(result) {
 
 
 
+
 /** The name of the closed page's version: one per pull request, so a second close finds it live. */
 function closedVersionName(nameId, pullRequest) {
     return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
@@ -55385,15 +55390,7 @@ async function closePreview(inputs, deps) {
         url: undefined,
     };
     try {
-        const client = new ServiceClient({
-            baseUrl: inputs.apiUrl,
-            token: inputs.token,
-            dispatcher,
-            logger,
-            retry,
-            requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-            signal: deps.signal,
-        });
+        const client = deployClient(inputs, dispatcher, logger, retry, deps.signal);
         const { game } = await client.getGame(inputs.gameId);
         const namespace = game.namespaces.find((ns) => inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId);
         if (!namespace) {

@@ -154,7 +154,7 @@ export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 
   if (plan.engine === 'none') logger.info(`${Input.WebEngine}: none: no engine's needs are looked for`)
   else if (plan.builds.length === 0) {
     logger.info(
-      `${Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site; nothing set for one`,
+      `${Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`,
     )
   }
   for (const build of plan.builds) {
