@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { AdaptiveConcurrency, FLOOR, MIN_ROUND, SLOW_START } from '../../src/deploy/adaptive.ts'
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../src/inputs/constants.ts'
 
 type Outcome = 'ok' | 'refused'
 
@@ -37,28 +38,42 @@ function recorder() {
 
 describe('AdaptiveConcurrency', () => {
   describe('the starting concurrency', () => {
-    it('is SLOW_START below a higher ceiling, one more per PUT stored (doubling each round) up to it', () => {
+    it('is SLOW_START, the default concurrency: a default upload starts with all it may have in flight', () => {
+      assert.equal(SLOW_START, DEFAULT_CONCURRENCY)
       const { limits, onChange } = recorder()
-      const a = new AdaptiveConcurrency(64, onChange)
+      const a = new AdaptiveConcurrency(DEFAULT_CONCURRENCY, onChange)
+      assert.equal(a.current, DEFAULT_CONCURRENCY)
+      for (let i = 0; i < 5; i++) round(a, 0)
+      assert.equal(a.current, DEFAULT_CONCURRENCY)
+      assert.deepEqual(limits, [])
+    })
+
+    it('below a higher ceiling, one more per PUT stored (doubling each round) up to it', () => {
+      const { limits, onChange } = recorder()
+      const a = new AdaptiveConcurrency(MAX_CONCURRENCY, onChange)
       assert.equal(a.current, SLOW_START)
       round(a, 0)
-      assert.equal(a.current, 2 * SLOW_START)
-      while (a.current < 64) round(a, 0)
-      round(a, 0)
-      assert.equal(a.current, 64)
+      assert.equal(a.current, MAX_CONCURRENCY)
       assert.deepEqual(
         limits,
-        Array.from({ length: 64 - SLOW_START }, (_, i) => SLOW_START + 1 + i),
+        Array.from({ length: MAX_CONCURRENCY - SLOW_START }, (_, i) => SLOW_START + 1 + i),
       )
+      const b = new AdaptiveConcurrency(64, undefined, 16)
+      round(b, 0)
+      assert.equal(b.current, 32)
+      round(b, 0)
+      assert.equal(b.current, 64)
     })
 
     it('is the configured concurrency when that is lower, and never rises above it', () => {
-      const { limits, onChange } = recorder()
-      const a = new AdaptiveConcurrency(3, onChange)
-      assert.equal(a.current, 3)
-      for (let i = 0; i < 5; i++) round(a, 0)
-      assert.equal(a.current, 3)
-      assert.deepEqual(limits, [])
+      for (const max of [3, 64]) {
+        const { limits, onChange } = recorder()
+        const a = new AdaptiveConcurrency(max, onChange)
+        assert.equal(a.current, max)
+        for (let i = 0; i < 5; i++) round(a, 0)
+        assert.equal(a.current, max)
+        assert.deepEqual(limits, [])
+      }
     })
 
     it('can be given, within the floor and the ceiling', () => {

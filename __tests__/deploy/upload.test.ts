@@ -350,7 +350,7 @@ test('small files read one after another into reused buffers each send exactly t
 
 test('an upload starts with SLOW_START PUTs in flight below a higher concurrency, then rises past it', async () => {
   const root = await tempDir()
-  const names = Array.from({ length: 60 }, (_, i) => `f${i}.txt`)
+  const names = Array.from({ length: SLOW_START + 48 }, (_, i) => `f${i}.txt`)
   await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
   const scanned = await scanArtifacts({
     glob: actionsGlob,
@@ -380,15 +380,19 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   })
   setTimeout(() => {
     sentAtOnce = held.length
-    answering = true
-    for (const answer of held) answer()
+    // One answer: a PUT stored lets the upload rise past its start while the others are held.
+    held.shift()!()
+    setTimeout(() => {
+      answering = true
+      for (const answer of held.splice(0)) answer()
+    }, 300)
   }, 300)
   await uploadParts({
     files: scanned,
     hash: false,
     requests: onePutPerFile(scanned, store.url),
     dispatcher: agent,
-    concurrency: 64,
+    concurrency: SLOW_START + 64,
     retry: retryPolicy({ sleep: async () => {} }),
     requestTimeoutMs: 5000,
     logger: memoryLogger(),

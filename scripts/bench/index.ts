@@ -388,9 +388,12 @@ async function timeDeploy(
 }
 
 /**
- * The README's fault example against the same deploy without faults, at the same latency: two
- * emulators (one with --faults), the runs alternating which goes first; the ratio is the median of
- * the pairs' ratios. Every build (this one and each baseline) runs both in each pair.
+ * The README's fault example against the same deploy without faults, at the same latency (an
+ * emulator without faults for all the runs without, a new one with --faults for each run with), the
+ * runs alternating which goes first; the ratio is the median of the pairs' ratios. Every build (this
+ * one and each baseline) runs both in each pair. The stalled PUTs wait --fault-request-timeout, and
+ * a part refused several times in a row waits out the retries' backoff: both bound the time with
+ * faults whatever the concurrency, which is why the table gives the most retries of a part.
  */
 async function measureFaults(): Promise<FaultRuns> {
   const dir = path.join(work, 'faults')
