@@ -43909,6 +43909,7 @@ function stickyComment(options) {
      * is not the oldest writes its text there and deletes its own, so one comment is left whichever
      * order the runs get here in. Never throws: the comment exists either way.
      */
+    const updateComment = (octokit, id, body) => bounded((signal) => octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body, request: { signal } }));
     const keepOldest = async (text, mine) => {
         try {
             const octokit = await octokitReady;
@@ -43916,13 +43917,7 @@ function stickyComment(options) {
             const oldest = ours.reduce((min, c) => (min === undefined || c.id < min ? c.id : min), undefined);
             if (oldest === undefined || oldest === mine)
                 return;
-            await bounded((signal) => octokit.rest.issues.updateComment({
-                owner,
-                repo,
-                comment_id: oldest,
-                body: text,
-                request: { signal },
-            }));
+            await updateComment(octokit, oldest, text);
             commentId = oldest;
             try {
                 await bounded((signal) => octokit.rest.issues.deleteComment({ owner, repo, comment_id: mine, request: { signal } }));
@@ -43961,13 +43956,7 @@ function stickyComment(options) {
                     await find();
                 if (commentId !== undefined) {
                     const id = commentId;
-                    await bounded((signal) => octokit.rest.issues.updateComment({
-                        owner,
-                        repo,
-                        comment_id: id,
-                        body: text,
-                        request: { signal },
-                    }));
+                    await updateComment(octokit, id, text);
                     options.logger.info(`Updated the preview comment on #${options.issue}`);
                 }
                 else {

@@ -157,6 +157,11 @@ export function stickyComment(options: {
    * is not the oldest writes its text there and deletes its own, so one comment is left whichever
    * order the runs get here in. Never throws: the comment exists either way.
    */
+  const updateComment = (octokit: Octokit, id: number, body: string) =>
+    bounded((signal) =>
+      octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body, request: { signal } }),
+    )
+
   const keepOldest = async (text: string, mine: number): Promise<void> => {
     try {
       const octokit = await octokitReady
@@ -166,15 +171,7 @@ export function stickyComment(options: {
         undefined,
       )
       if (oldest === undefined || oldest === mine) return
-      await bounded((signal) =>
-        octokit.rest.issues.updateComment({
-          owner,
-          repo,
-          comment_id: oldest,
-          body: text,
-          request: { signal },
-        }),
-      )
+      await updateComment(octokit, oldest, text)
       commentId = oldest
       try {
         await bounded((signal) =>
@@ -215,15 +212,7 @@ export function stickyComment(options: {
         if (!loaded) await find()
         if (commentId !== undefined) {
           const id = commentId
-          await bounded((signal) =>
-            octokit.rest.issues.updateComment({
-              owner,
-              repo,
-              comment_id: id,
-              body: text,
-              request: { signal },
-            }),
-          )
+          await updateComment(octokit, id, text)
           options.logger.info(`Updated the preview comment on #${options.issue}`)
         } else {
           // Not retried after a time-out: the comment may have been created, and a second would follow.
