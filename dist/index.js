@@ -33442,7 +33442,7 @@ function isNetworkFailure(error) {
  * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
  * with `describe` (never a URL: presigned URLs are credentials).
  */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
     const started = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
@@ -33469,7 +33469,9 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                 }
                 throw error;
             }
-            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            const wait = asked === undefined
+                ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+                : asked + policy.random() * 250;
             if (now + wait - started > policy.maxElapsedMs) {
                 if (error instanceof Error) {
                     error.message +=
@@ -33478,7 +33480,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                 }
                 throw error;
             }
-            onRetry?.(error);
+            hooks.onRetry?.(error);
             logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
@@ -36123,7 +36125,7 @@ class ServiceClient {
                 firstContact.retries++;
             return again;
         };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, this.#options.onRetry);
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, { onRetry: this.#options.onRetry });
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -37417,6 +37419,19 @@ class PartUploadError extends Error {
 class StalledError extends Error {
     name = 'StalledError';
 }
+/** Why the stall sweep aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+class TailStallError extends Error {
+    name = 'TailStallError';
+}
+/**
+ * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
+ * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
+ * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
+ * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
+ * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
+ * holds the run.
+ */
+const TAIL_STALL_MS = 1_000;
 /**
  * How long a PUT of `length` bytes may take in all, from its dispatch to its answer's headers, however
  * its progress comes (each chunk re-arms the stall timer, not this): 4 × request-timeout, plus
@@ -37442,6 +37457,17 @@ const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
  */
 class InFlightPuts {
     #puts = [];
+    /**
+     * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
+     * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
+     */
+    longestQuiet = 0;
+    /** Progress of `put` now: its quiet time is measured against the longest. */
+    progressed(put, now) {
+        if (now - put.lastProgress > this.longestQuiet)
+            this.longestQuiet = now - put.lastProgress;
+        put.lastProgress = now;
+    }
     add(put) {
         put.slot = this.#puts.length;
         this.#puts.push(put);
@@ -37508,11 +37534,21 @@ async function uploadParts(options) {
     // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more;
     // so is one past its deadline, and an answer whose body is still arriving requestTimeoutMs after
     // its headers (its bytes are no progress).
-    const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)));
+    const stallCheck = Math.max(5, Math.min(250, Math.floor(options.requestTimeoutMs / 4)));
+    let allStarted = false;
     const sweep = setInterval(() => {
         const now = performance.now();
+        const tailStall = Math.max(options.tailStallMs ?? TAIL_STALL_MS, 4 * inFlight.longestQuiet);
         for (const put of inFlight.all()) {
-            if (now - put.lastProgress >= options.requestTimeoutMs) {
+            const quiet = now - put.lastProgress;
+            if (allStarted &&
+                put.restartable &&
+                !put.answered &&
+                quiet >= tailStall &&
+                quiet < options.requestTimeoutMs) {
+                put.abort(new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`));
+            }
+            else if (quiet >= options.requestTimeoutMs) {
                 put.abort(new StalledError(put.answered
                     ? `its answer's body was not complete ${options.requestTimeoutMs / 1000} s after its headers`
                     : `no progress for ${options.requestTimeoutMs / 1000} s`));
@@ -37527,6 +37563,7 @@ async function uploadParts(options) {
     function* partsInOrder() {
         for (const index of order)
             yield parts[index];
+        allStarted = true;
     }
     /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
     const pause = (ms) => new Promise((resolve, reject) => {
@@ -37543,23 +37580,36 @@ async function uploadParts(options) {
         });
     });
     let descriptorsShort = false;
+    /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
+    let stored = 0;
+    /** Parts sent again as stragglers at the upload's end (TAIL_STALL_MS), by request index. */
+    const restarted = new Set();
     /**
      * One attempt at a part. A file that cannot be opened for want of file descriptors (EMFILE, ENFILE:
      * the process's or the system's table is full, of files and sockets alike) is no failure of the
      * part: the uploads in flight are halved, as for a store's overload, said in one line, and the
-     * part waits for some to end and opens it again, without a retry of its own.
+     * part waits for some to end and opens it again, without a retry of its own. A straggler at the
+     * end is sent again at once, once.
      */
     const attempt = async (part) => {
         for (let wait = 0;; wait++) {
             const epoch = adaptive.started();
             try {
-                await putPart(part, requests, options, progress, inFlight, buffers, digests, halted);
+                const restartable = !restarted.has(part.index);
+                await putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable);
                 adaptive.succeeded(epoch);
+                stored++;
                 return;
             }
             catch (error) {
                 if (halted.aborted)
                     throw error;
+                if (error instanceof PartUploadError && error.cause instanceof TailStallError) {
+                    restarted.add(part.index);
+                    retries++;
+                    options.logger.info(`${describePart(part)}: ${error.cause.message}, while every other part has started: sent again`);
+                    continue;
+                }
                 if (isOutOfDescriptors(error)) {
                     const code = errorCodes(error).find((c) => c === 'EMFILE' || c === 'ENFILE') ?? 'EMFILE';
                     if (adaptive.overloaded(epoch) || !descriptorsShort) {
@@ -37586,8 +37636,19 @@ async function uploadParts(options) {
         if (halted.aborted)
             return;
         running++;
+        // The store stored other PUTs while this part was refused: it is up and the refusal this part's
+        // bad luck, so its next wait is a first retry's. Only refusals with nothing stored meanwhile (a
+        // store down) make the waits grow; the load is the adaptive concurrency's to shed.
+        let mark = stored;
+        let quiet = 0;
         try {
-            await withRetries(describePart(part), () => attempt(part), (error) => error instanceof PartUploadError && error.retryable && !halted.aborted, retry, options.logger, () => retries++);
+            await withRetries(describePart(part), () => {
+                mark = stored;
+                return attempt(part);
+            }, (error) => error instanceof PartUploadError && error.retryable && !halted.aborted, retry, options.logger, {
+                onRetry: () => retries++,
+                backoffStep: () => (stored > mark ? (quiet = 0) : quiet++),
+            });
             progress.partDone(part.file.path, part.of);
         }
         catch (error) {
@@ -37766,7 +37827,7 @@ function describePart(part) {
         ? `Upload of ${part.file.path}`
         : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
 }
-async function putPart(part, requests, options, progress, inFlight, buffers, digests, halted) {
+async function putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable) {
     const offset = requests.byteOffset(part.index);
     const length = requests.contentLength(part.index);
     let body;
@@ -37807,7 +37868,7 @@ async function putPart(part, requests, options, progress, inFlight, buffers, dig
     try {
         // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
         halted.throwIfAborted();
-        const answer = await dispatchPut(options.dispatcher, requests.url(part.index), headers, body, inFlight, putDeadlineMs(length, options.requestTimeoutMs), (chunk) => {
+        const answer = await dispatchPut(options.dispatcher, requests.url(part.index), headers, body, inFlight, putDeadlineMs(length, options.requestTimeoutMs), restartable, (chunk) => {
             if (hashers) {
                 hashers.md5.update(chunk);
                 hashers.sha256?.update(chunk);
@@ -37875,13 +37936,13 @@ async function endReader(body, reader) {
  * small files those were most of the client's cost beyond node:http). The PUT joins `inFlight`
  * while it is on the wire: the stall sweep and cancellation abort it through undici's own abort.
  */
-function dispatchPut(dispatcher, url, headers, body, inFlight, deadlineMs, onSent) {
+function dispatchPut(dispatcher, url, headers, body, inFlight, deadlineMs, restartable, onSent) {
     // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const origin = slash < 0 ? url : url.slice(0, slash);
     const target = slash < 0 ? '/' : url.slice(slash);
     return new Promise((resolve, reject) => {
-        const handler = new PutHandler(inFlight, deadlineMs, onSent, resolve, reject);
+        const handler = new PutHandler(inFlight, deadlineMs, restartable, onSent, resolve, reject);
         try {
             // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
             dispatcher.dispatch({ origin, path: target, method: 'PUT', headers, body: body }, handler);
@@ -37910,6 +37971,7 @@ class PutHandler {
     lastProgress = performance.now();
     deadline;
     limit;
+    restartable;
     answered = false;
     status = 0;
     etag;
@@ -37923,9 +37985,10 @@ class PutHandler {
     onSent;
     resolve;
     reject;
-    constructor(inFlight, deadlineMs, onSent, resolve, reject) {
+    constructor(inFlight, deadlineMs, restartable, onSent, resolve, reject) {
         this.inFlight = inFlight;
         this.limit = deadlineMs;
+        this.restartable = restartable;
         this.deadline = this.lastProgress + deadlineMs;
         this.onSent = onSent;
         this.resolve = resolve;
@@ -37945,11 +38008,11 @@ class PutHandler {
     }
     // undici 6 calls it with each chunk written to the socket (its types say a size).
     onBodySent(chunk) {
-        this.lastProgress = performance.now();
+        this.inFlight.progressed(this, performance.now());
         this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     }
     onHeaders(statusCode, rawHeaders) {
-        this.lastProgress = performance.now();
+        this.inFlight.progressed(this, performance.now());
         this.answered = true;
         this.status = statusCode;
         for (let i = 0; i + 1 < rawHeaders.length; i += 2) {

@@ -231,3 +231,28 @@ test('an aborted signal ends a wait at once and starts no attempt', async () => 
     (error) => error === reason,
   )
 })
+
+test("the backoffStep hook sets each wait's exponent; without it, each failure doubles the wait", async () => {
+  for (const [hook, expected] of [
+    [undefined, [250, 500, 1000]],
+    [() => 0, [250, 250, 250]],
+    [(index: number) => (index === 1 ? 0 : index), [250, 250, 1000]],
+  ] as const) {
+    const waits: number[] = []
+    const policy = retryPolicy({ now: () => now, random: () => 0, sleep: async (ms) => void waits.push(ms) })
+    let calls = 0
+    const value = await withRetries(
+      'thing',
+      async () => {
+        if (++calls <= 3) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' })
+        return 'ok'
+      },
+      () => true,
+      policy,
+      memoryLogger(),
+      { backoffStep: hook },
+    )
+    assert.equal(value, 'ok')
+    assert.deepEqual(waits, expected)
+  }
+})

@@ -534,3 +534,159 @@ test('a PUT that stalls on every attempt fails naming the file, after the retrie
   assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
   assert.equal(store.attempts(), 2)
 })
+
+/** A site of `count` small files named f0.txt, f1.txt, ... */
+async function smallFiles(count: number): Promise<ArtifactFile[]> {
+  const root = await tempDir()
+  await writeTree(
+    root,
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}.txt`, `file ${i}`])),
+  )
+  const manifest = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  return manifest.files
+}
+
+const fileOf = (req: http.IncomingMessage) => new URL(req.url!, 'http://store').searchParams.get('p')
+
+test(
+  'a PUT stalled at the end of the upload is sent again at once, without waiting request-timeout',
+  { timeout: 10_000 },
+  async () => {
+    const files = await smallFiles(20)
+    let f0 = 0
+    const store = await fakeStore((req, body, res) => {
+      if (fileOf(req) === 'f0.txt' && ++f0 === 1) return // the first never answers
+      res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+    })
+    const logger = memoryLogger()
+    const result = await uploadParts({
+      files,
+      hash: false,
+      requests: onePutPerFile(files, store.url),
+      dispatcher: agent,
+      concurrency: 4,
+      retry: retryPolicy({ sleep: async () => {} }),
+      // Far longer than the test's own time-out: only the straggler's rule ends the stall.
+      requestTimeoutMs: 60_000,
+      tailStallMs: 100,
+      logger,
+    })
+    assert.equal(store.attempts(), 21)
+    assert.equal(result.retries, 1)
+    const again = logger.lines.filter((l) => l.includes('sent again'))
+    assert.equal(again.length, 1, logger.lines.join('\n'))
+    assert.match(
+      again[0]!,
+      /^Upload of f0\.txt: no progress for \d+\.\d s, while every other part has started: sent again$/,
+    )
+  },
+)
+
+test('a straggler is sent again once: stalled again, it waits request-timeout as any PUT', async () => {
+  const files = await smallFiles(5)
+  let f0 = 0
+  const store = await fakeStore((req, body, res) => {
+    if (fileOf(req) === 'f0.txt' && ++f0 <= 2) return // the first two never answer
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  const logger = memoryLogger()
+  const result = await uploadParts({
+    files,
+    hash: false,
+    requests: onePutPerFile(files, store.url),
+    dispatcher: agent,
+    concurrency: 4,
+    retry: retryPolicy({ random: () => 0.5, sleep: async () => {} }),
+    requestTimeoutMs: 600,
+    tailStallMs: 100,
+    logger,
+  })
+  assert.equal(f0, 3)
+  assert.equal(result.retries, 2)
+  assert.deepEqual(
+    logger.lines.filter((l) => l.startsWith('Upload of f0.txt')).map((l) => l.replace(/\d+\.\d s,/, 'N s,')),
+    [
+      'Upload of f0.txt: no progress for N s, while every other part has started: sent again',
+      'Upload of f0.txt: no progress for 0.6 s; retry 1 of 8 in 0.4 s',
+    ],
+  )
+})
+
+test("a part refused while others are stored waits a first retry's wait each time; refused alone, its waits double", async () => {
+  const files = await smallFiles(60)
+  for (const concurrency of [2, 1]) {
+    let f0 = 0
+    const store = await fakeStore((req, body, res) => {
+      // f0.txt is refused 4 times, each after 40 ms; every other file is stored after 15 ms, one
+      // after another, for far longer than f0.txt's refusals take.
+      if (fileOf(req) === 'f0.txt' && ++f0 <= 4) {
+        setTimeout(() => res.writeHead(503).end('<Error><Code>SlowDown</Code></Error>'), 40)
+        return
+      }
+      setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), 15)
+    })
+    const waits: number[] = []
+    const logger = memoryLogger()
+    await uploadParts({
+      // f0.txt first, so that the other files are still to be stored while it is refused.
+      files: [files.find((f) => f.path === 'f0.txt')!, ...files.filter((f) => f.path !== 'f0.txt')],
+      hash: false,
+      requests: onePutPerFile(files, store.url),
+      dispatcher: agent,
+      concurrency,
+      retry: retryPolicy({ random: () => 0.5, sleep: async (ms) => void waits.push(ms) }),
+      requestTimeoutMs: 5000,
+      logger,
+    })
+    assert.equal(f0, 5)
+    assert.deepEqual(
+      waits,
+      concurrency === 2 ? [375, 375, 375, 375] : [375, 750, 1500, 3000],
+      `concurrency ${concurrency}`,
+    )
+  }
+})
+
+test('a PUT at the end that is slow as this store is slow is no straggler: not sent again', async () => {
+  // f0.txt the smallest: the last to start (the largest go first).
+  const root = await tempDir()
+  await writeTree(root, {
+    'f0.txt': 'x',
+    ...Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`f${i + 1}.txt`, `file ${i}`])),
+  })
+  const { files } = await collectArtifacts({
+    glob: actionsGlob,
+    root,
+    patterns: ['**'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  let last = 0
+  const store = await fakeStore((req, body, res) => {
+    // Every answer takes 150 ms; f0.txt's, the last to start, 400 ms: within 4 times the slowest.
+    const slow = fileOf(req) === 'f0.txt'
+    if (slow) last++
+    setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), slow ? 400 : 150)
+  })
+  const logger = memoryLogger()
+  const result = await uploadParts({
+    files,
+    hash: false,
+    requests: onePutPerFile(files, store.url),
+    dispatcher: agent,
+    concurrency: 4,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    tailStallMs: 100,
+    logger,
+  })
+  assert.equal(last, 1, logger.lines.join('\n'))
+  assert.equal(result.retries, 0)
+  assert.equal(store.attempts(), 12)
+})

@@ -32379,7 +32379,7 @@ function isNetworkFailure(error) {
  * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
  * with `describe` (never a URL: presigned URLs are credentials).
  */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, onRetry) {
+async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
     const started = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
@@ -32406,7 +32406,9 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                 }
                 throw error;
             }
-            const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250;
+            const wait = asked === undefined
+                ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+                : asked + policy.random() * 250;
             if (now + wait - started > policy.maxElapsedMs) {
                 if (error instanceof Error) {
                     error.message +=
@@ -32415,7 +32417,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, onRet
                 }
                 throw error;
             }
-            onRetry?.(error);
+            hooks.onRetry?.(error);
             logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
@@ -34878,7 +34880,7 @@ class ServiceClient {
                 firstContact.retries++;
             return again;
         };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, this.#options.onRetry);
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, { onRetry: this.#options.onRetry });
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

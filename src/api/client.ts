@@ -532,7 +532,7 @@ export class ServiceClient {
       retry,
       this.#retry,
       this.#options.logger,
-      this.#options.onRetry,
+      { onRetry: this.#options.onRetry },
     )
   }
 

@@ -116,6 +116,16 @@ export function isNetworkFailure(error: unknown): boolean {
   return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c))
 }
 
+export interface RetryHooks {
+  /** Called with the error before each retry's wait. */
+  onRetry?: (error: unknown) => void
+  /**
+   * The backoff's exponent for the wait after the failed attempt `index` (default `index`: each
+   * failure doubles the wait).
+   */
+  backoffStep?: (index: number) => number
+}
+
 /**
  * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
  * with `describe` (never a URL: presigned URLs are credentials).
@@ -126,7 +136,7 @@ export async function withRetries<T>(
   shouldRetry: (error: unknown) => boolean,
   policy: RetryPolicy,
   logger: Pick<Logger, 'info' | 'debug'>,
-  onRetry?: (error: unknown) => void,
+  hooks: RetryHooks = {},
 ): Promise<T> {
   const started = policy.now()
   for (let index = 0; ; index++) {
@@ -150,7 +160,10 @@ export async function withRetries<T>(
         }
         throw error
       }
-      const wait = asked === undefined ? backoffDelay(index, policy) : asked + policy.random() * 250
+      const wait =
+        asked === undefined
+          ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+          : asked + policy.random() * 250
       if (now + wait - started > policy.maxElapsedMs) {
         if (error instanceof Error) {
           error.message +=
@@ -159,7 +172,7 @@ export async function withRetries<T>(
         }
         throw error
       }
-      onRetry?.(error)
+      hooks.onRetry?.(error)
       logger.info(
         `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
       )

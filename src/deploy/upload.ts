@@ -36,6 +36,8 @@ export interface UploadOptions {
    * waited for this long after its headers at most (a 2xx answer's not at all).
    */
   requestTimeoutMs: number
+  /** How long a straggler at the upload's end waits before it is sent again (default TAIL_STALL_MS). */
+  tailStallMs?: number
   logger: Logger
   progressIntervalMs?: number
   /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
@@ -70,6 +72,21 @@ class StalledError extends Error {
   override name = 'StalledError'
 }
 
+/** Why the stall sweep aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+class TailStallError extends Error {
+  override name = 'TailStallError'
+}
+
+/**
+ * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
+ * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
+ * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
+ * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
+ * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
+ * holds the run.
+ */
+const TAIL_STALL_MS = 1_000
+
 /**
  * How long a PUT of `length` bytes may take in all, from its dispatch to its answer's headers, however
  * its progress comes (each chunk re-arms the stall timer, not this): 4 × request-timeout, plus
@@ -103,6 +120,8 @@ interface Part {
 /** A PUT on the wire: what the stall sweep and cancellation need to reach it. */
 interface InFlight {
   lastProgress: number
+  /** A straggler at the upload's end may be sent again once (TAIL_STALL_MS): not sent again yet. */
+  restartable: boolean
   /** performance.now() past which it is aborted, progress or not (putDeadlineMs). */
   deadline: number
   /** Its deadline, in ms from its start. */
@@ -122,6 +141,17 @@ interface InFlight {
  */
 class InFlightPuts {
   readonly #puts: InFlight[] = []
+  /**
+   * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
+   * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
+   */
+  longestQuiet = 0
+
+  /** Progress of `put` now: its quiet time is measured against the longest. */
+  progressed(put: InFlight, now: number): void {
+    if (now - put.lastProgress > this.longestQuiet) this.longestQuiet = now - put.lastProgress
+    put.lastProgress = now
+  }
 
   add(put: InFlight): void {
     put.slot = this.#puts.length
@@ -192,11 +222,22 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more;
   // so is one past its deadline, and an answer whose body is still arriving requestTimeoutMs after
   // its headers (its bytes are no progress).
-  const stallCheck = Math.max(5, Math.min(1_000, Math.floor(options.requestTimeoutMs / 4)))
+  const stallCheck = Math.max(5, Math.min(250, Math.floor(options.requestTimeoutMs / 4)))
+  let allStarted = false
   const sweep = setInterval(() => {
     const now = performance.now()
+    const tailStall = Math.max(options.tailStallMs ?? TAIL_STALL_MS, 4 * inFlight.longestQuiet)
     for (const put of inFlight.all()) {
-      if (now - put.lastProgress >= options.requestTimeoutMs) {
+      const quiet = now - put.lastProgress
+      if (
+        allStarted &&
+        put.restartable &&
+        !put.answered &&
+        quiet >= tailStall &&
+        quiet < options.requestTimeoutMs
+      ) {
+        put.abort(new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`))
+      } else if (quiet >= options.requestTimeoutMs) {
         put.abort(
           new StalledError(
             put.answered
@@ -219,6 +260,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   )
   function* partsInOrder(): Generator<Part> {
     for (const index of order) yield parts[index]!
+    allStarted = true
   }
   /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
   const pause = (ms: number) =>
@@ -238,21 +280,36 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
       )
     })
   let descriptorsShort = false
+  /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
+  let stored = 0
+  /** Parts sent again as stragglers at the upload's end (TAIL_STALL_MS), by request index. */
+  const restarted = new Set<number>()
   /**
    * One attempt at a part. A file that cannot be opened for want of file descriptors (EMFILE, ENFILE:
    * the process's or the system's table is full, of files and sockets alike) is no failure of the
    * part: the uploads in flight are halved, as for a store's overload, said in one line, and the
-   * part waits for some to end and opens it again, without a retry of its own.
+   * part waits for some to end and opens it again, without a retry of its own. A straggler at the
+   * end is sent again at once, once.
    */
   const attempt = async (part: Part) => {
     for (let wait = 0; ; wait++) {
       const epoch = adaptive.started()
       try {
-        await putPart(part, requests, options, progress, inFlight, buffers, digests, halted)
+        const restartable = !restarted.has(part.index)
+        await putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable)
         adaptive.succeeded(epoch)
+        stored++
         return
       } catch (error) {
         if (halted.aborted) throw error
+        if (error instanceof PartUploadError && error.cause instanceof TailStallError) {
+          restarted.add(part.index)
+          retries++
+          options.logger.info(
+            `${describePart(part)}: ${error.cause.message}, while every other part has started: sent again`,
+          )
+          continue
+        }
         if (isOutOfDescriptors(error)) {
           const code = errorCodes(error).find((c) => c === 'EMFILE' || c === 'ENFILE') ?? 'EMFILE'
           if (adaptive.overloaded(epoch) || !descriptorsShort) {
@@ -284,14 +341,25 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   const uploadOne = async (part: Part) => {
     if (halted.aborted) return
     running++
+    // The store stored other PUTs while this part was refused: it is up and the refusal this part's
+    // bad luck, so its next wait is a first retry's. Only refusals with nothing stored meanwhile (a
+    // store down) make the waits grow; the load is the adaptive concurrency's to shed.
+    let mark = stored
+    let quiet = 0
     try {
       await withRetries(
         describePart(part),
-        () => attempt(part),
+        () => {
+          mark = stored
+          return attempt(part)
+        },
         (error) => error instanceof PartUploadError && error.retryable && !halted.aborted,
         retry,
         options.logger,
-        () => retries++,
+        {
+          onRetry: () => retries++,
+          backoffStep: () => (stored > mark ? (quiet = 0) : quiet++),
+        },
       )
       progress.partDone(part.file.path, part.of)
     } catch (error) {
@@ -490,6 +558,7 @@ async function putPart(
   buffers: Buffer[],
   digests: string[],
   halted: AbortSignal,
+  restartable: boolean,
 ): Promise<void> {
   const offset = requests.byteOffset(part.index)
   const length = requests.contentLength(part.index)
@@ -535,6 +604,7 @@ async function putPart(
       body,
       inFlight,
       putDeadlineMs(length, options.requestTimeoutMs),
+      restartable,
       (chunk) => {
         if (hashers) {
           hashers.md5.update(chunk)
@@ -631,6 +701,7 @@ function dispatchPut(
   body: Buffer | AsyncIterable<Buffer>,
   inFlight: InFlightPuts,
   deadlineMs: number,
+  restartable: boolean,
   onSent: (chunk: Buffer) => void,
 ): Promise<StoreAnswer> {
   // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
@@ -638,7 +709,7 @@ function dispatchPut(
   const origin = slash < 0 ? url : url.slice(0, slash)
   const target = slash < 0 ? '/' : url.slice(slash)
   return new Promise<StoreAnswer>((resolve, reject) => {
-    const handler = new PutHandler(inFlight, deadlineMs, onSent, resolve, reject)
+    const handler = new PutHandler(inFlight, deadlineMs, restartable, onSent, resolve, reject)
     try {
       // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
       dispatcher.dispatch(
@@ -670,6 +741,7 @@ class PutHandler implements InFlight {
   lastProgress = performance.now()
   readonly deadline: number
   readonly limit: number
+  readonly restartable: boolean
   answered = false
   private status = 0
   private etag: string | undefined
@@ -687,12 +759,14 @@ class PutHandler implements InFlight {
   constructor(
     inFlight: InFlightPuts,
     deadlineMs: number,
+    restartable: boolean,
     onSent: (chunk: Buffer) => void,
     resolve: (answer: StoreAnswer) => void,
     reject: (error: Error) => void,
   ) {
     this.inFlight = inFlight
     this.limit = deadlineMs
+    this.restartable = restartable
     this.deadline = this.lastProgress + deadlineMs
     this.onSent = onSent
     this.resolve = resolve
@@ -712,12 +786,12 @@ class PutHandler implements InFlight {
 
   // undici 6 calls it with each chunk written to the socket (its types say a size).
   onBodySent(chunk: Buffer | string): void {
-    this.lastProgress = performance.now()
+    this.inFlight.progressed(this, performance.now())
     this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    this.lastProgress = performance.now()
+    this.inFlight.progressed(this, performance.now())
     this.answered = true
     this.status = statusCode
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
