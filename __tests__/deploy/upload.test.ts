@@ -39,16 +39,31 @@ async function fakeStore(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts }
 }
 
-async function oneFileSite(content: string) {
-  const root = await tempDir()
-  await writeTree(root, { 'a.txt': content })
-  const manifest = await collectArtifacts({
+/** The manifest of every file under `root`. */
+function collectSite(root: string) {
+  return collectArtifacts({
     glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,
     logger: memoryLogger(),
   })
+}
+
+/** A site of `count` small files named f0.txt, f1.txt, ... (and `more`). */
+async function smallFiles(count: number, more: Record<string, string> = {}): Promise<ArtifactFile[]> {
+  const root = await tempDir()
+  await writeTree(root, {
+    ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}.txt`, `file ${i}`])),
+    ...more,
+  })
+  return (await collectSite(root)).files
+}
+
+async function oneFileSite(content: string) {
+  const root = await tempDir()
+  await writeTree(root, { 'a.txt': content })
+  const manifest = await collectSite(root)
   return { root, manifest }
 }
 
@@ -151,13 +166,7 @@ test('a file that changed after it was hashed fails the upload before completion
 test('a file changed while other files upload is caught when its own bytes are read, and an empty file no request asks for is checked too', async () => {
   const root = await tempDir()
   await writeTree(root, { 'a.txt': 'hello', 'b.txt': 'world', 'empty.txt': '' })
-  const manifest = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
+  const manifest = await collectSite(root)
   const requests = (url: string): PresignedRequest[] =>
     ['a.txt', 'b.txt'].map((name) => ({
       path: name,
@@ -189,13 +198,7 @@ test('a file changed while other files upload is caught when its own bytes are r
   assert.ok(error instanceof Error)
   assert.equal(error.message.split(' changed while')[0], touched)
   assert.equal(store.attempts(), 1, 'the changed file is not sent')
-  const fresh = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
+  const fresh = await collectSite(root)
   manifest.files.splice(0, manifest.files.length, ...fresh.files)
   // The empty file has no request: it is checked after the PUTs.
   await utimes(path.join(root, 'empty.txt'), new Date(), new Date(Date.now() + 9000))
@@ -434,16 +437,7 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
 })
 
 test('an aborted signal starts no new PUT, aborts those in flight and rejects with its reason', async () => {
-  const root = await tempDir()
-  const tree = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
-  await writeTree(root, tree)
-  const manifest = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
+  const manifest = { files: await smallFiles(20) }
   let arrived = 0
   let closed = 0
   const controller = new AbortController()
@@ -485,16 +479,7 @@ test('an upload given an already aborted signal sends nothing', async () => {
 })
 
 test('503 SlowDown from the store halves the uploads in flight, and they are retried', async () => {
-  const root = await tempDir()
-  const tree = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}`]))
-  await writeTree(root, tree)
-  const manifest = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
+  const manifest = { files: await smallFiles(40) }
   const store = await fakeStore((_req, body, res, attempt) => {
     if (attempt <= 4) {
       res
@@ -534,23 +519,6 @@ test('a PUT that stalls on every attempt fails naming the file, after the retrie
   assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
   assert.equal(store.attempts(), 2)
 })
-
-/** A site of `count` small files named f0.txt, f1.txt, ... */
-async function smallFiles(count: number): Promise<ArtifactFile[]> {
-  const root = await tempDir()
-  await writeTree(
-    root,
-    Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}.txt`, `file ${i}`])),
-  )
-  const manifest = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
-  return manifest.files
-}
 
 const fileOf = (req: http.IncomingMessage) => new URL(req.url!, 'http://store').searchParams.get('p')
 
@@ -655,18 +623,7 @@ test("a part refused while others are stored waits a first retry's wait each tim
 
 test('a PUT at the end that is slow as this store is slow is no straggler: not sent again', async () => {
   // f0.txt the smallest: the last to start (the largest go first).
-  const root = await tempDir()
-  await writeTree(root, {
-    'f0.txt': 'x',
-    ...Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`f${i + 1}.txt`, `file ${i}`])),
-  })
-  const { files } = await collectArtifacts({
-    glob: actionsGlob,
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
+  const files = await smallFiles(12, { 'f0.txt': 'x' })
   let last = 0
   const store = await fakeStore((req, body, res) => {
     // Every answer takes 150 ms; f0.txt's, the last to start, 400 ms: within 4 times the slowest.
