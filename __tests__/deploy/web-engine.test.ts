@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { lstat, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
@@ -20,18 +21,22 @@ import { godotExport, unityBuild } from '../support/web-builds.ts'
 async function site(files: Record<string, string | Buffer | number>): Promise<ArtifactFile[]> {
   const root = await tempDir()
   const written = await writeTree(root, files)
-  return [...written].map(([relative, bytes]) => {
-    const contentType = contentTypeOf(relative)
-    return {
-      path: relative,
-      absolutePath: path.join(root, relative),
-      size: bytes.length,
-      mtimeMs: 0,
-      dev: 0,
-      ino: 0,
-      ...(contentType ? { contentType } : {}),
-    }
-  })
+  return Promise.all(
+    [...written].map(async ([relative]) => {
+      const absolutePath = path.join(root, relative)
+      const { size, mtimeMs, dev, ino } = await lstat(absolutePath)
+      const contentType = contentTypeOf(relative)
+      return {
+        path: relative,
+        absolutePath,
+        size,
+        mtimeMs,
+        dev,
+        ino,
+        ...(contentType ? { contentType } : {}),
+      }
+    }),
+  )
 }
 
 const plan = async (
@@ -284,4 +289,19 @@ test('globs overlap where some path matches both; the more specific sorts first'
   assert.ok(compareGlobSpecificity('Build/*.br', '**') < 0)
   assert.ok(compareGlobSpecificity('index.html', '*.html') < 0)
   assert.ok(compareGlobSpecificity('**/*.html', '**') < 0)
+})
+
+test('the first bytes of a file are read from the file the scan found: a link put in its place is not followed', async () => {
+  const files = await site(unityBuild('unityweb-gzip'))
+  const outside = path.join(await tempDir(), 'secret.txt')
+  await writeFile(outside, 'not part of the site')
+  const target = files.find((f) => f.path.endsWith('.unityweb'))!
+  await rm(target.absolutePath)
+  await symlink(outside, target.absolutePath)
+  await assert.rejects(
+    planServing(files, 'auto', []),
+    new RegExp(
+      `^Error: ${target.path.replace(/\./g, '\\.')} was replaced by a link after it was scanned; the link is not followed`,
+    ),
+  )
 })

@@ -19,13 +19,18 @@ export async function checkPullRequest(options: {
   repository: string
   number: number
   build: BuildHead
+  /** How long GitHub may take to answer (default 30 s): a hung call fails the step, never holds it. */
+  timeoutMs?: number
 }): Promise<void> {
   const [owner = '', repo = ''] = options.repository.split('/')
   const github = await import(/* webpackMode: "eager" */ '@actions/github')
   const octokit = github.getOctokit(options.token)
   let head: { ref: string; repo: { full_name: string } | null }
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const signal = AbortSignal.timeout(timeoutMs)
   try {
-    head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number })).data.head
+    head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number, request: { signal } }))
+      .data.head
   } catch (error) {
     const status = githubStatus(error)
     if (status === 404) {
@@ -36,7 +41,7 @@ export async function checkPullRequest(options: {
     // A connection error is no permission problem: Octokit's status 500 for it is not GitHub's.
     throw new Error(
       `Could not read pull request #${options.number} to check it is the one this build ran for: ` +
-        describeGitHubError(error) +
+        (signal.aborted ? `no answer from GitHub within ${timeoutMs / 1000} s` : describeGitHubError(error)) +
         (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
       { cause: error },
     )

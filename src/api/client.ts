@@ -532,7 +532,13 @@ export class ServiceClient {
       retry,
       this.#retry,
       this.#options.logger,
-      { onRetry: this.#options.onRetry },
+      {
+        onRetry: this.#options.onRetry,
+        retriesFor: (error) =>
+          this.#answered || !isConnectFailure(error)
+            ? this.#retry.retries
+            : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+      },
     )
   }
 

@@ -124,6 +124,8 @@ export interface RetryHooks {
    * failure doubles the wait).
    */
   backoffStep?: (index: number) => number
+  /** The retries `error` may have in all, for the log line (default the policy's). */
+  retriesFor?: (error: unknown) => number
 }
 
 /**
@@ -174,7 +176,7 @@ export async function withRetries<T>(
       }
       hooks.onRetry?.(error)
       logger.info(
-        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`,
+        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`,
       )
       await abortable(policy.sleep(wait, policy.signal), policy.signal)
     }

@@ -17,7 +17,7 @@
 // into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
 // emscripten `<name>.worker.js`.
 
-import { open } from 'node:fs/promises'
+import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
 import type { CdnHeader, CdnRoute } from '../api/types.ts'
 import {
@@ -32,7 +32,7 @@ import {
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { HeaderRule } from '../inputs/headers.ts'
-import { contentTypeOf, type ArtifactFile } from './files.ts'
+import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
 
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
@@ -509,13 +509,14 @@ function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
+/** The first bytes of a file, read from the file the scan found (openScanned), never through a link. */
 async function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
-  const handle = await open(file.absolutePath, 'r')
+  const fd = await openScanned(file)
   try {
     const buffer = Buffer.alloc(Math.min(bytes, file.size))
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+    const bytesRead = await readAt(fd, buffer, 0, buffer.length, 0)
     return buffer.subarray(0, bytesRead)
   } finally {
-    await handle.close()
+    await closeFile(fd)
   }
 }
