@@ -33481,7 +33481,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
                 throw error;
             }
             hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
     }
@@ -36125,7 +36125,12 @@ class ServiceClient {
                 firstContact.retries++;
             return again;
         };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, { onRetry: this.#options.onRetry });
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -39219,15 +39224,16 @@ function folderGlob(folder, pattern) {
 function literalGlob(path) {
     return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
 }
+/** The first bytes of a file, read from the file the scan found (openScanned), never through a link. */
 async function readFileStart(file, bytes) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.absolutePath, 'r');
+    const fd = await openScanned(file);
     try {
         const buffer = Buffer.alloc(Math.min(bytes, file.size));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        const bytesRead = await readAt(fd, buffer, 0, buffer.length, 0);
         return buffer.subarray(0, bytesRead);
     }
     finally {
-        await handle.close();
+        await closeFile(fd);
     }
 }
 
@@ -44477,8 +44483,11 @@ async function checkPullRequest(options) {
     const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
     const octokit = github.getOctokit(options.token);
     let head;
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
-        head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number })).data.head;
+        head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number, request: { signal } }))
+            .data.head;
     }
     catch (error) {
         const status = githubStatus(error);
@@ -44487,7 +44496,7 @@ async function checkPullRequest(options) {
         }
         // A connection error is no permission problem: Octokit's status 500 for it is not GitHub's.
         throw new Error(`Could not read pull request #${options.number} to check it is the one this build ran for: ` +
-            describeGitHubError(error) +
+            (signal.aborted ? `no answer from GitHub within ${timeoutMs / 1000} s` : describeGitHubError(error)) +
             (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''), { cause: error });
     }
     const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`;

@@ -49014,7 +49014,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
                 throw error;
             }
             hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
     }
@@ -51476,7 +51476,12 @@ class ServiceClient {
                 firstContact.retries++;
             return again;
         };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, { onRetry: this.#options.onRetry });
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -53811,15 +53816,16 @@ function folderGlob(folder, pattern) {
 function literalGlob(path) {
     return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
 }
+/** The first bytes of a file, read from the file the scan found (openScanned), never through a link. */
 async function readFileStart(file, bytes) {
-    const handle = await (0,promises_.open)(file.absolutePath, 'r');
+    const fd = await openScanned(file);
     try {
         const buffer = Buffer.alloc(Math.min(bytes, file.size));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        const bytesRead = await readAt(fd, buffer, 0, buffer.length, 0);
         return buffer.subarray(0, bytesRead);
     }
     finally {
-        await handle.close();
+        await closeFile(fd);
     }
 }
 

@@ -32403,7 +32403,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
                 throw error;
             }
             hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${policy.retries} in ${(wait / 1000).toFixed(1)} s`);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`);
             await abortable(policy.sleep(wait, policy.signal), policy.signal);
         }
     }
@@ -34880,7 +34880,12 @@ class ServiceClient {
                 firstContact.retries++;
             return again;
         };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, { onRetry: this.#options.onRetry });
+        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
     }
     async #send(op, method, path, payload) {
         const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
