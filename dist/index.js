@@ -33470,7 +33470,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
                 throw error;
             }
             const wait = asked === undefined
-                ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+                ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
                 : asked + policy.random() * 250;
             if (now + wait - started > policy.maxElapsedMs) {
                 if (error instanceof Error) {
@@ -37414,6 +37414,8 @@ class PartUploadError extends Error {
     name = 'PartUploadError';
     status;
     retryable;
+    /** Other PUTs were stored while this one was tried: the store is up (see the upload's retry hooks). */
+    storedMeanwhile = false;
     constructor(message, status, retryable, options) {
         super(message, options);
         this.status = status;
@@ -37599,6 +37601,7 @@ async function uploadParts(options) {
     const attempt = async (part) => {
         for (let wait = 0;; wait++) {
             const epoch = adaptive.started();
+            const storedBefore = stored;
             try {
                 const restartable = !restarted.has(part.index);
                 await putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable);
@@ -37631,9 +37634,18 @@ async function uploadParts(options) {
                 // Judged by the round: a cut or its undoing is logged through the constructor's callback.
                 if (isOverload(error))
                     adaptive.refused(epoch, shortOverload(error));
+                if (error instanceof PartUploadError)
+                    error.storedMeanwhile = stored > storedBefore;
                 throw error;
             }
         }
+    };
+    // A part refused while the store stored other PUTs: the store is up and the refusal this part's bad
+    // luck, so its next wait is a first retry's. Only a refusal with nothing stored meanwhile (a store
+    // down) waits as its failures so far make it; the load is the adaptive concurrency's to shed.
+    const retryHooks = {
+        onRetry: () => retries++,
+        backoffStep: (index, error) => (error instanceof PartUploadError && error.storedMeanwhile ? 0 : index),
     };
     let running = 0;
     let allEnded;
@@ -37641,19 +37653,8 @@ async function uploadParts(options) {
         if (halted.aborted)
             return;
         running++;
-        // The store stored other PUTs while this part was refused: it is up and the refusal this part's
-        // bad luck, so its next wait is a first retry's. Only refusals with nothing stored meanwhile (a
-        // store down) make the waits grow; the load is the adaptive concurrency's to shed.
-        let mark = stored;
-        let quiet = 0;
         try {
-            await withRetries(describePart(part), () => {
-                mark = stored;
-                return attempt(part);
-            }, (error) => error instanceof PartUploadError && error.retryable && !halted.aborted, retry, options.logger, {
-                onRetry: () => retries++,
-                backoffStep: () => (stored > mark ? (quiet = 0) : quiet++),
-            });
+            await withRetries(describePart(part), () => attempt(part), (error) => error instanceof PartUploadError && error.retryable && !halted.aborted, retry, options.logger, retryHooks);
             progress.partDone(part.file.path, part.of);
         }
         catch (error) {

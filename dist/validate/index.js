@@ -32392,7 +32392,7 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
                 throw error;
             }
             const wait = asked === undefined
-                ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+                ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
                 : asked + policy.random() * 250;
             if (now + wait - started > policy.maxElapsedMs) {
                 if (error instanceof Error) {

@@ -123,7 +123,7 @@ export interface RetryHooks {
    * The backoff's exponent for the wait after the failed attempt `index` (default `index`: each
    * failure doubles the wait).
    */
-  backoffStep?: (index: number) => number
+  backoffStep?: (index: number, error: unknown) => number
   /** The retries `error` may have in all, for the log line (default the policy's). */
   retriesFor?: (error: unknown) => number
 }
@@ -164,7 +164,7 @@ export async function withRetries<T>(
       }
       const wait =
         asked === undefined
-          ? backoffDelay(hooks.backoffStep?.(index) ?? index, policy)
+          ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
           : asked + policy.random() * 250
       if (now + wait - started > policy.maxElapsedMs) {
         if (error instanceof Error) {

@@ -3,7 +3,7 @@ import { fstatSync, type Stats } from 'node:fs'
 import pLimit from 'p-limit'
 import type { Dispatcher } from 'undici'
 import { AdaptiveConcurrency } from './adaptive.ts'
-import { errorCodes, isNetworkFailure, withRetries, type RetryPolicy } from '../api/retry.ts'
+import { errorCodes, isNetworkFailure, withRetries, type RetryHooks, type RetryPolicy } from '../api/retry.ts'
 import { PresignedRequestList } from '../api/presigned.ts'
 import type { PresignedRequest } from '../api/types.ts'
 import { hashArtifacts, isScannedFile, openScanned, type ArtifactFile } from './files.ts'
@@ -60,6 +60,8 @@ export class PartUploadError extends Error {
   override name = 'PartUploadError'
   readonly status: number | undefined
   readonly retryable: boolean
+  /** Other PUTs were stored while this one was tried: the store is up (see the upload's retry hooks). */
+  storedMeanwhile = false
   constructor(message: string, status: number | undefined, retryable: boolean, options?: ErrorOptions) {
     super(message, options)
     this.status = status
@@ -294,6 +296,7 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
   const attempt = async (part: Part) => {
     for (let wait = 0; ; wait++) {
       const epoch = adaptive.started()
+      const storedBefore = stored
       try {
         const restartable = !restarted.has(part.index)
         await putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable)
@@ -332,34 +335,31 @@ export async function uploadParts(options: UploadOptions): Promise<UploadResult>
         }
         // Judged by the round: a cut or its undoing is logged through the constructor's callback.
         if (isOverload(error)) adaptive.refused(epoch, shortOverload(error))
+        if (error instanceof PartUploadError) error.storedMeanwhile = stored > storedBefore
         throw error
       }
     }
+  }
+  // A part refused while the store stored other PUTs: the store is up and the refusal this part's bad
+  // luck, so its next wait is a first retry's. Only a refusal with nothing stored meanwhile (a store
+  // down) waits as its failures so far make it; the load is the adaptive concurrency's to shed.
+  const retryHooks: RetryHooks = {
+    onRetry: () => retries++,
+    backoffStep: (index, error) => (error instanceof PartUploadError && error.storedMeanwhile ? 0 : index),
   }
   let running = 0
   let allEnded: (() => void) | undefined
   const uploadOne = async (part: Part) => {
     if (halted.aborted) return
     running++
-    // The store stored other PUTs while this part was refused: it is up and the refusal this part's
-    // bad luck, so its next wait is a first retry's. Only refusals with nothing stored meanwhile (a
-    // store down) make the waits grow; the load is the adaptive concurrency's to shed.
-    let mark = stored
-    let quiet = 0
     try {
       await withRetries(
         describePart(part),
-        () => {
-          mark = stored
-          return attempt(part)
-        },
+        () => attempt(part),
         (error) => error instanceof PartUploadError && error.retryable && !halted.aborted,
         retry,
         options.logger,
-        {
-          onRetry: () => retries++,
-          backoffStep: () => (stored > mark ? (quiet = 0) : quiet++),
-        },
+        retryHooks,
       )
       progress.partDone(part.file.path, part.of)
     } catch (error) {
