@@ -522,6 +522,21 @@ test('a PUT that stalls on every attempt fails naming the file, after the retrie
 
 const fileOf = (req: http.IncomingMessage) => new URL(req.url!, 'http://store').searchParams.get('p')
 
+/** uploadParts of `files` to the store, one PUT per file, 4 at a time, retries without waiting. */
+function uploadToStore(files: ArtifactFile[], storeUrl: string, overrides: Partial<UploadOptions> = {}) {
+  return uploadParts({
+    files,
+    hash: false,
+    requests: onePutPerFile(files, storeUrl),
+    dispatcher: agent,
+    concurrency: 4,
+    retry: retryPolicy({ sleep: async () => {} }),
+    requestTimeoutMs: 5000,
+    logger: memoryLogger(),
+    ...overrides,
+  })
+}
+
 test(
   'a PUT stalled at the end of the upload is sent again at once, without waiting request-timeout',
   { timeout: 10_000 },
@@ -533,13 +548,7 @@ test(
       res.writeHead(200, { etag: `"${md5(body)}"` }).end()
     })
     const logger = memoryLogger()
-    const result = await uploadParts({
-      files,
-      hash: false,
-      requests: onePutPerFile(files, store.url),
-      dispatcher: agent,
-      concurrency: 4,
-      retry: retryPolicy({ sleep: async () => {} }),
+    const result = await uploadToStore(files, store.url, {
       // Far longer than the test's own time-out: only the straggler's rule ends the stall.
       requestTimeoutMs: 60_000,
       tailStallMs: 100,
@@ -564,12 +573,7 @@ test('a straggler is sent again once: stalled again, it waits request-timeout as
     res.writeHead(200, { etag: `"${md5(body)}"` }).end()
   })
   const logger = memoryLogger()
-  const result = await uploadParts({
-    files,
-    hash: false,
-    requests: onePutPerFile(files, store.url),
-    dispatcher: agent,
-    concurrency: 4,
+  const result = await uploadToStore(files, store.url, {
     retry: retryPolicy({ random: () => 0.5, sleep: async () => {} }),
     requestTimeoutMs: 600,
     tailStallMs: 100,
@@ -587,7 +591,8 @@ test('a straggler is sent again once: stalled again, it waits request-timeout as
 })
 
 test("a part refused while others are stored waits a first retry's wait each time; refused alone, its waits double", async () => {
-  const files = await smallFiles(60)
+  // f0.txt the largest: the first to start (the largest go first), with the others still to store.
+  const files = await smallFiles(60, { 'f0.txt': 'the largest file of all' })
   for (const concurrency of [2, 1]) {
     let f0 = 0
     const store = await fakeStore((req, body, res) => {
@@ -600,17 +605,9 @@ test("a part refused while others are stored waits a first retry's wait each tim
       setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), 15)
     })
     const waits: number[] = []
-    const logger = memoryLogger()
-    await uploadParts({
-      // f0.txt first, so that the other files are still to be stored while it is refused.
-      files: [files.find((f) => f.path === 'f0.txt')!, ...files.filter((f) => f.path !== 'f0.txt')],
-      hash: false,
-      requests: onePutPerFile(files, store.url),
-      dispatcher: agent,
+    await uploadToStore(files, store.url, {
       concurrency,
       retry: retryPolicy({ random: () => 0.5, sleep: async (ms) => void waits.push(ms) }),
-      requestTimeoutMs: 5000,
-      logger,
     })
     assert.equal(f0, 5)
     assert.deepEqual(
@@ -632,17 +629,7 @@ test('a PUT at the end that is slow as this store is slow is no straggler: not s
     setTimeout(() => res.writeHead(200, { etag: `"${md5(body)}"` }).end(), slow ? 400 : 150)
   })
   const logger = memoryLogger()
-  const result = await uploadParts({
-    files,
-    hash: false,
-    requests: onePutPerFile(files, store.url),
-    dispatcher: agent,
-    concurrency: 4,
-    retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
-    tailStallMs: 100,
-    logger,
-  })
+  const result = await uploadToStore(files, store.url, { tailStallMs: 100, logger })
   assert.equal(last, 1, logger.lines.join('\n'))
   assert.equal(result.retries, 0)
   assert.equal(store.attempts(), 12)
