@@ -33555,7 +33555,10 @@ const BUDGET_MS = 30_000;
  */
 async function retireDeployments(options) {
     const [owner = '', repo = ''] = options.repository.split('/');
-    const request = { signal: AbortSignal.timeout(BUDGET_MS) };
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), BUDGET_MS);
+    const request = { signal: controller.signal };
     try {
         const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const octokit = github.getOctokit(options.token);
@@ -33600,6 +33603,9 @@ async function retireDeployments(options) {
                 : '.') +
             ' The preview is closed all the same.');
         return 0;
+    }
+    finally {
+        clearTimeout(timer);
     }
 }
 
@@ -44485,7 +44491,10 @@ async function checkPullRequest(options) {
     const octokit = github.getOctokit(options.token);
     let head;
     const timeoutMs = options.timeoutMs ?? 30_000;
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const { signal } = controller;
     try {
         head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number, request: { signal } }))
             .data.head;
@@ -44499,6 +44508,9 @@ async function checkPullRequest(options) {
         throw new Error(`Could not read pull request #${options.number} to check it is the one this build ran for: ` +
             (signal.aborted ? `no answer from GitHub within ${timeoutMs / 1000} s` : describeGitHubError(error)) +
             (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''), { cause: error });
+    }
+    finally {
+        clearTimeout(timer);
     }
     const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`;
     const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`;

@@ -17,7 +17,10 @@ export async function retireDeployments(options: {
   logger: Pick<Logger, 'info' | 'warning'>
 }): Promise<number> {
   const [owner = '', repo = ''] = options.repository.split('/')
-  const request = { signal: AbortSignal.timeout(BUDGET_MS) }
+  // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), BUDGET_MS)
+  const request = { signal: controller.signal }
   try {
     const github = await import(/* webpackMode: "eager" */ '@actions/github')
     const octokit = github.getOctokit(options.token)
@@ -64,5 +67,7 @@ export async function retireDeployments(options: {
         ' The preview is closed all the same.',
     )
     return 0
+  } finally {
+    clearTimeout(timer)
   }
 }

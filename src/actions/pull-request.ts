@@ -27,7 +27,10 @@ export async function checkPullRequest(options: {
   const octokit = github.getOctokit(options.token)
   let head: { ref: string; repo: { full_name: string } | null }
   const timeoutMs = options.timeoutMs ?? 30_000
-  const signal = AbortSignal.timeout(timeoutMs)
+  // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), timeoutMs)
+  const { signal } = controller
   try {
     head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number, request: { signal } }))
       .data.head
@@ -45,6 +48,8 @@ export async function checkPullRequest(options: {
         (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
       { cause: error },
     )
+  } finally {
+    clearTimeout(timer)
   }
   const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`
   const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`
