@@ -2,11 +2,8 @@
 // requests that add up but overlap, a file replaced by a link (or another file) between the scan and
 // the upload, a full descriptor table, and a failed upload that must stop before its dispatcher closes.
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
-import { once } from 'node:events'
 import { rename, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type http from 'node:http'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -26,40 +23,11 @@ import {
   uploadParts,
   type UploadOptions,
 } from '../../src/deploy/upload.ts'
+import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 
 const agent = createAgent()
 after(() => agent.close())
-
-const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
-
-/** A store on 127.0.0.1 whose answer to each PUT (its body read) the test decides; it stops after the file. */
-async function fakeStore(
-  handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, attempt: number) => void,
-): Promise<{ url: string; attempts: () => number; received: Buffer[] }> {
-  let attempts = 0
-  const received: Buffer[] = []
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks)
-      received.push(body)
-      handle(req, body, res, ++attempts)
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  after(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    attempts: () => attempts,
-    received,
-  }
-}
 
 /**
  * Writes `first`, then one byte every `everyMs` until `forMs` have passed, then `last`, unless the
@@ -106,9 +74,6 @@ async function scan(files: Record<string, string | Buffer | number>) {
   })
   return { root, written, scanned }
 }
-
-const onePutPerFile = (files: ArtifactFile[], url: string): PresignedRequest[] =>
-  files.map((f) => ({ path: f.path, url: `${url}/put?p=${f.path}`, byte_offset: 0, content_length: f.size }))
 
 function upload(files: ArtifactFile[], requests: PresignedRequest[], overrides: Partial<UploadOptions> = {}) {
   return uploadParts({

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
 import { utimes } from 'node:fs/promises'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type http from 'node:http'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { SLOW_START } from '../../src/deploy/adaptive.ts'
@@ -14,30 +12,12 @@ import { collectArtifacts, scanArtifacts, type ArtifactFile } from '../../src/de
 import { memoryLogger } from '../../src/common/logger.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
+import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 
 const agent = createAgent()
 after(() => agent.close())
-
-/** A store on 127.0.0.1 whose behaviour per request the test decides. */
-async function fakeStore(
-  handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, attempt: number) => void,
-): Promise<{ url: string; attempts: () => number }> {
-  let attempts = 0
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => handle(req, Buffer.concat(chunks), res, ++attempts))
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  after(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts }
-}
 
 /** The manifest of every file under `root`. */
 function collectSite(root: string) {
@@ -73,8 +53,6 @@ function requestFor(url: string, size: number): PresignedRequest[] {
   ]
 }
 
-const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
-
 /** uploadParts of oneFileSite's one file to `url`: one PUT at a time, retries without waiting. */
 function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
@@ -88,16 +66,6 @@ function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<Up
     logger: memoryLogger(),
     ...overrides,
   })
-}
-
-/** One presigned PUT per file, as the real service gives them, each named by `p` in its query. */
-function onePutPerFile(files: { path: string; size: number }[], storeUrl: string): PresignedRequest[] {
-  return files.map((f) => ({
-    path: f.path,
-    url: `${storeUrl}/put?p=${f.path}`,
-    byte_offset: 0,
-    content_length: f.size,
-  }))
 }
 
 test('a PUT that makes no progress is aborted after request-timeout and retried', async () => {
