@@ -1,5 +1,5 @@
 // Versions, publishing and the CDN by Host, against the emulator over HTTP; and the pure version rules
-// of src/api/versions.ts they are built on.
+// of src/api/versions.ts and src/emulator/version-rules.ts they are built on.
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
@@ -8,12 +8,10 @@ import {
   globMatches,
   globToString,
   parseGlob,
-  routeForPath,
-  unstorableRoutes,
-  versionProblems,
   type CdnRoute,
   type VersionConfig,
 } from '../../src/api/versions.ts'
+import { routeForPath, unstorableRoutes, versionProblems } from '../../src/emulator/version-rules.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 
 const TOKEN = 'gamehost-demo-token'
@@ -151,7 +149,7 @@ function getWithHost(emulator: Emulator, host: string, path: string, method = 'G
   })
 }
 
-describe('version rules (src/api/versions.ts)', () => {
+describe('version rules (src/emulator/version-rules.ts)', () => {
   test('globs split on "/": "*" within a segment, "**" a whole segment, mixed "**" invalid', () => {
     assert.equal(parseGlob('assets/**suffix'), undefined)
     assert.equal(parseGlob('***'), undefined)

@@ -4,7 +4,8 @@
 // whose glob matches the path adds its header(s).
 
 import { validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http'
-import { CDN_SERVED_MAX, routeForPath } from '../api/versions.ts'
+import { CDN_SERVED_MAX } from '../api/versions.ts'
+import { routeForPath } from './version-rules.ts'
 import type { EmulatorCore } from './core.ts'
 import { drain, sendText } from './http.ts'
 import type { EmulatorState, GameRecord, NamespaceRecord } from './state.ts'

@@ -1,7 +1,8 @@
 // The data the emulator starts with: tokens, games and what they already hold.
 
 import type { CustomAvatarSummary, LobbySummary, Server } from '../api/types.ts'
-import { versionConfigFault, versionProblems, type VersionConfig } from '../api/versions.ts'
+import { type VersionConfig } from '../api/versions.ts'
+import { versionConfigFault, versionProblems } from './version-rules.ts'
 import { REGIONS } from './version-config.ts'
 
 export interface SeedToken {

@@ -4,18 +4,16 @@
 
 import {
   globToString,
-  lobbyGroupsOf,
   parseGlob,
-  routeHeaders,
   type Captcha,
   type CdnHeader,
   type CdnVersionConfig,
   type GameMode,
   type LobbyGroup,
-  type LobbyGroupSpec,
   type MatchmakerVersionConfig,
   type VersionConfig,
 } from '../api/versions.ts'
+import { lobbyGroupsOf, routeHeaders, type LobbyGroupSpec } from './version-rules.ts'
 
 /** A route as the service stores it: its glob (as the service writes it back), priority and header. */
 export interface StoredRoute {
