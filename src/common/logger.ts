@@ -20,7 +20,7 @@ export interface AnnotationProperties {
   file?: string
 }
 
-/** A logger that keeps every line, for tests and for the CLI's --json mode. */
+/** A logger that keeps every line, for tests. */
 export function memoryLogger(lines: string[] = []): Logger & { lines: string[] } {
   return {
     lines,

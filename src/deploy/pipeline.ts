@@ -1,49 +1,23 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
 import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
-import { SITE_BYTES_LIMIT } from '../api/rules.ts'
-import {
-  buildManifest,
-  fileDescriptors,
-  hashArtifacts,
-  scanArtifacts,
-  writeManifest,
-  type ArtifactFile,
-  type Globber,
-  type Manifest,
-} from './files.ts'
 import { UsageError } from '../api/errors.ts'
-import { Input } from '../inputs/constants.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import {
-  checkMatchmakerConfig,
-  chooseVersion,
-  createNamespaceOn,
-  provision,
-  type Provisioned,
-} from './provision.ts'
-import {
-  createVersion,
-  deployConfig,
-  namespaceUrl,
-  readVersion,
-  validateDeployVersion,
-  versionName,
-} from './publish.ts'
-import type { CdnRoute, GameVersion } from '../api/types.ts'
-import {
-  applyContentTypes,
-  cdnRoutes,
-  logServingPlan,
-  planServing,
-  sameRoutes,
-  type ServingPlan,
-} from './web-engine.ts'
-import { uploadParts, type UploadResult } from './upload.ts'
+import { Input } from '../inputs/constants.ts'
+import type { DeployInputs } from '../inputs/deploy.ts'
+import { collectSite, type CollectedSite, type SiteSource } from './collect.ts'
 import type { OpenFile } from './fd.ts'
+import { writeManifest, type Globber, type Manifest } from './files.ts'
+import { goLive, type Published } from './go-live.ts'
+import { checkMatchmakerConfig, type Provisioned } from './provision.ts'
+import { planTarget } from './target.ts'
+import type { UploadResult } from './upload.ts'
+import { uploadSite } from './upload-site.ts'
+import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+
+export type { Published }
 
 export interface DeployResult {
   dryRun: boolean
@@ -71,17 +45,6 @@ export interface DeployResult {
    * exists (the files are hashed while they upload) still reports them. Undefined without a path.
    */
   collected?: { fileCount: number; totalBytes: number }
-}
-
-export interface Published {
-  versionId: string
-  versionName: string
-  /** What the namespace served before; undefined for a namespace this run created. */
-  replacedVersionId: string | undefined
-  /** False when the namespace already served a version of this site: nothing was created. */
-  created: boolean
-  /** Where the namespace serves it: the custom domain, else its host name under cdn-domain. */
-  url: string
 }
 
 /** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
@@ -138,12 +101,13 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
 }
 
 /**
- * The deploy: collect and hash the files (nothing is created before every local check passed),
- * provision the namespace, create the CDN site, upload every part, complete the upload. A failure
- * past the local checks is thrown as a DeployError.
+ * The deploy, in stages: collect the files (nothing is created before every local check passed), plan
+ * the target (the namespace, and the version to publish, validated), upload the site, go live. Each
+ * stage returns what it did; the journal (the result) is written here alone, and a failure past the
+ * local checks carries it as a DeployError.
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
-  const { logger } = deps
+  const { logger, signal } = deps
   if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
     throw new UsageError(
       `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
@@ -153,59 +117,113 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const retry = retryPolicy({
     retries: inputs.retries,
     maxRetryAfterMs: inputs.maxRetryAfterMs,
-    signal: deps.signal,
+    signal,
     ...deps.retry,
   })
-  const { signal } = deps
   const started = retry.now()
-
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
   // build; otherwise the files are hashed while they upload, from the same reads.
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
-  let files: ArtifactFile[] | undefined
-  let manifest: Manifest | undefined
-  let serving: ServingPlan | undefined
-  let collected: DeployResult['collected']
-  if (inputs.path) {
-    const root = inputs.path
-    files = await logger.group('Collect files', async () => {
-      const found = await scanArtifacts({
-        root,
-        patterns: inputs.files,
-        glob: deps.glob,
-        includeHidden: inputs.includeHidden,
-        logger,
-        open: deps.open,
-        sizeLimit: {
-          bytes: SITE_BYTES_LIMIT,
-          message: (total) =>
-            `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-        },
-      })
-      collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) }
-      logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`)
-      // What the engine needs, and the headers' routes, checked before anything is created.
-      serving = await planServing(found, inputs.webEngine, inputs.headers)
-      applyContentTypes(found, serving)
-      logServingPlan(serving, logger)
-      if (serving.routes.length && !inputs.publish) {
-        logger.info(
-          `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
-        )
-      }
-      if (digestFirst) {
-        manifest = buildManifest(found, await hashArtifacts(found, undefined, deps.open))
-        logger.info(`Digest ${manifest.digest}`)
-      }
-      return found
-    })
-  }
+  const site = inputs.path
+    ? await logger.group('Collect files', () =>
+        collectSite(siteSource(inputs, inputs.path!), { ...deps, digestFirst, publish: inputs.publish }),
+      )
+    : undefined
   checkMatchmakerConfig(inputs.matchmaker)
   signal?.throwIfAborted()
-  // The service's answer decides the requests; for a CDN site it gives one PUT per file.
-  const plannedParts = files?.length ?? 0
 
-  const result: DeployResult = {
+  const journal = startJournal(inputs, site)
+  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  const saveManifest = async (manifest: Manifest) => {
+    journal.manifest = manifest
+    journal.manifestPath = await writeManifest(manifest, manifestFile)
+    logger.info(`Manifest written to ${journal.manifestPath}`)
+  }
+  if (site?.manifest) await saveManifest(site.manifest)
+  if (inputs.dryRun) {
+    await logger.group('Plan (dry run: nothing is created)', () =>
+      Promise.resolve(logPlan(inputs, journal, logger)),
+    )
+    journal.durationMs = retry.now() - started
+    return journal
+  }
+
+  const dispatcher = deps.dispatcher ?? createAgent()
+  try {
+    signal?.throwIfAborted()
+    const client = deployClient(inputs, dispatcher, logger, retry, signal)
+    const onNamespace = (id: string) => {
+      journal.provisioned.namespaceId = id
+      deps.onNamespace?.(id)
+    }
+    // Exactly the routes of the published version when there are any; none keeps the base version's.
+    const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
+    const target =
+      inputs.namespace || inputs.namespaceId
+        ? await logger.group('Provision', () => planTarget(client, inputs, routes, logger, onNamespace))
+        : undefined
+    if (target) journal.provisioned = target.provisioned
+    signal?.throwIfAborted()
+
+    const reused = site && reusableSite(inputs, site, deps.previous, logger)
+    if (reused) Object.assign(journal, reused)
+    else if (site) {
+      const uploaded = await logger.group('Upload', () =>
+        uploadSite({
+          ...deps,
+          client,
+          dispatcher,
+          retry,
+          gameId: inputs.gameId,
+          siteName: inputs.siteName,
+          files: site.files,
+          manifest: site.manifest,
+          concurrency: inputs.concurrency,
+          requestTimeoutMs: inputs.requestTimeoutMs,
+          onSiteCreated: (created) => Object.assign(journal, created),
+          onHashed: async (manifest) => {
+            await saveManifest(manifest)
+            logger.info(`Digest ${manifest.digest}`)
+          },
+        }),
+      )
+      Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
+    }
+
+    const plan = target?.publishing
+    const siteId = journal.siteId
+    if (plan && siteId) {
+      signal?.throwIfAborted()
+      const live = await logger.group('Publish', () =>
+        goLive(client, inputs, plan, journal.provisioned, siteId, logger, onNamespace),
+      )
+      journal.provisioned = live.provisioned
+      journal.published = live.published
+    }
+  } catch (error) {
+    journal.durationMs = retry.now() - started
+    throw new DeployError(error, journal)
+  } finally {
+    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
+    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
+  }
+  journal.durationMs = retry.now() - started
+  return journal
+}
+
+function siteSource(inputs: DeployInputs, root: string): SiteSource {
+  return {
+    root,
+    patterns: inputs.files,
+    includeHidden: inputs.includeHidden,
+    webEngine: inputs.webEngine,
+    headers: inputs.headers,
+  }
+}
+
+/** What is known before anything is sent: what the run will do, and what it collected. */
+function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): DeployResult {
+  return {
     dryRun: inputs.dryRun,
     skipped: false,
     siteName: inputs.siteName,
@@ -226,137 +244,29 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     upload: undefined,
     uploadCompleted: false,
     published: undefined,
-    plannedParts,
+    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+    plannedParts: site?.fileCount ?? 0,
     durationMs: 0,
-    serving,
-    collected,
+    serving: site?.serving,
+    collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes },
   }
-  // Exactly the routes of the published version when there are any; none keeps the base version's.
-  const routes = serving?.routes.length ? cdnRoutes(serving.routes) : undefined
+}
 
-  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
-  const saveManifest = async (complete: Manifest) => {
-    result.manifest = complete
-    result.manifestPath = await writeManifest(complete, manifestFile)
-    logger.info(`Manifest written to ${result.manifestPath}`)
-  }
-  if (manifest) await saveManifest(manifest)
-
-  if (inputs.dryRun) {
-    await logger.group('Plan (dry run: nothing is created)', () =>
-      Promise.resolve(logPlan(inputs, result, logger)),
-    )
-    result.durationMs = retry.now() - started
-    return result
-  }
-
-  const dispatcher = deps.dispatcher ?? createAgent()
-  try {
-    signal?.throwIfAborted()
-    const client = deployClient(inputs, dispatcher, logger, retry, signal)
-    const onNamespace = (id: string) => {
-      // Known before the deploy ends: a failure or cancellation later on still reports it.
-      result.provisioned.namespaceId = id
-      deps.onNamespace?.(id)
-    }
-    let publishing: PublishPlan | undefined
-    if (inputs.namespace || inputs.namespaceId) {
-      await logger.group('Provision', async () => {
-        const { provisioned, located } = await provision(client, inputs, logger, {
-          onNamespace,
-          createLater: inputs.publish,
-        })
-        result.provisioned = provisioned
-        if (!inputs.publish) return
-        // Everything the new version needs is read and validated before anything is created.
-        const baseId =
-          inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
-        const base = await readVersion(client, inputs.gameId, baseId)
-        const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
-        await validateDeployVersion(client, inputs.gameId, name, base.config, routes)
-        logger.info(
-          `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
-            `its config kept but for the site${routes ? ' and the routes' : ''}`,
-        )
-        logger.info(routesLine(base, routes))
-        publishing = {
-          base,
-          name,
-          gameNameId: located.game.name_id,
-          current: located.namespace?.version_id,
-          routes,
-        }
-      })
-    }
-    signal?.throwIfAborted()
-    const previous = deps.previous
-    if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
-      result.skipped = true
-      result.uploadCompleted = true
-      result.siteId = previous.siteId
-      result.uploadId = previous.uploadId
-      logger.info(
-        `The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
-          `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`,
-      )
-    } else if (files) {
-      const siteFiles = files
-      await logger.group('Upload', async () => {
-        signal?.throwIfAborted()
-        const site = await client.createCdnSite(inputs.gameId, {
-          display_name: inputs.siteName,
-          files: fileDescriptors(siteFiles),
-        })
-        result.siteId = site.site_id
-        result.uploadId = site.upload_id
-        logger.info(
-          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-            `for ${siteFiles.length} files, ` +
-            `up to ${inputs.concurrency} at a time`,
-        )
-        result.upload = await uploadParts({
-          files: siteFiles,
-          hash: !manifest,
-          requests: site.presigned_requests,
-          dispatcher,
-          concurrency: inputs.concurrency,
-          retry,
-          requestTimeoutMs: inputs.requestTimeoutMs,
-          logger,
-          progressIntervalMs: deps.progressIntervalMs,
-          signal,
-          open: deps.open,
-        })
-        if (!result.manifest) {
-          await saveManifest(buildManifest(siteFiles, result.upload.sha256!))
-          logger.info(`Digest ${result.manifest!.digest}`)
-        }
-        // A cancelled upload is never completed: the site stays empty rather than half there.
-        signal?.throwIfAborted()
-        await client.completeUpload(site.upload_id)
-        result.uploadCompleted = true
-        logger.info(
-          `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
-        )
-      })
-    }
-    const plan = publishing
-    if (plan && result.siteId) {
-      const siteId = result.siteId
-      signal?.throwIfAborted()
-      result.published = await logger.group('Publish', () =>
-        publish(client, inputs, result, plan, siteId, logger, onNamespace),
-      )
-    }
-  } catch (error) {
-    result.durationMs = retry.now() - started
-    throw new DeployError(error, result)
-  } finally {
-    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
-    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
-  }
-  result.durationMs = retry.now() - started
-  return result
+/** The last completed site of this preview, when the files are the same (skip-unchanged). */
+function reusableSite(
+  inputs: DeployInputs,
+  site: CollectedSite,
+  previous: PreviousSite | undefined,
+  logger: Logger,
+): Pick<DeployResult, 'skipped' | 'uploadCompleted' | 'siteId' | 'uploadId'> | undefined {
+  const { manifest } = site
+  if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest) return
+  const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
+  logger.info(
+    `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+      'no new site is created. Set skip-unchanged: false to upload anyway.',
+  )
+  return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId }
 }
 
 /** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
@@ -377,93 +287,6 @@ export function deployClient(
     requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
     signal,
   })
-}
-
-/** What the deploy will publish, read and validated before anything is created. */
-interface PublishPlan {
-  /** The version whose config the new one is made from. */
-  base: GameVersion
-  name: string
-  gameNameId: string
-  /** What the namespace served before this run; undefined when it does not exist yet. */
-  current: string | undefined
-  /** The new version's routes; undefined keeps the base version's. */
-  routes: CdnRoute[] | undefined
-}
-
-/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
-function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
-  const baseRoutes = base.config.cdn?.routes ?? []
-  const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`
-  return routes
-    ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-    : `No routes computed (no web engine's needs, no ${Input.Headers}): it keeps the base version's ${had}`
-}
-
-/**
- * Makes the version of the new site from the base version and publishes it: to the namespace, or as
- * the first version of a namespace this run creates. A namespace that already serves a version of
- * this site (a re-run of an unchanged build) is left as it is.
- */
-async function publish(
-  client: ServiceClient,
-  inputs: DeployInputs,
-  result: DeployResult,
-  plan: PublishPlan,
-  siteId: string,
-  logger: Logger,
-  onNamespace: (id: string) => void,
-): Promise<Published> {
-  const { provisioned } = result
-  const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain)
-  const existing = provisioned.namespaceId
-  if (
-    existing &&
-    plan.current === plan.base.version_id &&
-    plan.base.config.cdn?.site_id === siteId &&
-    (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))
-  ) {
-    logger.info(
-      `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
-    )
-    logger.info(`Live at ${url}`)
-    return {
-      versionId: plan.base.version_id,
-      versionName: plan.base.display_name,
-      replacedVersionId: plan.current,
-      created: false,
-      url,
-    }
-  }
-  const created = await createVersion(
-    client,
-    inputs.gameId,
-    plan.name,
-    deployConfig(plan.base.config, siteId, plan.routes),
-    logger,
-  )
-  logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
-  if (existing) {
-    await client.setNamespaceVersion(inputs.gameId, existing, created.versionId)
-    logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
-  } else {
-    await createNamespaceOn(
-      client,
-      inputs,
-      { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` },
-      provisioned,
-      logger,
-      onNamespace,
-    )
-  }
-  logger.info(`Live at ${url}`)
-  return {
-    versionId: created.versionId,
-    versionName: created.displayName,
-    replacedVersionId: plan.current,
-    created: true,
-    url,
-  }
 }
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {

@@ -70,27 +70,26 @@ export async function provision(
       ))
     }
   }
-  const provisioned: Provisioned = {
-    nameId: namespace?.name_id ?? inputs.namespace?.nameId,
-    namespaceId,
-    namespaceCreated,
-    domain: undefined,
-    matchmakerValidated: false,
-  }
+  const nameId = namespace?.name_id ?? inputs.namespace?.nameId
+  const nothingYet = { domain: undefined, matchmakerValidated: false }
+  let prepared: Pick<Provisioned, 'domain' | 'matchmakerValidated'> = nothingYet
   if (namespaceId) {
     options.onNamespace?.(namespaceId)
-    await prepareNamespace(client, inputs, namespaceId, provisioned, logger)
+    prepared = await prepareNamespace(client, inputs, namespaceId, false, logger)
   } else if (inputs.matchmaker && game.namespaces[0]) {
     // The namespace is created after the upload: its matchmaker config is validated now, against
     // another namespace of the game (the service's rules are the same for all of them).
-    await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, provisioned, logger)
+    const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger)
+    prepared = { ...nothingYet, matchmakerValidated: validated }
   }
+  const provisioned: Provisioned = { nameId, namespaceId, namespaceCreated, ...prepared }
   return { provisioned, located: { game, namespace } }
 }
 
 /**
  * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
  * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
+ * Returns what is provisioned now.
  */
 export async function createNamespaceOn(
   client: ServiceClient,
@@ -99,47 +98,53 @@ export async function createNamespaceOn(
   provisioned: Provisioned,
   logger: Logger,
   onNamespace?: (namespaceId: string) => void,
-): Promise<void> {
+): Promise<Provisioned> {
   const { namespaceId, created } = await createNamespace(client, inputs, version, logger)
   if (!created) await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id)
-  provisioned.namespaceId = namespaceId
-  provisioned.namespaceCreated = created
   onNamespace?.(namespaceId)
-  await prepareNamespace(client, inputs, namespaceId, provisioned, logger)
+  const prepared = await prepareNamespace(
+    client,
+    inputs,
+    namespaceId,
+    provisioned.matchmakerValidated,
+    logger,
+  )
+  return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared }
 }
 
+/** Attaches the domain and validates the matchmaker config (unless validated already). */
 async function prepareNamespace(
   client: ServiceClient,
   inputs: DeployInputs,
   namespaceId: string,
-  provisioned: Provisioned,
+  matchmakerValidated: boolean,
   logger: Logger,
-): Promise<void> {
-  if (inputs.domain) {
-    await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
-    provisioned.domain = inputs.domain
+): Promise<Pick<Provisioned, 'domain' | 'matchmakerValidated'>> {
+  if (inputs.domain) await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
+  return {
+    domain: inputs.domain,
+    matchmakerValidated:
+      matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
   }
-  if (!provisioned.matchmakerValidated)
-    await validateMatchmaker(client, inputs, namespaceId, provisioned, logger)
 }
 
+/** Has the service validate the matchmaker config against a namespace; false when there is none to validate. */
 async function validateMatchmaker(
   client: ServiceClient,
   inputs: DeployInputs,
   namespaceId: string,
-  provisioned: Provisioned,
   logger: Logger,
-): Promise<void> {
-  if (!inputs.matchmaker) return
+): Promise<boolean> {
+  if (!inputs.matchmaker) return false
   const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
     lobby_count_max: inputs.matchmaker.lobbyCountMax,
     max_players: inputs.matchmaker.maxPlayers,
   })
   if (errors.length) throw matchmakerError(errors)
-  provisioned.matchmakerValidated = true
   logger.info(
     `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
   )
+  return true
 }
 
 /** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */

@@ -1,0 +1,87 @@
+// The deploy's first stage: the site's files found, opened and identified, how they are served
+// planned and checked, and (when it is needed before anything is created) their digest. Nothing here
+// calls the service.
+
+import { SITE_BYTES_LIMIT } from '../api/rules.ts'
+import { formatBytes } from '../common/format.ts'
+import type { Logger } from '../common/logger.ts'
+import { Input } from '../inputs/constants.ts'
+import type { HeaderRule } from '../inputs/headers.ts'
+import type { OpenFile } from './fd.ts'
+import {
+  buildManifest,
+  hashArtifacts,
+  scanArtifacts,
+  type ArtifactFile,
+  type Globber,
+  type Manifest,
+} from './files.ts'
+import {
+  applyContentTypes,
+  logServingPlan,
+  planServing,
+  type ServingPlan,
+  type WebEngineChoice,
+} from './web-engine.ts'
+
+/** Where the site's files are and how they are to be served. */
+export interface SiteSource {
+  root: string
+  patterns: string[]
+  includeHidden: boolean
+  webEngine: WebEngineChoice
+  headers: HeaderRule[]
+}
+
+export interface CollectOptions {
+  logger: Logger
+  glob: Globber
+  open?: OpenFile
+  /** Hash every file now (a dry run, or a build to compare with the last one); else they are hashed as they upload. */
+  digestFirst: boolean
+  /** Whether a version is published, so its routes are set (else only the content types apply). */
+  publish: boolean
+}
+
+export interface CollectedSite {
+  files: ArtifactFile[]
+  serving: ServingPlan
+  fileCount: number
+  totalBytes: number
+  /** Only when hashed first (see CollectOptions.digestFirst). */
+  manifest: Manifest | undefined
+}
+
+export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
+  const { logger } = options
+  const files = await scanArtifacts({
+    root: site.root,
+    patterns: site.patterns,
+    glob: options.glob,
+    includeHidden: site.includeHidden,
+    logger,
+    open: options.open,
+    sizeLimit: {
+      bytes: SITE_BYTES_LIMIT,
+      message: (total) =>
+        `${Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+    },
+  })
+  const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
+  logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
+  // What the engine needs, and the headers' routes, checked before anything is created.
+  const serving = await planServing(files, site.webEngine, site.headers)
+  applyContentTypes(files, serving)
+  logServingPlan(serving, logger)
+  if (serving.routes.length && !options.publish) {
+    logger.info(
+      `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
+    )
+  }
+  let manifest: Manifest | undefined
+  if (options.digestFirst) {
+    manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
+    logger.info(`Digest ${manifest.digest}`)
+  }
+  return { files, serving, fileCount: files.length, totalBytes, manifest }
+}

@@ -1,0 +1,69 @@
+// The deploy's second stage: the namespace found (or planned), its domain and matchmaker config
+// checked, and, when the site is to be published, the version it will be made from read and the new
+// version validated with the service. Nothing the upload needs is decided after this.
+
+import type { ServiceClient } from '../api/client.ts'
+import type { CdnRoute, GameVersion } from '../api/types.ts'
+import type { Logger } from '../common/logger.ts'
+import { Input } from '../inputs/constants.ts'
+import type { DeployInputs } from '../inputs/deploy.ts'
+import { chooseVersion, provision, type Provisioned } from './provision.ts'
+import { readVersion, validateDeployVersion, versionName } from './publish.ts'
+
+/** What the deploy will publish, read and validated before anything is created. */
+export interface PublishPlan {
+  /** The version whose config the new one is made from. */
+  base: GameVersion
+  name: string
+  gameNameId: string
+  /** What the namespace served before this run; undefined when it does not exist yet. */
+  current: string | undefined
+  /** The new version's routes; undefined keeps the base version's. */
+  routes: CdnRoute[] | undefined
+}
+
+export interface TargetPlan {
+  provisioned: Provisioned
+  /** Undefined when nothing is published (publish off). */
+  publishing: PublishPlan | undefined
+}
+
+export async function planTarget(
+  client: ServiceClient,
+  inputs: DeployInputs,
+  routes: CdnRoute[] | undefined,
+  logger: Logger,
+  onNamespace: (namespaceId: string) => void,
+): Promise<TargetPlan> {
+  const { provisioned, located } = await provision(client, inputs, logger, {
+    onNamespace,
+    createLater: inputs.publish,
+  })
+  if (!inputs.publish) return { provisioned, publishing: undefined }
+  const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
+  const base = await readVersion(client, inputs.gameId, baseId)
+  const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
+  await validateDeployVersion(client, inputs.gameId, name, base.config, routes)
+  logger.info(
+    `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
+      `its config kept but for the site${routes ? ' and the routes' : ''}`,
+  )
+  logger.info(routesLine(base, routes))
+  const publishing: PublishPlan = {
+    base,
+    name,
+    gameNameId: located.game.name_id,
+    current: located.namespace?.version_id,
+    routes,
+  }
+  return { provisioned, publishing }
+}
+
+/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
+function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
+  const baseRoutes = base.config.cdn?.routes ?? []
+  const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`
+  return routes
+    ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
+    : `No routes computed (no web engine's needs, no ${Input.Headers}): it keeps the base version's ${had}`
+}
