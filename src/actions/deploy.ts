@@ -2,7 +2,6 @@ import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
-import { markdownCode, markdownText } from '../common/untrusted.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import { closeOutputs, closeReport } from '../deploy/report.ts'
@@ -17,7 +16,8 @@ import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
-import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
+import { previewKey, renderComment, type PreviewState } from './preview.ts'
+import { previewRecord, type PreviewRecord, type RecordContext } from './preview-record.ts'
 import {
   setOutputs,
   setSkippedOutputs,
@@ -92,18 +92,14 @@ export async function run(): Promise<void> {
       await writeFailureSummary(error, partial)
       // Show the namespace even so (the next run finds it through the service, not through this).
       if (comment && namespaceId) {
-        // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
-        const state = partial?.uploadCompleted
-          ? stateAfter(key, previous, inputs, partial, event)
-          : nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
-        const status = isCancelled(error)
-          ? // Our own words, and ids and name ids the answers' shapes checked.
-            `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
-          : `❌ The deploy failed: ${markdownText(errorMessage(error))}`
+        const ending = { kind: 'failed', error, partial, namespaceId } as const
         // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-        await comment.save(commentBody(inputs, event, state, status), {
-          withinMs: isCancelled(error) ? 4_000 : undefined,
-        })
+        await comment.save(
+          commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
+          {
+            withinMs: isCancelled(error) ? 4_000 : undefined,
+          },
+        )
       }
       throw error
     } finally {
@@ -118,14 +114,8 @@ export async function run(): Promise<void> {
     }
     if (result.published) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
     if (comment) {
-      const state = stateAfter(key, previous, inputs, result, event)
-      const live = result.published ? ' It is live at the preview link below.' : ''
-      const status = result.skipped
-        ? `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
-        : result.siteId
-          ? `✅ Deployed site ${markdownCode(result.siteId)}.${live}`
-          : '✅ Provisioned.'
-      await comment.save(commentBody(inputs, event, state, status))
+      const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
+      await comment.save(commentBody(inputs, event, record))
     }
   })
 }
@@ -157,17 +147,16 @@ async function closeRun(
   })
   setOutputValues(closeOutputs(result))
   await writeReport(closeReport(result))
-  if (comment && result.namespace) {
-    const state = nextState(key, previous, {
-      namespaceId: result.namespace.namespace_id,
-      namespaceNameId: result.namespace.name_id,
-    })
-    delete state.domain
-    if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
-    const status = `🔒 Pull request #${pullRequest.number} was closed: the preview no longer serves its build${
-      result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
-    }.`
-    await comment.save(commentBody(inputs, event, state, status))
+  const { namespace } = result
+  if (comment && namespace) {
+    const ending = {
+      kind: 'closed',
+      result: { ...result, namespace },
+      pullRequest: pullRequest.number,
+    } as const
+    await comment.save(
+      commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
+    )
   }
   const token = core.getInput(Input.GitHubToken)
   if (token && event.repository) {
@@ -194,35 +183,16 @@ function previewComment(inputs: DeployInputs, event: RunEvent, key: string): Sti
   })
 }
 
-function stateAfter(
+function recordContext(
   key: string,
   previous: PreviewState | undefined,
   inputs: DeployInputs,
-  result: DeployResult,
   event: RunEvent,
-): PreviewState {
-  const { manifest } = result
-  return nextState(key, previous, {
-    namespaceId: result.provisioned.namespaceId,
-    namespaceNameId: inputs.namespace?.nameId,
-    domain: result.provisioned.domain,
-    published: result.published && { versionId: result.published.versionId, url: result.published.url },
-    completed:
-      result.siteId && manifest && !result.skipped && result.uploadCompleted
-        ? {
-            siteId: result.siteId,
-            uploadId: result.uploadId,
-            siteName: inputs.siteName,
-            digest: manifest.digest,
-            fileCount: manifest.fileCount,
-            totalBytes: manifest.totalBytes,
-            commit: event.pullRequest?.headSha,
-          }
-        : undefined,
-  })
+): RecordContext {
+  return { key, previous, namespaceNameId: inputs.namespace?.nameId, commit: event.pullRequest?.headSha }
 }
 
-function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState, status: string): string {
+function commentBody(inputs: DeployInputs, event: RunEvent, { state, status }: PreviewRecord): string {
   const name = inputs.namespace?.nameId ?? inputs.namespaceId ?? inputs.siteName
   return renderComment({
     title: `gamehost preview: ${name}`,

@@ -1,0 +1,103 @@
+// What a preview's sticky comment says after a run: one function of how the run ended (deployed,
+// failed or cancelled, closed), so the three endings cannot drift apart.
+
+import { errorMessage } from '../api/errors.ts'
+import { isCancelled } from '../common/cancel.ts'
+import { markdownCode, markdownText } from '../common/untrusted.ts'
+import type { CloseResult } from '../deploy/close.ts'
+import type { DeployResult } from '../deploy/pipeline.ts'
+import { rerunText } from '../deploy/report.ts'
+import { nextState, type PreviewState } from './preview.ts'
+
+export type RunEnding =
+  | { kind: 'deployed'; result: DeployResult }
+  /** `partial` is what the deploy had done; namespaceId is the namespace it reached, if any. */
+  | { kind: 'failed'; error: unknown; partial: DeployResult | undefined; namespaceId: string }
+  | { kind: 'closed'; result: ClosedPreview; pullRequest: number }
+
+/** A close that found the preview's namespace. */
+export type ClosedPreview = CloseResult & { namespace: NonNullable<CloseResult['namespace']> }
+
+export interface PreviewRecord {
+  state: PreviewState
+  /** Markdown: our own words, ids the answers' shapes checked, and escaped text from outside. */
+  status: string
+}
+
+export interface RecordContext {
+  key: string
+  previous: PreviewState | undefined
+  namespaceNameId: string | undefined
+  /** The commit the pull request's head is at. */
+  commit: string | undefined
+}
+
+export function previewRecord(ending: RunEnding, context: RecordContext): PreviewRecord {
+  switch (ending.kind) {
+    case 'deployed':
+      return { state: stateAfter(ending.result, context), status: deployedStatus(ending.result) }
+    case 'failed':
+      return failedRecord(ending.error, ending.partial, ending.namespaceId, context)
+    case 'closed':
+      return closedRecord(ending.result, ending.pullRequest, context)
+  }
+}
+
+function deployedStatus(result: DeployResult): string {
+  const live = result.published ? ' It is live at the preview link below.' : ''
+  if (result.skipped)
+    return `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
+  return result.siteId ? `✅ Deployed site ${markdownCode(result.siteId)}.${live}` : '✅ Provisioned.'
+}
+
+function failedRecord(
+  error: unknown,
+  partial: DeployResult | undefined,
+  namespaceId: string,
+  context: RecordContext,
+): PreviewRecord {
+  // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
+  const state = partial?.uploadCompleted
+    ? stateAfter(partial, context)
+    : nextState(context.key, context.previous, { namespaceId, namespaceNameId: context.namespaceNameId })
+  const status = isCancelled(error)
+    ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+    : `❌ The deploy failed: ${markdownText(errorMessage(error))}`
+  return { state, status }
+}
+
+function closedRecord(result: ClosedPreview, pullRequest: number, context: RecordContext): PreviewRecord {
+  const state = nextState(context.key, context.previous, {
+    namespaceId: result.namespace.namespace_id,
+    namespaceNameId: result.namespace.name_id,
+  })
+  delete state.domain
+  if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
+  const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
+  return {
+    state,
+    status: `🔒 Pull request #${pullRequest} was closed: the preview no longer serves its build${freed}.`,
+  }
+}
+
+function stateAfter(result: DeployResult, context: RecordContext): PreviewState {
+  const { manifest } = result
+  return nextState(context.key, context.previous, {
+    namespaceId: result.provisioned.namespaceId,
+    namespaceNameId: context.namespaceNameId,
+    domain: result.provisioned.domain,
+    published: result.published && { versionId: result.published.versionId, url: result.published.url },
+    completed:
+      result.siteId && manifest && !result.skipped && result.uploadCompleted
+        ? {
+            siteId: result.siteId,
+            uploadId: result.uploadId,
+            siteName: result.siteName,
+            digest: manifest.digest,
+            fileCount: manifest.fileCount,
+            totalBytes: manifest.totalBytes,
+            commit: context.commit,
+          }
+        : undefined,
+  })
+}
