@@ -18,6 +18,7 @@ import { Input } from '../inputs/constants.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
+import { timeoutsFor } from '../common/timeouts.ts'
 import {
   checkMatchmakerConfig,
   chooseVersion,
@@ -321,7 +322,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           dispatcher,
           concurrency: inputs.concurrency,
           retry,
-          requestTimeoutMs: inputs.requestTimeoutMs,
+          timeouts: timeoutsFor(inputs.requestTimeoutMs),
           logger,
           progressIntervalMs: deps.progressIntervalMs,
           signal,
