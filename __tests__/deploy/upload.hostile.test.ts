@@ -14,15 +14,10 @@ import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import { scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
-import {
-  PartUploadError,
-  planUpload,
-  putDeadlineMs,
-  uploadParts,
-  type UploadOptions,
-} from '../../src/deploy/upload.ts'
+import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 
@@ -83,7 +78,7 @@ function upload(files: ArtifactFile[], requests: PresignedRequest[], overrides: 
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ retries: 0, sleep: async () => {} }),
-    requestTimeoutMs: 1000,
+    timeouts: timeoutsFor(1000),
     logger: memoryLogger(),
     ...overrides,
   })
@@ -114,7 +109,7 @@ test('an error answer whose body trickles is taken request-timeout after its hea
   })
   const started = Date.now()
   const error = await upload(scanned, onePutPerFile(scanned, store.url), {
-    requestTimeoutMs: 300,
+    timeouts: timeoutsFor(300),
   }).catch((e: unknown) => e)
   const took = Date.now() - started
   assert.ok(error instanceof PartUploadError, String(error))
@@ -150,12 +145,12 @@ test('a PUT whose progress keeps coming and never ends is aborted at its deadlin
   const logger = memoryLogger()
   const error = await upload(scanned, onePutPerFile(scanned, 'http://127.0.0.1:9'), {
     dispatcher: trickling,
-    requestTimeoutMs: 100,
+    timeouts: timeoutsFor(100),
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
     logger,
   }).catch((e: unknown) => e)
   const took = Date.now() - started
-  assert.equal(putDeadlineMs(5, 100), 401)
+  assert.equal(timeoutsFor(100).putDeadlineMs(5), 401)
   assert.ok(error instanceof PartUploadError, String(error))
   assert.equal(
     error.message,
@@ -167,9 +162,9 @@ test('a PUT whose progress keeps coming and never ends is aborted at its deadlin
 })
 
 test('the deadline of a PUT: 4 request timeouts, and one more per 256 KiB', () => {
-  assert.equal(putDeadlineMs(0, 30_000), 120_000)
-  assert.equal(putDeadlineMs(1024 * 1024, 30_000), 240_000)
-  assert.equal(putDeadlineMs(100 * 1024 * 1024, 30_000), 30_000 * 404)
+  assert.equal(timeoutsFor(30_000).putDeadlineMs(0), 120_000)
+  assert.equal(timeoutsFor(30_000).putDeadlineMs(1024 * 1024), 240_000)
+  assert.equal(timeoutsFor(30_000).putDeadlineMs(100 * 1024 * 1024), 30_000 * 404)
 })
 
 test('requests that add up to a file but overlap, or leave a gap, are refused naming the file and the ranges', async () => {
@@ -352,7 +347,7 @@ test('once a part fails for good, no other part is retried or sent, none is left
     dispatcher,
     concurrency: 10,
     logger,
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     // Retries wait 30 ms: some are waiting when f0 fails.
     retry: retryPolicy({ retries: 20, maxElapsedMs: 60_000, sleep: () => delay(30) }),
   }).catch((e: unknown) => e)

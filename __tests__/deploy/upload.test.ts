@@ -10,6 +10,7 @@ import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
 import { collectArtifacts, scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
@@ -62,7 +63,7 @@ function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<Up
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
     ...overrides,
   })
@@ -77,7 +78,7 @@ test('a PUT that makes no progress is aborted after request-timeout and retried'
   const logger = memoryLogger()
   const result = await uploadOneFile(manifest.files, store.url, {
     concurrency: 2,
-    requestTimeoutMs: 150,
+    timeouts: timeoutsFor(150),
     logger,
   })
   assert.equal(store.attempts(), 2)
@@ -150,7 +151,7 @@ test('a file changed while other files upload is caught when its own bytes are r
       dispatcher: agent,
       concurrency: 1,
       retry: retryPolicy({ sleep: async () => {} }),
-      requestTimeoutMs: 5000,
+      timeouts: timeoutsFor(5000),
       logger: memoryLogger(),
     })
   // The other file is touched while the first PUT is on the wire (whichever file that sends), so it
@@ -257,7 +258,7 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
     dispatcher: agent,
     concurrency: 3,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
   })
   const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
@@ -310,7 +311,7 @@ test('small files read one after another into reused buffers each send exactly t
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
   })
   assert.deepEqual(order, ['tiny.txt', 'large.bin', 'mid.bin', 'small.bin'])
@@ -365,7 +366,7 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
     dispatcher: agent,
     concurrency: SLOW_START + 64,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
   })
   assert.ok(sentAtOnce > 0 && sentAtOnce <= SLOW_START, `${sentAtOnce} PUTs sent before any answer`)
@@ -395,7 +396,7 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
     dispatcher: agent,
     concurrency: 4,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
   })
   assert.deepEqual(received, written.get('big.bin'))
@@ -423,7 +424,7 @@ test('an aborted signal starts no new PUT, aborts those in flight and rejects wi
     dispatcher: agent,
     concurrency: 3,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 60_000,
+    timeouts: timeoutsFor(60_000),
     logger: memoryLogger(),
     signal: controller.signal,
   }).catch((e: unknown) => e)
@@ -465,7 +466,7 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
     dispatcher: agent,
     concurrency: 8,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger,
   })
   assert.equal(result.retries, 4)
@@ -481,7 +482,7 @@ test('a PUT that stalls on every attempt fails naming the file, after the retrie
   const store = await fakeStore(() => {}) // never answers
   const error = await uploadOneFile(manifest.files, store.url, {
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
-    requestTimeoutMs: 100,
+    timeouts: timeoutsFor(100),
   }).catch((e: unknown) => e)
   assert.ok(error instanceof PartUploadError)
   assert.equal(error.message, 'Upload of a.txt: no progress for 0.1 s (gave up after 2 attempts)')
@@ -499,7 +500,7 @@ function uploadToStore(files: ArtifactFile[], storeUrl: string, overrides: Parti
     dispatcher: agent,
     concurrency: 4,
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 5000,
+    timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
     ...overrides,
   })
@@ -518,7 +519,7 @@ test(
     const logger = memoryLogger()
     const result = await uploadToStore(files, store.url, {
       // Far longer than the test's own time-out: only the straggler's rule ends the stall.
-      requestTimeoutMs: 60_000,
+      timeouts: timeoutsFor(60_000),
       tailStallMs: 100,
       logger,
     })
@@ -543,7 +544,7 @@ test('a straggler is sent again once: stalled again, it waits request-timeout as
   const logger = memoryLogger()
   const result = await uploadToStore(files, store.url, {
     retry: retryPolicy({ random: () => 0.5, sleep: async () => {} }),
-    requestTimeoutMs: 600,
+    timeouts: timeoutsFor(600),
     tailStallMs: 100,
     logger,
   })

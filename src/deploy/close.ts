@@ -3,18 +3,17 @@
 // closed (no build content, every other part of the config kept), and its custom domain is freed.
 // Running it twice changes nothing the second time.
 
-import { stat, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import type { Dispatcher } from 'undici'
 import { createAgent } from '../api/client.ts'
 import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
+import { timeoutsFor } from '../common/timeouts.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
-import { contentTypeOf, fileDescriptors, type ArtifactFile } from './files.ts'
+import { contentTypeOf } from './files.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
-import { uploadParts } from './upload.ts'
+import { uploadParts, type BytesFile } from './upload.ts'
 import { deployClient } from './pipeline.ts'
 
 export interface CloseResult {
@@ -34,8 +33,8 @@ export interface CloseDependencies {
   logger: Logger
   /** The pull request whose preview this is, for the page and the version's name. */
   pullRequest: number | undefined
-  /** Where the page's file is written before its upload. */
-  tempDir: string
+  /** No longer used: the page is sent from memory (the faces still pass it; theirs to drop). */
+  tempDir?: string
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   signal?: AbortSignal
@@ -86,10 +85,10 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
       logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${name}')`)
     } else {
       await logger.group('Publish the closed page', async () => {
-        const file = await closedPage(deps.tempDir, deps.pullRequest)
+        const file = closedPage(deps.pullRequest)
         const site = await client.createCdnSite(inputs.gameId, {
           display_name: name,
-          files: fileDescriptors([file]),
+          files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
         })
         result.siteId = site.site_id
         await uploadParts({
@@ -99,7 +98,7 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
           dispatcher,
           concurrency: 1,
           retry,
-          requestTimeoutMs: inputs.requestTimeoutMs,
+          timeouts: timeoutsFor(inputs.requestTimeoutMs),
           logger,
           signal: deps.signal,
         })
@@ -135,22 +134,12 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
   }
 }
 
-/** The closed page: the pull request's number, no build content. */
-async function closedPage(dir: string, pullRequest: number | undefined): Promise<ArtifactFile> {
+/** The closed page: the pull request's number, no build content, sent from memory. */
+function closedPage(pullRequest: number | undefined): BytesFile {
   const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`
   const html =
     '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
     `<h1>Preview closed</h1>\n<p>${escapeHtml(what)} was closed: its build is no longer served here.</p>\n</html>\n`
-  const absolutePath = path.join(dir, `gamehost-closed-${process.pid}.html`)
-  await writeFile(absolutePath, html)
-  const stats = await stat(absolutePath)
-  return {
-    path: 'index.html',
-    absolutePath,
-    size: stats.size,
-    mtimeMs: stats.mtimeMs,
-    dev: stats.dev,
-    ino: stats.ino,
-    contentType: contentTypeOf('index.html'),
-  }
+  const bytes = Buffer.from(html)
+  return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html')!, bytes }
 }

@@ -1,7 +1,7 @@
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
-import { close, constants, lstat, open, read, type Stats } from 'node:fs'
+import { close, closeSync, constants, lstat, open, read, type Stats } from 'node:fs'
 
 /** A file's own metadata, a link's and not its target's. */
 export function lstatFile(path: string): Promise<Stats> {
@@ -58,4 +58,17 @@ export function closeFile(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
     close(fd, (error) => (error ? reject(error) : resolve()))
   })
+}
+
+/**
+ * Closes a file that was only read, at once and on this thread: such a close is fast, where an
+ * asynchronous one costs a round trip through the thread pool per file that nothing needs to wait
+ * for. Its error is ignored (a file only read has nothing left to lose).
+ */
+export function closeNow(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Nothing to do: the descriptor is gone either way.
+  }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { fstatSync, type Stats } from 'node:fs'
+import { closeSync, fstatSync, type Stats } from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
@@ -386,9 +386,23 @@ export function isScannedFile(file: ArtifactFile, stats: Stats): boolean {
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
 export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
-  let fd: number
+  const fd = await openAtScannedPath(file, openWith)
   try {
-    fd = await openForReading(file.absolutePath, openWith)
+    assertScannedFile(file, fstatSync(fd))
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+  return fd
+}
+
+/**
+ * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
+ * identity then (assertScannedFile), before any byte it read is used.
+ */
+export async function openAtScannedPath(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
+  try {
+    return await openForReading(file.absolutePath, openWith)
   } catch (error) {
     if (isOutOfDescriptors(error)) throw error
     const code = (error as { code?: unknown }).code
@@ -400,14 +414,15 @@ export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Prom
           : 'can no longer be opened'
     throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
   }
-  const stats = fstatSync(fd)
+}
+
+/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
+export function assertScannedFile(file: ArtifactFile, stats: Stats): void {
   if (!isScannedFile(file, stats)) {
-    await closeFile(fd)
     throw new Error(
       `${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${kindOf(stats)})`} is at its path now`,
     )
   }
-  return fd
 }
 
 function kindOf(stats: Stats): string {

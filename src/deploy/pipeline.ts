@@ -5,6 +5,7 @@ import { UsageError } from '../api/errors.ts'
 import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
+import { timeoutsFor } from '../common/timeouts.ts'
 import { Input } from '../inputs/constants.ts'
 import type { DeployInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite, type SiteSource } from './collect.ts'
@@ -179,7 +180,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           files: site.files,
           manifest: site.manifest,
           concurrency: inputs.concurrency,
-          requestTimeoutMs: inputs.requestTimeoutMs,
+          timeouts: timeoutsFor(inputs.requestTimeoutMs),
           onSiteCreated: (created) => Object.assign(journal, created),
           onHashed: async (manifest) => {
             await saveManifest(manifest)

@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import type { RetryPolicy } from '../api/retry.ts'
 import type { Logger } from '../common/logger.ts'
+import type { Timeouts } from '../common/timeouts.ts'
 import type { OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
@@ -20,7 +21,7 @@ export interface SiteUploadOptions {
   /** The manifest when the files were hashed already; else they are hashed from the upload's reads. */
   manifest: Manifest | undefined
   concurrency: number
-  requestTimeoutMs: number
+  timeouts: Timeouts
   progressIntervalMs?: number
   signal?: AbortSignal
   open?: OpenFile
@@ -56,7 +57,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     dispatcher: options.dispatcher,
     concurrency: options.concurrency,
     retry: options.retry,
-    requestTimeoutMs: options.requestTimeoutMs,
+    timeouts: options.timeouts,
     logger,
     progressIntervalMs: options.progressIntervalMs,
     signal,

@@ -1,0 +1,177 @@
+// One PUT on the wire through undici's dispatch API, and its answer.
+import type { Dispatcher } from 'undici'
+import type { InFlight, InFlightPuts } from './watchdog.ts'
+
+/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+const ERROR_BODY_LIMIT = 8 * 1024
+
+export interface PutRequest {
+  dispatcher: Dispatcher
+  url: string
+  headers: Record<string, string>
+  body: Buffer | AsyncIterable<Buffer>
+  /** Where the PUT is while on the wire: the watchdog and cancellation abort it from there. */
+  inFlight: InFlightPuts
+  /** Its deadline in all, progress or not (Timeouts.putDeadlineMs). */
+  deadlineMs: number
+  /** It may be sent again as a straggler at the upload's end (see TAIL_STALL_MS). */
+  restartable: boolean
+  /** Each chunk undici wrote to the socket. */
+  onSent: (chunk: Buffer) => void
+}
+
+export interface StoreAnswer {
+  status: number
+  etag: string | undefined
+  /** The body of an answer that is not 2xx (its start); empty otherwise. */
+  text: string
+}
+
+/**
+ * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
+ * is its status and ETag, so no response stream, abort controller, or timer is made per request
+ * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
+ * small files those were most of the client's cost beyond node:http). Rejects with the request's
+ * error, or with the reason it was aborted for.
+ */
+export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
+  const { url } = request
+  // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  const origin = slash < 0 ? url : url.slice(0, slash)
+  const path = slash < 0 ? '/' : url.slice(slash)
+  return new Promise<StoreAnswer>((resolve, reject) => {
+    const handler = new PutHandler(request, resolve, reject)
+    try {
+      // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
+      request.dispatcher.dispatch(
+        {
+          origin,
+          path,
+          method: 'PUT',
+          headers: request.headers,
+          body: request.body as Dispatcher.DispatchOptions['body'],
+        },
+        handler as unknown as Dispatcher.DispatchHandlers,
+      )
+    } catch (error) {
+      handler.onError(error instanceof Error ? error : new Error(String(error)))
+    }
+  })
+}
+
+/**
+ * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight: one object
+ * instead of an object literal and six closures. V8 may allocate the later copies of an object
+ * literal straight into its old generation once many of them survived a collection
+ * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
+ * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
+ * is for literals, not for instances of a class.
+ *
+ * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
+ * ETag come with its headers, and its body is never read; an error's body is kept up to
+ * ERROR_BODY_LIMIT and waited for stallMs after the headers at most (the watchdog: its bytes are no
+ * progress), then taken as far as it came. The request stays in flight, its body drained, until it
+ * ends or the watchdog or the upload's end aborts it; that abort is no failure.
+ */
+class PutHandler implements InFlight {
+  slot = -1
+  lastProgress = performance.now()
+  readonly deadline: number
+  readonly limit: number
+  readonly restartable: boolean
+  answered = false
+  private status = 0
+  private etag: string | undefined
+  private chunks: Buffer[] | undefined
+  private kept = 0
+  private abortRequest: ((reason: Error) => void) | undefined
+  private pending: Error | undefined
+  private settled = false
+  private finished = false
+  private readonly inFlight: InFlightPuts
+  private readonly onSent: (chunk: Buffer) => void
+  private readonly resolve: (answer: StoreAnswer) => void
+  private readonly reject: (error: Error) => void
+
+  constructor(request: PutRequest, resolve: (answer: StoreAnswer) => void, reject: (error: Error) => void) {
+    this.inFlight = request.inFlight
+    this.limit = request.deadlineMs
+    this.restartable = request.restartable
+    this.deadline = this.lastProgress + request.deadlineMs
+    this.onSent = request.onSent
+    this.resolve = resolve
+    this.reject = reject
+    request.inFlight.add(this)
+  }
+
+  abort(reason: Error): void {
+    if (this.abortRequest) this.abortRequest(reason)
+    else this.pending = reason
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    this.abortRequest = abort
+    if (this.pending) abort(this.pending)
+  }
+
+  // undici 6 calls it with each chunk written to the socket (its types say a size).
+  onBodySent(chunk: Buffer | string): void {
+    this.inFlight.progressed(this, performance.now())
+    this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.inFlight.progressed(this, performance.now())
+    this.answered = true
+    this.status = statusCode
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!
+      if (name.length === 4 && name.toString('latin1').toLowerCase() === 'etag') {
+        this.etag = rawHeaders[i + 1]!.toString('latin1')
+      }
+    }
+    if (statusCode < 200 || statusCode >= 300) this.chunks = []
+    else this.answer()
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.chunks && !this.settled) {
+      this.chunks.push(chunk)
+      this.kept += chunk.length
+      if (this.kept >= ERROR_BODY_LIMIT) this.answer()
+    }
+    return true
+  }
+
+  onComplete(): void {
+    this.leave()
+    this.answer()
+  }
+
+  onError(error: Error): void {
+    this.leave()
+    // An answer whose headers came is taken as far as it came, whatever cut its body short.
+    if (this.answered) this.answer()
+    else if (!this.settled) {
+      this.settled = true
+      this.reject(error)
+    }
+  }
+
+  private answer(): void {
+    if (this.settled) return
+    this.settled = true
+    const text = this.chunks ? Buffer.concat(this.chunks).toString('utf8').slice(0, ERROR_BODY_LIMIT) : ''
+    this.chunks = undefined
+    this.resolve({ status: this.status, etag: this.etag, text })
+  }
+
+  /** The request has ended: it leaves the PUTs in flight. */
+  private leave(): void {
+    if (this.finished) return
+    this.finished = true
+    this.inFlight.delete(this)
+  }
+}

@@ -1,0 +1,91 @@
+import pLimit, { type LimitFunction } from 'p-limit'
+
+/**
+ * Runs a task per item under p-limit, with p-limit's own `concurrency` as the one limit (the adaptive
+ * limit sets it), fed lazily: an item is taken from its iterator, in the iterator's order, only when
+ * fewer tasks than that limit are unfinished, so a site of 20,000 files never holds a promise per
+ * file. p-limit's queue holds at most the item handed over the moment a task ends, before p-limit
+ * itself counts that place free; never the site (a queue of every part would keep each dequeued node
+ * alive through the next, see common/limit.ts, and would fix their order before the upload starts).
+ *
+ * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
+ * left to end (`whenIdle`).
+ */
+export class Scheduler<T> {
+  readonly #limit: LimitFunction
+  #items: Iterator<T> | undefined
+  #task: ((item: T) => Promise<void>) | undefined
+  #unfinished = 0
+  #exhausted = false
+  #failed = false
+  #settle: { resolve: () => void; reject: (error: Error) => void } | undefined
+  #idle: (() => void) | undefined
+
+  constructor(concurrency: number) {
+    this.#limit = pLimit(Math.max(1, concurrency))
+  }
+
+  get concurrency(): number {
+    return this.#limit.concurrency
+  }
+
+  /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
+  set concurrency(limit: number) {
+    this.#limit.concurrency = Math.max(1, limit)
+    this.#feed()
+  }
+
+  /** Tasks started and not yet ended. */
+  get running(): number {
+    return this.#unfinished
+  }
+
+  run(items: Iterable<T>, task: (item: T) => Promise<void>): Promise<void> {
+    this.#items = items[Symbol.iterator]()
+    this.#task = task
+    return new Promise<void>((resolve, reject) => {
+      this.#settle = { resolve, reject }
+      this.#feed()
+    })
+  }
+
+  /** Resolves once no task is running. */
+  whenIdle(): Promise<void> {
+    if (this.#unfinished === 0) return Promise.resolve()
+    return new Promise<void>((resolve) => (this.#idle = resolve))
+  }
+
+  #feed(): void {
+    const task = this.#task
+    if (!task || !this.#items) return
+    try {
+      while (!this.#failed && !this.#exhausted && this.#unfinished < this.#limit.concurrency) {
+        const next = this.#items.next()
+        if (next.done) this.#exhausted = true
+        else {
+          this.#unfinished++
+          this.#limit(task, next.value).then(
+            () => this.#ended(undefined),
+            (error: unknown) => this.#ended(error instanceof Error ? error : new Error(String(error))),
+          )
+        }
+      }
+    } catch (error) {
+      this.#fail(error instanceof Error ? error : new Error(String(error)))
+    }
+    if (this.#exhausted && this.#unfinished === 0 && !this.#failed) this.#settle?.resolve()
+  }
+
+  #ended(error: Error | undefined): void {
+    this.#unfinished--
+    if (error) this.#fail(error)
+    if (this.#unfinished === 0) this.#idle?.()
+    this.#feed()
+  }
+
+  #fail(error: Error): void {
+    if (this.#failed) return
+    this.#failed = true
+    this.#settle?.reject(error)
+  }
+}
