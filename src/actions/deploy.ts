@@ -11,7 +11,8 @@ import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
-import { Input, Output } from '../inputs/constants.ts'
+import { ActionName, Input, Output } from '../inputs/constants.ts'
+import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
@@ -28,7 +29,7 @@ import {
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
-  await runAction([Input.Token, Input.GitHubToken], async () => {
+  await runAction(secretInputs(ActionName.Deploy), async () => {
     const getInput = (name: string) => core.getInput(name)
     const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
     const inputs = readInputs(getInput, {
