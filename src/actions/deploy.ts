@@ -16,7 +16,14 @@ import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
-import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from '../inputs/deploy.ts'
+import {
+  hasTarget,
+  missingTokenError,
+  readInputs,
+  readPullRequestNumber,
+  targetNameId,
+  type DeployInputs,
+} from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
 import { nextState, previewKey, renderComment, type PreviewState } from './preview.ts'
 import {
@@ -32,12 +39,20 @@ export async function run(): Promise<void> {
   await runAction(secretInputs(ActionName.Deploy), async () => {
     const getInput = (name: string) => core.getInput(name)
     const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-    const inputs = readInputs(getInput, {
-      repository: process.env.GITHUB_REPOSITORY,
-      ref: event.ref,
-      sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-    })
-    actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
+    const inputs = readInputs(
+      getInput,
+      {
+        repository: process.env.GITHUB_REPOSITORY,
+        ref: event.ref,
+        sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+      },
+      // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
+      { closing: event.pullRequest?.closed === true },
+    )
+    const { token } = inputs.connection
+    actionsLogger.debug(
+      `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+    )
     if (event.pullRequest?.build && event.repository) {
       await checkPullRequest({
         token: core.getInput(Input.GitHubToken),
@@ -47,7 +62,7 @@ export async function run(): Promise<void> {
       })
     }
 
-    if (!inputs.token && !inputs.dryRun) {
+    if (!token && !inputs.dryRun) {
       const decision = whenNoToken(inputs.ifNoToken, event)
       if (!decision.skip) throw missingTokenError()
       actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
@@ -58,7 +73,7 @@ export async function run(): Promise<void> {
 
     // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-    const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
+    const key = previewKey(inputs)
     const comment = previewComment(inputs, event, key)
     if (event.pullRequest?.closed) {
       try {
@@ -96,7 +111,7 @@ export async function run(): Promise<void> {
         // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
         const state = partial?.uploadCompleted
           ? stateAfter(key, previous, inputs, partial, event)
-          : nextState(key, previous, { namespaceId, namespaceNameId: inputs.namespace?.nameId })
+          : nextState(key, previous, { namespaceId, namespaceNameId: targetNameId(inputs.target) })
         const status = isCancelled(error)
           ? // Our own words, and ids and name ids the answers' shapes checked.
             `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
@@ -143,7 +158,7 @@ async function closeRun(
   signal: AbortSignal,
 ): Promise<void> {
   const pullRequest = event.pullRequest!
-  if (!inputs.namespace && !inputs.namespaceId) {
+  if (!hasTarget(inputs)) {
     throw new UsageError(
       `${Input.Namespace} is empty: pull request #${pullRequest.number} was closed, and its preview is found by ` +
         `the ${Input.Namespace} (or ${Input.NamespaceId}) it was deployed to: give the same one as the deploy`,
@@ -205,7 +220,7 @@ function stateAfter(
   const { manifest } = result
   return nextState(key, previous, {
     namespaceId: result.provisioned.namespaceId,
-    namespaceNameId: inputs.namespace?.nameId,
+    namespaceNameId: targetNameId(inputs.target),
     domain: result.provisioned.domain,
     published: result.published && { versionId: result.published.versionId, url: result.published.url },
     completed:
@@ -213,7 +228,7 @@ function stateAfter(
         ? {
             siteId: result.siteId,
             uploadId: result.uploadId,
-            siteName: inputs.siteName,
+            siteName: inputs.site.name,
             digest: manifest.digest,
             fileCount: manifest.fileCount,
             totalBytes: manifest.totalBytes,
@@ -224,12 +239,13 @@ function stateAfter(
 }
 
 function commentBody(inputs: DeployInputs, event: RunEvent, state: PreviewState, status: string): string {
-  const name = inputs.namespace?.nameId ?? inputs.namespaceId ?? inputs.siteName
+  const { target } = inputs
+  const name = targetNameId(target) ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
   return renderComment({
     title: `gamehost preview: ${name}`,
     status,
     state,
-    namespaceNameId: inputs.namespace?.nameId,
+    namespaceNameId: targetNameId(target),
     runUrl: event.runUrl,
     repositoryUrl: event.repositoryUrl,
     commit: event.pullRequest?.headSha,

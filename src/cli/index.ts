@@ -20,7 +20,7 @@ import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import { closePreview } from '../deploy/close.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
-import { readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
+import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
 import type { Operation } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
@@ -102,9 +102,8 @@ const DEPLOY: Command = {
   ],
   async run(flags, io) {
     const get = flagReader(flags)
-    const context = get(Input.SiteName).trim() ? {} : runContext(process.env)
-    const inputs = readInputs(get, context)
-    if (!inputs.token && !inputs.dryRun) throw missingToken()
+    const inputs = readInputs(get, () => runContext(process.env))
+    if (!inputs.connection.token && !inputs.dryRun) throw missingToken()
     // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
       io.logger.close()
@@ -212,9 +211,9 @@ const CLOSE: Command = {
   ],
   async run(flags, io) {
     const get = flagReader(flags)
-    const inputs = readInputs(get)
-    if (!inputs.token) throw missingToken()
-    if (!inputs.namespace && !inputs.namespaceId)
+    const inputs = readInputs(get, {}, { closing: true })
+    if (!inputs.connection.token) throw missingToken()
+    if (!hasTarget(inputs))
       throw new UsageError(
         `--${Input.Namespace} or --${Input.NamespaceId} is required: the preview's namespace`,
       )

@@ -13,18 +13,11 @@ import {
   type Globber,
   type Manifest,
 } from './files.ts'
-import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import {
-  checkMatchmakerConfig,
-  chooseVersion,
-  createNamespaceOn,
-  provision,
-  type Provisioned,
-} from './provision.ts'
+import { chooseVersion, createNamespaceOn, provision, type Provisioned } from './provision.ts'
 import {
   createVersion,
   deployConfig,
@@ -144,15 +137,12 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
-  if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
-    throw new UsageError(
-      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
-    )
-  }
+  const { site, target, transfer } = inputs
+  const { gameId } = inputs.connection
+  const publishes = target.kind !== 'none' && target.publish
   const retry = retryPolicy({
-    retries: inputs.retries,
-    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    retries: transfer.retries,
+    maxRetryAfterMs: transfer.maxRetryAfterMs,
     signal: deps.signal,
     ...deps.retry,
   })
@@ -166,14 +156,14 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   let manifest: Manifest | undefined
   let serving: ServingPlan | undefined
   let collected: DeployResult['collected']
-  if (inputs.path) {
-    const root = inputs.path
+  if (site.path) {
+    const root = site.path
     files = await logger.group('Collect files', async () => {
       const found = await scanArtifacts({
         root,
-        patterns: inputs.files,
+        patterns: site.files,
         glob: deps.glob,
-        includeHidden: inputs.includeHidden,
+        includeHidden: site.includeHidden,
         logger,
         open: deps.open,
         sizeLimit: {
@@ -185,10 +175,10 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) }
       logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`)
       // What the engine needs, and the headers' routes, checked before anything is created.
-      serving = await planServing(found, inputs.webEngine, inputs.headers)
+      serving = await planServing(found, site.webEngine, site.headers)
       applyContentTypes(found, serving)
       logServingPlan(serving, logger)
-      if (serving.routes.length && !inputs.publish) {
+      if (serving.routes.length && !publishes) {
         logger.info(
           `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
         )
@@ -200,7 +190,6 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       return found
     })
   }
-  checkMatchmakerConfig(inputs.matchmaker)
   signal?.throwIfAborted()
   // The service's answer decides the requests; for a CDN site it gives one PUT per file.
   const plannedParts = files?.length ?? 0
@@ -208,17 +197,17 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const result: DeployResult = {
     dryRun: inputs.dryRun,
     skipped: false,
-    siteName: inputs.siteName,
+    siteName: site.name,
     siteId: undefined,
     uploadId: undefined,
     provisioned: {
-      nameId: inputs.namespace?.nameId,
+      nameId: targetNameId(target),
       // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
       // that fails before must not report a namespace that may not exist as one a re-run reuses.
-      namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
+      namespaceId: inputs.dryRun && target.kind === 'id' ? target.namespaceId : undefined,
       namespaceCreated: false,
       // Known to be attached only once provisioning is done (a dry run plans it).
-      domain: inputs.dryRun ? inputs.domain : undefined,
+      domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
       matchmakerValidated: false,
     },
     manifest: undefined,
@@ -260,20 +249,23 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       deps.onNamespace?.(id)
     }
     let publishing: PublishPlan | undefined
-    if (inputs.namespace || inputs.namespaceId) {
+    if (hasTarget(inputs)) {
+      const targeted = inputs
       await logger.group('Provision', async () => {
-        const { provisioned, located } = await provision(client, inputs, logger, {
+        const { provisioned, located } = await provision(client, targeted, logger, {
           onNamespace,
-          createLater: inputs.publish,
+          createLater: publishes,
         })
         result.provisioned = provisioned
-        if (!inputs.publish) return
+        if (!publishes) return
         // Everything the new version needs is read and validated before anything is created.
         const baseId =
-          inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
-        const base = await readVersion(client, inputs.gameId, baseId)
-        const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
-        await validateDeployVersion(client, inputs.gameId, name, base.config, routes)
+          targeted.target.versionId ??
+          located.namespace?.version_id ??
+          chooseVersion(targeted, located.game).id
+        const base = await readVersion(client, gameId, baseId)
+        const name = await versionName(client, gameId, site.name, located.game.versions)
+        await validateDeployVersion(client, gameId, name, base.config, routes)
         logger.info(
           `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
             `its config kept but for the site${routes ? ' and the routes' : ''}`,
@@ -303,25 +295,25 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       const siteFiles = files
       await logger.group('Upload', async () => {
         signal?.throwIfAborted()
-        const site = await client.createCdnSite(inputs.gameId, {
-          display_name: inputs.siteName,
+        const created = await client.createCdnSite(gameId, {
+          display_name: site.name,
           files: fileDescriptors(siteFiles),
         })
-        result.siteId = site.site_id
-        result.uploadId = site.upload_id
+        result.siteId = created.site_id
+        result.uploadId = created.upload_id
         logger.info(
-          `Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+          `Created CDN site '${site.name}' (${created.site_id}): ${created.presigned_requests.length} requests to upload ` +
             `for ${siteFiles.length} files, ` +
-            `up to ${inputs.concurrency} at a time`,
+            `up to ${transfer.concurrency} at a time`,
         )
         result.upload = await uploadParts({
           files: siteFiles,
           hash: !manifest,
-          requests: site.presigned_requests,
+          requests: created.presigned_requests,
           dispatcher,
-          concurrency: inputs.concurrency,
+          concurrency: transfer.concurrency,
           retry,
-          requestTimeoutMs: inputs.requestTimeoutMs,
+          requestTimeoutMs: transfer.requestTimeoutMs,
           logger,
           progressIntervalMs: deps.progressIntervalMs,
           signal,
@@ -333,19 +325,20 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         }
         // A cancelled upload is never completed: the site stays empty rather than half there.
         signal?.throwIfAborted()
-        await client.completeUpload(site.upload_id)
+        await client.completeUpload(created.upload_id)
         result.uploadCompleted = true
         logger.info(
-          `Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`,
+          `Completed upload ${created.upload_id}: site ${created.site_id} holds ${siteFiles.length} files`,
         )
       })
     }
     const plan = publishing
-    if (plan && result.siteId) {
+    if (plan && result.siteId && hasTarget(inputs)) {
       const siteId = result.siteId
+      const targeted = inputs
       signal?.throwIfAborted()
       result.published = await logger.group('Publish', () =>
-        publish(client, inputs, result, plan, siteId, logger, onNamespace),
+        publish(client, targeted, result, plan, siteId, logger, onNamespace),
       )
     }
   } catch (error) {
@@ -368,13 +361,13 @@ export function deployClient(
   signal: AbortSignal | undefined,
 ): ServiceClient {
   return new ServiceClient({
-    baseUrl: inputs.apiUrl,
-    token: inputs.token,
+    baseUrl: inputs.connection.apiUrl,
+    token: inputs.connection.token,
     dispatcher,
     logger,
     retry,
     // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-    requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: Math.max(inputs.transfer.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
     signal,
   })
 }
@@ -407,7 +400,7 @@ function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
  */
 async function publish(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   result: DeployResult,
   plan: PublishPlan,
   siteId: string,
@@ -415,7 +408,9 @@ async function publish(
   onNamespace: (id: string) => void,
 ): Promise<Published> {
   const { provisioned } = result
-  const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain)
+  const { gameId } = inputs.connection
+  const { cdnDomain, domain } = inputs.target
+  const url = namespaceUrl(cdnDomain, plan.gameNameId, provisioned.nameId ?? '', domain)
   const existing = provisioned.namespaceId
   if (
     existing &&
@@ -437,14 +432,14 @@ async function publish(
   }
   const created = await createVersion(
     client,
-    inputs.gameId,
+    gameId,
     plan.name,
     deployConfig(plan.base.config, siteId, plan.routes),
     logger,
   )
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
   if (existing) {
-    await client.setNamespaceVersion(inputs.gameId, existing, created.versionId)
+    await client.setNamespaceVersion(gameId, existing, created.versionId)
     logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
   } else {
     await createNamespaceOn(
@@ -467,27 +462,32 @@ async function publish(
 }
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
-  if (inputs.namespace)
-    logger.info(
-      `Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`,
-    )
-  else if (inputs.namespaceId) logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`)
-  if (inputs.domain) logger.info(`Would add domain ${inputs.domain} unless the namespace has it`)
-  if (inputs.matchmaker) logger.info('Would validate the matchmaker config with the service')
-  if (result.manifest) {
-    logger.info(
-      `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
-    )
-  }
-  if (inputs.publish) {
-    const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
+  const { target } = inputs
+  if (target.kind === 'name')
+    logger.info(`Would use namespace ${target.nameId}, or create it when the game has none of that name`)
+  else if (target.kind === 'id')
+    logger.info(`Would check that namespace ${target.namespaceId} is in the game`)
+  if (target.kind === 'none') return logSitePlan(inputs, result, logger)
+  if (target.domain) logger.info(`Would add domain ${target.domain} unless the namespace has it`)
+  if (target.matchmaker) logger.info('Would validate the matchmaker config with the service')
+  logSitePlan(inputs, result, logger)
+  if (target.publish) {
+    const base = target.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
     const routes = result.serving?.routes.length
     logger.info(
       `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
         (routes
           ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
           : ', its routes kept'),
+    )
+  }
+}
+
+function logSitePlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
+  if (result.manifest) {
+    logger.info(
+      `Would create CDN site '${inputs.site.name}' with ${result.manifest.fileCount} files ` +
+        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
     )
   }
 }
