@@ -236,7 +236,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const cdnDomain = readCdnDomain(get, DEFAULT_CDN_DOMAIN)
   const work: NamespaceWork = { versionId, domain, matchmaker, publish, cdnDomain }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
-  if (nameId) return { kind: 'name', nameId, displayName: displayName!, ...work }
+  if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
   return { kind: 'none' }
 }
 
