@@ -118,30 +118,51 @@ test('an empty token skips only fork pull requests on auto', () => {
 })
 
 test('one comment per target and namespace, or per site name without one', () => {
-  const target = { apiUrl: 'https://api.example.com', gameId: GAME }
+  const connection = { apiUrl: 'https://api.example.com', gameId: GAME }
+  const work = {
+    versionId: 'v',
+    domain: undefined,
+    matchmaker: undefined,
+    publish: true,
+    cdnDomain: 'rivet.game',
+  }
+  const site = { name: 's', nameGiven: true }
   const suffix = ` game:${GAME} api:https://api.example.com`
   assert.equal(
-    previewKey(
-      { ...target, namespace: { nameId: 'pr-1', displayName: 'x', versionId: 'v' }, namespaceId: 'i' },
-      's',
-    ),
+    previewKey({ connection, site, target: { kind: 'id', namespaceId: 'i', nameId: 'pr-1', ...work } }),
     `namespace:pr-1${suffix}`,
   )
   assert.equal(
-    previewKey({ ...target, namespace: undefined, namespaceId: 'i' }, 's'),
+    previewKey({ connection, site, target: { kind: 'name', nameId: 'pr-1', displayName: 'x', ...work } }),
+    `namespace:pr-1${suffix}`,
+  )
+  assert.equal(
+    previewKey({ connection, site, target: { kind: 'id', namespaceId: 'i', nameId: undefined, ...work } }),
     `namespace-id:i${suffix}`,
   )
   assert.equal(
-    previewKey({ ...target, namespace: undefined, namespaceId: undefined }, 'Docs site'),
+    previewKey({ connection, site: { name: 'Docs site', nameGiven: true }, target: { kind: 'none' } }),
     `site:Docs site${suffix}`,
   )
-  assert.equal(previewKey({ ...target, namespace: undefined, namespaceId: undefined }, ''), `site${suffix}`)
+  assert.equal(
+    previewKey({ connection, site: { name: 'made', nameGiven: false }, target: { kind: 'none' } }),
+    `site${suffix}`,
+  )
 })
 
 test('the same namespace of another game or through another service is another comment', () => {
-  const namespace = { nameId: 'pr-1', displayName: 'x', versionId: 'v' }
+  const target = {
+    kind: 'name',
+    nameId: 'pr-1',
+    displayName: 'x',
+    versionId: 'v',
+    domain: undefined,
+    matchmaker: undefined,
+    publish: true,
+    cdnDomain: 'rivet.game',
+  } as const
   const key = (apiUrl: string, gameId: string) =>
-    previewKey({ apiUrl, gameId, namespace, namespaceId: undefined }, '')
+    previewKey({ connection: { apiUrl, gameId }, site: { name: 's', nameGiven: false }, target })
   const production = key('https://api.example.com', GAME)
   // One service however its URL is written, one game whatever the case of its id.
   assert.equal(key('https://API.example.com/', GAME.toUpperCase()), production)

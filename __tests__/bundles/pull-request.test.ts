@@ -155,15 +155,20 @@ describe('pull-request previews', () => {
     })
     ok(planted)
     // The key of this very preview: its namespace on this game of this service.
-    const key = previewKey(
-      {
-        apiUrl: emulator.url,
-        gameId: GAME,
-        namespace: { nameId: 'pr-18', displayName: 'pr-18', versionId: '' },
-        namespaceId: undefined,
+    const key = previewKey({
+      connection: { apiUrl: emulator.url, gameId: GAME },
+      site: { name: 'pr-18', nameGiven: false },
+      target: {
+        kind: 'name',
+        nameId: 'pr-18',
+        displayName: 'pr-18',
+        versionId: undefined,
+        domain: undefined,
+        matchmaker: undefined,
+        publish: true,
+        cdnDomain: 'rivet.game',
       },
-      '',
-    )
+    })
     const forgedState = {
       key,
       namespaceNameId: 'pr-18',

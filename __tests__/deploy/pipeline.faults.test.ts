@@ -34,7 +34,7 @@ function inputsFor(emulator: Emulator, root: string, extra: Record<string, strin
     getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, path: root, ...extra }),
   )
   // Stalls are cut after 300 ms here; the input's unit is whole seconds.
-  return { ...inputs, requestTimeoutMs: 300 }
+  return { ...inputs, transfer: { ...inputs.transfer, requestTimeoutMs: 300 } }
 }
 
 async function assertIntact(emulator: Emulator, siteId: string, written: Map<string, Buffer>): Promise<void> {

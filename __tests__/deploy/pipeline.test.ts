@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFile, truncate } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
-import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
+import { UsageError } from '../../src/api/errors.ts'
 import type { FileDescriptor } from '../../src/api/types.ts'
 import { contentTypeOf } from '../../src/deploy/files.ts'
 import { DeployError, deploy, deployFailure } from '../../src/deploy/pipeline.ts'
@@ -187,26 +187,6 @@ describe('deploy against the emulator', () => {
     assert.ok(error instanceof UsageError, String(error))
     assert.match(error.message, /^version-id '0{8}-0{4}-4000-8000-0{12}' is not a version of game/)
     assert.equal(emulator.sites(GAME).length, sites)
-  })
-
-  test('a matchmaker config the service rules reject fails naming the field, before anything is created', async () => {
-    const before = emulator.requests.length
-    const error = await deploy(
-      inputs({
-        path: site,
-        namespace: 'mm-bad',
-        'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
-        'lobby-count-max': '40000',
-        'max-players': '8',
-      }),
-      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
-    ).catch((e: unknown) => e)
-    assert.ok(error instanceof ValidationFailedError)
-    assert.deepEqual(error.problems, [
-      { path: ['lobby-count', 'too-high'], description: 'lobby_count_max must be below 32768' },
-    ])
-    assert.equal(emulator.requests.length, before, 'no call reached the service')
-    assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'mm-bad'))
   })
 
   test('a domain another namespace holds fails, and the account does not call it attached', async () => {

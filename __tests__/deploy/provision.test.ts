@@ -8,7 +8,7 @@ import { UsageError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { GetGameResponse, GetNamespaceResponse } from '../../src/api/types.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
-import { readInputs } from '../../src/inputs/deploy.ts'
+import { hasTarget, readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { provision } from '../../src/deploy/provision.ts'
 import { getter } from '../support/helpers.ts'
@@ -54,8 +54,13 @@ describe('provisioning through the service', () => {
     logger,
     retry: retryPolicy({ sleep: async () => {} }),
   })
-  const inputs = (values: Record<string, string>) =>
-    readInputs(getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...values }))
+  const inputs = (values: Record<string, string>): TargetedInputs => {
+    const read = readInputs(
+      getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...values }),
+    )
+    assert.ok(hasTarget(read))
+    return read
+  }
 
   test('a create that loses the race (name-id.not-unique) uses the namespace the other run created', async () => {
     const logger = memoryLogger()

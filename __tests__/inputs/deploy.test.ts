@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UsageError } from '../../src/api/errors.ts'
+import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
 import { defaultSiteName, missingTokenError, readInputs } from '../../src/inputs/deploy.ts'
 import { getter } from '../support/helpers.ts'
 
@@ -10,21 +10,34 @@ const NS = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
 const base = { 'api-url': 'http://127.0.0.1:1', token: 't', 'game-id': GAME }
 
 test('defaults', () => {
-  const inputs = readInputs(getter(base), {
+  const inputs = readInputs(getter({ ...base, namespace: 'pr-1' }), {
     repository: 'studio/my-game',
     ref: 'refs/heads/main',
     sha: '1a2b3c4d5e',
   })
-  assert.equal(inputs.siteName, 'my-game main 1a2b3c4')
-  assert.deepEqual(inputs.files, ['**'])
-  assert.equal(inputs.concurrency, 192)
-  assert.equal(inputs.retries, 8)
-  assert.equal(inputs.maxRetryAfterMs, 120_000)
-  assert.equal(inputs.requestTimeoutMs, 30_000)
-  assert.equal(inputs.includeHidden, false)
+  assert.equal(inputs.site.name, 'my-game main 1a2b3c4')
+  assert.equal(inputs.site.nameGiven, false)
+  assert.deepEqual(inputs.site.files, ['**'])
+  assert.deepEqual(inputs.transfer, {
+    concurrency: 192,
+    retries: 8,
+    maxRetryAfterMs: 120_000,
+    requestTimeoutMs: 30_000,
+  })
+  assert.equal(inputs.site.includeHidden, false)
   assert.equal(inputs.dryRun, false)
-  assert.equal(inputs.path, undefined)
-  assert.equal(inputs.namespace, undefined)
+  assert.equal(inputs.site.path, undefined)
+  // Nothing is published without a site.
+  assert.deepEqual(inputs.target, {
+    kind: 'name',
+    nameId: 'pr-1',
+    displayName: 'pr-1',
+    versionId: undefined,
+    domain: undefined,
+    matchmaker: undefined,
+    publish: false,
+    cdnDomain: 'rivet.game',
+  })
 })
 
 test('a full set of inputs', () => {
@@ -43,10 +56,20 @@ test('a full set of inputs', () => {
       'dry-run': 'true',
     }),
   )
-  assert.deepEqual(inputs.files, ['**/*.html', '!secret/**'])
-  assert.deepEqual(inputs.namespace, { nameId: 'pr-42', displayName: 'pr-42', versionId: VERSION })
-  assert.deepEqual(inputs.matchmaker, { lobbyCountMax: 100, maxPlayers: 16 })
-  assert.equal(inputs.concurrency, 32)
+  assert.deepEqual(inputs.site.files, ['**/*.html', '!secret/**'])
+  assert.equal(inputs.site.name, 'Release 1.2')
+  assert.equal(inputs.site.nameGiven, true)
+  assert.deepEqual(inputs.target, {
+    kind: 'name',
+    nameId: 'pr-42',
+    displayName: 'pr-42',
+    versionId: VERSION,
+    domain: 'pr-42.example.com',
+    matchmaker: { lobbyCountMax: 100, maxPlayers: 16 },
+    publish: true,
+    cdnDomain: 'rivet.game',
+  })
+  assert.equal(inputs.transfer.concurrency, 32)
   assert.equal(inputs.dryRun, true)
 })
 
@@ -199,34 +222,99 @@ test('a token that cannot be sent is refused without being shown, before any fil
       !error.message.includes('Injected'),
   )
   // Latin-1 letters go through, as the header allows them; the service judges the token.
-  assert.equal(readInputs(getter({ ...base, token: 'café-token' })).token, 'café-token')
+  assert.equal(
+    readInputs(getter({ ...base, token: 'café-token', path: 'build' })).connection.token,
+    'café-token',
+  )
 })
 
 test('a domain that can work is taken as given', () => {
   for (const domain of ['pr-42.example.com', 'xn--mnchen-3ya.de', `${'a'.repeat(63)}.example.com`])
-    assert.equal(readInputs(getter({ ...base, 'namespace-id': NS, domain })).domain, domain)
+    assert.deepEqual(readInputs(getter({ ...base, 'namespace-id': NS, domain })).target, {
+      kind: 'id',
+      namespaceId: NS,
+      nameId: undefined,
+      versionId: undefined,
+      domain,
+      matchmaker: undefined,
+      publish: false,
+      cdnDomain: 'rivet.game',
+    })
 })
 
 test('an empty token is read as empty: whether that fails is decided with the event', () => {
-  assert.equal(readInputs(getter({ ...base, token: '', 'dry-run': 'true' })).token, '')
-  assert.equal(readInputs(getter({ ...base, token: '' })).token, '')
+  const site = { path: 'build' }
+  assert.equal(readInputs(getter({ ...base, ...site, token: '', 'dry-run': 'true' })).connection.token, '')
+  assert.equal(readInputs(getter({ ...base, ...site, token: '' })).connection.token, '')
   assert.match(missingTokenError().message, /^token is empty: .*secrets\.GAMEHOST_TOKEN.*if-no-token: skip/)
 })
 
-test('namespace with namespace-id: both read (provisioning checks that they agree)', () => {
+test('namespace with namespace-id: the namespace by id, with the name to check (provisioning checks that they agree)', () => {
   const inputs = readInputs(getter({ ...base, namespace: 'pr-1', 'version-id': VERSION, 'namespace-id': NS }))
-  assert.equal(inputs.namespace?.nameId, 'pr-1')
-  assert.equal(inputs.namespaceId, NS)
+  assert.ok(inputs.target.kind === 'id')
+  assert.equal(inputs.target.nameId, 'pr-1')
+  assert.equal(inputs.target.namespaceId, NS)
+  assert.equal(inputs.target.versionId, VERSION)
 })
 
 test('namespace without version-id: the version is left to the service (the latest)', () => {
   const inputs = readInputs(getter({ ...base, namespace: 'pr-1' }))
-  assert.deepEqual(inputs.namespace, { nameId: 'pr-1', displayName: 'pr-1', versionId: undefined })
+  assert.ok(inputs.target.kind === 'name')
+  assert.deepEqual(
+    {
+      nameId: inputs.target.nameId,
+      displayName: inputs.target.displayName,
+      versionId: inputs.target.versionId,
+    },
+    { nameId: 'pr-1', displayName: 'pr-1', versionId: undefined },
+  )
 })
 
 test('preview defaults', () => {
-  const inputs = readInputs(getter(base))
+  const inputs = readInputs(getter(base), {}, { closing: true })
   assert.equal(inputs.skipUnchanged, true)
   assert.equal(inputs.comment, true)
   assert.equal(inputs.ifNoToken, 'auto')
+})
+
+test("a matchmaker config the service's rules reject fails naming the field, before any file is read", () => {
+  const error = (() => {
+    try {
+      return readInputs(
+        getter({
+          ...base,
+          path: '/nonexistent/site',
+          namespace: 'mm-bad',
+          'lobby-count-max': '40000',
+          'max-players': '8',
+        }),
+      )
+    } catch (thrown) {
+      return thrown
+    }
+  })()
+  assert.ok(error instanceof ValidationFailedError)
+  assert.deepEqual(error.problems, [
+    { path: ['lobby-count', 'too-high'], description: 'lobby_count_max must be below 32768' },
+  ])
+})
+
+test('nothing to do: no path and no namespace, before any file is read; a close needs no path', () => {
+  assert.throws(
+    () => readInputs(getter(base)),
+    /^UsageError: path is empty \(no site to upload\) and nothing is to be provisioned \(namespace, domain, lobby-count-max\): nothing to do/,
+  )
+  assert.deepEqual(readInputs(getter(base), {}, { closing: true }).target, { kind: 'none' })
+})
+
+test('the run context is asked for only when site-name is empty', () => {
+  let asked = 0
+  const context = () => {
+    asked++
+    return { repository: 'studio/my-game', ref: 'refs/heads/main', sha: '1a2b3c4d5e' }
+  }
+  assert.equal(readInputs(getter({ ...base, path: 'b', 'site-name': 'Mine' }), context).site.name, 'Mine')
+  assert.equal(asked, 0)
+  assert.equal(readInputs(getter({ ...base, path: 'b' }), context).site.name, 'my-game main 1a2b3c4')
+  assert.equal(asked, 1)
 })

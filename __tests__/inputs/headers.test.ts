@@ -107,11 +107,11 @@ test('a value of 1024 bytes and a name of 512 are taken', () => {
 test('the deploy inputs: web-engine and headers', () => {
   const published = { ...base, path: 'build', namespace: 'pr-1' }
   const inputs = readInputs(getter(published))
-  assert.equal(inputs.webEngine, 'auto')
-  assert.deepEqual(inputs.headers, [])
+  assert.equal(inputs.site.webEngine, 'auto')
+  assert.deepEqual(inputs.site.headers, [])
   const set = readInputs(getter({ ...published, 'web-engine': 'unity', headers: '"*.html": {A: b}' }))
-  assert.equal(set.webEngine, 'unity')
-  assert.deepEqual(set.headers, [{ glob: '*.html', name: 'A', value: 'b' }])
+  assert.equal(set.site.webEngine, 'unity')
+  assert.deepEqual(set.site.headers, [{ glob: '*.html', name: 'A', value: 'b' }])
   assert.throws(
     () => readInputs(getter({ ...published, 'web-engine': 'unreal' })),
     /^UsageError: web-engine 'unreal' must be one of auto, unity, godot, none$/,

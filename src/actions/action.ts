@@ -6,6 +6,7 @@ import { ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import { urlUserInfo, type Connection } from '../inputs/common.ts'
+import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
 import type { Operation } from '../operations/operation.ts'
@@ -76,7 +77,7 @@ export async function runAction(secretInputs: readonly string[], body: () => Pro
 /** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 export function operationAction<I extends Connection, R>(operation: Operation<I, R>): () => Promise<void> {
   return () =>
-    runAction([Input.Token], async () => {
+    runAction(secretInputs(operation.name as ActionName), async () => {
       const inputs = operation.read((name) => core.getInput(name))
       actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`)
       const result = await operation.run(inputs, { logger: actionsLogger })

@@ -10,11 +10,19 @@ import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
-import { Input, Output } from '../inputs/constants.ts'
+import { ActionName, Input, Output } from '../inputs/constants.ts'
+import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
-import { missingTokenError, readInputs, readPullRequestNumber, type DeployInputs } from '../inputs/deploy.ts'
+import {
+  hasTarget,
+  missingTokenError,
+  readInputs,
+  readPullRequestNumber,
+  targetNameId,
+  type DeployInputs,
+} from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
 import { previewKey, renderComment, type PreviewState } from './preview.ts'
 import { previewRecord, type PreviewRecord, type RecordContext } from './preview-record.ts'
@@ -28,15 +36,23 @@ import {
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
-  await runAction([Input.Token, Input.GitHubToken], async () => {
+  await runAction(secretInputs(ActionName.Deploy), async () => {
     const getInput = (name: string) => core.getInput(name)
     const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-    const inputs = readInputs(getInput, {
-      repository: process.env.GITHUB_REPOSITORY,
-      ref: event.ref,
-      sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-    })
-    actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: inputs.token ? '***' : '' })}`)
+    const inputs = readInputs(
+      getInput,
+      {
+        repository: process.env.GITHUB_REPOSITORY,
+        ref: event.ref,
+        sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+      },
+      // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
+      { closing: event.pullRequest?.closed === true },
+    )
+    const { token } = inputs.connection
+    actionsLogger.debug(
+      `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+    )
     if (event.pullRequest?.build && event.repository) {
       await checkPullRequest({
         token: core.getInput(Input.GitHubToken),
@@ -46,7 +62,7 @@ export async function run(): Promise<void> {
       })
     }
 
-    if (!inputs.token && !inputs.dryRun) {
+    if (!token && !inputs.dryRun) {
       const decision = whenNoToken(inputs.ifNoToken, event)
       if (!decision.skip) throw missingTokenError()
       actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
@@ -57,7 +73,7 @@ export async function run(): Promise<void> {
 
     // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-    const key = previewKey(inputs, core.getInput(Input.SiteName).trim())
+    const key = previewKey(inputs)
     const comment = previewComment(inputs, event, key)
     if (event.pullRequest?.closed) {
       try {
@@ -132,7 +148,7 @@ async function closeRun(
   signal: AbortSignal,
 ): Promise<void> {
   const pullRequest = event.pullRequest!
-  if (!inputs.namespace && !inputs.namespaceId) {
+  if (!hasTarget(inputs)) {
     throw new UsageError(
       `${Input.Namespace} is empty: pull request #${pullRequest.number} was closed, and its preview is found by ` +
         `the ${Input.Namespace} (or ${Input.NamespaceId}) it was deployed to: give the same one as the deploy`,
@@ -189,16 +205,17 @@ function recordContext(
   inputs: DeployInputs,
   event: RunEvent,
 ): RecordContext {
-  return { key, previous, namespaceNameId: inputs.namespace?.nameId, commit: event.pullRequest?.headSha }
+  return { key, previous, namespaceNameId: targetNameId(inputs.target), commit: event.pullRequest?.headSha }
 }
 
 function commentBody(inputs: DeployInputs, event: RunEvent, { state, status }: PreviewRecord): string {
-  const name = inputs.namespace?.nameId ?? inputs.namespaceId ?? inputs.siteName
+  const { target } = inputs
+  const name = targetNameId(target) ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
   return renderComment({
     title: `gamehost preview: ${name}`,
     status,
     state,
-    namespaceNameId: inputs.namespace?.nameId,
+    namespaceNameId: targetNameId(target),
     runUrl: event.runUrl,
     repositoryUrl: event.repositoryUrl,
     commit: event.pullRequest?.headSha,

@@ -1,7 +1,8 @@
 import { isValidDomain } from '../api/rules.ts'
 import { formatBytes } from '../common/format.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import type { Connection } from '../inputs/common.ts'
+import type { Site, Target } from '../inputs/deploy.ts'
 
 /**
  * What a preview's sticky comment remembers between runs of one pull request: the last site and its
@@ -36,18 +37,21 @@ const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/
  * another service (a matrix over games, a staging service) keep a comment each, and never take each
  * other's site for their own.
  */
-export function previewKey(
-  inputs: Pick<DeployInputs, 'apiUrl' | 'gameId' | 'namespace' | 'namespaceId'>,
-  siteNameInput: string,
-): string {
-  const scope = inputs.namespace
-    ? `namespace:${inputs.namespace.nameId}`
-    : inputs.namespaceId
-      ? `namespace-id:${inputs.namespaceId.toLowerCase()}`
-      : siteNameInput
-        ? `site:${siteNameInput}`
-        : 'site'
-  return `${scope} game:${inputs.gameId.toLowerCase()} api:${canonicalUrl(inputs.apiUrl)}`
+export function previewKey(inputs: {
+  connection: Pick<Connection, 'apiUrl' | 'gameId'>
+  target: Target
+  site: Pick<Site, 'name' | 'nameGiven'>
+}): string {
+  const { connection, target, site } = inputs
+  const scope =
+    target.kind !== 'none' && target.nameId
+      ? `namespace:${target.nameId}`
+      : target.kind === 'id'
+        ? `namespace-id:${target.namespaceId.toLowerCase()}`
+        : site.nameGiven
+          ? `site:${site.name}`
+          : 'site'
+  return `${scope} game:${connection.gameId.toLowerCase()} api:${canonicalUrl(connection.apiUrl)}`
 }
 
 /** The URL as the same service is always named: host lowercased, no trailing slash. */

@@ -13,25 +13,14 @@ import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.t
 import { validationTitle } from '../api/rules.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import type { Connection, GetInput } from '../inputs/common.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
-import {
-  ActionName,
-  DEFAULT_CDN_DOMAIN,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  Input,
-  Output,
-  MAX_CONCURRENCY,
-  MAX_RETRIES,
-  MAX_RETRY_AFTER_SECONDS,
-  TOKEN_ENV,
-} from '../inputs/constants.ts'
+import { ActionName, Input, Output, TOKEN_ENV } from '../inputs/constants.ts'
+import { flagsOf, inputRow, type CliFlag, type CommandName } from '../inputs/table.ts'
 import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import { closePreview } from '../deploy/close.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
-import { readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
+import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
 import type { Operation } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
@@ -49,15 +38,8 @@ const EXIT_USAGE = 2
 /** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
 const EXIT_CANCELLED = 130
 
-type FlagType = 'string' | 'boolean' | 'list'
-
-interface Flag {
-  name: string
-  type: FlagType
-  /** Placeholder of the value in --help. */
-  value?: string
-  help: string
-}
+/** A flag: an input's (from the table of inputs) or one of the CLI's own. */
+type Flag = CliFlag
 
 interface Command {
   name: string
@@ -79,28 +61,17 @@ interface RunIO {
   interactive: boolean
 }
 
-const flag = (name: string, type: FlagType, help: string, value?: string): Flag => ({
+const flag = (name: string, type: Flag['type'], help: string, value?: string): Flag => ({
   name,
   type,
   help,
   value,
 })
 
-const CONNECTION_FLAGS: Flag[] = [
-  flag(Input.ApiUrl, 'string', 'Base URL of the service (required)', 'url'),
-  flag(Input.Token, 'string', `The service token; default the ${TOKEN_ENV} environment variable`, 'token'),
-  flag(Input.GameId, 'string', 'The id of the game (required)', 'id'),
-]
-
 const OUTPUT_FLAGS: Flag[] = [
   flag('json', 'boolean', "Print one JSON document with the action's outputs instead of text"),
   flag('verbose', 'boolean', 'Show debug lines (each request made)'),
   flag('help', 'boolean', 'Show this help'),
-]
-
-const MATCHMAKER_FLAGS: Flag[] = [
-  flag(Input.LobbyCountMax, 'string', 'Matchmaker config: lobby_count_max (with --max-players)', 'n'),
-  flag(Input.MaxPlayers, 'string', 'Matchmaker config: max_players (with --lobby-count-max)', 'n'),
 ]
 
 // The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
@@ -115,84 +86,7 @@ const DEPLOY: Command = {
     'service validate the matchmaker config, upload every file to a new CDN site, and publish it to the namespace\n' +
     'as a new version, so that it is live at the URL printed: what the deploy action does.',
   flags: [
-    ...CONNECTION_FLAGS,
-    flag(Input.Path, 'string', 'Folder of the built site; without it, only provision', 'dir'),
-    flag(
-      Input.Files,
-      'list',
-      'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
-      'glob',
-    ),
-    flag(Input.IncludeHidden, 'boolean', 'Upload hidden files and folders (.env, .git/) too'),
-    flag(
-      Input.SiteName,
-      'string',
-      'Display name of the site (default: repository, branch and short sha)',
-      'name',
-    ),
-    flag(Input.Namespace, 'string', 'name_id of the namespace to use, created when absent', 'name-id'),
-    flag(Input.NamespaceDisplayName, 'string', 'Display name of the created namespace', 'name'),
-    flag(
-      Input.VersionId,
-      'string',
-      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
-      'id',
-    ),
-    flag(Input.NamespaceId, 'string', 'An existing namespace to work on, checked to be in the game', 'id'),
-    flag(Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
-    flag(
-      Input.Publish,
-      'boolean',
-      'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
-    ),
-    flag(
-      Input.CdnDomain,
-      'string',
-      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`,
-      'domain',
-    ),
-    flag(
-      Input.WebEngine,
-      'string',
-      'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
-      'engine',
-    ),
-    flag(
-      Input.Headers,
-      'string',
-      `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
-      'yaml',
-    ),
-    ...MATCHMAKER_FLAGS,
-    flag(
-      Input.Concurrency,
-      'string',
-      `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
-      'n',
-    ),
-    flag(
-      Input.Retries,
-      'string',
-      `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
-      'n',
-    ),
-    flag(
-      Input.MaxRetryAfter,
-      'string',
-      `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
-      's',
-    ),
-    flag(
-      Input.RequestTimeout,
-      'string',
-      `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
-      's',
-    ),
-    flag(
-      Input.DryRun,
-      'boolean',
-      'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
-    ),
+    ...flagsOf('deploy'),
     flag(
       Output.Manifest,
       'string',
@@ -208,9 +102,8 @@ const DEPLOY: Command = {
   ],
   async run(flags, io) {
     const get = flagReader(flags)
-    const context = get(Input.SiteName).trim() ? {} : runContext(process.env)
-    const inputs = readInputs(get, context)
-    if (!inputs.token && !inputs.dryRun) throw missingToken()
+    const inputs = readInputs(get, () => runContext(process.env))
+    if (!inputs.connection.token && !inputs.dryRun) throw missingToken()
     // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
       io.logger.close()
@@ -260,17 +153,6 @@ const SERVERS: Command = operationCommand(serversOperation, {
   description:
     'List the game servers of an environment that have all the given tags, newest first, following the\n' +
     "service's pages to the last one: what the servers action does.",
-  flags: [
-    flag(Input.EnvironmentId, 'string', 'The environment whose servers to list (required)', 'id'),
-    flag(
-      Input.Tags,
-      'string',
-      'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
-      'json',
-    ),
-    flag(Input.IncludeDestroyed, 'boolean', 'List destroyed servers too'),
-    flag(Input.Limit, 'string', 'At most this many servers, the newest (default all)', 'n'),
-  ],
   examples: [
     `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15`,
     `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15 --tags '{"region":"eu"}' --include-destroyed --json`,
@@ -282,15 +164,6 @@ const LOBBY_LOGS: Command = operationCommand(lobbyOperation, {
   description:
     "Show a lobby's status (running or stopped, exit code) and metrics. A lobby that stopped with failed: true\n" +
     'makes the command exit 1, with its exit code in the message: what the lobby-logs action does.',
-  flags: [
-    flag(Input.NamespaceId, 'string', 'The namespace the lobby runs in (required)', 'id'),
-    flag(Input.LobbyId, 'string', 'The lobby (required)', 'id'),
-    flag(
-      Input.FailIfFailed,
-      'boolean',
-      'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
-    ),
-  ],
   examples: [
     `gamehost lobby-logs ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-id 7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c`,
   ],
@@ -299,7 +172,6 @@ const LOBBY_LOGS: Command = operationCommand(lobbyOperation, {
 const AVATARS: Command = operationCommand(avatarsOperation, {
   summary: "List the game's custom avatars",
   description: "List the game's custom avatars, complete or still uploading: what the avatars action does.",
-  flags: [],
   examples: [`gamehost avatars ${EXAMPLE_CONNECTION}`, `gamehost avatars ${EXAMPLE_CONNECTION} --json`],
 })
 
@@ -308,16 +180,6 @@ const VALIDATE: Command = operationCommand(validateOperation, {
   description:
     'Have the service validate a matchmaker config (against a namespace) and/or a group display name, and\n' +
     'print its errors with their paths; any error makes the command exit 1: what the validate action does.',
-  flags: [
-    flag(Input.NamespaceId, 'string', 'The namespace to validate the matchmaker config against', 'id'),
-    ...MATCHMAKER_FLAGS,
-    flag(Input.GroupDisplayName, 'string', 'A group display name to validate', 'name'),
-    flag(
-      Input.FailOnError,
-      'boolean',
-      'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
-    ),
-  ],
   examples: [
     `gamehost validate ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-count-max 64 --max-players 16`,
     `gamehost validate ${EXAMPLE_CONNECTION} --group-display-name 'Night Owls' --json`,
@@ -329,18 +191,6 @@ const PUBLISH: Command = operationCommand(publishOperation, {
   description:
     'Publish a version to a namespace: a version id, previous (the one published before the current one: a\n' +
     'rollback), or what another namespace serves (--from-namespace: a promotion): what the publish action does.',
-  flags: [
-    flag(Input.Namespace, 'string', 'name_id of the namespace to publish to (or --namespace-id)', 'name-id'),
-    flag(Input.NamespaceId, 'string', 'The namespace to publish to (or --namespace)', 'id'),
-    flag(Input.VersionId, 'string', "The version to publish, or 'previous' (or --from-namespace)", 'id'),
-    flag(Input.FromNamespace, 'string', 'Publish what this namespace serves (or --version-id)', 'name-id'),
-    flag(
-      Input.CdnDomain,
-      'string',
-      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
-      'domain',
-    ),
-  ],
   examples: [
     `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
     `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --json`,
@@ -355,28 +205,15 @@ const CLOSE: Command = {
     "Publish to the preview's namespace a small page saying the preview was closed (no build content, the\n" +
     "rest of the version's config kept) and remove its domain: what the deploy action does when its pull\n" +
     'request is closed. Running it twice changes nothing the second time.',
-  flags: [
-    ...CONNECTION_FLAGS,
-    flag(Input.Namespace, 'string', "name_id of the preview's namespace (or --namespace-id)", 'name-id'),
-    flag(Input.NamespaceId, 'string', "The preview's namespace (or --namespace)", 'id'),
-    flag(Input.Domain, 'string', 'The domain to free, when the preview had one', 'host'),
-    flag(Input.PullRequest, 'string', 'The number of the pull request, shown on the page', 'n'),
-    flag(
-      Input.CdnDomain,
-      'string',
-      `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
-      'domain',
-    ),
-    ...OUTPUT_FLAGS,
-  ],
+  flags: [...flagsOf('close'), ...OUTPUT_FLAGS],
   examples: [
     `gamehost close ${EXAMPLE_CONNECTION} --namespace pr-12 --pull-request 12 --domain pr-12.preview.example.com`,
   ],
   async run(flags, io) {
     const get = flagReader(flags)
-    const inputs = readInputs(get)
-    if (!inputs.token) throw missingToken()
-    if (!inputs.namespace && !inputs.namespaceId)
+    const inputs = readInputs(get, {}, { closing: true })
+    if (!inputs.connection.token) throw missingToken()
+    if (!hasTarget(inputs))
       throw new UsageError(
         `--${Input.Namespace} or --${Input.NamespaceId} is required: the preview's namespace`,
       )
@@ -402,13 +239,13 @@ const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUB
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand<I extends Connection, R>(
   operation: Operation<I, R>,
-  spec: { summary: string; description: string; flags: Flag[]; examples: string[] },
+  spec: { summary: string; description: string; examples: string[] },
 ): Command {
   return {
     name: operation.name,
     summary: spec.summary,
     description: spec.description,
-    flags: [...CONNECTION_FLAGS, ...spec.flags, ...OUTPUT_FLAGS],
+    flags: [...flagsOf(operation.name as CommandName), ...OUTPUT_FLAGS],
     examples: spec.examples,
     async run(flags, io) {
       const inputs = operation.read(flagReader(flags), { missingToken })
@@ -426,7 +263,8 @@ function operationCommand<I extends Connection, R>(
 function flagReader(flags: Flags): GetInput {
   return (name) => {
     const value = flags[name]
-    if (name === Input.Token && (value === undefined || value === '')) return process.env[TOKEN_ENV] ?? ''
+    const env = inputRow(name)?.flag?.env
+    if (env && (value === undefined || value === '')) return process.env[env] ?? ''
     if (value === undefined) return ''
     if (Array.isArray(value)) return value.join('\n')
     return String(value)
@@ -491,7 +329,7 @@ function commandHelp(command: Command): string {
   const label = (f: Flag) => {
     if (f.name === 'help') return '-h, --help'
     // Booleans that default to true are turned off with --no-<name>.
-    const name = f.name === Input.FailIfFailed || f.name === Input.FailOnError ? `[no-]${f.name}` : f.name
+    const name = f.negatable ? `[no-]${f.name}` : f.name
     return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`
   }
   const width = Math.max(...command.flags.map((f) => label(f).length))

@@ -10,7 +10,7 @@ import type { NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
 import { timeoutsFor } from '../common/timeouts.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
@@ -45,11 +45,13 @@ export function closedVersionName(nameId: string, pullRequest: number | undefine
   return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
 }
 
-export async function closePreview(inputs: DeployInputs, deps: CloseDependencies): Promise<CloseResult> {
+export async function closePreview(inputs: TargetedInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
+  const { target, transfer } = inputs
+  const { gameId } = inputs.connection
   const retry = retryPolicy({
-    retries: inputs.retries,
-    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    retries: transfer.retries,
+    maxRetryAfterMs: transfer.maxRetryAfterMs,
     signal: deps.signal,
     ...deps.retry,
   })
@@ -64,20 +66,20 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
   }
   try {
     const client = deployClient(inputs, dispatcher, logger, retry, deps.signal)
-    const { game } = await client.getGame(inputs.gameId)
+    const { game } = await client.getGame(gameId)
     const namespace = game.namespaces.find((ns) =>
-      inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId,
+      target.kind === 'id' ? ns.namespace_id === target.namespaceId : ns.name_id === target.nameId,
     )
     if (!namespace) {
       logger.info(
-        `The game has no namespace ${inputs.namespace?.nameId ?? inputs.namespaceId}: this preview was never deployed, nothing to close`,
+        `The game has no namespace ${target.nameId ?? (target.kind === 'id' ? target.namespaceId : '')}: this preview was never deployed, nothing to close`,
       )
       return result
     }
     result.namespace = namespace
-    result.url = namespaceUrl(inputs.cdnDomain, game.name_id, namespace.name_id)
+    result.url = namespaceUrl(target.cdnDomain, game.name_id, namespace.name_id)
     const name = closedVersionName(namespace.name_id, deps.pullRequest)
-    const current = await readVersion(client, inputs.gameId, namespace.version_id)
+    const current = await readVersion(client, gameId, namespace.version_id)
     if (current.display_name === name) {
       result.alreadyClosed = true
       result.versionId = current.version_id
@@ -86,7 +88,7 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
     } else {
       await logger.group('Publish the closed page', async () => {
         const file = closedPage(deps.pullRequest)
-        const site = await client.createCdnSite(inputs.gameId, {
+        const site = await client.createCdnSite(gameId, {
           display_name: name,
           files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
         })
@@ -98,34 +100,34 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
           dispatcher,
           concurrency: 1,
           retry,
-          timeouts: timeoutsFor(inputs.requestTimeoutMs),
+          timeouts: timeoutsFor(transfer.requestTimeoutMs),
           logger,
           signal: deps.signal,
         })
         await client.completeUpload(site.upload_id)
         const created = await createVersion(
           client,
-          inputs.gameId,
+          gameId,
           name,
           deployConfig(current.config, site.site_id),
           logger,
         )
         result.versionId = created.versionId
-        await client.setNamespaceVersion(inputs.gameId, namespace.namespace_id, created.versionId)
+        await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId)
         logger.info(
           `Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
             `it served version '${current.display_name}' (${current.version_id})`,
         )
       })
     }
-    if (inputs.domain) {
-      const { namespace: detail } = await client.getNamespace(inputs.gameId, namespace.namespace_id)
-      if (detail.config.cdn.domains.some((entry) => entry.domain === inputs.domain)) {
-        await client.removeNamespaceDomain(inputs.gameId, namespace.namespace_id, inputs.domain)
-        result.domainRemoved = inputs.domain
-        logger.info(`Removed domain ${inputs.domain} from namespace ${namespace.name_id}: it is free again`)
+    if (target.domain) {
+      const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id)
+      if (detail.config.cdn.domains.some((entry) => entry.domain === target.domain)) {
+        await client.removeNamespaceDomain(gameId, namespace.namespace_id, target.domain)
+        result.domainRemoved = target.domain
+        logger.info(`Removed domain ${target.domain} from namespace ${namespace.name_id}: it is free again`)
       } else {
-        logger.info(`Namespace ${namespace.name_id} does not hold domain ${inputs.domain}: nothing to remove`)
+        logger.info(`Namespace ${namespace.name_id} does not hold domain ${target.domain}: nothing to remove`)
       }
     }
     return result

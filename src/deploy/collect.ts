@@ -6,7 +6,7 @@ import { SITE_BYTES_LIMIT } from '../api/rules.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
-import type { HeaderRule } from '../inputs/headers.ts'
+import type { Site } from '../inputs/deploy.ts'
 import type { OpenFile } from './fd.ts'
 import {
   buildManifest,
@@ -16,22 +16,10 @@ import {
   type Globber,
   type Manifest,
 } from './files.ts'
-import {
-  applyContentTypes,
-  logServingPlan,
-  planServing,
-  type ServingPlan,
-  type WebEngineChoice,
-} from './web-engine.ts'
+import { applyContentTypes, logServingPlan, planServing, type ServingPlan } from './web-engine.ts'
 
-/** Where the site's files are and how they are to be served. */
-export interface SiteSource {
-  root: string
-  patterns: string[]
-  includeHidden: boolean
-  webEngine: WebEngineChoice
-  headers: HeaderRule[]
-}
+/** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
+export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
@@ -55,8 +43,8 @@ export interface CollectedSite {
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
   const files = await scanArtifacts({
-    root: site.root,
-    patterns: site.patterns,
+    root: site.path,
+    patterns: site.files,
     glob: options.glob,
     includeHidden: site.includeHidden,
     logger,

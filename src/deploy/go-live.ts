@@ -3,7 +3,7 @@
 
 import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import type { TargetedInputs } from '../inputs/deploy.ts'
 import { createNamespaceOn, type Provisioned } from './provision.ts'
 import { createVersion, deployConfig, namespaceUrl } from './publish.ts'
 import type { PublishPlan } from './target.ts'
@@ -33,14 +33,16 @@ export interface WentLive {
  */
 export async function goLive(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   plan: PublishPlan,
   provisioned: Provisioned,
   siteId: string,
   logger: Logger,
   onNamespace: (id: string) => void,
 ): Promise<WentLive> {
-  const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain)
+  const { gameId } = inputs.connection
+  const { cdnDomain, domain } = inputs.target
+  const url = namespaceUrl(cdnDomain, plan.gameNameId, provisioned.nameId ?? '', domain)
   const existing = provisioned.namespaceId
   const unchanged = {
     versionId: plan.base.version_id,
@@ -57,11 +59,11 @@ export async function goLive(
     return { published: unchanged, provisioned }
   }
   const config = deployConfig(plan.base.config, siteId, plan.routes)
-  const created = await createVersion(client, inputs.gameId, plan.name, config, logger)
+  const created = await createVersion(client, gameId, plan.name, config, logger)
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
   let now = provisioned
   if (existing) {
-    await client.setNamespaceVersion(inputs.gameId, existing, created.versionId)
+    await client.setNamespaceVersion(gameId, existing, created.versionId)
     logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
   } else {
     const version = { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }

@@ -1,18 +1,16 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
 import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
-import { UsageError } from '../api/errors.ts'
 import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { timeoutsFor } from '../common/timeouts.ts'
-import { Input } from '../inputs/constants.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
-import { collectSite, type CollectedSite, type SiteSource } from './collect.ts'
+import { hasTarget, targetNameId, type DeployInputs } from '../inputs/deploy.ts'
+import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
 import { writeManifest, type Globber, type Manifest } from './files.ts'
 import { goLive, type Published } from './go-live.ts'
-import { checkMatchmakerConfig, type Provisioned } from './provision.ts'
+import type { Provisioned } from './provision.ts'
 import { planTarget } from './target.ts'
 import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
@@ -109,15 +107,11 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger, signal } = deps
-  if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
-    throw new UsageError(
-      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
-    )
-  }
+  const { site: source, target, transfer } = inputs
+  const publishes = target.kind !== 'none' && target.publish
   const retry = retryPolicy({
-    retries: inputs.retries,
-    maxRetryAfterMs: inputs.maxRetryAfterMs,
+    retries: transfer.retries,
+    maxRetryAfterMs: transfer.maxRetryAfterMs,
     signal,
     ...deps.retry,
   })
@@ -125,12 +119,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
   // build; otherwise the files are hashed while they upload, from the same reads.
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
-  const site = inputs.path
+  const { path: root } = source
+  const site = root
     ? await logger.group('Collect files', () =>
-        collectSite(siteSource(inputs, inputs.path!), { ...deps, digestFirst, publish: inputs.publish }),
+        collectSite({ ...source, path: root }, { ...deps, digestFirst, publish: publishes }),
       )
     : undefined
-  checkMatchmakerConfig(inputs.matchmaker)
   signal?.throwIfAborted()
 
   const journal = startJournal(inputs, site)
@@ -159,11 +153,10 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     }
     // Exactly the routes of the published version when there are any; none keeps the base version's.
     const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
-    const target =
-      inputs.namespace || inputs.namespaceId
-        ? await logger.group('Provision', () => planTarget(client, inputs, routes, logger, onNamespace))
-        : undefined
-    if (target) journal.provisioned = target.provisioned
+    const planned = hasTarget(inputs)
+      ? await logger.group('Provision', () => planTarget(client, inputs, routes, logger, onNamespace))
+      : undefined
+    if (planned) journal.provisioned = planned.provisioned
     signal?.throwIfAborted()
 
     const reused = site && reusableSite(inputs, site, deps.previous, logger)
@@ -175,12 +168,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
           client,
           dispatcher,
           retry,
-          gameId: inputs.gameId,
-          siteName: inputs.siteName,
+          gameId: inputs.connection.gameId,
+          siteName: source.name,
           files: site.files,
           manifest: site.manifest,
-          concurrency: inputs.concurrency,
-          timeouts: timeoutsFor(inputs.requestTimeoutMs),
+          concurrency: transfer.concurrency,
+          timeouts: timeoutsFor(transfer.requestTimeoutMs),
           onSiteCreated: (created) => Object.assign(journal, created),
           onHashed: async (manifest) => {
             await saveManifest(manifest)
@@ -191,9 +184,9 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
     }
 
-    const plan = target?.publishing
+    const plan = planned?.publishing
     const siteId = journal.siteId
-    if (plan && siteId) {
+    if (plan && siteId && hasTarget(inputs)) {
       signal?.throwIfAborted()
       const live = await logger.group('Publish', () =>
         goLive(client, inputs, plan, journal.provisioned, siteId, logger, onNamespace),
@@ -212,32 +205,23 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   return journal
 }
 
-function siteSource(inputs: DeployInputs, root: string): SiteSource {
-  return {
-    root,
-    patterns: inputs.files,
-    includeHidden: inputs.includeHidden,
-    webEngine: inputs.webEngine,
-    headers: inputs.headers,
-  }
-}
-
 /** What is known before anything is sent: what the run will do, and what it collected. */
 function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): DeployResult {
+  const { target } = inputs
   return {
     dryRun: inputs.dryRun,
     skipped: false,
-    siteName: inputs.siteName,
+    siteName: inputs.site.name,
     siteId: undefined,
     uploadId: undefined,
     provisioned: {
-      nameId: inputs.namespace?.nameId,
+      nameId: targetNameId(target),
       // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
       // that fails before must not report a namespace that may not exist as one a re-run reuses.
-      namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
+      namespaceId: inputs.dryRun && target.kind === 'id' ? target.namespaceId : undefined,
       namespaceCreated: false,
       // Known to be attached only once provisioning is done (a dry run plans it).
-      domain: inputs.dryRun ? inputs.domain : undefined,
+      domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
       matchmakerValidated: false,
     },
     manifest: undefined,
@@ -279,39 +263,44 @@ export function deployClient(
   signal: AbortSignal | undefined,
 ): ServiceClient {
   return new ServiceClient({
-    baseUrl: inputs.apiUrl,
-    token: inputs.token,
+    baseUrl: inputs.connection.apiUrl,
+    token: inputs.connection.token,
     dispatcher,
     logger,
     retry,
     // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-    requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: Math.max(inputs.transfer.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
     signal,
   })
 }
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
-  if (inputs.namespace)
-    logger.info(
-      `Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`,
-    )
-  else if (inputs.namespaceId) logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`)
-  if (inputs.domain) logger.info(`Would add domain ${inputs.domain} unless the namespace has it`)
-  if (inputs.matchmaker) logger.info('Would validate the matchmaker config with the service')
-  if (result.manifest) {
-    logger.info(
-      `Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
-    )
-  }
-  if (inputs.publish) {
-    const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
+  const { target } = inputs
+  if (target.kind === 'name')
+    logger.info(`Would use namespace ${target.nameId}, or create it when the game has none of that name`)
+  else if (target.kind === 'id')
+    logger.info(`Would check that namespace ${target.namespaceId} is in the game`)
+  if (target.kind === 'none') return logSitePlan(inputs, result, logger)
+  if (target.domain) logger.info(`Would add domain ${target.domain} unless the namespace has it`)
+  if (target.matchmaker) logger.info('Would validate the matchmaker config with the service')
+  logSitePlan(inputs, result, logger)
+  if (target.publish) {
+    const base = target.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
     const routes = result.serving?.routes.length
     logger.info(
       `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
         (routes
           ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
           : ', its routes kept'),
+    )
+  }
+}
+
+function logSitePlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
+  if (result.manifest) {
+    logger.info(
+      `Would create CDN site '${inputs.site.name}' with ${result.manifest.fileCount} files ` +
+        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
     )
   }
 }

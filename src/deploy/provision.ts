@@ -1,9 +1,8 @@
 import type { ServiceClient } from '../api/client.ts'
-import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
-import { describeValidationPath, matchmakerConfigProblems } from '../api/rules.ts'
+import { ServiceError, UsageError } from '../api/errors.ts'
 import type { GetGameResponse, NamespaceSummary, ValidationError } from '../api/types.ts'
 import { Input } from '../inputs/constants.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import { matchmakerError, type NamespaceTarget, type TargetedInputs } from '../inputs/deploy.ts'
 import type { Logger } from '../common/logger.ts'
 import { latestVersion } from './publish.ts'
 
@@ -27,16 +26,6 @@ export interface Located {
 }
 
 /**
- * Applies the service's matchmaker rules before anything is created: the service can only validate
- * a config against a namespace, and a namespace the deploy is about to create does not exist yet.
- */
-export function checkMatchmakerConfig(matchmaker: DeployInputs['matchmaker']): void {
-  if (!matchmaker) return
-  const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
-  if (problems.length) throw matchmakerError(problems.map((path) => ({ path })))
-}
-
-/**
  * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
  * validate the matchmaker config. Everything that decides where the bytes go is read from the
  * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
@@ -45,38 +34,40 @@ export function checkMatchmakerConfig(matchmaker: DeployInputs['matchmaker']): v
  */
 export async function provision(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   logger: Logger,
   options: { onNamespace?: (namespaceId: string) => void; createLater?: boolean } = {},
 ): Promise<{ provisioned: Provisioned; located: Located }> {
-  const { game } = await client.getGame(inputs.gameId)
+  const { target } = inputs
+  const { game } = await client.getGame(inputs.connection.gameId)
   let namespace: NamespaceSummary | undefined
   let namespaceId: string | undefined
   let namespaceCreated = false
-  if (inputs.namespaceId) {
-    namespace = checkNamespaceId(game, inputs, logger)
+  if (target.kind === 'id') {
+    namespace = checkNamespaceId(game, inputs.connection.gameId, target, logger)
     namespaceId = namespace.namespace_id
-  } else if (inputs.namespace) {
-    namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace!.nameId)
+  } else {
+    namespace = game.namespaces.find((ns) => ns.name_id === target.nameId)
     if (namespace) {
       logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`)
       namespaceId = namespace.namespace_id
     } else if (!options.createLater) {
       ;({ namespaceId, created: namespaceCreated } = await createNamespace(
         client,
-        inputs,
+        inputs.connection.gameId,
+        target,
         chooseVersion(inputs, game),
         logger,
       ))
     }
   }
-  const nameId = namespace?.name_id ?? inputs.namespace?.nameId
+  const nameId = namespace?.name_id ?? target.nameId
   const nothingYet = { domain: undefined, matchmakerValidated: false }
   let prepared: Pick<Provisioned, 'domain' | 'matchmakerValidated'> = nothingYet
   if (namespaceId) {
     options.onNamespace?.(namespaceId)
     prepared = await prepareNamespace(client, inputs, namespaceId, false, logger)
-  } else if (inputs.matchmaker && game.namespaces[0]) {
+  } else if (target.matchmaker && game.namespaces[0]) {
     // The namespace is created after the upload: its matchmaker config is validated now, against
     // another namespace of the game (the service's rules are the same for all of them).
     const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger)
@@ -93,14 +84,18 @@ export async function provision(
  */
 export async function createNamespaceOn(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   version: { id: string; description: string },
   provisioned: Provisioned,
   logger: Logger,
   onNamespace?: (namespaceId: string) => void,
 ): Promise<Provisioned> {
-  const { namespaceId, created } = await createNamespace(client, inputs, version, logger)
-  if (!created) await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id)
+  const { target } = inputs
+  const { gameId } = inputs.connection
+  // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
+  if (target.kind !== 'name') throw new Error(`namespace ${target.namespaceId} is not created: it exists`)
+  const { namespaceId, created } = await createNamespace(client, gameId, target, version, logger)
+  if (!created) await client.setNamespaceVersion(gameId, namespaceId, version.id)
   onNamespace?.(namespaceId)
   const prepared = await prepareNamespace(
     client,
@@ -115,14 +110,15 @@ export async function createNamespaceOn(
 /** Attaches the domain and validates the matchmaker config (unless validated already). */
 async function prepareNamespace(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   namespaceId: string,
   matchmakerValidated: boolean,
   logger: Logger,
 ): Promise<Pick<Provisioned, 'domain' | 'matchmakerValidated'>> {
-  if (inputs.domain) await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger)
+  const { domain } = inputs.target
+  if (domain) await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
   return {
-    domain: inputs.domain,
+    domain,
     matchmakerValidated:
       matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
   }
@@ -131,33 +127,38 @@ async function prepareNamespace(
 /** Has the service validate the matchmaker config against a namespace; false when there is none to validate. */
 async function validateMatchmaker(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   namespaceId: string,
   logger: Logger,
 ): Promise<boolean> {
-  if (!inputs.matchmaker) return false
-  const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
-    lobby_count_max: inputs.matchmaker.lobbyCountMax,
-    max_players: inputs.matchmaker.maxPlayers,
+  const { matchmaker } = inputs.target
+  if (!matchmaker) return false
+  const { errors } = await client.validateMatchmakerConfig(inputs.connection.gameId, namespaceId, {
+    lobby_count_max: matchmaker.lobbyCountMax,
+    max_players: matchmaker.maxPlayers,
   })
   if (errors.length) throw matchmakerError(errors)
   logger.info(
-    `Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`,
+    `Matchmaker config is valid: lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}`,
   )
   return true
 }
 
 /** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
-function checkNamespaceId(game: Game, inputs: DeployInputs, logger: Logger): NamespaceSummary {
-  const namespaceId = inputs.namespaceId!
+function checkNamespaceId(
+  game: Game,
+  gameId: string,
+  target: Extract<NamespaceTarget, { kind: 'id' }>,
+  logger: Logger,
+): NamespaceSummary {
+  const { namespaceId, nameId } = target
   const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
   if (!found) {
     throw new UsageError(
-      `${Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
+      `${Input.NamespaceId} '${namespaceId}' is not a namespace of game ${gameId}: ` +
         `it has ${describeNamespaces(game.namespaces)}`,
     )
   }
-  const nameId = inputs.namespace?.nameId
   if (nameId && found.name_id !== nameId) {
     throw new UsageError(
       `${Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${Input.Namespace} says: ` +
@@ -174,13 +175,14 @@ function checkNamespaceId(game: Game, inputs: DeployInputs, logger: Logger): Nam
  */
 async function createNamespace(
   client: ServiceClient,
-  inputs: DeployInputs,
+  gameId: string,
+  target: Extract<NamespaceTarget, { kind: 'name' }>,
   version: { id: string; description: string },
   logger: Logger,
 ): Promise<{ namespaceId: string; created: boolean }> {
-  const { nameId, displayName } = inputs.namespace!
+  const { nameId, displayName } = target
   try {
-    const created = await client.createNamespace(inputs.gameId, {
+    const created = await client.createNamespace(gameId, {
       name_id: nameId,
       display_name: displayName,
       version_id: version.id,
@@ -189,7 +191,7 @@ async function createNamespace(
     return { namespaceId: created.namespace_id, created: true }
   } catch (error) {
     if (!isNameTaken(error)) throw error
-    const { game: again } = await client.getGame(inputs.gameId)
+    const { game: again } = await client.getGame(gameId)
     const winner = again.namespaces.find((namespace) => namespace.name_id === nameId)
     if (!winner) throw error
     logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`)
@@ -198,13 +200,13 @@ async function createNamespace(
 }
 
 /** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
-export function chooseVersion(inputs: DeployInputs, game: Game): { id: string; description: string } {
-  const given = inputs.namespace?.versionId
+export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string; description: string } {
+  const given = inputs.target.versionId
   if (given) return { id: given, description: given }
   const latest = latestVersion(game.versions)
   if (!latest) {
     throw new UsageError(
-      `${Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
+      `${Input.Namespace} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
         `to create it on: publish a version, or pass ${Input.VersionId}`,
     )
   }
@@ -273,11 +275,4 @@ function isNameTaken(error: unknown): boolean {
   const paths = (error.metadata as { errors?: ValidationError[] } | undefined)?.errors
   if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique')) return true
   return error.serviceMessage.includes('name-id.not-unique')
-}
-
-function matchmakerError(errors: ValidationError[]): ValidationFailedError {
-  return new ValidationFailedError(
-    'The matchmaker config',
-    errors.map(({ path }) => ({ path, description: describeValidationPath(path) })),
-  )
 }

@@ -6,7 +6,7 @@ import type { ServiceClient } from '../api/client.ts'
 import type { CdnRoute, GameVersion } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
-import type { DeployInputs } from '../inputs/deploy.ts'
+import type { TargetedInputs } from '../inputs/deploy.ts'
 import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from './publish.ts'
 
@@ -30,20 +30,22 @@ export interface TargetPlan {
 
 export async function planTarget(
   client: ServiceClient,
-  inputs: DeployInputs,
+  inputs: TargetedInputs,
   routes: CdnRoute[] | undefined,
   logger: Logger,
   onNamespace: (namespaceId: string) => void,
 ): Promise<TargetPlan> {
+  const { target } = inputs
+  const { gameId } = inputs.connection
   const { provisioned, located } = await provision(client, inputs, logger, {
     onNamespace,
-    createLater: inputs.publish,
+    createLater: target.publish,
   })
-  if (!inputs.publish) return { provisioned, publishing: undefined }
-  const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
-  const base = await readVersion(client, inputs.gameId, baseId)
-  const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions)
-  await validateDeployVersion(client, inputs.gameId, name, base.config, routes)
+  if (!target.publish) return { provisioned, publishing: undefined }
+  const baseId = target.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
+  const base = await readVersion(client, gameId, baseId)
+  const name = await versionName(client, gameId, inputs.site.name, located.game.versions)
+  await validateDeployVersion(client, gameId, name, base.config, routes)
   logger.info(
     `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
       `its config kept but for the site${routes ? ' and the routes' : ''}`,

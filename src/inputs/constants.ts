@@ -1,50 +1,15 @@
-/**
- * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
- * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
- */
-export const Input = {
-  ApiUrl: 'api-url',
-  Token: 'token',
-  GameId: 'game-id',
-  Path: 'path',
-  Files: 'files',
-  IncludeHidden: 'include-hidden',
-  SiteName: 'site-name',
-  Namespace: 'namespace',
-  NamespaceDisplayName: 'namespace-display-name',
-  VersionId: 'version-id',
-  NamespaceId: 'namespace-id',
-  Domain: 'domain',
-  LobbyCountMax: 'lobby-count-max',
-  MaxPlayers: 'max-players',
-  Concurrency: 'concurrency',
-  Retries: 'retries',
-  RequestTimeout: 'request-timeout',
-  MaxRetryAfter: 'max-retry-after',
-  DryRun: 'dry-run',
-  Comment: 'comment',
-  GitHubToken: 'github-token',
-  SkipUnchanged: 'skip-unchanged',
-  IfNoToken: 'if-no-token',
-  PullRequest: 'pull-request',
-  Publish: 'publish',
-  CdnDomain: 'cdn-domain',
-  WebEngine: 'web-engine',
-  Headers: 'headers',
-  // publish (with namespace, namespace-id, version-id and cdn-domain)
-  FromNamespace: 'from-namespace',
-  // servers
-  EnvironmentId: 'environment-id',
-  Tags: 'tags',
-  IncludeDestroyed: 'include-destroyed',
-  Limit: 'limit',
-  // lobby-logs (with namespace-id)
-  LobbyId: 'lobby-id',
-  FailIfFailed: 'fail-if-failed',
-  // validate (with namespace-id, lobby-count-max and max-players)
-  GroupDisplayName: 'group-display-name',
-  FailOnError: 'fail-on-error',
-} as const
+/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
+export {
+  Input,
+  DEFAULT_CDN_DOMAIN,
+  TOKEN_ENV,
+  DEFAULT_CONCURRENCY,
+  MAX_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  MAX_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
+} from './table.ts'
+import type { ActionName as ActionId } from './table.ts'
 
 /** Output names of the deploy action, as in action.yml. */
 export const Output = {
@@ -95,6 +60,16 @@ export const ValidateOutput = {
   Valid: 'valid',
 } as const
 
+/** The outputs of each action, as in its action.yml and README. */
+export const OUTPUTS: Record<ActionId, Record<string, string>> = {
+  deploy: Output,
+  publish: PublishOutput,
+  servers: ServersOutput,
+  'lobby-logs': LobbyOutput,
+  avatars: AvatarsOutput,
+  validate: ValidateOutput,
+}
+
 /** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
 export const ActionName = {
   Deploy: 'deploy',
@@ -105,14 +80,6 @@ export const ActionName = {
   Publish: 'publish',
 } as const
 
-/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
-export const DEFAULT_CDN_DOMAIN = 'rivet.game'
-
-/** Where the CLI reads the token when --token is not given. */
-export const TOKEN_ENV = 'GAMEHOST_TOKEN'
-
-/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-export const DEFAULT_CONCURRENCY = 192
 /**
  * PUTs in flight when an upload starts (or the concurrency, if lower): the default concurrency. Chosen
  * with builds starting at 16, 32, 64, 128 and 192 (`npm run bench -- --latency 20,80 --baseline ...`):
@@ -121,8 +88,3 @@ export const DEFAULT_CONCURRENCY = 192
  * the peak memory of 20,000 files.
  */
 export const START_CONCURRENCY = 192
-export const MAX_CONCURRENCY = 256
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
-export const MAX_RETRIES = 20
-/** The longest `max-retry-after` a user may set: an hour. */
-export const MAX_RETRY_AFTER_SECONDS = 3600

@@ -1,6 +1,14 @@
-import { UsageError } from '../api/errors.ts'
+import { UsageError, ValidationFailedError } from '../api/errors.ts'
 import { domainToASCII } from 'node:url'
-import { DISPLAY_NAME_MAX_BYTES, displayNameProblems, hostNameProblem, isValidDomain } from '../api/rules.ts'
+import {
+  DISPLAY_NAME_MAX_BYTES,
+  displayNameProblems,
+  hostNameProblem,
+  describeValidationPath,
+  isValidDomain,
+  matchmakerConfigProblems,
+} from '../api/rules.ts'
+import type { ValidationError } from '../api/types.ts'
 import {
   checkNameId,
   checkUuid,
@@ -28,40 +36,13 @@ import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
 
-/** Every input of the deploy, read and checked once. */
-export interface DeployInputs extends Connection {
-  /** Folder of the built site; undefined when only provisioning. */
-  path: string | undefined
-  files: string[]
-  includeHidden: boolean
-  siteName: string
-  /**
-   * A namespace to get or create by its name_id. `versionId` is the version it is created on when it
-   * does not exist; undefined means the game's latest version.
-   */
-  namespace: { nameId: string; displayName: string; versionId: string | undefined } | undefined
-  /** An existing namespace to work on, checked with the service to exist in the game. */
-  namespaceId: string | undefined
-  domain: string | undefined
-  matchmaker: { lobbyCountMax: number; maxPlayers: number } | undefined
-  /**
-   * Publish the new site to the namespace: a version made from the namespace's current one (or
-   * `versionId`'s), with the new site. Only with a namespace and a path.
-   */
-  publish: boolean
-  /** The version whose config the new version is made from (and a new namespace's first version). */
-  versionId: string | undefined
-  /** Where namespaces are served: see namespaceUrl. */
-  cdnDomain: string
-  /** Whose needs to serve the build with (content types, routes): see planServing. */
-  webEngine: WebEngineChoice
-  /** Headers the published version's routes add, one per glob, checked against the service's limits. */
-  headers: HeaderRule[]
-  concurrency: number
-  retries: number
-  requestTimeoutMs: number
-  /** The longest retry-after waited; a longer one fails the call at once. */
-  maxRetryAfterMs: number
+/** Every input of the deploy, read and checked once, in groups. */
+export interface DeployInputs {
+  connection: Connection
+  site: Site
+  /** The namespace worked on, if any: what a domain, a matchmaker config and publishing need. */
+  target: Target
+  transfer: Transfer
   dryRun: boolean
   /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
@@ -71,6 +52,77 @@ export interface DeployInputs extends Connection {
   comment: boolean
 }
 
+/** The built site and how it is collected and served. */
+export interface Site {
+  /** Folder of the built site; undefined when only provisioning. */
+  path: string | undefined
+  files: string[]
+  includeHidden: boolean
+  /** The site's display name: site-name, or one made from where the run is (defaultSiteName). */
+  name: string
+  /** site-name was given (a preview without a namespace is then known by it), not made. */
+  nameGiven: boolean
+  /** Whose needs to serve the build with (content types, routes): see planServing. */
+  webEngine: WebEngineChoice
+  /**
+   * Headers the published version's routes add, one per glob, checked against the service's limits.
+   * Only with a target that publishes.
+   */
+  headers: HeaderRule[]
+}
+
+export interface Matchmaker {
+  lobbyCountMax: number
+  maxPlayers: number
+}
+
+/** What a deploy to a namespace does there, however the namespace is named. */
+interface NamespaceWork {
+  /**
+   * The version whose config the new version is made from, and the version a namespace created by
+   * name starts on; undefined: the namespace's current one (the game's latest for a new namespace).
+   */
+  versionId: string | undefined
+  domain: string | undefined
+  /** Checked against the service's rules by the reader; validated by the service before anything is created. */
+  matchmaker: Matchmaker | undefined
+  /**
+   * Publish the new site to the namespace: a version made from the namespace's current one (or
+   * `versionId`'s), with the new site. Only with a path.
+   */
+  publish: boolean
+  /** Where namespaces are served: see namespaceUrl. */
+  cdnDomain: string
+}
+
+/**
+ * The namespace: none (only a site is uploaded), one got or created by its name_id (`namespace`), or
+ * an existing one by its id (`namespace-id`, checked with the service to be the game's, and to be the
+ * one `namespace` names when both are given).
+ */
+export type Target =
+  | { kind: 'none' }
+  | (NamespaceWork & { kind: 'name'; nameId: string; displayName: string })
+  | (NamespaceWork & { kind: 'id'; namespaceId: string; nameId: string | undefined })
+
+export type NamespaceTarget = Exclude<Target, { kind: 'none' }>
+
+/** The inputs of a deploy to a namespace (see hasTarget). */
+export type TargetedInputs = DeployInputs & { target: NamespaceTarget }
+
+export function hasTarget(inputs: DeployInputs): inputs is TargetedInputs {
+  return inputs.target.kind !== 'none'
+}
+
+/** How the bytes travel: parts in flight, retries and time limits. */
+export interface Transfer {
+  concurrency: number
+  retries: number
+  requestTimeoutMs: number
+  /** The longest retry-after waited; a longer one fails the call at once. */
+  maxRetryAfterMs: number
+}
+
 /** Where the deploy runs from, for the default site name. */
 export interface RunContext {
   repository?: string
@@ -78,42 +130,99 @@ export interface RunContext {
   sha?: string
 }
 
-/** Reads every input through `get` (core.getInput, or the CLI's flags) and checks it. */
-export function readInputs(get: GetInput, context: RunContext = {}): DeployInputs {
-  const text = (name: string) => get(name).trim()
-  const optional = (name: string) => text(name) || undefined
+export interface ReadDeployOptions {
+  /**
+   * Closing a preview: no path is needed, and the face says why a namespace is (instead of the
+   * deploy's "nothing to do").
+   */
+  closing?: boolean
+}
+
+/** The name_id the inputs give the namespace, whichever way they name it. */
+export function targetNameId(target: Target): string | undefined {
+  return target.kind === 'none' ? undefined : target.nameId
+}
+
+/**
+ * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
+ * and together with the others, before any file is read. `context` (or the function that finds it)
+ * is only asked for when site-name is empty.
+ */
+export function readInputs(
+  get: GetInput,
+  context: RunContext | (() => RunContext) = {},
+  options: ReadDeployOptions = {},
+): DeployInputs {
   const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
+  const connection = readConnection(get, 'the id of the game to deploy to')
+  const site = readSite(get, context)
+  const target = readTarget(get, site.path)
+  if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
+    throw new UsageError(
+      `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
+        `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
+    )
+  }
+  const inputs: DeployInputs = {
+    connection,
+    site,
+    target,
+    transfer: readTransfer(get),
+    dryRun,
+    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
+    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
+    comment: readBoolean(Input.Comment, get(Input.Comment), true),
+  }
+  if (!site.path && target.kind === 'none' && !options.closing) {
+    throw new UsageError(
+      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+    )
+  }
+  return inputs
+}
 
-  const { apiUrl, token, gameId } = readConnection(get, 'the id of the game to deploy to')
-
+function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site {
   const files = get(Input.Files)
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'))
+  const given = get(Input.SiteName).trim()
+  const name = given || defaultSiteName(typeof context === 'function' ? context() : context)
+  checkDisplayName(Input.SiteName, name)
+  return {
+    path: get(Input.Path).trim() || undefined,
+    files: files.length ? files : ['**'],
+    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+    name,
+    nameGiven: Boolean(given),
+    webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
+    headers: readHeaders(get(Input.Headers)),
+  }
+}
 
-  const siteNameInput = optional(Input.SiteName)
-  const siteName = siteNameInput ?? defaultSiteName(context)
-  checkDisplayName(Input.SiteName, siteName)
-
+/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
+function readTarget(get: GetInput, path: string | undefined): Target {
+  const optional = (name: string) => get(name).trim() || undefined
   const nameId = optional(Input.Namespace)
   const namespaceIdInput = optional(Input.NamespaceId)
   const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
   const versionIdInput = optional(Input.VersionId)
   const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
-  let namespace: DeployInputs['namespace']
+  const displayNameInput = optional(Input.NamespaceDisplayName)
+  let displayName: string | undefined
   if (nameId) {
     checkNameId(Input.Namespace, nameId)
-    const displayName = optional(Input.NamespaceDisplayName) ?? nameId
+    displayName = displayNameInput ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
-    namespace = { nameId, displayName, versionId }
-  } else if (optional(Input.NamespaceDisplayName)) {
+  } else if (displayNameInput) {
     throw new UsageError(`${Input.NamespaceDisplayName} is only used with ${Input.Namespace}, which is empty`)
   } else if (versionId && !namespaceId) {
     throw new UsageError(
       `${Input.VersionId} is only used with ${Input.Namespace} or ${Input.NamespaceId}, which are empty`,
     )
   }
-  const hasNamespace = Boolean(namespace || namespaceId)
+  const hasNamespace = Boolean(nameId || namespaceId)
 
   const domain = optional(Input.Domain)
   if (domain) {
@@ -122,51 +231,51 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
     const problem = domainProblem(domain)
     if (problem) throw new UsageError(problem)
   }
+  const matchmaker = readMatchmaker(get, hasNamespace)
+  const publish = readBoolean(Input.Publish, get(Input.Publish), true) && path !== undefined
+  const cdnDomain = readCdnDomain(get, DEFAULT_CDN_DOMAIN)
+  const work: NamespaceWork = { versionId, domain, matchmaker, publish, cdnDomain }
+  if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
+  if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
+  return { kind: 'none' }
+}
 
-  const lobbyCountMax = optional(Input.LobbyCountMax)
-  const maxPlayers = optional(Input.MaxPlayers)
-  let matchmaker: DeployInputs['matchmaker']
-  if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-    if (lobbyCountMax === undefined || maxPlayers === undefined) {
-      throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
-    }
-    if (!hasNamespace) {
-      throw new UsageError(
-        `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
-      )
-    }
-    matchmaker = {
-      lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-      maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-    }
+/**
+ * lobby-count-max and max-players, checked against the service's rules before anything is created:
+ * the service can only validate a config against a namespace, and a namespace the deploy is about to
+ * create does not exist yet.
+ */
+function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | undefined {
+  const lobbyCountMax = get(Input.LobbyCountMax).trim() || undefined
+  const maxPlayers = get(Input.MaxPlayers).trim() || undefined
+  if (lobbyCountMax === undefined && maxPlayers === undefined) return undefined
+  if (lobbyCountMax === undefined || maxPlayers === undefined) {
+    throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
   }
-
-  const path = optional(Input.Path)
-  const publish = readBoolean(Input.Publish, get(Input.Publish), true) && hasNamespace && path !== undefined
-  const headers = readHeaders(get(Input.Headers))
-  if (headers.length && !publish) {
+  if (!hasNamespace) {
     throw new UsageError(
-      `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
-        `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
     )
   }
+  const matchmaker = {
+    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+  }
+  const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
+  if (problems.length) throw matchmakerError(problems.map((path) => ({ path })))
+  return matchmaker
+}
+
+/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
+export function matchmakerError(errors: ValidationError[]): ValidationFailedError {
+  return new ValidationFailedError(
+    'The matchmaker config',
+    errors.map(({ path }) => ({ path, description: describeValidationPath(path) })),
+  )
+}
+
+function readTransfer(get: GetInput): Transfer {
   return {
-    publish,
-    webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
-    headers,
-    versionId,
-    cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN),
-    apiUrl,
-    token,
-    gameId,
-    path,
-    files: files.length ? files : ['**'],
-    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
-    siteName,
-    namespace,
-    namespaceId,
-    domain,
-    matchmaker,
     concurrency: readInteger(
       Input.Concurrency,
       get(Input.Concurrency),
@@ -186,10 +295,6 @@ export function readInputs(get: GetInput, context: RunContext = {}): DeployInput
         0,
         MAX_RETRY_AFTER_SECONDS,
       ) * 1000,
-    dryRun,
-    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
-    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
-    comment: readBoolean(Input.Comment, get(Input.Comment), true),
   }
 }
 

@@ -1,0 +1,395 @@
+// Every input of every action, one row each: which actions take it (their action.yml), its default,
+// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
+// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
+// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+
+/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'] as const
+export type ActionName = (typeof ACTIONS)[number]
+/** The CLI's subcommands that take inputs: one per action, and the close of a preview. */
+export type CommandName = ActionName | 'close'
+
+/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
+export const DEFAULT_CDN_DOMAIN = 'rivet.game'
+/** Where the CLI reads the token when --token is not given. */
+export const TOKEN_ENV = 'GAMEHOST_TOKEN'
+/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
+export const DEFAULT_CONCURRENCY = 192
+export const MAX_CONCURRENCY = 256
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
+export const MAX_RETRIES = 20
+/** The longest `max-retry-after` a user may set: an hour. */
+export const MAX_RETRY_AFTER_SECONDS = 3600
+
+export interface FlagSpec {
+  /** `list`: repeated, its values joined by lines as the action's multi-line input. */
+  type: 'string' | 'boolean' | 'list'
+  /** Placeholder of the value in --help. */
+  value?: string
+  /** The subcommands that take it; default the actions that take the input. */
+  commands?: readonly CommandName[]
+  /** Its --help line in a subcommand where it differs from the row's description. */
+  help?: Partial<Record<CommandName, string>>
+  /** Shown as --[no-]<name>: a boolean that is on by default. */
+  negatable?: boolean
+  /** The environment variable read when the flag is not given. */
+  env?: string
+}
+
+export interface InputRow {
+  name: string
+  /** The actions whose action.yml has it. */
+  actions: readonly ActionName[]
+  /** The actions in which it is required (action.yml's `required: true`, the README's "required"). */
+  requiredIn?: readonly ActionName[]
+  /** action.yml's default ('' for none), which the reader falls back to as well. */
+  default: string
+  /** What the README's default column says when the default is made at run time. */
+  shownDefault?: string
+  /** Masked in the action's log before anything runs. */
+  secret?: boolean
+  /** One line: what it is (and the CLI's --help line). */
+  description: string
+  /** The CLI's flag --<name>; none for what only an action has (a pull request's comment). */
+  flag?: FlagSpec
+}
+
+const ALL = ACTIONS
+/** The connection's flags: every subcommand's. */
+const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
+const row = (name: string, spec: Omit<InputRow, 'name'>): InputRow => ({ name, ...spec })
+
+/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
+export const INPUTS = {
+  ApiUrl: row('api-url', {
+    actions: ALL,
+    requiredIn: ALL,
+    default: '',
+    description: 'Base URL of the service (required)',
+    flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+  }),
+  Token: row('token', {
+    actions: ALL,
+    requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+    default: '',
+    secret: true,
+    description: `The service token; default the ${TOKEN_ENV} environment variable`,
+    flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
+  }),
+  GameId: row('game-id', {
+    actions: ALL,
+    requiredIn: ALL,
+    default: '',
+    description: 'The id of the game (required)',
+    flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+  }),
+  Path: row('path', {
+    actions: ['deploy'],
+    default: '',
+    description: 'Folder of the built site; without it, only provision',
+    flag: { type: 'string', value: 'dir' },
+  }),
+  Files: row('files', {
+    actions: ['deploy'],
+    default: '**',
+    description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
+    flag: { type: 'list', value: 'glob' },
+  }),
+  IncludeHidden: row('include-hidden', {
+    actions: ['deploy'],
+    default: 'false',
+    description: 'Upload hidden files and folders (.env, .git/) too',
+    flag: { type: 'boolean' },
+  }),
+  SiteName: row('site-name', {
+    actions: ['deploy'],
+    default: '',
+    shownDefault: 'derived',
+    description: 'Display name of the site (default: repository, branch and short sha)',
+    flag: { type: 'string', value: 'name' },
+  }),
+  Namespace: row('namespace', {
+    actions: ['deploy', 'publish'],
+    default: '',
+    description: 'name_id of the namespace to use, created when absent',
+    flag: {
+      type: 'string',
+      value: 'name-id',
+      commands: ['deploy', 'publish', 'close'],
+      help: {
+        publish: 'name_id of the namespace to publish to (or --namespace-id)',
+        close: "name_id of the preview's namespace (or --namespace-id)",
+      },
+    },
+  }),
+  NamespaceDisplayName: row('namespace-display-name', {
+    actions: ['deploy'],
+    default: '',
+    shownDefault: 'the `namespace`',
+    description: 'Display name of the created namespace',
+    flag: { type: 'string', value: 'name' },
+  }),
+  VersionId: row('version-id', {
+    actions: ['deploy', 'publish'],
+    default: '',
+    description:
+      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+    flag: {
+      type: 'string',
+      value: 'id',
+      help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
+    },
+  }),
+  NamespaceId: row('namespace-id', {
+    actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+    requiredIn: ['lobby-logs'],
+    default: '',
+    description: 'An existing namespace to work on, checked to be in the game',
+    flag: {
+      type: 'string',
+      value: 'id',
+      commands: ['deploy', 'publish', 'lobby-logs', 'validate', 'close'],
+      help: {
+        publish: 'The namespace to publish to (or --namespace)',
+        'lobby-logs': 'The namespace the lobby runs in (required)',
+        validate: 'The namespace to validate the matchmaker config against',
+        close: "The preview's namespace (or --namespace)",
+      },
+    },
+  }),
+  Domain: row('domain', {
+    actions: ['deploy'],
+    default: '',
+    description: 'Domain to add to the namespace (host name only)',
+    flag: {
+      type: 'string',
+      value: 'host',
+      commands: ['deploy', 'close'],
+      help: { close: 'The domain to free, when the preview had one' },
+    },
+  }),
+  Publish: row('publish', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
+    flag: { type: 'boolean' },
+  }),
+  CdnDomain: row('cdn-domain', {
+    actions: ['deploy', 'publish'],
+    default: DEFAULT_CDN_DOMAIN,
+    description: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`,
+    flag: {
+      type: 'string',
+      value: 'domain',
+      commands: ['deploy', 'publish', 'close'],
+      help: {
+        publish: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
+        close: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
+      },
+    },
+  }),
+  WebEngine: row('web-engine', {
+    actions: ['deploy'],
+    default: 'auto',
+    description:
+      'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
+    flag: { type: 'string', value: 'engine' },
+  }),
+  Headers: row('headers', {
+    actions: ['deploy'],
+    default: '',
+    description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+    flag: { type: 'string', value: 'yaml' },
+  }),
+  LobbyCountMax: row('lobby-count-max', {
+    actions: ['deploy', 'validate'],
+    default: '',
+    description: 'Matchmaker config: lobby_count_max (with --max-players)',
+    flag: { type: 'string', value: 'n' },
+  }),
+  MaxPlayers: row('max-players', {
+    actions: ['deploy', 'validate'],
+    default: '',
+    description: 'Matchmaker config: max_players (with --lobby-count-max)',
+    flag: { type: 'string', value: 'n' },
+  }),
+  Concurrency: row('concurrency', {
+    actions: ['deploy'],
+    default: String(DEFAULT_CONCURRENCY),
+    description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+    flag: { type: 'string', value: 'n' },
+  }),
+  Retries: row('retries', {
+    actions: ['deploy'],
+    default: String(DEFAULT_RETRIES),
+    description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+    flag: { type: 'string', value: 'n' },
+  }),
+  MaxRetryAfter: row('max-retry-after', {
+    actions: ['deploy'],
+    default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
+    description:
+      `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
+      `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+    flag: { type: 'string', value: 's' },
+  }),
+  RequestTimeout: row('request-timeout', {
+    actions: ['deploy'],
+    default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+    description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+    flag: { type: 'string', value: 's' },
+  }),
+  DryRun: row('dry-run', {
+    actions: ['deploy'],
+    default: 'false',
+    description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+    flag: { type: 'boolean' },
+  }),
+  SkipUnchanged: row('skip-unchanged', {
+    actions: ['deploy'],
+    default: 'true',
+    description: "On a preview, reuse the preview's last site when the files are unchanged",
+  }),
+  IfNoToken: row('if-no-token', {
+    actions: ['deploy'],
+    default: 'auto',
+    description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
+  }),
+  Comment: row('comment', {
+    actions: ['deploy'],
+    default: 'true',
+    description: 'On pull requests, keep one comment per preview on the pull request',
+  }),
+  PullRequest: row('pull-request', {
+    actions: ['deploy'],
+    default: '',
+    description: 'On workflow_run only: the pull request whose build this run deploys',
+    // The CLI has no workflow_run; its close shows the number on the page.
+    flag: {
+      type: 'string',
+      value: 'n',
+      commands: ['close'],
+      help: { close: 'The number of the pull request, shown on the page' },
+    },
+  }),
+  GitHubToken: row('github-token', {
+    actions: ['deploy'],
+    default: '${{ github.token }}',
+    secret: true,
+    description: 'Token for the pull-request comment; needs pull-requests: write',
+  }),
+  FromNamespace: row('from-namespace', {
+    actions: ['publish'],
+    default: '',
+    description: 'Publish what this namespace serves (or --version-id)',
+    flag: { type: 'string', value: 'name-id' },
+  }),
+  EnvironmentId: row('environment-id', {
+    actions: ['servers'],
+    requiredIn: ['servers'],
+    default: '',
+    description: 'The environment whose servers to list (required)',
+    flag: { type: 'string', value: 'id' },
+  }),
+  Tags: row('tags', {
+    actions: ['servers'],
+    default: '',
+    description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
+    flag: { type: 'string', value: 'json' },
+  }),
+  IncludeDestroyed: row('include-destroyed', {
+    actions: ['servers'],
+    default: 'false',
+    description: 'List destroyed servers too',
+    flag: { type: 'boolean' },
+  }),
+  Limit: row('limit', {
+    actions: ['servers'],
+    default: '',
+    description: 'At most this many servers, the newest (default all)',
+    flag: { type: 'string', value: 'n' },
+  }),
+  LobbyId: row('lobby-id', {
+    actions: ['lobby-logs'],
+    requiredIn: ['lobby-logs'],
+    default: '',
+    description: 'The lobby (required)',
+    flag: { type: 'string', value: 'id' },
+  }),
+  FailIfFailed: row('fail-if-failed', {
+    actions: ['lobby-logs'],
+    default: 'true',
+    description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
+    flag: { type: 'boolean', negatable: true },
+  }),
+  GroupDisplayName: row('group-display-name', {
+    actions: ['validate'],
+    default: '',
+    description: 'A group display name to validate',
+    flag: { type: 'string', value: 'name' },
+  }),
+  FailOnError: row('fail-on-error', {
+    actions: ['validate'],
+    default: 'true',
+    description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
+    flag: { type: 'boolean', negatable: true },
+  }),
+} as const satisfies Record<string, InputRow>
+
+type InputKey = keyof typeof INPUTS
+
+/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+export const Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name])) as {
+  readonly [K in InputKey]: string
+}
+
+/** The rows, in the order of the table. */
+export const INPUT_ROWS: readonly InputRow[] = Object.values(INPUTS)
+
+/** The row of an input, by its name. */
+export function inputRow(name: string): InputRow | undefined {
+  return INPUT_ROWS.find((r) => r.name === name)
+}
+
+/** The rows of one action's inputs. */
+export function inputsOf(action: ActionName): InputRow[] {
+  return INPUT_ROWS.filter((r) => r.actions.includes(action))
+}
+
+/** The inputs of an action masked before anything runs. */
+export function secretInputs(action: ActionName): string[] {
+  return inputsOf(action)
+    .filter((r) => r.secret)
+    .map((r) => r.name)
+}
+
+/** A flag of the CLI, as its parser and --help need it. */
+export interface CliFlag {
+  name: string
+  type: FlagSpec['type']
+  value?: string
+  help: string
+  negatable?: boolean
+  env?: string
+}
+
+/** The flags of a subcommand that are inputs, in the order of the table. */
+export function flagsOf(command: CommandName): CliFlag[] {
+  return INPUT_ROWS.flatMap((r) => {
+    const flag = r.flag
+    if (!flag || !(flag.commands ?? r.actions).includes(command)) return []
+    return [
+      {
+        name: r.name,
+        type: flag.type,
+        value: flag.value,
+        help: flag.help?.[command] ?? r.description,
+        negatable: flag.negatable,
+        env: flag.env,
+      },
+    ]
+  })
+}
