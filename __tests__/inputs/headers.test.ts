@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
-import { readHeaders } from '../../src/inputs/headers.ts'
+import { parseHeaders, readHeaders } from '../../src/inputs/headers.ts'
 import { getter } from '../support/helpers.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -90,13 +90,19 @@ const bad: Array<[string, string, RegExp]> = [
   ],
 ]
 for (const [name, raw, message] of bad) {
-  test(`refused: ${name}`, () => {
-    assert.throws(
-      () => readHeaders(raw),
-      (e: unknown) => e instanceof UsageError && message.test(e.message),
-    )
+  test(`refused: ${name}`, async () => {
+    const refused = (e: unknown) => e instanceof UsageError && message.test(e.message)
+    assert.throws(() => readHeaders(raw), refused)
+    await assert.rejects(parseHeaders(raw), refused)
   })
 }
+
+test('parseHeaders reads what readHeaders reads; a blank text or only comments is no headers', async () => {
+  const raw = '"**/*.html": {Cache-Control: no-cache}\n"*.json": {X-Version: 3}'
+  assert.deepEqual(await parseHeaders(raw), readHeaders(raw))
+  for (const blank of ['', '  \n']) assert.deepEqual(await parseHeaders(blank), [])
+  assert.deepEqual(await parseHeaders('# none yet'), [])
+})
 
 test('a value of 1024 bytes and a name of 512 are taken', () => {
   const [rule] = readHeaders(`"*.html": {${'X'.repeat(512)}: "${'é'.repeat(512)}"}`)
