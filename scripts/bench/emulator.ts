@@ -2,7 +2,8 @@
 // presigned PUT per file, whatever its size), no rate limit, and each PUT answered after
 // --put-latency ms (the round trip to an object store a CI runner sees). For the fault runs,
 // --latency delays every request (API and store, as the emulator's own --latency does) and --faults
-// injects faults (the emulator's --faults JSON). Prints its URL.
+// injects faults (the emulator's --faults JSON). --discard keeps no byte (no disk, no MD5): a store
+// that costs nothing per file, so that the deploy's own cost per file shows. Prints its URL.
 import { parseArgs } from 'node:util'
 import { startEmulator, type FaultOptions } from '../../src/emulator/index.ts'
 
@@ -11,6 +12,7 @@ const { values } = parseArgs({
     'put-latency': { type: 'string', default: '0' },
     latency: { type: 'string', default: '0' },
     faults: { type: 'string' },
+    discard: { type: 'boolean', default: false },
   },
 })
 const emulator = await startEmulator({
@@ -18,6 +20,7 @@ const emulator = await startEmulator({
   multipartThreshold: Number.MAX_SAFE_INTEGER,
   putLatencyMs: Number(values['put-latency']),
   latencyMs: Number(values.latency),
+  discardBytes: values.discard,
   faults: values.faults === undefined ? undefined : (JSON.parse(values.faults) as FaultOptions),
 })
 console.log(`gamehost emulator listening on ${emulator.url}`)

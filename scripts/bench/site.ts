@@ -8,6 +8,8 @@ export interface SiteSpec {
   smallFiles: number
   bigFiles: number
   bigBytes: number
+  /** Small files a folder (default 100); 0: all of them in one folder. */
+  perFolder?: number
 }
 
 const EXTENSIONS = ['js', 'png', 'json', 'css', 'wasm', 'html', 'ogg', 'data']
@@ -23,15 +25,12 @@ export async function buildSite(dir: string, spec: SiteSpec): Promise<{ files: n
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
   let bytes = 0
+  const perFolder = spec.perFolder ?? 100
   for (let i = 0; i < spec.smallFiles; i++) {
     const size = 1024 + Math.floor(next() * 31 * 1024)
-    const file = path.join(
-      dir,
-      'assets',
-      String(Math.floor(i / 100)),
-      `asset-${i}.${EXTENSIONS[i % EXTENSIONS.length]}`,
-    )
-    if (i % 100 === 0) await mkdir(path.dirname(file), { recursive: true })
+    const folder = perFolder ? String(Math.floor(i / perFolder)) : ''
+    const file = path.join(dir, 'assets', folder, `asset-${i}.${EXTENSIONS[i % EXTENSIONS.length]}`)
+    if (perFolder ? i % perFolder === 0 : i === 0) await mkdir(path.dirname(file), { recursive: true })
     const at = Math.floor(next() * (pool.length - size))
     await writeFile(file, pool.subarray(at, at + size))
     bytes += size

@@ -98,7 +98,7 @@ export async function planServing(
   const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
   const engineRoutes: RouteSpec[] = []
   if (engine !== 'none') {
-    const folders = byFolder(files)
+    const folders = indexFolders(files)
     if (engine === 'auto' || engine === 'unity') {
       await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart)
     }
@@ -183,21 +183,14 @@ const COMPRESSED = /\.(br|gz|unityweb)$/
 const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/
 
 async function planUnity(
-  folders: Map<string, ArtifactFile[]>,
+  folders: Map<string, Folder>,
   forced: boolean,
   plan: ServingPlan,
   routes: RouteSpec[],
   readStart: ReadStart,
 ): Promise<void> {
-  for (const [folder, files] of folders) {
-    const names = files.map((file) => baseName(file.path))
-    const loader = names.find(
-      (name) =>
-        name.endsWith('.loader.js') &&
-        names.some(
-          (other) => other.startsWith(name.slice(0, -'loader.js'.length)) && UNITY_PARTS.test(other),
-        ),
-    )
+  for (const [folder, { files, names }] of folders) {
+    const loader = unityLoader(names)
     const legacyLoader =
       names.includes('UnityLoader.js') &&
       names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
@@ -220,7 +213,9 @@ async function planUnity(
           ? 'gzip'
           : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES))
       const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings
-      group.set(encoding, [...(group.get(encoding) ?? []), file])
+      const same = group.get(encoding)
+      if (same) same.push(file)
+      else group.set(encoding, [file])
       // The type of the file inside: the browser sees it once it has decoded the answer.
       const inner = file.path.replace(COMPRESSED, '')
       const contentType = contentTypeOf(inner) ?? OCTET_STREAM
@@ -258,6 +253,23 @@ async function planUnity(
   }
 }
 
+/**
+ * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
+ * ends as UNITY_PARTS says): every prefix up to a dot of the parts' names, gathered once.
+ */
+function unityLoader(names: readonly string[]): string | undefined {
+  const partPrefixes = new Set<string>()
+  for (const name of names) {
+    if (!UNITY_PARTS.test(name)) continue
+    for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+      partPrefixes.add(name.slice(0, dot + 1))
+    }
+  }
+  return names.find(
+    (name) => name.endsWith('.loader.js') && partPrefixes.has(name.slice(0, -'loader.js'.length)),
+  )
+}
+
 /** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
 function unitywebEncoding(start: Buffer): Encoding | 'none' {
   if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b) return 'gzip'
@@ -272,16 +284,16 @@ function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
 // Godot.
 
 async function planGodot(
-  folders: Map<string, ArtifactFile[]>,
+  folders: Map<string, Folder>,
   plan: ServingPlan,
   readStart: ReadStart,
 ): Promise<void> {
-  for (const [folder, files] of folders) {
-    const byName = new Map(files.map((file) => [baseName(file.path), file]))
+  for (const [folder, { files, names, subfolders }] of folders) {
+    const byName = new Map(files.map((file, i) => [names[i]!, file]))
     const asyncPacks = new Set(
-      [...folders.keys()]
-        .filter((other) => parentOf(other) === folder && other.endsWith('.asyncpck'))
-        .map((other) => baseName(other).slice(0, -'.asyncpck'.length)),
+      subfolders
+        .filter((name) => name.endsWith('.asyncpck'))
+        .map((name) => name.slice(0, -'.asyncpck'.length)),
     )
     const packs = [
       ...[...byName.keys()]
@@ -289,9 +301,10 @@ async function planGodot(
         .map((name) => name.slice(0, -'.pck'.length)),
       ...asyncPacks,
     ]
+    let folderHtml: Promise<ArtifactFile | undefined> | undefined
     for (const name of new Set(packs)) {
       if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`)) continue
-      const html = byName.get(`${name}.html`) ?? (await godotHtml(files, readStart))
+      const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)))
       const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined
       const pack = byName.get(`${name}.pck`)
       if (pack && pack.contentType !== OCTET_STREAM) {
@@ -450,42 +463,91 @@ export function planRoutes(
     ...route,
     priority: CDN_PRIORITY_MAX - index,
   }))
-  for (const [i, higher] of routes.entries()) {
-    for (const lower of routes.slice(i + 1)) {
-      if (!globsOverlap(higher.glob, lower.glob)) continue
-      const both = files.filter(
-        (f) => globMatches(higher.glob, `/${f.path}`) && globMatches(lower.glob, `/${f.path}`),
-      )
-      const example = both.length
-        ? ` (${both.length} file${both.length === 1 ? '' : 's'} of this site, like ${both[0]!.path})`
-        : ' (no file of this site yet)'
-      warnings.push(
-        `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-          `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-          `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-          `${lower.header.name} is not sent there`,
-      )
-    }
+  const overlaps = routes.flatMap((higher, i) =>
+    routes
+      .slice(i + 1)
+      .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])),
+  )
+  const shared = filesInBoth(overlaps, files)
+  for (const [i, { higher, lower }] of overlaps.entries()) {
+    const { count, first } = shared[i]!
+    const example = first
+      ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
+      : ' (no file of this site yet)'
+    warnings.push(
+      `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
+        `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
+        `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+        `${lower.header.name} is not sent there`,
+    )
   }
   return { routes, warnings }
+}
+
+/**
+ * For each pair of overlapping routes, how many files both match and the first of them: each file
+ * visited once, matched against each glob of a pair once.
+ */
+function filesInBoth(
+  pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
+  files: readonly Pick<ArtifactFile, 'path'>[],
+): Array<{ count: number; first: string | undefined }> {
+  const shared = pairs.map(() => ({ count: 0, first: undefined as string | undefined }))
+  if (!pairs.length) return shared
+  const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
+  for (const file of files) {
+    const path = file.path
+    const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
+    if (matched.size === 0) continue
+    for (const [i, { higher, lower }] of pairs.entries()) {
+      if (!matched.has(higher.glob) || !matched.has(lower.glob)) continue
+      shared[i]!.count++
+      shared[i]!.first ??= path
+    }
+  }
+  return shared
 }
 
 const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers : Input.WebEngine)
 
 // Paths and globs.
 
-function byFolder(files: readonly ArtifactFile[]): Map<string, ArtifactFile[]> {
-  const folders = new Map<string, ArtifactFile[]>()
-  for (const file of files) {
-    const folder = parentOf(file.path)
-    folders.set(folder, [...(folders.get(folder) ?? []), file])
+/** A folder of the site: its files, their base names (in the same order), the names of its folders. */
+interface Folder {
+  files: ArtifactFile[]
+  names: string[]
+  subfolders: string[]
+}
+
+/**
+ * The site's files by folder, in one pass over the files (each path read once) and one over the
+ * folders: every folder that holds a file, and each one above it, knowing its own subfolders (an
+ * async pack is a folder of a Godot export's). The engines look at each folder's own lists only.
+ */
+function indexFolders(files: readonly ArtifactFile[]): Map<string, Folder> {
+  const folders = new Map<string, Folder>()
+  const folderOf = (path: string) => {
+    let folder = folders.get(path)
+    if (!folder) folders.set(path, (folder = { files: [], names: [], subfolders: [] }))
+    return folder
   }
-  // Folders that hold only folders (an async pack's), so that their children can be found.
-  for (const folder of [...folders.keys()]) {
-    for (let parent = parentOf(folder); ; parent = parentOf(parent)) {
-      if (!folders.has(parent)) folders.set(parent, [])
-      if (parent === '') break
-    }
+  for (const file of files) {
+    const path = file.path
+    const slash = path.lastIndexOf('/')
+    const folder = folderOf(slash < 0 ? '' : path.slice(0, slash))
+    folder.files.push(file)
+    folder.names.push(path.slice(slash + 1))
+  }
+  // Each folder is linked to its parent once; a parent met for the first time is linked in turn.
+  const linked = new Set<string>([''])
+  const pending = [...folders.keys()]
+  for (let i = 0; i < pending.length; i++) {
+    const path = pending[i]!
+    if (linked.has(path)) continue
+    linked.add(path)
+    const parent = parentOf(path)
+    if (!folders.has(parent)) pending.push(parent)
+    folderOf(parent).subfolders.push(baseName(path))
   }
   return folders
 }

@@ -48,6 +48,12 @@ export interface EmulatorOptions {
   now?: () => number
   /** Where uploaded bytes go; default a fresh temp dir that close() removes. */
   storageDir?: string
+  /**
+   * Counts each PUT's bytes and keeps none: no disk, no MD5 (the ETag is not one, so the client's
+   * check of it is skipped). For the benchmark, so that what a deploy costs per file shows; a
+   * completed site's files cannot be read back. Default false.
+   */
+  discardBytes?: boolean
   /** Receives one access-log line per request: method, path without query string, status. */
   log?: (line: string) => void
   /** Faults to inject (errors, resets, stalls, corrupted parts): see FaultOptions. Default none. */
@@ -78,6 +84,7 @@ export interface ResolvedOptions {
   rateLimit: RateLimit | false
   now: () => number
   storageDir: string | undefined
+  discardBytes: boolean
   log: ((line: string) => void) | undefined
   faults: ResolvedFaults | undefined
   latencyMs: number
@@ -103,6 +110,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     now: options.now ?? Date.now,
     storageDir: options.storageDir,
+    discardBytes: options.discardBytes ?? false,
     log: options.log,
     faults: resolveFaults(options.faults),
     latencyMs: options.latencyMs ?? 0,

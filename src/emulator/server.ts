@@ -76,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const resolved = resolveOptions(options)
   checkSeed(resolved.seed)
   const state = new EmulatorState(resolved.seed, resolved.now)
-  const storage = await PartStorage.open(resolved.storageDir)
+  const storage = await PartStorage.open(resolved.storageDir, resolved.discardBytes)
   const core: EmulatorCore = {
     baseUrl: '',
     storeUrl: '',

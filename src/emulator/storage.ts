@@ -1,5 +1,6 @@
 // Uploaded bytes on disk: one file per part while uploading, one file per site file once completed.
-// Everything is streamed: a part can be 100 MiB and a site 1 GB.
+// Everything is streamed: a part can be 100 MiB and a site 1 GB. Or, for the benchmark, nowhere: each
+// part's bytes counted and dropped (discardBytes).
 
 import { createHash, randomUUID } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
@@ -7,20 +8,30 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { finished, pipeline } from 'node:stream/promises'
+
+/** What a part stored by a storage that discards its bytes answers instead of its MD5. */
+export const DISCARDED = 'discarded'
 
 export class PartStorage {
   readonly dir: string
   private readonly removeOnClose: boolean
   private readonly madeDirs = new Map<string, Promise<void>>()
+  /** The size of each part received, by partPath, when the bytes are discarded (else undefined). */
+  private readonly discardedSizes: Map<string, number> | undefined
 
-  private constructor(dir: string, removeOnClose: boolean) {
+  private constructor(dir: string, removeOnClose: boolean, discard = false) {
     this.dir = dir
     this.removeOnClose = removeOnClose
+    this.discardedSizes = discard ? new Map() : undefined
   }
 
-  /** Uses `dir` when given (and leaves it in place on close), else a fresh temp dir removed on close. */
-  static async open(dir?: string): Promise<PartStorage> {
+  /**
+   * Uses `dir` when given (and leaves it in place on close), else a fresh temp dir removed on close;
+   * with `discard`, no folder at all: the bytes are counted and dropped.
+   */
+  static async open(dir?: string, discard = false): Promise<PartStorage> {
+    if (discard) return new PartStorage('', false, true)
     if (dir !== undefined) {
       await mkdir(dir, { recursive: true })
       return new PartStorage(dir, false)
@@ -42,6 +53,8 @@ export class PartStorage {
     length: number,
     corruptByteAt?: number,
   ) {
+    if (this.discardedSizes)
+      return this.discardPart(this.partPath(uploadId, fileIndex, partIndex), body, length)
     const target = this.partPath(uploadId, fileIndex, partIndex)
     const temporary = `${target}.${randomUUID()}.tmp`
     await this.ensureDir(join(this.dir, uploadId, 'parts'))
@@ -77,8 +90,31 @@ export class PartStorage {
     return hash.digest('hex')
   }
 
+  /** Reads a part's body to its end, counting its bytes; DISCARDED when they were `length`. */
+  private async discardPart(target: string, body: Readable, length: number): Promise<string | undefined> {
+    let received = 0
+    body.on('data', (chunk: Buffer) => (received += chunk.length))
+    try {
+      await finished(body)
+    } catch {
+      return undefined
+    }
+    if (received !== length) return undefined
+    this.discardedSizes!.set(target, received)
+    return DISCARDED
+  }
+
   /** Concatenates a file's parts in order into the site file; answers its size in bytes. */
   async assembleFile(uploadId: string, fileIndex: number, partCount: number): Promise<number> {
+    if (this.discardedSizes) {
+      let size = 0
+      for (let partIndex = 0; partIndex < partCount; partIndex++) {
+        const part = this.partPath(uploadId, fileIndex, partIndex)
+        size += this.discardedSizes.get(part) ?? 0
+        this.discardedSizes.delete(part)
+      }
+      return size
+    }
     const target = this.filePath(uploadId, fileIndex)
     const parts = Array.from({ length: partCount }, (_, partIndex) =>
       this.partPath(uploadId, fileIndex, partIndex),
@@ -95,6 +131,7 @@ export class PartStorage {
 
   /** Parts are no longer needed once an upload is complete. */
   async discardParts(uploadId: string): Promise<void> {
+    if (this.discardedSizes) return
     await rm(join(this.dir, uploadId, 'parts'), { recursive: true, force: true })
     this.madeDirs.delete(join(this.dir, uploadId, 'parts'))
   }
@@ -114,6 +151,7 @@ export class PartStorage {
   }
 
   readFile(uploadId: string, fileIndex: number): Promise<Buffer> {
+    if (this.discardedSizes) return Promise.reject(new Error('the emulator discards the bytes it receives'))
     return readFile(this.filePath(uploadId, fileIndex))
   }
 
