@@ -7,7 +7,6 @@ import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Site } from '../inputs/deploy.ts'
-import { parseHeaders } from '../inputs/headers.ts'
 import type { OpenFile } from './fd.ts'
 import {
   buildManifest,
@@ -43,7 +42,6 @@ export interface CollectedSite {
 
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
-  const headers = await parseHeaders(site.headers)
   const files = await scanArtifacts({
     root: site.path,
     patterns: site.files,
@@ -60,7 +58,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   // What the engine needs, and the headers' routes, checked before anything is created.
-  const serving = await planServing(files, site.webEngine, headers)
+  const serving = await planServing(files, site.webEngine, site.headers)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
   if (serving.routes.length && !options.publish) {

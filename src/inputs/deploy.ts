@@ -32,6 +32,7 @@ import {
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
+import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
 
@@ -64,12 +65,10 @@ export interface Site {
   /** Whose needs to serve the build with (content types, routes): see planServing. */
   webEngine: WebEngineChoice
   /**
-   * The `headers` input's YAML text: the headers the published version's routes add, one per glob.
-   * Parsed and checked against the service's limits (parseHeaders) when the site is collected, before
-   * any file is read, so the YAML parser is loaded only when there are headers. Only with a target
-   * that publishes.
+   * Headers the published version's routes add, one per glob, checked against the service's limits.
+   * Only with a target that publishes.
    */
-  headers: string
+  headers: HeaderRule[]
 }
 
 export interface Matchmaker {
@@ -158,7 +157,7 @@ export function readInputs(
   const connection = readConnection(get, 'the id of the game to deploy to')
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
-  if (site.headers.trim() && !(target.kind !== 'none' && target.publish)) {
+  if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
     throw new UsageError(
       `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
         `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
@@ -198,7 +197,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     name,
     nameGiven: Boolean(given),
     webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
-    headers: get(Input.Headers),
+    headers: readHeaders(get(Input.Headers)),
   }
 }
 

@@ -3,7 +3,7 @@
 // anything is created: the service stores one header per glob (a second one makes the version's
 // creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
 
-import type { Document } from 'yaml'
+import { parseDocument } from 'yaml'
 import { UsageError } from '../api/errors.ts'
 import {
   CDN_HEADER_NAME_MAX_BYTES,
@@ -33,20 +33,11 @@ const hasControl = (value: string) =>
 
 /**
  * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
- * UsageError naming the glob and header for anything the service or its CDN would not take. The YAML
- * parser is loaded only when there is something to parse: most deploys give no `headers`, and its
- * code is a tenth of the bundle, compiled on every start if it were imported with the rest.
+ * UsageError naming the glob and header for anything the service or its CDN would not take.
  */
-export async function parseHeaders(raw: string): Promise<HeaderRule[]> {
+export function readHeaders(raw: string): HeaderRule[] {
   if (!raw.trim()) return []
-  const { parseDocument } = await import('yaml')
-  return headerRules(parseDocument(raw, YAML_OPTIONS))
-}
-
-const YAML_OPTIONS = { uniqueKeys: true, prettyErrors: false } as const
-
-/** The rules of a parsed `headers` document, checked. */
-function headerRules(document: Document.Parsed): HeaderRule[] {
+  const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false })
   const parseError = document.errors[0]
   if (parseError) {
     throw new UsageError(
