@@ -1,7 +1,7 @@
-import { START_CONCURRENCY } from '../inputs/constants.ts'
+import { DEFAULT_CONCURRENCY } from '../inputs/constants.ts'
 
-/** PUTs in flight when an upload starts, below a higher ceiling (see AdaptiveConcurrency). */
-export const SLOW_START = START_CONCURRENCY
+/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+export const SLOW_START = DEFAULT_CONCURRENCY
 
 /** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
 export const FLOOR = 4
@@ -17,8 +17,7 @@ export const MIN_ROUND = 16
  * floor.
  *
  * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (a ramp from 16, four round trips, made
- * 1,200 small files at 80 ms per PUT take 1.12 to 1.16 times as long). Above it, one more for each PUT
+ * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
  * that is stored, which doubles the number each round, until the ceiling or the first sign of
  * overload.
  *

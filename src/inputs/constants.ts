@@ -79,12 +79,3 @@ export const ActionName = {
   Validate: 'validate',
   Publish: 'publish',
 } as const
-
-/**
- * PUTs in flight when an upload starts (or the concurrency, if lower): the default concurrency. Chosen
- * with builds starting at 16, 32, 64, 128 and 192 (`npm run bench -- --latency 20,80 --baseline ...`):
- * at 80 ms per PUT, 1,200 small files took 1.10x the bare uploader at 128 from 16, 1.00x from 128 and
- * 0.94x from 192; at 20 ms and on the mixed site the start made no difference beyond noise, nor to
- * the peak memory of 20,000 files.
- */
-export const START_CONCURRENCY = 192
