@@ -9,7 +9,6 @@ import * as actionsGlobModule from '@actions/glob'
 import { UsageError } from '../../src/api/errors.ts'
 import {
   buildManifest,
-  collectArtifacts,
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
@@ -17,7 +16,7 @@ import {
   writeManifest,
 } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { tempDir, writeTree } from '../support/helpers.ts'
+import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
 import { actionsGlob as glob } from '../../src/actions/glob.ts'
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')

@@ -74,7 +74,7 @@ function upload(files: ArtifactFile[], requests: PresignedRequest[], overrides: 
   return uploadParts({
     files,
     hash: true,
-    requests,
+    requests: PresignedRequestList.of(requests),
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ retries: 0, sleep: async () => {} }),

@@ -212,11 +212,11 @@ test('a part from bytes is sent from memory, whole or in parts, hashed, with no 
   const result = await uploadParts({
     files,
     hash: true,
-    requests: [
+    requests: PresignedRequestList.of([
       { path: 'index.html', url: `${store.url}/page`, byte_offset: 0, content_length: page.length },
       { path: 'big.bin', url: `${store.url}/b1`, byte_offset: 0, content_length: 1000 },
       { path: 'big.bin', url: `${store.url}/b2`, byte_offset: 1000, content_length: 2000 },
-    ],
+    ]),
     dispatcher: agent,
     concurrency: 2,
     retry: retryPolicy({ sleep: async () => {} }),

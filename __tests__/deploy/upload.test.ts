@@ -8,13 +8,13 @@ import { SLOW_START } from '../../src/deploy/adaptive.ts'
 import { createAgent } from '../../src/api/client.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
-import { collectArtifacts, scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
+import { scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
-import { tempDir, writeTree } from '../support/helpers.ts'
+import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 
 const agent = createAgent()
@@ -59,7 +59,7 @@ function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<Up
   return uploadParts({
     files,
     hash: false,
-    requests: requestFor(url, 5),
+    requests: PresignedRequestList.of(requestFor(url, 5)),
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -147,7 +147,7 @@ test('a file changed while other files upload is caught when its own bytes are r
     uploadParts({
       files: manifest.files,
       hash: true,
-      requests: requests(url),
+      requests: PresignedRequestList.of(requests(url)),
       dispatcher: agent,
       concurrency: 1,
       retry: retryPolicy({ sleep: async () => {} }),
@@ -249,12 +249,12 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
   const result = await uploadParts({
     files: scanned,
     hash: true,
-    requests: [
+    requests: PresignedRequestList.of([
       { path: 'a.txt', url: url('a'), byte_offset: 0, content_length: 5 },
       { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
       { path: 'big.bin', url: url('b2'), byte_offset: 1024, content_length: 1024 },
       { path: 'big.bin', url: url('b3'), byte_offset: 2048, content_length: 952 },
-    ],
+    ]),
     dispatcher: agent,
     concurrency: 3,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -302,12 +302,14 @@ test('small files read one after another into reused buffers each send exactly t
   const result = await uploadParts({
     files: scanned,
     hash: true,
-    requests: scanned.map((f) => ({
-      path: f.path,
-      url: url(f.path, f.path === 'tiny.txt' ? 60 : 3600),
-      byte_offset: 0,
-      content_length: f.size,
-    })),
+    requests: PresignedRequestList.of(
+      scanned.map((f) => ({
+        path: f.path,
+        url: url(f.path, f.path === 'tiny.txt' ? 60 : 3600),
+        byte_offset: 0,
+        content_length: f.size,
+      })),
+    ),
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -362,7 +364,7 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   await uploadParts({
     files: scanned,
     hash: false,
-    requests: onePutPerFile(scanned, store.url),
+    requests: PresignedRequestList.of(onePutPerFile(scanned, store.url)),
     dispatcher: agent,
     concurrency: SLOW_START + 64,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -392,7 +394,9 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
   const result = await uploadParts({
     files: scanned,
     hash: true,
-    requests: [{ path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size }],
+    requests: PresignedRequestList.of([
+      { path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size },
+    ]),
     dispatcher: agent,
     concurrency: 4,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -420,7 +424,7 @@ test('an aborted signal starts no new PUT, aborts those in flight and rejects wi
   const error = await uploadParts({
     files: manifest.files,
     hash: false,
-    requests: onePutPerFile(manifest.files, store.url),
+    requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 3,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -462,7 +466,7 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
   const result = await uploadParts({
     files: manifest.files,
     hash: false,
-    requests: onePutPerFile(manifest.files, store.url),
+    requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 8,
     retry: retryPolicy({ sleep: async () => {} }),
@@ -496,7 +500,7 @@ function uploadToStore(files: ArtifactFile[], storeUrl: string, overrides: Parti
   return uploadParts({
     files,
     hash: false,
-    requests: onePutPerFile(files, storeUrl),
+    requests: PresignedRequestList.of(onePutPerFile(files, storeUrl)),
     dispatcher: agent,
     concurrency: 4,
     retry: retryPolicy({ sleep: async () => {} }),

@@ -4,6 +4,13 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after } from 'node:test'
+import {
+  buildManifest,
+  hashArtifacts,
+  scanArtifacts,
+  type CollectOptions,
+  type Manifest,
+} from '../../src/deploy/files.ts'
 
 const created: string[] = []
 // Registered when a test file imports this module, so at the file's root: it runs after every test.
@@ -63,4 +70,10 @@ export async function deadPort(): Promise<number> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/** Finds the files of the site, hashes each one, and builds the manifest: the deploy's collect and hash, at once. */
+export async function collectArtifacts(options: CollectOptions): Promise<Manifest> {
+  const files = await scanArtifacts(options)
+  return buildManifest(files, await hashArtifacts(files, undefined, options.open))
 }

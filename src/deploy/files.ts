@@ -71,19 +71,11 @@ export interface CollectOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
   /** Refuses a site whose files add up to this many bytes or more, before hashing anything. */
   sizeLimit?: { bytes: number; message: (total: number) => string }
-  /** Files hashed at once (default 8). */
-  hashConcurrency?: number
   /** Opens the files (default fs.open): a test's may fail as a full descriptor table or a refusal would. */
   open?: OpenFile
 }
 
 const HASH_BUFFER = 256 * 1024
-
-/** Finds the files of the site, hashes each one, and builds the manifest. */
-export async function collectArtifacts(options: CollectOptions): Promise<Manifest> {
-  const files = await scanArtifacts(options)
-  return buildManifest(files, await hashArtifacts(files, options.hashConcurrency, options.open))
-}
 
 /**
  * Finds the files of the site with their size, time and content type, opens each one (a file that

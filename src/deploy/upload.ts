@@ -6,8 +6,7 @@
 import { hash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import type { RetryPolicy } from '../api/retry.ts'
-import { PresignedRequestList } from '../api/presigned.ts'
-import type { PresignedRequest } from '../api/types.ts'
+import type { PresignedRequestList } from '../api/presigned.ts'
 import type { Timeouts } from '../common/timeouts.ts'
 import { forEachLimited } from '../common/limit.ts'
 import type { Logger } from '../common/logger.ts'
@@ -25,7 +24,7 @@ export interface UploadOptions {
   /** The files the requests ask for: scanned ones, read from disk, or bytes held in memory. */
   files: readonly UploadFile[]
   /** The site's requests as the client gives them; a plain list is made into one. */
-  requests: PresignedRequestList | readonly PresignedRequest[]
+  requests: PresignedRequestList
   /**
    * Compute each file's SHA-256 during the upload (UploadResult.sha256): a file sent in one request
    * is hashed from the bytes sent (one read for both hashes); a file sent in parts, by a reader
@@ -67,10 +66,7 @@ export interface UploadResult {
 /** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
 export async function uploadParts(options: UploadOptions): Promise<UploadResult> {
   options.signal?.throwIfAborted()
-  const requests =
-    options.requests instanceof PresignedRequestList
-      ? options.requests
-      : PresignedRequestList.of(options.requests)
+  const { requests } = options
   const plan = planUpload(options.files, requests)
   const started = options.retry.now()
   const run = new UploadRun(options, requests, plan)
