@@ -2,7 +2,7 @@
 // file (per part when the emulator's multipartThreshold asks for parts).
 
 import { displayNameProblems, isU64, planParts } from '../../api/rules.ts'
-import type { FileDescriptor, PresignedRequest } from '../../api/types.ts'
+import type { CreateCdnSiteResponse, FileDescriptor, PresignedRequest } from '../../api/types.ts'
 import { isJsonObject, stringField } from '../body.ts'
 import { requireGame, type ApiRoute } from '../core.ts'
 import { ApiError, badBody, internalError } from '../errors.ts'
@@ -45,7 +45,12 @@ export const createGameCdnSite: ApiRoute = {
         return { path: part.path, url, byte_offset: part.byteOffset, content_length: part.contentLength }
       }),
     )
-    return { site_id: site.siteId, upload_id: site.uploadId, presigned_requests: presignedRequests }
+    const answer: CreateCdnSiteResponse = {
+      site_id: site.siteId,
+      upload_id: site.uploadId,
+      presigned_requests: presignedRequests,
+    }
+    return answer
   },
 }
 
