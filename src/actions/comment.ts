@@ -30,7 +30,7 @@ export interface GitHubBounds {
   retryDelayMs: number
 }
 
-export const GITHUB_BOUNDS: GitHubBounds = {
+const GITHUB_BOUNDS: GitHubBounds = {
   callTimeoutMs: 15_000,
   retries: 2,
   budgetMs: 60_000,
@@ -246,7 +246,7 @@ export function stickyComment(options: {
 }
 
 /** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
-export const ACTIONS_BOT = 'github-actions[bot]'
+const ACTIONS_BOT = 'github-actions[bot]'
 
 /**
  * The login github-token writes comments as: a personal token's user, else (an installation token,

@@ -13,7 +13,7 @@ export function githubStatus(error: unknown): number | undefined {
 }
 
 /** True when the call got no answer from GitHub: the connection failed, not GitHub. */
-export function isGitHubConnectionError(error: unknown): boolean {
+function isGitHubConnectionError(error: unknown): boolean {
   const { status, response } = (error ?? {}) as { status?: unknown; response?: unknown }
   return typeof status === 'number' && (response === undefined || response === null)
 }

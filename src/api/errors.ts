@@ -51,7 +51,7 @@ export class ServiceError extends Error {
 }
 
 /** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
-export function validationPaths(metadata: unknown): string[] {
+function validationPaths(metadata: unknown): string[] {
   const errors = (metadata as { errors?: unknown } | null | undefined)?.errors
   if (!Array.isArray(errors)) return []
   return errors.flatMap((entry: unknown) => {

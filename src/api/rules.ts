@@ -5,14 +5,14 @@
 export const I32_MAX = 0x7fff_ffff
 export const NAME_ID_MAX = 16
 export const DISPLAY_NAME_MAX_BYTES = 128
-export const GROUP_DISPLAY_NAME_MAX_BYTES = 24
-export const LOBBY_COUNT_LIMIT = 32768
-export const DOMAIN_MAX = 255
+const GROUP_DISPLAY_NAME_MAX_BYTES = 24
+const LOBBY_COUNT_LIMIT = 32768
+const DOMAIN_MAX = 255
 export const DOMAINS_PER_NAMESPACE_MAX = 10
 /** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
-export const SERVER_TAGS_MAX = 8
-export const TAG_KEY_MAX_BYTES = 32
-export const TAG_VALUE_MAX_BYTES = 1024
+const SERVER_TAGS_MAX = 8
+const TAG_KEY_MAX_BYTES = 32
+const TAG_VALUE_MAX_BYTES = 1024
 /** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
 export const SERVERS_PAGE_SIZE = 64
 /** The total size of a CDN site's files must stay under this many bytes. */
@@ -83,7 +83,7 @@ export function groupDisplayNameProblems(name: string): string[][] {
 }
 
 /** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
-export const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'] as const
+const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'] as const
 
 /**
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
@@ -129,8 +129,8 @@ export function isValidDomain(domain: string): boolean {
 }
 
 /** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
-export const HOST_NAME_MAX = 253
-export const HOST_LABEL_MAX = 63
+const HOST_NAME_MAX = 253
+const HOST_LABEL_MAX = 63
 
 /**
  * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined

@@ -34,7 +34,7 @@ export interface TerminalLogger extends Logger {
  * updates the status line instead of adding a line; the latest one goes into the log when another
  * line follows or the phase ends.
  */
-export const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /
+const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 

@@ -45,7 +45,7 @@ export function text(value: string): ReportBlock {
 }
 
 /** The cell as plain text. */
-export function cellText(cell: Cell): string {
+function cellText(cell: Cell): string {
   const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
   return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('')
 }

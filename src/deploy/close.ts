@@ -41,7 +41,7 @@ export interface CloseDependencies {
 }
 
 /** The name of the closed page's version: one per pull request, so a second close finds it live. */
-export function closedVersionName(nameId: string, pullRequest: number | undefined): string {
+function closedVersionName(nameId: string, pullRequest: number | undefined): string {
   return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
 }
 

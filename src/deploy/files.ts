@@ -183,7 +183,7 @@ export function contentTypeOf(file: string): string | undefined {
 }
 
 /** Checks patterns: relative, and never reaching above the root. */
-export function checkPatterns(patterns: string[]): void {
+function checkPatterns(patterns: string[]): void {
   for (const raw of patterns) {
     const pattern = raw.startsWith('!') ? raw.slice(1) : raw
     if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {

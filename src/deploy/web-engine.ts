@@ -171,7 +171,7 @@ export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 
 }
 
 /** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
-export function describeRoute(route: PlannedRoute): string {
+function describeRoute(route: PlannedRoute): string {
   return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? Input.WebEngine : Input.Headers})`
 }
 

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import { ApiError, badBody } from './errors.ts'
 import { drain } from './http.ts'
 
-export const MAX_BODY_BYTES = 16 * 1024 * 1024
+const MAX_BODY_BYTES = 16 * 1024 * 1024
 
 export type JsonObject = Record<string, unknown>
 

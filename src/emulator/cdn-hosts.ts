@@ -22,7 +22,7 @@ export function namespaceHost(game: GameRecord, namespace: NamespaceRecord, cdnD
 }
 
 /** Every host name the namespace's site is served at. */
-export function namespaceHosts(game: GameRecord, namespace: NamespaceRecord, cdnDomain: string): string[] {
+function namespaceHosts(game: GameRecord, namespace: NamespaceRecord, cdnDomain: string): string[] {
   return [
     namespaceHost(game, namespace, cdnDomain),
     ...(namespace.nameId === 'prod' ? [`${game.nameId}.${cdnDomain}`] : []),

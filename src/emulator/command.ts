@@ -17,7 +17,7 @@ export interface CommandIO {
 }
 
 /** The usage text; `command` is how the user runs it (`npm run emulator --`, `gamehost emulator`). */
-export function emulatorUsage(command: string): string {
+function emulatorUsage(command: string): string {
   return `Usage: ${command} [options]
 
 Runs a local emulator of the game hosting service.

@@ -76,7 +76,7 @@ export const ERROR_KINDS = {
 
 export type ErrorCode = keyof typeof ERROR_KINDS
 
-export const INTERNAL_ERROR_MESSAGE = 'An internal error has occurred.'
+const INTERNAL_ERROR_MESSAGE = 'An internal error has occurred.'
 
 /** An error answer of the API: thrown by handlers, turned into the service's error body by the server. */
 export class ApiError extends Error {

@@ -62,7 +62,7 @@ export interface ResolvedFaults {
   script: ReadonlyMap<string, readonly ScriptedAnswer[]>
 }
 
-export const DEFAULT_FAULT_SEED = 1
+const DEFAULT_FAULT_SEED = 1
 
 const RATES = ['putErrorRate', 'putResetRate', 'putStallRate', 'putWrongEtagRate', 'apiErrorRate'] as const
 const COUNTS = ['putStallCount'] as const
@@ -70,7 +70,7 @@ const FAULT_KEYS: ReadonlySet<string> = new Set(['seed', 'script', ...RATES, ...
 const SCRIPTED_ANSWERS: ReadonlySet<string> = new Set(['429', '503', 'reset'])
 
 /** 'METHOD /pattern' of every API route, the keys `script` accepts. */
-export function routeKeys(): string[] {
+function routeKeys(): string[] {
   return API_ROUTES.map((route) => `${route.method} ${route.pattern}`)
 }
 
@@ -143,7 +143,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** mulberry32: a small, fast 32-bit PRNG; answers numbers in [0, 1). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0

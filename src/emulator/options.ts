@@ -92,7 +92,7 @@ export interface ResolvedOptions {
 }
 
 export { SERVERS_PAGE_SIZE }
-export const DEFAULT_RATE_LIMIT: RateLimit = { writesPerMinute: 16, readsPerMinute: 128 }
+const DEFAULT_RATE_LIMIT: RateLimit = { writesPerMinute: 16, readsPerMinute: 128 }
 const CDN_DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/
 
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {

@@ -7,7 +7,7 @@ import { SignatureV4 } from '@smithy/signature-v4'
 import type { Checksum, HttpRequest, SourceData } from '@smithy/types'
 
 /** The bucket every CDN upload goes to; the object key is `<upload_id>/<path>`. */
-export const STORE_BUCKET = 'gamehost-cdn'
+const STORE_BUCKET = 'gamehost-cdn'
 
 export interface PartClaims {
   uploadId: string
@@ -195,7 +195,7 @@ function request(
 }
 
 /** `/<bucket>/<upload_id>/<path>`, every segment of the key escaped as S3 escapes it. */
-export function objectPath(uploadId: string, path: string): string {
+function objectPath(uploadId: string, path: string): string {
   const key = [uploadId, ...path.split('/')].map(s3Escape).join('/')
   return `/${STORE_BUCKET}/${key}`
 }

@@ -1,7 +1,7 @@
 // Rate limits per client address and per endpoint, like the real service's: counted in fixed
 // 15-minute windows, 15 times the per-minute rate in each.
 
-export const WINDOW_MS = 15 * 60_000
+const WINDOW_MS = 15 * 60_000
 const MINUTES_PER_WINDOW = WINDOW_MS / 60_000
 
 export class RateLimiter {

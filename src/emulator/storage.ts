@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream'
 import { finished, pipeline } from 'node:stream/promises'
 
 /** What a part stored by a storage that discards its bytes answers instead of its MD5. */
-export const DISCARDED = 'discarded'
+const DISCARDED = 'discarded'
 
 export class PartStorage {
   readonly dir: string

@@ -27,16 +27,16 @@ import {
   type VersionConfig,
 } from '../api/versions.ts'
 
-export const CDN_ROUTES_MAX = 32
-export const CDN_MIDDLEWARES_MAX = 32
+const CDN_ROUTES_MAX = 32
+const CDN_MIDDLEWARES_MAX = 32
 /** custom_headers middlewares a route may have before the next one is `not-unique`. */
-export const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2
-export const CDN_HEADERS_MAX = 32
-export const GAME_MODES_MAX = 32
-export const GAME_MODE_MAX_PLAYERS = 256
+const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2
+const CDN_HEADERS_MAX = 32
+const GAME_MODES_MAX = 32
+const GAME_MODE_MAX_PLAYERS = 256
 /** What the service fills in for a game mode that names no max_players, and no tier. */
-export const DEFAULT_MAX_PLAYERS = 32
-export const DEFAULT_TIER = 'basic-1d1'
+const DEFAULT_MAX_PLAYERS = 32
+const DEFAULT_TIER = 'basic-1d1'
 const REGIONS_CHECKED = 64
 
 /**
@@ -329,7 +329,7 @@ export interface VersionValidationInput {
  * Error suffixes of a version display name: 1 to 128 bytes, single inner spaces only. The service's
  * whitespace check has the length in it, so a name too short or too long is `invalid` as well.
  */
-export function versionDisplayNameProblems(displayName: string): string[] {
+function versionDisplayNameProblems(displayName: string): string[] {
   const problems = displayNameProblems(displayName, DISPLAY_NAME_MAX_BYTES)
   if (problems[0] === 'too-short' || problems[0] === 'too-long') problems.push('invalid')
   return problems
@@ -355,7 +355,7 @@ export function versionProblems(input: VersionValidationInput): string[][] {
 }
 
 /** The error paths of a `cdn` section (part of versionProblems), for a client that changes only it. */
-export function cdnProblems(cdn: CdnVersionConfig): string[][] {
+function cdnProblems(cdn: CdnVersionConfig): string[][] {
   const errors: string[][] = []
   // The service does not check that the site is the game's (creation does).
   if (!cdn.site_id) errors.push(['config', 'cdn', 'no-site-id'])

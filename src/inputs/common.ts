@@ -59,7 +59,7 @@ export function readConnection(get: GetInput, gameIdPurpose = 'the id of the gam
  * what is wrong where, never the token: undici would refuse the header on the first call, with a
  * message that names neither.
  */
-export function checkToken(token: string): string {
+function checkToken(token: string): string {
   for (let index = 0; index < token.length; index++) {
     const code = token.charCodeAt(index)
     const what =
@@ -106,14 +106,14 @@ export function readRequiredConnection(get: GetInput, options: ReadOptions = {})
 }
 
 /** Why an empty token fails an action that always calls the service. */
-export function missingServiceToken(): UsageError {
+function missingServiceToken(): UsageError {
   return new UsageError(
     `${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
   )
 }
 
 /** A required input, trimmed. */
-export function readRequired(get: GetInput, input: string, what: string): string {
+function readRequired(get: GetInput, input: string, what: string): string {
   const value = get(input).trim()
   if (!value) throw new UsageError(`${input} is required: ${what}`)
   return value

@@ -365,7 +365,7 @@ function checkDisplayName(input: string, value: string): void {
  * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
  * clear (lower case, the punycode of an internationalised name, no trailing dot).
  */
-export function domainProblem(domain: string): string | undefined {
+function domainProblem(domain: string): string | undefined {
   const base = `${Input.Domain} '${domain}'`
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
     return `${base} has a protocol: give the host name only, like play.example.com`

@@ -347,7 +347,7 @@ export const Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) =>
 }
 
 /** The rows, in the order of the table. */
-export const INPUT_ROWS: readonly InputRow[] = Object.values(INPUTS)
+const INPUT_ROWS: readonly InputRow[] = Object.values(INPUTS)
 
 /** The row of an input, by its name. */
 export function inputRow(name: string): InputRow | undefined {

@@ -63,7 +63,7 @@ export type Action =
 
 /** Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. */
 export const DESCRIPTOR_WAITS = 10
-export const descriptorWait = (wait: number) => Math.min(2_000, 50 * 2 ** wait)
+const descriptorWait = (wait: number) => Math.min(2_000, 50 * 2 ** wait)
 
 /** The decision table: what to do after an attempt came to `outcome`. */
 export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolicy): Action {
