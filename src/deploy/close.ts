@@ -6,8 +6,8 @@
 import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import { createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../api/retry.ts'
+import { openRun } from '../common/run.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
@@ -15,7 +15,6 @@ import type { DeployInputs } from '../inputs/deploy.ts'
 import { contentTypeOf, fileDescriptors, type ArtifactFile } from './files.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts } from './upload.ts'
-import { deployClient } from './pipeline.ts'
 
 export interface CloseResult {
   /** The preview's namespace; undefined when the game has none of that name (nothing to close). */
@@ -48,13 +47,18 @@ export function closedVersionName(nameId: string, pullRequest: number | undefine
 
 export async function closePreview(inputs: DeployInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
-  const retry = retryPolicy({
+  const run = openRun({
+    connection: inputs,
+    logger,
+    requestTimeoutMs: inputs.requestTimeoutMs,
     retries: inputs.retries,
     maxRetryAfterMs: inputs.maxRetryAfterMs,
+    retry: deps.retry,
+    dispatcher: deps.dispatcher,
     signal: deps.signal,
-    ...deps.retry,
+    name: 'close',
   })
-  const dispatcher = deps.dispatcher ?? createAgent()
+  const { client, dispatcher, retry } = run
   const result: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,
@@ -64,7 +68,6 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
     url: undefined,
   }
   try {
-    const client = deployClient(inputs, dispatcher, logger, retry, deps.signal)
     const { game } = await client.getGame(inputs.gameId)
     const namespace = game.namespaces.find((ns) =>
       inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId,
@@ -101,7 +104,7 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
           retry,
           requestTimeoutMs: inputs.requestTimeoutMs,
           logger,
-          signal: deps.signal,
+          signal: run.signal,
         })
         await client.completeUpload(site.upload_id)
         const created = await createVersion(
@@ -131,7 +134,7 @@ export async function closePreview(inputs: DeployInputs, deps: CloseDependencies
     }
     return result
   } finally {
-    if (!deps.dispatcher) await (deps.signal?.aborted ? dispatcher.destroy() : dispatcher.close())
+    await run.dispose()
   }
 }
 

@@ -1,7 +1,8 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import type { ServiceClient } from '../api/client.ts'
+import type { RetryPolicy } from '../api/retry.ts'
+import { openRun } from '../common/run.ts'
 import { SITE_BYTES_LIMIT } from '../api/rules.ts'
 import {
   buildManifest,
@@ -150,14 +151,20 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
         `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
     )
   }
-  const retry = retryPolicy({
+  // Its pool and client are made on first use: a dry run or a failed local check makes neither.
+  const run = openRun({
+    connection: inputs,
+    logger,
+    requestTimeoutMs: inputs.requestTimeoutMs,
     retries: inputs.retries,
     maxRetryAfterMs: inputs.maxRetryAfterMs,
+    retry: deps.retry,
+    dispatcher: deps.dispatcher,
     signal: deps.signal,
-    ...deps.retry,
+    name: 'deploy',
   })
-  const { signal } = deps
-  const started = retry.now()
+  const { signal, retry, clock } = run
+  const started = clock.now()
 
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
   // build; otherwise the files are hashed while they upload, from the same reads.
@@ -246,14 +253,13 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     await logger.group('Plan (dry run: nothing is created)', () =>
       Promise.resolve(logPlan(inputs, result, logger)),
     )
-    result.durationMs = retry.now() - started
+    result.durationMs = clock.now() - started
     return result
   }
 
-  const dispatcher = deps.dispatcher ?? createAgent()
   try {
-    signal?.throwIfAborted()
-    const client = deployClient(inputs, dispatcher, logger, retry, signal)
+    signal.throwIfAborted()
+    const { client, dispatcher } = run
     const onNamespace = (id: string) => {
       // Known before the deploy ends: a failure or cancellation later on still reports it.
       result.provisioned.namespaceId = id
@@ -349,34 +355,13 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       )
     }
   } catch (error) {
-    result.durationMs = retry.now() - started
+    result.durationMs = clock.now() - started
     throw new DeployError(error, result)
   } finally {
-    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
-    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
+    await run.dispose()
   }
-  result.durationMs = retry.now() - started
+  result.durationMs = clock.now() - started
   return result
-}
-
-/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
-export function deployClient(
-  inputs: DeployInputs,
-  dispatcher: Dispatcher,
-  logger: Logger,
-  retry: RetryPolicy,
-  signal: AbortSignal | undefined,
-): ServiceClient {
-  return new ServiceClient({
-    baseUrl: inputs.apiUrl,
-    token: inputs.token,
-    dispatcher,
-    logger,
-    retry,
-    // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-    requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-    signal,
-  })
 }
 
 /** What the deploy will publish, read and validated before anything is created. */
