@@ -22,6 +22,8 @@ export interface RunOptions {
   logger: Logger
   /** `request-timeout` in ms: every time limit is derived from it (default the input's default). */
   requestTimeoutMs?: number
+  /** The time limits themselves, instead of those of requestTimeoutMs (tests make them short). */
+  timeouts?: Timeouts
   /** Attempts after the first, and the longest retry-after waited (default the policy's). */
   retries?: number
   maxRetryAfterMs?: number
@@ -70,7 +72,8 @@ export function isRunDeadline(error: unknown): error is RunDeadlineError {
 }
 
 export function openRun(options: RunOptions): Run {
-  const timeouts = timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)
+  const timeouts =
+    options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)
   const clock = options.clock ?? systemClock
   const overdue = new AbortController()
   let timer: NodeJS.Timeout | undefined
