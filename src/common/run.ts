@@ -94,14 +94,18 @@ export function openRun(options: RunOptions): Run {
   })
   let own: Dispatcher | undefined
   let client: ServiceClient | undefined
-  const dispatcher = (): Dispatcher => options.dispatcher ?? (own ??= createAgent())
+  let disposed = false
+  const dispatcher = (): Dispatcher => {
+    if (options.dispatcher) return options.dispatcher
+    if (!own && disposed) throw new Error('The run is over: its connection pool is closed')
+    return (own ??= createAgent())
+  }
   const dispose = async () => {
     clearTimeout(timer)
-    if (!own) return
-    const pool = own
-    own = undefined
+    if (disposed) return
+    disposed = true
     // destroy(), not close(): an aborted run must not wait for the requests still in flight.
-    await (signal.aborted ? pool.destroy() : pool.close())
+    if (own) await (signal.aborted ? own.destroy() : own.close())
   }
   return {
     get client() {
