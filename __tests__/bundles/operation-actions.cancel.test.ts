@@ -27,6 +27,8 @@ const STAGING = '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92'
 const [OLD] = DEFAULT_SEED.games[0]!.versions.map((v) => (typeof v === 'string' ? v : v.id))
 /** From the signal (or the deadline) to the process's end, at most, on a busy machine. */
 const PROMPTLY_MS = 5_000
+/** A run still going this long after its signal or its start is killed, and its test fails. */
+const GIVE_UP_MS = 20_000
 
 interface Held {
   url: string
@@ -160,7 +162,9 @@ describe('the operation actions cancel and have a deadline', () => {
       assert.ok(!exited, 'the action was still waiting for its call')
       const stopped = Date.now()
       stop(pid!)
-      const run = await running
+      // A build that never stops by itself fails here rather than hanging the suite.
+      const guard = setTimeout(() => process.kill(pid!, 'SIGKILL'), GIVE_UP_MS)
+      const run = await running.finally(() => clearTimeout(guard))
       return { run, afterStopMs: Date.now() - stopped }
     } finally {
       proxy.close()
@@ -192,7 +196,8 @@ describe('the operation actions cancel and have a deadline', () => {
       assert.equal(child.exitCode, null, output)
       const stopped = Date.now()
       stop(() => child.kill('SIGINT'))
-      const [code] = await closed
+      const guard = setTimeout(() => child.kill('SIGKILL'), GIVE_UP_MS)
+      const [code] = await closed.finally(() => clearTimeout(guard))
       return { code, output, afterStopMs: Date.now() - stopped }
     } finally {
       proxy.close()
