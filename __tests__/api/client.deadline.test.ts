@@ -5,10 +5,11 @@ import { once } from 'node:events'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
-import { API_DEADLINE_MS, ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { NetworkError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { API_DEADLINE_MS } from '../../src/common/timeouts.ts'
 
 const UPLOAD = '0b8d4e2a-7c61-4f39-9a5e-3d2c1b0f6e87'
 const agent = createAgent()
@@ -58,8 +59,7 @@ test('an answer that trickles a byte at a time fails at the call deadline, namin
     dispatcher: agent,
     logger,
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
-    requestTimeoutMs: 200,
-    deadlineMs: 500,
+    timeouts: { apiStallMs: 200, apiDeadlineMs: 500 },
   })
   const started = Date.now()
   const error = await client.completeUpload(UPLOAD).catch((e: unknown) => e)
@@ -81,8 +81,7 @@ test('a call that creates something is not retried past its deadline: it may hav
     dispatcher: agent,
     logger: memoryLogger(),
     retry: retryPolicy({ sleep: async () => {} }),
-    requestTimeoutMs: 200,
-    deadlineMs: 300,
+    timeouts: { apiStallMs: 200, apiDeadlineMs: 300 },
   })
   await assert.rejects(
     client.createVersion('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86', { display_name: 'v', config: {} }),
@@ -99,8 +98,7 @@ test('an answer that arrives within the deadline is read as ever, and the deadli
     dispatcher: agent,
     logger: memoryLogger(),
     retry: retryPolicy({ retries: 0 }),
-    requestTimeoutMs: 200,
-    deadlineMs: 2000,
+    timeouts: { apiStallMs: 200, apiDeadlineMs: 2000 },
   })
   await client.completeUpload(UPLOAD)
   assert.ok(API_DEADLINE_MS > 50_000)

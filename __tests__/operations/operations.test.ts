@@ -9,7 +9,11 @@ import type { ListServersQuery, LobbySummary, Server } from '../../src/api/types
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { lobbyOperation, lobbyState } from '../../src/operations/lobby.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { withClient } from '../../src/operations/operation.ts'
+import { runOperation } from '../../src/operations/operation.ts'
+import { openRun } from '../../src/common/run.ts'
+import type { Connection } from '../../src/inputs/common.ts'
+import type { RetryPolicy } from '../../src/api/retry.ts'
+import type { Logger } from '../../src/common/logger.ts'
 import { renderText } from '../../src/common/report.ts'
 import { listAllServers, readTags, serversOperation } from '../../src/operations/servers.ts'
 import { validateOperation } from '../../src/operations/validate.ts'
@@ -17,6 +21,20 @@ import { getter } from '../support/helpers.ts'
 import { GAME, NAMESPACE, TOKEN, stagingSeed } from '../support/actions.ts'
 
 const fast = { sleep: async () => {} }
+
+/** A client of a Run opened for `fn` and closed after it. */
+async function withClient<T>(
+  connection: Connection,
+  options: { logger: Logger; retry?: Partial<RetryPolicy> },
+  fn: (client: ServiceClient) => Promise<T>,
+): Promise<T> {
+  const run = openRun({ connection, ...options })
+  try {
+    return await fn(run.client)
+  } finally {
+    await run.dispose()
+  }
+}
 
 describe('listAllServers against the emulator', () => {
   const { seed, servers } = stagingSeed(7)
@@ -273,7 +291,8 @@ describe('lobby-logs reads metrics where the real service puts them', () => {
 
   test('metrics beside the lobby reach the result', async () => {
     const { port } = server.address() as AddressInfo
-    const result = await lobbyOperation.run(
+    const result = await runOperation(
+      lobbyOperation,
       {
         apiUrl: `http://127.0.0.1:${port}`,
         token: TOKEN,

@@ -4,13 +4,32 @@ import { after, beforeEach, describe, test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { withClient } from '../../src/operations/operation.ts'
+import { runOperation } from '../../src/operations/operation.ts'
+import { openRun } from '../../src/common/run.ts'
+import type { Connection } from '../../src/inputs/common.ts'
+import type { ServiceClient } from '../../src/api/client.ts'
+import type { RetryPolicy } from '../../src/api/retry.ts'
+import type { Logger } from '../../src/common/logger.ts'
 import { publishOperation, type PublishResult } from '../../src/operations/publish.ts'
 import { getter } from '../support/helpers.ts'
 import { GAME, NAMESPACE, TOKEN } from '../support/actions.ts'
 
 const fast = { sleep: async () => {} }
 const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.map((v) => (typeof v === 'string' ? v : v.id))
+
+/** A client of a Run opened for `fn` and closed after it. */
+async function withClient<T>(
+  connection: Connection,
+  options: { logger: Logger; retry?: Partial<RetryPolicy> },
+  fn: (client: ServiceClient) => Promise<T>,
+): Promise<T> {
+  const run = openRun({ connection, ...options })
+  try {
+    return await fn(run.client)
+  } finally {
+    await run.dispose()
+  }
+}
 
 describe('the publish operation', () => {
   let emulator: Emulator
@@ -30,7 +49,7 @@ describe('the publish operation', () => {
         ...inputs,
       }),
     )
-    return publishOperation.run(read, { logger: memoryLogger(), retry: fast })
+    return runOperation(publishOperation, read, { logger: memoryLogger(), retry: fast })
   }
   const served = async () => {
     const { game } = await withClient(

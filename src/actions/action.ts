@@ -9,7 +9,8 @@ import { urlUserInfo, type Connection } from '../inputs/common.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
-import type { Operation } from '../operations/operation.ts'
+import { cancelOnSignals } from '../common/cancel.ts'
+import { deadlineFromEnv, runOperation, type Operation } from '../operations/operation.ts'
 import { cellHtml, escapeHtml, type OutputValue, type Report } from '../common/report.ts'
 
 /**
@@ -80,7 +81,18 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
     runAction(secretInputs(operation.name as ActionName), async () => {
       const inputs = operation.read((name) => core.getInput(name))
       actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`)
-      const result = await operation.run(inputs, { logger: actionsLogger })
+      // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
+      const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+      let result: R
+      try {
+        result = await runOperation(operation, inputs, {
+          logger: actionsLogger,
+          signal: cancellation.signal,
+          deadlineMs: deadlineFromEnv(process.env),
+        })
+      } finally {
+        cancellation.dispose()
+      }
       setOutputs(operation.outputs(result))
       await writeReport(operation.report(result, inputs))
       const failure = operation.failure?.(result, inputs)

@@ -158,7 +158,6 @@ async function closeRun(
   const result = await closePreview(inputs, {
     logger: actionsLogger,
     pullRequest: pullRequest.number,
-    tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
     signal,
   })
   setOutputValues(closeOutputs(result))

@@ -40,20 +40,11 @@ import {
   type ValidateResponse,
 } from './types.ts'
 import { formatBytes } from '../common/format.ts'
+import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
-/**
- * The longest an API call may take in all, from its start to the end of its answer, however steadily
- * its bytes trickle (each one re-arms the stall timeout, not this): 3 minutes, three times the stall
- * timeout and the service's own 50 s handler time-out, room for a site's answer of some MB on a slow
- * link; 3 × the stall timeout when that is longer. Past it the call fails, as a lost connection would
- * (a read is retried, a create is not).
- */
-export const API_DEADLINE_MS = 180_000
-
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
 
@@ -82,13 +73,11 @@ export interface ClientOptions {
   logger: Pick<Logger, 'info' | 'debug'>
   retry?: RetryPolicy
   /**
-   * A call that gets no answer, or no further bytes of one, for this long is aborted. Default
-   * DEFAULT_REQUEST_TIMEOUT_MS: longer than the service's own 50 s handler timeout, so a slow
-   * handler's API_REQUEST_TIMEOUT arrives instead of a client-side abort.
+   * A call that gets no answer, or no further bytes of one, for `apiStallMs` is aborted; one not
+   * complete after `apiDeadlineMs`, however steadily its bytes trickle, fails as a lost connection
+   * would (a read is retried, a create is not). Default: those of the default `request-timeout`.
    */
-  requestTimeoutMs?: number
-  /** A call's deadline in all (default API_DEADLINE_MS, or 3 × requestTimeoutMs when longer). */
-  deadlineMs?: number
+  timeouts?: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
   onRetry?: (error: unknown) => void
   /** Cancels the run: every request in flight is aborted and none is started. */
   signal?: AbortSignal
@@ -356,6 +345,7 @@ export class ServiceClient {
   readonly #options: ClientOptions
   readonly #base: string
   readonly #retry: RetryPolicy
+  readonly #timeouts: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
   /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
   #answered = false
 
@@ -363,6 +353,7 @@ export class ServiceClient {
     this.#options = options
     this.#base = options.baseUrl.replace(/\/+$/, '')
     this.#retry = options.retry ?? retryPolicy()
+    this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)
     if (options.signal) this.#retry = { ...this.#retry, signal: options.signal }
   }
 
@@ -548,8 +539,7 @@ export class ServiceClient {
     path: string,
     payload: Buffer | undefined,
   ): Promise<T> {
-    const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    const deadline = this.#options.deadlineMs ?? Math.max(API_DEADLINE_MS, 3 * timeout)
+    const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts
     this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#options.token}`,

@@ -15,14 +15,19 @@ import { avatarsOperation } from '../operations/avatars.ts'
 import type { Connection, GetInput } from '../inputs/common.ts'
 import { ActionName, Input, Output, TOKEN_ENV } from '../inputs/constants.ts'
 import { flagsOf, inputRow, type CliFlag, type CommandName } from '../inputs/table.ts'
-import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
+import { cancelOnSignals, isCancelled, type SignalCancellation } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import { closePreview } from '../deploy/close.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
 import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
-import type { Operation } from '../operations/operation.ts'
+import {
+  OperationStoppedError,
+  deadlineFromEnv,
+  runOperation,
+  type Operation,
+} from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
 import { inertJson, visible } from '../common/untrusted.ts'
 import { serversOperation } from '../operations/servers.ts'
@@ -104,17 +109,7 @@ const DEPLOY: Command = {
     const get = flagReader(flags)
     const inputs = readInputs(get, () => runContext(process.env))
     if (!inputs.connection.token && !inputs.dryRun) throw missingToken()
-    // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
-    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
-      io.logger.close()
-      process.stderr.write('gamehost: quit at once\n')
-      process.exit(EXIT_CANCELLED)
-    })
-    cancellation.signal.addEventListener('abort', () =>
-      io.logger.warning(
-        'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
-      ),
-    )
+    const cancellation = cancelOnCtrlC(io)
     const keepManifest = get(Output.Manifest).trim()
     // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
     const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
@@ -217,17 +212,21 @@ const CLOSE: Command = {
       throw new UsageError(
         `--${Input.Namespace} or --${Input.NamespaceId} is required: the preview's namespace`,
       )
-    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
+    const cancellation = cancelOnCtrlC(io)
     try {
       const result = await closePreview(inputs, {
         logger: io.logger,
         pullRequest: readPullRequestNumber(get),
-        tempDir,
+        signal: cancellation.signal,
       })
       print(io, closeOutputs(result), closeReport(result))
       return EXIT_OK
+    } catch (error) {
+      if (!isCancelled(error)) throw error
+      reportError(io, error)
+      return EXIT_CANCELLED
     } finally {
-      await rm(tempDir, { recursive: true, force: true })
+      cancellation.dispose()
     }
   },
 }
@@ -235,6 +234,21 @@ const CLOSE: Command = {
 const EMULATOR_SUMMARY = 'Run a local emulator of the service'
 
 const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE]
+
+/** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
+function cancelOnCtrlC(io: RunIO): SignalCancellation {
+  const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+    io.logger.close()
+    process.stderr.write('gamehost: quit at once\n')
+    process.exit(EXIT_CANCELLED)
+  })
+  cancellation.signal.addEventListener('abort', () =>
+    io.logger.warning(
+      'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
+    ),
+  )
+  return cancellation
+}
 
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand<I extends Connection, R>(
@@ -249,7 +263,21 @@ function operationCommand<I extends Connection, R>(
     examples: spec.examples,
     async run(flags, io) {
       const inputs = operation.read(flagReader(flags), { missingToken })
-      const result = await operation.run(inputs, { logger: io.logger })
+      const cancellation = cancelOnCtrlC(io)
+      let result: R
+      try {
+        result = await runOperation(operation, inputs, {
+          logger: io.logger,
+          signal: cancellation.signal,
+          deadlineMs: deadlineFromEnv(process.env),
+        })
+      } catch (error) {
+        if (!(error instanceof OperationStoppedError)) throw error
+        reportError(io, error)
+        return isCancelled(error.cause) ? EXIT_CANCELLED : EXIT_FAILURE
+      } finally {
+        cancellation.dispose()
+      }
       print(io, operation.outputs(result), operation.report(result, inputs))
       const failure = operation.failure?.(result, inputs)
       if (!failure) return EXIT_OK

@@ -4,17 +4,16 @@
 // Running it twice changes nothing the second time.
 
 import type { Dispatcher } from 'undici'
-import { createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
-import type { NamespaceSummary } from '../api/types.ts'
+import type { ServiceClient } from '../api/client.ts'
+import type { RetryPolicy } from '../api/retry.ts'
+import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
-import { timeoutsFor } from '../common/timeouts.ts'
+import { openRun, type Run } from '../common/run.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
-import { deployClient } from './pipeline.ts'
 
 export interface CloseResult {
   /** The preview's namespace; undefined when the game has none of that name (nothing to close). */
@@ -33,8 +32,6 @@ export interface CloseDependencies {
   logger: Logger
   /** The pull request whose preview this is, for the page and the version's name. */
   pullRequest: number | undefined
-  /** No longer used: the page is sent from memory (the faces still pass it; theirs to drop). */
-  tempDir?: string
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   signal?: AbortSignal
@@ -49,14 +46,18 @@ export async function closePreview(inputs: TargetedInputs, deps: CloseDependenci
   const { logger } = deps
   const { target, transfer } = inputs
   const { gameId } = inputs.connection
-  const retry = retryPolicy({
+  const run = openRun({
+    connection: inputs.connection,
+    logger,
+    requestTimeoutMs: transfer.requestTimeoutMs,
     retries: transfer.retries,
     maxRetryAfterMs: transfer.maxRetryAfterMs,
+    retry: deps.retry,
+    dispatcher: deps.dispatcher,
     signal: deps.signal,
-    ...deps.retry,
+    name: 'close',
   })
-  const dispatcher = deps.dispatcher ?? createAgent()
-  const result: CloseResult = {
+  const nothing: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,
     siteId: undefined,
@@ -65,75 +66,96 @@ export async function closePreview(inputs: TargetedInputs, deps: CloseDependenci
     url: undefined,
   }
   try {
-    const client = deployClient(inputs, dispatcher, logger, retry, deps.signal)
+    const { client } = run
     const { game } = await client.getGame(gameId)
     const namespace = game.namespaces.find((ns) =>
       target.kind === 'id' ? ns.namespace_id === target.namespaceId : ns.name_id === target.nameId,
     )
     if (!namespace) {
-      logger.info(
-        `The game has no namespace ${target.nameId ?? (target.kind === 'id' ? target.namespaceId : '')}: this preview was never deployed, nothing to close`,
-      )
-      return result
+      const named = target.kind === 'id' ? target.namespaceId : target.nameId
+      logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`)
+      return nothing
     }
-    result.namespace = namespace
-    result.url = namespaceUrl(target.cdnDomain, game.name_id, namespace.name_id)
+    const url = namespaceUrl(target.cdnDomain, game.name_id, namespace.name_id)
     const name = closedVersionName(namespace.name_id, deps.pullRequest)
     const current = await readVersion(client, gameId, namespace.version_id)
-    if (current.display_name === name) {
-      result.alreadyClosed = true
-      result.versionId = current.version_id
-      result.siteId = current.config.cdn?.site_id
-      logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${name}')`)
-    } else {
-      await logger.group('Publish the closed page', async () => {
-        const file = closedPage(deps.pullRequest)
-        const site = await client.createCdnSite(gameId, {
-          display_name: name,
-          files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
-        })
-        result.siteId = site.site_id
-        await uploadParts({
-          files: [file],
-          requests: site.presigned_requests,
-          hash: false,
-          dispatcher,
-          concurrency: 1,
-          retry,
-          timeouts: timeoutsFor(transfer.requestTimeoutMs),
-          logger,
-          signal: deps.signal,
-        })
-        await client.completeUpload(site.upload_id)
-        const created = await createVersion(
-          client,
-          gameId,
-          name,
-          deployConfig(current.config, site.site_id),
-          logger,
-        )
-        result.versionId = created.versionId
-        await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId)
-        logger.info(
-          `Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
-            `it served version '${current.display_name}' (${current.version_id})`,
-        )
-      })
-    }
-    if (target.domain) {
-      const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id)
-      if (detail.config.cdn.domains.some((entry) => entry.domain === target.domain)) {
-        await client.removeNamespaceDomain(gameId, namespace.namespace_id, target.domain)
-        result.domainRemoved = target.domain
-        logger.info(`Removed domain ${target.domain} from namespace ${namespace.name_id}: it is free again`)
-      } else {
-        logger.info(`Namespace ${namespace.name_id} does not hold domain ${target.domain}: nothing to remove`)
-      }
-    }
-    return result
+    const page =
+      current.display_name === name
+        ? alreadyClosed(current, namespace, logger)
+        : await logger.group('Publish the closed page', () =>
+            publishClosedPage(run, gameId, namespace, current, name, deps.pullRequest),
+          )
+    const domainRemoved = target.domain
+      ? await freeDomain(client, gameId, namespace, target.domain, logger)
+      : undefined
+    return { ...nothing, namespace, url, ...page, domainRemoved }
   } finally {
-    if (!deps.dispatcher) await (deps.signal?.aborted ? dispatcher.destroy() : dispatcher.close())
+    await run.dispose()
   }
+}
+
+type ClosedPage = Pick<CloseResult, 'alreadyClosed' | 'siteId' | 'versionId'>
+
+function alreadyClosed(current: GameVersion, namespace: NamespaceSummary, logger: Logger): ClosedPage {
+  logger.info(
+    `Namespace ${namespace.name_id} already serves the closed page (version '${current.display_name}')`,
+  )
+  return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id }
+}
+
+/** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
+async function publishClosedPage(
+  run: Run,
+  gameId: string,
+  namespace: NamespaceSummary,
+  current: GameVersion,
+  name: string,
+  pullRequest: number | undefined,
+): Promise<ClosedPage> {
+  const { client, logger } = run
+  const file = closedPage(pullRequest)
+  const site = await client.createCdnSite(gameId, {
+    display_name: name,
+    files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
+  })
+  await uploadParts({
+    files: [file],
+    requests: site.presigned_requests,
+    hash: false,
+    dispatcher: run.dispatcher,
+    concurrency: 1,
+    retry: run.retry,
+    timeouts: run.timeouts,
+    logger,
+    signal: run.signal,
+  })
+  await client.completeUpload(site.upload_id)
+  const config = deployConfig(current.config, site.site_id)
+  const created = await createVersion(client, gameId, name, config, logger)
+  await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId)
+  logger.info(
+    `Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
+      `it served version '${current.display_name}' (${current.version_id})`,
+  )
+  return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId }
+}
+
+/** Removes the domain from the namespace when it holds it; the domain removed, if any. */
+async function freeDomain(
+  client: ServiceClient,
+  gameId: string,
+  namespace: NamespaceSummary,
+  domain: string,
+  logger: Logger,
+): Promise<string | undefined> {
+  const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id)
+  if (!detail.config.cdn.domains.some((entry) => entry.domain === domain)) {
+    logger.info(`Namespace ${namespace.name_id} does not hold domain ${domain}: nothing to remove`)
+    return undefined
+  }
+  await client.removeNamespaceDomain(gameId, namespace.namespace_id, domain)
+  logger.info(`Removed domain ${domain} from namespace ${namespace.name_id}: it is free again`)
+  return domain
 }
 
 /** The closed page: the pull request's number, no build content, sent from memory. */

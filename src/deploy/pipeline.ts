@@ -1,11 +1,10 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import { DEFAULT_REQUEST_TIMEOUT_MS, ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { timeoutsFor } from '../common/timeouts.ts'
-import { hasTarget, targetNameId, type DeployInputs } from '../inputs/deploy.ts'
+import { openRun, type Run } from '../common/run.ts'
+import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
 import { writeManifest, type Globber, type Manifest } from './files.ts'
@@ -73,6 +72,8 @@ export interface DeployDependencies {
   signal?: AbortSignal
   /** Opens the site's files (default fs.open): a test's fails as a refusal or a full descriptor table would. */
   open?: OpenFile
+  /** The whole deploy's time bound (GAMEHOST_DEADLINE_SECONDS); default none: every call and PUT has its own. */
+  deadlineMs?: number
 }
 
 /**
@@ -106,103 +107,128 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
  * local checks carries it as a DeployError.
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
-  const { logger, signal } = deps
-  const { site: source, target, transfer } = inputs
-  const publishes = target.kind !== 'none' && target.publish
-  const retry = retryPolicy({
+  const { logger } = deps
+  const { transfer } = inputs
+  // Its pool and client are made on first use: a dry run or a failed local check makes neither.
+  const run = openRun({
+    connection: inputs.connection,
+    logger,
+    requestTimeoutMs: transfer.requestTimeoutMs,
     retries: transfer.retries,
     maxRetryAfterMs: transfer.maxRetryAfterMs,
-    signal,
-    ...deps.retry,
+    retry: deps.retry,
+    dispatcher: deps.dispatcher,
+    signal: deps.signal,
+    deadlineMs: deps.deadlineMs,
+    name: 'deploy',
   })
-  const started = retry.now()
+  const started = run.clock.now()
+  const finished = (journal: DeployResult) =>
+    Object.assign(journal, { durationMs: run.clock.now() - started })
+  try {
+    const site = await collect(inputs, deps)
+    run.signal.throwIfAborted()
+    const journal = startJournal(inputs, site)
+    const saveManifest = manifestSaver(journal, deps)
+    if (site?.manifest) await saveManifest(site.manifest)
+    if (inputs.dryRun) {
+      await logger.group('Plan (dry run: nothing is created)', () =>
+        Promise.resolve(logPlan(inputs, journal, logger)),
+      )
+      return finished(journal)
+    }
+    try {
+      await sendAndGoLive(inputs, run, site, journal, { ...deps, saveManifest })
+    } catch (error) {
+      throw new DeployError(error, finished(journal))
+    }
+    return finished(journal)
+  } finally {
+    await run.dispose()
+  }
+}
+
+/** The first stage, when there is a site: its files, how they are served, and the digest when needed now. */
+async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<CollectedSite | undefined> {
+  const { site, target } = inputs
+  const { path: root } = site
+  if (!root) return undefined
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
   // build; otherwise the files are hashed while they upload, from the same reads.
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
-  const { path: root } = source
-  const site = root
-    ? await logger.group('Collect files', () =>
-        collectSite({ ...source, path: root }, { ...deps, digestFirst, publish: publishes }),
-      )
-    : undefined
-  signal?.throwIfAborted()
+  const publish = target.kind !== 'none' && target.publish
+  return deps.logger.group('Collect files', () =>
+    collectSite({ ...site, path: root }, { ...deps, digestFirst, publish }),
+  )
+}
 
-  const journal = startJournal(inputs, site)
-  const manifestFile = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
-  const saveManifest = async (manifest: Manifest) => {
+/** Writes the manifest's file and records it in the journal. */
+function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
+  const file = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
+  return async (manifest: Manifest): Promise<void> => {
     journal.manifest = manifest
-    journal.manifestPath = await writeManifest(manifest, manifestFile)
-    logger.info(`Manifest written to ${journal.manifestPath}`)
+    journal.manifestPath = await writeManifest(manifest, file)
+    deps.logger.info(`Manifest written to ${journal.manifestPath}`)
   }
-  if (site?.manifest) await saveManifest(site.manifest)
-  if (inputs.dryRun) {
-    await logger.group('Plan (dry run: nothing is created)', () =>
-      Promise.resolve(logPlan(inputs, journal, logger)),
+}
+
+/** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
+async function sendAndGoLive(
+  inputs: DeployInputs,
+  run: Run,
+  site: CollectedSite | undefined,
+  journal: DeployResult,
+  deps: DeployDependencies & { saveManifest: (manifest: Manifest) => Promise<void> },
+): Promise<void> {
+  const { logger } = deps
+  const onNamespace = (id: string) => {
+    journal.provisioned.namespaceId = id
+    deps.onNamespace?.(id)
+  }
+  // Exactly the routes of the published version when there are any; none keeps the base version's.
+  const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
+  const targeted: TargetedInputs | undefined = hasTarget(inputs) ? inputs : undefined
+  const planned =
+    targeted &&
+    (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, onNamespace)))
+  if (planned) journal.provisioned = planned.provisioned
+  run.signal.throwIfAborted()
+
+  const reused = site && reusableSite(inputs, site, deps.previous, logger)
+  if (reused) Object.assign(journal, reused)
+  else if (site) {
+    const uploaded = await logger.group('Upload', () =>
+      uploadSite({
+        ...deps,
+        client: run.client,
+        dispatcher: run.dispatcher,
+        retry: run.retry,
+        timeouts: run.timeouts,
+        signal: run.signal,
+        gameId: inputs.connection.gameId,
+        siteName: inputs.site.name,
+        files: site.files,
+        manifest: site.manifest,
+        concurrency: inputs.transfer.concurrency,
+        onSiteCreated: (created) => Object.assign(journal, created),
+        onHashed: async (manifest) => {
+          await deps.saveManifest(manifest)
+          logger.info(`Digest ${manifest.digest}`)
+        },
+      }),
     )
-    journal.durationMs = retry.now() - started
-    return journal
+    Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
   }
 
-  const dispatcher = deps.dispatcher ?? createAgent()
-  try {
-    signal?.throwIfAborted()
-    const client = deployClient(inputs, dispatcher, logger, retry, signal)
-    const onNamespace = (id: string) => {
-      journal.provisioned.namespaceId = id
-      deps.onNamespace?.(id)
-    }
-    // Exactly the routes of the published version when there are any; none keeps the base version's.
-    const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
-    const planned = hasTarget(inputs)
-      ? await logger.group('Provision', () => planTarget(client, inputs, routes, logger, onNamespace))
-      : undefined
-    if (planned) journal.provisioned = planned.provisioned
-    signal?.throwIfAborted()
-
-    const reused = site && reusableSite(inputs, site, deps.previous, logger)
-    if (reused) Object.assign(journal, reused)
-    else if (site) {
-      const uploaded = await logger.group('Upload', () =>
-        uploadSite({
-          ...deps,
-          client,
-          dispatcher,
-          retry,
-          gameId: inputs.connection.gameId,
-          siteName: source.name,
-          files: site.files,
-          manifest: site.manifest,
-          concurrency: transfer.concurrency,
-          timeouts: timeoutsFor(transfer.requestTimeoutMs),
-          onSiteCreated: (created) => Object.assign(journal, created),
-          onHashed: async (manifest) => {
-            await saveManifest(manifest)
-            logger.info(`Digest ${manifest.digest}`)
-          },
-        }),
-      )
-      Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
-    }
-
-    const plan = planned?.publishing
-    const siteId = journal.siteId
-    if (plan && siteId && hasTarget(inputs)) {
-      signal?.throwIfAborted()
-      const live = await logger.group('Publish', () =>
-        goLive(client, inputs, plan, journal.provisioned, siteId, logger, onNamespace),
-      )
-      journal.provisioned = live.provisioned
-      journal.published = live.published
-    }
-  } catch (error) {
-    journal.durationMs = retry.now() - started
-    throw new DeployError(error, journal)
-  } finally {
-    // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
-    if (!deps.dispatcher) await (signal?.aborted ? dispatcher.destroy() : dispatcher.close())
-  }
-  journal.durationMs = retry.now() - started
-  return journal
+  const plan = planned?.publishing
+  const siteId = journal.siteId
+  if (!targeted || !plan || !siteId) return
+  run.signal.throwIfAborted()
+  const live = await logger.group('Publish', () =>
+    goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace),
+  )
+  journal.provisioned = live.provisioned
+  journal.published = live.published
 }
 
 /** What is known before anything is sent: what the run will do, and what it collected. */
@@ -252,26 +278,6 @@ function reusableSite(
       'no new site is created. Set skip-unchanged: false to upload anyway.',
   )
   return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId }
-}
-
-/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
-export function deployClient(
-  inputs: DeployInputs,
-  dispatcher: Dispatcher,
-  logger: Logger,
-  retry: RetryPolicy,
-  signal: AbortSignal | undefined,
-): ServiceClient {
-  return new ServiceClient({
-    baseUrl: inputs.connection.apiUrl,
-    token: inputs.connection.token,
-    dispatcher,
-    logger,
-    retry,
-    // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-    requestTimeoutMs: Math.max(inputs.transfer.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-    signal,
-  })
 }
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {

@@ -4,7 +4,7 @@ import type { CustomAvatarSummary } from '../api/types.ts'
 import { readRequiredConnection, type Connection } from '../inputs/common.ts'
 import { ActionName, AvatarsOutput } from '../inputs/constants.ts'
 import { formatBytes } from '../common/format.ts'
-import { withClient, type Operation } from './operation.ts'
+import type { Operation } from './operation.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 
 export interface AvatarsResult {
@@ -20,12 +20,11 @@ export const avatarsOperation: Operation<Connection, AvatarsResult> = {
     return readRequiredConnection(get, options)
   },
 
-  async run(inputs, context) {
-    const { custom_avatars: avatars } = await withClient(inputs, context, (client) =>
-      client.listCustomAvatars(inputs.gameId),
-    )
+  async run(inputs, run, journal) {
+    const { custom_avatars: avatars } = await run.client.listCustomAvatars(inputs.gameId)
     const completeCount = avatars.filter((avatar) => avatar.complete).length
-    context.logger.info(`${avatars.length} custom avatars, ${completeCount} complete`)
+    journal.push(`listed ${avatars.length} custom avatars`)
+    run.logger.info(`${avatars.length} custom avatars, ${completeCount} complete`)
     return { avatars, completeCount }
   },
 

@@ -3,7 +3,7 @@
 import type { LobbySummary } from '../api/types.ts'
 import { readBoolean, readRequiredConnection, readRequiredId, type Connection } from '../inputs/common.ts'
 import { ActionName, Input, LobbyOutput } from '../inputs/constants.ts'
-import { withClient, type Operation } from './operation.ts'
+import type { Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../common/report.ts'
 
 export interface LobbyInputs extends Connection {
@@ -41,19 +41,18 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
     }
   },
 
-  async run(inputs, context) {
-    const answer = await withClient(inputs, context, (client) =>
-      client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId),
-    )
+  async run(inputs, run, journal) {
+    const answer = await run.client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId)
+    journal.push(`read lobby ${inputs.lobbyId}`)
     // The real service puts metrics beside the lobby; the interface document puts them inside.
     const metrics = answer.metrics ?? answer.lobby.metrics
     const lobby = metrics === undefined ? answer.lobby : { ...answer.lobby, metrics }
     const result = { lobby, ...lobbyState(lobby) }
-    context.logger.info(
+    run.logger.info(
       `Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`,
     )
     if (result.failed && !inputs.failIfFailed) {
-      context.logger.warning(`${failureMessage(result)}. ${Input.FailIfFailed} is false: the step passes.`, {
+      run.logger.warning(`${failureMessage(result)}. ${Input.FailIfFailed} is false: the step passes.`, {
         title: 'Lobby failed',
       })
     }

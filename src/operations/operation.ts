@@ -1,29 +1,39 @@
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service, and says what its outputs and its report are; it
-// never imports @actions/*.
+// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
+// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
 
+import { UsageError } from '../api/errors.ts'
+import type { RetryPolicy } from '../api/retry.ts'
 import type { Dispatcher } from 'undici'
-import { ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OutputValue, Report } from '../common/report.ts'
+import { openRun, type Clock, type Run } from '../common/run.ts'
 
-export interface OperationContext {
-  logger: Logger
-  /** Default: a keep-alive pool for this run, closed at its end. */
-  dispatcher?: Dispatcher
-  /** Retry timing (tests inject a sleep that returns at once). */
-  retry?: Partial<RetryPolicy>
-}
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+export const OPERATION_DEADLINE_MS = 10 * 60_000
+/** The environment variable that sets an operation's deadline, in seconds. */
+export const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
+
+/** What was done so far, in words, for the message of a run stopped before its end. */
+export type Journal = string[]
 
 export interface Operation<I extends Connection, R> {
   /** The action's folder and the CLI's subcommand. */
   name: string
   /** Reads and checks every input (core.getInput in the action, the flags in the CLI). Throws UsageError. */
   read(get: GetInput, options?: ReadOptions): I
-  run(inputs: I, context: OperationContext): Promise<R>
+  /** Calls the service through the run's client; notes each step done in `journal`. */
+  run(inputs: I, run: Run, journal: Journal): Promise<R>
+  /**
+   * What a run stopped midway has changed at the service, beyond its journal. Default: it only reads.
+   */
+  stoppedNote?: string
   /** Every output, by its name in action.yml. */
   outputs(result: R): Record<string, OutputValue>
   /** The job summary in the action, the text the CLI prints. */
@@ -35,23 +45,74 @@ export interface Operation<I extends Connection, R> {
   failure?(result: R, inputs: I): Error | undefined
 }
 
-/** Runs `fn` with a client of the service, on the context's dispatcher or a pool closed afterwards. */
-export async function withClient<T>(
-  connection: Connection,
-  context: OperationContext,
-  fn: (client: ServiceClient) => Promise<T>,
-): Promise<T> {
-  const dispatcher = context.dispatcher ?? createAgent()
-  try {
-    const client = new ServiceClient({
-      baseUrl: connection.apiUrl,
-      token: connection.token,
-      dispatcher,
-      logger: context.logger,
-      retry: retryPolicy(context.retry),
-    })
-    return await fn(client)
-  } finally {
-    if (!context.dispatcher) await dispatcher.close()
+export interface RunOperationOptions {
+  logger: Logger
+  /** Cancels the operation: the front end's SIGINT / SIGTERM. */
+  signal?: AbortSignal
+  /** Default OPERATION_DEADLINE_MS. */
+  deadlineMs?: number
+  /** Default: a keep-alive pool of this run, closed at its end. */
+  dispatcher?: Dispatcher
+  /** Retry timing (tests inject a sleep that returns at once). */
+  retry?: Partial<RetryPolicy>
+  clock?: Clock
+}
+
+/**
+ * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
+ * with): says what was done before.
+ */
+export class OperationStoppedError extends Error {
+  override name = 'OperationStoppedError'
+  readonly journal: readonly string[]
+  constructor(operation: string, cause: unknown, journal: readonly string[], note: string) {
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    const done = journal.length
+      ? `stopped after: ${journal.join('; ')}`
+      : 'stopped before any call was answered'
+    super(`${reason}: ${operation} ${done}. ${note}`, { cause })
+    this.journal = journal
   }
+}
+
+/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+export async function runOperation<I extends Connection, R>(
+  operation: Operation<I, R>,
+  inputs: I,
+  options: RunOperationOptions,
+): Promise<R> {
+  const run = openRun({
+    connection: inputs,
+    logger: options.logger,
+    signal: options.signal,
+    deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
+    name: `${operation.name} run`,
+    dispatcher: options.dispatcher,
+    retry: options.retry,
+    clock: options.clock,
+  })
+  const journal: Journal = []
+  try {
+    return await operation.run(inputs, run, journal)
+  } catch (error) {
+    if (!run.signal.aborted) throw error
+    throw new OperationStoppedError(
+      operation.name,
+      run.signal.reason,
+      journal,
+      operation.stoppedNote ?? 'It only reads: nothing was changed.',
+    )
+  } finally {
+    await run.dispose()
+  }
+}
+
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env[DEADLINE_ENV]?.trim()
+  if (!raw) return undefined
+  const seconds = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(seconds > 0))
+    throw new UsageError(`${DEADLINE_ENV} '${raw}' is not a number of seconds above 0`)
+  return Math.round(seconds * 1000)
 }

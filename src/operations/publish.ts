@@ -15,7 +15,7 @@ import {
 } from '../inputs/common.ts'
 import { ActionName, DEFAULT_CDN_DOMAIN, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
-import { withClient, type Operation } from './operation.ts'
+import type { Operation } from './operation.ts'
 
 export interface PublishInputs extends Connection {
   /** The namespace to publish to, by name_id or by id (one of the two). */
@@ -73,36 +73,43 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     return { ...connection, namespace, source, cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN) }
   },
 
-  async run(inputs, context) {
-    const { logger } = context
-    return withClient(inputs, context, async (client) => {
-      const { game } = await client.getGame(inputs.gameId)
-      const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId)
-      const versionId = await chooseVersion(client, inputs, game.namespaces, target)
-      // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
-      const version = await readVersion(client, inputs.gameId, versionId)
-      const changed = target.version_id !== versionId
-      if (changed) {
-        await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId)
-        logger.info(
-          `Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`,
-        )
-      } else {
-        logger.info(
-          `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
-        )
-      }
-      const url = namespaceUrl(inputs.cdnDomain, game.name_id, target.name_id)
-      logger.info(`Live at ${url}`)
-      return {
-        namespace: target,
-        versionId,
-        versionName: version.display_name,
-        replacedVersionId: target.version_id,
-        changed,
-        url,
-      }
-    })
+  stoppedNote:
+    "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
+
+  async run(inputs, run, journal) {
+    const { logger, client } = run
+    const { game } = await client.getGame(inputs.gameId)
+    journal.push(`read game ${game.name_id}`)
+    const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId)
+    const versionId = await chooseVersion(client, inputs, game.namespaces, target)
+    // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
+    const version = await readVersion(client, inputs.gameId, versionId)
+    journal.push(`read version '${version.display_name}' (${versionId})`)
+    const changed = target.version_id !== versionId
+    if (changed) {
+      journal.push(
+        `namespace ${target.name_id} was being switched to it (the call may or may not have been made)`,
+      )
+      await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId)
+      journal[journal.length - 1] = `published it to namespace ${target.name_id}`
+      logger.info(
+        `Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`,
+      )
+    } else {
+      logger.info(
+        `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
+      )
+    }
+    const url = namespaceUrl(inputs.cdnDomain, game.name_id, target.name_id)
+    logger.info(`Live at ${url}`)
+    return {
+      namespace: target,
+      versionId,
+      versionName: version.display_name,
+      replacedVersionId: target.version_id,
+      changed,
+      url,
+    }
   },
 
   outputs(result) {

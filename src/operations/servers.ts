@@ -14,7 +14,7 @@ import {
 } from '../inputs/common.ts'
 import { ActionName, Input, ServersOutput } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
-import { withClient, type Operation } from './operation.ts'
+import type { Journal, Operation } from './operation.ts'
 import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock } from '../common/report.ts'
 
 export const LIMIT_MAX = 1_000_000
@@ -46,6 +46,8 @@ export interface ListAllOptions {
   includeDestroyed: boolean
   limit?: number
   logger: Pick<Logger, 'info' | 'warning'>
+  /** Hears of each page listed. */
+  journal?: Journal
 }
 
 /**
@@ -78,6 +80,7 @@ export async function listAllServers(
       servers.push(server)
     }
     options.logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`)
+    options.journal?.push(`page ${pages} listed (${servers.length} servers in all)`)
     if (fresh.length < page.length) {
       options.logger.warning(
         `The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`,
@@ -110,22 +113,21 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
     }
   },
 
-  async run(inputs, context) {
+  async run(inputs, run, journal) {
     const filter = inputs.tags ? ` with tags ${formatTags(inputs.tags)}` : ''
     const destroyed = inputs.includeDestroyed ? ' (destroyed ones included)' : ''
-    const listed = await context.logger.group(
+    const listed = await run.logger.group(
       `List the servers of ${inputs.environmentId}${filter}${destroyed}`,
       () =>
-        withClient(inputs, context, (client) =>
-          listAllServers(client, inputs.gameId, inputs.environmentId, {
-            tags: inputs.tags,
-            includeDestroyed: inputs.includeDestroyed,
-            limit: inputs.limit,
-            logger: context.logger,
-          }),
-        ),
+        listAllServers(run.client, inputs.gameId, inputs.environmentId, {
+          tags: inputs.tags,
+          includeDestroyed: inputs.includeDestroyed,
+          limit: inputs.limit,
+          logger: run.logger,
+          journal,
+        }),
     )
-    context.logger.info(
+    run.logger.info(
       `${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${Input.Limit} reached)` : ''}`,
     )
     return {

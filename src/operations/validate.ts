@@ -5,7 +5,7 @@ import { UsageError, ValidationFailedError, type ValidationProblem } from '../ap
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connection } from '../inputs/common.ts'
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
-import { withClient, type Operation } from './operation.ts'
+import type { Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
 
 export type Validation = 'matchmaker-config' | 'group-display-name'
@@ -75,32 +75,32 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     }
   },
 
-  async run(inputs, context) {
+  async run(inputs, run, journal) {
     const errors: ValidateError[] = []
     const found = (validation: Validation, paths: ReadonlyArray<{ path: string[] }>) =>
       errors.push(...paths.map(({ path }) => ({ path, validation, message: describeValidationPath(path) })))
-    await withClient(inputs, context, async (client) => {
-      const { matchmaker, groupDisplayName } = inputs
-      if (matchmaker) {
-        const answer = await client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
-          lobby_count_max: matchmaker.lobbyCountMax,
-          max_players: matchmaker.maxPlayers,
-        })
-        found('matchmaker-config', answer.errors)
-        context.logger.info(
-          `Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
-            `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`,
-        )
-      }
-      if (groupDisplayName !== undefined) {
-        const answer = await client.validateGroup(groupDisplayName)
-        found('group-display-name', answer.errors)
-        context.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`)
-      }
-    })
+    const { matchmaker, groupDisplayName } = inputs
+    if (matchmaker) {
+      const answer = await run.client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
+        lobby_count_max: matchmaker.lobbyCountMax,
+        max_players: matchmaker.maxPlayers,
+      })
+      found('matchmaker-config', answer.errors)
+      journal.push('matchmaker config validated')
+      run.logger.info(
+        `Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
+          `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`,
+      )
+    }
+    if (groupDisplayName !== undefined) {
+      const answer = await run.client.validateGroup(groupDisplayName)
+      found('group-display-name', answer.errors)
+      journal.push('group display name validated')
+      run.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`)
+    }
     if (errors.length && !inputs.failOnError) {
       for (const problem of problems(errors))
-        context.logger.warning(problem.description, { title: problem.title })
+        run.logger.warning(problem.description, { title: problem.title })
     }
     return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors }
   },

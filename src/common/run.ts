@@ -1,0 +1,137 @@
+// One run of the service, as the deploy, the close and each operation open it: the client, the retry
+// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
+// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
+// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
+import type { Dispatcher } from 'undici'
+import { ServiceClient, createAgent } from '../api/client.ts'
+import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../inputs/constants.ts'
+import type { Connection } from '../inputs/common.ts'
+import type { Logger } from './logger.ts'
+import { timeoutsFor, type Timeouts } from './timeouts.ts'
+
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+export interface RunOptions {
+  connection: Pick<Connection, 'apiUrl' | 'token'>
+  logger: Logger
+  /** `request-timeout` in ms: every time limit is derived from it (default the input's default). */
+  requestTimeoutMs?: number
+  /** The time limits themselves, instead of those of requestTimeoutMs (tests make them short). */
+  timeouts?: Timeouts
+  /** Attempts after the first, and the longest retry-after waited (default the policy's). */
+  retries?: number
+  maxRetryAfterMs?: number
+  /** Retry timing (tests inject a sleep that returns at once). */
+  retry?: Partial<RetryPolicy>
+  /** A pool to use instead of the run's own; it is never closed by the run. */
+  dispatcher?: Dispatcher
+  /** Cancels the run (SIGINT, SIGTERM). */
+  signal?: AbortSignal
+  /** The whole run's time bound: past it the run's signal aborts with a RunDeadlineError. Default none. */
+  deadlineMs?: number
+  /** What the run does, for the deadline's message ("the servers run"). */
+  name?: string
+  /** Durations are measured on it (default Date.now); the retry policy's own clock unless it has one. */
+  clock?: Clock
+}
+
+export interface Run extends AsyncDisposable {
+  /** The service's client, made on first use (a dry run never makes one). */
+  readonly client: ServiceClient
+  readonly retry: RetryPolicy
+  readonly timeouts: Timeouts
+  readonly clock: Clock
+  /** Aborted by a cancellation (its CancelledError) or by the deadline (a RunDeadlineError). */
+  readonly signal: AbortSignal
+  readonly logger: Logger
+  /** The given pool, or the run's own, made on first use. */
+  readonly dispatcher: Dispatcher
+  dispose(): Promise<void>
+}
+
+/** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
+export class RunDeadlineError extends Error {
+  override name = 'TimeoutError'
+  readonly deadlineMs: number
+  constructor(what: string, deadlineMs: number) {
+    super(
+      `The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`,
+    )
+    this.deadlineMs = deadlineMs
+  }
+}
+
+export function isRunDeadline(error: unknown): error is RunDeadlineError {
+  return error instanceof RunDeadlineError
+}
+
+export function openRun(options: RunOptions): Run {
+  const timeouts =
+    options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)
+  const clock = options.clock ?? systemClock
+  const overdue = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  if (options.deadlineMs !== undefined) {
+    const deadlineMs = options.deadlineMs
+    timer = setTimeout(
+      () => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)),
+      deadlineMs,
+    )
+  }
+  const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal
+  const retry = retryPolicy({
+    now: () => clock.now(),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
+    ...(options.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: options.maxRetryAfterMs } : {}),
+    ...options.retry,
+    signal,
+  })
+  let own: Dispatcher | undefined
+  let client: ServiceClient | undefined
+  let disposed = false
+  const dispatcher = (): Dispatcher => {
+    if (options.dispatcher) return options.dispatcher
+    if (!own && disposed) throw new Error('The run is over: its connection pool is closed')
+    return (own ??= createAgent())
+  }
+  const dispose = async () => {
+    clearTimeout(timer)
+    if (disposed) return
+    disposed = true
+    // destroy(), not close(): an aborted run must not wait for the requests still in flight.
+    if (own) await (signal.aborted ? own.destroy() : own.close())
+  }
+  return {
+    get client() {
+      return (client ??= new ServiceClient({
+        baseUrl: options.connection.apiUrl,
+        token: options.connection.token,
+        dispatcher: dispatcher(),
+        logger: options.logger,
+        retry,
+        timeouts,
+        signal,
+      }))
+    },
+    retry,
+    timeouts,
+    clock,
+    signal,
+    logger: options.logger,
+    get dispatcher() {
+      return dispatcher()
+    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`
+}
