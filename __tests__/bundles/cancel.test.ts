@@ -144,6 +144,29 @@ describe('a cancelled run', () => {
     })
   }
 
+  test('its deadline (GAMEHOST_DEADLINE_SECONDS) mid-upload: fails saying it ran out of time, never completes, says what was done', async () => {
+    const started = Date.now()
+    const result = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults,
+      cwd: root,
+      env: { GAMEHOST_DEADLINE_SECONDS: '2' },
+      inputs: { 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, path: site, concurrency: '4' },
+    })
+    const took = Date.now() - started
+    assert.equal(result.exitCode, 1, result.stdout)
+    assert.match(
+      result.stdout,
+      /^::error::The deploy ran out of time: it did not finish within its deadline of 2 s$/m,
+    )
+    assert.ok(took < 12_000, `${took} ms for a deadline of 2 s`)
+    const siteId = /<code>([0-9a-f-]{36})<\/code> \(created; upload not completed\)/.exec(result.summary)?.[1]
+    assert.ok(siteId, result.summary)
+    assert.equal(emulator.site(siteId)?.completed, false, 'an overdue upload is never completed')
+    assert.equal(result.outputs['site-id'], '')
+    assert.match(result.summary, /a re-run creates a new site and uploads every file/)
+  })
+
   test('Ctrl-C in the CLI mid-upload: exit 130, the site not completed, a report of what was done', async () => {
     const stallsBefore = emulator.faults.putStalls
     const child = spawn(

@@ -13,6 +13,7 @@ import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
+import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { readEvent, whenNoToken, type RunEvent } from './event.ts'
 import {
@@ -90,6 +91,7 @@ export async function run(): Promise<void> {
       previous = await comment?.load()
       cancellation.signal.throwIfAborted()
       result = await deploy(inputs, {
+        deadlineMs: deadlineFromEnv(process.env),
         logger: actionsLogger,
         glob: actionsGlob,
         tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
@@ -156,6 +158,7 @@ async function closeRun(
   }
   const previous = await comment?.load()
   const result = await closePreview(inputs, {
+    deadlineMs: deadlineFromEnv(process.env),
     logger: actionsLogger,
     pullRequest: pullRequest.number,
     signal,

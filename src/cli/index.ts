@@ -116,6 +116,7 @@ const DEPLOY: Command = {
     let result: DeployResult
     try {
       result = await deploy(inputs, {
+        deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
         glob: cliGlob,
         tempDir,
@@ -215,6 +216,7 @@ const CLOSE: Command = {
     const cancellation = cancelOnCtrlC(io)
     try {
       const result = await closePreview(inputs, {
+        deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
         pullRequest: readPullRequestNumber(get),
         signal: cancellation.signal,

@@ -35,6 +35,8 @@ export interface CloseDependencies {
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   signal?: AbortSignal
+  /** The whole close's time bound (GAMEHOST_DEADLINE_SECONDS); default none. */
+  deadlineMs?: number
 }
 
 /** The name of the closed page's version: one per pull request, so a second close finds it live. */
@@ -55,6 +57,7 @@ export async function closePreview(inputs: TargetedInputs, deps: CloseDependenci
     retry: deps.retry,
     dispatcher: deps.dispatcher,
     signal: deps.signal,
+    deadlineMs: deps.deadlineMs,
     name: 'close',
   })
   const nothing: CloseResult = {
