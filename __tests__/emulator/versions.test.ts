@@ -825,45 +825,72 @@ describe('the service as it is: going live late or never, pending domains, the p
   })
 
   test('the page layer: on pages Cache-Control is "no-cache, no-store" and three headers are dropped', async () => {
-    const instant = await startEmulator({ rateLimit: false, publishDelayMs: 0 })
-    try {
-      const siteId = await site(instant, {
-        'index.html': { body: 'index', type: 'text/html' },
-        'about.html': { body: 'about', type: 'text/html' },
-        'docs/index.html': { body: 'docs', type: 'text/html' },
-        'game.js': { body: 'js', type: 'text/javascript' },
-      })
-      const route = headerRoute('**', 0, ['cache-control', 'public, max-age=600'])
-      const routes = [
-        route,
-        headerRoute('**/*.js', 1, ['content-security-policy', "default-src 'self'"]),
-        headerRoute('**/*.html', 2, ['x-frame-options', 'DENY']),
-        headerRoute('**/*/', 3, ['x-xss-protection', '1']),
-      ]
-      const created = await call<{ version_id: string }>(instant, 'POST', `/cloud/games/${GAME}/versions`, {
-        display_name: 'page layer',
-        config: { cdn: { site_id: siteId, routes }, matchmaker: await liveMatchmaker(instant) },
-      })
-      assert.equal(created.status, 200, JSON.stringify(created.body))
-      const namespaceId = await createNamespace('pages', instant)
-      assert.equal((await publish(namespaceId, created.body.version_id, instant)).status, 200)
-      const host = instant.namespaceHost(GAME, namespaceId)
-      const layered = ['content-security-policy', 'x-frame-options', 'x-xss-protection']
-      for (const path of ['/', '/about.html', '/docs/', '/missing.html']) {
-        const answer = await getWithHost(instant, host, path)
-        assert.equal(answer.headers['cache-control'], 'no-cache, no-store', path)
-        for (const name of layered) assert.equal(answer.headers[name], undefined, `${path} ${name}`)
+    const routes = [
+      headerRoute('**', 0, ['cache-control', 'public, max-age=600']),
+      headerRoute('**/*.js', 1, ['content-security-policy', "default-src 'self'"]),
+      headerRoute('**/*.html', 2, ['x-frame-options', 'DENY']),
+      headerRoute('**/*/', 3, ['x-xss-protection', '1']),
+    ]
+    const paths = ['/', '/about.html', '/docs/', '/missing.html', '/game.js']
+    const served = async (pageLayer: boolean) => {
+      const target = await startEmulator({ rateLimit: false, publishDelayMs: 0, pageLayer })
+      try {
+        const siteId = await site(target, {
+          'index.html': { body: 'index', type: 'text/html' },
+          'about.html': { body: 'about', type: 'text/html' },
+          'docs/index.html': { body: 'docs', type: 'text/html' },
+          'game.js': { body: 'js', type: 'text/javascript' },
+        })
+        const created = await call<{ version_id: string }>(target, 'POST', `/cloud/games/${GAME}/versions`, {
+          display_name: 'page layer',
+          config: { cdn: { site_id: siteId, routes }, matchmaker: await liveMatchmaker(target) },
+        })
+        assert.equal(created.status, 200, JSON.stringify(created.body))
+        const namespaceId = await createNamespace('pages', target)
+        assert.equal((await publish(namespaceId, created.body.version_id, target)).status, 200)
+        const host = target.namespaceHost(GAME, namespaceId)
+        const answers: Record<string, Record<string, unknown>> = {}
+        for (const path of paths) {
+          const { headers } = await getWithHost(target, host, path)
+          answers[path] = {
+            'cache-control': headers['cache-control'],
+            'content-security-policy': headers['content-security-policy'],
+            'x-frame-options': headers['x-frame-options'],
+            'x-xss-protection': headers['x-xss-protection'],
+          }
+        }
+        // /_sites/ is the emulator's own view of a site, not the CDN: no page layer.
+        const direct = await fetch(`${target.siteUrl(siteId)}index.html`)
+        assert.equal(direct.headers.get('cache-control'), null)
+        await direct.body?.cancel()
+        return answers
+      } finally {
+        await target.close()
       }
-      const script = await getWithHost(instant, host, '/game.js')
-      assert.equal(script.headers['content-security-policy'], "default-src 'self'", 'not a page')
-      assert.equal(script.headers['cache-control'], undefined, 'the highest-priority route only')
-      // /_sites/ is the emulator's own view of a site, not the CDN: no page layer.
-      const direct = await fetch(`${instant.siteUrl(siteId)}index.html`)
-      assert.equal(direct.headers.get('cache-control'), null)
-      await direct.body?.cancel()
-    } finally {
-      await instant.close()
     }
+    const none = {
+      'cache-control': undefined,
+      'content-security-policy': undefined,
+      'x-frame-options': undefined,
+      'x-xss-protection': undefined,
+    }
+    const page = { ...none, 'cache-control': 'no-cache, no-store' }
+    assert.deepEqual(await served(true), {
+      '/': page,
+      '/about.html': page,
+      '/docs/': page,
+      '/missing.html': page,
+      // Not a page: the highest-priority route's header only.
+      '/game.js': { ...none, 'content-security-policy': "default-src 'self'" },
+    })
+    // pageLayer: false serves the routes' headers as set.
+    assert.deepEqual(await served(false), {
+      '/': { ...none, 'cache-control': 'public, max-age=600' },
+      '/about.html': { ...none, 'x-frame-options': 'DENY' },
+      '/docs/': { ...none, 'x-xss-protection': '1' },
+      '/missing.html': { ...none, 'x-frame-options': 'DENY' },
+      '/game.js': { ...none, 'content-security-policy': "default-src 'self'" },
+    })
   })
 
   test('more than 10 routes: the CDN serves 10 of them, never simply the first 10 given', async () => {

@@ -82,7 +82,7 @@ export async function serveNamespaceSite(
   }
   const path = `/${segments.join('/')}`
   const route = routeForPath(cdn.routes, path)
-  const headers = withPageLayer(path, routeHeaders(route))
+  const headers = core.options.pageLayer ? withPageLayer(path, routeHeaders(route)) : routeHeaders(route)
   await sendSiteFile(core, req, res, core.state.siteById(cdn.siteId), path.slice(1), headers)
 }
 

@@ -98,6 +98,12 @@ export interface EmulatorOptions {
    */
   bootstrapCdnDomain?: string | null
   /**
+   * The CDN's fixed page layer: on pages (`/`, a path ending in `/`, `*.html`) it sets
+   * `Cache-Control: no-cache, no-store` and removes Content-Security-Policy, X-Frame-Options and
+   * X-XSS-Protection, after the routes' headers. Default true; false serves the routes' headers as set.
+   */
+  pageLayer?: boolean
+  /**
    * Seeds the order the emulator gives a version's routes when it has more than 10 (the CDN reads only
    * the first 10 of an unordered map): a shuffle that never keeps the first 10 given. Default 1.
    */
@@ -132,6 +138,7 @@ export interface ResolvedOptions {
   serveOnCreate: boolean
   verifyDomains: 'pending' | 'at-once'
   bootstrapCdnDomain: string | null | undefined
+  pageLayer: boolean
   routeOrderSeed: number
 }
 
@@ -163,6 +170,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     serveOnCreate: options.serveOnCreate ?? false,
     verifyDomains: options.verifyDomains ?? 'pending',
     bootstrapCdnDomain: options.bootstrapCdnDomain,
+    pageLayer: options.pageLayer ?? true,
     routeOrderSeed: options.routeOrderSeed ?? 1,
   }
   if (!CDN_DOMAIN.test(resolved.cdnDomain)) {
