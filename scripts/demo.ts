@@ -7,7 +7,10 @@ import { fetchLocally, startEmulator } from '../src/emulator/index.ts'
 import { actionDefaults, runAction } from './run-action.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const emulator = await startEmulator()
+// The service's timing and creation race, opted out of until the deploy publishes a new namespace
+// after creating it on its base version and waits until the URL serves the build (issue 30): then
+// this becomes startEmulator() and the demo shows the wait.
+const emulator = await startEmulator({ serveOnCreate: true, publishDelayMs: 0 })
 const preview = `demo-${randomBytes(3).toString('hex')}`
 
 console.log(`Emulator of the service listening on ${emulator.url}\n`)

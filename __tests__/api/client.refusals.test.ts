@@ -11,7 +11,8 @@ import { FIRST_CONTACT_RETRIES, OPS, ServiceClient, createAgent } from '../../sr
 import { NetworkError, ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy, type RetryPolicy } from '../../src/api/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { Input } from '../../src/inputs/constants.ts'
 import { deadPort } from '../support/helpers.ts'
 
@@ -129,7 +130,7 @@ describe('once the service has answered, a refused connection is an outage', () 
 describe("the service's refusals name the input to fix", () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
   })
   after(() => emulator.close())
 

@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test'
 import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -31,7 +32,7 @@ const productionNamespace = DEFAULT_SEED.games.find((g) => g.id === GAME)!.names
 describe('the client against the emulator', () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ multipartThreshold: 1024, partSize: 1024 })
+    emulator = await startTestEmulator({ multipartThreshold: 1024, partSize: 1024 })
   })
   after(() => emulator.close())
 
@@ -250,7 +251,7 @@ describe('rate limits', () => {
   test('a 429 is waited out as retry-after says, then the call goes through', async () => {
     // 55 s before the end of a 15-minute window.
     let clock = Date.parse('2026-11-21T10:14:05Z')
-    const emulator = await startEmulator({
+    const emulator = await startTestEmulator({
       rateLimit: { writesPerMinute: 2, readsPerMinute: 100 },
       now: () => clock,
     })

@@ -7,7 +7,8 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as tick } from 'node:timers/promises'
 import { CancelledError, cancelOnSignals } from '../../src/common/cancel.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
@@ -24,7 +25,7 @@ describe('a cancelled run', () => {
   let defaults: Record<string, string>
   before(async () => {
     // Every PUT stalls: the run is mid-upload until it is cancelled.
-    emulator = await startEmulator({ faults: { putStallCount: 1_000_000 }, rateLimit: false })
+    emulator = await startTestEmulator({ faults: { putStallCount: 1_000_000 }, rateLimit: false })
     github = await startGitHubStub({
       'gh-write': { user: { login: 'github-actions[bot]', type: 'Bot' }, canComment: true },
     })

@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { TOKEN, root } from '../support/actions.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 
@@ -37,7 +38,7 @@ describe('the examples of gamehost --help', () => {
   let emulator: Emulator
   let cwd: string
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
     cwd = await tempDir()
     await writeTree(path.join(cwd, 'build'), {
       'index.html': '<h1>game</h1>',

@@ -7,7 +7,8 @@ import { mkdir, readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Server } from '../../src/api/types.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import {
@@ -53,7 +54,7 @@ describe('gamehost CLI', () => {
   let emulator: Emulator
   let site: string
   before(async () => {
-    emulator = await startEmulator({
+    emulator = await startTestEmulator({
       seed,
       serversPageSize: 2,
       rateLimit: false,

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { fetchLocally, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
@@ -20,7 +21,7 @@ describe('a preview closed with its pull request', () => {
   let defaults: Record<string, string>
   let port: string
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
     github = await startGitHubStub({
       'gh-deploy': { user: BOT, canComment: true, canDeploy: true },
       'gh-no-deploy': { user: BOT, canComment: true },

@@ -5,7 +5,8 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 
@@ -18,7 +19,7 @@ describe('bad inputs, through dist/index.js', () => {
   let withFifo: string
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     site = await tempDir()
     await writeTree(site, { 'index.html': '<h1>hi</h1>', '.env': 'SECRET=1' })
     aFile = path.join(site, 'index.html')

@@ -6,7 +6,8 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { contentTypeOf } from '../../src/deploy/files.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
@@ -21,7 +22,7 @@ describe('dist/index.js under a runner-like environment', () => {
   let written: Map<string, Buffer>
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     site = await tempDir()
     written = await writeTree(site, siteFiles(110, { name: 'build/level.data', size: 3.5 * MiB }))
     // Never uploaded: hidden files and folders, and a link that leads out of path.

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { deadPort, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { GAME, TOKEN, root } from '../support/actions.ts'
@@ -25,7 +26,7 @@ describe('failures that name the input to fix', () => {
     fileCount = written.size
     totalBytes = [...written.values()].reduce((sum, bytes) => sum + bytes.length, 0)
     defaults = await actionDefaults(path.join(root, 'action.yml'))
-    emulator = await startEmulator({
+    emulator = await startTestEmulator({
       rateLimit: false,
       faults: { script: { 'POST /cloud/games/:game_id/cdn/sites': ['503'] } },
     })

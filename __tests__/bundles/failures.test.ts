@@ -4,7 +4,8 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { FaultOptions } from '../../src/emulator/faults.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { GAME, TOKEN, root } from '../support/actions.ts'
@@ -23,7 +24,7 @@ describe('a failed run leaves an account', () => {
   after(() => Promise.all(emulators.map((e) => e.close())))
 
   const emulatorWith = async (faults?: FaultOptions) => {
-    const emulator = await startEmulator({ faults, rateLimit: false })
+    const emulator = await startTestEmulator({ faults, rateLimit: false })
     emulators.push(emulator)
     return emulator
   }

@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { parse } from 'yaml'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, parseFileCommands, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
@@ -86,7 +87,7 @@ describe("the README's fork-preview workflows", () => {
   let deploy: Workflow
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     github = await startGitHubStub({ 'gh-write': { user: BOT, canComment: true } })
     build = await readmeWorkflow('preview-build.yml')
     deploy = await readmeWorkflow('preview-deploy.yml')

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, fetchLocally, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { GAME, TOKEN, root, runNewAction } from '../support/actions.ts'
@@ -19,7 +20,7 @@ describe('deploys that go live', () => {
   /** The emulator's origin as a browser on this machine names it: namespaces are served under it. */
   let cdn: string
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
     defaults = await actionDefaults(path.join(root, 'action.yml'))
     cdn = emulator.url.replace('127.0.0.1', 'localhost')
   })

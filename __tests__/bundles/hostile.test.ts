@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
@@ -77,7 +78,7 @@ describe('dist/index.js in a hostile world', () => {
     let site: string
     before(async () => {
       // The first store PUT never gets an answer: it is aborted after request-timeout and retried.
-      emulator = await startEmulator({ faults: { putStallCount: 1 } })
+      emulator = await startTestEmulator({ faults: { putStallCount: 1 } })
       site = await tempDir()
       await writeTree(site, HOSTILE_FILES)
       const outside = await tempDir()
@@ -144,7 +145,7 @@ describe('dist/index.js in a hostile world', () => {
     /** The answers rewritten: `METHOD path-pattern` -> field -> value. */
     let rewrite: { method: string; path: RegExp; field: string; value: unknown } | undefined
     before(async () => {
-      emulator = await startEmulator()
+      emulator = await startTestEmulator()
       // The service, as a stand-in between the action and the emulator that changes one field of one answer.
       proxy = createServer((request, response) => {
         void forward(request).then(
@@ -249,8 +250,8 @@ describe('dist/index.js in a hostile world', () => {
     let github: GitHubStub
     let site: string
     before(async () => {
-      production = await startEmulator()
-      staging = await startEmulator()
+      production = await startTestEmulator()
+      staging = await startTestEmulator()
       github = await startGitHubStub({ [GITHUB_TOKEN]: { user: BOT, canComment: true } })
       site = await tempDir()
       await writeTree(site, { 'index.html': '<!doctype html><title>game</title>', 'game.js': 'run()' })

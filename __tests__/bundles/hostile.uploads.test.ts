@@ -14,7 +14,8 @@ import {
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction, type RunActionOptions } from '../../scripts/run-action.ts'
 import { GAME, TOKEN, root } from '../support/actions.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
@@ -46,7 +47,7 @@ describe('dist/index.js and hostile files and stores', () => {
     'a file the job may not read fails the step, naming it, before any namespace, domain or site is created',
     { skip: unprivileged() === undefined && 'root without setpriv: permissions cannot bind the step' },
     async () => {
-      const emulator = await startEmulator({ rateLimit: false })
+      const emulator = await startTestEmulator({ rateLimit: false })
       after(() => emulator.close())
       const site = await tempDir()
       await writeTree(site, { ...siteFiles(6), 'keys/secret.key': 'key' })
@@ -87,7 +88,7 @@ describe('dist/index.js and hostile files and stores', () => {
     let proxyUrl = ''
     const trickles = { started: 0, cut: 0 }
     before(async () => {
-      emulator = await startEmulator({ rateLimit: false })
+      emulator = await startTestEmulator({ rateLimit: false })
       // The service and its store as the step sees them: the API passed on to the emulator, the site's
       // presigned URLs made to point here, each PUT passed on to the emulator's store and its answer
       // sent back as it came, then trickled.
@@ -196,7 +197,7 @@ describe('dist/index.js and hostile files and stores', () => {
     // Without the straggler rule the two stalled PUTs would each wait request-timeout (30 s).
     { timeout: 25_000 },
     async () => {
-      const emulator = await startEmulator({
+      const emulator = await startTestEmulator({
         rateLimit: false,
         // The README's example with fewer refusals: a part refused 4 times in a row at the end, alone,
         // waits 5 s for its retries (as a store that is down must be waited for), more would be long.

@@ -7,7 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { GAME, NAMESPACE, RUNNING_LOBBY, TOKEN, root } from '../support/actions.ts'
 import { tempDir } from '../support/helpers.ts'
 
@@ -23,7 +24,7 @@ interface LocalRun {
 describe('@github/local-action runs each action from its entry', () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
   })
   after(() => emulator.close())
 

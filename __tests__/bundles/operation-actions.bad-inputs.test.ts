@@ -2,7 +2,8 @@
 // bundle with one ::error:: naming the input, before any call to the service.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { GAME, NAMESPACE, TOKEN, commands, runNewAction, type ActionName } from '../support/actions.ts'
 
 type Case = [input: string, values: Record<string, string>, hint: RegExp]
@@ -86,7 +87,7 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
 describe('bad inputs of the new actions, through their bundles', { concurrency: 4 }, () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
   })
   after(() => emulator.close())
 

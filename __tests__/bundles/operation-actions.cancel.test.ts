@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as tick } from 'node:timers/promises'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import {
   CRASHED_LOBBY,
@@ -133,7 +134,7 @@ describe('the operation actions cancel and have a deadline', () => {
   let emulator: Emulator
   const defaults = new Map<ActionName, Record<string, string>>()
   before(async () => {
-    emulator = await startEmulator({ seed: stagingSeed(8).seed, serversPageSize: 3, rateLimit: false })
+    emulator = await startTestEmulator({ seed: stagingSeed(8).seed, serversPageSize: 3, rateLimit: false })
     for (const { name } of CASES)
       defaults.set(name, await actionDefaults(path.join(root, name, 'action.yml')))
   })

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { CustomAvatarSummary, LobbySummary, Server } from '../../src/api/types.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import {
   CRASHED_LOBBY,
   GAME,
@@ -21,7 +22,7 @@ const { seed, servers: staging } = stagingSeed(16)
 describe('new actions through their bundles', () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ seed, serversPageSize: PAGE, rateLimit: false })
+    emulator = await startTestEmulator({ seed, serversPageSize: PAGE, rateLimit: false })
   })
   after(() => emulator.close())
 

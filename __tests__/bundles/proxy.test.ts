@@ -8,7 +8,8 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createProxy } from 'proxy'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
@@ -53,7 +54,7 @@ describe('behind a forwarding proxy', () => {
   let site: string
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator({ multipartThreshold: 64 * 1024, partSize: 64 * 1024 })
+    emulator = await startTestEmulator({ multipartThreshold: 64 * 1024, partSize: 64 * 1024 })
     proxy = await startProxy()
     site = await tempDir()
     await writeTree(site, siteFiles(12, { name: 'level.data', size: 200 * 1024 }))

@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { previewKey, previewMarker, stateComment } from '../../src/actions/preview.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
@@ -36,7 +37,7 @@ describe('pull-request previews', () => {
   let site: string
   let defaults: Record<string, string>
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     github = await startGitHubStub({
       'gh-write': { user: BOT, canComment: true },
       'gh-read-only': { user: BOT, canComment: false },
@@ -346,7 +347,7 @@ describe('re-runs after a failure, on any event', () => {
   beforeEach(async () => {
     // The first read of a namespace in each test is refused (and retries are off): its first run
     // uploads, publishes, creates its namespace on the new version, then fails before adding the domain.
-    emulator = await startEmulator({
+    emulator = await startTestEmulator({
       faults: { script: { 'GET /cloud/games/:game_id/namespaces/:namespace_id': ['503'] } },
     })
   })

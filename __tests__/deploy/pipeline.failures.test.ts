@@ -10,7 +10,8 @@ import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { deployOutputs, failureReport, rerunText } from '../../src/deploy/report.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { deadPort, getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import type { Report } from '../../src/common/report.ts'
@@ -35,8 +36,8 @@ describe('a deploy that fails or is cancelled', () => {
     temp = await tempDir()
   })
   after(() => Promise.all(emulators.map((e) => e.close())))
-  const emulatorWith = async (options: Parameters<typeof startEmulator>[0]) => {
-    const emulator = await startEmulator({ rateLimit: false, ...options })
+  const emulatorWith = async (options: EmulatorOptions) => {
+    const emulator = await startTestEmulator({ rateLimit: false, ...options })
     emulators.push(emulator)
     return emulator
   }

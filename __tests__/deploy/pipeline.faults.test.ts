@@ -5,7 +5,8 @@ import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts'
+import { type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs, type DeployInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { PartUploadError } from '../../src/deploy/upload.ts'
@@ -16,7 +17,7 @@ const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const KiB = 1024
 
 async function chaos(faults: EmulatorOptions['faults']): Promise<Emulator> {
-  const emulator = await startEmulator({ multipartThreshold: 256 * KiB, partSize: 256 * KiB, faults })
+  const emulator = await startTestEmulator({ multipartThreshold: 256 * KiB, partSize: 256 * KiB, faults })
   return emulator
 }
 

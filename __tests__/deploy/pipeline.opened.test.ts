@@ -9,7 +9,8 @@ import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
-import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
@@ -25,7 +26,7 @@ describe('the files are opened before anything is created', () => {
     site = await tempDir()
     await writeTree(site, siteFiles(24))
     temp = await tempDir()
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
   })
   after(() => emulator.close())
   const inputs = (extra: Record<string, string> = {}) =>

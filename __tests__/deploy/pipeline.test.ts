@@ -5,7 +5,8 @@ import { UsageError } from '../../src/api/errors.ts'
 import type { FileDescriptor } from '../../src/api/types.ts'
 import { contentTypeOf } from '../../src/deploy/files.ts'
 import { DeployError, deploy, deployFailure } from '../../src/deploy/pipeline.ts'
-import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, fetchLocally, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
@@ -23,7 +24,7 @@ describe('deploy against the emulator', () => {
   let written: Map<string, Buffer>
   let temp: string
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     site = await tempDir()
     written = await writeTree(site, siteFiles(120, { name: 'build/game.data', size: 700 * KiB + 13 }))
     temp = await tempDir()

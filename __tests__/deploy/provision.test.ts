@@ -7,7 +7,8 @@ import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { UsageError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { GetGameResponse, GetNamespaceResponse } from '../../src/api/types.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { hasTarget, readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { provision } from '../../src/deploy/provision.ts'
@@ -43,7 +44,7 @@ class RacedClient extends ServiceClient {
 describe('provisioning through the service', () => {
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startTestEmulator({ rateLimit: false })
   })
   after(() => emulator.close())
 

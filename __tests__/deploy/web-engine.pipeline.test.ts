@@ -9,7 +9,8 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { renderText } from '../../src/common/report.ts'
 import { deploy, deployFailure, type PreviousSite } from '../../src/deploy/pipeline.ts'
 import { deployReport } from '../../src/deploy/report.ts'
-import { fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { fetchLocally, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
@@ -23,7 +24,7 @@ describe('web builds deployed and served as their engines need', () => {
   let temp: string
   let client: ServiceClient
   before(async () => {
-    emulator = await startEmulator()
+    emulator = await startTestEmulator()
     temp = await tempDir()
     client = new ServiceClient({
       baseUrl: emulator.url,

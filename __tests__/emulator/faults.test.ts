@@ -26,6 +26,7 @@ const NO_FAULTS: FaultCounters = {
   apiErrors: 0,
   api429s: 0,
   apiResets: 0,
+  publishesLost: 0,
 }
 
 async function start(t: TestContext, faults: FaultOptions, options: EmulatorOptions = {}): Promise<Emulator> {

@@ -249,7 +249,10 @@ describe('emulator API', () => {
         nameId: 'staging',
         displayName: 'Staging',
         versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+        // Created directly on a version, it has no CDN config: it serves nothing.
+        liveVersionId: undefined,
         domains: [],
+        pendingDomains: [],
       })
     })
 

@@ -125,19 +125,21 @@ describe('CDN sites: creation', () => {
       assert.ok(presigned.url.startsWith(`${emulator.storeUrl}/gamehost-cdn/${site.upload_id}/`))
       const query = new URL(presigned.url).searchParams
       assert.equal(query.get('X-Amz-Algorithm'), 'AWS4-HMAC-SHA256')
-      assert.equal(query.get('X-Amz-Expires'), '3600')
+      // 1 hour for a whole file, 6 hours for a part.
+      assert.equal(query.get('X-Amz-Expires'), query.has('partNumber') ? '21600' : '3600')
       assert.match(query.get('X-Amz-Signature') ?? '', /^[0-9a-f]{64}$/)
       assert.match(query.get('X-Amz-Credential') ?? '', /^AKIA\w+\/\d{8}\/us-east-1\/s3\/aws4_request$/)
     }
     const signedHeaders = site.presigned_requests.map((p) =>
       new URL(p.url).searchParams.get('X-Amz-SignedHeaders'),
     )
+    // A part's content type was set with its multipart upload: it is not signed.
     assert.deepEqual(signedHeaders, [
       'content-length;content-type;host',
       'content-length;host',
-      'content-length;content-type;host',
-      'content-length;content-type;host',
-      'content-length;content-type;host',
+      'content-length;host',
+      'content-length;host',
+      'content-length;host',
       'content-length;host',
     ])
     const view = emulator.site(site.site_id)
@@ -240,14 +242,30 @@ describe('CDN sites: the size limit of the real service', () => {
     assert.equal(tooLarge.status, 400)
     assert.equal(tooLarge.body.code, 'UPLOAD_TOO_LARGE')
     const site = await createSite(emulator, files(999_999_999))
-    // By default one PUT per file, whatever its size: the real service never cuts CDN files in parts.
+    // By default (v24.6) a file of 5 MiB or more is a multipart upload in 100 MiB parts.
+    const MiB = 1024 * 1024
     assert.deepEqual(
       site.presigned_requests.map((p) => [p.path, p.byte_offset, p.content_length]),
       [
-        ['a.bin', 0, 999_999_998],
+        ...Array.from({ length: 9 }, (_, i) => ['a.bin', i * 100 * MiB, 100 * MiB]),
+        ['a.bin', 900 * MiB, 999_999_998 - 900 * MiB],
         ['b.bin', 0, 1],
       ],
     )
+    const whole = await startEmulator({ rateLimit: false, multipartThreshold: Number.POSITIVE_INFINITY })
+    try {
+      // multipartThreshold Infinity keeps the v24.5 shape: one PUT per file, whatever its size.
+      const old = await createSite(whole, files(999_999_999))
+      assert.deepEqual(
+        old.presigned_requests.map((p) => [p.path, p.byte_offset, p.content_length]),
+        [
+          ['a.bin', 0, 999_999_998],
+          ['b.bin', 0, 1],
+        ],
+      )
+    } finally {
+      await whole.close()
+    }
   })
 })
 
@@ -453,7 +471,7 @@ describe('CDN sites: upload, complete and serve', () => {
       assert.equal(emulator.site(site.site_id)?.parts[0]?.uploaded, false)
     })
 
-    test('URLs expire after 1 hour, for a single request and for parts alike', async () => {
+    test('URLs expire after 1 hour for a single request, after 6 hours for a part', async () => {
       const site = await createSite(emulator, [
         { path: 'small.txt', content_length: 10 },
         { path: 'large.bin', content_length: 100 },
@@ -465,9 +483,9 @@ describe('CDN sites: upload, complete and serve', () => {
         assert.equal((await put(small.url, bytes)).status, 200)
         clock = start + HOUR_MS
         await assertRefused(await put(small.url, bytes), 'AccessDenied', /Request has expired/)
-        clock = start + HOUR_MS - 1
+        clock = start + 6 * HOUR_MS - 1
         assert.equal((await put(large.url, Buffer.alloc(100))).status, 200)
-        clock = start + HOUR_MS
+        clock = start + 6 * HOUR_MS
         await assertRefused(await put(large.url, Buffer.alloc(100)), 'AccessDenied', /Request has expired/)
       } finally {
         clock = start

@@ -480,7 +480,8 @@ describe('publishing and the CDN by Host', () => {
   let emulator: Emulator
 
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    // A publish reaches the host at once here; the delay has its own tests below.
+    emulator = await startEmulator({ rateLimit: false, publishDelayMs: 0 })
   })
   after(() => emulator.close())
 
@@ -628,9 +629,14 @@ describe('publishing and the CDN by Host', () => {
     assert.equal(domain.status, 200)
     const version = await versionWithSite('prod site', { 'index.html': { body: 'prod', type: 'text/html' } })
     assert.equal((await publish(version, prod)).status, 200)
-    for (const host of ['demo-game--prod.localhost', 'demo-game.localhost', 'play.demo-game.example']) {
+    for (const host of ['demo-game--prod.localhost', 'demo-game.localhost']) {
       assert.equal((await getWithHost(emulator, host, '/')).body, 'prod', host)
     }
+    // The custom domain is pending until its DNS points at the namespace: not served, it is the API.
+    const pending = await getWithHost(emulator, 'play.demo-game.example', '/')
+    assertError({ status: pending.status, body: JSON.parse(pending.body) }, 404, 'API_NOT_FOUND')
+    emulator.verifyDomain('play.demo-game.example')
+    assert.equal((await getWithHost(emulator, 'play.demo-game.example', '/')).body, 'prod')
     // Any other host is the API.
     const api = await getWithHost(emulator, 'elsewhere.localhost', `/cloud/games/${GAME}`)
     assert.equal(api.status, 401)
@@ -645,5 +651,339 @@ describe('publishing and the CDN by Host', () => {
       await other.close()
     }
     await assert.rejects(startEmulator({ cdnDomain: 'http://x' }), /cdnDomain must be a host name/)
+  })
+})
+
+describe('the service as it is: going live late or never, pending domains, the page layer, route order', () => {
+  let emulator: Emulator
+  const DELAY_MS = 250
+
+  before(async () => {
+    emulator = await startEmulator({
+      rateLimit: false,
+      publishDelayMs: DELAY_MS,
+      faults: { lostPublishes: [3] },
+    })
+  })
+  after(() => emulator.close())
+
+  const createNamespace = async (nameId: string, target = emulator) => {
+    const created = await call<{ namespace_id: string }>(target, 'POST', `/cloud/games/${GAME}/namespaces`, {
+      display_name: nameId,
+      name_id: nameId,
+      version_id: LIVE_VERSION,
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    return created.body.namespace_id
+  }
+  const publish = (namespaceId: string, versionId: string, target = emulator) =>
+    call(target, 'PUT', `/cloud/games/${GAME}/namespaces/${namespaceId}/version`, { version_id: versionId })
+  const addDomain = (namespaceId: string, domain: string, target = emulator) =>
+    call(target, 'POST', `/cloud/games/${GAME}/namespaces/${namespaceId}/domains`, { domain })
+  async function versionWithSite(target: Emulator, name: string, body: string, routes: CdnRoute[] = []) {
+    const siteId = await site(target, { 'index.html': { body, type: 'text/html' } })
+    const created = await call<{ version_id: string }>(target, 'POST', `/cloud/games/${GAME}/versions`, {
+      display_name: name,
+      config: { cdn: { site_id: siteId, routes }, matchmaker: await liveMatchmaker(target) },
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    return created.body.version_id
+  }
+  /** The body the host serves at `/` once `ms` have passed. */
+  const servedAfter = async (host: string, ms: number) => {
+    await new Promise((resolve) => setTimeout(resolve, ms))
+    const answer = await getWithHost(emulator, host, '/')
+    return answer.status === 200 ? answer.body : answer.status
+  }
+
+  test('a namespace created on a version serves nothing; a publish reaches its host after the delay', async () => {
+    const one = await versionWithSite(emulator, 'late one', 'one')
+    const two = await versionWithSite(emulator, 'late two', 'two')
+    const namespaceId = await createNamespace('late')
+    const host = emulator.namespaceHost(GAME, namespaceId)
+    assert.equal(await servedAfter(host, 2 * DELAY_MS), 404, 'the creation race, lost: no CDN config')
+    assert.equal((await publish(namespaceId, one)).status, 200)
+    const publishedAt = Date.now()
+    assert.equal(await servedAfter(host, 0), 404, 'not yet')
+    assert.equal(await servedAfter(host, DELAY_MS + 50), 'one')
+    assert.ok(Date.now() - publishedAt >= DELAY_MS)
+    assert.equal((await publish(namespaceId, two)).status, 200)
+    assert.equal(await servedAfter(host, 0), 'one', 'the old build until the router loads the new one')
+    assert.equal(await servedAfter(host, DELAY_MS + 50), 'two')
+    const [view] = emulator.namespaces(GAME).filter((ns) => ns.namespaceId === namespaceId)
+    assert.deepEqual([view?.versionId, view?.liveVersionId], [two, two])
+  })
+
+  test('the lostPublishes fault: a publish answers {} but never reaches the host; the next one does', async () => {
+    // Publishes 1 and 2 were the previous test's: this namespace's first one is publish 3, lost.
+    const namespaceId = await createNamespace('lost')
+    const host = emulator.namespaceHost(GAME, namespaceId)
+    const lost = await versionWithSite(emulator, 'lost one', 'lost')
+    assert.deepEqual((await publish(namespaceId, lost)).body, {})
+    assert.equal(await servedAfter(host, 2 * DELAY_MS), 404)
+    assert.equal(emulator.faults.publishesLost, 1)
+    assert.deepEqual(
+      emulator.versionHistory(GAME, namespaceId).map((entry) => entry.versionId),
+      [lost],
+      'the service recorded it',
+    )
+    assert.ok(emulator.requests.some((entry) => entry.method === 'PUT' && entry.fault === 'publish-lost'))
+    assert.equal((await publish(namespaceId, LIVE_VERSION)).status, 200)
+    assert.equal((await publish(namespaceId, lost)).status, 200)
+    assert.equal(await servedAfter(host, DELAY_MS + 50), 'lost')
+  })
+
+  test('adding a domain rebuilds the CDN config of a namespace that had none', async () => {
+    const namespaceId = await createNamespace('domain-fix')
+    const version = await versionWithSite(emulator, 'domain fix', 'fixed')
+    // Creating a namespace directly on the new version: still nothing, until a domain is added.
+    const direct = await call<{ namespace_id: string }>(emulator, 'POST', `/cloud/games/${GAME}/namespaces`, {
+      display_name: 'Direct',
+      name_id: 'direct',
+      version_id: version,
+    })
+    const host = emulator.namespaceHost(GAME, direct.body.namespace_id)
+    assert.equal(await servedAfter(host, 2 * DELAY_MS), 404)
+    assert.equal((await addDomain(direct.body.namespace_id, 'direct.example.com')).status, 200)
+    assert.equal(await servedAfter(host, DELAY_MS + 50), 'fixed')
+    assert.ok(namespaceId)
+  })
+
+  test('domains: pending with their CNAME, served once verified; at most 10 pending; none under the CDN domain', async () => {
+    const namespaceId = await createNamespace('domains')
+    assertError(await addDomain(namespaceId, 'preview.localhost'), 400, 'CDN_INVALID_DOMAIN')
+    assertError(await addDomain(namespaceId, 'localhost'), 400, 'CDN_INVALID_DOMAIN')
+    // The game already holds one pending domain (the previous test's).
+    for (let i = 1; i <= 9; i++) assert.equal((await addDomain(namespaceId, `d${i}.example.com`)).status, 200)
+    const other = await createNamespace('domains-two')
+    assertError(await addDomain(other, 'd10.example.com'), 400, 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP')
+    const read = await call<{
+      namespace: { config: { cdn: { domains: Array<Record<string, unknown>> } } }
+    }>(emulator, 'GET', `/cloud/games/${GAME}/namespaces/${namespaceId}`)
+    assert.deepEqual(read.body.namespace.config.cdn.domains[0], {
+      domain: 'd1.example.com',
+      create_ts: read.body.namespace.config.cdn.domains[0]!.create_ts,
+      verification_status: 'pending',
+      verification_method: { http: { cname_record: 'demo-game--domains.localhost' } },
+      verification_errors: [],
+    })
+    // Verified through the emulator's own route (no token), one frees a place.
+    const verify = await fetch(`${emulator.url}/_emulator/domains/d1.example.com/verify`, { method: 'POST' })
+    assert.deepEqual(
+      [verify.status, await verify.json()],
+      [200, { domain: 'd1.example.com', verification_status: 'active' }],
+    )
+    const unknown = await fetch(`${emulator.url}/_emulator/domains/nowhere.example.com/verify`, {
+      method: 'POST',
+    })
+    assert.equal(unknown.status, 404)
+    await unknown.body?.cancel()
+    assert.equal((await addDomain(other, 'd10.example.com')).status, 200)
+    assert.throws(() => emulator.verifyDomain('nowhere.example.com'), /no namespace has the domain/)
+    // Removing a pending domain frees a place too.
+    const removed = await call(
+      emulator,
+      'DELETE',
+      `/cloud/games/${GAME}/namespaces/${other}/domains/d10.example.com`,
+    )
+    assert.equal(removed.status, 200)
+    assert.equal((await addDomain(other, 'd11.example.com')).status, 200)
+  })
+
+  test('verifyDomains "at-once": a domain is active and served when added', async () => {
+    const atOnce = await startEmulator({ rateLimit: false, publishDelayMs: 0, verifyDomains: 'at-once' })
+    try {
+      const namespaceId = await createNamespace('at-once', atOnce)
+      const version = await versionWithSite(atOnce, 'at once', 'at once')
+      assert.equal((await publish(namespaceId, version, atOnce)).status, 200)
+      assert.equal((await addDomain(namespaceId, 'at-once.example.com', atOnce)).status, 200)
+      assert.equal((await getWithHost(atOnce, 'at-once.example.com', '/')).body, 'at once')
+      const read = await call<{
+        namespace: { config: { cdn: { domains: Array<{ verification_status: string }> } } }
+      }>(atOnce, 'GET', `/cloud/games/${GAME}/namespaces/${namespaceId}`)
+      assert.equal(read.body.namespace.config.cdn.domains[0]?.verification_status, 'active')
+    } finally {
+      await atOnce.close()
+    }
+    await assert.rejects(startEmulator({ verifyDomains: 'later' as 'pending' }), /verifyDomains must be/)
+  })
+
+  test('serveOnCreate: the creation race won, a namespace serves the version it was created on', async () => {
+    const won = await startEmulator({ rateLimit: false, publishDelayMs: 0, serveOnCreate: true })
+    try {
+      const version = await versionWithSite(won, 'won', 'won')
+      const created = await call<{ namespace_id: string }>(won, 'POST', `/cloud/games/${GAME}/namespaces`, {
+        display_name: 'Won',
+        name_id: 'won',
+        version_id: version,
+      })
+      const host = won.namespaceHost(GAME, created.body.namespace_id)
+      assert.equal((await getWithHost(won, host, '/')).body, 'won')
+    } finally {
+      await won.close()
+    }
+  })
+
+  test('the page layer: on pages Cache-Control is "no-cache, no-store" and three headers are dropped', async () => {
+    const routes = [
+      headerRoute('**', 0, ['cache-control', 'public, max-age=600']),
+      headerRoute('**/*.js', 1, ['content-security-policy', "default-src 'self'"]),
+      headerRoute('**/*.html', 2, ['x-frame-options', 'DENY']),
+      headerRoute('**/*/', 3, ['x-xss-protection', '1']),
+    ]
+    const paths = ['/', '/about.html', '/docs/', '/missing.html', '/game.js']
+    const served = async (pageLayer: boolean) => {
+      const target = await startEmulator({ rateLimit: false, publishDelayMs: 0, pageLayer })
+      try {
+        const siteId = await site(target, {
+          'index.html': { body: 'index', type: 'text/html' },
+          'about.html': { body: 'about', type: 'text/html' },
+          'docs/index.html': { body: 'docs', type: 'text/html' },
+          'game.js': { body: 'js', type: 'text/javascript' },
+        })
+        const created = await call<{ version_id: string }>(target, 'POST', `/cloud/games/${GAME}/versions`, {
+          display_name: 'page layer',
+          config: { cdn: { site_id: siteId, routes }, matchmaker: await liveMatchmaker(target) },
+        })
+        assert.equal(created.status, 200, JSON.stringify(created.body))
+        const namespaceId = await createNamespace('pages', target)
+        assert.equal((await publish(namespaceId, created.body.version_id, target)).status, 200)
+        const host = target.namespaceHost(GAME, namespaceId)
+        const answers: Record<string, Record<string, unknown>> = {}
+        for (const path of paths) {
+          const { headers } = await getWithHost(target, host, path)
+          answers[path] = {
+            'cache-control': headers['cache-control'],
+            'content-security-policy': headers['content-security-policy'],
+            'x-frame-options': headers['x-frame-options'],
+            'x-xss-protection': headers['x-xss-protection'],
+          }
+        }
+        // /_sites/ is the emulator's own view of a site, not the CDN: no page layer.
+        const direct = await fetch(`${target.siteUrl(siteId)}index.html`)
+        assert.equal(direct.headers.get('cache-control'), null)
+        await direct.body?.cancel()
+        return answers
+      } finally {
+        await target.close()
+      }
+    }
+    const none = {
+      'cache-control': undefined,
+      'content-security-policy': undefined,
+      'x-frame-options': undefined,
+      'x-xss-protection': undefined,
+    }
+    const page = { ...none, 'cache-control': 'no-cache, no-store' }
+    assert.deepEqual(await served(true), {
+      '/': page,
+      '/about.html': page,
+      '/docs/': page,
+      '/missing.html': page,
+      // Not a page: the highest-priority route's header only.
+      '/game.js': { ...none, 'content-security-policy': "default-src 'self'" },
+    })
+    // pageLayer: false serves the routes' headers as set.
+    assert.deepEqual(await served(false), {
+      '/': { ...none, 'cache-control': 'public, max-age=600' },
+      '/about.html': { ...none, 'x-frame-options': 'DENY' },
+      '/docs/': { ...none, 'x-xss-protection': '1' },
+      '/missing.html': { ...none, 'x-frame-options': 'DENY' },
+      '/game.js': { ...none, 'content-security-policy': "default-src 'self'" },
+    })
+  })
+
+  test('more than 10 routes: the CDN serves 10 of them, never simply the first 10 given', async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const shuffled = await startEmulator({ rateLimit: false, publishDelayMs: 0, routeOrderSeed: seed })
+      try {
+        const files = Object.fromEntries(
+          Array.from({ length: 12 }, (_, i) => [`r${i}.txt`, { body: `r${i}`, type: 'text/plain' }]),
+        )
+        const siteId = await site(shuffled, files)
+        const routes = Array.from({ length: 12 }, (_, i) => headerRoute(`r${i}.txt`, 0, ['x-route', `${i}`]))
+        const created = await call<{ version_id: string }>(
+          shuffled,
+          'POST',
+          `/cloud/games/${GAME}/versions`,
+          {
+            display_name: 'many routes',
+            config: { cdn: { site_id: siteId, routes }, matchmaker: await liveMatchmaker(shuffled) },
+          },
+        )
+        assert.equal(created.status, 200, JSON.stringify(created.body))
+        const namespaceId = await createNamespace('routes', shuffled)
+        assert.equal((await publish(namespaceId, created.body.version_id, shuffled)).status, 200)
+        const host = shuffled.namespaceHost(GAME, namespaceId)
+        const served: number[] = []
+        for (let i = 0; i < 12; i++) {
+          if ((await getWithHost(shuffled, host, `/r${i}.txt`)).headers['x-route'] === `${i}`) served.push(i)
+        }
+        assert.equal(served.length, 10, `seed ${seed}: ${served.join(',')}`)
+        assert.ok(
+          served.some((i) => i >= 10),
+          `seed ${seed}: a route given after the 10th is served`,
+        )
+        // Read back, the version answers them in the order the CDN reads them.
+        const read = await readVersion(shuffled, created.body.version_id)
+        const order = read.config.cdn!.routes!.map((route) => Number(route.glob.slice(1, -4)))
+        assert.deepEqual(
+          [...order.slice(0, 10)].sort((a, b) => a - b),
+          served,
+        )
+      } finally {
+        await shuffled.close()
+      }
+    }
+  })
+
+  test('a custom_headers middleware without headers fails the creation with 500 ERROR, the name taken', async () => {
+    const siteId = await site(emulator, { 'index.html': { body: 'x', type: 'text/html' } })
+    const config = {
+      cdn: {
+        site_id: siteId,
+        routes: [
+          headerRoute('**', 0, ['x-a', 'a']),
+          { glob: '*.html', priority: 1, middlewares: [{ kind: { custom_headers: { headers: [] } } }] },
+        ],
+      },
+      matchmaker: await liveMatchmaker(emulator),
+    }
+    const validate = await call<{ errors: unknown[] }>(
+      emulator,
+      'POST',
+      `/cloud/games/${GAME}/versions/validate`,
+      {
+        display_name: 'empty headers',
+        config,
+      },
+    )
+    assert.deepEqual(validate.body.errors, [], 'validation lets it through')
+    const path = `/cloud/games/${GAME}/versions`
+    assertInternal(await call(emulator, 'POST', path, { display_name: 'empty headers', config }))
+    const again = await call(emulator, 'POST', path, { display_name: 'empty headers', config })
+    assert.match(assertError(again, 400, 'VALIDATION_ERROR').message, /display-name\.not-unique/)
+  })
+
+  test('GET /cloud/bootstrap: the CDN domain with the port it is served on, or none', async () => {
+    const port = new URL(emulator.url).port
+    const answer = await call<{ domains: Record<string, string>; cluster: string; captcha: object }>(
+      emulator,
+      'GET',
+      '/cloud/bootstrap',
+    )
+    assert.equal(answer.status, 200)
+    assert.equal(answer.body.domains.cdn, `localhost:${port}`)
+    assert.deepEqual([answer.body.cluster, answer.body.captcha], ['oss', {}])
+    const anonymous = await fetch(`${emulator.url}/cloud/bootstrap`)
+    assert.equal(anonymous.status, 401)
+    await anonymous.body?.cancel()
+    const without = await startEmulator({ rateLimit: false, bootstrapCdnDomain: null })
+    try {
+      const bare = await call<{ domains: Record<string, string> }>(without, 'GET', '/cloud/bootstrap')
+      assert.equal('cdn' in bare.body.domains, false, 'a self-hosted service without DNS')
+    } finally {
+      await without.close()
+    }
   })
 })

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test'
 import type { ServiceClient } from '../../src/api/client.ts'
 import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
 import type { ListServersQuery, LobbySummary, Server } from '../../src/api/types.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { lobbyOperation, lobbyState } from '../../src/operations/lobby.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { runOperation } from '../../src/operations/operation.ts'
@@ -40,7 +41,7 @@ describe('listAllServers against the emulator', () => {
   const { seed, servers } = stagingSeed(7)
   let emulator: Emulator
   before(async () => {
-    emulator = await startEmulator({ seed, serversPageSize: 1, rateLimit: false })
+    emulator = await startTestEmulator({ seed, serversPageSize: 1, rateLimit: false })
   })
   after(() => emulator.close())
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict'
 import { after, beforeEach, describe, test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
-import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
+import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
+import { startTestEmulator } from '../support/emulator.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { runOperation } from '../../src/operations/operation.ts'
 import { openRun } from '../../src/common/run.ts'
@@ -35,7 +36,7 @@ describe('the publish operation', () => {
   let emulator: Emulator
   beforeEach(async () => {
     await emulator?.close()
-    emulator = await startEmulator({ rateLimit: false, cdnDomain: 'localhost' })
+    emulator = await startTestEmulator({ rateLimit: false, cdnDomain: 'localhost' })
   })
   after(() => emulator.close())
 

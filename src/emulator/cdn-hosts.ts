@@ -1,7 +1,8 @@
 // The CDN: each namespace's live version's site, served by the request's Host on the API's port, at
 // `{game}--{namespace}.{cdn domain}`, `{game}.{cdn domain}` for the namespace named `prod`, and at
-// each of the namespace's custom domains. The highest-priority of the version's first 10 routes
-// whose glob matches the path adds its header(s).
+// each of the namespace's verified custom domains. The highest-priority of the version's first 10
+// routes whose glob matches the path adds its header(s); then the page layer has its say on pages.
+// What a host serves is the namespace's live version (cdn-config.ts), which lags behind a publish.
 
 import { validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http'
 import { CDN_SERVED_MAX } from '../api/versions.ts'
@@ -21,12 +22,19 @@ export function namespaceHost(game: GameRecord, namespace: NamespaceRecord, cdnD
   return `${game.nameId}--${namespace.nameId}.${cdnDomain}`
 }
 
-/** Every host name the namespace's site is served at. */
+/** The host a custom domain's CNAME must name: `{game}.{cdn domain}` for `prod`, else its own host. */
+export function cdnHostOf(game: GameRecord, namespace: NamespaceRecord, cdnDomain: string): string {
+  return namespace.nameId === 'prod'
+    ? `${game.nameId}.${cdnDomain}`
+    : namespaceHost(game, namespace, cdnDomain)
+}
+
+/** Every host name the namespace's site is served at: a pending custom domain is not. */
 function namespaceHosts(game: GameRecord, namespace: NamespaceRecord, cdnDomain: string): string[] {
   return [
     namespaceHost(game, namespace, cdnDomain),
     ...(namespace.nameId === 'prod' ? [`${game.nameId}.${cdnDomain}`] : []),
-    ...namespace.domains.map((entry) => entry.domain),
+    ...namespace.domains.filter((entry) => entry.verified).map((entry) => entry.domain),
   ]
 }
 
@@ -65,7 +73,8 @@ export async function serveNamespaceSite(
   { game, namespace }: CdnNamespace,
   segments: readonly string[] | undefined,
 ): Promise<void> {
-  const cdn = game.versions.get(namespace.versionId)?.config.cdn
+  const live = namespace.liveVersionId
+  const cdn = live === undefined ? undefined : game.versions.get(live)?.config.cdn
   if ((req.method !== 'GET' && req.method !== 'HEAD') || !segments || !cdn) {
     await drain(req)
     sendText(res, 404, '404 page not found\n')
@@ -73,7 +82,28 @@ export async function serveNamespaceSite(
   }
   const path = `/${segments.join('/')}`
   const route = routeForPath(cdn.routes, path)
-  await sendSiteFile(core, req, res, core.state.siteById(cdn.siteId), path.slice(1), routeHeaders(route))
+  const headers = core.options.pageLayer ? withPageLayer(path, routeHeaders(route)) : routeHeaders(route)
+  await sendSiteFile(core, req, res, core.state.siteById(cdn.siteId), path.slice(1), headers)
+}
+
+/** Headers the CDN's fixed page layer removes from pages, after the routes' headers. */
+const PAGE_REMOVED_HEADERS = ['content-security-policy', 'x-frame-options', 'x-xss-protection']
+export const PAGE_CACHE_CONTROL = 'no-cache, no-store'
+
+/** Pages: `/`, a path ending in `/`, and `*.html`. */
+export function isPage(path: string): boolean {
+  return path.endsWith('/') || path.endsWith('.html')
+}
+
+/**
+ * The page layer: on a page the CDN sets `Cache-Control: no-cache, no-store` and removes
+ * Content-Security-Policy, X-Frame-Options and X-XSS-Protection, whatever the routes added.
+ */
+function withPageLayer(path: string, headers: Record<string, string>): Record<string, string> {
+  if (!isPage(path)) return headers
+  const layered: Record<string, string> = { ...headers, 'cache-control': PAGE_CACHE_CONTROL }
+  for (const name of PAGE_REMOVED_HEADERS) delete layered[name]
+  return layered
 }
 
 function routeHeaders(route: { headers: ReadonlyArray<{ name: string; value: string }> } | undefined) {

@@ -30,15 +30,23 @@ Options:
                                    browser on this machine resolves to the emulator)
   --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
-  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default: none, one
-                                   PUT per file, as the real service answers for CDN sites)
+  --multipart-threshold <bytes>  files of at least this size are multipart uploads, one URL per part
+                                   (default 5242880, 5 MiB, as the service since v24.6; "none" gives
+                                   one PUT per file whatever its size, as v24.5 did)
+  --publish-delay <ms>           how long a publish or a domain change takes to reach the namespace's
+                                   host, as the CDN's worker and router take (default 3000; 0: at once)
+  --serve-on-create              a namespace created directly on a version serves it (default: it
+                                   serves nothing until a publish, the service's creation race lost)
+  --verify-domains <when>        "pending" (default): a custom domain is served only once verified with
+                                   POST /_emulator/domains/<domain>/verify; "at-once": when added
   --no-rate-limit                turn off the limits (per client address, 15-minute windows of 16 writes /
                                    128 reads a minute)
   --faults <json>                inject faults, to try a flaky deploy: a JSON object of
                                    seed (PRNG seed, default 1),
                                    putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
                                    apiErrorRate (fractions from 0 to 1), putStallCount (first N PUTs stall),
-                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]})
+                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]}),
+                                   lostPublishes (publishes, counted from 1, that never reach the host)
                                  e.g. --faults '{"putErrorRate":0.2,"putResetRate":0.05,"apiErrorRate":0.1}'
   --latency <ms>                 wait this long before handling each request, like a real network's
                                    round trip (default 0)
@@ -148,6 +156,9 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
       'no-rate-limit': { type: 'boolean' },
       faults: { type: 'string' },
       latency: { type: 'string' },
+      'publish-delay': { type: 'string' },
+      'serve-on-create': { type: 'boolean' },
+      'verify-domains': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -158,8 +169,21 @@ function parseCommandLine(args: string[]): CommandLine | 'help' {
   }
   if (values['cdn-domain'] !== undefined) options.cdnDomain = values['cdn-domain']
   if (values['part-size'] !== undefined) options.partSize = integerFlag('--part-size', values['part-size'], 1)
-  if (values['multipart-threshold'] !== undefined) {
-    options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1)
+  const threshold = values['multipart-threshold']
+  if (threshold !== undefined) {
+    options.multipartThreshold =
+      threshold === 'none' ? Number.POSITIVE_INFINITY : integerFlag('--multipart-threshold', threshold, 1)
+  }
+  if (values['publish-delay'] !== undefined) {
+    options.publishDelayMs = integerFlag('--publish-delay', values['publish-delay'], 0, 600_000)
+  }
+  if (values['serve-on-create']) options.serveOnCreate = true
+  const verify = values['verify-domains']
+  if (verify !== undefined) {
+    if (verify !== 'pending' && verify !== 'at-once') {
+      throw new Error(`--verify-domains must be "pending" or "at-once", got "${verify}"`)
+    }
+    options.verifyDomains = verify
   }
   if (values['no-rate-limit']) options.rateLimit = false
   if (values.faults !== undefined) options.faults = faultsFlag(values.faults)

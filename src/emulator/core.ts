@@ -1,5 +1,7 @@
 // What every handler works with: the state, the options, the signer and the storage of one emulator.
 
+import type { IncomingMessage } from 'node:http'
+import type { CdnConfigs } from './cdn-config.ts'
 import type { SeedToken } from './seed.ts'
 import type { JsonObject } from './body.ts'
 import { internalError } from './errors.ts'
@@ -21,6 +23,9 @@ export interface EmulatorCore {
   storage: PartStorage
   limiter: RateLimiter
   faults: FaultInjector
+  cdn: CdnConfigs
+  /** Draws the order of a version's routes when it has more than 10 (seeded: routeOrderSeed). */
+  routeOrder: () => number
 }
 
 export interface ApiContext {
@@ -29,6 +34,7 @@ export interface ApiContext {
   query: URLSearchParams
   body: JsonObject
   token: SeedToken
+  req: IncomingMessage
 }
 
 export interface ApiRoute {

@@ -64,6 +64,10 @@ export const ERROR_KINDS = {
     doc: 'The domain is not valid: 1 to 255 characters of a-z, 0-9, "." and "-", without protocol or path.',
   },
   CDN_TOO_MANY_DOMAINS: { status: 400, doc: 'The namespace already has the maximum of 10 domains.' },
+  CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP: {
+    status: 400,
+    doc: 'The team already holds 10 custom domains pending verification. Point their DNS (CNAME) at their namespaces, or remove some, before adding another.',
+  },
   CLOUD_HOSTNAME_TAKEN: {
     status: 400,
     doc: 'Another namespace (or another customer) holds this domain. A domain this namespace already has is answered 500 ERROR instead.',

@@ -32,6 +32,13 @@ export interface FaultOptions {
    * '503': as apiErrorRate; 'reset': the connection is destroyed before the body is read.
    */
   script?: Record<string, ScriptedAnswer[]>
+  /**
+   * Publishes that never reach the namespace's host, counted from 1 in arrival order among the
+   * publishes that change a namespace's version (`PUT .../namespaces/{id}/version`): the call answers
+   * `{}` and the namespace reads as on the new version, but its host keeps serving what it served,
+   * until a later publish or a domain change rebuilds its CDN config. For a client's rollback path.
+   */
+  lostPublishes?: number[]
 }
 
 /** How many faults were injected so far. */
@@ -43,10 +50,18 @@ export interface FaultCounters {
   apiErrors: number
   api429s: number
   apiResets: number
+  publishesLost: number
 }
 
 export type FaultKind =
-  'put-error' | 'put-reset' | 'put-stall' | 'put-wrong-etag' | 'api-error' | 'api-429' | 'api-reset'
+  | 'put-error'
+  | 'put-reset'
+  | 'put-stall'
+  | 'put-wrong-etag'
+  | 'api-error'
+  | 'api-429'
+  | 'api-reset'
+  | 'publish-lost'
 
 export type PutFault = 'error' | 'reset' | 'stall' | 'wrong-etag'
 export type ApiFault = ScriptedAnswer
@@ -60,13 +75,14 @@ export interface ResolvedFaults {
   putWrongEtagRate: number
   apiErrorRate: number
   script: ReadonlyMap<string, readonly ScriptedAnswer[]>
+  lostPublishes: ReadonlySet<number>
 }
 
 const DEFAULT_FAULT_SEED = 1
 
 const RATES = ['putErrorRate', 'putResetRate', 'putStallRate', 'putWrongEtagRate', 'apiErrorRate'] as const
 const COUNTS = ['putStallCount'] as const
-const FAULT_KEYS: ReadonlySet<string> = new Set(['seed', 'script', ...RATES, ...COUNTS])
+const FAULT_KEYS: ReadonlySet<string> = new Set(['seed', 'script', 'lostPublishes', ...RATES, ...COUNTS])
 const SCRIPTED_ANSWERS: ReadonlySet<string> = new Set(['429', '503', 'reset'])
 
 /** 'METHOD /pattern' of every API route, the keys `script` accepts. */
@@ -113,7 +129,21 @@ export function resolveFaults(options: unknown): ResolvedFaults | undefined {
     putWrongEtagRate: number('putWrongEtagRate'),
     apiErrorRate: number('apiErrorRate'),
     script: resolveScript(options.script),
+    lostPublishes: resolveLostPublishes(options.lostPublishes),
   }
+}
+
+function resolveLostPublishes(value: unknown): Set<number> {
+  if (value === undefined) return new Set()
+  if (
+    !Array.isArray(value) ||
+    !value.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1)
+  ) {
+    throw new Error(
+      `emulator option faults.lostPublishes must be an array of publish numbers from 1, got ${JSON.stringify(value)}`,
+    )
+  }
+  return new Set(value as number[])
 }
 
 function resolveScript(script: unknown): Map<string, ScriptedAnswer[]> {
@@ -143,7 +173,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** mulberry32: a small, fast 32-bit PRNG; answers numbers in [0, 1). */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
@@ -172,7 +202,9 @@ export class FaultInjector {
     apiErrors: 0,
     api429s: 0,
     apiResets: 0,
+    publishesLost: 0,
   }
+  private publishes = 0
   private stallsLeft: number
   private readonly script: Map<string, ScriptedAnswer[]>
   private readonly kinds = new WeakMap<IncomingMessage, FaultKind>()
@@ -226,6 +258,18 @@ export class FaultInjector {
     else if (fault === '429') this.note(req, 'api-429', 'api429s')
     else if (fault === 'reset') this.note(req, 'api-reset', 'apiResets')
     return fault
+  }
+
+  /**
+   * Whether a publish that changes a namespace's version never reaches its host (lostPublishes). Draws
+   * nothing, so it shifts no other decision.
+   */
+  decidePublish(req: IncomingMessage): boolean {
+    if (!this.faults) return false
+    this.publishes++
+    if (!this.faults.lostPublishes.has(this.publishes)) return false
+    this.note(req, 'publish-lost', 'publishesLost')
+    return true
   }
 
   /** Keeps a stalled response until its connection closes, so that close() can cut it at once. */

@@ -26,9 +26,10 @@ export interface EmulatorOptions {
   /** Default DEFAULT_SEED. */
   seed?: Seed
   /**
-   * Files of at least this many bytes are uploaded in parts. Default Infinity: the real service gives
-   * every file of a CDN site one PUT, whatever its size. The interface allows parts, so clients must
-   * handle them: set it to exercise that path.
+   * Files of at least this many bytes are S3 multipart uploads: one UploadPart URL per part (valid 6
+   * hours, signed over content-length and host only: the content type is set when the multipart
+   * upload is created). Default MULTIPART_THRESHOLD (5 MiB), as the service since v24.6. Infinity
+   * keeps the v24.5 shape: one PutObject per file whatever its size.
    */
   multipartThreshold?: number
   /** Default PART_SIZE (100 MiB). */
@@ -68,7 +69,51 @@ export interface EmulatorOptions {
    * the round trip to a store 20 to 150 ms away, as a CI runner sees it. Default 0.
    */
   putLatencyMs?: number
+  /**
+   * Milliseconds from a change of a namespace's CDN config (a publish, a domain added or removed) to
+   * the moment its host serves it: the service's queued worker rebuilds the config, then the CDN's
+   * router picks it up on its next poll (every 2.5 s). Default PUBLISH_DELAY_MS (3,000: a worker run
+   * plus a poll interval, a plausible wait rather than the worst case); 0 applies it at once.
+   */
+  publishDelayMs?: number
+  /**
+   * Whether a namespace created directly on a version serves it (once publishDelayMs has passed).
+   * Default false: the service queues the namespace's CDN config rebuild before its CDN record exists,
+   * and when the worker wins that race nothing rebuilds the config until the namespace's version
+   * changes or a domain is added or removed. The emulator always plays that worst case unless this is
+   * true. Namespaces of the seed serve their version from the start either way.
+   */
+  serveOnCreate?: boolean
+  /**
+   * 'pending' (the default): a custom domain starts pending (the namespace read shows
+   * `verification_status: pending` and the CNAME to create) and is served by Host only once marked
+   * verified, through `POST /_emulator/domains/{domain}/verify` or Emulator.verifyDomain; at most 10
+   * pending host names per game. 'at-once': each domain is active when added.
+   */
+  verifyDomains?: 'pending' | 'at-once'
+  /**
+   * What `GET /cloud/bootstrap` answers as `domains.cdn`. Default `{cdnDomain}:{port}`: the CDN domain
+   * with the port the emulator serves it on (the real service answers a bare domain, its CDN being on
+   * 443). null answers no `domains.cdn`, as a self-hosted service without DNS does.
+   */
+  bootstrapCdnDomain?: string | null
+  /**
+   * The CDN's fixed page layer: on pages (`/`, a path ending in `/`, `*.html`) it sets
+   * `Cache-Control: no-cache, no-store` and removes Content-Security-Policy, X-Frame-Options and
+   * X-XSS-Protection, after the routes' headers. Default true; false serves the routes' headers as set.
+   */
+  pageLayer?: boolean
+  /**
+   * Seeds the order the emulator gives a version's routes when it has more than 10 (the CDN reads only
+   * the first 10 of an unordered map): a shuffle that never keeps the first 10 given. Default 1.
+   */
+  routeOrderSeed?: number
 }
+
+/** The size from which the service (v24.6 and later) makes a CDN file a multipart upload. */
+export const MULTIPART_THRESHOLD = 5 * 1024 * 1024
+/** See EmulatorOptions.publishDelayMs. */
+export const PUBLISH_DELAY_MS = 3000
 
 export interface ResolvedOptions {
   host: string
@@ -89,6 +134,12 @@ export interface ResolvedOptions {
   faults: ResolvedFaults | undefined
   latencyMs: number
   putLatencyMs: number
+  publishDelayMs: number
+  serveOnCreate: boolean
+  verifyDomains: 'pending' | 'at-once'
+  bootstrapCdnDomain: string | null | undefined
+  pageLayer: boolean
+  routeOrderSeed: number
 }
 
 export { SERVERS_PAGE_SIZE }
@@ -102,7 +153,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     port: options.port ?? 0,
     storePort: options.storePort ?? 0,
     seed: options.seed ?? DEFAULT_SEED,
-    multipartThreshold: options.multipartThreshold ?? Number.POSITIVE_INFINITY,
+    multipartThreshold: options.multipartThreshold ?? MULTIPART_THRESHOLD,
     partSize: options.partSize ?? PART_SIZE,
     maxParts: options.maxParts ?? MAX_PARTS,
     siteBytesLimit: options.siteBytesLimit ?? SITE_BYTES_LIMIT,
@@ -115,6 +166,12 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     faults: resolveFaults(options.faults),
     latencyMs: options.latencyMs ?? 0,
     putLatencyMs: options.putLatencyMs ?? 0,
+    publishDelayMs: options.publishDelayMs ?? PUBLISH_DELAY_MS,
+    serveOnCreate: options.serveOnCreate ?? false,
+    verifyDomains: options.verifyDomains ?? 'pending',
+    bootstrapCdnDomain: options.bootstrapCdnDomain,
+    pageLayer: options.pageLayer ?? true,
+    routeOrderSeed: options.routeOrderSeed ?? 1,
   }
   if (!CDN_DOMAIN.test(resolved.cdnDomain)) {
     throw new RangeError(
@@ -128,6 +185,19 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     throw new RangeError(
       `emulator option putLatencyMs must be a whole number of ms, got ${resolved.putLatencyMs}`,
     )
+  }
+  if (!Number.isSafeInteger(resolved.publishDelayMs) || resolved.publishDelayMs < 0) {
+    throw new RangeError(
+      `emulator option publishDelayMs must be a whole number of ms, got ${resolved.publishDelayMs}`,
+    )
+  }
+  if (resolved.verifyDomains !== 'pending' && resolved.verifyDomains !== 'at-once') {
+    throw new RangeError(
+      `emulator option verifyDomains must be "pending" or "at-once", got ${JSON.stringify(options.verifyDomains)}`,
+    )
+  }
+  if (!Number.isSafeInteger(resolved.routeOrderSeed)) {
+    throw new RangeError(`emulator option routeOrderSeed must be an integer, got ${resolved.routeOrderSeed}`)
   }
   const threshold = resolved.multipartThreshold
   if (threshold !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(threshold) || threshold < 1)) {

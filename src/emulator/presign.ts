@@ -16,7 +16,7 @@ export interface PartClaims {
   multipart: boolean
   path: string
   contentLength: number
-  /** The file's declared content type; undefined when none was declared (then it is not signed). */
+  /** The content type to sign: the declared one of a whole file; undefined (not signed) for a part or a file that declared none. */
   contentType: string | undefined
   /** Milliseconds since the epoch when the URL is signed. */
   signedAt: number

@@ -13,7 +13,8 @@ import { discardBody, readJsonBody, type JsonObject } from './body.ts'
 import { namespaceForHost, namespaceHost, requestHost, serveNamespaceSite } from './cdn-hosts.ts'
 import type { ApiRoute, EmulatorCore } from './core.ts'
 import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
-import { FaultInjector, type FaultCounters, type FaultKind } from './faults.ts'
+import { CdnConfigs } from './cdn-config.ts'
+import { FaultInjector, mulberry32, type FaultCounters, type FaultKind } from './faults.ts'
 import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
 import { resolveOptions, type EmulatorOptions } from './options.ts'
 import { PartSigner } from './presign.ts'
@@ -63,6 +64,12 @@ export interface Emulator {
   namespaceHost(gameId: string, namespaceId: string): string
   /** `http://${namespaceHost}:${port}/`, for a browser on this machine (the default cdnDomain). */
   namespaceUrl(gameId: string, namespaceId: string): string
+  /**
+   * Marks a custom domain verified wherever it is attached (as its DNS getting its CNAME would), so
+   * that it is served by Host; the same as `POST /_emulator/domains/{domain}/verify`. Throws when no
+   * namespace has it.
+   */
+  verifyDomain(domain: string): void
   /** The versions published to a namespace, oldest first (creating the namespace records none). */
   versionHistory(gameId: string, namespaceId: string): Array<{ versionId: string; deployTs: string }>
 }
@@ -86,6 +93,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     storage,
     limiter: new RateLimiter(),
     faults: new FaultInjector(resolved.faults),
+    cdn: new CdnConfigs(resolved.publishDelayMs),
+    routeOrder: mulberry32(resolved.routeOrderSeed),
   }
   const requests: RecordedRequest[] = []
   // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
@@ -138,6 +147,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // Stalled requests would never finish and unused connections never get a request: cut them at once.
       const cutAtOnce = () => {
         core.faults.cutStalled()
+        core.cdn.close()
         for (const socket of unused) socket.destroy()
       }
       return (closing ??= Promise.all([stop(server, cutAtOnce), stop(storeServer, cutAtOnce)]).then(() =>
@@ -159,6 +169,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     namespaceHost: hostOf,
     namespaceUrl: (gameId, namespaceId) =>
       `http://${hostOf(gameId, namespaceId)}:${(server.address() as AddressInfo).port}/`,
+    verifyDomain(domain) {
+      if (!state.verifyDomain(domain.toLowerCase())) throw new Error(`no namespace has the domain ${domain}`)
+    },
     versionHistory: (gameId, namespaceId) =>
       namespaceOf(gameId, namespaceId).namespace.history.map((deploy) => ({ ...deploy })),
   }
@@ -229,6 +242,9 @@ async function dispatch(
   if ((method === 'GET' || method === 'HEAD') && path.startsWith(SITES_PREFIX) && segments) {
     return serveSiteFile(core, req, res, segments.slice(1))
   }
+  if (segments?.[0] === '_emulator' && segments[1] === 'domains' && segments[3] === 'verify') {
+    return verifyDomainRoute(core, req, res, method, segments)
+  }
   if (method === 'GET' && path.startsWith(ERROR_DOCS_PREFIX) && segments?.length === 3) {
     return serveErrorDoc(req, res, segments[2] ?? '')
   }
@@ -254,8 +270,31 @@ async function dispatch(
   let body: JsonObject = {}
   if (match.route.method === 'POST' || match.route.method === 'PUT') body = await readJsonBody(req)
   else await discardBody(req)
-  const answer = await match.route.handle({ core, params: match.params, query, body, token })
+  const answer = await match.route.handle({ core, params: match.params, query, body, token, req })
   sendJson(res, 200, answer)
+}
+
+/**
+ * POST /_emulator/domains/{domain}/verify: the emulator's own control, standing for the user's DNS
+ * getting its CNAME: the domain turns active and is served by Host. No token needed.
+ */
+async function verifyDomainRoute(
+  core: EmulatorCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  segments: readonly string[],
+): Promise<void> {
+  await drain(req)
+  const domain = (segments[2] ?? '').toLowerCase()
+  if (segments.length !== 4) throw new ApiError('API_NOT_FOUND', 'The requested endpoint was not found.')
+  if (method !== 'POST') {
+    throw new ApiError('API_METHOD_NOT_ALLOWED', `Method ${method} is not allowed on this endpoint.`)
+  }
+  if (!core.state.verifyDomain(domain)) {
+    throw new ApiError('API_NOT_FOUND', `No namespace has the domain "${domain}".`)
+  }
+  sendJson(res, 200, { domain, verification_status: 'active' })
 }
 
 function enforceRateLimit(core: EmulatorCore, address: string, route: ApiRoute): void {

@@ -13,7 +13,11 @@ export interface NamespaceView {
   nameId: string
   displayName: string
   versionId: string
+  /** The version its host serves; undefined while it serves nothing. */
+  liveVersionId: string | undefined
   domains: string[]
+  /** Its custom domains still pending verification (not served). */
+  pendingDomains: string[]
 }
 
 export interface SitePartView {
@@ -40,6 +44,8 @@ export interface DomainRecord {
   domain: string
   /** RFC 3339. */
   createTs: string
+  /** False while pending: the CDN does not serve it (EmulatorOptions.verifyDomains). */
+  verified: boolean
 }
 
 export interface NamespaceRecord {
@@ -48,6 +54,11 @@ export interface NamespaceRecord {
   nameId: string
   displayName: string
   versionId: string
+  /**
+   * The version its host serves, as the CDN's router last loaded the namespace's config; undefined
+   * while it has no config (see cdn-config.ts). Lags behind versionId.
+   */
+  liveVersionId: string | undefined
   /** RFC 3339. */
   createTs: string
   domains: DomainRecord[]
@@ -138,8 +149,9 @@ export class EmulatorState {
             nameId: namespace.nameId,
             displayName: namespace.displayName,
             versionId: namespace.versionId,
+            liveVersionId: namespace.versionId,
             createTs,
-            domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs })),
+            domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs, verified: true })),
             history: [],
           }
         }),
@@ -179,20 +191,21 @@ export class EmulatorState {
     return false
   }
 
-  createNamespace(game: GameRecord, displayName: string, nameId: string, versionId: string): string {
-    const id = randomUUID()
-    const createTs = new Date(this.now()).toISOString()
-    game.namespaces.push({
-      id,
+  /** A new namespace, with no CDN config yet (cdn-config.ts decides whether it gets one). */
+  createNamespace(game: GameRecord, displayName: string, nameId: string, versionId: string): NamespaceRecord {
+    const namespace: NamespaceRecord = {
+      id: randomUUID(),
       gameId: game.id,
       nameId,
       displayName,
       versionId,
-      createTs,
+      liveVersionId: undefined,
+      createTs: new Date(this.now()).toISOString(),
       domains: [],
       history: [],
-    })
-    return id
+    }
+    game.namespaces.push(namespace)
+    return namespace
   }
 
   /** Records a version (its display name is taken from now on) with what storage kept of its config. */
@@ -233,8 +246,28 @@ export class EmulatorState {
     return name
   }
 
-  addDomain(namespace: NamespaceRecord, domain: string): void {
-    namespace.domains.push({ domain, createTs: new Date(this.now()).toISOString() })
+  addDomain(namespace: NamespaceRecord, domain: string, verified: boolean): void {
+    namespace.domains.push({ domain, createTs: new Date(this.now()).toISOString(), verified })
+  }
+
+  /** Pending custom domains of all the game's namespaces (the service counts them per team). */
+  pendingDomainCount(game: GameRecord): number {
+    return game.namespaces.reduce((sum, ns) => sum + ns.domains.filter((entry) => !entry.verified).length, 0)
+  }
+
+  /** Marks a domain verified wherever it is attached; false when no namespace has it. */
+  verifyDomain(domain: string): boolean {
+    let found = false
+    for (const game of this.games.values()) {
+      for (const namespace of game.namespaces) {
+        for (const entry of namespace.domains) {
+          if (entry.domain !== domain) continue
+          entry.verified = true
+          found = true
+        }
+      }
+    }
+    return found
   }
 
   /** False when the namespace did not have the domain. */
@@ -275,7 +308,9 @@ export class EmulatorState {
       nameId: namespace.nameId,
       displayName: namespace.displayName,
       versionId: namespace.versionId,
+      liveVersionId: namespace.liveVersionId,
       domains: namespace.domains.map((entry) => entry.domain),
+      pendingDomains: namespace.domains.filter((entry) => !entry.verified).map((entry) => entry.domain),
     }))
   }
 

@@ -3,6 +3,7 @@
 // answered both as `game_modes` and as the legacy `lobby_groups`. No `kv`, `identity` or `engine`.
 
 import {
+  CDN_SERVED_MAX,
   globToString,
   parseGlob,
   type Captcha,
@@ -56,6 +57,29 @@ export function storeVersionConfig(config: VersionConfig): StoredVersionConfig {
   if (config.cdn?.site_id) stored.cdn = { siteId: config.cdn.site_id, routes: storedRoutes(config.cdn) }
   if (config.matchmaker) stored.matchmaker = storedMatchmaker(config.matchmaker)
   return stored
+}
+
+/**
+ * The routes in the order the service reads them back: from an unordered map, so with more than the
+ * CDN_SERVED_MAX (10) the CDN reads, which ones it serves is arbitrary. More than 10 are shuffled with
+ * `random`, and never so that the first 10 given stay the first 10: a client that counts on order
+ * is caught. 10 or fewer keep their order.
+ */
+export function routesInServiceOrder<R>(routes: readonly R[], random: () => number): R[] {
+  const shuffled = [...routes]
+  if (shuffled.length <= CDN_SERVED_MAX) return shuffled
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[shuffled[i], shuffled[j]] = [shuffled[j] as R, shuffled[i] as R]
+  }
+  const firstGiven = new Set(routes.slice(0, CDN_SERVED_MAX))
+  if (shuffled.slice(0, CDN_SERVED_MAX).every((route) => firstGiven.has(route))) {
+    // Swap one of the routes given after the 10th into the served ones.
+    const late = shuffled.findIndex((route) => !firstGiven.has(route))
+    const early = Math.floor(random() * CDN_SERVED_MAX)
+    ;[shuffled[early], shuffled[late]] = [shuffled[late] as R, shuffled[early] as R]
+  }
+  return shuffled
 }
 
 function storedRoutes(cdn: CdnVersionConfig): StoredRoute[] {

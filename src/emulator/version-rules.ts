@@ -64,11 +64,15 @@ export function routeHeaders(route: CdnRoute): CdnHeader[] {
 /**
  * Indices of the routes the service cannot store: its table holds one header per version and glob,
  * so a route with two or more headers (in one middleware or several) passes validation but fails the
- * creation with a 500, after the version's name was taken. A route without headers is not stored
- * at all (it is not answered when the version is read).
+ * creation with a 500, after the version's name was taken; so does a `custom_headers` middleware with
+ * no header. A route without middlewares is not stored at all (it is not answered when the version
+ * is read).
  */
 export function unstorableRoutes(config: { cdn?: { routes?: readonly CdnRoute[] | null } | null }): number[] {
-  return (config.cdn?.routes ?? []).flatMap((route, index) => (routeHeaders(route).length > 1 ? [index] : []))
+  return (config.cdn?.routes ?? []).flatMap((route, index) => {
+    const emptyHeaders = route.middlewares.some((m) => m.kind.custom_headers?.headers.length === 0)
+    return routeHeaders(route).length > 1 || emptyHeaders ? [index] : []
+  })
 }
 
 // The matchmaker, as the service turns a config into its lobby groups.

@@ -1,5 +1,6 @@
-// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers one presigned PUT per
-// file (per part when the emulator's multipartThreshold asks for parts).
+// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers presigned PUTs as the
+// service does since v24.6: one PutObject per file under multipartThreshold (5 MiB), one UploadPart
+// per 100 MiB part of a larger file.
 
 import { displayNameProblems, isU64, planParts } from '../../api/rules.ts'
 import type { CreateCdnSiteResponse, FileDescriptor, PresignedRequest } from '../../api/types.ts'
@@ -9,8 +10,10 @@ import { ApiError, badBody, internalError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { SitePart } from '../state.ts'
 
-/** X-Amz-Expires of every CDN upload URL: 1 hour, for one PUT per file and for parts alike. */
+/** X-Amz-Expires of a whole file's PutObject URL: 1 hour. */
 const URL_LIFETIME_S = 3600
+/** X-Amz-Expires of a multipart upload's UploadPart URL: 6 hours. */
+const PART_URL_LIFETIME_S = 6 * 3600
 
 export const createGameCdnSite: ApiRoute = {
   method: 'POST',
@@ -32,15 +35,17 @@ export const createGameCdnSite: ApiRoute = {
       site.parts.map(async (part): Promise<PresignedRequest> => {
         const file = files[part.fileIndex]
         if (!file) throw internalError()
+        const multipart = file.content_length >= options.multipartThreshold
         const url = await signer.url(storeUrl, {
           uploadId: site.uploadId,
           partIndex: part.index,
-          multipart: file.content_length >= options.multipartThreshold,
+          multipart,
           path: part.path,
           contentLength: part.contentLength,
-          contentType: file.content_type,
+          // A part's content type was set when its multipart upload was created: it is not signed.
+          contentType: multipart ? undefined : file.content_type,
           signedAt: now,
-          expiresIn: URL_LIFETIME_S,
+          expiresIn: multipart ? PART_URL_LIFETIME_S : URL_LIFETIME_S,
         })
         return { path: part.path, url, byte_offset: part.byteOffset, content_length: part.contentLength }
       }),

@@ -20,8 +20,11 @@ export const updateGameNamespaceVersion: ApiRoute = {
     if (!isUuid(versionId)) throw badBody('"version_id" must be a UUID')
     const namespace = requireNamespace(context)
     if (!requireGame(context).versions.has(versionId)) throw internalError()
-    // Publishing the version already live is a no-op: no history entry.
-    context.core.state.publishVersion(namespace, versionId)
+    const { state, faults, cdn } = context.core
+    // Publishing the version already set is a no-op: no history entry, no CDN config rebuild.
+    if (state.publishVersion(namespace, versionId) && !faults.decidePublish(context.req)) {
+      cdn.rebuild(namespace)
+    }
     return {}
   },
 }

@@ -10,7 +10,15 @@ import { stringField } from '../body.ts'
 import { requireGame, type ApiContext, type ApiRoute } from '../core.ts'
 import { ApiError, badBody, internalError, validationError } from '../errors.ts'
 import { isUuid } from '../router.ts'
+import { cdnHostOf } from '../cdn-hosts.ts'
 import { hasDomain, type NamespaceRecord } from '../state.ts'
+
+/** Custom host names a team may hold pending verification at the CDN provider. */
+const PENDING_HOSTNAMES_MAX = 10
+
+function isUnderDomain(domain: string, parent: string): boolean {
+  return domain === parent || domain.endsWith(`.${parent}`)
+}
 
 export function namespaceSummary(namespace: NamespaceRecord) {
   return {
@@ -44,7 +52,12 @@ export const createGameNamespace: ApiRoute = {
     if (nameIdProblems(nameId).length === 0 && taken) problems.push(['name-id', 'not-unique'])
     if (problems.length > 0) throw validationError(problems)
     if (!game.versions.has(versionId)) throw internalError()
-    return { namespace_id: context.core.state.createNamespace(game, displayName, nameId, versionId) }
+    const { state, options, cdn } = context.core
+    const namespace = state.createNamespace(game, displayName, nameId, versionId)
+    // The service queues the CDN config rebuild before the namespace's CDN record exists: unless the
+    // race is won (serveOnCreate), the worker finds no record and the namespace serves nothing.
+    if (options.serveOnCreate) cdn.rebuild(namespace)
+    return { namespace_id: namespace.id }
   },
 }
 
@@ -60,7 +73,13 @@ export const addNamespaceDomain: ApiRoute = {
         `Invalid domain "${domain}": use 1 to 255 characters of a-z, 0-9, "." and "-", without protocol.`,
       )
     }
-    const { state } = context.core
+    const { state, options, cdn } = context.core
+    if (isUnderDomain(domain, options.cdnDomain)) {
+      throw new ApiError(
+        'CDN_INVALID_DOMAIN',
+        `Invalid domain "${domain}": a domain under the CDN's own domain ${options.cdnDomain} cannot be added.`,
+      )
+    }
     const namespace = requireNamespace(context)
     // The real service's insert breaks its primary key: an internal error, not CLOUD_HOSTNAME_TAKEN.
     if (hasDomain(namespace, domain)) throw internalError()
@@ -73,7 +92,15 @@ export const addNamespaceDomain: ApiRoute = {
     if (state.isDomainTaken(domain)) {
       throw new ApiError('CLOUD_HOSTNAME_TAKEN', `The domain "${domain}" is already in use.`)
     }
-    state.addDomain(namespace, domain)
+    const verified = options.verifyDomains === 'at-once'
+    if (!verified && state.pendingDomainCount(requireGame(context)) >= PENDING_HOSTNAMES_MAX) {
+      throw new ApiError(
+        'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP',
+        `Too many pending host names: the team already has ${PENDING_HOSTNAMES_MAX} custom domains waiting for their DNS.`,
+      )
+    }
+    state.addDomain(namespace, domain, verified)
+    cdn.rebuild(namespace)
     return {}
   },
 }
@@ -84,6 +111,8 @@ export const getGameNamespaceById: ApiRoute = {
   pattern: '/cloud/games/:game_id/namespaces/:namespace_id',
   handle(context) {
     const namespace = requireNamespace(context)
+    const { cdnDomain } = context.core.options
+    const cnameRecord = cdnHostOf(requireGame(context), namespace, cdnDomain)
     return {
       namespace: {
         ...namespaceSummary(namespace),
@@ -93,8 +122,8 @@ export const getGameNamespaceById: ApiRoute = {
             domains: namespace.domains.map((entry) => ({
               domain: entry.domain,
               create_ts: entry.createTs,
-              verification_status: 'active',
-              verification_method: { invalid: {} },
+              verification_status: entry.verified ? 'active' : 'pending',
+              verification_method: { http: { cname_record: cnameRecord } },
               verification_errors: [],
             })),
             auth_type: 'none',
@@ -121,7 +150,10 @@ export const removeNamespaceDomain: ApiRoute = {
   method: 'DELETE',
   pattern: '/cloud/games/:game_id/namespaces/:namespace_id/domains/:domain',
   handle(context) {
-    context.core.state.removeDomain(requireNamespace(context), context.params.domain ?? '')
+    const namespace = requireNamespace(context)
+    if (context.core.state.removeDomain(namespace, context.params.domain ?? '')) {
+      context.core.cdn.rebuild(namespace)
+    }
     return {}
   },
 }

@@ -7,7 +7,7 @@ import { requireGame, type ApiContext, type ApiRoute } from '../core.ts'
 import { ApiError, internalError, validationError } from '../errors.ts'
 import type { GameRecord } from '../state.ts'
 import { versionBody } from '../version-body.ts'
-import { REGIONS, storeVersionConfig, versionConfigAnswer } from '../version-config.ts'
+import { REGIONS, routesInServiceOrder, storeVersionConfig, versionConfigAnswer } from '../version-config.ts'
 
 /**
  * The body's display name and config, refused as the service refuses it while converting the
@@ -53,7 +53,9 @@ export const createGameVersion: ApiRoute = {
       state.createVersion(game, displayName, { cdn: { siteId, routes: [] } })
       throw internalError()
     }
-    return { version_id: state.createVersion(game, displayName, storeVersionConfig(config)).id }
+    const stored = storeVersionConfig(config)
+    if (stored.cdn) stored.cdn.routes = routesInServiceOrder(stored.cdn.routes, context.core.routeOrder)
+    return { version_id: state.createVersion(game, displayName, stored).id }
   },
 }
 

@@ -1,0 +1,26 @@
+// GET /cloud/bootstrap: what the service says about itself, its CDN domain above all (the official
+// client builds a namespace's URL from `domains.cdn` rather than assuming one).
+
+import type { ApiRoute } from '../core.ts'
+
+export const getBootstrap: ApiRoute = {
+  method: 'GET',
+  pattern: '/cloud/bootstrap',
+  handle(context) {
+    const { baseUrl, options } = context.core
+    const api = new URL(baseUrl)
+    const cdn =
+      options.bootstrapCdnDomain === undefined
+        ? `${options.cdnDomain}:${api.port}`
+        : options.bootstrapCdnDomain
+    return {
+      cluster: 'oss',
+      access: 'public',
+      domains: { main: api.host, ...(cdn === null ? {} : { cdn }), job: `job.${options.cdnDomain}` },
+      origins: { hub: baseUrl },
+      captcha: {},
+      login_methods: { access_token: true, email: false },
+      deploy_hash: 'gamehost-emulator',
+    }
+  },
+}
