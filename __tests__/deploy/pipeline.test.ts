@@ -88,15 +88,16 @@ describe('deploy against the emulator', () => {
     assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload', 'group: Publish'])
     assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
 
-    // Live: the new namespace was created directly on a new version of the site, and serves it at the url.
+    // Live: the new namespace was created on version-id, then the new version of the site was
+    // published to it (recorded in its history), and it serves it at the url.
     const published = result.published!
     assert.equal(namespace.versionId, published.versionId)
     assert.equal(published.replacedVersionId, undefined)
     assert.equal(published.url, 'https://pipeline.example.com/')
     assert.deepEqual(
-      emulator.versionHistory(GAME, namespace.namespaceId),
-      [],
-      'creating a namespace records no history',
+      emulator.versionHistory(GAME, namespace.namespaceId).map((h) => h.versionId),
+      [published.versionId],
+      'the publish after the creation is recorded',
     )
     const live = await fetchLocally(`http://pipeline.example.com:${new URL(emulator.url).port}/`)
     assert.equal(live.status, 200)

@@ -1,5 +1,5 @@
 // The deploy's last stage: the version of the new site made from the planned base version, and
-// published to the namespace (or a missing namespace created on it).
+// published to the namespace (a missing namespace created first, on the base version).
 
 import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
@@ -27,9 +27,10 @@ export interface WentLive {
 }
 
 /**
- * Makes the version of the new site from the base version and publishes it: to the namespace, or as
- * the first version of a namespace this run creates. A namespace that already serves a version of
- * this site (a re-run of an unchanged build) is left as it is.
+ * Makes the version of the new site from the base version and publishes it to the namespace; a
+ * namespace the game does not have is created on the base version first, then published to like any
+ * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
+ * an unchanged build) is left as it is.
  */
 export async function goLive(
   client: ServiceClient,
@@ -62,13 +63,14 @@ export async function goLive(
   const created = await createVersion(client, gameId, plan.name, config, logger)
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
   let now = provisioned
-  if (existing) {
-    await client.setNamespaceVersion(gameId, existing, created.versionId)
-    logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
-  } else {
-    const version = { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }
-    now = await createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace)
+  let namespaceId = existing
+  if (!namespaceId) {
+    const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
+    ;({ namespaceId } = made)
+    now = made
   }
+  await client.setNamespaceVersion(gameId, namespaceId, created.versionId)
+  logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`)
   logger.info(`Live at ${url}`)
   const published = {
     ...unchanged,

@@ -18,6 +18,9 @@ export interface Provisioned {
 
 type Game = GetGameResponse['game']
 
+/** The namespace a release is served from (at the game's own host name). */
+const PROD = 'prod'
+
 /** What provisioning found: the game (its name and versions) and the namespace as it was, if it was there. */
 export interface Located {
   game: Game
@@ -30,7 +33,7 @@ export interface Located {
  * validate the matchmaker config. Everything that decides where the bytes go is read from the
  * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
  * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
+ * game does not have is not created here: the deploy creates it after the upload (createNamespaceOn).
  */
 export async function provision(
   client: ServiceClient,
@@ -78,24 +81,25 @@ export async function provision(
 }
 
 /**
- * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
- * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
- * Returns what is provisioned now.
+ * Creates the namespace the game did not have on `base`, the version the deploy builds on (never on
+ * the new one: the service may never serve a namespace created directly on a version), then attaches
+ * its domain and validates the matchmaker config. The caller publishes the new version to it, which
+ * rebuilds its CDN config and records the history `previous` reads. Created meanwhile by another run:
+ * that one is used. Returns what is provisioned now.
  */
 export async function createNamespaceOn(
   client: ServiceClient,
   inputs: TargetedInputs,
-  version: { id: string; description: string },
+  base: { id: string; description: string },
   provisioned: Provisioned,
   logger: Logger,
   onNamespace?: (namespaceId: string) => void,
-): Promise<Provisioned> {
+): Promise<Provisioned & { namespaceId: string }> {
   const { target } = inputs
   const { gameId } = inputs.connection
   // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
   if (target.kind !== 'name') throw new Error(`namespace ${target.namespaceId} is not created: it exists`)
-  const { namespaceId, created } = await createNamespace(client, gameId, target, version, logger)
-  if (!created) await client.setNamespaceVersion(gameId, namespaceId, version.id)
+  const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger)
   onNamespace?.(namespaceId)
   const prepared = await prepareNamespace(
     client,
@@ -199,10 +203,22 @@ async function createNamespace(
   }
 }
 
-/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
+/**
+ * The version a new namespace starts on and the deploy builds on: version-id; else what `prod` serves
+ * when the game has a `prod` namespace (so a preview inherits the released config, not another
+ * preview's routes); else the game's latest version (the newest create_ts; the last listed on a tie).
+ */
 export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string; description: string } {
   const given = inputs.target.versionId
   if (given) return { id: given, description: given }
+  const prod = game.namespaces.find((namespace) => namespace.name_id === PROD)
+  if (prod) {
+    const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name
+    return {
+      id: prod.version_id,
+      description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${Input.VersionId} was given)`,
+    }
+  }
   const latest = latestVersion(game.versions)
   if (!latest) {
     throw new UsageError(
@@ -212,7 +228,7 @@ export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string;
   }
   return {
     id: latest.version_id,
-    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given)`,
+    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given and it has no ${PROD} namespace)`,
   }
 }
 

@@ -18,6 +18,8 @@ export interface PublishPlan {
   gameNameId: string
   /** What the namespace served before this run; undefined when it does not exist yet. */
   current: string | undefined
+  /** The version a missing namespace is created on (the base): see chooseVersion. */
+  createOn: { id: string; description: string }
   /** The new version's routes; undefined keeps the base version's. */
   routes: CdnRoute[] | undefined
 }
@@ -42,20 +44,33 @@ export async function planTarget(
     createLater: target.publish,
   })
   if (!target.publish) return { provisioned, publishing: undefined }
-  const baseId = target.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
-  const base = await readVersion(client, gameId, baseId)
+  const { namespace } = located
+  const choice = namespace
+    ? {
+        id: target.versionId ?? namespace.version_id,
+        description: target.versionId ?? `${namespace.version_id} (what the namespace serves)`,
+      }
+    : chooseVersion(inputs, located.game)
+  const base = await readVersion(client, gameId, choice.id)
   const name = await versionName(client, gameId, inputs.site.name, located.game.versions)
   await validateDeployVersion(client, gameId, name, base.config, routes)
   logger.info(
     `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
       `its config kept but for the site${routes ? ' and the routes' : ''}`,
   )
+  if (!namespace) {
+    logger.info(
+      `Namespace ${provisioned.nameId} does not exist: after the upload it is created on version ${choice.description}, ` +
+        'and the new version is published to it',
+    )
+  }
   logger.info(routesLine(base, routes))
   const publishing: PublishPlan = {
     base,
     name,
     gameNameId: located.game.name_id,
-    current: located.namespace?.version_id,
+    current: namespace?.version_id,
+    createOn: choice,
     routes,
   }
   return { provisioned, publishing }
