@@ -93,7 +93,13 @@ describe('deploy against the emulator', () => {
     const published = result.published!
     assert.equal(namespace.versionId, published.versionId)
     assert.equal(published.replacedVersionId, undefined)
-    assert.equal(published.url, 'https://pipeline.example.com/')
+    // url is the namespace's own host, under the CDN domain the service names (no cdn-domain given);
+    // the custom domain is reported beside it with its state.
+    assert.equal(published.url, `http://demo-game--pipeline.localhost:${new URL(emulator.url).port}/`)
+    assert.equal(published.domain?.name, 'pipeline.example.com')
+    assert.equal(published.domain?.status, result.provisioned.domainStatus?.status)
+    assert.equal(deployOutputs(result)['domain-status'], published.domain?.status)
+    assert.equal((await fetchLocally(published.url)).text, written.get('index.html')!.toString())
     assert.deepEqual(
       emulator.versionHistory(GAME, namespace.namespaceId).map((h) => h.versionId),
       [published.versionId],

@@ -7,6 +7,7 @@ import type { CdnRoute, GameVersion } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
+import { checkDomainOutsideCdn, resolveCdnDomain } from './cdn-domain.ts'
 import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from './publish.ts'
 
@@ -22,6 +23,8 @@ export interface PublishPlan {
   createOn: { id: string; description: string }
   /** The new version's routes; undefined keeps the base version's. */
   routes: CdnRoute[] | undefined
+  /** cdn-domain, else the service's own; undefined when neither names one (then no url). */
+  cdnDomain: string | undefined
 }
 
 export interface TargetPlan {
@@ -39,9 +42,16 @@ export async function planTarget(
 ): Promise<TargetPlan> {
   const { target } = inputs
   const { gameId } = inputs.connection
+  let cdnDomain: string | undefined
   const { provisioned, located } = await provision(client, inputs, logger, {
     onNamespace,
     createLater: target.publish,
+    // Known before anything is created: a domain under it is refused by the service.
+    beforeChanges: async () => {
+      if (!target.publish && !target.domain) return
+      cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
+      checkDomainOutsideCdn(target.domain, cdnDomain)
+    },
   })
   if (!target.publish) return { provisioned, publishing: undefined }
   const { namespace } = located
@@ -72,6 +82,7 @@ export async function planTarget(
     current: namespace?.version_id,
     createOn: choice,
     routes,
+    cdnDomain,
   }
   return { provisioned, publishing }
 }

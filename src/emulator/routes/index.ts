@@ -2,6 +2,7 @@
 
 import type { ApiRoute } from '../core.ts'
 import { listGameCustomAvatars } from './avatars.ts'
+import { bootstrap } from './bootstrap.ts'
 import { createGameCdnSite } from './cdn-sites.ts'
 import { validateGroup } from './groups.ts'
 import { getNamespaceLobby } from './lobbies.ts'
@@ -37,4 +38,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   reserveVersionName,
   updateGameNamespaceVersion,
   getGameNamespaceVersionHistoryList,
+  bootstrap,
 ]
