@@ -105,7 +105,14 @@ describe('behind a forwarding proxy', () => {
       proxied.some((r) => r.startsWith('POST /cloud/games/')),
       'API calls proxied',
     )
-    const puts = proxy.seen.filter((r) => r.method === 'PUT')
+    // The upload's PUTs (the API's one, publishing the version to the new namespace, apart).
+    const puts = proxy.seen.filter(
+      (r) => r.method === 'PUT' && !new URL(r.url).pathname.startsWith('/cloud/'),
+    )
+    assert.ok(
+      proxied.some((r) => /^PUT \/cloud\/games\/.*\/version$/.test(r)),
+      'the publish proxied',
+    )
     // 12 small files in one PUT each, and level.data in four 64 KiB parts (200 KiB).
     assert.equal(puts.length, 12 + 4)
     assert.ok(puts.every((r) => r.status === 200))

@@ -124,10 +124,24 @@ describe('pull-request previews', () => {
       body,
       /\| Commit \| \[ccccccc\]\(https:\/\/github\.com\/studio\/space-game\/commit\/ccccccc3333333\) \|/,
     )
-    assert.match(
-      body,
-      /\| Domain \| \[pr-12\.preview\.example\.com\]\(https:\/\/pr-12\.preview\.example\.com\/\) \|/,
-    )
+    // The domain as the service reports it: active, the link shown first (the namespace's host
+    // beside it); pending, not linked, with the CNAME record to create.
+    const status = await preview(12, { sha: 'ccccccc3333333' })
+    ok(status)
+    const host = `http://demo-game--pr-12.localhost:${new URL(emulator.url).port}/`
+    assert.equal(status.outputs.url, host)
+    if (status.outputs['domain-status'] === 'active') {
+      assert.match(
+        ours(12)[0]!.body,
+        /\| Preview \| \[pr-12\.preview\.example\.com\]\(https:\/\/pr-12\.preview\.example\.com\/\) \|\n\| --- \| --- \|\n\| Host \| \[http:/,
+      )
+    } else {
+      assert.equal(status.outputs['domain-status'], 'pending')
+      assert.match(
+        ours(12)[0]!.body,
+        /\| Domain \| `pr-12\.preview\.example\.com` pending: create a CNAME record `pr-12\.preview\.example\.com` → `/,
+      )
+    }
   })
 
   test('our comment is found past the first page and updated in place', async () => {
@@ -245,7 +259,7 @@ describe('pull-request previews', () => {
     assert.deepEqual(namespaces[0]!.domains, ['pr-20.preview.example.com'])
   })
 
-  test('without version-id, a new namespace starts on a version made from the latest, and the log says which', async () => {
+  test('without version-id, a new namespace is created on the latest version, then the version made from it is published to it', async () => {
     // The game's latest version: the seed's, or one an earlier test's deploy made.
     const game = (await (
       await fetch(`${emulator.url}/cloud/games/${GAME}`, {
@@ -271,8 +285,16 @@ describe('pull-request previews', () => {
     assert.match(
       run.stdout,
       new RegExp(
-        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version '.*' \\(${namespace.versionId}\\)`,
+        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version ${latest.id} \\('.*', the game's latest: no version-id was given and it has no prod namespace\\)`,
       ),
+    )
+    assert.match(
+      run.stdout,
+      new RegExp(`Published version '.*' to namespace pr-21 \\(${namespace.namespaceId}\\)`),
+    )
+    assert.deepEqual(
+      emulator.versionHistory(GAME, namespace.namespaceId).map((h) => h.versionId),
+      [namespace.versionId],
     )
   })
 
@@ -398,7 +420,13 @@ describe('re-runs after a failure, on any event', () => {
     // The preview remembered the completed site: the re-run uploads nothing, and the namespace already serves it.
     assert.equal(rerun.outputs.skipped, 'true')
     assert.equal(emulator.sites(GAME).length, sites)
-    assert.equal(rerun.outputs['version-id'], created.versionId)
+    // The failed run created the namespace on the base version and never published: the re-run
+    // publishes the completed site to it.
+    assert.notEqual(rerun.outputs['version-id'], created.versionId)
+    assert.deepEqual(
+      emulator.versionHistory(GAME, created.namespaceId).map((h) => h.versionId),
+      [rerun.outputs['version-id']],
+    )
     assert.equal(emulator.namespaces(GAME).filter((n) => n.nameId === 'pr-30').length, 1)
     assert.equal(domainAdds(created.namespaceId), 1, 'one domain request in all')
   })

@@ -89,15 +89,22 @@ describe('deploy against the emulator', () => {
     assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload', 'group: Publish'])
     assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
 
-    // Live: the new namespace was created directly on a new version of the site, and serves it at the url.
+    // Live: the new namespace was created on version-id, then the new version of the site was
+    // published to it (recorded in its history), and it serves it at the url.
     const published = result.published!
     assert.equal(namespace.versionId, published.versionId)
     assert.equal(published.replacedVersionId, undefined)
-    assert.equal(published.url, 'https://pipeline.example.com/')
+    // url is the namespace's own host, under the CDN domain the service names (no cdn-domain given);
+    // the custom domain is reported beside it with its state.
+    assert.equal(published.url, `http://demo-game--pipeline.localhost:${new URL(emulator.url).port}/`)
+    assert.equal(published.domain?.name, 'pipeline.example.com')
+    assert.equal(published.domain?.status, result.provisioned.domainStatus?.status)
+    assert.equal(deployOutputs(result)['domain-status'], published.domain?.status)
+    assert.equal((await fetchLocally(published.url)).text, written.get('index.html')!.toString())
     assert.deepEqual(
-      emulator.versionHistory(GAME, namespace.namespaceId),
-      [],
-      'creating a namespace records no history',
+      emulator.versionHistory(GAME, namespace.namespaceId).map((h) => h.versionId),
+      [published.versionId],
+      'the publish after the creation is recorded',
     )
     const live = await fetchLocally(`http://pipeline.example.com:${new URL(emulator.url).port}/`)
     assert.equal(live.status, 200)

@@ -63,7 +63,7 @@ describe('web builds deployed and served as their engines need', () => {
       {
         path: await folderOf(unityBuild('br')),
         namespace: 'unity-br',
-        headers: '"**/*.html": {Cache-Control: no-cache}',
+        headers: '"**/*.html": {X-Robots-Tag: noindex}',
       },
       logger,
     )
@@ -85,7 +85,7 @@ describe('web builds deployed and served as their engines need', () => {
     const loader = await fetchLocally(`${url}Build/game.loader.js`)
     assert.equal(loader.headers.get('content-encoding'), null, 'the loader is not compressed')
     const page = await fetchLocally(`${url}index.html`)
-    assert.equal(page.headers.get('cache-control'), 'no-cache')
+    assert.equal(page.headers.get('x-robots-tag'), 'noindex')
     assert.equal(page.headers.get('content-encoding'), null)
 
     // The published version's routes are exactly the ones computed.
@@ -99,7 +99,7 @@ describe('web builds deployed and served as their engines need', () => {
         glob: '**/*.html',
         priority: 99,
         middlewares: [
-          { kind: { custom_headers: { headers: [{ name: 'Cache-Control', value: 'no-cache' }] } } },
+          { kind: { custom_headers: { headers: [{ name: 'X-Robots-Tag', value: 'noindex' }] } } },
         ],
       },
     ])
@@ -118,7 +118,7 @@ describe('web builds deployed and served as their engines need', () => {
       ),
     )
     assert.ok(lines.includes('Route Build/*.br: Content-Encoding: br (priority 100, web-engine)'))
-    assert.ok(lines.includes('Route **/*.html: Cache-Control: no-cache (priority 99, headers)'))
+    assert.ok(lines.includes('Route **/*.html: X-Robots-Tag: noindex (priority 99, headers)'))
     assert.ok(
       lines.some((l) =>
         l.startsWith('Its routes are exactly the 2 above (Build/*.br, **/*.html), in place of'),
@@ -138,13 +138,13 @@ describe('web builds deployed and served as their engines need', () => {
     // The same build of a preview again: the namespace already serves its site with these routes.
     const build = await folderOf(unityBuild('br'))
     const previous = { siteId: result.siteId, uploadId: result.uploadId, digest: result.manifest.digest }
-    const same = { path: build, namespace: 'unity-br', headers: '"**/*.html": {Cache-Control: no-cache}' }
+    const same = { path: build, namespace: 'unity-br', headers: '"**/*.html": {X-Robots-Tag: noindex}' }
     const again = await run(same, memoryLogger(), previous)
     assert.equal(again.skipped, true)
     assert.equal(again.published?.created, false, 'nothing to publish')
     // Other headers for the same site: a new version of it, with the new routes.
     const other = await run(
-      { ...same, headers: '"**/*.html": {Cache-Control: max-age=60}' },
+      { ...same, headers: '"**/*.html": {X-Robots-Tag: none}' },
       memoryLogger(),
       previous,
     )
@@ -153,7 +153,7 @@ describe('web builds deployed and served as their engines need', () => {
     assert.equal(
       (await routesOf(other.published.versionId))?.[1]?.middlewares[0]?.kind.custom_headers?.headers[0]
         ?.value,
-      'max-age=60',
+      'none',
     )
 
     // A deploy that computes no routes keeps the base version's.
@@ -242,7 +242,7 @@ describe('web builds deployed and served as their engines need', () => {
     ['a value too long', `"*.html": {X-Note: "${'a'.repeat(1100)}"}`, /has a value of 1100 bytes/],
     [
       'too many routes with the engine’s',
-      Array.from({ length: 10 }, (_, i) => `"level-${i}.html": {Cache-Control: no-cache}`).join('\n'),
+      Array.from({ length: 10 }, (_, i) => `"level-${i}.html": {X-Robots-Tag: noindex}`).join('\n'),
       /^11 routes: 10 from headers and 1 for the web engine \(Build\/\*\.br\)/,
     ],
   ]

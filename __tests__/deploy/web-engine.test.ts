@@ -194,8 +194,8 @@ test('a site of no engine: nothing set', async () => {
 
 test('headers and the engine’s routes: the more specific glob first, an overlap warned about with a file', async () => {
   const serving = await plan(unityBuild('br'), 'auto', [
-    { glob: '**', name: 'Cache-Control', value: 'no-cache' },
-    { glob: '**/*.html', name: 'X-Frame-Options', value: 'DENY' },
+    { glob: '**', name: 'X-Content-Type-Options', value: 'nosniff' },
+    { glob: '**/*.html', name: 'X-Robots-Tag', value: 'noindex' },
   ])
   assert.deepEqual(
     serving.routes.map((r) => [r.glob, r.priority, r.from]),
@@ -209,7 +209,7 @@ test('headers and the engine’s routes: the more specific glob first, an overla
   assert.equal(overlaps.length, 2)
   assert.match(
     overlaps.find((w) => w.includes("'Build/*.br'"))!,
-    /^Routes '\*\*' \(Cache-Control, headers\) and 'Build\/\*\.br' \(Content-Encoding, web-engine\) overlap: where both match \(3 files of this site, like Build\/game\.[\w.]+\.br\), the CDN sends only Content-Encoding, from 'Build\/\*\.br', whose priority is higher \(100 > 98\)/,
+    /^Routes '\*\*' \(X-Content-Type-Options, headers\) and 'Build\/\*\.br' \(Content-Encoding, web-engine\) overlap: where both match \(3 files of this site, like Build\/game\.[\w.]+\.br\), the CDN sends only Content-Encoding, from 'Build\/\*\.br', whose priority is higher \(100 > 98\)/,
   )
   assert.match(
     overlaps.find((w) => w.includes("'**/*.html'"))!,
@@ -303,5 +303,30 @@ test('the first bytes of a file are read from the file the scan found: a link pu
     new RegExp(
       `^Error: ${target.path.replace(/\./g, '\\.')} was replaced by a link after it was scanned; the link is not followed`,
     ),
+  )
+})
+
+test('a header the CDN drops on pages, on a glob of pages and other files: what reaches the browser where', () => {
+  const files = ['index.html', 'levels/one.html', 'Build/game.wasm', 'style.css'].map((path) => ({ path }))
+  const { warnings } = planRoutes([], [{ glob: '**', name: 'Cache-Control', value: 'max-age=60' }], files)
+  assert.deepEqual(warnings, [
+    "headers: '**' sets Cache-Control: max-age=60, but on pages (/, paths ending in /, and *.html: 2 files of this site, " +
+      "like index.html) the CDN sends Cache-Control: no-cache, no-store in its place after the routes' headers, so pages " +
+      'get Cache-Control: no-cache, no-store; only the other files it matches (2 files of this site, like Build/game.wasm) ' +
+      'get Cache-Control: max-age=60',
+  ])
+  const csp = planRoutes([], [{ glob: '*', name: 'Content-Security-Policy', value: 'x' }], files).warnings
+  assert.match(
+    csp[0] ?? '',
+    /on pages \(.*1 file of this site, like index\.html\) the CDN removes Content-Security-Policy .*so pages get no Content-Security-Policy; only the other files it matches \(1 file of this site, like style\.css\)/,
+  )
+  // A glob of no page, or a header the page layer leaves alone: nothing to say.
+  assert.deepEqual(
+    planRoutes([], [{ glob: 'Build/*', name: 'Cache-Control', value: 'max-age=60' }], files).warnings,
+    [],
+  )
+  assert.deepEqual(
+    planRoutes([], [{ glob: '**', name: 'X-Robots-Tag', value: 'noindex' }], files).warnings,
+    [],
   )
 })

@@ -36,7 +36,7 @@ test('defaults', () => {
     domain: undefined,
     matchmaker: undefined,
     publish: false,
-    cdnDomain: 'rivet.game',
+    cdnDomain: undefined,
   })
 })
 
@@ -67,7 +67,7 @@ test('a full set of inputs', () => {
     domain: 'pr-42.example.com',
     matchmaker: { lobbyCountMax: 100, maxPlayers: 16 },
     publish: true,
-    cdnDomain: 'rivet.game',
+    cdnDomain: undefined,
   })
   assert.equal(inputs.transfer.concurrency, 32)
   assert.equal(inputs.dryRun, true)
@@ -238,7 +238,7 @@ test('a domain that can work is taken as given', () => {
       domain,
       matchmaker: undefined,
       publish: false,
-      cdnDomain: 'rivet.game',
+      cdnDomain: undefined,
     })
 })
 
@@ -317,4 +317,27 @@ test('the run context is asked for only when site-name is empty', () => {
   assert.equal(asked, 0)
   assert.equal(readInputs(getter({ ...base, path: 'b' }), context).site.name, 'my-game main 1a2b3c4')
   assert.equal(asked, 1)
+})
+
+test('cdn-domain: empty leaves it to the service; given, it wins; a domain under it is refused before anything is created', () => {
+  const named = { ...base, 'namespace-id': NS }
+  const empty = readInputs(getter(named)).target
+  assert.ok(empty.kind === 'id')
+  assert.equal(empty.cdnDomain, undefined)
+  const given = readInputs(getter({ ...named, 'cdn-domain': 'games.example' })).target
+  assert.ok(given.kind === 'id')
+  assert.equal(given.cdnDomain, 'games.example')
+  for (const domain of ['pr-1.games.example', 'games.example']) {
+    assert.throws(
+      () => readInputs(getter({ ...named, 'cdn-domain': 'http://games.example:8787', domain })),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        e.message.startsWith(`domain '${domain}' is under the service's CDN domain games.example`) &&
+        e.message.includes('CDN_INVALID_DOMAIN'),
+    )
+  }
+  // A domain that only ends with the same letters is another domain.
+  assert.doesNotThrow(() =>
+    readInputs(getter({ ...named, 'cdn-domain': 'games.example', domain: 'mygames.example' })),
+  )
 })

@@ -12,7 +12,7 @@ test('a map of glob to one header, in the order given; numbers and booleans as t
   assert.deepEqual(
     readHeaders(
       [
-        '"**/*.html": {Cache-Control: no-cache}',
+        '"**/*.html": {X-Robots-Tag: noindex}',
         "'assets/**':",
         '  Cache-Control: public, max-age=31536000, immutable',
         'robots.txt: {X-Robots-Tag: noindex}',
@@ -20,7 +20,7 @@ test('a map of glob to one header, in the order given; numbers and booleans as t
       ].join('\n'),
     ),
     [
-      { glob: '**/*.html', name: 'Cache-Control', value: 'no-cache' },
+      { glob: '**/*.html', name: 'X-Robots-Tag', value: 'noindex' },
       { glob: 'assets/**', name: 'Cache-Control', value: 'public, max-age=31536000, immutable' },
       { glob: 'robots.txt', name: 'X-Robots-Tag', value: 'noindex' },
       { glob: '*.json', name: 'X-Version', value: '3' },
@@ -85,7 +85,7 @@ const bad: Array<[string, string, RegExp]> = [
   ['a line break in a value', '"*.html": {X-A: "a\\nb"}', /line break or control character/],
   [
     'too many routes',
-    Array.from({ length: 11 }, (_, i) => `"level-${i}.html": {Cache-Control: no-cache}`).join('\n'),
+    Array.from({ length: 11 }, (_, i) => `"level-${i}.html": {X-Robots-Tag: noindex}`).join('\n'),
     /^headers has 11 globs; the CDN reads only the first 10 routes of a version/,
   ],
 ]
@@ -125,4 +125,39 @@ test('the deploy inputs: web-engine and headers', () => {
     () => readInputs(getter({ ...published, publish: 'false', headers: '"*.html": {A: b}' })),
     /with publish on/,
   )
+})
+
+test('a header the CDN drops on pages is refused on a glob of pages only, saying what reaches the browser', () => {
+  const cases: Array<[string, RegExp]> = [
+    [
+      '"**/*.html": {Cache-Control: no-cache}',
+      /^headers: '\*\*\/\*\.html' header 'Cache-Control' never reaches a browser: '\*\*\/\*\.html' matches only pages \(\/, paths ending in \/, and \*\.html\), and on pages the CDN sends Cache-Control: no-cache, no-store in its place after the routes' headers\. Remove it: pages are never cached$/,
+    ],
+    [
+      '"index.html": {Content-Security-Policy: "default-src \'self\'"}',
+      /removes Content-Security-Policy .*<meta http-equiv="Content-Security-Policy"/,
+    ],
+    [
+      '"docs/": {x-frame-options: DENY}',
+      /^headers: 'docs\/' header 'x-frame-options' never reaches a browser: .*removes X-Frame-Options/,
+    ],
+    ['"*.html": {X-XSS-Protection: "1"}', /removes X-XSS-Protection/],
+  ]
+  for (const [raw, message] of cases) {
+    assert.throws(
+      () => readHeaders(raw),
+      (e: unknown) => e instanceof UsageError && message.test(e.message),
+      raw,
+    )
+  }
+  // Other headers on pages, and these headers on globs of other files (or of both: warned about when
+  // the files are known), are taken.
+  for (const raw of [
+    '"**/*.html": {X-Robots-Tag: noindex}',
+    '"assets/**": {Cache-Control: max-age=60}',
+    '"**": {Cache-Control: max-age=60}',
+    '"*.htm": {Content-Security-Policy: x}',
+    '"Build/*": {X-Frame-Options: DENY}',
+  ])
+    assert.equal(readHeaders(raw).length, 1, raw)
 })

@@ -130,7 +130,7 @@ export async function run(): Promise<void> {
         `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
       )
     }
-    if (result.published) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
+    if (result.published?.url) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
     if (comment) {
       const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
       await comment.save(commentBody(inputs, event, record))

@@ -72,6 +72,8 @@ function closedRecord(result: ClosedPreview, pullRequest: number, context: Recor
     namespaceNameId: result.namespace.name_id,
   })
   delete state.domain
+  delete state.domainStatus
+  delete state.cnameTarget
   if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
   const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
   return {
@@ -86,7 +88,12 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
     namespaceId: result.provisioned.namespaceId,
     namespaceNameId: context.namespaceNameId,
     domain: result.provisioned.domain,
-    published: result.published && { versionId: result.published.versionId, url: result.published.url },
+    published: result.published && {
+      versionId: result.published.versionId,
+      url: result.published.url,
+      domainStatus: result.published.domain?.status,
+      cnameTarget: result.published.domain?.cnameTarget,
+    },
     completed:
       result.siteId && manifest && !result.skipped && result.uploadCompleted
         ? {

@@ -15,6 +15,9 @@ export interface PreviewState {
   namespaceNameId?: string
   namespaceId?: string
   domain?: string
+  /** The domain's state when last published (`active`, `pending`, ...) and its CNAME record's target. */
+  domainStatus?: string
+  cnameTarget?: string
   /** The last completed site, its name, and the digest of its files. */
   siteId?: string
   siteName?: string
@@ -101,7 +104,7 @@ export function nextState(
       totalBytes: number
       commit?: string
     }
-    published?: { versionId: string; url: string }
+    published?: { versionId: string; url?: string; domainStatus?: string; cnameTarget?: string }
   },
 ): PreviewState {
   const state: PreviewState = { ...previous, key }
@@ -111,8 +114,16 @@ export function nextState(
   }
   if (update.domain && update.namespaceId) state.domain = update.domain
   if (update.completed) Object.assign(state, update.completed)
-  if (update.published) Object.assign(state, update.published)
+  if (update.published) {
+    // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
+    for (const field of ['url', 'domainStatus', 'cnameTarget'] as const) delete state[field]
+    Object.assign(state, withoutUndefined(update.published))
+  }
   return state
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
 export interface CommentView {
@@ -137,19 +148,14 @@ export interface CommentView {
 export function renderComment(view: CommentView): string {
   const { state } = view
   const rows: Array<[string, string]> = []
-  if (state.url)
-    rows.push([
-      'Preview',
-      PLAIN_URL.test(state.url) ? `[${state.url}](${state.url})` : markdownCode(state.url),
-    ])
-  if (state.domain) {
-    rows.push([
-      'Domain',
-      isValidDomain(state.domain)
-        ? `[${state.domain}](https://${state.domain}/)`
-        : markdownCode(state.domain),
-    ])
-  }
+  const preview = (url: string) => (PLAIN_URL.test(url) ? `[${url}](${url})` : markdownCode(url))
+  const domainLink = (domain: string) =>
+    isValidDomain(domain) ? `[${domain}](https://${domain}/)` : markdownCode(domain)
+  // An active custom domain is the link shown first; one that is not serves nothing yet.
+  const domainActive = state.domain !== undefined && state.domainStatus === 'active'
+  if (state.domain && domainActive) rows.push(['Preview', domainLink(state.domain)])
+  if (state.url) rows.push([domainActive ? 'Host' : 'Preview', preview(state.url)])
+  if (state.domain && !domainActive) rows.push(['Domain', pendingDomain(state, state.domain, domainLink)])
   if (state.siteId) {
     const files =
       typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'
@@ -195,6 +201,16 @@ export function renderComment(view: CommentView): string {
     ...(table.length ? [''] : []),
     stateComment(state),
   ].join('\n')
+}
+
+/** A domain that is not active (or whose state is unknown): what it needs, never a link that serves nothing. */
+function pendingDomain(state: PreviewState, domain: string, link: (domain: string) => string): string {
+  if (state.domainStatus === undefined) return link(domain)
+  if (state.domainStatus === 'pending') {
+    const target = state.cnameTarget ? markdownCode(state.cnameTarget) : "the namespace's host name"
+    return `${markdownCode(domain)} pending: create a CNAME record ${markdownCode(domain)} → ${target}`
+  }
+  return `${markdownCode(domain)} ${markdownText(state.domainStatus)}: it does not serve the build`
 }
 
 /** A URL that is safe as a Markdown link: a scheme, a host name, a port, nothing else. */

@@ -2,6 +2,7 @@ import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } f
 import { NetworkError, ServiceError, UnexpectedAnswerError } from './errors.ts'
 import {
   aBoolean,
+  aHostName,
   aNameId,
   aNumber,
   aString,
@@ -9,6 +10,7 @@ import {
   anObject,
   listOf,
   objectOf,
+  optional,
   type ShapeCheck,
 } from './shape.ts'
 import {
@@ -23,6 +25,7 @@ import {
 import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
   RAY_ID_HEADER,
+  type BootstrapResponse,
   type CreateCdnSiteRequest,
   type CreateNamespaceRequest,
   type CreateNamespaceResponse,
@@ -198,7 +201,19 @@ export const OPS = {
     answer: objectOf({
       namespace: objectOf({
         namespace_id: anId,
-        config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+        config: objectOf({
+          cdn: objectOf({
+            domains: listOf(
+              objectOf({
+                domain: aString,
+                verification_status: optional(aString),
+                verification_method: optional(
+                  objectOf({ http: optional(objectOf({ cname_record: aHostName })) }),
+                ),
+              }),
+            ),
+          }),
+        }),
       }),
     }),
   },
@@ -257,6 +272,15 @@ export const OPS = {
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     internalErrorInputs: ['namespace-id'],
     answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+  },
+  // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+  bootstrap: {
+    name: 'cloud.bootstrap',
+    safety: 'read',
+    internalErrorHint:
+      'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+    internalErrorInputs: ['cdn-domain'],
+    answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
   },
   // Completing twice is harmless: the service assembles the same parts again.
   completeUpload: {
@@ -483,6 +507,11 @@ export class ServiceClient {
       'GET',
       `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`,
     )
+  }
+
+  /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+  bootstrap(): Promise<BootstrapResponse> {
+    return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap')
   }
 
   /** The site's presigned requests come in a compact list (see PresignedRequestList). */

@@ -2,6 +2,8 @@
 // wrong field fails naming the field, not later as an empty output or a TypeError. Each check
 // returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
 
+import { hostNameProblem, isValidDomain } from './rules.ts'
+
 export type ShapeCheck = (value: unknown, at: string) => string | undefined
 
 function describe(value: unknown): string {
@@ -38,6 +40,15 @@ export const aNameId: ShapeCheck = (value, at) =>
   typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value)
+
+/**
+ * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
+ * output and of links in the comment.
+ */
+export const aHostName: ShapeCheck = (value, at) =>
+  typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
+    ? undefined
+    : named(at, 'a host name', value)
 
 export const aNumber: ShapeCheck = (value, at) =>
   typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value)

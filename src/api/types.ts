@@ -147,7 +147,16 @@ export interface GetGameResponse {
 export interface NamespaceDomain {
   domain: string
   create_ts: string
-  verification_status: string
+  /** `active` once its DNS points at the namespace's host and its certificate is issued; `pending` until then; `failed`. */
+  verification_status?: string
+  /** `http.cname_record`: the host name the domain's CNAME record must point at. */
+  verification_method?: { http?: { cname_record: string } | null; invalid?: object | null }
+  verification_errors?: string[]
+}
+
+/** GET /cloud/bootstrap: the fields the client reads. `domains.cdn` is absent on a service without one. */
+export interface BootstrapResponse {
+  domains?: { cdn?: string | null; main?: string | null; job?: string | null } | null
 }
 
 /** GET /cloud/games/{game_id}/namespaces/{namespace_id}: the fields the client reads. */

@@ -12,6 +12,7 @@ import type { Logger } from '../common/logger.ts'
 import { openRun, type Run } from '../common/run.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
+import { resolveCdnDomain } from './cdn-domain.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
 
@@ -79,7 +80,8 @@ export async function closePreview(inputs: TargetedInputs, deps: CloseDependenci
       logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`)
       return nothing
     }
-    const url = namespaceUrl(target.cdnDomain, game.name_id, namespace.name_id)
+    const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
+    const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id)
     const name = closedVersionName(namespace.name_id, deps.pullRequest)
     const current = await readVersion(client, gameId, namespace.version_id)
     const page =

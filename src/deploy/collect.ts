@@ -16,7 +16,14 @@ import {
   type Globber,
   type Manifest,
 } from './files.ts'
-import { applyContentTypes, logServingPlan, planServing, type ServingPlan } from './web-engine.ts'
+import nodePath from 'node:path'
+import {
+  applyContentTypes,
+  logServingPlan,
+  planServing,
+  unityBuildFolderParts,
+  type ServingPlan,
+} from './web-engine.ts'
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
 export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> & { path: string }
@@ -59,6 +66,8 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
+  const noPage = missingIndexWarning(files, site.path)
+  if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
   if (serving.routes.length && !options.publish) {
@@ -72,4 +81,28 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     logger.info(`Digest ${manifest.digest}`)
   }
   return { files, serving, fileCount: files.length, totalBytes, manifest }
+}
+
+/**
+ * Said before anything is created when the site has no `index.html` at its root, so that `/` would
+ * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ */
+function missingIndexWarning(files: readonly ArtifactFile[], root: string): string | undefined {
+  if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
+  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`
+  const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
+  const unity = unityBuildFolderParts(rootNames)
+  if (unity.length) {
+    return (
+      `${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
+      `The site is its parent folder, which holds index.html and Build/: give ${Input.Path}: ${nodePath.dirname(root)}`
+    )
+  }
+  const pages = files.filter((file) => file.path.endsWith('/index.html'))
+  const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0]
+  if (shallowest) {
+    const folder = shallowest.path.slice(0, -'/index.html'.length)
+    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}`
+  }
+  return `${base}: its files are served only at their own paths`
 }

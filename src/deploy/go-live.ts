@@ -1,8 +1,9 @@
 // The deploy's last stage: the version of the new site made from the planned base version, and
-// published to the namespace (or a missing namespace created on it).
+// published to the namespace (a missing namespace created first, on the base version).
 
 import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
+import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { createNamespaceOn, type Provisioned } from './provision.ts'
 import { createVersion, deployConfig, namespaceUrl } from './publish.ts'
@@ -16,8 +17,23 @@ export interface Published {
   replacedVersionId: string | undefined
   /** False when the namespace already served a version of this site: nothing was created. */
   created: boolean
-  /** Where the namespace serves it: the custom domain, else its host name under cdn-domain. */
+  /**
+   * The namespace's own host name under the CDN domain, never the custom domain (see namespaceUrl);
+   * undefined when the service names no CDN domain and cdn-domain is empty.
+   */
+  url: string | undefined
+  /** The custom domain, its state, and the CNAME record it needs to serve; undefined without one. */
+  domain: PublishedDomain | undefined
+}
+
+export interface PublishedDomain {
+  name: string
+  /** `active` (it serves the build), `pending` (until its CNAME record exists), `failed` or `unknown`. */
+  status: string
+  /** `https://<domain>/`: where it serves once active. */
   url: string
+  /** What its CNAME record points at: the service's cname_record, else the namespace's host name. */
+  cnameTarget: string | undefined
 }
 
 export interface WentLive {
@@ -27,9 +43,10 @@ export interface WentLive {
 }
 
 /**
- * Makes the version of the new site from the base version and publishes it: to the namespace, or as
- * the first version of a namespace this run creates. A namespace that already serves a version of
- * this site (a re-run of an unchanged build) is left as it is.
+ * Makes the version of the new site from the base version and publishes it to the namespace; a
+ * namespace the game does not have is created on the base version first, then published to like any
+ * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
+ * an unchanged build) is left as it is.
  */
 export async function goLive(
   client: ServiceClient,
@@ -41,41 +58,43 @@ export async function goLive(
   onNamespace: (id: string) => void,
 ): Promise<WentLive> {
   const { gameId } = inputs.connection
-  const { cdnDomain, domain } = inputs.target
-  const url = namespaceUrl(cdnDomain, plan.gameNameId, provisioned.nameId ?? '', domain)
+  const url = plan.cdnDomain && namespaceUrl(plan.cdnDomain, plan.gameNameId, provisioned.nameId ?? '')
   const existing = provisioned.namespaceId
-  const unchanged = {
+  const unchanged: Published = {
     versionId: plan.base.version_id,
     versionName: plan.base.display_name,
     replacedVersionId: plan.current,
     created: false,
     url,
+    domain: publishedDomain(provisioned, url),
   }
   if (existing && servesAlready(plan, siteId)) {
     logger.info(
       `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
     )
-    logger.info(`Live at ${url}`)
+    logWhere(unchanged, logger)
     return { published: unchanged, provisioned }
   }
   const config = deployConfig(plan.base.config, siteId, plan.routes)
   const created = await createVersion(client, gameId, plan.name, config, logger)
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
   let now = provisioned
-  if (existing) {
-    await client.setNamespaceVersion(gameId, existing, created.versionId)
-    logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`)
-  } else {
-    const version = { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }
-    now = await createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace)
+  let namespaceId = existing
+  if (!namespaceId) {
+    const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
+    ;({ namespaceId } = made)
+    now = made
   }
-  logger.info(`Live at ${url}`)
-  const published = {
+  await client.setNamespaceVersion(gameId, namespaceId, created.versionId)
+  logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`)
+  const published: Published = {
     ...unchanged,
     versionId: created.versionId,
     versionName: created.displayName,
     created: true,
+    domain: publishedDomain(now, url),
   }
+  logWhere(published, logger)
   return { published, provisioned: now }
 }
 
@@ -86,4 +105,38 @@ function servesAlready(plan: PublishPlan, siteId: string): boolean {
     plan.base.config.cdn?.site_id === siteId &&
     (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))
   )
+}
+
+function publishedDomain(provisioned: Provisioned, url: string | undefined): PublishedDomain | undefined {
+  const { domain, domainStatus } = provisioned
+  if (!domain) return undefined
+  return {
+    name: domain,
+    status: domainStatus?.status ?? 'unknown',
+    url: `https://${domain}/`,
+    cnameTarget: domainStatus?.cnameRecord ?? (url && new URL(url).hostname),
+  }
+}
+
+/** Where the build is served: an active custom domain first, then the namespace's own host. */
+function logWhere(published: Published, logger: Logger): void {
+  const { domain, url } = published
+  if (domain?.status === 'active') logger.info(`Live at ${domain.url} (custom domain, active)`)
+  if (url) logger.info(`Live at ${url}`)
+  else
+    logger.warning(
+      `Published, but its URL is unknown: the service names no CDN domain. Set ${Input.CdnDomain} to the domain it serves namespaces under`,
+    )
+  if (domain && domain.status !== 'active') logger.info(domainLine(domain))
+}
+
+/** What a custom domain that is not active yet needs, in one line. */
+export function domainLine(domain: PublishedDomain): string {
+  if (domain.status === 'pending') {
+    return (
+      `Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
+      'it serves the build once the service sees it (then its certificate is issued)'
+    )
+  }
+  return `Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`
 }

@@ -291,7 +291,9 @@ function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): vo
   if (target.matchmaker) logger.info('Would validate the matchmaker config with the service')
   logSitePlan(inputs, result, logger)
   if (target.publish) {
-    const base = target.versionId ?? "the namespace's current version (the game's latest for a new namespace)"
+    const base =
+      target.versionId ??
+      "the namespace's current version (for a new namespace: what prod serves, else the game's latest)"
     const routes = result.serving?.routes.length
     logger.info(
       `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +

@@ -1,6 +1,6 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
-import type { GetGameResponse, NamespaceSummary, ValidationError } from '../api/types.ts'
+import type { GetGameResponse, NamespaceDomain, NamespaceSummary, ValidationError } from '../api/types.ts'
 import { Input } from '../inputs/constants.ts'
 import { matchmakerError, type NamespaceTarget, type TargetedInputs } from '../inputs/deploy.ts'
 import type { Logger } from '../common/logger.ts'
@@ -13,10 +13,23 @@ export interface Provisioned {
   /** Created by this run; false when the service already had it (found by name_id, or namespace-id). */
   namespaceCreated: boolean
   domain: string | undefined
+  /** The domain as the namespace read shows it once attached: it serves only once `active`. */
+  domainStatus?: DomainStatus
   matchmakerValidated: boolean
 }
 
+/** A custom domain's state: pending until its DNS has a CNAME record to the namespace's host name. */
+export interface DomainStatus {
+  /** `active`, `pending` or `failed`, as the service says (`unknown` when it says nothing). */
+  status: string
+  /** The host name its CNAME record must point at, when the service names it (else the namespace's host). */
+  cnameRecord: string | undefined
+}
+
 type Game = GetGameResponse['game']
+
+/** The namespace a release is served from (at the game's own host name). */
+const PROD = 'prod'
 
 /** What provisioning found: the game (its name and versions) and the namespace as it was, if it was there. */
 export interface Located {
@@ -30,16 +43,22 @@ export interface Located {
  * validate the matchmaker config. Everything that decides where the bytes go is read from the
  * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
  * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
+ * game does not have is not created here: the deploy creates it after the upload (createNamespaceOn).
  */
 export async function provision(
   client: ServiceClient,
   inputs: TargetedInputs,
   logger: Logger,
-  options: { onNamespace?: (namespaceId: string) => void; createLater?: boolean } = {},
+  options: {
+    onNamespace?: (namespaceId: string) => void
+    createLater?: boolean
+    /** Runs once the game is read, before anything is created or attached: a check that may still refuse. */
+    beforeChanges?: () => Promise<void>
+  } = {},
 ): Promise<{ provisioned: Provisioned; located: Located }> {
   const { target } = inputs
   const { game } = await client.getGame(inputs.connection.gameId)
+  await options.beforeChanges?.()
   let namespace: NamespaceSummary | undefined
   let namespaceId: string | undefined
   let namespaceCreated = false
@@ -63,7 +82,7 @@ export async function provision(
   }
   const nameId = namespace?.name_id ?? target.nameId
   const nothingYet = { domain: undefined, matchmakerValidated: false }
-  let prepared: Pick<Provisioned, 'domain' | 'matchmakerValidated'> = nothingYet
+  let prepared: Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'> = nothingYet
   if (namespaceId) {
     options.onNamespace?.(namespaceId)
     prepared = await prepareNamespace(client, inputs, namespaceId, false, logger)
@@ -78,24 +97,25 @@ export async function provision(
 }
 
 /**
- * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
- * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
- * Returns what is provisioned now.
+ * Creates the namespace the game did not have on `base`, the version the deploy builds on (never on
+ * the new one: the service may never serve a namespace created directly on a version), then attaches
+ * its domain and validates the matchmaker config. The caller publishes the new version to it, which
+ * rebuilds its CDN config and records the history `previous` reads. Created meanwhile by another run:
+ * that one is used. Returns what is provisioned now.
  */
 export async function createNamespaceOn(
   client: ServiceClient,
   inputs: TargetedInputs,
-  version: { id: string; description: string },
+  base: { id: string; description: string },
   provisioned: Provisioned,
   logger: Logger,
   onNamespace?: (namespaceId: string) => void,
-): Promise<Provisioned> {
+): Promise<Provisioned & { namespaceId: string }> {
   const { target } = inputs
   const { gameId } = inputs.connection
   // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
   if (target.kind !== 'name') throw new Error(`namespace ${target.namespaceId} is not created: it exists`)
-  const { namespaceId, created } = await createNamespace(client, gameId, target, version, logger)
-  if (!created) await client.setNamespaceVersion(gameId, namespaceId, version.id)
+  const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger)
   onNamespace?.(namespaceId)
   const prepared = await prepareNamespace(
     client,
@@ -114,11 +134,14 @@ async function prepareNamespace(
   namespaceId: string,
   matchmakerValidated: boolean,
   logger: Logger,
-): Promise<Pick<Provisioned, 'domain' | 'matchmakerValidated'>> {
+): Promise<Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'>> {
   const { domain } = inputs.target
-  if (domain) await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
+  const domainStatus = domain
+    ? await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
+    : undefined
   return {
     domain,
+    domainStatus,
     matchmakerValidated:
       matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
   }
@@ -199,10 +222,22 @@ async function createNamespace(
   }
 }
 
-/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
+/**
+ * The version a new namespace starts on and the deploy builds on: version-id; else what `prod` serves
+ * when the game has a `prod` namespace (so a preview inherits the released config, not another
+ * preview's routes); else the game's latest version (the newest create_ts; the last listed on a tie).
+ */
 export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string; description: string } {
   const given = inputs.target.versionId
   if (given) return { id: given, description: given }
+  const prod = game.namespaces.find((namespace) => namespace.name_id === PROD)
+  if (prod) {
+    const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name
+    return {
+      id: prod.version_id,
+      description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${Input.VersionId} was given)`,
+    }
+  }
   const latest = latestVersion(game.versions)
   if (!latest) {
     throw new UsageError(
@@ -212,14 +247,14 @@ export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string;
   }
   return {
     id: latest.version_id,
-    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given)`,
+    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given and it has no ${PROD} namespace)`,
   }
 }
 
 /**
- * Adds the domain unless the namespace has it. The service answers a domain the namespace has
- * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
- * namespace (or another customer) holds it.
+ * Adds the domain unless the namespace has it, and returns its state as the namespace read then shows
+ * it. The service answers a domain the namespace has already with 500 ERROR, so the namespace is read
+ * first; CLOUD_HOSTNAME_TAKEN means another namespace (or another customer) holds it.
  */
 async function attachDomain(
   client: ServiceClient,
@@ -227,42 +262,75 @@ async function attachDomain(
   namespaceId: string,
   domain: string,
   logger: Logger,
-): Promise<void> {
-  if (await hasDomain(client, gameId, namespaceId, domain)) {
-    logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`)
-    return
+): Promise<DomainStatus> {
+  const had = await findDomain(client, gameId, namespaceId, domain)
+  if (had) {
+    logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${statusOf(had).status})`)
+    return statusOf(had)
   }
   try {
     await client.addNamespaceDomain(gameId, namespaceId, domain)
-    logger.info(`Added domain ${domain} to namespace ${namespaceId}`)
   } catch (error) {
-    if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
-      throw new UsageError(
-        `${Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-          `remove it there first, or choose another ${Input.Domain}. (${error.message})`,
-        { cause: error },
-      )
-    }
+    if (!(error instanceof ServiceError)) throw error
+    const refused = domainRefusal(error, domain, namespaceId)
+    if (refused) throw refused
     // A run beside this one may have added it between the read and the add: the service then
     // answers 500 ERROR. Reading again tells.
-    if (error instanceof ServiceError && error.code === 'ERROR') {
-      if (await hasDomain(client, gameId, namespaceId, domain)) {
-        logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
-        return
-      }
-    }
-    throw error
+    const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain))
+    if (!meanwhile) throw error
+    logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
+    return statusOf(meanwhile)
+  }
+  const added = await findDomain(client, gameId, namespaceId, domain)
+  const status = added ? statusOf(added) : { status: 'unknown', cnameRecord: undefined }
+  logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`)
+  return status
+}
+
+/** A refusal of the domain a re-run would meet again, said with what to do. */
+function domainRefusal(error: ServiceError, domain: string, namespaceId: string): UsageError | undefined {
+  const quoted = `(${error.message})`
+  if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
+    return new UsageError(
+      `${Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+        `remove it there first, or choose another ${Input.Domain}. ${quoted}`,
+      { cause: error },
+    )
+  }
+  if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
+    return new UsageError(
+      `${Input.Domain} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
+        "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
+        'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
+        `its ${Input.Domain}); for a preview per pull request, leave ${Input.Domain} empty: each namespace is served at its own host. ${quoted}`,
+      { cause: error },
+    )
+  }
+  if (error.code === 'CDN_INVALID_DOMAIN') {
+    return new UsageError(
+      `${Input.Domain} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
+        `is never taken): give a domain of your own. ${quoted}`,
+      { cause: error },
+    )
+  }
+  return undefined
+}
+
+function statusOf(entry: NamespaceDomain): DomainStatus {
+  return {
+    status: entry.verification_status ?? 'unknown',
+    cnameRecord: entry.verification_method?.http?.cname_record ?? undefined,
   }
 }
 
-async function hasDomain(
+async function findDomain(
   client: ServiceClient,
   gameId: string,
   namespaceId: string,
   domain: string,
-): Promise<boolean> {
+): Promise<NamespaceDomain | undefined> {
   const { namespace } = await client.getNamespace(gameId, namespaceId)
-  return namespace.config.cdn.domains.some((entry) => entry.domain === domain)
+  return namespace.config.cdn.domains.find((entry) => entry.domain === domain)
 }
 
 function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {

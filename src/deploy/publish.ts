@@ -36,17 +36,12 @@ export function deployConfig(
 }
 
 /**
- * Where a namespace is served: its custom domain when it has one, else its host name under the CDN
- * domain (`{game}--{namespace}.{cdn}`, the namespace `prod` at `{game}.{cdn}`). `cdnDomain` is a
- * domain (https), or an origin with a scheme and port (a local emulator: `http://localhost:8080`).
+ * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
+ * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
+ * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
+ * local emulator: `http://localhost:8080`).
  */
-export function namespaceUrl(
-  cdnDomain: string,
-  gameNameId: string,
-  namespaceNameId: string,
-  domain?: string,
-): string {
-  if (domain) return `https://${domain}/`
+export function namespaceUrl(cdnDomain: string, gameNameId: string, namespaceNameId: string): string {
   const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`)
   const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`
   return `${origin.protocol}//${host}.${origin.host}/`

@@ -2,7 +2,7 @@
 
 import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
-import { Output } from '../inputs/constants.ts'
+import { Input, Output } from '../inputs/constants.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import { formatBytes } from '../common/format.ts'
@@ -35,6 +35,7 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.Manifest]: result.manifestPath ?? null,
     [Output.VersionId]: result.published?.versionId ?? null,
     [Output.Url]: result.published?.url ?? null,
+    [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
   }
 }
@@ -202,7 +203,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   } else if (provisioned.nameId) {
     rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`])
   }
-  if (provisioned.domain) rows.push(['Domain', provisioned.domain])
+  if (provisioned.domain && !result.published?.domain) rows.push(['Domain', provisioned.domain])
   if (provisioned.matchmakerValidated) rows.push(['Matchmaker config', 'valid'])
   if (manifest) {
     const site: Cell = result.skipped
@@ -239,7 +240,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     else if (published.replacedVersionId)
       version.push(' (replaced ', { code: published.replacedVersionId }, ')')
     rows.push(['Version', version])
-    rows.unshift(['URL', published.url])
+    rows.unshift(...whereRows(published))
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }
@@ -252,6 +253,27 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   }
   rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`])
   return rows
+}
+
+/** Where the build is served: an active custom domain first, then the namespace's own host. */
+function whereRows(published: NonNullable<DeployResult['published']>): Array<[string, Cell]> {
+  const { domain, url } = published
+  const host: [string, Cell] = [
+    'URL',
+    url ?? `unknown: the service names no CDN domain (set ${Input.CdnDomain})`,
+  ]
+  if (!domain) return [host]
+  if (domain.status === 'active') return [['Domain', `${domain.url} (active)`], host]
+  const needs =
+    domain.status === 'pending'
+      ? [
+          'pending: create a CNAME record ',
+          { code: domain.name },
+          ' → ',
+          { code: domain.cnameTarget ?? "the namespace's host name" },
+        ]
+      : [`${domain.status}: it does not serve the build`]
+  return [host, ['Domain', [`${domain.name} `, ...needs] as Inline[]]]
 }
 
 /** The report of a deploy skipped for want of a token. */
@@ -271,6 +293,7 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
     [Output.Manifest]: null,
     [Output.VersionId]: result.versionId ?? null,
     [Output.Url]: result.url ?? null,
+    [Output.DomainStatus]: null,
     [Output.Skipped]: false,
   }
 }

@@ -7,6 +7,7 @@ import type { CdnRoute, GameVersion } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
+import { checkDomainOutsideCdn, resolveCdnDomain } from './cdn-domain.ts'
 import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from './publish.ts'
 
@@ -18,8 +19,12 @@ export interface PublishPlan {
   gameNameId: string
   /** What the namespace served before this run; undefined when it does not exist yet. */
   current: string | undefined
+  /** The version a missing namespace is created on (the base): see chooseVersion. */
+  createOn: { id: string; description: string }
   /** The new version's routes; undefined keeps the base version's. */
   routes: CdnRoute[] | undefined
+  /** cdn-domain, else the service's own; undefined when neither names one (then no url). */
+  cdnDomain: string | undefined
 }
 
 export interface TargetPlan {
@@ -37,26 +42,47 @@ export async function planTarget(
 ): Promise<TargetPlan> {
   const { target } = inputs
   const { gameId } = inputs.connection
+  let cdnDomain: string | undefined
   const { provisioned, located } = await provision(client, inputs, logger, {
     onNamespace,
     createLater: target.publish,
+    // Known before anything is created: a domain under it is refused by the service.
+    beforeChanges: async () => {
+      if (!target.publish && !target.domain) return
+      cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
+      checkDomainOutsideCdn(target.domain, cdnDomain)
+    },
   })
   if (!target.publish) return { provisioned, publishing: undefined }
-  const baseId = target.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id
-  const base = await readVersion(client, gameId, baseId)
+  const { namespace } = located
+  const choice = namespace
+    ? {
+        id: target.versionId ?? namespace.version_id,
+        description: target.versionId ?? `${namespace.version_id} (what the namespace serves)`,
+      }
+    : chooseVersion(inputs, located.game)
+  const base = await readVersion(client, gameId, choice.id)
   const name = await versionName(client, gameId, inputs.site.name, located.game.versions)
   await validateDeployVersion(client, gameId, name, base.config, routes)
   logger.info(
     `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
       `its config kept but for the site${routes ? ' and the routes' : ''}`,
   )
+  if (!namespace) {
+    logger.info(
+      `Namespace ${provisioned.nameId} does not exist: after the upload it is created on version ${choice.description}, ` +
+        'and the new version is published to it',
+    )
+  }
   logger.info(routesLine(base, routes))
   const publishing: PublishPlan = {
     base,
     name,
     gameNameId: located.game.name_id,
-    current: located.namespace?.version_id,
+    current: namespace?.version_id,
+    createOn: choice,
     routes,
+    cdnDomain,
   }
   return { provisioned, publishing }
 }

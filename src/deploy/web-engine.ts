@@ -31,7 +31,7 @@ import {
 } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
-import type { HeaderRule } from '../inputs/headers.ts'
+import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
 
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
@@ -270,6 +270,16 @@ function unityLoader(names: readonly string[]): string | undefined {
   )
 }
 
+/**
+ * The names of the site's root files that make it look like the inside of a Unity WebGL build's
+ * `Build/` folder (its loader and parts, no page): empty when it does not.
+ */
+export function unityBuildFolderParts(rootNames: readonly string[]): string[] {
+  const parts = rootNames.filter((name) => UNITY_PARTS.test(name) || name.endsWith('.loader.js'))
+  const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes('UnityLoader.js')
+  return hasLoader || parts.some((name) => /\.(wasm|data)(\.(br|gz|unityweb))?$/.test(name)) ? parts : []
+}
+
 /** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
 function unitywebEncoding(start: Buffer): Encoding | 'none' {
   if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b) return 'gzip'
@@ -481,7 +491,38 @@ export function planRoutes(
         `${lower.header.name} is not sent there`,
     )
   }
+  warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []))
   return { routes, warnings }
+}
+
+/**
+ * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
+ * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
+ * the browser on which of this site's files.
+ */
+function pageLayerWarning(
+  route: PlannedRoute,
+  files: readonly Pick<ArtifactFile, 'path'>[],
+): string | undefined {
+  const layer = pageLayer(route.header.name)
+  if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob)) return undefined
+  const pages: string[] = []
+  const others: string[] = []
+  for (const { path } of files) {
+    if (!globMatches(route.glob, `/${path}`)) continue
+    ;(path.endsWith('.html') ? pages : others).push(path)
+  }
+  // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
+  if (!pages.length) return undefined
+  const some = (list: string[]) =>
+    list.length
+      ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
+      : 'none of this site yet'
+  const header = `${route.header.name}: ${route.header.value}`
+  return (
+    `${Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
+  )
 }
 
 /**

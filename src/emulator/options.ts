@@ -92,9 +92,9 @@ export interface EmulatorOptions {
    */
   verifyDomains?: 'pending' | 'at-once'
   /**
-   * What `GET /cloud/bootstrap` answers as `domains.cdn`. Default `{cdnDomain}:{port}`: the CDN domain
-   * with the port the emulator serves it on (the real service answers a bare domain, its CDN being on
-   * 443). null answers no `domains.cdn`, as a self-hosted service without DNS does.
+   * What `GET /cloud/bootstrap` answers as `domains.cdn`. Default the bare CDN domain, as the real
+   * service answers (a client reaches it on the API's scheme and port, the emulator's CDN sharing the
+   * API's port). null answers no `domains.cdn`, as a self-hosted service without DNS does.
    */
   bootstrapCdnDomain?: string | null
   /**

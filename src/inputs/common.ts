@@ -187,11 +187,12 @@ export function checkNameId(input: string, nameId: string): string {
 
 /**
  * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). `fallback` when empty.
+ * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
+ * the service says its own (resolveCdnDomain).
  */
-export function readCdnDomain(get: GetInput, fallback: string): string {
+export function readCdnDomain(get: GetInput): string | undefined {
   const raw = get(Input.CdnDomain).trim()
-  if (!raw) return fallback
+  if (!raw) return undefined
   if (raw.includes('://')) {
     let url: URL | undefined
     try {

@@ -1,7 +1,6 @@
 /** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
 export {
   Input,
-  DEFAULT_CDN_DOMAIN,
   TOKEN_ENV,
   DEFAULT_CONCURRENCY,
   MAX_CONCURRENCY,
@@ -22,6 +21,7 @@ export const Output = {
   Manifest: 'manifest',
   VersionId: 'version-id',
   Url: 'url',
+  DomainStatus: 'domain-status',
   Skipped: 'skipped',
 } as const
 

@@ -22,7 +22,6 @@ import {
   type GetInput,
 } from './common.ts'
 import {
-  DEFAULT_CDN_DOMAIN,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
@@ -31,6 +30,7 @@ import {
   MAX_RETRY_AFTER_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 
@@ -91,8 +91,8 @@ interface NamespaceWork {
    * `versionId`'s), with the new site. Only with a path.
    */
   publish: boolean
-  /** Where namespaces are served: see namespaceUrl. */
-  cdnDomain: string
+  /** Where namespaces are served (see namespaceUrl); undefined: the service says (resolveCdnDomain). */
+  cdnDomain: string | undefined
 }
 
 /**
@@ -233,7 +233,8 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   }
   const matchmaker = readMatchmaker(get, hasNamespace)
   const publish = readBoolean(Input.Publish, get(Input.Publish), true) && path !== undefined
-  const cdnDomain = readCdnDomain(get, DEFAULT_CDN_DOMAIN)
+  const cdnDomain = readCdnDomain(get)
+  checkDomainOutsideCdn(domain, cdnDomain)
   const work: NamespaceWork = { versionId, domain, matchmaker, publish, cdnDomain }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
   if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }

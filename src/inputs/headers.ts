@@ -9,6 +9,8 @@ import {
   CDN_HEADER_NAME_MAX_BYTES,
   CDN_HEADER_VALUE_MAX_BYTES,
   CDN_SERVED_MAX,
+  globMatches,
+  globsOverlap,
   normalizeGlob,
   parseGlob,
 } from '../api/versions.ts'
@@ -21,7 +23,7 @@ export interface HeaderRule {
   value: string
 }
 
-const EXAMPLE = `'**/*.html': {Cache-Control: no-cache}`
+const EXAMPLE = `'assets/**': {Cache-Control: max-age=31536000}`
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** True when a header value holds a character it cannot (a control character but tab). */
@@ -140,7 +142,71 @@ function readHeader(glob: string, header: unknown): HeaderRule {
       `${atHeader} has a line break or control character in its value, which a header cannot hold`,
     )
   }
+  const dropped = pageLayer(name)
+  if (dropped && globMatchesOnlyPages(glob)) {
+    throw new UsageError(
+      `${atHeader} never reaches a browser: '${glob}' matches only pages (${PAGES}), and on pages the CDN ${dropped.effect} ` +
+        `after the routes' headers. ${dropped.instead}`,
+    )
+  }
   return { glob, name, value }
+}
+
+/** The paths the CDN serves through its page layer. */
+export const PAGES = '/, paths ending in /, and *.html'
+
+/**
+ * What the CDN's page layer does to a header on pages, after the routes' headers, and what to do
+ * instead; undefined for a header it leaves alone.
+ */
+export function pageLayer(name: string): { effect: string; sent: string; instead: string } | undefined {
+  switch (name.toLowerCase()) {
+    case 'cache-control':
+      return {
+        effect: 'sends Cache-Control: no-cache, no-store in its place',
+        sent: 'Cache-Control: no-cache, no-store',
+        instead: 'Remove it: pages are never cached',
+      }
+    case 'content-security-policy':
+      return {
+        effect: 'removes Content-Security-Policy',
+        sent: 'no Content-Security-Policy',
+        instead:
+          'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
+      }
+    case 'x-frame-options':
+      return {
+        effect: 'removes X-Frame-Options',
+        sent: 'no X-Frame-Options',
+        instead: 'Remove it: this CDN cannot keep its pages out of frames',
+      }
+    case 'x-xss-protection':
+      return {
+        effect: 'removes X-XSS-Protection',
+        sent: 'no X-XSS-Protection',
+        instead: 'Remove it (browsers ignore it today anyway)',
+      }
+    default:
+      return undefined
+  }
+}
+
+/** True when some page (see PAGES) is matched by the glob. */
+export function globMatchesPages(glob: string): boolean {
+  return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/')
+}
+
+/** True when every path the glob matches is a page: it ends in `.html` or `/` whatever its wildcards take. */
+export function globMatchesOnlyPages(glob: string): boolean {
+  const tokens = parseGlob(glob)
+  if (!tokens?.length) return false
+  let tail = ''
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i]!
+    if (typeof token !== 'object') break
+    tail = token.char + tail
+  }
+  return tail.endsWith('.html') || tail.endsWith('/')
 }
 
 function describe(value: unknown): string {

@@ -11,8 +11,6 @@ export type ActionName = (typeof ACTIONS)[number]
 /** The CLI's subcommands that take inputs: one per action, and the close of a preview. */
 export type CommandName = ActionName | 'close'
 
-/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
-export const DEFAULT_CDN_DOMAIN = 'rivet.game'
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
@@ -179,15 +177,16 @@ export const INPUTS = {
   }),
   CdnDomain: row('cdn-domain', {
     actions: ['deploy', 'publish'],
-    default: DEFAULT_CDN_DOMAIN,
-    description: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`,
+    default: '',
+    description:
+      "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
     flag: {
       type: 'string',
       value: 'domain',
       commands: ['deploy', 'publish', 'close'],
       help: {
-        publish: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
-        close: `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`,
+        publish: "Domain namespaces are served under, for the URL (default: the service's own)",
+        close: "Domain namespaces are served under, for the URL (default: the service's own)",
       },
     },
   }),

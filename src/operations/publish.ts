@@ -5,6 +5,7 @@
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
+import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
 import { namespaceUrl, readVersion } from '../deploy/publish.ts'
 import {
   checkNameId,
@@ -13,7 +14,7 @@ import {
   readRequiredConnection,
   type Connection,
 } from '../inputs/common.ts'
-import { ActionName, DEFAULT_CDN_DOMAIN, Input, PublishOutput } from '../inputs/constants.ts'
+import { ActionName, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
 import type { Operation } from './operation.ts'
 
@@ -22,7 +23,8 @@ export interface PublishInputs extends Connection {
   namespace: { nameId: string } | { id: string }
   /** What to publish: a version id, the previously published version, or another namespace's version. */
   source: { versionId: string } | { previous: true } | { fromNamespace: string }
-  cdnDomain: string
+  /** Undefined: the service's own (resolveCdnDomain). */
+  cdnDomain: string | undefined
 }
 
 export interface PublishResult {
@@ -33,7 +35,8 @@ export interface PublishResult {
   replacedVersionId: string
   /** False when the namespace already served that version: nothing was changed. */
   changed: boolean
-  url: string
+  /** Undefined when the service names no CDN domain and cdn-domain is empty. */
+  url: string | undefined
 }
 
 export const publishOperation: Operation<PublishInputs, PublishResult> = {
@@ -70,7 +73,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       : versionId === 'previous'
         ? { previous: true }
         : { versionId: checkUuid(Input.VersionId, versionId) }
-    return { ...connection, namespace, source, cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN) }
+    return { ...connection, namespace, source, cdnDomain: readCdnDomain(get) }
   },
 
   stoppedNote:
@@ -80,6 +83,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     const { logger, client } = run
     const { game } = await client.getGame(inputs.gameId)
     journal.push(`read game ${game.name_id}`)
+    const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger)
     const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId)
     const versionId = await chooseVersion(client, inputs, game.namespaces, target)
     // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
@@ -100,8 +104,8 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
       )
     }
-    const url = namespaceUrl(inputs.cdnDomain, game.name_id, target.name_id)
-    logger.info(`Live at ${url}`)
+    const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id)
+    if (url) logger.info(`Live at ${url}`)
     return {
       namespace: target,
       versionId,
@@ -116,7 +120,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     return {
       [PublishOutput.NamespaceId]: result.namespace.namespace_id,
       [PublishOutput.VersionId]: result.versionId,
-      [PublishOutput.Url]: result.url,
+      [PublishOutput.Url]: result.url ?? null,
       [PublishOutput.ReplacedVersionId]: result.replacedVersionId,
     }
   },
@@ -129,7 +133,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         'Replaced',
         result.changed ? { code: result.replacedVersionId } : 'nothing: it already served this version',
       ],
-      ['URL', result.url],
+      ['URL', result.url ?? 'unknown: the service names no CDN domain (set cdn-domain)'],
     ]
     return {
       title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,

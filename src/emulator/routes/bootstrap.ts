@@ -9,10 +9,9 @@ export const getBootstrap: ApiRoute = {
   handle(context) {
     const { baseUrl, options } = context.core
     const api = new URL(baseUrl)
-    const cdn =
-      options.bootstrapCdnDomain === undefined
-        ? `${options.cdnDomain}:${api.port}`
-        : options.bootstrapCdnDomain
+    // A bare domain, as the real service answers: a client serves it with the API's scheme and port
+    // when the API is not https on 443 (resolveCdnDomain).
+    const cdn = options.bootstrapCdnDomain === undefined ? options.cdnDomain : options.bootstrapCdnDomain
     return {
       cluster: 'oss',
       access: 'public',
