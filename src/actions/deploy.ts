@@ -128,7 +128,11 @@ export async function run(): Promise<void> {
         `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
       )
     }
-    if (result.published) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
+    if (result.verification?.verified) notice(`Live at ${result.published!.url}`, { title: 'Deployed' })
+    else if (result.published && !result.verification)
+      notice(`Published at ${result.published.url} (not checked: ${Input.Verify} is false)`, {
+        title: 'Deployed',
+      })
     if (comment) {
       const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
       await comment.save(commentBody(inputs, event, record))

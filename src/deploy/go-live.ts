@@ -55,7 +55,6 @@ export async function goLive(
     logger.info(
       `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
     )
-    logger.info(`Live at ${url}`)
     return { published: unchanged, provisioned }
   }
   const config = deployConfig(plan.base.config, siteId, plan.routes)
@@ -69,7 +68,6 @@ export async function goLive(
     const version = { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }
     now = await createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace)
   }
-  logger.info(`Live at ${url}`)
   const published = {
     ...unchanged,
     versionId: created.versionId,
