@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { ServiceClient } from '../../src/api/client.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
@@ -100,12 +101,8 @@ describe('seen live, against the emulator', () => {
     await client.setNamespaceVersion(GAME, namespaceId, first.published!.versionId)
     const publishAt = 1_200
     const started = Date.now()
-    const publishing = new Promise<void>((resolve, reject) =>
-      setTimeout(
-        () =>
-          client.setNamespaceVersion(GAME, namespaceId, second.published!.versionId).then(resolve, reject),
-        publishAt,
-      ),
+    const publishing = delay(publishAt).then(() =>
+      client.setNamespaceVersion(GAME, namespaceId, second.published!.versionId),
     )
     const logger = memoryLogger()
     const seen = await verifyLive({
