@@ -156,6 +156,8 @@ describe('gamehost CLI', () => {
           '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
           '--domain',
           'cli.preview.example.com',
+          '--cdn-domain',
+          emulator.url.replace('127.0.0.1', 'localhost'),
           '--lobby-count-max',
           '64',
           '--max-players',

@@ -42,6 +42,7 @@ describe('dist/index.js under a runner-like environment', () => {
       env: { RUNNER_DEBUG: '1' },
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: TOKEN,
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
@@ -120,6 +121,7 @@ describe('dist/index.js under a runner-like environment', () => {
       cwd: root,
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: TOKEN,
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
@@ -149,6 +151,7 @@ describe('dist/index.js under a runner-like environment', () => {
       cwd: root,
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: 'gamehost-other-token',
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,

@@ -34,7 +34,14 @@ describe('a failed run leaves an account', () => {
       defaults,
       cwd: root,
       env,
-      inputs: { 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, path: site, ...inputs },
+      inputs: {
+        'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+        token: TOKEN,
+        'game-id': GAME,
+        path: site,
+        ...inputs,
+      },
     })
 
   test('a site create that fails after the namespace was created: namespace-id set, the summary tells all', async () => {

@@ -168,6 +168,7 @@ describe("the README's fork-preview workflows", () => {
           Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), context)]),
         )
         inputs['api-url'] = emulator.url
+        inputs['cdn-domain'] ??= emulator.url.replace('127.0.0.1', 'localhost')
         action = await runAction({
           entry: path.join(root, 'dist/index.js'),
           defaults,

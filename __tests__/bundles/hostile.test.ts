@@ -94,6 +94,7 @@ describe('dist/index.js in a hostile world', () => {
         cwd: root,
         inputs: {
           'api-url': emulator.url,
+          'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
           token: TOKEN,
           'game-id': GAME,
           path: site,
@@ -284,6 +285,7 @@ describe('dist/index.js in a hostile world', () => {
         env: { GITHUB_API_URL: github.url, GITHUB_REF: `refs/pull/${ISSUE}/merge` },
         inputs: {
           'api-url': emulator.url,
+          'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
           token: game.token,
           'game-id': game.id,
           path: site,

@@ -79,6 +79,7 @@ describe('behind a forwarding proxy', () => {
         namespace,
         'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domain: `${namespace}.preview.example.com`,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       },
     })
 

@@ -65,6 +65,7 @@ describe('pull-request previews', () => {
       env: { GITHUB_API_URL: github.url, GITHUB_REF: `refs/pull/${issue}/merge` },
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: 'gamehost-demo-token',
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
@@ -320,6 +321,7 @@ describe('pull-request previews', () => {
       env: { GITHUB_API_URL: github.url },
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: '',
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
@@ -350,6 +352,7 @@ describe('pull-request previews', () => {
       env: { GITHUB_API_URL: github.url, GITHUB_REF: 'refs/tags/v1.0.0' },
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: 'gamehost-demo-token',
         'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
         path: site,
@@ -392,6 +395,7 @@ describe('re-runs after a failure, on any event', () => {
       env: { GITHUB_API_URL: github.url },
       inputs: {
         'api-url': emulator.url,
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         token: 'gamehost-demo-token',
         'game-id': GAME,
         path: site,

@@ -32,7 +32,14 @@ async function site(): Promise<{ root: string; written: Map<string, Buffer> }> {
 
 function inputsFor(emulator: Emulator, root: string, extra: Record<string, string> = {}): DeployInputs {
   const inputs = readInputs(
-    getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, path: root, ...extra }),
+    getter({
+      'api-url': emulator.url,
+      'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      token: 'gamehost-demo-token',
+      'game-id': GAME,
+      path: root,
+      ...extra,
+    }),
   )
   // Stalls are cut after 300 ms here; the input's unit is whole seconds.
   return { ...inputs, transfer: { ...inputs.transfer, requestTimeoutMs: 300 } }

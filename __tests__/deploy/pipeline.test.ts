@@ -46,6 +46,7 @@ describe('deploy against the emulator', () => {
         namespace: 'pipeline',
         'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         domain: 'pipeline.example.com',
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
         'lobby-count-max': '100',
         'max-players': '16',
         concurrency: '4',
@@ -86,7 +87,13 @@ describe('deploy against the emulator', () => {
     assert.equal(manifest.files.length, 121)
 
     const groups = logger.lines.filter((l) => l.startsWith('group: '))
-    assert.deepEqual(groups, ['group: Collect files', 'group: Provision', 'group: Upload', 'group: Publish'])
+    assert.deepEqual(groups, [
+      'group: Collect files',
+      'group: Provision',
+      'group: Upload',
+      'group: Publish',
+      'group: Verify',
+    ])
     assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
 
     // Live: the new namespace was created on version-id, then the new version of the site was
@@ -153,13 +160,21 @@ describe('deploy against the emulator', () => {
     assert.deepEqual(deployOutputs(result)['version-id'], published.versionId)
 
     // The same site again (a re-run of an unchanged preview): already live, nothing created.
-    const again = await deploy(inputs({ path: site, namespace: 'production', 'skip-unchanged': 'true' }), {
-      logger: memoryLogger(),
-      glob: actionsGlob,
-      tempDir: temp,
-      retry: fast,
-      previous: { siteId: result.siteId, uploadId: result.uploadId, digest: result.manifest!.digest },
-    })
+    const again = await deploy(
+      inputs({
+        path: site,
+        namespace: 'production',
+        'skip-unchanged': 'true',
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      }),
+      {
+        logger: memoryLogger(),
+        glob: actionsGlob,
+        tempDir: temp,
+        retry: fast,
+        previous: { siteId: result.siteId, uploadId: result.uploadId, digest: result.manifest!.digest },
+      },
+    )
     assert.equal(again.skipped, true)
     assert.equal(again.published?.created, false)
     assert.equal(again.published?.versionId, published.versionId)

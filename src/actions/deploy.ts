@@ -130,7 +130,10 @@ export async function run(): Promise<void> {
         `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
       )
     }
-    if (result.published?.url) notice(`Live at ${result.published.url}`, { title: 'Deployed' })
+    const url = result.published?.url
+    if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
+    else if (url && !result.verification)
+      notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
     if (comment) {
       const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
       await comment.save(commentBody(inputs, event, record))

@@ -7,6 +7,9 @@ import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { CloseResult } from '../deploy/close.ts'
 import type { DeployResult } from '../deploy/pipeline.ts'
 import { rerunText } from '../deploy/report.ts'
+import { notLiveAccount } from '../deploy/rollback.ts'
+import { describeTiming } from '../deploy/verify.ts'
+import { Input } from '../inputs/constants.ts'
 import { nextState, type PreviewState } from './preview.ts'
 
 export type RunEnding =
@@ -44,10 +47,19 @@ export function previewRecord(ending: RunEnding, context: RecordContext): Previe
 }
 
 function deployedStatus(result: DeployResult): string {
-  const live = result.published ? ' It is live at the preview link below.' : ''
+  const live = result.published ? ` ${liveSentence(result)}` : ''
   if (result.skipped)
     return `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
   return result.siteId ? `✅ Deployed site ${markdownCode(result.siteId)}.${live}` : '✅ Provisioned.'
+}
+
+/** Seen live (when, what was checked), not checked, or not seen live (what the host served instead). */
+function liveSentence(result: DeployResult): string {
+  const seen = result.verification
+  if (!seen) return `It is published at the preview link below (not checked: ${Input.Verify} is false).`
+  if (seen.verified)
+    return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.`
+  return `⚠️ It was not seen live: ${markdownText(notLiveAccount(seen))}.`
 }
 
 function failedRecord(
@@ -88,12 +100,16 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
     namespaceId: result.provisioned.namespaceId,
     namespaceNameId: context.namespaceNameId,
     domain: result.provisioned.domain,
-    published: result.published && {
-      versionId: result.published.versionId,
-      url: result.published.url,
-      domainStatus: result.published.domain?.status,
-      cnameTarget: result.published.domain?.cnameTarget,
-    },
+    // A version put back is not this run's: the preview shows what the namespace serves.
+    published:
+      result.published && !result.verification?.rolledBackTo
+        ? {
+            versionId: result.published.versionId,
+            url: result.published.url,
+            domainStatus: result.published.domain?.status,
+            cnameTarget: result.published.domain?.cnameTarget,
+          }
+        : undefined,
     completed:
       result.siteId && manifest && !result.skipped && result.uploadCompleted
         ? {

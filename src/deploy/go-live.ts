@@ -118,16 +118,22 @@ function publishedDomain(provisioned: Provisioned, url: string | undefined): Pub
   }
 }
 
-/** Where the build is served: an active custom domain first, then the namespace's own host. */
+/**
+ * Where the build is served, before it is seen there: the URL is said live only once the deploy has
+ * fetched it (verify.ts). A custom domain's state is said now.
+ */
 function logWhere(published: Published, logger: Logger): void {
   const { domain, url } = published
-  if (domain?.status === 'active') logger.info(`Live at ${domain.url} (custom domain, active)`)
-  if (url) logger.info(`Live at ${url}`)
-  else
+  if (!url)
     logger.warning(
       `Published, but its URL is unknown: the service names no CDN domain. Set ${Input.CdnDomain} to the domain it serves namespaces under`,
     )
-  if (domain && domain.status !== 'active') logger.info(domainLine(domain))
+  if (!domain) return
+  logger.info(
+    domain.status === 'active'
+      ? `Custom domain ${domain.url} is active: it serves what the namespace's own host serves`
+      : domainLine(domain),
+  )
 }
 
 /** What a custom domain that is not active yet needs, in one line. */

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openRun, type Run } from '../common/run.ts'
+import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
@@ -13,6 +14,8 @@ import type { Provisioned } from './provision.ts'
 import { planTarget } from './target.ts'
 import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
+import { notLive, rollBack } from './rollback.ts'
+import { verifyLive, type PollOptions, type Verification } from './verify.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
 
 export type { Published }
@@ -43,6 +46,11 @@ export interface DeployResult {
    * exists (the files are hashed while they upload) still reports them. Undefined without a path.
    */
   collected?: { fileCount: number; totalBytes: number }
+  /**
+   * What the namespace's host served after the publish (verify); undefined when it was not checked
+   * (verify false, nothing published, a dry run).
+   */
+  verification?: Verification
 }
 
 /** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
@@ -74,6 +82,8 @@ export interface DeployDependencies {
   open?: OpenFile
   /** The whole deploy's time bound (GAMEHOST_DEADLINE_SECONDS); default none: every call and PUT has its own. */
   deadlineMs?: number
+  /** Waits between the checks of the published URL (tests: at once). */
+  sleep?: PollOptions['sleep']
 }
 
 /**
@@ -229,6 +239,54 @@ async function sendAndGoLive(
   )
   journal.provisioned = live.provisioned
   journal.published = live.published
+  // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
+  // when the service names no CDN domain, and then not checked (go-live said so).
+  const { url } = live.published
+  if (url) await seeLive(targeted, run, journal, live.published, url, deps)
+}
+
+/**
+ * The stage after going live: the namespace's host fetched until it serves the build, and when it
+ * does not within verify-timeout, on-verify-failure's rollback, failure or warning.
+ */
+async function seeLive(
+  inputs: TargetedInputs,
+  run: Run,
+  journal: DeployResult,
+  published: Published,
+  url: string,
+  deps: DeployDependencies,
+): Promise<void> {
+  const { manifest } = journal
+  const { logger } = deps
+  if (!inputs.verify.enabled || !manifest) {
+    logger.info(`Published at ${url} (not checked: ${manifest ? `${Input.Verify} is false` : 'no manifest'})`)
+    return
+  }
+  const seen = await logger.group('Verify', () =>
+    verifyLive({
+      url,
+      manifest,
+      serving: journal.serving,
+      settings: inputs.verify,
+      run,
+      logger,
+      sleep: deps.sleep,
+    }),
+  )
+  journal.verification = seen
+  if (seen.verified) return
+  const namespaceId = journal.provisioned.namespaceId
+  if (inputs.verify.onFailure === 'rollback' && namespaceId)
+    seen.rolledBackTo = await rollBack(
+      run.client,
+      inputs.connection.gameId,
+      namespaceId,
+      published,
+      seen,
+      logger,
+    )
+  notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger)
 }
 
 /** What is known before anything is sent: what the run will do, and what it collected. */

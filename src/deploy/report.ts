@@ -3,8 +3,11 @@
 import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
+import { isNotLive, notLiveAccount } from './rollback.ts'
+import { describeChecked, describeTiming } from './verify.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
+import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
 import {
   heading,
@@ -37,6 +40,7 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.Url]: result.published?.url ?? null,
     [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
+    [Output.Verified]: result.verification?.verified ?? false,
   }
 }
 
@@ -159,10 +163,26 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
         'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.',
     )
   }
+  if (isNotLive(error)) sentences.push(notLiveRerun(error.verification))
   const fix = inputToFix(error)
   if (fix) sentences.push(fix)
   else if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
   return sentences.join(' ')
+}
+
+/** What a re-run does after a publish that was not seen live. */
+function notLiveRerun(seen: Verification): string {
+  const now = seen.rolledBackTo
+    ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
+    : ''
+  if (seen.mismatch?.permanent) {
+    return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${Input.CdnDomain} first.`
+  }
+  return (
+    `${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${Input.VerifyTimeout} ` +
+    `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
+    `a longer ${Input.VerifyTimeout} helps only when the CDN is slow, not when it serves something else.`
+  )
 }
 
 /**
@@ -240,7 +260,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     else if (published.replacedVersionId)
       version.push(' (replaced ', { code: published.replacedVersionId }, ')')
     rows.push(['Version', version])
-    rows.unshift(...whereRows(published))
+    rows.unshift(...whereRows(published), ['Live', liveCell(result)])
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }
@@ -276,6 +296,15 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
   return [host, ['Domain', [`${domain.name} `, ...needs] as Inline[]]]
 }
 
+/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
+export function liveCell(result: DeployResult): string {
+  const seen = result.verification
+  if (!seen) return `not checked (${Input.Verify} is false)`
+  if (seen.verified) return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`
+  const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : ''
+  return `not seen live: ${notLiveAccount(seen)}${back}`
+}
+
 /** The report of a deploy skipped for want of a token. */
 export function skipReport(reason: string): Report {
   return { title: 'gamehost deploy skipped', blocks: [text(reason)] }
@@ -295,6 +324,7 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
     [Output.Url]: result.url ?? null,
     [Output.DomainStatus]: null,
     [Output.Skipped]: false,
+    [Output.Verified]: false,
   }
 }
 

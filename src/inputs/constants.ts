@@ -7,6 +7,8 @@ export {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
+  DEFAULT_VERIFY_TIMEOUT_SECONDS,
+  MAX_VERIFY_TIMEOUT_SECONDS,
 } from './table.ts'
 import type { ActionName as ActionId } from './table.ts'
 
@@ -23,6 +25,7 @@ export const Output = {
   Url: 'url',
   DomainStatus: 'domain-status',
   Skipped: 'skipped',
+  Verified: 'verified',
 } as const
 
 /** Output names of the publish action. */

@@ -28,10 +28,13 @@ import {
   MAX_CONCURRENCY,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
+  DEFAULT_VERIFY_TIMEOUT_SECONDS,
+  MAX_VERIFY_TIMEOUT_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
+import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
@@ -43,6 +46,8 @@ export interface DeployInputs {
   /** The namespace worked on, if any: what a domain, a matchmaker config and publishing need. */
   target: Target
   transfer: Transfer
+  /** After publishing: check that the URL serves the build, and what to do when it does not. */
+  verify: VerifySettings
   dryRun: boolean
   /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
@@ -168,6 +173,7 @@ export function readInputs(
     site,
     target,
     transfer: readTransfer(get),
+    verify: readVerify(get),
     dryRun,
     skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
     ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
@@ -296,6 +302,22 @@ function readTransfer(get: GetInput): Transfer {
         0,
         MAX_RETRY_AFTER_SECONDS,
       ) * 1000,
+  }
+}
+
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get: GetInput): VerifySettings {
+  return {
+    enabled: readBoolean(Input.Verify, get(Input.Verify), true),
+    timeoutMs:
+      readInteger(
+        Input.VerifyTimeout,
+        get(Input.VerifyTimeout),
+        DEFAULT_VERIFY_TIMEOUT_SECONDS,
+        1,
+        MAX_VERIFY_TIMEOUT_SECONDS,
+      ) * 1000,
+    onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
   }
 }
 

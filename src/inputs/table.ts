@@ -20,6 +20,14 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20
 /** The longest `max-retry-after` a user may set: an hour. */
 export const MAX_RETRY_AFTER_SECONDS = 3600
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300
+export const MAX_VERIFY_TIMEOUT_SECONDS = 3600
 
 export interface FlagSpec {
   /** `list`: repeated, its values joined by lines as the action's multi-line input. */
@@ -174,6 +182,26 @@ export const INPUTS = {
     description:
       'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
     flag: { type: 'boolean' },
+  }),
+  Verify: row('verify', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
+    flag: { type: 'boolean', negatable: true },
+  }),
+  VerifyTimeout: row('verify-timeout', {
+    actions: ['deploy'],
+    default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+    description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+    flag: { type: 'string', value: 's' },
+  }),
+  OnVerifyFailure: row('on-verify-failure', {
+    actions: ['deploy'],
+    default: 'rollback',
+    description:
+      'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
+    flag: { type: 'string', value: 'action' },
   }),
   CdnDomain: row('cdn-domain', {
     actions: ['deploy', 'publish'],
