@@ -166,6 +166,8 @@ describe('domains and the CDN domain', () => {
             namespace: 'from-service',
             'cdn-domain': 'games.example',
             'skip-unchanged': 'false',
+            // No host of games.example exists here: this checks the url, not what it serves.
+            verify: 'false',
           }),
         ),
       ),
