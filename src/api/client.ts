@@ -19,6 +19,7 @@ import {
   retryPolicy,
   withRetries,
   type RetryPolicy,
+  type RetryVerdict,
 } from './retry.ts'
 import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
@@ -503,7 +504,7 @@ export class ServiceClient {
   ): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     let firstContact: { retries: number; started: number } | undefined
-    const retry = (error: unknown): boolean => {
+    const retry = (error: unknown): RetryVerdict => {
       if (this.#answered || !isConnectFailure(error)) return shouldRetry(op, error)
       // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
       firstContact ??= { retries: 0, started: this.#retry.now() }
@@ -512,9 +513,8 @@ export class ServiceClient {
         firstContact.retries < FIRST_CONTACT_RETRIES &&
         this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
         shouldRetry(op, error)
-      if (!again && firstContact.retries > 0 && error instanceof Error)
-        error.message += ` (gave up after ${firstContact.retries + 1} attempts)`
       if (again) firstContact.retries++
+      else if (firstContact.retries > 0) return { kind: 'retries-spent', attempts: firstContact.retries + 1 }
       return again
     }
     return withRetries(
