@@ -143,10 +143,11 @@ export interface RetryState {
   now: number
 }
 
-/** What follows a failed attempt. */
-export type RetryDecision =
-  /** Fail with the error: as it is, or made again saying how its retries stopped (`gaveUp`). */
-  { kind: 'fail'; gaveUp: GaveUp | undefined } | { kind: 'retry'; waitMs: number }
+/**
+ * What follows a failed attempt: a retry after `waitMs`, or failing with the error, as it is or (with
+ * `gaveUp`) made again saying how its retries stopped.
+ */
+export type RetryDecision = { kind: 'fail'; gaveUp: GaveUp | undefined } | { kind: 'retry'; waitMs: number }
 
 /**
  * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
