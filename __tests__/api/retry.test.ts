@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ServiceError } from '../../src/api/errors.ts'
+import { errorMessage, NetworkError, ServiceError } from '../../src/api/errors.ts'
 import {
   backoffDelay,
+  decideRetry,
   isConnectFailure,
   isNetworkFailure,
   requestedDelay,
@@ -254,5 +255,80 @@ test("the backoffStep hook sets each wait's exponent; without it, each failure d
     )
     assert.equal(value, 'ok')
     assert.deepEqual(waits, expected)
+  }
+})
+
+test('decideRetry: each branch is a value, and only a retry has a wait', () => {
+  const policy = retryPolicy({ retries: 3, maxRetryAfterMs: 60_000, maxElapsedMs: 100_000, random: () => 0 })
+  const at = (index: number, elapsedMs = 0) => ({ index, startedAt: now, now: now + elapsedMs })
+  const lost = new Error('reset')
+  // The caller says no: the error as it is, or saying how its own retries stopped.
+  assert.deepEqual(decideRetry(lost, false, at(2), policy), { kind: 'fail', gaveUp: undefined })
+  const own = { kind: 'retries-spent', attempts: 3 } as const
+  assert.deepEqual(decideRetry(lost, own, at(2), policy), { kind: 'fail', gaveUp: own })
+  // A retry after the backoff of its index, or of the backoffStep hook's exponent.
+  assert.deepEqual(decideRetry(lost, true, at(0), policy), { kind: 'retry', waitMs: 250 })
+  assert.deepEqual(decideRetry(lost, true, at(2), policy), { kind: 'retry', waitMs: 1000 })
+  assert.deepEqual(
+    decideRetry(lost, true, at(2), policy, () => 0),
+    { kind: 'retry', waitMs: 250 },
+  )
+  // The wait the service asks for, when within the bound.
+  assert.deepEqual(decideRetry(rateLimited('30'), true, at(0), policy), { kind: 'retry', waitMs: 30_000 })
+  // The retries spent: saying so after more than one attempt, not after a single one.
+  assert.deepEqual(decideRetry(lost, true, at(3), policy), {
+    kind: 'fail',
+    gaveUp: { kind: 'retries-spent', attempts: 4 },
+  })
+  assert.deepEqual(decideRetry(lost, true, at(0), retryPolicy({ retries: 0 })), {
+    kind: 'fail',
+    gaveUp: undefined,
+  })
+  // A wait longer than allowed: not retried, saying until when.
+  assert.deepEqual(decideRetry(rateLimited('61'), true, at(0, 5), policy), {
+    kind: 'fail',
+    gaveUp: { kind: 'wait-too-long', askedMs: 61_000, until: now + 5 + 61_000, maxRetryAfterMs: 60_000 },
+  })
+  // A retry that would start past maxElapsedMs: not started.
+  assert.deepEqual(decideRetry(lost, true, at(1, 99_600), policy), {
+    kind: 'fail',
+    gaveUp: { kind: 'out-of-time', attempts: 2, elapsedMs: 99_600, maxElapsedMs: 100_000 },
+  })
+  assert.deepEqual(decideRetry(lost, true, at(1, 99_500), policy), { kind: 'retry', waitMs: 500 })
+})
+
+test("a call that gave up fails with a new error: the thrown errors' messages are never changed", async () => {
+  const policy = retryPolicy({ retries: 2, sleep: async () => {} })
+  const refusal = new ServiceError({ operation: 'op', status: 503, body: { code: 'DOWN', message: 'down' } })
+  const lost = new NetworkError('op failed: the connection was reset', { cause: new Error('socket hang up') })
+  const plain = new Error('fail')
+  for (const thrown of [refusal, lost, plain]) {
+    const before = thrown.message
+    const error = await withRetries(
+      'op',
+      () => Promise.reject(thrown),
+      () => true,
+      policy,
+      memoryLogger(),
+    ).catch((e: unknown) => e)
+    assert.equal(thrown.message, before)
+    assert.notEqual(error, thrown)
+    assert.ok(error instanceof Error)
+    assert.equal(error.message, `${before} (gave up after 3 attempts)`)
+    assert.equal(
+      errorMessage(error),
+      `${before} (gave up after 3 attempts)${thrown === lost ? ': socket hang up' : ''}`,
+    )
+    // The service's and the network's errors keep their class and fields; any other is the cause.
+    if (thrown === refusal) {
+      assert.ok(error instanceof ServiceError)
+      assert.equal(error.status, 503)
+      assert.equal(error.code, 'DOWN')
+      assert.deepEqual(error.gaveUp, { kind: 'retries-spent', attempts: 3 })
+    } else if (thrown === lost) {
+      assert.ok(error instanceof NetworkError)
+      assert.equal(error.cause, lost.cause)
+      assert.deepEqual(error.gaveUp, { kind: 'retries-spent', attempts: 3 })
+    } else assert.equal(error.cause, plain)
   }
 })

@@ -39,89 +39,203 @@ const GITHUB_BOUNDS: GitHubBounds = {
 
 const PER_PAGE = 100
 
-export function stickyComment(options: {
+interface StickyCommentOptions {
   token: string
   repository: string
   issue: number
   key: string
   logger: Pick<Logger, 'info' | 'warning'>
   bounds?: Partial<GitHubBounds>
-}): StickyComment {
-  const bounds = { ...GITHUB_BOUNDS, ...options.bounds }
-  const created = Date.now()
-  let deadline = created + bounds.budgetMs
-  /** Runs one GitHub call with its time-out, retrying what a retry can fix, within the budget. */
-  const bounded = async <T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> => {
+}
+
+export function stickyComment(options: StickyCommentOptions): StickyComment {
+  return new PreviewComment(options)
+}
+
+/** What follows a failed GitHub call: a retry after `waitMs`, or the end of the call. */
+type CallDecision = { kind: 'retry'; waitMs: number } | { kind: 'fail' }
+
+/**
+ * The decision after the failed attempt `attempt` (0 for the first): a retry of what a retry can fix,
+ * unless the retries are spent or it timed out and `retryTimeouts` is false; never waiting past the
+ * budget's end, `remainingMs` away.
+ */
+export function decideCall(
+  failure: unknown,
+  attempt: number,
+  bounds: GitHubBounds,
+  retryTimeouts: boolean,
+  remainingMs: number,
+): CallDecision {
+  const timedOut = failure instanceof GitHubCallError
+  if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries)
+    return { kind: 'fail' }
+  return { kind: 'retry', waitMs: Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, remainingMs)) }
+}
+
+/** Runs GitHub calls, each with its time-out, retrying what a retry can fix, all within one budget. */
+class BoundedCalls {
+  readonly #bounds: GitHubBounds
+  readonly #created = Date.now()
+  #deadline: number
+
+  constructor(bounds: GitHubBounds) {
+    this.#bounds = bounds
+    this.#deadline = this.#created + bounds.budgetMs
+  }
+
+  /** Ends the budget within `ms` from now, if it would end later. */
+  shorten(ms: number): void {
+    this.#deadline = Math.min(this.#deadline, Date.now() + ms)
+  }
+
+  /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
+  async run<T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const remaining = deadline - Date.now()
-      if (remaining <= 0)
-        throw new GitHubCallError(`GitHub took more than ${(deadline - created) / 1000} s in all`)
-      const timeout = Math.min(bounds.callTimeoutMs, remaining)
-      // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
-      // let the process end with the step's outcome unwritten.
-      const controller = new AbortController()
-      const timer = setTimeout(() => controller.abort(), timeout)
-      const { signal } = controller
-      let failure: unknown
-      try {
-        return await call(signal)
-      } catch (error) {
-        failure = signal.aborted
-          ? new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
-          : error
-      } finally {
-        clearTimeout(timer)
+      const result = await this.#attempt(call)
+      if ('value' in result) return result.value
+      const decision = decideCall(
+        result.failure,
+        attempt,
+        this.#bounds,
+        retryTimeouts,
+        this.#deadline - Date.now(),
+      )
+      if (decision.kind === 'fail') {
+        throw attempt > 0 && result.failure instanceof Error
+          ? new RetriedCallError(result.failure, attempt + 1)
+          : result.failure
       }
-      const attempts = ` (${attempt + 1} attempt${attempt ? 's' : ''})`
-      const timedOut = failure instanceof GitHubCallError
-      if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries) {
-        if (failure instanceof Error && attempt > 0) failure.message += attempts
-        throw failure
-      }
-      const wait = Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, deadline - Date.now()))
-      await delay(wait)
+      await delay(decision.waitMs)
     }
   }
-  const [owner = '', repo = ''] = options.repository.split('/')
-  // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
-  // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-  const octokitReady = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
-    github.getOctokit(options.token),
-  )
-  const marker = previewMarker(options.key)
-  let commentId: number | undefined
-  let loaded = false
 
-  let identity: Promise<string> | undefined
+  async #attempt<T>(call: (signal: AbortSignal) => Promise<T>): Promise<{ value: T } | { failure: unknown }> {
+    const remaining = this.#deadline - Date.now()
+    if (remaining <= 0)
+      throw new GitHubCallError(`GitHub took more than ${(this.#deadline - this.#created) / 1000} s in all`)
+    const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+    // let the process end with the step's outcome unwritten.
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), timeout)
+    try {
+      return { value: await call(controller.signal) }
+    } catch (error) {
+      return controller.signal.aborted
+        ? {
+            failure: new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, {
+              cause: error,
+            }),
+          }
+        : { failure: error }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+type Ours = Array<{ id: number; state: PreviewState }>
+
+/** The sticky comment of one preview on one pull request. */
+class PreviewComment implements StickyComment {
+  readonly #options: StickyCommentOptions
+  readonly #calls: BoundedCalls
+  readonly #owner: string
+  readonly #repo: string
+  readonly #octokit: Promise<Octokit>
+  readonly #marker: string
+  #commentId: number | undefined
+  #loaded = false
+  #identity: Promise<string> | undefined
+
+  constructor(options: StickyCommentOptions) {
+    this.#options = options
+    this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds })
+    const [owner = '', repo = ''] = options.repository.split('/')
+    this.#owner = owner
+    this.#repo = repo
+    // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
+    // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
+    this.#octokit = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
+      github.getOctokit(options.token),
+    )
+    this.#marker = previewMarker(options.key)
+  }
+
+  async load(): Promise<PreviewState | undefined> {
+    try {
+      const state = await this.#find()
+      this.#loaded = true
+      return state
+    } catch (error) {
+      this.#options.logger.warning(
+        `Could not read the comments of #${this.#options.issue}: ${describe(error)}`,
+      )
+      return undefined
+    }
+  }
+
+  async save(body: string, saveOptions?: { withinMs?: number }): Promise<void> {
+    // A cancelled run has seconds left before it is killed: its comment gets no more.
+    if (saveOptions?.withinMs !== undefined) this.#calls.shorten(saveOptions.withinMs)
+    const text = `${this.#marker}\n${body}`
+    const { issue, logger } = this.#options
+    try {
+      const octokit = await this.#octokit
+      if (!this.#loaded) await this.#find()
+      if (this.#commentId !== undefined) {
+        await this.#update(octokit, this.#commentId, text)
+        logger.info(`Updated the preview comment on #${issue}`)
+      } else {
+        const created = await this.#create(octokit, text)
+        this.#commentId = created
+        logger.info(`Commented on #${issue}`)
+        await this.#keepOldest(text, created)
+      }
+    } catch (error) {
+      // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
+      const refused = [401, 403, 404].includes(statusOf(error) ?? 0)
+      logger.warning(
+        `Could not comment on #${issue}: ${describe(error)}. The deploy itself is fine` +
+          (refused
+            ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
+            : '.'),
+      )
+    }
+  }
+
+  /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
+  async #find(): Promise<PreviewState | undefined> {
+    const { ours, ignored, self: login } = await this.#listOurs(true)
+    const first = ours[0]
+    if (first) {
+      this.#commentId = first.id
+      return first.state
+    }
+    if (ignored > 0) {
+      this.#options.logger.warning(
+        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${this.#options.issue} that carry the preview's marker ` +
+          `but were not written by ${login}, the identity of github-token`,
+      )
+    }
+    return undefined
+  }
+
   /**
    * This preview's comments that github-token's identity wrote, oldest first (GitHub lists comments
    * oldest first), and how many others carry the marker. With `firstOnly`, it stops at the first.
    */
-  const listOurs = async (
-    firstOnly: boolean,
-  ): Promise<{ ours: Array<{ id: number; state: PreviewState }>; ignored: number; self: string }> => {
-    const octokit = await octokitReady
-    identity ??= ownLogin(octokit, bounded)
-    const login = await identity.catch((error: unknown) => {
-      identity = undefined
-      throw error
-    })
-    const ours: Array<{ id: number; state: PreviewState }> = []
+  async #listOurs(firstOnly: boolean): Promise<{ ours: Ours; ignored: number; self: string }> {
+    const octokit = await this.#octokit
+    const login = await this.#login(octokit)
+    const ours: Ours = []
     let ignored = 0
     // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
     for (let page = 1; ; page++) {
-      const { data } = await bounded((signal) =>
-        octokit.rest.issues.listComments({
-          owner,
-          repo,
-          issue_number: options.issue,
-          per_page: PER_PAGE,
-          page,
-          request: { signal },
-        }),
-      )
+      const data = await this.#page(octokit, page)
       for (const comment of data) {
-        const state = comment.body ? readState(comment.body, options.key) : undefined
+        const state = comment.body ? readState(comment.body, this.#options.key) : undefined
         if (!state) continue
         if (comment.user?.login !== login) {
           ignored++
@@ -135,20 +249,55 @@ export function stickyComment(options: {
     return { ours, ignored, self: login }
   }
 
-  const find = async (): Promise<PreviewState | undefined> => {
-    const { ours, ignored, self: login } = await listOurs(true)
-    const first = ours[0]
-    if (first) {
-      commentId = first.id
-      return first.state
-    }
-    if (ignored > 0) {
-      options.logger.warning(
-        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${options.issue} that carry the preview's marker ` +
-          `but were not written by ${login}, the identity of github-token`,
-      )
-    }
-    return undefined
+  /** github-token's login, asked once (again after a failure). */
+  #login(octokit: Octokit): Promise<string> {
+    this.#identity ??= ownLogin(octokit, (call) => this.#calls.run(call))
+    return this.#identity.catch((error: unknown) => {
+      this.#identity = undefined
+      throw error
+    })
+  }
+
+  async #page(octokit: Octokit, page: number) {
+    const { data } = await this.#calls.run((signal) =>
+      octokit.rest.issues.listComments({
+        owner: this.#owner,
+        repo: this.#repo,
+        issue_number: this.#options.issue,
+        per_page: PER_PAGE,
+        page,
+        request: { signal },
+      }),
+    )
+    return data
+  }
+
+  #update(octokit: Octokit, id: number, body: string) {
+    return this.#calls.run((signal) =>
+      octokit.rest.issues.updateComment({
+        owner: this.#owner,
+        repo: this.#repo,
+        comment_id: id,
+        body,
+        request: { signal },
+      }),
+    )
+  }
+
+  /** The new comment's id. Not retried after a time-out: the comment may have been created, and a second would follow. */
+  async #create(octokit: Octokit, body: string): Promise<number> {
+    const created = await this.#calls.run(
+      (signal) =>
+        octokit.rest.issues.createComment({
+          owner: this.#owner,
+          repo: this.#repo,
+          issue_number: this.#options.issue,
+          body,
+          request: { signal },
+        }),
+      false,
+    )
+    return created.data.id
   }
 
   /**
@@ -157,91 +306,43 @@ export function stickyComment(options: {
    * is not the oldest writes its text there and deletes its own, so one comment is left whichever
    * order the runs get here in. Never throws: the comment exists either way.
    */
-  const updateComment = (octokit: Octokit, id: number, body: string) =>
-    bounded((signal) =>
-      octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body, request: { signal } }),
-    )
-
-  const keepOldest = async (text: string, mine: number): Promise<void> => {
+  async #keepOldest(text: string, mine: number): Promise<void> {
+    const { issue, logger } = this.#options
     try {
-      const octokit = await octokitReady
-      const { ours } = await listOurs(false)
+      const octokit = await this.#octokit
+      const { ours } = await this.#listOurs(false)
       const oldest = ours.reduce<number | undefined>(
         (min, c) => (min === undefined || c.id < min ? c.id : min),
         undefined,
       )
       if (oldest === undefined || oldest === mine) return
-      await updateComment(octokit, oldest, text)
-      commentId = oldest
-      try {
-        await bounded((signal) =>
-          octokit.rest.issues.deleteComment({ owner, repo, comment_id: mine, request: { signal } }),
-        )
-      } catch (error) {
-        // Deleted already (by a run that saw the same two): nothing left to do.
-        if (statusOf(error) !== 404) throw error
-      }
-      options.logger.info(
-        `Another run of this preview commented on #${options.issue} at the same time: its comment was updated and this run's removed`,
+      await this.#update(octokit, oldest, text)
+      this.#commentId = oldest
+      await this.#delete(octokit, mine)
+      logger.info(
+        `Another run of this preview commented on #${issue} at the same time: its comment was updated and this run's removed`,
       )
     } catch (error) {
-      options.logger.warning(
-        `Could not check #${options.issue} for a second preview comment made at the same time: ${describe(error)}`,
+      logger.warning(
+        `Could not check #${issue} for a second preview comment made at the same time: ${describe(error)}`,
       )
     }
   }
 
-  return {
-    async load() {
-      try {
-        const state = await find()
-        loaded = true
-        return state
-      } catch (error) {
-        options.logger.warning(`Could not read the comments of #${options.issue}: ${describe(error)}`)
-        return undefined
-      }
-    },
-    async save(body, saveOptions) {
-      // A cancelled run has seconds left before it is killed: its comment gets no more.
-      if (saveOptions?.withinMs !== undefined)
-        deadline = Math.min(deadline, Date.now() + saveOptions.withinMs)
-      const text = `${marker}\n${body}`
-      try {
-        const octokit = await octokitReady
-        if (!loaded) await find()
-        if (commentId !== undefined) {
-          const id = commentId
-          await updateComment(octokit, id, text)
-          options.logger.info(`Updated the preview comment on #${options.issue}`)
-        } else {
-          // Not retried after a time-out: the comment may have been created, and a second would follow.
-          const created = await bounded(
-            (signal) =>
-              octokit.rest.issues.createComment({
-                owner,
-                repo,
-                issue_number: options.issue,
-                body: text,
-                request: { signal },
-              }),
-            false,
-          )
-          commentId = created.data.id
-          options.logger.info(`Commented on #${options.issue}`)
-          await keepOldest(text, created.data.id)
-        }
-      } catch (error) {
-        // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
-        const refused = [401, 403, 404].includes(statusOf(error) ?? 0)
-        options.logger.warning(
-          `Could not comment on #${options.issue}: ${describe(error)}. The deploy itself is fine` +
-            (refused
-              ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
-              : '.'),
-        )
-      }
-    },
+  async #delete(octokit: Octokit, id: number): Promise<void> {
+    try {
+      await this.#calls.run((signal) =>
+        octokit.rest.issues.deleteComment({
+          owner: this.#owner,
+          repo: this.#repo,
+          comment_id: id,
+          request: { signal },
+        }),
+      )
+    } catch (error) {
+      // Deleted already (by a run that saw the same two): nothing left to do.
+      if (statusOf(error) !== 404) throw error
+    }
   }
 }
 
@@ -260,7 +361,7 @@ async function ownLogin(
     const { data } = await bounded((signal) => octokit.rest.users.getAuthenticated({ request: { signal } }))
     return data.login
   } catch (error) {
-    const status = (error as { status?: unknown }).status
+    const status = (lastFailure(error) as { status?: unknown }).status
     if (status === 401 || status === 403) return ACTIONS_BOT
     throw error
   }
@@ -268,17 +369,35 @@ async function ownLogin(
 
 /** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
 function describe(error: unknown): string {
-  return error instanceof GitHubCallError ? error.message : describeGitHubError(error)
+  return error instanceof GitHubCallError || error instanceof RetriedCallError
+    ? error.message
+    : describeGitHubError(error)
 }
 
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
 function statusOf(error: unknown): number | undefined {
-  return error instanceof GitHubCallError ? undefined : githubStatus(error)
+  const failure = lastFailure(error)
+  return failure instanceof GitHubCallError ? undefined : githubStatus(failure)
 }
 
 /** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
 class GitHubCallError extends Error {
   override name = 'GitHubCallError'
+}
+
+/** A GitHub call that failed after retries: its last failure (the cause) and how many attempts it had. */
+class RetriedCallError extends Error {
+  override name = 'RetriedCallError'
+  readonly attempts: number
+  constructor(failure: Error, attempts: number) {
+    super(`${describe(failure)} (${attempts} attempts)`, { cause: failure })
+    this.attempts = attempts
+  }
+}
+
+/** The failure of the call's last attempt. */
+function lastFailure(error: unknown): unknown {
+  return error instanceof RetriedCallError ? error.cause : error
 }
 
 /** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */

@@ -21,6 +21,7 @@ import {
   retryPolicy,
   withRetries,
   type RetryPolicy,
+  type RetryVerdict,
 } from './retry.ts'
 import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
@@ -532,7 +533,7 @@ export class ServiceClient {
   ): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     let firstContact: { retries: number; started: number } | undefined
-    const retry = (error: unknown): boolean => {
+    const retry = (error: unknown): RetryVerdict => {
       if (this.#answered || !isConnectFailure(error)) return shouldRetry(op, error)
       // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
       firstContact ??= { retries: 0, started: this.#retry.now() }
@@ -541,9 +542,8 @@ export class ServiceClient {
         firstContact.retries < FIRST_CONTACT_RETRIES &&
         this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
         shouldRetry(op, error)
-      if (!again && firstContact.retries > 0 && error instanceof Error)
-        error.message += ` (gave up after ${firstContact.retries + 1} attempts)`
       if (again) firstContact.retries++
+      else if (firstContact.retries > 0) return { kind: 'retries-spent', attempts: firstContact.retries + 1 }
       return again
     }
     return withRetries(
@@ -562,14 +562,58 @@ export class ServiceClient {
     )
   }
 
+  /** One attempt at a call: its answer, or the error it came to. */
   async #send<T>(
     op: Operation,
     method: Dispatcher.HttpMethod,
     path: string,
     payload: Buffer | undefined,
   ): Promise<T> {
-    const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts
     this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
+    const exchange = await this.#exchange(op, method, path, payload)
+    return answerOf<T>(op, exchange)
+  }
+
+  /**
+   * The request and its whole answer, read within the call's time limits; a request that got no
+   * complete answer fails as a NetworkError naming the operation and the host.
+   */
+  async #exchange(
+    op: Operation,
+    method: Dispatcher.HttpMethod,
+    path: string,
+    payload: Buffer | undefined,
+  ): Promise<Exchange> {
+    const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts
+    // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+    const overdue = new AbortController()
+    const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline)
+    const signal = this.#options.signal
+      ? AbortSignal.any([this.#options.signal, overdue.signal])
+      : overdue.signal
+    try {
+      const response = await request(this.#base + path, {
+        method,
+        headers: this.#headers(payload),
+        body: payload,
+        dispatcher: this.#options.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal,
+      })
+      this.#answered = true
+      return { response, ...(await this.#read(op, response)) }
+    } catch (caught) {
+      if (this.#options.signal?.aborted) throw this.#options.signal.reason
+      if (caught instanceof UnexpectedAnswerError) throw caught
+      // Whatever undici made of the abort, a call past its deadline says so.
+      throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught)
+    } finally {
+      clearTimeout(clock)
+    }
+  }
+
+  #headers(payload: Buffer | undefined): Record<string, string> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#options.token}`,
       accept: 'application/json',
@@ -579,92 +623,74 @@ export class ServiceClient {
       headers['content-type'] = 'application/json'
       headers['content-length'] = String(payload.length)
     }
-    let response: Dispatcher.ResponseData
-    let text = ''
-    let streamed: ReturnType<AnswerStream['end']> | undefined
-    // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-    const overdue = new AbortController()
-    const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline)
-    const signal = this.#options.signal
-      ? AbortSignal.any([this.#options.signal, overdue.signal])
-      : overdue.signal
-    try {
-      response = await request(this.#base + path, {
-        method,
-        headers,
-        body: payload,
-        dispatcher: this.#options.dispatcher,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-        signal,
-      })
-      this.#answered = true
-      const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
-      const length = header(response.headers, 'content-length')
-      if (op.stream && response.statusCode === 200) {
-        const stream = op.stream()
-        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
-        streamed = stream.end()
-      } else {
-        text = await readText(response.body, length, op.name, limit)
-      }
-    } catch (caught) {
-      if (this.#options.signal?.aborted) throw this.#options.signal.reason
-      if (caught instanceof UnexpectedAnswerError) throw caught
-      // Whatever undici made of the abort, a call past its deadline says so.
-      const error: unknown = overdue.signal.aborted ? overdue.signal.reason : caught
-      // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-      const unreached = !this.#answered && isUnreachable(error)
-      const check = unreached
-        ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
-        : ''
-      throw new NetworkError(
-        `${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})${check}`,
-        {
-          cause: error,
-          inputs: unreached ? ['api-url'] : [],
-        },
-      )
-    } finally {
-      clearTimeout(clock)
-    }
-    const rayId = header(response.headers, RAY_ID_HEADER)
-    const unexpected = (problem: string) =>
-      new UnexpectedAnswerError(
-        `${op.name}: the service's answer is not what the operation promises: ${problem}` +
-          (rayId ? ` (ray id ${rayId})` : ''),
-      )
-    if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
-    const parsed = streamed ? streamed.value : parseJson(text)
-    if (
-      response.statusCode === 200 &&
-      parsed !== undefined &&
-      typeof parsed === 'object' &&
-      parsed !== null
-    ) {
-      const problem = op.answer?.(parsed, '')
-      if (problem) throw unexpected(problem)
-      return parsed as T
-    }
-    const errorBody: Partial<ServiceErrorBody> =
-      isErrorBody(parsed) && response.statusCode !== 200
-        ? parsed
-        : {
-            code: `HTTP_${response.statusCode}`,
-            message:
-              response.statusCode === 200
-                ? 'the answer was not a JSON object'
-                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
-          }
-    throw new ServiceError({
-      operation: op.name,
-      status: response.statusCode,
-      body: errorBody,
-      rayId,
-      retryAfter: header(response.headers, 'retry-after'),
-      ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
-    })
+    return headers
   }
+
+  /** The answer's body: streamed into the operation's parser when it has one, else as text. */
+  async #read(op: Operation, response: Dispatcher.ResponseData): Promise<Omit<Exchange, 'response'>> {
+    const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
+    const length = header(response.headers, 'content-length')
+    if (op.stream && response.statusCode === 200) {
+      const stream = op.stream()
+      await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
+      return { text: '', streamed: stream.end() }
+    }
+    return { text: await readText(response.body, length, op.name, limit), streamed: undefined }
+  }
+
+  #networkError(op: Operation, error: unknown): NetworkError {
+    // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
+    const unreached = !this.#answered && isUnreachable(error)
+    const check = unreached
+      ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+      : ''
+    return new NetworkError(
+      `${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`,
+      { cause: error, inputs: unreached ? ['api-url'] : [] },
+    )
+  }
+}
+
+/** A request and its whole answer: the body as text, or what the operation's stream made of it. */
+interface Exchange {
+  response: Dispatcher.ResponseData
+  text: string
+  streamed: ReturnType<AnswerStream['end']> | undefined
+}
+
+/** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
+function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
+  const rayId = header(response.headers, RAY_ID_HEADER)
+  const unexpected = (problem: string) =>
+    new UnexpectedAnswerError(
+      `${op.name}: the service's answer is not what the operation promises: ${problem}` +
+        (rayId ? ` (ray id ${rayId})` : ''),
+    )
+  if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
+  const parsed = streamed ? streamed.value : parseJson(text)
+  if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+    const problem = op.answer?.(parsed, '')
+    if (problem) throw unexpected(problem)
+    return parsed as T
+  }
+  const errorBody: Partial<ServiceErrorBody> =
+    isErrorBody(parsed) && response.statusCode !== 200
+      ? parsed
+      : {
+          code: `HTTP_${response.statusCode}`,
+          message:
+            response.statusCode === 200
+              ? 'the answer was not a JSON object'
+              : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+        }
+  throw new ServiceError({
+    operation: op.name,
+    status: response.statusCode,
+    body: errorBody,
+    rayId,
+    retryAfter: header(response.headers, 'retry-after'),
+    ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+  })
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -1,5 +1,46 @@
 import type { ServiceErrorBody } from './types.ts'
 
+/**
+ * Why a retried call stopped, when its retries ended before a success: the retries were spent, the
+ * next would have started past the time bound, or the service asked for a wait longer than allowed.
+ */
+export type GaveUp =
+  | { kind: 'retries-spent'; attempts: number }
+  | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
+  | { kind: 'wait-too-long'; askedMs: number; until: number; maxRetryAfterMs: number }
+
+/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+export function gaveUpNote(gaveUp: GaveUp | undefined): string {
+  switch (gaveUp?.kind) {
+    case undefined:
+      return ''
+    case 'retries-spent':
+      return ` (gave up after ${gaveUp.attempts} attempts)`
+    case 'out-of-time':
+      return (
+        ` (gave up after ${gaveUp.attempts} attempts in ${Math.round(gaveUp.elapsedMs / 1000)} s: ` +
+        `retries stop ${Math.round(gaveUp.maxElapsedMs / 1000)} s after the first attempt)`
+      )
+    case 'wait-too-long':
+      return (
+        ` (the service asks to wait ${Math.ceil(gaveUp.askedMs / 1000)} s, until ${new Date(gaveUp.until).toISOString()}: ` +
+        `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`
+      )
+  }
+}
+
+type ServiceErrorInit = {
+  operation: string
+  status: number
+  body: Partial<ServiceErrorBody>
+  rayId?: string
+  retryAfter?: string
+  hint?: string
+  inputs?: readonly string[]
+  /** How the retries of the call ended, when it was retried and they stopped: said last in the message. */
+  gaveUp?: GaveUp
+}
+
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 export class ServiceError extends Error {
   readonly operation: string
@@ -15,16 +56,10 @@ export class ServiceError extends Error {
    * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
    */
   readonly inputs: readonly string[]
+  readonly gaveUp: GaveUp | undefined
+  readonly #init: ServiceErrorInit
 
-  constructor(init: {
-    operation: string
-    status: number
-    body: Partial<ServiceErrorBody>
-    rayId?: string
-    retryAfter?: string
-    hint?: string
-    inputs?: readonly string[]
-  }) {
+  constructor(init: ServiceErrorInit) {
     const { operation, status, body } = init
     const code = body.code ?? 'UNKNOWN'
     const serviceMessage = body.message ?? 'the service gave no message'
@@ -36,6 +71,7 @@ export class ServiceError extends Error {
     if (rayId) message += ` (ray id ${rayId})`
     if (init.hint) message += `. ${init.hint}`
     if (body.documentation) message += `. See ${body.documentation}`
+    message += gaveUpNote(init.gaveUp)
     super(message)
     this.name = 'ServiceError'
     this.operation = operation
@@ -47,6 +83,13 @@ export class ServiceError extends Error {
     this.metadata = body.metadata
     this.retryAfter = init.retryAfter
     this.inputs = init.inputs ?? []
+    this.gaveUp = init.gaveUp
+    this.#init = init
+  }
+
+  /** The same refusal, saying how the call's retries ended. */
+  afterRetries(gaveUp: GaveUp): ServiceError {
+    return new ServiceError({ ...this.#init, gaveUp })
   }
 }
 
@@ -78,8 +121,10 @@ export class ValidationFailedError extends Error {
   override name = 'ValidationFailedError'
   readonly problems: readonly ValidationProblem[]
 
-  constructor(what: string, problems: readonly ValidationProblem[]) {
-    super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`)
+  /** `foundBy`: who judged it so, when not this code (`The service`): `The service finds ... invalid`. */
+  constructor(what: string, problems: readonly ValidationProblem[], options: { foundBy?: string } = {}) {
+    const verdict = options.foundBy ? `${options.foundBy} finds ${what} invalid` : `${what} is invalid`
+    super(`${verdict}: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`)
     this.problems = problems
   }
 }
@@ -106,9 +151,30 @@ export class NetworkError extends Error {
   override name = 'NetworkError'
   /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
   readonly inputs: readonly string[]
+  /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
+  readonly gaveUp: GaveUp | undefined
+  readonly #reason: string
 
-  constructor(message: string, options?: ErrorOptions & { inputs?: readonly string[] }) {
-    super(message, options)
+  constructor(reason: string, options?: ErrorOptions & { inputs?: readonly string[]; gaveUp?: GaveUp }) {
+    super(reason + gaveUpNote(options?.gaveUp), options)
     this.inputs = options?.inputs ?? []
+    this.gaveUp = options?.gaveUp
+    this.#reason = reason
   }
+
+  /** The same failure, saying how the call's retries ended. */
+  afterRetries(gaveUp: GaveUp): NetworkError {
+    return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp })
+  }
+}
+
+/**
+ * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
+ * its message (the service's and the network's errors keep their class); the message of an error is
+ * never changed once it was thrown. Any other error becomes the cause of a new one.
+ */
+export function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
+  if (error instanceof ServiceError || error instanceof NetworkError) return error.afterRetries(gaveUp)
+  if (error instanceof Error) return new Error(error.message + gaveUpNote(gaveUp), { cause: error })
+  return error
 }

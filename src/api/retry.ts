@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises'
-import { ServiceError } from './errors.ts'
+import { afterRetries, ServiceError, type GaveUp } from './errors.ts'
 import type { Logger } from '../common/logger.ts'
 
 /** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
@@ -129,56 +129,98 @@ export interface RetryHooks {
 }
 
 /**
- * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
- * with `describe` (never a URL: presigned URLs are credentials).
+ * What the caller's `shouldRetry` says of a failure: retry it (true), fail with it as it is (false),
+ * or fail saying how its retries stopped (a GaveUp).
+ */
+export type RetryVerdict = boolean | GaveUp
+
+/** Where a retried call stands after a failed attempt. */
+export interface RetryState {
+  /** The failed attempt's index: 0 for the first. */
+  index: number
+  /** When the first attempt started, and now (RetryPolicy.now). */
+  startedAt: number
+  now: number
+}
+
+/**
+ * What follows a failed attempt: a retry after `waitMs`, or failing with the error, as it is or (with
+ * `gaveUp`) made again saying how its retries stopped.
+ */
+export type RetryDecision = { kind: 'fail'; gaveUp: GaveUp | undefined } | { kind: 'retry'; waitMs: number }
+
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+export function decideRetry(
+  error: unknown,
+  verdict: RetryVerdict,
+  state: RetryState,
+  policy: RetryPolicy,
+  backoffStep: (index: number, error: unknown) => number = (index) => index,
+): RetryDecision {
+  if (verdict !== true) return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict }
+  const attempts = state.index + 1
+  if (state.index >= policy.retries) {
+    return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined }
+  }
+  const asked = requestedDelay(error, state.now)
+  if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+    const until = state.now + asked
+    return {
+      kind: 'fail',
+      gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+    }
+  }
+  const waitMs =
+    asked === undefined
+      ? backoffDelay(backoffStep(state.index, error), policy)
+      : asked + policy.random() * 250
+  const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy)
+  return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs }
+}
+
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+export function outOfTime(
+  attempts: number,
+  elapsedMs: number,
+  waitMs: number,
+  policy: RetryPolicy,
+): GaveUp | undefined {
+  if (elapsedMs + waitMs <= policy.maxElapsedMs) return undefined
+  return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs }
+}
+
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
  */
 export async function withRetries<T>(
   describe: string,
   attempt: (attemptIndex: number) => Promise<T>,
-  shouldRetry: (error: unknown) => boolean,
+  shouldRetry: (error: unknown) => RetryVerdict,
   policy: RetryPolicy,
   logger: Pick<Logger, 'info' | 'debug'>,
   hooks: RetryHooks = {},
 ): Promise<T> {
-  const started = policy.now()
+  const startedAt = policy.now()
   for (let index = 0; ; index++) {
     policy.signal?.throwIfAborted()
     try {
       return await attempt(index)
     } catch (error) {
       if (policy.signal?.aborted) throw policy.signal.reason
-      if (!shouldRetry(error)) throw error
-      if (index >= policy.retries) {
-        if (error instanceof Error && index > 0) error.message += ` (gave up after ${index + 1} attempts)`
-        throw error
-      }
-      const now = policy.now()
-      const asked = requestedDelay(error, now)
-      if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-        if (error instanceof Error) {
-          error.message +=
-            ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
-            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`
-        }
-        throw error
-      }
-      const wait =
-        asked === undefined
-          ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
-          : asked + policy.random() * 250
-      if (now + wait - started > policy.maxElapsedMs) {
-        if (error instanceof Error) {
-          error.message +=
-            ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
-            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`
-        }
-        throw error
-      }
+      const verdict = shouldRetry(error)
+      const state = { index, startedAt, now: policy.now() }
+      const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep)
+      if (decision.kind === 'fail') throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error
       hooks.onRetry?.(error)
       logger.info(
-        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`,
+        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
       )
-      await abortable(policy.sleep(wait, policy.signal), policy.signal)
+      await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal)
     }
   }
 }

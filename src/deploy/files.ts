@@ -197,6 +197,24 @@ function checkPatterns(patterns: string[]): void {
 
 async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   const root = path.resolve(options.root)
+  const realRoot = await checkRoot(root, options)
+  const plainTree = isEveryFile(options.patterns)
+    ? await listPlainTree(root, options.includeHidden)
+    : undefined
+  const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+  const scan = scanOf(root, realRoot, plainTree !== undefined, options)
+  const described = new Array<Described>(found.length)
+  const describe = async (absolutePath: string, i: number) => {
+    described[i] = await describeFile(absolutePath, scan)
+  }
+  // Synchronous calls have nothing to wait for together: one file after the other, no queue.
+  if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
+  else await forEachLimited(found, 16, describe)
+  return collected(described, options)
+}
+
+/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
+async function checkRoot(root: string, options: CollectOptions): Promise<string> {
   const rootStat = await stat(root).catch(() => undefined)
   if (!rootStat) throw new UsageError(`path: '${options.root}' does not exist`)
   if (!rootStat.isDirectory())
@@ -221,12 +239,25 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
         'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.',
     )
   }
+  return realRoot
+}
 
-  const plainTree = isEveryFile(options.patterns)
-    ? await listPlainTree(root, options.includeHidden)
-    : undefined
-  const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+/** What the scan of each file needs: where the root is, and how the files are looked at. */
+interface Scan {
+  root: string
+  /** A real path inside the root (links are not followed out of it). */
+  inside: (target: string) => boolean
+  /** The paths came from a plain tree's listing, each a file by the kernel's word. */
+  plainTree: boolean
+  /** A local file system: synchronous calls (see scanOf). */
+  local: boolean
+  /** A folder's real path, looked up once. */
+  realDir: (dir: string) => string | Promise<string>
+  logger: CollectOptions['logger']
+  open: OpenFile | undefined
+}
 
+function scanOf(root: string, realRoot: string, plainTree: boolean, options: CollectOptions): Scan {
   // On a local file system each file is opened, stated and closed synchronously: a few microseconds
   // each, where a round trip through the thread pool costs several times that. A network one (or a
   // test's open) keeps the asynchronous calls, which wait without holding up the process.
@@ -240,99 +271,124 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
     return real
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
-  const described = new Array<ArtifactFile | undefined>(found.length)
-  // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
-  // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
-  const notRegular: string[] = []
-  // So are the files this process cannot open (not readable, removed meanwhile, no descriptor left):
-  // each file is opened here, not first by the upload, once the site exists.
-  const unopenable: string[] = []
-  const describe = async (absolutePath: string, i: number) => {
-    const relative = relativePath(root, absolutePath)
-    // Where its bytes are read: the file itself, or the file a link inside path leads to.
-    let readPath = absolutePath
-    try {
-      // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
-      // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
-      const stats = plainTree ? undefined : local ? lstatSync(absolutePath) : await lstatFile(absolutePath)
-      if (stats?.isSymbolicLink()) {
-        const real = await realpath(absolutePath).catch(() => undefined)
-        if (real === undefined) {
-          options.logger.warning(`Skipping ${relative}: it is a link to nothing`)
-          return
-        }
-        // Links are not followed out of path: one warning for the link, nothing walked behind it.
-        if (!inside(real)) {
-          options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
-          return
-        }
-        const target = await stat(real)
-        if (target.isDirectory()) {
-          options.logger.warning(
-            `Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`,
-          )
-          return
-        }
-        if (!target.isFile()) {
-          notRegular.push(`${relative} (${kindOf(target)})`)
-          return
-        }
-        readPath = real
-      } else if (!inside(path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath)))) {
-        options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
-        return
-      } else if (stats && !stats.isFile()) {
-        notRegular.push(`${relative} (${kindOf(stats)})`)
-        return
-      }
-    } catch (error) {
-      unopenable.push(`${relative} (${openFailure(error)})`)
-      return
-    }
-    let opened: Stats
-    try {
-      opened = local ? statOpenedSync(readPath) : await statOpened(readPath, options.open)
-    } catch (error) {
-      unopenable.push(`${relative} (${openFailure(error)})`)
-      return
-    }
-    if (!opened.isFile()) {
-      notRegular.push(`${relative} (${kindOf(opened)})`)
-      return
-    }
-    const contentType = contentTypeOf(relative)
-    described[i] = {
-      path: relative,
-      absolutePath: readPath,
-      size: opened.size,
-      mtimeMs: opened.mtimeMs,
-      dev: opened.dev,
-      ino: opened.ino,
-      ...(contentType ? { contentType } : {}),
-    }
+  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open }
+}
+
+/**
+ * What a found path came to: the file's record, or why it is not collected. Only regular files are
+ * collected: a FIFO would hang the read that hashes or uploads it, a device would be uploaded as 0
+ * bytes. The files this process cannot open (not readable, removed meanwhile, no descriptor left)
+ * are refused too: each file is opened here, not first by the upload, once the site exists. Both are
+ * refused, all of them named (`entry`: the path and why), before anything is created.
+ */
+type Described = ArtifactFile | Refused
+type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable'; entry: string }
+
+const SKIPPED: Refused = { kind: 'skipped' }
+const notRegular = (relative: string, stats: Stats): Refused => ({
+  kind: 'not-regular',
+  entry: `${relative} (${kindOf(stats)})`,
+})
+const unopenable = (relative: string, error: unknown): Refused => ({
+  kind: 'unopenable',
+  entry: `${relative} (${openFailure(error)})`,
+})
+
+async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
+  const relative = relativePath(scan.root, absolutePath)
+  let readPath: string | Refused
+  try {
+    readPath = await whereToRead(absolutePath, relative, scan)
+  } catch (error) {
+    return unopenable(relative, error)
   }
-  // Synchronous calls have nothing to wait for together: one file after the other, no queue.
-  if (local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
-  else await forEachLimited(found, 16, describe)
+  if (typeof readPath !== 'string') return readPath
+  let opened: Stats
+  try {
+    opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open)
+  } catch (error) {
+    return unopenable(relative, error)
+  }
+  if (!opened.isFile()) return notRegular(relative, opened)
+  const contentType = contentTypeOf(relative)
+  return {
+    path: relative,
+    absolutePath: readPath,
+    size: opened.size,
+    mtimeMs: opened.mtimeMs,
+    dev: opened.dev,
+    ino: opened.ino,
+    ...(contentType ? { contentType } : {}),
+  }
+}
+
+/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
+async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | Refused> {
+  // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
+  // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
+  const stats = scan.plainTree
+    ? undefined
+    : scan.local
+      ? lstatSync(absolutePath)
+      : await lstatFile(absolutePath)
+  if (stats?.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
+  const real = path.join(await scan.realDir(path.dirname(absolutePath)), path.basename(absolutePath))
+  if (!scan.inside(real)) {
+    scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
+    return SKIPPED
+  }
+  if (stats && !stats.isFile()) return notRegular(relative, stats)
+  return absolutePath
+}
+
+/** The file a link leads to, when it is a regular file inside path. */
+async function linkTarget(link: string, relative: string, scan: Scan): Promise<string | Refused> {
+  const real = await realpath(link).catch(() => undefined)
+  if (real === undefined) {
+    scan.logger.warning(`Skipping ${relative}: it is a link to nothing`)
+    return SKIPPED
+  }
+  // Links are not followed out of path: one warning for the link, nothing walked behind it.
+  if (!scan.inside(real)) {
+    scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
+    return SKIPPED
+  }
+  const target = await stat(real)
+  if (target.isDirectory()) {
+    scan.logger.warning(
+      `Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`,
+    )
+    return SKIPPED
+  }
+  return target.isFile() ? real : notRegular(relative, target)
+}
+
+/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
+function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
+  const files: ArtifactFile[] = []
+  const refused = { 'not-regular': [] as string[], unopenable: [] as string[] }
+  for (const d of described) {
+    if (!('kind' in d)) files.push(d)
+    else if (d.kind !== 'skipped') refused[d.kind].push(d.entry)
+  }
   const some = (list: string[]) =>
     `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`
   const them = (list: string[]) => (list.length === 1 ? 'it' : 'them')
-  if (notRegular.length) {
-    notRegular.sort()
+  const irregular = refused['not-regular'].sort()
+  if (irregular.length) {
     throw new UsageError(
-      `path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
-        `${some(notRegular)}. Remove ${them(notRegular)}, or leave ${them(notRegular)} out with files: '!<path>'`,
+      `path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+        `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`,
     )
   }
-  if (unopenable.length) {
-    unopenable.sort()
+  const closed = refused.unopenable.sort()
+  if (closed.length) {
     throw new UsageError(
       `path: every file of the site is opened before anything is created, and ` +
-        `${unopenable.length === 1 ? 'this one' : `these ${unopenable.length}`} could not be: ${some(unopenable)}. ` +
-        `Make ${them(unopenable)} readable, or leave ${them(unopenable)} out with files: '!<path>'`,
+        `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
+        `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`,
     )
   }
-  const files = described.filter((f): f is ArtifactFile => f !== undefined)
   if (files.length === 0) {
     throw new UsageError(
       `files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +

@@ -143,11 +143,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
         ? [`the group display name '${result.groupDisplayName}'`]
         : []),
     ].join(' and ')
-    const error = new ValidationFailedError('The validated values', problems(result.errors))
-    error.message = `The service finds ${what} invalid: ${result.errors
-      .map((e) => `${e.path.join('.')} (${e.message})`)
-      .join('; ')}`
-    return error
+    return new ValidationFailedError(what, problems(result.errors), { foundBy: 'The service' })
   },
 }
 

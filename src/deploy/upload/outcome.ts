@@ -1,6 +1,7 @@
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
-import { backoffDelay, errorCodes, type RetryPolicy } from '../../api/retry.ts'
+import { gaveUpNote, type GaveUp } from '../../api/errors.ts'
+import { backoffDelay, errorCodes, outOfTime, type RetryPolicy } from '../../api/retry.ts'
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 export class PartUploadError extends Error {
@@ -111,22 +112,20 @@ function retryOrStop(
   overload: string | undefined,
 ): Action {
   const attempts = state.retries + 1
-  const giveUp = (why: string): Action => ({
+  const giveUp = (gaveUp: GaveUp | undefined): Action => ({
     kind: 'stop',
-    error: new PartUploadError(`${state.describe}: ${failure.detail}${why}`, failure.status, true, {
-      cause: failure.cause,
-    }),
+    error: new PartUploadError(
+      `${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`,
+      failure.status,
+      true,
+      { cause: failure.cause },
+    ),
   })
   if (state.retries >= policy.retries)
-    return giveUp(attempts > 1 ? ` (gave up after ${attempts} attempts)` : '')
+    return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined)
   const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy)
-  const elapsed = state.now - state.firstAttemptAt
-  if (elapsed + waitMs > policy.maxElapsedMs) {
-    return giveUp(
-      ` (gave up after ${attempts} attempts in ${Math.round(elapsed / 1000)} s: ` +
-        `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`,
-    )
-  }
+  const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy)
+  if (late) return giveUp(late)
   const code = errorCodes(failure.cause)[0]
   const reason = code ? `${code} (${failure.detail})` : failure.detail
   const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`
