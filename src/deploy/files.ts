@@ -232,7 +232,8 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   // test's open) keeps the asynchronous calls, which wait without holding up the process.
   const local = options.open === undefined && isLocalFileSystem(realRoot)
   // Where each file really is, to keep links from leading out of path: a directory's real path is
-  // looked up once, a file's only when the file itself is a link.
+  // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
+  // its folders were listed as folders (no link) from the root down.
   const realDirs = new Map<string, string | Promise<string>>()
   const realDir = (dir: string) => {
     let real = realDirs.get(dir)
@@ -278,7 +279,10 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
           return
         }
         readPath = real
-      } else if (!inside(path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath)))) {
+      } else if (
+        !plainTree &&
+        !inside(path.join(await realDir(path.dirname(absolutePath)), path.basename(absolutePath)))
+      ) {
         options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
         return
       } else if (stats && !stats.isFile()) {
