@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { appendFile, mkdir, readFile, symlink, truncate } from 'node:fs/promises'
+import { appendFile, mkdir, readdir, readFile, symlink, truncate } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -333,4 +333,24 @@ test('path: / is refused; a repository root warns, and with include-hidden is re
     scanArtifacts({ glob, root: repo, patterns: ['**'], includeHidden: true, logger: memoryLogger() }),
     /is the root of a git repository, and include-hidden would upload its \.git/,
   )
+})
+
+test('a tree of many folders is listed level by level in its folders order; a link in one of them hands it to the globber', async () => {
+  const root = await tempDir()
+  const tree: Record<string, string> = { 'index.html': 'i' }
+  for (let i = 0; i < 40; i++) tree[`assets/${String(i).padStart(2, '0')}/a.js`] = String(i)
+  await writeTree(root, tree)
+  const scan = (logger = memoryLogger()) =>
+    scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
+  const listed = (await scan()).map((f) => f.path)
+  assert.deepEqual(listed.slice().sort(), Object.keys(tree).sort())
+  // Each level before the next, and a folder's files together: the order readdir gives, not the order reads end in.
+  assert.equal(listed[0], 'index.html')
+  const folders = (await readdir(path.join(root, 'assets'))).map((name) => `assets/${name}/a.js`)
+  assert.deepEqual(listed.slice(1), folders)
+  // A link in the first of 40 folders, met while the next ones are still being read: the globber decides.
+  await symlink(path.join(root, 'index.html'), path.join(root, 'assets/00/alias.html'))
+  const logger = memoryLogger()
+  const files = await scan(logger)
+  assert.deepEqual(files.map((f) => f.path).sort(), [...Object.keys(tree), 'assets/00/alias.html'].sort())
 })

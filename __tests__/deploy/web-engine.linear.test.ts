@@ -90,3 +90,22 @@ for (const layout of ['one folder', 'one file per folder'] as const) {
     )
   })
 }
+
+// A site of thousands of folders and no build: no folder is indexed (each one's object and lists
+// would outlive young collections and grow V8's young generation, the peak of such a site's deploy).
+test('engine detection keeps nothing per folder of a site without a build', async () => {
+  const files = site(8_000, 'one file per folder').filter((f) => f.path.startsWith('assets/'))
+  let entries = 0
+  const set = Reflect.get(Map.prototype, 'set') as Map<unknown, unknown>['set']
+  Reflect.set(Map.prototype, 'set', function (this: Map<unknown, unknown>, key: unknown, value: unknown) {
+    entries++
+    return set.call(this, key, value)
+  })
+  try {
+    const plan = await planServing(files, 'auto', [], readStart)
+    assert.deepEqual(plan.builds, [])
+  } finally {
+    Reflect.set(Map.prototype, 'set', set)
+  }
+  assert.ok(entries < 100, `${entries} map entries set for ${files.length} folders`)
+})

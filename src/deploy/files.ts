@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto'
-import { closeSync, fstatSync, lstatSync, openSync, realpathSync, statfsSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  statfsSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
@@ -263,7 +272,8 @@ function scanOf(root: string, realRoot: string, plainTree: boolean, options: Col
   // test's open) keeps the asynchronous calls, which wait without holding up the process.
   const local = options.open === undefined && isLocalFileSystem(realRoot)
   // Where each file really is, to keep links from leading out of path: a directory's real path is
-  // looked up once, a file's only when the file itself is a link.
+  // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
+  // its folders were listed as folders (no link) from the root down.
   const realDirs = new Map<string, string | Promise<string>>()
   const realDir = (dir: string) => {
     let real = realDirs.get(dir)
@@ -332,10 +342,13 @@ async function whereToRead(absolutePath: string, relative: string, scan: Scan): 
       ? lstatSync(absolutePath)
       : await lstatFile(absolutePath)
   if (stats?.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
-  const real = path.join(await scan.realDir(path.dirname(absolutePath)), path.basename(absolutePath))
-  if (!scan.inside(real)) {
-    scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
-    return SKIPPED
+  // A plain tree's folders were listed as folders, no link, from the root down: none leads outside.
+  if (!scan.plainTree) {
+    const real = path.join(await scan.realDir(path.dirname(absolutePath)), path.basename(absolutePath))
+    if (!scan.inside(real)) {
+      scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
+      return SKIPPED
+    }
   }
   if (stats && !stats.isFile()) return notRegular(relative, stats)
   return absolutePath
@@ -545,25 +558,37 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
   const files: string[] = []
   let level = [root]
   while (level.length) {
-    // Kept per directory, so that the order is the file system's, not the order reads finish in.
-    const listings = new Array<{ files: string[]; dirs: string[] }>(level.length)
-    let plain = true
-    await forEachLimited(level, 16, async (dir, index) => {
-      const listing: { files: string[]; dirs: string[] } = { files: [], dirs: [] }
-      for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const next: string[] = []
+    // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's,
+    // not the order reads finish in, and only the listings of those few are held: one per folder of
+    // a level, kept until the level's last was read, outlived young collections in a tree of
+    // thousands of folders and made V8 double its young generation (BENCHMARKS.md).
+    const ahead = level.slice(0, LISTING_AHEAD).map(listFolder)
+    for (let i = 0; i < level.length; i++) {
+      const entries = await ahead[i % LISTING_AHEAD]!
+      if (i + LISTING_AHEAD < level.length) ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]!)
+      for (const entry of entries) {
         if (!includeHidden && isHidden(entry.name)) continue
-        const entryPath = path.join(dir, entry.name)
-        if (entry.isFile()) listing.files.push(entryPath)
-        else if (entry.isDirectory()) listing.dirs.push(entryPath)
-        else plain = false
+        // A listed name is one segment of a normalised path: path.join's normalising built each path
+        // of pieces, megabytes that a large tree's paths kept until they were used.
+        const entryPath = `${level[i]!}${path.sep}${entry.name}`
+        if (entry.isFile()) files.push(entryPath)
+        else if (entry.isDirectory()) next.push(entryPath)
+        else return undefined
       }
-      listings[index] = listing
-    })
-    if (!plain) return undefined
-    for (const listing of listings) for (const file of listing.files) files.push(file)
-    level = listings.flatMap((listing) => listing.dirs)
+    }
+    level = next
   }
   return files
+}
+
+const LISTING_AHEAD = 16
+
+/** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
+function listFolder(dir: string): Promise<Dirent[]> {
+  const listing = readdir(dir, { withFileTypes: true })
+  listing.catch(() => {})
+  return listing
 }
 
 /**

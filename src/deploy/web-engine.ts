@@ -98,7 +98,7 @@ export async function planServing(
   const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
   const engineRoutes: RouteSpec[] = []
   if (engine !== 'none') {
-    const folders = indexFolders(files)
+    const folders = indexFolders(files, engine === 'unity')
     if (engine === 'auto' || engine === 'unity') {
       await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart)
     }
@@ -197,9 +197,7 @@ async function planUnity(
         ? 'UnityLoader.js'
         : undefined
     const compressed = files.filter((file) => COMPRESSED.test(file.path))
-    const unityCompressed = compressed.filter((file) =>
-      /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/.test(file.path),
-    )
+    const unityCompressed = compressed.filter((file) => UNITY_COMPRESSED_PART.test(file.path))
     const evidenceName =
       loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined)
     if (!evidenceName) continue
@@ -298,13 +296,9 @@ async function planGodot(
   plan: ServingPlan,
   readStart: ReadStart,
 ): Promise<void> {
-  for (const [folder, { files, names, subfolders }] of folders) {
+  for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
     const byName = new Map(files.map((file, i) => [names[i]!, file]))
-    const asyncPacks = new Set(
-      subfolders
-        .filter((name) => name.endsWith('.asyncpck'))
-        .map((name) => name.slice(0, -'.asyncpck'.length)),
-    )
+    const asyncPacks = packFolders.map((name) => name.slice(0, -'.asyncpck'.length))
     const packs = [
       ...[...byName.keys()]
         .filter((name) => name.endsWith('.pck'))
@@ -553,42 +547,67 @@ const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers :
 
 // Paths and globs.
 
-/** A folder of the site: its files, their base names (in the same order), the names of its folders. */
+/** A folder of the site that may hold a build: its files, their base names (in the same order), its async packs. */
 interface Folder {
   files: ArtifactFile[]
   names: string[]
-  subfolders: string[]
+  /** Its subfolders named `<name>.asyncpck` (a Godot export's async pack), each once. */
+  asyncPacks: string[]
+}
+
+/** A compressed part of a Unity build, the evidence when `web-engine` is unity (see planUnity). */
+const UNITY_COMPRESSED_PART = /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/
+
+/**
+ * Whether the file at `path` can make its folder a build's: a Unity loader (`<name>.loader.js`,
+ * `UnityLoader.js`), a Godot pack, or when unity is named, a compressed part. planUnity and planGodot
+ * recognise nothing in a folder without one.
+ */
+function isBuildEvidence(path: string, unityNamed: boolean): boolean {
+  return (
+    path.endsWith('.loader.js') ||
+    path.endsWith('.pck') ||
+    path === 'UnityLoader.js' ||
+    path.endsWith('/UnityLoader.js') ||
+    (unityNamed && UNITY_COMPRESSED_PART.test(path))
+  )
 }
 
 /**
- * The site's files by folder, in one pass over the files (each path read once) and one over the
- * folders: every folder that holds a file, and each one above it, knowing its own subfolders (an
- * async pack is a folder of a Godot export's). The engines look at each folder's own lists only.
+ * The folders that may hold a build, with their files, in two passes over the files: the first finds
+ * them (a file that is a build's evidence, or a path through an async pack), the second gathers their
+ * files. Why only those: one object and three lists for each folder of a site of thousands of
+ * folders are megabytes that outlive several young collections, which makes V8 double its young
+ * generation (BENCHMARKS.md); the folders without evidence are the ones the engines skip.
  */
-function indexFolders(files: readonly ArtifactFile[]): Map<string, Folder> {
-  const folders = new Map<string, Folder>()
-  const folderOf = (path: string) => {
-    let folder = folders.get(path)
-    if (!folder) folders.set(path, (folder = { files: [], names: [], subfolders: [] }))
-    return folder
+function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<string, Folder> {
+  // The folders that may hold a build, each with its async packs.
+  const candidates = new Map<string, Set<string>>()
+  const candidate = (folder: string) => {
+    let packs = candidates.get(folder)
+    if (!packs) candidates.set(folder, (packs = new Set()))
+    return packs
   }
+  for (const { path } of files) {
+    if (isBuildEvidence(path, unityNamed)) candidate(parentOf(path))
+    // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
+    for (let end = path.indexOf('.asyncpck/'); end >= 0; end = path.indexOf('.asyncpck/', end + 1)) {
+      const pack = path.slice(0, end + '.asyncpck'.length)
+      candidate(parentOf(pack)).add(baseName(pack))
+    }
+  }
+  const folders = new Map<string, Folder>()
+  if (candidates.size === 0) return folders
   for (const file of files) {
     const path = file.path
     const slash = path.lastIndexOf('/')
-    const folder = folderOf(slash < 0 ? '' : path.slice(0, slash))
+    const name = slash < 0 ? '' : path.slice(0, slash)
+    const packs = candidates.get(name)
+    if (!packs) continue
+    let folder = folders.get(name)
+    if (!folder) folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }))
     folder.files.push(file)
     folder.names.push(path.slice(slash + 1))
-  }
-  // Each folder is linked to its parent once; a parent met for the first time is linked in turn.
-  const linked = new Set<string>([''])
-  const pending = [...folders.keys()]
-  for (let i = 0; i < pending.length; i++) {
-    const path = pending[i]!
-    if (linked.has(path)) continue
-    linked.add(path)
-    const parent = parentOf(path)
-    if (!folders.has(parent)) pending.push(parent)
-    folderOf(parent).subfolders.push(baseName(path))
   }
   return folders
 }
