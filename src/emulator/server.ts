@@ -35,6 +35,8 @@ export interface RecordedRequest {
   status: number
   /** The fault injected into this request, if any (see EmulatorOptions.faults). */
   fault?: FaultKind
+  /** A store PUT of a multipart upload's part: its `partNumber` (from 1). */
+  partNumber?: number
 }
 
 export interface Emulator {
@@ -347,6 +349,8 @@ function recordWhenDone(
     if (recorded) return
     recorded = true
     const entry: RecordedRequest = { method: req.method ?? '', path, status }
+    const partNumber = new URL(req.url ?? '/', 'http://emulator').searchParams.get('partNumber')
+    if (partNumber !== null) entry.partNumber = Number(partNumber)
     const fault = core.faults.kindOf(req)
     if (fault !== undefined) entry.fault = fault
     requests.push(entry)
