@@ -1,17 +1,23 @@
-// npm run demo: starts the emulator, deploys example-site/ through dist/index.js the way the GitHub
-// runner would, and prints the outputs, the job summary, and what the url output serves.
-import { randomBytes } from 'node:crypto'
+// npm run demo: starts the emulator at its defaults (the real service at its worst: a publish reaches
+// the host seconds later, files of 5 MiB or more are multipart), deploys example-site/ with a 6 MiB
+// wasm through dist/index.js the way the GitHub runner would, and prints the outputs, the job summary,
+// and what the url output serves.
+import { createHash, randomBytes } from 'node:crypto'
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fetchLocally, startEmulator } from '../src/emulator/index.ts'
 import { actionDefaults, runAction } from './run-action.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-// The service's timing and creation race, opted out of until the deploy publishes a new namespace
-// after creating it on its base version and waits until the URL serves the build (issue 30): then
-// this becomes startEmulator() and the demo shows the wait.
-const emulator = await startEmulator({ serveOnCreate: true, publishDelayMs: 0 })
+const emulator = await startEmulator()
 const preview = `demo-${randomBytes(3).toString('hex')}`
+// example-site/ and an engine's wasm over the service's 5 MiB multipart threshold.
+const site = await mkdtemp(path.join(os.tmpdir(), 'gamehost-demo-'))
+await cp(path.join(root, 'example-site'), site, { recursive: true })
+const wasm = Buffer.concat([Buffer.from('\0asm\x01\0\0\0'), randomBytes(6 * 1024 * 1024)])
+await writeFile(path.join(site, 'game.wasm'), wasm)
 
 console.log(`Emulator of the service listening on ${emulator.url}\n`)
 console.log(`Running dist/index.js as the GitHub runner would, deploying example-site/ ...\n`)
@@ -23,12 +29,10 @@ const run = await runAction({
     'api-url': emulator.url,
     token: 'gamehost-demo-token',
     'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
-    path: 'example-site',
+    path: site,
     namespace: preview,
     'namespace-display-name': `Demo ${preview}`,
     'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
-    // The emulator serves each namespace at {game}--{namespace}.localhost on its own port.
-    'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
     'lobby-count-max': '64',
     'max-players': '16',
   },
@@ -40,8 +44,9 @@ for (const [name, value] of Object.entries(run.outputs)) console.log(`  ${name.p
 console.log('\nJob summary:')
 console.log(summaryAsText(run.summary))
 
+await rm(site, { recursive: true, force: true })
 const url = run.outputs.url
-if (run.exitCode !== 0 || !url) {
+if (run.exitCode !== 0 || !url || run.outputs.verified !== 'true') {
   await emulator.close()
   process.exit(1)
 }
@@ -51,7 +56,13 @@ console.log(`\nLive at ${url}`)
 console.log(
   `  GET -> ${page.status} ${page.headers.get('content-type')}, title "${/<title>([^<]*)/.exec(page.text)?.[1]}"`,
 )
-if (page.status !== 200) {
+const engine = await fetchLocally(`${url}game.wasm`)
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 12)
+console.log(
+  `  GET game.wasm -> ${engine.status} ${engine.headers.get('content-type')}, ${engine.headers.get('content-length')} bytes ` +
+    `(sent as a multipart upload's part; SHA-256 ${sha(wasm)}…, seen live by the deploy: verified=${run.outputs.verified})`,
+)
+if (page.status !== 200 || engine.status !== 200) {
   await emulator.close()
   process.exit(1)
 }

@@ -73,6 +73,9 @@ describe('a preview closed with its pull request', () => {
     assert.equal(opened.exitCode, 0, opened.stdout)
     const url = `http://demo-game--pr-41.localhost:${port}/`
     assert.equal((await fetchLocally(url)).text, '<title>the game</title>')
+    assert.equal(opened.outputs['domain-status'], 'pending')
+    // Served at the custom domain once the service sees its CNAME.
+    emulator.verifyDomain('pr-41.preview.example.com')
     assert.equal((await fetchLocally(`http://pr-41.preview.example.com:${port}/`)).status, 200)
     const deployment = github.addDeployment(REPO, 'feature-41', 'preview-pr-41')
     const other = github.addDeployment(REPO, 'main', 'production')

@@ -113,7 +113,12 @@ describe('deploy against the emulator', () => {
       [published.versionId],
       'the publish after the creation is recorded',
     )
-    const live = await fetchLocally(`http://pipeline.example.com:${new URL(emulator.url).port}/`)
+    // The custom domain serves once the service sees its CNAME: pending until then.
+    const atDomain = `http://pipeline.example.com:${new URL(emulator.url).port}/`
+    assert.equal(published.domain?.status, 'pending')
+    assert.equal((await fetchLocally(atDomain)).status, 404)
+    emulator.verifyDomain('pipeline.example.com')
+    const live = await fetchLocally(atDomain)
     assert.equal(live.status, 200)
     assert.equal(live.text, written.get('index.html')!.toString())
   })
