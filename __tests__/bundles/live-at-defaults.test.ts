@@ -105,10 +105,7 @@ describe('live at the emulator defaults, through dist/index.js', () => {
     assert.ok(served.body.equals(wasm), 'the wasm is served byte for byte')
     // It went up as a multipart upload's part (v24.6: from 5 MiB), not as one PutObject.
     const puts = emulator.requests.filter((r) => r.method === 'PUT' && r.path.includes('Build/game.wasm'))
-    assert.ok(
-      puts.length > 0 && puts.every((r) => r.partNumber === 1),
-      JSON.stringify(puts),
-    )
+    assert.ok(puts.length > 0 && puts.every((r) => r.partNumber === 1), JSON.stringify(puts))
     // The namespace was created on its base version, then the new one published: history records it.
     const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-41')!
     assert.equal(namespace.versionId, first.outputs['version-id'])

@@ -59,7 +59,10 @@ describe('dist/index.js: seen live, or rolled back', () => {
     const url = first.outputs.url!
     assert.match(
       first.stdout,
-      new RegExp(`^Live at ${url}: seen after \\d+\\.\\d s \\(\\d+ checks?\\), 2 files matching the build$`, 'm'),
+      new RegExp(
+        `^Live at ${url}: seen after \\d+\\.\\d s \\(\\d+ checks?\\), 2 files matching the build$`,
+        'm',
+      ),
     )
     assert.match(first.stdout, new RegExp(`^::notice title=Deployed::Live at ${url}$`, 'm'))
     assert.match(first.summary, /seen live after/)
