@@ -48211,6 +48211,21 @@ var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_nod
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/api/errors.ts
+/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+function gaveUpNote(gaveUp) {
+    switch (gaveUp?.kind) {
+        case undefined:
+            return '';
+        case 'retries-spent':
+            return ` (gave up after ${gaveUp.attempts} attempts)`;
+        case 'out-of-time':
+            return (` (gave up after ${gaveUp.attempts} attempts in ${Math.round(gaveUp.elapsedMs / 1000)} s: ` +
+                `retries stop ${Math.round(gaveUp.maxElapsedMs / 1000)} s after the first attempt)`);
+        case 'wait-too-long':
+            return (` (the service asks to wait ${Math.ceil(gaveUp.askedMs / 1000)} s, until ${new Date(gaveUp.until).toISOString()}: ` +
+                `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
+    }
+}
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -48226,6 +48241,8 @@ class ServiceError extends Error {
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
      */
     inputs;
+    gaveUp;
+    #init;
     constructor(init) {
         const { operation, status, body } = init;
         const code = body.code ?? 'UNKNOWN';
@@ -48242,6 +48259,7 @@ class ServiceError extends Error {
             message += `. ${init.hint}`;
         if (body.documentation)
             message += `. See ${body.documentation}`;
+        message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
         this.operation = operation;
@@ -48253,6 +48271,12 @@ class ServiceError extends Error {
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
         this.inputs = init.inputs ?? [];
+        this.gaveUp = init.gaveUp;
+        this.#init = init;
+    }
+    /** The same refusal, saying how the call's retries ended. */
+    afterRetries(gaveUp) {
+        return new ServiceError({ ...this.#init, gaveUp });
     }
 }
 /** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
@@ -48273,8 +48297,10 @@ class errors_UsageError extends Error {
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
     problems;
-    constructor(what, problems) {
-        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
+    /** `foundBy`: who judged it so, when not this code (`The service`): `The service finds ... invalid`. */
+    constructor(what, problems, options = {}) {
+        const verdict = options.foundBy ? `${options.foundBy} finds ${what} invalid` : `${what} is invalid`;
+        super(`${verdict}: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
         this.problems = problems;
     }
 }
@@ -48298,10 +48324,31 @@ class NetworkError extends Error {
     name = 'NetworkError';
     /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
     inputs;
-    constructor(message, options) {
-        super(message, options);
+    /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
+    gaveUp;
+    #reason;
+    constructor(reason, options) {
+        super(reason + gaveUpNote(options?.gaveUp), options);
         this.inputs = options?.inputs ?? [];
+        this.gaveUp = options?.gaveUp;
+        this.#reason = reason;
     }
+    /** The same failure, saying how the call's retries ended. */
+    afterRetries(gaveUp) {
+        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+    }
+}
+/**
+ * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
+ * its message (the service's and the network's errors keep their class); the message of an error is
+ * never changed once it was thrown. Any other error becomes the cause of a new one.
+ */
+function afterRetries(error, gaveUp) {
+    if (error instanceof ServiceError || error instanceof NetworkError)
+        return error.afterRetries(gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -48500,383 +48547,6 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: ./src/inputs/constants.ts
-/**
- * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
- * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
- */
-const constants_Input = {
-    ApiUrl: 'api-url',
-    Token: 'token',
-    GameId: 'game-id',
-    Path: 'path',
-    Files: 'files',
-    IncludeHidden: 'include-hidden',
-    SiteName: 'site-name',
-    Namespace: 'namespace',
-    NamespaceDisplayName: 'namespace-display-name',
-    VersionId: 'version-id',
-    NamespaceId: 'namespace-id',
-    Domain: 'domain',
-    LobbyCountMax: 'lobby-count-max',
-    MaxPlayers: 'max-players',
-    Concurrency: 'concurrency',
-    Retries: 'retries',
-    RequestTimeout: 'request-timeout',
-    MaxRetryAfter: 'max-retry-after',
-    DryRun: 'dry-run',
-    Comment: 'comment',
-    GitHubToken: 'github-token',
-    SkipUnchanged: 'skip-unchanged',
-    IfNoToken: 'if-no-token',
-    PullRequest: 'pull-request',
-    Publish: 'publish',
-    CdnDomain: 'cdn-domain',
-    WebEngine: 'web-engine',
-    Headers: 'headers',
-    // publish (with namespace, namespace-id, version-id and cdn-domain)
-    FromNamespace: 'from-namespace',
-    // servers
-    EnvironmentId: 'environment-id',
-    Tags: 'tags',
-    IncludeDestroyed: 'include-destroyed',
-    Limit: 'limit',
-    // lobby-logs (with namespace-id)
-    LobbyId: 'lobby-id',
-    FailIfFailed: 'fail-if-failed',
-    // validate (with namespace-id, lobby-count-max and max-players)
-    GroupDisplayName: 'group-display-name',
-    FailOnError: 'fail-on-error',
-};
-/** Output names of the deploy action, as in action.yml. */
-const Output = {
-    SiteId: 'site-id',
-    UploadId: 'upload-id',
-    NamespaceId: 'namespace-id',
-    FileCount: 'file-count',
-    TotalBytes: 'total-bytes',
-    Digest: 'digest',
-    Manifest: 'manifest',
-    VersionId: 'version-id',
-    Url: 'url',
-    Skipped: 'skipped',
-};
-/** Output names of the publish action. */
-const PublishOutput = {
-    NamespaceId: 'namespace-id',
-    VersionId: 'version-id',
-    Url: 'url',
-    ReplacedVersionId: 'replaced-version-id',
-};
-/** Output names of the servers action. */
-const ServersOutput = {
-    Servers: 'servers',
-    Count: 'count',
-};
-/** Output names of the lobby-logs action. */
-const LobbyOutput = {
-    Lobby: 'lobby',
-    Status: 'status',
-    ExitCode: 'exit-code',
-    Failed: 'failed',
-};
-/** Output names of the avatars action. */
-const AvatarsOutput = {
-    CustomAvatars: 'custom-avatars',
-    Count: 'count',
-    CompleteCount: 'complete-count',
-};
-/** Output names of the validate action. */
-const ValidateOutput = {
-    Errors: 'errors',
-    Valid: 'valid',
-};
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
-const ActionName = {
-    Deploy: 'deploy',
-    Servers: 'servers',
-    LobbyLogs: 'lobby-logs',
-    Avatars: 'avatars',
-    Validate: 'validate',
-    Publish: 'publish',
-};
-/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
-const DEFAULT_CDN_DOMAIN = 'rivet.game';
-/** Where the CLI reads the token when --token is not given. */
-const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-const DEFAULT_CONCURRENCY = 192;
-/**
- * PUTs in flight when an upload starts (or the concurrency, if lower): the default concurrency. Chosen
- * with builds starting at 16, 32, 64, 128 and 192 (`npm run bench -- --latency 20,80 --baseline ...`):
- * at 80 ms per PUT, 1,200 small files took 1.10x the bare uploader at 128 from 16, 1.00x from 128 and
- * 0.94x from 192; at 20 ms and on the mixed site the start made no difference beyond noise, nor to
- * the peak memory of 20,000 files.
- */
-const START_CONCURRENCY = 192;
-const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-const MAX_RETRIES = 20;
-/** The longest `max-retry-after` a user may set: an hour. */
-const MAX_RETRY_AFTER_SECONDS = 3600;
-
-;// CONCATENATED MODULE: ./src/inputs/common.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
-
-
-
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants_Input.ApiUrl).trim();
-    if (!apiUrl)
-        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
-    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
-    }
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    const token = checkToken(get(constants_Input.Token).trim());
-    const gameId = get(constants_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
-}
-/**
- * The token, when it can be sent in the Authorization header: no line break or other control
- * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
- * what is wrong where, never the token: undici would refuse the header on the first call, with a
- * message that names neither.
- */
-function checkToken(token) {
-    for (let index = 0; index < token.length; index++) {
-        const code = token.charCodeAt(index);
-        const what = code === 0x0a || code === 0x0d
-            ? 'a line break'
-            : code < 0x20 || code === 0x7f
-                ? 'a control character'
-                : code > 0xff
-                    ? 'a character that is not Latin-1'
-                    : undefined;
-        if (what) {
-            throw new errors_UsageError(`${constants_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-                'copy the token again, on one line with nothing around it (the token is not shown here)');
-        }
-    }
-    return token;
-}
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
-function checkUuid(input, id) {
-    if (UUID.test(id))
-        return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
-}
-/** A required id input, trimmed and checked as a UUID. */
-function readRequiredId(get, input, what) {
-    return checkUuid(input, readRequired(get, input, what));
-}
-/** Reads the connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-/** Why an empty token fails an action that always calls the service. */
-function missingServiceToken() {
-    return new errors_UsageError(`${constants_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
-}
-/** A required input, trimmed. */
-function readRequired(get, input, what) {
-    const value = get(input).trim();
-    if (!value)
-        throw new errors_UsageError(`${input} is required: ${what}`);
-    return value;
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
-}
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
-}
-/** A whole number from min to max, or undefined when empty. */
-function readOptionalInteger(input, raw, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value)) {
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    }
-    return value;
-}
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
-    if (choices.includes(text))
-        return text;
-    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
-}
-/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
-function urlUserInfo(url) {
-    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
-}
-/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
-function checkNameId(input, nameId) {
-    const problem = nameIdProblems(nameId)[0];
-    if (!problem)
-        return nameId;
-    throw new errors_UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
-}
-/**
- * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). `fallback` when empty.
- */
-function readCdnDomain(get, fallback) {
-    const raw = get(constants_Input.CdnDomain).trim();
-    if (!raw)
-        return fallback;
-    if (raw.includes('://')) {
-        let url;
-        try {
-            url = new URL(raw);
-        }
-        catch {
-            url = undefined;
-        }
-        if (url &&
-            (url.protocol === 'http:' || url.protocol === 'https:') &&
-            url.pathname === '/' &&
-            !url.search &&
-            !url.username)
-            return url.origin;
-    }
-    else if (isValidDomain(raw)) {
-        return raw;
-    }
-    throw new errors_UsageError(`${constants_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
-}
-
-;// CONCATENATED MODULE: ./src/common/format.ts
-/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1)} ${units[unit]}`;
-}
-
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
-;// CONCATENATED MODULE: ./src/api/shape.ts
-// The shape an operation promises for its answer, checked before anything reads it: a missing or
-// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
-// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
-function describe(value) {
-    if (value === undefined)
-        return 'missing';
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'a list';
-    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
-}
-function named(at, what, value) {
-    return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
-}
-const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
-const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
-const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
-    ? undefined
-    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
-const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
-const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
-/** Any JSON object; its fields unchecked. */
-const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : named(at, 'an object', value);
-/** A field that may be absent (or null); when there, it must fit `check`. */
-function optional(check) {
-    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
-}
-function listOf(item) {
-    return (value, at) => {
-        if (!Array.isArray(value))
-            return named(at, 'a list', value);
-        for (let i = 0; i < value.length; i++) {
-            const problem = item(value[i], `${at}[${i}]`);
-            if (problem)
-                return problem;
-        }
-        return undefined;
-    };
-}
-/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
-function objectOf(fields) {
-    return (value, at) => {
-        const problem = anObject(value, at);
-        if (problem)
-            return problem;
-        for (const [name, check] of Object.entries(fields)) {
-            const found = check(value[name], at ? `${at}.${name}` : name);
-            if (found)
-                return found;
-        }
-        return undefined;
-    };
-}
-
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -48972,11 +48642,43 @@ function isNetworkFailure(error) {
     return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
 }
 /**
- * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
- * with `describe` (never a URL: presigned URLs are credentials).
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
+    if (verdict !== true)
+        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = requestedDelay(error, state.now);
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined
+        ? backoffDelay(backoffStep(state.index, error), policy)
+        : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
  */
 async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const started = policy.now();
+    const startedAt = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
         try {
@@ -48985,37 +48687,14 @@ async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks
         catch (error) {
             if (policy.signal?.aborted)
                 throw policy.signal.reason;
-            if (!shouldRetry(error))
-                throw error;
-            if (index >= policy.retries) {
-                if (error instanceof Error && index > 0)
-                    error.message += ` (gave up after ${index + 1} attempts)`;
-                throw error;
-            }
-            const now = policy.now();
-            const asked = requestedDelay(error, now);
-            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-                if (error instanceof Error) {
-                    error.message +=
-                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
-                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
-                }
-                throw error;
-            }
-            const wait = asked === undefined
-                ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
-                : asked + policy.random() * 250;
-            if (now + wait - started > policy.maxElapsedMs) {
-                if (error instanceof Error) {
-                    error.message +=
-                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
-                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
-                }
-                throw error;
-            }
+            const verdict = shouldRetry(error);
+            const state = { index, startedAt, now: policy.now() };
+            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
             hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(wait, policy.signal), policy.signal);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
 }
@@ -49041,6 +48720,925 @@ function shortReason(error) {
     const code = errorCodes(error)[0];
     const message = error instanceof Error ? error.message : String(error);
     return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/table.ts
+// Every input of every action, one row each: which actions take it (their action.yml), its default,
+// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
+// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
+// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+
+/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'];
+/** Where the CLI reads the token when --token is not given. */
+const TOKEN_ENV = 'GAMEHOST_TOKEN';
+/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
+const DEFAULT_CONCURRENCY = 192;
+const MAX_CONCURRENCY = 256;
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+const ALL = ACTIONS;
+/** The connection's flags: every subcommand's. */
+const WITH_CLOSE = [...ACTIONS, 'close'];
+const row = (name, spec) => ({ name, ...spec });
+/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
+const INPUTS = {
+    ApiUrl: row('api-url', {
+        actions: ALL,
+        requiredIn: ALL,
+        default: '',
+        description: 'Base URL of the service (required)',
+        flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+    }),
+    Token: row('token', {
+        actions: ALL,
+        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+        default: '',
+        secret: true,
+        description: `The service token; default the ${TOKEN_ENV} environment variable`,
+        flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
+    }),
+    GameId: row('game-id', {
+        actions: ALL,
+        requiredIn: ALL,
+        default: '',
+        description: 'The id of the game (required)',
+        flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+    }),
+    Path: row('path', {
+        actions: ['deploy'],
+        default: '',
+        description: 'Folder of the built site; without it, only provision',
+        flag: { type: 'string', value: 'dir' },
+    }),
+    Files: row('files', {
+        actions: ['deploy'],
+        default: '**',
+        description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
+        flag: { type: 'list', value: 'glob' },
+    }),
+    IncludeHidden: row('include-hidden', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Upload hidden files and folders (.env, .git/) too',
+        flag: { type: 'boolean' },
+    }),
+    SiteName: row('site-name', {
+        actions: ['deploy'],
+        default: '',
+        shownDefault: 'derived',
+        description: 'Display name of the site (default: repository, branch and short sha)',
+        flag: { type: 'string', value: 'name' },
+    }),
+    Namespace: row('namespace', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: 'name_id of the namespace to use, created when absent',
+        flag: {
+            type: 'string',
+            value: 'name-id',
+            commands: ['deploy', 'publish', 'close'],
+            help: {
+                publish: 'name_id of the namespace to publish to (or --namespace-id)',
+                close: "name_id of the preview's namespace (or --namespace-id)",
+            },
+        },
+    }),
+    NamespaceDisplayName: row('namespace-display-name', {
+        actions: ['deploy'],
+        default: '',
+        shownDefault: 'the `namespace`',
+        description: 'Display name of the created namespace',
+        flag: { type: 'string', value: 'name' },
+    }),
+    VersionId: row('version-id', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        flag: {
+            type: 'string',
+            value: 'id',
+            help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
+        },
+    }),
+    NamespaceId: row('namespace-id', {
+        actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+        requiredIn: ['lobby-logs'],
+        default: '',
+        description: 'An existing namespace to work on, checked to be in the game',
+        flag: {
+            type: 'string',
+            value: 'id',
+            commands: ['deploy', 'publish', 'lobby-logs', 'validate', 'close'],
+            help: {
+                publish: 'The namespace to publish to (or --namespace)',
+                'lobby-logs': 'The namespace the lobby runs in (required)',
+                validate: 'The namespace to validate the matchmaker config against',
+                close: "The preview's namespace (or --namespace)",
+            },
+        },
+    }),
+    Domain: row('domain', {
+        actions: ['deploy'],
+        default: '',
+        description: 'Domain to add to the namespace (host name only)',
+        flag: {
+            type: 'string',
+            value: 'host',
+            commands: ['deploy', 'close'],
+            help: { close: 'The domain to free, when the preview had one' },
+        },
+    }),
+    Publish: row('publish', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
+        flag: { type: 'boolean' },
+    }),
+    Verify: row('verify', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    VerifyTimeout: row('verify-timeout', {
+        actions: ['deploy'],
+        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        flag: { type: 'string', value: 's' },
+    }),
+    OnVerifyFailure: row('on-verify-failure', {
+        actions: ['deploy'],
+        default: 'rollback',
+        description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
+        flag: { type: 'string', value: 'action' },
+    }),
+    CdnDomain: row('cdn-domain', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+        flag: {
+            type: 'string',
+            value: 'domain',
+            commands: ['deploy', 'publish', 'close'],
+            help: {
+                publish: "Domain namespaces are served under, for the URL (default: the service's own)",
+                close: "Domain namespaces are served under, for the URL (default: the service's own)",
+            },
+        },
+    }),
+    WebEngine: row('web-engine', {
+        actions: ['deploy'],
+        default: 'auto',
+        description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
+        flag: { type: 'string', value: 'engine' },
+    }),
+    Headers: row('headers', {
+        actions: ['deploy'],
+        default: '',
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        flag: { type: 'string', value: 'yaml' },
+    }),
+    LobbyCountMax: row('lobby-count-max', {
+        actions: ['deploy', 'validate'],
+        default: '',
+        description: 'Matchmaker config: lobby_count_max (with --max-players)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxPlayers: row('max-players', {
+        actions: ['deploy', 'validate'],
+        default: '',
+        description: 'Matchmaker config: max_players (with --lobby-count-max)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    Concurrency: row('concurrency', {
+        actions: ['deploy'],
+        default: String(DEFAULT_CONCURRENCY),
+        description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    Retries: row('retries', {
+        actions: ['deploy'],
+        default: String(DEFAULT_RETRIES),
+        description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxRetryAfter: row('max-retry-after', {
+        actions: ['deploy'],
+        default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
+        description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
+            `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    RequestTimeout: row('request-timeout', {
+        actions: ['deploy'],
+        default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+        description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    DryRun: row('dry-run', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+        flag: { type: 'boolean' },
+    }),
+    SkipUnchanged: row('skip-unchanged', {
+        actions: ['deploy'],
+        default: 'true',
+        description: "On a preview, reuse the preview's last site when the files are unchanged",
+    }),
+    IfNoToken: row('if-no-token', {
+        actions: ['deploy'],
+        default: 'auto',
+        description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
+    }),
+    Comment: row('comment', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'On pull requests, keep one comment per preview on the pull request',
+    }),
+    PullRequest: row('pull-request', {
+        actions: ['deploy'],
+        default: '',
+        description: 'On workflow_run only: the pull request whose build this run deploys',
+        // The CLI has no workflow_run; its close shows the number on the page.
+        flag: {
+            type: 'string',
+            value: 'n',
+            commands: ['close'],
+            help: { close: 'The number of the pull request, shown on the page' },
+        },
+    }),
+    GitHubToken: row('github-token', {
+        actions: ['deploy'],
+        default: '${{ github.token }}',
+        secret: true,
+        description: 'Token for the pull-request comment; needs pull-requests: write',
+    }),
+    FromNamespace: row('from-namespace', {
+        actions: ['publish'],
+        default: '',
+        description: 'Publish what this namespace serves (or --version-id)',
+        flag: { type: 'string', value: 'name-id' },
+    }),
+    EnvironmentId: row('environment-id', {
+        actions: ['servers'],
+        requiredIn: ['servers'],
+        default: '',
+        description: 'The environment whose servers to list (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    Tags: row('tags', {
+        actions: ['servers'],
+        default: '',
+        description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
+        flag: { type: 'string', value: 'json' },
+    }),
+    IncludeDestroyed: row('include-destroyed', {
+        actions: ['servers'],
+        default: 'false',
+        description: 'List destroyed servers too',
+        flag: { type: 'boolean' },
+    }),
+    Limit: row('limit', {
+        actions: ['servers'],
+        default: '',
+        description: 'At most this many servers, the newest (default all)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    LobbyId: row('lobby-id', {
+        actions: ['lobby-logs'],
+        requiredIn: ['lobby-logs'],
+        default: '',
+        description: 'The lobby (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    FailIfFailed: row('fail-if-failed', {
+        actions: ['lobby-logs'],
+        default: 'true',
+        description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    GroupDisplayName: row('group-display-name', {
+        actions: ['validate'],
+        default: '',
+        description: 'A group display name to validate',
+        flag: { type: 'string', value: 'name' },
+    }),
+    FailOnError: row('fail-on-error', {
+        actions: ['validate'],
+        default: 'true',
+        description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+};
+/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
+/** The rows, in the order of the table. */
+const INPUT_ROWS = Object.values(INPUTS);
+/** The row of an input, by its name. */
+function inputRow(name) {
+    return INPUT_ROWS.find((r) => r.name === name);
+}
+/** The rows of one action's inputs. */
+function inputsOf(action) {
+    return INPUT_ROWS.filter((r) => r.actions.includes(action));
+}
+/** The inputs of an action masked before anything runs. */
+function secretInputs(action) {
+    return inputsOf(action)
+        .filter((r) => r.secret)
+        .map((r) => r.name);
+}
+/** The flags of a subcommand that are inputs, in the order of the table. */
+function flagsOf(command) {
+    return INPUT_ROWS.flatMap((r) => {
+        const flag = r.flag;
+        if (!flag || !(flag.commands ?? r.actions).includes(command))
+            return [];
+        return [
+            {
+                name: r.name,
+                type: flag.type,
+                value: flag.value,
+                help: flag.help?.[command] ?? r.description,
+                negatable: flag.negatable,
+                env: flag.env,
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/inputs/constants.ts
+/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
+
+/** Output names of the deploy action, as in action.yml. */
+const Output = {
+    SiteId: 'site-id',
+    UploadId: 'upload-id',
+    NamespaceId: 'namespace-id',
+    FileCount: 'file-count',
+    TotalBytes: 'total-bytes',
+    Digest: 'digest',
+    Manifest: 'manifest',
+    VersionId: 'version-id',
+    Url: 'url',
+    DomainStatus: 'domain-status',
+    Skipped: 'skipped',
+    Verified: 'verified',
+};
+/** Output names of the publish action. */
+const PublishOutput = {
+    NamespaceId: 'namespace-id',
+    VersionId: 'version-id',
+    Url: 'url',
+    ReplacedVersionId: 'replaced-version-id',
+};
+/** Output names of the servers action. */
+const ServersOutput = {
+    Servers: 'servers',
+    Count: 'count',
+};
+/** Output names of the lobby-logs action. */
+const LobbyOutput = {
+    Lobby: 'lobby',
+    Status: 'status',
+    ExitCode: 'exit-code',
+    Failed: 'failed',
+};
+/** Output names of the avatars action. */
+const AvatarsOutput = {
+    CustomAvatars: 'custom-avatars',
+    Count: 'count',
+    CompleteCount: 'complete-count',
+};
+/** Output names of the validate action. */
+const ValidateOutput = {
+    Errors: 'errors',
+    Valid: 'valid',
+};
+/** The outputs of each action, as in its action.yml and README. */
+const OUTPUTS = {
+    deploy: Output,
+    publish: PublishOutput,
+    servers: ServersOutput,
+    'lobby-logs': LobbyOutput,
+    avatars: AvatarsOutput,
+    validate: ValidateOutput,
+};
+/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+const ActionName = {
+    Deploy: 'deploy',
+    Servers: 'servers',
+    LobbyLogs: 'lobby-logs',
+    Avatars: 'avatars',
+    Validate: 'validate',
+    Publish: 'publish',
+};
+
+;// CONCATENATED MODULE: ./src/inputs/common.ts
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function readConnection(get, gameIdPurpose = 'the id of the game') {
+    const apiUrl = get(table_Input.ApiUrl).trim();
+    if (!apiUrl)
+        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined) {
+        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
+    }
+    let parsedUrl;
+    try {
+        parsedUrl = new URL(apiUrl);
+    }
+    catch {
+        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+    }
+    const token = checkToken(get(table_Input.Token).trim());
+    const gameId = get(table_Input.GameId).trim();
+    if (!gameId)
+        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+/**
+ * The token, when it can be sent in the Authorization header: no line break or other control
+ * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
+ * what is wrong where, never the token: undici would refuse the header on the first call, with a
+ * message that names neither.
+ */
+function checkToken(token) {
+    for (let index = 0; index < token.length; index++) {
+        const code = token.charCodeAt(index);
+        const what = code === 0x0a || code === 0x0d
+            ? 'a line break'
+            : code < 0x20 || code === 0x7f
+                ? 'a control character'
+                : code > 0xff
+                    ? 'a character that is not Latin-1'
+                    : undefined;
+        if (what) {
+            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+                'copy the token again, on one line with nothing around it (the token is not shown here)');
+        }
+    }
+    return token;
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
+ * The service answers an id of another form with a puzzling 404 "route not found".
+ */
+function checkUuid(input, id) {
+    if (UUID.test(id))
+        return id;
+    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+/** A required id input, trimmed and checked as a UUID. */
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
+}
+/** Reads the connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+/** Why an empty token fails an action that always calls the service. */
+function missingServiceToken() {
+    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+}
+/** A required input, trimmed. */
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new errors_UsageError(`${input} is required: ${what}`);
+    return value;
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function readBoolean(input, raw, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+}
+/** A whole number from min to max; `fallback` when empty. */
+function readInteger(input, raw, fallback, min, max) {
+    return readOptionalInteger(input, raw, min, max) ?? fallback;
+}
+/** A whole number from min to max, or undefined when empty. */
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+}
+/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!isNonNegativeI32(value)) {
+        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+    }
+    return value;
+}
+function readChoice(input, raw, choices, fallback) {
+    const text = raw.trim();
+    if (!text)
+        return fallback;
+    if (choices.includes(text))
+        return text;
+    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
+/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
+function checkNameId(input, nameId) {
+    const problem = nameIdProblems(nameId)[0];
+    if (!problem)
+        return nameId;
+    throw new errors_UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
+}
+/**
+ * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
+ * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
+ * the service says its own (resolveCdnDomain).
+ */
+function readCdnDomain(get) {
+    const raw = get(table_Input.CdnDomain).trim();
+    if (!raw)
+        return undefined;
+    if (raw.includes('://')) {
+        let url;
+        try {
+            url = new URL(raw);
+        }
+        catch {
+            url = undefined;
+        }
+        if (url &&
+            (url.protocol === 'http:' || url.protocol === 'https:') &&
+            url.pathname === '/' &&
+            !url.search &&
+            !url.username)
+            return url.origin;
+    }
+    else if (isValidDomain(raw)) {
+        return raw;
+    }
+    throw new errors_UsageError(`${table_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+}
+
+;// CONCATENATED MODULE: ./src/common/format.ts
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+;// CONCATENATED MODULE: ./src/common/untrusted.ts
+// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
+// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
+// comment. The faces apply these to what they print; the core hands them text as it is.
+/**
+ * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
+ * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
+ * and the bidirectional marks and overrides.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function escapeControl(char) {
+    const code = char.charCodeAt(0);
+    return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
+}
+function hex(code, digits) {
+    return code.toString(16).padStart(digits, '0');
+}
+/**
+ * The text as one inert line of a log, whatever it holds:
+ * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
+ *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
+ * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
+ *   `\x23#[name]`;
+ * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
+ *   `\x3a:`.
+ * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
+ * changes nothing more.
+ */
+function untrusted_visible(text) {
+    return text
+        .replace(CONTROL, escapeControl)
+        .replace(/##\[/g, '\\x23#[')
+        .replace(/^(\s*):(?=:)/, '$1\\x3a');
+}
+/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
+ * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ */
+function inertJson(value, space) {
+    return JSON.stringify(value, null, space)
+        .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
+        .replace(/##\[/g, '\\u0023#[');
+}
+/**
+ * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
+ * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
+ * Empty text gives an empty string.
+ */
+function markdownCode(text) {
+    // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
+    const value = untrusted_visible(text).replace(/\|/g, '\\|');
+    if (!value)
+        return '';
+    const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    // A code span that begins or ends with a backtick needs a space between it and the fence (one
+    // space each side is removed again); so does one that begins and ends with a space.
+    const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
+    return `${fence}${pad}${value}${pad}${fence}`;
+}
+/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
+const WORD_JOINER = '\u2060';
+/**
+ * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
+ * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
+ * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ */
+function markdownText(text) {
+    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
+}
+
+;// CONCATENATED MODULE: ./src/common/report.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/**
+ * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
+ * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
+ */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`)
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/**
+ * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
+ * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
+ */
+function renderText(report) {
+    const lines = [untrusted_visible(report.title)];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', untrusted_visible(block.text));
+        else if (block.kind === 'text')
+            lines.push(`  ${untrusted_visible(block.text)}`);
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map((cell) => untrusted_visible(cellText(cell))));
+    const all = model.keyValue ? rows : [model.header.map(untrusted_visible), ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/operations/avatars.ts
+// The avatars operation: the game's custom avatars, complete or still uploading.
+
+
+
+
+const avatarsOperation = {
+    name: ActionName.Avatars,
+    read(get, options) {
+        return readRequiredConnection(get, options);
+    },
+    async run(inputs, run, journal) {
+        const { custom_avatars: avatars } = await run.client.listCustomAvatars(inputs.gameId);
+        const completeCount = avatars.filter((avatar) => avatar.complete).length;
+        journal.push(`listed ${avatars.length} custom avatars`);
+        run.logger.info(`${avatars.length} custom avatars, ${completeCount} complete`);
+        return { avatars, completeCount };
+    },
+    outputs(result) {
+        return {
+            [AvatarsOutput.CustomAvatars]: result.avatars,
+            [AvatarsOutput.Count]: result.avatars.length,
+            [AvatarsOutput.CompleteCount]: result.completeCount,
+        };
+    },
+    report(result) {
+        const blocks = result.avatars.length
+            ? [
+                table(['Avatar', 'Upload', 'Size', 'Created', 'Complete', 'URL'], result.avatars.map((avatar) => [
+                    avatar.display_name,
+                    { code: avatar.upload_id },
+                    formatBytes(avatar.content_length),
+                    avatar.create_ts,
+                    avatar.complete ? 'yes' : 'no (uploading)',
+                    avatar.url ?? '—',
+                ])),
+            ]
+            : [report_text('The game has no custom avatars.')];
+        return {
+            title: `gamehost avatars: ${result.avatars.length} (${result.completeCount} complete)`,
+            blocks,
+        };
+    },
+};
+
+;// CONCATENATED MODULE: ./src/common/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
+}
+function isCancelled(error) {
+    return error instanceof CancelledError;
+}
+/**
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ */
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
+        else
+            controller.abort(new CancelledError(received));
+    };
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./src/api/shape.ts
+// The shape an operation promises for its answer, checked before anything reads it: a missing or
+// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
+// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+
+function describe(value) {
+    if (value === undefined)
+        return 'missing';
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function named(at, what, value) {
+    return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
+}
+const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
+ * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
+ * URL or the preview comment.
+ */
+const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
+const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/**
+ * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
+ * DNS label long. It becomes part of a host name, the url output and the log.
+ */
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+    ? undefined
+    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
+/**
+ * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
+ * output and of links in the comment.
+ */
+const aHostName = (value, at) => typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
+    ? undefined
+    : named(at, 'a host name', value);
+const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
+const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
+/** Any JSON object; its fields unchecked. */
+const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : named(at, 'an object', value);
+/** A field that may be absent (or null); when there, it must fit `check`. */
+function optional(check) {
+    return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
+}
+function listOf(item) {
+    return (value, at) => {
+        if (!Array.isArray(value))
+            return named(at, 'a list', value);
+        for (let i = 0; i < value.length; i++) {
+            const problem = item(value[i], `${at}[${i}]`);
+            if (problem)
+                return problem;
+        }
+        return undefined;
+    };
+}
+/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+function objectOf(fields) {
+    return (value, at) => {
+        const problem = anObject(value, at);
+        if (problem)
+            return problem;
+        for (const [name, check] of Object.entries(fields)) {
+            const found = check(value[name], at ? `${at}.${name}` : name);
+            if (found)
+                return found;
+        }
+        return undefined;
+    };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -51115,6 +51713,27 @@ function standIn(token, requests) {
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/** An API call's deadline in all at the least, however its answer trickles. */
+const API_DEADLINE_MS = 180_000;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+function timeoutsFor(requestTimeoutMs) {
+    const apiStallMs = Math.max(requestTimeoutMs, SERVICE_REQUEST_LIMIT_MS);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: Math.max(API_DEADLINE_MS, 3 * apiStallMs),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/api/client.ts
 
 
@@ -51123,17 +51742,9 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 
+
+
 const USER_AGENT = 'gamehost/0.1';
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/**
- * The longest an API call may take in all, from its start to the end of its answer, however steadily
- * its bytes trickle (each one re-arms the stall timeout, not this): 3 minutes, three times the stall
- * timeout and the service's own 50 s handler time-out, room for a site's answer of some MB on a slow
- * link; 3 × the stall timeout when that is longer. Past it the call fails, as a lost connection would
- * (a read is retried, a create is not).
- */
-const API_DEADLINE_MS = 180_000;
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
@@ -51240,7 +51851,15 @@ const OPS = {
         answer: objectOf({
             namespace: objectOf({
                 namespace_id: anId,
-                config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: optional(aString),
+                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                    }),
+                }),
             }),
         }),
     },
@@ -51297,6 +51916,14 @@ const OPS = {
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorInputs: ['cdn-domain'],
+        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
@@ -51369,12 +51996,14 @@ class ServiceClient {
     #options;
     #base;
     #retry;
+    #timeouts;
     /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
     #answered = false;
     constructor(options) {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
         if (options.signal)
             this.#retry = { ...this.#retry, signal: options.signal };
     }
@@ -51450,6 +52079,10 @@ class ServiceClient {
     getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
         return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
     }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
     /** The site's presigned requests come in a compact list (see PresignedRequestList). */
     createCdnSite(gameId, body) {
         return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
@@ -51470,10 +52103,10 @@ class ServiceClient {
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
                 shouldRetry(op, error);
-            if (!again && firstContact.retries > 0 && error instanceof Error)
-                error.message += ` (gave up after ${firstContact.retries + 1} attempts)`;
             if (again)
                 firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
             return again;
         };
         return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
@@ -51483,10 +52116,50 @@ class ServiceClient {
                 : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
         });
     }
+    /** One attempt at a call: its answer, or the error it came to. */
     async #send(op, method, path, payload) {
-        const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-        const deadline = this.#options.deadlineMs ?? Math.max(API_DEADLINE_MS, 3 * timeout);
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+        const exchange = await this.#exchange(op, method, path, payload);
+        return answerOf(op, exchange);
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return { response, ...(await this.#read(op, response)) };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
             accept: 'application/json',
@@ -51496,89 +52169,58 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        let response;
-        let text = '';
-        let streamed;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers,
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-            const length = header(response.headers, 'content-length');
-            if (op.stream && response.statusCode === 200) {
-                const stream = op.stream();
-                await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-                streamed = stream.end();
-            }
-            else {
-                text = await readText(response.body, length, op.name, limit);
-            }
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            const error = overdue.signal.aborted ? overdue.signal.reason : caught;
-            // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-            const unreached = !this.#answered && isUnreachable(error);
-            const check = unreached
-                ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
-                : '';
-            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})${check}`, {
-                cause: error,
-                inputs: unreached ? ['api-url'] : [],
-            });
-        }
-        finally {
-            clearTimeout(clock);
-        }
-        const rayId = header(response.headers, RAY_ID_HEADER);
-        const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
-            (rayId ? ` (ray id ${rayId})` : ''));
-        if (streamed && 'problem' in streamed)
-            throw unexpected(streamed.problem);
-        const parsed = streamed ? streamed.value : parseJson(text);
-        if (response.statusCode === 200 &&
-            parsed !== undefined &&
-            typeof parsed === 'object' &&
-            parsed !== null) {
-            const problem = op.answer?.(parsed, '');
-            if (problem)
-                throw unexpected(problem);
-            return parsed;
-        }
-        const errorBody = isErrorBody(parsed) && response.statusCode !== 200
-            ? parsed
-            : {
-                code: `HTTP_${response.statusCode}`,
-                message: response.statusCode === 200
-                    ? 'the answer was not a JSON object'
-                    : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
-            };
-        throw new ServiceError({
-            operation: op.name,
-            status: response.statusCode,
-            body: errorBody,
-            rayId,
-            retryAfter: header(response.headers, 'retry-after'),
-            ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
-        });
+        return headers;
     }
+    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
+    async #read(op, response) {
+        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
+        const length = header(response.headers, 'content-length');
+        if (op.stream && response.statusCode === 200) {
+            const stream = op.stream();
+            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+            return { text: '', streamed: stream.end() };
+        }
+        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
+    }
+    #networkError(op, error) {
+        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
+        const unreached = !this.#answered && isUnreachable(error);
+        const check = unreached
+            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            : '';
+        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
+    }
+}
+/** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
+function answerOf(op, { response, text, streamed }) {
+    const rayId = header(response.headers, RAY_ID_HEADER);
+    const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+        (rayId ? ` (ray id ${rayId})` : ''));
+    if (streamed && 'problem' in streamed)
+        throw unexpected(streamed.problem);
+    const parsed = streamed ? streamed.value : parseJson(text);
+    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+        const problem = op.answer?.(parsed, '');
+        if (problem)
+            throw unexpected(problem);
+        return parsed;
+    }
+    const errorBody = isErrorBody(parsed) && response.statusCode !== 200
+        ? parsed
+        : {
+            code: `HTTP_${response.statusCode}`,
+            message: response.statusCode === 200
+                ? 'the answer was not a JSON object'
+                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+        };
+    throw new ServiceError({
+        operation: op.name,
+        status: response.statusCode,
+        body: errorBody,
+        rayId,
+        retryAfter: header(response.headers, 'retry-after'),
+        ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+    });
 }
 function header(headers, name) {
     const value = headers[name];
@@ -51656,267 +52298,148 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder
-// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service, and says what its outputs and its report are; it
-// never imports @actions/*.
+;// CONCATENATED MODULE: ./src/common/run.ts
+// One run of the service, as the deploy, the close and each operation open it: the client, the retry
+// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
+// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
+// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
 
 
-/** Runs `fn` with a client of the service, on the context's dispatcher or a pool closed afterwards. */
-async function withClient(connection, context, fn) {
-    const dispatcher = context.dispatcher ?? createAgent();
-    try {
-        const client = new ServiceClient({
-            baseUrl: connection.apiUrl,
-            token: connection.token,
-            dispatcher,
-            logger: context.logger,
-            retry: retryPolicy(context.retry),
-        });
-        return await fn(client);
-    }
-    finally {
-        if (!context.dispatcher)
-            await dispatcher.close();
+
+
+const systemClock = { now: () => Date.now() };
+/** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
+class RunDeadlineError extends Error {
+    name = 'TimeoutError';
+    deadlineMs;
+    constructor(what, deadlineMs) {
+        super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
+        this.deadlineMs = deadlineMs;
     }
 }
-
-;// CONCATENATED MODULE: ./src/common/untrusted.ts
-// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
-// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
-/**
- * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
- * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
- * and the bidirectional marks and overrides.
- */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-function escapeControl(char) {
-    const code = char.charCodeAt(0);
-    return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
+function isRunDeadline(error) {
+    return error instanceof RunDeadlineError;
 }
-function hex(code, digits) {
-    return code.toString(16).padStart(digits, '0');
-}
-/**
- * The text as one inert line of a log, whatever it holds:
- * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
- *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
- * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
- *   `\x23#[name]`;
- * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
- *   `\x3a:`.
- * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
- */
-function untrusted_visible(text) {
-    return text
-        .replace(CONTROL, escapeControl)
-        .replace(/##\[/g, '\\x23#[')
-        .replace(/^(\s*):(?=:)/, '$1\\x3a');
-}
-/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-/**
- * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
- * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
- */
-function inertJson(value, space) {
-    return JSON.stringify(value, null, space)
-        .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
-        .replace(/##\[/g, '\\u0023#[');
-}
-/**
- * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
- * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
- * Empty text gives an empty string.
- */
-function markdownCode(text) {
-    // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
-    const value = untrusted_visible(text).replace(/\|/g, '\\|');
-    if (!value)
-        return '';
-    const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longest + 1);
-    // A code span that begins or ends with a backtick needs a space between it and the fence (one
-    // space each side is removed again); so does one that begins and ends with a space.
-    const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
-    return `${fence}${pad}${value}${pad}${fence}`;
-}
-/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
-const WORD_JOINER = '\u2060';
-/**
- * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
- * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
- * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
- */
-function markdownText(text) {
-    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
-}
-
-;// CONCATENATED MODULE: ./src/common/report.ts
-// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
-// CLI into aligned text lines (below). One description of each report serves both.
-
-function heading(text) {
-    return { kind: 'heading', text };
-}
-function table(header, rows) {
-    return { kind: 'table', table: { header, rows } };
-}
-function keyValueTable(rows) {
-    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
-}
-function report_text(value) {
-    return { kind: 'text', text: value };
-}
-/** The cell as plain text. */
-function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
-}
-/**
- * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
- * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
- */
-function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
-        .map((part) => typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`)
-        .join('');
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-}
-/**
- * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
- * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
- */
-function renderText(report) {
-    const lines = [untrusted_visible(report.title)];
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            lines.push('', untrusted_visible(block.text));
-        else if (block.kind === 'text')
-            lines.push(`  ${untrusted_visible(block.text)}`);
-        else
-            lines.push(...tableLines(block.table));
+function openRun(options) {
+    const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+    const clock = options.clock ?? systemClock;
+    const overdue = new AbortController();
+    let timer;
+    if (options.deadlineMs !== undefined) {
+        const deadlineMs = options.deadlineMs;
+        timer = setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
     }
-    return lines.join('\n') + '\n';
-}
-function tableLines(model) {
-    const rows = model.rows.map((row) => row.map((cell) => untrusted_visible(cellText(cell))));
-    const all = model.keyValue ? rows : [model.header.map(untrusted_visible), ...rows];
-    const widths = [];
-    for (const row of all)
-        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-    return all.map((row) => '  ' +
-        row
-            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd());
-}
-/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
-function formatEpochMs(ms) {
-    if (ms === undefined || !Number.isFinite(ms))
-        return '';
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-;// CONCATENATED MODULE: ./src/operations/avatars.ts
-// The avatars operation: the game's custom avatars, complete or still uploading.
-
-
-
-
-
-const avatarsOperation = {
-    name: ActionName.Avatars,
-    read(get, options) {
-        return readRequiredConnection(get, options);
-    },
-    async run(inputs, context) {
-        const { custom_avatars: avatars } = await withClient(inputs, context, (client) => client.listCustomAvatars(inputs.gameId));
-        const completeCount = avatars.filter((avatar) => avatar.complete).length;
-        context.logger.info(`${avatars.length} custom avatars, ${completeCount} complete`);
-        return { avatars, completeCount };
-    },
-    outputs(result) {
-        return {
-            [AvatarsOutput.CustomAvatars]: result.avatars,
-            [AvatarsOutput.Count]: result.avatars.length,
-            [AvatarsOutput.CompleteCount]: result.completeCount,
-        };
-    },
-    report(result) {
-        const blocks = result.avatars.length
-            ? [
-                table(['Avatar', 'Upload', 'Size', 'Created', 'Complete', 'URL'], result.avatars.map((avatar) => [
-                    avatar.display_name,
-                    { code: avatar.upload_id },
-                    formatBytes(avatar.content_length),
-                    avatar.create_ts,
-                    avatar.complete ? 'yes' : 'no (uploading)',
-                    avatar.url ?? '—',
-                ])),
-            ]
-            : [report_text('The game has no custom avatars.')];
-        return {
-            title: `gamehost avatars: ${result.avatars.length} (${result.completeCount} complete)`,
-            blocks,
-        };
-    },
-};
-
-;// CONCATENATED MODULE: ./src/common/cancel.ts
-// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
-// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
-// listens to, so the run can still say what it did before it exits.
-/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
-class CancelledError extends Error {
-    name = 'CancelledError';
-    by;
-    constructor(by) {
-        super(`The run was cancelled (${by})`);
-        this.by = by;
-    }
-}
-function isCancelled(error) {
-    return error instanceof CancelledError;
-}
-/**
- * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
- * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
- */
-function cancelOnSignals(signals, again) {
-    const controller = new AbortController();
-    const onSignal = (received) => {
-        if (controller.signal.aborted)
-            again?.(received);
-        else
-            controller.abort(new CancelledError(received));
+    const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal;
+    const retry = retryPolicy({
+        now: () => clock.now(),
+        ...(options.retries !== undefined ? { retries: options.retries } : {}),
+        ...(options.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: options.maxRetryAfterMs } : {}),
+        ...options.retry,
+        signal,
+    });
+    let own;
+    let client;
+    let disposed = false;
+    const dispatcher = () => {
+        if (options.dispatcher)
+            return options.dispatcher;
+        if (!own && disposed)
+            throw new Error('The run is over: its connection pool is closed');
+        return (own ??= createAgent());
     };
-    for (const name of signals)
-        process.on(name, onSignal);
+    const dispose = async () => {
+        clearTimeout(timer);
+        if (disposed)
+            return;
+        disposed = true;
+        // destroy(), not close(): an aborted run must not wait for the requests still in flight.
+        if (own)
+            await (signal.aborted ? own.destroy() : own.close());
+    };
     return {
-        signal: controller.signal,
-        dispose: () => {
-            for (const name of signals)
-                process.off(name, onSignal);
+        get client() {
+            return (client ??= new ServiceClient({
+                baseUrl: options.connection.apiUrl,
+                token: options.connection.token,
+                dispatcher: dispatcher(),
+                logger: options.logger,
+                retry,
+                timeouts,
+                signal,
+            }));
         },
+        retry,
+        timeouts,
+        clock,
+        signal,
+        logger: options.logger,
+        get dispatcher() {
+            return dispatcher();
+        },
+        dispose,
+        [Symbol.asyncDispose]: dispose,
     };
 }
+function formatSeconds(ms) {
+    return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+}
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(3136);
+;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
+// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
+// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
+// no URL rather than a wrong one.
+
+
+/**
+ * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
+ * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
+ * and port, since such a service answers its namespaces' host names where it answers its API.
+ * Undefined, with a warning, when the service names none.
+ */
+async function resolveCdnDomain(client, given, apiUrl, logger) {
+    if (given)
+        return given;
+    let cdn;
+    try {
+        cdn = (await client.bootstrap()).domains?.cdn;
+    }
+    catch (error) {
+        // A service older than the route answers 404: it names no domain.
+        if (!(error instanceof ServiceError && error.status === 404))
+            throw error;
+    }
+    if (!cdn) {
+        logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
+            `and url stays empty. Set ${table_Input.CdnDomain} to the domain the service serves namespaces under`);
+        return undefined;
+    }
+    const api = new URL(apiUrl);
+    const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
+    logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
+    return origin;
+}
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+function cdnHost(cdnDomain) {
+    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+}
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+function checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = cdnHost(cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw new errors_UsageError(`${table_Input.Domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${table_Input.Domain} empty`);
+}
+
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: ./node_modules/mime-types/index.js
-var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
@@ -51961,7 +52484,367 @@ function closeFile(fd) {
         (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
+/**
+ * Closes a file that was only read, at once and on this thread: such a close is fast, where an
+ * asynchronous one costs a round trip through the thread pool per file that nothing needs to wait
+ * for. Its error is ignored (a file only read has nothing left to lose).
+ */
+function closeNow(fd) {
+    try {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    catch {
+        // Nothing to do: the descriptor is gone either way.
+    }
+}
 
+;// CONCATENATED MODULE: ./src/api/versions.ts
+// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
+// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
+// is created, and route globs as the service parses and the CDN matches them. What the service does
+// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
+// Limits.
+const CDN_HEADER_NAME_MAX_BYTES = 512;
+const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const CDN_PRIORITY_MAX = 100;
+/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
+const CDN_SERVED_MAX = 10;
+/**
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
+ * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
+ * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
+ * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ */
+function parseGlob(glob) {
+    const segments = [];
+    let current = '';
+    let escaped = false;
+    for (const char of glob) {
+        if (!escaped && char === '/') {
+            segments.push(current);
+            current = '';
+            continue;
+        }
+        escaped = !escaped && char === '\\';
+        current += char;
+    }
+    segments.push(current);
+    const tokens = [];
+    let previousWasDoubleStar = false;
+    for (const [index, segment] of segments.entries()) {
+        if (segment === '**') {
+            if (!previousWasDoubleStar)
+                tokens.push('recursive');
+            previousWasDoubleStar = true;
+            continue;
+        }
+        previousWasDoubleStar = false;
+        let previousWasStar = false;
+        for (const char of segment) {
+            if (char === '*') {
+                if (previousWasStar)
+                    return undefined;
+                tokens.push('any');
+            }
+            else {
+                tokens.push({ char });
+            }
+            previousWasStar = char === '*';
+        }
+        if (index !== segments.length - 1)
+            tokens.push({ char: '/' });
+    }
+    return tokens;
+}
+/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
+function globToString(tokens) {
+    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
+}
+/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+function normalizeGlob(glob) {
+    const tokens = parseGlob(glob);
+    return tokens ? globToString(tokens) : glob;
+}
+/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
+function globRegExp(tokens) {
+    const body = tokens
+        .map((token) => token === 'any'
+        ? '[^/]+'
+        : token === 'recursive'
+            ? '.*'
+            : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+        .join('');
+    return new RegExp(`^/${body}$`, 'u');
+}
+/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
+function globMatches(glob, path) {
+    const tokens = parseGlob(glob);
+    return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path);
+}
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens) {
+    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
+}
+const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a, b) {
+    if (typeof a === 'object' && typeof b === 'object')
+        return a.char === b.char;
+    if (typeof a === 'object')
+        return b === 'any-chars' || a.char !== '/';
+    if (typeof b === 'object')
+        return a === 'any-chars' || b.char !== '/';
+    return true;
+}
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+function globsOverlap(a, b) {
+    const tokensA = parseGlob(a);
+    const tokensB = parseGlob(b);
+    if (!tokensA?.length || !tokensB?.length)
+        return false;
+    const stepsA = globSteps(tokensA);
+    const stepsB = globSteps(tokensB);
+    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+    // without taking a character, or take one and stay.
+    const seen = new Set();
+    const pending = [[0, 0]];
+    while (pending.length) {
+        const [i, j] = pending.pop();
+        const key = `${i},${j}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        if (i === stepsA.length && j === stepsB.length)
+            return true;
+        const stepA = stepsA[i];
+        const stepB = stepsB[j];
+        if (stepA && repeats(stepA))
+            pending.push([i + 1, j]);
+        if (stepB && repeats(stepB))
+            pending.push([i, j + 1]);
+        if (stepA && stepB && stepsMeet(stepA, stepB)) {
+            const nextI = repeats(stepA) ? i : i + 1;
+            const nextJ = repeats(stepB) ? j : j + 1;
+            if (nextI !== i || nextJ !== j)
+                pending.push([nextI, nextJ]);
+        }
+    }
+    return false;
+}
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+function compareGlobSpecificity(a, b) {
+    const measure = (glob) => {
+        const tokens = parseGlob(glob) ?? [];
+        return {
+            recursive: tokens.filter((t) => t === 'recursive').length,
+            literal: tokens.filter((t) => typeof t === 'object').length,
+            any: tokens.filter((t) => t === 'any').length,
+        };
+    };
+    const ma = measure(a);
+    const mb = measure(b);
+    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/inputs/headers.ts
+// The `headers` input: a YAML map of route glob to the one header the CDN adds to the paths it matches,
+// like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
+// anything is created: the service stores one header per glob (a second one makes the version's
+// creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
+
+
+
+
+const EXAMPLE = `'assets/**': {Cache-Control: max-age=31536000}`;
+/** An HTTP field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** True when a header value holds a character it cannot (a control character but tab). */
+const hasControl = (value) => [...value].some((char) => {
+    const code = char.charCodeAt(0);
+    return (code < 0x20 && code !== 0x09) || code === 0x7f;
+});
+/**
+ * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
+ * UsageError naming the glob and header for anything the service or its CDN would not take.
+ */
+function readHeaders(raw) {
+    if (!raw.trim())
+        return [];
+    const document = (0,dist/* parseDocument */.Tp)(raw, { uniqueKeys: true, prettyErrors: false });
+    const parseError = document.errors[0];
+    if (parseError) {
+        throw new errors_UsageError(`${table_Input.Headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
+            `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
+    }
+    const value = document.toJS({ mapAsMap: true });
+    if (value === null || value === undefined)
+        return [];
+    if (!(value instanceof Map)) {
+        throw new errors_UsageError(`${table_Input.Headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
+    }
+    const rules = [];
+    const globs = new Map();
+    for (const [key, header] of value) {
+        if (typeof key === 'object' && key !== null) {
+            throw new errors_UsageError(`${table_Input.Headers}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
+        }
+        const glob = scalarText(key ?? '');
+        checkGlob(glob);
+        const normalized = normalizeGlob(glob);
+        const same = globs.get(normalized);
+        if (same !== undefined) {
+            throw new errors_UsageError(`${table_Input.Headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
+                'keeps one route per glob: merge them');
+        }
+        globs.set(normalized, glob);
+        rules.push(readHeader(glob, header));
+    }
+    if (rules.length > CDN_SERVED_MAX) {
+        throw new errors_UsageError(`${table_Input.Headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
+            `(these and the ones ${table_Input.WebEngine} sets, together): give at most ${CDN_SERVED_MAX}`);
+    }
+    return rules;
+}
+function checkGlob(glob) {
+    const at = `${table_Input.Headers}: '${glob}'`;
+    if (glob === '')
+        throw new errors_UsageError(`${table_Input.Headers}: an empty glob matches nothing; give one like '**/*.html'`);
+    if (glob.startsWith('/')) {
+        throw new errors_UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
+    }
+    if (!parseGlob(glob)?.length) {
+        throw new errors_UsageError(`${at} is not a glob the service takes: a segment with ** holds nothing else, and * never follows * ` +
+            `(write '**/*.html', not '**.html')`);
+    }
+}
+function readHeader(glob, header) {
+    const at = `${table_Input.Headers}: '${glob}'`;
+    if (!(header instanceof Map)) {
+        throw new errors_UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
+    }
+    const entries = [...header];
+    if (entries.length === 0)
+        throw new errors_UsageError(`${at} has no header: give one, like ${EXAMPLE}`);
+    if (entries.length > 1) {
+        const names = entries.map(([name]) => scalarText(name));
+        throw new errors_UsageError(`${at} has ${entries.length} headers (${names.join(', ')}): the service stores one header per glob, and a ` +
+            'version with more fails to be created. Keep one, or give each header its own glob');
+    }
+    const [[rawName, rawValue]] = entries;
+    const name = scalarText(rawName);
+    const atHeader = `${at} header '${name}'`;
+    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES) {
+        throw new errors_UsageError(`${at}: the header name is longer than ${CDN_HEADER_NAME_MAX_BYTES} bytes, the most the service takes`);
+    }
+    if (!TOKEN.test(name)) {
+        throw new errors_UsageError(`${atHeader} is not a header name: use letters, digits and - (like Cache-Control)`);
+    }
+    if (rawValue === null || rawValue === undefined)
+        throw new errors_UsageError(`${atHeader} has no value`);
+    if (typeof rawValue === 'object') {
+        throw new errors_UsageError(`${atHeader} must have one value (text), not ${headers_describe(rawValue)}`);
+    }
+    const value = scalarText(rawValue);
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > CDN_HEADER_VALUE_MAX_BYTES) {
+        throw new errors_UsageError(`${atHeader} has a value of ${bytes} bytes; the service takes at most ${CDN_HEADER_VALUE_MAX_BYTES}`);
+    }
+    if (hasControl(value)) {
+        throw new errors_UsageError(`${atHeader} has a line break or control character in its value, which a header cannot hold`);
+    }
+    const dropped = pageLayer(name);
+    if (dropped && globMatchesOnlyPages(glob)) {
+        throw new errors_UsageError(`${atHeader} never reaches a browser: '${glob}' matches only pages (${PAGES}), and on pages the CDN ${dropped.effect} ` +
+            `after the routes' headers. ${dropped.instead}`);
+    }
+    return { glob, name, value };
+}
+/** The paths the CDN serves through its page layer. */
+const PAGES = '/, paths ending in /, and *.html';
+/**
+ * What the CDN's page layer does to a header on pages, after the routes' headers, and what to do
+ * instead; undefined for a header it leaves alone.
+ */
+function pageLayer(name) {
+    switch (name.toLowerCase()) {
+        case 'cache-control':
+            return {
+                effect: 'sends Cache-Control: no-cache, no-store in its place',
+                sent: 'Cache-Control: no-cache, no-store',
+                instead: 'Remove it: pages are never cached',
+            };
+        case 'content-security-policy':
+            return {
+                effect: 'removes Content-Security-Policy',
+                sent: 'no Content-Security-Policy',
+                instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
+            };
+        case 'x-frame-options':
+            return {
+                effect: 'removes X-Frame-Options',
+                sent: 'no X-Frame-Options',
+                instead: 'Remove it: this CDN cannot keep its pages out of frames',
+            };
+        case 'x-xss-protection':
+            return {
+                effect: 'removes X-XSS-Protection',
+                sent: 'no X-XSS-Protection',
+                instead: 'Remove it (browsers ignore it today anyway)',
+            };
+        default:
+            return undefined;
+    }
+}
+/** True when some page (see PAGES) is matched by the glob. */
+function globMatchesPages(glob) {
+    return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
+}
+/** True when every path the glob matches is a page: it ends in `.html` or `/` whatever its wildcards take. */
+function globMatchesOnlyPages(glob) {
+    const tokens = parseGlob(glob);
+    if (!tokens?.length)
+        return false;
+    let tail = '';
+    for (let i = tokens.length - 1; i >= 0; i--) {
+        const token = tokens[i];
+        if (typeof token !== 'object')
+            break;
+        tail = token.char + tail;
+    }
+    return tail.endsWith('.html') || tail.endsWith('/');
+}
+function headers_describe(value) {
+    if (value === null || value === undefined)
+        return 'empty';
+    if (value instanceof Map)
+        return 'a map';
+    if (Array.isArray(value))
+        return 'a list';
+    return `the ${typeof value} '${scalarText(value)}'`;
+}
+/** A YAML scalar (text, a number, a boolean) as text. */
+function scalarText(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+        return String(value);
+    return typeof value;
+}
+const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./node_modules/mime-types/index.js
+var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
 /*
 How it works:
@@ -52272,11 +53155,6 @@ function forEachLimited(items, limit, task) {
 
 
 const HASH_BUFFER = 256 * 1024;
-/** Finds the files of the site, hashes each one, and builds the manifest. */
-async function collectArtifacts(options) {
-    const files = await scanArtifacts(options);
-    return buildManifest(files, await hashArtifacts(files, options.hashConcurrency, options.open));
-}
 /**
  * Finds the files of the site with their size, time and content type, opens each one (a file that
  * cannot be opened fails the scan, naming it, before anything is created) and records which file it
@@ -52388,6 +53266,26 @@ function checkPatterns(patterns) {
 }
 async function findFiles(options) {
     const root = external_node_path_default().resolve(options.root);
+    const realRoot = await checkRoot(root, options);
+    const plainTree = isEveryFile(options.patterns)
+        ? await listPlainTree(root, options.includeHidden)
+        : undefined;
+    const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden));
+    const scan = scanOf(root, realRoot, plainTree !== undefined, options);
+    const described = new Array(found.length);
+    const describe = async (absolutePath, i) => {
+        described[i] = await describeFile(absolutePath, scan);
+    };
+    // Synchronous calls have nothing to wait for together: one file after the other, no queue.
+    if (scan.local)
+        for (const [i, absolutePath] of found.entries())
+            await describe(absolutePath, i);
+    else
+        await forEachLimited(found, 16, describe);
+    return collected(described, options);
+}
+/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
+async function checkRoot(root, options) {
     const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
     if (!rootStat)
         throw new errors_UsageError(`path: '${options.root}' does not exist`);
@@ -52407,112 +53305,143 @@ async function findFiles(options) {
         options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
             'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
     }
-    const plainTree = isEveryFile(options.patterns)
-        ? await listPlainTree(root, options.includeHidden)
-        : undefined;
-    const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden));
+    return realRoot;
+}
+function scanOf(root, realRoot, plainTree, options) {
+    // On a local file system each file is opened, stated and closed synchronously: a few microseconds
+    // each, where a round trip through the thread pool costs several times that. A network one (or a
+    // test's open) keeps the asynchronous calls, which wait without holding up the process.
+    const local = options.open === undefined && isLocalFileSystem(realRoot);
     // Where each file really is, to keep links from leading out of path: a directory's real path is
-    // looked up once, a file's only when the file itself is a link.
+    // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
+    // its folders were listed as folders (no link) from the root down.
     const realDirs = new Map();
     const realDir = (dir) => {
         let real = realDirs.get(dir);
-        if (!real)
-            realDirs.set(dir, (real = (0,promises_.realpath)(dir)));
+        if (real === undefined)
+            realDirs.set(dir, (real = local ? (0,external_node_fs_.realpathSync)(dir) : (0,promises_.realpath)(dir)));
         return real;
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
-    const described = new Array(found.length);
-    // Only regular files are collected: a FIFO would hang the read that hashes or uploads it, a
-    // device would be uploaded as 0 bytes. They are refused, all of them named, before anything is created.
-    const notRegular = [];
-    // So are the files this process cannot open (not readable, removed meanwhile, no descriptor left):
-    // each file is opened here, not first by the upload, once the site exists.
-    const unopenable = [];
-    await forEachLimited(found, 16, async (absolutePath, i) => {
-        const relative = external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).join('/');
-        // Where its bytes are read: the file itself, or the file a link inside path leads to.
-        let readPath = absolutePath;
-        try {
-            // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
-            // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
-            const stats = plainTree ? undefined : await lstatFile(absolutePath);
-            if (stats?.isSymbolicLink()) {
-                const real = await (0,promises_.realpath)(absolutePath).catch(() => undefined);
-                if (real === undefined) {
-                    options.logger.warning(`Skipping ${relative}: it is a link to nothing`);
-                    return;
-                }
-                // Links are not followed out of path: one warning for the link, nothing walked behind it.
-                if (!inside(real)) {
-                    options.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-                    return;
-                }
-                const target = await (0,promises_.stat)(real);
-                if (target.isDirectory()) {
-                    options.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
-                    return;
-                }
-                if (!target.isFile()) {
-                    notRegular.push(`${relative} (${kindOf(target)})`);
-                    return;
-                }
-                readPath = real;
-            }
-            else if (!inside(external_node_path_default().join(await realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath)))) {
-                options.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
-                return;
-            }
-            else if (stats && !stats.isFile()) {
-                notRegular.push(`${relative} (${kindOf(stats)})`);
-                return;
-            }
+    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open };
+}
+const SKIPPED = { kind: 'skipped' };
+const notRegular = (relative, stats) => ({
+    kind: 'not-regular',
+    entry: `${relative} (${kindOf(stats)})`,
+});
+const unopenable = (relative, error) => ({
+    kind: 'unopenable',
+    entry: `${relative} (${openFailure(error)})`,
+});
+async function describeFile(absolutePath, scan) {
+    const relative = relativePath(scan.root, absolutePath);
+    let readPath;
+    try {
+        readPath = await whereToRead(absolutePath, relative, scan);
+    }
+    catch (error) {
+        return unopenable(relative, error);
+    }
+    if (typeof readPath !== 'string')
+        return readPath;
+    let opened;
+    try {
+        opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open);
+    }
+    catch (error) {
+        return unopenable(relative, error);
+    }
+    if (!opened.isFile())
+        return notRegular(relative, opened);
+    const contentType = contentTypeOf(relative);
+    return {
+        path: relative,
+        absolutePath: readPath,
+        size: opened.size,
+        mtimeMs: opened.mtimeMs,
+        dev: opened.dev,
+        ino: opened.ino,
+        ...(contentType ? { contentType } : {}),
+    };
+}
+/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
+async function whereToRead(absolutePath, relative, scan) {
+    // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
+    // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
+    const stats = scan.plainTree
+        ? undefined
+        : scan.local
+            ? (0,external_node_fs_.lstatSync)(absolutePath)
+            : await lstatFile(absolutePath);
+    if (stats?.isSymbolicLink())
+        return linkTarget(absolutePath, relative, scan);
+    // A plain tree's folders were listed as folders, no link, from the root down: none leads outside.
+    if (!scan.plainTree) {
+        const real = external_node_path_default().join(await scan.realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
+        if (!scan.inside(real)) {
+            scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
+            return SKIPPED;
         }
-        catch (error) {
-            unopenable.push(`${relative} (${openFailure(error)})`);
-            return;
-        }
-        let opened;
-        try {
-            opened = await statOpened(readPath, options.open);
-        }
-        catch (error) {
-            unopenable.push(`${relative} (${openFailure(error)})`);
-            return;
-        }
-        if (!opened.isFile()) {
-            notRegular.push(`${relative} (${kindOf(opened)})`);
-            return;
-        }
-        const contentType = contentTypeOf(relative);
-        described[i] = {
-            path: relative,
-            absolutePath: readPath,
-            size: opened.size,
-            mtimeMs: opened.mtimeMs,
-            dev: opened.dev,
-            ino: opened.ino,
-            ...(contentType ? { contentType } : {}),
-        };
-    });
+    }
+    if (stats && !stats.isFile())
+        return notRegular(relative, stats);
+    return absolutePath;
+}
+/** The file a link leads to, when it is a regular file inside path. */
+async function linkTarget(link, relative, scan) {
+    const real = await (0,promises_.realpath)(link).catch(() => undefined);
+    if (real === undefined) {
+        scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+        return SKIPPED;
+    }
+    // Links are not followed out of path: one warning for the link, nothing walked behind it.
+    if (!scan.inside(real)) {
+        scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+        return SKIPPED;
+    }
+    const target = await (0,promises_.stat)(real);
+    if (target.isDirectory()) {
+        scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
+        return SKIPPED;
+    }
+    return target.isFile() ? real : notRegular(relative, target);
+}
+/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
+function collected(described, options) {
+    const files = [];
+    const refused = { 'not-regular': [], unopenable: [] };
+    for (const d of described) {
+        if (!('kind' in d))
+            files.push(d);
+        else if (d.kind !== 'skipped')
+            refused[d.kind].push(d.entry);
+    }
     const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
     const them = (list) => (list.length === 1 ? 'it' : 'them');
-    if (notRegular.length) {
-        notRegular.sort();
-        throw new errors_UsageError(`path: a site holds only regular files; ${notRegular.length === 1 ? 'this is not one' : 'these are not'}: ` +
-            `${some(notRegular)}. Remove ${them(notRegular)}, or leave ${them(notRegular)} out with files: '!<path>'`);
+    const irregular = refused['not-regular'].sort();
+    if (irregular.length) {
+        throw new errors_UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+            `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`);
     }
-    if (unopenable.length) {
-        unopenable.sort();
+    const closed = refused.unopenable.sort();
+    if (closed.length) {
         throw new errors_UsageError(`path: every file of the site is opened before anything is created, and ` +
-            `${unopenable.length === 1 ? 'this one' : `these ${unopenable.length}`} could not be: ${some(unopenable)}. ` +
-            `Make ${them(unopenable)} readable, or leave ${them(unopenable)} out with files: '!<path>'`);
+            `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
+            `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`);
     }
-    const files = described.filter((f) => f !== undefined);
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
             (options.includeHidden ? '' : ' (hidden files are skipped unless include-hidden is true)'));
     }
     return files;
+}
+/** `absolutePath` relative to `root`, with `/` separators. */
+function relativePath(root, absolutePath) {
+    const relative = absolutePath.startsWith(root + (external_node_path_default()).sep)
+        ? absolutePath.slice(root.length + 1)
+        : external_node_path_default().relative(root, absolutePath);
+    return (external_node_path_default()).sep === '/' ? relative : relative.split((external_node_path_default()).sep).join('/');
 }
 const isHidden = (name) => name.startsWith('.');
 /**
@@ -52520,8 +53449,7 @@ const isHidden = (name) => name.startsWith('.');
  * again: what the hashing and the upload will open. fstat on the descriptor is synchronous: the
  * kernel has the inode at hand once it is open (see assertUnchanged in upload.ts). The close is not
  * waited for (a read-only descriptor has nothing to flush): the next file's open queues behind it at
- * once. 20,000 small files scan in about 1.5x the time the scan took with an lstat each (some 8 µs
- * more a file on two cores), against 1.6x with each close waited for.
+ * once.
  */
 async function statOpened(file, openWith) {
     const fd = await openForReading(file, openWith);
@@ -52530,6 +53458,38 @@ async function statOpened(file, openWith) {
     }
     finally {
         closeFile(fd).catch(() => { });
+    }
+}
+/** statOpened on a local file system: open, fstat and close without the thread pool. */
+function statOpenedSync(file) {
+    const fd = (0,external_node_fs_.openSync)(file, READ_FLAGS);
+    try {
+        return (0,external_node_fs_.fstatSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
+ * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
+ */
+const REMOTE_FILE_SYSTEMS = new Set([
+    0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
+    0x01161970, 0x7461636f, 0x0bd00bd0,
+]);
+/**
+ * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
+ * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
+ */
+function isLocalFileSystem(root) {
+    if (process.platform !== 'linux')
+        return true;
+    try {
+        return !REMOTE_FILE_SYSTEMS.has(Number((0,external_node_fs_.statfsSync)(root).type));
+    }
+    catch {
+        return false;
     }
 }
 /** Why a file could not be opened, in words, with its code. */
@@ -52562,9 +53522,23 @@ function isScannedFile(file, stats) {
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
 async function openScanned(file, openWith) {
-    let fd;
+    const fd = await openAtScannedPath(file, openWith);
     try {
-        fd = await openForReading(file.absolutePath, openWith);
+        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+    }
+    catch (error) {
+        (0,external_node_fs_.closeSync)(fd);
+        throw error;
+    }
+    return fd;
+}
+/**
+ * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
+ * identity then (assertScannedFile), before any byte it read is used.
+ */
+async function openAtScannedPath(file, openWith) {
+    try {
+        return await openForReading(file.absolutePath, openWith);
     }
     catch (error) {
         if (isOutOfDescriptors(error))
@@ -52577,12 +53551,12 @@ async function openScanned(file, openWith) {
                 : 'can no longer be opened';
         throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
     }
-    const stats = (0,external_node_fs_.fstatSync)(fd);
+}
+/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
+function assertScannedFile(file, stats) {
     if (!isScannedFile(file, stats)) {
-        await closeFile(fd);
         throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${kindOf(stats)})`} is at its path now`);
     }
-    return fd;
 }
 function kindOf(stats) {
     if (stats.isFIFO())
@@ -52603,32 +53577,40 @@ async function listPlainTree(root, includeHidden) {
     const files = [];
     let level = [root];
     while (level.length) {
-        // Kept per directory, so that the order is the file system's, not the order reads finish in.
-        const listings = new Array(level.length);
-        let plain = true;
-        await forEachLimited(level, 16, async (dir, index) => {
-            const listing = { files: [], dirs: [] };
-            for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true })) {
+        const next = [];
+        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's,
+        // not the order reads finish in, and only the listings of those few are held: one per folder of
+        // a level, kept until the level's last was read, outlived young collections in a tree of
+        // thousands of folders and made V8 double its young generation (BENCHMARKS.md).
+        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
+        for (let i = 0; i < level.length; i++) {
+            const entries = await ahead[i % LISTING_AHEAD];
+            if (i + LISTING_AHEAD < level.length)
+                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
+            for (const entry of entries) {
                 if (!includeHidden && isHidden(entry.name))
                     continue;
-                const entryPath = external_node_path_default().join(dir, entry.name);
+                // A listed name is one segment of a normalised path: path.join's normalising built each path
+                // of pieces, megabytes that a large tree's paths kept until they were used.
+                const entryPath = `${level[i]}${(external_node_path_default()).sep}${entry.name}`;
                 if (entry.isFile())
-                    listing.files.push(entryPath);
+                    files.push(entryPath);
                 else if (entry.isDirectory())
-                    listing.dirs.push(entryPath);
+                    next.push(entryPath);
                 else
-                    plain = false;
+                    return undefined;
             }
-            listings[index] = listing;
-        });
-        if (!plain)
-            return undefined;
-        for (const listing of listings)
-            for (const file of listing.files)
-                files.push(file);
-        level = listings.flatMap((listing) => listing.dirs);
+        }
+        level = next;
     }
     return files;
+}
+const LISTING_AHEAD = 16;
+/** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
+function listFolder(dir) {
+    const listing = (0,promises_.readdir)(dir, { withFileTypes: true });
+    listing.catch(() => { });
+    return listing;
 }
 /**
  * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
@@ -52656,796 +53638,6 @@ async function hashFile(file, buffer, openWith) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
-
-
-
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
-const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-/**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
- */
-function deployConfig(base, siteId, routes) {
-    const { matchmaker, cdn, ...rest } = structuredClone(base);
-    const config = {
-        ...rest,
-        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
-    };
-    if (matchmaker) {
-        const { lobby_groups: legacy, ...current } = matchmaker;
-        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
-    }
-    return config;
-}
-/**
- * Where a namespace is served: its custom domain when it has one, else its host name under the CDN
- * domain (`{game}--{namespace}.{cdn}`, the namespace `prod` at `{game}.{cdn}`). `cdnDomain` is a
- * domain (https), or an origin with a scheme and port (a local emulator: `http://localhost:8080`).
- */
-function namespaceUrl(cdnDomain, gameNameId, namespaceNameId, domain) {
-    if (domain)
-        return `https://${domain}/`;
-    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
-    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
-    return `${origin.protocol}//${host}.${origin.host}/`;
-}
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
-async function readVersion(client, gameId, versionId) {
-    try {
-        return (await client.getVersion(gameId, versionId)).version;
-    }
-    catch (error) {
-        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new errors_UsageError(`${constants_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
-        }
-        throw error;
-    }
-}
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
-function latestVersion(versions) {
-    let latest;
-    for (const version of versions) {
-        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
-            latest = version;
-    }
-    return latest;
-}
-/** `wanted` when no version of the game has that name, else a name the service reserves. */
-async function versionName(client, gameId, wanted, versions) {
-    if (!versions.some((version) => version.display_name === wanted))
-        return wanted;
-    return (await client.reserveVersionName(gameId)).version_display_name;
-}
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
-async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
-        display_name: displayName,
-        config: deployConfig(base, SITE_PLACEHOLDER, routes),
-    });
-    if (errors.length)
-        throw versionError(errors);
-}
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
-async function createVersion(client, gameId, displayName, config, logger) {
-    try {
-        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
-        return { versionId: version_id, displayName };
-    }
-    catch (error) {
-        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
-            throw error;
-        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
-        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
-        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
-        return { versionId: version_id, displayName: reserved };
-    }
-}
-function versionError(errors) {
-    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-
-;// CONCATENATED MODULE: ./src/deploy/provision.ts
-
-
-
-
-/**
- * Applies the service's matchmaker rules before anything is created: the service can only validate
- * a config against a namespace, and a namespace the deploy is about to create does not exist yet.
- */
-function checkMatchmakerConfig(matchmaker) {
-    if (!matchmaker)
-        return;
-    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
-    if (problems.length)
-        throw matchmakerError(problems.map((path) => ({ path })));
-}
-/**
- * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
- * validate the matchmaker config. Everything that decides where the bytes go is read from the
- * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it on its new version (createNamespaceOn).
- */
-async function provision(client, inputs, logger, options = {}) {
-    const { game } = await client.getGame(inputs.gameId);
-    let namespace;
-    let namespaceId;
-    let namespaceCreated = false;
-    if (inputs.namespaceId) {
-        namespace = checkNamespaceId(game, inputs, logger);
-        namespaceId = namespace.namespace_id;
-    }
-    else if (inputs.namespace) {
-        namespace = game.namespaces.find((ns) => ns.name_id === inputs.namespace.nameId);
-        if (namespace) {
-            logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
-            namespaceId = namespace.namespace_id;
-        }
-        else if (!options.createLater) {
-            ;
-            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs, chooseVersion(inputs, game), logger));
-        }
-    }
-    const provisioned = {
-        nameId: namespace?.name_id ?? inputs.namespace?.nameId,
-        namespaceId,
-        namespaceCreated,
-        domain: undefined,
-        matchmakerValidated: false,
-    };
-    if (namespaceId) {
-        options.onNamespace?.(namespaceId);
-        await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
-    }
-    else if (inputs.matchmaker && game.namespaces[0]) {
-        // The namespace is created after the upload: its matchmaker config is validated now, against
-        // another namespace of the game (the service's rules are the same for all of them).
-        await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, provisioned, logger);
-    }
-    return { provisioned, located: { game, namespace } };
-}
-/**
- * Creates the namespace the game did not have, on the deploy's new version, then attaches its domain
- * and validates the matchmaker config. Created meanwhile by another run: that one is published to.
- */
-async function createNamespaceOn(client, inputs, version, provisioned, logger, onNamespace) {
-    const { namespaceId, created } = await createNamespace(client, inputs, version, logger);
-    if (!created)
-        await client.setNamespaceVersion(inputs.gameId, namespaceId, version.id);
-    provisioned.namespaceId = namespaceId;
-    provisioned.namespaceCreated = created;
-    onNamespace?.(namespaceId);
-    await prepareNamespace(client, inputs, namespaceId, provisioned, logger);
-}
-async function prepareNamespace(client, inputs, namespaceId, provisioned, logger) {
-    if (inputs.domain) {
-        await attachDomain(client, inputs.gameId, namespaceId, inputs.domain, logger);
-        provisioned.domain = inputs.domain;
-    }
-    if (!provisioned.matchmakerValidated)
-        await validateMatchmaker(client, inputs, namespaceId, provisioned, logger);
-}
-async function validateMatchmaker(client, inputs, namespaceId, provisioned, logger) {
-    if (!inputs.matchmaker)
-        return;
-    const { errors } = await client.validateMatchmakerConfig(inputs.gameId, namespaceId, {
-        lobby_count_max: inputs.matchmaker.lobbyCountMax,
-        max_players: inputs.matchmaker.maxPlayers,
-    });
-    if (errors.length)
-        throw matchmakerError(errors);
-    provisioned.matchmakerValidated = true;
-    logger.info(`Matchmaker config is valid: lobby_count_max ${inputs.matchmaker.lobbyCountMax}, max_players ${inputs.matchmaker.maxPlayers}`);
-}
-/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
-function checkNamespaceId(game, inputs, logger) {
-    const namespaceId = inputs.namespaceId;
-    const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
-    if (!found) {
-        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${inputs.gameId}: ` +
-            `it has ${describeNamespaces(game.namespaces)}`);
-    }
-    const nameId = inputs.namespace?.nameId;
-    if (nameId && found.name_id !== nameId) {
-        throw new errors_UsageError(`${constants_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${constants_Input.Namespace} says: ` +
-            'give one of the two, or two that agree');
-    }
-    logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
-    return found;
-}
-/**
- * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
- * another run created it meanwhile: it is looked up again.
- */
-async function createNamespace(client, inputs, version, logger) {
-    const { nameId, displayName } = inputs.namespace;
-    try {
-        const created = await client.createNamespace(inputs.gameId, {
-            name_id: nameId,
-            display_name: displayName,
-            version_id: version.id,
-        });
-        logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`);
-        return { namespaceId: created.namespace_id, created: true };
-    }
-    catch (error) {
-        if (!isNameTaken(error))
-            throw error;
-        const { game: again } = await client.getGame(inputs.gameId);
-        const winner = again.namespaces.find((namespace) => namespace.name_id === nameId);
-        if (!winner)
-            throw error;
-        logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`);
-        return { namespaceId: winner.namespace_id, created: false };
-    }
-}
-/** version-id, or the game's latest version (the newest create_ts; the last listed on a tie). */
-function chooseVersion(inputs, game) {
-    const given = inputs.namespace?.versionId;
-    if (given)
-        return { id: given, description: given };
-    const latest = latestVersion(game.versions);
-    if (!latest) {
-        throw new errors_UsageError(`${constants_Input.Namespace} '${inputs.namespace?.nameId}' does not exist and game ${inputs.gameId} has no version ` +
-            `to create it on: publish a version, or pass ${constants_Input.VersionId}`);
-    }
-    return {
-        id: latest.version_id,
-        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${constants_Input.VersionId} was given)`,
-    };
-}
-/**
- * Adds the domain unless the namespace has it. The service answers a domain the namespace has
- * already with 500 ERROR, so the namespace is read first; CLOUD_HOSTNAME_TAKEN means another
- * namespace (or another customer) holds it.
- */
-async function attachDomain(client, gameId, namespaceId, domain, logger) {
-    if (await hasDomain(client, gameId, namespaceId, domain)) {
-        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId}`);
-        return;
-    }
-    try {
-        await client.addNamespaceDomain(gameId, namespaceId, domain);
-        logger.info(`Added domain ${domain} to namespace ${namespaceId}`);
-    }
-    catch (error) {
-        if (error instanceof ServiceError && error.code === 'CLOUD_HOSTNAME_TAKEN') {
-            throw new errors_UsageError(`${constants_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-                `remove it there first, or choose another ${constants_Input.Domain}. (${error.message})`, { cause: error });
-        }
-        // A run beside this one may have added it between the read and the add: the service then
-        // answers 500 ERROR. Reading again tells.
-        if (error instanceof ServiceError && error.code === 'ERROR') {
-            if (await hasDomain(client, gameId, namespaceId, domain)) {
-                logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
-                return;
-            }
-        }
-        throw error;
-    }
-}
-async function hasDomain(client, gameId, namespaceId, domain) {
-    const { namespace } = await client.getNamespace(gameId, namespaceId);
-    return namespace.config.cdn.domains.some((entry) => entry.domain === domain);
-}
-function describeNamespaces(namespaces) {
-    if (namespaces.length === 0)
-        return 'no namespace';
-    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
-}
-function isNameTaken(error) {
-    if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
-        return false;
-    const paths = error.metadata?.errors;
-    if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique'))
-        return true;
-    return error.serviceMessage.includes('name-id.not-unique');
-}
-function matchmakerError(errors) {
-    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-
-;// CONCATENATED MODULE: ./src/api/versions.ts
-// The rules of game versions (shared/service-behaviour.md, "Namespaces and sites going live"), read
-// from the service's source: what a version config turns into, which error paths its validation
-// reports, what storage refuses, and which CDN route applies to a path. Pure: the emulator enforces
-// them, the client checks a config with them before anything is created.
-
-// Limits.
-const CDN_ROUTES_MAX = 32;
-const CDN_MIDDLEWARES_MAX = 32;
-/** custom_headers middlewares a route may have before the next one is `not-unique`. */
-const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2;
-const CDN_HEADERS_MAX = 32;
-const CDN_HEADER_NAME_MAX_BYTES = 512;
-const CDN_HEADER_VALUE_MAX_BYTES = 1024;
-const CDN_PRIORITY_MAX = 100;
-/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
-const CDN_SERVED_MAX = 10;
-const GAME_MODES_MAX = 32;
-const GAME_MODE_MAX_PLAYERS = 256;
-/** What the service fills in for a game mode that names no max_players, and no tier. */
-const DEFAULT_MAX_PLAYERS = 32;
-const DEFAULT_TIER = 'basic-1d1';
-const REGIONS_CHECKED = 64;
-/**
- * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
- * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
- * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
- * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
- */
-function parseGlob(glob) {
-    const segments = [];
-    let current = '';
-    let escaped = false;
-    for (const char of glob) {
-        if (!escaped && char === '/') {
-            segments.push(current);
-            current = '';
-            continue;
-        }
-        escaped = !escaped && char === '\\';
-        current += char;
-    }
-    segments.push(current);
-    const tokens = [];
-    let previousWasDoubleStar = false;
-    for (const [index, segment] of segments.entries()) {
-        if (segment === '**') {
-            if (!previousWasDoubleStar)
-                tokens.push('recursive');
-            previousWasDoubleStar = true;
-            continue;
-        }
-        previousWasDoubleStar = false;
-        let previousWasStar = false;
-        for (const char of segment) {
-            if (char === '*') {
-                if (previousWasStar)
-                    return undefined;
-                tokens.push('any');
-            }
-            else {
-                tokens.push({ char });
-            }
-            previousWasStar = char === '*';
-        }
-        if (index !== segments.length - 1)
-            tokens.push({ char: '/' });
-    }
-    return tokens;
-}
-/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
-function globToString(tokens) {
-    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
-}
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
-function normalizeGlob(glob) {
-    const tokens = parseGlob(glob);
-    return tokens ? globToString(tokens) : glob;
-}
-/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
-function globRegExp(tokens) {
-    const body = tokens
-        .map((token) => token === 'any'
-        ? '[^/]+'
-        : token === 'recursive'
-            ? '.*'
-            : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-        .join('');
-    return new RegExp(`^/${body}$`, 'u');
-}
-/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
-function globMatches(glob, path) {
-    const tokens = parseGlob(glob);
-    return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path);
-}
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
-function globSteps(tokens) {
-    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
-}
-const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** Whether one character can be taken by both steps. */
-function stepsMeet(a, b) {
-    if (typeof a === 'object' && typeof b === 'object')
-        return a.char === b.char;
-    if (typeof a === 'object')
-        return b === 'any-chars' || a.char !== '/';
-    if (typeof b === 'object')
-        return a === 'any-chars' || b.char !== '/';
-    return true;
-}
-/**
- * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
- * where two routes overlap, only the one of higher priority adds its header. False when either glob
- * does not parse.
- */
-function globsOverlap(a, b) {
-    const tokensA = parseGlob(a);
-    const tokensB = parseGlob(b);
-    if (!tokensA?.length || !tokensB?.length)
-        return false;
-    const stepsA = globSteps(tokensA);
-    const stepsB = globSteps(tokensB);
-    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
-    // without taking a character, or take one and stay.
-    const seen = new Set();
-    const pending = [[0, 0]];
-    while (pending.length) {
-        const [i, j] = pending.pop();
-        const key = `${i},${j}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        if (i === stepsA.length && j === stepsB.length)
-            return true;
-        const stepA = stepsA[i];
-        const stepB = stepsB[j];
-        if (stepA && repeats(stepA))
-            pending.push([i + 1, j]);
-        if (stepB && repeats(stepB))
-            pending.push([i, j + 1]);
-        if (stepA && stepB && stepsMeet(stepA, stepB)) {
-            const nextI = repeats(stepA) ? i : i + 1;
-            const nextJ = repeats(stepB) ? j : j + 1;
-            if (nextI !== i || nextJ !== j)
-                pending.push([nextI, nextJ]);
-        }
-    }
-    return false;
-}
-/**
- * Orders globs from the most specific: one without a `**` segment before one with, then the one with
- * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
- */
-function compareGlobSpecificity(a, b) {
-    const measure = (glob) => {
-        const tokens = parseGlob(glob) ?? [];
-        return {
-            recursive: tokens.filter((t) => t === 'recursive').length,
-            literal: tokens.filter((t) => typeof t === 'object').length,
-            any: tokens.filter((t) => t === 'any').length,
-        };
-    };
-    const ma = measure(a);
-    const mb = measure(b);
-    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
-}
-/**
- * The route the CDN applies to a request path: of the first 10 routes, the highest-priority one whose
- * glob matches (the first of equals). The path is the one requested, before `index.html` is added.
- */
-function routeForPath(routes, path) {
-    let chosen;
-    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
-        if ((chosen === undefined || route.priority > chosen.priority) && globMatches(route.glob, path)) {
-            chosen = route;
-        }
-    }
-    return chosen;
-}
-/** Every header a route's custom_headers middlewares add, in order. */
-function routeHeaders(route) {
-    return route.middlewares.flatMap((middleware) => middleware.kind.custom_headers?.headers ?? []);
-}
-/**
- * Indices of the routes the service cannot store: its table holds one header per version and glob,
- * so a route with two or more headers (in one middleware or several) passes validation but fails the
- * creation with a 500, after the version's name was taken. A route without headers is not stored
- * at all (it is not answered when the version is read).
- */
-function unstorableRoutes(config) {
-    return (config.cdn?.routes ?? []).flatMap((route, index) => (routeHeaders(route).length > 1 ? [index] : []));
-}
-class Fault extends Error {
-}
-function nonNegative(value, field) {
-    if (typeof value === 'number' && value < 0)
-        throw new Fault(`\`${field}\` out of bounds`);
-    return value;
-}
-/**
- * The lobby groups the service makes of a matchmaker config. When `lobby_groups` is present (even
- * empty) it wins and `game_modes` is ignored: `listable`, `taggable`, `allow_dynamic_max_players`
- * and `actions` then take their defaults (true, false, false, none), so a config read back (which
- * answers both forms) and posted unchanged loses them. A game mode inherits what it leaves out from
- * the matchmaker's own `regions`, `max_players*`, `docker`, `tier` and `idle_lobbies`.
- * A negative number is a fault: MATCHMAKER_INVALID_VERSION_CONFIG.
- */
-function lobbyGroupsOf(matchmaker) {
-    try {
-        const groups = matchmaker.lobby_groups
-            ? matchmaker.lobby_groups.map(fromLobbyGroup)
-            : Object.entries(matchmaker.game_modes ?? {}).map(([name, mode]) => fromGameMode(name, mode, matchmaker));
-        if (matchmaker.captcha) {
-            nonNegative(matchmaker.captcha.requests_before_reverify, 'requests_before_reverify');
-            nonNegative(matchmaker.captcha.verification_ttl, 'verification_ttl');
-        }
-        return { groups };
-    }
-    catch (error) {
-        if (!(error instanceof Fault))
-            throw error;
-        return { fault: { code: 'MATCHMAKER_INVALID_VERSION_CONFIG', message: error.message } };
-    }
-}
-function fromGameMode(name, mode, matchmaker) {
-    const normal = mode.max_players ?? matchmaker.max_players ?? DEFAULT_MAX_PLAYERS;
-    const direct = mode.max_players_direct ?? matchmaker.max_players_direct ?? normal;
-    const party = mode.max_players_party ?? matchmaker.max_players_party ?? normal;
-    nonNegative(normal, 'max_players');
-    nonNegative(direct, 'max_players_direct');
-    nonNegative(party, 'max_players_party');
-    const group = {
-        name_id: name,
-        regions: [],
-        max_players_normal: normal,
-        max_players_direct: direct,
-        max_players_party: party,
-        listable: mode.listable ?? true,
-        taggable: mode.taggable ?? false,
-        allow_dynamic_max_players: mode.allow_dynamic_max_players ?? false,
-    };
-    const docker = mode.docker ?? matchmaker.docker;
-    if (docker) {
-        // The env of both levels is merged (the game mode's wins); the rest comes whole from one of them.
-        const env = { ...matchmaker.docker?.env, ...mode.docker?.env };
-        group.runtime = {
-            docker: {
-                ...(docker.image_id ? { build_id: docker.image_id } : {}),
-                args: docker.args ?? [],
-                env_vars: Object.entries(env).map(([key, value]) => ({ key, value })),
-                network_mode: docker.network_mode ?? 'bridge',
-                ports: Object.entries(docker.ports ?? {}).map(([label, port]) => ({
-                    label,
-                    ...versions_optional('target_port', nonNegative(port.port, 'port')),
-                    ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
-                    proxy_protocol: port.protocol ?? 'https',
-                    proxy_kind: port.proxy ?? 'game_guard',
-                })),
-            },
-        };
-    }
-    group.regions = Object.entries(mode.regions ?? matchmaker.regions ?? {}).map(([regionName, region]) => {
-        const idle = region.idle_lobbies ?? mode.idle_lobbies ?? matchmaker.idle_lobbies;
-        return {
-            region: { name_id: regionName },
-            tier_name_id: region.tier ?? mode.tier ?? matchmaker.tier ?? DEFAULT_TIER,
-            ...versions_optional('idle_lobbies', idle && {
-                min_idle_lobbies: nonNegative(idle.min, 'idle_lobbies.min'),
-                max_idle_lobbies: nonNegative(idle.max, 'idle_lobbies.max'),
-            }),
-        };
-    });
-    if (mode.actions) {
-        const { find, join, create } = mode.actions;
-        group.actions = {
-            ...versions_optional('find', find && action(find)),
-            ...versions_optional('join', join && action(join)),
-            ...versions_optional('create', create && {
-                ...action(create),
-                enable_public: create.enable_public ?? false,
-                enable_private: create.enable_private ?? true,
-                ...versions_optional('max_lobbies_per_identity', nonNegative(create.max_lobbies_per_identity, 'actions.create.max_lobbies_per_identity')),
-            }),
-        };
-    }
-    return group;
-}
-function fromLobbyGroup(group) {
-    nonNegative(group.max_players_normal, 'max_players');
-    nonNegative(group.max_players_direct, 'max_players_direct');
-    nonNegative(group.max_players_party, 'max_players_party');
-    const regions = group.regions.map((region) => ({
-        region: { region_id: region.region_id },
-        tier_name_id: region.tier_name_id,
-        ...versions_optional('idle_lobbies', region.idle_lobbies && {
-            min_idle_lobbies: nonNegative(region.idle_lobbies.min_idle_lobbies, 'min_idle_lobbies'),
-            max_idle_lobbies: nonNegative(region.idle_lobbies.max_idle_lobbies, 'max_idle_lobbies'),
-        }),
-    }));
-    const docker = group.runtime.docker;
-    return {
-        name_id: group.name_id,
-        regions,
-        max_players_normal: group.max_players_normal,
-        max_players_direct: group.max_players_direct,
-        max_players_party: group.max_players_party,
-        // The legacy form has no place for these: the service sets its defaults.
-        listable: true,
-        taggable: false,
-        allow_dynamic_max_players: false,
-        runtime: docker
-            ? {
-                docker: {
-                    ...(docker.build_id ? { build_id: docker.build_id } : {}),
-                    args: docker.args,
-                    env_vars: docker.env_vars.map(({ key, value }) => ({ key, value })),
-                    network_mode: docker.network_mode ?? 'bridge',
-                    ports: docker.ports.map((port) => ({
-                        label: port.label,
-                        ...versions_optional('target_port', nonNegative(port.target_port, 'target_port')),
-                        ...versions_optional('port_range', port.port_range && portRange(port.port_range)),
-                        proxy_protocol: port.proxy_protocol,
-                        proxy_kind: port.port_range ? 'none' : 'game_guard',
-                    })),
-                },
-            }
-            : {},
-    };
-}
-function portRange(range) {
-    return { min: nonNegative(range.min, 'port_range.min'), max: nonNegative(range.max, 'port_range.max') };
-}
-function action(config) {
-    return {
-        enabled: config.enabled,
-        identity_requirement: config.identity_requirement ?? 'none',
-        ...versions_optional('verification', config.verification),
-    };
-}
-/** `{ [key]: value }`, or nothing when the value is null or undefined. */
-function versions_optional(key, value) {
-    return value === null || value === undefined ? {} : { [key]: value };
-}
-/**
- * What the service refuses while it converts a config, before validation, in its order: a negative
- * route priority (500), a negative matchmaker number (400 MATCHMAKER_INVALID_VERSION_CONFIG), a
- * middleware without a kind among the routes and middlewares validation reads (500).
- */
-function versionConfigFault(config) {
-    const routes = config.cdn?.routes ?? [];
-    if (routes.some((route) => route.priority < 0))
-        return { code: 'ERROR' };
-    if (config.matchmaker) {
-        const converted = lobbyGroupsOf(config.matchmaker);
-        if ('fault' in converted)
-            return converted.fault;
-    }
-    const kindless = routes
-        .slice(0, CDN_ROUTES_MAX)
-        .some((route) => route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).some((m) => !m.kind.custom_headers));
-    return kindless ? { code: 'ERROR' } : undefined;
-}
-/**
- * Error suffixes of a version display name: 1 to 128 bytes, single inner spaces only. The service's
- * whitespace check has the length in it, so a name too short or too long is `invalid` as well.
- */
-function versionDisplayNameProblems(displayName) {
-    const problems = displayNameProblems(displayName, DISPLAY_NAME_MAX_BYTES);
-    if (problems[0] === 'too-short' || problems[0] === 'too-long')
-        problems.push('invalid');
-    return problems;
-}
-/**
- * The error paths the service's version validation reports, in its order: the display name (and
- * its uniqueness in the game), the `cdn` section, the matchmaker (which must be there, with 1 to 32
- * game modes of 1 to 256 players, each with a docker runtime naming its build). Call
- * versionConfigFault first: a config with a fault never reaches validation. Indices in paths are strings.
- */
-function versionProblems(input) {
-    const errors = versionDisplayNameProblems(input.displayName).map((problem) => [
-        'display-name',
-        problem,
-    ]);
-    if ([...input.takenDisplayNames].includes(input.displayName))
-        errors.push(['display-name', 'not-unique']);
-    const { cdn, matchmaker } = input.config;
-    if (cdn)
-        errors.push(...cdnProblems(cdn));
-    if (matchmaker)
-        errors.push(...matchmakerProblems(matchmaker, input.regions));
-    else
-        errors.push(['config', 'matchmaker', 'missing']);
-    return errors;
-}
-/** The error paths of a `cdn` section (part of versionProblems), for a client that changes only it. */
-function cdnProblems(cdn) {
-    const errors = [];
-    // The service does not check that the site is the game's (creation does).
-    if (!cdn.site_id)
-        errors.push(['config', 'cdn', 'no-site-id']);
-    const routes = cdn.routes ?? [];
-    if (routes.length > CDN_ROUTES_MAX)
-        errors.push(['config', 'cdn', 'routes-meta', 'too-many']);
-    const globs = new Set();
-    for (const [routeIndex, route] of routes.slice(0, CDN_ROUTES_MAX).entries()) {
-        const at = ['config', 'cdn', 'routes', String(routeIndex)];
-        const tokens = parseGlob(route.glob) ?? [];
-        const glob = globToString(tokens);
-        if (tokens.length === 0)
-            errors.push([...at, 'glob', 'invalid']);
-        else if (globs.has(glob))
-            errors.push([...at, 'glob', 'not-unique']);
-        else
-            globs.add(glob);
-        if (route.priority > CDN_PRIORITY_MAX)
-            errors.push([...at, 'priority', 'too-high']);
-        else if (route.priority < 0)
-            errors.push([...at, 'priority', 'too-low']);
-        if (route.middlewares.length > CDN_MIDDLEWARES_MAX)
-            errors.push([...at, 'middlewares-meta', 'too-many']);
-        let customHeaders = 0;
-        for (const [middlewareIndex, middleware] of route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).entries()) {
-            const headersMiddleware = middleware.kind.custom_headers;
-            if (!headersMiddleware)
-                continue;
-            const atMiddleware = [...at, 'middlewares', String(middlewareIndex)];
-            if (customHeaders >= CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX)
-                errors.push([...atMiddleware, 'not-unique']);
-            else
-                customHeaders++;
-            const { headers } = headersMiddleware;
-            if (headers.length > CDN_HEADERS_MAX) {
-                errors.push([...atMiddleware, 'custom-headers', 'headers-meta', 'too-many']);
-            }
-            for (const [headerIndex, header] of headers.slice(0, CDN_HEADERS_MAX).entries()) {
-                const atHeader = [...atMiddleware, 'custom-headers', 'headers', String(headerIndex)];
-                const nameBytes = Buffer.byteLength(header.name, 'utf8');
-                if (nameBytes === 0)
-                    errors.push([...atHeader, 'name', 'invalid']);
-                else if (nameBytes > CDN_HEADER_NAME_MAX_BYTES)
-                    errors.push([...atHeader, 'name', 'too-long']);
-                if (Buffer.byteLength(header.value, 'utf8') > CDN_HEADER_VALUE_MAX_BYTES) {
-                    errors.push([...atHeader, 'value', 'too-long']);
-                }
-            }
-        }
-    }
-    return errors;
-}
-function matchmakerProblems(matchmaker, regions) {
-    const converted = lobbyGroupsOf(matchmaker);
-    if ('fault' in converted)
-        return [];
-    const { groups } = converted;
-    const errors = [];
-    if (groups.length === 0)
-        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-few']);
-    else if (groups.length > GAME_MODES_MAX)
-        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-many']);
-    for (const group of groups.slice(0, GAME_MODES_MAX)) {
-        const at = ['config', 'matchmaker', 'game-modes', `*${group.name_id}*`];
-        for (const [field, value] of [
-            ['max-players-normal', group.max_players_normal],
-            ['max-players-direct', group.max_players_direct],
-            ['max-players-party', group.max_players_party],
-        ]) {
-            if (value === 0)
-                errors.push([...at, 'player-counts', field, 'too-low']);
-            else if (value > GAME_MODE_MAX_PLAYERS)
-                errors.push([...at, 'player-counts', field, 'too-high']);
-        }
-        if (regions) {
-            for (const [regionIndex, { region }] of group.regions.slice(0, REGIONS_CHECKED).entries()) {
-                const known = regions.some((candidate) => 'name_id' in region
-                    ? candidate.name_id === region.name_id
-                    : candidate.region_id === region.region_id);
-                if (!known)
-                    errors.push([...at, 'regions', String(regionIndex), 'invalid']);
-            }
-        }
-        const docker = group.runtime?.docker;
-        if (!docker)
-            errors.push([...at, 'no-runtime']);
-        else if (docker.build_id === undefined)
-            errors.push([...at, 'no-build']);
-    }
-    return errors;
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
 // Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
 // content type (given when the site is created) and the published version's routes (one header per
@@ -53470,6 +53662,7 @@ function matchmakerProblems(matchmaker, regions) {
 
 
 
+
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
 const HTML_READ_BYTES = 2 * 1024 * 1024;
 const UNITYWEB_READ_BYTES = 64;
@@ -53487,7 +53680,7 @@ async function planServing(files, engine, headers, readStart = readFileStart) {
     const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
     const engineRoutes = [];
     if (engine !== 'none') {
-        const folders = byFolder(files);
+        const folders = indexFolders(files, engine === 'unity');
         if (engine === 'auto' || engine === 'unity') {
             await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart);
         }
@@ -53495,10 +53688,10 @@ async function planServing(files, engine, headers, readStart = readFileStart) {
             await planGodot(folders, plan, readStart);
         if (engine !== 'auto' && plan.builds.length === 0) {
             throw new errors_UsageError(engine === 'unity'
-                ? `${constants_Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
-                    `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${constants_Input.WebEngine} to auto`
-                : `${constants_Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
-                    `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${constants_Input.WebEngine} to auto`);
+                ? `${table_Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
+                    `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${table_Input.WebEngine} to auto`
+                : `${table_Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
+                    `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${table_Input.WebEngine} to auto`);
         }
     }
     const routes = planRoutes(engineRoutes, headers, files);
@@ -53536,12 +53729,12 @@ function sameRoutes(a, b) {
 /** Logs what was recognised, the content types and the routes set, and the warnings. */
 function logServingPlan(plan, logger) {
     if (plan.engine === 'none')
-        logger.info(`${constants_Input.WebEngine}: none: no engine's needs are looked for`);
+        logger.info(`${table_Input.WebEngine}: none: no engine's needs are looked for`);
     else if (plan.builds.length === 0) {
-        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`);
+        logger.info(`${table_Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`);
     }
     for (const build of plan.builds) {
-        logger.info(`${constants_Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`);
+        logger.info(`${table_Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`);
     }
     for (const note of plan.notes)
         logger.info(note);
@@ -53555,7 +53748,7 @@ function logServingPlan(plan, logger) {
 }
 /** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
 function describeRoute(route) {
-    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? constants_Input.WebEngine : constants_Input.Headers})`;
+    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? table_Input.WebEngine : table_Input.Headers})`;
 }
 // Unity.
 /** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
@@ -53563,16 +53756,14 @@ const COMPRESSED = /\.(br|gz|unityweb)$/;
 /** The files beside a Unity 2020+ `<name>.loader.js`. */
 const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/;
 async function planUnity(folders, forced, plan, routes, readStart) {
-    for (const [folder, files] of folders) {
-        const names = files.map((file) => baseName(file.path));
-        const loader = names.find((name) => name.endsWith('.loader.js') &&
-            names.some((other) => other.startsWith(name.slice(0, -'loader.js'.length)) && UNITY_PARTS.test(other)));
+    for (const [folder, { files, names }] of folders) {
+        const loader = unityLoader(names);
         const legacyLoader = names.includes('UnityLoader.js') &&
             names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
             ? 'UnityLoader.js'
             : undefined;
         const compressed = files.filter((file) => COMPRESSED.test(file.path));
-        const unityCompressed = compressed.filter((file) => /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/.test(file.path));
+        const unityCompressed = compressed.filter((file) => UNITY_COMPRESSED_PART.test(file.path));
         const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
         if (!evidenceName)
             continue;
@@ -53585,7 +53776,11 @@ async function planUnity(folders, forced, plan, routes, readStart) {
                     ? 'gzip'
                     : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES));
             const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings;
-            group.set(encoding, [...(group.get(encoding) ?? []), file]);
+            const same = group.get(encoding);
+            if (same)
+                same.push(file);
+            else
+                group.set(encoding, [file]);
             // The type of the file inside: the browser sees it once it has decoded the answer.
             const inner = file.path.replace(COMPRESSED, '');
             const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
@@ -53624,6 +53819,30 @@ async function planUnity(folders, forced, plan, routes, readStart) {
         }
     }
 }
+/**
+ * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
+ * ends as UNITY_PARTS says): every prefix up to a dot of the parts' names, gathered once.
+ */
+function unityLoader(names) {
+    const partPrefixes = new Set();
+    for (const name of names) {
+        if (!UNITY_PARTS.test(name))
+            continue;
+        for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+            partPrefixes.add(name.slice(0, dot + 1));
+        }
+    }
+    return names.find((name) => name.endsWith('.loader.js') && partPrefixes.has(name.slice(0, -'loader.js'.length)));
+}
+/**
+ * The names of the site's root files that make it look like the inside of a Unity WebGL build's
+ * `Build/` folder (its loader and parts, no page): empty when it does not.
+ */
+function unityBuildFolderParts(rootNames) {
+    const parts = rootNames.filter((name) => UNITY_PARTS.test(name) || name.endsWith('.loader.js'));
+    const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes('UnityLoader.js');
+    return hasLoader || parts.some((name) => /\.(wasm|data)(\.(br|gz|unityweb))?$/.test(name)) ? parts : [];
+}
 /** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
 function unitywebEncoding(start) {
     if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b)
@@ -53637,21 +53856,20 @@ function encodingRoute(glob, encoding) {
 }
 // Godot.
 async function planGodot(folders, plan, readStart) {
-    for (const [folder, files] of folders) {
-        const byName = new Map(files.map((file) => [baseName(file.path), file]));
-        const asyncPacks = new Set([...folders.keys()]
-            .filter((other) => parentOf(other) === folder && other.endsWith('.asyncpck'))
-            .map((other) => baseName(other).slice(0, -'.asyncpck'.length)));
+    for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
+        const byName = new Map(files.map((file, i) => [names[i], file]));
+        const asyncPacks = packFolders.map((name) => name.slice(0, -'.asyncpck'.length));
         const packs = [
             ...[...byName.keys()]
                 .filter((name) => name.endsWith('.pck'))
                 .map((name) => name.slice(0, -'.pck'.length)),
             ...asyncPacks,
         ];
+        let folderHtml;
         for (const name of new Set(packs)) {
             if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
                 continue;
-            const html = byName.get(`${name}.html`) ?? (await godotHtml(files, readStart));
+            const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)));
             const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined;
             const pack = byName.get(`${name}.pck`);
             if (pack && pack.contentType !== OCTET_STREAM) {
@@ -53745,16 +53963,16 @@ function planRoutes(engine, headers, files = []) {
     const kept = engine.filter((route) => {
         const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob));
         if (mine) {
-            warnings.push(`${constants_Input.Headers}: '${mine.glob}' replaces the route ${constants_Input.WebEngine} set for that glob ` +
+            warnings.push(`${table_Input.Headers}: '${mine.glob}' replaces the route ${table_Input.WebEngine} set for that glob ` +
                 `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`);
         }
         return !mine;
     });
     const all = [...user, ...kept];
     if (all.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${constants_Input.Headers} and ${kept.length} for the web engine ` +
+        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${table_Input.Headers} and ${kept.length} for the web engine ` +
             `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-            `Give fewer ${constants_Input.Headers}${kept.length ? `, or set ${constants_Input.WebEngine} to none and give the engine's headers yourself` : ''}`);
+            `Give fewer ${table_Input.Headers}${kept.length ? `, or set ${table_Input.WebEngine} to none and give the engine's headers yourself` : ''}`);
     }
     const order = (route) => (route.from === 'headers' ? 0 : 1);
     const sorted = all
@@ -53766,38 +53984,127 @@ function planRoutes(engine, headers, files = []) {
         ...route,
         priority: CDN_PRIORITY_MAX - index,
     }));
-    for (const [i, higher] of routes.entries()) {
-        for (const lower of routes.slice(i + 1)) {
-            if (!globsOverlap(higher.glob, lower.glob))
-                continue;
-            const both = files.filter((f) => globMatches(higher.glob, `/${f.path}`) && globMatches(lower.glob, `/${f.path}`));
-            const example = both.length
-                ? ` (${both.length} file${both.length === 1 ? '' : 's'} of this site, like ${both[0].path})`
-                : ' (no file of this site yet)';
-            warnings.push(`Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-                `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-                `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-                `${lower.header.name} is not sent there`);
-        }
+    const overlaps = routes.flatMap((higher, i) => routes
+        .slice(i + 1)
+        .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])));
+    const shared = filesInBoth(overlaps, files);
+    for (const [i, { higher, lower }] of overlaps.entries()) {
+        const { count, first } = shared[i];
+        const example = first
+            ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
+            : ' (no file of this site yet)';
+        warnings.push(`Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
+            `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
+            `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+            `${lower.header.name} is not sent there`);
     }
+    warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []));
     return { routes, warnings };
 }
-const source = (route) => (route.from === 'headers' ? constants_Input.Headers : constants_Input.WebEngine);
-// Paths and globs.
-function byFolder(files) {
-    const folders = new Map();
-    for (const file of files) {
-        const folder = parentOf(file.path);
-        folders.set(folder, [...(folders.get(folder) ?? []), file]);
+/**
+ * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
+ * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
+ * the browser on which of this site's files.
+ */
+function pageLayerWarning(route, files) {
+    const layer = pageLayer(route.header.name);
+    if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob))
+        return undefined;
+    const pages = [];
+    const others = [];
+    for (const { path } of files) {
+        if (!globMatches(route.glob, `/${path}`))
+            continue;
+        (path.endsWith('.html') ? pages : others).push(path);
     }
-    // Folders that hold only folders (an async pack's), so that their children can be found.
-    for (const folder of [...folders.keys()]) {
-        for (let parent = parentOf(folder);; parent = parentOf(parent)) {
-            if (!folders.has(parent))
-                folders.set(parent, []);
-            if (parent === '')
-                break;
+    // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
+    if (!pages.length)
+        return undefined;
+    const some = (list) => list.length
+        ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
+        : 'none of this site yet';
+    const header = `${route.header.name}: ${route.header.value}`;
+    return (`${table_Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+        `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`);
+}
+/**
+ * For each pair of overlapping routes, how many files both match and the first of them: each file
+ * visited once, matched against each glob of a pair once.
+ */
+function filesInBoth(pairs, files) {
+    const shared = pairs.map(() => ({ count: 0, first: undefined }));
+    if (!pairs.length)
+        return shared;
+    const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))];
+    for (const file of files) {
+        const path = file.path;
+        const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)));
+        if (matched.size === 0)
+            continue;
+        for (const [i, { higher, lower }] of pairs.entries()) {
+            if (!matched.has(higher.glob) || !matched.has(lower.glob))
+                continue;
+            shared[i].count++;
+            shared[i].first ??= path;
         }
+    }
+    return shared;
+}
+const source = (route) => (route.from === 'headers' ? table_Input.Headers : table_Input.WebEngine);
+/** A compressed part of a Unity build, the evidence when `web-engine` is unity (see planUnity). */
+const UNITY_COMPRESSED_PART = /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/;
+/**
+ * Whether the file at `path` can make its folder a build's: a Unity loader (`<name>.loader.js`,
+ * `UnityLoader.js`), a Godot pack, or when unity is named, a compressed part. planUnity and planGodot
+ * recognise nothing in a folder without one.
+ */
+function isBuildEvidence(path, unityNamed) {
+    return (path.endsWith('.loader.js') ||
+        path.endsWith('.pck') ||
+        path === 'UnityLoader.js' ||
+        path.endsWith('/UnityLoader.js') ||
+        (unityNamed && UNITY_COMPRESSED_PART.test(path)));
+}
+/**
+ * The folders that may hold a build, with their files, in two passes over the files: the first finds
+ * them (a file that is a build's evidence, or a path through an async pack), the second gathers their
+ * files. Why only those: one object and three lists for each folder of a site of thousands of
+ * folders are megabytes that outlive several young collections, which makes V8 double its young
+ * generation (BENCHMARKS.md); the folders without evidence are the ones the engines skip.
+ */
+function indexFolders(files, unityNamed) {
+    // The folders that may hold a build, each with its async packs.
+    const candidates = new Map();
+    const candidate = (folder) => {
+        let packs = candidates.get(folder);
+        if (!packs)
+            candidates.set(folder, (packs = new Set()));
+        return packs;
+    };
+    for (const { path } of files) {
+        if (isBuildEvidence(path, unityNamed))
+            candidate(parentOf(path));
+        // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
+        for (let end = path.indexOf('.asyncpck/'); end >= 0; end = path.indexOf('.asyncpck/', end + 1)) {
+            const pack = path.slice(0, end + '.asyncpck'.length);
+            candidate(parentOf(pack)).add(baseName(pack));
+        }
+    }
+    const folders = new Map();
+    if (candidates.size === 0)
+        return folders;
+    for (const file of files) {
+        const path = file.path;
+        const slash = path.lastIndexOf('/');
+        const name = slash < 0 ? '' : path.slice(0, slash);
+        const packs = candidates.get(name);
+        if (!packs)
+            continue;
+        let folder = folders.get(name);
+        if (!folder)
+            folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }));
+        folder.files.push(file);
+        folder.names.push(path.slice(slash + 1));
     }
     return folders;
 }
@@ -53829,10 +54136,1350 @@ async function readFileStart(file, bytes) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/verify.ts
+// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
+// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
+// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
+// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+
+
+
+
+
+
+/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
+/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
+const PAGES_CHECKED = 3;
+const ENGINE_FILES_CHECKED = 6;
+const LARGEST_CHECKED = 3;
+/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
+/** The files of an engine's build that it cannot start without. */
+const ENGINE_FILE = /\.(loader\.js|framework\.js|wasm|data|pck|js|unityweb)(\.(br|gz))?$/;
+const PAGE = /\.html?$/i;
+/**
+ * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
+ * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
+ * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
+ */
+function sampleProbes(manifest, serving) {
+    const routes = serving?.routes ?? [];
+    const probes = [];
+    const taken = new Set();
+    const add = (file, urlPath = `/${file.path}`, compare) => {
+        if (taken.has(file.path))
+            return;
+        taken.add(file.path);
+        probes.push(probeFor(file, urlPath, routes, compare));
+    };
+    const byPath = [...manifest.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const index = byPath.find((file) => file.path === 'index.html');
+    if (index)
+        add(index, '/');
+    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+        add(page);
+    const folders = serving?.builds.map((build) => build.folder) ?? [];
+    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
+    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
+        file.path.endsWith('.wasm') ||
+        (inBuild(file) && ENGINE_FILE.test(file.path)));
+    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
+        add(file);
+    const largest = byPath
+        .filter((file) => !taken.has(file.path))
+        .sort((a, b) => b.size - a.size)
+        .slice(0, LARGEST_CHECKED);
+    for (const file of largest)
+        add(file, undefined, 'size');
+    return probes;
+}
+function probeFor(file, urlPath, routes, compare) {
+    const probe = {
+        urlPath,
+        file,
+        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+    };
+    const contentType = file.contentType?.split(';')[0]?.trim();
+    if (contentType)
+        probe.contentType = contentType;
+    const encoding = encodingFor(file.path, routes);
+    if (encoding)
+        probe.contentEncoding = encoding;
+    return probe;
+}
+/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+function encodingFor(path, routes) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
+            chosen = route;
+    }
+    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
+}
+/** How what the host served differs from the probe's file, or undefined when it is the file. */
+function compareServed(probe, served) {
+    const { urlPath, file } = probe;
+    const differs = (reason) => ({ urlPath, reason });
+    if (served.status !== 200)
+        return differs(`answered ${served.status}, not 200 with ${file.path}`);
+    if (served.bytes !== undefined && served.bytes !== file.size) {
+        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
+    }
+    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
+        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
+    }
+    if (probe.compare === 'size' && served.bytes === undefined)
+        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
+    const type = served.headers['content-type']?.split(';')[0]?.trim();
+    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
+        return differs(type
+            ? `came with Content-Type ${type}, not ${probe.contentType}`
+            : `came without Content-Type ${probe.contentType}`);
+    }
+    const encoding = served.headers['content-encoding'];
+    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
+        return differs(encoding
+            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
+            : `came without Content-Encoding: ${probe.contentEncoding}`);
+    }
+    return undefined;
+}
+const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`;
+const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
+/** The first wait, and the longest: the router's 2.5 s poll is waited out in a few short steps. */
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/**
+ * Fetches the probes until every one matches, within `timeoutMs`. An attempt stops at its first
+ * mismatch (the host does not serve the build yet); a probe that matched is not fetched again (the
+ * host served the build's bytes for it, and a publish only moves forward). The waits double from
+ * FIRST_WAIT_MS to LONGEST_WAIT_MS, the last one cut to the bound; a permanent failure ends at once.
+ */
+async function pollUntilLive(options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    const pending = [...options.probes];
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        let mismatch;
+        while (pending.length) {
+            const answer = await options.fetch(pending[0]);
+            mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
+            if (mismatch)
+                break;
+            pending.shift();
+        }
+        const durationMs = clock.now() - started;
+        if (!mismatch)
+            return { verified: true, attempts: attempt, durationMs };
+        options.onAttempt?.(attempt, mismatch);
+        const left = timeoutMs - durationMs;
+        if (mismatch.permanent || left <= 0)
+            return { verified: false, attempts: attempt, durationMs, mismatch };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+/**
+ * A FetchProbe for the host of `url`, through the run's dispatcher. Bytes are taken as sent
+ * (`Accept-Encoding: identity`, no decompression), so that they compare with the uploaded file's. A
+ * host under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header,
+ * as a browser resolves it.
+ */
+function hostFetcher(url, options) {
+    const target = new URL(url);
+    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
+    const origin = local
+        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
+        : target.origin;
+    const base = target.pathname.replace(/\/$/, '');
+    const headers = { 'accept-encoding': 'identity' };
+    if (local)
+        headers.host = target.host;
+    return async (probe) => {
+        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        try {
+            const answer = await (0,undici/* request */.Em)(`${origin}${path}`, {
+                dispatcher: options.dispatcher,
+                method: probe.compare === 'size' ? 'HEAD' : 'GET',
+                headers,
+                signal: options.signal,
+                headersTimeout: options.stallMs,
+                bodyTimeout: options.stallMs,
+            });
+            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
+            if (probe.compare === 'size') {
+                await answer.body.dump();
+                const length = served.headers['content-length'];
+                if (length !== undefined && /^\d+$/.test(length))
+                    served.bytes = Number(length);
+                return served;
+            }
+            if (answer.statusCode !== 200) {
+                await answer.body.dump();
+                return served;
+            }
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            let bytes = 0;
+            for await (const chunk of answer.body) {
+                bytes += chunk.length;
+                // More than the file: no need to read the rest.
+                if (bytes > probe.file.size)
+                    break;
+                hash.update(chunk);
+            }
+            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+        }
+        catch (error) {
+            options.signal.throwIfAborted();
+            return { urlPath: probe.urlPath, ...unreachable(error, target.hostname) };
+        }
+    };
+}
+function flatHeaders(headers) {
+    const flat = {};
+    for (const [name, value] of Object.entries(headers)) {
+        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return flat;
+}
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_TLS_CERT)/;
+/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
+function unreachable(error, host) {
+    const codes = errorCodes(error);
+    const code = codes.find((c) => c !== 'UND_ERR' && c.length > 0) ?? '';
+    if (codes.includes('ENOTFOUND'))
+        return {
+            reason: `could not be fetched: DNS: the host name ${host} does not resolve (ENOTFOUND)`,
+            permanent: true,
+        };
+    const tls = codes.find((c) => TLS_CODE.test(c));
+    if (tls)
+        return {
+            reason: `could not be fetched: TLS: the certificate of ${host} was refused (${tls})`,
+            permanent: true,
+        };
+    if (codes.includes('EAI_AGAIN'))
+        return {
+            reason: `could not be fetched: DNS: the host name ${host} could not be resolved for now (EAI_AGAIN)`,
+        };
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    return { reason: `could not be fetched: ${message}${code ? ` (${code})` : ''}` };
+}
+/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
+function describeChecked(probes) {
+    return probes
+        .map((probe) => {
+        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        if (probe.contentType)
+            what.push(probe.contentType);
+        if (probe.contentEncoding)
+            what.push(`Content-Encoding: ${probe.contentEncoding}`);
+        return `${probe.urlPath} (${what.join(', ')})`;
+    })
+        .join(', ');
+}
+/** "after 2.6 s (3 attempts)". */
+function describeTiming(verification) {
+    const { durationMs, attempts } = verification;
+    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+}
+/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
+async function verifyLive(options) {
+    const { url, settings, run, logger } = options;
+    const probes = sampleProbes(options.manifest, options.serving);
+    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
+    const polled = await pollUntilLive({
+        probes,
+        fetch: hostFetcher(url, {
+            dispatcher: run.dispatcher,
+            signal: run.signal,
+            stallMs: run.timeouts.stallMs,
+        }),
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+    });
+    const seen = { ...polled, url, checked: probes };
+    if (seen.verified) {
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+    }
+    return seen;
+}
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/deploy.ts
+
+
+
+
+
+
+
+
+
+
+
+function hasTarget(inputs) {
+    return inputs.target.kind !== 'none';
+}
+/** The name_id the inputs give the namespace, whichever way they name it. */
+function targetNameId(target) {
+    return target.kind === 'none' ? undefined : target.nameId;
+}
+/**
+ * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
+ * and together with the others, before any file is read. `context` (or the function that finds it)
+ * is only asked for when site-name is empty.
+ */
+function readInputs(get, context = {}, options = {}) {
+    const dryRun = readBoolean(table_Input.DryRun, get(table_Input.DryRun), false);
+    const connection = readConnection(get, 'the id of the game to deploy to');
+    const site = readSite(get, context);
+    const target = readTarget(get, site.path);
+    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
+        throw new errors_UsageError(`${table_Input.Headers} are routes of the published version: they need ${table_Input.Path} and ${table_Input.Namespace} ` +
+            `(or ${table_Input.NamespaceId}), with ${table_Input.Publish} on`);
+    }
+    const inputs = {
+        connection,
+        site,
+        target,
+        transfer: readTransfer(get),
+        verify: readVerify(get),
+        dryRun,
+        skipUnchanged: readBoolean(table_Input.SkipUnchanged, get(table_Input.SkipUnchanged), true),
+        ifNoToken: readChoice(table_Input.IfNoToken, get(table_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
+        comment: readBoolean(table_Input.Comment, get(table_Input.Comment), true),
+    };
+    if (!site.path && target.kind === 'none' && !options.closing) {
+        throw new errors_UsageError(`${table_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${table_Input.Namespace}, ${table_Input.Domain}, ${table_Input.LobbyCountMax}): nothing to do. Give ${table_Input.Path}, the folder of the built site`);
+    }
+    return inputs;
+}
+function readSite(get, context) {
+    const files = get(table_Input.Files)
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'));
+    const given = get(table_Input.SiteName).trim();
+    const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
+    checkDisplayName(table_Input.SiteName, name);
+    return {
+        path: get(table_Input.Path).trim() || undefined,
+        files: files.length ? files : ['**'],
+        includeHidden: readBoolean(table_Input.IncludeHidden, get(table_Input.IncludeHidden), false),
+        name,
+        nameGiven: Boolean(given),
+        webEngine: readChoice(table_Input.WebEngine, get(table_Input.WebEngine), WEB_ENGINES, 'auto'),
+        headers: readHeaders(get(table_Input.Headers)),
+    };
+}
+/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
+function readTarget(get, path) {
+    const optional = (name) => get(name).trim() || undefined;
+    const nameId = optional(table_Input.Namespace);
+    const namespaceIdInput = optional(table_Input.NamespaceId);
+    const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
+    const versionIdInput = optional(table_Input.VersionId);
+    const versionId = versionIdInput && checkUuid(table_Input.VersionId, versionIdInput);
+    const displayNameInput = optional(table_Input.NamespaceDisplayName);
+    let displayName;
+    if (nameId) {
+        checkNameId(table_Input.Namespace, nameId);
+        displayName = displayNameInput ?? nameId;
+        checkDisplayName(table_Input.NamespaceDisplayName, displayName);
+    }
+    else if (displayNameInput) {
+        throw new errors_UsageError(`${table_Input.NamespaceDisplayName} is only used with ${table_Input.Namespace}, which is empty`);
+    }
+    else if (versionId && !namespaceId) {
+        throw new errors_UsageError(`${table_Input.VersionId} is only used with ${table_Input.Namespace} or ${table_Input.NamespaceId}, which are empty`);
+    }
+    const hasNamespace = Boolean(nameId || namespaceId);
+    const domain = optional(table_Input.Domain);
+    if (domain) {
+        if (!hasNamespace)
+            throw new errors_UsageError(`${table_Input.Domain} needs ${table_Input.Namespace} or ${table_Input.NamespaceId} to add it to`);
+        const problem = domainProblem(domain);
+        if (problem)
+            throw new errors_UsageError(problem);
+    }
+    const matchmaker = readMatchmaker(get, hasNamespace);
+    const publish = readBoolean(table_Input.Publish, get(table_Input.Publish), true) && path !== undefined;
+    const cdnDomain = readCdnDomain(get);
+    checkDomainOutsideCdn(domain, cdnDomain);
+    const work = { versionId, domain, matchmaker, publish, cdnDomain };
+    if (namespaceId)
+        return { kind: 'id', namespaceId, nameId, ...work };
+    if (nameId)
+        return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work };
+    return { kind: 'none' };
+}
+/**
+ * lobby-count-max and max-players, checked against the service's rules before anything is created:
+ * the service can only validate a config against a namespace, and a namespace the deploy is about to
+ * create does not exist yet.
+ */
+function readMatchmaker(get, hasNamespace) {
+    const lobbyCountMax = get(table_Input.LobbyCountMax).trim() || undefined;
+    const maxPlayers = get(table_Input.MaxPlayers).trim() || undefined;
+    if (lobbyCountMax === undefined && maxPlayers === undefined)
+        return undefined;
+    if (lobbyCountMax === undefined || maxPlayers === undefined) {
+        throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} go together: give both or neither`);
+    }
+    if (!hasNamespace) {
+        throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} need ${table_Input.Namespace} or ${table_Input.NamespaceId} to validate against`);
+    }
+    const matchmaker = {
+        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
+    };
+    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
+    if (problems.length)
+        throw matchmakerError(problems.map((path) => ({ path })));
+    return matchmaker;
+}
+/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
+function matchmakerError(errors) {
+    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+function readTransfer(get) {
+    return {
+        concurrency: readInteger(table_Input.Concurrency, get(table_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
+        retries: readInteger(table_Input.Retries, get(table_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
+        requestTimeoutMs: readInteger(table_Input.RequestTimeout, get(table_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
+            1000,
+        maxRetryAfterMs: readInteger(table_Input.MaxRetryAfter, get(table_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
+    };
+}
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get) {
+    return {
+        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
+        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
+        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    };
+}
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+function readPullRequestNumber(get) {
+    const value = get(table_Input.PullRequest).trim();
+    if (!value)
+        return undefined;
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+        throw new errors_UsageError(`${table_Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+            'saved, digits only (see the README on previews of forks)');
+    }
+    return Number(value);
+}
+/** Why an empty token fails the step. */
+function missingTokenError() {
+    return new UsageError(`${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+        `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`);
+}
+/**
+ * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
+ * single spaces, at most 128 bytes.
+ */
+function defaultSiteName(context) {
+    const repo = context.repository?.split('/').pop();
+    const ref = context.ref
+        ?.replace(/^refs\/heads\//, '')
+        .replace(/^refs\/tags\//, '')
+        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
+    const sha = context.sha?.slice(0, 7);
+    const parts = [repo, ref, sha].filter((p) => Boolean(p));
+    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
+        .replace(/\s+/g, ' ')
+        .trim();
+    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
+}
+function truncateUtf8(text, maxBytes) {
+    let out = '';
+    for (const char of text) {
+        if (Buffer.byteLength(out + char) > maxBytes)
+            break;
+        out += char;
+    }
+    return out;
+}
+function checkDisplayName(input, value) {
+    const problem = displayNameProblems(value)[0];
+    if (!problem)
+        return;
+    const why = problem === 'too-long'
+        ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
+        : problem === 'too-short'
+            ? 'is empty'
+            : 'has whitespace the service refuses';
+    throw new errors_UsageError(`${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
+}
+/**
+ * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
+ * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
+ * clear (lower case, the punycode of an internationalised name, no trailing dot).
+ */
+function domainProblem(domain) {
+    const base = `${table_Input.Domain} '${domain}'`;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
+        return `${base} has a protocol: give the host name only, like play.example.com`;
+    if (domain.includes('/'))
+        return `${base} has a path: give the host name only, like play.example.com`;
+    // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
+    if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
+        const ascii = (0,external_node_url_.domainToASCII)(domain.replace(/\.$/, ''));
+        return ascii && !hostNameProblem(ascii)
+            ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
+            : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`;
+    }
+    if (/[A-Z]/.test(domain))
+        return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
+    if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
+        return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`;
+    if (!isValidDomain(domain))
+        return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
+    const problem = hostNameProblem(domain);
+    return problem
+        ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
+            'joined by single dots, at most 253 characters in all, like play.example.com'
+        : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/collect.ts
+// The deploy's first stage: the site's files found, opened and identified, how they are served
+// planned and checked, and (when it is needed before anything is created) their digest. Nothing here
+// calls the service.
+
+
+
+
+
+
+async function collectSite(site, options) {
+    const { logger } = options;
+    const files = await scanArtifacts({
+        root: site.path,
+        patterns: site.files,
+        glob: options.glob,
+        includeHidden: site.includeHidden,
+        logger,
+        open: options.open,
+        sizeLimit: {
+            bytes: SITE_BYTES_LIMIT,
+            message: (total) => `${table_Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+        },
+    });
+    const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
+    logger.info(`${files.length} files, ${formatBytes(totalBytes)}`);
+    // What the engine needs, and the headers' routes, checked before anything is created.
+    const serving = await planServing(files, site.webEngine, site.headers);
+    const noPage = missingIndexWarning(files, site.path);
+    if (noPage)
+        serving.warnings.unshift(noPage);
+    applyContentTypes(files, serving);
+    logServingPlan(serving, logger);
+    if (serving.routes.length && !options.publish) {
+        logger.info(`No version is published (${table_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
+    }
+    let manifest;
+    if (options.digestFirst) {
+        manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open));
+        logger.info(`Digest ${manifest.digest}`);
+    }
+    return { files, serving, fileCount: files.length, totalBytes, manifest };
+}
+/**
+ * Said before anything is created when the site has no `index.html` at its root, so that `/` would
+ * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ */
+function missingIndexWarning(files, root) {
+    if (!files.length || files.some((file) => file.path === 'index.html'))
+        return undefined;
+    const base = `${table_Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`;
+    const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path);
+    const unity = unityBuildFolderParts(rootNames);
+    if (unity.length) {
+        return (`${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
+            `The site is its parent folder, which holds index.html and Build/: give ${table_Input.Path}: ${external_node_path_default().dirname(root)}`);
+    }
+    const pages = files.filter((file) => file.path.endsWith('/index.html'));
+    const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0];
+    if (shallowest) {
+        const folder = shallowest.path.slice(0, -'/index.html'.length);
+        return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${table_Input.Path}: ${external_node_path_default().join(root, folder)}`;
+    }
+    return `${base}: its files are served only at their own paths`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/publish.ts
+// Going live: a CDN site is served only once a version whose config names it is published to a
+// namespace. The deploy creates that version from the namespace's current one, keeping every other
+// part of its config; the publish operation sets a namespace's version without uploading anything.
+
+
+
+/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
+/**
+ * The config of the version a deploy creates: the base version's whole config with the new site, and
+ * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
+ * form is left out whenever the current one is there.
+ */
+function deployConfig(base, siteId, routes) {
+    const { matchmaker, cdn, ...rest } = structuredClone(base);
+    const config = {
+        ...rest,
+        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
+    };
+    if (matchmaker) {
+        const { lobby_groups: legacy, ...current } = matchmaker;
+        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
+    }
+    return config;
+}
+/**
+ * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
+ * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
+ * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
+ * local emulator: `http://localhost:8080`).
+ */
+function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
+    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
+    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
+    return `${origin.protocol}//${host}.${origin.host}/`;
+}
+/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
+async function readVersion(client, gameId, versionId) {
+    try {
+        return (await client.getVersion(gameId, versionId)).version;
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
+            throw new errors_UsageError(`${table_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+function latestVersion(versions) {
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    return latest;
+}
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+async function versionName(client, gameId, wanted, versions) {
+    if (!versions.some((version) => version.display_name === wanted))
+        return wanted;
+    return (await client.reserveVersionName(gameId)).version_display_name;
+}
+/**
+ * Has the service validate the version a deploy will create, before anything is created: the new
+ * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
+ */
+async function validateDeployVersion(client, gameId, displayName, base, routes) {
+    const { errors } = await client.validateVersion(gameId, {
+        display_name: displayName,
+        config: deployConfig(base, SITE_PLACEHOLDER, routes),
+    });
+    if (errors.length)
+        throw versionError(errors);
+}
+/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+async function createVersion(client, gameId, displayName, config, logger) {
+    try {
+        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
+        return { versionId: version_id, displayName };
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+            throw error;
+        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
+        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
+        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
+        return { versionId: version_id, displayName: reserved };
+    }
+}
+function versionError(errors) {
+    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/provision.ts
+
+
+
+
+/** The namespace a release is served from (at the game's own host name). */
+const PROD = 'prod';
+/**
+ * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
+ * validate the matchmaker config. Everything that decides where the bytes go is read from the
+ * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
+ * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
+ * game does not have is not created here: the deploy creates it after the upload (createNamespaceOn).
+ */
+async function provision(client, inputs, logger, options = {}) {
+    const { target } = inputs;
+    const { game } = await client.getGame(inputs.connection.gameId);
+    await options.beforeChanges?.();
+    let namespace;
+    let namespaceId;
+    let namespaceCreated = false;
+    if (target.kind === 'id') {
+        namespace = checkNamespaceId(game, inputs.connection.gameId, target, logger);
+        namespaceId = namespace.namespace_id;
+    }
+    else {
+        namespace = game.namespaces.find((ns) => ns.name_id === target.nameId);
+        if (namespace) {
+            logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
+            namespaceId = namespace.namespace_id;
+        }
+        else if (!options.createLater) {
+            ;
+            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs.connection.gameId, target, chooseVersion(inputs, game), logger));
+        }
+    }
+    const nameId = namespace?.name_id ?? target.nameId;
+    const nothingYet = { domain: undefined, matchmakerValidated: false };
+    let prepared = nothingYet;
+    if (namespaceId) {
+        options.onNamespace?.(namespaceId);
+        prepared = await prepareNamespace(client, inputs, namespaceId, false, logger);
+    }
+    else if (target.matchmaker && game.namespaces[0]) {
+        // The namespace is created after the upload: its matchmaker config is validated now, against
+        // another namespace of the game (the service's rules are the same for all of them).
+        const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger);
+        prepared = { ...nothingYet, matchmakerValidated: validated };
+    }
+    const provisioned = { nameId, namespaceId, namespaceCreated, ...prepared };
+    return { provisioned, located: { game, namespace } };
+}
+/**
+ * Creates the namespace the game did not have on `base`, the version the deploy builds on (never on
+ * the new one: the service may never serve a namespace created directly on a version), then attaches
+ * its domain and validates the matchmaker config. The caller publishes the new version to it, which
+ * rebuilds its CDN config and records the history `previous` reads. Created meanwhile by another run:
+ * that one is used. Returns what is provisioned now.
+ */
+async function createNamespaceOn(client, inputs, base, provisioned, logger, onNamespace) {
+    const { target } = inputs;
+    const { gameId } = inputs.connection;
+    // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
+    if (target.kind !== 'name')
+        throw new Error(`namespace ${target.namespaceId} is not created: it exists`);
+    const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger);
+    onNamespace?.(namespaceId);
+    const prepared = await prepareNamespace(client, inputs, namespaceId, provisioned.matchmakerValidated, logger);
+    return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared };
+}
+/** Attaches the domain and validates the matchmaker config (unless validated already). */
+async function prepareNamespace(client, inputs, namespaceId, matchmakerValidated, logger) {
+    const { domain } = inputs.target;
+    const domainStatus = domain
+        ? await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
+        : undefined;
+    return {
+        domain,
+        domainStatus,
+        matchmakerValidated: matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
+    };
+}
+/** Has the service validate the matchmaker config against a namespace; false when there is none to validate. */
+async function validateMatchmaker(client, inputs, namespaceId, logger) {
+    const { matchmaker } = inputs.target;
+    if (!matchmaker)
+        return false;
+    const { errors } = await client.validateMatchmakerConfig(inputs.connection.gameId, namespaceId, {
+        lobby_count_max: matchmaker.lobbyCountMax,
+        max_players: matchmaker.maxPlayers,
+    });
+    if (errors.length)
+        throw matchmakerError(errors);
+    logger.info(`Matchmaker config is valid: lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}`);
+    return true;
+}
+/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
+function checkNamespaceId(game, gameId, target, logger) {
+    const { namespaceId, nameId } = target;
+    const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
+    if (!found) {
+        throw new errors_UsageError(`${table_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${gameId}: ` +
+            `it has ${describeNamespaces(game.namespaces)}`);
+    }
+    if (nameId && found.name_id !== nameId) {
+        throw new errors_UsageError(`${table_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${table_Input.Namespace} says: ` +
+            'give one of the two, or two that agree');
+    }
+    logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
+    return found;
+}
+/**
+ * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
+ * another run created it meanwhile: it is looked up again.
+ */
+async function createNamespace(client, gameId, target, version, logger) {
+    const { nameId, displayName } = target;
+    try {
+        const created = await client.createNamespace(gameId, {
+            name_id: nameId,
+            display_name: displayName,
+            version_id: version.id,
+        });
+        logger.info(`Created namespace ${nameId} (${created.namespace_id}) on version ${version.description}`);
+        return { namespaceId: created.namespace_id, created: true };
+    }
+    catch (error) {
+        if (!isNameTaken(error))
+            throw error;
+        const { game: again } = await client.getGame(gameId);
+        const winner = again.namespaces.find((namespace) => namespace.name_id === nameId);
+        if (!winner)
+            throw error;
+        logger.info(`Namespace ${nameId} was created meanwhile by another run: using ${winner.namespace_id}`);
+        return { namespaceId: winner.namespace_id, created: false };
+    }
+}
+/**
+ * The version a new namespace starts on and the deploy builds on: version-id; else what `prod` serves
+ * when the game has a `prod` namespace (so a preview inherits the released config, not another
+ * preview's routes); else the game's latest version (the newest create_ts; the last listed on a tie).
+ */
+function chooseVersion(inputs, game) {
+    const given = inputs.target.versionId;
+    if (given)
+        return { id: given, description: given };
+    const prod = game.namespaces.find((namespace) => namespace.name_id === PROD);
+    if (prod) {
+        const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name;
+        return {
+            id: prod.version_id,
+            description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${table_Input.VersionId} was given)`,
+        };
+    }
+    const latest = latestVersion(game.versions);
+    if (!latest) {
+        throw new errors_UsageError(`${table_Input.Namespace} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
+            `to create it on: publish a version, or pass ${table_Input.VersionId}`);
+    }
+    return {
+        id: latest.version_id,
+        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${table_Input.VersionId} was given and it has no ${PROD} namespace)`,
+    };
+}
+/**
+ * Adds the domain unless the namespace has it, and returns its state as the namespace read then shows
+ * it. The service answers a domain the namespace has already with 500 ERROR, so the namespace is read
+ * first; CLOUD_HOSTNAME_TAKEN means another namespace (or another customer) holds it.
+ */
+async function attachDomain(client, gameId, namespaceId, domain, logger) {
+    const had = await findDomain(client, gameId, namespaceId, domain);
+    if (had) {
+        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${statusOf(had).status})`);
+        return statusOf(had);
+    }
+    try {
+        await client.addNamespaceDomain(gameId, namespaceId, domain);
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError))
+            throw error;
+        const refused = domainRefusal(error, domain, namespaceId);
+        if (refused)
+            throw refused;
+        // A run beside this one may have added it between the read and the add: the service then
+        // answers 500 ERROR. Reading again tells.
+        const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain));
+        if (!meanwhile)
+            throw error;
+        logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
+        return statusOf(meanwhile);
+    }
+    const added = await findDomain(client, gameId, namespaceId, domain);
+    const status = added ? statusOf(added) : { status: 'unknown', cnameRecord: undefined };
+    logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`);
+    return status;
+}
+/** A refusal of the domain a re-run would meet again, said with what to do. */
+function domainRefusal(error, domain, namespaceId) {
+    const quoted = `(${error.message})`;
+    if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
+        return new errors_UsageError(`${table_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+            `remove it there first, or choose another ${table_Input.Domain}. ${quoted}`, { cause: error });
+    }
+    if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
+        return new errors_UsageError(`${table_Input.Domain} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
+            "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
+            'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
+            `its ${table_Input.Domain}); for a preview per pull request, leave ${table_Input.Domain} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
+    }
+    if (error.code === 'CDN_INVALID_DOMAIN') {
+        return new errors_UsageError(`${table_Input.Domain} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
+            `is never taken): give a domain of your own. ${quoted}`, { cause: error });
+    }
+    return undefined;
+}
+function statusOf(entry) {
+    return {
+        status: entry.verification_status ?? 'unknown',
+        cnameRecord: entry.verification_method?.http?.cname_record ?? undefined,
+    };
+}
+async function findDomain(client, gameId, namespaceId, domain) {
+    const { namespace } = await client.getNamespace(gameId, namespaceId);
+    return namespace.config.cdn.domains.find((entry) => entry.domain === domain);
+}
+function describeNamespaces(namespaces) {
+    if (namespaces.length === 0)
+        return 'no namespace';
+    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
+}
+function isNameTaken(error) {
+    if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
+        return false;
+    const paths = error.metadata?.errors;
+    if (Array.isArray(paths) && paths.some((e) => e.path.join('.') === 'name-id.not-unique'))
+        return true;
+    return error.serviceMessage.includes('name-id.not-unique');
+}
+
+;// CONCATENATED MODULE: ./src/deploy/go-live.ts
+// The deploy's last stage: the version of the new site made from the planned base version, and
+// published to the namespace (a missing namespace created first, on the base version).
+
+
+
+
+/**
+ * Makes the version of the new site from the base version and publishes it to the namespace; a
+ * namespace the game does not have is created on the base version first, then published to like any
+ * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
+ * an unchanged build) is left as it is.
+ */
+async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace) {
+    const { gameId } = inputs.connection;
+    const url = plan.cdnDomain && namespaceUrl(plan.cdnDomain, plan.gameNameId, provisioned.nameId ?? '');
+    const existing = provisioned.namespaceId;
+    const unchanged = {
+        versionId: plan.base.version_id,
+        versionName: plan.base.display_name,
+        replacedVersionId: plan.current,
+        created: false,
+        url,
+        domain: publishedDomain(provisioned, url),
+    };
+    if (existing && servesAlready(plan, siteId)) {
+        logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
+        logWhere(unchanged, logger);
+        return { published: unchanged, provisioned };
+    }
+    const config = deployConfig(plan.base.config, siteId, plan.routes);
+    const created = await createVersion(client, gameId, plan.name, config, logger);
+    logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
+    let now = provisioned;
+    let namespaceId = existing;
+    if (!namespaceId) {
+        const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace);
+        ({ namespaceId } = made);
+        now = made;
+    }
+    await client.setNamespaceVersion(gameId, namespaceId, created.versionId);
+    logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`);
+    const published = {
+        ...unchanged,
+        versionId: created.versionId,
+        versionName: created.displayName,
+        created: true,
+        domain: publishedDomain(now, url),
+    };
+    logWhere(published, logger);
+    return { published, provisioned: now };
+}
+/** The namespace serves the base version, and it is of this site with the same routes. */
+function servesAlready(plan, siteId) {
+    return (plan.current === plan.base.version_id &&
+        plan.base.config.cdn?.site_id === siteId &&
+        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes)));
+}
+function publishedDomain(provisioned, url) {
+    const { domain, domainStatus } = provisioned;
+    if (!domain)
+        return undefined;
+    return {
+        name: domain,
+        status: domainStatus?.status ?? 'unknown',
+        url: `https://${domain}/`,
+        cnameTarget: domainStatus?.cnameRecord ?? (url && new URL(url).hostname),
+    };
+}
+/**
+ * Where the build is served, before it is seen there: the URL is said live only once the deploy has
+ * fetched it (verify.ts). A custom domain's state is said now.
+ */
+function logWhere(published, logger) {
+    const { domain, url } = published;
+    if (!url)
+        logger.warning(`Published, but its URL is unknown: the service names no CDN domain. Set ${table_Input.CdnDomain} to the domain it serves namespaces under`);
+    if (!domain)
+        return;
+    logger.info(domain.status === 'active'
+        ? `Custom domain ${domain.url} is active: it serves what the namespace's own host serves`
+        : domainLine(domain));
+}
+/** What a custom domain that is not active yet needs, in one line. */
+function domainLine(domain) {
+    if (domain.status === 'pending') {
+        return (`Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
+            'it serves the build once the service sees it (then its certificate is issued)');
+    }
+    return `Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/target.ts
+// The deploy's second stage: the namespace found (or planned), its domain and matchmaker config
+// checked, and, when the site is to be published, the version it will be made from read and the new
+// version validated with the service. Nothing the upload needs is decided after this.
+
+
+
+
+async function planTarget(client, inputs, routes, logger, onNamespace) {
+    const { target } = inputs;
+    const { gameId } = inputs.connection;
+    let cdnDomain;
+    const { provisioned, located } = await provision(client, inputs, logger, {
+        onNamespace,
+        createLater: target.publish,
+        // Known before anything is created: a domain under it is refused by the service.
+        beforeChanges: async () => {
+            if (!target.publish && !target.domain)
+                return;
+            cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
+            checkDomainOutsideCdn(target.domain, cdnDomain);
+        },
+    });
+    if (!target.publish)
+        return { provisioned, publishing: undefined };
+    const { namespace } = located;
+    const choice = namespace
+        ? {
+            id: target.versionId ?? namespace.version_id,
+            description: target.versionId ?? `${namespace.version_id} (what the namespace serves)`,
+        }
+        : chooseVersion(inputs, located.game);
+    const base = await readVersion(client, gameId, choice.id);
+    const name = await versionName(client, gameId, inputs.site.name, located.game.versions);
+    await validateDeployVersion(client, gameId, name, base.config, routes);
+    logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
+        `its config kept but for the site${routes ? ' and the routes' : ''}`);
+    if (!namespace) {
+        logger.info(`Namespace ${provisioned.nameId} does not exist: after the upload it is created on version ${choice.description}, ` +
+            'and the new version is published to it');
+    }
+    logger.info(routesLine(base, routes));
+    const publishing = {
+        base,
+        name,
+        gameNameId: located.game.name_id,
+        current: namespace?.version_id,
+        createOn: choice,
+        routes,
+        cdnDomain,
+    };
+    return { provisioned, publishing };
+}
+/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
+function routesLine(base, routes) {
+    const baseRoutes = base.config.cdn?.routes ?? [];
+    const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
+    return routes
+        ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
+        : `No routes computed (no web engine's needs, no ${table_Input.Headers}): it keeps the base version's ${had}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload/body.ts
+// A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
+// bytes the caller holds in memory (the close's page).
+
+
+
+
+function isBytesFile(file) {
+    return 'bytes' in file;
+}
+const READ_BUFFER = 256 * 1024;
+/** Read buffers per streamed part, used in turn (see ChunkReader). */
+const RING = 3;
+/** Parts up to this size are read whole; larger ones are streamed. */
+const SMALL_PART = 1024 * 1024;
+/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
+const REUSED_BUFFER = 64 * 1024;
+/** The body of bytes offset..offset+length of the part's file. */
+async function openBody(part, offset, length, options) {
+    const wholeFile = options.hash && part.of === 1;
+    const { file } = part;
+    if (isBytesFile(file))
+        return bytesBody(file.bytes.subarray(offset, offset + length), wholeFile);
+    if (length > SMALL_PART)
+        return new ChunkReader(await openScanned(file, options.open), file, offset, length, wholeFile);
+    // Most files of a web build are small: one read, one buffer, one hash call each, and none of the
+    // objects of a stream. The smallest go into a buffer an earlier PUT sent: a new buffer per file is
+    // memory outside V8's heap that stays until V8 collects its wrapper.
+    const reused = length <= REUSED_BUFFER ? reusableBuffer(options.buffers, length) : undefined;
+    const bytes = await readRange(file, offset, length, reused, options.open);
+    const body = bytesBody(bytes, wholeFile);
+    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+    body.end = (stored) => {
+        if (stored && reused)
+            options.buffers.push(reused);
+        return Promise.resolve();
+    };
+    return body;
+}
+function bytesBody(bytes, wholeFile) {
+    return {
+        body: bytes,
+        sent: () => { },
+        md5: () => (0,external_node_crypto_.hash)('md5', bytes),
+        sha256: () => (wholeFile ? (0,external_node_crypto_.hash)('sha256', bytes) : undefined),
+        end: async () => { },
+    };
+}
+/**
+ * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
+ * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
+ * before any of them is sent. A read that fails on something that is no longer the file fails naming
+ * it as replaced.
+ */
+async function readRange(file, offset, length, into, openWith) {
+    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+    const fd = await openAtScannedPath(file, openWith);
+    try {
+        try {
+            for (let done = 0; done < length;) {
+                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
+                if (bytesRead === 0)
+                    throw shrank(file);
+                done += bytesRead;
+            }
+        }
+        catch (error) {
+            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            throw error;
+        }
+        const stats = (0,external_node_fs_.fstatSync)(fd);
+        assertScannedFile(file, stats);
+        assertUnchanged(file, stats);
+        return bytes;
+    }
+    finally {
+        closeNow(fd);
+    }
+}
+/**
+ * A streamed part: its bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn
+ * instead of a new buffer per read (a read stream's are memory outside V8's heap that each forces
+ * collections to free). Safe because undici writes an iterable body chunk by chunk and waits for
+ * 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than
+ * a chunk): when the next chunk is asked for, the last full one was at least partly written, so every
+ * chunk before it has left the process; a buffer is reused only RING chunks later, which leaves room
+ * for one short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
+ * (openScanned) before the PUT, so no byte of another file is ever sent.
+ */
+class ChunkReader {
+    body;
+    fd;
+    file;
+    #md5 = (0,external_node_crypto_.createHash)('md5');
+    #sha256;
+    #started = false;
+    /** The file's fstat once every byte of the part was read. */
+    #stats;
+    constructor(fd, file, offset, length, wholeFile) {
+        this.fd = fd;
+        this.file = file;
+        this.#sha256 = wholeFile ? (0,external_node_crypto_.createHash)('sha256') : undefined;
+        this.body = this.#chunks(offset, length);
+    }
+    sent(chunk) {
+        this.#md5.update(chunk);
+        this.#sha256?.update(chunk);
+    }
+    md5() {
+        return this.#md5.digest('hex');
+    }
+    sha256() {
+        return this.#sha256?.digest('hex');
+    }
+    /**
+     * A reader undici started closes its file in its own `finally` (return() waits for a read in
+     * progress to end first, so the descriptor is never closed under it); one it never started is
+     * closed here.
+     */
+    async end(stored) {
+        await this.body.return(undefined).catch(() => { });
+        if (!this.#started) {
+            this.#started = true;
+            closeNow(this.fd);
+        }
+        if (!stored)
+            return;
+        if (!this.#stats)
+            throw shrank(this.file);
+        assertUnchanged(this.file, this.#stats);
+    }
+    async *#chunks(offset, length) {
+        this.#started = true;
+        try {
+            const size = Math.min(READ_BUFFER, length);
+            const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
+            for (let done = 0, turn = 0; done < length; turn++) {
+                const buffer = ring[turn % RING];
+                const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
+                if (bytesRead === 0)
+                    throw shrank(this.file);
+                done += bytesRead;
+                // Checked after the last read, before its bytes go: the PUT may be answered before undici
+                // asks for the end of the chunks.
+                if (done === length)
+                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                yield buffer.subarray(0, bytesRead);
+            }
+        }
+        finally {
+            closeNow(this.fd);
+        }
+    }
+}
+/**
+ * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
+ * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
+ * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
+ * flight, none larger than REUSED_BUFFER.
+ */
+function reusableBuffer(buffers, length) {
+    const buffer = buffers.pop();
+    if (buffer && buffer.length >= length)
+        return buffer;
+    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+}
+function shrank(file) {
+    return new Error(`${file.path} changed while it was uploaded: it is shorter than when it was hashed`);
+}
+/**
+ * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
+ * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
+ * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
+ * it is made synchronously rather than as a round trip through the thread pool. A change after the
+ * read is no error: the bytes sent are the ones read and checked.
+ */
+function assertUnchanged(file, now) {
+    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
+        throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
+/**
+ * Pairs each presigned request with its file and checks it asks for a range the file has, and that
+ * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
+ */
+function planUpload(files, requests) {
+    const byPath = new Map(files.map((f, i) => [f.path, i]));
+    const partCount = files.map(() => 0);
+    const parts = [];
+    for (let i = 0; i < requests.length; i++) {
+        const path = requests.path(i);
+        const f = byPath.get(path);
+        if (f === undefined)
+            throw new Error(`The service asked for '${path}', which is not a file of this site`);
+        const file = files[f];
+        const offset = requests.byteOffset(i);
+        const length = requests.contentLength(i);
+        if (offset < 0 || offset + length > file.size) {
+            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
+        }
+        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+    }
+    // A file in one request (every file of a CDN site) is checked without a list of its own.
+    const inParts = new Map();
+    for (const part of parts) {
+        const count = partCount[part.fileIndex];
+        part.of = count;
+        if (count > 1) {
+            const list = inParts.get(part.fileIndex);
+            if (list)
+                list.push(part.index);
+            else
+                inParts.set(part.fileIndex, [part.index]);
+        }
+        else if (requests.contentLength(part.index) !== part.file.size) {
+            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
+        }
+    }
+    files.forEach((file, f) => {
+        if (partCount[f] === 0 && file.size !== 0) {
+            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
+        }
+    });
+    for (const [f, list] of inParts)
+        checkRanges(files[f], list, requests);
+    return { parts, partCount };
+}
+/**
+ * A file's ranges, in order of offset, must follow one another from its first byte to its last:
+ * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
+ * with bytes that are not the file's.
+ */
+function checkRanges(file, list, requests) {
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
+    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
+    const refused = `The service's upload requests for '${file.path}'`;
+    let end = 0;
+    let previous;
+    for (const i of list) {
+        const offset = requests.byteOffset(i);
+        if (offset < end)
+            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
+        if (offset > end) {
+            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
+                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
+        }
+        end = offset + requests.contentLength(i);
+        previous = i;
+    }
+    if (end !== file.size) {
+        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
+            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
+    }
+}
+/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+function describePart(part) {
+    return part.of === 1
+        ? `Upload of ${part.file.path}`
+        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
 
-/** PUTs in flight when an upload starts, below a higher ceiling (see AdaptiveConcurrency). */
-const SLOW_START = START_CONCURRENCY;
+/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+const SLOW_START = DEFAULT_CONCURRENCY;
 /** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
 const FLOOR = 4;
 /** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
@@ -53845,8 +55492,7 @@ const MIN_ROUND = 16;
  * floor.
  *
  * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (a ramp from 16, four round trips, made
- * 1,200 small files at 80 ms per PUT take 1.12 to 1.16 times as long). Above it, one more for each PUT
+ * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
  * that is stored, which doubles the number each round, until the ceiling or the first sign of
  * overload.
  *
@@ -54079,16 +55725,9 @@ function formatEta(seconds) {
     return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/upload.ts
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
+// What one attempt at a part came to (an Outcome), and the one table that decides what follows it
+// (an Action). Retry decisions are values; an error is built once, when the upload gives up.
 
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
@@ -54096,544 +55735,181 @@ class PartUploadError extends Error {
     name = 'PartUploadError';
     status;
     retryable;
-    /** Other PUTs were stored while this one was tried: the store is up (see the upload's retry hooks). */
-    storedMeanwhile = false;
     constructor(message, status, retryable, options) {
         super(message, options);
         this.status = status;
         this.retryable = retryable;
     }
 }
-/** Why the stall sweep aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
-class StalledError extends Error {
-    name = 'StalledError';
-}
-/** Why the stall sweep aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
-class TailStallError extends Error {
-    name = 'TailStallError';
-}
-/**
- * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
- * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
- * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
- * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
- * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
- * holds the run.
- */
-const TAIL_STALL_MS = 1_000;
-/**
- * How long a PUT of `length` bytes may take in all, from its dispatch to its answer's headers, however
- * its progress comes (each chunk re-arms the stall timer, not this): 4 × request-timeout, plus
- * request-timeout for every 256 KiB. At the default 30 s: 2 minutes for a small file, 2.5 for 1 MiB,
- * 3.4 hours for 100 MiB. A PUT past it is aborted and retried.
- *
- * The pace is the one the stall timer already asks of a streamed part (one READ_BUFFER chunk of
- * 256 KiB written per request-timeout; a small part must arrive whole within one), so a PUT whose
- * bytes move steadily enough for the stall timer always ends within its deadline: the deadline cuts
- * only what the stall timer cannot see, progress that keeps coming and never ends.
- */
-function putDeadlineMs(length, requestTimeoutMs) {
-    return Math.ceil(requestTimeoutMs * (4 + length / READ_BUFFER));
-}
 /** Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. */
 const DESCRIPTOR_WAITS = 10;
 const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
-/**
- * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
- * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
- * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
- */
-class InFlightPuts {
-    #puts = [];
-    /**
-     * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
-     * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
-     */
-    longestQuiet = 0;
-    /** Progress of `put` now: its quiet time is measured against the longest. */
-    progressed(put, now) {
-        if (now - put.lastProgress > this.longestQuiet)
-            this.longestQuiet = now - put.lastProgress;
-        put.lastProgress = now;
-    }
-    add(put) {
-        put.slot = this.#puts.length;
-        this.#puts.push(put);
-    }
-    delete(put) {
-        if (this.#puts[put.slot] !== put)
-            return;
-        const last = this.#puts.pop();
-        if (last !== put) {
-            this.#puts[put.slot] = last;
-            last.slot = put.slot;
-        }
-        put.slot = -1;
-    }
-    /** A copy: aborting a PUT removes it. */
-    all() {
-        return [...this.#puts];
+/** The decision table: what to do after an attempt came to `outcome`. */
+function decide(outcome, state, policy) {
+    switch (outcome.kind) {
+        case 'stored':
+            return { kind: 'done' };
+        case 'restart':
+            return {
+                kind: 'send-again',
+                note: `${state.describe}: ${outcome.quiet}, while every other part has started: sent again`,
+            };
+        case 'out-of-descriptors':
+            if (state.descriptorWaits < DESCRIPTOR_WAITS) {
+                return { kind: 'fewer', waitMs: descriptorWait(state.descriptorWaits), code: outcome.code };
+            }
+            return {
+                kind: 'stop',
+                error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
+                    `upload${state.concurrency === 1 ? '' : 's'} at a time: raise the limit (ulimit -n)`, undefined, false, { cause: outcome.cause }),
+            };
+        case 'overload':
+            return retryOrStop(outcome.failure, state, policy, outcome.signal);
+        case 'retryable':
+            return retryOrStop(outcome.failure, state, policy, undefined);
+        case 'fatal':
+            return { kind: 'stop', error: outcome.error };
     }
 }
-const READ_BUFFER = 256 * 1024;
-/** Read buffers per streamed part, used in turn (see readChunks). */
-const RING = 3;
-/** Parts up to this size are read whole; larger ones are streamed. */
-const SMALL_PART = 1024 * 1024;
-/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
-const REUSED_BUFFER = 64 * 1024;
-/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
-const ERROR_BODY_LIMIT = 8 * 1024;
-/** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
-async function uploadParts(options) {
-    const { signal } = options;
-    signal?.throwIfAborted();
-    const requests = options.requests instanceof PresignedRequestList
-        ? options.requests
-        : PresignedRequestList.of(options.requests);
-    const { parts, partCount } = planUpload(options.files, requests);
-    const totalBytes = options.files.reduce((sum, f) => sum + f.size, 0);
-    const started = options.retry.now();
-    const progress = createProgress({
-        files: options.files.length,
-        bytes: totalBytes,
-        logger: options.logger,
-        now: options.retry.now,
-        intervalMs: options.progressIntervalMs ?? 5_000,
+/**
+ * A retry after a backoff, unless the retries are spent or the next would start past maxElapsedMs.
+ * A part refused while the store stored other PUTs waits a first retry's wait: only a refusal with
+ * nothing stored meanwhile (a store down) waits as its failures so far make it; the load is the
+ * adaptive concurrency's to shed.
+ */
+function retryOrStop(failure, state, policy, overload) {
+    const attempts = state.retries + 1;
+    const giveUp = (gaveUp) => ({
+        kind: 'stop',
+        error: new PartUploadError(`${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`, failure.status, true, { cause: failure.cause }),
     });
-    let retries = 0;
-    const adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
-        limiter.concurrency = limit;
-        if (note)
-            options.logger.info(note);
-    });
-    const limiter = pLimit(adaptive.current);
-    const inFlight = new InFlightPuts();
-    const buffers = [];
-    const digests = new Array(options.files.length);
-    // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
-    // aborted, and uploadParts returns only when every part's task has ended. Nothing is left to send
-    // through the dispatcher its caller closes next (undici answers "The client is closed", a network
-    // failure, which the parts still running retried, line after line, after the run had failed).
-    const stop = new AbortController();
-    const halted = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    const retry = { ...options.retry, signal: halted };
-    // One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
-    // byte sent or received for requestTimeoutMs is aborted (and retried) within a quarter of it more;
-    // so is one past its deadline, and an answer whose body is still arriving requestTimeoutMs after
-    // its headers (its bytes are no progress).
-    const stallCheck = Math.max(5, Math.min(250, Math.floor(options.requestTimeoutMs / 4)));
-    let allStarted = false;
-    const sweep = setInterval(() => {
-        const now = performance.now();
-        const tailStall = Math.max(options.tailStallMs ?? TAIL_STALL_MS, 4 * inFlight.longestQuiet);
-        for (const put of inFlight.all()) {
-            const quiet = now - put.lastProgress;
-            if (allStarted &&
-                put.restartable &&
-                !put.answered &&
-                quiet >= tailStall &&
-                quiet < options.requestTimeoutMs) {
-                put.abort(new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`));
-            }
-            else if (quiet >= options.requestTimeoutMs) {
-                put.abort(new StalledError(put.answered
-                    ? `its answer's body was not complete ${options.requestTimeoutMs / 1000} s after its headers`
-                    : `no progress for ${options.requestTimeoutMs / 1000} s`));
-            }
-            else if (now >= put.deadline && !put.answered) {
-                put.abort(new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`));
-            }
-        }
-    }, stallCheck);
-    sweep.unref();
-    const order = soonestExpiringOrder(parts.length, (i) => requests.expiry(i), (i) => requests.contentLength(i));
-    function* partsInOrder() {
-        for (const index of order)
-            yield parts[index];
-        allStarted = true;
+    if (state.retries >= policy.retries)
+        return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined);
+    const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy);
+    const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
+    if (late)
+        return giveUp(late);
+    const code = errorCodes(failure.cause)[0];
+    const reason = code ? `${code} (${failure.detail})` : failure.detail;
+    const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
+    return { kind: 'retry', waitMs, note, overload };
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
+
+/**
+ * Runs a task per item under p-limit, with p-limit's own `concurrency` as the one limit (the adaptive
+ * limit sets it), fed lazily: an item is taken from its iterator, in the iterator's order, only when
+ * fewer tasks than that limit are unfinished, so a site of 20,000 files never holds a promise per
+ * file. p-limit's queue holds at most the item handed over the moment a task ends, before p-limit
+ * itself counts that place free; never the site (a queue of every part would keep each dequeued node
+ * alive through the next, see common/limit.ts, and would fix their order before the upload starts).
+ *
+ * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
+ * left to end (`whenIdle`).
+ */
+class Scheduler {
+    #limit;
+    #items;
+    #task;
+    #unfinished = 0;
+    #exhausted = false;
+    #failed = false;
+    #settle;
+    #idle;
+    constructor(concurrency) {
+        this.#limit = pLimit(Math.max(1, concurrency));
     }
-    /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
-    const pause = (ms) => new Promise((resolve, reject) => {
-        if (halted.aborted)
-            return reject(halted.reason);
-        const onAbort = () => reject(halted.reason);
-        halted.addEventListener('abort', onAbort, { once: true });
-        options.retry.sleep(ms, halted).then(() => {
-            halted.removeEventListener('abort', onAbort);
-            resolve();
-        }, (error) => {
-            halted.removeEventListener('abort', onAbort);
-            reject(error instanceof Error ? error : new Error(String(error)));
+    get concurrency() {
+        return this.#limit.concurrency;
+    }
+    /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
+    set concurrency(limit) {
+        this.#limit.concurrency = Math.max(1, limit);
+        this.#feed();
+    }
+    /** Tasks started and not yet ended. */
+    get running() {
+        return this.#unfinished;
+    }
+    run(items, task) {
+        this.#items = items[Symbol.iterator]();
+        this.#task = task;
+        return new Promise((resolve, reject) => {
+            this.#settle = { resolve, reject };
+            this.#feed();
         });
-    });
-    let descriptorsShort = false;
-    /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
-    let stored = 0;
-    /** Parts sent again as stragglers at the upload's end (TAIL_STALL_MS), by request index. */
-    const restarted = new Set();
-    /**
-     * One attempt at a part. A file that cannot be opened for want of file descriptors (EMFILE, ENFILE:
-     * the process's or the system's table is full, of files and sockets alike) is no failure of the
-     * part: the uploads in flight are halved, as for a store's overload, said in one line, and the
-     * part waits for some to end and opens it again, without a retry of its own. A straggler at the
-     * end is sent again at once, once.
-     */
-    const attempt = async (part) => {
-        for (let wait = 0;; wait++) {
-            const epoch = adaptive.started();
-            const storedBefore = stored;
-            try {
-                const restartable = !restarted.has(part.index);
-                await putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable);
-                adaptive.succeeded(epoch);
-                stored++;
-                return;
-            }
-            catch (error) {
-                if (halted.aborted)
-                    throw error;
-                if (error instanceof PartUploadError && error.cause instanceof TailStallError) {
-                    restarted.add(part.index);
-                    retries++;
-                    options.logger.info(`${describePart(part)}: ${error.cause.message}, while every other part has started: sent again`);
-                    continue;
-                }
-                if (isOutOfDescriptors(error)) {
-                    const code = errorCodes(error).find((c) => c === 'EMFILE' || c === 'ENFILE') ?? 'EMFILE';
-                    if (adaptive.overloaded(epoch) || !descriptorsShort) {
-                        options.logger.info(`Out of file descriptors (${code}): fewer uploads at a time, ${adaptive.current} now`);
-                    }
-                    descriptorsShort = true;
-                    if (wait < DESCRIPTOR_WAITS) {
-                        await pause(descriptorWait(wait));
-                        continue;
-                    }
-                    throw new PartUploadError(`${describePart(part)}: out of file descriptors (${code}), even with ${adaptive.current} ` +
-                        `upload${adaptive.current === 1 ? '' : 's'} at a time: raise the limit (ulimit -n)`, undefined, false, { cause: error });
-                }
-                // Judged by the round: a cut or its undoing is logged through the constructor's callback.
-                if (isOverload(error))
-                    adaptive.refused(epoch, shortOverload(error));
-                if (error instanceof PartUploadError)
-                    error.storedMeanwhile = stored > storedBefore;
-                throw error;
-            }
-        }
-    };
-    // A part refused while the store stored other PUTs: the store is up and the refusal this part's bad
-    // luck, so its next wait is a first retry's. Only a refusal with nothing stored meanwhile (a store
-    // down) waits as its failures so far make it; the load is the adaptive concurrency's to shed.
-    const retryHooks = {
-        onRetry: () => retries++,
-        backoffStep: (index, error) => (error instanceof PartUploadError && error.storedMeanwhile ? 0 : index),
-    };
-    let running = 0;
-    let allEnded;
-    const uploadOne = async (part) => {
-        if (halted.aborted)
+    }
+    /** Resolves once no task is running. */
+    whenIdle() {
+        if (this.#unfinished === 0)
+            return Promise.resolve();
+        return new Promise((resolve) => (this.#idle = resolve));
+    }
+    #feed() {
+        const task = this.#task;
+        if (!task || !this.#items)
             return;
-        running++;
         try {
-            await withRetries(describePart(part), () => attempt(part), (error) => error instanceof PartUploadError && error.retryable && !halted.aborted, retry, options.logger, retryHooks);
-            progress.partDone(part.file.path, part.of);
+            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#limit.concurrency) {
+                const next = this.#items.next();
+                if (next.done)
+                    this.#exhausted = true;
+                else {
+                    this.#unfinished++;
+                    this.#limit(task, next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
+                }
+            }
         }
         catch (error) {
-            if (!stop.signal.aborted) {
-                stop.abort(error);
-                limiter.clearQueue();
-                for (const put of inFlight.all())
-                    put.abort(new Error('another part of the upload failed'));
-            }
-            throw error;
+            this.#fail(error instanceof Error ? error : new Error(String(error)));
         }
-        finally {
-            if (--running === 0)
-                allEnded?.();
-        }
-    };
-    // Files in parts are hashed in order by a reader of their own while their parts upload in any order.
-    const hashedApart = options.hash ? partCount.flatMap((count, f) => (count > 1 ? [f] : [])) : [];
-    let onAbort;
-    const cancelled = new Promise((_resolve, reject) => {
-        if (!signal)
+        if (this.#exhausted && this.#unfinished === 0 && !this.#failed)
+            this.#settle?.resolve();
+    }
+    #ended(error) {
+        this.#unfinished--;
+        if (error)
+            this.#fail(error);
+        if (this.#unfinished === 0)
+            this.#idle?.();
+        this.#feed();
+    }
+    #fail(error) {
+        if (this.#failed)
             return;
-        onAbort = () => {
-            limiter.clearQueue();
-            const reason = signal.reason;
-            for (const put of inFlight.all())
-                put.abort(reason instanceof Error ? reason : new Error(String(reason)));
-            // The caller's own reason, whatever it is, as AbortSignal users expect.
-            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-            reject(reason);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-    });
-    cancelled.catch(() => { });
-    try {
-        const apartFiles = hashedApart.map((f) => options.files[f]);
-        const [apart] = await Promise.race([
-            Promise.all([
-                hashArtifacts(apartFiles, 2, options.open),
-                forEachLimited(partsInOrder(), limiter, uploadOne),
-            ]),
-            cancelled,
-        ]);
-        signal?.throwIfAborted();
-        hashedApart.forEach((f, i) => (digests[f] = apart[i]));
-    }
-    finally {
-        if (onAbort)
-            signal?.removeEventListener('abort', onAbort);
-        // A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
-        // step; a request timeout's worth at most, so that a stuck one cannot hold the run).
-        if (running > 0) {
-            const ended = new Promise((resolve) => (allEnded = resolve));
-            let timer;
-            await Promise.race([
-                ended,
-                new Promise((resolve) => (timer = setTimeout(resolve, options.requestTimeoutMs))),
-            ]);
-            clearTimeout(timer);
-        }
-        clearInterval(sweep);
-        // What is left in flight are answers already taken (their headers said 2xx) whose bodies are
-        // still arriving: nothing waits for them.
-        for (const put of inFlight.all())
-            put.abort(new Error('the upload is over'));
-        progress.stop();
-    }
-    // Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
-    // for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
-    // the SHA-256 of no bytes.
-    await forEachLimited(partCount.flatMap((count, f) => (count === 0 ? [f] : [])), 16, async (f) => {
-        const file = options.files[f];
-        const now = await lstatFile(file.absolutePath).catch((error) => {
-            throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
-        });
-        if (!isScannedFile(file, now)) {
-            throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
-        }
-        assertUnchanged(file, now);
-        if (options.hash)
-            digests[f] = (0,external_node_crypto_.hash)('sha256', '');
-    });
-    return {
-        parts: parts.length,
-        bytes: totalBytes,
-        retries,
-        durationMs: options.retry.now() - started,
-        sha256: options.hash ? digests : undefined,
-    };
-}
-/** The store asks for fewer requests: 503 SlowDown, 429, or a connection dropped or refused. */
-function isOverload(error) {
-    if (!(error instanceof PartUploadError))
-        return false;
-    if (error.status === 503 || error.status === 429)
-        return true;
-    return error.status === undefined && isNetworkFailure(error.cause);
-}
-function shortOverload(error) {
-    if (error instanceof PartUploadError && error.status !== undefined)
-        return String(error.status);
-    return 'connection lost';
-}
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
-function planUpload(files, requests) {
-    const byPath = new Map(files.map((f, i) => [f.path, i]));
-    const partCount = files.map(() => 0);
-    const parts = [];
-    for (let i = 0; i < requests.length; i++) {
-        const path = requests.path(i);
-        const f = byPath.get(path);
-        if (f === undefined)
-            throw new Error(`The service asked for '${path}', which is not a file of this site`);
-        const file = files[f];
-        const offset = requests.byteOffset(i);
-        const length = requests.contentLength(i);
-        if (offset < 0 || offset + length > file.size) {
-            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
-        }
-        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
-    }
-    // Each file's ranges, in order of offset, must follow one another from its first byte to its last:
-    // ranges that merely add up to its size may overlap and leave a gap, and the site would be
-    // completed with bytes that are not the file's. A file in one request (every file of a CDN site)
-    // is checked without a list of its own.
-    const inParts = new Map();
-    for (const part of parts) {
-        const count = partCount[part.fileIndex];
-        part.of = count;
-        if (count > 1) {
-            const list = inParts.get(part.fileIndex);
-            if (list)
-                list.push(part.index);
-            else
-                inParts.set(part.fileIndex, [part.index]);
-        }
-        else if (requests.contentLength(part.index) !== part.file.size) {
-            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
-        }
-    }
-    files.forEach((file, f) => {
-        if (partCount[f] === 0 && file.size !== 0) {
-            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
-        }
-    });
-    for (const [f, list] of inParts) {
-        const file = files[f];
-        list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
-        const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
-        let end = 0;
-        let previous;
-        for (const i of list) {
-            const offset = requests.byteOffset(i);
-            if (offset < end) {
-                throw new Error(`The service's upload requests for '${file.path}' overlap: bytes ${range(previous)} and ${range(i)}`);
-            }
-            if (offset > end) {
-                throw new Error(`The service's upload requests for '${file.path}' leave a gap: bytes ${end}+${offset - end} ` +
-                    `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
-            }
-            end = offset + requests.contentLength(i);
-            previous = i;
-        }
-        if (end !== file.size) {
-            throw new Error(`The service's upload requests for '${file.path}' leave a gap: bytes ${end}+${file.size - end} ` +
-                `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
-        }
-    }
-    return { parts, partCount };
-}
-function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
-}
-async function putPart(part, requests, options, progress, inFlight, buffers, digests, halted, restartable) {
-    const offset = requests.byteOffset(part.index);
-    const length = requests.contentLength(part.index);
-    let body;
-    let md5;
-    // A part that is the whole file gives the file's SHA-256 from the same bytes (into `digests`).
-    let sha256;
-    let hashers;
-    const wholeFile = options.hash && part.of === 1;
-    let reused;
-    // A streamed part's file, opened (and checked to be the scanned one) before anything is sent.
-    let reader;
-    if (length <= SMALL_PART) {
-        // Most files of a web build are small: one read, one buffer, one hash call each, and none of
-        // the objects of a stream.
-        // The small ones go into a buffer an earlier PUT sent: a new buffer per file is memory outside
-        // V8's heap that stays until V8 collects its wrapper.
-        reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
-        const bytes = await readRange(part, offset, length, reused, options.open);
-        body = bytes;
-        md5 = () => (0,external_node_crypto_.hash)('md5', bytes);
-        if (wholeFile)
-            sha256 = () => (0,external_node_crypto_.hash)('sha256', bytes);
-    }
-    else {
-        // Hashed from the chunks as undici writes them to the socket: exactly the bytes sent, one read.
-        hashers = { md5: (0,external_node_crypto_.createHash)('md5'), sha256: wholeFile ? (0,external_node_crypto_.createHash)('sha256') : undefined };
-        const { md5: m, sha256: s } = hashers;
-        md5 = () => m.digest('hex');
-        if (s)
-            sha256 = () => s.digest('hex');
-        reader = { fd: await openScanned(part.file, options.open), started: false, stats: undefined };
-        body = readChunks(part, reader, offset, length);
-    }
-    const headers = { 'content-length': String(length) };
-    if (part.file.contentType)
-        headers['content-type'] = part.file.contentType;
-    let sent = 0;
-    try {
-        // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
-        halted.throwIfAborted();
-        const answer = await dispatchPut(options.dispatcher, requests.url(part.index), headers, body, inFlight, putDeadlineMs(length, options.requestTimeoutMs), restartable, (chunk) => {
-            if (hashers) {
-                hashers.md5.update(chunk);
-                hashers.sha256?.update(chunk);
-            }
-            sent += chunk.length;
-            progress.addBytes(chunk.length);
-        });
-        const status = answer.status;
-        if (status < 200 || status >= 300) {
-            const retryable = status >= 500 || status === 408 || status === 429;
-            throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${storeError(answer.text)}`, status, retryable);
-        }
-        if (sent !== length) {
-            throw new PartUploadError(`${describePart(part)}: sent ${sent} of ${length} bytes`, status, true);
-        }
-        const etag = answer.etag;
-        const expected = md5();
-        if (etag !== undefined &&
-            /^"[0-9a-f]{32}"$/i.test(etag) &&
-            etag.slice(1, -1).toLowerCase() !== expected) {
-            throw new PartUploadError(`${describePart(part)}: the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`, status, true);
-        }
-    }
-    catch (error) {
-        progress.addBytes(-sent);
-        if (reader)
-            await endReader(body, reader);
-        if (error instanceof PartUploadError)
-            throw error;
-        if (halted.aborted && error === halted.reason)
-            throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        const retryable = isNetworkFailure(error) || error instanceof StalledError;
-        throw new PartUploadError(`${describePart(part)}: ${message}`, undefined, retryable, { cause: error });
-    }
-    if (reader) {
-        // Every byte was read and sent: the reader has checked the file after its last read.
-        await endReader(body, reader);
-        if (!reader.stats)
-            throw shrank(part);
-        assertUnchanged(part.file, reader.stats);
-    }
-    if (sha256)
-        digests[part.fileIndex] = sha256();
-    // Answered 2xx: the store has every byte, so none is still queued to be written from it.
-    if (reused)
-        buffers.push(reused);
-}
-/**
- * Ends a streamed part's reader once its PUT is settled: a reader undici started closes its file in
- * its own `finally` (return() waits for a read in progress to end first, so the descriptor is never
- * closed under it); one it never started is closed here.
- */
-async function endReader(body, reader) {
-    await body.return(undefined).catch(() => { });
-    if (!reader.started) {
-        reader.started = true;
-        await closeFile(reader.fd).catch(() => { });
+        this.#failed = true;
+        this.#settle?.reject(error);
     }
 }
+
+;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
+/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+const ERROR_BODY_LIMIT = 8 * 1024;
 /**
  * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
  * is its status and ETag, so no response stream, abort controller, or timer is made per request
  * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
- * small files those were most of the client's cost beyond node:http). The PUT joins `inFlight`
- * while it is on the wire: the stall sweep and cancellation abort it through undici's own abort.
+ * small files those were most of the client's cost beyond node:http). Rejects with the request's
+ * error, or with the reason it was aborted for.
  */
-function dispatchPut(dispatcher, url, headers, body, inFlight, deadlineMs, restartable, onSent) {
+function dispatchPut(request) {
+    const { url } = request;
     // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const origin = slash < 0 ? url : url.slice(0, slash);
-    const target = slash < 0 ? '/' : url.slice(slash);
+    const path = slash < 0 ? '/' : url.slice(slash);
     return new Promise((resolve, reject) => {
-        const handler = new PutHandler(inFlight, deadlineMs, restartable, onSent, resolve, reject);
+        const handler = new PutHandler(request, resolve, reject);
         try {
             // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
-            dispatcher.dispatch({ origin, path: target, method: 'PUT', headers, body: body }, handler);
+            request.dispatcher.dispatch({
+                origin,
+                path,
+                method: 'PUT',
+                headers: request.headers,
+                body: request.body,
+            }, handler);
         }
         catch (error) {
             handler.onError(error instanceof Error ? error : new Error(String(error)));
@@ -54650,9 +55926,9 @@ function dispatchPut(dispatcher, url, headers, body, inFlight, deadlineMs, resta
  *
  * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
  * ETag come with its headers, and its body is never read; an error's body is kept up to
- * ERROR_BODY_LIMIT and waited for request-timeout after the headers at most (the stall sweep: its
- * bytes are no progress), then taken as far as it came. The request stays in flight, its body
- * drained, until it ends or the sweep or the upload's end aborts it; that abort is no failure.
+ * ERROR_BODY_LIMIT and waited for stallMs after the headers at most (the watchdog: its bytes are no
+ * progress), then taken as far as it came. The request stays in flight, its body drained, until it
+ * ends or the watchdog or the upload's end aborts it; that abort is no failure.
  */
 class PutHandler {
     slot = -1;
@@ -54673,15 +55949,15 @@ class PutHandler {
     onSent;
     resolve;
     reject;
-    constructor(inFlight, deadlineMs, restartable, onSent, resolve, reject) {
-        this.inFlight = inFlight;
-        this.limit = deadlineMs;
-        this.restartable = restartable;
-        this.deadline = this.lastProgress + deadlineMs;
-        this.onSent = onSent;
+    constructor(request, resolve, reject) {
+        this.inFlight = request.inFlight;
+        this.limit = request.deadlineMs;
+        this.restartable = request.restartable;
+        this.deadline = this.lastProgress + request.deadlineMs;
+        this.onSent = request.onSent;
         this.resolve = resolve;
         this.reject = reject;
-        inFlight.add(this);
+        request.inFlight.add(this);
     }
     abort(reason) {
         if (this.abortRequest)
@@ -54754,75 +56030,234 @@ class PutHandler {
         this.inFlight.delete(this);
     }
 }
+
+;// CONCATENATED MODULE: ./src/deploy/upload/watchdog.ts
+/** Why the watchdog aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
+class StalledError extends Error {
+    name = 'StalledError';
+}
+/** Why the watchdog aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+class TailStallError extends Error {
+    name = 'TailStallError';
+}
 /**
- * The part's bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn instead of a
- * new buffer per read (a read stream's are memory outside V8's heap that each forces collections to
- * free). Safe because undici writes an iterable body chunk by chunk and waits for 'drain' whenever
- * the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than a chunk): when
- * the next chunk is asked for, the last full one was at least partly written, so every chunk before
- * it has left the process; a buffer is reused only RING chunks later, which leaves room for one
- * short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
- * (openScanned) before the PUT; the reader closes it.
+ * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
+ * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
+ * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
+ * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
+ * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
+ * holds the run.
  */
-async function* readChunks(part, reader, offset, length) {
-    reader.started = true;
-    const { fd } = reader;
-    try {
-        const size = Math.min(READ_BUFFER, length);
-        const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
-        for (let done = 0, turn = 0; done < length; turn++) {
-            const buffer = ring[turn % RING];
-            const bytesRead = await readAt(fd, buffer, 0, Math.min(size, length - done), offset + done);
-            if (bytesRead === 0)
-                throw shrank(part);
-            done += bytesRead;
-            // Checked after the last read, before its bytes go: the PUT may be answered before undici
-            // asks for the end of the chunks.
-            if (done === length)
-                reader.stats = (0,external_node_fs_.fstatSync)(fd);
-            yield buffer.subarray(0, bytesRead);
+const TAIL_STALL_MS = 1_000;
+/**
+ * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
+ * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
+ * replaced table to the next one (for iterators), so once one table is promoted to the old
+ * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
+ */
+class InFlightPuts {
+    #puts = [];
+    /**
+     * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
+     * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
+     */
+    longestQuiet = 0;
+    get size() {
+        return this.#puts.length;
+    }
+    /** Progress of `put` now: its quiet time is measured against the longest. */
+    progressed(put, now) {
+        if (now - put.lastProgress > this.longestQuiet)
+            this.longestQuiet = now - put.lastProgress;
+        put.lastProgress = now;
+    }
+    add(put) {
+        put.slot = this.#puts.length;
+        this.#puts.push(put);
+    }
+    delete(put) {
+        if (this.#puts[put.slot] !== put)
+            return;
+        const last = this.#puts.pop();
+        if (last !== put) {
+            this.#puts[put.slot] = last;
+            last.slot = put.slot;
+        }
+        put.slot = -1;
+    }
+    /** A copy: aborting a PUT removes it. */
+    all() {
+        return [...this.#puts];
+    }
+}
+/**
+ * One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
+ * byte sent or received for Timeouts.stallMs is aborted (and retried) within a sweep more; so is one
+ * past its deadline, and an answer whose body is still arriving stallMs after its headers (its bytes
+ * are no progress). Once every part has started, a straggler is aborted to be sent again (the tail
+ * rule, TAIL_STALL_MS).
+ */
+class Watchdog {
+    puts = new InFlightPuts();
+    #timeouts;
+    #tailStallMs;
+    #everyPartStarted = false;
+    #timer;
+    constructor(timeouts, tailStallMs = TAIL_STALL_MS) {
+        this.#timeouts = timeouts;
+        this.#tailStallMs = tailStallMs;
+    }
+    start() {
+        this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs);
+        this.#timer.unref();
+    }
+    /** No part is left to start: the tail rule applies from now on. */
+    everyPartStarted() {
+        this.#everyPartStarted = true;
+    }
+    /** Aborts each PUT in flight that is past one of its limits at `now` (performance.now()). */
+    sweep(now) {
+        const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
+        for (const put of this.puts.all()) {
+            const reason = this.#verdict(put, now - put.lastProgress, now, tailStall);
+            if (reason)
+                put.abort(reason);
         }
     }
-    finally {
-        await closeFile(fd);
-    }
-}
-/**
- * Bytes offset..offset+length of the part's file, read in one go (small parts only), from the file
- * the scan opened (openScanned), and checked unchanged once read.
- */
-async function readRange(part, offset, length, into, openWith) {
-    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
-    const fd = await openScanned(part.file, openWith);
-    try {
-        let done = 0;
-        while (done < length) {
-            const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
-            if (bytesRead === 0)
-                throw shrank(part);
-            done += bytesRead;
+    #verdict(put, quiet, now, tailStall) {
+        const { stallMs } = this.#timeouts;
+        const straggler = this.#everyPartStarted && put.restartable && !put.answered;
+        if (straggler && quiet >= tailStall && quiet < stallMs) {
+            return new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`);
         }
-        assertUnchanged(part.file, (0,external_node_fs_.fstatSync)(fd));
-        return bytes;
+        if (quiet >= stallMs) {
+            return new StalledError(put.answered
+                ? `its answer's body was not complete ${stallMs / 1000} s after its headers`
+                : `no progress for ${stallMs / 1000} s`);
+        }
+        if (now >= put.deadline && !put.answered) {
+            return new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`);
+        }
+        return undefined;
     }
-    finally {
-        await closeFile(fd);
+    /** Aborts every PUT in flight with `reason`. */
+    abortAll(reason) {
+        for (const put of this.puts.all())
+            put.abort(reason);
+    }
+    stop() {
+        clearInterval(this.#timer);
     }
 }
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
- * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
- * flight, none larger than REUSED_BUFFER.
- */
-function reusableBuffer(buffers, length) {
-    const buffer = buffers.pop();
-    if (buffer && buffer.length >= length)
-        return buffer;
-    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+
+;// CONCATENATED MODULE: ./src/deploy/upload/send.ts
+
+
+
+
+
+
+
+/** Sends the part once; `restartable`: it may be sent again as a straggler (see TAIL_STALL_MS). */
+async function sendPart(part, context, restartable) {
+    const { requests, progress } = context;
+    const length = requests.contentLength(part.index);
+    let body;
+    try {
+        body = await openBody(part, requests.byteOffset(part.index), length, context.body);
+    }
+    catch (error) {
+        return unopened(error);
+    }
+    const headers = { 'content-length': String(length) };
+    if (part.file.contentType)
+        headers['content-type'] = part.file.contentType;
+    let sent = 0;
+    let outcome;
+    try {
+        // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
+        context.halted.throwIfAborted();
+        const answer = await dispatchPut({
+            dispatcher: context.dispatcher,
+            url: requests.url(part.index),
+            headers,
+            body: body.body,
+            inFlight: context.inFlight,
+            deadlineMs: context.timeouts.putDeadlineMs(length),
+            restartable,
+            onSent: (chunk) => {
+                body.sent(chunk);
+                sent += chunk.length;
+                progress.addBytes(chunk.length);
+            },
+        });
+        outcome = judgeAnswer(part, answer, sent === length ? undefined : `sent ${sent} of ${length} bytes`, body);
+    }
+    catch (error) {
+        outcome = judgeError(part, error, context.halted);
+    }
+    const stored = outcome.kind === 'stored';
+    if (!stored)
+        progress.addBytes(-sent);
+    try {
+        await body.end(stored);
+    }
+    catch (error) {
+        return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+    }
+    const sha256 = stored ? body.sha256() : undefined;
+    if (sha256)
+        context.digests[part.fileIndex] = sha256;
+    return outcome;
 }
-function shrank(part) {
-    return new Error(`${part.file.path} changed while it was uploaded: it is shorter than when it was hashed`);
+/** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
+function unopened(error) {
+    if (isOutOfDescriptors(error)) {
+        const code = error.code === 'ENFILE' ? 'ENFILE' : 'EMFILE';
+        return { kind: 'out-of-descriptors', code, cause: error };
+    }
+    return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+}
+/** The store's answer: stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
+function judgeAnswer(part, answer, short, body) {
+    const { status } = answer;
+    if (status < 200 || status >= 300) {
+        const failure = { detail: `the store answered ${status} ${storeError(answer.text)}`, status };
+        if (status === 503 || status === 429)
+            return { kind: 'overload', signal: String(status), failure };
+        if (status >= 500 || status === 408)
+            return { kind: 'retryable', failure };
+        return {
+            kind: 'fatal',
+            error: new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false),
+        };
+    }
+    if (short)
+        return { kind: 'retryable', failure: { detail: short, status } };
+    const { etag } = answer;
+    const expected = body.md5();
+    if (etag !== undefined && /^"[0-9a-f]{32}"$/i.test(etag) && etag.slice(1, -1).toLowerCase() !== expected) {
+        const detail = `the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`;
+        return { kind: 'retryable', failure: { detail, status } };
+    }
+    return { kind: 'stored' };
+}
+/** The PUT failed without an answer: aborted by the watchdog, or the network's doing, or neither. */
+function judgeError(part, error, halted) {
+    if (halted.aborted)
+        return { kind: 'fatal', error: halted.reason };
+    if (error instanceof TailStallError)
+        return { kind: 'restart', quiet: error.message };
+    const detail = error instanceof Error ? error.message : String(error);
+    if (error instanceof StalledError)
+        return { kind: 'retryable', failure: { detail, status: undefined, cause: error } };
+    const failure = { detail, status: undefined, cause: error };
+    if (isNetworkFailure(error))
+        return { kind: 'overload', signal: 'connection lost', failure };
+    return {
+        kind: 'fatal',
+        error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
+    };
 }
 /** The code and message of an object store's XML error body, or the start of whatever it sent. */
 function storeError(text) {
@@ -54832,21 +56267,404 @@ function storeError(text) {
         return message ? `${code}: ${message}` : code;
     return text.trim().slice(0, 200);
 }
-/**
- * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
- * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
- * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
- * it is made synchronously rather than as a fourth round trip per file through the thread pool
- * beside open, read and close. A change after the read is no error: the bytes sent are the ones
- * read and checked.
- */
-function assertUnchanged(file, now) {
-    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-        throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
+
+;// CONCATENATED MODULE: ./src/deploy/upload/run.ts
+// One upload under way: the scheduler that starts parts, the watchdog over the PUTs in flight, and
+// each part's attempts, driven by the decision table (outcome.ts).
+
+
+
+
+
+
+
+
+
+
+
+class UploadRun {
+    digests;
+    progress;
+    watchdog;
+    adaptive;
+    scheduler;
+    /** Retries and straggler restarts, for the result. */
+    retries = 0;
+    /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
+    stored = 0;
+    #options;
+    #requests;
+    #plan;
+    #send;
+    #policy;
+    // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
+    // aborted, and the upload returns only when every part's task has ended (or drainMs has passed).
+    // Nothing is left to send through the dispatcher its caller closes next.
+    #stop = new AbortController();
+    halted;
+    #descriptorsShort = false;
+    constructor(options, requests, plan) {
+        this.#options = options;
+        this.#requests = requests;
+        this.#plan = plan;
+        this.#policy = options.retry;
+        this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
+        this.digests = new Array(options.files.length);
+        this.progress = createProgress({
+            files: options.files.length,
+            bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+            logger: options.logger,
+            now: options.retry.now,
+            intervalMs: options.progressIntervalMs ?? 5_000,
+        });
+        this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
+        this.scheduler = new Scheduler(options.concurrency);
+        this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
+            this.scheduler.concurrency = limit;
+            if (note)
+                options.logger.info(note);
+        });
+        this.scheduler.concurrency = this.adaptive.current;
+        this.#send = {
+            requests,
+            dispatcher: options.dispatcher,
+            timeouts: options.timeouts,
+            inFlight: this.watchdog.puts,
+            progress: this.progress,
+            body: { hash: options.hash, open: options.open, buffers: [] },
+            digests: this.digests,
+            halted: this.halted,
+        };
+    }
+    /** Every part sent (and the files in parts hashed, when hashing); rejects with the first failure. */
+    async sendAll() {
+        const { signal } = this.#options;
+        this.watchdog.start();
+        let onAbort;
+        const cancelled = new Promise((_resolve, reject) => {
+            if (!signal)
+                return;
+            onAbort = () => {
+                const reason = signal.reason;
+                this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)));
+                // The caller's own reason, whatever it is, as AbortSignal users expect.
+                // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+                reject(reason);
+            };
+            signal.addEventListener('abort', onAbort, { once: true });
+        });
+        cancelled.catch(() => { });
+        try {
+            const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part));
+            await Promise.race([Promise.all([this.#hashApart(), uploaded]), cancelled]);
+            signal?.throwIfAborted();
+        }
+        catch (error) {
+            this.#fail(error);
+            throw error;
+        }
+        finally {
+            if (onAbort)
+                signal?.removeEventListener('abort', onAbort);
+            await this.#end();
+        }
+    }
+    /** The parts, the soonest-expiring first; the tail rule starts once the last has been taken. */
+    *#partsInOrder() {
+        const requests = this.#requests;
+        const { parts } = this.#plan;
+        const order = soonestExpiringOrder(parts.length, (i) => requests.expiry(i), (i) => requests.contentLength(i));
+        for (const index of order)
+            yield parts[index];
+        this.watchdog.everyPartStarted();
+    }
+    /** A part's attempts, until the decision table says it is done or the upload stops. */
+    async #uploadPart(part) {
+        if (this.halted.aborted)
+            return;
+        const state = {
+            describe: describePart(part),
+            retries: 0,
+            descriptorWaits: 0,
+            storedMeanwhile: false,
+            firstAttemptAt: this.#policy.now(),
+            now: 0,
+            concurrency: 0,
+        };
+        let restarted = false;
+        try {
+            for (;;) {
+                this.halted.throwIfAborted();
+                const epoch = this.adaptive.started();
+                const storedBefore = this.stored;
+                const outcome = await sendPart(part, this.#send, !restarted);
+                if (this.halted.aborted)
+                    throw this.halted.reason;
+                state.storedMeanwhile = this.stored > storedBefore;
+                if (outcome.kind === 'stored') {
+                    this.adaptive.succeeded(epoch);
+                    this.stored++;
+                }
+                state.now = this.#policy.now();
+                state.concurrency = this.adaptive.current;
+                const action = decide(outcome, state, this.#policy);
+                if (action.kind === 'done')
+                    break;
+                if (action.kind === 'send-again')
+                    restarted = true;
+                await this.#act(action, state, epoch);
+            }
+        }
+        catch (error) {
+            this.#fail(error);
+            throw error;
+        }
+        this.progress.partDone(part.file.path, part.of);
+    }
+    /** What the decision table said, short of done: the part is tried again after it, or the upload stops. */
+    async #act(action, state, epoch) {
+        const { logger } = this.#options;
+        switch (action.kind) {
+            case 'stop':
+                throw action.error;
+            case 'send-again':
+                this.retries++;
+                logger.info(action.note);
+                return;
+            case 'retry':
+                // Judged by the round: a cut or its undoing is logged through AdaptiveConcurrency's callback.
+                if (action.overload)
+                    this.adaptive.refused(epoch, action.overload);
+                state.retries++;
+                this.retries++;
+                logger.info(action.note);
+                return this.#pause(action.waitMs);
+            case 'fewer':
+                if (this.adaptive.overloaded(epoch) || !this.#descriptorsShort) {
+                    logger.info(`Out of file descriptors (${action.code}): fewer uploads at a time, ${this.adaptive.current} now`);
+                }
+                this.#descriptorsShort = true;
+                state.descriptorWaits++;
+                return this.#pause(action.waitMs);
+        }
+    }
+    /** The first failure stops the upload: no new PUT, those in flight aborted. */
+    #fail(error) {
+        if (this.#stop.signal.aborted)
+            return;
+        this.#stop.abort(error);
+        this.watchdog.abortAll(new Error('another part of the upload failed'));
+    }
+    /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
+    #pause(ms) {
+        const halted = this.halted;
+        return new Promise((resolve, reject) => {
+            if (halted.aborted)
+                return reject(halted.reason);
+            const onAbort = () => reject(halted.reason);
+            halted.addEventListener('abort', onAbort, { once: true });
+            const done = () => halted.removeEventListener('abort', onAbort);
+            this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
+        });
+    }
+    /** Files sent in parts are hashed in order by a reader of their own while their parts upload in any order. */
+    async #hashApart() {
+        if (!this.#options.hash)
+            return;
+        const { files } = this.#options;
+        const apart = this.#plan.partCount.flatMap((count, f) => (count > 1 ? [f] : []));
+        const onDisk = apart.filter((f) => !isBytesFile(files[f]));
+        const digests = await hashArtifacts(onDisk.map((f) => files[f]), 2, this.#options.open);
+        onDisk.forEach((f, i) => (this.digests[f] = digests[i]));
+        for (const f of apart) {
+            const file = files[f];
+            if (isBytesFile(file))
+                this.digests[f] = (0,external_node_crypto_.hash)('sha256', file.bytes);
+        }
+    }
+    /**
+     * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
+     * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
+     * answers already taken (their headers said 2xx) whose bodies are still arriving: nothing waits for them.
+     */
+    async #end() {
+        if (this.scheduler.running > 0) {
+            let timer;
+            await Promise.race([
+                this.scheduler.whenIdle(),
+                new Promise((resolve) => (timer = setTimeout(resolve, this.#options.timeouts.drainMs))),
+            ]);
+            clearTimeout(timer);
+        }
+        this.watchdog.stop();
+        this.watchdog.abortAll(new Error('the upload is over'));
+        this.progress.stop();
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/upload.ts
+// The upload of a site's parts to their presigned URLs. Its pieces, each a module of its own:
+// upload/plan.ts pairs requests with files; upload/scheduler.ts starts parts under the adaptive limit;
+// upload/send.ts sends one part (its body from upload/body.ts, its PUT from upload/put.ts) and says
+// what came of it; upload/outcome.ts's table decides what follows; upload/watchdog.ts aborts the PUTs
+// that stall; upload/run.ts ties them together for one upload.
+
+
+
+
+
+
+
+
+
+/** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
+async function uploadParts(options) {
+    options.signal?.throwIfAborted();
+    const { requests } = options;
+    const plan = planUpload(options.files, requests);
+    const started = options.retry.now();
+    const run = new UploadRun(options, requests, plan);
+    await run.sendAll();
+    await checkUnrequested(options, plan.partCount, run.digests);
+    return {
+        parts: plan.parts.length,
+        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+        retries: run.retries,
+        durationMs: options.retry.now() - started,
+        sha256: options.hash ? run.digests : undefined,
+    };
+}
+/**
+ * Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
+ * for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
+ * the SHA-256 of no bytes.
+ */
+async function checkUnrequested(options, partCount, digests) {
+    const unrequested = partCount.flatMap((count, f) => (count === 0 ? [f] : []));
+    await forEachLimited(unrequested, 16, async (f) => {
+        const file = options.files[f];
+        if (!isBytesFile(file)) {
+            const now = await lstatFile(file.absolutePath).catch((error) => {
+                throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
+            });
+            if (!isScannedFile(file, now)) {
+                throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
+            }
+            assertUnchanged(file, now);
+        }
+        if (options.hash)
+            digests[f] = (0,external_node_crypto_.hash)('sha256', '');
+    });
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload-site.ts
+// The deploy's third stage: the CDN site created, every part uploaded, the upload completed. A
+// cancelled upload is never completed: the site stays empty rather than half there.
+
+
+async function uploadSite(options) {
+    const { client, logger, files, signal } = options;
+    signal?.throwIfAborted();
+    const site = await client.createCdnSite(options.gameId, {
+        display_name: options.siteName,
+        files: fileDescriptors(files),
+    });
+    options.onSiteCreated({ siteId: site.site_id, uploadId: site.upload_id });
+    logger.info(`Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
+        `for ${files.length} files, up to ${options.concurrency} at a time`);
+    const upload = await uploadParts({
+        files,
+        hash: !options.manifest,
+        requests: site.presigned_requests,
+        dispatcher: options.dispatcher,
+        concurrency: options.concurrency,
+        retry: options.retry,
+        timeouts: options.timeouts,
+        logger,
+        progressIntervalMs: options.progressIntervalMs,
+        signal,
+        open: options.open,
+    });
+    const manifest = options.manifest ?? buildManifest(files, upload.sha256);
+    if (!options.manifest)
+        await options.onHashed(manifest);
+    signal?.throwIfAborted();
+    await client.completeUpload(site.upload_id);
+    logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${files.length} files`);
+    return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest };
+}
+
+;// CONCATENATED MODULE: ./src/deploy/rollback.ts
+// When a publish is not seen live within `verify-timeout`: `on-verify-failure` chooses between putting
+// the namespace back on the version it served before (rollback), failing as it is (fail), and a
+// warning (warn). Never a silent success.
+
+
+
+/** The deploy published a build its namespace's host did not serve within the bound. */
+class NotLiveError extends Error {
+    name = 'NotLiveError';
+    verification;
+    constructor(message, verification, options) {
+        super(message, options);
+        this.verification = verification;
+    }
+}
+function isNotLive(error) {
+    return error instanceof NotLiveError;
+}
+/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
+function notLiveAccount(seen) {
+    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
+    if (seen.mismatch?.permanent)
+        return `${seen.url} could not be checked: ${instead}`;
+    return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
+}
+/**
+ * A namespace that served another version before the publish is put back on it (the publish's
+ * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
+ * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ */
+async function rollBack(client, gameId, namespaceId, published, seen, logger) {
+    const previous = published.replacedVersionId;
+    if (!published.created || !previous || previous === published.versionId)
+        return undefined;
+    try {
+        await client.setNamespaceVersion(gameId, namespaceId, previous);
+    }
+    catch (error) {
+        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${previous}, which it served ` +
+            `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+    }
+    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
+    return previous;
+}
+/**
+ * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
+ * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ */
+function notLive(onFailure, seen, published, nameId, logger) {
+    const account = notLiveAccount(seen);
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (onFailure === 'warn') {
+        logger.warning(`Not seen live: ${account}. ${table_Input.OnVerifyFailure} is warn: the run succeeds with verified false, ` +
+            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+        return;
+    }
+    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
+    const after = seen.rolledBackTo !== undefined
+        ? `${Namespace} was put back on version ${seen.rolledBackTo}, which it served before.`
+        : onFailure === 'fail'
+            ? `${table_Input.OnVerifyFailure} is fail: ${namespace} stays on ${version}.`
+            : !published.created
+                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+    throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
+
 
 
 
@@ -54882,80 +56700,171 @@ function deployFailure(error) {
         : { error, partial: undefined };
 }
 /**
- * The deploy: collect and hash the files (nothing is created before every local check passed),
- * provision the namespace, create the CDN site, upload every part, complete the upload. A failure
- * past the local checks is thrown as a DeployError.
+ * The deploy, in stages: collect the files (nothing is created before every local check passed), plan
+ * the target (the namespace, and the version to publish, validated), upload the site, go live. Each
+ * stage returns what it did; the journal (the result) is written here alone, and a failure past the
+ * local checks carries it as a DeployError.
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
-    if (!inputs.path && !inputs.namespace && !inputs.namespaceId && !inputs.domain && !inputs.matchmaker) {
-        throw new errors_UsageError(`${constants_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-            `(${constants_Input.Namespace}, ${constants_Input.Domain}, ${constants_Input.LobbyCountMax}): nothing to do. Give ${constants_Input.Path}, the folder of the built site`);
-    }
-    const retry = retryPolicy({
-        retries: inputs.retries,
-        maxRetryAfterMs: inputs.maxRetryAfterMs,
+    const { transfer } = inputs;
+    // Its pool and client are made on first use: a dry run or a failed local check makes neither.
+    const run = openRun({
+        connection: inputs.connection,
+        logger,
+        requestTimeoutMs: transfer.requestTimeoutMs,
+        retries: transfer.retries,
+        maxRetryAfterMs: transfer.maxRetryAfterMs,
+        retry: deps.retry,
+        dispatcher: deps.dispatcher,
         signal: deps.signal,
-        ...deps.retry,
+        deadlineMs: deps.deadlineMs,
+        name: 'deploy',
     });
-    const { signal } = deps;
-    const started = retry.now();
+    const started = run.clock.now();
+    const finished = (journal) => Object.assign(journal, { durationMs: run.clock.now() - started });
+    try {
+        const site = await collect(inputs, deps);
+        run.signal.throwIfAborted();
+        const journal = startJournal(inputs, site);
+        const saveManifest = manifestSaver(journal, deps);
+        if (site?.manifest)
+            await saveManifest(site.manifest);
+        if (inputs.dryRun) {
+            await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, journal, logger)));
+            return finished(journal);
+        }
+        try {
+            await sendAndGoLive(inputs, run, site, journal, { ...deps, saveManifest });
+        }
+        catch (error) {
+            throw new DeployError(error, finished(journal));
+        }
+        return finished(journal);
+    }
+    finally {
+        await run.dispose();
+    }
+}
+/** The first stage, when there is a site: its files, how they are served, and the digest when needed now. */
+async function collect(inputs, deps) {
+    const { site, target } = inputs;
+    const { path: root } = site;
+    if (!root)
+        return undefined;
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
     // build; otherwise the files are hashed while they upload, from the same reads.
     const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined);
-    let files;
-    let manifest;
-    let serving;
-    let collected;
-    if (inputs.path) {
-        const root = inputs.path;
-        files = await logger.group('Collect files', async () => {
-            const found = await scanArtifacts({
-                root,
-                patterns: inputs.files,
-                glob: deps.glob,
-                includeHidden: inputs.includeHidden,
-                logger,
-                open: deps.open,
-                sizeLimit: {
-                    bytes: SITE_BYTES_LIMIT,
-                    message: (total) => `path: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-                },
-            });
-            collected = { fileCount: found.length, totalBytes: found.reduce((sum, f) => sum + f.size, 0) };
-            logger.info(`${found.length} files, ${formatBytes(collected.totalBytes)}`);
-            // What the engine needs, and the headers' routes, checked before anything is created.
-            serving = await planServing(found, inputs.webEngine, inputs.headers);
-            applyContentTypes(found, serving);
-            logServingPlan(serving, logger);
-            if (serving.routes.length && !inputs.publish) {
-                logger.info(`No version is published (${constants_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
-            }
-            if (digestFirst) {
-                manifest = buildManifest(found, await hashArtifacts(found, undefined, deps.open));
+    const publish = target.kind !== 'none' && target.publish;
+    return deps.logger.group('Collect files', () => collectSite({ ...site, path: root }, { ...deps, digestFirst, publish }));
+}
+/** Writes the manifest's file and records it in the journal. */
+function manifestSaver(journal, deps) {
+    const file = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
+    return async (manifest) => {
+        journal.manifest = manifest;
+        journal.manifestPath = await writeManifest(manifest, file);
+        deps.logger.info(`Manifest written to ${journal.manifestPath}`);
+    };
+}
+/** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
+async function sendAndGoLive(inputs, run, site, journal, deps) {
+    const { logger } = deps;
+    const onNamespace = (id) => {
+        journal.provisioned.namespaceId = id;
+        deps.onNamespace?.(id);
+    };
+    // Exactly the routes of the published version when there are any; none keeps the base version's.
+    const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined;
+    const targeted = hasTarget(inputs) ? inputs : undefined;
+    const planned = targeted &&
+        (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, onNamespace)));
+    if (planned)
+        journal.provisioned = planned.provisioned;
+    run.signal.throwIfAborted();
+    const reused = site && reusableSite(inputs, site, deps.previous, logger);
+    if (reused)
+        Object.assign(journal, reused);
+    else if (site) {
+        const uploaded = await logger.group('Upload', () => uploadSite({
+            ...deps,
+            client: run.client,
+            dispatcher: run.dispatcher,
+            retry: run.retry,
+            timeouts: run.timeouts,
+            signal: run.signal,
+            gameId: inputs.connection.gameId,
+            siteName: inputs.site.name,
+            files: site.files,
+            manifest: site.manifest,
+            concurrency: inputs.transfer.concurrency,
+            onSiteCreated: (created) => Object.assign(journal, created),
+            onHashed: async (manifest) => {
+                await deps.saveManifest(manifest);
                 logger.info(`Digest ${manifest.digest}`);
-            }
-            return found;
-        });
+            },
+        }));
+        Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true });
     }
-    checkMatchmakerConfig(inputs.matchmaker);
-    signal?.throwIfAborted();
-    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
-    const plannedParts = files?.length ?? 0;
-    const result = {
+    const plan = planned?.publishing;
+    const siteId = journal.siteId;
+    if (!targeted || !plan || !siteId)
+        return;
+    run.signal.throwIfAborted();
+    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace));
+    journal.provisioned = live.provisioned;
+    journal.published = live.published;
+    // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
+    // when the service names no CDN domain, and then not checked (go-live said so).
+    const { url } = live.published;
+    if (url)
+        await seeLive(targeted, run, journal, live.published, url, deps);
+}
+/**
+ * The stage after going live: the namespace's host fetched until it serves the build, and when it
+ * does not within verify-timeout, on-verify-failure's rollback, failure or warning.
+ */
+async function seeLive(inputs, run, journal, published, url, deps) {
+    const { manifest } = journal;
+    const { logger } = deps;
+    if (!inputs.verify.enabled || !manifest) {
+        logger.info(`Published at ${url} (not checked: ${manifest ? `${table_Input.Verify} is false` : 'no manifest'})`);
+        return;
+    }
+    const seen = await logger.group('Verify', () => verifyLive({
+        url,
+        manifest,
+        serving: journal.serving,
+        settings: inputs.verify,
+        run,
+        logger,
+        sleep: deps.sleep,
+    }));
+    journal.verification = seen;
+    if (seen.verified)
+        return;
+    const namespaceId = journal.provisioned.namespaceId;
+    if (inputs.verify.onFailure === 'rollback' && namespaceId)
+        seen.rolledBackTo = await rollBack(run.client, inputs.connection.gameId, namespaceId, published, seen, logger);
+    notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger);
+}
+/** What is known before anything is sent: what the run will do, and what it collected. */
+function startJournal(inputs, site) {
+    const { target } = inputs;
+    return {
         dryRun: inputs.dryRun,
         skipped: false,
-        siteName: inputs.siteName,
+        siteName: inputs.site.name,
         siteId: undefined,
         uploadId: undefined,
         provisioned: {
-            nameId: inputs.namespace?.nameId,
+            nameId: targetNameId(target),
             // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
             // that fails before must not report a namespace that may not exist as one a re-run reuses.
-            namespaceId: inputs.dryRun ? inputs.namespaceId : undefined,
+            namespaceId: inputs.dryRun && target.kind === 'id' ? target.namespaceId : undefined,
             namespaceCreated: false,
             // Known to be attached only once provisioning is done (a dry run plans it).
-            domain: inputs.dryRun ? inputs.domain : undefined,
+            domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
             matchmakerValidated: false,
         },
         manifest: undefined,
@@ -54963,205 +56872,39 @@ async function deploy(inputs, deps) {
         upload: undefined,
         uploadCompleted: false,
         published: undefined,
-        plannedParts,
+        // The service's answer decides the requests; for a CDN site it gives one PUT per file.
+        plannedParts: site?.fileCount ?? 0,
         durationMs: 0,
-        serving,
-        collected,
+        serving: site?.serving,
+        collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes },
     };
-    // Exactly the routes of the published version when there are any; none keeps the base version's.
-    const routes = serving?.routes.length ? cdnRoutes(serving.routes) : undefined;
-    const manifestFile = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
-    const saveManifest = async (complete) => {
-        result.manifest = complete;
-        result.manifestPath = await writeManifest(complete, manifestFile);
-        logger.info(`Manifest written to ${result.manifestPath}`);
-    };
-    if (manifest)
-        await saveManifest(manifest);
-    if (inputs.dryRun) {
-        await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, result, logger)));
-        result.durationMs = retry.now() - started;
-        return result;
-    }
-    const dispatcher = deps.dispatcher ?? createAgent();
-    try {
-        signal?.throwIfAborted();
-        const client = deployClient(inputs, dispatcher, logger, retry, signal);
-        const onNamespace = (id) => {
-            // Known before the deploy ends: a failure or cancellation later on still reports it.
-            result.provisioned.namespaceId = id;
-            deps.onNamespace?.(id);
-        };
-        let publishing;
-        if (inputs.namespace || inputs.namespaceId) {
-            await logger.group('Provision', async () => {
-                const { provisioned, located } = await provision(client, inputs, logger, {
-                    onNamespace,
-                    createLater: inputs.publish,
-                });
-                result.provisioned = provisioned;
-                if (!inputs.publish)
-                    return;
-                // Everything the new version needs is read and validated before anything is created.
-                const baseId = inputs.versionId ?? located.namespace?.version_id ?? chooseVersion(inputs, located.game).id;
-                const base = await readVersion(client, inputs.gameId, baseId);
-                const name = await versionName(client, inputs.gameId, inputs.siteName, located.game.versions);
-                await validateDeployVersion(client, inputs.gameId, name, base.config, routes);
-                logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
-                    `its config kept but for the site${routes ? ' and the routes' : ''}`);
-                logger.info(routesLine(base, routes));
-                publishing = {
-                    base,
-                    name,
-                    gameNameId: located.game.name_id,
-                    current: located.namespace?.version_id,
-                    routes,
-                };
-            });
-        }
-        signal?.throwIfAborted();
-        const previous = deps.previous;
-        if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
-            result.skipped = true;
-            result.uploadCompleted = true;
-            result.siteId = previous.siteId;
-            result.uploadId = previous.uploadId;
-            logger.info(`The files are unchanged since site ${previous.siteId}${previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''} ` +
-                `(digest ${manifest.digest}): no new site is created. Set skip-unchanged: false to upload anyway.`);
-        }
-        else if (files) {
-            const siteFiles = files;
-            await logger.group('Upload', async () => {
-                signal?.throwIfAborted();
-                const site = await client.createCdnSite(inputs.gameId, {
-                    display_name: inputs.siteName,
-                    files: fileDescriptors(siteFiles),
-                });
-                result.siteId = site.site_id;
-                result.uploadId = site.upload_id;
-                logger.info(`Created CDN site '${inputs.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-                    `for ${siteFiles.length} files, ` +
-                    `up to ${inputs.concurrency} at a time`);
-                result.upload = await uploadParts({
-                    files: siteFiles,
-                    hash: !manifest,
-                    requests: site.presigned_requests,
-                    dispatcher,
-                    concurrency: inputs.concurrency,
-                    retry,
-                    requestTimeoutMs: inputs.requestTimeoutMs,
-                    logger,
-                    progressIntervalMs: deps.progressIntervalMs,
-                    signal,
-                    open: deps.open,
-                });
-                if (!result.manifest) {
-                    await saveManifest(buildManifest(siteFiles, result.upload.sha256));
-                    logger.info(`Digest ${result.manifest.digest}`);
-                }
-                // A cancelled upload is never completed: the site stays empty rather than half there.
-                signal?.throwIfAborted();
-                await client.completeUpload(site.upload_id);
-                result.uploadCompleted = true;
-                logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${siteFiles.length} files`);
-            });
-        }
-        const plan = publishing;
-        if (plan && result.siteId) {
-            const siteId = result.siteId;
-            signal?.throwIfAborted();
-            result.published = await logger.group('Publish', () => publish(client, inputs, result, plan, siteId, logger, onNamespace));
-        }
-    }
-    catch (error) {
-        result.durationMs = retry.now() - started;
-        throw new DeployError(error, result);
-    }
-    finally {
-        // destroy(), not close(): a cancelled or failed run must not wait for requests still in flight.
-        if (!deps.dispatcher)
-            await (signal?.aborted ? dispatcher.destroy() : dispatcher.close());
-    }
-    result.durationMs = retry.now() - started;
-    return result;
 }
-/** The service client of a deploy (or a close): the inputs' connection, the run's retries and signal. */
-function deployClient(inputs, dispatcher, logger, retry, signal) {
-    return new ServiceClient({
-        baseUrl: inputs.apiUrl,
-        token: inputs.token,
-        dispatcher,
-        logger,
-        retry,
-        // An API call waits at least as long as the service's own 50 s handler timeout, and more.
-        requestTimeoutMs: Math.max(inputs.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-        signal,
-    });
-}
-/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
-function routesLine(base, routes) {
-    const baseRoutes = base.config.cdn?.routes ?? [];
-    const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
-    return routes
-        ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-        : `No routes computed (no web engine's needs, no ${constants_Input.Headers}): it keeps the base version's ${had}`;
-}
-/**
- * Makes the version of the new site from the base version and publishes it: to the namespace, or as
- * the first version of a namespace this run creates. A namespace that already serves a version of
- * this site (a re-run of an unchanged build) is left as it is.
- */
-async function publish(client, inputs, result, plan, siteId, logger, onNamespace) {
-    const { provisioned } = result;
-    const url = namespaceUrl(inputs.cdnDomain, plan.gameNameId, provisioned.nameId ?? '', inputs.domain);
-    const existing = provisioned.namespaceId;
-    if (existing &&
-        plan.current === plan.base.version_id &&
-        plan.base.config.cdn?.site_id === siteId &&
-        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))) {
-        logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
-        logger.info(`Live at ${url}`);
-        return {
-            versionId: plan.base.version_id,
-            versionName: plan.base.display_name,
-            replacedVersionId: plan.current,
-            created: false,
-            url,
-        };
-    }
-    const created = await createVersion(client, inputs.gameId, plan.name, deployConfig(plan.base.config, siteId, plan.routes), logger);
-    logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
-    if (existing) {
-        await client.setNamespaceVersion(inputs.gameId, existing, created.versionId);
-        logger.info(`Published version '${created.displayName}' to namespace ${provisioned.nameId} (${existing})`);
-    }
-    else {
-        await createNamespaceOn(client, inputs, { id: created.versionId, description: `'${created.displayName}' (${created.versionId})` }, provisioned, logger, onNamespace);
-    }
-    logger.info(`Live at ${url}`);
-    return {
-        versionId: created.versionId,
-        versionName: created.displayName,
-        replacedVersionId: plan.current,
-        created: true,
-        url,
-    };
+/** The last completed site of this preview, when the files are the same (skip-unchanged). */
+function reusableSite(inputs, site, previous, logger) {
+    const { manifest } = site;
+    if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest)
+        return;
+    const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : '';
+    logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+        'no new site is created. Set skip-unchanged: false to upload anyway.');
+    return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId };
 }
 function logPlan(inputs, result, logger) {
-    if (inputs.namespace)
-        logger.info(`Would use namespace ${inputs.namespace.nameId}, or create it when the game has none of that name`);
-    else if (inputs.namespaceId)
-        logger.info(`Would check that namespace ${inputs.namespaceId} is in the game`);
-    if (inputs.domain)
-        logger.info(`Would add domain ${inputs.domain} unless the namespace has it`);
-    if (inputs.matchmaker)
+    const { target } = inputs;
+    if (target.kind === 'name')
+        logger.info(`Would use namespace ${target.nameId}, or create it when the game has none of that name`);
+    else if (target.kind === 'id')
+        logger.info(`Would check that namespace ${target.namespaceId} is in the game`);
+    if (target.kind === 'none')
+        return logSitePlan(inputs, result, logger);
+    if (target.domain)
+        logger.info(`Would add domain ${target.domain} unless the namespace has it`);
+    if (target.matchmaker)
         logger.info('Would validate the matchmaker config with the service');
-    if (result.manifest) {
-        logger.info(`Would create CDN site '${inputs.siteName}' with ${result.manifest.fileCount} files ` +
-            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
-    }
-    if (inputs.publish) {
-        const base = inputs.versionId ?? "the namespace's current version (the game's latest for a new namespace)";
+    logSitePlan(inputs, result, logger);
+    if (target.publish) {
+        const base = target.versionId ??
+            "the namespace's current version (for a new namespace: what prod serves, else the game's latest)";
         const routes = result.serving?.routes.length;
         logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
             (routes
@@ -55169,9 +56912,17 @@ function logPlan(inputs, result, logger) {
                 : ', its routes kept'));
     }
 }
+function logSitePlan(inputs, result, logger) {
+    if (result.manifest) {
+        logger.info(`Would create CDN site '${inputs.site.name}' with ${result.manifest.fileCount} files ` +
+            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
 
 
 
@@ -55194,7 +56945,9 @@ function deployOutputs(result) {
         [Output.Manifest]: result.manifestPath ?? null,
         [Output.VersionId]: result.published?.versionId ?? null,
         [Output.Url]: result.published?.url ?? null,
+        [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
+        [Output.Verified]: result.verification?.verified ?? false,
     };
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
@@ -55288,12 +57041,26 @@ function rerunText(result, error) {
         sentences.push(`Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
             'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.');
     }
+    if (isNotLive(error))
+        sentences.push(notLiveRerun(error.verification));
     const fix = inputToFix(error);
     if (fix)
         sentences.push(fix);
     else if (sentences.length === 0)
         sentences.push('A re-run starts over: nothing this run did is in its way.');
     return sentences.join(' ');
+}
+/** What a re-run does after a publish that was not seen live. */
+function notLiveRerun(seen) {
+    const now = seen.rolledBackTo
+        ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
+        : '';
+    if (seen.mismatch?.permanent) {
+        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${table_Input.CdnDomain} first.`;
+    }
+    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${table_Input.VerifyTimeout} ` +
+        `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
+        `a longer ${table_Input.VerifyTimeout} helps only when the CDN is slow, not when it serves something else.`);
 }
 /**
  * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
@@ -55334,7 +57101,7 @@ function resultRows(result, failed) {
     else if (provisioned.nameId) {
         rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
     }
-    if (provisioned.domain)
+    if (provisioned.domain && !result.published?.domain)
         rows.push(['Domain', provisioned.domain]);
     if (provisioned.matchmakerValidated)
         rows.push(['Matchmaker config', 'valid']);
@@ -55374,7 +57141,7 @@ function resultRows(result, failed) {
         else if (published.replacedVersionId)
             version.push(' (replaced ', { code: published.replacedVersionId }, ')');
         rows.push(['Version', version]);
-        rows.unshift(['URL', published.url]);
+        rows.unshift(...whereRows(published), ['Live', liveCell(result)]);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -55388,6 +57155,37 @@ function resultRows(result, failed) {
     }
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
+}
+/** Where the build is served: an active custom domain first, then the namespace's own host. */
+function whereRows(published) {
+    const { domain, url } = published;
+    const host = [
+        'URL',
+        url ?? `unknown: the service names no CDN domain (set ${table_Input.CdnDomain})`,
+    ];
+    if (!domain)
+        return [host];
+    if (domain.status === 'active')
+        return [['Domain', `${domain.url} (active)`], host];
+    const needs = domain.status === 'pending'
+        ? [
+            'pending: create a CNAME record ',
+            { code: domain.name },
+            ' → ',
+            { code: domain.cnameTarget ?? "the namespace's host name" },
+        ]
+        : [`${domain.status}: it does not serve the build`];
+    return [host, ['Domain', [`${domain.name} `, ...needs]]];
+}
+/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
+function liveCell(result) {
+    const seen = result.verification;
+    if (!seen)
+        return `not checked (${table_Input.Verify} is false)`;
+    if (seen.verified)
+        return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`;
+    const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
+    return `not seen live: ${notLiveAccount(seen)}${back}`;
 }
 /** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
@@ -55405,7 +57203,9 @@ function closeOutputs(result) {
         [Output.Manifest]: null,
         [Output.VersionId]: result.versionId ?? null,
         [Output.Url]: result.url ?? null,
+        [Output.DomainStatus]: null,
         [Output.Skipped]: false,
+        [Output.Verified]: false,
     };
 }
 /** What closing a preview did. */
@@ -55446,23 +57246,27 @@ function closeReport(result) {
 
 
 
-
-
-
 /** The name of the closed page's version: one per pull request, so a second close finds it live. */
 function closedVersionName(nameId, pullRequest) {
     return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
 }
 async function closePreview(inputs, deps) {
     const { logger } = deps;
-    const retry = retryPolicy({
-        retries: inputs.retries,
-        maxRetryAfterMs: inputs.maxRetryAfterMs,
+    const { target, transfer } = inputs;
+    const { gameId } = inputs.connection;
+    const run = openRun({
+        connection: inputs.connection,
+        logger,
+        requestTimeoutMs: transfer.requestTimeoutMs,
+        retries: transfer.retries,
+        maxRetryAfterMs: transfer.maxRetryAfterMs,
+        retry: deps.retry,
+        dispatcher: deps.dispatcher,
         signal: deps.signal,
-        ...deps.retry,
+        deadlineMs: deps.deadlineMs,
+        name: 'close',
     });
-    const dispatcher = deps.dispatcher ?? createAgent();
-    const result = {
+    const nothing = {
         namespace: undefined,
         alreadyClosed: false,
         siteId: undefined,
@@ -55471,85 +57275,79 @@ async function closePreview(inputs, deps) {
         url: undefined,
     };
     try {
-        const client = deployClient(inputs, dispatcher, logger, retry, deps.signal);
-        const { game } = await client.getGame(inputs.gameId);
-        const namespace = game.namespaces.find((ns) => inputs.namespaceId ? ns.namespace_id === inputs.namespaceId : ns.name_id === inputs.namespace?.nameId);
+        const { client } = run;
+        const { game } = await client.getGame(gameId);
+        const namespace = game.namespaces.find((ns) => target.kind === 'id' ? ns.namespace_id === target.namespaceId : ns.name_id === target.nameId);
         if (!namespace) {
-            logger.info(`The game has no namespace ${inputs.namespace?.nameId ?? inputs.namespaceId}: this preview was never deployed, nothing to close`);
-            return result;
+            const named = target.kind === 'id' ? target.namespaceId : target.nameId;
+            logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`);
+            return nothing;
         }
-        result.namespace = namespace;
-        result.url = namespaceUrl(inputs.cdnDomain, game.name_id, namespace.name_id);
+        const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
+        const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
         const name = closedVersionName(namespace.name_id, deps.pullRequest);
-        const current = await readVersion(client, inputs.gameId, namespace.version_id);
-        if (current.display_name === name) {
-            result.alreadyClosed = true;
-            result.versionId = current.version_id;
-            result.siteId = current.config.cdn?.site_id;
-            logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${name}')`);
-        }
-        else {
-            await logger.group('Publish the closed page', async () => {
-                const file = await closedPage(deps.tempDir, deps.pullRequest);
-                const site = await client.createCdnSite(inputs.gameId, {
-                    display_name: name,
-                    files: fileDescriptors([file]),
-                });
-                result.siteId = site.site_id;
-                await uploadParts({
-                    files: [file],
-                    requests: site.presigned_requests,
-                    hash: false,
-                    dispatcher,
-                    concurrency: 1,
-                    retry,
-                    requestTimeoutMs: inputs.requestTimeoutMs,
-                    logger,
-                    signal: deps.signal,
-                });
-                await client.completeUpload(site.upload_id);
-                const created = await createVersion(client, inputs.gameId, name, deployConfig(current.config, site.site_id), logger);
-                result.versionId = created.versionId;
-                await client.setNamespaceVersion(inputs.gameId, namespace.namespace_id, created.versionId);
-                logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
-                    `it served version '${current.display_name}' (${current.version_id})`);
-            });
-        }
-        if (inputs.domain) {
-            const { namespace: detail } = await client.getNamespace(inputs.gameId, namespace.namespace_id);
-            if (detail.config.cdn.domains.some((entry) => entry.domain === inputs.domain)) {
-                await client.removeNamespaceDomain(inputs.gameId, namespace.namespace_id, inputs.domain);
-                result.domainRemoved = inputs.domain;
-                logger.info(`Removed domain ${inputs.domain} from namespace ${namespace.name_id}: it is free again`);
-            }
-            else {
-                logger.info(`Namespace ${namespace.name_id} does not hold domain ${inputs.domain}: nothing to remove`);
-            }
-        }
-        return result;
+        const current = await readVersion(client, gameId, namespace.version_id);
+        const page = current.display_name === name
+            ? alreadyClosed(current, namespace, logger)
+            : await logger.group('Publish the closed page', () => publishClosedPage(run, gameId, namespace, current, name, deps.pullRequest));
+        const domainRemoved = target.domain
+            ? await freeDomain(client, gameId, namespace, target.domain, logger)
+            : undefined;
+        return { ...nothing, namespace, url, ...page, domainRemoved };
     }
     finally {
-        if (!deps.dispatcher)
-            await (deps.signal?.aborted ? dispatcher.destroy() : dispatcher.close());
+        await run.dispose();
     }
 }
-/** The closed page: the pull request's number, no build content. */
-async function closedPage(dir, pullRequest) {
+function alreadyClosed(current, namespace, logger) {
+    logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${current.display_name}')`);
+    return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
+}
+/** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
+async function publishClosedPage(run, gameId, namespace, current, name, pullRequest) {
+    const { client, logger } = run;
+    const file = closedPage(pullRequest);
+    const site = await client.createCdnSite(gameId, {
+        display_name: name,
+        files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
+    });
+    await uploadParts({
+        files: [file],
+        requests: site.presigned_requests,
+        hash: false,
+        dispatcher: run.dispatcher,
+        concurrency: 1,
+        retry: run.retry,
+        timeouts: run.timeouts,
+        logger,
+        signal: run.signal,
+    });
+    await client.completeUpload(site.upload_id);
+    const config = deployConfig(current.config, site.site_id);
+    const created = await createVersion(client, gameId, name, config, logger);
+    await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId);
+    logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
+        `it served version '${current.display_name}' (${current.version_id})`);
+    return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
+}
+/** Removes the domain from the namespace when it holds it; the domain removed, if any. */
+async function freeDomain(client, gameId, namespace, domain, logger) {
+    const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id);
+    if (!detail.config.cdn.domains.some((entry) => entry.domain === domain)) {
+        logger.info(`Namespace ${namespace.name_id} does not hold domain ${domain}: nothing to remove`);
+        return undefined;
+    }
+    await client.removeNamespaceDomain(gameId, namespace.namespace_id, domain);
+    logger.info(`Removed domain ${domain} from namespace ${namespace.name_id}: it is free again`);
+    return domain;
+}
+/** The closed page: the pull request's number, no build content, sent from memory. */
+function closedPage(pullRequest) {
     const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`;
     const html = '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
         `<h1>Preview closed</h1>\n<p>${escapeHtml(what)} was closed: its build is no longer served here.</p>\n</html>\n`;
-    const absolutePath = external_node_path_default().join(dir, `gamehost-closed-${process.pid}.html`);
-    await (0,promises_.writeFile)(absolutePath, html);
-    const stats = await (0,promises_.stat)(absolutePath);
-    return {
-        path: 'index.html',
-        absolutePath,
-        size: stats.size,
-        mtimeMs: stats.mtimeMs,
-        dev: stats.dev,
-        ino: stats.ino,
-        contentType: contentTypeOf('index.html'),
-    };
+    const bytes = Buffer.from(html);
+    return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html'), bytes };
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/errors.ts
@@ -55613,6 +57411,10 @@ const ERROR_KINDS = {
         doc: 'The domain is not valid: 1 to 255 characters of a-z, 0-9, "." and "-", without protocol or path.',
     },
     CDN_TOO_MANY_DOMAINS: { status: 400, doc: 'The namespace already has the maximum of 10 domains.' },
+    CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP: {
+        status: 400,
+        doc: 'The team already holds 10 custom domains pending verification. Point their DNS (CNAME) at their namespaces, or remove some, before adding another.',
+    },
     CLOUD_HOSTNAME_TAKEN: {
         status: 400,
         doc: 'Another namespace (or another customer) holds this domain. A domain this namespace already has is answered 500 ERROR instead.',
@@ -55677,6 +57479,30 @@ const listGameCustomAvatars = {
         // Newest first, as the real service lists them.
         const avatars = [...requireGame(context).avatars].sort((a, b) => Date.parse(b.create_ts) - Date.parse(a.create_ts));
         return { custom_avatars: avatars };
+    },
+};
+
+;// CONCATENATED MODULE: ./src/emulator/routes/bootstrap.ts
+// GET /cloud/bootstrap: what the service says about itself, its CDN domain above all (the official
+// client builds a namespace's URL from `domains.cdn` rather than assuming one).
+const getBootstrap = {
+    method: 'GET',
+    pattern: '/cloud/bootstrap',
+    handle(context) {
+        const { baseUrl, options } = context.core;
+        const api = new URL(baseUrl);
+        // A bare domain, as the real service answers: a client serves it with the API's scheme and port
+        // when the API is not https on 443 (resolveCdnDomain).
+        const cdn = options.bootstrapCdnDomain === undefined ? options.cdnDomain : options.bootstrapCdnDomain;
+        return {
+            cluster: 'oss',
+            access: 'public',
+            domains: { main: api.host, ...(cdn === null ? {} : { cdn }), job: `job.${options.cdnDomain}` },
+            origins: { hub: baseUrl },
+            captcha: {},
+            login_methods: { access_token: true, email: false },
+            deploy_hash: 'gamehost-emulator',
+        };
     },
 };
 
@@ -55788,14 +57614,17 @@ function numberField(body, field) {
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/routes/cdn-sites.ts
-// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers one presigned PUT per
-// file (per part when the emulator's multipartThreshold asks for parts).
+// POST /cloud/games/{game_id}/cdn/sites: registers a site's files and answers presigned PUTs as the
+// service does since v24.6: one PutObject per file under multipartThreshold (5 MiB), one UploadPart
+// per 100 MiB part of a larger file.
 
 
 
 
-/** X-Amz-Expires of every CDN upload URL: 1 hour, for one PUT per file and for parts alike. */
+/** X-Amz-Expires of a whole file's PutObject URL: 1 hour. */
 const URL_LIFETIME_S = 3600;
+/** X-Amz-Expires of a multipart upload's UploadPart URL: 6 hours. */
+const PART_URL_LIFETIME_S = 6 * 3600;
 const createGameCdnSite = {
     method: 'POST',
     pattern: '/cloud/games/:game_id/cdn/sites',
@@ -55817,19 +57646,26 @@ const createGameCdnSite = {
             const file = files[part.fileIndex];
             if (!file)
                 throw internalError();
+            const multipart = file.content_length >= options.multipartThreshold;
             const url = await signer.url(storeUrl, {
                 uploadId: site.uploadId,
                 partIndex: part.index,
-                multipart: file.content_length >= options.multipartThreshold,
+                multipart,
                 path: part.path,
                 contentLength: part.contentLength,
-                contentType: file.content_type,
+                // A part's content type was set when its multipart upload was created: it is not signed.
+                contentType: multipart ? undefined : file.content_type,
                 signedAt: now,
-                expiresIn: URL_LIFETIME_S,
+                expiresIn: multipart ? PART_URL_LIFETIME_S : URL_LIFETIME_S,
             });
             return { path: part.path, url, byte_offset: part.byteOffset, content_length: part.contentLength };
         }));
-        return { site_id: site.siteId, upload_id: site.uploadId, presigned_requests: presignedRequests };
+        const answer = {
+            site_id: site.siteId,
+            upload_id: site.uploadId,
+            presigned_requests: presignedRequests,
+        };
+        return answer;
     },
 };
 /**
@@ -56004,10 +57840,509 @@ function matchPattern(pattern, segments) {
     return params;
 }
 
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+;// CONCATENATED MODULE: ./src/emulator/version-rules.ts
+// The rules of game versions the emulator enforces (shared/service-behaviour.md, "Namespaces and sites
+// going live"), read from the service's source: what a version config turns into, which error paths
+// its validation reports, what storage refuses, and which CDN route applies to a path. Pure.
+
+
+const CDN_ROUTES_MAX = 32;
+const CDN_MIDDLEWARES_MAX = 32;
+/** custom_headers middlewares a route may have before the next one is `not-unique`. */
+const CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX = 2;
+const CDN_HEADERS_MAX = 32;
+const GAME_MODES_MAX = 32;
+const GAME_MODE_MAX_PLAYERS = 256;
+/** What the service fills in for a game mode that names no max_players, and no tier. */
+const DEFAULT_MAX_PLAYERS = 32;
+const DEFAULT_TIER = 'basic-1d1';
+const REGIONS_CHECKED = 64;
+/**
+ * The route the CDN applies to a request path: of the first 10 routes, the highest-priority one whose
+ * glob matches (the first of equals). The path is the one requested, before `index.html` is added.
+ */
+function routeForPath(routes, path) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((chosen === undefined || route.priority > chosen.priority) && globMatches(route.glob, path)) {
+            chosen = route;
+        }
+    }
+    return chosen;
+}
+/** Every header a route's custom_headers middlewares add, in order. */
+function routeHeaders(route) {
+    return route.middlewares.flatMap((middleware) => middleware.kind.custom_headers?.headers ?? []);
+}
+/**
+ * Indices of the routes the service cannot store: its table holds one header per version and glob,
+ * so a route with two or more headers (in one middleware or several) passes validation but fails the
+ * creation with a 500, after the version's name was taken; so does a `custom_headers` middleware with
+ * no header. A route without middlewares is not stored at all (it is not answered when the version
+ * is read).
+ */
+function unstorableRoutes(config) {
+    return (config.cdn?.routes ?? []).flatMap((route, index) => {
+        const emptyHeaders = route.middlewares.some((m) => m.kind.custom_headers?.headers.length === 0);
+        return routeHeaders(route).length > 1 || emptyHeaders ? [index] : [];
+    });
+}
+class Fault extends Error {
+}
+function nonNegative(value, field) {
+    if (typeof value === 'number' && value < 0)
+        throw new Fault(`\`${field}\` out of bounds`);
+    return value;
+}
+/**
+ * The lobby groups the service makes of a matchmaker config. When `lobby_groups` is present (even
+ * empty) it wins and `game_modes` is ignored: `listable`, `taggable`, `allow_dynamic_max_players`
+ * and `actions` then take their defaults (true, false, false, none), so a config read back (which
+ * answers both forms) and posted unchanged loses them. A game mode inherits what it leaves out from
+ * the matchmaker's own `regions`, `max_players*`, `docker`, `tier` and `idle_lobbies`.
+ * A negative number is a fault: MATCHMAKER_INVALID_VERSION_CONFIG.
+ */
+function lobbyGroupsOf(matchmaker) {
+    try {
+        const groups = matchmaker.lobby_groups
+            ? matchmaker.lobby_groups.map(fromLobbyGroup)
+            : Object.entries(matchmaker.game_modes ?? {}).map(([name, mode]) => fromGameMode(name, mode, matchmaker));
+        if (matchmaker.captcha) {
+            nonNegative(matchmaker.captcha.requests_before_reverify, 'requests_before_reverify');
+            nonNegative(matchmaker.captcha.verification_ttl, 'verification_ttl');
+        }
+        return { groups };
+    }
+    catch (error) {
+        if (!(error instanceof Fault))
+            throw error;
+        return { fault: { code: 'MATCHMAKER_INVALID_VERSION_CONFIG', message: error.message } };
+    }
+}
+function fromGameMode(name, mode, matchmaker) {
+    const normal = mode.max_players ?? matchmaker.max_players ?? DEFAULT_MAX_PLAYERS;
+    const direct = mode.max_players_direct ?? matchmaker.max_players_direct ?? normal;
+    const party = mode.max_players_party ?? matchmaker.max_players_party ?? normal;
+    nonNegative(normal, 'max_players');
+    nonNegative(direct, 'max_players_direct');
+    nonNegative(party, 'max_players_party');
+    const group = {
+        name_id: name,
+        regions: [],
+        max_players_normal: normal,
+        max_players_direct: direct,
+        max_players_party: party,
+        listable: mode.listable ?? true,
+        taggable: mode.taggable ?? false,
+        allow_dynamic_max_players: mode.allow_dynamic_max_players ?? false,
+    };
+    const docker = mode.docker ?? matchmaker.docker;
+    if (docker) {
+        // The env of both levels is merged (the game mode's wins); the rest comes whole from one of them.
+        const env = { ...matchmaker.docker?.env, ...mode.docker?.env };
+        group.runtime = {
+            docker: {
+                ...(docker.image_id ? { build_id: docker.image_id } : {}),
+                args: docker.args ?? [],
+                env_vars: Object.entries(env).map(([key, value]) => ({ key, value })),
+                network_mode: docker.network_mode ?? 'bridge',
+                ports: Object.entries(docker.ports ?? {}).map(([label, port]) => ({
+                    label,
+                    ...version_rules_optional('target_port', nonNegative(port.port, 'port')),
+                    ...version_rules_optional('port_range', port.port_range && portRange(port.port_range)),
+                    proxy_protocol: port.protocol ?? 'https',
+                    proxy_kind: port.proxy ?? 'game_guard',
+                })),
+            },
+        };
+    }
+    group.regions = Object.entries(mode.regions ?? matchmaker.regions ?? {}).map(([regionName, region]) => {
+        const idle = region.idle_lobbies ?? mode.idle_lobbies ?? matchmaker.idle_lobbies;
+        return {
+            region: { name_id: regionName },
+            tier_name_id: region.tier ?? mode.tier ?? matchmaker.tier ?? DEFAULT_TIER,
+            ...version_rules_optional('idle_lobbies', idle && {
+                min_idle_lobbies: nonNegative(idle.min, 'idle_lobbies.min'),
+                max_idle_lobbies: nonNegative(idle.max, 'idle_lobbies.max'),
+            }),
+        };
+    });
+    if (mode.actions) {
+        const { find, join, create } = mode.actions;
+        group.actions = {
+            ...version_rules_optional('find', find && action(find)),
+            ...version_rules_optional('join', join && action(join)),
+            ...version_rules_optional('create', create && {
+                ...action(create),
+                enable_public: create.enable_public ?? false,
+                enable_private: create.enable_private ?? true,
+                ...version_rules_optional('max_lobbies_per_identity', nonNegative(create.max_lobbies_per_identity, 'actions.create.max_lobbies_per_identity')),
+            }),
+        };
+    }
+    return group;
+}
+function fromLobbyGroup(group) {
+    nonNegative(group.max_players_normal, 'max_players');
+    nonNegative(group.max_players_direct, 'max_players_direct');
+    nonNegative(group.max_players_party, 'max_players_party');
+    const regions = group.regions.map((region) => ({
+        region: { region_id: region.region_id },
+        tier_name_id: region.tier_name_id,
+        ...version_rules_optional('idle_lobbies', region.idle_lobbies && {
+            min_idle_lobbies: nonNegative(region.idle_lobbies.min_idle_lobbies, 'min_idle_lobbies'),
+            max_idle_lobbies: nonNegative(region.idle_lobbies.max_idle_lobbies, 'max_idle_lobbies'),
+        }),
+    }));
+    const docker = group.runtime.docker;
+    return {
+        name_id: group.name_id,
+        regions,
+        max_players_normal: group.max_players_normal,
+        max_players_direct: group.max_players_direct,
+        max_players_party: group.max_players_party,
+        // The legacy form has no place for these: the service sets its defaults.
+        listable: true,
+        taggable: false,
+        allow_dynamic_max_players: false,
+        runtime: docker
+            ? {
+                docker: {
+                    ...(docker.build_id ? { build_id: docker.build_id } : {}),
+                    args: docker.args,
+                    env_vars: docker.env_vars.map(({ key, value }) => ({ key, value })),
+                    network_mode: docker.network_mode ?? 'bridge',
+                    ports: docker.ports.map((port) => ({
+                        label: port.label,
+                        ...version_rules_optional('target_port', nonNegative(port.target_port, 'target_port')),
+                        ...version_rules_optional('port_range', port.port_range && portRange(port.port_range)),
+                        proxy_protocol: port.proxy_protocol,
+                        proxy_kind: port.port_range ? 'none' : 'game_guard',
+                    })),
+                },
+            }
+            : {},
+    };
+}
+function portRange(range) {
+    return { min: nonNegative(range.min, 'port_range.min'), max: nonNegative(range.max, 'port_range.max') };
+}
+function action(config) {
+    return {
+        enabled: config.enabled,
+        identity_requirement: config.identity_requirement ?? 'none',
+        ...version_rules_optional('verification', config.verification),
+    };
+}
+/** `{ [key]: value }`, or nothing when the value is null or undefined. */
+function version_rules_optional(key, value) {
+    return value === null || value === undefined ? {} : { [key]: value };
+}
+/**
+ * What the service refuses while it converts a config, before validation, in its order: a negative
+ * route priority (500), a negative matchmaker number (400 MATCHMAKER_INVALID_VERSION_CONFIG), a
+ * middleware without a kind among the routes and middlewares validation reads (500).
+ */
+function versionConfigFault(config) {
+    const routes = config.cdn?.routes ?? [];
+    if (routes.some((route) => route.priority < 0))
+        return { code: 'ERROR' };
+    if (config.matchmaker) {
+        const converted = lobbyGroupsOf(config.matchmaker);
+        if ('fault' in converted)
+            return converted.fault;
+    }
+    const kindless = routes
+        .slice(0, CDN_ROUTES_MAX)
+        .some((route) => route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).some((m) => !m.kind.custom_headers));
+    return kindless ? { code: 'ERROR' } : undefined;
+}
+/**
+ * Error suffixes of a version display name: 1 to 128 bytes, single inner spaces only. The service's
+ * whitespace check has the length in it, so a name too short or too long is `invalid` as well.
+ */
+function versionDisplayNameProblems(displayName) {
+    const problems = displayNameProblems(displayName, DISPLAY_NAME_MAX_BYTES);
+    if (problems[0] === 'too-short' || problems[0] === 'too-long')
+        problems.push('invalid');
+    return problems;
+}
+/**
+ * The error paths the service's version validation reports, in its order: the display name (and
+ * its uniqueness in the game), the `cdn` section, the matchmaker (which must be there, with 1 to 32
+ * game modes of 1 to 256 players, each with a docker runtime naming its build). Call
+ * versionConfigFault first: a config with a fault never reaches validation. Indices in paths are strings.
+ */
+function versionProblems(input) {
+    const errors = versionDisplayNameProblems(input.displayName).map((problem) => [
+        'display-name',
+        problem,
+    ]);
+    if ([...input.takenDisplayNames].includes(input.displayName))
+        errors.push(['display-name', 'not-unique']);
+    const { cdn, matchmaker } = input.config;
+    if (cdn)
+        errors.push(...cdnProblems(cdn));
+    if (matchmaker)
+        errors.push(...matchmakerProblems(matchmaker, input.regions));
+    else
+        errors.push(['config', 'matchmaker', 'missing']);
+    return errors;
+}
+/** The error paths of a `cdn` section (part of versionProblems), for a client that changes only it. */
+function cdnProblems(cdn) {
+    const errors = [];
+    // The service does not check that the site is the game's (creation does).
+    if (!cdn.site_id)
+        errors.push(['config', 'cdn', 'no-site-id']);
+    const routes = cdn.routes ?? [];
+    if (routes.length > CDN_ROUTES_MAX)
+        errors.push(['config', 'cdn', 'routes-meta', 'too-many']);
+    const globs = new Set();
+    for (const [routeIndex, route] of routes.slice(0, CDN_ROUTES_MAX).entries()) {
+        const at = ['config', 'cdn', 'routes', String(routeIndex)];
+        const tokens = parseGlob(route.glob) ?? [];
+        const glob = globToString(tokens);
+        if (tokens.length === 0)
+            errors.push([...at, 'glob', 'invalid']);
+        else if (globs.has(glob))
+            errors.push([...at, 'glob', 'not-unique']);
+        else
+            globs.add(glob);
+        if (route.priority > CDN_PRIORITY_MAX)
+            errors.push([...at, 'priority', 'too-high']);
+        else if (route.priority < 0)
+            errors.push([...at, 'priority', 'too-low']);
+        if (route.middlewares.length > CDN_MIDDLEWARES_MAX)
+            errors.push([...at, 'middlewares-meta', 'too-many']);
+        let customHeaders = 0;
+        for (const [middlewareIndex, middleware] of route.middlewares.slice(0, CDN_MIDDLEWARES_MAX).entries()) {
+            const headersMiddleware = middleware.kind.custom_headers;
+            if (!headersMiddleware)
+                continue;
+            const atMiddleware = [...at, 'middlewares', String(middlewareIndex)];
+            if (customHeaders >= CDN_CUSTOM_HEADERS_MIDDLEWARES_MAX)
+                errors.push([...atMiddleware, 'not-unique']);
+            else
+                customHeaders++;
+            const { headers } = headersMiddleware;
+            if (headers.length > CDN_HEADERS_MAX) {
+                errors.push([...atMiddleware, 'custom-headers', 'headers-meta', 'too-many']);
+            }
+            for (const [headerIndex, header] of headers.slice(0, CDN_HEADERS_MAX).entries()) {
+                const atHeader = [...atMiddleware, 'custom-headers', 'headers', String(headerIndex)];
+                const nameBytes = Buffer.byteLength(header.name, 'utf8');
+                if (nameBytes === 0)
+                    errors.push([...atHeader, 'name', 'invalid']);
+                else if (nameBytes > CDN_HEADER_NAME_MAX_BYTES)
+                    errors.push([...atHeader, 'name', 'too-long']);
+                if (Buffer.byteLength(header.value, 'utf8') > CDN_HEADER_VALUE_MAX_BYTES) {
+                    errors.push([...atHeader, 'value', 'too-long']);
+                }
+            }
+        }
+    }
+    return errors;
+}
+function matchmakerProblems(matchmaker, regions) {
+    const converted = lobbyGroupsOf(matchmaker);
+    if ('fault' in converted)
+        return [];
+    const { groups } = converted;
+    const errors = [];
+    if (groups.length === 0)
+        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-few']);
+    else if (groups.length > GAME_MODES_MAX)
+        errors.push(['config', 'matchmaker', 'game-modes-meta', 'too-many']);
+    for (const group of groups.slice(0, GAME_MODES_MAX)) {
+        const at = ['config', 'matchmaker', 'game-modes', `*${group.name_id}*`];
+        for (const [field, value] of [
+            ['max-players-normal', group.max_players_normal],
+            ['max-players-direct', group.max_players_direct],
+            ['max-players-party', group.max_players_party],
+        ]) {
+            if (value === 0)
+                errors.push([...at, 'player-counts', field, 'too-low']);
+            else if (value > GAME_MODE_MAX_PLAYERS)
+                errors.push([...at, 'player-counts', field, 'too-high']);
+        }
+        if (regions) {
+            for (const [regionIndex, { region }] of group.regions.slice(0, REGIONS_CHECKED).entries()) {
+                const known = regions.some((candidate) => 'name_id' in region
+                    ? candidate.name_id === region.name_id
+                    : candidate.region_id === region.region_id);
+                if (!known)
+                    errors.push([...at, 'regions', String(regionIndex), 'invalid']);
+            }
+        }
+        const docker = group.runtime?.docker;
+        if (!docker)
+            errors.push([...at, 'no-runtime']);
+        else if (docker.build_id === undefined)
+            errors.push([...at, 'no-build']);
+    }
+    return errors;
+}
+
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: ./src/emulator/static-sites.ts
+// GET/HEAD /_sites/{site_id}/{path}: the files of completed sites, as a browser would get them. The
+// namespaces' live sites (served by Host, see cdn-hosts.ts) are answered the same way.
+
+
+
+const SITES_PREFIX = '/_sites/';
+const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+/** `segments` are the decoded path segments after '_sites': the site id, then the file path. */
+async function serveSiteFile(core, req, res, segments) {
+    const [siteId = '', ...pathSegments] = segments;
+    const site = core.state.siteById(siteId);
+    if (pathSegments.length === 0) {
+        await drain(req);
+        sendText(res, 404, 'Not Found\n');
+        return;
+    }
+    await sendSiteFile(core, req, res, site, pathSegments.join('/'));
+}
+/**
+ * Answers the file at `path` (relative, no leading slash) of a completed site: `index.html` for an
+ * empty path or one ending in `/`, the declared content type, 404 for anything else. `headers` go
+ * on every answer, a 404 included (as the CDN's header middleware does).
+ */
+async function sendSiteFile(core, req, res, site, path, headers = {}) {
+    await drain(req);
+    const filePath = path === '' || path.endsWith('/') ? `${path}index.html` : path;
+    const fileIndex = site?.files.findIndex((file) => file.path === filePath) ?? -1;
+    const file = site?.files[fileIndex];
+    if (!site?.completed || !file) {
+        sendText(res, 404, 'Not Found\n', undefined, headers);
+        return;
+    }
+    res.writeHead(200, {
+        'content-type': file.content_type ?? DEFAULT_CONTENT_TYPE,
+        ...headers,
+        'content-length': file.content_length,
+    });
+    if (req.method === 'HEAD') {
+        res.end();
+        return;
+    }
+    await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
+}
+
+;// CONCATENATED MODULE: ./src/emulator/cdn-hosts.ts
+// The CDN: each namespace's live version's site, served by the request's Host on the API's port, at
+// `{game}--{namespace}.{cdn domain}`, `{game}.{cdn domain}` for the namespace named `prod`, and at
+// each of the namespace's verified custom domains. The highest-priority of the version's first 10
+// routes whose glob matches the path adds its header(s); then the page layer has its say on pages.
+// What a host serves is the namespace's live version (cdn-config.ts), which lags behind a publish.
+
+
+
+
+
+/** The namespace's own host name on the CDN domain. */
+function namespaceHost(game, namespace, cdnDomain) {
+    return `${game.nameId}--${namespace.nameId}.${cdnDomain}`;
+}
+/** The host a custom domain's CNAME must name: `{game}.{cdn domain}` for `prod`, else its own host. */
+function cdnHostOf(game, namespace, cdnDomain) {
+    return namespace.nameId === 'prod'
+        ? `${game.nameId}.${cdnDomain}`
+        : namespaceHost(game, namespace, cdnDomain);
+}
+/** Every host name the namespace's site is served at: a pending custom domain is not. */
+function namespaceHosts(game, namespace, cdnDomain) {
+    return [
+        namespaceHost(game, namespace, cdnDomain),
+        ...(namespace.nameId === 'prod' ? [`${game.nameId}.${cdnDomain}`] : []),
+        ...namespace.domains.filter((entry) => entry.verified).map((entry) => entry.domain),
+    ];
+}
+/** The request's Host, lowercased, without its port or a trailing dot; undefined without one. */
+function requestHost(req) {
+    const host = req.headers.host?.trim().toLowerCase();
+    if (!host)
+        return undefined;
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
+    return name.replace(/\.$/, '');
+}
+/** The namespace whose site a host name serves, if any. */
+function namespaceForHost(state, host, cdnDomain) {
+    if (host === undefined)
+        return undefined;
+    for (const game of state.allGames()) {
+        for (const namespace of game.namespaces) {
+            if (namespaceHosts(game, namespace, cdnDomain).includes(host))
+                return { game, namespace };
+        }
+    }
+    return undefined;
+}
+/**
+ * Answers a request to a namespace's host from its live version's site. `segments` are the decoded
+ * path segments (undefined when the path is not valid percent-encoding). Only GET and HEAD reach the
+ * CDN: anything else is 404, as is a namespace whose version names no completed site.
+ */
+async function serveNamespaceSite(core, req, res, { game, namespace }, segments) {
+    const live = namespace.liveVersionId;
+    const cdn = live === undefined ? undefined : game.versions.get(live)?.config.cdn;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !segments || !cdn) {
+        await drain(req);
+        sendText(res, 404, '404 page not found\n');
+        return;
+    }
+    const path = `/${segments.join('/')}`;
+    const route = routeForPath(cdn.routes, path);
+    const headers = core.options.pageLayer ? withPageLayer(path, cdn_hosts_routeHeaders(route)) : cdn_hosts_routeHeaders(route);
+    await sendSiteFile(core, req, res, core.state.siteById(cdn.siteId), path.slice(1), headers);
+}
+/** Headers the CDN's fixed page layer removes from pages, after the routes' headers. */
+const PAGE_REMOVED_HEADERS = ['content-security-policy', 'x-frame-options', 'x-xss-protection'];
+const PAGE_CACHE_CONTROL = 'no-cache, no-store';
+/** Pages: `/`, a path ending in `/`, and `*.html`. */
+function isPage(path) {
+    return path.endsWith('/') || path.endsWith('.html');
+}
+/**
+ * The page layer: on a page the CDN sets `Cache-Control: no-cache, no-store` and removes
+ * Content-Security-Policy, X-Frame-Options and X-XSS-Protection, whatever the routes added.
+ */
+function withPageLayer(path, headers) {
+    if (!isPage(path))
+        return headers;
+    const layered = { ...headers, 'cache-control': PAGE_CACHE_CONTROL };
+    for (const name of PAGE_REMOVED_HEADERS)
+        delete layered[name];
+    return layered;
+}
+function cdn_hosts_routeHeaders(route) {
+    const headers = {};
+    for (const { name, value } of route?.headers.slice(0, CDN_SERVED_MAX) ?? []) {
+        // A header Node cannot send (the service lets any name through), or one that would break the
+        // answer's framing, is left out.
+        if (/^(content-length|transfer-encoding|connection)$/i.test(name))
+            continue;
+        try {
+            (0,external_node_http_.validateHeaderName)(name);
+            (0,external_node_http_.validateHeaderValue)(name, value);
+            headers[name.toLowerCase()] = value;
+        }
+        catch {
+            continue;
+        }
+    }
+    return headers;
+}
+
 ;// CONCATENATED MODULE: ./src/emulator/version-config.ts
 // What the emulator keeps of a version's config, and the config it answers when a version is read:
 // the CDN site with the routes the service stores (one header each), the matchmaker as lobby groups,
 // answered both as `game_modes` and as the legacy `lobby_groups`. No `kv`, `identity` or `engine`.
+
 
 /** The regions the emulator's service knows (the seed's servers and lobbies are in them). */
 const REGIONS = [
@@ -56029,6 +58364,29 @@ function storeVersionConfig(config) {
     if (config.matchmaker)
         stored.matchmaker = storedMatchmaker(config.matchmaker);
     return stored;
+}
+/**
+ * The routes in the order the service reads them back: from an unordered map, so with more than the
+ * CDN_SERVED_MAX (10) the CDN reads, which ones it serves is arbitrary. More than 10 are shuffled with
+ * `random`, and never so that the first 10 given stay the first 10: a client that counts on order
+ * is caught. 10 or fewer keep their order.
+ */
+function routesInServiceOrder(routes, random) {
+    const shuffled = [...routes];
+    if (shuffled.length <= CDN_SERVED_MAX)
+        return shuffled;
+    for (let i = shuffled.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    const firstGiven = new Set(routes.slice(0, CDN_SERVED_MAX));
+    if (shuffled.slice(0, CDN_SERVED_MAX).every((route) => firstGiven.has(route))) {
+        // Swap one of the routes given after the 10th into the served ones.
+        const late = shuffled.findIndex((route) => !firstGiven.has(route));
+        const early = Math.floor(random() * CDN_SERVED_MAX);
+        [shuffled[early], shuffled[late]] = [shuffled[late], shuffled[early]];
+    }
+    return shuffled;
 }
 function storedRoutes(cdn) {
     return (cdn.routes ?? []).flatMap((route) => {
@@ -56157,6 +58515,7 @@ function lobbyGroupAnswer(group) {
 
 ;// CONCATENATED MODULE: ./src/emulator/seed.ts
 // The data the emulator starts with: tokens, games and what they already hold.
+
 
 
 /** Throws when the seed contradicts itself, so a bad --seed file fails at start and not mid-deploy. */
@@ -56511,8 +58870,9 @@ class EmulatorState {
                         nameId: namespace.nameId,
                         displayName: namespace.displayName,
                         versionId: namespace.versionId,
+                        liveVersionId: namespace.versionId,
                         createTs,
-                        domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs })),
+                        domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs, verified: true })),
                         history: [],
                     };
                 }),
@@ -56539,25 +58899,26 @@ class EmulatorState {
     }
     isDomainTaken(domain) {
         for (const game of this.games.values()) {
-            if (game.namespaces.some((namespace) => state_hasDomain(namespace, domain)))
+            if (game.namespaces.some((namespace) => hasDomain(namespace, domain)))
                 return true;
         }
         return false;
     }
+    /** A new namespace, with no CDN config yet (cdn-config.ts decides whether it gets one). */
     createNamespace(game, displayName, nameId, versionId) {
-        const id = (0,external_node_crypto_.randomUUID)();
-        const createTs = new Date(this.now()).toISOString();
-        game.namespaces.push({
-            id,
+        const namespace = {
+            id: (0,external_node_crypto_.randomUUID)(),
             gameId: game.id,
             nameId,
             displayName,
             versionId,
-            createTs,
+            liveVersionId: undefined,
+            createTs: new Date(this.now()).toISOString(),
             domains: [],
             history: [],
-        });
-        return id;
+        };
+        game.namespaces.push(namespace);
+        return namespace;
     }
     /** Records a version (its display name is taken from now on) with what storage kept of its config. */
     createVersion(game, displayName, config) {
@@ -56596,8 +58957,27 @@ class EmulatorState {
         game.reservedVersionNames.push(name);
         return name;
     }
-    addDomain(namespace, domain) {
-        namespace.domains.push({ domain, createTs: new Date(this.now()).toISOString() });
+    addDomain(namespace, domain, verified) {
+        namespace.domains.push({ domain, createTs: new Date(this.now()).toISOString(), verified });
+    }
+    /** Pending custom domains of all the game's namespaces (the service counts them per team). */
+    pendingDomainCount(game) {
+        return game.namespaces.reduce((sum, ns) => sum + ns.domains.filter((entry) => !entry.verified).length, 0);
+    }
+    /** Marks a domain verified wherever it is attached; false when no namespace has it. */
+    verifyDomain(domain) {
+        let found = false;
+        for (const game of this.games.values()) {
+            for (const namespace of game.namespaces) {
+                for (const entry of namespace.domains) {
+                    if (entry.domain !== domain)
+                        continue;
+                    entry.verified = true;
+                    found = true;
+                }
+            }
+        }
+        return found;
     }
     /** False when the namespace did not have the domain. */
     removeDomain(namespace, domain) {
@@ -56634,7 +59014,9 @@ class EmulatorState {
             nameId: namespace.nameId,
             displayName: namespace.displayName,
             versionId: namespace.versionId,
+            liveVersionId: namespace.liveVersionId,
             domains: namespace.domains.map((entry) => entry.domain),
+            pendingDomains: namespace.domains.filter((entry) => !entry.verified).map((entry) => entry.domain),
         }));
     }
     siteView(siteId) {
@@ -56647,7 +59029,7 @@ class EmulatorState {
 }
 const SEED_EPOCH = '2025-01-01T00:00:00.000Z';
 const DAY_MS = 24 * 60 * 60 * 1000;
-function state_hasDomain(namespace, domain) {
+function hasDomain(namespace, domain) {
     return namespace.domains.some((entry) => entry.domain === domain);
 }
 function seedVersions(game) {
@@ -56686,6 +59068,12 @@ function viewOfSite(site) {
 
 
 
+
+/** Custom host names a team may hold pending verification at the CDN provider. */
+const PENDING_HOSTNAMES_MAX = 10;
+function isUnderDomain(domain, parent) {
+    return domain === parent || domain.endsWith(`.${parent}`);
+}
 function namespaceSummary(namespace) {
     return {
         namespace_id: namespace.id,
@@ -56721,7 +59109,13 @@ const createGameNamespace = {
             throw validationError(problems);
         if (!game.versions.has(versionId))
             throw internalError();
-        return { namespace_id: context.core.state.createNamespace(game, displayName, nameId, versionId) };
+        const { state, options, cdn } = context.core;
+        const namespace = state.createNamespace(game, displayName, nameId, versionId);
+        // The service queues the CDN config rebuild before the namespace's CDN record exists: unless the
+        // race is won (serveOnCreate), the worker finds no record and the namespace serves nothing.
+        if (options.serveOnCreate)
+            cdn.rebuild(namespace);
+        return { namespace_id: namespace.id };
     },
 };
 // POST /cloud/games/{game_id}/namespaces/{namespace_id}/domains
@@ -56733,10 +59127,13 @@ const addNamespaceDomain = {
         if (!isValidDomain(domain)) {
             throw new ApiError('CDN_INVALID_DOMAIN', `Invalid domain "${domain}": use 1 to 255 characters of a-z, 0-9, "." and "-", without protocol.`);
         }
-        const { state } = context.core;
+        const { state, options, cdn } = context.core;
+        if (isUnderDomain(domain, options.cdnDomain)) {
+            throw new ApiError('CDN_INVALID_DOMAIN', `Invalid domain "${domain}": a domain under the CDN's own domain ${options.cdnDomain} cannot be added.`);
+        }
         const namespace = requireNamespace(context);
         // The real service's insert breaks its primary key: an internal error, not CLOUD_HOSTNAME_TAKEN.
-        if (state_hasDomain(namespace, domain))
+        if (hasDomain(namespace, domain))
             throw internalError();
         if (namespace.domains.length >= DOMAINS_PER_NAMESPACE_MAX) {
             throw new ApiError('CDN_TOO_MANY_DOMAINS', `A namespace can have at most ${DOMAINS_PER_NAMESPACE_MAX} domains.`);
@@ -56744,7 +59141,12 @@ const addNamespaceDomain = {
         if (state.isDomainTaken(domain)) {
             throw new ApiError('CLOUD_HOSTNAME_TAKEN', `The domain "${domain}" is already in use.`);
         }
-        state.addDomain(namespace, domain);
+        const verified = options.verifyDomains === 'at-once';
+        if (!verified && state.pendingDomainCount(requireGame(context)) >= PENDING_HOSTNAMES_MAX) {
+            throw new ApiError('CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP', `Too many pending host names: the team already has ${PENDING_HOSTNAMES_MAX} custom domains waiting for their DNS.`);
+        }
+        state.addDomain(namespace, domain, verified);
+        cdn.rebuild(namespace);
         return {};
     },
 };
@@ -56754,6 +59156,8 @@ const getGameNamespaceById = {
     pattern: '/cloud/games/:game_id/namespaces/:namespace_id',
     handle(context) {
         const namespace = requireNamespace(context);
+        const { cdnDomain } = context.core.options;
+        const cnameRecord = cdnHostOf(requireGame(context), namespace, cdnDomain);
         return {
             namespace: {
                 ...namespaceSummary(namespace),
@@ -56763,8 +59167,8 @@ const getGameNamespaceById = {
                         domains: namespace.domains.map((entry) => ({
                             domain: entry.domain,
                             create_ts: entry.createTs,
-                            verification_status: 'active',
-                            verification_method: { invalid: {} },
+                            verification_status: entry.verified ? 'active' : 'pending',
+                            verification_method: { http: { cname_record: cnameRecord } },
                             verification_errors: [],
                         })),
                         auth_type: 'none',
@@ -56790,7 +59194,10 @@ const removeNamespaceDomain = {
     method: 'DELETE',
     pattern: '/cloud/games/:game_id/namespaces/:namespace_id/domains/:domain',
     handle(context) {
-        context.core.state.removeDomain(requireNamespace(context), context.params.domain ?? '');
+        const namespace = requireNamespace(context);
+        if (context.core.state.removeDomain(namespace, context.params.domain ?? '')) {
+            context.core.cdn.rebuild(namespace);
+        }
         return {};
     },
 };
@@ -56848,8 +59255,11 @@ const updateGameNamespaceVersion = {
         const namespace = requireNamespace(context);
         if (!requireGame(context).versions.has(versionId))
             throw internalError();
-        // Publishing the version already live is a no-op: no history entry.
-        context.core.state.publishVersion(namespace, versionId);
+        const { state, faults, cdn } = context.core;
+        // Publishing the version already set is a no-op: no history entry, no CDN config rebuild.
+        if (state.publishVersion(namespace, versionId) && !faults.decidePublish(context.req)) {
+            cdn.rebuild(namespace);
+        }
         return {};
     },
 };
@@ -57207,6 +59617,7 @@ function versionBody(body) {
 
 
 
+
 /**
  * The body's display name and config, refused as the service refuses it while converting the
  * config (before validation): 500 for a negative route priority or a middleware without a kind,
@@ -57249,7 +59660,10 @@ const createGameVersion = {
             state.createVersion(game, displayName, { cdn: { siteId, routes: [] } });
             throw internalError();
         }
-        return { version_id: state.createVersion(game, displayName, storeVersionConfig(config)).id };
+        const stored = storeVersionConfig(config);
+        if (stored.cdn)
+            stored.cdn.routes = routesInServiceOrder(stored.cdn.routes, context.core.routeOrder);
+        return { version_id: state.createVersion(game, displayName, stored).id };
     },
 };
 // GET /cloud/games/{game_id}/versions/{version_id}
@@ -57301,6 +59715,7 @@ const reserveVersionName = {
 
 
 
+
 const API_ROUTES = [
     listServers,
     getNamespaceLobby,
@@ -57320,6 +59735,7 @@ const API_ROUTES = [
     reserveVersionName,
     updateGameNamespaceVersion,
     getGameNamespaceVersionHistoryList,
+    getBootstrap,
 ];
 
 ;// CONCATENATED MODULE: ./src/emulator/faults.ts
@@ -57331,7 +59747,7 @@ const API_ROUTES = [
 const DEFAULT_FAULT_SEED = 1;
 const RATES = ['putErrorRate', 'putResetRate', 'putStallRate', 'putWrongEtagRate', 'apiErrorRate'];
 const COUNTS = ['putStallCount'];
-const FAULT_KEYS = new Set(['seed', 'script', ...RATES, ...COUNTS]);
+const FAULT_KEYS = new Set(['seed', 'script', 'lostPublishes', ...RATES, ...COUNTS]);
 const SCRIPTED_ANSWERS = new Set(['429', '503', 'reset']);
 /** 'METHOD /pattern' of every API route, the keys `script` accepts. */
 function routeKeys() {
@@ -57376,7 +59792,17 @@ function resolveFaults(options) {
         putWrongEtagRate: number('putWrongEtagRate'),
         apiErrorRate: number('apiErrorRate'),
         script: resolveScript(options.script),
+        lostPublishes: resolveLostPublishes(options.lostPublishes),
     };
+}
+function resolveLostPublishes(value) {
+    if (value === undefined)
+        return new Set();
+    if (!Array.isArray(value) ||
+        !value.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1)) {
+        throw new Error(`emulator option faults.lostPublishes must be an array of publish numbers from 1, got ${JSON.stringify(value)}`);
+    }
+    return new Set(value);
 }
 function resolveScript(script) {
     const resolved = new Map();
@@ -57430,7 +59856,9 @@ class FaultInjector {
         apiErrors: 0,
         api429s: 0,
         apiResets: 0,
+        publishesLost: 0,
     };
+    publishes = 0;
     stallsLeft;
     script;
     kinds = new WeakMap();
@@ -57494,6 +59922,19 @@ class FaultInjector {
             this.note(req, 'api-reset', 'apiResets');
         return fault;
     }
+    /**
+     * Whether a publish that changes a namespace's version never reaches its host (lostPublishes). Draws
+     * nothing, so it shifts no other decision.
+     */
+    decidePublish(req) {
+        if (!this.faults)
+            return false;
+        this.publishes++;
+        if (!this.faults.lostPublishes.has(this.publishes))
+            return false;
+        this.note(req, 'publish-lost', 'publishesLost');
+        return true;
+    }
     /** Keeps a stalled response until its connection closes, so that close() can cut it at once. */
     holdStalled(res) {
         if (res.destroyed || res.socket === null || res.socket.destroyed)
@@ -57517,129 +59958,49 @@ class FaultInjector {
     }
 }
 
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-;// CONCATENATED MODULE: external "node:stream/promises"
-const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
-;// CONCATENATED MODULE: ./src/emulator/static-sites.ts
-// GET/HEAD /_sites/{site_id}/{path}: the files of completed sites, as a browser would get them. The
-// namespaces' live sites (served by Host, see cdn-hosts.ts) are answered the same way.
-
-
-
-const SITES_PREFIX = '/_sites/';
-const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
-/** `segments` are the decoded path segments after '_sites': the site id, then the file path. */
-async function serveSiteFile(core, req, res, segments) {
-    const [siteId = '', ...pathSegments] = segments;
-    const site = core.state.siteById(siteId);
-    if (pathSegments.length === 0) {
-        await drain(req);
-        sendText(res, 404, 'Not Found\n');
-        return;
+;// CONCATENATED MODULE: ./src/emulator/cdn-config.ts
+// Each namespace's CDN config as the CDN's router sees it. A change (a publish, a domain added or
+// removed) makes the service's queued worker rebuild the namespace's config, which the router loads on
+// its next poll: the host serves it publishDelayMs later. A namespace created directly on a version
+// gets no config at all unless serveOnCreate (the creation race, lost: see EmulatorOptions).
+class CdnConfigs {
+    delayMs;
+    timers = new Set();
+    /** The newest rebuild scheduled per namespace, and the newest one its host serves. */
+    scheduled = new WeakMap();
+    applied = new WeakMap();
+    constructor(delayMs) {
+        this.delayMs = delayMs;
     }
-    await sendSiteFile(core, req, res, site, pathSegments.join('/'));
-}
-/**
- * Answers the file at `path` (relative, no leading slash) of a completed site: `index.html` for an
- * empty path or one ending in `/`, the declared content type, 404 for anything else. `headers` go
- * on every answer, a 404 included (as the CDN's header middleware does).
- */
-async function sendSiteFile(core, req, res, site, path, headers = {}) {
-    await drain(req);
-    const filePath = path === '' || path.endsWith('/') ? `${path}index.html` : path;
-    const fileIndex = site?.files.findIndex((file) => file.path === filePath) ?? -1;
-    const file = site?.files[fileIndex];
-    if (!site?.completed || !file) {
-        sendText(res, 404, 'Not Found\n', undefined, headers);
-        return;
-    }
-    res.writeHead(200, {
-        'content-type': file.content_type ?? DEFAULT_CONTENT_TYPE,
-        ...headers,
-        'content-length': file.content_length,
-    });
-    if (req.method === 'HEAD') {
-        res.end();
-        return;
-    }
-    await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
-}
-
-;// CONCATENATED MODULE: ./src/emulator/cdn-hosts.ts
-// The CDN: each namespace's live version's site, served by the request's Host on the API's port, at
-// `{game}--{namespace}.{cdn domain}`, `{game}.{cdn domain}` for the namespace named `prod`, and at
-// each of the namespace's custom domains. The highest-priority of the version's first 10 routes
-// whose glob matches the path adds its header(s).
-
-
-
-
-/** The namespace's own host name on the CDN domain. */
-function namespaceHost(game, namespace, cdnDomain) {
-    return `${game.nameId}--${namespace.nameId}.${cdnDomain}`;
-}
-/** Every host name the namespace's site is served at. */
-function namespaceHosts(game, namespace, cdnDomain) {
-    return [
-        namespaceHost(game, namespace, cdnDomain),
-        ...(namespace.nameId === 'prod' ? [`${game.nameId}.${cdnDomain}`] : []),
-        ...namespace.domains.map((entry) => entry.domain),
-    ];
-}
-/** The request's Host, lowercased, without its port or a trailing dot; undefined without one. */
-function requestHost(req) {
-    const host = req.headers.host?.trim().toLowerCase();
-    if (!host)
-        return undefined;
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
-    return name.replace(/\.$/, '');
-}
-/** The namespace whose site a host name serves, if any. */
-function namespaceForHost(state, host, cdnDomain) {
-    if (host === undefined)
-        return undefined;
-    for (const game of state.allGames()) {
-        for (const namespace of game.namespaces) {
-            if (namespaceHosts(game, namespace, cdnDomain).includes(host))
-                return { game, namespace };
+    /** Rebuilds the namespace's config from its version now; its host serves that delayMs later. */
+    rebuild(namespace) {
+        const versionId = namespace.versionId;
+        const generation = (this.scheduled.get(namespace) ?? 0) + 1;
+        this.scheduled.set(namespace, generation);
+        const apply = () => {
+            // A rebuild that arrives after a newer one was loaded changes nothing.
+            if (generation < (this.applied.get(namespace) ?? 0))
+                return;
+            this.applied.set(namespace, generation);
+            namespace.liveVersionId = versionId;
+        };
+        if (this.delayMs === 0) {
+            apply();
+            return;
         }
+        const timer = setTimeout(() => {
+            this.timers.delete(timer);
+            apply();
+        }, this.delayMs);
+        timer.unref();
+        this.timers.add(timer);
     }
-    return undefined;
-}
-/**
- * Answers a request to a namespace's host from its live version's site. `segments` are the decoded
- * path segments (undefined when the path is not valid percent-encoding). Only GET and HEAD reach the
- * CDN: anything else is 404, as is a namespace whose version names no completed site.
- */
-async function serveNamespaceSite(core, req, res, { game, namespace }, segments) {
-    const cdn = game.versions.get(namespace.versionId)?.config.cdn;
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !segments || !cdn) {
-        await drain(req);
-        sendText(res, 404, '404 page not found\n');
-        return;
+    /** Drops the rebuilds still waiting (the emulator is closing). */
+    close() {
+        for (const timer of this.timers)
+            clearTimeout(timer);
+        this.timers.clear();
     }
-    const path = `/${segments.join('/')}`;
-    const route = routeForPath(cdn.routes, path);
-    await sendSiteFile(core, req, res, core.state.siteById(cdn.siteId), path.slice(1), cdn_hosts_routeHeaders(route));
-}
-function cdn_hosts_routeHeaders(route) {
-    const headers = {};
-    for (const { name, value } of route?.headers.slice(0, CDN_SERVED_MAX) ?? []) {
-        // A header Node cannot send (the service lets any name through), or one that would break the
-        // answer's framing, is left out.
-        if (/^(content-length|transfer-encoding|connection)$/i.test(name))
-            continue;
-        try {
-            (0,external_node_http_.validateHeaderName)(name);
-            (0,external_node_http_.validateHeaderValue)(name, value);
-            headers[name.toLowerCase()] = value;
-        }
-        catch {
-            continue;
-        }
-    }
-    return headers;
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/options.ts
@@ -57647,6 +60008,10 @@ function cdn_hosts_routeHeaders(route) {
 
 
 
+/** The size from which the service (v24.6 and later) makes a CDN file a multipart upload. */
+const MULTIPART_THRESHOLD = 5 * 1024 * 1024;
+/** See EmulatorOptions.publishDelayMs. */
+const PUBLISH_DELAY_MS = 3000;
 
 const DEFAULT_RATE_LIMIT = { writesPerMinute: 16, readsPerMinute: 128 };
 const CDN_DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
@@ -57657,7 +60022,7 @@ function resolveOptions(options) {
         port: options.port ?? 0,
         storePort: options.storePort ?? 0,
         seed: options.seed ?? DEFAULT_SEED,
-        multipartThreshold: options.multipartThreshold ?? Number.POSITIVE_INFINITY,
+        multipartThreshold: options.multipartThreshold ?? MULTIPART_THRESHOLD,
         partSize: options.partSize ?? PART_SIZE,
         maxParts: options.maxParts ?? MAX_PARTS,
         siteBytesLimit: options.siteBytesLimit ?? SITE_BYTES_LIMIT,
@@ -57665,10 +60030,17 @@ function resolveOptions(options) {
         rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
         now: options.now ?? Date.now,
         storageDir: options.storageDir,
+        discardBytes: options.discardBytes ?? false,
         log: options.log,
         faults: resolveFaults(options.faults),
         latencyMs: options.latencyMs ?? 0,
         putLatencyMs: options.putLatencyMs ?? 0,
+        publishDelayMs: options.publishDelayMs ?? PUBLISH_DELAY_MS,
+        serveOnCreate: options.serveOnCreate ?? false,
+        verifyDomains: options.verifyDomains ?? 'pending',
+        bootstrapCdnDomain: options.bootstrapCdnDomain,
+        pageLayer: options.pageLayer ?? true,
+        routeOrderSeed: options.routeOrderSeed ?? 1,
     };
     if (!CDN_DOMAIN.test(resolved.cdnDomain)) {
         throw new RangeError(`emulator option cdnDomain must be a host name (letters, digits, "-" and "."), got ${JSON.stringify(options.cdnDomain)}`);
@@ -57678,6 +60050,15 @@ function resolveOptions(options) {
     }
     if (!Number.isSafeInteger(resolved.putLatencyMs) || resolved.putLatencyMs < 0) {
         throw new RangeError(`emulator option putLatencyMs must be a whole number of ms, got ${resolved.putLatencyMs}`);
+    }
+    if (!Number.isSafeInteger(resolved.publishDelayMs) || resolved.publishDelayMs < 0) {
+        throw new RangeError(`emulator option publishDelayMs must be a whole number of ms, got ${resolved.publishDelayMs}`);
+    }
+    if (resolved.verifyDomains !== 'pending' && resolved.verifyDomains !== 'at-once') {
+        throw new RangeError(`emulator option verifyDomains must be "pending" or "at-once", got ${JSON.stringify(options.verifyDomains)}`);
+    }
+    if (!Number.isSafeInteger(resolved.routeOrderSeed)) {
+        throw new RangeError(`emulator option routeOrderSeed must be an integer, got ${resolved.routeOrderSeed}`);
     }
     const threshold = resolved.multipartThreshold;
     if (threshold !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(threshold) || threshold < 1)) {
@@ -57900,23 +60281,34 @@ class RateLimiter {
 
 ;// CONCATENATED MODULE: ./src/emulator/storage.ts
 // Uploaded bytes on disk: one file per part while uploading, one file per site file once completed.
-// Everything is streamed: a part can be 100 MiB and a site 1 GB.
+// Everything is streamed: a part can be 100 MiB and a site 1 GB. Or, for the benchmark, nowhere: each
+// part's bytes counted and dropped (discardBytes).
 
 
 
 
 
 
+/** What a part stored by a storage that discards its bytes answers instead of its MD5. */
+const DISCARDED = 'discarded';
 class PartStorage {
     dir;
     removeOnClose;
     madeDirs = new Map();
-    constructor(dir, removeOnClose) {
+    /** The size of each part received, by partPath, when the bytes are discarded (else undefined). */
+    discardedSizes;
+    constructor(dir, removeOnClose, discard = false) {
         this.dir = dir;
         this.removeOnClose = removeOnClose;
+        this.discardedSizes = discard ? new Map() : undefined;
     }
-    /** Uses `dir` when given (and leaves it in place on close), else a fresh temp dir removed on close. */
-    static async open(dir) {
+    /**
+     * Uses `dir` when given (and leaves it in place on close), else a fresh temp dir removed on close;
+     * with `discard`, no folder at all: the bytes are counted and dropped.
+     */
+    static async open(dir, discard = false) {
+        if (discard)
+            return new PartStorage('', false, true);
         if (dir !== undefined) {
             await (0,promises_.mkdir)(dir, { recursive: true });
             return new PartStorage(dir, false);
@@ -57930,6 +60322,8 @@ class PartStorage {
      * is flipped before it is hashed and stored (a fault injected "in transit").
      */
     async writePart(uploadId, fileIndex, partIndex, body, length, corruptByteAt) {
+        if (this.discardedSizes)
+            return this.discardPart(this.partPath(uploadId, fileIndex, partIndex), body, length);
         const target = this.partPath(uploadId, fileIndex, partIndex);
         const temporary = `${target}.${(0,external_node_crypto_.randomUUID)()}.tmp`;
         await this.ensureDir((0,external_node_path_.join)(this.dir, uploadId, 'parts'));
@@ -57961,8 +60355,32 @@ class PartStorage {
         await (0,promises_.rename)(temporary, target);
         return hash.digest('hex');
     }
+    /** Reads a part's body to its end, counting its bytes; DISCARDED when they were `length`. */
+    async discardPart(target, body, length) {
+        let received = 0;
+        body.on('data', (chunk) => (received += chunk.length));
+        try {
+            await (0,external_node_stream_promises_namespaceObject.finished)(body);
+        }
+        catch {
+            return undefined;
+        }
+        if (received !== length)
+            return undefined;
+        this.discardedSizes.set(target, received);
+        return DISCARDED;
+    }
     /** Concatenates a file's parts in order into the site file; answers its size in bytes. */
     async assembleFile(uploadId, fileIndex, partCount) {
+        if (this.discardedSizes) {
+            let size = 0;
+            for (let partIndex = 0; partIndex < partCount; partIndex++) {
+                const part = this.partPath(uploadId, fileIndex, partIndex);
+                size += this.discardedSizes.get(part) ?? 0;
+                this.discardedSizes.delete(part);
+            }
+            return size;
+        }
         const target = this.filePath(uploadId, fileIndex);
         const parts = Array.from({ length: partCount }, (_, partIndex) => this.partPath(uploadId, fileIndex, partIndex));
         await this.ensureDir((0,external_node_path_.join)(this.dir, uploadId, 'files'));
@@ -57978,6 +60396,8 @@ class PartStorage {
     }
     /** Parts are no longer needed once an upload is complete. */
     async discardParts(uploadId) {
+        if (this.discardedSizes)
+            return;
         await (0,promises_.rm)((0,external_node_path_.join)(this.dir, uploadId, 'parts'), { recursive: true, force: true });
         this.madeDirs.delete((0,external_node_path_.join)(this.dir, uploadId, 'parts'));
     }
@@ -57994,6 +60414,8 @@ class PartStorage {
         return (0,external_node_path_.join)(this.dir, uploadId, 'files', String(fileIndex));
     }
     readFile(uploadId, fileIndex) {
+        if (this.discardedSizes)
+            return Promise.reject(new Error('the emulator discards the bytes it receives'));
         return (0,promises_.readFile)(this.filePath(uploadId, fileIndex));
     }
     async close() {
@@ -58116,6 +60538,7 @@ function escapeXml(text) {
 
 
 
+
 const ERROR_DOCS_PREFIX = '/docs/errors/';
 const FORCE_CLOSE_AFTER_MS = 1000;
 /** A scripted 429 asks to retry this long after now(). */
@@ -58124,7 +60547,7 @@ async function startEmulator(options = {}) {
     const resolved = resolveOptions(options);
     checkSeed(resolved.seed);
     const state = new EmulatorState(resolved.seed, resolved.now);
-    const storage = await PartStorage.open(resolved.storageDir);
+    const storage = await PartStorage.open(resolved.storageDir, resolved.discardBytes);
     const core = {
         baseUrl: '',
         storeUrl: '',
@@ -58134,6 +60557,8 @@ async function startEmulator(options = {}) {
         storage,
         limiter: new RateLimiter(),
         faults: new FaultInjector(resolved.faults),
+        cdn: new CdnConfigs(resolved.publishDelayMs),
+        routeOrder: mulberry32(resolved.routeOrderSeed),
     };
     const requests = [];
     // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
@@ -58187,6 +60612,7 @@ async function startEmulator(options = {}) {
             // Stalled requests would never finish and unused connections never get a request: cut them at once.
             const cutAtOnce = () => {
                 core.faults.cutStalled();
+                core.cdn.close();
                 for (const socket of unused)
                     socket.destroy();
             };
@@ -58208,6 +60634,10 @@ async function startEmulator(options = {}) {
         cdnDomain: resolved.cdnDomain,
         namespaceHost: hostOf,
         namespaceUrl: (gameId, namespaceId) => `http://${hostOf(gameId, namespaceId)}:${server.address().port}/`,
+        verifyDomain(domain) {
+            if (!state.verifyDomain(domain.toLowerCase()))
+                throw new Error(`no namespace has the domain ${domain}`);
+        },
         versionHistory: (gameId, namespaceId) => namespaceOf(gameId, namespaceId).namespace.history.map((deploy) => ({ ...deploy })),
     };
 }
@@ -58265,6 +60695,9 @@ async function dispatch(core, req, res, path, query) {
     if ((method === 'GET' || method === 'HEAD') && path.startsWith(SITES_PREFIX) && segments) {
         return serveSiteFile(core, req, res, segments.slice(1));
     }
+    if (segments?.[0] === '_emulator' && segments[1] === 'domains' && segments[3] === 'verify') {
+        return verifyDomainRoute(core, req, res, method, segments);
+    }
     if (method === 'GET' && path.startsWith(ERROR_DOCS_PREFIX) && segments?.length === 3) {
         return serveErrorDoc(req, res, segments[2] ?? '');
     }
@@ -58294,8 +60727,25 @@ async function dispatch(core, req, res, path, query) {
         body = await readJsonBody(req);
     else
         await discardBody(req);
-    const answer = await match.route.handle({ core, params: match.params, query, body, token });
+    const answer = await match.route.handle({ core, params: match.params, query, body, token, req });
     sendJson(res, 200, answer);
+}
+/**
+ * POST /_emulator/domains/{domain}/verify: the emulator's own control, standing for the user's DNS
+ * getting its CNAME: the domain turns active and is served by Host. No token needed.
+ */
+async function verifyDomainRoute(core, req, res, method, segments) {
+    await drain(req);
+    const domain = (segments[2] ?? '').toLowerCase();
+    if (segments.length !== 4)
+        throw new ApiError('API_NOT_FOUND', 'The requested endpoint was not found.');
+    if (method !== 'POST') {
+        throw new ApiError('API_METHOD_NOT_ALLOWED', `Method ${method} is not allowed on this endpoint.`);
+    }
+    if (!core.state.verifyDomain(domain)) {
+        throw new ApiError('API_NOT_FOUND', `No namespace has the domain "${domain}".`);
+    }
+    sendJson(res, 200, { domain, verification_status: 'active' });
 }
 function enforceRateLimit(core, address, route) {
     const { rateLimit, now } = core.options;
@@ -58341,6 +60791,9 @@ function recordWhenDone(core, requests, req, res, path) {
             return;
         recorded = true;
         const entry = { method: req.method ?? '', path, status };
+        const partNumber = new URL(req.url ?? '/', 'http://emulator').searchParams.get('partNumber');
+        if (partNumber !== null)
+            entry.partNumber = Number(partNumber);
         const fault = core.faults.kindOf(req);
         if (fault !== undefined)
             entry.fault = fault;
@@ -58408,15 +60861,23 @@ Options:
                                    browser on this machine resolves to the emulator)
   --seed <file.json>             tokens, games, namespaces... to start with (default: the demo seed)
   --part-size <bytes>            size of upload parts (default 104857600, 100 MiB)
-  --multipart-threshold <bytes>  files of at least this size are uploaded in parts (default: none, one
-                                   PUT per file, as the real service answers for CDN sites)
+  --multipart-threshold <bytes>  files of at least this size are multipart uploads, one URL per part
+                                   (default 5242880, 5 MiB, as the service since v24.6; "none" gives
+                                   one PUT per file whatever its size, as v24.5 did)
+  --publish-delay <ms>           how long a publish or a domain change takes to reach the namespace's
+                                   host, as the CDN's worker and router take (default 3000; 0: at once)
+  --serve-on-create              a namespace created directly on a version serves it (default: it
+                                   serves nothing until a publish, the service's creation race lost)
+  --verify-domains <when>        "pending" (default): a custom domain is served only once verified with
+                                   POST /_emulator/domains/<domain>/verify; "at-once": when added
   --no-rate-limit                turn off the limits (per client address, 15-minute windows of 16 writes /
                                    128 reads a minute)
   --faults <json>                inject faults, to try a flaky deploy: a JSON object of
                                    seed (PRNG seed, default 1),
                                    putErrorRate, putResetRate, putStallRate, putWrongEtagRate,
                                    apiErrorRate (fractions from 0 to 1), putStallCount (first N PUTs stall),
-                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]})
+                                   script ({"METHOD /pattern": ["429" | "503" | "reset", ...]}),
+                                   lostPublishes (publishes, counted from 1, that never reach the host)
                                  e.g. --faults '{"putErrorRate":0.2,"putResetRate":0.05,"apiErrorRate":0.1}'
   --latency <ms>                 wait this long before handling each request, like a real network's
                                    round trip (default 0)
@@ -58510,6 +60971,9 @@ function parseCommandLine(args) {
             'no-rate-limit': { type: 'boolean' },
             faults: { type: 'string' },
             latency: { type: 'string' },
+            'publish-delay': { type: 'string' },
+            'serve-on-create': { type: 'boolean' },
+            'verify-domains': { type: 'string' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -58523,8 +60987,22 @@ function parseCommandLine(args) {
         options.cdnDomain = values['cdn-domain'];
     if (values['part-size'] !== undefined)
         options.partSize = integerFlag('--part-size', values['part-size'], 1);
-    if (values['multipart-threshold'] !== undefined) {
-        options.multipartThreshold = integerFlag('--multipart-threshold', values['multipart-threshold'], 1);
+    const threshold = values['multipart-threshold'];
+    if (threshold !== undefined) {
+        options.multipartThreshold =
+            threshold === 'none' ? Number.POSITIVE_INFINITY : integerFlag('--multipart-threshold', threshold, 1);
+    }
+    if (values['publish-delay'] !== undefined) {
+        options.publishDelayMs = integerFlag('--publish-delay', values['publish-delay'], 0, 600_000);
+    }
+    if (values['serve-on-create'])
+        options.serveOnCreate = true;
+    const verify = values['verify-domains'];
+    if (verify !== undefined) {
+        if (verify !== 'pending' && verify !== 'at-once') {
+            throw new Error(`--verify-domains must be "pending" or "at-once", got "${verify}"`);
+        }
+        options.verifyDomains = verify;
     }
     if (values['no-rate-limit'])
         options.rateLimit = false;
@@ -58594,324 +61072,8 @@ function printWelcome(url, seed, emulator, io) {
     io.out('Press Ctrl+C to stop.');
 }
 
-// EXTERNAL MODULE: external "node:url"
-var external_node_url_ = __nccwpck_require__(3136);
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/inputs/headers.ts
-// The `headers` input: a YAML map of route glob to the one header the CDN adds to the paths it matches,
-// like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
-// anything is created: the service stores one header per glob (a second one makes the version's
-// creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
-
-
-
-
-const EXAMPLE = `'**/*.html': {Cache-Control: no-cache}`;
-/** An HTTP field name (RFC 9110 token). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** True when a header value holds a character it cannot (a control character but tab). */
-const hasControl = (value) => [...value].some((char) => {
-    const code = char.charCodeAt(0);
-    return (code < 0x20 && code !== 0x09) || code === 0x7f;
-});
-/**
- * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
- * UsageError naming the glob and header for anything the service or its CDN would not take.
- */
-function readHeaders(raw) {
-    if (!raw.trim())
-        return [];
-    const document = (0,dist/* parseDocument */.Tp)(raw, { uniqueKeys: true, prettyErrors: false });
-    const parseError = document.errors[0];
-    if (parseError) {
-        throw new errors_UsageError(`${constants_Input.Headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
-            `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
-    }
-    const value = document.toJS({ mapAsMap: true });
-    if (value === null || value === undefined)
-        return [];
-    if (!(value instanceof Map)) {
-        throw new errors_UsageError(`${constants_Input.Headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
-    }
-    const rules = [];
-    const globs = new Map();
-    for (const [key, header] of value) {
-        if (typeof key === 'object' && key !== null) {
-            throw new errors_UsageError(`${constants_Input.Headers}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
-        }
-        const glob = scalarText(key ?? '');
-        checkGlob(glob);
-        const normalized = normalizeGlob(glob);
-        const same = globs.get(normalized);
-        if (same !== undefined) {
-            throw new errors_UsageError(`${constants_Input.Headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
-                'keeps one route per glob: merge them');
-        }
-        globs.set(normalized, glob);
-        rules.push(readHeader(glob, header));
-    }
-    if (rules.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${constants_Input.Headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-            `(these and the ones ${constants_Input.WebEngine} sets, together): give at most ${CDN_SERVED_MAX}`);
-    }
-    return rules;
-}
-function checkGlob(glob) {
-    const at = `${constants_Input.Headers}: '${glob}'`;
-    if (glob === '')
-        throw new errors_UsageError(`${constants_Input.Headers}: an empty glob matches nothing; give one like '**/*.html'`);
-    if (glob.startsWith('/')) {
-        throw new errors_UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
-    }
-    if (!parseGlob(glob)?.length) {
-        throw new errors_UsageError(`${at} is not a glob the service takes: a segment with ** holds nothing else, and * never follows * ` +
-            `(write '**/*.html', not '**.html')`);
-    }
-}
-function readHeader(glob, header) {
-    const at = `${constants_Input.Headers}: '${glob}'`;
-    if (!(header instanceof Map)) {
-        throw new errors_UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
-    }
-    const entries = [...header];
-    if (entries.length === 0)
-        throw new errors_UsageError(`${at} has no header: give one, like ${EXAMPLE}`);
-    if (entries.length > 1) {
-        const names = entries.map(([name]) => scalarText(name));
-        throw new errors_UsageError(`${at} has ${entries.length} headers (${names.join(', ')}): the service stores one header per glob, and a ` +
-            'version with more fails to be created. Keep one, or give each header its own glob');
-    }
-    const [[rawName, rawValue]] = entries;
-    const name = scalarText(rawName);
-    const atHeader = `${at} header '${name}'`;
-    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES) {
-        throw new errors_UsageError(`${at}: the header name is longer than ${CDN_HEADER_NAME_MAX_BYTES} bytes, the most the service takes`);
-    }
-    if (!TOKEN.test(name)) {
-        throw new errors_UsageError(`${atHeader} is not a header name: use letters, digits and - (like Cache-Control)`);
-    }
-    if (rawValue === null || rawValue === undefined)
-        throw new errors_UsageError(`${atHeader} has no value`);
-    if (typeof rawValue === 'object') {
-        throw new errors_UsageError(`${atHeader} must have one value (text), not ${headers_describe(rawValue)}`);
-    }
-    const value = scalarText(rawValue);
-    const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > CDN_HEADER_VALUE_MAX_BYTES) {
-        throw new errors_UsageError(`${atHeader} has a value of ${bytes} bytes; the service takes at most ${CDN_HEADER_VALUE_MAX_BYTES}`);
-    }
-    if (hasControl(value)) {
-        throw new errors_UsageError(`${atHeader} has a line break or control character in its value, which a header cannot hold`);
-    }
-    return { glob, name, value };
-}
-function headers_describe(value) {
-    if (value === null || value === undefined)
-        return 'empty';
-    if (value instanceof Map)
-        return 'a map';
-    if (Array.isArray(value))
-        return 'a list';
-    return `the ${typeof value} '${scalarText(value)}'`;
-}
-/** A YAML scalar (text, a number, a boolean) as text. */
-function scalarText(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-        return String(value);
-    return typeof value;
-}
-const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
-
-;// CONCATENATED MODULE: ./src/inputs/deploy.ts
-
-
-
-
-
-
-
-
-
-/** Reads every input through `get` (core.getInput, or the CLI's flags) and checks it. */
-function readInputs(get, context = {}) {
-    const text = (name) => get(name).trim();
-    const optional = (name) => text(name) || undefined;
-    const dryRun = readBoolean(constants_Input.DryRun, get(constants_Input.DryRun), false);
-    const { apiUrl, token, gameId } = readConnection(get, 'the id of the game to deploy to');
-    const files = get(constants_Input.Files)
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line && !line.startsWith('#'));
-    const siteNameInput = optional(constants_Input.SiteName);
-    const siteName = siteNameInput ?? defaultSiteName(context);
-    checkDisplayName(constants_Input.SiteName, siteName);
-    const nameId = optional(constants_Input.Namespace);
-    const namespaceIdInput = optional(constants_Input.NamespaceId);
-    const namespaceId = namespaceIdInput && checkUuid(constants_Input.NamespaceId, namespaceIdInput);
-    const versionIdInput = optional(constants_Input.VersionId);
-    const versionId = versionIdInput && checkUuid(constants_Input.VersionId, versionIdInput);
-    let namespace;
-    if (nameId) {
-        checkNameId(constants_Input.Namespace, nameId);
-        const displayName = optional(constants_Input.NamespaceDisplayName) ?? nameId;
-        checkDisplayName(constants_Input.NamespaceDisplayName, displayName);
-        namespace = { nameId, displayName, versionId };
-    }
-    else if (optional(constants_Input.NamespaceDisplayName)) {
-        throw new errors_UsageError(`${constants_Input.NamespaceDisplayName} is only used with ${constants_Input.Namespace}, which is empty`);
-    }
-    else if (versionId && !namespaceId) {
-        throw new errors_UsageError(`${constants_Input.VersionId} is only used with ${constants_Input.Namespace} or ${constants_Input.NamespaceId}, which are empty`);
-    }
-    const hasNamespace = Boolean(namespace || namespaceId);
-    const domain = optional(constants_Input.Domain);
-    if (domain) {
-        if (!hasNamespace)
-            throw new errors_UsageError(`${constants_Input.Domain} needs ${constants_Input.Namespace} or ${constants_Input.NamespaceId} to add it to`);
-        const problem = domainProblem(domain);
-        if (problem)
-            throw new errors_UsageError(problem);
-    }
-    const lobbyCountMax = optional(constants_Input.LobbyCountMax);
-    const maxPlayers = optional(constants_Input.MaxPlayers);
-    let matchmaker;
-    if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-        if (lobbyCountMax === undefined || maxPlayers === undefined) {
-            throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} go together: give both or neither`);
-        }
-        if (!hasNamespace) {
-            throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} need ${constants_Input.Namespace} or ${constants_Input.NamespaceId} to validate against`);
-        }
-        matchmaker = {
-            lobbyCountMax: readU32(constants_Input.LobbyCountMax, lobbyCountMax),
-            maxPlayers: readU32(constants_Input.MaxPlayers, maxPlayers),
-        };
-    }
-    const path = optional(constants_Input.Path);
-    const publish = readBoolean(constants_Input.Publish, get(constants_Input.Publish), true) && hasNamespace && path !== undefined;
-    const headers = readHeaders(get(constants_Input.Headers));
-    if (headers.length && !publish) {
-        throw new errors_UsageError(`${constants_Input.Headers} are routes of the published version: they need ${constants_Input.Path} and ${constants_Input.Namespace} ` +
-            `(or ${constants_Input.NamespaceId}), with ${constants_Input.Publish} on`);
-    }
-    return {
-        publish,
-        webEngine: readChoice(constants_Input.WebEngine, get(constants_Input.WebEngine), WEB_ENGINES, 'auto'),
-        headers,
-        versionId,
-        cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN),
-        apiUrl,
-        token,
-        gameId,
-        path,
-        files: files.length ? files : ['**'],
-        includeHidden: readBoolean(constants_Input.IncludeHidden, get(constants_Input.IncludeHidden), false),
-        siteName,
-        namespace,
-        namespaceId,
-        domain,
-        matchmaker,
-        concurrency: readInteger(constants_Input.Concurrency, get(constants_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
-        retries: readInteger(constants_Input.Retries, get(constants_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-        requestTimeoutMs: readInteger(constants_Input.RequestTimeout, get(constants_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
-            1000,
-        maxRetryAfterMs: readInteger(constants_Input.MaxRetryAfter, get(constants_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
-        dryRun,
-        skipUnchanged: readBoolean(constants_Input.SkipUnchanged, get(constants_Input.SkipUnchanged), true),
-        ifNoToken: readChoice(constants_Input.IfNoToken, get(constants_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
-        comment: readBoolean(constants_Input.Comment, get(constants_Input.Comment), true),
-    };
-}
-/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
-function readPullRequestNumber(get) {
-    const value = get(constants_Input.PullRequest).trim();
-    if (!value)
-        return undefined;
-    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
-        throw new errors_UsageError(`${constants_Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
-            'saved, digits only (see the README on previews of forks)');
-    }
-    return Number(value);
-}
-/** Why an empty token fails the step. */
-function missingTokenError() {
-    return new UsageError(`${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-        `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`);
-}
-/**
- * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes.
- */
-function defaultSiteName(context) {
-    const repo = context.repository?.split('/').pop();
-    const ref = context.ref
-        ?.replace(/^refs\/heads\//, '')
-        .replace(/^refs\/tags\//, '')
-        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
-    const sha = context.sha?.slice(0, 7);
-    const parts = [repo, ref, sha].filter((p) => Boolean(p));
-    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
-        .replace(/\s+/g, ' ')
-        .trim();
-    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
-}
-function truncateUtf8(text, maxBytes) {
-    let out = '';
-    for (const char of text) {
-        if (Buffer.byteLength(out + char) > maxBytes)
-            break;
-        out += char;
-    }
-    return out;
-}
-function checkDisplayName(input, value) {
-    const problem = displayNameProblems(value)[0];
-    if (!problem)
-        return;
-    const why = problem === 'too-long'
-        ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
-        : problem === 'too-short'
-            ? 'is empty'
-            : 'has whitespace the service refuses';
-    throw new errors_UsageError(`${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
-}
-/**
- * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
- * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
- * clear (lower case, the punycode of an internationalised name, no trailing dot).
- */
-function domainProblem(domain) {
-    const base = `${constants_Input.Domain} '${domain}'`;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
-        return `${base} has a protocol: give the host name only, like play.example.com`;
-    if (domain.includes('/'))
-        return `${base} has a path: give the host name only, like play.example.com`;
-    // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
-    if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
-        const ascii = (0,external_node_url_.domainToASCII)(domain.replace(/\.$/, ''));
-        return ascii && !hostNameProblem(ascii)
-            ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
-            : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`;
-    }
-    if (/[A-Z]/.test(domain))
-        return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
-    if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
-        return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`;
-    if (!isValidDomain(domain))
-        return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
-    const problem = hostNameProblem(domain);
-    return problem
-        ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
-            'joined by single dots, at most 253 characters in all, like play.example.com'
-        : undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/operations/lobby.ts
 // The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
-
 
 
 
@@ -58928,20 +61090,21 @@ const lobbyOperation = {
         const connection = readRequiredConnection(get, options);
         return {
             ...connection,
-            namespaceId: readRequiredId(get, constants_Input.NamespaceId, 'the namespace the lobby runs in'),
-            lobbyId: readRequiredId(get, constants_Input.LobbyId, 'the lobby to read'),
-            failIfFailed: readBoolean(constants_Input.FailIfFailed, get(constants_Input.FailIfFailed), true),
+            namespaceId: readRequiredId(get, table_Input.NamespaceId, 'the namespace the lobby runs in'),
+            lobbyId: readRequiredId(get, table_Input.LobbyId, 'the lobby to read'),
+            failIfFailed: readBoolean(table_Input.FailIfFailed, get(table_Input.FailIfFailed), true),
         };
     },
-    async run(inputs, context) {
-        const answer = await withClient(inputs, context, (client) => client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId));
+    async run(inputs, run, journal) {
+        const answer = await run.client.getNamespaceLobby(inputs.gameId, inputs.namespaceId, inputs.lobbyId);
+        journal.push(`read lobby ${inputs.lobbyId}`);
         // The real service puts metrics beside the lobby; the interface document puts them inside.
         const metrics = answer.metrics ?? answer.lobby.metrics;
         const lobby = metrics === undefined ? answer.lobby : { ...answer.lobby, metrics };
         const result = { lobby, ...lobbyState(lobby) };
-        context.logger.info(`Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`);
+        run.logger.info(`Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`);
         if (result.failed && !inputs.failIfFailed) {
-            context.logger.warning(`${failureMessage(result)}. ${constants_Input.FailIfFailed} is false: the step passes.`, {
+            run.logger.warning(`${failureMessage(result)}. ${table_Input.FailIfFailed} is false: the step passes.`, {
                 title: 'Lobby failed',
             });
         }
@@ -59009,10 +61172,76 @@ function number(value) {
     return value === undefined ? '' : String(Math.round(value * 100) / 100);
 }
 
+;// CONCATENATED MODULE: ./src/operations/operation.ts
+// One operation of the service as every front end runs it: the GitHub action of its folder
+// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
+// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
+// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+
+
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+const OPERATION_DEADLINE_MS = 10 * 60_000;
+/** The environment variable that sets an operation's deadline, in seconds. */
+const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
+/**
+ * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
+ * with): says what was done before.
+ */
+class OperationStoppedError extends Error {
+    name = 'OperationStoppedError';
+    journal;
+    constructor(operation, cause, journal, note) {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        const done = journal.length
+            ? `stopped after: ${journal.join('; ')}`
+            : 'stopped before any call was answered';
+        super(`${reason}: ${operation} ${done}. ${note}`, { cause });
+        this.journal = journal;
+    }
+}
+/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+async function runOperation(operation, inputs, options) {
+    const run = openRun({
+        connection: inputs,
+        logger: options.logger,
+        signal: options.signal,
+        deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
+        name: `${operation.name} run`,
+        dispatcher: options.dispatcher,
+        retry: options.retry,
+        clock: options.clock,
+    });
+    const journal = [];
+    try {
+        return await operation.run(inputs, run, journal);
+    }
+    catch (error) {
+        if (!run.signal.aborted)
+            throw error;
+        throw new OperationStoppedError(operation.name, run.signal.reason, journal, operation.stoppedNote ?? 'It only reads: nothing was changed.');
+    }
+    finally {
+        await run.dispose();
+    }
+}
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+function deadlineFromEnv(env) {
+    const raw = env[DEADLINE_ENV]?.trim();
+    if (!raw)
+        return undefined;
+    const seconds = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || !(seconds > 0))
+        throw new errors_UsageError(`${DEADLINE_ENV} '${raw}' is not a number of seconds above 0`);
+    return Math.round(seconds * 1000);
+}
+
 ;// CONCATENATED MODULE: ./src/operations/servers.ts
 // The servers operation: every game server of an environment that matches a tag filter, across the
 // service's pages.
-
 
 
 
@@ -59044,6 +61273,7 @@ async function listAllServers(client, gameId, environmentId, options) {
             servers.push(server);
         }
         options.logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`);
+        options.journal?.push(`page ${pages} listed (${servers.length} servers in all)`);
         if (fresh.length < page.length) {
             options.logger.warning(`The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`);
         }
@@ -59063,25 +61293,26 @@ const serversOperation = {
     name: ActionName.Servers,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
-        const environmentId = readRequiredId(get, constants_Input.EnvironmentId, 'the environment whose servers to list');
+        const environmentId = readRequiredId(get, table_Input.EnvironmentId, 'the environment whose servers to list');
         return {
             ...connection,
             environmentId,
-            tags: readTags(get(constants_Input.Tags)),
-            includeDestroyed: readBoolean(constants_Input.IncludeDestroyed, get(constants_Input.IncludeDestroyed), false),
-            limit: readOptionalInteger(constants_Input.Limit, get(constants_Input.Limit), 1, LIMIT_MAX),
+            tags: readTags(get(table_Input.Tags)),
+            includeDestroyed: readBoolean(table_Input.IncludeDestroyed, get(table_Input.IncludeDestroyed), false),
+            limit: readOptionalInteger(table_Input.Limit, get(table_Input.Limit), 1, LIMIT_MAX),
         };
     },
-    async run(inputs, context) {
+    async run(inputs, run, journal) {
         const filter = inputs.tags ? ` with tags ${formatTags(inputs.tags)}` : '';
         const destroyed = inputs.includeDestroyed ? ' (destroyed ones included)' : '';
-        const listed = await context.logger.group(`List the servers of ${inputs.environmentId}${filter}${destroyed}`, () => withClient(inputs, context, (client) => listAllServers(client, inputs.gameId, inputs.environmentId, {
+        const listed = await run.logger.group(`List the servers of ${inputs.environmentId}${filter}${destroyed}`, () => listAllServers(run.client, inputs.gameId, inputs.environmentId, {
             tags: inputs.tags,
             includeDestroyed: inputs.includeDestroyed,
             limit: inputs.limit,
-            logger: context.logger,
-        })));
-        context.logger.info(`${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${constants_Input.Limit} reached)` : ''}`);
+            logger: run.logger,
+            journal,
+        }));
+        run.logger.info(`${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${table_Input.Limit} reached)` : ''}`);
         return {
             environmentId: inputs.environmentId,
             tags: inputs.tags,
@@ -59147,11 +61378,11 @@ function readTags(raw) {
         tags = JSON.parse(json);
     }
     catch {
-        throw new errors_UsageError(`${constants_Input.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`);
+        throw new errors_UsageError(`${table_Input.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`);
     }
     const problem = serverTagsProblem(tags);
     if (problem)
-        throw new errors_UsageError(`${constants_Input.Tags} '${json}': ${problem}, like {"region": "eu"}`);
+        throw new errors_UsageError(`${table_Input.Tags} '${json}': ${problem}, like {"region": "eu"}`);
     const filter = tags;
     return Object.keys(filter).length ? filter : undefined;
 }
@@ -62076,66 +64307,65 @@ function titled(message, annotation) {
 
 
 
-
 const validateOperation = {
     name: ActionName.Validate,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         const optional = (name) => get(name).trim() || undefined;
-        const namespaceIdInput = optional(constants_Input.NamespaceId);
-        const namespaceId = namespaceIdInput && checkUuid(constants_Input.NamespaceId, namespaceIdInput);
-        const lobbyCountMax = optional(constants_Input.LobbyCountMax);
-        const maxPlayers = optional(constants_Input.MaxPlayers);
-        const groupDisplayName = optional(constants_Input.GroupDisplayName);
+        const namespaceIdInput = optional(table_Input.NamespaceId);
+        const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
+        const lobbyCountMax = optional(table_Input.LobbyCountMax);
+        const maxPlayers = optional(table_Input.MaxPlayers);
+        const groupDisplayName = optional(table_Input.GroupDisplayName);
         let matchmaker;
         if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
             if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} go together: give both or neither`);
+                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} go together: give both or neither`);
             if (!namespaceId)
-                throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} need ${constants_Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
+                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} need ${table_Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
             matchmaker = {
                 namespaceId,
-                lobbyCountMax: readU32(constants_Input.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(constants_Input.MaxPlayers, maxPlayers),
+                lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+                maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
             };
         }
         else if (namespaceId) {
-            throw new errors_UsageError(`${constants_Input.NamespaceId} is only used with ${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers}, which are empty`);
+            throw new errors_UsageError(`${table_Input.NamespaceId} is only used with ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
-            throw new errors_UsageError(`${constants_Input.GroupDisplayName}, or ${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} with ${constants_Input.NamespaceId}: ` +
+            throw new errors_UsageError(`${table_Input.GroupDisplayName}, or ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} with ${table_Input.NamespaceId}: ` +
                 'give at least one, there is nothing to validate');
         }
         return {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(constants_Input.FailOnError, get(constants_Input.FailOnError), true),
+            failOnError: readBoolean(table_Input.FailOnError, get(table_Input.FailOnError), true),
         };
     },
-    async run(inputs, context) {
+    async run(inputs, run, journal) {
         const errors = [];
         const found = (validation, paths) => errors.push(...paths.map(({ path }) => ({ path, validation, message: describeValidationPath(path) })));
-        await withClient(inputs, context, async (client) => {
-            const { matchmaker, groupDisplayName } = inputs;
-            if (matchmaker) {
-                const answer = await client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
-                    lobby_count_max: matchmaker.lobbyCountMax,
-                    max_players: matchmaker.maxPlayers,
-                });
-                found('matchmaker-config', answer.errors);
-                context.logger.info(`Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
-                    `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`);
-            }
-            if (groupDisplayName !== undefined) {
-                const answer = await client.validateGroup(groupDisplayName);
-                found('group-display-name', answer.errors);
-                context.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`);
-            }
-        });
+        const { matchmaker, groupDisplayName } = inputs;
+        if (matchmaker) {
+            const answer = await run.client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
+                lobby_count_max: matchmaker.lobbyCountMax,
+                max_players: matchmaker.maxPlayers,
+            });
+            found('matchmaker-config', answer.errors);
+            journal.push('matchmaker config validated');
+            run.logger.info(`Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
+                `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`);
+        }
+        if (groupDisplayName !== undefined) {
+            const answer = await run.client.validateGroup(groupDisplayName);
+            found('group-display-name', answer.errors);
+            journal.push('group display name validated');
+            run.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`);
+        }
         if (errors.length && !inputs.failOnError) {
             for (const problem of problems(errors))
-                context.logger.warning(problem.description, { title: problem.title });
+                run.logger.warning(problem.description, { title: problem.title });
         }
         return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors };
     },
@@ -62170,11 +64400,7 @@ const validateOperation = {
                 ? [`the group display name '${result.groupDisplayName}'`]
                 : []),
         ].join(' and ');
-        const error = new ValidationFailedError('The validated values', problems(result.errors));
-        error.message = `The service finds ${what} invalid: ${result.errors
-            .map((e) => `${e.path.join('.')} (${e.message})`)
-            .join('; ')}`;
-        return error;
+        return new ValidationFailedError(what, problems(result.errors), { foundBy: 'The service' });
     },
 };
 function verdict(errors) {
@@ -62186,7 +64412,7 @@ function problems(errors) {
         path: error.path,
         description: error.message,
         title: error.validation === 'group-display-name'
-            ? `${constants_Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+            ? `${table_Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
             : validationTitle(error.path),
     }));
 }
@@ -62206,63 +64432,68 @@ const publishOperation = {
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         const text = (name) => get(name).trim();
-        const nameId = text(constants_Input.Namespace);
-        const namespaceId = text(constants_Input.NamespaceId);
+        const nameId = text(table_Input.Namespace);
+        const namespaceId = text(table_Input.NamespaceId);
         if (!nameId && !namespaceId)
-            throw new errors_UsageError(`${constants_Input.Namespace} or ${constants_Input.NamespaceId} is required: the namespace to publish to`);
+            throw new errors_UsageError(`${table_Input.Namespace} or ${table_Input.NamespaceId} is required: the namespace to publish to`);
         if (nameId && namespaceId)
-            throw new errors_UsageError(`${constants_Input.Namespace} and ${constants_Input.NamespaceId} are both given: give one of the two`);
+            throw new errors_UsageError(`${table_Input.Namespace} and ${table_Input.NamespaceId} are both given: give one of the two`);
         const namespace = nameId
-            ? { nameId: checkNameId(constants_Input.Namespace, nameId) }
-            : { id: checkUuid(constants_Input.NamespaceId, namespaceId) };
-        const versionId = text(constants_Input.VersionId);
-        const fromNamespace = text(constants_Input.FromNamespace);
+            ? { nameId: checkNameId(table_Input.Namespace, nameId) }
+            : { id: checkUuid(table_Input.NamespaceId, namespaceId) };
+        const versionId = text(table_Input.VersionId);
+        const fromNamespace = text(table_Input.FromNamespace);
         if (!versionId && !fromNamespace) {
-            throw new errors_UsageError(`${constants_Input.VersionId} or ${constants_Input.FromNamespace} is required: a version id ('previous' rolls back to the ` +
+            throw new errors_UsageError(`${table_Input.VersionId} or ${table_Input.FromNamespace} is required: a version id ('previous' rolls back to the ` +
                 'version published before the current one), or the namespace whose version to promote');
         }
         if (versionId && fromNamespace)
-            throw new errors_UsageError(`${constants_Input.VersionId} and ${constants_Input.FromNamespace} are both given: give one of the two`);
+            throw new errors_UsageError(`${table_Input.VersionId} and ${table_Input.FromNamespace} are both given: give one of the two`);
         const source = fromNamespace
-            ? { fromNamespace: checkNameId(constants_Input.FromNamespace, fromNamespace) }
+            ? { fromNamespace: checkNameId(table_Input.FromNamespace, fromNamespace) }
             : versionId === 'previous'
                 ? { previous: true }
-                : { versionId: checkUuid(constants_Input.VersionId, versionId) };
-        return { ...connection, namespace, source, cdnDomain: readCdnDomain(get, DEFAULT_CDN_DOMAIN) };
+                : { versionId: checkUuid(table_Input.VersionId, versionId) };
+        return { ...connection, namespace, source, cdnDomain: readCdnDomain(get) };
     },
-    async run(inputs, context) {
-        const { logger } = context;
-        return withClient(inputs, context, async (client) => {
-            const { game } = await client.getGame(inputs.gameId);
-            const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId);
-            const versionId = await publish_chooseVersion(client, inputs, game.namespaces, target);
-            // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
-            const version = await readVersion(client, inputs.gameId, versionId);
-            const changed = target.version_id !== versionId;
-            if (changed) {
-                await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId);
-                logger.info(`Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`);
-            }
-            else {
-                logger.info(`Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`);
-            }
-            const url = namespaceUrl(inputs.cdnDomain, game.name_id, target.name_id);
+    stoppedNote: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
+    async run(inputs, run, journal) {
+        const { logger, client } = run;
+        const { game } = await client.getGame(inputs.gameId);
+        journal.push(`read game ${game.name_id}`);
+        const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger);
+        const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId);
+        const versionId = await publish_chooseVersion(client, inputs, game.namespaces, target);
+        // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
+        const version = await readVersion(client, inputs.gameId, versionId);
+        journal.push(`read version '${version.display_name}' (${versionId})`);
+        const changed = target.version_id !== versionId;
+        if (changed) {
+            journal.push(`namespace ${target.name_id} was being switched to it (the call may or may not have been made)`);
+            await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId);
+            journal[journal.length - 1] = `published it to namespace ${target.name_id}`;
+            logger.info(`Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`);
+        }
+        else {
+            logger.info(`Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`);
+        }
+        const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id);
+        if (url)
             logger.info(`Live at ${url}`);
-            return {
-                namespace: target,
-                versionId,
-                versionName: version.display_name,
-                replacedVersionId: target.version_id,
-                changed,
-                url,
-            };
-        });
+        return {
+            namespace: target,
+            versionId,
+            versionName: version.display_name,
+            replacedVersionId: target.version_id,
+            changed,
+            url,
+        };
     },
     outputs(result) {
         return {
             [PublishOutput.NamespaceId]: result.namespace.namespace_id,
             [PublishOutput.VersionId]: result.versionId,
-            [PublishOutput.Url]: result.url,
+            [PublishOutput.Url]: result.url ?? null,
             [PublishOutput.ReplacedVersionId]: result.replacedVersionId,
         };
     },
@@ -62274,7 +64505,7 @@ const publishOperation = {
                 'Replaced',
                 result.changed ? { code: result.replacedVersionId } : 'nothing: it already served this version',
             ],
-            ['URL', result.url],
+            ['URL', result.url ?? 'unknown: the service names no CDN domain (set cdn-domain)'],
         ];
         return {
             title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
@@ -62286,7 +64517,7 @@ function findNamespace(namespaces, wanted, gameId) {
     const found = namespaces.find((ns) => 'id' in wanted ? ns.namespace_id === wanted.id : ns.name_id === wanted.nameId);
     if (found)
         return found;
-    const [input, value] = 'id' in wanted ? [constants_Input.NamespaceId, wanted.id] : [constants_Input.Namespace, wanted.nameId];
+    const [input, value] = 'id' in wanted ? [table_Input.NamespaceId, wanted.id] : [table_Input.Namespace, wanted.nameId];
     throw new errors_UsageError(`${input} '${value}' is not a namespace of game ${gameId}: it has ${publish_describeNamespaces(namespaces)}`);
 }
 async function publish_chooseVersion(client, inputs, namespaces, target) {
@@ -62296,15 +64527,15 @@ async function publish_chooseVersion(client, inputs, namespaces, target) {
     if ('fromNamespace' in source) {
         const from = namespaces.find((ns) => ns.name_id === source.fromNamespace);
         if (!from) {
-            throw new errors_UsageError(`${constants_Input.FromNamespace} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${publish_describeNamespaces(namespaces)}`);
+            throw new errors_UsageError(`${table_Input.FromNamespace} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${publish_describeNamespaces(namespaces)}`);
         }
         return from.version_id;
     }
     const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id);
     const previous = versions.find((entry) => entry.version_id !== target.version_id);
     if (!previous) {
-        throw new errors_UsageError(`${constants_Input.VersionId} 'previous': namespace ${target.name_id} has had no other version published ` +
-            `(it serves ${target.version_id}); give a ${constants_Input.VersionId}`);
+        throw new errors_UsageError(`${table_Input.VersionId} 'previous': namespace ${target.name_id} has had no other version published ` +
+            `(it serves ${target.version_id}); give a ${table_Input.VersionId}`);
     }
     return previous.version_id;
 }
@@ -62346,6 +64577,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 
 
+
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -62357,19 +64589,10 @@ const flag = (name, type, help, value) => ({
     help,
     value,
 });
-const CONNECTION_FLAGS = [
-    flag(constants_Input.ApiUrl, 'string', 'Base URL of the service (required)', 'url'),
-    flag(constants_Input.Token, 'string', `The service token; default the ${TOKEN_ENV} environment variable`, 'token'),
-    flag(constants_Input.GameId, 'string', 'The id of the game (required)', 'id'),
-];
 const OUTPUT_FLAGS = [
     flag('json', 'boolean', "Print one JSON document with the action's outputs instead of text"),
     flag('verbose', 'boolean', 'Show debug lines (each request made)'),
     flag('help', 'boolean', 'Show this help'),
-];
-const MATCHMAKER_FLAGS = [
-    flag(constants_Input.LobbyCountMax, 'string', 'Matchmaker config: lobby_count_max (with --max-players)', 'n'),
-    flag(constants_Input.MaxPlayers, 'string', 'Matchmaker config: max_players (with --lobby-count-max)', 'n'),
 ];
 // The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
 const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86';
@@ -62381,26 +64604,7 @@ const DEPLOY = {
         'service validate the matchmaker config, upload every file to a new CDN site, and publish it to the namespace\n' +
         'as a new version, so that it is live at the URL printed: what the deploy action does.',
     flags: [
-        ...CONNECTION_FLAGS,
-        flag(constants_Input.Path, 'string', 'Folder of the built site; without it, only provision', 'dir'),
-        flag(constants_Input.Files, 'list', 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)', 'glob'),
-        flag(constants_Input.IncludeHidden, 'boolean', 'Upload hidden files and folders (.env, .git/) too'),
-        flag(constants_Input.SiteName, 'string', 'Display name of the site (default: repository, branch and short sha)', 'name'),
-        flag(constants_Input.Namespace, 'string', 'name_id of the namespace to use, created when absent', 'name-id'),
-        flag(constants_Input.NamespaceDisplayName, 'string', 'Display name of the created namespace', 'name'),
-        flag(constants_Input.VersionId, 'string', "Version whose config the published version copies (default: the namespace's current, or the game's latest)", 'id'),
-        flag(constants_Input.NamespaceId, 'string', 'An existing namespace to work on, checked to be in the game', 'id'),
-        flag(constants_Input.Domain, 'string', 'Domain to add to the namespace (host name only)', 'host'),
-        flag(constants_Input.Publish, 'boolean', 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)'),
-        flag(constants_Input.CdnDomain, 'string', `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN}; an origin like http://localhost:6420 for the emulator)`, 'domain'),
-        flag(constants_Input.WebEngine, 'string', 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)', 'engine'),
-        flag(constants_Input.Headers, 'string', `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`, 'yaml'),
-        ...MATCHMAKER_FLAGS,
-        flag(constants_Input.Concurrency, 'string', `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`, 'n'),
-        flag(constants_Input.Retries, 'string', `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`, 'n'),
-        flag(constants_Input.MaxRetryAfter, 'string', `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`, 's'),
-        flag(constants_Input.RequestTimeout, 'string', `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`, 's'),
-        flag(constants_Input.DryRun, 'boolean', 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)'),
+        ...flagsOf('deploy'),
         flag(Output.Manifest, 'string', 'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)', 'file'),
         ...OUTPUT_FLAGS,
     ],
@@ -62411,23 +64615,17 @@ const DEPLOY = {
     ],
     async run(flags, io) {
         const get = flagReader(flags);
-        const context = get(constants_Input.SiteName).trim() ? {} : runContext(process.env);
-        const inputs = readInputs(get, context);
-        if (!inputs.token && !inputs.dryRun)
+        const inputs = readInputs(get, () => runContext(process.env));
+        if (!inputs.connection.token && !inputs.dryRun)
             throw missingToken();
-        // Ctrl-C ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
-        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
-            io.logger.close();
-            process.stderr.write('gamehost: quit at once\n');
-            process.exit(EXIT_CANCELLED);
-        });
-        cancellation.signal.addEventListener('abort', () => io.logger.warning('Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)'));
+        const cancellation = cancelOnCtrlC(io);
         const keepManifest = get(Output.Manifest).trim();
         // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
         const tempDir = await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
         let result;
         try {
             result = await deploy(inputs, {
+                deadlineMs: deadlineFromEnv(process.env),
                 logger: io.logger,
                 glob: cliGlob,
                 tempDir,
@@ -62462,12 +64660,6 @@ const SERVERS = operationCommand(serversOperation, {
     summary: 'List the game servers of an environment',
     description: 'List the game servers of an environment that have all the given tags, newest first, following the\n' +
         "service's pages to the last one: what the servers action does.",
-    flags: [
-        flag(constants_Input.EnvironmentId, 'string', 'The environment whose servers to list (required)', 'id'),
-        flag(constants_Input.Tags, 'string', 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'', 'json'),
-        flag(constants_Input.IncludeDestroyed, 'boolean', 'List destroyed servers too'),
-        flag(constants_Input.Limit, 'string', 'At most this many servers, the newest (default all)', 'n'),
-    ],
     examples: [
         `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15`,
         `gamehost servers ${EXAMPLE_CONNECTION} --environment-id 0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15 --tags '{"region":"eu"}' --include-destroyed --json`,
@@ -62477,11 +64669,6 @@ const LOBBY_LOGS = operationCommand(lobbyOperation, {
     summary: "Show a lobby's status and metrics; exit 1 if it crashed",
     description: "Show a lobby's status (running or stopped, exit code) and metrics. A lobby that stopped with failed: true\n" +
         'makes the command exit 1, with its exit code in the message: what the lobby-logs action does.',
-    flags: [
-        flag(constants_Input.NamespaceId, 'string', 'The namespace the lobby runs in (required)', 'id'),
-        flag(constants_Input.LobbyId, 'string', 'The lobby (required)', 'id'),
-        flag(constants_Input.FailIfFailed, 'boolean', 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)'),
-    ],
     examples: [
         `gamehost lobby-logs ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-id 7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c`,
     ],
@@ -62489,19 +64676,12 @@ const LOBBY_LOGS = operationCommand(lobbyOperation, {
 const AVATARS = operationCommand(avatarsOperation, {
     summary: "List the game's custom avatars",
     description: "List the game's custom avatars, complete or still uploading: what the avatars action does.",
-    flags: [],
     examples: [`gamehost avatars ${EXAMPLE_CONNECTION}`, `gamehost avatars ${EXAMPLE_CONNECTION} --json`],
 });
 const VALIDATE = operationCommand(validateOperation, {
     summary: 'Validate a matchmaker config and/or a group display name',
     description: 'Have the service validate a matchmaker config (against a namespace) and/or a group display name, and\n' +
         'print its errors with their paths; any error makes the command exit 1: what the validate action does.',
-    flags: [
-        flag(constants_Input.NamespaceId, 'string', 'The namespace to validate the matchmaker config against', 'id'),
-        ...MATCHMAKER_FLAGS,
-        flag(constants_Input.GroupDisplayName, 'string', 'A group display name to validate', 'name'),
-        flag(constants_Input.FailOnError, 'boolean', 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)'),
-    ],
     examples: [
         `gamehost validate ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --lobby-count-max 64 --max-players 16`,
         `gamehost validate ${EXAMPLE_CONNECTION} --group-display-name 'Night Owls' --json`,
@@ -62511,13 +64691,6 @@ const PUBLISH = operationCommand(publishOperation, {
     summary: "Promote or roll back: set a namespace's version, uploading nothing",
     description: 'Publish a version to a namespace: a version id, previous (the one published before the current one: a\n' +
         'rollback), or what another namespace serves (--from-namespace: a promotion): what the publish action does.',
-    flags: [
-        flag(constants_Input.Namespace, 'string', 'name_id of the namespace to publish to (or --namespace-id)', 'name-id'),
-        flag(constants_Input.NamespaceId, 'string', 'The namespace to publish to (or --namespace)', 'id'),
-        flag(constants_Input.VersionId, 'string', "The version to publish, or 'previous' (or --from-namespace)", 'id'),
-        flag(constants_Input.FromNamespace, 'string', 'Publish what this namespace serves (or --version-id)', 'name-id'),
-        flag(constants_Input.CdnDomain, 'string', `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`, 'domain'),
-    ],
     examples: [
         `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
         `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --json`,
@@ -62530,53 +64703,79 @@ const CLOSE = {
     description: "Publish to the preview's namespace a small page saying the preview was closed (no build content, the\n" +
         "rest of the version's config kept) and remove its domain: what the deploy action does when its pull\n" +
         'request is closed. Running it twice changes nothing the second time.',
-    flags: [
-        ...CONNECTION_FLAGS,
-        flag(constants_Input.Namespace, 'string', "name_id of the preview's namespace (or --namespace-id)", 'name-id'),
-        flag(constants_Input.NamespaceId, 'string', "The preview's namespace (or --namespace)", 'id'),
-        flag(constants_Input.Domain, 'string', 'The domain to free, when the preview had one', 'host'),
-        flag(constants_Input.PullRequest, 'string', 'The number of the pull request, shown on the page', 'n'),
-        flag(constants_Input.CdnDomain, 'string', `Domain namespaces are served under, for the URL (default ${DEFAULT_CDN_DOMAIN})`, 'domain'),
-        ...OUTPUT_FLAGS,
-    ],
+    flags: [...flagsOf('close'), ...OUTPUT_FLAGS],
     examples: [
         `gamehost close ${EXAMPLE_CONNECTION} --namespace pr-12 --pull-request 12 --domain pr-12.preview.example.com`,
     ],
     async run(flags, io) {
         const get = flagReader(flags);
-        const inputs = readInputs(get);
-        if (!inputs.token)
+        const inputs = readInputs(get, {}, { closing: true });
+        if (!inputs.connection.token)
             throw missingToken();
-        if (!inputs.namespace && !inputs.namespaceId)
-            throw new errors_UsageError(`--${constants_Input.Namespace} or --${constants_Input.NamespaceId} is required: the preview's namespace`);
-        const tempDir = await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
+        if (!hasTarget(inputs))
+            throw new errors_UsageError(`--${table_Input.Namespace} or --${table_Input.NamespaceId} is required: the preview's namespace`);
+        const cancellation = cancelOnCtrlC(io);
         try {
             const result = await closePreview(inputs, {
+                deadlineMs: deadlineFromEnv(process.env),
                 logger: io.logger,
                 pullRequest: readPullRequestNumber(get),
-                tempDir,
+                signal: cancellation.signal,
             });
             print(io, closeOutputs(result), closeReport(result));
             return EXIT_OK;
         }
+        catch (error) {
+            if (!isCancelled(error))
+                throw error;
+            reportError(io, error);
+            return EXIT_CANCELLED;
+        }
         finally {
-            await (0,promises_.rm)(tempDir, { recursive: true, force: true });
+            cancellation.dispose();
         }
     },
 };
 const EMULATOR_SUMMARY = 'Run a local emulator of the service';
 const COMMANDS = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE];
+/** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
+function cancelOnCtrlC(io) {
+    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+        io.logger.close();
+        process.stderr.write('gamehost: quit at once\n');
+        process.exit(EXIT_CANCELLED);
+    });
+    cancellation.signal.addEventListener('abort', () => io.logger.warning('Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)'));
+    return cancellation;
+}
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand(operation, spec) {
     return {
         name: operation.name,
         summary: spec.summary,
         description: spec.description,
-        flags: [...CONNECTION_FLAGS, ...spec.flags, ...OUTPUT_FLAGS],
+        flags: [...flagsOf(operation.name), ...OUTPUT_FLAGS],
         examples: spec.examples,
         async run(flags, io) {
             const inputs = operation.read(flagReader(flags), { missingToken });
-            const result = await operation.run(inputs, { logger: io.logger });
+            const cancellation = cancelOnCtrlC(io);
+            let result;
+            try {
+                result = await runOperation(operation, inputs, {
+                    logger: io.logger,
+                    signal: cancellation.signal,
+                    deadlineMs: deadlineFromEnv(process.env),
+                });
+            }
+            catch (error) {
+                if (!(error instanceof OperationStoppedError))
+                    throw error;
+                reportError(io, error);
+                return isCancelled(error.cause) ? EXIT_CANCELLED : EXIT_FAILURE;
+            }
+            finally {
+                cancellation.dispose();
+            }
             print(io, operation.outputs(result), operation.report(result, inputs));
             const failure = operation.failure?.(result, inputs);
             if (!failure)
@@ -62590,8 +64789,9 @@ function operationCommand(operation, spec) {
 function flagReader(flags) {
     return (name) => {
         const value = flags[name];
-        if (name === constants_Input.Token && (value === undefined || value === ''))
-            return process.env[TOKEN_ENV] ?? '';
+        const env = inputRow(name)?.flag?.env;
+        if (env && (value === undefined || value === ''))
+            return process.env[env] ?? '';
         if (value === undefined)
             return '';
         if (Array.isArray(value))
@@ -62600,7 +64800,7 @@ function flagReader(flags) {
     };
 }
 function missingToken() {
-    return new errors_UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${constants_Input.Token})`);
+    return new errors_UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${table_Input.Token})`);
 }
 /** The outputs as one JSON document, or the report as text, on standard output. */
 function print(io, outputs, report) {
@@ -62650,7 +64850,7 @@ function commandHelp(command) {
         if (f.name === 'help')
             return '-h, --help';
         // Booleans that default to true are turned off with --no-<name>.
-        const name = f.name === constants_Input.FailIfFailed || f.name === constants_Input.FailOnError ? `[no-]${f.name}` : f.name;
+        const name = f.negatable ? `[no-]${f.name}` : f.name;
         return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`;
     };
     const width = Math.max(...command.flags.map((f) => label(f).length));
@@ -62764,6 +64964,6 @@ main(process.argv.slice(2)).then((code) => {
     process.exitCode = EXIT_FAILURE;
 });
 
-;// CONCATENATED MODULE: ./node_modules/.cache/gamehost-package/cli.ts
+;// CONCATENATED MODULE: ./node_modules/.cache/gamehost-package/f2af6c097ab8/cli.ts
 
 

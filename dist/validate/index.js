@@ -28370,11 +28370,11 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3114:
+/***/ 3482:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7711);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1120);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7711:
+/***/ 1120:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31338,6 +31338,21 @@ function getIDToken(aud) {
 
 //# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: ./src/api/errors.ts
+/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+function gaveUpNote(gaveUp) {
+    switch (gaveUp?.kind) {
+        case undefined:
+            return '';
+        case 'retries-spent':
+            return ` (gave up after ${gaveUp.attempts} attempts)`;
+        case 'out-of-time':
+            return (` (gave up after ${gaveUp.attempts} attempts in ${Math.round(gaveUp.elapsedMs / 1000)} s: ` +
+                `retries stop ${Math.round(gaveUp.maxElapsedMs / 1000)} s after the first attempt)`);
+        case 'wait-too-long':
+            return (` (the service asks to wait ${Math.ceil(gaveUp.askedMs / 1000)} s, until ${new Date(gaveUp.until).toISOString()}: ` +
+                `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
+    }
+}
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -31353,6 +31368,8 @@ class ServiceError extends Error {
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
      */
     inputs;
+    gaveUp;
+    #init;
     constructor(init) {
         const { operation, status, body } = init;
         const code = body.code ?? 'UNKNOWN';
@@ -31369,6 +31386,7 @@ class ServiceError extends Error {
             message += `. ${init.hint}`;
         if (body.documentation)
             message += `. See ${body.documentation}`;
+        message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
         this.operation = operation;
@@ -31380,6 +31398,12 @@ class ServiceError extends Error {
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
         this.inputs = init.inputs ?? [];
+        this.gaveUp = init.gaveUp;
+        this.#init = init;
+    }
+    /** The same refusal, saying how the call's retries ended. */
+    afterRetries(gaveUp) {
+        return new ServiceError({ ...this.#init, gaveUp });
     }
 }
 /** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
@@ -31400,8 +31424,10 @@ class errors_UsageError extends Error {
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
     problems;
-    constructor(what, problems) {
-        super(`${what} is invalid: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
+    /** `foundBy`: who judged it so, when not this code (`The service`): `The service finds ... invalid`. */
+    constructor(what, problems, options = {}) {
+        const verdict = options.foundBy ? `${options.foundBy} finds ${what} invalid` : `${what} is invalid`;
+        super(`${verdict}: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
         this.problems = problems;
     }
 }
@@ -31425,10 +31451,31 @@ class NetworkError extends Error {
     name = 'NetworkError';
     /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
     inputs;
-    constructor(message, options) {
-        super(message, options);
+    /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
+    gaveUp;
+    #reason;
+    constructor(reason, options) {
+        super(reason + gaveUpNote(options?.gaveUp), options);
         this.inputs = options?.inputs ?? [];
+        this.gaveUp = options?.gaveUp;
+        this.#reason = reason;
     }
+    /** The same failure, saying how the call's retries ended. */
+    afterRetries(gaveUp) {
+        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+    }
+}
+/**
+ * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
+ * its message (the service's and the network's errors keep their class); the message of an error is
+ * never changed once it was thrown. Any other error becomes the cause of a new one.
+ */
+function afterRetries(error, gaveUp) {
+    if (error instanceof ServiceError || error instanceof NetworkError)
+        return error.afterRetries(gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -31627,54 +31674,541 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: ./src/inputs/constants.ts
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/api/retry.ts
+
+
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
+function retryPolicy(overrides = {}) {
+    const policy = {
+        retries: DEFAULT_RETRIES,
+        baseDelayMs: 500,
+        maxDelayMs: 30_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        random: Math.random,
+        now: Date.now,
+        ...overrides,
+    };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
+    return policy;
+}
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+function backoffDelay(attempt, policy) {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
 /**
- * Input names of every action, as in the action.yml files (the deploy's action.yml at the root,
- * servers/, lobby-logs/, avatars/ and validate/). The CLI's flags are these names with `--`.
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
-const constants_Input = {
-    ApiUrl: 'api-url',
-    Token: 'token',
-    GameId: 'game-id',
-    Path: 'path',
-    Files: 'files',
-    IncludeHidden: 'include-hidden',
-    SiteName: 'site-name',
-    Namespace: 'namespace',
-    NamespaceDisplayName: 'namespace-display-name',
-    VersionId: 'version-id',
-    NamespaceId: 'namespace-id',
-    Domain: 'domain',
-    LobbyCountMax: 'lobby-count-max',
-    MaxPlayers: 'max-players',
-    Concurrency: 'concurrency',
-    Retries: 'retries',
-    RequestTimeout: 'request-timeout',
-    MaxRetryAfter: 'max-retry-after',
-    DryRun: 'dry-run',
-    Comment: 'comment',
-    GitHubToken: 'github-token',
-    SkipUnchanged: 'skip-unchanged',
-    IfNoToken: 'if-no-token',
-    PullRequest: 'pull-request',
-    Publish: 'publish',
-    CdnDomain: 'cdn-domain',
-    WebEngine: 'web-engine',
-    Headers: 'headers',
-    // publish (with namespace, namespace-id, version-id and cdn-domain)
-    FromNamespace: 'from-namespace',
-    // servers
-    EnvironmentId: 'environment-id',
-    Tags: 'tags',
-    IncludeDestroyed: 'include-destroyed',
-    Limit: 'limit',
-    // lobby-logs (with namespace-id)
-    LobbyId: 'lobby-id',
-    FailIfFailed: 'fail-if-failed',
-    // validate (with namespace-id, lobby-count-max and max-players)
-    GroupDisplayName: 'group-display-name',
-    FailOnError: 'fail-on-error',
+function requestedDelay(error, now) {
+    if (!(error instanceof ServiceError))
+        return undefined;
+    const candidates = [];
+    const header = error.retryAfter?.trim();
+    if (header) {
+        if (/^\d+(\.\d+)?$/.test(header))
+            candidates.push(Number(header) * 1000);
+        else {
+            const at = Date.parse(header);
+            if (!Number.isNaN(at))
+                candidates.push(at - now);
+        }
+    }
+    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+        candidates.push(error.metadata - now);
+    if (candidates.length === 0)
+        return undefined;
+    return Math.max(0, ...candidates);
+}
+const CONNECTION_NOT_ESTABLISHED = new Set([
+    'ECONNREFUSED',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'EAI_AGAIN',
+    'ENETUNREACH',
+    'EHOSTUNREACH',
+]);
+/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
+const CONNECTION_LOST = new Set([
+    DEADLINE_EXCEEDED,
+    'ECONNRESET',
+    'EPIPE',
+    'ETIMEDOUT',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CLOSED',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+    'UND_ERR_ABORTED',
+]);
+/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
+function errorCodes(error) {
+    const codes = [];
+    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === 'string')
+            codes.push(code);
+    }
+    return codes;
+}
+/** A connection that failed before the request was sent: safe to retry any call. */
+function isConnectFailure(error) {
+    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
+}
+/** Any network-level failure (refused, reset, closed mid-body, timed out). */
+function isNetworkFailure(error) {
+    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
+}
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
+    if (verdict !== true)
+        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = requestedDelay(error, state.now);
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined
+        ? backoffDelay(backoffStep(state.index, error), policy)
+        : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
+ */
+async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
+    const startedAt = policy.now();
+    for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
+        try {
+            return await attempt(index);
+        }
+        catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
+            const verdict = shouldRetry(error);
+            const state = { index, startedAt, now: policy.now() };
+            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
+            hooks.onRetry?.(error);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
+        }
+    }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+}
+function shortReason(error) {
+    if (error instanceof ServiceError)
+        return `${error.status} ${error.code}`;
+    const code = errorCodes(error)[0];
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/table.ts
+// Every input of every action, one row each: which actions take it (their action.yml), its default,
+// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
+// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
+// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+
+/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'];
+/** Where the CLI reads the token when --token is not given. */
+const TOKEN_ENV = 'GAMEHOST_TOKEN';
+/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
+const DEFAULT_CONCURRENCY = 192;
+const MAX_CONCURRENCY = 256;
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_RETRIES = 20;
+/** The longest `max-retry-after` a user may set: an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+const ALL = ACTIONS;
+/** The connection's flags: every subcommand's. */
+const WITH_CLOSE = [...ACTIONS, 'close'];
+const row = (name, spec) => ({ name, ...spec });
+/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
+const INPUTS = {
+    ApiUrl: row('api-url', {
+        actions: ALL,
+        requiredIn: ALL,
+        default: '',
+        description: 'Base URL of the service (required)',
+        flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+    }),
+    Token: row('token', {
+        actions: ALL,
+        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+        default: '',
+        secret: true,
+        description: `The service token; default the ${TOKEN_ENV} environment variable`,
+        flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
+    }),
+    GameId: row('game-id', {
+        actions: ALL,
+        requiredIn: ALL,
+        default: '',
+        description: 'The id of the game (required)',
+        flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+    }),
+    Path: row('path', {
+        actions: ['deploy'],
+        default: '',
+        description: 'Folder of the built site; without it, only provision',
+        flag: { type: 'string', value: 'dir' },
+    }),
+    Files: row('files', {
+        actions: ['deploy'],
+        default: '**',
+        description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
+        flag: { type: 'list', value: 'glob' },
+    }),
+    IncludeHidden: row('include-hidden', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Upload hidden files and folders (.env, .git/) too',
+        flag: { type: 'boolean' },
+    }),
+    SiteName: row('site-name', {
+        actions: ['deploy'],
+        default: '',
+        shownDefault: 'derived',
+        description: 'Display name of the site (default: repository, branch and short sha)',
+        flag: { type: 'string', value: 'name' },
+    }),
+    Namespace: row('namespace', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: 'name_id of the namespace to use, created when absent',
+        flag: {
+            type: 'string',
+            value: 'name-id',
+            commands: ['deploy', 'publish', 'close'],
+            help: {
+                publish: 'name_id of the namespace to publish to (or --namespace-id)',
+                close: "name_id of the preview's namespace (or --namespace-id)",
+            },
+        },
+    }),
+    NamespaceDisplayName: row('namespace-display-name', {
+        actions: ['deploy'],
+        default: '',
+        shownDefault: 'the `namespace`',
+        description: 'Display name of the created namespace',
+        flag: { type: 'string', value: 'name' },
+    }),
+    VersionId: row('version-id', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        flag: {
+            type: 'string',
+            value: 'id',
+            help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
+        },
+    }),
+    NamespaceId: row('namespace-id', {
+        actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+        requiredIn: ['lobby-logs'],
+        default: '',
+        description: 'An existing namespace to work on, checked to be in the game',
+        flag: {
+            type: 'string',
+            value: 'id',
+            commands: ['deploy', 'publish', 'lobby-logs', 'validate', 'close'],
+            help: {
+                publish: 'The namespace to publish to (or --namespace)',
+                'lobby-logs': 'The namespace the lobby runs in (required)',
+                validate: 'The namespace to validate the matchmaker config against',
+                close: "The preview's namespace (or --namespace)",
+            },
+        },
+    }),
+    Domain: row('domain', {
+        actions: ['deploy'],
+        default: '',
+        description: 'Domain to add to the namespace (host name only)',
+        flag: {
+            type: 'string',
+            value: 'host',
+            commands: ['deploy', 'close'],
+            help: { close: 'The domain to free, when the preview had one' },
+        },
+    }),
+    Publish: row('publish', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
+        flag: { type: 'boolean' },
+    }),
+    Verify: row('verify', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    VerifyTimeout: row('verify-timeout', {
+        actions: ['deploy'],
+        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        flag: { type: 'string', value: 's' },
+    }),
+    OnVerifyFailure: row('on-verify-failure', {
+        actions: ['deploy'],
+        default: 'rollback',
+        description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
+        flag: { type: 'string', value: 'action' },
+    }),
+    CdnDomain: row('cdn-domain', {
+        actions: ['deploy', 'publish'],
+        default: '',
+        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+        flag: {
+            type: 'string',
+            value: 'domain',
+            commands: ['deploy', 'publish', 'close'],
+            help: {
+                publish: "Domain namespaces are served under, for the URL (default: the service's own)",
+                close: "Domain namespaces are served under, for the URL (default: the service's own)",
+            },
+        },
+    }),
+    WebEngine: row('web-engine', {
+        actions: ['deploy'],
+        default: 'auto',
+        description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
+        flag: { type: 'string', value: 'engine' },
+    }),
+    Headers: row('headers', {
+        actions: ['deploy'],
+        default: '',
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        flag: { type: 'string', value: 'yaml' },
+    }),
+    LobbyCountMax: row('lobby-count-max', {
+        actions: ['deploy', 'validate'],
+        default: '',
+        description: 'Matchmaker config: lobby_count_max (with --max-players)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxPlayers: row('max-players', {
+        actions: ['deploy', 'validate'],
+        default: '',
+        description: 'Matchmaker config: max_players (with --lobby-count-max)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    Concurrency: row('concurrency', {
+        actions: ['deploy'],
+        default: String(DEFAULT_CONCURRENCY),
+        description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    Retries: row('retries', {
+        actions: ['deploy'],
+        default: String(DEFAULT_RETRIES),
+        description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxRetryAfter: row('max-retry-after', {
+        actions: ['deploy'],
+        default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
+        description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
+            `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    RequestTimeout: row('request-timeout', {
+        actions: ['deploy'],
+        default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+        description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    DryRun: row('dry-run', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+        flag: { type: 'boolean' },
+    }),
+    SkipUnchanged: row('skip-unchanged', {
+        actions: ['deploy'],
+        default: 'true',
+        description: "On a preview, reuse the preview's last site when the files are unchanged",
+    }),
+    IfNoToken: row('if-no-token', {
+        actions: ['deploy'],
+        default: 'auto',
+        description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
+    }),
+    Comment: row('comment', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'On pull requests, keep one comment per preview on the pull request',
+    }),
+    PullRequest: row('pull-request', {
+        actions: ['deploy'],
+        default: '',
+        description: 'On workflow_run only: the pull request whose build this run deploys',
+        // The CLI has no workflow_run; its close shows the number on the page.
+        flag: {
+            type: 'string',
+            value: 'n',
+            commands: ['close'],
+            help: { close: 'The number of the pull request, shown on the page' },
+        },
+    }),
+    GitHubToken: row('github-token', {
+        actions: ['deploy'],
+        default: '${{ github.token }}',
+        secret: true,
+        description: 'Token for the pull-request comment; needs pull-requests: write',
+    }),
+    FromNamespace: row('from-namespace', {
+        actions: ['publish'],
+        default: '',
+        description: 'Publish what this namespace serves (or --version-id)',
+        flag: { type: 'string', value: 'name-id' },
+    }),
+    EnvironmentId: row('environment-id', {
+        actions: ['servers'],
+        requiredIn: ['servers'],
+        default: '',
+        description: 'The environment whose servers to list (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    Tags: row('tags', {
+        actions: ['servers'],
+        default: '',
+        description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
+        flag: { type: 'string', value: 'json' },
+    }),
+    IncludeDestroyed: row('include-destroyed', {
+        actions: ['servers'],
+        default: 'false',
+        description: 'List destroyed servers too',
+        flag: { type: 'boolean' },
+    }),
+    Limit: row('limit', {
+        actions: ['servers'],
+        default: '',
+        description: 'At most this many servers, the newest (default all)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    LobbyId: row('lobby-id', {
+        actions: ['lobby-logs'],
+        requiredIn: ['lobby-logs'],
+        default: '',
+        description: 'The lobby (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    FailIfFailed: row('fail-if-failed', {
+        actions: ['lobby-logs'],
+        default: 'true',
+        description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    GroupDisplayName: row('group-display-name', {
+        actions: ['validate'],
+        default: '',
+        description: 'A group display name to validate',
+        flag: { type: 'string', value: 'name' },
+    }),
+    FailOnError: row('fail-on-error', {
+        actions: ['validate'],
+        default: 'true',
+        description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
 };
+/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
+/** The rows, in the order of the table. */
+const INPUT_ROWS = Object.values(INPUTS);
+/** The row of an input, by its name. */
+function inputRow(name) {
+    return INPUT_ROWS.find((r) => r.name === name);
+}
+/** The rows of one action's inputs. */
+function inputsOf(action) {
+    return INPUT_ROWS.filter((r) => r.actions.includes(action));
+}
+/** The inputs of an action masked before anything runs. */
+function secretInputs(action) {
+    return inputsOf(action)
+        .filter((r) => r.secret)
+        .map((r) => r.name);
+}
+/** The flags of a subcommand that are inputs, in the order of the table. */
+function flagsOf(command) {
+    return INPUT_ROWS.flatMap((r) => {
+        const flag = r.flag;
+        if (!flag || !(flag.commands ?? r.actions).includes(command))
+            return [];
+        return [
+            {
+                name: r.name,
+                type: flag.type,
+                value: flag.value,
+                help: flag.help?.[command] ?? r.description,
+                negatable: flag.negatable,
+                env: flag.env,
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/inputs/constants.ts
+/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
+
 /** Output names of the deploy action, as in action.yml. */
 const Output = {
     SiteId: 'site-id',
@@ -31686,7 +32220,9 @@ const Output = {
     Manifest: 'manifest',
     VersionId: 'version-id',
     Url: 'url',
+    DomainStatus: 'domain-status',
     Skipped: 'skipped',
+    Verified: 'verified',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -31718,6 +32254,15 @@ const ValidateOutput = {
     Errors: 'errors',
     Valid: 'valid',
 };
+/** The outputs of each action, as in its action.yml and README. */
+const OUTPUTS = {
+    deploy: Output,
+    publish: PublishOutput,
+    servers: ServersOutput,
+    'lobby-logs': LobbyOutput,
+    avatars: AvatarsOutput,
+    validate: ValidateOutput,
+};
 /** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
 const ActionName = {
     Deploy: 'deploy',
@@ -31727,25 +32272,6 @@ const ActionName = {
     Validate: 'validate',
     Publish: 'publish',
 };
-/** The hosted service's CDN domain: namespaces are served at `{game}--{namespace}.rivet.game`. */
-const DEFAULT_CDN_DOMAIN = 'rivet.game';
-/** Where the CLI reads the token when --token is not given. */
-const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-const DEFAULT_CONCURRENCY = 192;
-/**
- * PUTs in flight when an upload starts (or the concurrency, if lower): the default concurrency. Chosen
- * with builds starting at 16, 32, 64, 128 and 192 (`npm run bench -- --latency 20,80 --baseline ...`):
- * at 80 ms per PUT, 1,200 small files took 1.10x the bare uploader at 128 from 16, 1.00x from 128 and
- * 0.94x from 192; at 20 ms and on the mixed site the start made no difference beyond noise, nor to
- * the peak memory of 20,000 files.
- */
-const START_CONCURRENCY = 192;
-const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-const MAX_RETRIES = 20;
-/** The longest `max-retry-after` a user may set: an hour. */
-const MAX_RETRY_AFTER_SECONDS = 3600;
 
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
@@ -31756,29 +32282,29 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game') {
-    const apiUrl = get(constants_Input.ApiUrl).trim();
+    const apiUrl = get(table_Input.ApiUrl).trim();
     if (!apiUrl)
-        throw new errors_UsageError(`${constants_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
     if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${constants_Input.Token}. (The URL is not shown here.)`);
+        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
     }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${constants_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = checkToken(get(constants_Input.Token).trim());
-    const gameId = get(constants_Input.GameId).trim();
+    const token = checkToken(get(table_Input.Token).trim());
+    const gameId = get(table_Input.GameId).trim();
     if (!gameId)
-        throw new errors_UsageError(`${constants_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(constants_Input.GameId, gameId) };
+        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
 }
 /**
  * The token, when it can be sent in the Authorization header: no line break or other control
@@ -31797,7 +32323,7 @@ function checkToken(token) {
                     ? 'a character that is not Latin-1'
                     : undefined;
         if (what) {
-            throw new errors_UsageError(`${constants_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
                 'copy the token again, on one line with nothing around it (the token is not shown here)');
         }
     }
@@ -31826,7 +32352,7 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors_UsageError(`${constants_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
@@ -31891,12 +32417,13 @@ function checkNameId(input, nameId) {
 }
 /**
  * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). `fallback` when empty.
+ * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
+ * the service says its own (resolveCdnDomain).
  */
-function readCdnDomain(get, fallback) {
+function readCdnDomain(get) {
     const raw = get(Input.CdnDomain).trim();
     if (!raw)
-        return fallback;
+        return undefined;
     if (raw.includes('://')) {
         let url;
         try {
@@ -31994,213 +32521,50 @@ function markdownText(text) {
     return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
 }
 
-;// CONCATENATED MODULE: ./src/common/report.ts
-// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
-// CLI into aligned text lines (below). One description of each report serves both.
-
-function heading(text) {
-    return { kind: 'heading', text };
+;// CONCATENATED MODULE: ./src/common/cancel.ts
+// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
+// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
+// listens to, so the run can still say what it did before it exits.
+/** The reason a cancelled run's signal carries, and the error its deploy ends with. */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    by;
+    constructor(by) {
+        super(`The run was cancelled (${by})`);
+        this.by = by;
+    }
 }
-function table(header, rows) {
-    return { kind: 'table', table: { header, rows } };
-}
-function keyValueTable(rows) {
-    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
-}
-function report_text(value) {
-    return { kind: 'text', text: value };
-}
-/** The cell as plain text. */
-function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+function isCancelled(error) {
+    return error instanceof CancelledError;
 }
 /**
- * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
- * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
+ * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
+ * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
  */
-function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
-        .map((part) => typeof part === 'string' ? escapeHtml(untrusted_visible(part)) : `<code>${escapeHtml(untrusted_visible(part.code))}</code>`)
-        .join('');
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-}
-/**
- * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
- * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
- */
-function renderText(report) {
-    const lines = [visible(report.title)];
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            lines.push('', visible(block.text));
-        else if (block.kind === 'text')
-            lines.push(`  ${visible(block.text)}`);
+function cancelOnSignals(signals, again) {
+    const controller = new AbortController();
+    const onSignal = (received) => {
+        if (controller.signal.aborted)
+            again?.(received);
         else
-            lines.push(...tableLines(block.table));
-    }
-    return lines.join('\n') + '\n';
-}
-function tableLines(model) {
-    const rows = model.rows.map((row) => row.map((cell) => visible(cellText(cell))));
-    const all = model.keyValue ? rows : [model.header.map(visible), ...rows];
-    const widths = [];
-    for (const row of all)
-        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-    return all.map((row) => '  ' +
-        row
-            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd());
-}
-/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
-function formatEpochMs(ms) {
-    if (ms === undefined || !Number.isFinite(ms))
-        return '';
-    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-;// CONCATENATED MODULE: ./src/actions/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
-
-
-
-
-
-
-
-/**
- * The logger of the actions: every message, annotation title and group name shown through visible(),
- * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
- * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
- * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
- * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
- */
-const actionsLogger = {
-    info: (message) => info(untrusted_visible(message)),
-    warning: (message, annotation) => warning(untrusted_visible(message), inertAnnotation(annotation)),
-    error: (message, annotation) => error(untrusted_visible(message), inertAnnotation(annotation)),
-    debug: (message) => core_debug(untrusted_visible(message)),
-    group: (name, fn) => group(untrusted_visible(name), fn),
-};
-/** A notice annotation (Logger has none), shown as the logger shows a line. */
-function action_notice(message, annotation) {
-    core.notice(visible(message), inertAnnotation(annotation));
-}
-/** Fails the step with this message, shown as the logger shows a line. */
-function action_setFailed(message) {
-    setFailed(untrusted_visible(message));
-}
-function inertAnnotation(annotation) {
-    if (!annotation)
-        return annotation;
-    return {
-        ...annotation,
-        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
-        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+            controller.abort(new CancelledError(received));
     };
-}
-/**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
- */
-async function runAction(secretInputs, body) {
-    try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-        }
-        // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(getInput(constants_Input.ApiUrl));
-        if (userInfo) {
-            core_setSecret(userInfo);
-            const password = userInfo.slice(userInfo.indexOf(':') + 1);
-            if (userInfo.includes(':') && password)
-                core_setSecret(password);
-        }
-        await body();
-    }
-    catch (error) {
-        if (error instanceof ValidationFailedError) {
-            for (const problem of error.problems)
-                actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
-        }
-        action_setFailed(errorMessage(error));
-    }
-}
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
-function operationAction(operation) {
-    return () => runAction([constants_Input.Token], async () => {
-        const inputs = operation.read((name) => getInput(name));
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
-        const result = await operation.run(inputs, { logger: actionsLogger });
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
-        const failure = operation.failure?.(result, inputs);
-        if (failure)
-            throw failure;
-    });
-}
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/**
- * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
- * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
- */
-async function writeReport(report) {
-    const summary = summary_summary.addHeading(inertHtml(report.title), 2);
-    for (const block of report.blocks) {
-        if (block.kind === 'heading')
-            summary.addHeading(inertHtml(block.text), 3);
-        // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
-        else if (block.kind === 'text')
-            summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
-            ]);
-        }
-    }
-    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        summary.emptyBuffer();
-        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
-        return;
-    }
-    try {
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`);
-    }
-}
-/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
-function inertHtml(text) {
-    return escapeHtml(untrusted_visible(text));
+    for (const name of signals)
+        process.on(name, onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            for (const name of signals)
+                process.off(name, onSignal);
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/api/shape.ts
 // The shape an operation promises for its answer, checked before anything reads it: a missing or
 // wrong field fails naming the field, not later as an empty output or a TypeError. Each check
 // returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+
 function describe(value) {
     if (value === undefined)
         return 'missing';
@@ -32229,6 +32593,13 @@ const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
+/**
+ * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
+ * output and of links in the comment.
+ */
+const aHostName = (value, at) => typeof value === 'string' && rules_isValidDomain(value) && !hostNameProblem(value)
+    ? undefined
+    : named(at, 'a host name', value);
 const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
 const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
 /** Any JSON object; its fields unchecked. */
@@ -32264,172 +32635,6 @@ function objectOf(fields) {
         }
         return undefined;
     };
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
-const DEFAULT_RETRIES = 8;
-const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
-function retryPolicy(overrides = {}) {
-    const policy = {
-        retries: DEFAULT_RETRIES,
-        baseDelayMs: 500,
-        maxDelayMs: 30_000,
-        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
-        random: Math.random,
-        now: Date.now,
-        ...overrides,
-    };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
-    return policy;
-}
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
-function backoffDelay(attempt, policy) {
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
-}
-/**
- * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
- * service's `metadata` retry time (ms since the epoch), whichever is later.
- */
-function requestedDelay(error, now) {
-    if (!(error instanceof ServiceError))
-        return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
-}
-const CONNECTION_NOT_ESTABLISHED = new Set([
-    'ECONNREFUSED',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EAI_AGAIN',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-]);
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
-const CONNECTION_LOST = new Set([
-    DEADLINE_EXCEEDED,
-    'ECONNRESET',
-    'EPIPE',
-    'ETIMEDOUT',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'UND_ERR_ABORTED',
-]);
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-function errorCodes(error) {
-    const codes = [];
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (typeof code === 'string')
-            codes.push(code);
-    }
-    return codes;
-}
-/** A connection that failed before the request was sent: safe to retry any call. */
-function isConnectFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
-}
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-function isNetworkFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
-}
-/**
- * Runs `attempt` until it succeeds, `shouldRetry` says no, or the retries are spent. Logs each retry
- * with `describe` (never a URL: presigned URLs are credentials).
- */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const started = policy.now();
-    for (let index = 0;; index++) {
-        policy.signal?.throwIfAborted();
-        try {
-            return await attempt(index);
-        }
-        catch (error) {
-            if (policy.signal?.aborted)
-                throw policy.signal.reason;
-            if (!shouldRetry(error))
-                throw error;
-            if (index >= policy.retries) {
-                if (error instanceof Error && index > 0)
-                    error.message += ` (gave up after ${index + 1} attempts)`;
-                throw error;
-            }
-            const now = policy.now();
-            const asked = requestedDelay(error, now);
-            if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-                if (error instanceof Error) {
-                    error.message +=
-                        ` (the service asks to wait ${Math.ceil(asked / 1000)} s, until ${new Date(now + asked).toISOString()}: ` +
-                            `longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s allowed; not retried)`;
-                }
-                throw error;
-            }
-            const wait = asked === undefined
-                ? backoffDelay(hooks.backoffStep?.(index, error) ?? index, policy)
-                : asked + policy.random() * 250;
-            if (now + wait - started > policy.maxElapsedMs) {
-                if (error instanceof Error) {
-                    error.message +=
-                        ` (gave up after ${index + 1} attempts in ${Math.round((now - started) / 1000)} s: ` +
-                            `retries stop ${Math.round(policy.maxElapsedMs / 1000)} s after the first attempt)`;
-                }
-                throw error;
-            }
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(wait / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(wait, policy.signal), policy.signal);
-        }
-    }
-}
-/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable(promise, signal) {
-    if (!signal)
-        return promise;
-    if (signal.aborted)
-        return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
-    });
-}
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
-}
-function shortReason(error) {
-    if (error instanceof ServiceError)
-        return `${error.status} ${error.code}`;
-    const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${code} (${message})` : message;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -34519,6 +34724,27 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/** An API call's deadline in all at the least, however its answer trickles. */
+const API_DEADLINE_MS = 180_000;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+function timeoutsFor(requestTimeoutMs) {
+    const apiStallMs = Math.max(requestTimeoutMs, SERVICE_REQUEST_LIMIT_MS);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: Math.max(API_DEADLINE_MS, 3 * apiStallMs),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/api/client.ts
 
 
@@ -34527,17 +34753,9 @@ function formatBytes(bytes) {
 
 
 
+
+
 const USER_AGENT = 'gamehost/0.1';
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): wait a little longer. */
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/**
- * The longest an API call may take in all, from its start to the end of its answer, however steadily
- * its bytes trickle (each one re-arms the stall timeout, not this): 3 minutes, three times the stall
- * timeout and the service's own 50 s handler time-out, room for a site's answer of some MB on a slow
- * link; 3 × the stall timeout when that is longer. Past it the call fails, as a lost connection would
- * (a read is retried, a create is not).
- */
-const API_DEADLINE_MS = 180_000;
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
@@ -34644,7 +34862,15 @@ const OPS = {
         answer: objectOf({
             namespace: objectOf({
                 namespace_id: anId,
-                config: objectOf({ cdn: objectOf({ domains: listOf(objectOf({ domain: aString })) }) }),
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: optional(aString),
+                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                    }),
+                }),
             }),
         }),
     },
@@ -34701,6 +34927,14 @@ const OPS = {
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorInputs: ['cdn-domain'],
+        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: {
@@ -34773,12 +35007,14 @@ class ServiceClient {
     #options;
     #base;
     #retry;
+    #timeouts;
     /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
     #answered = false;
     constructor(options) {
         this.#options = options;
         this.#base = options.baseUrl.replace(/\/+$/, '');
         this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
         if (options.signal)
             this.#retry = { ...this.#retry, signal: options.signal };
     }
@@ -34854,6 +35090,10 @@ class ServiceClient {
     getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
         return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
     }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
     /** The site's presigned requests come in a compact list (see PresignedRequestList). */
     createCdnSite(gameId, body) {
         return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
@@ -34874,10 +35114,10 @@ class ServiceClient {
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
                 shouldRetry(op, error);
-            if (!again && firstContact.retries > 0 && error instanceof Error)
-                error.message += ` (gave up after ${firstContact.retries + 1} attempts)`;
             if (again)
                 firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
             return again;
         };
         return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
@@ -34887,10 +35127,50 @@ class ServiceClient {
                 : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
         });
     }
+    /** One attempt at a call: its answer, or the error it came to. */
     async #send(op, method, path, payload) {
-        const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-        const deadline = this.#options.deadlineMs ?? Math.max(API_DEADLINE_MS, 3 * timeout);
         this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+        const exchange = await this.#exchange(op, method, path, payload);
+        return answerOf(op, exchange);
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return { response, ...(await this.#read(op, response)) };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
         const headers = {
             authorization: `Bearer ${this.#options.token}`,
             accept: 'application/json',
@@ -34900,89 +35180,58 @@ class ServiceClient {
             headers['content-type'] = 'application/json';
             headers['content-length'] = String(payload.length);
         }
-        let response;
-        let text = '';
-        let streamed;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers,
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-            const length = header(response.headers, 'content-length');
-            if (op.stream && response.statusCode === 200) {
-                const stream = op.stream();
-                await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-                streamed = stream.end();
-            }
-            else {
-                text = await readText(response.body, length, op.name, limit);
-            }
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            const error = overdue.signal.aborted ? overdue.signal.reason : caught;
-            // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-            const unreached = !this.#answered && isUnreachable(error);
-            const check = unreached
-                ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
-                : '';
-            throw new NetworkError(`${op.name} failed: ${networkReason(error, timeout)} (${this.#host()})${check}`, {
-                cause: error,
-                inputs: unreached ? ['api-url'] : [],
-            });
-        }
-        finally {
-            clearTimeout(clock);
-        }
-        const rayId = header(response.headers, RAY_ID_HEADER);
-        const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
-            (rayId ? ` (ray id ${rayId})` : ''));
-        if (streamed && 'problem' in streamed)
-            throw unexpected(streamed.problem);
-        const parsed = streamed ? streamed.value : parseJson(text);
-        if (response.statusCode === 200 &&
-            parsed !== undefined &&
-            typeof parsed === 'object' &&
-            parsed !== null) {
-            const problem = op.answer?.(parsed, '');
-            if (problem)
-                throw unexpected(problem);
-            return parsed;
-        }
-        const errorBody = isErrorBody(parsed) && response.statusCode !== 200
-            ? parsed
-            : {
-                code: `HTTP_${response.statusCode}`,
-                message: response.statusCode === 200
-                    ? 'the answer was not a JSON object'
-                    : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
-            };
-        throw new ServiceError({
-            operation: op.name,
-            status: response.statusCode,
-            body: errorBody,
-            rayId,
-            retryAfter: header(response.headers, 'retry-after'),
-            ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
-        });
+        return headers;
     }
+    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
+    async #read(op, response) {
+        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
+        const length = header(response.headers, 'content-length');
+        if (op.stream && response.statusCode === 200) {
+            const stream = op.stream();
+            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+            return { text: '', streamed: stream.end() };
+        }
+        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
+    }
+    #networkError(op, error) {
+        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
+        const unreached = !this.#answered && isUnreachable(error);
+        const check = unreached
+            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            : '';
+        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
+    }
+}
+/** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
+function answerOf(op, { response, text, streamed }) {
+    const rayId = header(response.headers, RAY_ID_HEADER);
+    const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+        (rayId ? ` (ray id ${rayId})` : ''));
+    if (streamed && 'problem' in streamed)
+        throw unexpected(streamed.problem);
+    const parsed = streamed ? streamed.value : parseJson(text);
+    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+        const problem = op.answer?.(parsed, '');
+        if (problem)
+            throw unexpected(problem);
+        return parsed;
+    }
+    const errorBody = isErrorBody(parsed) && response.statusCode !== 200
+        ? parsed
+        : {
+            code: `HTTP_${response.statusCode}`,
+            message: response.statusCode === 200
+                ? 'the answer was not a JSON object'
+                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+        };
+    throw new ServiceError({
+        operation: op.name,
+        status: response.statusCode,
+        body: errorBody,
+        rayId,
+        retryAfter: header(response.headers, 'retry-after'),
+        ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+    });
 }
 function header(headers, name) {
     const value = headers[name];
@@ -35060,30 +35309,375 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/common/run.ts
+// One run of the service, as the deploy, the close and each operation open it: the client, the retry
+// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
+// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
+// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
+
+
+
+const systemClock = { now: () => Date.now() };
+/** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
+class RunDeadlineError extends Error {
+    name = 'TimeoutError';
+    deadlineMs;
+    constructor(what, deadlineMs) {
+        super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
+        this.deadlineMs = deadlineMs;
+    }
+}
+function isRunDeadline(error) {
+    return error instanceof RunDeadlineError;
+}
+function openRun(options) {
+    const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+    const clock = options.clock ?? systemClock;
+    const overdue = new AbortController();
+    let timer;
+    if (options.deadlineMs !== undefined) {
+        const deadlineMs = options.deadlineMs;
+        timer = setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
+    }
+    const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal;
+    const retry = retryPolicy({
+        now: () => clock.now(),
+        ...(options.retries !== undefined ? { retries: options.retries } : {}),
+        ...(options.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: options.maxRetryAfterMs } : {}),
+        ...options.retry,
+        signal,
+    });
+    let own;
+    let client;
+    let disposed = false;
+    const dispatcher = () => {
+        if (options.dispatcher)
+            return options.dispatcher;
+        if (!own && disposed)
+            throw new Error('The run is over: its connection pool is closed');
+        return (own ??= createAgent());
+    };
+    const dispose = async () => {
+        clearTimeout(timer);
+        if (disposed)
+            return;
+        disposed = true;
+        // destroy(), not close(): an aborted run must not wait for the requests still in flight.
+        if (own)
+            await (signal.aborted ? own.destroy() : own.close());
+    };
+    return {
+        get client() {
+            return (client ??= new ServiceClient({
+                baseUrl: options.connection.apiUrl,
+                token: options.connection.token,
+                dispatcher: dispatcher(),
+                logger: options.logger,
+                retry,
+                timeouts,
+                signal,
+            }));
+        },
+        retry,
+        timeouts,
+        clock,
+        signal,
+        logger: options.logger,
+        get dispatcher() {
+            return dispatcher();
+        },
+        dispose,
+        [Symbol.asyncDispose]: dispose,
+    };
+}
+function formatSeconds(ms) {
+    return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+}
+
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service, and says what its outputs and its report are; it
-// never imports @actions/*.
+// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
+// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
 
 
-/** Runs `fn` with a client of the service, on the context's dispatcher or a pool closed afterwards. */
-async function withClient(connection, context, fn) {
-    const dispatcher = context.dispatcher ?? createAgent();
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+const OPERATION_DEADLINE_MS = 10 * 60_000;
+/** The environment variable that sets an operation's deadline, in seconds. */
+const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
+/**
+ * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
+ * with): says what was done before.
+ */
+class OperationStoppedError extends Error {
+    name = 'OperationStoppedError';
+    journal;
+    constructor(operation, cause, journal, note) {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        const done = journal.length
+            ? `stopped after: ${journal.join('; ')}`
+            : 'stopped before any call was answered';
+        super(`${reason}: ${operation} ${done}. ${note}`, { cause });
+        this.journal = journal;
+    }
+}
+/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+async function runOperation(operation, inputs, options) {
+    const run = openRun({
+        connection: inputs,
+        logger: options.logger,
+        signal: options.signal,
+        deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
+        name: `${operation.name} run`,
+        dispatcher: options.dispatcher,
+        retry: options.retry,
+        clock: options.clock,
+    });
+    const journal = [];
     try {
-        const client = new ServiceClient({
-            baseUrl: connection.apiUrl,
-            token: connection.token,
-            dispatcher,
-            logger: context.logger,
-            retry: retryPolicy(context.retry),
-        });
-        return await fn(client);
+        return await operation.run(inputs, run, journal);
+    }
+    catch (error) {
+        if (!run.signal.aborted)
+            throw error;
+        throw new OperationStoppedError(operation.name, run.signal.reason, journal, operation.stoppedNote ?? 'It only reads: nothing was changed.');
     }
     finally {
-        if (!context.dispatcher)
-            await dispatcher.close();
+        await run.dispose();
     }
+}
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+function deadlineFromEnv(env) {
+    const raw = env[DEADLINE_ENV]?.trim();
+    if (!raw)
+        return undefined;
+    const seconds = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || !(seconds > 0))
+        throw new errors_UsageError(`${DEADLINE_ENV} '${raw}' is not a number of seconds above 0`);
+    return Math.round(seconds * 1000);
+}
+
+;// CONCATENATED MODULE: ./src/common/report.ts
+// What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
+// CLI into aligned text lines (below). One description of each report serves both.
+
+function heading(text) {
+    return { kind: 'heading', text };
+}
+function table(header, rows) {
+    return { kind: 'table', table: { header, rows } };
+}
+function keyValueTable(rows) {
+    return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
+}
+function report_text(value) {
+    return { kind: 'text', text: value };
+}
+/** The cell as plain text. */
+function cellText(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+}
+/**
+ * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
+ * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
+ */
+function cellHtml(cell) {
+    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+    return parts
+        .map((part) => typeof part === 'string' ? escapeHtml(untrusted_visible(part)) : `<code>${escapeHtml(untrusted_visible(part.code))}</code>`)
+        .join('');
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+/**
+ * The report as text lines for a terminal or a CI log: tables with aligned columns. Every title,
+ * cell and text is one inert line (visible()): a CI log reads workflow commands in it.
+ */
+function renderText(report) {
+    const lines = [visible(report.title)];
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            lines.push('', visible(block.text));
+        else if (block.kind === 'text')
+            lines.push(`  ${visible(block.text)}`);
+        else
+            lines.push(...tableLines(block.table));
+    }
+    return lines.join('\n') + '\n';
+}
+function tableLines(model) {
+    const rows = model.rows.map((row) => row.map((cell) => visible(cellText(cell))));
+    const all = model.keyValue ? rows : [model.header.map(visible), ...rows];
+    const widths = [];
+    for (const row of all)
+        row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+    return all.map((row) => '  ' +
+        row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+            .join('  ')
+            .trimEnd());
+}
+/** Milliseconds since the epoch as an RFC 3339 time to the second: `2025-05-02T09:14:03Z`. */
+function formatEpochMs(ms) {
+    if (ms === undefined || !Number.isFinite(ms))
+        return '';
+    return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/actions/action.ts
+// What every action of this repository shares: the logger on @actions/core, the one place a step
+// fails, the job summary of a report, the outputs. Each action's run() is built on these.
+
+
+
+
+
+
+
+
+
+
+/**
+ * The logger of the actions: every message, annotation title and group name shown through visible(),
+ * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
+ * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
+ * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
+ * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
+ */
+const actionsLogger = {
+    info: (message) => info(untrusted_visible(message)),
+    warning: (message, annotation) => warning(untrusted_visible(message), inertAnnotation(annotation)),
+    error: (message, annotation) => error(untrusted_visible(message), inertAnnotation(annotation)),
+    debug: (message) => core_debug(untrusted_visible(message)),
+    group: (name, fn) => group(untrusted_visible(name), fn),
+};
+/** A notice annotation (Logger has none), shown as the logger shows a line. */
+function action_notice(message, annotation) {
+    core.notice(visible(message), inertAnnotation(annotation));
+}
+/** Fails the step with this message, shown as the logger shows a line. */
+function action_setFailed(message) {
+    setFailed(untrusted_visible(message));
+}
+function inertAnnotation(annotation) {
+    if (!annotation)
+        return annotation;
+    return {
+        ...annotation,
+        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
+        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+    };
+}
+/**
+ * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
+ * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * annotation per problem before the step's failure message.
+ */
+async function runAction(secretInputs, body) {
+    try {
+        for (const name of secretInputs) {
+            const secret = getInput(name);
+            if (secret)
+                core_setSecret(secret);
+        }
+        // api-url with credentials is refused, and they are masked first, so no line can show them.
+        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
+        if (userInfo) {
+            core_setSecret(userInfo);
+            const password = userInfo.slice(userInfo.indexOf(':') + 1);
+            if (userInfo.includes(':') && password)
+                core_setSecret(password);
+        }
+        await body();
+    }
+    catch (error) {
+        if (error instanceof ValidationFailedError) {
+            for (const problem of error.problems)
+                actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
+        }
+        action_setFailed(errorMessage(error));
+    }
+}
+/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
+function operationAction(operation) {
+    return () => runAction(secretInputs(operation.name), async () => {
+        const inputs = operation.read((name) => getInput(name));
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
+        let result;
+        try {
+            result = await runOperation(operation, inputs, {
+                logger: actionsLogger,
+                signal: cancellation.signal,
+                deadlineMs: deadlineFromEnv(process.env),
+            });
+        }
+        finally {
+            cancellation.dispose();
+        }
+        setOutputs(operation.outputs(result));
+        await writeReport(operation.report(result, inputs));
+        const failure = operation.failure?.(result, inputs);
+        if (failure)
+            throw failure;
+    });
+}
+/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+function setOutputs(outputs) {
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, outputText(value));
+}
+function outputText(value) {
+    if (value === null)
+        return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/**
+ * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
+ * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ */
+async function writeReport(report) {
+    const summary = summary_summary.addHeading(inertHtml(report.title), 2);
+    for (const block of report.blocks) {
+        if (block.kind === 'heading')
+            summary.addHeading(inertHtml(block.text), 3);
+        // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
+        else if (block.kind === 'text')
+            summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
+        else {
+            summary.addTable([
+                block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
+                // An empty cell would be written as a lone <td>.
+                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+            ]);
+        }
+    }
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        summary.emptyBuffer();
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
+    try {
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`);
+    }
+}
+/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
+function inertHtml(text) {
+    return escapeHtml(untrusted_visible(text));
 }
 
 ;// CONCATENATED MODULE: ./src/operations/validate.ts
@@ -35094,66 +35688,65 @@ async function withClient(connection, context, fn) {
 
 
 
-
 const validateOperation = {
     name: ActionName.Validate,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
         const optional = (name) => get(name).trim() || undefined;
-        const namespaceIdInput = optional(constants_Input.NamespaceId);
-        const namespaceId = namespaceIdInput && checkUuid(constants_Input.NamespaceId, namespaceIdInput);
-        const lobbyCountMax = optional(constants_Input.LobbyCountMax);
-        const maxPlayers = optional(constants_Input.MaxPlayers);
-        const groupDisplayName = optional(constants_Input.GroupDisplayName);
+        const namespaceIdInput = optional(table_Input.NamespaceId);
+        const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
+        const lobbyCountMax = optional(table_Input.LobbyCountMax);
+        const maxPlayers = optional(table_Input.MaxPlayers);
+        const groupDisplayName = optional(table_Input.GroupDisplayName);
         let matchmaker;
         if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
             if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} go together: give both or neither`);
+                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} go together: give both or neither`);
             if (!namespaceId)
-                throw new errors_UsageError(`${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} need ${constants_Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
+                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} need ${table_Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
             matchmaker = {
                 namespaceId,
-                lobbyCountMax: readU32(constants_Input.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(constants_Input.MaxPlayers, maxPlayers),
+                lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+                maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
             };
         }
         else if (namespaceId) {
-            throw new errors_UsageError(`${constants_Input.NamespaceId} is only used with ${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers}, which are empty`);
+            throw new errors_UsageError(`${table_Input.NamespaceId} is only used with ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
-            throw new errors_UsageError(`${constants_Input.GroupDisplayName}, or ${constants_Input.LobbyCountMax} and ${constants_Input.MaxPlayers} with ${constants_Input.NamespaceId}: ` +
+            throw new errors_UsageError(`${table_Input.GroupDisplayName}, or ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} with ${table_Input.NamespaceId}: ` +
                 'give at least one, there is nothing to validate');
         }
         return {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(constants_Input.FailOnError, get(constants_Input.FailOnError), true),
+            failOnError: readBoolean(table_Input.FailOnError, get(table_Input.FailOnError), true),
         };
     },
-    async run(inputs, context) {
+    async run(inputs, run, journal) {
         const errors = [];
         const found = (validation, paths) => errors.push(...paths.map(({ path }) => ({ path, validation, message: describeValidationPath(path) })));
-        await withClient(inputs, context, async (client) => {
-            const { matchmaker, groupDisplayName } = inputs;
-            if (matchmaker) {
-                const answer = await client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
-                    lobby_count_max: matchmaker.lobbyCountMax,
-                    max_players: matchmaker.maxPlayers,
-                });
-                found('matchmaker-config', answer.errors);
-                context.logger.info(`Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
-                    `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`);
-            }
-            if (groupDisplayName !== undefined) {
-                const answer = await client.validateGroup(groupDisplayName);
-                found('group-display-name', answer.errors);
-                context.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`);
-            }
-        });
+        const { matchmaker, groupDisplayName } = inputs;
+        if (matchmaker) {
+            const answer = await run.client.validateMatchmakerConfig(inputs.gameId, matchmaker.namespaceId, {
+                lobby_count_max: matchmaker.lobbyCountMax,
+                max_players: matchmaker.maxPlayers,
+            });
+            found('matchmaker-config', answer.errors);
+            journal.push('matchmaker config validated');
+            run.logger.info(`Matchmaker config (lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}, ` +
+                `namespace ${matchmaker.namespaceId}): ${verdict(answer.errors.length)}`);
+        }
+        if (groupDisplayName !== undefined) {
+            const answer = await run.client.validateGroup(groupDisplayName);
+            found('group-display-name', answer.errors);
+            journal.push('group display name validated');
+            run.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`);
+        }
         if (errors.length && !inputs.failOnError) {
             for (const problem of problems(errors))
-                context.logger.warning(problem.description, { title: problem.title });
+                run.logger.warning(problem.description, { title: problem.title });
         }
         return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors };
     },
@@ -35188,11 +35781,7 @@ const validateOperation = {
                 ? [`the group display name '${result.groupDisplayName}'`]
                 : []),
         ].join(' and ');
-        const error = new ValidationFailedError('The validated values', problems(result.errors));
-        error.message = `The service finds ${what} invalid: ${result.errors
-            .map((e) => `${e.path.join('.')} (${e.message})`)
-            .join('; ')}`;
-        return error;
+        return new ValidationFailedError(what, problems(result.errors), { foundBy: 'The service' });
     },
 };
 function verdict(errors) {
@@ -35204,7 +35793,7 @@ function problems(errors) {
         path: error.path,
         description: error.message,
         title: error.validation === 'group-display-name'
-            ? `${constants_Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+            ? `${table_Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
             : validationTitle(error.path),
     }));
 }
@@ -35542,6 +36131,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(3114);
+/******/ var __webpack_exports__ = __nccwpck_require__(3482);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
