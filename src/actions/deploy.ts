@@ -35,25 +35,11 @@ import {
   writeSummary,
 } from './deploy-outputs.ts'
 
-/** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
+/** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
   await runAction(secretInputs(ActionName.Deploy), async () => {
-    const getInput = (name: string) => core.getInput(name)
     const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-    const inputs = readInputs(
-      getInput,
-      {
-        repository: process.env.GITHUB_REPOSITORY,
-        ref: event.ref,
-        sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-      },
-      // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
-      { closing: event.pullRequest?.closed === true },
-    )
-    const { token } = inputs.connection
-    actionsLogger.debug(
-      `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
-    )
+    const inputs = readActionInputs(event)
     if (event.pullRequest?.build && event.repository) {
       await checkPullRequest({
         token: core.getInput(Input.GitHubToken),
@@ -62,96 +48,128 @@ export async function run(): Promise<void> {
         build: event.pullRequest.build,
       })
     }
-
-    if (!token && !inputs.dryRun) {
-      const decision = whenNoToken(inputs.ifNoToken, event)
-      if (!decision.skip) throw missingTokenError()
-      actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
-      setSkippedOutputs()
-      await writeSkipSummary(decision.reason)
-      return
-    }
+    if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
 
     // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
     const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-    const key = previewKey(inputs)
-    const comment = previewComment(inputs, event, key)
-    if (event.pullRequest?.closed) {
-      try {
-        await closeRun(inputs, event, key, comment, cancellation.signal)
-      } finally {
-        cancellation.dispose()
-      }
-      return
-    }
-    let namespaceId: string | undefined
-    let result: DeployResult
-    let previous: PreviewState | undefined
     try {
-      previous = await comment?.load()
-      cancellation.signal.throwIfAborted()
-      result = await deploy(inputs, {
-        deadlineMs: deadlineFromEnv(process.env),
-        logger: actionsLogger,
-        glob: actionsGlob,
-        tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
-        previous,
-        onNamespace: (id) => (namespaceId = id),
-        signal: cancellation.signal,
-      })
-    } catch (thrown) {
-      // The outputs known so far (a created namespace above all), the summary and the comment.
-      const { error, partial } = deployFailure(thrown)
-      if (partial) setOutputs(partial)
-      else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
-      actionsLogger.info(
-        `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
-      )
-      await writeFailureSummary(error, partial)
-      // Show the namespace even so (the next run finds it through the service, not through this).
-      if (comment && namespaceId) {
-        const ending = { kind: 'failed', error, partial, namespaceId } as const
-        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-        await comment.save(
-          commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
-          {
-            withinMs: isCancelled(error) ? 4_000 : undefined,
-          },
-        )
-      }
-      throw error
+      const key = previewKey(inputs)
+      const comment = previewComment(inputs, event, key)
+      const preview = { inputs, event, key, comment }
+      if (event.pullRequest?.closed) await closeRun(preview, cancellation.signal)
+      else await deployRun(preview, cancellation.signal)
     } finally {
       cancellation.dispose()
     }
-    setOutputs(result)
-    await writeSummary(result)
-    if (result.siteId) {
-      actionsLogger.info(
-        `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
-      )
-    }
-    const url = result.published?.url
-    if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
-    else if (url && !result.verification)
-      notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
-    if (comment) {
-      const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
-      await comment.save(commentBody(inputs, event, record))
-    }
   })
+}
+
+const getInput = (name: string) => core.getInput(name)
+
+function readActionInputs(event: RunEvent): DeployInputs {
+  const inputs = readInputs(
+    getInput,
+    {
+      repository: process.env.GITHUB_REPOSITORY,
+      ref: event.ref,
+      sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+    },
+    // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
+    { closing: event.pullRequest?.closed === true },
+  )
+  const { token } = inputs.connection
+  actionsLogger.debug(
+    `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+  )
+  return inputs
+}
+
+/** No token: skip the deploy (a fork's pull request, or if-no-token: skip), or fail. */
+async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<void> {
+  const decision = whenNoToken(inputs.ifNoToken, event)
+  if (!decision.skip) throw missingTokenError()
+  actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
+  setSkippedOutputs()
+  await writeSkipSummary(decision.reason)
+}
+
+/** What the deploy and the close of one preview share: its inputs, event, and sticky comment. */
+interface Preview {
+  inputs: DeployInputs
+  event: RunEvent
+  key: string
+  comment: StickyComment | undefined
+}
+
+async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
+  const { inputs, comment } = preview
+  let namespaceId: string | undefined
+  let result: DeployResult
+  let previous: PreviewState | undefined
+  try {
+    previous = await comment?.load()
+    signal.throwIfAborted()
+    result = await deploy(inputs, {
+      deadlineMs: deadlineFromEnv(process.env),
+      logger: actionsLogger,
+      glob: actionsGlob,
+      tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
+      previous,
+      onNamespace: (id) => (namespaceId = id),
+      signal,
+    })
+  } catch (thrown) {
+    return reportFailure(preview, previous, namespaceId, thrown)
+  }
+  setOutputs(result)
+  await writeSummary(result)
+  if (result.siteId) {
+    actionsLogger.info(
+      `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
+    )
+  }
+  const url = result.published?.url
+  if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
+  else if (url && !result.verification)
+    notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
+  if (comment) {
+    const record = previewRecord({ kind: 'deployed', result }, recordContext(preview, previous))
+    await comment.save(commentBody(preview, record))
+  }
+}
+
+/** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */
+async function reportFailure(
+  preview: Preview,
+  previous: PreviewState | undefined,
+  namespaceId: string | undefined,
+  thrown: unknown,
+): Promise<never> {
+  const { error, partial } = deployFailure(thrown)
+  if (partial) setOutputs(partial)
+  else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+  actionsLogger.info(
+    `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
+  )
+  await writeFailureSummary(error, partial)
+  // Show the namespace even so (the next run finds it through the service, not through this).
+  if (preview.comment && namespaceId) {
+    const ending = { kind: 'failed', error, partial, namespaceId } as const
+    const record = previewRecord(ending, recordContext(preview, previous))
+    // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+    await preview.comment.save(commentBody(preview, record), {
+      withinMs: isCancelled(error) ? 4_000 : undefined,
+    })
+  }
+  throw error
 }
 
 /**
  * A pull request was closed: its preview namespace gets the closed page, its domain is freed, its
  * comment says so, and its GitHub deployments are marked inactive where the token may.
  */
-async function closeRun(
-  inputs: DeployInputs,
-  event: RunEvent,
-  key: string,
-  comment: StickyComment | undefined,
-  signal: AbortSignal,
-): Promise<void> {
+async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
+  const { inputs, event, comment } = preview
   const pullRequest = event.pullRequest!
   if (!hasTarget(inputs)) {
     throw new UsageError(
@@ -175,9 +193,7 @@ async function closeRun(
       result: { ...result, namespace },
       pullRequest: pullRequest.number,
     } as const
-    await comment.save(
-      commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
-    )
+    await comment.save(commentBody(preview, previewRecord(ending, recordContext(preview, previous))))
   }
   const token = core.getInput(Input.GitHubToken)
   if (token && event.repository) {
@@ -204,16 +220,11 @@ function previewComment(inputs: DeployInputs, event: RunEvent, key: string): Sti
   })
 }
 
-function recordContext(
-  key: string,
-  previous: PreviewState | undefined,
-  inputs: DeployInputs,
-  event: RunEvent,
-): RecordContext {
+function recordContext({ key, inputs, event }: Preview, previous: PreviewState | undefined): RecordContext {
   return { key, previous, namespaceNameId: targetNameId(inputs.target), commit: event.pullRequest?.headSha }
 }
 
-function commentBody(inputs: DeployInputs, event: RunEvent, { state, status }: PreviewRecord): string {
+function commentBody({ inputs, event }: Preview, { state, status }: PreviewRecord): string {
   const { target } = inputs
   const name = targetNameId(target) ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
   return renderComment({
