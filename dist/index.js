@@ -32267,7 +32267,7 @@ function addPath(inputPath) {
  * @param     options  optional. See InputOptions.
  * @returns   string
  */
-function core_getInput(name, options) {
+function getInput(name, options) {
     const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
     if (options && options.required && !val) {
         throw new Error(`Input required and not supplied: ${name}`);
@@ -32286,7 +32286,7 @@ function core_getInput(name, options) {
  *
  */
 function getMultilineInput(name, options) {
-    const inputs = core_getInput(name, options)
+    const inputs = getInput(name, options)
         .split('\n')
         .filter(x => x !== '');
     if (options && options.trimWhitespace === false) {
@@ -32307,7 +32307,7 @@ function getMultilineInput(name, options) {
 function getBooleanInput(name, options) {
     const trueValue = ['true', 'True', 'TRUE'];
     const falseValue = ['false', 'False', 'FALSE'];
-    const val = core_getInput(name, options);
+    const val = getInput(name, options);
     if (trueValue.includes(val))
         return true;
     if (falseValue.includes(val))
@@ -36730,12 +36730,12 @@ function inertAnnotation(annotation) {
 async function runAction(secretInputs, body) {
     try {
         for (const name of secretInputs) {
-            const secret = core_getInput(name);
+            const secret = getInput(name);
             if (secret)
                 core_setSecret(secret);
         }
         // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(core_getInput(table_Input.ApiUrl));
+        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
         if (userInfo) {
             core_setSecret(userInfo);
             const password = userInfo.slice(userInfo.indexOf(':') + 1);
@@ -46353,109 +46353,121 @@ async function writeFailureSummary(error, partial) {
 
 
 
-/** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
+/** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 async function run() {
     await runAction(table_secretInputs(ActionName.Deploy), async () => {
-        const getInput = (name) => core_getInput(name);
-        const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput));
-        const inputs = readInputs(getInput, {
-            repository: process.env.GITHUB_REPOSITORY,
-            ref: event.ref,
-            sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-        }, 
-        // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
-        { closing: event.pullRequest?.closed === true });
-        const { token } = inputs.connection;
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`);
+        const event = readEvent(process.env, readPayload(), readPullRequestNumber(deploy_getInput));
+        const inputs = readActionInputs(event);
         if (event.pullRequest?.build && event.repository) {
             await checkPullRequest({
-                token: core_getInput(table_Input.GitHubToken),
+                token: getInput(table_Input.GitHubToken),
                 repository: event.repository,
                 number: event.pullRequest.number,
                 build: event.pullRequest.build,
             });
         }
-        if (!token && !inputs.dryRun) {
-            const decision = whenNoToken(inputs.ifNoToken, event);
-            if (!decision.skip)
-                throw missingTokenError();
-            actionsLogger.warning(decision.reason, { title: 'Deploy skipped' });
-            setSkippedOutputs();
-            await writeSkipSummary(decision.reason);
-            return;
-        }
+        if (!inputs.connection.token && !inputs.dryRun)
+            return skipWithoutToken(inputs, event);
         // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
         const cancellation = cancel_cancelOnSignals(['SIGINT', 'SIGTERM']);
-        const key = previewKey(inputs);
-        const comment = previewComment(inputs, event, key);
-        if (event.pullRequest?.closed) {
-            try {
-                await closeRun(inputs, event, key, comment, cancellation.signal);
-            }
-            finally {
-                cancellation.dispose();
-            }
-            return;
-        }
-        let namespaceId;
-        let result;
-        let previous;
         try {
-            previous = await comment?.load();
-            cancellation.signal.throwIfAborted();
-            result = await deploy(inputs, {
-                deadlineMs: operation_deadlineFromEnv(process.env),
-                logger: actionsLogger,
-                glob: actionsGlob,
-                tempDir: process.env.RUNNER_TEMP || external_node_os_default().tmpdir(),
-                previous,
-                onNamespace: (id) => (namespaceId = id),
-                signal: cancellation.signal,
-            });
-        }
-        catch (thrown) {
-            // The outputs known so far (a created namespace above all), the summary and the comment.
-            const { error, partial } = deployFailure(thrown);
-            if (partial)
-                deploy_outputs_setOutputs(partial);
-            else if (namespaceId)
-                setOutput(Output.NamespaceId, namespaceId);
-            actionsLogger.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`);
-            await writeFailureSummary(error, partial);
-            // Show the namespace even so (the next run finds it through the service, not through this).
-            if (comment && namespaceId) {
-                const ending = { kind: 'failed', error, partial, namespaceId };
-                // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-                await comment.save(commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))), {
-                    withinMs: isCancelled(error) ? 4_000 : undefined,
-                });
-            }
-            throw error;
+            const key = previewKey(inputs);
+            const comment = previewComment(inputs, event, key);
+            const preview = { inputs, event, key, comment };
+            if (event.pullRequest?.closed)
+                await closeRun(preview, cancellation.signal);
+            else
+                await deployRun(preview, cancellation.signal);
         }
         finally {
             cancellation.dispose();
         }
-        deploy_outputs_setOutputs(result);
-        await writeSummary(result);
-        if (result.siteId) {
-            actionsLogger.info(`${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
-        }
-        const url = result.published?.url;
-        if (url && result.verification?.verified)
-            action_notice(`Live at ${url}`, { title: 'Deployed' });
-        else if (url && !result.verification)
-            action_notice(`Published at ${url} (not checked: ${table_Input.Verify} is false)`, { title: 'Deployed' });
-        if (comment) {
-            const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event));
-            await comment.save(commentBody(inputs, event, record));
-        }
     });
+}
+const deploy_getInput = (name) => getInput(name);
+function readActionInputs(event) {
+    const inputs = readInputs(deploy_getInput, {
+        repository: process.env.GITHUB_REPOSITORY,
+        ref: event.ref,
+        sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+    }, 
+    // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
+    { closing: event.pullRequest?.closed === true });
+    const { token } = inputs.connection;
+    actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`);
+    return inputs;
+}
+/** No token: skip the deploy (a fork's pull request, or if-no-token: skip), or fail. */
+async function skipWithoutToken(inputs, event) {
+    const decision = whenNoToken(inputs.ifNoToken, event);
+    if (!decision.skip)
+        throw missingTokenError();
+    actionsLogger.warning(decision.reason, { title: 'Deploy skipped' });
+    setSkippedOutputs();
+    await writeSkipSummary(decision.reason);
+}
+async function deployRun(preview, signal) {
+    const { inputs, comment } = preview;
+    let namespaceId;
+    let result;
+    let previous;
+    try {
+        previous = await comment?.load();
+        signal.throwIfAborted();
+        result = await deploy(inputs, {
+            deadlineMs: operation_deadlineFromEnv(process.env),
+            logger: actionsLogger,
+            glob: actionsGlob,
+            tempDir: process.env.RUNNER_TEMP || external_node_os_default().tmpdir(),
+            previous,
+            onNamespace: (id) => (namespaceId = id),
+            signal,
+        });
+    }
+    catch (thrown) {
+        return reportFailure(preview, previous, namespaceId, thrown);
+    }
+    deploy_outputs_setOutputs(result);
+    await writeSummary(result);
+    if (result.siteId) {
+        actionsLogger.info(`${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
+    }
+    const url = result.published?.url;
+    if (url && result.verification?.verified)
+        action_notice(`Live at ${url}`, { title: 'Deployed' });
+    else if (url && !result.verification)
+        action_notice(`Published at ${url} (not checked: ${table_Input.Verify} is false)`, { title: 'Deployed' });
+    if (comment) {
+        const record = previewRecord({ kind: 'deployed', result }, recordContext(preview, previous));
+        await comment.save(commentBody(preview, record));
+    }
+}
+/** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */
+async function reportFailure(preview, previous, namespaceId, thrown) {
+    const { error, partial } = deployFailure(thrown);
+    if (partial)
+        deploy_outputs_setOutputs(partial);
+    else if (namespaceId)
+        setOutput(Output.NamespaceId, namespaceId);
+    actionsLogger.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`);
+    await writeFailureSummary(error, partial);
+    // Show the namespace even so (the next run finds it through the service, not through this).
+    if (preview.comment && namespaceId) {
+        const ending = { kind: 'failed', error, partial, namespaceId };
+        const record = previewRecord(ending, recordContext(preview, previous));
+        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+        await preview.comment.save(commentBody(preview, record), {
+            withinMs: isCancelled(error) ? 4_000 : undefined,
+        });
+    }
+    throw error;
 }
 /**
  * A pull request was closed: its preview namespace gets the closed page, its domain is freed, its
  * comment says so, and its GitHub deployments are marked inactive where the token may.
  */
-async function closeRun(inputs, event, key, comment, signal) {
+async function closeRun(preview, signal) {
+    const { inputs, event, comment } = preview;
     const pullRequest = event.pullRequest;
     if (!hasTarget(inputs)) {
         throw new errors_UsageError(`${table_Input.Namespace} is empty: pull request #${pullRequest.number} was closed, and its preview is found by ` +
@@ -46477,16 +46489,16 @@ async function closeRun(inputs, event, key, comment, signal) {
             result: { ...result, namespace },
             pullRequest: pullRequest.number,
         };
-        await comment.save(commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))));
+        await comment.save(commentBody(preview, previewRecord(ending, recordContext(preview, previous))));
     }
-    const token = core_getInput(table_Input.GitHubToken);
+    const token = getInput(table_Input.GitHubToken);
     if (token && event.repository) {
         const refs = [pullRequest.headRef, `refs/pull/${pullRequest.number}/merge`].filter((r) => !!r);
         await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger });
     }
 }
 function previewComment(inputs, event, key) {
-    const token = core_getInput(table_Input.GitHubToken);
+    const token = getInput(table_Input.GitHubToken);
     if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository)
         return undefined;
     if (!token) {
@@ -46501,10 +46513,10 @@ function previewComment(inputs, event, key) {
         logger: actionsLogger,
     });
 }
-function recordContext(key, previous, inputs, event) {
+function recordContext({ key, inputs, event }, previous) {
     return { key, previous, namespaceNameId: targetNameId(inputs.target), commit: event.pullRequest?.headSha };
 }
-function commentBody(inputs, event, { state, status }) {
+function commentBody({ inputs, event }, { state, status }) {
     const { target } = inputs;
     const name = targetNameId(target) ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name);
     return renderComment({
