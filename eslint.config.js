@@ -11,7 +11,7 @@ const boundary = (folder) =>
   `${folder} is the core: it never imports @actions/*, the actions, the CLI or the emulator. Hand it what it needs (a logger, a globber, plain options) from the face.`
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'example-site/', '.bench/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'example-site/', '.bench/', '.package/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

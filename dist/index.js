@@ -29512,7 +29512,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7880:
+/***/ 993:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
@@ -60519,6 +60519,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(7880);
+/******/ var __webpack_exports__ = __nccwpck_require__(993);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

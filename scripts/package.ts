@@ -17,8 +17,6 @@
 // files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
 
 import { fork } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { realpathSync } from 'node:fs'
 import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import os from 'node:os'
@@ -26,14 +24,10 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-// Where node_modules really is (a git worktree may link it to another checkout's), in a folder of this
-// checkout's own: the wrapper's relative import must lead to this checkout's sources, and two
-// checkouts sharing node_modules must not build in each other's folder.
-const scratch = path.join(
-  realpathSync(path.join(root, 'node_modules')),
-  '.cache/gamehost-package',
-  createHash('sha256').update(root).digest('hex').slice(0, 12),
-)
+// In the checkout, at the same place in every one: the bundles' module ids follow the wrappers' paths
+// from it, so a clone anywhere builds the very dist/ committed; the wrapper's relative import leads to
+// this checkout's sources even where node_modules is a link to another checkout's. Removed after.
+const scratch = path.join(root, '.package')
 
 interface Bundle {
   entry: string
@@ -114,20 +108,13 @@ function worker(): void {
   })
 }
 
-/** The deepest folder that holds both. */
-function commonFolder(a: string, b: string): string {
-  let folder = a
-  while (path.relative(folder, b).startsWith('..')) folder = path.dirname(folder)
-  return folder
-}
-
 /** The tsconfig of the wrappers: the project's, with ESM output for a file transpiled on its own. */
 const SCRATCH_TSCONFIG = {
   extends: path.relative(scratch, path.join(root, 'tsconfig.json')).split(path.sep).join('/'),
   compilerOptions: {
     module: 'esnext',
     moduleResolution: 'bundler',
-    rootDir: path.relative(scratch, commonFolder(scratch, root)),
+    rootDir: path.relative(scratch, root),
   },
   include: ['*.ts'],
 }
@@ -169,6 +156,7 @@ async function main(): Promise<void> {
     `${BUNDLES.length - failed} of ${BUNDLES.length} bundles in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
       `with ${count} workers`,
   )
+  await rm(scratch, { recursive: true, force: true })
   if (failed) process.exitCode = 1
 }
 

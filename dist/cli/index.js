@@ -64964,6 +64964,6 @@ main(process.argv.slice(2)).then((code) => {
     process.exitCode = EXIT_FAILURE;
 });
 
-;// CONCATENATED MODULE: ./node_modules/.cache/gamehost-package/f2af6c097ab8/cli.ts
+;// CONCATENATED MODULE: ./.package/cli.ts
 
 

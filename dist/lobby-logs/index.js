@@ -28370,7 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8392:
+/***/ 8245:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
@@ -36113,6 +36113,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(8392);
+/******/ var __webpack_exports__ = __nccwpck_require__(8245);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
