@@ -47,6 +47,7 @@ const BUNDLES: Bundle[] = [
   { entry: 'src/actions/avatars.ts', out: 'dist/avatars', callsRun: true },
   { entry: 'src/actions/validate.ts', out: 'dist/validate', callsRun: true },
   { entry: 'src/actions/publish.ts', out: 'dist/publish', callsRun: true },
+  { entry: 'src/actions/sweep.ts', out: 'dist/sweep', callsRun: true },
 ]
 
 type Request = { index: number }

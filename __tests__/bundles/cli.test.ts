@@ -429,6 +429,7 @@ describe('gamehost CLI', () => {
         ['avatars', 'avatars/action.yml'],
         ['validate', 'validate/action.yml'],
         ['publish', 'publish/action.yml'],
+        ['sweep', 'sweep/action.yml'],
       ]
       // Only the action has a pull request to comment on, and a fork's missing secret to tolerate.
       const actionOnly = new Set(['comment', 'github-token', 'if-no-token', 'skip-unchanged', 'pull-request'])

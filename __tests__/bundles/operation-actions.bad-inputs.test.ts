@@ -1,4 +1,4 @@
-// Every bad input of the servers, lobby-logs, avatars, validate and publish actions fails the step through the
+// Every bad input of the servers, lobby-logs, avatars, validate, publish and sweep actions fails the step through the
 // bundle with one ::error:: naming the input, before any call to the service.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -80,6 +80,15 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
       ['version-id', { 'version-id': 'v1' }, /ids are UUIDs/],
       ['from-namespace', { 'version-id': '', 'from-namespace': '-staging' }, /not a valid name id/],
       ['cdn-domain', { 'cdn-domain': 'ftp://cdn.example.com' }, /neither a domain/],
+    ],
+  },
+  sweep: {
+    good: { 'github-token': 'github-token' },
+    bad: [
+      ['github-token', { 'github-token': '' }, /is required: the sweep asks GitHub/],
+      ['namespace-prefix', { 'namespace-prefix': 'PR_' }, /cannot begin a namespace's name_id/],
+      ['namespace-prefix', { 'namespace-prefix': 'pr--' }, /cannot begin a namespace's name_id/],
+      ['dry-run', { 'dry-run': 'maybe' }, /must be true or false/],
     ],
   },
 }

@@ -61,7 +61,7 @@ describe('the npm package', () => {
     await writeTree(site, siteFiles(5))
   })
 
-  test('npm pack holds dist/, the six action.yml, README, LICENSE and package.json; no tests or sources', () => {
+  test('npm pack holds dist/, the seven action.yml, README, LICENSE and package.json; no tests or sources', () => {
     for (const file of [
       'LICENSE',
       'README.md',
@@ -72,6 +72,7 @@ describe('the npm package', () => {
       'avatars/action.yml',
       'validate/action.yml',
       'publish/action.yml',
+      'sweep/action.yml',
       'dist/index.js',
       'dist/cli/index.js',
       'dist/servers/index.js',
@@ -79,6 +80,7 @@ describe('the npm package', () => {
       'dist/avatars/index.js',
       'dist/validate/index.js',
       'dist/publish/index.js',
+      'dist/sweep/index.js',
     ]) {
       assert.ok(files.includes(file), `${file} is in the tarball`)
     }

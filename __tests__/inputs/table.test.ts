@@ -15,6 +15,7 @@ import { lobbyOperation } from '../../src/operations/lobby.ts'
 import type { Operation } from '../../src/operations/operation.ts'
 import { publishOperation } from '../../src/operations/publish.ts'
 import { serversOperation } from '../../src/operations/servers.ts'
+import { sweepOperation } from '../../src/operations/sweep.ts'
 import { validateOperation } from '../../src/operations/validate.ts'
 import { root } from '../support/actions.ts'
 
@@ -92,11 +93,13 @@ describe('the table of inputs', () => {
 
   test("the CLI's subcommand of each action has a flag for each input but what only an action has", () => {
     const actionOnly = new Set(['comment', 'github-token', 'if-no-token', 'skip-unchanged', 'pull-request'])
+    // The sweep asks GitHub from the CLI too: its github-token is a flag.
+    const withFlag = (action: ActionName, name: string) => action === 'sweep' && name === 'github-token'
     for (const action of ACTIONS) {
       const flags = flagsOf(action).map((f) => f.name)
       const inputs = inputsOf(action)
         .map((r) => r.name)
-        .filter((name) => !actionOnly.has(name))
+        .filter((name) => !actionOnly.has(name) || withFlag(action, name))
       assert.deepEqual(flags, inputs, action)
     }
   })
@@ -140,6 +143,11 @@ describe('the readers read the inputs of the table', () => {
     ['lobby-logs', lobbyOperation as Operation<never, unknown>, { 'namespace-id': ID, 'lobby-id': ID }],
     ['avatars', avatarsOperation as Operation<never, unknown>, {}],
     ['validate', validateOperation as Operation<never, unknown>, { 'group-display-name': 'Night Owls' }],
+    [
+      'sweep',
+      sweepOperation(() => assert.fail('GitHub is not asked while reading')) as Operation<never, unknown>,
+      { 'github-token': 'github-token' },
+    ],
   ]
   for (const [action, operation, values] of operations) {
     test(`${action}: every input of its action.yml, and no other`, () => {

@@ -13,7 +13,7 @@ export const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
 export const RUNNING_LOBBY = DEFAULT_SEED.games[0]!.lobbies!.find((l) => !l.status.stopped)!
 export const CRASHED_LOBBY = DEFAULT_SEED.games[0]!.lobbies!.find((l) => l.status.stopped?.failed)!
 
-export type ActionName = 'servers' | 'lobby-logs' | 'avatars' | 'validate' | 'publish'
+export type ActionName = 'servers' | 'lobby-logs' | 'avatars' | 'validate' | 'publish' | 'sweep'
 
 const defaults = new Map<ActionName, Promise<Record<string, string>>>()
 

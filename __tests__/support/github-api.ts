@@ -35,8 +35,16 @@ export interface GitHubStub {
   /** Comments of an issue or pull request, oldest first. */
   comments(repo: string, issue: number): StubComment[]
   addComment(repo: string, issue: number, body: string, user?: StubUser): StubComment
-  /** A pull request of `repo`, as GET /repos/{repo}/pulls/{number} answers it. */
-  addPullRequest(repo: string, number: number, head: { repo: string | null; ref: string; sha: string }): void
+  /** A pull request of `repo`, as GET /repos/{repo}/pulls/{number} answers it (open unless `state` says). */
+  addPullRequest(
+    repo: string,
+    number: number,
+    head: { repo: string | null; ref: string; sha: string },
+    state?: 'open' | 'closed',
+  ): void
+  setPullRequestState(repo: string, number: number, state: 'open' | 'closed'): void
+  /** GET of that pull request answers this status (a GitHub failure) until set back to undefined. */
+  failPullRequest(repo: string, number: number, status: number | undefined): void
   requests: Array<{ method: string; path: string; status: number }>
 }
 
@@ -50,7 +58,10 @@ export interface StubToken {
 
 export async function startGitHubStub(tokens: Record<string, StubToken>): Promise<GitHubStub> {
   const threads = new Map<string, StubComment[]>()
-  const pulls = new Map<string, { repo: string | null; ref: string; sha: string }>()
+  const pulls = new Map<
+    string,
+    { head: { repo: string | null; ref: string; sha: string }; state: 'open' | 'closed'; failWith?: number }
+  >()
   const requests: GitHubStub['requests'] = []
   const deployments = new Map<string, StubDeployment[]>()
   const deploymentsOf = (repo: string) => {
@@ -131,10 +142,13 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
       }
       const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
       if (pull && req.method === 'GET') {
-        const head = pulls.get(`${pull[1]}#${pull[2]}`)
-        if (!head) return send(404, { message: 'Not Found' })
+        const found = pulls.get(`${pull[1]}#${pull[2]}`)
+        if (!found) return send(404, { message: 'Not Found' })
+        if (found.failWith) return send(found.failWith, { message: 'Server Error' })
+        const { head } = found
         return send(200, {
           number: Number(pull[2]),
+          state: found.state,
           head: { ref: head.ref, sha: head.sha, repo: head.repo === null ? null : { full_name: head.repo } },
           base: { ref: 'main', repo: { full_name: pull[1] } },
         })
@@ -201,7 +215,10 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     requests,
     comments: (repo, issue) => thread(repo, issue),
     addComment,
-    addPullRequest: (repo, number, head) => void pulls.set(`${repo}#${number}`, head),
+    addPullRequest: (repo, number, head, state = 'open') =>
+      void pulls.set(`${repo}#${number}`, { head, state }),
+    setPullRequestState: (repo, number, state) => void (pulls.get(`${repo}#${number}`)!.state = state),
+    failPullRequest: (repo, number, status) => void (pulls.get(`${repo}#${number}`)!.failWith = status),
     addDeployment: (repo, ref, environment, state = 'success') => {
       const deployment = { id: nextId++, ref, environment, statuses: [{ state }] }
       deploymentsOf(repo).push(deployment)

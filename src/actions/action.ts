@@ -80,7 +80,8 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
   return () =>
     runAction(secretInputs(operation.name as ActionName), async () => {
       const inputs = operation.read((name) => core.getInput(name))
-      actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`)
+      const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {}
+      actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
       // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
       const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
       let result: R

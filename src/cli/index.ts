@@ -35,6 +35,9 @@ import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
 import { validateOperation } from '../operations/validate.ts'
 import { publishOperation } from '../operations/publish.ts'
+import { sweepOperation } from '../operations/sweep.ts'
+import { createAgent } from '../api/client.ts'
+import { cliGitHub } from './github.ts'
 import packageJson from '../../package.json' with { type: 'json' }
 
 const EXIT_OK = 0
@@ -233,9 +236,56 @@ const CLOSE: Command = {
   },
 }
 
+const SWEEP_REPOSITORY = 'repository'
+
+const SWEEP: Command = {
+  name: ActionName.Sweep,
+  summary: 'Retire the previews whose pull requests are closed',
+  description:
+    "List the game's preview namespaces (named <namespace-prefix><number>, as the deploy makes them), ask GitHub\n" +
+    "whether each pull request is open, and retire the closed ones as a closed pull request's run does: the closed\n" +
+    'page, the domain freed. Previews retired already and open pull requests are left alone; --dry-run only lists.\n' +
+    "The pull request's comment and GitHub deployments are updated by the sweep action, not here.",
+  flags: [
+    ...flagsOf(ActionName.Sweep),
+    flag(
+      SWEEP_REPOSITORY,
+      'string',
+      'The GitHub repository of the pull requests, owner/name (default the GITHUB_REPOSITORY environment variable)',
+      'owner/name',
+    ),
+    ...OUTPUT_FLAGS,
+  ],
+  examples: [
+    `GITHUB_TOKEN=... gamehost sweep ${EXAMPLE_CONNECTION} --repository studio/space-game --dry-run`,
+    `GITHUB_TOKEN=... gamehost sweep ${EXAMPLE_CONNECTION} --repository studio/space-game --namespace-prefix preview- --json`,
+  ],
+  async run(flags, io) {
+    const repository =
+      (typeof flags[SWEEP_REPOSITORY] === 'string' ? flags[SWEEP_REPOSITORY] : '').trim() ||
+      (process.env.GITHUB_REPOSITORY ?? '').trim()
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) {
+      throw new UsageError(
+        repository
+          ? `--${SWEEP_REPOSITORY} '${repository}' is not owner/name`
+          : `--${SWEEP_REPOSITORY} is required (or GITHUB_REPOSITORY): the repository whose pull requests the previews are of`,
+      )
+    }
+    const dispatcher = createAgent()
+    try {
+      const operation = sweepOperation((inputs) =>
+        cliGitHub({ token: inputs.githubToken, repository, dispatcher, apiUrl: process.env.GITHUB_API_URL }),
+      )
+      return await runOperationCommand(operation, flags, io)
+    } finally {
+      await dispatcher.destroy()
+    }
+  },
+}
+
 const EMULATOR_SUMMARY = 'Run a local emulator of the service'
 
-const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE]
+const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE, SWEEP]
 
 /** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
 function cancelOnCtrlC(io: RunIO): SignalCancellation {
@@ -263,30 +313,37 @@ function operationCommand<I extends Connection, R>(
     description: spec.description,
     flags: [...flagsOf(operation.name as CommandName), ...OUTPUT_FLAGS],
     examples: spec.examples,
-    async run(flags, io) {
-      const inputs = operation.read(flagReader(flags), { missingToken })
-      const cancellation = cancelOnCtrlC(io)
-      let result: R
-      try {
-        result = await runOperation(operation, inputs, {
-          logger: io.logger,
-          signal: cancellation.signal,
-          deadlineMs: deadlineFromEnv(process.env),
-        })
-      } catch (error) {
-        if (!(error instanceof OperationStoppedError)) throw error
-        reportError(io, error)
-        return isCancelled(error.cause) ? EXIT_CANCELLED : EXIT_FAILURE
-      } finally {
-        cancellation.dispose()
-      }
-      print(io, operation.outputs(result), operation.report(result, inputs))
-      const failure = operation.failure?.(result, inputs)
-      if (!failure) return EXIT_OK
-      reportError(io, failure)
-      return EXIT_FAILURE
-    },
+    run: (flags, io) => runOperationCommand(operation, flags, io),
   }
+}
+
+/** Reads the operation's inputs from the flags, runs it, prints its outputs and report: its exit code. */
+async function runOperationCommand<I extends Connection, R>(
+  operation: Operation<I, R>,
+  flags: Flags,
+  io: RunIO,
+): Promise<number> {
+  const inputs = operation.read(flagReader(flags), { missingToken })
+  const cancellation = cancelOnCtrlC(io)
+  let result: R
+  try {
+    result = await runOperation(operation, inputs, {
+      logger: io.logger,
+      signal: cancellation.signal,
+      deadlineMs: deadlineFromEnv(process.env),
+    })
+  } catch (error) {
+    if (!(error instanceof OperationStoppedError)) throw error
+    reportError(io, error)
+    return isCancelled(error.cause) ? EXIT_CANCELLED : EXIT_FAILURE
+  } finally {
+    cancellation.dispose()
+  }
+  print(io, operation.outputs(result), operation.report(result, inputs))
+  const failure = operation.failure?.(result, inputs)
+  if (!failure) return EXIT_OK
+  reportError(io, failure)
+  return EXIT_FAILURE
 }
 
 /** Reads an input by name from the flags: lists joined by lines, booleans as text, the token from the env too. */

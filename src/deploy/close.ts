@@ -41,11 +41,14 @@ export interface CloseDependencies {
 }
 
 /** The name of the closed page's version: one per pull request, so a second close finds it live. */
-function closedVersionName(nameId: string, pullRequest: number | undefined): string {
+export function closedVersionName(nameId: string, pullRequest: number | undefined): string {
   return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
 }
 
-export async function closePreview(inputs: TargetedInputs, deps: CloseDependencies): Promise<CloseResult> {
+/** What a close reads of the deploy's inputs: the service, the namespace (and its domain), the time limits. */
+export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer'>
+
+export async function closePreview(inputs: CloseInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
   const { target, transfer } = inputs
   const { gameId } = inputs.connection

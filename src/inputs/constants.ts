@@ -2,6 +2,7 @@
 export {
   Input,
   TOKEN_ENV,
+  GITHUB_TOKEN_ENV,
   DEFAULT_CONCURRENCY,
   MAX_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -63,6 +64,11 @@ export const ValidateOutput = {
   Valid: 'valid',
 } as const
 
+/** Output names of the sweep action. */
+export const SweepOutput = {
+  Retired: 'retired',
+} as const
+
 /** The outputs of each action, as in its action.yml and README. */
 export const OUTPUTS: Record<ActionId, Record<string, string>> = {
   deploy: Output,
@@ -71,6 +77,7 @@ export const OUTPUTS: Record<ActionId, Record<string, string>> = {
   'lobby-logs': LobbyOutput,
   avatars: AvatarsOutput,
   validate: ValidateOutput,
+  sweep: SweepOutput,
 }
 
 /** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
@@ -81,4 +88,5 @@ export const ActionName = {
   Avatars: 'avatars',
   Validate: 'validate',
   Publish: 'publish',
+  Sweep: 'sweep',
 } as const

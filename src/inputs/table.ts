@@ -6,13 +6,15 @@
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
-export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'] as const
+export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const
 export type ActionName = (typeof ACTIONS)[number]
 /** The CLI's subcommands that take inputs: one per action, and the close of a preview. */
 export type CommandName = ActionName | 'close'
 
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
+/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
+export const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
@@ -78,7 +80,7 @@ export const INPUTS = {
   }),
   Token: row('token', {
     actions: ALL,
-    requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+    requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
     default: '',
     secret: true,
     description: `The service token; default the ${TOKEN_ENV} environment variable`,
@@ -270,10 +272,13 @@ export const INPUTS = {
     flag: { type: 'string', value: 's' },
   }),
   DryRun: row('dry-run', {
-    actions: ['deploy'],
+    actions: ['deploy', 'sweep'],
     default: 'false',
     description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
-    flag: { type: 'boolean' },
+    flag: {
+      type: 'boolean',
+      help: { sweep: 'List the previews it would retire, and change nothing' },
+    },
   }),
   SkipUnchanged: row('skip-unchanged', {
     actions: ['deploy'],
@@ -303,10 +308,27 @@ export const INPUTS = {
     },
   }),
   GitHubToken: row('github-token', {
-    actions: ['deploy'],
+    actions: ['deploy', 'sweep'],
     default: '${{ github.token }}',
     secret: true,
     description: 'Token for the pull-request comment; needs pull-requests: write',
+    // The sweep asks GitHub whether each pull request is open, from the CLI too.
+    flag: {
+      type: 'string',
+      value: 'token',
+      env: GITHUB_TOKEN_ENV,
+      commands: ['sweep'],
+      help: {
+        sweep: `GitHub token that may read the repository's pull requests; default the ${GITHUB_TOKEN_ENV} environment variable`,
+      },
+    },
+  }),
+  NamespacePrefix: row('namespace-prefix', {
+    actions: ['sweep'],
+    default: 'pr-',
+    description:
+      "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+    flag: { type: 'string', value: 'prefix' },
   }),
   FromNamespace: row('from-namespace', {
     actions: ['publish'],

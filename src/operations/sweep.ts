@@ -1,0 +1,289 @@
+// The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
+// never happened (the workflow came later, the run was cancelled, its token lacked rights). It lists
+// the game's namespaces named `<prefix><number>` (the deploy's preview namespaces), leaves alone those
+// that serve the closed page already, asks GitHub (through the face: the core never calls GitHub)
+// whether each pull request is open, and closes the closed ones' previews as the `closed` run does
+// (closePreview, then the face's comment and deployments). A pull request GitHub cannot tell about is
+// left as it is, and fails the run at its end.
+
+import { UsageError, errorMessage } from '../api/errors.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import type { NamespaceSummary } from '../api/types.ts'
+import { table, text, type ReportBlock } from '../common/report.ts'
+import type { Run } from '../common/run.ts'
+import { closePreview, closedVersionName, type CloseInputs, type CloseResult } from '../deploy/close.ts'
+import { readVersion } from '../deploy/publish.ts'
+import {
+  readBoolean,
+  readRequiredConnection,
+  type Connection,
+  type GetInput,
+  type ReadOptions,
+} from '../inputs/common.ts'
+import {
+  ActionName,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Input,
+  SweepOutput,
+} from '../inputs/constants.ts'
+import { nameIdProblems } from '../api/rules.ts'
+import { INPUTS } from '../inputs/table.ts'
+import type { Operation } from './operation.ts'
+
+export interface SweepInputs extends Connection {
+  /** Read by the face, which asks GitHub with it. */
+  githubToken: string
+  prefix: string
+  dryRun: boolean
+}
+
+/** What GitHub says of a pull request; the head is for the face's own use (deployments, comment). */
+export interface PullRequestState {
+  open: boolean
+  headRef?: string
+  headSha?: string
+}
+
+/** A preview the sweep retired, as the face is told of it. */
+export interface RetiredPreview {
+  number: number
+  pullRequest: PullRequestState
+  result: CloseResult & { namespace: NamespaceSummary }
+}
+
+/** What the sweep asks of GitHub, through the face (the action's Octokit, the CLI's fetch). */
+export interface SweepGitHub {
+  /** The pull request's state; throws, saying why, when GitHub cannot tell. */
+  pullRequest(number: number, signal: AbortSignal): Promise<PullRequestState>
+  /** After a preview was retired: what GitHub shows of it (the comment, the deployments). Never throws. */
+  retired?(preview: RetiredPreview): Promise<void>
+}
+
+export type SweepOutcome = 'retired' | 'would-retire' | 'open' | 'already-retired' | 'undecided'
+
+export interface SweptPreview {
+  /** The namespace's name_id (`pr-12`) and id. */
+  namespace: string
+  namespaceId: string
+  number: number
+  outcome: SweepOutcome
+  /** Why GitHub could not tell (undecided). */
+  reason?: string
+  domainRemoved?: string
+}
+
+export interface SweepResult {
+  dryRun: boolean
+  prefix: string
+  /** Every preview namespace, by pull request number. */
+  previews: SweptPreview[]
+}
+
+/** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
+function readPrefix(get: GetInput): string {
+  const prefix = get(Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default
+  if (nameIdProblems(`${prefix}1`).length) {
+    throw new UsageError(
+      `${Input.NamespacePrefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
+        "ending with a dash or not (like 'pr-')",
+    )
+  }
+  return prefix
+}
+
+function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
+  const connection = readRequiredConnection(get, options)
+  const githubToken = get(Input.GitHubToken).trim()
+  if (!githubToken) {
+    throw new UsageError(
+      `${Input.GitHubToken} is required: the sweep asks GitHub whether each pull request is still open`,
+    )
+  }
+  return {
+    ...connection,
+    githubToken,
+    prefix: readPrefix(get),
+    dryRun: readBoolean(Input.DryRun, get(Input.DryRun), false),
+  }
+}
+
+/** The pull request number of a preview namespace (`pr-12` -> 12), or undefined for any other name. */
+export function previewNumber(nameId: string, prefix: string): number | undefined {
+  if (!nameId.startsWith(prefix)) return undefined
+  const digits = nameId.slice(prefix.length)
+  return /^[1-9][0-9]{0,9}$/.test(digits) ? Number(digits) : undefined
+}
+
+/** The sweep, asking GitHub through what `github` makes of the inputs. */
+export function sweepOperation(
+  github: (inputs: SweepInputs) => SweepGitHub,
+): Operation<SweepInputs, SweepResult> {
+  return {
+    name: ActionName.Sweep,
+    read: readSweepInputs,
+    stoppedNote:
+      'The previews it names as retired serve the closed page; the others were left as they were: run the sweep again to finish.',
+
+    async run(inputs, run, journal) {
+      const gitHub = github(inputs)
+      const { game } = await run.client.getGame(inputs.gameId)
+      const previews = game.namespaces
+        .map((namespace) => ({ namespace, number: previewNumber(namespace.name_id, inputs.prefix) }))
+        .filter((p): p is { namespace: NamespaceSummary; number: number } => p.number !== undefined)
+        .sort((a, b) => a.number - b.number)
+      journal.push(`listed ${previews.length} preview namespaces`)
+      run.logger.info(
+        `${previews.length} preview namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`,
+      )
+      const swept: SweptPreview[] = []
+      for (const { namespace, number } of previews) {
+        run.signal.throwIfAborted()
+        swept.push(await sweepOne(inputs, run, gitHub, namespace, number, journal))
+      }
+      return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept }
+    },
+
+    outputs(result) {
+      return { [SweepOutput.Retired]: namesOf(result, 'retired') }
+    },
+
+    report(result) {
+      return { title: reportTitle(result), blocks: reportBlocks(result) }
+    },
+
+    failure(result) {
+      const undecided = result.previews.filter((p) => p.outcome === 'undecided')
+      if (!undecided.length) return undefined
+      const each = undecided.map((p) => `${p.namespace} (#${p.number}): ${p.reason ?? 'unknown'}`).join('; ')
+      return new Error(
+        (undecided.length === 1
+          ? 'Could not tell whether 1 pull request is open, so its preview was left as it is: '
+          : `Could not tell whether ${undecided.length} pull requests are open, so their previews were left as they are: `) +
+          each,
+      )
+    },
+  }
+}
+
+/** One preview: left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
+async function sweepOne(
+  inputs: SweepInputs,
+  run: Run,
+  github: SweepGitHub,
+  namespace: NamespaceSummary,
+  number: number,
+  journal: string[],
+): Promise<SweptPreview> {
+  const { logger } = run
+  const name = namespace.name_id
+  const swept = { namespace: name, namespaceId: namespace.namespace_id, number }
+  const current = await readVersion(run.client, inputs.gameId, namespace.version_id)
+  if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(current.display_name)) {
+    logger.info(`${name} already serves the closed page: left as it is`)
+    return { ...swept, outcome: 'already-retired' }
+  }
+  let pullRequest: PullRequestState
+  try {
+    pullRequest = await github.pullRequest(number, run.signal)
+  } catch (error) {
+    if (run.signal.aborted) throw error
+    const reason = errorMessage(error)
+    logger.warning(`${name}: could not tell whether pull request #${number} is open: ${reason}`)
+    return { ...swept, outcome: 'undecided', reason }
+  }
+  if (pullRequest.open) {
+    logger.info(`${name}: pull request #${number} is open: left as it is`)
+    return { ...swept, outcome: 'open' }
+  }
+  if (inputs.dryRun) {
+    logger.info(`${name}: pull request #${number} is closed: the sweep would retire its preview (dry run)`)
+    return { ...swept, outcome: 'would-retire' }
+  }
+  logger.info(`${name}: pull request #${number} is closed: retiring its preview`)
+  const result = await closePreview(await closeInputs(inputs, run, namespace), {
+    logger,
+    pullRequest: number,
+    dispatcher: run.dispatcher,
+    signal: run.signal,
+  })
+  if (!result.namespace || result.alreadyClosed) {
+    // Retired meanwhile (a `closed` run at the same time): nothing more to do.
+    return { ...swept, outcome: 'already-retired' }
+  }
+  journal.push(`retired ${name}`)
+  await github.retired?.({ number, pullRequest, result: { ...result, namespace: result.namespace } })
+  return { ...swept, outcome: 'retired', domainRemoved: result.domainRemoved }
+}
+
+/** The close of one preview namespace: the domain it holds is the one freed (the sweep has no domain input). */
+async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSummary): Promise<CloseInputs> {
+  const { namespace: detail } = await run.client.getNamespace(inputs.gameId, namespace.namespace_id)
+  const [domain, ...others] = detail.config.cdn.domains.map((entry) => entry.domain)
+  if (others.length) {
+    run.logger.warning(
+      `${namespace.name_id} holds ${others.length + 1} domains: ${domain} is freed, ${others.join(', ')} kept ` +
+        '(a deploy adds one domain to a preview)',
+    )
+  }
+  return {
+    connection: { apiUrl: inputs.apiUrl, token: inputs.token, gameId: inputs.gameId },
+    target: {
+      kind: 'id',
+      namespaceId: namespace.namespace_id,
+      nameId: namespace.name_id,
+      versionId: undefined,
+      domain,
+      matchmaker: undefined,
+      publish: false,
+      cdnDomain: undefined,
+    },
+    transfer: {
+      concurrency: DEFAULT_CONCURRENCY,
+      retries: DEFAULT_RETRIES,
+      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
+      maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+    },
+  }
+}
+
+function namesOf(result: SweepResult, outcome: SweepOutcome): string[] {
+  return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace)
+}
+
+function plural(count: number, what: string): string {
+  return `${count} ${what}${count === 1 ? '' : 's'}`
+}
+
+function reportTitle(result: SweepResult): string {
+  if (result.dryRun)
+    return `gamehost sweep (dry run): would retire ${plural(namesOf(result, 'would-retire').length, 'preview')}`
+  return `gamehost sweep: retired ${plural(namesOf(result, 'retired').length, 'preview')}`
+}
+
+const OUTCOME_TEXT: Record<SweepOutcome, string> = {
+  retired: 'closed: retired (the closed page, the domain freed)',
+  'would-retire': 'closed: would be retired',
+  open: 'open: left as it is',
+  'already-retired': 'serves the closed page already: left as it is',
+  undecided: 'unknown: left as it is',
+}
+
+function reportBlocks(result: SweepResult): ReportBlock[] {
+  if (!result.previews.length)
+    return [text(`The game has no preview namespace (named ${result.prefix}<pull request number>).`)]
+  const blocks: ReportBlock[] = [
+    table(
+      ['Namespace', 'Pull request', 'State'],
+      result.previews.map((p) => [
+        { code: p.namespace },
+        `#${p.number}`,
+        p.outcome === 'undecided'
+          ? `${OUTCOME_TEXT[p.outcome]} (${p.reason ?? ''})`
+          : OUTCOME_TEXT[p.outcome],
+      ]),
+    ),
+  ]
+  if (result.dryRun) blocks.push(text('Dry run: nothing was changed.'))
+  return blocks
+}
