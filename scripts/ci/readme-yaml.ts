@@ -65,11 +65,20 @@ function withDescribedSteps(steps: unknown[]): unknown[] {
   return [...described.map((id) => ({ id, run: `echo "the step the example names ${id}"` })), ...steps]
 }
 
-/** The action of this repository a step's `uses:` names (`studio/gamehost/publish@v0` is publish). */
-export function actionOf(uses: string): string | undefined {
+/** The folders of the actions but the deploy, which is the repository's root. */
+const FOLDERS: readonly string[] = ACTIONS.filter((action) => action !== 'deploy')
+
+/**
+ * What a step's `uses:` names of this repository: the folder (`''` for the root) and the action there
+ * (`studio/gamehost@v0` is the deploy, `studio/gamehost/publish@v0` the publish, a folder with no
+ * action none); undefined for another repository's action.
+ */
+export function actionOf(uses: string): { folder: string; action?: ActionName } | undefined {
   const match = /^studio\/gamehost(?:\/([^@]+))?@/.exec(uses)
   if (!match) return undefined
-  return match[1] ?? 'deploy'
+  const folder = match[1] ?? ''
+  if (folder === '') return { folder, action: 'deploy' }
+  return FOLDERS.includes(folder) ? { folder, action: folder as ActionName } : { folder }
 }
 
 /** Each step of the workflow that uses one of our actions with an action or an input that does not exist. */
@@ -79,14 +88,16 @@ export function inputProblems(workflow: Mapping): string[] {
     const steps = isMapping(job) && Array.isArray(job.steps) ? job.steps : []
     for (const [index, step] of steps.entries()) {
       if (!isMapping(step) || typeof step.uses !== 'string') continue
-      const action = actionOf(step.uses)
-      if (action === undefined) continue
+      const named = actionOf(step.uses)
+      if (!named) continue
       const where = `job ${jobId}, step ${index + 1} (${step.uses})`
-      if (!(ACTIONS as readonly string[]).includes(action)) {
-        problems.push(`${where}: this repository has no action '${action}' (it has ${ACTIONS.join(', ')})`)
+      if (!named.action) {
+        problems.push(
+          `${where}: this repository has no action in '${named.folder}' (the deploy is studio/gamehost, the others ${FOLDERS.map((f) => `studio/gamehost/${f}`).join(', ')})`,
+        )
         continue
       }
-      const names = inputsOf(action as ActionName).map((row) => row.name)
+      const names = inputsOf(named.action).map((row) => row.name)
       for (const input of Object.keys(isMapping(step.with) ? step.with : {})) {
         if (!names.includes(input)) problems.push(`${where}: the action has no input '${input}'`)
       }

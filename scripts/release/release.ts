@@ -112,3 +112,35 @@ export function installLineProblems(version: string, readmes: Record<string, str
   }
   return problems
 }
+
+const REPOSITORY = 'https://github.com/studio/gamehost'
+
+/**
+ * The CHANGELOG with its Unreleased section released as `version` on `date`: the section's text moves
+ * under `## [version] - date`, a new empty Unreleased section is left above it, and the link references
+ * compare the new tag with the last one.
+ */
+export function cutChangelog(changelog: string, version: string, date: string): string {
+  const { tag } = releaseTags(version)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`'${date}' is not a date YYYY-MM-DD`)
+  const sections = changelogSections(changelog)
+  if (sections.some((s) => s.version === version)) throw new Error(`CHANGELOG.md already has [${version}]`)
+  const unreleased = sections.find((s) => s.version === 'Unreleased')
+  if (!unreleased?.body) throw new Error('CHANGELOG.md has no text under ## [Unreleased] to release')
+  const previous = sections.find((s) => s.version !== 'Unreleased')
+  const text = changelog
+    .replace(/^## \[Unreleased\]\s*$/m, `## [Unreleased]\n\n## [${version}] - ${date}`)
+    .replace(/^\[unreleased\]:.*$/im, `[unreleased]: ${REPOSITORY}/compare/${tag}...HEAD`)
+  const link = previous
+    ? `[${version}]: ${REPOSITORY}/compare/v${previous.version}...${tag}`
+    : `[${version}]: ${REPOSITORY}/releases/tag/${tag}`
+  return text.replace(/^(\[unreleased\]:.*)$/im, `$1\n${link}`)
+}
+
+/** A README with its install lines naming what the release of `version` makes. */
+export function bumpInstallLines(readme: string, version: string): string {
+  const { major } = releaseTags(version)
+  return readme
+    .replace(/(studio\/gamehost(?:\/[a-z-]+)?)@v\d+\b/g, `$1@${major}`)
+    .replace(/(npm (?:install|i) (?:--global|-g) gamehost@)\d+\.\d+\.\d+/g, `$1${version}`)
+}
