@@ -125,6 +125,7 @@ test('CHANGELOG.md is a Keep a Changelog file: an Unreleased section first, then
 
 test('cutting a release moves the Unreleased text under the dated version and links it to the last tag', () => {
   const cut = cutChangelog(CHANGELOG, '1.3.0', '2026-12-01')
+  assert.ok(cut.includes('## [Unreleased]\n\n## [1.3.0] - 2026-12-01\n\n### Fixed\n'), cut)
   const sections = changelogSections(cut)
   assert.deepEqual(sections.slice(0, 3), [
     { version: 'Unreleased', date: undefined, body: '' },

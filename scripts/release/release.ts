@@ -129,7 +129,7 @@ export function cutChangelog(changelog: string, version: string, date: string): 
   if (!unreleased?.body) throw new Error('CHANGELOG.md has no text under ## [Unreleased] to release')
   const previous = sections.find((s) => s.version !== 'Unreleased')
   const text = changelog
-    .replace(/^## \[Unreleased\]\s*$/m, `## [Unreleased]\n\n## [${version}] - ${date}`)
+    .replace(/^## \[Unreleased\][ \t]*$/m, `## [Unreleased]\n\n## [${version}] - ${date}`)
     .replace(/^\[unreleased\]:.*$/im, `[unreleased]: ${REPOSITORY}/compare/${tag}...HEAD`)
   const link = previous
     ? `[${version}]: ${REPOSITORY}/compare/v${previous.version}...${tag}`
