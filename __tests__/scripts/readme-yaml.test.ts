@@ -98,7 +98,7 @@ test("a step of this repository's actions names an action it has and only that a
     "job a, step 3 (studio/gamehost/publish@v0): the action has no input 'path'",
     "job a, step 4 (studio/gamehost/deploy@v0): this repository has no action in 'deploy' (the deploy is " +
       'studio/gamehost, the others studio/gamehost/publish, studio/gamehost/servers, studio/gamehost/lobby-logs, ' +
-      'studio/gamehost/avatars, studio/gamehost/validate)',
+      'studio/gamehost/avatars, studio/gamehost/validate, studio/gamehost/sweep)',
   ])
 })
 
