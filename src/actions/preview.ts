@@ -165,7 +165,7 @@ export function renderComment(view: CommentView): string {
   if (state.domain && domainActive) rows.push(['Preview', domainLink(state.domain)])
   if (state.url) rows.push([domainActive ? 'Host' : 'Preview', preview(state.url)])
   if (state.domain && !domainActive) rows.push(['Domain', pendingDomain(state, state.domain, domainLink)])
-  if (state.privateUser) rows.push(['Access', markdownText(privateNote(state.privateUser))])
+  if (state.privateUser) rows.push(['Access', privateNote(markdownCode(state.privateUser))])
   if (state.siteId) {
     const files =
       typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'

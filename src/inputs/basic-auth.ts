@@ -1,6 +1,7 @@
 // `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
 // a message: a problem with it is said without its value.
 
+import { inspect } from 'node:util'
 import { UsageError } from '../api/errors.ts'
 import { Input } from './table.ts'
 
@@ -47,7 +48,16 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
     )
   if (CONTROL.test(password))
     throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`)
-  return { user, password }
+  return hiddenPassword({ user, password })
+}
+
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+export function hiddenPassword(auth: BasicAuth): BasicAuth {
+  const shown = { user: auth.user, password: '***' }
+  return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
 }
 
 /** The header a browser sends for these credentials. */
