@@ -73,11 +73,12 @@ describe('basic-auth', () => {
       'game-id': GAME,
       'basic-auth': `tester:${PASSWORD}`,
     }
-    for (const extra of [
+    const extras: Array<Record<string, string>> = [
       { path: 'build' },
       { namespace: 'pr-1' },
       { path: 'build', namespace: 'pr-1', publish: 'false' },
-    ])
+    ]
+    for (const extra of extras)
       assert.throws(
         () => readInputs(getter({ ...base, ...extra })),
         /basic-auth makes the namespace private before/,
