@@ -254,7 +254,14 @@ function readTarget(get: GetInput, path: string | undefined): Target {
         `${Input.Path} and ${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
     )
   }
-  const work: NamespaceWork = { versionId, domain, matchmaker, publish, cdnDomain, basicAuth }
+  const work: NamespaceWork = {
+    versionId,
+    domain,
+    matchmaker,
+    publish,
+    cdnDomain,
+    ...(basicAuth && { basicAuth }),
+  }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
   if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
   return { kind: 'none' }
