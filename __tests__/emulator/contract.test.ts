@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Rivet, RivetClient, RivetError } from '@rivet-gg/api'
+import bcrypt from 'bcryptjs'
+import { get } from 'node:http'
 import { setTimeout as delay } from 'node:timers/promises'
 import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 
@@ -432,6 +434,87 @@ describe('the official SDK against the emulator', () => {
       ['Build/game.data', 100 * MiB, 100 * MiB, 'UploadPart', '2', true, '21600', 'content-length;host'],
       ['Build/game.data', 200 * MiB, 50 * MiB, 'UploadPart', '3', true, '21600', 'content-length;host'],
     ])
+  })
+
+  test('namespaces: CDN basic auth, its users as bcrypt hashes, applied to every host with the config rebuild', async () => {
+    const namespaces = sdk.cloud.games.namespaces
+    const { namespaceId } = await namespaces.createGameNamespace(GAME, {
+      displayName: 'SDK Private',
+      nameId: 'sdk-private',
+      versionId: LIVE_VERSION,
+    })
+    await namespaces.addNamespaceDomain(GAME, namespaceId, { domain: 'private.example.com' })
+    await fetch(`${emulator.url}/_emulator/domains/private.example.com/verify`, { method: 'POST' })
+    const port = new URL(emulator.url).port
+    const hosts = [new URL(emulator.namespaceUrl(GAME, namespaceId)).host, `private.example.com:${port}`]
+    const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`
+    const statusAt = (host: string, authorization?: string) =>
+      new Promise<{ status: number; realm: string | undefined }>((resolve, reject) => {
+        const headers: Record<string, string> = { host, ...(authorization ? { authorization } : {}) }
+        get({ host: '127.0.0.1', port, path: '/', headers }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode!, realm: res.headers['www-authenticate'] }))
+        }).on('error', reject)
+      })
+    const until = async (host: string, done: (status: number) => boolean) => {
+      const started = Date.now()
+      let { status } = await statusAt(host)
+      while (!done(status) && Date.now() - started < 10 * PUBLISH_DELAY_MS) {
+        await delay(20)
+        ;({ status } = await statusAt(host))
+      }
+      return status
+    }
+    // A new namespace starts public.
+    const fresh = await namespaces.getGameNamespaceById(GAME, namespaceId)
+    assert.equal(fresh.namespace.config.cdn.authType, 'none')
+    assert.deepEqual(fresh.namespace.config.cdn.authUserList, [])
+
+    // The password must be a bcrypt hash, never the password itself.
+    await sdkError(
+      namespaces.updateNamespaceCdnAuthUser(GAME, namespaceId, { user: 'alice', password: 'plain-text-1' }),
+      Rivet.BadRequestError,
+      400,
+      'CDN_INVALID_AUTH_USER_PASSWORD',
+    )
+    const hash = await bcrypt.hash('alice-passphrase', 4)
+    await namespaces.updateNamespaceCdnAuthUser(GAME, namespaceId, { user: 'alice', password: hash })
+    await namespaces.setNamespaceCdnAuthType(GAME, namespaceId, { authType: 'basic' })
+    const made = await namespaces.getGameNamespaceById(GAME, namespaceId)
+    assert.equal(made.namespace.config.cdn.authType, 'basic')
+    assert.deepEqual(made.namespace.config.cdn.authUserList, [{ user: 'alice' }])
+
+    // Every host asks once the rebuilt config arrives, custom domains included; alice's password passes.
+    for (const host of hosts) {
+      assert.equal(await until(host, (status) => status === 401), 401, host)
+      assert.equal((await statusAt(host)).realm, 'Basic realm="RivetCdn"')
+      assert.equal((await statusAt(host, basic('alice:wrong-passphrase'))).status, 401)
+      assert.equal((await statusAt(host, basic('bob:alice-passphrase'))).status, 401)
+      assert.notEqual((await statusAt(host, basic('alice:alice-passphrase'))).status, 401, host)
+    }
+
+    // At most 32 users, counted before the insert: at 32, even replacing one is refused.
+    for (let i = 1; i < 32; i++)
+      await namespaces.updateNamespaceCdnAuthUser(GAME, namespaceId, { user: `user${i}`, password: hash })
+    await sdkError(
+      namespaces.updateNamespaceCdnAuthUser(GAME, namespaceId, { user: 'user32', password: hash }),
+      Rivet.BadRequestError,
+      400,
+      'CDN_TOO_MANY_AUTH_USERS',
+    )
+    await sdkError(
+      namespaces.updateNamespaceCdnAuthUser(GAME, namespaceId, { user: 'alice', password: hash }),
+      Rivet.BadRequestError,
+      400,
+      'CDN_TOO_MANY_AUTH_USERS',
+    )
+    for (let i = 1; i < 32; i++) await namespaces.removeNamespaceCdnAuthUser(GAME, namespaceId, `user${i}`)
+    await namespaces.removeNamespaceCdnAuthUser(GAME, namespaceId, 'alice')
+    await namespaces.setNamespaceCdnAuthType(GAME, namespaceId, { authType: 'none' })
+    const opened = await namespaces.getGameNamespaceById(GAME, namespaceId)
+    assert.equal(opened.namespace.config.cdn.authType, 'none')
+    assert.deepEqual(opened.namespace.config.cdn.authUserList, [])
+    for (const host of hosts) assert.notEqual(await until(host, (status) => status !== 401), 401, host)
   })
 
   test("the deploy's path: a multipart site, a namespace on a base version, a publish, served once it arrives", async () => {

@@ -6,6 +6,7 @@ import { ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import { urlUserInfo, type Connection } from '../inputs/common.ts'
+import { basicAuthSecrets } from '../inputs/basic-auth.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
@@ -57,6 +58,9 @@ export async function runAction(secretInputs: readonly string[], body: () => Pro
     for (const name of secretInputs) {
       const secret = core.getInput(name)
       if (secret) core.setSecret(secret)
+      // The password alone, and as a Basic header carries it, are masked too.
+      if (secret && name === Input.BasicAuth)
+        for (const part of basicAuthSecrets(secret)) core.setSecret(part)
     }
     // api-url with credentials is refused, and they are masked first, so no line can show them.
     const userInfo = urlUserInfo(core.getInput(Input.ApiUrl))

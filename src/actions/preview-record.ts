@@ -108,6 +108,7 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
             url: result.published.url,
             domainStatus: result.published.domain?.status,
             cnameTarget: result.published.domain?.cnameTarget,
+            privateUser: result.published.privateUser,
           }
         : undefined,
     completed:

@@ -3,6 +3,7 @@ import { formatBytes } from '../common/format.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { Connection } from '../inputs/common.ts'
 import type { Site, Target } from '../inputs/deploy.ts'
+import { privateNote } from '../deploy/private.ts'
 
 /**
  * What a preview's sticky comment remembers between runs of one pull request: the last site and its
@@ -29,6 +30,8 @@ export interface PreviewState {
   /** The version made for the last site and published to the namespace, and where it is served. */
   versionId?: string
   url?: string
+  /** The user whose password the preview's hosts ask for; absent when it is public. */
+  privateUser?: string
 }
 
 /** The state: the last thing in the comment, so that no text shown above it can stand in for it. */
@@ -104,7 +107,13 @@ export function nextState(
       totalBytes: number
       commit?: string
     }
-    published?: { versionId: string; url?: string; domainStatus?: string; cnameTarget?: string }
+    published?: {
+      versionId: string
+      url?: string
+      domainStatus?: string
+      cnameTarget?: string
+      privateUser?: string
+    }
   },
 ): PreviewState {
   const state: PreviewState = { ...previous, key }
@@ -116,7 +125,7 @@ export function nextState(
   if (update.completed) Object.assign(state, update.completed)
   if (update.published) {
     // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
-    for (const field of ['url', 'domainStatus', 'cnameTarget'] as const) delete state[field]
+    for (const field of ['url', 'domainStatus', 'cnameTarget', 'privateUser'] as const) delete state[field]
     Object.assign(state, withoutUndefined(update.published))
   }
   return state
@@ -156,6 +165,7 @@ export function renderComment(view: CommentView): string {
   if (state.domain && domainActive) rows.push(['Preview', domainLink(state.domain)])
   if (state.url) rows.push([domainActive ? 'Host' : 'Preview', preview(state.url)])
   if (state.domain && !domainActive) rows.push(['Domain', pendingDomain(state, state.domain, domainLink)])
+  if (state.privateUser) rows.push(['Access', privateNote(markdownCode(state.privateUser))])
   if (state.siteId) {
     const files =
       typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'

@@ -10,6 +10,7 @@ import {
   anObject,
   listOf,
   objectOf,
+  oneOf,
   optional,
   type ShapeCheck,
 } from './shape.ts'
@@ -27,6 +28,8 @@ import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from '.
 import {
   RAY_ID_HEADER,
   type BootstrapResponse,
+  type CdnAuthType,
+  type CdnAuthUserRequest,
   type CreateCdnSiteRequest,
   type CreateNamespaceRequest,
   type CreateNamespaceResponse,
@@ -213,6 +216,8 @@ export const OPS = {
                 ),
               }),
             ),
+            auth_type: optional(oneOf(['basic', 'none'])),
+            auth_user_list: optional(listOf(objectOf({ user: aString }))),
           }),
         }),
       }),
@@ -221,6 +226,29 @@ export const OPS = {
   // Removing a domain twice removes nothing the second time.
   removeNamespaceDomain: {
     name: 'games.namespaces.removeNamespaceDomain',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
+    answer: anObject,
+  },
+  // Adding a user replaces one of the same name: safe to repeat.
+  updateNamespaceCdnAuthUser: {
+    name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
+    answer: anObject,
+  },
+  setNamespaceCdnAuthType: {
+    name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+    safety: 'read',
+    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorInputs: ['namespace-id'],
+    answer: anObject,
+  },
+  // Removing a user twice removes nothing the second time.
+  removeNamespaceCdnAuthUser: {
+    name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
     safety: 'read',
     internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
     internalErrorInputs: ['namespace-id'],
@@ -469,6 +497,38 @@ export class ServiceClient {
   }
 
   /** A version with its whole config. */
+  /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+  async updateNamespaceCdnAuthUser(
+    gameId: string,
+    namespaceId: string,
+    body: CdnAuthUserRequest,
+  ): Promise<void> {
+    await this.#call(
+      OPS.updateNamespaceCdnAuthUser,
+      'POST',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`,
+      body,
+    )
+  }
+
+  /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+  async setNamespaceCdnAuthType(gameId: string, namespaceId: string, authType: CdnAuthType): Promise<void> {
+    await this.#call(
+      OPS.setNamespaceCdnAuthType,
+      'PUT',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`,
+      { auth_type: authType },
+    )
+  }
+
+  async removeNamespaceCdnAuthUser(gameId: string, namespaceId: string, user: string): Promise<void> {
+    await this.#call(
+      OPS.removeNamespaceCdnAuthUser,
+      'DELETE',
+      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`,
+    )
+  }
+
   getVersion(gameId: string, versionId: string): Promise<{ version: GameVersion }> {
     return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`)
   }

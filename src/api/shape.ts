@@ -90,3 +90,11 @@ export function objectOf(fields: Record<string, ShapeCheck>): ShapeCheck {
     return undefined
   }
 }
+
+/** One of a few strings (an enum of the service). */
+export function oneOf(values: readonly string[]): ShapeCheck {
+  return (value, at) =>
+    typeof value === 'string' && values.includes(value)
+      ? undefined
+      : named(at, `one of ${values.join(', ')}`, value)
+}

@@ -162,8 +162,24 @@ export interface BootstrapResponse {
 /** GET /cloud/games/{game_id}/namespaces/{namespace_id}: the fields the client reads. */
 export interface GetNamespaceResponse {
   namespace: NamespaceSummary & {
-    config: { cdn: { domains: NamespaceDomain[] } }
+    config: {
+      cdn: {
+        domains: NamespaceDomain[]
+        /** `basic`: every host of the namespace asks for one of its users' credentials; `none`: public. */
+        auth_type?: CdnAuthType
+        /** The users' names (never their passwords). */
+        auth_user_list?: Array<{ user: string }>
+      }
+    }
   }
+}
+
+export type CdnAuthType = 'basic' | 'none'
+
+/** POST .../namespaces/{namespace_id}/auth-user: `password` is a bcrypt hash, never the password. */
+export interface CdnAuthUserRequest {
+  user: string
+  password: string
 }
 
 /** The body of every error answer of the service. */

@@ -5,6 +5,7 @@ import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
+import { makePrivate, makePublic, readAccess, type AccessTarget, type WaitUntilPrivate } from './private.ts'
 import { createNamespaceOn, type Provisioned } from './provision.ts'
 import { createVersion, deployConfig, namespaceUrl } from './publish.ts'
 import type { PublishPlan } from './target.ts'
@@ -24,6 +25,8 @@ export interface Published {
   url: string | undefined
   /** The custom domain, its state, and the CNAME record it needs to serve; undefined without one. */
   domain: PublishedDomain | undefined
+  /** The user whose password the namespace's hosts ask for (basic-auth); undefined when it is public. */
+  privateUser?: string
 }
 
 export interface PublishedDomain {
@@ -56,8 +59,10 @@ export async function goLive(
   siteId: string,
   logger: Logger,
   onNamespace: (id: string) => void,
+  waitUntilPrivate: WaitUntilPrivate,
 ): Promise<WentLive> {
   const { gameId } = inputs.connection
+  const { basicAuth } = inputs.target
   const url = plan.cdnDomain && namespaceUrl(plan.cdnDomain, plan.gameNameId, provisioned.nameId ?? '')
   const existing = provisioned.namespaceId
   const unchanged: Published = {
@@ -67,6 +72,24 @@ export async function goLive(
     created: false,
     url,
     domain: publishedDomain(provisioned, url),
+    privateUser: basicAuth?.user,
+  }
+  const access = (namespaceId: string): AccessTarget => ({
+    client,
+    gameId,
+    namespaceId,
+    nameId: provisioned.nameId,
+    logger,
+  })
+  const privateAt = (): string => {
+    if (url) return url
+    // planTarget refuses basic-auth without a CDN domain before anything is created.
+    throw new Error('the namespace cannot be seen to be private: its URL is unknown')
+  }
+  if (existing) {
+    const before = await readAccess(client, gameId, existing)
+    if (basicAuth) await makePrivate(access(existing), basicAuth, before, privateAt(), waitUntilPrivate)
+    else if (before.authType === 'basic') await makePublic(access(existing), before)
   }
   if (existing && servesAlready(plan, siteId)) {
     logger.info(
@@ -84,6 +107,8 @@ export async function goLive(
     const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
     ;({ namespaceId } = made)
     now = made
+    // A new namespace serves the base version, publicly: it is made private before the publish.
+    if (basicAuth) await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
   }
   await client.setNamespaceVersion(gameId, namespaceId, created.versionId)
   logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`)

@@ -4,12 +4,14 @@ import type { RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openRun, type Run } from '../common/run.ts'
+import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
 import { writeManifest, type Globber, type Manifest } from './files.ts'
 import { goLive, type Published } from './go-live.ts'
+import { privateHostWaiter } from './private.ts'
 import type { Provisioned } from './provision.ts'
 import { planTarget } from './target.ts'
 import type { UploadResult } from './upload.ts'
@@ -234,8 +236,17 @@ async function sendAndGoLive(
   const siteId = journal.siteId
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
+  const waitUntilPrivate = privateHostWaiter({
+    dispatcher: run.dispatcher,
+    signal: run.signal,
+    clock: run.clock,
+    stallMs: run.timeouts.stallMs,
+    timeoutMs: targeted.verify.timeoutMs,
+    logger,
+    sleep: deps.sleep,
+  })
   const live = await logger.group('Publish', () =>
-    goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace),
+    goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace, waitUntilPrivate),
   )
   journal.provisioned = live.provisioned
   journal.published = live.published
@@ -272,6 +283,7 @@ async function seeLive(
       run,
       logger,
       sleep: deps.sleep,
+      authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
     }),
   )
   journal.verification = seen
@@ -347,6 +359,10 @@ function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): vo
   if (target.kind === 'none') return logSitePlan(inputs, result, logger)
   if (target.domain) logger.info(`Would add domain ${target.domain} unless the namespace has it`)
   if (target.matchmaker) logger.info('Would validate the matchmaker config with the service')
+  if (target.basicAuth)
+    logger.info(
+      `Would make the namespace private (basic auth, user ${target.basicAuth.user}) and wait until its host answers 401, before publishing`,
+    )
   logSitePlan(inputs, result, logger)
   if (target.publish) {
     const base =

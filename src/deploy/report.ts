@@ -5,6 +5,7 @@ import { isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
 import { isNotLive, notLiveAccount } from './rollback.ts'
 import { describeChecked, describeTiming } from './verify.ts'
+import { privateNote } from './private.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Verification } from './verify.ts'
@@ -260,7 +261,10 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     else if (published.replacedVersionId)
       version.push(' (replaced ', { code: published.replacedVersionId }, ')')
     rows.push(['Version', version])
-    rows.unshift(...whereRows(published), ['Live', liveCell(result)])
+    const access: Array<[string, Cell]> = published.privateUser
+      ? [['Access', privateNote(published.privateUser)]]
+      : []
+    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)])
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }

@@ -3,6 +3,7 @@
 // version validated with the service. Nothing the upload needs is decided after this.
 
 import type { ServiceClient } from '../api/client.ts'
+import { UsageError } from '../api/errors.ts'
 import type { CdnRoute, GameVersion } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
@@ -51,6 +52,12 @@ export async function planTarget(
       if (!target.publish && !target.domain) return
       cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
       checkDomainOutsideCdn(target.domain, cdnDomain)
+      if (target.basicAuth && !cdnDomain) {
+        throw new UsageError(
+          `${Input.BasicAuth}: the namespace's host must be seen answering 401 before the build is published, ` +
+            `and the service names no CDN domain: set ${Input.CdnDomain} to the domain it serves namespaces under`,
+        )
+      }
     },
   })
   if (!target.publish) return { provisioned, publishing: undefined }

@@ -242,15 +242,19 @@ export interface FetchOptions {
   signal: AbortSignal
   /** A request with no answer, or no further bytes of one, for this long fails (and the poll goes on). */
   stallMs: number
+  /** The Authorization header of a private namespace's hosts (`Basic ...`). */
+  authorization?: string
 }
 
 /**
- * A FetchProbe for the host of `url`, through the run's dispatcher. Bytes are taken as sent
- * (`Accept-Encoding: identity`, no decompression), so that they compare with the uploaded file's. A
- * host under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header,
- * as a browser resolves it.
+ * Where a request to the host of `url` goes, and its headers: bytes taken as sent
+ * (`Accept-Encoding: identity`); a host under `localhost` (the emulator's CDN) reached at 127.0.0.1
+ * with its name in the Host header, as a browser resolves it.
  */
-export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
+export function hostRequest(
+  url: string,
+  authorization?: string,
+): { target: URL; origin: string; base: string; headers: Record<string, string> } {
   const target = new URL(url)
   const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost')
   const origin = local
@@ -259,6 +263,16 @@ export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
   const base = target.pathname.replace(/\/$/, '')
   const headers: Record<string, string> = { 'accept-encoding': 'identity' }
   if (local) headers.host = target.host
+  if (authorization) headers.authorization = authorization
+  return { target, origin, base, headers }
+}
+
+/**
+ * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
+ * as sent (no decompression), so that they compare with the uploaded file's.
+ */
+export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
+  const { target, origin, base, headers } = hostRequest(url, options.authorization)
   return async (probe) => {
     const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`
     try {
@@ -356,6 +370,8 @@ export interface VerifyLiveOptions {
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: PollOptions['sleep']
+  /** The Authorization header of a private namespace's hosts. */
+  authorization?: string
 }
 
 /** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
@@ -371,6 +387,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
       dispatcher: run.dispatcher,
       signal: run.signal,
       stallMs: run.timeouts.stallMs,
+      authorization: options.authorization,
     }),
     timeoutMs: settings.timeoutMs,
     clock: run.clock,

@@ -1,9 +1,12 @@
 // Each namespace's CDN config as the CDN's router sees it. A change (a publish, a domain added or
-// removed) makes the service's queued worker rebuild the namespace's config, which the router loads on
+// removed, its basic auth changed) makes the service's queued worker rebuild the namespace's config, which the router loads on
 // its next poll: the host serves it publishDelayMs later. A namespace created directly on a version
 // gets no config at all unless serveOnCreate (the creation race, lost: see EmulatorOptions).
 
-import type { NamespaceRecord } from './state.ts'
+import type { CdnAuth, NamespaceRecord } from './state.ts'
+
+/** The users of a namespace's basic auth the CDN applies; the others' credentials are refused. */
+export const CDN_AUTH_USERS_APPLIED = 10
 
 export class CdnConfigs {
   private readonly delayMs: number
@@ -16,9 +19,16 @@ export class CdnConfigs {
     this.delayMs = delayMs
   }
 
-  /** Rebuilds the namespace's config from its version now; its host serves that delayMs later. */
+  /**
+   * Rebuilds the namespace's config from its version and basic auth now (the CDN applies the first
+   * CDN_AUTH_USERS_APPLIED users); its hosts serve that delayMs later.
+   */
   rebuild(namespace: NamespaceRecord): void {
     const versionId = namespace.versionId
+    const auth: CdnAuth = {
+      type: namespace.authType,
+      users: [...namespace.authUsers].slice(0, CDN_AUTH_USERS_APPLIED),
+    }
     const generation = (this.scheduled.get(namespace) ?? 0) + 1
     this.scheduled.set(namespace, generation)
     const apply = () => {
@@ -26,6 +36,7 @@ export class CdnConfigs {
       if (generation < (this.applied.get(namespace) ?? 0)) return
       this.applied.set(namespace, generation)
       namespace.liveVersionId = versionId
+      namespace.liveAuth = auth
     }
     if (this.delayMs === 0) {
       apply()

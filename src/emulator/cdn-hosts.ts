@@ -1,12 +1,13 @@
 // The CDN: each namespace's live version's site, served by the request's Host on the API's port, at
 // `{game}--{namespace}.{cdn domain}`, `{game}.{cdn domain}` for the namespace named `prod`, and at
-// each of the namespace's verified custom domains. The highest-priority of the version's first 10
+// each of the namespace's verified custom domains, each behind the namespace's basic auth when it has one. The highest-priority of the version's first 10
 // routes whose glob matches the path adds its header(s); then the page layer has its say on pages.
 // What a host serves is the namespace's live version (cdn-config.ts), which lags behind a publish.
 
 import { validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http'
 import { CDN_SERVED_MAX } from '../api/versions.ts'
 import { routeForPath } from './version-rules.ts'
+import { cdnAuthorized, sendUnauthorized } from './cdn-auth.ts'
 import type { EmulatorCore } from './core.ts'
 import { drain, sendText } from './http.ts'
 import type { EmulatorState, GameRecord, NamespaceRecord } from './state.ts'
@@ -62,7 +63,8 @@ export function namespaceForHost(
 }
 
 /**
- * Answers a request to a namespace's host from its live version's site. `segments` are the decoded
+ * Answers a request to a namespace's host from its live version's site; a private namespace's hosts
+ * first ask for a user's credentials (cdn-auth.ts). `segments` are the decoded
  * path segments (undefined when the path is not valid percent-encoding). Only GET and HEAD reach the
  * CDN: anything else is 404, as is a namespace whose version names no completed site.
  */
@@ -73,6 +75,7 @@ export async function serveNamespaceSite(
   { game, namespace }: CdnNamespace,
   segments: readonly string[] | undefined,
 ): Promise<void> {
+  if (!(await cdnAuthorized(namespace.liveAuth, req.headers.authorization))) return sendUnauthorized(req, res)
   const live = namespace.liveVersionId
   const cdn = live === undefined ? undefined : game.versions.get(live)?.config.cdn
   if ((req.method !== 'GET' && req.method !== 'HEAD') || !segments || !cdn) {

@@ -64,6 +64,14 @@ export const ERROR_KINDS = {
     doc: 'The domain is not valid: 1 to 255 characters of a-z, 0-9, "." and "-", without protocol or path.',
   },
   CDN_TOO_MANY_DOMAINS: { status: 400, doc: 'The namespace already has the maximum of 10 domains.' },
+  CDN_INVALID_AUTH_USER_PASSWORD: {
+    status: 400,
+    doc: 'The password of a CDN auth user must be a bcrypt hash (like $2b$10$...), never the password itself.',
+  },
+  CDN_TOO_MANY_AUTH_USERS: {
+    status: 400,
+    doc: 'The namespace already has the maximum of 32 CDN auth users; at the maximum, even replacing one is refused. Remove one first.',
+  },
   CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP: {
     status: 400,
     doc: 'The team already holds 10 custom domains pending verification. Point their DNS (CNAME) at their namespaces, or remove some, before adding another.',

@@ -64,7 +64,20 @@ export interface NamespaceRecord {
   domains: DomainRecord[]
   /** Every publish of a version to the namespace, oldest first (creating it records none). */
   history: VersionDeploy[]
+  /** Its CDN basic auth as the API set it: `basic` or `none`, and each user's bcrypt hash, in order added. */
+  authType: 'basic' | 'none'
+  authUsers: Map<string, string>
+  /** The basic auth its hosts apply, as the CDN's router last loaded the config (see cdn-config.ts). */
+  liveAuth: CdnAuth
 }
+
+/** What a namespace's hosts ask for: nothing, or one of these users' passwords (their bcrypt hashes). */
+export interface CdnAuth {
+  type: 'basic' | 'none'
+  users: ReadonlyArray<readonly [user: string, hash: string]>
+}
+
+export const PUBLIC_AUTH: CdnAuth = { type: 'none', users: [] }
 
 export interface VersionDeploy {
   versionId: string
@@ -153,6 +166,9 @@ export class EmulatorState {
             createTs,
             domains: (namespace.domains ?? []).map((domain) => ({ domain, createTs, verified: true })),
             history: [],
+            authType: 'none' as const,
+            authUsers: new Map<string, string>(),
+            liveAuth: PUBLIC_AUTH,
           }
         }),
         environments: new Map(
@@ -203,6 +219,9 @@ export class EmulatorState {
       createTs: new Date(this.now()).toISOString(),
       domains: [],
       history: [],
+      authType: 'none',
+      authUsers: new Map(),
+      liveAuth: PUBLIC_AUTH,
     }
     game.namespaces.push(namespace)
     return namespace

@@ -35,6 +35,7 @@ import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.t
 import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
+import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
@@ -98,6 +99,11 @@ interface NamespaceWork {
   publish: boolean
   /** Where namespaces are served (see namespaceUrl); undefined: the service says (resolveCdnDomain). */
   cdnDomain: string | undefined
+  /**
+   * basic-auth: the namespace is made private before the build is published to it; undefined makes a
+   * private namespace public again when the deploy publishes.
+   */
+  basicAuth?: BasicAuth
 }
 
 /**
@@ -241,7 +247,21 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const publish = readBoolean(Input.Publish, get(Input.Publish), true) && path !== undefined
   const cdnDomain = readCdnDomain(get)
   checkDomainOutsideCdn(domain, cdnDomain)
-  const work: NamespaceWork = { versionId, domain, matchmaker, publish, cdnDomain }
+  const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
+  if (basicAuth && !(hasNamespace && publish)) {
+    throw new UsageError(
+      `${Input.BasicAuth} makes the namespace private before the build is published to it: it needs ` +
+        `${Input.Path} and ${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
+    )
+  }
+  const work: NamespaceWork = {
+    versionId,
+    domain,
+    matchmaker,
+    publish,
+    cdnDomain,
+    ...(basicAuth && { basicAuth }),
+  }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
   if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
   return { kind: 'none' }

@@ -15,6 +15,8 @@ export type CommandName = ActionName | 'close'
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 /** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
 export const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN'
+/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+export const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
@@ -177,6 +179,14 @@ export const INPUTS = {
       commands: ['deploy', 'close'],
       help: { close: 'The domain to free, when the preview had one' },
     },
+  }),
+  BasicAuth: row('basic-auth', {
+    actions: ['deploy'],
+    default: '',
+    secret: true,
+    description:
+      "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
+    flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
   }),
   Publish: row('publish', {
     actions: ['deploy'],

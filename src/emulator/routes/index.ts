@@ -3,6 +3,11 @@
 import type { ApiRoute } from '../core.ts'
 import { listGameCustomAvatars } from './avatars.ts'
 import { getBootstrap } from './bootstrap.ts'
+import {
+  removeNamespaceCdnAuthUser,
+  setNamespaceCdnAuthType,
+  updateNamespaceCdnAuthUser,
+} from './cdn-auth.ts'
 import { createGameCdnSite } from './cdn-sites.ts'
 import { validateGroup } from './groups.ts'
 import { getNamespaceLobby } from './lobbies.ts'
@@ -32,6 +37,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   getGameById,
   getGameNamespaceById,
   removeNamespaceDomain,
+  updateNamespaceCdnAuthUser,
+  removeNamespaceCdnAuthUser,
+  setNamespaceCdnAuthType,
   createGameVersion,
   getGameVersionById,
   validateGameVersion,

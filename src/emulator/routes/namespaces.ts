@@ -126,8 +126,8 @@ export const getGameNamespaceById: ApiRoute = {
               verification_method: { http: { cname_record: cnameRecord } },
               verification_errors: [],
             })),
-            auth_type: 'none',
-            auth_user_list: [],
+            auth_type: namespace.authType,
+            auth_user_list: [...namespace.authUsers.keys()].map((user) => ({ user })),
           },
           matchmaker: {
             lobby_count_max: 256,
