@@ -25,6 +25,8 @@ import {
   type DeployInputs,
 } from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
+import { githubCompareCommits } from './compare-commits.ts'
+import type { CompareCommits } from '../deploy/older.ts'
 import { previewKey, renderComment, type PreviewState } from './preview.ts'
 import { previewRecord, type PreviewRecord, type RecordContext } from './preview-record.ts'
 import {
@@ -98,6 +100,8 @@ export async function run(): Promise<void> {
         previous,
         onNamespace: (id) => (namespaceId = id),
         signal: cancellation.signal,
+        source: { commit: event.pullRequest?.headSha ?? process.env.GITHUB_SHA, ref: event.ref },
+        compareCommits: compareCommitsOf(event),
       })
     } catch (thrown) {
       // The outputs known so far (a created namespace above all), the summary and the comment.
@@ -186,6 +190,13 @@ async function closeRun(
     )
     await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger })
   }
+}
+
+/** GitHub's comparison of two commits, for the guard against an older build; none without a token or repository. */
+function compareCommitsOf(event: RunEvent): CompareCommits | undefined {
+  const token = core.getInput(Input.GitHubToken)
+  if (!token || !event.repository) return undefined
+  return githubCompareCommits({ token, repository: event.repository })
 }
 
 function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {
