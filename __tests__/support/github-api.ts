@@ -37,6 +37,11 @@ export interface GitHubStub {
   addComment(repo: string, issue: number, body: string, user?: StubUser): StubComment
   /** A pull request of `repo`, as GET /repos/{repo}/pulls/{number} answers it. */
   addPullRequest(repo: string, number: number, head: { repo: string | null; ref: string; sha: string }): void
+  /**
+   * A line of commits of `repo`, oldest first, for GET /repos/{repo}/compare/{base}...{head}: two of
+   * one line are ahead, behind or identical; of two lines, diverged; a commit of none, 404.
+   */
+  addHistory(repo: string, commits: string[]): void
   requests: Array<{ method: string; path: string; status: number }>
 }
 
@@ -53,6 +58,16 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
   const pulls = new Map<string, { repo: string | null; ref: string; sha: string }>()
   const requests: GitHubStub['requests'] = []
   const deployments = new Map<string, StubDeployment[]>()
+  const histories = new Map<string, string[][]>()
+  const compare = (repo: string, base: string, head: string) => {
+    const lines = histories.get(repo) ?? []
+    const lineOf = (sha: string) => lines.find((line) => line.includes(sha))
+    const [baseLine, headLine] = [lineOf(base), lineOf(head)]
+    if (!baseLine || !headLine) return undefined
+    if (baseLine !== headLine) return 'diverged'
+    const order = headLine.indexOf(head) - baseLine.indexOf(base)
+    return order > 0 ? 'ahead' : order < 0 ? 'behind' : 'identical'
+  }
   const deploymentsOf = (repo: string) => {
     if (!deployments.has(repo)) deployments.set(repo, [])
     return deployments.get(repo)!
@@ -139,6 +154,12 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
           base: { ref: 'main', repo: { full_name: pull[1] } },
         })
       }
+      const compared = /^\/repos\/([^/]+\/[^/]+)\/compare\/([^/]+)\.\.\.([^/]+)$/.exec(url.pathname)
+      if (compared && req.method === 'GET') {
+        const status = compare(compared[1]!, compared[2]!, compared[3]!)
+        if (!status) return send(404, { message: 'Not Found' })
+        return send(200, { status, ahead_by: 0, behind_by: 0, total_commits: 0, commits: [], files: [] })
+      }
       const edit = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
       if (edit && req.method === 'PATCH') {
         const comment = [...threads.entries()]
@@ -202,6 +223,7 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     comments: (repo, issue) => thread(repo, issue),
     addComment,
     addPullRequest: (repo, number, head) => void pulls.set(`${repo}#${number}`, head),
+    addHistory: (repo, commits) => histories.set(repo, [...(histories.get(repo) ?? []), commits]),
     addDeployment: (repo, ref, environment, state = 'success') => {
       const deployment = { id: nextId++, ref, environment, statuses: [{ state }] }
       deploymentsOf(repo).push(deployment)
