@@ -56,8 +56,11 @@ describe('the record of the build', () => {
     assert.equal(parsed.commit, source.commit)
     assert.equal(parsed.totalBytes, manifest.totalBytes)
     assert.equal(parseRecord('<html>'), 'it is not JSON')
-    assert.match(String(parseRecord('{"format":2,"digest":"x","files":[]}')), /format is 2/)
-    assert.match(String(parseRecord('{"format":1,"digest":"x","files":[{"path":"a","size":-1}]}')), /a file/)
+    assert.match(parseRecord('{"format":2,"digest":"x","files":[]}') as string, /format is 2/)
+    assert.match(
+      parseRecord('{"format":1,"digest":"x","files":[{"path":"a","size":-1}]}') as string,
+      /a file/,
+    )
   })
 
   test('a build holding a file at its path is refused', () => {
