@@ -99,7 +99,8 @@ describe('gamehost CLI', () => {
 
       const view = emulator.site(deployed['site-id'] as string)
       assert.equal(view?.completed, true)
-      assert.equal(view.files.length, 25 + 1)
+      // The build's 26 files, and the record of the build (site-record).
+      assert.equal(view.files.length, 25 + 1 + 1)
       assert.equal(view.parts.filter((p) => p.path === 'data/level.bin').length, 1, 'one PUT per file')
       assert.ok(!/::debug::/.test(real.stdout + real.stderr), 'no workflow command reaches the user')
       assert.match(real.stderr, /^> Upload$/m)

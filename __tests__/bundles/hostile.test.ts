@@ -125,7 +125,8 @@ describe('dist/index.js in a hostile world', () => {
       const siteId = run.outputs['site-id']!
       assert.match(siteId, /^[0-9a-f-]{36}$/)
       const uploaded = emulator.site(siteId)!.files.map((file) => file.path)
-      assert.deepEqual(uploaded.sort(), Object.keys(HOSTILE_FILES).sort())
+      // The files, and the record of the build (site-record).
+      assert.deepEqual(uploaded.sort(), ['.well-known/gamehost.json', ...Object.keys(HOSTILE_FILES)].sort())
       for (const [name, content] of Object.entries(HOSTILE_FILES))
         assert.equal((await emulator.readUploadedFile(siteId, name)).toString(), content, name)
 

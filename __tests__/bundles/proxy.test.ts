@@ -114,8 +114,9 @@ describe('behind a forwarding proxy', () => {
       proxied.some((r) => /^PUT \/cloud\/games\/.*\/version$/.test(r)),
       'the publish proxied',
     )
-    // 12 small files in one PUT each, and level.data in four 64 KiB parts (200 KiB).
-    assert.equal(puts.length, 12 + 4)
+    // 12 small files in one PUT each, level.data in four 64 KiB parts (200 KiB), and the record of the
+    // build (site-record).
+    assert.equal(puts.length, 12 + 4 + 1)
     assert.ok(puts.every((r) => r.status === 200))
     assert.ok(emulator.site(run.outputs['site-id']!))
   })

@@ -60,7 +60,8 @@ describe('dist/index.js: seen live, or rolled back', () => {
     assert.match(
       first.stdout,
       new RegExp(
-        `^Live at ${url}: seen after \\d+\\.\\d s \\(\\d+ checks?\\), 2 files matching the build$`,
+        // The 2 files, and the record of the build (site-record).
+        `^Live at ${url}: seen after \\d+\\.\\d s \\(\\d+ checks?\\), 3 files matching the build$`,
         'm',
       ),
     )

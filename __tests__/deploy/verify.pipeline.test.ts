@@ -77,7 +77,7 @@ describe('seen live, against the emulator', () => {
     assert.equal(seen.url, result.published!.url)
     assert.deepEqual(
       seen.checked.map((p) => p.urlPath),
-      ['/', '/game.wasm', '/game.js'],
+      ['/', '/game.wasm', '/game.js', '/.well-known/gamehost.json'],
     )
     assert.equal(seen.checked[1]!.contentType, 'application/wasm')
     assert.equal(deployOutputs(result).verified, true)

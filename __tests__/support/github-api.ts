@@ -45,6 +45,11 @@ export interface GitHubStub {
   setPullRequestState(repo: string, number: number, state: 'open' | 'closed'): void
   /** GET of that pull request answers this status (a GitHub failure) until set back to undefined. */
   failPullRequest(repo: string, number: number, status: number | undefined): void
+  /**
+   * A line of commits of `repo`, oldest first, for GET /repos/{repo}/compare/{base}...{head}: two of
+   * one line are ahead, behind or identical; of two lines, diverged; a commit of none, 404.
+   */
+  addHistory(repo: string, commits: string[]): void
   requests: Array<{ method: string; path: string; status: number }>
 }
 
@@ -64,6 +69,16 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
   >()
   const requests: GitHubStub['requests'] = []
   const deployments = new Map<string, StubDeployment[]>()
+  const histories = new Map<string, string[][]>()
+  const compare = (repo: string, base: string, head: string) => {
+    const lines = histories.get(repo) ?? []
+    const lineOf = (sha: string) => lines.find((line) => line.includes(sha))
+    const [baseLine, headLine] = [lineOf(base), lineOf(head)]
+    if (!baseLine || !headLine) return undefined
+    if (baseLine !== headLine) return 'diverged'
+    const order = headLine.indexOf(head) - baseLine.indexOf(base)
+    return order > 0 ? 'ahead' : order < 0 ? 'behind' : 'identical'
+  }
   const deploymentsOf = (repo: string) => {
     if (!deployments.has(repo)) deployments.set(repo, [])
     return deployments.get(repo)!
@@ -153,6 +168,12 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
           base: { ref: 'main', repo: { full_name: pull[1] } },
         })
       }
+      const compared = /^\/repos\/([^/]+\/[^/]+)\/compare\/([^/]+)\.\.\.([^/]+)$/.exec(url.pathname)
+      if (compared && req.method === 'GET') {
+        const status = compare(compared[1]!, compared[2]!, compared[3]!)
+        if (!status) return send(404, { message: 'Not Found' })
+        return send(200, { status, ahead_by: 0, behind_by: 0, total_commits: 0, commits: [], files: [] })
+      }
       const edit = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
       if (edit && req.method === 'PATCH') {
         const comment = [...threads.entries()]
@@ -219,6 +240,7 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
       void pulls.set(`${repo}#${number}`, { head, state }),
     setPullRequestState: (repo, number, state) => void (pulls.get(`${repo}#${number}`)!.state = state),
     failPullRequest: (repo, number, status) => void (pulls.get(`${repo}#${number}`)!.failWith = status),
+    addHistory: (repo, commits) => histories.set(repo, [...(histories.get(repo) ?? []), commits]),
     addDeployment: (repo, ref, environment, state = 'success') => {
       const deployment = { id: nextId++, ref, environment, statuses: [{ state }] }
       deploymentsOf(repo).push(deployment)

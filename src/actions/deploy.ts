@@ -25,6 +25,8 @@ import {
   type DeployInputs,
 } from '../inputs/deploy.ts'
 import { checkPullRequest } from './pull-request.ts'
+import { githubCompareCommits } from './compare-commits.ts'
+import type { CompareCommits } from '../deploy/older.ts'
 import { previewKey, renderComment, type PreviewState } from './preview.ts'
 import { previewRecord, type PreviewRecord, type RecordContext } from './preview-record.ts'
 import {
@@ -117,6 +119,11 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
       previous,
       onNamespace: (id) => (namespaceId = id),
       signal,
+      source: {
+        commit: preview.event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+        ref: preview.event.ref,
+      },
+      compareCommits: compareCommitsOf(preview.event),
     })
   } catch (thrown) {
     return reportFailure(preview, previous, namespaceId, thrown)
@@ -202,6 +209,13 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
     )
     await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger })
   }
+}
+
+/** GitHub's comparison of two commits, for the guard against an older build; none without a token or repository. */
+function compareCommitsOf(event: RunEvent): CompareCommits | undefined {
+  const token = core.getInput(Input.GitHubToken)
+  if (!token || !event.repository) return undefined
+  return githubCompareCommits({ token, repository: event.repository })
 }
 
 function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {

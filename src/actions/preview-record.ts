@@ -9,6 +9,7 @@ import type { DeployResult } from '../deploy/pipeline.ts'
 import { rerunText } from '../deploy/report.ts'
 import { notLiveAccount } from '../deploy/rollback.ts'
 import { describeTiming } from '../deploy/verify.ts'
+import { describeDelta, moreLine, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
 import { nextState, type PreviewState } from './preview.ts'
 
@@ -47,6 +48,12 @@ export function previewRecord(ending: RunEnding, context: RecordContext): Previe
 }
 
 function deployedStatus(result: DeployResult): string {
+  const sizes = result.sizes ? `\n\n${sizeMarkdown(result.sizes)}` : ''
+  return `${deployedSentence(result)}${sizes}`
+}
+
+function deployedSentence(result: DeployResult): string {
+  if (result.older?.blocked) return `⏸️ Not published: ${markdownText(result.older.reason)}.`
   const live = result.published ? ` ${liveSentence(result)}` : ''
   if (result.skipped)
     return `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
@@ -124,4 +131,25 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
           }
         : undefined,
   })
+}
+
+/**
+ * The sizes compared with compare-with's namespace, as Markdown: a line and a table of at most
+ * SIZE_ROWS_SHOWN rows. The file names come from the builds (a fork's among them): shown as code.
+ */
+export function sizeMarkdown(change: SizeChange): string {
+  const commit = change.baseCommit ? ` (${markdownCode(change.baseCommit.slice(0, 7))})` : ''
+  const lines = [
+    `**Size** compared with ${markdownCode(change.base)}${commit}: ${markdownText(sizeSummary(change))}`,
+  ]
+  if (change.rows.length) {
+    lines.push('', '| File | Before | After | Change |', '| --- | ---: | ---: | ---: |')
+    for (const row of change.rows) {
+      const cells = [sizeCell(row.before), sizeCell(row.after), describeDelta(row.before, row.after)]
+      lines.push(`| ${markdownCode(row.path)} | ${cells.map(markdownText).join(' | ')} |`)
+    }
+  }
+  const more = moreLine(change)
+  if (more) lines.push('', markdownText(more))
+  return lines.join('\n')
 }

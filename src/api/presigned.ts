@@ -58,6 +58,44 @@ export class PresignedRequestList implements Iterable<PresignedRequest> {
     this.#used += bytes
   }
 
+  /**
+   * The requests for `path`, and the others, as two lists: the bytes are copied as they are, no
+   * string made per request.
+   */
+  split(path: string): { matching: PresignedRequestList; others: PresignedRequestList } {
+    const wanted = Buffer.from(path)
+    const matching = new PresignedRequestList()
+    const others = new PresignedRequestList()
+    for (let i = 0; i < this.length; i++) {
+      const chunk = this.#chunks[this.#chunk[i]!]!
+      const start = this.#start[i]!
+      const same =
+        this.#pathBytes[i] === wanted.length &&
+        chunk.compare(wanted, 0, wanted.length, start, start + wanted.length) === 0
+      ;(same ? matching : others).#copy(this, i)
+    }
+    return { matching, others }
+  }
+
+  /** Appends request `index` of `from`, its bytes copied. */
+  #copy(from: PresignedRequestList, index: number): void {
+    const start = from.#start[index]!
+    const bytes = from.#pathBytes[index]! + from.#urlBytes[index]!
+    if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+      this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)))
+      this.#used = 0
+    }
+    from.#chunks[from.#chunk[index]!]!.copy(this.#chunks.at(-1)!, this.#used, start, start + bytes)
+    this.#chunk.push(this.#chunks.length - 1)
+    this.#start.push(this.#used)
+    this.#pathBytes.push(from.#pathBytes[index]!)
+    this.#urlBytes.push(from.#urlBytes[index]!)
+    this.#byteOffset.push(from.#byteOffset[index]!)
+    this.#contentLength.push(from.#contentLength[index]!)
+    this.#expiry.push(from.#expiry[index]!)
+    this.#used += bytes
+  }
+
   path(index: number): string {
     const start = this.#start[index]!
     return this.#chunks[this.#chunk[index]!]!.toString('utf8', start, start + this.#pathBytes[index]!)

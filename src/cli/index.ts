@@ -14,7 +14,7 @@ import { validationTitle } from '../api/rules.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import type { Connection, GetInput } from '../inputs/common.ts'
 import { ActionName, Input, Output, TOKEN_ENV } from '../inputs/constants.ts'
-import { flagsOf, inputRow, type CliFlag, type CommandName } from '../inputs/table.ts'
+import { INPUTS, flagsOf, inputRow, type CliFlag, type CommandName } from '../inputs/table.ts'
 import { cancelOnSignals, isCancelled, type SignalCancellation } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
@@ -109,8 +109,13 @@ const DEPLOY: Command = {
     `gamehost deploy ${EXAMPLE_CONNECTION} --path build --files '**' --files '!**/*.map' --json`,
   ],
   async run(flags, io) {
-    const get = flagReader(flags)
-    const inputs = readInputs(get, () => runContext(process.env))
+    const flagged = flagReader(flags)
+    // Not given, compare-with is the action's default; given empty, no comparison.
+    const get = (name: string) =>
+      name === Input.CompareWith && flags[name] === undefined ? INPUTS.CompareWith.default : flagged(name)
+    let context: RunContext | undefined
+    const contextOnce = () => (context ??= runContext(process.env))
+    const inputs = readInputs(get, contextOnce)
     if (!inputs.connection.token && !inputs.dryRun) throw missingToken()
     const cancellation = cancelOnCtrlC(io)
     const keepManifest = get(Output.Manifest).trim()
@@ -127,6 +132,9 @@ const DEPLOY: Command = {
         // A terminal shows the upload's progress in its status line: update it often.
         progressIntervalMs: io.interactive ? 250 : undefined,
         signal: cancellation.signal,
+        // No GitHub client here (no compareCommits): the guard against an older build says it could
+        // not run, and publishes.
+        source: { commit: contextOnce().sha, ref: contextOnce().ref },
       })
     } catch (thrown) {
       const { error, partial } = deployFailure(thrown)

@@ -17,6 +17,7 @@ import {
   type Manifest,
 } from './files.ts'
 import nodePath from 'node:path'
+import { checkRecordPathFree } from './site-record.ts'
 import {
   applyContentTypes,
   logServingPlan,
@@ -36,6 +37,8 @@ export interface CollectOptions {
   digestFirst: boolean
   /** Whether a version is published, so its routes are set (else only the content types apply). */
   publish: boolean
+  /** The site will carry the record of the build: no file of the build may be at its path. */
+  siteRecord?: boolean
 }
 
 export interface CollectedSite {
@@ -62,6 +65,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
         `${Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
     },
   })
+  if (options.siteRecord) checkRecordPathFree(files)
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   // What the engine needs, and the headers' routes, checked before anything is created.

@@ -146,7 +146,9 @@ export function buildManifest(files: readonly ArtifactFile[], sha256: readonly s
 }
 
 /** The file descriptors `createGameCdnSite` takes. */
-export function fileDescriptors(files: ArtifactFile[]): FileDescriptor[] {
+export function fileDescriptors(
+  files: ReadonlyArray<Pick<ArtifactFile, 'path' | 'size' | 'contentType'>>,
+): FileDescriptor[] {
   return files.map((f) => ({
     path: f.path,
     content_length: f.size,

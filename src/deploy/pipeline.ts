@@ -18,6 +18,11 @@ import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
 import { notLive, rollBack } from './rollback.ts'
 import { verifyLive, type PollOptions, type Verification } from './verify.ts'
+import { checkOlder, type CompareCommits, type OlderCheck } from './older.ts'
+import { namespaceUrl } from './publish.ts'
+import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './site-record.ts'
+import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
+import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
 
 export type { Published }
@@ -53,6 +58,12 @@ export interface DeployResult {
    * (verify false, nothing published, a dry run).
    */
   verification?: Verification
+  /** The record of the build this run put on its site (site-record); undefined for none or a reused site. */
+  record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
+  /** What the namespace served compared with this run's commit (older.ts); undefined when not compared. */
+  older?: OlderCheck
+  /** The build's sizes compared with what compare-with's namespace serves; undefined when it serves no record. */
+  sizes?: SizeChange
 }
 
 /** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
@@ -86,6 +97,10 @@ export interface DeployDependencies {
   deadlineMs?: number
   /** Waits between the checks of the published URL (tests: at once). */
   sleep?: PollOptions['sleep']
+  /** The commit and ref built: what the site's record and the guard against an older build name. */
+  source?: BuildSource
+  /** GitHub's word on how two commits stand (older.ts); without it the guard cannot run, and says so. */
+  compareCommits?: CompareCommits
 }
 
 /**
@@ -170,7 +185,7 @@ async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
   const publish = target.kind !== 'none' && target.publish
   return deps.logger.group('Collect files', () =>
-    collectSite({ ...site, path: root }, { ...deps, digestFirst, publish }),
+    collectSite({ ...site, path: root }, { ...deps, digestFirst, publish, siteRecord: inputs.siteRecord }),
   )
 }
 
@@ -206,6 +221,25 @@ async function sendAndGoLive(
   if (planned) journal.provisioned = planned.provisioned
   run.signal.throwIfAborted()
 
+  const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger))
+  if (served?.live && targeted) {
+    journal.older = await checkOlder({
+      commit: deps.source?.commit,
+      live: served.live,
+      nameId: journal.provisioned.nameId ?? '',
+      allowOlder: inputs.allowOlder,
+      compareCommits: deps.compareCommits,
+      logger,
+    })
+    // Nothing is uploaded or published: the namespace keeps the newer build.
+    if (journal.older.blocked) {
+      journal.older.url = served.liveUrl
+      journal.skipped = true
+      return
+    }
+  }
+  run.signal.throwIfAborted()
+
   const reused = site && reusableSite(inputs, site, deps.previous, logger)
   if (reused) Object.assign(journal, reused)
   else if (site) {
@@ -227,9 +261,18 @@ async function sendAndGoLive(
           await deps.saveManifest(manifest)
           logger.info(`Digest ${manifest.digest}`)
         },
+        record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
       }),
     )
     Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
+    if (uploaded.record) {
+      const { path: recordPath, size, sha256, contentType } = uploaded.record
+      journal.record = { path: recordPath, size, sha256, contentType }
+    }
+  }
+  if (served?.base && journal.manifest) {
+    journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest)
+    logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`)
   }
 
   const plan = planned?.publishing
@@ -278,6 +321,7 @@ async function seeLive(
     verifyLive({
       url,
       manifest,
+      record: journal.record,
       serving: journal.serving,
       settings: inputs.verify,
       run,
@@ -299,6 +343,43 @@ async function seeLive(
       logger,
     )
   notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger)
+}
+
+/**
+ * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
+ * side by side: neither is there when the service names no CDN domain.
+ */
+async function readServed(
+  inputs: DeployInputs,
+  run: Run,
+  plan: PublishPlan,
+  journal: DeployResult,
+  logger: Logger,
+): Promise<{
+  live?: { record: SiteRecord } | { absent: string }
+  liveUrl?: string
+  base?: { nameId: string; record: SiteRecord }
+}> {
+  const { cdnDomain } = plan
+  const nameId = journal.provisioned.nameId
+  if (!cdnDomain) return {}
+  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const read = (name: string) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options)
+  // A namespace created by this run serves nothing yet.
+  const live = plan.current !== undefined && nameId ? read(nameId) : undefined
+  const compareWith = inputs.compareWith
+  const base = compareWith && (compareWith === nameId && live ? live : read(compareWith))
+  const [liveRead, baseRead] = await Promise.all([live, base || undefined])
+  if (compareWith && baseRead && 'absent' in baseRead)
+    logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`)
+  return {
+    live: liveRead,
+    liveUrl: nameId && namespaceUrl(cdnDomain, plan.gameNameId, nameId),
+    base:
+      compareWith && baseRead && 'record' in baseRead
+        ? { nameId: compareWith, record: baseRead.record }
+        : undefined,
+  }
 }
 
 /** What is known before anything is sent: what the run will do, and what it collected. */

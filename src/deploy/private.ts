@@ -13,7 +13,8 @@ import type { Logger } from '../common/logger.ts'
 import type { Clock } from '../common/run.ts'
 import type { BasicAuth } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
-import { FIRST_WAIT_MS, LONGEST_WAIT_MS, hostRequest } from './verify.ts'
+import { hostRequest } from './site-record.ts'
+import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from './verify.ts'
 
 /** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10

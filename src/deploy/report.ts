@@ -6,6 +6,7 @@ import { Input, Output } from '../inputs/constants.ts'
 import { isNotLive, notLiveAccount } from './rollback.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
+import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Verification } from './verify.ts'
@@ -38,7 +39,8 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.Digest]: result.manifest?.digest ?? null,
     [Output.Manifest]: result.manifestPath ?? null,
     [Output.VersionId]: result.published?.versionId ?? null,
-    [Output.Url]: result.published?.url ?? null,
+    // An older commit's run leaves the namespace on the newer build: url is where it is served.
+    [Output.Url]: result.published?.url ?? result.older?.url ?? null,
     [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
     [Output.Verified]: result.verification?.verified ?? false,
@@ -49,10 +51,14 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
 export function deployReport(result: DeployResult): Report {
   const title = result.dryRun
     ? 'gamehost deploy plan (dry run)'
-    : result.skipped
-      ? 'gamehost deploy: unchanged, no new site'
-      : 'gamehost deploy'
+    : result.older?.blocked
+      ? 'gamehost deploy: an older commit, nothing published'
+      : result.skipped
+        ? 'gamehost deploy: unchanged, no new site'
+        : 'gamehost deploy'
   const report: Report = { title, blocks: [keyValueTable(resultRows(result, false))] }
+  if (result.older?.blocked) report.blocks.unshift(text(result.older.reason))
+  report.blocks.push(...sizeBlocks(result))
   const { manifest } = result
   if (manifest && manifest.fileCount > 0) {
     const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5)
@@ -69,6 +75,33 @@ export function deployReport(result: DeployResult): Report {
 }
 
 const CONTENT_TYPES_LISTED = 10
+
+/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
+function sizeBlocks(result: DeployResult): ReportBlock[] {
+  const change = result.sizes
+  if (!change) return []
+  const commit = change.baseCommit ? ` (commit ${change.baseCommit.slice(0, 7)})` : ''
+  const blocks: ReportBlock[] = [
+    heading(`Size compared with ${change.base}${commit}`),
+    text(sizeSummary(change)),
+  ]
+  if (change.rows.length) {
+    blocks.push(
+      table(
+        ['File', 'Before', 'After', 'Change'],
+        change.rows.map((row) => [
+          { code: row.path },
+          sizeCell(row.before),
+          sizeCell(row.after),
+          describeDelta(row.before, row.after),
+        ]),
+      ),
+    )
+  }
+  const more = moreLine(change)
+  if (more) blocks.push(text(more))
+  return blocks
+}
 
 /** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result: DeployResult): ReportBlock[] {
@@ -241,6 +274,8 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     rows.push(['Parts', String(upload?.parts ?? result.plannedParts)])
     rows.push(['Digest', { code: manifest.digest }])
   }
+  if (result.record)
+    rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]])
   if (!manifest && result.siteId) {
     rows.push([
       'Site',

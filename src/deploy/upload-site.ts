@@ -8,7 +8,8 @@ import type { Logger } from '../common/logger.ts'
 import type { Timeouts } from '../common/timeouts.ts'
 import type { OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
-import { uploadParts, type UploadResult } from './upload.ts'
+import { recordDescriptor, recordFile, recordSize, type BuildSource, type RecordFile } from './site-record.ts'
+import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
 
 export interface SiteUploadOptions {
   client: ServiceClient
@@ -29,6 +30,8 @@ export interface SiteUploadOptions {
   onSiteCreated: (site: { siteId: string; uploadId: string }) => void
   /** Hears of the manifest made from the upload's reads, before the upload is completed. */
   onHashed: (manifest: Manifest) => Promise<void>
+  /** The site carries the record of the build (site-record.ts), from this source; undefined: none. */
+  record?: BuildSource
 }
 
 export interface UploadedSite {
@@ -36,37 +39,69 @@ export interface UploadedSite {
   uploadId: string
   upload: UploadResult
   manifest: Manifest
+  /** The record the site carries, when it carries one. */
+  record: RecordFile | undefined
 }
 
+/**
+ * Creates the site and uploads its files. With a record: when the files were hashed already, it is
+ * uploaded with them; else the site is created with the record's size (known before hashing, see
+ * recordSize), the files are uploaded and hashed, and the record, made from their hashes, last.
+ */
 export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSite> {
-  const { client, logger, files, signal } = options
+  const { client, logger, files, signal, record: source } = options
   signal?.throwIfAborted()
+  const known = options.manifest && source ? recordFile(options.manifest, source) : undefined
+  const recordSizeNow = known?.size ?? (source ? recordSize(files, source) : undefined)
+  const descriptors = fileDescriptors(
+    recordSizeNow === undefined ? files : [...files, recordDescriptor(recordSizeNow)],
+  )
   const site = await client.createCdnSite(options.gameId, {
     display_name: options.siteName,
-    files: fileDescriptors(files),
+    files: descriptors,
   })
   options.onSiteCreated({ siteId: site.site_id, uploadId: site.upload_id })
+  const count = descriptors.length
   logger.info(
     `Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-      `for ${files.length} files, up to ${options.concurrency} at a time`,
+      `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${options.concurrency} at a time`,
   )
-  const upload = await uploadParts({
-    files,
-    hash: !options.manifest,
-    requests: site.presigned_requests,
-    dispatcher: options.dispatcher,
-    concurrency: options.concurrency,
-    retry: options.retry,
-    timeouts: options.timeouts,
-    logger,
-    progressIntervalMs: options.progressIntervalMs,
-    signal,
-    open: options.open,
-  })
-  const manifest = options.manifest ?? buildManifest(files, upload.sha256!)
+  const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'hash'>) =>
+    uploadParts({
+      ...sent,
+      dispatcher: options.dispatcher,
+      concurrency: options.concurrency,
+      retry: options.retry,
+      timeouts: options.timeouts,
+      logger,
+      progressIntervalMs: options.progressIntervalMs,
+      signal,
+      open: options.open,
+    })
+  let upload: UploadResult
+  let manifest = options.manifest
+  let record = known
+  if (manifest || !source) {
+    upload = await send({
+      files: record ? [...files, record] : files,
+      hash: !manifest,
+      requests: site.presigned_requests,
+    })
+    manifest ??= buildManifest(files, upload.sha256!)
+  } else {
+    const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path)
+    upload = await send({ files, hash: true, requests: others })
+    manifest = buildManifest(files, upload.sha256!)
+    record = recordFile(manifest, source)
+    if (record.size !== recordSizeNow) {
+      throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`)
+    }
+    const last = await send({ files: [record], hash: false, requests: matching })
+    upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes }
+  }
   if (!options.manifest) await options.onHashed(manifest)
   signal?.throwIfAborted()
   await client.completeUpload(site.upload_id)
-  logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${files.length} files`)
-  return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest }
+  logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${count} files`)
+  return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record }
 }

@@ -12,6 +12,7 @@ import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Clock } from '../common/run.ts'
 import type { Manifest, ManifestFile } from './files.ts'
+import { hostRequest, RECORD_PATH, type RecordFile } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 
 /** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
@@ -26,11 +27,14 @@ export interface VerifySettings {
   onFailure: OnVerifyFailure
 }
 
+/** What a probe compares the served file with: the build's file (or the record's). */
+export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
+
 /** One file fetched from the host: its URL path, the build's file it must be, and what is compared. */
 export interface Probe {
   /** The URL path: `/` for the site's index.html, else `/` and the file's path. */
   urlPath: string
-  file: ManifestFile
+  file: ProbedFile
   /** `content`: fetched whole, its SHA-256 and size compared; `size`: only its size (a HEAD). */
   compare: 'content' | 'size'
   /** The media type the build declared for it, compared case-insensitively without parameters. */
@@ -247,32 +251,11 @@ export interface FetchOptions {
 }
 
 /**
- * Where a request to the host of `url` goes, and its headers: bytes taken as sent
- * (`Accept-Encoding: identity`); a host under `localhost` (the emulator's CDN) reached at 127.0.0.1
- * with its name in the Host header, as a browser resolves it.
- */
-export function hostRequest(
-  url: string,
-  authorization?: string,
-): { target: URL; origin: string; base: string; headers: Record<string, string> } {
-  const target = new URL(url)
-  const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost')
-  const origin = local
-    ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
-    : target.origin
-  const base = target.pathname.replace(/\/$/, '')
-  const headers: Record<string, string> = { 'accept-encoding': 'identity' }
-  if (local) headers.host = target.host
-  if (authorization) headers.authorization = authorization
-  return { target, origin, base, headers }
-}
-
-/**
  * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
  * as sent (no decompression), so that they compare with the uploaded file's.
  */
 export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
-  const { target, origin, base, headers } = hostRequest(url, options.authorization)
+  const { origin, base, headers } = hostRequest(url, options.authorization)
   return async (probe) => {
     const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`
     try {
@@ -306,7 +289,7 @@ export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
       return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') }
     } catch (error) {
       options.signal.throwIfAborted()
-      return { urlPath: probe.urlPath, ...unreachable(error, target.hostname) }
+      return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) }
     }
   }
 }
@@ -365,6 +348,13 @@ export function describeTiming(verification: Pick<Verification, 'durationMs' | '
 export interface VerifyLiveOptions {
   url: string
   manifest: Manifest
+  /**
+   * The record this run put on the site: its bytes prove in one fetch that the host serves this
+   * build, every file of it (its commit and digest), not only the sample. It is fetched after the
+   * sampled files, which prove what it cannot (each served with its bytes and the headers it needs),
+   * and which say best what the host serves instead ("/ was 28 bytes, not the build's index.html").
+   */
+  record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
   serving: ServingPlan | undefined
   settings: VerifySettings
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
@@ -378,6 +368,7 @@ export interface VerifyLiveOptions {
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, settings, run, logger } = options
   const probes = sampleProbes(options.manifest, options.serving)
+  if (options.record) probes.push(recordProbe(options.record))
   logger.info(
     `Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`,
   )
@@ -403,6 +394,12 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     )
   }
   return seen
+}
+
+/** The record fetched whole: it matches only when the host serves this very build. */
+function recordProbe(record: NonNullable<VerifyLiveOptions['record']>): Probe {
+  const { path, size, sha256, contentType } = record
+  return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' }
 }
 
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */

@@ -56,6 +56,12 @@ export interface DeployInputs {
   ifNoToken: 'auto' | 'fail' | 'skip'
   /** Sticky pull-request comment; the GitHub token is only read by the action. */
   comment: boolean
+  /** The site carries the record of the build (site-record.ts). */
+  siteRecord: boolean
+  /** Publish a commit behind the one the namespace serves (the guard, older.ts). */
+  allowOlder: boolean
+  /** The namespace whose served build the sizes are compared with; undefined: none. */
+  compareWith: string | undefined
 }
 
 /** The built site and how it is collected and served. */
@@ -184,6 +190,9 @@ export function readInputs(
     skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
     ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
     comment: readBoolean(Input.Comment, get(Input.Comment), true),
+    siteRecord: readBoolean(Input.SiteRecord, get(Input.SiteRecord), true),
+    allowOlder: readBoolean(Input.AllowOlder, get(Input.AllowOlder), false),
+    compareWith: readCompareWith(get(Input.CompareWith)),
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
     throw new UsageError(
@@ -431,4 +440,10 @@ function domainProblem(domain: string): string | undefined {
     ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
         'joined by single dots, at most 253 characters in all, like play.example.com'
     : undefined
+}
+
+/** compare-with: a namespace name_id, or empty for no comparison. */
+function readCompareWith(raw: string): string | undefined {
+  const nameId = raw.trim()
+  return nameId ? checkNameId(Input.CompareWith, nameId) : undefined
 }

@@ -295,6 +295,27 @@ export const INPUTS = {
     default: 'true',
     description: "On a preview, reuse the preview's last site when the files are unchanged",
   }),
+  SiteRecord: row('site-record', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
+    flag: { type: 'boolean', negatable: true },
+  }),
+  AllowOlder: row('allow-older', {
+    actions: ['deploy'],
+    default: 'false',
+    description:
+      "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
+    flag: { type: 'boolean' },
+  }),
+  CompareWith: row('compare-with', {
+    actions: ['deploy'],
+    default: 'prod',
+    description:
+      'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
+    flag: { type: 'string', value: 'name-id' },
+  }),
   IfNoToken: row('if-no-token', {
     actions: ['deploy'],
     default: 'auto',

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { describe, test } from 'node:test'
+import { buildManifest, type ArtifactFile } from '../../src/deploy/files.ts'
+import {
+  checkRecordPathFree,
+  parseRecord,
+  recordFile,
+  recordSize,
+  RECORD_PATH,
+} from '../../src/deploy/site-record.ts'
+import { PresignedRequestList } from '../../src/api/presigned.ts'
+
+const file = (path: string, size: number): ArtifactFile => ({
+  path,
+  absolutePath: `/build/${path}`,
+  size,
+  mtimeMs: 0,
+  dev: 1,
+  ino: size,
+})
+const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+
+describe('the record of the build', () => {
+  const files = [file('index.html', 120), file('Build/game.wasm', 4_000_000), file('名前 "quoted".js', 7)]
+  const manifest = buildManifest(files, [sha('a'), sha('b'), sha('c')])
+  const source = { commit: 'f'.repeat(40), ref: 'refs/heads/main' }
+
+  test('names the commit, ref, digest and each file (path, size, SHA-256), and leaves itself out', () => {
+    const record = recordFile(manifest, source)
+    assert.equal(record.path, RECORD_PATH)
+    const parsed = JSON.parse(record.bytes.toString('utf8')) as Record<string, unknown>
+    assert.deepEqual(parsed, {
+      format: 1,
+      commit: source.commit,
+      ref: source.ref,
+      digest: manifest.digest,
+      fileCount: 3,
+      totalBytes: 4_000_127,
+      files: manifest.files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+    })
+    assert.equal(record.sha256, sha(record.bytes.toString('utf8')))
+    assert.equal(record.size, record.bytes.length)
+  })
+
+  test('its size is known before any file is hashed, whatever the names and the source', () => {
+    for (const from of [source, {}, { commit: 'x"\u2028y', ref: 'ü' }]) {
+      assert.equal(recordSize(files, from), recordFile(manifest, from).size)
+    }
+  })
+
+  test('parses what it writes, and refuses what is not a record', () => {
+    const record = recordFile(manifest, source)
+    const parsed = parseRecord(record.bytes.toString('utf8'))
+    assert.ok(typeof parsed !== 'string')
+    assert.equal(parsed.commit, source.commit)
+    assert.equal(parsed.totalBytes, manifest.totalBytes)
+    assert.equal(parseRecord('<html>'), 'it is not JSON')
+    assert.match(parseRecord('{"format":2,"digest":"x","files":[]}') as string, /format is 2/)
+    assert.match(
+      parseRecord('{"format":1,"digest":"x","files":[{"path":"a","size":-1}]}') as string,
+      /a file/,
+    )
+  })
+
+  test('a build holding a file at its path is refused', () => {
+    assert.throws(() => checkRecordPathFree([file(RECORD_PATH, 3)]), /site-record: false/)
+    assert.doesNotThrow(() => checkRecordPathFree(files))
+  })
+})
+
+describe('PresignedRequestList.split', () => {
+  test("parts the record's requests from the others, each kept whole", () => {
+    const requests = PresignedRequestList.of([
+      { path: 'a.js', url: 'https://s/a?x=1', byte_offset: 0, content_length: 3 },
+      { path: RECORD_PATH, url: 'https://s/r?x=2', byte_offset: 0, content_length: 9 },
+      { path: `${RECORD_PATH}x`, url: 'https://s/rx', byte_offset: 0, content_length: 1 },
+    ])
+    const { matching, others } = requests.split(RECORD_PATH)
+    assert.deepEqual(
+      [...matching],
+      [{ path: RECORD_PATH, url: 'https://s/r?x=2', byte_offset: 0, content_length: 9 }],
+    )
+    assert.deepEqual(
+      [...others].map((r) => r.path),
+      ['a.js', `${RECORD_PATH}x`],
+    )
+  })
+})

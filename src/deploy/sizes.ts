@@ -1,0 +1,111 @@
+// What changed in size: this build compared with what a base namespace serves (compare-with), read
+// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
+// always shown, the other changes largest first, in a table of a few rows.
+
+import { formatBytes } from '../common/format.ts'
+import type { Manifest } from './files.ts'
+import type { SiteRecord } from './site-record.ts'
+
+/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
+export const SIZE_ROWS_SHOWN = 15
+
+/** The files an engine cannot start without, in any of their compressed forms. */
+const ENGINE_FILE = /\.(wasm|data|pck)(\.(br|gz|unityweb))?$|\.(wasm|data)\.unityweb$/i
+
+/** One file's sizes: before undefined for a new file, after undefined for a removed one. */
+export interface SizeRow {
+  path: string
+  before?: number
+  after?: number
+  engine: boolean
+}
+
+export interface SizeChange {
+  /** The namespace compared with, and the commit its record names. */
+  base: string
+  baseCommit?: string
+  totalBefore: number
+  totalAfter: number
+  /** The rows shown: engine files first (changed or not), then the largest other changes. */
+  rows: SizeRow[]
+  /** The changed files left out of the rows, and how much they add up to. */
+  more: { count: number; delta: number }
+  added: number
+  removed: number
+  changed: number
+}
+
+/** The build (`manifest`) compared with the base's record. */
+export function compareSizes(base: string, record: SiteRecord, manifest: Manifest): SizeChange {
+  const before = new Map(record.files.map((f) => [f.path, f.size]))
+  const after = new Map(manifest.files.map((f) => [f.path, f.size]))
+  const rows: SizeRow[] = []
+  for (const [path, size] of after) {
+    rows.push({ path, before: before.get(path), after: size, engine: ENGINE_FILE.test(path) })
+  }
+  for (const [path, size] of before) {
+    if (!after.has(path)) rows.push({ path, before: size, engine: ENGINE_FILE.test(path) })
+  }
+  const changed = rows.filter((row) => row.before !== row.after)
+  const byChange = (a: SizeRow, b: SizeRow) =>
+    Math.abs(delta(b)) - Math.abs(delta(a)) ||
+    (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
+    (a.path < b.path ? -1 : 1)
+  const engine = rows.filter((row) => row.engine).sort(byChange)
+  const others = changed.filter((row) => !row.engine).sort(byChange)
+  const engineShown = engine.slice(0, SIZE_ROWS_SHOWN)
+  const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length)
+  const shown = [...engineShown, ...othersShown]
+  const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter(
+    (row) => row.before !== row.after,
+  )
+  return {
+    base,
+    baseCommit: record.commit,
+    totalBefore: record.totalBytes,
+    totalAfter: manifest.totalBytes,
+    rows: shown.sort(byChange),
+    more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
+    added: rows.filter((row) => row.before === undefined).length,
+    removed: rows.filter((row) => row.after === undefined).length,
+    changed: changed.length,
+  }
+}
+
+/** after - before, a new file's whole size, a removed file's negated. */
+export function delta(row: Pick<SizeRow, 'before' | 'after'>): number {
+  return (row.after ?? 0) - (row.before ?? 0)
+}
+
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+export function describeDelta(before: number | undefined, after: number | undefined): string {
+  const change = (after ?? 0) - (before ?? 0)
+  if (after === undefined) return `removed (${signed(change)})`
+  if (before === undefined) return `new (${signed(change)})`
+  if (change === 0) return 'no change'
+  const percent = before > 0 ? ` (${change > 0 ? '+' : ''}${((change / before) * 100).toFixed(1)}%)` : ''
+  return `${signed(change)}${percent}`
+}
+
+function signed(bytes: number): string {
+  return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`
+}
+
+/** A size, or `-` for a file one side does not have. */
+export function sizeCell(bytes: number | undefined): string {
+  return bytes === undefined ? '-' : formatBytes(bytes)
+}
+
+/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
+export function sizeSummary(change: SizeChange): string {
+  const { totalBefore, totalAfter } = change
+  const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`
+  return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`
+}
+
+/** The line under the table for the changes it leaves out; undefined when it shows every one. */
+export function moreLine(change: SizeChange): string | undefined {
+  const { count, delta: sum } = change.more
+  if (!count) return undefined
+  return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`
+}
