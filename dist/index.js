@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4498);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4308);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4498:
+/***/ 4308:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33003,9 +33003,13 @@ function shortReason(error) {
 // from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
-const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'];
+const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
+/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
+const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
+/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
@@ -33036,7 +33040,7 @@ const INPUTS = {
     }),
     Token: row('token', {
         actions: ALL,
-        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
         default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
@@ -33133,6 +33137,13 @@ const INPUTS = {
             help: { close: 'The domain to free, when the preview had one' },
         },
     }),
+    BasicAuth: row('basic-auth', {
+        actions: ['deploy'],
+        default: '',
+        secret: true,
+        description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
+        flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
+    }),
     Publish: row('publish', {
         actions: ['deploy'],
         default: 'true',
@@ -33221,15 +33232,36 @@ const INPUTS = {
         flag: { type: 'string', value: 's' },
     }),
     DryRun: row('dry-run', {
-        actions: ['deploy'],
+        actions: ['deploy', 'sweep'],
         default: 'false',
         description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
-        flag: { type: 'boolean' },
+        flag: {
+            type: 'boolean',
+            help: { sweep: 'List the previews it would retire, and change nothing' },
+        },
     }),
     SkipUnchanged: row('skip-unchanged', {
         actions: ['deploy'],
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
+    }),
+    SiteRecord: row('site-record', {
+        actions: ['deploy'],
+        default: 'true',
+        description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
+        flag: { type: 'boolean', negatable: true },
+    }),
+    AllowOlder: row('allow-older', {
+        actions: ['deploy'],
+        default: 'false',
+        description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
+        flag: { type: 'boolean' },
+    }),
+    CompareWith: row('compare-with', {
+        actions: ['deploy'],
+        default: 'prod',
+        description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
+        flag: { type: 'string', value: 'name-id' },
     }),
     IfNoToken: row('if-no-token', {
         actions: ['deploy'],
@@ -33254,10 +33286,26 @@ const INPUTS = {
         },
     }),
     GitHubToken: row('github-token', {
-        actions: ['deploy'],
+        actions: ['deploy', 'sweep'],
         default: '${{ github.token }}',
         secret: true,
         description: 'Token for the pull-request comment; needs pull-requests: write',
+        // The sweep asks GitHub whether each pull request is open, from the CLI too.
+        flag: {
+            type: 'string',
+            value: 'token',
+            env: GITHUB_TOKEN_ENV,
+            commands: ['sweep'],
+            help: {
+                sweep: `GitHub token that may read the repository's pull requests; default the ${GITHUB_TOKEN_ENV} environment variable`,
+            },
+        },
+    }),
+    NamespacePrefix: row('namespace-prefix', {
+        actions: ['sweep'],
+        default: 'pr-',
+        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        flag: { type: 'string', value: 'prefix' },
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
@@ -33401,6 +33449,10 @@ const ValidateOutput = {
     Errors: 'errors',
     Valid: 'valid',
 };
+/** Output names of the sweep action. */
+const SweepOutput = {
+    Retired: 'retired',
+};
 /** The outputs of each action, as in its action.yml and README. */
 const OUTPUTS = {
     deploy: Output,
@@ -33409,6 +33461,7 @@ const OUTPUTS = {
     'lobby-logs': LobbyOutput,
     avatars: AvatarsOutput,
     validate: ValidateOutput,
+    sweep: SweepOutput,
 };
 /** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
 const ActionName = {
@@ -33418,6 +33471,7 @@ const ActionName = {
     Avatars: 'avatars',
     Validate: 'validate',
     Publish: 'publish',
+    Sweep: 'sweep',
 };
 
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
@@ -33592,6 +33646,70 @@ function readCdnDomain(get) {
     throw new errors_UsageError(`${table_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new errors_UsageError(`${table_Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new errors_UsageError(`${table_Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new errors_UsageError(`${table_Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new errors_UsageError(`${table_Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (CONTROL.test(password))
+        throw new errors_UsageError(`${table_Input.BasicAuth}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+}
+
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
@@ -33602,7 +33720,7 @@ function readCdnDomain(get) {
  * and the bidirectional marks and overrides.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const untrusted_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 function escapeControl(char) {
     const code = char.charCodeAt(0);
@@ -33624,7 +33742,7 @@ function hex(code, digits) {
  */
 function untrusted_visible(text) {
     return text
-        .replace(CONTROL, escapeControl)
+        .replace(untrusted_CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
@@ -33782,6 +33900,12 @@ function objectOf(fields) {
         }
         return undefined;
     };
+}
+/** One of a few strings (an enum of the service). */
+function oneOf(values) {
+    return (value, at) => typeof value === 'string' && values.includes(value)
+        ? undefined
+        : named(at, `one of ${values.join(', ')}`, value);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -35728,6 +35852,41 @@ class PresignedRequestList {
         this.#expiry.push(urlExpiry(request.url) ?? Infinity);
         this.#used += bytes;
     }
+    /**
+     * The requests for `path`, and the others, as two lists: the bytes are copied as they are, no
+     * string made per request.
+     */
+    split(path) {
+        const wanted = Buffer.from(path);
+        const matching = new PresignedRequestList();
+        const others = new PresignedRequestList();
+        for (let i = 0; i < this.length; i++) {
+            const chunk = this.#chunks[this.#chunk[i]];
+            const start = this.#start[i];
+            const same = this.#pathBytes[i] === wanted.length &&
+                chunk.compare(wanted, 0, wanted.length, start, start + wanted.length) === 0;
+            (same ? matching : others).#copy(this, i);
+        }
+        return { matching, others };
+    }
+    /** Appends request `index` of `from`, its bytes copied. */
+    #copy(from, index) {
+        const start = from.#start[index];
+        const bytes = from.#pathBytes[index] + from.#urlBytes[index];
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        this.#chunk.push(this.#chunks.length - 1);
+        this.#start.push(this.#used);
+        this.#pathBytes.push(from.#pathBytes[index]);
+        this.#urlBytes.push(from.#urlBytes[index]);
+        this.#byteOffset.push(from.#byteOffset[index]);
+        this.#contentLength.push(from.#contentLength[index]);
+        this.#expiry.push(from.#expiry[index]);
+        this.#used += bytes;
+    }
     path(index) {
         const start = this.#start[index];
         return this.#chunks[this.#chunk[index]].toString('utf8', start, start + this.#pathBytes[index]);
@@ -36016,6 +36175,8 @@ const OPS = {
                             verification_status: optional(aString),
                             verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
                         })),
+                        auth_type: optional(oneOf(['basic', 'none'])),
+                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
                     }),
                 }),
             }),
@@ -36024,6 +36185,29 @@ const OPS = {
     // Removing a domain twice removes nothing the second time.
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
         internalErrorInputs: ['namespace-id'],
@@ -36215,6 +36399,17 @@ class ServiceClient {
         await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
     }
     /** A version with its whole config. */
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
+    }
     getVersion(gameId, versionId) {
         return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
     }
@@ -36691,6 +36886,7 @@ function formatEpochMs(ms) {
 
 
 
+
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -36733,6 +36929,10 @@ async function runAction(secretInputs, body) {
             const secret = getInput(name);
             if (secret)
                 core_setSecret(secret);
+            // The password alone, and as a Basic header carries it, are masked too.
+            if (secret && name === table_Input.BasicAuth)
+                for (const part of basicAuthSecrets(secret))
+                    core_setSecret(part);
         }
         // api-url with credentials is refused, and they are masked first, so no line can show them.
         const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
@@ -36756,7 +36956,8 @@ async function runAction(secretInputs, body) {
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => core.getInput(name));
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
         let result;
@@ -39550,11 +39751,170 @@ function compareGlobSpecificity(a, b) {
     return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
+// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
+// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
+// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
+//
+// It describes the user's build: its digest and files are the manifest's, which leaves the record out
+// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+
+
+
+
+/** The record's path on the site (no leading slash, as the site's files are named). */
+const RECORD_PATH = '.well-known/gamehost.json';
+const RECORD_FORMAT = 1;
+const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** A served record larger than this is not read (a site of the service's largest holds far less). */
+const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+const ZERO_SHA256 = '0'.repeat(64);
+/**
+ * The record's bytes. Each file's line, the digest and the counts are written from the same
+ * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
+ * file is hashed.
+ */
+function recordText(files, digest, source) {
+    const head = JSON.stringify({
+        format: RECORD_FORMAT,
+        commit: source.commit ?? null,
+        ref: source.ref ?? null,
+        digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    });
+    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
+    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
+}
+/**
+ * The size the record of these files will have, before they are hashed: the site is created with
+ * every file's size, the record's too, and the files are hashed while they upload.
+ */
+function recordSize(files, source) {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+}
+/** The record of the manifest's build, as the file the site carries. */
+function recordFile(manifest, source) {
+    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
+    return {
+        path: RECORD_PATH,
+        size: bytes.length,
+        contentType: RECORD_CONTENT_TYPE,
+        bytes,
+        sha256: (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex'),
+    };
+}
+/** What the site is created with for the record: its path, size and type. */
+function recordDescriptor(size) {
+    return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
+}
+/** The user's build may not hold a file at the record's path while the deploy writes one there. */
+function checkRecordPathFree(files) {
+    if (files.some((file) => file.path === RECORD_PATH)) {
+        throw new errors_UsageError(`${table_Input.Path} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+            `or set ${table_Input.SiteRecord}: false`);
+    }
+}
+/** The record in `text`, or why it is not one. */
+function parseRecord(text) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'it is not JSON';
+    }
+    const record = value;
+    if (typeof record !== 'object' || record === null)
+        return 'it is not an object';
+    if (record.format !== RECORD_FORMAT)
+        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
+    if (typeof record.digest !== 'string')
+        return 'it has no digest';
+    if (!Array.isArray(record.files))
+        return 'it has no files';
+    const fileOk = (f) => {
+        const file = f;
+        return (typeof file === 'object' &&
+            file !== null &&
+            typeof file.path === 'string' &&
+            typeof file.sha256 === 'string' &&
+            Number.isSafeInteger(file.size) &&
+            file.size >= 0);
+    };
+    if (!record.files.every(fileOk))
+        return 'a file of it has no path, size or SHA-256';
+    const files = record.files;
+    return {
+        format: record.format,
+        commit: typeof record.commit === 'string' ? record.commit : undefined,
+        ref: typeof record.ref === 'string' ? record.ref : undefined,
+        digest: record.digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+    };
+}
+/**
+ * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
+ * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ */
+function hostRequest(url, authorization) {
+    const target = new URL(url);
+    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
+    const origin = local
+        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
+        : target.origin;
+    const headers = { 'accept-encoding': 'identity' };
+    if (local)
+        headers.host = target.host;
+    if (authorization)
+        headers.authorization = authorization;
+    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+}
+/**
+ * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
+ * could not be reached, it is not a record): reading it never fails the deploy.
+ */
+async function readServedRecord(url, options) {
+    const { origin, base, headers } = hostRequest(url);
+    try {
+        const answer = await (0,undici.request)(`${origin}${base}/${RECORD_PATH}`, {
+            dispatcher: options.dispatcher,
+            headers,
+            signal: options.signal,
+            headersTimeout: options.stallMs,
+            bodyTimeout: options.stallMs,
+        });
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            return { absent: `it answered ${answer.statusCode}` };
+        }
+        const chunks = [];
+        let bytes = 0;
+        for await (const chunk of answer.body) {
+            bytes += chunk.length;
+            if (bytes > RECORD_MAX_BYTES)
+                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+            chunks.push(chunk);
+        }
+        const parsed = parseRecord(Buffer.concat(chunks).toString('utf8'));
+        return typeof parsed === 'string' ? { absent: `it is not a record: ${parsed}` } : { record: parsed };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
 // Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
 // sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
 // A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
 // after a queued worker), so the host is polled with a backoff; the first full match ends it.
+
 
 
 
@@ -39698,21 +40058,11 @@ async function pollUntilLive(options) {
     }
 }
 /**
- * A FetchProbe for the host of `url`, through the run's dispatcher. Bytes are taken as sent
- * (`Accept-Encoding: identity`, no decompression), so that they compare with the uploaded file's. A
- * host under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header,
- * as a browser resolves it.
+ * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
+ * as sent (no decompression), so that they compare with the uploaded file's.
  */
 function hostFetcher(url, options) {
-    const target = new URL(url);
-    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
-    const origin = local
-        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
-        : target.origin;
-    const base = target.pathname.replace(/\/$/, '');
-    const headers = { 'accept-encoding': 'identity' };
-    if (local)
-        headers.host = target.host;
+    const { origin, base, headers } = hostRequest(url, options.authorization);
     return async (probe) => {
         const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
         try {
@@ -39749,7 +40099,7 @@ function hostFetcher(url, options) {
         }
         catch (error) {
             options.signal.throwIfAborted();
-            return { urlPath: probe.urlPath, ...unreachable(error, target.hostname) };
+            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
         }
     };
 }
@@ -39805,6 +40155,8 @@ function describeTiming(verification) {
 async function verifyLive(options) {
     const { url, settings, run, logger } = options;
     const probes = sampleProbes(options.manifest, options.serving);
+    if (options.record)
+        probes.push(recordProbe(options.record));
     logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
     const polled = await pollUntilLive({
         probes,
@@ -39812,6 +40164,7 @@ async function verifyLive(options) {
             dispatcher: run.dispatcher,
             signal: run.signal,
             stallMs: run.timeouts.stallMs,
+            authorization: options.authorization,
         }),
         timeoutMs: settings.timeoutMs,
         clock: run.clock,
@@ -39824,6 +40177,11 @@ async function verifyLive(options) {
         logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
     }
     return seen;
+}
+/** The record fetched whole: it matches only when the host serves this very build. */
+function recordProbe(record) {
+    const { path, size, sha256, contentType } = record;
+    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
 }
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
 function describeMismatch(url, mismatch) {
@@ -39899,8 +40257,1374 @@ function notLive(onFailure, seen, published, nameId, logger) {
     throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
 }
 
+;// CONCATENATED MODULE: ./node_modules/bcryptjs/index.js
+/*
+ Copyright (c) 2012 Nevins Bartolomeo <nevins.bartolomeo@gmail.com>
+ Copyright (c) 2012 Shane Girish <shaneGirish@gmail.com>
+ Copyright (c) 2025 Daniel Wirtz <dcode@dcode.io>
+
+ Redistribution and use in source and binary forms, with or without
+ modification, are permitted provided that the following conditions
+ are met:
+ 1. Redistributions of source code must retain the above copyright
+ notice, this list of conditions and the following disclaimer.
+ 2. Redistributions in binary form must reproduce the above copyright
+ notice, this list of conditions and the following disclaimer in the
+ documentation and/or other materials provided with the distribution.
+ 3. The name of the author may not be used to endorse or promote products
+ derived from this software without specific prior written permission.
+
+ THIS SOFTWARE IS PROVIDED BY THE AUTHOR ``AS IS'' AND ANY EXPRESS OR
+ IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES
+ OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED.
+ IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY DIRECT, INDIRECT,
+ INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT
+ NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE,
+ DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY
+ THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+ (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF
+ THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+// The Node.js crypto module is used as a fallback for the Web Crypto API. When
+// building for the browser, inclusion of the crypto module should be disabled,
+// which the package hints at in its package.json for bundlers that support it.
+
+
+/**
+ * The random implementation to use as a fallback.
+ * @type {?function(number):!Array.<number>}
+ * @inner
+ */
+var randomFallback = null;
+
+/**
+ * Generates cryptographically secure random bytes.
+ * @function
+ * @param {number} len Bytes length
+ * @returns {!Array.<number>} Random bytes
+ * @throws {Error} If no random implementation is available
+ * @inner
+ */
+function randomBytes(len) {
+  // Web Crypto API. Globally available in the browser and in Node.js >=23.
+  try {
+    return crypto.getRandomValues(new Uint8Array(len));
+  } catch {}
+  // Node.js crypto module for non-browser environments.
+  try {
+    return external_crypto_namespaceObject.randomBytes(len);
+  } catch {}
+  // Custom fallback specified with `setRandomFallback`.
+  if (!randomFallback) {
+    throw Error(
+      "Neither WebCryptoAPI nor a crypto module is available. Use bcrypt.setRandomFallback to set an alternative",
+    );
+  }
+  return randomFallback(len);
+}
+
+/**
+ * Sets the pseudo random number generator to use as a fallback if neither node's `crypto` module nor the Web Crypto
+ *  API is available. Please note: It is highly important that the PRNG used is cryptographically secure and that it
+ *  is seeded properly!
+ * @param {?function(number):!Array.<number>} random Function taking the number of bytes to generate as its
+ *  sole argument, returning the corresponding array of cryptographically secure random byte values.
+ * @see http://nodejs.org/api/crypto.html
+ * @see http://www.w3.org/TR/WebCryptoAPI/
+ */
+function setRandomFallback(random) {
+  randomFallback = random;
+}
+
+/**
+ * Synchronously generates a salt.
+ * @param {number=} rounds Number of rounds to use, defaults to 10 if omitted
+ * @param {number=} seed_length Not supported.
+ * @returns {string} Resulting salt
+ * @throws {Error} If a random fallback is required but not set
+ */
+function genSaltSync(rounds, seed_length) {
+  rounds = rounds || GENSALT_DEFAULT_LOG2_ROUNDS;
+  if (typeof rounds !== "number")
+    throw Error(
+      "Illegal arguments: " + typeof rounds + ", " + typeof seed_length,
+    );
+  if (rounds < 4) rounds = 4;
+  else if (rounds > 31) rounds = 31;
+  var salt = [];
+  salt.push("$2b$");
+  if (rounds < 10) salt.push("0");
+  salt.push(rounds.toString());
+  salt.push("$");
+  salt.push(base64_encode(randomBytes(BCRYPT_SALT_LEN), BCRYPT_SALT_LEN)); // May throw
+  return salt.join("");
+}
+
+/**
+ * Asynchronously generates a salt.
+ * @param {(number|function(Error, string=))=} rounds Number of rounds to use, defaults to 10 if omitted
+ * @param {(number|function(Error, string=))=} seed_length Not supported.
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting salt
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function genSalt(rounds, seed_length, callback) {
+  if (typeof seed_length === "function")
+    (callback = seed_length), (seed_length = undefined); // Not supported.
+  if (typeof rounds === "function") (callback = rounds), (rounds = undefined);
+  if (typeof rounds === "undefined") rounds = GENSALT_DEFAULT_LOG2_ROUNDS;
+  else if (typeof rounds !== "number")
+    throw Error("illegal arguments: " + typeof rounds);
+
+  function _async(callback) {
+    nextTick(function () {
+      // Pretty thin, but salting is fast enough
+      try {
+        callback(null, genSaltSync(rounds));
+      } catch (err) {
+        callback(err);
+      }
+    });
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Synchronously generates a hash for the given password.
+ * @param {string} password Password to hash
+ * @param {(number|string)=} salt Salt length to generate or salt to use, default to 10
+ * @returns {string} Resulting hash
+ */
+function hashSync(password, salt) {
+  if (typeof salt === "undefined") salt = GENSALT_DEFAULT_LOG2_ROUNDS;
+  if (typeof salt === "number") salt = genSaltSync(salt);
+  if (typeof password !== "string" || typeof salt !== "string")
+    throw Error("Illegal arguments: " + typeof password + ", " + typeof salt);
+  return _hash(password, salt);
+}
+
+/**
+ * Asynchronously generates a hash for the given password.
+ * @param {string} password Password to hash
+ * @param {number|string} salt Salt length to generate or salt to use
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting hash
+ * @param {function(number)=} progressCallback Callback successively called with the percentage of rounds completed
+ *  (0.0 - 1.0), maximally once per `MAX_EXECUTION_TIME = 100` ms.
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function hash(password, salt, callback, progressCallback) {
+  function _async(callback) {
+    if (typeof password === "string" && typeof salt === "number")
+      genSalt(salt, function (err, salt) {
+        _hash(password, salt, callback, progressCallback);
+      });
+    else if (typeof password === "string" && typeof salt === "string")
+      _hash(password, salt, callback, progressCallback);
+    else
+      nextTick(
+        callback.bind(
+          this,
+          Error("Illegal arguments: " + typeof password + ", " + typeof salt),
+        ),
+      );
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Compares two strings of the same length in constant time.
+ * @param {string} known Must be of the correct length
+ * @param {string} unknown Must be the same length as `known`
+ * @returns {boolean}
+ * @inner
+ */
+function safeStringCompare(known, unknown) {
+  var diff = known.length ^ unknown.length;
+  for (var i = 0; i < known.length; ++i) {
+    diff |= known.charCodeAt(i) ^ unknown.charCodeAt(i);
+  }
+  return diff === 0;
+}
+
+/**
+ * Synchronously tests a password against a hash.
+ * @param {string} password Password to compare
+ * @param {string} hash Hash to test against
+ * @returns {boolean} true if matching, otherwise false
+ * @throws {Error} If an argument is illegal
+ */
+function compareSync(password, hash) {
+  if (typeof password !== "string" || typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof password + ", " + typeof hash);
+  if (hash.length !== 60) return false;
+  return safeStringCompare(
+    hashSync(password, hash.substring(0, hash.length - 31)),
+    hash,
+  );
+}
+
+/**
+ * Asynchronously tests a password against a hash.
+ * @param {string} password Password to compare
+ * @param {string} hashValue Hash to test against
+ * @param {function(Error, boolean)=} callback Callback receiving the error, if any, otherwise the result
+ * @param {function(number)=} progressCallback Callback successively called with the percentage of rounds completed
+ *  (0.0 - 1.0), maximally once per `MAX_EXECUTION_TIME = 100` ms.
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function compare(password, hashValue, callback, progressCallback) {
+  function _async(callback) {
+    if (typeof password !== "string" || typeof hashValue !== "string") {
+      nextTick(
+        callback.bind(
+          this,
+          Error(
+            "Illegal arguments: " + typeof password + ", " + typeof hashValue,
+          ),
+        ),
+      );
+      return;
+    }
+    if (hashValue.length !== 60) {
+      nextTick(callback.bind(this, null, false));
+      return;
+    }
+    hash(
+      password,
+      hashValue.substring(0, 29),
+      function (err, comp) {
+        if (err) callback(err);
+        else callback(null, safeStringCompare(comp, hashValue));
+      },
+      progressCallback,
+    );
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Gets the number of rounds used to encrypt the specified hash.
+ * @param {string} hash Hash to extract the used number of rounds from
+ * @returns {number} Number of rounds used
+ * @throws {Error} If `hash` is not a string
+ */
+function getRounds(hash) {
+  if (typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof hash);
+  return parseInt(hash.split("$")[2], 10);
+}
+
+/**
+ * Gets the salt portion from a hash. Does not validate the hash.
+ * @param {string} hash Hash to extract the salt from
+ * @returns {string} Extracted salt part
+ * @throws {Error} If `hash` is not a string or otherwise invalid
+ */
+function getSalt(hash) {
+  if (typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof hash);
+  if (hash.length !== 60)
+    throw Error("Illegal hash length: " + hash.length + " != 60");
+  return hash.substring(0, 29);
+}
+
+/**
+ * Tests if a password will be truncated when hashed, that is its length is
+ * greater than 72 bytes when converted to UTF-8.
+ * @param {string} password The password to test
+ * @returns {boolean} `true` if truncated, otherwise `false`
+ */
+function truncates(password) {
+  if (typeof password !== "string")
+    throw Error("Illegal arguments: " + typeof password);
+  return utf8Length(password) > 72;
+}
+
+/**
+ * Continues with the callback after yielding to the event loop.
+ * @function
+ * @param {function(...[*])} callback Callback to execute
+ * @inner
+ */
+var nextTick =
+  typeof setImmediate === "function"
+    ? setImmediate
+    : typeof scheduler === "object" && typeof scheduler.postTask === "function"
+      ? scheduler.postTask.bind(scheduler)
+      : setTimeout;
+
+/** Calculates the byte length of a string encoded as UTF8. */
+function utf8Length(string) {
+  var len = 0,
+    c = 0;
+  for (var i = 0; i < string.length; ++i) {
+    c = string.charCodeAt(i);
+    if (c < 128) len += 1;
+    else if (c < 2048) len += 2;
+    else if (
+      (c & 0xfc00) === 0xd800 &&
+      (string.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
+      ++i;
+      len += 4;
+    } else len += 3;
+  }
+  return len;
+}
+
+/** Converts a string to an array of UTF8 bytes. */
+function utf8Array(string) {
+  var offset = 0,
+    c1,
+    c2;
+  var buffer = new Array(utf8Length(string));
+  for (var i = 0, k = string.length; i < k; ++i) {
+    c1 = string.charCodeAt(i);
+    if (c1 < 128) {
+      buffer[offset++] = c1;
+    } else if (c1 < 2048) {
+      buffer[offset++] = (c1 >> 6) | 192;
+      buffer[offset++] = (c1 & 63) | 128;
+    } else if (
+      (c1 & 0xfc00) === 0xd800 &&
+      ((c2 = string.charCodeAt(i + 1)) & 0xfc00) === 0xdc00
+    ) {
+      c1 = 0x10000 + ((c1 & 0x03ff) << 10) + (c2 & 0x03ff);
+      ++i;
+      buffer[offset++] = (c1 >> 18) | 240;
+      buffer[offset++] = ((c1 >> 12) & 63) | 128;
+      buffer[offset++] = ((c1 >> 6) & 63) | 128;
+      buffer[offset++] = (c1 & 63) | 128;
+    } else {
+      buffer[offset++] = (c1 >> 12) | 224;
+      buffer[offset++] = ((c1 >> 6) & 63) | 128;
+      buffer[offset++] = (c1 & 63) | 128;
+    }
+  }
+  return buffer;
+}
+
+// A base64 implementation for the bcrypt algorithm. This is partly non-standard.
+
+/**
+ * bcrypt's own non-standard base64 dictionary.
+ * @type {!Array.<string>}
+ * @const
+ * @inner
+ **/
+var BASE64_CODE =
+  "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".split("");
+
+/**
+ * @type {!Array.<number>}
+ * @const
+ * @inner
+ **/
+var BASE64_INDEX = [
+  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+  -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+  -1, -1, -1, -1, -1, -1, -1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, -1, -1, -1, -1, -1, -1, 28,
+  29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+  48, 49, 50, 51, 52, 53, -1, -1, -1, -1, -1,
+];
+
+/**
+ * Encodes a byte array to base64 with up to len bytes of input.
+ * @param {!Array.<number>} b Byte array
+ * @param {number} len Maximum input length
+ * @returns {string}
+ * @inner
+ */
+function base64_encode(b, len) {
+  var off = 0,
+    rs = [],
+    c1,
+    c2;
+  if (len <= 0 || len > b.length) throw Error("Illegal len: " + len);
+  while (off < len) {
+    c1 = b[off++] & 0xff;
+    rs.push(BASE64_CODE[(c1 >> 2) & 0x3f]);
+    c1 = (c1 & 0x03) << 4;
+    if (off >= len) {
+      rs.push(BASE64_CODE[c1 & 0x3f]);
+      break;
+    }
+    c2 = b[off++] & 0xff;
+    c1 |= (c2 >> 4) & 0x0f;
+    rs.push(BASE64_CODE[c1 & 0x3f]);
+    c1 = (c2 & 0x0f) << 2;
+    if (off >= len) {
+      rs.push(BASE64_CODE[c1 & 0x3f]);
+      break;
+    }
+    c2 = b[off++] & 0xff;
+    c1 |= (c2 >> 6) & 0x03;
+    rs.push(BASE64_CODE[c1 & 0x3f]);
+    rs.push(BASE64_CODE[c2 & 0x3f]);
+  }
+  return rs.join("");
+}
+
+/**
+ * Decodes a base64 encoded string to up to len bytes of output.
+ * @param {string} s String to decode
+ * @param {number} len Maximum output length
+ * @returns {!Array.<number>}
+ * @inner
+ */
+function base64_decode(s, len) {
+  var off = 0,
+    slen = s.length,
+    olen = 0,
+    rs = [],
+    c1,
+    c2,
+    c3,
+    c4,
+    o,
+    code;
+  if (len <= 0) throw Error("Illegal len: " + len);
+  while (off < slen - 1 && olen < len) {
+    code = s.charCodeAt(off++);
+    c1 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    code = s.charCodeAt(off++);
+    c2 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    if (c1 == -1 || c2 == -1) break;
+    o = (c1 << 2) >>> 0;
+    o |= (c2 & 0x30) >> 4;
+    rs.push(String.fromCharCode(o));
+    if (++olen >= len || off >= slen) break;
+    code = s.charCodeAt(off++);
+    c3 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    if (c3 == -1) break;
+    o = ((c2 & 0x0f) << 4) >>> 0;
+    o |= (c3 & 0x3c) >> 2;
+    rs.push(String.fromCharCode(o));
+    if (++olen >= len || off >= slen) break;
+    code = s.charCodeAt(off++);
+    c4 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    o = ((c3 & 0x03) << 6) >>> 0;
+    o |= c4;
+    rs.push(String.fromCharCode(o));
+    ++olen;
+  }
+  var res = [];
+  for (off = 0; off < olen; off++) res.push(rs[off].charCodeAt(0));
+  return res;
+}
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var BCRYPT_SALT_LEN = 16;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var GENSALT_DEFAULT_LOG2_ROUNDS = 10;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var BLOWFISH_NUM_ROUNDS = 16;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var MAX_EXECUTION_TIME = 100;
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var P_ORIG = [
+  0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+  0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
+  0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
+];
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var S_ORIG = [
+  0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
+  0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
+  0x636920d8, 0x71574e69, 0xa458fea3, 0xf4933d7e, 0x0d95748f, 0x728eb658,
+  0x718bcd58, 0x82154aee, 0x7b54a41d, 0xc25a59b5, 0x9c30d539, 0x2af26013,
+  0xc5d1b023, 0x286085f0, 0xca417918, 0xb8db38ef, 0x8e79dcb0, 0x603a180e,
+  0x6c9e0e8b, 0xb01e8a3e, 0xd71577c1, 0xbd314b27, 0x78af2fda, 0x55605c60,
+  0xe65525f3, 0xaa55ab94, 0x57489862, 0x63e81440, 0x55ca396a, 0x2aab10b6,
+  0xb4cc5c34, 0x1141e8ce, 0xa15486af, 0x7c72e993, 0xb3ee1411, 0x636fbc2a,
+  0x2ba9c55d, 0x741831f6, 0xce5c3e16, 0x9b87931e, 0xafd6ba33, 0x6c24cf5c,
+  0x7a325381, 0x28958677, 0x3b8f4898, 0x6b4bb9af, 0xc4bfe81b, 0x66282193,
+  0x61d809cc, 0xfb21a991, 0x487cac60, 0x5dec8032, 0xef845d5d, 0xe98575b1,
+  0xdc262302, 0xeb651b88, 0x23893e81, 0xd396acc5, 0x0f6d6ff3, 0x83f44239,
+  0x2e0b4482, 0xa4842004, 0x69c8f04a, 0x9e1f9b5e, 0x21c66842, 0xf6e96c9a,
+  0x670c9c61, 0xabd388f0, 0x6a51a0d2, 0xd8542f68, 0x960fa728, 0xab5133a3,
+  0x6eef0b6c, 0x137a3be4, 0xba3bf050, 0x7efb2a98, 0xa1f1651d, 0x39af0176,
+  0x66ca593e, 0x82430e88, 0x8cee8619, 0x456f9fb4, 0x7d84a5c3, 0x3b8b5ebe,
+  0xe06f75d8, 0x85c12073, 0x401a449f, 0x56c16aa6, 0x4ed3aa62, 0x363f7706,
+  0x1bfedf72, 0x429b023d, 0x37d0d724, 0xd00a1248, 0xdb0fead3, 0x49f1c09b,
+  0x075372c9, 0x80991b7b, 0x25d479d8, 0xf6e8def7, 0xe3fe501a, 0xb6794c3b,
+  0x976ce0bd, 0x04c006ba, 0xc1a94fb6, 0x409f60c4, 0x5e5c9ec2, 0x196a2463,
+  0x68fb6faf, 0x3e6c53b5, 0x1339b2eb, 0x3b52ec6f, 0x6dfc511f, 0x9b30952c,
+  0xcc814544, 0xaf5ebd09, 0xbee3d004, 0xde334afd, 0x660f2807, 0x192e4bb3,
+  0xc0cba857, 0x45c8740f, 0xd20b5f39, 0xb9d3fbdb, 0x5579c0bd, 0x1a60320a,
+  0xd6a100c6, 0x402c7279, 0x679f25fe, 0xfb1fa3cc, 0x8ea5e9f8, 0xdb3222f8,
+  0x3c7516df, 0xfd616b15, 0x2f501ec8, 0xad0552ab, 0x323db5fa, 0xfd238760,
+  0x53317b48, 0x3e00df82, 0x9e5c57bb, 0xca6f8ca0, 0x1a87562e, 0xdf1769db,
+  0xd542a8f6, 0x287effc3, 0xac6732c6, 0x8c4f5573, 0x695b27b0, 0xbbca58c8,
+  0xe1ffa35d, 0xb8f011a0, 0x10fa3d98, 0xfd2183b8, 0x4afcb56c, 0x2dd1d35b,
+  0x9a53e479, 0xb6f84565, 0xd28e49bc, 0x4bfb9790, 0xe1ddf2da, 0xa4cb7e33,
+  0x62fb1341, 0xcee4c6e8, 0xef20cada, 0x36774c01, 0xd07e9efe, 0x2bf11fb4,
+  0x95dbda4d, 0xae909198, 0xeaad8e71, 0x6b93d5a0, 0xd08ed1d0, 0xafc725e0,
+  0x8e3c5b2f, 0x8e7594b7, 0x8ff6e2fb, 0xf2122b64, 0x8888b812, 0x900df01c,
+  0x4fad5ea0, 0x688fc31c, 0xd1cff191, 0xb3a8c1ad, 0x2f2f2218, 0xbe0e1777,
+  0xea752dfe, 0x8b021fa1, 0xe5a0cc0f, 0xb56f74e8, 0x18acf3d6, 0xce89e299,
+  0xb4a84fe0, 0xfd13e0b7, 0x7cc43b81, 0xd2ada8d9, 0x165fa266, 0x80957705,
+  0x93cc7314, 0x211a1477, 0xe6ad2065, 0x77b5fa86, 0xc75442f5, 0xfb9d35cf,
+  0xebcdaf0c, 0x7b3e89a0, 0xd6411bd3, 0xae1e7e49, 0x00250e2d, 0x2071b35e,
+  0x226800bb, 0x57b8e0af, 0x2464369b, 0xf009b91e, 0x5563911d, 0x59dfa6aa,
+  0x78c14389, 0xd95a537f, 0x207d5ba2, 0x02e5b9c5, 0x83260376, 0x6295cfa9,
+  0x11c81968, 0x4e734a41, 0xb3472dca, 0x7b14a94a, 0x1b510052, 0x9a532915,
+  0xd60f573f, 0xbc9bc6e4, 0x2b60a476, 0x81e67400, 0x08ba6fb5, 0x571be91f,
+  0xf296ec6b, 0x2a0dd915, 0xb6636521, 0xe7b9f9b6, 0xff34052e, 0xc5855664,
+  0x53b02d5d, 0xa99f8fa1, 0x08ba4799, 0x6e85076a, 0x4b7a70e9, 0xb5b32944,
+  0xdb75092e, 0xc4192623, 0xad6ea6b0, 0x49a7df7d, 0x9cee60b8, 0x8fedb266,
+  0xecaa8c71, 0x699a17ff, 0x5664526c, 0xc2b19ee1, 0x193602a5, 0x75094c29,
+  0xa0591340, 0xe4183a3e, 0x3f54989a, 0x5b429d65, 0x6b8fe4d6, 0x99f73fd6,
+  0xa1d29c07, 0xefe830f5, 0x4d2d38e6, 0xf0255dc1, 0x4cdd2086, 0x8470eb26,
+  0x6382e9c6, 0x021ecc5e, 0x09686b3f, 0x3ebaefc9, 0x3c971814, 0x6b6a70a1,
+  0x687f3584, 0x52a0e286, 0xb79c5305, 0xaa500737, 0x3e07841c, 0x7fdeae5c,
+  0x8e7d44ec, 0x5716f2b8, 0xb03ada37, 0xf0500c0d, 0xf01c1f04, 0x0200b3ff,
+  0xae0cf51a, 0x3cb574b2, 0x25837a58, 0xdc0921bd, 0xd19113f9, 0x7ca92ff6,
+  0x94324773, 0x22f54701, 0x3ae5e581, 0x37c2dadc, 0xc8b57634, 0x9af3dda7,
+  0xa9446146, 0x0fd0030e, 0xecc8c73e, 0xa4751e41, 0xe238cd99, 0x3bea0e2f,
+  0x3280bba1, 0x183eb331, 0x4e548b38, 0x4f6db908, 0x6f420d03, 0xf60a04bf,
+  0x2cb81290, 0x24977c79, 0x5679b072, 0xbcaf89af, 0xde9a771f, 0xd9930810,
+  0xb38bae12, 0xdccf3f2e, 0x5512721f, 0x2e6b7124, 0x501adde6, 0x9f84cd87,
+  0x7a584718, 0x7408da17, 0xbc9f9abc, 0xe94b7d8c, 0xec7aec3a, 0xdb851dfa,
+  0x63094366, 0xc464c3d2, 0xef1c1847, 0x3215d908, 0xdd433b37, 0x24c2ba16,
+  0x12a14d43, 0x2a65c451, 0x50940002, 0x133ae4dd, 0x71dff89e, 0x10314e55,
+  0x81ac77d6, 0x5f11199b, 0x043556f1, 0xd7a3c76b, 0x3c11183b, 0x5924a509,
+  0xf28fe6ed, 0x97f1fbfa, 0x9ebabf2c, 0x1e153c6e, 0x86e34570, 0xeae96fb1,
+  0x860e5e0a, 0x5a3e2ab3, 0x771fe71c, 0x4e3d06fa, 0x2965dcb9, 0x99e71d0f,
+  0x803e89d6, 0x5266c825, 0x2e4cc978, 0x9c10b36a, 0xc6150eba, 0x94e2ea78,
+  0xa5fc3c53, 0x1e0a2df4, 0xf2f74ea7, 0x361d2b3d, 0x1939260f, 0x19c27960,
+  0x5223a708, 0xf71312b6, 0xebadfe6e, 0xeac31f66, 0xe3bc4595, 0xa67bc883,
+  0xb17f37d1, 0x018cff28, 0xc332ddef, 0xbe6c5aa5, 0x65582185, 0x68ab9802,
+  0xeecea50f, 0xdb2f953b, 0x2aef7dad, 0x5b6e2f84, 0x1521b628, 0x29076170,
+  0xecdd4775, 0x619f1510, 0x13cca830, 0xeb61bd96, 0x0334fe1e, 0xaa0363cf,
+  0xb5735c90, 0x4c70a239, 0xd59e9e0b, 0xcbaade14, 0xeecc86bc, 0x60622ca7,
+  0x9cab5cab, 0xb2f3846e, 0x648b1eaf, 0x19bdf0ca, 0xa02369b9, 0x655abb50,
+  0x40685a32, 0x3c2ab4b3, 0x319ee9d5, 0xc021b8f7, 0x9b540b19, 0x875fa099,
+  0x95f7997e, 0x623d7da8, 0xf837889a, 0x97e32d77, 0x11ed935f, 0x16681281,
+  0x0e358829, 0xc7e61fd6, 0x96dedfa1, 0x7858ba99, 0x57f584a5, 0x1b227263,
+  0x9b83c3ff, 0x1ac24696, 0xcdb30aeb, 0x532e3054, 0x8fd948e4, 0x6dbc3128,
+  0x58ebf2ef, 0x34c6ffea, 0xfe28ed61, 0xee7c3c73, 0x5d4a14d9, 0xe864b7e3,
+  0x42105d14, 0x203e13e0, 0x45eee2b6, 0xa3aaabea, 0xdb6c4f15, 0xfacb4fd0,
+  0xc742f442, 0xef6abbb5, 0x654f3b1d, 0x41cd2105, 0xd81e799e, 0x86854dc7,
+  0xe44b476a, 0x3d816250, 0xcf62a1f2, 0x5b8d2646, 0xfc8883a0, 0xc1c7b6a3,
+  0x7f1524c3, 0x69cb7492, 0x47848a0b, 0x5692b285, 0x095bbf00, 0xad19489d,
+  0x1462b174, 0x23820e00, 0x58428d2a, 0x0c55f5ea, 0x1dadf43e, 0x233f7061,
+  0x3372f092, 0x8d937e41, 0xd65fecf1, 0x6c223bdb, 0x7cde3759, 0xcbee7460,
+  0x4085f2a7, 0xce77326e, 0xa6078084, 0x19f8509e, 0xe8efd855, 0x61d99735,
+  0xa969a7aa, 0xc50c06c2, 0x5a04abfc, 0x800bcadc, 0x9e447a2e, 0xc3453484,
+  0xfdd56705, 0x0e1e9ec9, 0xdb73dbd3, 0x105588cd, 0x675fda79, 0xe3674340,
+  0xc5c43465, 0x713e38d8, 0x3d28f89e, 0xf16dff20, 0x153e21e7, 0x8fb03d4a,
+  0xe6e39f2b, 0xdb83adf7, 0xe93d5a68, 0x948140f7, 0xf64c261c, 0x94692934,
+  0x411520f7, 0x7602d4f7, 0xbcf46b2e, 0xd4a20068, 0xd4082471, 0x3320f46a,
+  0x43b7d4b7, 0x500061af, 0x1e39f62e, 0x97244546, 0x14214f74, 0xbf8b8840,
+  0x4d95fc1d, 0x96b591af, 0x70f4ddd3, 0x66a02f45, 0xbfbc09ec, 0x03bd9785,
+  0x7fac6dd0, 0x31cb8504, 0x96eb27b3, 0x55fd3941, 0xda2547e6, 0xabca0a9a,
+  0x28507825, 0x530429f4, 0x0a2c86da, 0xe9b66dfb, 0x68dc1462, 0xd7486900,
+  0x680ec0a4, 0x27a18dee, 0x4f3ffea2, 0xe887ad8c, 0xb58ce006, 0x7af4d6b6,
+  0xaace1e7c, 0xd3375fec, 0xce78a399, 0x406b2a42, 0x20fe9e35, 0xd9f385b9,
+  0xee39d7ab, 0x3b124e8b, 0x1dc9faf7, 0x4b6d1856, 0x26a36631, 0xeae397b2,
+  0x3a6efa74, 0xdd5b4332, 0x6841e7f7, 0xca7820fb, 0xfb0af54e, 0xd8feb397,
+  0x454056ac, 0xba489527, 0x55533a3a, 0x20838d87, 0xfe6ba9b7, 0xd096954b,
+  0x55a867bc, 0xa1159a58, 0xcca92963, 0x99e1db33, 0xa62a4a56, 0x3f3125f9,
+  0x5ef47e1c, 0x9029317c, 0xfdf8e802, 0x04272f70, 0x80bb155c, 0x05282ce3,
+  0x95c11548, 0xe4c66d22, 0x48c1133f, 0xc70f86dc, 0x07f9c9ee, 0x41041f0f,
+  0x404779a4, 0x5d886e17, 0x325f51eb, 0xd59bc0d1, 0xf2bcc18f, 0x41113564,
+  0x257b7834, 0x602a9c60, 0xdff8e8a3, 0x1f636c1b, 0x0e12b4c2, 0x02e1329e,
+  0xaf664fd1, 0xcad18115, 0x6b2395e0, 0x333e92e1, 0x3b240b62, 0xeebeb922,
+  0x85b2a20e, 0xe6ba0d99, 0xde720c8c, 0x2da2f728, 0xd0127845, 0x95b794fd,
+  0x647d0862, 0xe7ccf5f0, 0x5449a36f, 0x877d48fa, 0xc39dfd27, 0xf33e8d1e,
+  0x0a476341, 0x992eff74, 0x3a6f6eab, 0xf4f8fd37, 0xa812dc60, 0xa1ebddf8,
+  0x991be14c, 0xdb6e6b0d, 0xc67b5510, 0x6d672c37, 0x2765d43b, 0xdcd0e804,
+  0xf1290dc7, 0xcc00ffa3, 0xb5390f92, 0x690fed0b, 0x667b9ffb, 0xcedb7d9c,
+  0xa091cf0b, 0xd9155ea3, 0xbb132f88, 0x515bad24, 0x7b9479bf, 0x763bd6eb,
+  0x37392eb3, 0xcc115979, 0x8026e297, 0xf42e312d, 0x6842ada7, 0xc66a2b3b,
+  0x12754ccc, 0x782ef11c, 0x6a124237, 0xb79251e7, 0x06a1bbe6, 0x4bfb6350,
+  0x1a6b1018, 0x11caedfa, 0x3d25bdd8, 0xe2e1c3c9, 0x44421659, 0x0a121386,
+  0xd90cec6e, 0xd5abea2a, 0x64af674e, 0xda86a85f, 0xbebfe988, 0x64e4c3fe,
+  0x9dbc8057, 0xf0f7c086, 0x60787bf8, 0x6003604d, 0xd1fd8346, 0xf6381fb0,
+  0x7745ae04, 0xd736fccc, 0x83426b33, 0xf01eab71, 0xb0804187, 0x3c005e5f,
+  0x77a057be, 0xbde8ae24, 0x55464299, 0xbf582e61, 0x4e58f48f, 0xf2ddfda2,
+  0xf474ef38, 0x8789bdc2, 0x5366f9c3, 0xc8b38e74, 0xb475f255, 0x46fcd9b9,
+  0x7aeb2661, 0x8b1ddf84, 0x846a0e79, 0x915f95e2, 0x466e598e, 0x20b45770,
+  0x8cd55591, 0xc902de4c, 0xb90bace1, 0xbb8205d0, 0x11a86248, 0x7574a99e,
+  0xb77f19b6, 0xe0a9dc09, 0x662d09a1, 0xc4324633, 0xe85a1f02, 0x09f0be8c,
+  0x4a99a025, 0x1d6efe10, 0x1ab93d1d, 0x0ba5a4df, 0xa186f20f, 0x2868f169,
+  0xdcb7da83, 0x573906fe, 0xa1e2ce9b, 0x4fcd7f52, 0x50115e01, 0xa70683fa,
+  0xa002b5c4, 0x0de6d027, 0x9af88c27, 0x773f8641, 0xc3604c06, 0x61a806b5,
+  0xf0177a28, 0xc0f586e0, 0x006058aa, 0x30dc7d62, 0x11e69ed7, 0x2338ea63,
+  0x53c2dd94, 0xc2c21634, 0xbbcbee56, 0x90bcb6de, 0xebfc7da1, 0xce591d76,
+  0x6f05e409, 0x4b7c0188, 0x39720a3d, 0x7c927c24, 0x86e3725f, 0x724d9db9,
+  0x1ac15bb4, 0xd39eb8fc, 0xed545578, 0x08fca5b5, 0xd83d7cd3, 0x4dad0fc4,
+  0x1e50ef5e, 0xb161e6f8, 0xa28514d9, 0x6c51133c, 0x6fd5c7e7, 0x56e14ec4,
+  0x362abfce, 0xddc6c837, 0xd79a3234, 0x92638212, 0x670efa8e, 0x406000e0,
+  0x3a39ce37, 0xd3faf5cf, 0xabc27737, 0x5ac52d1b, 0x5cb0679e, 0x4fa33742,
+  0xd3822740, 0x99bc9bbe, 0xd5118e9d, 0xbf0f7315, 0xd62d1c7e, 0xc700c47b,
+  0xb78c1b6b, 0x21a19045, 0xb26eb1be, 0x6a366eb4, 0x5748ab2f, 0xbc946e79,
+  0xc6a376d2, 0x6549c2c8, 0x530ff8ee, 0x468dde7d, 0xd5730a1d, 0x4cd04dc6,
+  0x2939bbdb, 0xa9ba4650, 0xac9526e8, 0xbe5ee304, 0xa1fad5f0, 0x6a2d519a,
+  0x63ef8ce2, 0x9a86ee22, 0xc089c2b8, 0x43242ef6, 0xa51e03aa, 0x9cf2d0a4,
+  0x83c061ba, 0x9be96a4d, 0x8fe51550, 0xba645bd6, 0x2826a2f9, 0xa73a3ae1,
+  0x4ba99586, 0xef5562e9, 0xc72fefd3, 0xf752f7da, 0x3f046f69, 0x77fa0a59,
+  0x80e4a915, 0x87b08601, 0x9b09e6ad, 0x3b3ee593, 0xe990fd5a, 0x9e34d797,
+  0x2cf0b7d9, 0x022b8b51, 0x96d5ac3a, 0x017da67d, 0xd1cf3ed6, 0x7c7d2d28,
+  0x1f9f25cf, 0xadf2b89b, 0x5ad6b472, 0x5a88f54c, 0xe029ac71, 0xe019a5e6,
+  0x47b0acfd, 0xed93fa9b, 0xe8d3c48d, 0x283b57cc, 0xf8d56629, 0x79132e28,
+  0x785f0191, 0xed756055, 0xf7960e44, 0xe3d35e8c, 0x15056dd4, 0x88f46dba,
+  0x03a16125, 0x0564f0bd, 0xc3eb9e15, 0x3c9057a2, 0x97271aec, 0xa93a072a,
+  0x1b3f6d9b, 0x1e6321f5, 0xf59c66fb, 0x26dcf319, 0x7533d928, 0xb155fdf5,
+  0x03563482, 0x8aba3cbb, 0x28517711, 0xc20ad9f8, 0xabcc5167, 0xccad925f,
+  0x4de81751, 0x3830dc8e, 0x379d5862, 0x9320f991, 0xea7a90c2, 0xfb3e7bce,
+  0x5121ce64, 0x774fbe32, 0xa8b6e37e, 0xc3293d46, 0x48de5369, 0x6413e680,
+  0xa2ae0810, 0xdd6db224, 0x69852dfd, 0x09072166, 0xb39a460a, 0x6445c0dd,
+  0x586cdecf, 0x1c20c8ae, 0x5bbef7dd, 0x1b588d40, 0xccd2017f, 0x6bb4e3bb,
+  0xdda26a7e, 0x3a59ff45, 0x3e350a44, 0xbcb4cdd5, 0x72eacea8, 0xfa6484bb,
+  0x8d6612ae, 0xbf3c6f47, 0xd29be463, 0x542f5d9e, 0xaec2771b, 0xf64e6370,
+  0x740e0d8d, 0xe75b1357, 0xf8721671, 0xaf537d5d, 0x4040cb08, 0x4eb4e2cc,
+  0x34d2466a, 0x0115af84, 0xe1b00428, 0x95983a1d, 0x06b89fb4, 0xce6ea048,
+  0x6f3f3b82, 0x3520ab82, 0x011a1d4b, 0x277227f8, 0x611560b1, 0xe7933fdc,
+  0xbb3a792b, 0x344525bd, 0xa08839e1, 0x51ce794b, 0x2f32c9b7, 0xa01fbac9,
+  0xe01cc87e, 0xbcc7d1f6, 0xcf0111c3, 0xa1e8aac7, 0x1a908749, 0xd44fbd9a,
+  0xd0dadecb, 0xd50ada38, 0x0339c32a, 0xc6913667, 0x8df9317c, 0xe0b12b4f,
+  0xf79e59b7, 0x43f5bb3a, 0xf2d519ff, 0x27d9459c, 0xbf97222c, 0x15e6fc2a,
+  0x0f91fc71, 0x9b941525, 0xfae59361, 0xceb69ceb, 0xc2a86459, 0x12baa8d1,
+  0xb6c1075e, 0xe3056a0c, 0x10d25065, 0xcb03a442, 0xe0ec6e0e, 0x1698db3b,
+  0x4c98a0be, 0x3278e964, 0x9f1f9532, 0xe0d392df, 0xd3a0342b, 0x8971f21e,
+  0x1b0a7441, 0x4ba3348c, 0xc5be7120, 0xc37632d8, 0xdf359f8d, 0x9b992f2e,
+  0xe60b6f47, 0x0fe3f11d, 0xe54cda54, 0x1edad891, 0xce6279cf, 0xcd3e7e6f,
+  0x1618b166, 0xfd2c1d05, 0x848fd2c5, 0xf6fb2299, 0xf523f357, 0xa6327623,
+  0x93a83531, 0x56cccd02, 0xacf08162, 0x5a75ebb5, 0x6e163697, 0x88d273cc,
+  0xde966292, 0x81b949d0, 0x4c50901b, 0x71c65614, 0xe6c6c7bd, 0x327a140a,
+  0x45e1d006, 0xc3f27b9a, 0xc9aa53fd, 0x62a80f00, 0xbb25bfe2, 0x35bdd2f6,
+  0x71126905, 0xb2040222, 0xb6cbcf7c, 0xcd769c2b, 0x53113ec0, 0x1640e3d3,
+  0x38abbd60, 0x2547adf0, 0xba38209c, 0xf746ce76, 0x77afa1c5, 0x20756060,
+  0x85cbfe4e, 0x8ae88dd8, 0x7aaaf9b0, 0x4cf9aa7e, 0x1948c25c, 0x02fb8a8c,
+  0x01c36ae4, 0xd6ebe1f9, 0x90d4f869, 0xa65cdea0, 0x3f09252d, 0xc208e69f,
+  0xb74e6132, 0xce77e25b, 0x578fdfe3, 0x3ac372e6,
+];
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var C_ORIG = [
+  0x4f727068, 0x65616e42, 0x65686f6c, 0x64657253, 0x63727944, 0x6f756274,
+];
+
+/**
+ * @param {Array.<number>} lr
+ * @param {number} off
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @returns {Array.<number>}
+ * @inner
+ */
+function _encipher(lr, off, P, S) {
+  // This is our bottleneck: 1714/1905 ticks / 90% - see profile.txt
+  var n,
+    l = lr[off],
+    r = lr[off + 1];
+
+  l ^= P[0];
+
+  /*
+    for (var i=0, k=BLOWFISH_NUM_ROUNDS-2; i<=k;)
+        // Feistel substitution on left word
+        n  = S[l >>> 24],
+        n += S[0x100 | ((l >> 16) & 0xff)],
+        n ^= S[0x200 | ((l >> 8) & 0xff)],
+        n += S[0x300 | (l & 0xff)],
+        r ^= n ^ P[++i],
+        // Feistel substitution on right word
+        n  = S[r >>> 24],
+        n += S[0x100 | ((r >> 16) & 0xff)],
+        n ^= S[0x200 | ((r >> 8) & 0xff)],
+        n += S[0x300 | (r & 0xff)],
+        l ^= n ^ P[++i];
+    */
+
+  //The following is an unrolled version of the above loop.
+  //Iteration 0
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[1];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[2];
+  //Iteration 1
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[3];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[4];
+  //Iteration 2
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[5];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[6];
+  //Iteration 3
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[7];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[8];
+  //Iteration 4
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[9];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[10];
+  //Iteration 5
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[11];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[12];
+  //Iteration 6
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[13];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[14];
+  //Iteration 7
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[15];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[16];
+
+  lr[off] = r ^ P[BLOWFISH_NUM_ROUNDS + 1];
+  lr[off + 1] = l;
+  return lr;
+}
+
+/**
+ * @param {Array.<number>} data
+ * @param {number} offp
+ * @returns {{key: number, offp: number}}
+ * @inner
+ */
+function _streamtoword(data, offp) {
+  for (var i = 0, word = 0; i < 4; ++i)
+    (word = (word << 8) | (data[offp] & 0xff)),
+      (offp = (offp + 1) % data.length);
+  return { key: word, offp: offp };
+}
+
+/**
+ * @param {Array.<number>} key
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @inner
+ */
+function _key(key, P, S) {
+  var offset = 0,
+    lr = [0, 0],
+    plen = P.length,
+    slen = S.length,
+    sw;
+  for (var i = 0; i < plen; i++)
+    (sw = _streamtoword(key, offset)),
+      (offset = sw.offp),
+      (P[i] = P[i] ^ sw.key);
+  for (i = 0; i < plen; i += 2)
+    (lr = _encipher(lr, 0, P, S)), (P[i] = lr[0]), (P[i + 1] = lr[1]);
+  for (i = 0; i < slen; i += 2)
+    (lr = _encipher(lr, 0, P, S)), (S[i] = lr[0]), (S[i + 1] = lr[1]);
+}
+
+/**
+ * Expensive key schedule Blowfish.
+ * @param {Array.<number>} data
+ * @param {Array.<number>} key
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @inner
+ */
+function _ekskey(data, key, P, S) {
+  var offp = 0,
+    lr = [0, 0],
+    plen = P.length,
+    slen = S.length,
+    sw;
+  for (var i = 0; i < plen; i++)
+    (sw = _streamtoword(key, offp)), (offp = sw.offp), (P[i] = P[i] ^ sw.key);
+  offp = 0;
+  for (i = 0; i < plen; i += 2)
+    (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[0] ^= sw.key),
+      (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[1] ^= sw.key),
+      (lr = _encipher(lr, 0, P, S)),
+      (P[i] = lr[0]),
+      (P[i + 1] = lr[1]);
+  for (i = 0; i < slen; i += 2)
+    (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[0] ^= sw.key),
+      (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[1] ^= sw.key),
+      (lr = _encipher(lr, 0, P, S)),
+      (S[i] = lr[0]),
+      (S[i + 1] = lr[1]);
+}
+
+/**
+ * Internaly crypts a string.
+ * @param {Array.<number>} b Bytes to crypt
+ * @param {Array.<number>} salt Salt bytes to use
+ * @param {number} rounds Number of rounds
+ * @param {function(Error, Array.<number>=)=} callback Callback receiving the error, if any, and the resulting bytes. If
+ *  omitted, the operation will be performed synchronously.
+ *  @param {function(number)=} progressCallback Callback called with the current progress
+ * @returns {!Array.<number>|undefined} Resulting bytes if callback has been omitted, otherwise `undefined`
+ * @inner
+ */
+function _crypt(b, salt, rounds, callback, progressCallback) {
+  var cdata = C_ORIG.slice(),
+    clen = cdata.length,
+    err;
+
+  // Validate
+  if (rounds < 4 || rounds > 31) {
+    err = Error("Illegal number of rounds (4-31): " + rounds);
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  if (salt.length !== BCRYPT_SALT_LEN) {
+    err = Error(
+      "Illegal salt length: " + salt.length + " != " + BCRYPT_SALT_LEN,
+    );
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  rounds = (1 << rounds) >>> 0;
+
+  var P,
+    S,
+    i = 0,
+    j;
+
+  //Use typed arrays when available - huge speedup!
+  if (typeof Int32Array === "function") {
+    P = new Int32Array(P_ORIG);
+    S = new Int32Array(S_ORIG);
+  } else {
+    P = P_ORIG.slice();
+    S = S_ORIG.slice();
+  }
+
+  _ekskey(salt, b, P, S);
+
+  /**
+   * Calcualtes the next round.
+   * @returns {Array.<number>|undefined} Resulting array if callback has been omitted, otherwise `undefined`
+   * @inner
+   */
+  function next() {
+    if (progressCallback) progressCallback(i / rounds);
+    if (i < rounds) {
+      var start = Date.now();
+      for (; i < rounds; ) {
+        i = i + 1;
+        _key(b, P, S);
+        _key(salt, P, S);
+        if (Date.now() - start > MAX_EXECUTION_TIME) break;
+      }
+    } else {
+      for (i = 0; i < 64; i++)
+        for (j = 0; j < clen >> 1; j++) _encipher(cdata, j << 1, P, S);
+      var ret = [];
+      for (i = 0; i < clen; i++)
+        ret.push(((cdata[i] >> 24) & 0xff) >>> 0),
+          ret.push(((cdata[i] >> 16) & 0xff) >>> 0),
+          ret.push(((cdata[i] >> 8) & 0xff) >>> 0),
+          ret.push((cdata[i] & 0xff) >>> 0);
+      if (callback) {
+        callback(null, ret);
+        return;
+      } else return ret;
+    }
+    if (callback) nextTick(next);
+  }
+
+  // Async
+  if (typeof callback !== "undefined") {
+    next();
+
+    // Sync
+  } else {
+    var res;
+    while (true) if (typeof (res = next()) !== "undefined") return res || [];
+  }
+}
+
+/**
+ * Internally hashes a password.
+ * @param {string} password Password to hash
+ * @param {?string} salt Salt to use, actually never null
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting hash. If omitted,
+ *  hashing is performed synchronously.
+ *  @param {function(number)=} progressCallback Callback called with the current progress
+ * @returns {string|undefined} Resulting hash if callback has been omitted, otherwise `undefined`
+ * @inner
+ */
+function _hash(password, salt, callback, progressCallback) {
+  var err;
+  if (typeof password !== "string" || typeof salt !== "string") {
+    err = Error("Invalid string / salt: Not a string");
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+
+  // Validate the salt
+  var minor, offset;
+  if (salt.charAt(0) !== "$" || salt.charAt(1) !== "2") {
+    err = Error("Invalid salt version: " + salt.substring(0, 2));
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  if (salt.charAt(2) === "$") (minor = String.fromCharCode(0)), (offset = 3);
+  else {
+    minor = salt.charAt(2);
+    if (
+      (minor !== "a" && minor !== "b" && minor !== "y") ||
+      salt.charAt(3) !== "$"
+    ) {
+      err = Error("Invalid salt revision: " + salt.substring(2, 4));
+      if (callback) {
+        nextTick(callback.bind(this, err));
+        return;
+      } else throw err;
+    }
+    offset = 4;
+  }
+
+  // Extract number of rounds
+  if (salt.charAt(offset + 2) > "$") {
+    err = Error("Missing salt rounds");
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  var r1 = parseInt(salt.substring(offset, offset + 1), 10) * 10,
+    r2 = parseInt(salt.substring(offset + 1, offset + 2), 10),
+    rounds = r1 + r2,
+    real_salt = salt.substring(offset + 3, offset + 25);
+  password += minor >= "a" ? "\x00" : "";
+
+  var passwordb = utf8Array(password),
+    saltb = base64_decode(real_salt, BCRYPT_SALT_LEN);
+
+  /**
+   * Finishes hashing.
+   * @param {Array.<number>} bytes Byte array
+   * @returns {string}
+   * @inner
+   */
+  function finish(bytes) {
+    var res = [];
+    res.push("$2");
+    if (minor >= "a") res.push(minor);
+    res.push("$");
+    if (rounds < 10) res.push("0");
+    res.push(rounds.toString());
+    res.push("$");
+    res.push(base64_encode(saltb, saltb.length));
+    res.push(base64_encode(bytes, C_ORIG.length * 4 - 1));
+    return res.join("");
+  }
+
+  // Sync
+  if (typeof callback == "undefined")
+    return finish(_crypt(passwordb, saltb, rounds));
+  // Async
+  else {
+    _crypt(
+      passwordb,
+      saltb,
+      rounds,
+      function (err, bytes) {
+        if (err) callback(err, null);
+        else callback(null, finish(bytes));
+      },
+      progressCallback,
+    );
+  }
+}
+
+/**
+ * Encodes a byte array to base64 with up to len bytes of input, using the custom bcrypt alphabet.
+ * @function
+ * @param {!Array.<number>} bytes Byte array
+ * @param {number} length Maximum input length
+ * @returns {string}
+ */
+function encodeBase64(bytes, length) {
+  return base64_encode(bytes, length);
+}
+
+/**
+ * Decodes a base64 encoded string to up to len bytes of output, using the custom bcrypt alphabet.
+ * @function
+ * @param {string} string String to decode
+ * @param {number} length Maximum output length
+ * @returns {!Array.<number>}
+ */
+function decodeBase64(string, length) {
+  return base64_decode(string, length);
+}
+
+/* harmony default export */ const bcryptjs = ({
+  setRandomFallback,
+  genSaltSync,
+  genSalt,
+  hashSync,
+  hash,
+  compareSync,
+  compare,
+  getRounds,
+  getSalt,
+  truncates,
+  encodeBase64,
+  decodeBase64,
+});
+
+;// CONCATENATED MODULE: ./src/deploy/private.ts
+// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
+// ever published to it, in the order the service needs: the user added (its password sent only as a
+// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
+// publish. An empty basic-auth makes a private namespace public again.
+
+
+
+
+
+
+
+/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+const BCRYPT_COST = 10;
+/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+const CDN_AUTH_USERS_APPLIED = 10;
+/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
+async function readAccess(client, gameId, namespaceId) {
+    const { cdn } = (await client.getNamespace(gameId, namespaceId)).namespace.config;
+    return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) };
+}
+/**
+ * Makes the namespace private before anything of the build is published to it: adds the user (a
+ * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
+ * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
+ * read showed; undefined for a namespace this run created (a new namespace is public).
+ */
+async function makePrivate(target, auth, before, url, waitUntilPrivate) {
+    const { client, gameId, namespaceId, logger } = target;
+    const name = target.nameId ?? namespaceId;
+    const password = await bcryptjs.hash(auth.password, BCRYPT_COST);
+    try {
+        await client.updateNamespaceCdnAuthUser(gameId, namespaceId, { user: auth.user, password });
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.code === 'CDN_TOO_MANY_AUTH_USERS') {
+            throw new errors_UsageError(`Namespace ${name} has the most users of basic auth the service allows (32; then even replacing one ` +
+                `is refused): remove the users it no longer needs, then run again. (${error.message})`, { cause: error });
+        }
+        throw error;
+    }
+    const wasPrivate = before?.authType === 'basic';
+    if (!wasPrivate)
+        await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic');
+    logger.info(wasPrivate
+        ? `Namespace ${name} is private: user ${auth.user} set again from ${table_Input.BasicAuth} (its password sent as a bcrypt hash)`
+        : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
+            '(its password sent as a bcrypt hash), basic auth on');
+    const others = before?.users.filter((user) => user !== auth.user) ?? [];
+    if (others.length >= CDN_AUTH_USERS_APPLIED &&
+        !before?.users.slice(0, CDN_AUTH_USERS_APPLIED).includes(auth.user)) {
+        logger.warning(`Namespace ${name} has ${others.length} other users of basic auth: the CDN applies only the first ` +
+            `${CDN_AUTH_USERS_APPLIED}, so user ${auth.user} may be refused. Remove the users it no longer needs`);
+    }
+    await waitUntilPrivate(url);
+}
+/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+async function makePublic(target, before) {
+    const { client, gameId, namespaceId, logger } = target;
+    await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none');
+    for (const user of before.users)
+        await client.removeNamespaceCdnAuthUser(gameId, namespaceId, user);
+    const removed = before.users.length
+        ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
+        : '';
+    logger.info(`${table_Input.BasicAuth} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+        `(basic auth off${removed}); anyone with its URL sees what it serves`);
+}
+/**
+ * Polls the host's `/` without credentials until it answers 401, with the backoff of the seen-live
+ * checks (verify.ts); anything else (nothing served yet, what it served before) is waited out.
+ */
+function privateHostWaiter(options) {
+    const { clock, signal, timeoutMs, logger } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    return async (url) => {
+        const { origin, base, headers } = hostRequest(url);
+        logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
+        const started = clock.now();
+        let wait = FIRST_WAIT_MS;
+        for (let attempt = 1;; attempt++) {
+            signal.throwIfAborted();
+            const seen = await statusOf(`${origin}${base}/`, headers, options);
+            const durationMs = clock.now() - started;
+            if (seen === 401) {
+                logger.info(`${url} answers 401 without credentials (after ${(durationMs / 1000).toFixed(1)} s): it is private`);
+                return;
+            }
+            const what = typeof seen === 'number' ? `answers ${seen}` : seen;
+            logger.debug(`Check ${attempt}: ${url} ${what} without credentials`);
+            const left = timeoutMs - durationMs;
+            if (left <= 0) {
+                throw new Error(`${url} still ${what} without credentials after ${(durationMs / 1000).toFixed(1)} s: the build was not ` +
+                    `published to it, as it would not be private. Run again (the CDN may be slow: ${table_Input.VerifyTimeout} bounds the wait)`);
+            }
+            await sleep(Math.min(wait, left), signal);
+            wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+        }
+    };
+}
+async function statusOf(url, headers, options) {
+    try {
+        const answer = await (0,undici.request)(url, {
+            dispatcher: options.dispatcher,
+            method: 'HEAD',
+            headers,
+            signal: options.signal,
+            headersTimeout: options.stallMs,
+            bodyTimeout: options.stallMs,
+        });
+        await answer.body.dump();
+        return answer.statusCode;
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return `could not be fetched (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+    }
+}
+/** What the summary and the comment say of a private namespace: never its password. */
+function privateNote(user) {
+    return `private (basic auth): ask the team for the password of user ${user}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/sizes.ts
+// What changed in size: this build compared with what a base namespace serves (compare-with), read
+// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
+// always shown, the other changes largest first, in a table of a few rows.
+
+/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
+const SIZE_ROWS_SHOWN = 15;
+/** The files an engine cannot start without, in any of their compressed forms. */
+const sizes_ENGINE_FILE = /\.(wasm|data|pck)(\.(br|gz|unityweb))?$|\.(wasm|data)\.unityweb$/i;
+/** The build (`manifest`) compared with the base's record. */
+function compareSizes(base, record, manifest) {
+    const before = new Map(record.files.map((f) => [f.path, f.size]));
+    const after = new Map(manifest.files.map((f) => [f.path, f.size]));
+    const rows = [];
+    for (const [path, size] of after) {
+        rows.push({ path, before: before.get(path), after: size, engine: sizes_ENGINE_FILE.test(path) });
+    }
+    for (const [path, size] of before) {
+        if (!after.has(path))
+            rows.push({ path, before: size, engine: sizes_ENGINE_FILE.test(path) });
+    }
+    const changed = rows.filter((row) => row.before !== row.after);
+    const byChange = (a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) ||
+        (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
+        (a.path < b.path ? -1 : 1);
+    const engine = rows.filter((row) => row.engine).sort(byChange);
+    const others = changed.filter((row) => !row.engine).sort(byChange);
+    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
+    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
+    const shown = [...engineShown, ...othersShown];
+    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
+    return {
+        base,
+        baseCommit: record.commit,
+        totalBefore: record.totalBytes,
+        totalAfter: manifest.totalBytes,
+        rows: shown.sort(byChange),
+        more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
+        added: rows.filter((row) => row.before === undefined).length,
+        removed: rows.filter((row) => row.after === undefined).length,
+        changed: changed.length,
+    };
+}
+/** after - before, a new file's whole size, a removed file's negated. */
+function delta(row) {
+    return (row.after ?? 0) - (row.before ?? 0);
+}
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+function describeDelta(before, after) {
+    const change = (after ?? 0) - (before ?? 0);
+    if (after === undefined)
+        return `removed (${signed(change)})`;
+    if (before === undefined)
+        return `new (${signed(change)})`;
+    if (change === 0)
+        return 'no change';
+    const percent = before > 0 ? ` (${change > 0 ? '+' : ''}${((change / before) * 100).toFixed(1)}%)` : '';
+    return `${signed(change)}${percent}`;
+}
+function signed(bytes) {
+    return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`;
+}
+/** A size, or `-` for a file one side does not have. */
+function sizeCell(bytes) {
+    return bytes === undefined ? '-' : formatBytes(bytes);
+}
+/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
+function sizeSummary(change) {
+    const { totalBefore, totalAfter } = change;
+    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
+    return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`;
+}
+/** The line under the table for the changes it leaves out; undefined when it shows every one. */
+function moreLine(change) {
+    const { count, delta: sum } = change.more;
+    if (!count)
+        return undefined;
+    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
 
 
 
@@ -39924,7 +41648,8 @@ function deployOutputs(result) {
         [Output.Digest]: result.manifest?.digest ?? null,
         [Output.Manifest]: result.manifestPath ?? null,
         [Output.VersionId]: result.published?.versionId ?? null,
-        [Output.Url]: result.published?.url ?? null,
+        // An older commit's run leaves the namespace on the newer build: url is where it is served.
+        [Output.Url]: result.published?.url ?? result.older?.url ?? null,
         [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
         [Output.Verified]: result.verification?.verified ?? false,
@@ -39934,10 +41659,15 @@ function deployOutputs(result) {
 function deployReport(result) {
     const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
-        : result.skipped
-            ? 'gamehost deploy: unchanged, no new site'
-            : 'gamehost deploy';
+        : result.older?.blocked
+            ? 'gamehost deploy: an older commit, nothing published'
+            : result.skipped
+                ? 'gamehost deploy: unchanged, no new site'
+                : 'gamehost deploy';
     const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
+    if (result.older?.blocked)
+        report.blocks.unshift(report_text(result.older.reason));
+    report.blocks.push(...sizeBlocks(result));
     const { manifest } = result;
     if (manifest && manifest.fileCount > 0) {
         const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
@@ -39947,6 +41677,29 @@ function deployReport(result) {
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
+/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
+function sizeBlocks(result) {
+    const change = result.sizes;
+    if (!change)
+        return [];
+    const commit = change.baseCommit ? ` (commit ${change.baseCommit.slice(0, 7)})` : '';
+    const blocks = [
+        heading(`Size compared with ${change.base}${commit}`),
+        report_text(sizeSummary(change)),
+    ];
+    if (change.rows.length) {
+        blocks.push(table(['File', 'Before', 'After', 'Change'], change.rows.map((row) => [
+            { code: row.path },
+            sizeCell(row.before),
+            sizeCell(row.after),
+            describeDelta(row.before, row.after),
+        ])));
+    }
+    const more = moreLine(change);
+    if (more)
+        blocks.push(report_text(more));
+    return blocks;
+}
 /** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result) {
     const { serving } = result;
@@ -40100,6 +41853,8 @@ function resultRows(result, failed) {
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
         rows.push(['Digest', { code: manifest.digest }]);
     }
+    if (result.record)
+        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
     if (!manifest && result.siteId) {
         rows.push([
             'Site',
@@ -40121,7 +41876,10 @@ function resultRows(result, failed) {
         else if (published.replacedVersionId)
             version.push(' (replaced ', { code: published.replacedVersionId }, ')');
         rows.push(['Version', version]);
-        rows.unshift(...whereRows(published), ['Live', liveCell(result)]);
+        const access = published.privateUser
+            ? [['Access', privateNote(published.privateUser)]]
+            : [];
+        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)]);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -43954,6 +45712,7 @@ const actionsGlob = async (root, patterns, includeHidden) => {
 
 
 
+
 /** The state: the last thing in the comment, so that no text shown above it can stand in for it. */
 const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/;
 /**
@@ -44016,7 +45775,7 @@ function nextState(key, previous, update) {
         Object.assign(state, update.completed);
     if (update.published) {
         // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
-        for (const field of ['url', 'domainStatus', 'cnameTarget'])
+        for (const field of ['url', 'domainStatus', 'cnameTarget', 'privateUser'])
             delete state[field];
         Object.assign(state, withoutUndefined(update.published));
     }
@@ -44044,6 +45803,8 @@ function renderComment(view) {
         rows.push([domainActive ? 'Host' : 'Preview', preview(state.url)]);
     if (state.domain && !domainActive)
         rows.push(['Domain', pendingDomain(state, state.domain, domainLink)]);
+    if (state.privateUser)
+        rows.push(['Access', privateNote(markdownCode(state.privateUser))]);
     if (state.siteId) {
         const files = typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'
             ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
@@ -44244,7 +46005,7 @@ class PreviewComment {
         }
         catch (error) {
             // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
-            const refused = [401, 403, 404].includes(statusOf(error) ?? 0);
+            const refused = [401, 403, 404].includes(comment_statusOf(error) ?? 0);
             logger.warning(`Could not comment on #${issue}: ${comment_describe(error)}. The deploy itself is fine` +
                 (refused
                     ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
@@ -44367,7 +46128,7 @@ class PreviewComment {
         }
         catch (error) {
             // Deleted already (by a run that saw the same two): nothing left to do.
-            if (statusOf(error) !== 404)
+            if (comment_statusOf(error) !== 404)
                 throw error;
         }
     }
@@ -44397,7 +46158,7 @@ function comment_describe(error) {
         : describeGitHubError(error);
 }
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
-function statusOf(error) {
+function comment_statusOf(error) {
     const failure = lastFailure(error);
     return failure instanceof GitHubCallError ? undefined : githubStatus(failure);
 }
@@ -44422,7 +46183,7 @@ function lastFailure(error) {
 function retryable(error) {
     if (error instanceof GitHubCallError)
         return !error.message.includes('in all');
-    const status = statusOf(error);
+    const status = comment_statusOf(error);
     return status === undefined || status === 429 || status >= 500;
 }
 
@@ -45126,6 +46887,7 @@ async function readFileStart(file, bytes) {
 
 
 
+
 function hasTarget(inputs) {
     return inputs.target.kind !== 'none';
 }
@@ -45157,6 +46919,9 @@ function readInputs(get, context = {}, options = {}) {
         skipUnchanged: readBoolean(table_Input.SkipUnchanged, get(table_Input.SkipUnchanged), true),
         ifNoToken: readChoice(table_Input.IfNoToken, get(table_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
         comment: readBoolean(table_Input.Comment, get(table_Input.Comment), true),
+        siteRecord: readBoolean(table_Input.SiteRecord, get(table_Input.SiteRecord), true),
+        allowOlder: readBoolean(table_Input.AllowOlder, get(table_Input.AllowOlder), false),
+        compareWith: readCompareWith(get(table_Input.CompareWith)),
     };
     if (!site.path && target.kind === 'none' && !options.closing) {
         throw new errors_UsageError(`${table_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
@@ -45216,7 +46981,19 @@ function readTarget(get, path) {
     const publish = readBoolean(table_Input.Publish, get(table_Input.Publish), true) && path !== undefined;
     const cdnDomain = readCdnDomain(get);
     checkDomainOutsideCdn(domain, cdnDomain);
-    const work = { versionId, domain, matchmaker, publish, cdnDomain };
+    const basicAuth = readBasicAuth(get(table_Input.BasicAuth).trim());
+    if (basicAuth && !(hasNamespace && publish)) {
+        throw new errors_UsageError(`${table_Input.BasicAuth} makes the namespace private before the build is published to it: it needs ` +
+            `${table_Input.Path} and ${table_Input.Namespace} (or ${table_Input.NamespaceId}), with ${table_Input.Publish} on`);
+    }
+    const work = {
+        versionId,
+        domain,
+        matchmaker,
+        publish,
+        cdnDomain,
+        ...(basicAuth && { basicAuth }),
+    };
     if (namespaceId)
         return { kind: 'id', namespaceId, nameId, ...work };
     if (nameId)
@@ -45352,11 +47129,17 @@ function domainProblem(domain) {
             'joined by single dots, at most 253 characters in all, like play.example.com'
         : undefined;
 }
+/** compare-with: a namespace name_id, or empty for no comparison. */
+function readCompareWith(raw) {
+    const nameId = raw.trim();
+    return nameId ? checkNameId(table_Input.CompareWith, nameId) : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/deploy/collect.ts
 // The deploy's first stage: the site's files found, opened and identified, how they are served
 // planned and checked, and (when it is needed before anything is created) their digest. Nothing here
 // calls the service.
+
 
 
 
@@ -45377,6 +47160,8 @@ async function collectSite(site, options) {
             message: (total) => `${table_Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
         },
     });
+    if (options.siteRecord)
+        checkRecordPathFree(files);
     const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
     logger.info(`${files.length} files, ${formatBytes(totalBytes)}`);
     // What the engine needs, and the headers' routes, checked before anything is created.
@@ -45666,14 +47451,16 @@ function isNameTaken(error) {
 
 
 
+
 /**
  * Makes the version of the new site from the base version and publishes it to the namespace; a
  * namespace the game does not have is created on the base version first, then published to like any
  * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
  * an unchanged build) is left as it is.
  */
-async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace) {
+async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
     const { gameId } = inputs.connection;
+    const { basicAuth } = inputs.target;
     const url = plan.cdnDomain && namespaceUrl(plan.cdnDomain, plan.gameNameId, provisioned.nameId ?? '');
     const existing = provisioned.namespaceId;
     const unchanged = {
@@ -45683,7 +47470,28 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
         created: false,
         url,
         domain: publishedDomain(provisioned, url),
+        privateUser: basicAuth?.user,
     };
+    const access = (namespaceId) => ({
+        client,
+        gameId,
+        namespaceId,
+        nameId: provisioned.nameId,
+        logger,
+    });
+    const privateAt = () => {
+        if (url)
+            return url;
+        // planTarget refuses basic-auth without a CDN domain before anything is created.
+        throw new Error('the namespace cannot be seen to be private: its URL is unknown');
+    };
+    if (existing) {
+        const before = await readAccess(client, gameId, existing);
+        if (basicAuth)
+            await makePrivate(access(existing), basicAuth, before, privateAt(), waitUntilPrivate);
+        else if (before.authType === 'basic')
+            await makePublic(access(existing), before);
+    }
     if (existing && servesAlready(plan, siteId)) {
         logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
         logWhere(unchanged, logger);
@@ -45698,6 +47506,9 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
         const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace);
         ({ namespaceId } = made);
         now = made;
+        // A new namespace serves the base version, publicly: it is made private before the publish.
+        if (basicAuth)
+            await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate);
     }
     await client.setNamespaceVersion(gameId, namespaceId, created.versionId);
     logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`);
@@ -45759,6 +47570,7 @@ function domainLine(domain) {
 
 
 
+
 async function planTarget(client, inputs, routes, logger, onNamespace) {
     const { target } = inputs;
     const { gameId } = inputs.connection;
@@ -45772,6 +47584,10 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
                 return;
             cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
             checkDomainOutsideCdn(target.domain, cdnDomain);
+            if (target.basicAuth && !cdnDomain) {
+                throw new errors_UsageError(`${table_Input.BasicAuth}: the namespace's host must be seen answering 401 before the build is published, ` +
+                    `and the service names no CDN domain: set ${table_Input.CdnDomain} to the domain it serves namespaces under`);
+            }
         },
     });
     if (!target.publish)
@@ -45818,20 +47634,28 @@ function routesLine(base, routes) {
 // cancelled upload is never completed: the site stays empty rather than half there.
 
 
+
+/**
+ * Creates the site and uploads its files. With a record: when the files were hashed already, it is
+ * uploaded with them; else the site is created with the record's size (known before hashing, see
+ * recordSize), the files are uploaded and hashed, and the record, made from their hashes, last.
+ */
 async function uploadSite(options) {
-    const { client, logger, files, signal } = options;
+    const { client, logger, files, signal, record: source } = options;
     signal?.throwIfAborted();
+    const known = options.manifest && source ? recordFile(options.manifest, source) : undefined;
+    const recordSizeNow = known?.size ?? (source ? recordSize(files, source) : undefined);
+    const descriptors = fileDescriptors(recordSizeNow === undefined ? files : [...files, recordDescriptor(recordSizeNow)]);
     const site = await client.createCdnSite(options.gameId, {
         display_name: options.siteName,
-        files: fileDescriptors(files),
+        files: descriptors,
     });
     options.onSiteCreated({ siteId: site.site_id, uploadId: site.upload_id });
+    const count = descriptors.length;
     logger.info(`Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-        `for ${files.length} files, up to ${options.concurrency} at a time`);
-    const upload = await uploadParts({
-        files,
-        hash: !options.manifest,
-        requests: site.presigned_requests,
+        `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${options.concurrency} at a time`);
+    const send = (sent) => uploadParts({
+        ...sent,
         dispatcher: options.dispatcher,
         concurrency: options.concurrency,
         retry: options.retry,
@@ -45841,16 +47665,123 @@ async function uploadSite(options) {
         signal,
         open: options.open,
     });
-    const manifest = options.manifest ?? buildManifest(files, upload.sha256);
+    let upload;
+    let manifest = options.manifest;
+    let record = known;
+    if (manifest || !source) {
+        upload = await send({
+            files: record ? [...files, record] : files,
+            hash: !manifest,
+            requests: site.presigned_requests,
+        });
+        manifest ??= buildManifest(files, upload.sha256);
+    }
+    else {
+        const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path);
+        upload = await send({ files, hash: true, requests: others });
+        manifest = buildManifest(files, upload.sha256);
+        record = recordFile(manifest, source);
+        if (record.size !== recordSizeNow) {
+            throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`);
+        }
+        const last = await send({ files: [record], hash: false, requests: matching });
+        upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes };
+    }
     if (!options.manifest)
         await options.onHashed(manifest);
     signal?.throwIfAborted();
     await client.completeUpload(site.upload_id);
-    logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${files.length} files`);
-    return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest };
+    logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${count} files`);
+    return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record };
+}
+
+;// CONCATENATED MODULE: ./src/deploy/older.ts
+// Never an older build over a newer one: before publishing to a namespace, the commit its record
+// names is compared with this run's (GitHub's compare API, through the function the face hands in).
+// When this run's commit is behind it, nothing is published unless allow-older says so. Another
+// branch's commit (diverged) is published as always: only history says what is older.
+
+
+/** Whether this run may publish over what the namespace serves; said in the log either way. */
+async function checkOlder(options) {
+    const { commit, live, nameId, logger } = options;
+    const said = (check, warn = false) => {
+        if (warn)
+            logger.warning(check.reason, { title: 'Older commit' });
+        else
+            logger.info(check.reason);
+        return check;
+    };
+    if ('absent' in live)
+        return said({
+            blocked: false,
+            reason: `Namespace ${nameId} serves no record of a build (${live.absent}): nothing to compare with`,
+        });
+    const liveCommit = live.record.commit;
+    if (!liveCommit || !commit)
+        return said({
+            blocked: false,
+            liveCommit,
+            reason: `Not compared with what namespace ${nameId} serves: ${liveCommit ? 'this run knows no commit' : 'its record names no commit'}`,
+        });
+    if (liveCommit === commit)
+        return said({
+            blocked: false,
+            liveCommit,
+            status: 'identical',
+            reason: `Namespace ${nameId} serves commit ${older_short(commit)}, this run's`,
+        });
+    if (!options.compareCommits)
+        return said({
+            blocked: false,
+            liveCommit,
+            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; whether ${older_short(commit)} is older could not be checked ` +
+                '(no GitHub token or repository): it is published',
+        }, true);
+    let status;
+    try {
+        status = await options.compareCommits(liveCommit, commit);
+    }
+    catch (error) {
+        return said({
+            blocked: false,
+            liveCommit,
+            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; GitHub could not compare it with ${older_short(commit)} (${errorMessage(error)}): it is published`,
+        }, true);
+    }
+    if (status !== 'behind')
+        return said({
+            blocked: false,
+            liveCommit,
+            status,
+            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; this run's ${older_short(commit)} is ${status ?? 'unknown to GitHub'} of it: it is published`,
+        });
+    if (options.allowOlder)
+        return said({
+            blocked: false,
+            liveCommit,
+            status,
+            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: published all the same (${table_Input.AllowOlder} is true)`,
+        }, true);
+    return said({
+        blocked: true,
+        liveCommit,
+        status,
+        reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: nothing was published, ` +
+            `it still serves ${older_short(liveCommit)}. Set ${table_Input.AllowOlder}: true to publish an older commit on purpose (or use the publish action to roll back)`,
+    }, true);
+}
+function older_short(commit) {
+    return /^[0-9a-f]{40,64}$/i.test(commit) ? commit.slice(0, 7) : commit;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
+
+
+
+
+
+
 
 
 
@@ -45943,7 +47874,7 @@ async function collect(inputs, deps) {
     // build; otherwise the files are hashed while they upload, from the same reads.
     const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined);
     const publish = target.kind !== 'none' && target.publish;
-    return deps.logger.group('Collect files', () => collectSite({ ...site, path: root }, { ...deps, digestFirst, publish }));
+    return deps.logger.group('Collect files', () => collectSite({ ...site, path: root }, { ...deps, digestFirst, publish, siteRecord: inputs.siteRecord }));
 }
 /** Writes the manifest's file and records it in the journal. */
 function manifestSaver(journal, deps) {
@@ -45969,6 +47900,24 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
     if (planned)
         journal.provisioned = planned.provisioned;
     run.signal.throwIfAborted();
+    const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger));
+    if (served?.live && targeted) {
+        journal.older = await checkOlder({
+            commit: deps.source?.commit,
+            live: served.live,
+            nameId: journal.provisioned.nameId ?? '',
+            allowOlder: inputs.allowOlder,
+            compareCommits: deps.compareCommits,
+            logger,
+        });
+        // Nothing is uploaded or published: the namespace keeps the newer build.
+        if (journal.older.blocked) {
+            journal.older.url = served.liveUrl;
+            journal.skipped = true;
+            return;
+        }
+    }
+    run.signal.throwIfAborted();
     const reused = site && reusableSite(inputs, site, deps.previous, logger);
     if (reused)
         Object.assign(journal, reused);
@@ -45990,15 +47939,33 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
                 await deps.saveManifest(manifest);
                 logger.info(`Digest ${manifest.digest}`);
             },
+            record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
         }));
         Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true });
+        if (uploaded.record) {
+            const { path: recordPath, size, sha256, contentType } = uploaded.record;
+            journal.record = { path: recordPath, size, sha256, contentType };
+        }
+    }
+    if (served?.base && journal.manifest) {
+        journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest);
+        logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`);
     }
     const plan = planned?.publishing;
     const siteId = journal.siteId;
     if (!targeted || !plan || !siteId)
         return;
     run.signal.throwIfAborted();
-    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace));
+    const waitUntilPrivate = privateHostWaiter({
+        dispatcher: run.dispatcher,
+        signal: run.signal,
+        clock: run.clock,
+        stallMs: run.timeouts.stallMs,
+        timeoutMs: targeted.verify.timeoutMs,
+        logger,
+        sleep: deps.sleep,
+    });
+    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace, waitUntilPrivate));
     journal.provisioned = live.provisioned;
     journal.published = live.published;
     // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
@@ -46021,11 +47988,13 @@ async function seeLive(inputs, run, journal, published, url, deps) {
     const seen = await logger.group('Verify', () => verifyLive({
         url,
         manifest,
+        record: journal.record,
         serving: journal.serving,
         settings: inputs.verify,
         run,
         logger,
         sleep: deps.sleep,
+        authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
     }));
     journal.verification = seen;
     if (seen.verified)
@@ -46034,6 +48003,32 @@ async function seeLive(inputs, run, journal, published, url, deps) {
     if (inputs.verify.onFailure === 'rollback' && namespaceId)
         seen.rolledBackTo = await rollBack(run.client, inputs.connection.gameId, namespaceId, published, seen, logger);
     notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger);
+}
+/**
+ * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
+ * side by side: neither is there when the service names no CDN domain.
+ */
+async function readServed(inputs, run, plan, journal, logger) {
+    const { cdnDomain } = plan;
+    const nameId = journal.provisioned.nameId;
+    if (!cdnDomain)
+        return {};
+    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const read = (name) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options);
+    // A namespace created by this run serves nothing yet.
+    const live = plan.current !== undefined && nameId ? read(nameId) : undefined;
+    const compareWith = inputs.compareWith;
+    const base = compareWith && (compareWith === nameId && live ? live : read(compareWith));
+    const [liveRead, baseRead] = await Promise.all([live, base || undefined]);
+    if (compareWith && baseRead && 'absent' in baseRead)
+        logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`);
+    return {
+        live: liveRead,
+        liveUrl: nameId && namespaceUrl(cdnDomain, plan.gameNameId, nameId),
+        base: compareWith && baseRead && 'record' in baseRead
+            ? { nameId: compareWith, record: baseRead.record }
+            : undefined,
+    };
 }
 /** What is known before anything is sent: what the run will do, and what it collected. */
 function startJournal(inputs, site) {
@@ -46088,6 +48083,8 @@ function logPlan(inputs, result, logger) {
         logger.info(`Would add domain ${target.domain} unless the namespace has it`);
     if (target.matchmaker)
         logger.info('Would validate the matchmaker config with the service');
+    if (target.basicAuth)
+        logger.info(`Would make the namespace private (basic auth, user ${target.basicAuth.user}) and wait until its host answers 401, before publishing`);
     logSitePlan(inputs, result, logger);
     if (target.publish) {
         const base = target.versionId ??
@@ -46213,9 +48210,53 @@ async function checkPullRequest(options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/actions/compare-commits.ts
+// The deploy's guard against an older build asks GitHub how two commits stand: this is its
+// CompareCommits (src/deploy/older.ts) on @actions/github, for the run's repository and token.
+
+const STATUSES = ['ahead', 'behind', 'diverged', 'identical'];
+/**
+ * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
+ * or cannot compare (422) is undefined: the guard then publishes, saying so. No answer within
+ * `timeoutMs` fails the comparison (the guard says so and publishes): a hung call never holds the deploy.
+ */
+function githubCompareCommits(options) {
+    const [owner = '', repo = ''] = options.repository.split('/');
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    return async (base, head) => {
+        const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = github.getOctokit(options.token);
+        // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), timeoutMs);
+        try {
+            const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+                owner,
+                repo,
+                basehead: `${base}...${head}`,
+                per_page: 1,
+                request: { signal: controller.signal },
+            });
+            return STATUSES.includes(data.status) ? data.status : undefined;
+        }
+        catch (error) {
+            const status = githubStatus(error);
+            if (status === 404 || status === 422)
+                return undefined;
+            throw new Error(controller.signal.aborted
+                ? `no answer from GitHub within ${timeoutMs / 1000} s`
+                : `GitHub's compare failed: ${describeGitHubError(error)}`, { cause: error });
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/actions/preview-record.ts
 // What a preview's sticky comment says after a run: one function of how the run ended (deployed,
 // failed or cancelled, closed), so the three endings cannot drift apart.
+
 
 
 
@@ -46235,6 +48276,12 @@ function previewRecord(ending, context) {
     }
 }
 function deployedStatus(result) {
+    const sizes = result.sizes ? `\n\n${sizeMarkdown(result.sizes)}` : '';
+    return `${deployedSentence(result)}${sizes}`;
+}
+function deployedSentence(result) {
+    if (result.older?.blocked)
+        return `⏸️ Not published: ${markdownText(result.older.reason)}.`;
     const live = result.published ? ` ${liveSentence(result)}` : '';
     if (result.skipped)
         return `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`;
@@ -46288,6 +48335,7 @@ function stateAfter(result, context) {
                 url: result.published.url,
                 domainStatus: result.published.domain?.status,
                 cnameTarget: result.published.domain?.cnameTarget,
+                privateUser: result.published.privateUser,
             }
             : undefined,
         completed: result.siteId && manifest && !result.skipped && result.uploadCompleted
@@ -46302,6 +48350,27 @@ function stateAfter(result, context) {
             }
             : undefined,
     });
+}
+/**
+ * The sizes compared with compare-with's namespace, as Markdown: a line and a table of at most
+ * SIZE_ROWS_SHOWN rows. The file names come from the builds (a fork's among them): shown as code.
+ */
+function sizeMarkdown(change) {
+    const commit = change.baseCommit ? ` (${markdownCode(change.baseCommit.slice(0, 7))})` : '';
+    const lines = [
+        `**Size** compared with ${markdownCode(change.base)}${commit}: ${markdownText(sizeSummary(change))}`,
+    ];
+    if (change.rows.length) {
+        lines.push('', '| File | Before | After | Change |', '| --- | ---: | ---: | ---: |');
+        for (const row of change.rows) {
+            const cells = [sizeCell(row.before), sizeCell(row.after), describeDelta(row.before, row.after)];
+            lines.push(`| ${markdownCode(row.path)} | ${cells.map(markdownText).join(' | ')} |`);
+        }
+    }
+    const more = moreLine(change);
+    if (more)
+        lines.push('', markdownText(more));
+    return lines.join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/actions/deploy-outputs.ts
@@ -46330,6 +48399,7 @@ async function writeFailureSummary(error, partial) {
 }
 
 ;// CONCATENATED MODULE: ./src/actions/deploy.ts
+
 
 
 
@@ -46422,6 +48492,11 @@ async function deployRun(preview, signal) {
             previous,
             onNamespace: (id) => (namespaceId = id),
             signal,
+            source: {
+                commit: preview.event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+                ref: preview.event.ref,
+            },
+            compareCommits: compareCommitsOf(preview.event),
         });
     }
     catch (thrown) {
@@ -46496,6 +48571,13 @@ async function closeRun(preview, signal) {
         const refs = [pullRequest.headRef, `refs/pull/${pullRequest.number}/merge`].filter((r) => !!r);
         await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger });
     }
+}
+/** GitHub's comparison of two commits, for the guard against an older build; none without a token or repository. */
+function compareCommitsOf(event) {
+    const token = getInput(table_Input.GitHubToken);
+    if (!token || !event.repository)
+        return undefined;
+    return githubCompareCommits({ token, repository: event.repository });
 }
 function previewComment(inputs, event, key) {
     const token = getInput(table_Input.GitHubToken);

@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1647);
+/* harmony import */ var _src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1005);
 
 await (0,_src_actions_lobby_logs_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1647:
+/***/ 1005:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31856,9 +31856,13 @@ function shortReason(error) {
 // from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
-const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate'];
+const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
 /** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
+/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
+const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
+/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
@@ -31889,7 +31893,7 @@ const INPUTS = {
     }),
     Token: row('token', {
         actions: ALL,
-        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate'],
+        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
         default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
@@ -31986,6 +31990,13 @@ const INPUTS = {
             help: { close: 'The domain to free, when the preview had one' },
         },
     }),
+    BasicAuth: row('basic-auth', {
+        actions: ['deploy'],
+        default: '',
+        secret: true,
+        description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
+        flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
+    }),
     Publish: row('publish', {
         actions: ['deploy'],
         default: 'true',
@@ -32074,15 +32085,36 @@ const INPUTS = {
         flag: { type: 'string', value: 's' },
     }),
     DryRun: row('dry-run', {
-        actions: ['deploy'],
+        actions: ['deploy', 'sweep'],
         default: 'false',
         description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
-        flag: { type: 'boolean' },
+        flag: {
+            type: 'boolean',
+            help: { sweep: 'List the previews it would retire, and change nothing' },
+        },
     }),
     SkipUnchanged: row('skip-unchanged', {
         actions: ['deploy'],
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
+    }),
+    SiteRecord: row('site-record', {
+        actions: ['deploy'],
+        default: 'true',
+        description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
+        flag: { type: 'boolean', negatable: true },
+    }),
+    AllowOlder: row('allow-older', {
+        actions: ['deploy'],
+        default: 'false',
+        description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
+        flag: { type: 'boolean' },
+    }),
+    CompareWith: row('compare-with', {
+        actions: ['deploy'],
+        default: 'prod',
+        description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
+        flag: { type: 'string', value: 'name-id' },
     }),
     IfNoToken: row('if-no-token', {
         actions: ['deploy'],
@@ -32107,10 +32139,26 @@ const INPUTS = {
         },
     }),
     GitHubToken: row('github-token', {
-        actions: ['deploy'],
+        actions: ['deploy', 'sweep'],
         default: '${{ github.token }}',
         secret: true,
         description: 'Token for the pull-request comment; needs pull-requests: write',
+        // The sweep asks GitHub whether each pull request is open, from the CLI too.
+        flag: {
+            type: 'string',
+            value: 'token',
+            env: GITHUB_TOKEN_ENV,
+            commands: ['sweep'],
+            help: {
+                sweep: `GitHub token that may read the repository's pull requests; default the ${GITHUB_TOKEN_ENV} environment variable`,
+            },
+        },
+    }),
+    NamespacePrefix: row('namespace-prefix', {
+        actions: ['sweep'],
+        default: 'pr-',
+        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        flag: { type: 'string', value: 'prefix' },
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
@@ -32254,6 +32302,10 @@ const ValidateOutput = {
     Errors: 'errors',
     Valid: 'valid',
 };
+/** Output names of the sweep action. */
+const SweepOutput = {
+    Retired: 'retired',
+};
 /** The outputs of each action, as in its action.yml and README. */
 const OUTPUTS = {
     deploy: Output,
@@ -32262,6 +32314,7 @@ const OUTPUTS = {
     'lobby-logs': LobbyOutput,
     avatars: AvatarsOutput,
     validate: ValidateOutput,
+    sweep: SweepOutput,
 };
 /** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
 const ActionName = {
@@ -32271,6 +32324,7 @@ const ActionName = {
     Avatars: 'avatars',
     Validate: 'validate',
     Publish: 'publish',
+    Sweep: 'sweep',
 };
 
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
@@ -32445,6 +32499,70 @@ function readCdnDomain(get) {
     throw new UsageError(`${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new UsageError(`${Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new UsageError(`${Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (CONTROL.test(password))
+        throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+}
+
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
@@ -32455,7 +32573,7 @@ function readCdnDomain(get) {
  * and the bidirectional marks and overrides.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const untrusted_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 function escapeControl(char) {
     const code = char.charCodeAt(0);
@@ -32477,7 +32595,7 @@ function hex(code, digits) {
  */
 function untrusted_visible(text) {
     return text
-        .replace(CONTROL, escapeControl)
+        .replace(untrusted_CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
@@ -32635,6 +32753,12 @@ function objectOf(fields) {
         }
         return undefined;
     };
+}
+/** One of a few strings (an enum of the service). */
+function oneOf(values) {
+    return (value, at) => typeof value === 'string' && values.includes(value)
+        ? undefined
+        : named(at, `one of ${values.join(', ')}`, value);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -34581,6 +34705,41 @@ class PresignedRequestList {
         this.#expiry.push(urlExpiry(request.url) ?? Infinity);
         this.#used += bytes;
     }
+    /**
+     * The requests for `path`, and the others, as two lists: the bytes are copied as they are, no
+     * string made per request.
+     */
+    split(path) {
+        const wanted = Buffer.from(path);
+        const matching = new PresignedRequestList();
+        const others = new PresignedRequestList();
+        for (let i = 0; i < this.length; i++) {
+            const chunk = this.#chunks[this.#chunk[i]];
+            const start = this.#start[i];
+            const same = this.#pathBytes[i] === wanted.length &&
+                chunk.compare(wanted, 0, wanted.length, start, start + wanted.length) === 0;
+            (same ? matching : others).#copy(this, i);
+        }
+        return { matching, others };
+    }
+    /** Appends request `index` of `from`, its bytes copied. */
+    #copy(from, index) {
+        const start = from.#start[index];
+        const bytes = from.#pathBytes[index] + from.#urlBytes[index];
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        this.#chunk.push(this.#chunks.length - 1);
+        this.#start.push(this.#used);
+        this.#pathBytes.push(from.#pathBytes[index]);
+        this.#urlBytes.push(from.#urlBytes[index]);
+        this.#byteOffset.push(from.#byteOffset[index]);
+        this.#contentLength.push(from.#contentLength[index]);
+        this.#expiry.push(from.#expiry[index]);
+        this.#used += bytes;
+    }
     path(index) {
         const start = this.#start[index];
         return this.#chunks[this.#chunk[index]].toString('utf8', start, start + this.#pathBytes[index]);
@@ -34869,6 +35028,8 @@ const OPS = {
                             verification_status: optional(aString),
                             verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
                         })),
+                        auth_type: optional(oneOf(['basic', 'none'])),
+                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
                     }),
                 }),
             }),
@@ -34877,6 +35038,29 @@ const OPS = {
     // Removing a domain twice removes nothing the second time.
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorInputs: ['namespace-id'],
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
         internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
         internalErrorInputs: ['namespace-id'],
@@ -35068,6 +35252,17 @@ class ServiceClient {
         await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
     }
     /** A version with its whole config. */
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
+    }
     getVersion(gameId, versionId) {
         return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
     }
@@ -35544,6 +35739,7 @@ function formatEpochMs(ms) {
 
 
 
+
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -35586,6 +35782,10 @@ async function runAction(secretInputs, body) {
             const secret = getInput(name);
             if (secret)
                 core_setSecret(secret);
+            // The password alone, and as a Basic header carries it, are masked too.
+            if (secret && name === table_Input.BasicAuth)
+                for (const part of basicAuthSecrets(secret))
+                    core_setSecret(part);
         }
         // api-url with credentials is refused, and they are masked first, so no line can show them.
         const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
@@ -35609,7 +35809,8 @@ async function runAction(secretInputs, body) {
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => getInput(name));
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***' })}`);
+        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
         let result;
