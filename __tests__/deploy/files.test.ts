@@ -226,6 +226,15 @@ test('bad paths and patterns are refused before anything is read', async () => {
     collect(path.join(root, 'missing'), ['**']),
     (e: Error) => e instanceof UsageError && /does not exist/.test(e.message),
   )
+  // A relative path says the folder it was looked for in, and the working directory it is taken from.
+  const relative = path.relative(process.cwd(), path.join(root, 'build'))
+  await assert.rejects(collect(relative, ['**']), (e: Error) => {
+    assert.equal(
+      e.message,
+      `path: '${relative}' does not exist: looked for ${path.join(root, 'build')}, as it is relative to the working directory ${process.cwd()}`,
+    )
+    return true
+  })
   await assert.rejects(collect(path.join(root, 'index.html'), ['**']), /is a file/)
   await assert.rejects(collect(root, ['../**']), /reaches outside path/)
   await assert.rejects(collect(root, ['/etc/**']), /is absolute/)

@@ -225,7 +225,8 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root: string, options: CollectOptions): Promise<string> {
   const rootStat = await stat(root).catch(() => undefined)
-  if (!rootStat) throw new UsageError(`path: '${options.root}' does not exist`)
+  if (!rootStat)
+    throw new UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`)
   if (!rootStat.isDirectory())
     throw new UsageError(`path: '${options.root}' is a file; give the folder of the site`)
   checkPatterns(options.patterns)
@@ -249,6 +250,15 @@ async function checkRoot(root: string, options: CollectOptions): Promise<string>
     )
   }
   return realRoot
+}
+
+/**
+ * Where a relative path was looked for: the folder it names, and the working directory it is taken
+ * from (a step's working-directory, or the checkout's root, is often not where the build is).
+ */
+function whereLooked(given: string, resolved: string): string {
+  if (path.isAbsolute(given)) return 'there is no such folder'
+  return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`
 }
 
 /** What the scan of each file needs: where the root is, and how the files are looked at. */

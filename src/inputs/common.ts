@@ -179,10 +179,26 @@ export function urlUserInfo(url: string): string | undefined {
 export function checkNameId(input: string, nameId: string): string {
   const problem = nameIdProblems(nameId)[0]
   if (!problem) return nameId
+  const suggestion = nameIdLike(nameId)
   throw new UsageError(
     `${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-      `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
+      `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
+      (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+      ')',
   )
+}
+
+/**
+ * The valid name id nearest to what was written, when there is one: lowercased, every run of other
+ * characters made one dash, no dash at either end, cut to the longest a name id may be.
+ */
+export function nameIdLike(nameId: string): string | undefined {
+  const like = nameId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, NAME_ID_MAX)
+    .replace(/^-+|-+$/g, '')
+  return like && like !== nameId && !nameIdProblems(like).length ? like : undefined
 }
 
 /**
