@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
-import { closeOutputs, closeReport } from '../deploy/report.ts'
+import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
 import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
@@ -37,108 +37,115 @@ import {
 
 /** The deploy action: inputs -> provision -> collect -> upload -> report, and one setFailed. */
 export async function run(): Promise<void> {
-  await runAction(secretInputs(ActionName.Deploy), async () => {
-    const getInput = (name: string) => core.getInput(name)
-    const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-    const inputs = readInputs(
-      getInput,
-      {
-        repository: process.env.GITHUB_REPOSITORY,
-        ref: event.ref,
-        sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-      },
-      // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
-      { closing: event.pullRequest?.closed === true },
-    )
-    const { token } = inputs.connection
-    actionsLogger.debug(
-      `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
-    )
-    if (event.pullRequest?.build && event.repository) {
-      await checkPullRequest({
-        token: core.getInput(Input.GitHubToken),
-        repository: event.repository,
-        number: event.pullRequest.number,
-        build: event.pullRequest.build,
-      })
-    }
+  await runAction(
+    secretInputs(ActionName.Deploy),
+    async () => {
+      const getInput = (name: string) => core.getInput(name)
+      const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+      const inputs = readInputs(
+        getInput,
+        {
+          repository: process.env.GITHUB_REPOSITORY,
+          ref: event.ref,
+          sha: event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
+        },
+        // A closed pull request's preview is closed (closeRun): it needs a namespace, not a path.
+        { closing: event.pullRequest?.closed === true },
+      )
+      const { token } = inputs.connection
+      actionsLogger.debug(
+        `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+      )
+      if (event.pullRequest?.build && event.repository) {
+        await checkPullRequest({
+          token: core.getInput(Input.GitHubToken),
+          repository: event.repository,
+          number: event.pullRequest.number,
+          build: event.pullRequest.build,
+        })
+      }
 
-    if (!token && !inputs.dryRun) {
-      const decision = whenNoToken(inputs.ifNoToken, event)
-      if (!decision.skip) throw missingTokenError()
-      actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
-      setSkippedOutputs()
-      await writeSkipSummary(decision.reason)
-      return
-    }
+      if (!token && !inputs.dryRun) {
+        const decision = whenNoToken(inputs.ifNoToken, event)
+        if (!decision.skip) throw missingTokenError()
+        actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
+        setSkippedOutputs()
+        await writeSkipSummary(decision.reason)
+        return
+      }
 
-    // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
-    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-    const key = previewKey(inputs)
-    const comment = previewComment(inputs, event, key)
-    if (event.pullRequest?.closed) {
+      // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+      const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+      const key = previewKey(inputs)
+      const comment = previewComment(inputs, event, key)
+      if (event.pullRequest?.closed) {
+        try {
+          await closeRun(inputs, event, key, comment, cancellation.signal)
+        } finally {
+          cancellation.dispose()
+        }
+        return
+      }
+      let namespaceId: string | undefined
+      let result: DeployResult
+      let previous: PreviewState | undefined
       try {
-        await closeRun(inputs, event, key, comment, cancellation.signal)
+        previous = await comment?.load()
+        cancellation.signal.throwIfAborted()
+        result = await deploy(inputs, {
+          deadlineMs: deadlineFromEnv(process.env),
+          logger: actionsLogger,
+          glob: actionsGlob,
+          tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
+          previous,
+          onNamespace: (id) => (namespaceId = id),
+          signal: cancellation.signal,
+        })
+      } catch (thrown) {
+        // The outputs known so far (a created namespace above all), the summary and the comment.
+        const { error, partial } = deployFailure(thrown)
+        if (partial) setOutputs(partial)
+        else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+        actionsLogger.info(
+          `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
+        )
+        await writeFailureSummary(error, partial)
+        // Show the namespace even so (the next run finds it through the service, not through this).
+        if (comment && namespaceId) {
+          const ending = { kind: 'failed', error, partial, namespaceId } as const
+          // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+          await comment.save(
+            commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
+            {
+              withinMs: isCancelled(error) ? 4_000 : undefined,
+            },
+          )
+        }
+        throw error
       } finally {
         cancellation.dispose()
       }
-      return
-    }
-    let namespaceId: string | undefined
-    let result: DeployResult
-    let previous: PreviewState | undefined
-    try {
-      previous = await comment?.load()
-      cancellation.signal.throwIfAborted()
-      result = await deploy(inputs, {
-        deadlineMs: deadlineFromEnv(process.env),
-        logger: actionsLogger,
-        glob: actionsGlob,
-        tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
-        previous,
-        onNamespace: (id) => (namespaceId = id),
-        signal: cancellation.signal,
-      })
-    } catch (thrown) {
-      // The outputs known so far (a created namespace above all), the summary and the comment.
-      const { error, partial } = deployFailure(thrown)
-      if (partial) setOutputs(partial)
-      else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
-      actionsLogger.info(
-        `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
-      )
-      await writeFailureSummary(error, partial)
-      // Show the namespace even so (the next run finds it through the service, not through this).
-      if (comment && namespaceId) {
-        const ending = { kind: 'failed', error, partial, namespaceId } as const
-        // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-        await comment.save(
-          commentBody(inputs, event, previewRecord(ending, recordContext(key, previous, inputs, event))),
-          {
-            withinMs: isCancelled(error) ? 4_000 : undefined,
-          },
+      setOutputs(result)
+      await writeSummary(result)
+      if (result.siteId) {
+        actionsLogger.info(
+          `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
         )
       }
-      throw error
-    } finally {
-      cancellation.dispose()
-    }
-    setOutputs(result)
-    await writeSummary(result)
-    if (result.siteId) {
-      actionsLogger.info(
-        `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
-      )
-    }
-    const url = result.published?.url
-    if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
-    else if (url && !result.verification)
-      notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
-    if (comment) {
-      const record = previewRecord({ kind: 'deployed', result }, recordContext(key, previous, inputs, event))
-      await comment.save(commentBody(inputs, event, record))
-    }
-  })
+      const url = result.published?.url
+      if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
+      else if (url && !result.verification)
+        notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
+      if (comment) {
+        const record = previewRecord(
+          { kind: 'deployed', result },
+          recordContext(key, previous, inputs, event),
+        )
+        await comment.save(commentBody(inputs, event, record))
+      }
+    },
+    (error) => failureReport(error, undefined),
+  )
 }
 
 /**
