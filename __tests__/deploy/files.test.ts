@@ -12,7 +12,9 @@ import {
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
+  hiddenLeftOut,
   scanArtifacts,
+  scanSite,
   writeManifest,
 } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
@@ -126,6 +128,33 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
     keep.files.map((f) => f.path),
     ['.config/settings', '.env', 'a/.hidden', 'index.html'],
   )
+})
+
+test('the hidden files and folders left out are counted and named, whatever the patterns; none with include-hidden', async () => {
+  const root = await tempDir()
+  await writeTree(root, {
+    'index.html': 'i',
+    '.env': 'SECRET=1',
+    '.cache/HEAD': 'ref',
+    '.cache/objects/a': 'x',
+    'a/.DS_Store': 'h',
+    'a/b.js': 'b',
+  })
+  const scan = (patterns: string[], includeHidden = false) =>
+    scanSite({ glob, root, patterns, includeHidden, logger: memoryLogger() })
+  // ** lists the plain tree itself; other patterns go through the globber: the same account.
+  for (const patterns of [['**'], ['**/*.html', 'a/**']]) {
+    const { files, hidden } = await scan(patterns)
+    assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.js', 'index.html'])
+    assert.deepEqual(hidden, ['.cache/', '.env', 'a/.DS_Store'], patterns.join(' '))
+    assert.equal(
+      hiddenLeftOut(hidden),
+      '2 hidden files and 1 hidden folder left out (include-hidden: true to upload them): .cache/, .env, a/.DS_Store',
+    )
+  }
+  assert.deepEqual((await scan(['**'], true)).hidden, [])
+  assert.equal(hiddenLeftOut([]), undefined)
+  assert.equal(hiddenLeftOut(['.env']), '1 hidden file left out (include-hidden: true to upload them): .env')
 })
 
 test('every file (the default **) is found as @actions/glob finds it, with or without hidden ones', async () => {

@@ -11,7 +11,8 @@ import type { OpenFile } from './fd.ts'
 import {
   buildManifest,
   hashArtifacts,
-  scanArtifacts,
+  hiddenLeftOut,
+  scanSite,
   type ArtifactFile,
   type Globber,
   type Manifest,
@@ -45,11 +46,13 @@ export interface CollectedSite {
   totalBytes: number
   /** Only when hashed first (see CollectOptions.digestFirst). */
   manifest: Manifest | undefined
+  /** The hidden files and folders left out (see ScannedSite.hidden). */
+  hidden: string[]
 }
 
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
-  const files = await scanArtifacts({
+  const { files, hidden } = await scanSite({
     root: site.path,
     patterns: site.files,
     glob: options.glob,
@@ -64,6 +67,8 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   })
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
+  const leftOut = hiddenLeftOut(hidden)
+  if (leftOut) logger.info(leftOut)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
   const noPage = missingIndexWarning(files, site.path)
@@ -80,7 +85,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
     logger.info(`Digest ${manifest.digest}`)
   }
-  return { files, serving, fileCount: files.length, totalBytes, manifest }
+  return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
 }
 
 /**

@@ -13,6 +13,7 @@ import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
+import { Input } from '../inputs/constants.ts'
 import type { FileDescriptor } from '../api/types.ts'
 import {
   closeFile,
@@ -84,6 +85,16 @@ export interface CollectOptions {
   open?: OpenFile
 }
 
+/** The files of a site, and the hidden names below its root left out (include-hidden false). */
+export interface ScannedSite {
+  files: ArtifactFile[]
+  /**
+   * The hidden files and folders left out, relative to the root, a folder's with a trailing `/` (its
+   * content is not walked): none when include-hidden is true.
+   */
+  hidden: string[]
+}
+
 const HASH_BUFFER = 256 * 1024
 
 /**
@@ -92,11 +103,16 @@ const HASH_BUFFER = 256 * 1024
  * is, and checks the site's size, before reading any file.
  */
 export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
-  const files = await findFiles(options)
+  return (await scanSite(options)).files
+}
+
+/** scanArtifacts, with the hidden files and folders it left out. */
+export async function scanSite(options: CollectOptions): Promise<ScannedSite> {
+  const { files, hidden } = await findFiles(options)
   const total = files.reduce((sum, f) => sum + f.size, 0)
   if (options.sizeLimit && total >= options.sizeLimit.bytes)
     throw new UsageError(options.sizeLimit.message(total))
-  return files
+  return { files, hidden }
 }
 
 /**
@@ -204,13 +220,15 @@ function checkPatterns(patterns: string[]): void {
   }
 }
 
-async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
+async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
+  const hidden: string[] = []
   const plainTree = isEveryFile(options.patterns)
-    ? await listPlainTree(root, options.includeHidden)
+    ? await listPlainTree(root, options.includeHidden, hidden)
     : undefined
   const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+  if (!plainTree && !options.includeHidden) hidden.splice(0, hidden.length, ...(await listHidden(root)))
   const scan = scanOf(root, realRoot, plainTree !== undefined, options)
   const described = new Array<Described>(found.length)
   const describe = async (absolutePath: string, i: number) => {
@@ -219,7 +237,7 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   // Synchronous calls have nothing to wait for together: one file after the other, no queue.
   if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
   else await forEachLimited(found, 16, describe)
-  return collected(described, options)
+  return { files: collected(described, options), hidden: hidden.sort() }
 }
 
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
@@ -564,7 +582,11 @@ const isEveryFile = (patterns: string[]) => patterns.length === 1 && patterns[0]
  * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
  * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
  */
-async function listPlainTree(root: string, includeHidden: boolean): Promise<string[] | undefined> {
+async function listPlainTree(
+  root: string,
+  includeHidden: boolean,
+  hidden: string[],
+): Promise<string[] | undefined> {
   const files: string[] = []
   let level = [root]
   while (level.length) {
@@ -578,7 +600,10 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
       const entries = await ahead[i % LISTING_AHEAD]!
       if (i + LISTING_AHEAD < level.length) ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]!)
       for (const entry of entries) {
-        if (!includeHidden && isHidden(entry.name)) continue
+        if (!includeHidden && isHidden(entry.name)) {
+          hidden.push(hiddenEntry(root, level[i]!, entry))
+          continue
+        }
         // A listed name is one segment of a normalised path: path.join's normalising built each path
         // of pieces, megabytes that a large tree's paths kept until they were used.
         const entryPath = `${level[i]!}${path.sep}${entry.name}`
@@ -593,6 +618,43 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
 }
 
 const LISTING_AHEAD = 16
+
+/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
+function hiddenEntry(root: string, dir: string, entry: Dirent): string {
+  const relative = relativePath(root, `${dir}${path.sep}${entry.name}`)
+  return entry.isDirectory() ? `${relative}/` : relative
+}
+
+/**
+ * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
+ * ones walked (a .git is one entry, not its thousands of files), links not followed.
+ */
+async function listHidden(root: string): Promise<string[]> {
+  const hidden: string[] = []
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (isHidden(entry.name)) hidden.push(hiddenEntry(root, dir, entry))
+      else if (entry.isDirectory()) await walk(`${dir}${path.sep}${entry.name}`)
+    }
+  }
+  await walk(root)
+  return hidden
+}
+
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
+  if (!hidden.length) return undefined
+  const shown = hidden.slice(0, 5).join(', ')
+  const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : ''
+  const folders = hidden.filter((name) => name.endsWith('/')).length
+  const counted = (count: number, noun: string) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`
+  const what = [
+    ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+    ...(folders ? [counted(folders, 'folder')] : []),
+  ].join(' and ')
+  return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`
+}
 
 /** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
 function listFolder(dir: string): Promise<Dirent[]> {

@@ -45,7 +45,7 @@ export interface DeployResult {
    * What the scan collected, known before any file is hashed: a run that fails before its manifest
    * exists (the files are hashed while they upload) still reports them. Undefined without a path.
    */
-  collected?: { fileCount: number; totalBytes: number }
+  collected?: { fileCount: number; totalBytes: number; hidden?: string[] }
   /**
    * What the namespace's host served after the publish (verify); undefined when it was not checked
    * (verify false, nothing published, a dry run).
@@ -317,7 +317,7 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     plannedParts: site?.fileCount ?? 0,
     durationMs: 0,
     serving: site?.serving,
-    collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes },
+    collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes, hidden: site.hidden },
   }
 }
 
