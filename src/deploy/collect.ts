@@ -2,6 +2,7 @@
 // planned and checked, and (when it is needed before anything is created) their digest. Nothing here
 // calls the service.
 
+import { UsageError } from '../api/errors.ts'
 import { SITE_BYTES_LIMIT } from '../api/rules.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
@@ -27,7 +28,8 @@ import {
 } from './web-engine.ts'
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
-export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> & { path: string }
+export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
+  Partial<Pick<Site, 'failOnWarning'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
@@ -75,6 +77,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
+  if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
   if (serving.routes.length && !options.publish) {
     logger.info(
       `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
@@ -86,6 +89,14 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     logger.info(`Digest ${manifest.digest}`)
   }
   return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
+}
+
+/** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
+function warningsRefusal(warnings: readonly string[]): UsageError {
+  const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
+  return new UsageError(
+    `${Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
+  )
 }
 
 /**

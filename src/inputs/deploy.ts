@@ -69,6 +69,8 @@ export interface Site {
   nameGiven: boolean
   /** Whose needs to serve the build with (content types, routes): see planServing. */
   webEngine: WebEngineChoice
+  /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
+  failOnWarning: boolean
   /**
    * Headers the published version's routes add, one per glob, checked against the service's limits.
    * Only with a target that publishes.
@@ -203,6 +205,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     name,
     nameGiven: Boolean(given),
     webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
+    failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
     headers: readHeaders(get(Input.Headers)),
   }
 }

@@ -231,6 +231,13 @@ export const INPUTS = {
     description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
     flag: { type: 'string', value: 'yaml' },
   }),
+  FailOnWarning: row('fail-on-warning', {
+    actions: ['deploy'],
+    default: 'false',
+    description:
+      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+    flag: { type: 'boolean' },
+  }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
     default: '',
