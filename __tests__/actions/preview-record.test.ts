@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { previewRecord } from '../../src/actions/preview-record.ts'
 import type { DeployResult } from '../../src/deploy/pipeline.ts'
-import type { ServingPlan } from '../../src/deploy/web-engine.ts'
 
 const SITE = '5c1f9e2a-8d3b-4a7c-b6e0-2f4d8a1c9e37'
 
