@@ -69,6 +69,8 @@ export interface DeployDependencies {
   tempDir: string
   /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
   manifestFile?: string
+  /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
+  tempDirRemoved?: boolean
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
@@ -177,8 +179,10 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   const file = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   return async (manifest: Manifest): Promise<void> => {
     journal.manifest = manifest
-    journal.manifestPath = await writeManifest(manifest, file)
-    deps.logger.info(`Manifest written to ${journal.manifestPath}`)
+    const written = await writeManifest(manifest, file)
+    if (deps.manifestFile === undefined && deps.tempDirRemoved) return
+    journal.manifestPath = written
+    deps.logger.info(`Manifest written to ${written}`)
   }
 }
 

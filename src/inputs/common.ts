@@ -23,8 +23,15 @@ export interface ReadOptions {
 }
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-export function readConnection(get: GetInput, gameIdPurpose = 'the id of the game'): Connection {
+export function readConnection(
+  get: GetInput,
+  gameIdPurpose = 'the id of the game',
+  options: { optional?: boolean } = {},
+): Connection {
   const apiUrl = get(Input.ApiUrl).trim()
+  // A run that calls nothing (a dry run) needs neither: what is given is still checked.
+  if (options.optional && !apiUrl && !get(Input.GameId).trim())
+    return { apiUrl: '', token: checkToken(get(Input.Token).trim()), gameId: '' }
   if (!apiUrl)
     throw new UsageError(
       `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,

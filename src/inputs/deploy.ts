@@ -161,7 +161,7 @@ export function readInputs(
   options: ReadDeployOptions = {},
 ): DeployInputs {
   const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
-  const connection = readConnection(get, 'the id of the game to deploy to')
+  const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish)) {

@@ -13,6 +13,9 @@ export type CommandName = ActionName | 'close'
 
 /** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
+/** Where the CLI reads api-url and game-id when their flags are not given. */
+export const API_URL_ENV = 'GAMEHOST_API_URL'
+export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
@@ -73,8 +76,8 @@ export const INPUTS = {
     actions: ALL,
     requiredIn: ALL,
     default: '',
-    description: 'Base URL of the service (required)',
-    flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+    description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
+    flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
   }),
   Token: row('token', {
     actions: ALL,
@@ -88,8 +91,8 @@ export const INPUTS = {
     actions: ALL,
     requiredIn: ALL,
     default: '',
-    description: 'The id of the game (required)',
-    flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+    description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
+    flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
   }),
   Path: row('path', {
     actions: ['deploy'],
@@ -207,7 +210,7 @@ export const INPUTS = {
     actions: ['deploy', 'publish'],
     default: '',
     description:
-      "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+      "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
       type: 'string',
       value: 'domain',
