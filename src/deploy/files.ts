@@ -11,8 +11,10 @@ import {
 } from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { isUtf8 } from 'node:buffer'
 import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
+import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import type { FileDescriptor } from '../api/types.ts'
 import {
@@ -227,7 +229,7 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const plainTree = isEveryFile(options.patterns)
     ? await listPlainTree(root, options.includeHidden, hidden)
     : undefined
-  const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+  const found = plainTree ?? (await globbed(root, options))
   if (!plainTree && !options.includeHidden) hidden.splice(0, hidden.length, ...(await listHidden(root)))
   const scan = scanOf(root, realRoot, plainTree !== undefined, options)
   const described = new Array<Described>(found.length)
@@ -238,6 +240,23 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
   else await forEachLimited(found, 16, describe)
   return { files: collected(described, options), hidden: hidden.sort() }
+}
+
+/**
+ * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
+ * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
+ */
+async function globbed(root: string, options: CollectOptions): Promise<string[]> {
+  let found: string[]
+  try {
+    found = await options.glob(root, options.patterns, options.includeHidden)
+  } catch (error) {
+    const missing = (error as { path?: unknown }).path
+    if (typeof missing === 'string') await refuseUndecodable(root, foldersOfUndecodable(root, [missing]))
+    throw error
+  }
+  await refuseUndecodable(root, foldersOfUndecodable(root, found))
+  return found
 }
 
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
@@ -320,7 +339,7 @@ function scanOf(root: string, realRoot: string, plainTree: boolean, options: Col
  * refused, all of them named (`entry`: the path and why), before anything is created.
  */
 type Described = ArtifactFile | Refused
-type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable'; entry: string }
+type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable' | 'too-long'; entry: string }
 
 const SKIPPED: Refused = { kind: 'skipped' }
 const notRegular = (relative: string, stats: Stats): Refused => ({
@@ -334,6 +353,8 @@ const unopenable = (relative: string, error: unknown): Refused => ({
 
 async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
   const relative = relativePath(scan.root, absolutePath)
+  const bytes = Buffer.byteLength(relative)
+  if (bytes > SITE_PATH_MAX_BYTES) return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` }
   let readPath: string | Refused
   try {
     readPath = await whereToRead(absolutePath, relative, scan)
@@ -407,7 +428,7 @@ async function linkTarget(link: string, relative: string, scan: Scan): Promise<s
 /** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
 function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
   const files: ArtifactFile[] = []
-  const refused = { 'not-regular': [] as string[], unopenable: [] as string[] }
+  const refused = { 'not-regular': [] as string[], unopenable: [] as string[], 'too-long': [] as string[] }
   for (const d of described) {
     if (!('kind' in d)) files.push(d)
     else if (d.kind !== 'skipped') refused[d.kind].push(d.entry)
@@ -415,6 +436,14 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   const some = (list: string[]) =>
     `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`
   const them = (list: string[]) => (list.length === 1 ? 'it' : 'them')
+  const long = refused['too-long'].sort()
+  if (long.length) {
+    throw new UsageError(
+      `path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
+        `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
+        `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`,
+    )
+  }
   const irregular = refused['not-regular'].sort()
   if (irregular.length) {
     throw new UsageError(
@@ -600,6 +629,7 @@ async function listPlainTree(
       const entries = await ahead[i % LISTING_AHEAD]!
       if (i + LISTING_AHEAD < level.length) ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]!)
       for (const entry of entries) {
+        if (entry.name.includes(REPLACEMENT)) await refuseUndecodable(root, [level[i]!])
         if (!includeHidden && isHidden(entry.name)) {
           hidden.push(hiddenEntry(root, level[i]!, entry))
           continue
@@ -618,6 +648,64 @@ async function listPlainTree(
 }
 
 const LISTING_AHEAD = 16
+
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD'
+
+/**
+ * The folders to look into for names that are not UTF-8: those holding a segment of a found path
+ * that has a replacement character (the rest of such a path may not exist as written).
+ */
+function foldersOfUndecodable(root: string, found: readonly string[]): string[] {
+  const folders = new Set<string>()
+  for (const file of found) {
+    if (!file.includes(REPLACEMENT)) continue
+    let folder = root
+    for (const segment of relativePath(root, file).split('/')) {
+      if (segment.includes(REPLACEMENT)) {
+        folders.add(folder)
+        break
+      }
+      folder = path.join(folder, segment)
+    }
+  }
+  return [...folders]
+}
+
+/**
+ * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
+ * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
+ * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root: string, folders: readonly string[]): Promise<void> {
+  const names: string[] = []
+  for (const folder of folders) {
+    const prefix = folder === root ? '' : `${relativePath(root, folder)}/`
+    for (const name of await readdir(folder, { encoding: 'buffer' })) {
+      if (!isUtf8(name)) names.push(prefix + escapeBytes(name))
+    }
+  }
+  if (!names.length) return
+  names.sort()
+  const one = names.length === 1
+  throw new UsageError(
+    `path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+      `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+      `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`,
+  )
+}
+
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name: Buffer): string {
+  let text = ''
+  for (const byte of name) {
+    text +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`
+  }
+  return text
+}
 
 /** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
 function hiddenEntry(root: string, dir: string, entry: Dirent): string {

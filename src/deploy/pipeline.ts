@@ -321,7 +321,11 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     plannedParts: site?.fileCount ?? 0,
     durationMs: 0,
     serving: site?.serving,
-    collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes, hidden: site.hidden },
+    collected: site && {
+      fileCount: site.fileCount,
+      totalBytes: site.totalBytes,
+      ...(site.hidden.length ? { hidden: site.hidden } : {}),
+    },
   }
 }
 
