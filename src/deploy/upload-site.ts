@@ -6,7 +6,7 @@ import type { ServiceClient } from '../api/client.ts'
 import type { RetryPolicy } from '../api/retry.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Timeouts } from '../common/timeouts.ts'
-import type { OpenFile } from './fd.ts'
+import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { uploadParts, type UploadResult } from './upload.ts'
 
@@ -21,6 +21,8 @@ export interface SiteUploadOptions {
   /** The manifest when the files were hashed already; else they are hashed from the upload's reads. */
   manifest: Manifest | undefined
   concurrency: number
+  /** How many more files this process may open (default descriptorsFree: /proc on Linux); a test's own. */
+  descriptorsFree?: () => number | undefined
   timeouts: Timeouts
   progressIntervalMs?: number
   signal?: AbortSignal
@@ -41,6 +43,15 @@ export interface UploadedSite {
 export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSite> {
   const { client, logger, files, signal } = options
   signal?.throwIfAborted()
+  // Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway.
+  const free = (options.descriptorsFree ?? descriptorsFree)()
+  const concurrency = uploadsWithin(options.concurrency, free)
+  if (concurrency < options.concurrency) {
+    logger.info(
+      `${free} file descriptors free under this process's open-files limit: ${concurrency} uploads at a time, ` +
+        `not ${options.concurrency} (raise the limit for more: ulimit -n)`,
+    )
+  }
   const site = await client.createCdnSite(options.gameId, {
     display_name: options.siteName,
     files: fileDescriptors(files),
@@ -48,14 +59,14 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   options.onSiteCreated({ siteId: site.site_id, uploadId: site.upload_id })
   logger.info(
     `Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-      `for ${files.length} files, up to ${options.concurrency} at a time`,
+      `for ${files.length} files, up to ${concurrency} at a time`,
   )
   const upload = await uploadParts({
     files,
     hash: !options.manifest,
     requests: site.presigned_requests,
     dispatcher: options.dispatcher,
-    concurrency: options.concurrency,
+    concurrency,
     retry: options.retry,
     timeouts: options.timeouts,
     logger,
