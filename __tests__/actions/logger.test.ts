@@ -1,7 +1,7 @@
 // The actions' face on @actions/core: what reaches the runner's log and the job summary from text that
 // came from outside (a file name of a fork's build, a service's answer, an error message).
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -68,27 +68,50 @@ test('no line of the log is a workflow command we did not write, whatever the te
   assert.ok(!log.includes('\x1b'), 'no escape sequence reaches the log')
 })
 
-test("the step's failure and its annotations show an outside message on one line", async () => {
-  const log = await captured(() =>
-    runAction([], () => {
-      throw new ServiceError({
-        operation: 'games.cdn.createGameCdnSite',
-        status: 500,
-        body: { code: 'ERROR', message: `boom\n::add-mask::x \x1b[31m` },
-      })
-    }),
-  )
+/**
+ * The job summary's file, emptied: one for the whole file, as @actions/core keeps the first
+ * GITHUB_STEP_SUMMARY it reads.
+ */
+let summaryPath: string | undefined
+async function summaryFile(): Promise<string> {
+  summaryPath ??= path.join(await mkdtemp(path.join(os.tmpdir(), 'gamehost-summary-')), 'summary.md')
+  await writeFile(summaryPath, '')
+  return summaryPath
+}
+
+test("the step's failure, its annotations and its summary show an outside message on one line", async () => {
+  const file = await summaryFile()
+  const previous = process.env.GITHUB_STEP_SUMMARY
+  process.env.GITHUB_STEP_SUMMARY = file
+  let log: string
+  try {
+    log = await captured(() =>
+      runAction([], () => {
+        throw new ServiceError({
+          operation: 'games.cdn.createGameCdnSite',
+          status: 500,
+          body: { code: 'ERROR', message: `boom\n::add-mask::x \x1b[31m` },
+        })
+      }),
+    )
+  } finally {
+    if (previous === undefined) delete process.env.GITHUB_STEP_SUMMARY
+    else process.env.GITHUB_STEP_SUMMARY = previous
+  }
   assert.equal(
     log.trim(),
     '::error::games.cdn.createGameCdnSite failed: 500 ERROR: boom\\n::add-mask::x \\x1b[31m',
     log,
   )
+  // A failure the body wrote no summary for gets one: what failed, on one line.
+  const summary = await readFile(file, 'utf8')
+  assert.ok(summary.startsWith('<h2>gamehost action failed</h2>'), summary)
+  assert.ok(summary.includes('<p>Failed: games.cdn.createGameCdnSite failed: 500 ERROR: boom\\n'), summary)
+  assert.ok(!summary.includes('\x1b'), summary)
 })
 
 test('the job summary holds text from outside as text on one line: no Markdown, link or image of its own', async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-summary-'))
-  const file = path.join(dir, 'summary.md')
-  await writeFile(file, '')
+  const file = await summaryFile()
   const previous = process.env.GITHUB_STEP_SUMMARY
   process.env.GITHUB_STEP_SUMMARY = file
   try {
@@ -115,6 +138,5 @@ test('the job summary holds text from outside as text on one line: no Markdown, 
   } finally {
     if (previous === undefined) delete process.env.GITHUB_STEP_SUMMARY
     else process.env.GITHUB_STEP_SUMMARY = previous
-    await rm(dir, { recursive: true, force: true })
   }
 })

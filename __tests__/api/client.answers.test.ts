@@ -6,8 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { ServiceClient, createAgent, type ClientOptions } from '../../src/api/client.ts'
-import { API_DEADLINE_MS } from '../../src/common/timeouts.ts'
-import { NetworkError, UnexpectedAnswerError } from '../../src/api/errors.ts'
+import { NetworkError, ServiceError, UnexpectedAnswerError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
@@ -267,10 +266,47 @@ describe('answers that are not what they should be', () => {
     })
   })
 
+  test('an api-url that reaches another server (a web page, a 404 of something else) is named in the error', async () => {
+    const page =
+      (status: number, type: string): Handler =>
+      (_request, response) => {
+        response.writeHead(status, { 'content-type': type })
+        response.end('<!doctype html><title>Example Domain</title>')
+      }
+    for (const [status, type] of [
+      [200, 'text/html; charset=utf-8'],
+      [404, 'text/html'],
+      [404, 'text/plain'],
+      [405, 'application/json'],
+    ] as const) {
+      handler = page(status, type)
+      await assert.rejects(client().listCustomAvatars(GAME), (error: unknown) => {
+        assert.ok(error instanceof ServiceError, String(error))
+        assert.match(
+          error.message,
+          /The answer is not the service's \(.+\): api-url reaches another server\. Check api-url/,
+        )
+        assert.deepEqual(error.inputs, ['api-url'])
+        return true
+      })
+    }
+    // A gateway's page for an outage is no fault of api-url.
+    handler = page(502, 'text/html')
+    await assert.rejects(client().listCustomAvatars(GAME), (error: unknown) => {
+      assert.ok(error instanceof ServiceError)
+      assert.match(
+        error.message,
+        /not the service's \(an HTML page\): a proxy or gateway in front of it answered/,
+      )
+      assert.deepEqual(error.inputs, [])
+      return true
+    })
+  })
+
   test('no answer within the time-out says so, naming the operation and the host', async () => {
     handler = () => {} // never answers
     await assert.rejects(
-      client({ timeouts: { apiStallMs: 50, apiDeadlineMs: API_DEADLINE_MS } }).listCustomAvatars(GAME),
+      client({ timeouts: { apiStallMs: 50, apiDeadlineMs: 180_000 } }).listCustomAvatars(GAME),
       new RegExp(
         `^NetworkError: games\\.avatars\\.listGameCustomAvatars failed: no answer within 0\\.05 s \\(UND_ERR_HEADERS_TIMEOUT\\) \\(${new URL(url).host}\\)$`,
       ),

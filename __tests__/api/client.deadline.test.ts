@@ -9,17 +9,17 @@ import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { NetworkError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { API_DEADLINE_MS } from '../../src/common/timeouts.ts'
+import { SERVICE_REQUEST_LIMIT_MS, timeoutsFor } from '../../src/common/timeouts.ts'
 
 const UPLOAD = '0b8d4e2a-7c61-4f39-9a5e-3d2c1b0f6e87'
 const agent = createAgent()
 after(() => agent.close())
 
 /**
- * A service on 127.0.0.1 that answers every call 200 with `{}`, trickled a byte every 30 ms after
- * `padding` spaces (3 s at most: it stops by itself), and counts the calls.
+ * A service on 127.0.0.1 that answers every call 200 with `{}`, trickled a byte every `everyMs` after
+ * `padding` spaces (it stops by itself once sent), and counts the calls.
  */
-async function tricklingService(padding = 100): Promise<{ url: string; calls: () => number }> {
+async function tricklingService(padding = 100, everyMs = 30): Promise<{ url: string; calls: () => number }> {
   let calls = 0
   const answers = new Set<ServerResponse>()
   const server = createServer((req, res) => {
@@ -35,7 +35,7 @@ async function tricklingService(padding = 100): Promise<{ url: string; calls: ()
         clearInterval(timer)
         res.end()
       }
-    }, 30)
+    }, everyMs)
     res.on('close', () => {
       clearInterval(timer)
       answers.delete(res)
@@ -101,5 +101,34 @@ test('an answer that arrives within the deadline is read as ever, and the deadli
     timeouts: { apiStallMs: 200, apiDeadlineMs: 2000 },
   })
   await client.completeUpload(UPLOAD)
-  assert.ok(API_DEADLINE_MS > 50_000)
+})
+
+test("the deadline follows the service's own limit and request-timeout: a little after them, not minutes", () => {
+  const byDefault = timeoutsFor(30_000)
+  assert.ok(byDefault.apiDeadlineMs > 50_000, "more than the service's 50 s")
+  assert.ok(
+    byDefault.apiDeadlineMs <= 70_000,
+    `${byDefault.apiDeadlineMs} ms: a dead answer is dropped at about 60 s`,
+  )
+  assert.equal(timeoutsFor(30_000).apiStallMs, SERVICE_REQUEST_LIMIT_MS)
+  const longer = timeoutsFor(120_000)
+  assert.ok(longer.apiDeadlineMs > 120_000 && longer.apiDeadlineMs <= 140_000, String(longer.apiDeadlineMs))
+})
+
+test('an answer that trickles a byte every 2 s (here 20 ms, every limit scaled down) is dropped a little after the service limit', async () => {
+  // Scaled by 1/100: a service limit of 0.6 s for 60 s, a byte every 20 ms for every 2 s, 30 s of trickle.
+  const service = await tricklingService(1500, 20)
+  const timeouts = timeoutsFor(300, 600)
+  const client = new ServiceClient({
+    baseUrl: service.url,
+    token: 'token',
+    dispatcher: agent,
+    logger: memoryLogger(),
+    retry: retryPolicy({ retries: 0 }),
+    timeouts,
+  })
+  const started = Date.now()
+  await assert.rejects(client.completeUpload(UPLOAD), /the answer was not complete within 0\.66 s/)
+  const took = Date.now() - started
+  assert.ok(took < 1500, `${took} ms: dropped at about 0.66 s, not after the whole trickle`)
 })

@@ -67,6 +67,33 @@ describe('gamehost CLI', () => {
   const connection = () => ['--api-url', emulator.url, '--game-id', GAME]
 
   describe('deploy', () => {
+    test('a dry run calls nothing: it needs no --api-url, token or --game-id', async () => {
+      const before = emulator.requests.length
+      const dry = await cli(['deploy', '--path', site, '--dry-run', '--json'])
+      assert.equal(dry.code, 0, dry.stderr)
+      assert.equal((JSON.parse(dry.stdout) as Record<string, unknown>)['file-count'], 26)
+      assert.equal(emulator.requests.length, before)
+      // What is given is still checked.
+      const bad = await cli(['deploy', '--path', site, '--dry-run', '--api-url', 'ftp://x'])
+      assert.equal(bad.code, 2, bad.stderr)
+    })
+
+    test('api-url and game-id are read from GAMEHOST_API_URL and GAMEHOST_GAME_ID; a missing one says both ways', async () => {
+      const env = { ...withToken, GAMEHOST_API_URL: emulator.url, GAMEHOST_GAME_ID: GAME }
+      const run = await cli(['avatars', '--json'], env)
+      assert.equal(run.code, 0, run.stderr)
+      const missing = await cli(['avatars'], withToken)
+      assert.equal(missing.code, 2)
+      assert.match(missing.stderr, /^gamehost avatars: --api-url \(or GAMEHOST_API_URL\) is required/m)
+      const help = await cli(['avatars', '--help'])
+      assert.match(help.stdout, /GAMEHOST_API_URL \(--api-url\)/)
+      assert.match(help.stdout, /GAMEHOST_GAME_ID \(--game-id\)/)
+      // The emulator's port, where the help names one, is its default.
+      const deployHelp = await cli(['deploy', '--help'])
+      assert.match(deployHelp.stdout, /http:\/\/localhost:8787 for the emulator/)
+      assert.doesNotMatch(deployHelp.stdout, /6420/)
+    })
+
     test('dry run and deploy give the digest, file count and size of the action', async () => {
       const inputs = { 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, path: site }
       const defaults = await actionDefaults(path.join(root, 'action.yml'))
@@ -120,6 +147,11 @@ describe('gamehost CLI', () => {
         'nothing left to point at',
       )
       assert.deepEqual(await readdir(tmp), [], 'no folder or file left in the temporary folder')
+      // Nor is a path it removes printed, in the log or the report.
+      const told = await cli(['deploy', ...connection(), '--path', site, '--dry-run'], { TMPDIR: tmp })
+      assert.equal(told.code, 0, told.stderr)
+      assert.ok(!(told.stdout + told.stderr).includes(tmp), told.stdout + told.stderr)
+      assert.doesNotMatch(told.stderr, /Manifest written/)
 
       const keep = path.join(await tempDir(), 'manifest.json')
       const kept = await cli([
@@ -362,7 +394,7 @@ describe('gamehost CLI', () => {
         ],
         [
           ['servers', '--game-id', GAME, '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15'],
-          /--api-url is required/,
+          /--api-url \(or GAMEHOST_API_URL\) is required/,
         ],
         [['servers', ...connection()], /--environment-id is required/],
         [

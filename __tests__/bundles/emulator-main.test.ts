@@ -110,6 +110,32 @@ describe('npm run emulator', () => {
     )
   })
 
+  test('stopped with kill (SIGTERM) it frees its port; with the process that started it gone, too', async () => {
+    const termed = runMain(['--port', '0', '--no-rate-limit'])
+    const [, termedUrl] = await waitForOutput(termed, /listening on (http:\/\/\S+)/)
+    termed.child.kill('SIGTERM')
+    assert.equal(await termed.exited, 0)
+    await assert.rejects(fetch(termedUrl!), 'nothing listens on its port any more')
+
+    // As `npm run emulator` runs it: under a shell, which `kill` ends without passing the signal on.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" "${MAIN}" --port 0 --no-rate-limit; true`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let stdout = ''
+    shell.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    // The emulator holds the pipe too: it closes once the emulator has ended.
+    const closed = once(shell.stdout, 'close')
+    while (!/listening on (http:\/\/\S+)/.test(stdout)) await new Promise((r) => setTimeout(r, 20))
+    const url = /listening on (http:\/\/\S+)/.exec(stdout)![1]!
+    assert.ok((await fetch(`${url}/cloud/games/x`)).status >= 400, 'it answers')
+    shell.kill('SIGKILL')
+    const started = Date.now()
+    await closed
+    assert.ok(Date.now() - started < 5000, `the emulator ended ${Date.now() - started} ms after its parent`)
+    assert.match(stdout, /The process that started the emulator is gone\.\nStopping the emulator\./)
+    await assert.rejects(fetch(url), 'its port is free')
+  })
+
   test('--help prints the usage', async () => {
     const run = runMain(['--help'])
     assert.equal(await run.exited, 0)

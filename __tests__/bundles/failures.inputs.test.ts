@@ -116,6 +116,25 @@ describe('failures that name the input to fix', () => {
     assert.doesNotMatch(run.stdout + run.summary, /starts over/)
   })
 
+  test('an input refused before anything runs (namespace: PR-12) still writes the summary', async () => {
+    const run = await deploy({ namespace: 'PR-12' })
+    assert.equal(run.exitCode, 1, run.stdout)
+    assert.match(
+      errors(run.stdout)[0]!,
+      /^::error::namespace 'PR-12' is not a valid name id: .*write namespace: pr-12/,
+    )
+    assert.match(run.summary, /^<h2>gamehost deploy failed<\/h2>/)
+    assert.match(
+      run.summary,
+      /Failed: namespace &#39;PR-12&#39; is not a valid name id|Failed: namespace 'PR-12'/,
+    )
+    assert.match(run.summary, /Nothing: it stopped before anything was sent to the service\./)
+    assert.equal(
+      rerun(run.summary),
+      'A re-run with the same inputs fails the same way: fix the input the error names first.',
+    )
+  })
+
   test('a site creation that fails: file-count and total-bytes are what was collected; a re-run starts over', async () => {
     // The emulator refuses the first site creation with a 503; retries 0 makes it the run's end.
     const run = await deploy({ retries: '0' })

@@ -119,6 +119,9 @@ describe('bad inputs of the new actions, through their bundles', { concurrency: 
         assert.ok(errors[0]!.startsWith(`::error::${input}`), errors[0])
         assert.match(errors[0]!, hint)
         assert.equal(emulator.requests.length, requests, 'no call reached the service')
+        // The job summary gives the account of this run too: what failed, and to fix the input.
+        assert.match(run.summary, new RegExp(`^<h2>gamehost ${name} failed</h2>`))
+        assert.ok(run.summary.includes('fix the input the error names first'), run.summary)
       })
     }
   }

@@ -7,7 +7,8 @@ import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { collectSite } from '../../src/deploy/collect.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
-import { unityBuild } from '../support/web-builds.ts'
+import { godotExport, unityBuild } from '../support/web-builds.ts'
+import { UsageError } from '../../src/api/errors.ts'
 
 const collect = async (root: string) => {
   const logger = memoryLogger()
@@ -47,5 +48,28 @@ test('a site one folder down, or none at all: said as such', async () => {
   assert.match(
     (await collect(flat)).warnings[0] ?? '',
     /has no index\.html at its root, so the site's \/ answers 404: its files are served only at their own paths$/,
+  )
+})
+
+test('fail-on-warning: a Godot threads export fails before anything is created, naming the warning; without it, a warning', async () => {
+  const root = await tempDir()
+  await writeTree(root, godotExport({ threads: true, pwa: { ensureIsolation: false } }))
+  const source = { path: root, files: ['**'], includeHidden: false, webEngine: 'auto' as const, headers: [] }
+  const options = { logger: memoryLogger(), glob: actionsGlob, digestFirst: false, publish: true }
+  const warned = await collectSite(source, options)
+  assert.ok(
+    warned.serving.warnings.some((w) => /Godot/.test(w)),
+    warned.serving.warnings.join('\n'),
+  )
+  await assert.rejects(
+    collectSite({ ...source, failOnWarning: true }, { ...options, logger: memoryLogger() }),
+    (error: unknown) => {
+      assert.ok(error instanceof UsageError, String(error))
+      assert.match(
+        error.message,
+        /^fail-on-warning: the site drew a warning, so nothing was created: .*Godot/,
+      )
+      return true
+    },
   )
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { appendFile, mkdir, readdir, readFile, symlink, truncate } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
@@ -12,7 +13,9 @@ import {
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
+  hiddenLeftOut,
   scanArtifacts,
+  scanSite,
   writeManifest,
 } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
@@ -128,6 +131,88 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
   )
 })
 
+test('the hidden files and folders left out are counted and named, whatever the patterns; none with include-hidden', async () => {
+  const root = await tempDir()
+  await writeTree(root, {
+    'index.html': 'i',
+    '.env': 'SECRET=1',
+    '.cache/HEAD': 'ref',
+    '.cache/objects/a': 'x',
+    'a/.DS_Store': 'h',
+    'a/b.js': 'b',
+  })
+  const scan = (patterns: string[], includeHidden = false) =>
+    scanSite({ glob, root, patterns, includeHidden, logger: memoryLogger() })
+  // ** lists the plain tree itself; other patterns go through the globber: the same account.
+  for (const patterns of [['**'], ['**/*.html', 'a/**']]) {
+    const { files, hidden } = await scan(patterns)
+    assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.js', 'index.html'])
+    assert.deepEqual(hidden, ['.cache/', '.env', 'a/.DS_Store'], patterns.join(' '))
+    assert.equal(
+      hiddenLeftOut(hidden),
+      '2 hidden files and 1 hidden folder left out (include-hidden: true to upload them): .cache/, .env, a/.DS_Store',
+    )
+  }
+  assert.deepEqual((await scan(['**'], true)).hidden, [])
+  assert.equal(hiddenLeftOut([]), undefined)
+  assert.equal(hiddenLeftOut(['.env']), '1 hidden file left out (include-hidden: true to upload them): .env')
+})
+
+test('a name that is not UTF-8 is refused before anything is created, named by its bytes', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'index.html': 'i', 'build/ok.png': 'p', 'caf\uFFFD.txt': 'a real U+FFFD passes' })
+  writeFileSync(
+    Buffer.concat([Buffer.from(`${root}/build/caf`), Buffer.from([0xe9]), Buffer.from('.png')]),
+    'x',
+  )
+  const expected =
+    'path: the service knows each file by its path in UTF-8, and this name is not UTF-8 (shown by their bytes): build/caf\\xe9.png. ' +
+    'Rename it in UTF-8 (a build tool on another system may have written Latin-1)'
+  // The plain tree's listing, and a globber's paths: the same refusal.
+  for (const patterns of [['**'], ['**/*.png', 'index.html']]) {
+    await assert.rejects(
+      scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() }),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error))
+        assert.equal(error.message, expected)
+        return true
+      },
+      patterns.join(' '),
+    )
+  }
+  // A folder whose name is not UTF-8 is refused as well, before its files are looked for.
+  const folder = await tempDir()
+  await writeTree(folder, { 'index.html': 'i' })
+  const bad = Buffer.concat([Buffer.from(`${folder}/d`), Buffer.from([0xff, 0x41])])
+  mkdirSync(bad)
+  writeFileSync(Buffer.concat([bad, Buffer.from('/f.js')]), 'x')
+  await assert.rejects(
+    scanArtifacts({ glob, root: folder, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    /not UTF-8 \(shown by their bytes\): d\\xffA\. Rename it/,
+  )
+})
+
+test('a path whose store key would pass 1,024 bytes is refused before anything is created', async () => {
+  const root = await tempDir()
+  // 4 folders of 200 bytes and a name: 5 × 201 - 1 = 1,004 bytes, over 1,024 - 37 with the upload id.
+  const deep = [...Array.from({ length: 4 }, (_, i) => `${i}`.repeat(200)), 'x'.repeat(200)].join('/')
+  const fits = [...Array.from({ length: 4 }, (_, i) => `${i}`.repeat(200)), 'y'.repeat(183)].join('/')
+  assert.equal(Buffer.byteLength(fits), 1024 - 37)
+  await writeTree(root, { 'index.html': 'i', [deep]: 'd', [fits]: 'f' })
+  await assert.rejects(
+    scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    (error: unknown) => {
+      assert.ok(error instanceof UsageError, String(error))
+      assert.match(
+        error.message,
+        /^path: the store keeps each file at the key <upload id>\/<path>, at most 1024 bytes, so a path may have 987 bytes of UTF-8; this one has more: 0{200}\/.*x{200} \(1004 bytes\)\. Shorten it/,
+      )
+      assert.ok(!error.message.includes('y'.repeat(183)), 'a path of 987 bytes fits')
+      return true
+    },
+  )
+})
+
 test('every file (the default **) is found as @actions/glob finds it, with or without hidden ones', async () => {
   const root = await tempDir()
   await writeTree(root, {
@@ -226,6 +311,15 @@ test('bad paths and patterns are refused before anything is read', async () => {
     collect(path.join(root, 'missing'), ['**']),
     (e: Error) => e instanceof UsageError && /does not exist/.test(e.message),
   )
+  // A relative path says the folder it was looked for in, and the working directory it is taken from.
+  const relative = path.relative(process.cwd(), path.join(root, 'build'))
+  await assert.rejects(collect(relative, ['**']), (e: Error) => {
+    assert.equal(
+      e.message,
+      `path: '${relative}' does not exist: looked for ${path.join(root, 'build')}, as it is relative to the working directory ${process.cwd()}`,
+    )
+    return true
+  })
   await assert.rejects(collect(path.join(root, 'index.html'), ['**']), /is a file/)
   await assert.rejects(collect(root, ['../**']), /reaches outside path/)
   await assert.rejects(collect(root, ['/etc/**']), /is absolute/)

@@ -11,7 +11,8 @@ import { readInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { ServiceClient, createAgent } from '../../src/api/client.ts'
-import { deployOutputs } from '../../src/deploy/report.ts'
+import { deployOutputs, deployReport } from '../../src/deploy/report.ts'
+import { renderText } from '../../src/common/report.ts'
 import { actionsGlob } from '../../src/actions/glob.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -313,6 +314,21 @@ describe('deploy against the emulator', () => {
       ),
       dryLogger.lines.join('\n'),
     )
+  })
+
+  test('the hidden files left out are said in the log, without --verbose, and in the report', async () => {
+    const root = await tempDir()
+    await writeTree(root, { 'index.html': 'i', '.env': 'SECRET=1', 'js/.eslintrc': '{}', '.cache/x': 'x' })
+    const logger = memoryLogger()
+    const dry = await deploy(inputs({ path: root, 'dry-run': 'true', token: '' }), {
+      logger,
+      glob: actionsGlob,
+      tempDir: temp,
+    })
+    const line =
+      '2 hidden files and 1 hidden folder left out (include-hidden: true to upload them): .cache/, .env, js/.eslintrc'
+    assert.ok(logger.lines.includes(line), logger.lines.join('\n'))
+    assert.ok(renderText(deployReport(dry)).includes(line), renderText(deployReport(dry)))
   })
 
   test('a site of 1 GB or more is refused before any call', async () => {

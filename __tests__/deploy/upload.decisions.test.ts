@@ -18,6 +18,7 @@ function state(overrides: Partial<AttemptState> = {}): AttemptState {
     describe: 'Upload of a.txt',
     retries: 0,
     descriptorWaits: 0,
+    storedAtDescriptorWait: 0,
     storedMeanwhile: false,
     firstAttemptAt: 1_000,
     now: 1_000,
@@ -58,7 +59,7 @@ test('out of descriptors: fewer uploads at a time and a wait of 50 ms doubling; 
   assert.ok(action.error instanceof PartUploadError)
   assert.equal(
     action.error.message,
-    'Upload of a.txt: out of file descriptors (EMFILE), even with 1 upload at a time: raise the limit (ulimit -n)',
+    'Upload of a.txt: out of file descriptors (EMFILE), even with 1 upload at a time and none ending for 10 waits: raise the limit (ulimit -n)',
   )
   assert.equal(action.error.retryable, false)
   assert.equal(action.error.cause, cause)

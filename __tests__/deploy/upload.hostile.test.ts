@@ -321,7 +321,7 @@ test('out of file descriptors for good: the upload fails saying so, without a re
   assert.ok(error instanceof PartUploadError, String(error))
   assert.match(
     error.message,
-    /^Upload of f3\.txt: out of file descriptors \(ENFILE\), even with \d+ uploads? at a time: raise the limit \(ulimit -n\)$/,
+    /^Upload of f3\.txt: out of file descriptors \(ENFILE\), even with \d+ uploads? at a time and none ending for 10 waits: raise the limit \(ulimit -n\)$/,
   )
   assert.ok(!logger.lines.some((l) => /retry|closed/i.test(l)), logger.lines.join('\n'))
   assert.ok(logger.lines.filter((l) => l.startsWith('Out of file descriptors (ENFILE)')).length <= 3)

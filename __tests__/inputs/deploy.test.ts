@@ -211,6 +211,20 @@ for (const [name, values, message] of bad) {
   })
 }
 
+test('a name id written otherwise is refused with the one to write instead', () => {
+  const refusal = (namespace: string) => {
+    try {
+      readInputs(getter({ ...base, namespace }))
+    } catch (error) {
+      return (error as Error).message
+    }
+    return ''
+  }
+  assert.match(refusal('PR-12'), /^namespace 'PR-12' is not a valid name id: .*\(write namespace: pr-12\)$/)
+  assert.match(refusal('feature/Login'), /\(write namespace: feature-login\)$/)
+  assert.match(refusal('!!!'), /\(like 'pr-42'\)$/)
+})
+
 test('a token that cannot be sent is refused without being shown, before any file is read', () => {
   const token = 'gamehost-s3cret\r\nX-Injected: 1'
   assert.throws(

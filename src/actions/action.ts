@@ -2,7 +2,7 @@
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
 import * as core from '@actions/core'
-import { ValidationFailedError, errorMessage } from '../api/errors.ts'
+import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import { urlUserInfo, type Connection } from '../inputs/common.ts'
@@ -12,7 +12,7 @@ import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
 import { cancelOnSignals } from '../common/cancel.ts'
 import { deadlineFromEnv, runOperation, type Operation } from '../operations/operation.ts'
-import { cellHtml, escapeHtml, type OutputValue, type Report } from '../common/report.ts'
+import { cellHtml, escapeHtml, heading, text, type OutputValue, type Report } from '../common/report.ts'
 
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
@@ -48,12 +48,21 @@ function inertAnnotation(annotation: AnnotationProperties | undefined): Annotati
   }
 }
 
+/** Whether this run of an action has written its job summary (writeReport). */
+let summaryWritten = false
+
 /**
  * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
  * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
+ * annotation per problem before the step's failure message. A failure the body wrote no summary for
+ * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
-export async function runAction(secretInputs: readonly string[], body: () => Promise<void>): Promise<void> {
+export async function runAction(
+  secretInputs: readonly string[],
+  body: () => Promise<void>,
+  failure: (error: unknown) => Report = (error) => operationFailureReport('action', error),
+): Promise<void> {
+  summaryWritten = false
   try {
     for (const name of secretInputs) {
       const secret = core.getInput(name)
@@ -75,34 +84,56 @@ export async function runAction(secretInputs: readonly string[], body: () => Pro
       for (const problem of error.problems)
         actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
     }
+    if (!summaryWritten) await writeReport(failure(error))
     setFailed(errorMessage(error))
+  }
+}
+
+/** The summary of an operation's action that failed: what failed, and what a re-run would do. */
+export function operationFailureReport(action: string, error: unknown): Report {
+  const inputWrong = error instanceof UsageError || error instanceof ValidationFailedError
+  return {
+    title: `gamehost ${action} failed`,
+    blocks: [
+      text(`Failed: ${errorMessage(error)}`),
+      ...(inputWrong
+        ? [
+            heading('A re-run'),
+            text('A re-run with the same inputs fails the same way: fix the input the error names first.'),
+          ]
+        : []),
+    ],
   }
 }
 
 /** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 export function operationAction<I extends Connection, R>(operation: Operation<I, R>): () => Promise<void> {
   return () =>
-    runAction(secretInputs(operation.name as ActionName), async () => {
-      const inputs = operation.read((name) => core.getInput(name))
-      const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {}
-      actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
-      // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
-      const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-      let result: R
-      try {
-        result = await runOperation(operation, inputs, {
-          logger: actionsLogger,
-          signal: cancellation.signal,
-          deadlineMs: deadlineFromEnv(process.env),
-        })
-      } finally {
-        cancellation.dispose()
-      }
-      setOutputs(operation.outputs(result))
-      await writeReport(operation.report(result, inputs))
-      const failure = operation.failure?.(result, inputs)
-      if (failure) throw failure
-    })
+    runAction(
+      secretInputs(operation.name as ActionName),
+      async () => {
+        const inputs = operation.read((name) => core.getInput(name))
+        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {}
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
+        // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
+        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+        let result: R
+        try {
+          result = await runOperation(operation, inputs, {
+            logger: actionsLogger,
+            signal: cancellation.signal,
+            deadlineMs: deadlineFromEnv(process.env),
+          })
+        } finally {
+          cancellation.dispose()
+        }
+        setOutputs(operation.outputs(result))
+        await writeReport(operation.report(result, inputs))
+        const failure = operation.failure?.(result, inputs)
+        if (failure) throw failure
+      },
+      (error) => operationFailureReport(operation.name, error),
+    )
 }
 
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
@@ -121,6 +152,7 @@ export function outputText(value: OutputValue): string {
  * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
  */
 export async function writeReport(report: Report): Promise<void> {
+  summaryWritten = true
   const summary = core.summary.addHeading(inertHtml(report.title), 2)
   for (const block of report.blocks) {
     if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)

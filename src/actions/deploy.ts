@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
-import { closeOutputs, closeReport } from '../deploy/report.ts'
+import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
 import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
@@ -39,31 +39,35 @@ import {
 
 /** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
-  await runAction(secretInputs(ActionName.Deploy), async () => {
-    const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-    const inputs = readActionInputs(event)
-    if (event.pullRequest?.build && event.repository) {
-      await checkPullRequest({
-        token: core.getInput(Input.GitHubToken),
-        repository: event.repository,
-        number: event.pullRequest.number,
-        build: event.pullRequest.build,
-      })
-    }
-    if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
+  await runAction(
+    secretInputs(ActionName.Deploy),
+    async () => {
+      const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+      const inputs = readActionInputs(event)
+      if (event.pullRequest?.build && event.repository) {
+        await checkPullRequest({
+          token: core.getInput(Input.GitHubToken),
+          repository: event.repository,
+          number: event.pullRequest.number,
+          build: event.pullRequest.build,
+        })
+      }
+      if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
 
-    // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
-    const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
-    try {
-      const key = previewKey(inputs)
-      const comment = previewComment(inputs, event, key)
-      const preview = { inputs, event, key, comment }
-      if (event.pullRequest?.closed) await closeRun(preview, cancellation.signal)
-      else await deployRun(preview, cancellation.signal)
-    } finally {
-      cancellation.dispose()
-    }
-  })
+      // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+      const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+      try {
+        const key = previewKey(inputs)
+        const comment = previewComment(inputs, event, key)
+        const preview = { inputs, event, key, comment }
+        if (event.pullRequest?.closed) await closeRun(preview, cancellation.signal)
+        else await deployRun(preview, cancellation.signal)
+      } finally {
+        cancellation.dispose()
+      }
+    },
+    (error) => failureReport(error, undefined),
+  )
 }
 
 const getInput = (name: string) => core.getInput(name)

@@ -55,9 +55,19 @@ function deployedStatus(result: DeployResult): string {
 function deployedSentence(result: DeployResult): string {
   if (result.older?.blocked) return `⏸️ Not published: ${markdownText(result.older.reason)}.`
   const live = result.published ? ` ${liveSentence(result)}` : ''
-  if (result.skipped)
-    return `✅ No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
-  return result.siteId ? `✅ Deployed site ${markdownCode(result.siteId)}.${live}` : '✅ Provisioned.'
+  // A build that drew warnings (a Godot threads export that cannot start) gets no bare tick.
+  const warnings = result.serving?.warnings ?? []
+  const mark = warnings.length ? '⚠️' : '✅'
+  const said = result.skipped
+    ? `${mark} No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
+    : result.siteId
+      ? `${mark} Deployed site ${markdownCode(result.siteId)}.${live}`
+      : `${mark} Provisioned.`
+  if (!warnings.length) return said
+  const heading = warnings.length === 1 ? 'A warning' : `${warnings.length} warnings`
+  return [said, '', `${heading} (${Input.FailOnWarning}: true makes them fail the run):`, '']
+    .concat(warnings.map((warning) => `- ${markdownText(warning)}`))
+    .join('\n')
 }
 
 /** Seen live (when, what was checked), not checked, or not seen live (what the host served instead). */

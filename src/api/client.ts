@@ -48,7 +48,7 @@ import {
 } from './types.ts'
 import { formatBytes } from '../common/format.ts'
 import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../inputs/constants.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
@@ -743,14 +743,39 @@ function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
               ? 'the answer was not a JSON object'
               : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
         }
+  const serviceBody = errorBody === parsed
   throw new ServiceError({
     operation: op.name,
     status: response.statusCode,
     body: errorBody,
     rayId,
     retryAfter: header(response.headers, 'retry-after'),
-    ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+    ...(serviceBody
+      ? refusalHint(op, response.statusCode, errorBody.code ?? '')
+      : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
   })
+}
+
+/**
+ * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
+ * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
+ * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ */
+function foreignAnswerHint(
+  status: number,
+  contentType: string | undefined,
+): { hint?: string; inputs?: readonly string[] } {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === 'application/json' && status === 200) return {}
+  const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON'
+  if (status >= 500 || status === 429)
+    return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` }
+  return {
+    hint:
+      `The answer is not the service's (${what}): ${Input.ApiUrl} reaches another server. ` +
+      `Check ${Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+    inputs: [Input.ApiUrl],
+  }
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -14,7 +14,15 @@ import { validationTitle } from '../api/rules.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import type { Connection, GetInput } from '../inputs/common.ts'
 import { ActionName, Input, Output, TOKEN_ENV } from '../inputs/constants.ts'
-import { INPUTS, flagsOf, inputRow, type CliFlag, type CommandName } from '../inputs/table.ts'
+import {
+  API_URL_ENV,
+  GAME_ID_ENV,
+  INPUTS,
+  flagsOf,
+  inputRow,
+  type CliFlag,
+  type CommandName,
+} from '../inputs/table.ts'
 import { cancelOnSignals, isCancelled, type SignalCancellation } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
@@ -104,7 +112,7 @@ const DEPLOY: Command = {
     ...OUTPUT_FLAGS,
   ],
   examples: [
-    `gamehost deploy ${EXAMPLE_CONNECTION} --path build --dry-run`,
+    'gamehost deploy --path build --dry-run',
     `GAMEHOST_TOKEN=... gamehost deploy ${EXAMPLE_CONNECTION} --path build --namespace pr-12 --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --domain pr-12.preview.example.com`,
     `gamehost deploy ${EXAMPLE_CONNECTION} --path build --files '**' --files '!**/*.map' --json`,
   ],
@@ -129,6 +137,7 @@ const DEPLOY: Command = {
         glob: cliGlob,
         tempDir,
         manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
+        tempDirRemoved: true,
         // A terminal shows the upload's progress in its status line: update it often.
         progressIntervalMs: io.interactive ? 250 : undefined,
         signal: cancellation.signal,
@@ -146,8 +155,6 @@ const DEPLOY: Command = {
       cancellation.dispose()
       await rm(tempDir, { recursive: true, force: true })
     }
-    // Removed with its folder unless --manifest kept it.
-    if (!keepManifest) result.manifestPath = undefined
     if (result.siteId)
       io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
     print(io, deployOutputs(result), deployReport(result))
@@ -414,10 +421,25 @@ function runContext(env: NodeJS.ProcessEnv): RunContext {
   }
 }
 
-/** The input names that open a message, as the flags they are here: `game-id is required` -> `--game-id is required`. */
+/**
+ * The input names that open a message, as the flags they are here: `game-id is required` ->
+ * `--game-id (or GAMEHOST_GAME_ID) is required`.
+ */
 function asFlags(command: Command, message: string): string {
-  const names = new Set(command.flags.map((f) => f.name))
-  return message.replace(/^[a-z-]+(?=[ :,])/, (name) => (names.has(name) ? `--${name}` : name))
+  const flags = new Map(command.flags.map((f) => [f.name, f]))
+  return message.replace(/^([a-z-]+)(?=[ :,])( is required)?/, (whole, name: string, required?: string) => {
+    const flag = flags.get(name)
+    if (!flag) return whole
+    return `--${name}${required && flag.env ? ` (or ${flag.env})` : ''}${required ?? ''}`
+  })
+}
+
+/** The flags read from an environment variable too: `GAMEHOST_API_URL (--api-url)`, ... */
+function envFlags(command: Command): string {
+  return command.flags
+    .filter((f) => f.env)
+    .map((f) => `${f.env} (--${f.name})`)
+    .join(', ')
 }
 
 function commandHelp(command: Command): string {
@@ -439,7 +461,7 @@ function commandHelp(command: Command): string {
     'Examples:',
     ...command.examples.map((example) => `  ${example}`),
     '',
-    `The token is read from ${TOKEN_ENV} when --token is not given.`,
+    `Read from the environment when their flag is not given: ${envFlags(command)}.`,
     'Exit codes: 0 success, 1 failure, 2 bad usage.',
   ].join('\n')
 }
@@ -457,8 +479,9 @@ function mainHelp(): string {
     'Commands:',
     ...rows.map(([name, summary]) => `  ${name.padEnd(12)}${summary}`),
     '',
-    "Run 'gamehost <command> --help' for its flags. The token is read from the",
-    `${TOKEN_ENV} environment variable (or --token). Exit codes: 0 success, 1 failure, 2 bad usage.`,
+    "Run 'gamehost <command> --help' for its flags. The token, api-url and game-id are read from the",
+    `${TOKEN_ENV}, ${API_URL_ENV} and ${GAME_ID_ENV} environment variables when their flag is not given.`,
+    'Exit codes: 0 success, 1 failure, 2 bad usage.',
   ].join('\n')
 }
 

@@ -3,8 +3,11 @@
 
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 export const SERVICE_REQUEST_LIMIT_MS = 60_000
-/** An API call's deadline in all at the least, however its answer trickles. */
-export const API_DEADLINE_MS = 180_000
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024
 
@@ -13,7 +16,7 @@ export interface Timeouts {
   readonly stallMs: number
   /** The same for an API call: never shorter than the service's own limit, so its answer arrives. */
   readonly apiStallMs: number
-  /** An API call's deadline in all, progress or not. */
+  /** An API call's deadline in all, progress or not: a little over apiStallMs. */
   readonly apiDeadlineMs: number
   /** How often the PUTs in flight are checked against their limits. */
   readonly sweepMs: number
@@ -23,12 +26,16 @@ export interface Timeouts {
   putDeadlineMs(length: number): number
 }
 
-export function timeoutsFor(requestTimeoutMs: number): Timeouts {
-  const apiStallMs = Math.max(requestTimeoutMs, SERVICE_REQUEST_LIMIT_MS)
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS): Timeouts {
+  const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs)
   return {
     stallMs: requestTimeoutMs,
     apiStallMs,
-    apiDeadlineMs: Math.max(API_DEADLINE_MS, 3 * apiStallMs),
+    apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
     sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
     drainMs: requestTimeoutMs,
     putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),

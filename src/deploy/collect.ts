@@ -2,6 +2,7 @@
 // planned and checked, and (when it is needed before anything is created) their digest. Nothing here
 // calls the service.
 
+import { UsageError } from '../api/errors.ts'
 import { SITE_BYTES_LIMIT } from '../api/rules.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
@@ -11,7 +12,8 @@ import type { OpenFile } from './fd.ts'
 import {
   buildManifest,
   hashArtifacts,
-  scanArtifacts,
+  hiddenLeftOut,
+  scanSite,
   type ArtifactFile,
   type Globber,
   type Manifest,
@@ -27,7 +29,8 @@ import {
 } from './web-engine.ts'
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
-export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> & { path: string }
+export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
+  Partial<Pick<Site, 'failOnWarning'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
@@ -48,11 +51,13 @@ export interface CollectedSite {
   totalBytes: number
   /** Only when hashed first (see CollectOptions.digestFirst). */
   manifest: Manifest | undefined
+  /** The hidden files and folders left out (see ScannedSite.hidden). */
+  hidden: string[]
 }
 
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
-  const files = await scanArtifacts({
+  const { files, hidden } = await scanSite({
     root: site.path,
     patterns: site.files,
     glob: options.glob,
@@ -68,12 +73,15 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   if (options.siteRecord) checkRecordPathFree(files)
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
+  const leftOut = hiddenLeftOut(hidden)
+  if (leftOut) logger.info(leftOut)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
   const noPage = missingIndexWarning(files, site.path)
   if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
+  if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
   if (serving.routes.length && !options.publish) {
     logger.info(
       `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
@@ -84,7 +92,15 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
     logger.info(`Digest ${manifest.digest}`)
   }
-  return { files, serving, fileCount: files.length, totalBytes, manifest }
+  return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
+}
+
+/** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
+function warningsRefusal(warnings: readonly string[]): UsageError {
+  const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
+  return new UsageError(
+    `${Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
+  )
 }
 
 /**

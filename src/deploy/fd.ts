@@ -1,7 +1,17 @@
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
-import { close, closeSync, constants, lstat, open, read, type Stats } from 'node:fs'
+import {
+  close,
+  closeSync,
+  constants,
+  lstat,
+  open,
+  read,
+  readdirSync,
+  readFileSync,
+  type Stats,
+} from 'node:fs'
 
 /** A file's own metadata, a link's and not its target's. */
 export function lstatFile(path: string): Promise<Stats> {
@@ -71,4 +81,34 @@ export function closeNow(fd: number): void {
   } catch {
     // Nothing to do: the descriptor is gone either way.
   }
+}
+
+/**
+ * How many more files this process may open: its open-files limit (the soft one, `ulimit -n`) less
+ * the descriptors it holds. Node has no getrlimit: Linux says both in /proc; elsewhere (macOS,
+ * Windows) it is unknown, and a full table is waited out as the upload goes (see outcome.ts).
+ */
+export function descriptorsFree(): number | undefined {
+  try {
+    const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]
+    if (limit === undefined) return undefined
+    return Number(limit) - readdirSync('/proc/self/fd').length
+  } catch {
+    return undefined
+  }
+}
+
+/** What one PUT holds open: its file and its connection's socket. */
+const DESCRIPTORS_PER_PUT = 2
+/** Left for everything else: the API's connections, the readers hashing files sent in parts, the runtime's own. */
+const DESCRIPTORS_SPARED = 16
+
+/**
+ * The uploads at a time that `free` descriptors allow (undefined: unknown, `wanted` as it is), at
+ * least one: so that a low open-files limit is lived within from the start, not found out by EMFILE
+ * once the site exists.
+ */
+export function uploadsWithin(wanted: number, free: number | undefined): number {
+  if (free === undefined) return wanted
+  return Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)))
 }

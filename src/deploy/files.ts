@@ -11,8 +11,11 @@ import {
 } from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { isUtf8 } from 'node:buffer'
 import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
+import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../api/rules.ts'
+import { Input } from '../inputs/constants.ts'
 import type { FileDescriptor } from '../api/types.ts'
 import {
   closeFile,
@@ -84,6 +87,16 @@ export interface CollectOptions {
   open?: OpenFile
 }
 
+/** The files of a site, and the hidden names below its root left out (include-hidden false). */
+export interface ScannedSite {
+  files: ArtifactFile[]
+  /**
+   * The hidden files and folders left out, relative to the root, a folder's with a trailing `/` (its
+   * content is not walked): none when include-hidden is true.
+   */
+  hidden: string[]
+}
+
 const HASH_BUFFER = 256 * 1024
 
 /**
@@ -92,11 +105,16 @@ const HASH_BUFFER = 256 * 1024
  * is, and checks the site's size, before reading any file.
  */
 export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
-  const files = await findFiles(options)
+  return (await scanSite(options)).files
+}
+
+/** scanArtifacts, with the hidden files and folders it left out. */
+export async function scanSite(options: CollectOptions): Promise<ScannedSite> {
+  const { files, hidden } = await findFiles(options)
   const total = files.reduce((sum, f) => sum + f.size, 0)
   if (options.sizeLimit && total >= options.sizeLimit.bytes)
     throw new UsageError(options.sizeLimit.message(total))
-  return files
+  return { files, hidden }
 }
 
 /**
@@ -206,13 +224,15 @@ function checkPatterns(patterns: string[]): void {
   }
 }
 
-async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
+async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
+  const hidden: string[] = []
   const plainTree = isEveryFile(options.patterns)
-    ? await listPlainTree(root, options.includeHidden)
+    ? await listPlainTree(root, options.includeHidden, hidden)
     : undefined
-  const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+  const found = plainTree ?? (await globbed(root, options))
+  if (!plainTree && !options.includeHidden) hidden.splice(0, hidden.length, ...(await listHidden(root)))
   const scan = scanOf(root, realRoot, plainTree !== undefined, options)
   const described = new Array<Described>(found.length)
   const describe = async (absolutePath: string, i: number) => {
@@ -221,13 +241,31 @@ async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   // Synchronous calls have nothing to wait for together: one file after the other, no queue.
   if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
   else await forEachLimited(found, 16, describe)
-  return collected(described, options)
+  return { files: collected(described, options), hidden: hidden.sort() }
+}
+
+/**
+ * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
+ * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
+ */
+async function globbed(root: string, options: CollectOptions): Promise<string[]> {
+  let found: string[]
+  try {
+    found = await options.glob(root, options.patterns, options.includeHidden)
+  } catch (error) {
+    const missing = (error as { path?: unknown }).path
+    if (typeof missing === 'string') await refuseUndecodable(root, foldersOfUndecodable(root, [missing]))
+    throw error
+  }
+  await refuseUndecodable(root, foldersOfUndecodable(root, found))
+  return found
 }
 
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root: string, options: CollectOptions): Promise<string> {
   const rootStat = await stat(root).catch(() => undefined)
-  if (!rootStat) throw new UsageError(`path: '${options.root}' does not exist`)
+  if (!rootStat)
+    throw new UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`)
   if (!rootStat.isDirectory())
     throw new UsageError(`path: '${options.root}' is a file; give the folder of the site`)
   checkPatterns(options.patterns)
@@ -251,6 +289,15 @@ async function checkRoot(root: string, options: CollectOptions): Promise<string>
     )
   }
   return realRoot
+}
+
+/**
+ * Where a relative path was looked for: the folder it names, and the working directory it is taken
+ * from (a step's working-directory, or the checkout's root, is often not where the build is).
+ */
+function whereLooked(given: string, resolved: string): string {
+  if (path.isAbsolute(given)) return 'there is no such folder'
+  return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`
 }
 
 /** What the scan of each file needs: where the root is, and how the files are looked at. */
@@ -294,7 +341,7 @@ function scanOf(root: string, realRoot: string, plainTree: boolean, options: Col
  * refused, all of them named (`entry`: the path and why), before anything is created.
  */
 type Described = ArtifactFile | Refused
-type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable'; entry: string }
+type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable' | 'too-long'; entry: string }
 
 const SKIPPED: Refused = { kind: 'skipped' }
 const notRegular = (relative: string, stats: Stats): Refused => ({
@@ -308,6 +355,8 @@ const unopenable = (relative: string, error: unknown): Refused => ({
 
 async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
   const relative = relativePath(scan.root, absolutePath)
+  const bytes = Buffer.byteLength(relative)
+  if (bytes > SITE_PATH_MAX_BYTES) return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` }
   let readPath: string | Refused
   try {
     readPath = await whereToRead(absolutePath, relative, scan)
@@ -381,7 +430,7 @@ async function linkTarget(link: string, relative: string, scan: Scan): Promise<s
 /** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
 function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
   const files: ArtifactFile[] = []
-  const refused = { 'not-regular': [] as string[], unopenable: [] as string[] }
+  const refused = { 'not-regular': [] as string[], unopenable: [] as string[], 'too-long': [] as string[] }
   for (const d of described) {
     if (!('kind' in d)) files.push(d)
     else if (d.kind !== 'skipped') refused[d.kind].push(d.entry)
@@ -389,6 +438,14 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   const some = (list: string[]) =>
     `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`
   const them = (list: string[]) => (list.length === 1 ? 'it' : 'them')
+  const long = refused['too-long'].sort()
+  if (long.length) {
+    throw new UsageError(
+      `path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
+        `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
+        `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`,
+    )
+  }
   const irregular = refused['not-regular'].sort()
   if (irregular.length) {
     throw new UsageError(
@@ -556,7 +613,11 @@ const isEveryFile = (patterns: string[]) => patterns.length === 1 && patterns[0]
  * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
  * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
  */
-async function listPlainTree(root: string, includeHidden: boolean): Promise<string[] | undefined> {
+async function listPlainTree(
+  root: string,
+  includeHidden: boolean,
+  hidden: string[],
+): Promise<string[] | undefined> {
   const files: string[] = []
   let level = [root]
   while (level.length) {
@@ -570,7 +631,11 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
       const entries = await ahead[i % LISTING_AHEAD]!
       if (i + LISTING_AHEAD < level.length) ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]!)
       for (const entry of entries) {
-        if (!includeHidden && isHidden(entry.name)) continue
+        if (entry.name.includes(REPLACEMENT)) await refuseUndecodable(root, [level[i]!])
+        if (!includeHidden && isHidden(entry.name)) {
+          hidden.push(hiddenEntry(root, level[i]!, entry))
+          continue
+        }
         // A listed name is one segment of a normalised path: path.join's normalising built each path
         // of pieces, megabytes that a large tree's paths kept until they were used.
         const entryPath = `${level[i]!}${path.sep}${entry.name}`
@@ -585,6 +650,101 @@ async function listPlainTree(root: string, includeHidden: boolean): Promise<stri
 }
 
 const LISTING_AHEAD = 16
+
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD'
+
+/**
+ * The folders to look into for names that are not UTF-8: those holding a segment of a found path
+ * that has a replacement character (the rest of such a path may not exist as written).
+ */
+function foldersOfUndecodable(root: string, found: readonly string[]): string[] {
+  const folders = new Set<string>()
+  for (const file of found) {
+    if (!file.includes(REPLACEMENT)) continue
+    let folder = root
+    for (const segment of relativePath(root, file).split('/')) {
+      if (segment.includes(REPLACEMENT)) {
+        folders.add(folder)
+        break
+      }
+      folder = path.join(folder, segment)
+    }
+  }
+  return [...folders]
+}
+
+/**
+ * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
+ * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
+ * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root: string, folders: readonly string[]): Promise<void> {
+  const names: string[] = []
+  for (const folder of folders) {
+    const prefix = folder === root ? '' : `${relativePath(root, folder)}/`
+    for (const name of await readdir(folder, { encoding: 'buffer' })) {
+      if (!isUtf8(name)) names.push(prefix + escapeBytes(name))
+    }
+  }
+  if (!names.length) return
+  names.sort()
+  const one = names.length === 1
+  throw new UsageError(
+    `path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+      `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+      `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`,
+  )
+}
+
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name: Buffer): string {
+  let text = ''
+  for (const byte of name) {
+    text +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`
+  }
+  return text
+}
+
+/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
+function hiddenEntry(root: string, dir: string, entry: Dirent): string {
+  const relative = relativePath(root, `${dir}${path.sep}${entry.name}`)
+  return entry.isDirectory() ? `${relative}/` : relative
+}
+
+/**
+ * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
+ * ones walked (a .git is one entry, not its thousands of files), links not followed.
+ */
+async function listHidden(root: string): Promise<string[]> {
+  const hidden: string[] = []
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (isHidden(entry.name)) hidden.push(hiddenEntry(root, dir, entry))
+      else if (entry.isDirectory()) await walk(`${dir}${path.sep}${entry.name}`)
+    }
+  }
+  await walk(root)
+  return hidden
+}
+
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
+  if (!hidden.length) return undefined
+  const shown = hidden.slice(0, 5).join(', ')
+  const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : ''
+  const folders = hidden.filter((name) => name.endsWith('/')).length
+  const counted = (count: number, noun: string) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`
+  const what = [
+    ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+    ...(folders ? [counted(folders, 'folder')] : []),
+  ].join(' and ')
+  return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`
+}
 
 /** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
 function listFolder(dir: string): Promise<Dirent[]> {

@@ -52,7 +52,7 @@ export interface DeployResult {
    * What the scan collected, known before any file is hashed: a run that fails before its manifest
    * exists (the files are hashed while they upload) still reports them. Undefined without a path.
    */
-  collected?: { fileCount: number; totalBytes: number }
+  collected?: { fileCount: number; totalBytes: number; hidden?: string[] }
   /**
    * What the namespace's host served after the publish (verify); undefined when it was not checked
    * (verify false, nothing published, a dry run).
@@ -82,6 +82,8 @@ export interface DeployDependencies {
   tempDir: string
   /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
   manifestFile?: string
+  /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
+  tempDirRemoved?: boolean
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
@@ -194,8 +196,10 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   const file = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   return async (manifest: Manifest): Promise<void> => {
     journal.manifest = manifest
-    journal.manifestPath = await writeManifest(manifest, file)
-    deps.logger.info(`Manifest written to ${journal.manifestPath}`)
+    const written = await writeManifest(manifest, file)
+    if (deps.manifestFile === undefined && deps.tempDirRemoved) return
+    journal.manifestPath = written
+    deps.logger.info(`Manifest written to ${written}`)
   }
 }
 
@@ -410,7 +414,11 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     plannedParts: site?.fileCount ?? 0,
     durationMs: 0,
     serving: site?.serving,
-    collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes },
+    collected: site && {
+      fileCount: site.fileCount,
+      totalBytes: site.totalBytes,
+      ...(site.hidden.length ? { hidden: site.hidden } : {}),
+    },
   }
 }
 

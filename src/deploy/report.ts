@@ -11,6 +11,7 @@ import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
+import { hiddenLeftOut } from './files.ts'
 import {
   heading,
   keyValueTable,
@@ -289,6 +290,8 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
       `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
     ])
   }
+  const leftOut = hiddenLeftOut(result.collected?.hidden ?? [])
+  if (leftOut) rows.push(['Hidden', leftOut])
   const { published } = result
   if (published) {
     const version: Inline[] = [`${published.versionName} `, { code: published.versionId }]

@@ -6,7 +6,7 @@ import type { ServiceClient } from '../api/client.ts'
 import type { RetryPolicy } from '../api/retry.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Timeouts } from '../common/timeouts.ts'
-import type { OpenFile } from './fd.ts'
+import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { recordDescriptor, recordFile, recordSize, type BuildSource, type RecordFile } from './site-record.ts'
 import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
@@ -22,6 +22,8 @@ export interface SiteUploadOptions {
   /** The manifest when the files were hashed already; else they are hashed from the upload's reads. */
   manifest: Manifest | undefined
   concurrency: number
+  /** How many more files this process may open (default descriptorsFree: /proc on Linux); a test's own. */
+  descriptorsFree?: () => number | undefined
   timeouts: Timeouts
   progressIntervalMs?: number
   signal?: AbortSignal
@@ -51,6 +53,15 @@ export interface UploadedSite {
 export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSite> {
   const { client, logger, files, signal, record: source } = options
   signal?.throwIfAborted()
+  // Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway.
+  const free = (options.descriptorsFree ?? descriptorsFree)()
+  const concurrency = uploadsWithin(options.concurrency, free)
+  if (concurrency < options.concurrency) {
+    logger.info(
+      `${free} file descriptors free under this process's open-files limit: ${concurrency} uploads at a time, ` +
+        `not ${options.concurrency} (raise the limit for more: ulimit -n)`,
+    )
+  }
   const known = options.manifest && source ? recordFile(options.manifest, source) : undefined
   const recordSizeNow = known?.size ?? (source ? recordSize(files, source) : undefined)
   const descriptors = fileDescriptors(
@@ -64,13 +75,13 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   const count = descriptors.length
   logger.info(
     `Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-      `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${options.concurrency} at a time`,
+      `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${concurrency} at a time`,
   )
   const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'hash'>) =>
     uploadParts({
       ...sent,
       dispatcher: options.dispatcher,
-      concurrency: options.concurrency,
+      concurrency,
       retry: options.retry,
       timeouts: options.timeouts,
       logger,

@@ -1,6 +1,7 @@
 // The emulator's command line, shared by `npm run emulator` (main.ts) and `gamehost emulator` (the CLI):
-// flags, the seed file, the welcome text; runs the emulator until SIGINT or SIGTERM. It prints
-// through `io`, so each front end decides where its lines go.
+// flags, the seed file, the welcome text; runs the emulator until SIGINT, SIGTERM or SIGHUP, or until
+// the process that started it is gone. It prints through `io`, so each front end decides where its
+// lines go.
 
 import { readFile } from 'node:fs/promises'
 import { networkInterfaces } from 'node:os'
@@ -94,10 +95,16 @@ export async function runEmulatorCommand(
     io.err('Run with --help for the options.')
     return 2
   }
-  printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, emulator, io)
-  if (commandLine.options.faults) io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
 
+  const parentGone = watchParent(() => {
+    io.out('The process that started the emulator is gone.')
+    stop()
+  })
+  let stopping = false
   const stop = () => {
+    clearInterval(parentGone)
+    if (stopping) return
+    stopping = true
     io.out('Stopping the emulator.')
     emulator.close().catch((error: unknown) => {
       io.err(`gamehost emulator: could not stop cleanly: ${errorMessage(error)}`)
@@ -108,7 +115,28 @@ export async function runEmulatorCommand(
   process.once('SIGTERM', stop)
   // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
   process.once('SIGHUP', stop)
+  // Said once every way to stop it listens: a signal sent on seeing these lines stops it cleanly.
+  printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, emulator, io)
+  if (commandLine.options.faults) io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`)
   return undefined
+}
+
+/** How often the emulator checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500
+
+/**
+ * Calls `gone` once the process that started this one has ended: `npm run emulator` stopped with
+ * `kill` ends npm and its shell, not the emulator, which would hold its port until the machine
+ * restarts. An orphan is adopted by another process (init, a subreaper): its parent id changes.
+ */
+function watchParent(gone: () => void): NodeJS.Timeout {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    gone()
+  }, PARENT_CHECK_MS)
+  return timer.unref()
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i

@@ -23,8 +23,15 @@ export interface ReadOptions {
 }
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-export function readConnection(get: GetInput, gameIdPurpose = 'the id of the game'): Connection {
+export function readConnection(
+  get: GetInput,
+  gameIdPurpose = 'the id of the game',
+  options: { optional?: boolean } = {},
+): Connection {
   const apiUrl = get(Input.ApiUrl).trim()
+  // A run that calls nothing (a dry run) needs neither: what is given is still checked.
+  if (options.optional && !apiUrl && !get(Input.GameId).trim())
+    return { apiUrl: '', token: checkToken(get(Input.Token).trim()), gameId: '' }
   if (!apiUrl)
     throw new UsageError(
       `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
@@ -179,10 +186,26 @@ export function urlUserInfo(url: string): string | undefined {
 export function checkNameId(input: string, nameId: string): string {
   const problem = nameIdProblems(nameId)[0]
   if (!problem) return nameId
+  const suggestion = nameIdLike(nameId)
   throw new UsageError(
     `${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-      `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`,
+      `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
+      (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+      ')',
   )
+}
+
+/**
+ * The valid name id nearest to what was written, when there is one: lowercased, every run of other
+ * characters made one dash, no dash at either end, cut to the longest a name id may be.
+ */
+export function nameIdLike(nameId: string): string | undefined {
+  const like = nameId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, NAME_ID_MAX)
+    .replace(/^-+|-+$/g, '')
+  return like && like !== nameId && !nameIdProblems(like).length ? like : undefined
 }
 
 /**

@@ -76,6 +76,8 @@ export interface Site {
   nameGiven: boolean
   /** Whose needs to serve the build with (content types, routes): see planServing. */
   webEngine: WebEngineChoice
+  /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
+  failOnWarning: boolean
   /**
    * Headers the published version's routes add, one per glob, checked against the service's limits.
    * Only with a target that publishes.
@@ -171,7 +173,7 @@ export function readInputs(
   options: ReadDeployOptions = {},
 ): DeployInputs {
   const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
-  const connection = readConnection(get, 'the id of the game to deploy to')
+  const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
@@ -218,6 +220,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     name,
     nameGiven: Boolean(given),
     webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
+    failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
     headers: readHeaders(get(Input.Headers)),
   }
 }

@@ -17,6 +17,9 @@ export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 export const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN'
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 export const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH'
+/** Where the CLI reads api-url and game-id when their flags are not given. */
+export const API_URL_ENV = 'GAMEHOST_API_URL'
+export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
@@ -77,8 +80,8 @@ export const INPUTS = {
     actions: ALL,
     requiredIn: ALL,
     default: '',
-    description: 'Base URL of the service (required)',
-    flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+    description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
+    flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
   }),
   Token: row('token', {
     actions: ALL,
@@ -92,8 +95,8 @@ export const INPUTS = {
     actions: ALL,
     requiredIn: ALL,
     default: '',
-    description: 'The id of the game (required)',
-    flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+    description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
+    flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
   }),
   Path: row('path', {
     actions: ['deploy'],
@@ -219,7 +222,7 @@ export const INPUTS = {
     actions: ['deploy', 'publish'],
     default: '',
     description:
-      "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+      "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
       type: 'string',
       value: 'domain',
@@ -242,6 +245,13 @@ export const INPUTS = {
     default: '',
     description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
     flag: { type: 'string', value: 'yaml' },
+  }),
+  FailOnWarning: row('fail-on-warning', {
+    actions: ['deploy'],
+    default: 'false',
+    description:
+      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+    flag: { type: 'boolean' },
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],

@@ -40,8 +40,10 @@ export interface AttemptState {
   describe: string
   /** Retries after a failure so far: neither a straggler's restart nor a wait for descriptors counts. */
   retries: number
-  /** Waits for file descriptors so far. */
+  /** Waits for file descriptors in a row with no part stored in between (one stored gives some back). */
   descriptorWaits: number
+  /** The upload's parts stored when this part last waited for descriptors. */
+  storedAtDescriptorWait: number
   /** Other PUTs were stored during the last attempt: the store is up, the refusal this part's bad luck. */
   storedMeanwhile: boolean
   /** When the part's first attempt started, and now (RetryPolicy.now). */
@@ -62,7 +64,11 @@ export type Action =
   /** The upload stops: this part failed for good. */
   | { kind: 'stop'; error: Error }
 
-/** Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. */
+/**
+ * Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. The
+ * part gives up only after this many in a row with no part of the upload stored meanwhile (about 11 s
+ * in which no descriptor came back): while the upload moves, a full table is waited out.
+ */
 export const DESCRIPTOR_WAITS = 10
 const descriptorWait = (wait: number) => Math.min(2_000, 50 * 2 ** wait)
 
@@ -84,7 +90,8 @@ export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolic
         kind: 'stop',
         error: new PartUploadError(
           `${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
-            `upload${state.concurrency === 1 ? '' : 's'} at a time: raise the limit (ulimit -n)`,
+            `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
+            'raise the limit (ulimit -n)',
           undefined,
           false,
           { cause: outcome.cause },

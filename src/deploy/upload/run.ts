@@ -120,6 +120,7 @@ export class UploadRun {
       describe: describePart(part),
       retries: 0,
       descriptorWaits: 0,
+      storedAtDescriptorWait: this.stored,
       storedMeanwhile: false,
       firstAttemptAt: this.#policy.now(),
       now: 0,
@@ -176,6 +177,9 @@ export class UploadRun {
           )
         }
         this.#descriptorsShort = true
+        // A part stored since this part's last wait gave descriptors back: its waits start over.
+        if (this.stored !== state.storedAtDescriptorWait) state.descriptorWaits = 0
+        state.storedAtDescriptorWait = this.stored
         state.descriptorWaits++
         return this.#pause(action.waitMs)
     }

@@ -1,0 +1,55 @@
+// The sticky comment of a deployed preview carries the warnings the build drew: a Godot threads
+// export that cannot start gets no bare tick.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { previewRecord } from '../../src/actions/preview-record.ts'
+import type { DeployResult } from '../../src/deploy/pipeline.ts'
+
+const SITE = '5c1f9e2a-8d3b-4a7c-b6e0-2f4d8a1c9e37'
+
+const deployed = (warnings: string[]): DeployResult => ({
+  dryRun: false,
+  skipped: false,
+  siteName: 'space-game main abcdef0',
+  siteId: SITE,
+  uploadId: undefined,
+  provisioned: {
+    nameId: 'pr-12',
+    namespaceId: undefined,
+    namespaceCreated: false,
+    domain: undefined,
+    matchmakerValidated: false,
+  },
+  manifest: undefined,
+  manifestPath: undefined,
+  upload: undefined,
+  uploadCompleted: true,
+  published: undefined,
+  plannedParts: 3,
+  durationMs: 10,
+  serving: { engine: 'auto', builds: [], contentTypes: [], routes: [], warnings, notes: [] },
+})
+
+const context = { key: 'k', previous: undefined, namespaceNameId: 'pr-12', commit: undefined }
+
+test('a deploy without warnings is a tick', () => {
+  const { status } = previewRecord({ kind: 'deployed', result: deployed([]) }, context)
+  assert.equal(status, `✅ Deployed site \`${SITE}\`.`)
+})
+
+test('a deploy that drew warnings says them in the comment, not a bare tick, each escaped', () => {
+  const warning =
+    'index.html is a Godot threads export: it needs cross-origin isolation, which this CDN cannot give <b>*now*</b>'
+  const { status } = previewRecord(
+    { kind: 'deployed', result: deployed([warning, 'no index.html']) },
+    context,
+  )
+  const lines = status.split('\n')
+  assert.equal(lines[0], `⚠️ Deployed site \`${SITE}\`.`)
+  assert.ok(!status.includes('✅'), status)
+  assert.ok(status.includes('2 warnings (fail-on-warning: true makes them fail the run):'), status)
+  assert.ok(lines.includes('- no index\\.html'), status)
+  const first = lines.find((line) => line.includes('Godot'))!
+  assert.ok(first.startsWith('- index\\.html is a Godot threads export'), first)
+  assert.ok(first.endsWith('\\<b\\>\\*now\\*\\<\\/b\\>'), `escaped as text: ${first}`)
+})
