@@ -48376,6 +48376,13 @@ const SITE_BYTES_LIMIT = 1_000_000_000;
  */
 const PART_SIZE = 100 * 1024 * 1024;
 const MAX_PARTS = 10_000;
+/**
+ * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
+ * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
+ */
+const OBJECT_KEY_MAX_BYTES = 1024;
+const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
+const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
@@ -48736,6 +48743,9 @@ const TOKEN_ENV = 'GAMEHOST_TOKEN';
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
+/** Where the CLI reads api-url and game-id when their flags are not given. */
+const API_URL_ENV = 'GAMEHOST_API_URL';
+const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
@@ -48761,8 +48771,8 @@ const INPUTS = {
         actions: ALL,
         requiredIn: ALL,
         default: '',
-        description: 'Base URL of the service (required)',
-        flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+        description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
+        flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
@@ -48776,8 +48786,8 @@ const INPUTS = {
         actions: ALL,
         requiredIn: ALL,
         default: '',
-        description: 'The id of the game (required)',
-        flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+        description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
+        flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
@@ -48897,7 +48907,7 @@ const INPUTS = {
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
@@ -48919,6 +48929,12 @@ const INPUTS = {
         default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
         flag: { type: 'string', value: 'yaml' },
+    }),
+    FailOnWarning: row('fail-on-warning', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        flag: { type: 'boolean' },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -49208,8 +49224,11 @@ const ActionName = {
 
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
+function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
+    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
+    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
+        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
     if (!apiUrl)
         throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
@@ -49339,8 +49358,23 @@ function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
     if (!problem)
         return nameId;
+    const suggestion = nameIdLike(nameId);
     throw new errors_UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
+        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
+        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        ')');
+}
+/**
+ * The valid name id nearest to what was written, when there is one: lowercased, every run of other
+ * characters made one dash, no dash at either end, cut to the longest a name id may be.
+ */
+function nameIdLike(nameId) {
+    const like = nameId
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, NAME_ID_MAX)
+        .replace(/^-+|-+$/g, '');
+    return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
 /**
  * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
@@ -51813,16 +51847,23 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 // its stall sweep and its drain all read them from here, so changing what the input means is one edit.
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/** An API call's deadline in all at the least, however its answer trickles. */
-const API_DEADLINE_MS = 180_000;
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024;
-function timeoutsFor(requestTimeoutMs) {
-    const apiStallMs = Math.max(requestTimeoutMs, SERVICE_REQUEST_LIMIT_MS);
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
     return {
         stallMs: requestTimeoutMs,
         apiStallMs,
-        apiDeadlineMs: Math.max(API_DEADLINE_MS, 3 * apiStallMs),
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
         sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
         drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
@@ -52344,14 +52385,35 @@ function answerOf(op, { response, text, streamed }) {
                 ? 'the answer was not a JSON object'
                 : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
         };
+    const serviceBody = errorBody === parsed;
     throw new ServiceError({
         operation: op.name,
         status: response.statusCode,
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+        ...(serviceBody
+            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/**
+ * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
+ * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
+ * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ */
+function foreignAnswerHint(status, contentType) {
+    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (type === 'application/json' && status === 200)
+        return {};
+    const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
+    if (status >= 500 || status === 429)
+        return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
+    return {
+        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
+            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: [table_Input.ApiUrl],
+    };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -52689,6 +52751,36 @@ function closeNow(fd) {
     catch {
         // Nothing to do: the descriptor is gone either way.
     }
+}
+/**
+ * How many more files this process may open: its open-files limit (the soft one, `ulimit -n`) less
+ * the descriptors it holds. Node has no getrlimit: Linux says both in /proc; elsewhere (macOS,
+ * Windows) it is unknown, and a full table is waited out as the upload goes (see outcome.ts).
+ */
+function descriptorsFree() {
+    try {
+        const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
+        if (limit === undefined)
+            return undefined;
+        return Number(limit) - (0,external_node_fs_.readdirSync)('/proc/self/fd').length;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** What one PUT holds open: its file and its connection's socket. */
+const DESCRIPTORS_PER_PUT = 2;
+/** Left for everything else: the API's connections, the readers hashing files sent in parts, the runtime's own. */
+const DESCRIPTORS_SPARED = 16;
+/**
+ * The uploads at a time that `free` descriptors allow (undefined: unknown, `wanted` as it is), at
+ * least one: so that a low open-files limit is lived within from the start, not found out by EMFILE
+ * once the site exists.
+ */
+function uploadsWithin(wanted, free) {
+    if (free === undefined)
+        return wanted;
+    return Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)));
 }
 
 ;// CONCATENATED MODULE: ./src/api/versions.ts
@@ -53036,6 +53128,8 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -53347,6 +53441,9 @@ function forEachLimited(items, limit, task) {
 
 
 
+
+
+
 const HASH_BUFFER = 256 * 1024;
 /**
  * Finds the files of the site with their size, time and content type, opens each one (a file that
@@ -53354,11 +53451,15 @@ const HASH_BUFFER = 256 * 1024;
  * is, and checks the site's size, before reading any file.
  */
 async function scanArtifacts(options) {
-    const files = await findFiles(options);
+    return (await scanSite(options)).files;
+}
+/** scanArtifacts, with the hidden files and folders it left out. */
+async function scanSite(options) {
+    const { files, hidden } = await findFiles(options);
     const total = files.reduce((sum, f) => sum + f.size, 0);
     if (options.sizeLimit && total >= options.sizeLimit.bytes)
         throw new errors_UsageError(options.sizeLimit.message(total));
-    return files;
+    return { files, hidden };
 }
 /**
  * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
@@ -53460,10 +53561,13 @@ function checkPatterns(patterns) {
 async function findFiles(options) {
     const root = external_node_path_default().resolve(options.root);
     const realRoot = await checkRoot(root, options);
+    const hidden = [];
     const plainTree = isEveryFile(options.patterns)
-        ? await listPlainTree(root, options.includeHidden)
+        ? await listPlainTree(root, options.includeHidden, hidden)
         : undefined;
-    const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden));
+    const found = plainTree ?? (await globbed(root, options));
+    if (!plainTree && !options.includeHidden)
+        hidden.splice(0, hidden.length, ...(await listHidden(root)));
     const scan = scanOf(root, realRoot, plainTree !== undefined, options);
     const described = new Array(found.length);
     const describe = async (absolutePath, i) => {
@@ -53475,13 +53579,31 @@ async function findFiles(options) {
             await describe(absolutePath, i);
     else
         await forEachLimited(found, 16, describe);
-    return collected(described, options);
+    return { files: collected(described, options), hidden: hidden.sort() };
+}
+/**
+ * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
+ * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
+ */
+async function globbed(root, options) {
+    let found;
+    try {
+        found = await options.glob(root, options.patterns, options.includeHidden);
+    }
+    catch (error) {
+        const missing = error.path;
+        if (typeof missing === 'string')
+            await refuseUndecodable(root, foldersOfUndecodable(root, [missing]));
+        throw error;
+    }
+    await refuseUndecodable(root, foldersOfUndecodable(root, found));
+    return found;
 }
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root, options) {
     const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
     if (!rootStat)
-        throw new errors_UsageError(`path: '${options.root}' does not exist`);
+        throw new errors_UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
     if (!rootStat.isDirectory())
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
@@ -53499,6 +53621,15 @@ async function checkRoot(root, options) {
             'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
     }
     return realRoot;
+}
+/**
+ * Where a relative path was looked for: the folder it names, and the working directory it is taken
+ * from (a step's working-directory, or the checkout's root, is often not where the build is).
+ */
+function whereLooked(given, resolved) {
+    if (external_node_path_default().isAbsolute(given))
+        return 'there is no such folder';
+    return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
 }
 function scanOf(root, realRoot, plainTree, options) {
     // On a local file system each file is opened, stated and closed synchronously: a few microseconds
@@ -53529,6 +53660,9 @@ const unopenable = (relative, error) => ({
 });
 async function describeFile(absolutePath, scan) {
     const relative = relativePath(scan.root, absolutePath);
+    const bytes = Buffer.byteLength(relative);
+    if (bytes > SITE_PATH_MAX_BYTES)
+        return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
     let readPath;
     try {
         readPath = await whereToRead(absolutePath, relative, scan);
@@ -53603,7 +53737,7 @@ async function linkTarget(link, relative, scan) {
 /** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
 function collected(described, options) {
     const files = [];
-    const refused = { 'not-regular': [], unopenable: [] };
+    const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
     for (const d of described) {
         if (!('kind' in d))
             files.push(d);
@@ -53612,6 +53746,12 @@ function collected(described, options) {
     }
     const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
     const them = (list) => (list.length === 1 ? 'it' : 'them');
+    const long = refused['too-long'].sort();
+    if (long.length) {
+        throw new errors_UsageError(`path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
+            `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
+            `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`);
+    }
     const irregular = refused['not-regular'].sort();
     if (irregular.length) {
         throw new errors_UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
@@ -53766,7 +53906,7 @@ const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
  * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
  * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
  */
-async function listPlainTree(root, includeHidden) {
+async function listPlainTree(root, includeHidden, hidden) {
     const files = [];
     let level = [root];
     while (level.length) {
@@ -53781,8 +53921,12 @@ async function listPlainTree(root, includeHidden) {
             if (i + LISTING_AHEAD < level.length)
                 ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
             for (const entry of entries) {
-                if (!includeHidden && isHidden(entry.name))
+                if (entry.name.includes(REPLACEMENT))
+                    await refuseUndecodable(root, [level[i]]);
+                if (!includeHidden && isHidden(entry.name)) {
+                    hidden.push(hiddenEntry(root, level[i], entry));
                     continue;
+                }
                 // A listed name is one segment of a normalised path: path.join's normalising built each path
                 // of pieces, megabytes that a large tree's paths kept until they were used.
                 const entryPath = `${level[i]}${(external_node_path_default()).sep}${entry.name}`;
@@ -53799,6 +53943,98 @@ async function listPlainTree(root, includeHidden) {
     return files;
 }
 const LISTING_AHEAD = 16;
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD';
+/**
+ * The folders to look into for names that are not UTF-8: those holding a segment of a found path
+ * that has a replacement character (the rest of such a path may not exist as written).
+ */
+function foldersOfUndecodable(root, found) {
+    const folders = new Set();
+    for (const file of found) {
+        if (!file.includes(REPLACEMENT))
+            continue;
+        let folder = root;
+        for (const segment of relativePath(root, file).split('/')) {
+            if (segment.includes(REPLACEMENT)) {
+                folders.add(folder);
+                break;
+            }
+            folder = external_node_path_default().join(folder, segment);
+        }
+    }
+    return [...folders];
+}
+/**
+ * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
+ * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
+ * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root, folders) {
+    const names = [];
+    for (const folder of folders) {
+        const prefix = folder === root ? '' : `${relativePath(root, folder)}/`;
+        for (const name of await (0,promises_.readdir)(folder, { encoding: 'buffer' })) {
+            if (!(0,external_node_buffer_.isUtf8)(name))
+                names.push(prefix + escapeBytes(name));
+        }
+    }
+    if (!names.length)
+        return;
+    names.sort();
+    const one = names.length === 1;
+    throw new errors_UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
+}
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name) {
+    let text = '';
+    for (const byte of name) {
+        text +=
+            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+                ? String.fromCharCode(byte)
+                : `\\x${byte.toString(16).padStart(2, '0')}`;
+    }
+    return text;
+}
+/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
+function hiddenEntry(root, dir, entry) {
+    const relative = relativePath(root, `${dir}${(external_node_path_default()).sep}${entry.name}`);
+    return entry.isDirectory() ? `${relative}/` : relative;
+}
+/**
+ * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
+ * ones walked (a .git is one entry, not its thousands of files), links not followed.
+ */
+async function listHidden(root) {
+    const hidden = [];
+    const walk = async (dir) => {
+        const entries = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of entries) {
+            if (isHidden(entry.name))
+                hidden.push(hiddenEntry(root, dir, entry));
+            else if (entry.isDirectory())
+                await walk(`${dir}${(external_node_path_default()).sep}${entry.name}`);
+        }
+    };
+    await walk(root);
+    return hidden;
+}
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+function hiddenLeftOut(hidden) {
+    if (!hidden.length)
+        return undefined;
+    const shown = hidden.slice(0, 5).join(', ');
+    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
+    const folders = hidden.filter((name) => name.endsWith('/')).length;
+    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
+    const what = [
+        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+        ...(folders ? [counted(folders, 'folder')] : []),
+    ].join(' and ');
+    return `${what} left out (${table_Input.IncludeHidden}: true to upload them): ${shown}${more}`;
+}
 /** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
 function listFolder(dir) {
     const listing = (0,promises_.readdir)(dir, { withFileTypes: true });
@@ -54793,7 +55029,7 @@ function targetNameId(target) {
  */
 function readInputs(get, context = {}, options = {}) {
     const dryRun = readBoolean(table_Input.DryRun, get(table_Input.DryRun), false);
-    const connection = readConnection(get, 'the id of the game to deploy to');
+    const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
     const site = readSite(get, context);
     const target = readTarget(get, site.path);
     if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
@@ -54835,6 +55071,7 @@ function readSite(get, context) {
         name,
         nameGiven: Boolean(given),
         webEngine: readChoice(table_Input.WebEngine, get(table_Input.WebEngine), WEB_ENGINES, 'auto'),
+        failOnWarning: readBoolean(table_Input.FailOnWarning, get(table_Input.FailOnWarning), false),
         headers: readHeaders(get(table_Input.Headers)),
     };
 }
@@ -55037,9 +55274,10 @@ function readCompareWith(raw) {
 
 
 
+
 async function collectSite(site, options) {
     const { logger } = options;
-    const files = await scanArtifacts({
+    const { files, hidden } = await scanSite({
         root: site.path,
         patterns: site.files,
         glob: options.glob,
@@ -55055,6 +55293,9 @@ async function collectSite(site, options) {
         checkRecordPathFree(files);
     const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
     logger.info(`${files.length} files, ${formatBytes(totalBytes)}`);
+    const leftOut = hiddenLeftOut(hidden);
+    if (leftOut)
+        logger.info(leftOut);
     // What the engine needs, and the headers' routes, checked before anything is created.
     const serving = await planServing(files, site.webEngine, site.headers);
     const noPage = missingIndexWarning(files, site.path);
@@ -55062,6 +55303,8 @@ async function collectSite(site, options) {
         serving.warnings.unshift(noPage);
     applyContentTypes(files, serving);
     logServingPlan(serving, logger);
+    if (site.failOnWarning && serving.warnings.length)
+        throw warningsRefusal(serving.warnings);
     if (serving.routes.length && !options.publish) {
         logger.info(`No version is published (${table_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
     }
@@ -55070,7 +55313,12 @@ async function collectSite(site, options) {
         manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open));
         logger.info(`Digest ${manifest.digest}`);
     }
-    return { files, serving, fileCount: files.length, totalBytes, manifest };
+    return { files, serving, fileCount: files.length, totalBytes, manifest, hidden };
+}
+/** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
+function warningsRefusal(warnings) {
+    const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
+    return new errors_UsageError(`${table_Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
 }
 /**
  * Said before anything is created when the site has no `index.html` at its root, so that `/` would
@@ -57432,7 +57680,11 @@ class PartUploadError extends Error {
         this.retryable = retryable;
     }
 }
-/** Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. */
+/**
+ * Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. The
+ * part gives up only after this many in a row with no part of the upload stored meanwhile (about 11 s
+ * in which no descriptor came back): while the upload moves, a full table is waited out.
+ */
 const DESCRIPTOR_WAITS = 10;
 const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
 /** The decision table: what to do after an attempt came to `outcome`. */
@@ -57452,7 +57704,8 @@ function decide(outcome, state, policy) {
             return {
                 kind: 'stop',
                 error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
-                    `upload${state.concurrency === 1 ? '' : 's'} at a time: raise the limit (ulimit -n)`, undefined, false, { cause: outcome.cause }),
+                    `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
+                    'raise the limit (ulimit -n)', undefined, false, { cause: outcome.cause }),
             };
         case 'overload':
             return retryOrStop(outcome.failure, state, policy, outcome.signal);
@@ -58077,6 +58330,7 @@ class UploadRun {
             describe: describePart(part),
             retries: 0,
             descriptorWaits: 0,
+            storedAtDescriptorWait: this.stored,
             storedMeanwhile: false,
             firstAttemptAt: this.#policy.now(),
             now: 0,
@@ -58135,6 +58389,10 @@ class UploadRun {
                     logger.info(`Out of file descriptors (${action.code}): fewer uploads at a time, ${this.adaptive.current} now`);
                 }
                 this.#descriptorsShort = true;
+                // A part stored since this part's last wait gave descriptors back: its waits start over.
+                if (this.stored !== state.storedAtDescriptorWait)
+                    state.descriptorWaits = 0;
+                state.storedAtDescriptorWait = this.stored;
                 state.descriptorWaits++;
                 return this.#pause(action.waitMs);
         }
@@ -58254,6 +58512,7 @@ async function checkUnrequested(options, partCount, digests) {
 
 
 
+
 /**
  * Creates the site and uploads its files. With a record: when the files were hashed already, it is
  * uploaded with them; else the site is created with the record's size (known before hashing, see
@@ -58262,6 +58521,13 @@ async function checkUnrequested(options, partCount, digests) {
 async function uploadSite(options) {
     const { client, logger, files, signal, record: source } = options;
     signal?.throwIfAborted();
+    // Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway.
+    const free = (options.descriptorsFree ?? descriptorsFree)();
+    const concurrency = uploadsWithin(options.concurrency, free);
+    if (concurrency < options.concurrency) {
+        logger.info(`${free} file descriptors free under this process's open-files limit: ${concurrency} uploads at a time, ` +
+            `not ${options.concurrency} (raise the limit for more: ulimit -n)`);
+    }
     const known = options.manifest && source ? recordFile(options.manifest, source) : undefined;
     const recordSizeNow = known?.size ?? (source ? recordSize(files, source) : undefined);
     const descriptors = fileDescriptors(recordSizeNow === undefined ? files : [...files, recordDescriptor(recordSizeNow)]);
@@ -58272,11 +58538,11 @@ async function uploadSite(options) {
     options.onSiteCreated({ siteId: site.site_id, uploadId: site.upload_id });
     const count = descriptors.length;
     logger.info(`Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
-        `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${options.concurrency} at a time`);
+        `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${concurrency} at a time`);
     const send = (sent) => uploadParts({
         ...sent,
         dispatcher: options.dispatcher,
-        concurrency: options.concurrency,
+        concurrency,
         retry: options.retry,
         timeouts: options.timeouts,
         logger,
@@ -58649,8 +58915,11 @@ function manifestSaver(journal, deps) {
     const file = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     return async (manifest) => {
         journal.manifest = manifest;
-        journal.manifestPath = await writeManifest(manifest, file);
-        deps.logger.info(`Manifest written to ${journal.manifestPath}`);
+        const written = await writeManifest(manifest, file);
+        if (deps.manifestFile === undefined && deps.tempDirRemoved)
+            return;
+        journal.manifestPath = written;
+        deps.logger.info(`Manifest written to ${written}`);
     };
 }
 /** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
@@ -58826,7 +59095,11 @@ function startJournal(inputs, site) {
         plannedParts: site?.fileCount ?? 0,
         durationMs: 0,
         serving: site?.serving,
-        collected: site && { fileCount: site.fileCount, totalBytes: site.totalBytes },
+        collected: site && {
+            fileCount: site.fileCount,
+            totalBytes: site.totalBytes,
+            ...(site.hidden.length ? { hidden: site.hidden } : {}),
+        },
     };
 }
 /** The last completed site of this preview, when the files are the same (skip-unchanged). */
@@ -58873,6 +59146,7 @@ function logSitePlan(inputs, result, logger) {
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
 
 
 
@@ -59118,6 +59392,9 @@ function resultRows(result, failed) {
             `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
         ]);
     }
+    const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
+    if (leftOut)
+        rows.push(['Hidden', leftOut]);
     const { published } = result;
     if (published) {
         const version = [`${published.versionName} `, { code: published.versionId }];
@@ -62959,8 +63236,9 @@ function urlHost(host) {
 
 ;// CONCATENATED MODULE: ./src/emulator/command.ts
 // The emulator's command line, shared by `npm run emulator` (main.ts) and `gamehost emulator` (the CLI):
-// flags, the seed file, the welcome text; runs the emulator until SIGINT or SIGTERM. It prints
-// through `io`, so each front end decides where its lines go.
+// flags, the seed file, the welcome text; runs the emulator until SIGINT, SIGTERM or SIGHUP, or until
+// the process that started it is gone. It prints through `io`, so each front end decides where its
+// lines go.
 
 
 
@@ -63037,10 +63315,16 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
         io.err('Run with --help for the options.');
         return 2;
     }
-    printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, emulator, io);
-    if (commandLine.options.faults)
-        io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`);
+    const parentGone = watchParent(() => {
+        io.out('The process that started the emulator is gone.');
+        stop();
+    });
+    let stopping = false;
     const stop = () => {
+        clearInterval(parentGone);
+        if (stopping)
+            return;
+        stopping = true;
         io.out('Stopping the emulator.');
         emulator.close().catch((error) => {
             io.err(`gamehost emulator: could not stop cleanly: ${command_errorMessage(error)}`);
@@ -63051,7 +63335,28 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
     process.once('SIGTERM', stop);
     // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
     process.once('SIGHUP', stop);
+    // Said once every way to stop it listens: a signal sent on seeing these lines stops it cleanly.
+    printWelcome(listeningUrl(emulator.url, commandLine.options.host ?? '127.0.0.1', io), seed, emulator, io);
+    if (commandLine.options.faults)
+        io.out(`Injecting faults: ${JSON.stringify(commandLine.options.faults)}`);
     return undefined;
+}
+/** How often the emulator checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+/**
+ * Calls `gone` once the process that started this one has ended: `npm run emulator` stopped with
+ * `kill` ends npm and its shell, not the emulator, which would hold its port until the machine
+ * restarts. An orphan is adopted by another process (init, a subreaper): its parent id changes.
+ */
+function watchParent(gone) {
+    const parent = process.ppid;
+    const timer = setInterval(() => {
+        if (process.ppid === parent)
+            return;
+        clearInterval(timer);
+        gone();
+    }, PARENT_CHECK_MS);
+    return timer.unref();
 }
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /**
@@ -66987,7 +67292,7 @@ const DEPLOY = {
         ...OUTPUT_FLAGS,
     ],
     examples: [
-        `gamehost deploy ${EXAMPLE_CONNECTION} --path build --dry-run`,
+        'gamehost deploy --path build --dry-run',
         `GAMEHOST_TOKEN=... gamehost deploy ${EXAMPLE_CONNECTION} --path build --namespace pr-12 --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --domain pr-12.preview.example.com`,
         `gamehost deploy ${EXAMPLE_CONNECTION} --path build --files '**' --files '!**/*.map' --json`,
     ],
@@ -67012,6 +67317,7 @@ const DEPLOY = {
                 glob: cliGlob,
                 tempDir,
                 manifestFile: keepManifest ? external_node_path_default().resolve(keepManifest) : undefined,
+                tempDirRemoved: true,
                 // A terminal shows the upload's progress in its status line: update it often.
                 progressIntervalMs: io.interactive ? 250 : undefined,
                 signal: cancellation.signal,
@@ -67032,9 +67338,6 @@ const DEPLOY = {
             cancellation.dispose();
             await (0,promises_.rm)(tempDir, { recursive: true, force: true });
         }
-        // Removed with its folder unless --manifest kept it.
-        if (!keepManifest)
-            result.manifestPath = undefined;
         if (result.siteId)
             io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
         print(io, deployOutputs(result), deployReport(result));
@@ -67262,10 +67565,25 @@ function runContext(env) {
         return {};
     }
 }
-/** The input names that open a message, as the flags they are here: `game-id is required` -> `--game-id is required`. */
+/**
+ * The input names that open a message, as the flags they are here: `game-id is required` ->
+ * `--game-id (or GAMEHOST_GAME_ID) is required`.
+ */
 function asFlags(command, message) {
-    const names = new Set(command.flags.map((f) => f.name));
-    return message.replace(/^[a-z-]+(?=[ :,])/, (name) => (names.has(name) ? `--${name}` : name));
+    const flags = new Map(command.flags.map((f) => [f.name, f]));
+    return message.replace(/^([a-z-]+)(?=[ :,])( is required)?/, (whole, name, required) => {
+        const flag = flags.get(name);
+        if (!flag)
+            return whole;
+        return `--${name}${required && flag.env ? ` (or ${flag.env})` : ''}${required ?? ''}`;
+    });
+}
+/** The flags read from an environment variable too: `GAMEHOST_API_URL (--api-url)`, ... */
+function envFlags(command) {
+    return command.flags
+        .filter((f) => f.env)
+        .map((f) => `${f.env} (--${f.name})`)
+        .join(', ');
 }
 function commandHelp(command) {
     const label = (f) => {
@@ -67287,7 +67605,7 @@ function commandHelp(command) {
         'Examples:',
         ...command.examples.map((example) => `  ${example}`),
         '',
-        `The token is read from ${TOKEN_ENV} when --token is not given.`,
+        `Read from the environment when their flag is not given: ${envFlags(command)}.`,
         'Exit codes: 0 success, 1 failure, 2 bad usage.',
     ].join('\n');
 }
@@ -67304,8 +67622,9 @@ function mainHelp() {
         'Commands:',
         ...rows.map(([name, summary]) => `  ${name.padEnd(12)}${summary}`),
         '',
-        "Run 'gamehost <command> --help' for its flags. The token is read from the",
-        `${TOKEN_ENV} environment variable (or --token). Exit codes: 0 success, 1 failure, 2 bad usage.`,
+        "Run 'gamehost <command> --help' for its flags. The token, api-url and game-id are read from the",
+        `${TOKEN_ENV}, ${API_URL_ENV} and ${GAME_ID_ENV} environment variables when their flag is not given.`,
+        'Exit codes: 0 success, 1 failure, 2 bad usage.',
     ].join('\n');
 }
 /** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */

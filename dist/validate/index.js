@@ -31503,6 +31503,13 @@ const SITE_BYTES_LIMIT = 1_000_000_000;
  */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
+/**
+ * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
+ * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
+ */
+const OBJECT_KEY_MAX_BYTES = 1024;
+const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
+const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
@@ -31863,6 +31870,9 @@ const TOKEN_ENV = 'GAMEHOST_TOKEN';
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
+/** Where the CLI reads api-url and game-id when their flags are not given. */
+const API_URL_ENV = 'GAMEHOST_API_URL';
+const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
@@ -31888,8 +31898,8 @@ const INPUTS = {
         actions: ALL,
         requiredIn: ALL,
         default: '',
-        description: 'Base URL of the service (required)',
-        flag: { type: 'string', value: 'url', commands: WITH_CLOSE },
+        description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
+        flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
@@ -31903,8 +31913,8 @@ const INPUTS = {
         actions: ALL,
         requiredIn: ALL,
         default: '',
-        description: 'The id of the game (required)',
-        flag: { type: 'string', value: 'id', commands: WITH_CLOSE },
+        description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
+        flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
@@ -32024,7 +32034,7 @@ const INPUTS = {
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:6420 for the emulator)",
+        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
@@ -32046,6 +32056,12 @@ const INPUTS = {
         default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
         flag: { type: 'string', value: 'yaml' },
+    }),
+    FailOnWarning: row('fail-on-warning', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        flag: { type: 'boolean' },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -32335,8 +32351,11 @@ const ActionName = {
 
 
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game') {
+function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
+    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
+    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
+        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
     if (!apiUrl)
         throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
@@ -32466,8 +32485,23 @@ function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
     if (!problem)
         return nameId;
+    const suggestion = nameIdLike(nameId);
     throw new UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (like 'pr-42')`);
+        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
+        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        ')');
+}
+/**
+ * The valid name id nearest to what was written, when there is one: lowercased, every run of other
+ * characters made one dash, no dash at either end, cut to the longest a name id may be.
+ */
+function nameIdLike(nameId) {
+    const like = nameId
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, NAME_ID_MAX)
+        .replace(/^-+|-+$/g, '');
+    return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
 /**
  * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
@@ -34888,16 +34922,23 @@ function formatBytes(bytes) {
 // its stall sweep and its drain all read them from here, so changing what the input means is one edit.
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/** An API call's deadline in all at the least, however its answer trickles. */
-const API_DEADLINE_MS = 180_000;
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024;
-function timeoutsFor(requestTimeoutMs) {
-    const apiStallMs = Math.max(requestTimeoutMs, SERVICE_REQUEST_LIMIT_MS);
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
     return {
         stallMs: requestTimeoutMs,
         apiStallMs,
-        apiDeadlineMs: Math.max(API_DEADLINE_MS, 3 * apiStallMs),
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
         sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
         drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
@@ -35419,14 +35460,35 @@ function answerOf(op, { response, text, streamed }) {
                 ? 'the answer was not a JSON object'
                 : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
         };
+    const serviceBody = errorBody === parsed;
     throw new ServiceError({
         operation: op.name,
         status: response.statusCode,
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...refusalHint(op, response.statusCode, errorBody.code ?? ''),
+        ...(serviceBody
+            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/**
+ * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
+ * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
+ * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ */
+function foreignAnswerHint(status, contentType) {
+    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (type === 'application/json' && status === 200)
+        return {};
+    const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
+    if (status >= 500 || status === 429)
+        return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
+    return {
+        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
+            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: [table_Input.ApiUrl],
+    };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -35771,12 +35833,16 @@ function inertAnnotation(annotation) {
         ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
     };
 }
+/** Whether this run of an action has written its job summary (writeReport). */
+let summaryWritten = false;
 /**
  * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
  * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message.
+ * annotation per problem before the step's failure message. A failure the body wrote no summary for
+ * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
-async function runAction(secretInputs, body) {
+async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
+    summaryWritten = false;
     try {
         for (const name of secretInputs) {
             const secret = getInput(name);
@@ -35802,8 +35868,26 @@ async function runAction(secretInputs, body) {
             for (const problem of error.problems)
                 actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) });
         }
+        if (!summaryWritten)
+            await writeReport(failure(error));
         action_setFailed(errorMessage(error));
     }
+}
+/** The summary of an operation's action that failed: what failed, and what a re-run would do. */
+function operationFailureReport(action, error) {
+    const inputWrong = error instanceof errors_UsageError || error instanceof ValidationFailedError;
+    return {
+        title: `gamehost ${action} failed`,
+        blocks: [
+            report_text(`Failed: ${errorMessage(error)}`),
+            ...(inputWrong
+                ? [
+                    heading('A re-run'),
+                    report_text('A re-run with the same inputs fails the same way: fix the input the error names first.'),
+                ]
+                : []),
+        ],
+    };
 }
 /** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
@@ -35829,7 +35913,7 @@ function operationAction(operation) {
         const failure = operation.failure?.(result, inputs);
         if (failure)
             throw failure;
-    });
+    }, (error) => operationFailureReport(operation.name, error));
 }
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
@@ -35847,6 +35931,7 @@ function outputText(value) {
  * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
  */
 async function writeReport(report) {
+    summaryWritten = true;
     const summary = summary_summary.addHeading(inertHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
