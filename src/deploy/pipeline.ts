@@ -203,13 +203,15 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   }
 }
 
+type StageDeps = DeployDependencies & { saveManifest: (manifest: Manifest) => Promise<void> }
+
 /** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
 async function sendAndGoLive(
   inputs: DeployInputs,
   run: Run,
   site: CollectedSite | undefined,
   journal: DeployResult,
-  deps: DeployDependencies & { saveManifest: (manifest: Manifest) => Promise<void> },
+  deps: StageDeps,
 ): Promise<void> {
   const { logger } = deps
   const onNamespace = (id: string) => {
@@ -226,54 +228,11 @@ async function sendAndGoLive(
   run.signal.throwIfAborted()
 
   const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger))
-  if (served?.live && targeted) {
-    journal.older = await checkOlder({
-      commit: deps.source?.commit,
-      live: served.live,
-      nameId: journal.provisioned.nameId ?? '',
-      allowOlder: inputs.allowOlder,
-      compareCommits: deps.compareCommits,
-      logger,
-    })
-    // Nothing is uploaded or published: the namespace keeps the newer build.
-    if (journal.older.blocked) {
-      journal.older.url = served.liveUrl
-      journal.skipped = true
-      return
-    }
-  }
+  if (served?.live && targeted && (await olderThanLive(inputs, served.live, served.liveUrl, journal, deps)))
+    return
   run.signal.throwIfAborted()
 
-  const reused = site && reusableSite(inputs, site, deps.previous, logger)
-  if (reused) Object.assign(journal, reused)
-  else if (site) {
-    const uploaded = await logger.group('Upload', () =>
-      uploadSite({
-        ...deps,
-        client: run.client,
-        dispatcher: run.dispatcher,
-        retry: run.retry,
-        timeouts: run.timeouts,
-        signal: run.signal,
-        gameId: inputs.connection.gameId,
-        siteName: inputs.site.name,
-        files: site.files,
-        manifest: site.manifest,
-        concurrency: inputs.transfer.concurrency,
-        onSiteCreated: (created) => Object.assign(journal, created),
-        onHashed: async (manifest) => {
-          await deps.saveManifest(manifest)
-          logger.info(`Digest ${manifest.digest}`)
-        },
-        record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
-      }),
-    )
-    Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
-    if (uploaded.record) {
-      const { path: recordPath, size, sha256, contentType } = uploaded.record
-      journal.record = { path: recordPath, size, sha256, contentType }
-    }
-  }
+  if (site) await uploadOrReuse(inputs, run, site, journal, deps)
   if (served?.base && journal.manifest) {
     journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest)
     logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`)
@@ -283,6 +242,81 @@ async function sendAndGoLive(
   const siteId = journal.siteId
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
+  await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace })
+}
+
+/** Whether this run's commit is behind the one live (and not allowed): then nothing is uploaded or published. */
+async function olderThanLive(
+  inputs: DeployInputs,
+  live: NonNullable<Served['live']>,
+  liveUrl: string | undefined,
+  journal: DeployResult,
+  deps: StageDeps,
+): Promise<boolean> {
+  journal.older = await checkOlder({
+    commit: deps.source?.commit,
+    live,
+    nameId: journal.provisioned.nameId ?? '',
+    allowOlder: inputs.allowOlder,
+    compareCommits: deps.compareCommits,
+    logger: deps.logger,
+  })
+  if (!journal.older.blocked) return false
+  // The namespace keeps the newer build.
+  journal.older.url = liveUrl
+  journal.skipped = true
+  return true
+}
+
+/** The site's upload, with its record; or the last site of this preview when its files are unchanged. */
+async function uploadOrReuse(
+  inputs: DeployInputs,
+  run: Run,
+  site: CollectedSite,
+  journal: DeployResult,
+  deps: StageDeps,
+): Promise<void> {
+  const { logger } = deps
+  const reused = reusableSite(inputs, site, deps.previous, logger)
+  if (reused) return void Object.assign(journal, reused)
+  const uploaded = await logger.group('Upload', () =>
+    uploadSite({
+      ...deps,
+      client: run.client,
+      dispatcher: run.dispatcher,
+      retry: run.retry,
+      timeouts: run.timeouts,
+      signal: run.signal,
+      gameId: inputs.connection.gameId,
+      siteName: inputs.site.name,
+      files: site.files,
+      manifest: site.manifest,
+      concurrency: inputs.transfer.concurrency,
+      onSiteCreated: (created) => Object.assign(journal, created),
+      onHashed: async (manifest) => {
+        await deps.saveManifest(manifest)
+        logger.info(`Digest ${manifest.digest}`)
+      },
+      record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
+    }),
+  )
+  Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
+  if (uploaded.record) {
+    const { path: recordPath, size, sha256, contentType } = uploaded.record
+    journal.record = { path: recordPath, size, sha256, contentType }
+  }
+}
+
+/** Go live (a private namespace made private first), then see it live at the namespace's own host. */
+async function publishAndSeeLive(
+  targeted: TargetedInputs,
+  run: Run,
+  plan: PublishPlan,
+  siteId: string,
+  journal: DeployResult,
+  deps: StageDeps & { onNamespace: (id: string) => void },
+): Promise<void> {
+  const { logger } = deps
   const waitUntilPrivate = privateHostWaiter({
     dispatcher: run.dispatcher,
     signal: run.signal,
@@ -293,7 +327,16 @@ async function sendAndGoLive(
     sleep: deps.sleep,
   })
   const live = await logger.group('Publish', () =>
-    goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace, waitUntilPrivate),
+    goLive(
+      run.client,
+      targeted,
+      plan,
+      journal.provisioned,
+      siteId,
+      logger,
+      deps.onNamespace,
+      waitUntilPrivate,
+    ),
   )
   journal.provisioned = live.provisioned
   journal.published = live.published
@@ -349,6 +392,13 @@ async function seeLive(
   notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger)
 }
 
+/** What the namespace and the base of the size comparison serve, read from their records. */
+interface Served {
+  live?: { record: SiteRecord } | { absent: string }
+  liveUrl?: string
+  base?: { nameId: string; record: SiteRecord }
+}
+
 /**
  * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
  * side by side: neither is there when the service names no CDN domain.
@@ -359,11 +409,7 @@ async function readServed(
   plan: PublishPlan,
   journal: DeployResult,
   logger: Logger,
-): Promise<{
-  live?: { record: SiteRecord } | { absent: string }
-  liveUrl?: string
-  base?: { nameId: string; record: SiteRecord }
-}> {
+): Promise<Served> {
   const { cdnDomain } = plan
   const nameId = journal.provisioned.nameId
   if (!cdnDomain) return {}
