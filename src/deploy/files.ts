@@ -14,15 +14,8 @@ import path from 'node:path'
 import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
 import type { FileDescriptor } from '../api/types.ts'
-import {
-  closeFile,
-  isOutOfDescriptors,
-  lstatFile,
-  openForReading,
-  READ_FLAGS,
-  readAt,
-  type OpenFile,
-} from './fd.ts'
+import { closeFile, isOutOfDescriptors, lstatFile, openFile, readAt, type OpenFile } from './fd.ts'
+import { NO_FOLLOW, readFlags } from './platform.ts'
 import type { Logger } from '../common/logger.ts'
 import { forEachLimited } from '../common/limit.ts'
 
@@ -82,6 +75,8 @@ export interface CollectOptions {
   sizeLimit?: { bytes: number; message: (total: number) => string }
   /** Opens the files (default fs.open): a test's may fail as a full descriptor table or a refusal would. */
   open?: OpenFile
+  /** O_NOFOLLOW, or 0 as on Windows (default: the system's, platform.ts). */
+  noFollow?: number
 }
 
 const HASH_BUFFER = 256 * 1024
@@ -266,6 +261,8 @@ interface Scan {
   realDir: (dir: string) => string | Promise<string>
   logger: CollectOptions['logger']
   open: OpenFile | undefined
+  /** O_NOFOLLOW, or 0 where the system has none: then lstat before the open (openWithoutFollowing). */
+  noFollow: number
 }
 
 function scanOf(root: string, realRoot: string, plainTree: boolean, options: CollectOptions): Scan {
@@ -283,7 +280,8 @@ function scanOf(root: string, realRoot: string, plainTree: boolean, options: Col
     return real
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
-  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open }
+  const noFollow = options.noFollow ?? NO_FOLLOW
+  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow }
 }
 
 /**
@@ -317,7 +315,10 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
   if (typeof readPath !== 'string') return readPath
   let opened: Stats
   try {
-    opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open)
+    opened =
+      scan.local && scan.noFollow !== 0
+        ? statOpenedSync(readPath, scan.noFollow)
+        : await statOpened(readPath, scan.open, scan.noFollow)
   } catch (error) {
     return unopenable(relative, error)
   }
@@ -424,14 +425,18 @@ function relativePath(root: string, absolutePath: string): string {
 export const isHidden = (name: string) => name.startsWith('.')
 
 /**
- * The stats of the file at `file` as opened for reading (READ_FLAGS: no link followed there), closed
- * again: what the hashing and the upload will open. fstat on the descriptor is synchronous: the
- * kernel has the inode at hand once it is open (see assertUnchanged in upload.ts). The close is not
- * waited for (a read-only descriptor has nothing to flush): the next file's open queues behind it at
- * once.
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
  */
-async function statOpened(file: string, openWith: OpenFile | undefined): Promise<Stats> {
-  const fd = await openForReading(file, openWith)
+async function statOpened(file: string, openWith: OpenFile | undefined, noFollow: number): Promise<Stats> {
+  if (noFollow === 0) {
+    const { fd, stats } = await openWithoutFollowing(file, openWith)
+    closeFile(fd).catch(() => {})
+    return stats
+  }
+  const fd = await (openWith ?? openFile)(file, readFlags(noFollow))
   try {
     return fstatSync(fd)
   } finally {
@@ -439,9 +444,36 @@ async function statOpened(file: string, openWith: OpenFile | undefined): Promise
   }
 }
 
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(
+  file: string,
+  openWith: OpenFile | undefined,
+): Promise<{ fd: number; stats: Stats }> {
+  const seen = await lstatFile(file)
+  if (seen.isSymbolicLink()) throw becameLink(file)
+  const fd = await (openWith ?? openFile)(file, readFlags(0))
+  const stats = fstatSync(fd)
+  if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+    closeSync(fd)
+    throw becameLink(file)
+  }
+  return { fd, stats }
+}
+
+const becameLink = (file: string) =>
+  Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+  })
+
 /** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file: string): Stats {
-  const fd = openSync(file, READ_FLAGS)
+function statOpenedSync(file: string, noFollow: number): Stats {
+  const fd = openSync(file, readFlags(noFollow))
   try {
     return fstatSync(fd)
   } finally {
@@ -502,8 +534,12 @@ export function isScannedFile(file: ArtifactFile, stats: Stats): boolean {
  * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
-export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
-  const fd = await openAtScannedPath(file, openWith)
+export async function openScanned(
+  file: ArtifactFile,
+  openWith?: OpenFile,
+  noFollow: number = NO_FOLLOW,
+): Promise<number> {
+  const fd = await openAtScannedPath(file, openWith, noFollow)
   try {
     assertScannedFile(file, fstatSync(fd))
   } catch (error) {
@@ -515,11 +551,20 @@ export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Prom
 
 /**
  * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used.
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
  */
-export async function openAtScannedPath(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
+export async function openAtScannedPath(
+  file: ArtifactFile,
+  openWith?: OpenFile,
+  noFollow: number = NO_FOLLOW,
+): Promise<number> {
   try {
-    return await openForReading(file.absolutePath, openWith)
+    if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
+      throw becameLink(file.absolutePath)
+    }
+    return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow))
   } catch (error) {
     if (isOutOfDescriptors(error)) throw error
     const code = (error as { code?: unknown }).code
