@@ -201,13 +201,19 @@ function checkPatterns(patterns: string[]): void {
   }
 }
 
+/**
+ * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
+
 async function findFiles(options: CollectOptions): Promise<ArtifactFile[]> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
-  const plainTree = isEveryFile(options.patterns)
-    ? await listPlainTree(root, options.includeHidden)
-    : undefined
-  const found = plainTree ?? (await options.glob(root, options.patterns, options.includeHidden))
+  const patterns = options.patterns.map(sitePattern)
+  const plainTree = isEveryFile(patterns) ? await listPlainTree(root, options.includeHidden) : undefined
+  const found = plainTree ?? (await options.glob(root, patterns, options.includeHidden))
   const scan = scanOf(root, realRoot, plainTree !== undefined, options)
   const described = new Array<Described>(found.length)
   const describe = async (absolutePath: string, i: number) => {
@@ -305,7 +311,7 @@ const unopenable = (relative: string, error: unknown): Refused => ({
 })
 
 async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
-  const relative = relativePath(scan.root, absolutePath)
+  const relative = relativeSitePath(scan.root, absolutePath)
   let readPath: string | Refused
   try {
     readPath = await whereToRead(absolutePath, relative, scan)
@@ -414,12 +420,19 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   return files
 }
 
-/** `absolutePath` relative to `root`, with `/` separators. */
-function relativePath(root: string, absolutePath: string): string {
-  const relative = absolutePath.startsWith(root + path.sep)
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+export function relativeSitePath(
+  root: string,
+  absolutePath: string,
+  pathApi: typeof path.posix = path,
+): string {
+  const relative = absolutePath.startsWith(root + pathApi.sep)
     ? absolutePath.slice(root.length + 1)
-    : path.relative(root, absolutePath)
-  return path.sep === '/' ? relative : relative.split(path.sep).join('/')
+    : pathApi.relative(root, absolutePath)
+  return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
 }
 
 export const isHidden = (name: string) => name.startsWith('.')
