@@ -9,6 +9,7 @@ import { resolveFaults, type FaultOptions } from './faults.ts'
 import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
 import { startEmulator, type Emulator } from './server.ts'
+import { cancelSignals } from '../common/cancel.ts'
 
 /** Where the command prints: standard output and standard error, one line per call. */
 export interface CommandIO {
@@ -104,8 +105,7 @@ export async function runEmulatorCommand(
       process.exitCode = 1
     })
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  for (const signal of cancelSignals()) process.once(signal, stop)
   // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
   process.once('SIGHUP', stop)
   return undefined
