@@ -15,7 +15,7 @@ import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
 import type { FileDescriptor } from '../api/types.ts'
 import { closeFile, isOutOfDescriptors, lstatFile, openFile, readAt, type OpenFile } from './fd.ts'
-import { NO_FOLLOW, readFlags } from './platform.ts'
+import { descriptorLimitRemedy, NO_FOLLOW, readFlags } from './platform.ts'
 import type { Logger } from '../common/logger.ts'
 import { forEachLimited } from '../common/limit.ts'
 
@@ -530,7 +530,7 @@ function openFailure(error: unknown): string {
       return `${code}: it became a link while the files were scanned`
     case 'EMFILE':
     case 'ENFILE':
-      return `${code}: out of file descriptors; raise the limit (ulimit -n)`
+      return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`
   }
   const message = error instanceof Error ? error.message : String(error)
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message
