@@ -20,10 +20,10 @@ import {
 } from '../../src/deploy/files.ts'
 import { fstatSync } from 'node:fs'
 import { tempDir, writeTree } from '../support/helpers.ts'
+import { needsSymlinks } from '../support/platform.ts'
 
 const WITHOUT_O_NOFOLLOW = 0
-const skip =
-  process.platform === 'win32' ? 'creating a symbolic link needs a privilege Windows runners may lack' : false
+const skip = needsSymlinks
 
 const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
   glob: actionsGlob,
