@@ -15,6 +15,7 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import { hashArtifacts, scanArtifacts, type CollectOptions } from '../../src/deploy/files.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
+import { needsModeBits, needsSymlinks } from '../support/platform.ts'
 
 const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
   glob: actionsGlob,
@@ -35,22 +36,26 @@ function refusing(code: string, names: string[]): OpenFile {
       : openFile(p, flags)
 }
 
-test('the scan records the file it opened: its device and inode, and for a link inside path the file it leads to', async () => {
-  const root = await tempDir()
-  await writeTree(root, { 'a.txt': 'hello', 'data/b.bin': 'bytes' })
-  await symlink(path.join(root, 'data/b.bin'), path.join(root, 'b-link.bin'))
-  const scanned = await scanArtifacts(files(root))
-  const byPath = new Map(scanned.map((f) => [f.path, f]))
-  for (const name of ['a.txt', 'data/b.bin', 'b-link.bin']) {
-    const file = byPath.get(name)!
-    const real = await stat(path.join(root, name))
-    assert.deepEqual([file.dev, file.ino, file.size], [real.dev, real.ino, real.size], name)
-  }
-  assert.equal(byPath.get('b-link.bin')!.absolutePath, await realpath(path.join(root, 'data/b.bin')))
-  // The link is hashed as the file it leads to, read without following a link.
-  const [linked, own] = await hashArtifacts([byPath.get('b-link.bin')!, byPath.get('data/b.bin')!])
-  assert.equal(linked, own)
-})
+test(
+  'the scan records the file it opened: its device and inode, and for a link inside path the file it leads to',
+  { skip: needsSymlinks },
+  async () => {
+    const root = await tempDir()
+    await writeTree(root, { 'a.txt': 'hello', 'data/b.bin': 'bytes' })
+    await symlink(path.join(root, 'data/b.bin'), path.join(root, 'b-link.bin'))
+    const scanned = await scanArtifacts(files(root))
+    const byPath = new Map(scanned.map((f) => [f.path, f]))
+    for (const name of ['a.txt', 'data/b.bin', 'b-link.bin']) {
+      const file = byPath.get(name)!
+      const real = await stat(path.join(root, name))
+      assert.deepEqual([file.dev, file.ino, file.size], [real.dev, real.ino, real.size], name)
+    }
+    assert.equal(byPath.get('b-link.bin')!.absolutePath, await realpath(path.join(root, 'data/b.bin')))
+    // The link is hashed as the file it leads to, read without following a link.
+    const [linked, own] = await hashArtifacts([byPath.get('b-link.bin')!, byPath.get('data/b.bin')!])
+    assert.equal(linked, own)
+  },
+)
 
 test('files this process cannot open fail the scan, all of them named, whatever the reason', async () => {
   const root = await tempDir()
@@ -104,7 +109,11 @@ function unprivileged(): string[] | undefined {
 
 test(
   'a file of mode 000 fails the scan of a process that may not read it (a real EACCES, no injected open)',
-  { skip: unprivileged() === undefined && 'root without setpriv: permissions cannot bind this test' },
+  {
+    skip:
+      needsModeBits ||
+      (unprivileged() === undefined && 'root without setpriv: permissions cannot bind this test'),
+  },
   async () => {
     const root = await tempDir()
     await writeTree(root, { 'index.html': '<html>', 'secret.key': 'key' })

@@ -21,6 +21,7 @@ import {
 import { memoryLogger } from '../../src/common/logger.ts'
 import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
 import { actionsGlob as glob } from '../../src/actions/glob.ts'
+import { needsFifo, needsSymlinks } from '../support/platform.ts'
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 
@@ -284,23 +285,27 @@ test('a file that grew or shrank between the scan and its hashing is refused', a
   )
 })
 
-test('links inside path are followed; links leading out of it are skipped with a warning', async () => {
-  const outside = await tempDir()
-  await writeTree(outside, { 'secret.txt': 'do not upload' })
-  const root = await tempDir()
-  await writeTree(root, { 'index.html': 'i' })
-  await symlink(path.join(root, 'index.html'), path.join(root, 'alias.html'))
-  await symlink(path.join(outside, 'secret.txt'), path.join(root, 'leak.txt'))
-  await symlink(outside, path.join(root, 'leakdir'))
-  const logger = memoryLogger()
-  const manifest = await collectArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
-  assert.deepEqual(
-    manifest.files.map((f) => f.path),
-    ['alias.html', 'index.html'],
-  )
-  assert.ok(logger.lines.some((l) => l.includes('leak.txt') && l.includes('outside path')))
-  assert.ok(logger.lines.some((l) => l.includes('leakdir')))
-})
+test(
+  'links inside path are followed; links leading out of it are skipped with a warning',
+  { skip: needsSymlinks },
+  async () => {
+    const outside = await tempDir()
+    await writeTree(outside, { 'secret.txt': 'do not upload' })
+    const root = await tempDir()
+    await writeTree(root, { 'index.html': 'i' })
+    await symlink(path.join(root, 'index.html'), path.join(root, 'alias.html'))
+    await symlink(path.join(outside, 'secret.txt'), path.join(root, 'leak.txt'))
+    await symlink(outside, path.join(root, 'leakdir'))
+    const logger = memoryLogger()
+    const manifest = await collectArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
+    assert.deepEqual(
+      manifest.files.map((f) => f.path),
+      ['alias.html', 'index.html'],
+    )
+    assert.ok(logger.lines.some((l) => l.includes('leak.txt') && l.includes('outside path')))
+    assert.ok(logger.lines.some((l) => l.includes('leakdir')))
+  },
+)
 
 test('bad paths and patterns are refused before anything is read', async () => {
   const root = await tempDir()
@@ -350,62 +355,70 @@ test('the manifest file lists files without absolute paths', async () => {
   assert.equal(contentTypeOf('x.css'), 'text/css; charset=utf-8')
 })
 
-test('a FIFO and a socket are refused before anything is read, each named; --files can leave them out', async () => {
-  const root = await tempDir()
-  await writeTree(root, { 'index.html': 'i', 'a/b.js': 'b' })
-  execFileSync('mkfifo', [path.join(root, 'a', 'pipe')])
-  const socket = net.createServer()
-  await new Promise<void>((resolve) => socket.listen(path.join(root, 'dev.sock'), resolve))
-  try {
-    for (const patterns of [['**'], ['**/*']]) {
-      await assert.rejects(
-        // A FIFO opened for reading would block until a writer comes: the scan must never open it.
-        scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() }),
-        (error: Error) => {
-          assert.ok(error instanceof UsageError)
-          assert.equal(
-            error.message,
-            "path: a site holds only regular files; these are not: a/pipe (a FIFO), dev.sock (a socket). Remove them, or leave them out with files: '!<path>'",
-          )
-          return true
-        },
-      )
+test(
+  'a FIFO and a socket are refused before anything is read, each named; --files can leave them out',
+  { skip: needsFifo },
+  async () => {
+    const root = await tempDir()
+    await writeTree(root, { 'index.html': 'i', 'a/b.js': 'b' })
+    execFileSync('mkfifo', [path.join(root, 'a', 'pipe')])
+    const socket = net.createServer()
+    await new Promise<void>((resolve) => socket.listen(path.join(root, 'dev.sock'), resolve))
+    try {
+      for (const patterns of [['**'], ['**/*']]) {
+        await assert.rejects(
+          // A FIFO opened for reading would block until a writer comes: the scan must never open it.
+          scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() }),
+          (error: Error) => {
+            assert.ok(error instanceof UsageError)
+            assert.equal(
+              error.message,
+              "path: a site holds only regular files; these are not: a/pipe (a FIFO), dev.sock (a socket). Remove them, or leave them out with files: '!<path>'",
+            )
+            return true
+          },
+        )
+      }
+      const files = await scanArtifacts({
+        glob,
+        root,
+        patterns: ['**', '!a/pipe', '!dev.sock'],
+        includeHidden: false,
+        logger: memoryLogger(),
+      })
+      assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.js', 'index.html'])
+    } finally {
+      await new Promise<void>((resolve) => socket.close(() => resolve()))
     }
-    const files = await scanArtifacts({
-      glob,
-      root,
-      patterns: ['**', '!a/pipe', '!dev.sock'],
-      includeHidden: false,
-      logger: memoryLogger(),
-    })
-    assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.js', 'index.html'])
-  } finally {
-    await new Promise<void>((resolve) => socket.close(() => resolve()))
-  }
-})
+  },
+)
 
-test('a link to / or to a folder outside path is not walked: one warning per link', async () => {
-  const outside = await tempDir()
-  await writeTree(outside, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'x'])))
-  const root = await tempDir()
-  await writeTree(root, { 'index.html': 'i', 'sub/a.js': 'a' })
-  await symlink('/', path.join(root, 'slash'))
-  await symlink(outside, path.join(root, 'elsewhere'))
-  await symlink(path.join(root, 'sub'), path.join(root, 'sub-again'))
-  await symlink(path.join(root, 'missing'), path.join(root, 'dangling'))
-  for (const patterns of [['**'], ['**/*']]) {
-    const logger = memoryLogger()
-    const files = await scanArtifacts({ glob, root, patterns, includeHidden: false, logger })
-    assert.deepEqual(files.map((f) => f.path).sort(), ['index.html', 'sub/a.js'])
-    const warnings = logger.lines.filter((l) => l.startsWith('warning'))
-    assert.deepEqual(warnings.sort(), [
-      'warning: Skipping dangling: it is a link to nothing',
-      'warning: Skipping elsewhere: it is a link that leads outside path',
-      'warning: Skipping slash: it is a link that leads outside path',
-      'warning: Skipping sub-again: it is a link to a folder inside path, whose files are collected where they are',
-    ])
-  }
-})
+test(
+  'a link to / or to a folder outside path is not walked: one warning per link',
+  { skip: needsSymlinks },
+  async () => {
+    const outside = await tempDir()
+    await writeTree(outside, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'x'])))
+    const root = await tempDir()
+    await writeTree(root, { 'index.html': 'i', 'sub/a.js': 'a' })
+    await symlink('/', path.join(root, 'slash'))
+    await symlink(outside, path.join(root, 'elsewhere'))
+    await symlink(path.join(root, 'sub'), path.join(root, 'sub-again'))
+    await symlink(path.join(root, 'missing'), path.join(root, 'dangling'))
+    for (const patterns of [['**'], ['**/*']]) {
+      const logger = memoryLogger()
+      const files = await scanArtifacts({ glob, root, patterns, includeHidden: false, logger })
+      assert.deepEqual(files.map((f) => f.path).sort(), ['index.html', 'sub/a.js'])
+      const warnings = logger.lines.filter((l) => l.startsWith('warning'))
+      assert.deepEqual(warnings.sort(), [
+        'warning: Skipping dangling: it is a link to nothing',
+        'warning: Skipping elsewhere: it is a link that leads outside path',
+        'warning: Skipping slash: it is a link that leads outside path',
+        'warning: Skipping sub-again: it is a link to a folder inside path, whose files are collected where they are',
+      ])
+    }
+  },
+)
 
 test('path: / is refused; a repository root warns, and with include-hidden is refused', async () => {
   await assert.rejects(
@@ -429,22 +442,26 @@ test('path: / is refused; a repository root warns, and with include-hidden is re
   )
 })
 
-test('a tree of many folders is listed level by level in its folders order; a link in one of them hands it to the globber', async () => {
-  const root = await tempDir()
-  const tree: Record<string, string> = { 'index.html': 'i' }
-  for (let i = 0; i < 40; i++) tree[`assets/${String(i).padStart(2, '0')}/a.js`] = String(i)
-  await writeTree(root, tree)
-  const scan = (logger = memoryLogger()) =>
-    scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
-  const listed = (await scan()).map((f) => f.path)
-  assert.deepEqual(listed.slice().sort(), Object.keys(tree).sort())
-  // Each level before the next, and a folder's files together: the order readdir gives, not the order reads end in.
-  assert.equal(listed[0], 'index.html')
-  const folders = (await readdir(path.join(root, 'assets'))).map((name) => `assets/${name}/a.js`)
-  assert.deepEqual(listed.slice(1), folders)
-  // A link in the first of 40 folders, met while the next ones are still being read: the globber decides.
-  await symlink(path.join(root, 'index.html'), path.join(root, 'assets/00/alias.html'))
-  const logger = memoryLogger()
-  const files = await scan(logger)
-  assert.deepEqual(files.map((f) => f.path).sort(), [...Object.keys(tree), 'assets/00/alias.html'].sort())
-})
+test(
+  'a tree of many folders is listed level by level in its folders order; a link in one of them hands it to the globber',
+  { skip: needsSymlinks },
+  async () => {
+    const root = await tempDir()
+    const tree: Record<string, string> = { 'index.html': 'i' }
+    for (let i = 0; i < 40; i++) tree[`assets/${String(i).padStart(2, '0')}/a.js`] = String(i)
+    await writeTree(root, tree)
+    const scan = (logger = memoryLogger()) =>
+      scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
+    const listed = (await scan()).map((f) => f.path)
+    assert.deepEqual(listed.slice().sort(), Object.keys(tree).sort())
+    // Each level before the next, and a folder's files together: the order readdir gives, not the order reads end in.
+    assert.equal(listed[0], 'index.html')
+    const folders = (await readdir(path.join(root, 'assets'))).map((name) => `assets/${name}/a.js`)
+    assert.deepEqual(listed.slice(1), folders)
+    // A link in the first of 40 folders, met while the next ones are still being read: the globber decides.
+    await symlink(path.join(root, 'index.html'), path.join(root, 'assets/00/alias.html'))
+    const logger = memoryLogger()
+    const files = await scan(logger)
+    assert.deepEqual(files.map((f) => f.path).sort(), [...Object.keys(tree), 'assets/00/alias.html'].sort())
+  },
+)

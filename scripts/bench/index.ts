@@ -17,11 +17,12 @@
 // count of small files all in one folder (flat-N), one a folder (folders-N) and 100 a folder
 // (small-N), against that store, for how the time grows with the files in each layout.
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { actionDefaults, runAction } from '../run-action.ts'
 import { buildSite, type SiteSpec } from './site.ts'
@@ -473,11 +474,13 @@ async function timeDeploy(
       concurrency: c,
       ...inputs,
     },
+    nodeArgs: sampler.nodeArgs,
+    env: sampler.env,
     onSpawn: sampler.watch,
   })
   const ms = performance.now() - t
   if (run.exitCode !== 0) throw new Error(`the deploy failed:\n${run.stdout}${run.stderr}`)
-  return { ms, peakRss: sampler.stop(), log: run.stdout }
+  return { ms, peakRss: await sampler.stop(), log: run.stdout }
 }
 
 /**
@@ -637,11 +640,12 @@ async function timeBare(url: string, dir: string, c: string): Promise<{ ms: numb
   ]
   const ms = await timeCommand(
     process.execPath,
-    [path.join(root, 'scripts/bench/bare-upload.ts'), ...args, '--concurrency', c],
+    [...sampler.nodeArgs, path.join(root, 'scripts/bench/bare-upload.ts'), ...args, '--concurrency', c],
     root,
     sampler.watch,
+    sampler.env,
   )
-  return { ms, peakRss: sampler.stop() }
+  return { ms, peakRss: await sampler.stop() }
 }
 
 /** The deploy's hashing phase over a site, as timed inside its own process. */
@@ -671,10 +675,15 @@ function timeCommand(
   args: string[],
   cwd = root,
   onSpawn?: (pid: number) => void,
+  env: Record<string, string> = {},
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now()
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     if (child.pid !== undefined) onSpawn?.(child.pid)
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
@@ -687,11 +696,31 @@ function timeCommand(
   })
 }
 
-/** Peak RSS (KiB) of a process: the kernel's high-water mark, sampled until the process ends. */
-function rssSampler(): { watch: (pid: number) => void; stop: () => number } {
+/**
+ * Peak RSS (KiB) of a process: the kernel's high-water mark, sampled from /proc until the process
+ * ends; where there is no /proc (macOS, Windows), the process's own maxRSS, written at its exit by a
+ * preloaded module (`nodeArgs` and `env` go to the process measured).
+ */
+function rssSampler(): {
+  nodeArgs: string[]
+  env: Record<string, string>
+  watch: (pid: number) => void
+  stop: () => Promise<number>
+} {
+  if (!existsSync('/proc/self/status')) {
+    const file = path.join(work, `max-rss-${randomUUID()}`)
+    return {
+      nodeArgs: ['--import', pathToFileURL(path.join(root, 'scripts/bench/max-rss.ts')).href],
+      env: { GAMEHOST_BENCH_MAXRSS: file },
+      watch: () => {},
+      stop: async () => Number(await readFile(file, 'utf8').catch(() => '0')),
+    }
+  }
   let peak = 0
   let timer: NodeJS.Timeout | undefined
   return {
+    nodeArgs: [],
+    env: {},
     watch(pid) {
       const sample = async () => {
         const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')
@@ -703,7 +732,7 @@ function rssSampler(): { watch: (pid: number) => void; stop: () => number } {
     },
     stop() {
       clearInterval(timer)
-      return peak
+      return Promise.resolve(peak)
     },
   }
 }

@@ -10,7 +10,7 @@ import { basicAuthSecrets } from '../inputs/basic-auth.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
-import { cancelOnSignals } from '../common/cancel.ts'
+import { cancelOnSignals, cancelSignals } from '../common/cancel.ts'
 import { deadlineFromEnv, runOperation, type Operation } from '../operations/operation.ts'
 import { cellHtml, escapeHtml, heading, text, type OutputValue, type Report } from '../common/report.ts'
 
@@ -116,7 +116,7 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
         const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {}
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
-        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+        const cancellation = cancelOnSignals(cancelSignals())
         let result: R
         try {
           result = await runOperation(operation, inputs, {

@@ -9,7 +9,7 @@ import { UsageError } from '../api/errors.ts'
 import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
-import { cancelOnSignals, isCancelled } from '../common/cancel.ts'
+import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
@@ -55,7 +55,7 @@ export async function run(): Promise<void> {
       if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
 
       // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
-      const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'])
+      const cancellation = cancelOnSignals(cancelSignals())
       try {
         const key = previewKey(inputs)
         const comment = previewComment(inputs, event, key)

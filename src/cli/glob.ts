@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Minimatch, type MinimatchOptions } from 'minimatch'
-import { isHidden, type Globber } from '../deploy/files.ts'
+import { isHidden, relativeSitePath, sitePattern, type Globber } from '../deploy/files.ts'
 
 // @actions/glob's own matching, so that `gamehost deploy --files` selects what the action's `files`
 // input does: minimatch with its options, patterns applied in order (a later `!` excludes, a later
@@ -17,7 +17,7 @@ interface Rule {
 function rules(patterns: string[]): Rule[] {
   return patterns.map((raw) => {
     const exclude = raw.startsWith('!')
-    const pattern = path.posix.normalize((exclude ? raw.slice(1) : raw).split(path.sep).join('/'))
+    const pattern = path.posix.normalize(sitePattern(exclude ? raw.slice(1) : raw))
     const directoryOnly = pattern.endsWith('/')
     const base = pattern.replace(/\/+$/, '')
     const forms = directoryOnly ? [`${base}/**`] : base.endsWith('/**') ? [base] : [base, `${base}/**`]
@@ -41,7 +41,7 @@ export const cliGlob: Globber = async (root, patterns, includeHidden) => {
       if (!includeHidden && isHidden(entry.name)) continue
       const absolute = path.join(dir, entry.name)
       if (entry.isDirectory()) await walk(absolute)
-      else if (selected(path.relative(root, absolute).split(path.sep).join('/'))) found.push(absolute)
+      else if (selected(relativeSitePath(root, absolute))) found.push(absolute)
     }
   }
   await walk(root)

@@ -23,7 +23,7 @@ import {
   type CliFlag,
   type CommandName,
 } from '../inputs/table.ts'
-import { cancelOnSignals, isCancelled, type SignalCancellation } from '../common/cancel.ts'
+import { cancelOnSignals, cancelSignals, isCancelled, type SignalCancellation } from '../common/cancel.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import { closePreview } from '../deploy/close.ts'
@@ -304,7 +304,7 @@ const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUB
 
 /** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
 function cancelOnCtrlC(io: RunIO): SignalCancellation {
-  const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM'], () => {
+  const cancellation = cancelOnSignals(cancelSignals(), () => {
     io.logger.close()
     process.stderr.write('gamehost: quit at once\n')
     process.exit(EXIT_CANCELLED)

@@ -16,6 +16,14 @@ export function isCancelled(error: unknown): error is CancelledError {
   return error instanceof CancelledError
 }
 
+/**
+ * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
+ * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
+ */
+export function cancelSignals(platform: NodeJS.Platform = process.platform): NodeJS.Signals[] {
+  return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM']
+}
+
 export interface SignalCancellation {
   signal: AbortSignal
   /** Stops listening: the process's own handling of these signals comes back. */

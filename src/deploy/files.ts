@@ -17,15 +17,8 @@ import { UsageError } from '../api/errors.ts'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../api/rules.ts'
 import { Input } from '../inputs/constants.ts'
 import type { FileDescriptor } from '../api/types.ts'
-import {
-  closeFile,
-  isOutOfDescriptors,
-  lstatFile,
-  openForReading,
-  READ_FLAGS,
-  readAt,
-  type OpenFile,
-} from './fd.ts'
+import { closeFile, isOutOfDescriptors, lstatFile, openFile, readAt, type OpenFile } from './fd.ts'
+import { descriptorLimitRemedy, NO_FOLLOW, readFlags } from './platform.ts'
 import type { Logger } from '../common/logger.ts'
 import { forEachLimited } from '../common/limit.ts'
 
@@ -85,6 +78,8 @@ export interface CollectOptions {
   sizeLimit?: { bytes: number; message: (total: number) => string }
   /** Opens the files (default fs.open): a test's may fail as a full descriptor table or a refusal would. */
   open?: OpenFile
+  /** O_NOFOLLOW, or 0 as on Windows (default: the system's, platform.ts). */
+  noFollow?: number
 }
 
 /** The files of a site, and the hidden names below its root left out (include-hidden false). */
@@ -224,14 +219,22 @@ function checkPatterns(patterns: string[]): void {
   }
 }
 
+/**
+ * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
+
 async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
+  const patterns = options.patterns.map(sitePattern)
   const hidden: string[] = []
-  const plainTree = isEveryFile(options.patterns)
+  const plainTree = isEveryFile(patterns)
     ? await listPlainTree(root, options.includeHidden, hidden)
     : undefined
-  const found = plainTree ?? (await globbed(root, options))
+  const found = plainTree ?? (await globbed(root, { ...options, patterns }))
   if (!plainTree && !options.includeHidden) hidden.splice(0, hidden.length, ...(await listHidden(root)))
   const scan = scanOf(root, realRoot, plainTree !== undefined, options)
   const described = new Array<Described>(found.length)
@@ -313,6 +316,8 @@ interface Scan {
   realDir: (dir: string) => string | Promise<string>
   logger: CollectOptions['logger']
   open: OpenFile | undefined
+  /** O_NOFOLLOW, or 0 where the system has none: then lstat before the open (openWithoutFollowing). */
+  noFollow: number
 }
 
 function scanOf(root: string, realRoot: string, plainTree: boolean, options: CollectOptions): Scan {
@@ -330,7 +335,8 @@ function scanOf(root: string, realRoot: string, plainTree: boolean, options: Col
     return real
   }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
-  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open }
+  const noFollow = options.noFollow ?? NO_FOLLOW
+  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow }
 }
 
 /**
@@ -354,7 +360,7 @@ const unopenable = (relative: string, error: unknown): Refused => ({
 })
 
 async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
-  const relative = relativePath(scan.root, absolutePath)
+  const relative = relativeSitePath(scan.root, absolutePath)
   const bytes = Buffer.byteLength(relative)
   if (bytes > SITE_PATH_MAX_BYTES) return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` }
   let readPath: string | Refused
@@ -366,7 +372,10 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
   if (typeof readPath !== 'string') return readPath
   let opened: Stats
   try {
-    opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open)
+    opened =
+      scan.local && scan.noFollow !== 0
+        ? statOpenedSync(readPath, scan.noFollow)
+        : await statOpened(readPath, scan.open, scan.noFollow)
   } catch (error) {
     return unopenable(relative, error)
   }
@@ -470,25 +479,36 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   return files
 }
 
-/** `absolutePath` relative to `root`, with `/` separators. */
-function relativePath(root: string, absolutePath: string): string {
-  const relative = absolutePath.startsWith(root + path.sep)
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+export function relativeSitePath(
+  root: string,
+  absolutePath: string,
+  pathApi: typeof path.posix = path,
+): string {
+  const relative = absolutePath.startsWith(root + pathApi.sep)
     ? absolutePath.slice(root.length + 1)
-    : path.relative(root, absolutePath)
-  return path.sep === '/' ? relative : relative.split(path.sep).join('/')
+    : pathApi.relative(root, absolutePath)
+  return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
 }
 
 export const isHidden = (name: string) => name.startsWith('.')
 
 /**
- * The stats of the file at `file` as opened for reading (READ_FLAGS: no link followed there), closed
- * again: what the hashing and the upload will open. fstat on the descriptor is synchronous: the
- * kernel has the inode at hand once it is open (see assertUnchanged in upload.ts). The close is not
- * waited for (a read-only descriptor has nothing to flush): the next file's open queues behind it at
- * once.
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
  */
-async function statOpened(file: string, openWith: OpenFile | undefined): Promise<Stats> {
-  const fd = await openForReading(file, openWith)
+async function statOpened(file: string, openWith: OpenFile | undefined, noFollow: number): Promise<Stats> {
+  if (noFollow === 0) {
+    const { fd, stats } = await openWithoutFollowing(file, openWith)
+    closeFile(fd).catch(() => {})
+    return stats
+  }
+  const fd = await (openWith ?? openFile)(file, readFlags(noFollow))
   try {
     return fstatSync(fd)
   } finally {
@@ -496,9 +516,36 @@ async function statOpened(file: string, openWith: OpenFile | undefined): Promise
   }
 }
 
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(
+  file: string,
+  openWith: OpenFile | undefined,
+): Promise<{ fd: number; stats: Stats }> {
+  const seen = await lstatFile(file)
+  if (seen.isSymbolicLink()) throw becameLink(file)
+  const fd = await (openWith ?? openFile)(file, readFlags(0))
+  const stats = fstatSync(fd)
+  if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+    closeSync(fd)
+    throw becameLink(file)
+  }
+  return { fd, stats }
+}
+
+const becameLink = (file: string) =>
+  Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+  })
+
 /** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file: string): Stats {
-  const fd = openSync(file, READ_FLAGS)
+function statOpenedSync(file: string, noFollow: number): Stats {
+  const fd = openSync(file, readFlags(noFollow))
   try {
     return fstatSync(fd)
   } finally {
@@ -542,7 +589,7 @@ function openFailure(error: unknown): string {
       return `${code}: it became a link while the files were scanned`
     case 'EMFILE':
     case 'ENFILE':
-      return `${code}: out of file descriptors; raise the limit (ulimit -n)`
+      return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`
   }
   const message = error instanceof Error ? error.message : String(error)
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message
@@ -559,8 +606,12 @@ export function isScannedFile(file: ArtifactFile, stats: Stats): boolean {
  * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
-export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
-  const fd = await openAtScannedPath(file, openWith)
+export async function openScanned(
+  file: ArtifactFile,
+  openWith?: OpenFile,
+  noFollow: number = NO_FOLLOW,
+): Promise<number> {
+  const fd = await openAtScannedPath(file, openWith, noFollow)
   try {
     assertScannedFile(file, fstatSync(fd))
   } catch (error) {
@@ -572,11 +623,20 @@ export async function openScanned(file: ArtifactFile, openWith?: OpenFile): Prom
 
 /**
  * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used.
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
  */
-export async function openAtScannedPath(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
+export async function openAtScannedPath(
+  file: ArtifactFile,
+  openWith?: OpenFile,
+  noFollow: number = NO_FOLLOW,
+): Promise<number> {
   try {
-    return await openForReading(file.absolutePath, openWith)
+    if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
+      throw becameLink(file.absolutePath)
+    }
+    return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow))
   } catch (error) {
     if (isOutOfDescriptors(error)) throw error
     const code = (error as { code?: unknown }).code
@@ -663,7 +723,7 @@ function foldersOfUndecodable(root: string, found: readonly string[]): string[] 
   for (const file of found) {
     if (!file.includes(REPLACEMENT)) continue
     let folder = root
-    for (const segment of relativePath(root, file).split('/')) {
+    for (const segment of relativeSitePath(root, file).split('/')) {
       if (segment.includes(REPLACEMENT)) {
         folders.add(folder)
         break
@@ -682,7 +742,7 @@ function foldersOfUndecodable(root: string, found: readonly string[]): string[] 
 async function refuseUndecodable(root: string, folders: readonly string[]): Promise<void> {
   const names: string[] = []
   for (const folder of folders) {
-    const prefix = folder === root ? '' : `${relativePath(root, folder)}/`
+    const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`
     for (const name of await readdir(folder, { encoding: 'buffer' })) {
       if (!isUtf8(name)) names.push(prefix + escapeBytes(name))
     }
@@ -711,7 +771,7 @@ function escapeBytes(name: Buffer): string {
 
 /** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
 function hiddenEntry(root: string, dir: string, entry: Dirent): string {
-  const relative = relativePath(root, `${dir}${path.sep}${entry.name}`)
+  const relative = relativeSitePath(root, `${dir}${path.sep}${entry.name}`)
   return entry.isDirectory() ? `${relative}/` : relative
 }
 

@@ -10,6 +10,7 @@ import { resolveFaults, type FaultOptions } from './faults.ts'
 import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
 import { startEmulator, type Emulator } from './server.ts'
+import { cancelSignals } from '../common/cancel.ts'
 
 /** Where the command prints: standard output and standard error, one line per call. */
 export interface CommandIO {
@@ -111,8 +112,7 @@ export async function runEmulatorCommand(
       process.exitCode = 1
     })
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  for (const signal of cancelSignals()) process.once(signal, stop)
   // A closed terminal sends SIGHUP: the uploaded parts' temporary folder goes then as well.
   process.once('SIGHUP', stop)
   // Said once every way to stop it listens: a signal sent on seeing these lines stops it cleanly.
