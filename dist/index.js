@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4308);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6056);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4308:
+/***/ 6056:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33837,6 +33837,13 @@ function isCancelled(error) {
     return error instanceof CancelledError;
 }
 /**
+ * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
+ * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
+ */
+function cancel_cancelSignals(platform = process.platform) {
+    return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
+}
+/**
  * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
  * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
  */
@@ -37043,7 +37050,7 @@ function operationAction(operation) {
         const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
-        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
+        const cancellation = cancelOnSignals(cancelSignals());
         let result;
         try {
             result = await runOperation(operation, inputs, {
@@ -37309,6 +37316,37 @@ function uploadsWithin(wanted, free) {
     if (free === undefined)
         return wanted;
     return Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/platform.ts
+// What the operating system offers the file reads, in one place, so that a test on Linux can take
+// the path a platform without it takes.
+
+/**
+ * The open flag that refuses a link in a path's last component (Linux, macOS), or 0 where the system
+ * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
+ * opened file's device and inode with it (see openWithoutFollowing in files.ts).
+ */
+const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+/** The flags a file of the site is read with: fd.ts's READ_FLAGS, with or without `noFollow`. */
+function readFlags(noFollow = NO_FOLLOW) {
+    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+}
+/**
+ * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
+ * fewer uploads at once would help (the upload), not for the scan. Windows has no ulimit; macOS's
+ * shell limit is raised with ulimit -n up to launchd's (launchctl limit maxfiles).
+ */
+function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = false) {
+    const orFewer = lowerConcurrency ? ', or lower concurrency' : '';
+    if (platform === 'win32') {
+        return lowerConcurrency
+            ? 'lower concurrency (Windows has no ulimit)'
+            : 'close the programs holding many files open (Windows has no ulimit)';
+    }
+    if (platform === 'darwin')
+        return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
+    return `raise the limit (ulimit -n)${orFewer}`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -37623,6 +37661,7 @@ function forEachLimited(items, limit, task) {
 
 
 
+
 const HASH_BUFFER = 256 * 1024;
 /**
  * Finds the files of the site with their size, time and content type, opens each one (a file that
@@ -37737,14 +37776,21 @@ function checkPatterns(patterns) {
         }
     }
 }
+/**
+ * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 async function findFiles(options) {
     const root = external_node_path_default().resolve(options.root);
     const realRoot = await checkRoot(root, options);
+    const patterns = options.patterns.map(sitePattern);
     const hidden = [];
-    const plainTree = isEveryFile(options.patterns)
+    const plainTree = isEveryFile(patterns)
         ? await listPlainTree(root, options.includeHidden, hidden)
         : undefined;
-    const found = plainTree ?? (await globbed(root, options));
+    const found = plainTree ?? (await globbed(root, { ...options, patterns }));
     if (!plainTree && !options.includeHidden)
         hidden.splice(0, hidden.length, ...(await listHidden(root)));
     const scan = scanOf(root, realRoot, plainTree !== undefined, options);
@@ -37826,7 +37872,8 @@ function scanOf(root, realRoot, plainTree, options) {
         return real;
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
-    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open };
+    const noFollow = options.noFollow ?? NO_FOLLOW;
+    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow };
 }
 const SKIPPED = { kind: 'skipped' };
 const notRegular = (relative, stats) => ({
@@ -37838,7 +37885,7 @@ const unopenable = (relative, error) => ({
     entry: `${relative} (${openFailure(error)})`,
 });
 async function describeFile(absolutePath, scan) {
-    const relative = relativePath(scan.root, absolutePath);
+    const relative = relativeSitePath(scan.root, absolutePath);
     const bytes = Buffer.byteLength(relative);
     if (bytes > SITE_PATH_MAX_BYTES)
         return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
@@ -37853,7 +37900,10 @@ async function describeFile(absolutePath, scan) {
         return readPath;
     let opened;
     try {
-        opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open);
+        opened =
+            scan.local && scan.noFollow !== 0
+                ? statOpenedSync(readPath, scan.noFollow)
+                : await statOpened(readPath, scan.open, scan.noFollow);
     }
     catch (error) {
         return unopenable(relative, error);
@@ -37948,23 +37998,30 @@ function collected(described, options) {
     }
     return files;
 }
-/** `absolutePath` relative to `root`, with `/` separators. */
-function relativePath(root, absolutePath) {
-    const relative = absolutePath.startsWith(root + (external_node_path_default()).sep)
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+function relativeSitePath(root, absolutePath, pathApi = (external_node_path_default())) {
+    const relative = absolutePath.startsWith(root + pathApi.sep)
         ? absolutePath.slice(root.length + 1)
-        : external_node_path_default().relative(root, absolutePath);
-    return (external_node_path_default()).sep === '/' ? relative : relative.split((external_node_path_default()).sep).join('/');
+        : pathApi.relative(root, absolutePath);
+    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
 const isHidden = (name) => name.startsWith('.');
 /**
- * The stats of the file at `file` as opened for reading (READ_FLAGS: no link followed there), closed
- * again: what the hashing and the upload will open. fstat on the descriptor is synchronous: the
- * kernel has the inode at hand once it is open (see assertUnchanged in upload.ts). The close is not
- * waited for (a read-only descriptor has nothing to flush): the next file's open queues behind it at
- * once.
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
  */
-async function statOpened(file, openWith) {
-    const fd = await openForReading(file, openWith);
+async function statOpened(file, openWith, noFollow) {
+    if (noFollow === 0) {
+        const { fd, stats } = await openWithoutFollowing(file, openWith);
+        closeFile(fd).catch(() => { });
+        return stats;
+    }
+    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
     try {
         return (0,external_node_fs_namespaceObject.fstatSync)(fd);
     }
@@ -37972,9 +38029,31 @@ async function statOpened(file, openWith) {
         closeFile(fd).catch(() => { });
     }
 }
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(file, openWith) {
+    const seen = await lstatFile(file);
+    if (seen.isSymbolicLink())
+        throw becameLink(file);
+    const fd = await (openWith ?? openFile)(file, readFlags(0));
+    const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        throw becameLink(file);
+    }
+    return { fd, stats };
+}
+const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+});
 /** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, READ_FLAGS);
+function statOpenedSync(file, noFollow) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, readFlags(noFollow));
     try {
         return (0,external_node_fs_namespaceObject.fstatSync)(fd);
     }
@@ -38018,7 +38097,7 @@ function openFailure(error) {
             return `${code}: it became a link while the files were scanned`;
         case 'EMFILE':
         case 'ENFILE':
-            return `${code}: out of file descriptors; raise the limit (ulimit -n)`;
+            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
     }
     const message = error instanceof Error ? error.message : String(error);
     return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
@@ -38033,8 +38112,8 @@ function isScannedFile(file, stats) {
  * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
-async function openScanned(file, openWith) {
-    const fd = await openAtScannedPath(file, openWith);
+async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
+    const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
         assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
@@ -38046,11 +38125,16 @@ async function openScanned(file, openWith) {
 }
 /**
  * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used.
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
  */
-async function openAtScannedPath(file, openWith) {
+async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
     try {
-        return await openForReading(file.absolutePath, openWith);
+        if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
+            throw becameLink(file.absolutePath);
+        }
+        return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow));
     }
     catch (error) {
         if (isOutOfDescriptors(error))
@@ -38134,7 +38218,7 @@ function foldersOfUndecodable(root, found) {
         if (!file.includes(REPLACEMENT))
             continue;
         let folder = root;
-        for (const segment of relativePath(root, file).split('/')) {
+        for (const segment of relativeSitePath(root, file).split('/')) {
             if (segment.includes(REPLACEMENT)) {
                 folders.add(folder);
                 break;
@@ -38152,7 +38236,7 @@ function foldersOfUndecodable(root, found) {
 async function refuseUndecodable(root, folders) {
     const names = [];
     for (const folder of folders) {
-        const prefix = folder === root ? '' : `${relativePath(root, folder)}/`;
+        const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
         for (const name of await (0,external_node_fs_promises_namespaceObject.readdir)(folder, { encoding: 'buffer' })) {
             if (!(0,external_node_buffer_.isUtf8)(name))
                 names.push(prefix + escapeBytes(name));
@@ -38179,7 +38263,7 @@ function escapeBytes(name) {
 }
 /** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
 function hiddenEntry(root, dir, entry) {
-    const relative = relativePath(root, `${dir}${(external_node_path_default()).sep}${entry.name}`);
+    const relative = relativeSitePath(root, `${dir}${(external_node_path_default()).sep}${entry.name}`);
     return entry.isDirectory() ? `${relative}/` : relative;
 }
 /**
@@ -38913,6 +38997,7 @@ function formatEta(seconds) {
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
 
 
+
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 class PartUploadError extends Error {
     name = 'PartUploadError';
@@ -38949,7 +39034,7 @@ function decide(outcome, state, policy) {
                 kind: 'stop',
                 error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
                     `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
-                    'raise the limit (ulimit -n)', undefined, false, { cause: outcome.cause }),
+                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
             };
         case 'overload':
             return retryOrStop(outcome.failure, state, policy, outcome.signal);
@@ -48197,52 +48282,11 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
         journal.provisioned = planned.provisioned;
     run.signal.throwIfAborted();
     const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger));
-    if (served?.live && targeted) {
-        journal.older = await checkOlder({
-            commit: deps.source?.commit,
-            live: served.live,
-            nameId: journal.provisioned.nameId ?? '',
-            allowOlder: inputs.allowOlder,
-            compareCommits: deps.compareCommits,
-            logger,
-        });
-        // Nothing is uploaded or published: the namespace keeps the newer build.
-        if (journal.older.blocked) {
-            journal.older.url = served.liveUrl;
-            journal.skipped = true;
-            return;
-        }
-    }
+    if (served?.live && targeted && (await olderThanLive(inputs, served.live, served.liveUrl, journal, deps)))
+        return;
     run.signal.throwIfAborted();
-    const reused = site && reusableSite(inputs, site, deps.previous, logger);
-    if (reused)
-        Object.assign(journal, reused);
-    else if (site) {
-        const uploaded = await logger.group('Upload', () => uploadSite({
-            ...deps,
-            client: run.client,
-            dispatcher: run.dispatcher,
-            retry: run.retry,
-            timeouts: run.timeouts,
-            signal: run.signal,
-            gameId: inputs.connection.gameId,
-            siteName: inputs.site.name,
-            files: site.files,
-            manifest: site.manifest,
-            concurrency: inputs.transfer.concurrency,
-            onSiteCreated: (created) => Object.assign(journal, created),
-            onHashed: async (manifest) => {
-                await deps.saveManifest(manifest);
-                logger.info(`Digest ${manifest.digest}`);
-            },
-            record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
-        }));
-        Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true });
-        if (uploaded.record) {
-            const { path: recordPath, size, sha256, contentType } = uploaded.record;
-            journal.record = { path: recordPath, size, sha256, contentType };
-        }
-    }
+    if (site)
+        await uploadOrReuse(inputs, run, site, journal, deps);
     if (served?.base && journal.manifest) {
         journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest);
         logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`);
@@ -48252,6 +48296,59 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
     if (!targeted || !plan || !siteId)
         return;
     run.signal.throwIfAborted();
+    await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace });
+}
+/** Whether this run's commit is behind the one live (and not allowed): then nothing is uploaded or published. */
+async function olderThanLive(inputs, live, liveUrl, journal, deps) {
+    journal.older = await checkOlder({
+        commit: deps.source?.commit,
+        live,
+        nameId: journal.provisioned.nameId ?? '',
+        allowOlder: inputs.allowOlder,
+        compareCommits: deps.compareCommits,
+        logger: deps.logger,
+    });
+    if (!journal.older.blocked)
+        return false;
+    // The namespace keeps the newer build.
+    journal.older.url = liveUrl;
+    journal.skipped = true;
+    return true;
+}
+/** The site's upload, with its record; or the last site of this preview when its files are unchanged. */
+async function uploadOrReuse(inputs, run, site, journal, deps) {
+    const { logger } = deps;
+    const reused = reusableSite(inputs, site, deps.previous, logger);
+    if (reused)
+        return void Object.assign(journal, reused);
+    const uploaded = await logger.group('Upload', () => uploadSite({
+        ...deps,
+        client: run.client,
+        dispatcher: run.dispatcher,
+        retry: run.retry,
+        timeouts: run.timeouts,
+        signal: run.signal,
+        gameId: inputs.connection.gameId,
+        siteName: inputs.site.name,
+        files: site.files,
+        manifest: site.manifest,
+        concurrency: inputs.transfer.concurrency,
+        onSiteCreated: (created) => Object.assign(journal, created),
+        onHashed: async (manifest) => {
+            await deps.saveManifest(manifest);
+            logger.info(`Digest ${manifest.digest}`);
+        },
+        record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
+    }));
+    Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true });
+    if (uploaded.record) {
+        const { path: recordPath, size, sha256, contentType } = uploaded.record;
+        journal.record = { path: recordPath, size, sha256, contentType };
+    }
+}
+/** Go live (a private namespace made private first), then see it live at the namespace's own host. */
+async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
+    const { logger } = deps;
     const waitUntilPrivate = privateHostWaiter({
         dispatcher: run.dispatcher,
         signal: run.signal,
@@ -48261,7 +48358,7 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
         logger,
         sleep: deps.sleep,
     });
-    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, onNamespace, waitUntilPrivate));
+    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
     journal.provisioned = live.provisioned;
     journal.published = live.published;
     // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
@@ -48750,7 +48847,7 @@ async function run() {
         if (!inputs.connection.token && !inputs.dryRun)
             return skipWithoutToken(inputs, event);
         // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
-        const cancellation = cancel_cancelOnSignals(['SIGINT', 'SIGTERM']);
+        const cancellation = cancel_cancelOnSignals(cancel_cancelSignals());
         try {
             const key = previewKey(inputs);
             const comment = previewComment(inputs, event, key);

@@ -32690,6 +32690,13 @@ function isCancelled(error) {
     return error instanceof CancelledError;
 }
 /**
+ * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
+ * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
+ */
+function cancelSignals(platform = process.platform) {
+    return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
+}
+/**
  * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
  * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
  */
@@ -35896,7 +35903,7 @@ function operationAction(operation) {
         const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
-        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
+        const cancellation = cancelOnSignals(cancelSignals());
         let result;
         try {
             result = await runOperation(operation, inputs, {

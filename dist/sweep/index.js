@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3466);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9528);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3466:
+/***/ 9528:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33656,13 +33656,13 @@ function fd_lstatFile(path) {
  * put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a FIFO
  * put in its place opens at once, and its fstat tells it is no file). Windows has neither flag.
  */
-const fd_READ_FLAGS = external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0) | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
-const openFile = (path, flags) => new Promise((resolve, reject) => {
+const READ_FLAGS = external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0) | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
     (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
 /** Opens `path` with READ_FLAGS through `openWith` (default fs.open). */
-function fd_openForReading(path, openWith = openFile) {
-    return openWith(path, fd_READ_FLAGS);
+function openForReading(path, openWith = fd_openFile) {
+    return openWith(path, READ_FLAGS);
 }
 /** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 function isOutOfDescriptors(error) {
@@ -33726,6 +33726,37 @@ function uploadsWithin(wanted, free) {
     if (free === undefined)
         return wanted;
     return Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/platform.ts
+// What the operating system offers the file reads, in one place, so that a test on Linux can take
+// the path a platform without it takes.
+
+/**
+ * The open flag that refuses a link in a path's last component (Linux, macOS), or 0 where the system
+ * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
+ * opened file's device and inode with it (see openWithoutFollowing in files.ts).
+ */
+const platform_NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+/** The flags a file of the site is read with: fd.ts's READ_FLAGS, with or without `noFollow`. */
+function platform_readFlags(noFollow = platform_NO_FOLLOW) {
+    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+}
+/**
+ * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
+ * fewer uploads at once would help (the upload), not for the scan. Windows has no ulimit; macOS's
+ * shell limit is raised with ulimit -n up to launchd's (launchctl limit maxfiles).
+ */
+function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = false) {
+    const orFewer = lowerConcurrency ? ', or lower concurrency' : '';
+    if (platform === 'win32') {
+        return lowerConcurrency
+            ? 'lower concurrency (Windows has no ulimit)'
+            : 'close the programs holding many files open (Windows has no ulimit)';
+    }
+    if (platform === 'darwin')
+        return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
+    return `raise the limit (ulimit -n)${orFewer}`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -34040,6 +34071,7 @@ function limit_forEachLimited(items, limit, task) {
 
 
 
+
 const HASH_BUFFER = 256 * 1024;
 /**
  * Finds the files of the site with their size, time and content type, opens each one (a file that
@@ -34154,14 +34186,21 @@ function checkPatterns(patterns) {
         }
     }
 }
+/**
+ * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 async function findFiles(options) {
     const root = path.resolve(options.root);
     const realRoot = await checkRoot(root, options);
+    const patterns = options.patterns.map(sitePattern);
     const hidden = [];
-    const plainTree = isEveryFile(options.patterns)
+    const plainTree = isEveryFile(patterns)
         ? await listPlainTree(root, options.includeHidden, hidden)
         : undefined;
-    const found = plainTree ?? (await globbed(root, options));
+    const found = plainTree ?? (await globbed(root, { ...options, patterns }));
     if (!plainTree && !options.includeHidden)
         hidden.splice(0, hidden.length, ...(await listHidden(root)));
     const scan = scanOf(root, realRoot, plainTree !== undefined, options);
@@ -34243,7 +34282,8 @@ function scanOf(root, realRoot, plainTree, options) {
         return real;
     };
     const inside = (target) => target === realRoot || target.startsWith(realRoot + path.sep);
-    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open };
+    const noFollow = options.noFollow ?? NO_FOLLOW;
+    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow };
 }
 const SKIPPED = { kind: 'skipped' };
 const notRegular = (relative, stats) => ({
@@ -34255,7 +34295,7 @@ const unopenable = (relative, error) => ({
     entry: `${relative} (${openFailure(error)})`,
 });
 async function describeFile(absolutePath, scan) {
-    const relative = relativePath(scan.root, absolutePath);
+    const relative = relativeSitePath(scan.root, absolutePath);
     const bytes = Buffer.byteLength(relative);
     if (bytes > SITE_PATH_MAX_BYTES)
         return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
@@ -34270,7 +34310,10 @@ async function describeFile(absolutePath, scan) {
         return readPath;
     let opened;
     try {
-        opened = scan.local ? statOpenedSync(readPath) : await statOpened(readPath, scan.open);
+        opened =
+            scan.local && scan.noFollow !== 0
+                ? statOpenedSync(readPath, scan.noFollow)
+                : await statOpened(readPath, scan.open, scan.noFollow);
     }
     catch (error) {
         return unopenable(relative, error);
@@ -34365,23 +34408,30 @@ function collected(described, options) {
     }
     return files;
 }
-/** `absolutePath` relative to `root`, with `/` separators. */
-function relativePath(root, absolutePath) {
-    const relative = absolutePath.startsWith(root + path.sep)
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+function relativeSitePath(root, absolutePath, pathApi = path) {
+    const relative = absolutePath.startsWith(root + pathApi.sep)
         ? absolutePath.slice(root.length + 1)
-        : path.relative(root, absolutePath);
-    return path.sep === '/' ? relative : relative.split(path.sep).join('/');
+        : pathApi.relative(root, absolutePath);
+    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
 const isHidden = (name) => name.startsWith('.');
 /**
- * The stats of the file at `file` as opened for reading (READ_FLAGS: no link followed there), closed
- * again: what the hashing and the upload will open. fstat on the descriptor is synchronous: the
- * kernel has the inode at hand once it is open (see assertUnchanged in upload.ts). The close is not
- * waited for (a read-only descriptor has nothing to flush): the next file's open queues behind it at
- * once.
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
  */
-async function statOpened(file, openWith) {
-    const fd = await openForReading(file, openWith);
+async function statOpened(file, openWith, noFollow) {
+    if (noFollow === 0) {
+        const { fd, stats } = await openWithoutFollowing(file, openWith);
+        closeFile(fd).catch(() => { });
+        return stats;
+    }
+    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
     try {
         return fstatSync(fd);
     }
@@ -34389,9 +34439,31 @@ async function statOpened(file, openWith) {
         closeFile(fd).catch(() => { });
     }
 }
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(file, openWith) {
+    const seen = await lstatFile(file);
+    if (seen.isSymbolicLink())
+        throw becameLink(file);
+    const fd = await (openWith ?? openFile)(file, readFlags(0));
+    const stats = fstatSync(fd);
+    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+        closeSync(fd);
+        throw becameLink(file);
+    }
+    return { fd, stats };
+}
+const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+});
 /** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file) {
-    const fd = openSync(file, READ_FLAGS);
+function statOpenedSync(file, noFollow) {
+    const fd = openSync(file, readFlags(noFollow));
     try {
         return fstatSync(fd);
     }
@@ -34435,7 +34507,7 @@ function openFailure(error) {
             return `${code}: it became a link while the files were scanned`;
         case 'EMFILE':
         case 'ENFILE':
-            return `${code}: out of file descriptors; raise the limit (ulimit -n)`;
+            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
     }
     const message = error instanceof Error ? error.message : String(error);
     return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
@@ -34450,8 +34522,8 @@ function isScannedFile(file, stats) {
  * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
  * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
  */
-async function openScanned(file, openWith) {
-    const fd = await openAtScannedPath(file, openWith);
+async function openScanned(file, openWith, noFollow = platform_NO_FOLLOW) {
+    const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
         assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
@@ -34463,11 +34535,16 @@ async function openScanned(file, openWith) {
 }
 /**
  * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used.
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
  */
-async function openAtScannedPath(file, openWith) {
+async function openAtScannedPath(file, openWith, noFollow = platform_NO_FOLLOW) {
     try {
-        return await fd_openForReading(file.absolutePath, openWith);
+        if (noFollow === 0 && (await fd_lstatFile(file.absolutePath)).isSymbolicLink()) {
+            throw becameLink(file.absolutePath);
+        }
+        return await (openWith ?? fd_openFile)(file.absolutePath, platform_readFlags(noFollow));
     }
     catch (error) {
         if (isOutOfDescriptors(error))
@@ -34551,7 +34628,7 @@ function foldersOfUndecodable(root, found) {
         if (!file.includes(REPLACEMENT))
             continue;
         let folder = root;
-        for (const segment of relativePath(root, file).split('/')) {
+        for (const segment of relativeSitePath(root, file).split('/')) {
             if (segment.includes(REPLACEMENT)) {
                 folders.add(folder);
                 break;
@@ -34569,7 +34646,7 @@ function foldersOfUndecodable(root, found) {
 async function refuseUndecodable(root, folders) {
     const names = [];
     for (const folder of folders) {
-        const prefix = folder === root ? '' : `${relativePath(root, folder)}/`;
+        const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
         for (const name of await readdir(folder, { encoding: 'buffer' })) {
             if (!isUtf8(name))
                 names.push(prefix + escapeBytes(name));
@@ -34596,7 +34673,7 @@ function escapeBytes(name) {
 }
 /** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
 function hiddenEntry(root, dir, entry) {
-    const relative = relativePath(root, `${dir}${path.sep}${entry.name}`);
+    const relative = relativeSitePath(root, `${dir}${path.sep}${entry.name}`);
     return entry.isDirectory() ? `${relative}/` : relative;
 }
 /**
@@ -35330,6 +35407,7 @@ function formatEta(seconds) {
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
 
 
+
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 class PartUploadError extends Error {
     name = 'PartUploadError';
@@ -35366,7 +35444,7 @@ function decide(outcome, state, policy) {
                 kind: 'stop',
                 error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
                     `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
-                    'raise the limit (ulimit -n)', undefined, false, { cause: outcome.cause }),
+                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
             };
         case 'overload':
             return retryOrStop(outcome.failure, state, policy, outcome.signal);
@@ -39689,6 +39767,13 @@ function cancel_isCancelled(error) {
     return error instanceof CancelledError;
 }
 /**
+ * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
+ * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
+ */
+function cancelSignals(platform = process.platform) {
+    return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
+}
+/**
  * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
  * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
  */
@@ -39886,7 +39971,7 @@ function operationAction(operation) {
         const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
-        const cancellation = cancelOnSignals(['SIGINT', 'SIGTERM']);
+        const cancellation = cancelOnSignals(cancelSignals());
         let result;
         try {
             result = await runOperation(operation, inputs, {

@@ -1,5 +1,6 @@
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
+import { descriptorLimitRemedy } from '../platform.ts'
 import { gaveUpNote, type GaveUp } from '../../api/errors.ts'
 import { backoffDelay, errorCodes, outOfTime, type RetryPolicy } from '../../api/retry.ts'
 
@@ -91,7 +92,7 @@ export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolic
         error: new PartUploadError(
           `${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
             `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
-            'raise the limit (ulimit -n)',
+            descriptorLimitRemedy(),
           undefined,
           false,
           { cause: outcome.cause },
