@@ -52520,6 +52520,22 @@ class RunDeadlineError extends Error {
 function isRunDeadline(error) {
     return error instanceof RunDeadlineError;
 }
+/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+function openTransferRun(inputs, face, name) {
+    const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer;
+    return openRun({
+        connection: inputs.connection,
+        logger: face.logger,
+        requestTimeoutMs,
+        retries,
+        maxRetryAfterMs,
+        retry: face.retry,
+        dispatcher: face.dispatcher,
+        signal: face.signal,
+        deadlineMs: face.deadlineMs,
+        name,
+    });
+}
 function openRun(options) {
     const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
     const clock = options.clock ?? systemClock;
@@ -58944,20 +58960,8 @@ function deployFailure(error) {
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
-    const { transfer } = inputs;
     // Its pool and client are made on first use: a dry run or a failed local check makes neither.
-    const run = openRun({
-        connection: inputs.connection,
-        logger,
-        requestTimeoutMs: transfer.requestTimeoutMs,
-        retries: transfer.retries,
-        maxRetryAfterMs: transfer.maxRetryAfterMs,
-        retry: deps.retry,
-        dispatcher: deps.dispatcher,
-        signal: deps.signal,
-        deadlineMs: deps.deadlineMs,
-        name: 'deploy',
-    });
+    const run = openTransferRun(inputs, deps, 'deploy');
     const started = run.clock.now();
     const finished = (journal) => Object.assign(journal, { durationMs: run.clock.now() - started });
     try {
@@ -59614,20 +59618,9 @@ function closedVersionName(nameId, pullRequest) {
 }
 async function closePreview(inputs, deps) {
     const { logger } = deps;
-    const { target, transfer } = inputs;
+    const { target } = inputs;
     const { gameId } = inputs.connection;
-    const run = openRun({
-        connection: inputs.connection,
-        logger,
-        requestTimeoutMs: transfer.requestTimeoutMs,
-        retries: transfer.retries,
-        maxRetryAfterMs: transfer.maxRetryAfterMs,
-        retry: deps.retry,
-        dispatcher: deps.dispatcher,
-        signal: deps.signal,
-        deadlineMs: deps.deadlineMs,
-        name: 'close',
-    });
+    const run = openTransferRun(inputs, deps, 'close');
     const nothing = {
         namespace: undefined,
         alreadyClosed: false,

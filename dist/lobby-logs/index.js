@@ -35595,6 +35595,22 @@ class RunDeadlineError extends Error {
 function isRunDeadline(error) {
     return error instanceof RunDeadlineError;
 }
+/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+function openTransferRun(inputs, face, name) {
+    const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer;
+    return openRun({
+        connection: inputs.connection,
+        logger: face.logger,
+        requestTimeoutMs,
+        retries,
+        maxRetryAfterMs,
+        retry: face.retry,
+        dispatcher: face.dispatcher,
+        signal: face.signal,
+        deadlineMs: face.deadlineMs,
+        name,
+    });
+}
 function openRun(options) {
     const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
     const clock = options.clock ?? systemClock;

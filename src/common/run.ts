@@ -71,6 +71,30 @@ export function isRunDeadline(error: unknown): error is RunDeadlineError {
   return error instanceof RunDeadlineError
 }
 
+/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+export function openTransferRun(
+  inputs: {
+    connection: RunOptions['connection']
+    transfer: { requestTimeoutMs: number; retries: number; maxRetryAfterMs: number }
+  },
+  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'>,
+  name: string,
+): Run {
+  const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer
+  return openRun({
+    connection: inputs.connection,
+    logger: face.logger,
+    requestTimeoutMs,
+    retries,
+    maxRetryAfterMs,
+    retry: face.retry,
+    dispatcher: face.dispatcher,
+    signal: face.signal,
+    deadlineMs: face.deadlineMs,
+    name,
+  })
+}
+
 export function openRun(options: RunOptions): Run {
   const timeouts =
     options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)

@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../api/retry.ts'
 import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
-import { openRun, type Run } from '../common/run.ts'
+import { openTransferRun, type Run } from '../common/run.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
 import { resolveCdnDomain } from './cdn-domain.ts'
@@ -50,20 +50,9 @@ export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transf
 
 export async function closePreview(inputs: CloseInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
-  const { target, transfer } = inputs
+  const { target } = inputs
   const { gameId } = inputs.connection
-  const run = openRun({
-    connection: inputs.connection,
-    logger,
-    requestTimeoutMs: transfer.requestTimeoutMs,
-    retries: transfer.retries,
-    maxRetryAfterMs: transfer.maxRetryAfterMs,
-    retry: deps.retry,
-    dispatcher: deps.dispatcher,
-    signal: deps.signal,
-    deadlineMs: deps.deadlineMs,
-    name: 'close',
-  })
+  const run = openTransferRun(inputs, deps, 'close')
   const nothing: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,

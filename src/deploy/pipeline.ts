@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici'
 import type { RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { openRun, type Run } from '../common/run.ts'
+import { openTransferRun, type Run } from '../common/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
@@ -137,20 +137,8 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
-  const { transfer } = inputs
   // Its pool and client are made on first use: a dry run or a failed local check makes neither.
-  const run = openRun({
-    connection: inputs.connection,
-    logger,
-    requestTimeoutMs: transfer.requestTimeoutMs,
-    retries: transfer.retries,
-    maxRetryAfterMs: transfer.maxRetryAfterMs,
-    retry: deps.retry,
-    dispatcher: deps.dispatcher,
-    signal: deps.signal,
-    deadlineMs: deps.deadlineMs,
-    name: 'deploy',
-  })
+  const run = openTransferRun(inputs, deps, 'deploy')
   const started = run.clock.now()
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })
