@@ -3,7 +3,8 @@ import { fstatSync } from 'node:fs'
 import { symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import { closeFile, lstatFile, openForReading, readAt } from '../../src/deploy/fd.ts'
+import { closeFile, lstatFile, openFile, readAt } from '../../src/deploy/fd.ts'
+import { readFlags } from '../../src/deploy/platform.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsSymlinks } from '../support/platform.ts'
 
@@ -13,7 +14,7 @@ describe('file descriptors', () => {
     await writeTree(root, { 'a.txt': 'hello world' })
     const file = path.join(root, 'a.txt')
     const readWhole = async () => {
-      const fd = await openForReading(file)
+      const fd = await openFile(file, readFlags())
       try {
         const buffer = Buffer.alloc(11)
         assert.equal(await readAt(fd, buffer, 0, 11, 0), 11)
@@ -29,7 +30,7 @@ describe('file descriptors', () => {
     assert.equal((await lstatFile(file)).size, 11)
     assert.equal((await lstatFile(path.join(root, 'link'))).isSymbolicLink(), true)
     await assert.rejects(lstatFile(missing), { code: 'ENOENT' })
-    await assert.rejects(openForReading(missing), { code: 'ENOENT' })
+    await assert.rejects(openFile(missing, readFlags()), { code: 'ENOENT' })
     await assert.rejects(closeFile(2 ** 30), { code: 'EBADF' })
   })
 })

@@ -33667,19 +33667,9 @@ function fd_lstatFile(path) {
         (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
-/**
- * Opens a file of the site to read it: never through a link in its last component (O_NOFOLLOW: a link
- * put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a FIFO
- * put in its place opens at once, and its fstat tells it is no file). Windows has neither flag.
- */
-const READ_FLAGS = external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0) | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
 const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
     (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
-/** Opens `path` with READ_FLAGS through `openWith` (default fs.open). */
-function openForReading(path, openWith = fd_openFile) {
-    return openWith(path, READ_FLAGS);
-}
 /** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 function isOutOfDescriptors(error) {
     for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
@@ -33754,7 +33744,11 @@ function uploadsWithin(wanted, free) {
  * opened file's device and inode with it (see openWithoutFollowing in files.ts).
  */
 const platform_NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
-/** The flags a file of the site is read with: fd.ts's READ_FLAGS, with or without `noFollow`. */
+/**
+ * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
+ * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
+ * FIFO put in its place opens at once, and its fstat tells it is no file).
+ */
 function platform_readFlags(noFollow = platform_NO_FOLLOW) {
     return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
 }

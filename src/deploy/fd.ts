@@ -1,17 +1,7 @@
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
-import {
-  close,
-  closeSync,
-  constants,
-  lstat,
-  open,
-  read,
-  readdirSync,
-  readFileSync,
-  type Stats,
-} from 'node:fs'
+import { close, closeSync, lstat, open, read, readdirSync, readFileSync, type Stats } from 'node:fs'
 
 /** A file's own metadata, a link's and not its target's. */
 export function lstatFile(path: string): Promise<Stats> {
@@ -20,13 +10,6 @@ export function lstatFile(path: string): Promise<Stats> {
   })
 }
 
-/**
- * Opens a file of the site to read it: never through a link in its last component (O_NOFOLLOW: a link
- * put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a FIFO
- * put in its place opens at once, and its fstat tells it is no file). Windows has neither flag.
- */
-export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
-
 /** How a file is opened: fs.open's, or a test's that fails as a full descriptor table or a refusal would. */
 export type OpenFile = (path: string, flags: number) => Promise<number>
 
@@ -34,11 +17,6 @@ export const openFile: OpenFile = (path, flags) =>
   new Promise((resolve, reject) => {
     open(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)))
   })
-
-/** Opens `path` with READ_FLAGS through `openWith` (default fs.open). */
-export function openForReading(path: string, openWith: OpenFile = openFile): Promise<number> {
-  return openWith(path, READ_FLAGS)
-}
 
 /** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 export function isOutOfDescriptors(error: unknown): boolean {

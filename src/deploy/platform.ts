@@ -9,7 +9,11 @@ import { constants } from 'node:fs'
  */
 export const NO_FOLLOW: number = constants.O_NOFOLLOW ?? 0
 
-/** The flags a file of the site is read with: fd.ts's READ_FLAGS, with or without `noFollow`. */
+/**
+ * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
+ * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
+ * FIFO put in its place opens at once, and its fstat tells it is no file).
+ */
 export function readFlags(noFollow: number = NO_FOLLOW): number {
   return constants.O_RDONLY | noFollow | (constants.O_NONBLOCK ?? 0)
 }
