@@ -1,0 +1,28 @@
+// What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
+// leaves with the run's secrets redacted: one Octokit plugin every client is made with.
+
+import type { getOctokit } from '@actions/github'
+import { runSecrets } from '../common/secrets.ts'
+
+type OctokitPlugin = NonNullable<Parameters<typeof getOctokit>[2]>
+
+/** What Octokit needs as it is: where and how to send the request. */
+const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType'])
+
+/**
+ * Every parameter of every request (a comment's body, a status's description) redacted before it is
+ * sent: the last writer of what goes to GitHub, whatever made the text. The token's header is not a
+ * parameter: it is sent as it must be.
+ */
+export const redactRequests: OctokitPlugin = (octokit) => {
+  octokit.hook.wrap('request', (request, options) => {
+    const redacted = Object.fromEntries(
+      Object.entries(options).map(([key, value]) => [
+        key,
+        TRANSPORT.has(key) ? value : runSecrets.redactValue(value),
+      ]),
+    ) as typeof options
+    return request(redacted)
+  })
+  return {}
+}
