@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Secrets, runSecrets, secretForms } from '../../src/common/secrets.ts'
+import { Secrets, redactWrites, runSecrets, secretForms } from '../../src/common/secrets.ts'
 import { inertJson, markdownCode, markdownText, visible } from '../../src/common/untrusted.ts'
 import { escapeHtml } from '../../src/common/report.ts'
 
@@ -90,4 +90,17 @@ describe("the run's redactor, before any escaping", () => {
     assert.equal(markdownCode(SECRET), '`***`')
     assert.equal(inertJson({ message: SECRET, list: [`x${SECRET}`] }), '{"message":"***","list":["x***"]}')
   })
+})
+
+test('redactWrites: every text written to the stream is redacted; bytes pass as they are', () => {
+  const s = 'stream-secret-42'
+  runSecrets.add(s)
+  const written: unknown[] = []
+  const stream = { write: (chunk: unknown) => written.push(chunk) > 0 } as unknown as NodeJS.WriteStream
+  redactWrites(stream)
+  redactWrites(stream)
+  stream.write(`error: ${s}\n`)
+  const bytes = Buffer.from(s)
+  stream.write(bytes)
+  assert.deepEqual(written, ['error: ***\n', bytes])
 })

@@ -15,14 +15,11 @@ const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'me
  * parameter: it is sent as it must be.
  */
 export const redactRequests: OctokitPlugin = (octokit) => {
-  octokit.hook.wrap('request', (request, options) => {
-    const redacted = Object.fromEntries(
-      Object.entries(options).map(([key, value]) => [
-        key,
-        TRANSPORT.has(key) ? value : runSecrets.redactValue(value),
-      ]),
-    ) as typeof options
-    return request(redacted)
+  // In place: the hooks of a request share its options (the token's hook reads the same object).
+  octokit.hook.before('request', (options) => {
+    const parameters = options as Record<string, unknown>
+    for (const key of Object.keys(parameters))
+      if (!TRANSPORT.has(key)) parameters[key] = runSecrets.redactValue(parameters[key])
   })
   return {}
 }
