@@ -35,6 +35,7 @@ function travelling(secret: string): Record<string, string> {
     'in a Markdown table cell': `| \`${secret.replace(/\|/g, '\\|')}\` |`,
     'JSON-escaped': JSON.stringify({ message: `echo ${secret}` }),
     'HTML-escaped': `<p>${escapeHtml(secret)}</p>`,
+    'URL-encoded, in a workflow command': `::error::${encodeURIComponent(secret).replace(/%/g, '%25')}`,
     'a workflow command property': `::error title=${secret.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/,/g, '%2C')}::x`,
   }
 }

@@ -34,15 +34,13 @@ export function secretForms(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
     htmlEscaped(secret, '&#39;'),
     htmlEscaped(secret, '&#x27;'),
-    secret.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'),
-    secret
-      .replace(/%/g, '%25')
-      .replace(/\r/g, '%0D')
-      .replace(/\n/g, '%0A')
-      .replace(/:/g, '%3A')
-      .replace(/,/g, '%2C'),
   ]
-  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH)
+  // Each as a workflow command carries it too: the runner shows the message and properties unescaped.
+  const commandForms = forms.flatMap((form) => {
+    const message = form.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+    return [message, message.replace(/:/g, '%3A').replace(/,/g, '%2C')]
+  })
+  return [...new Set([...forms, ...commandForms])].filter((form) => form.length >= MIN_SECRET_LENGTH)
 }
 
 /**
@@ -130,6 +128,6 @@ export function redactWrites(stream: NodeJS.WriteStream): void {
   if (guarded.has(stream)) return
   guarded.add(stream)
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
-  stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest))
+  stream.write = (chunk: unknown, ...rest: unknown[]) =>
+    write(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest)
 }
