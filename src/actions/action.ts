@@ -4,7 +4,6 @@
 import * as core from '@actions/core'
 import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
-import { Input } from '../inputs/constants.ts'
 import type { Connection } from '../inputs/common.ts'
 import { registerSecrets } from '../inputs/secrets.ts'
 import { redact, redactWrites } from '../common/secrets.ts'
@@ -67,8 +66,7 @@ export async function runAction(
   summaryWritten = false
   try {
     // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
-    for (const secret of registerSecrets((name) => core.getInput(name), [...secretInputs, Input.ApiUrl]))
-      core.setSecret(secret)
+    for (const secret of registerSecrets((name) => core.getInput(name), secretInputs)) core.setSecret(secret)
     redactWrites(process.stdout)
     redactWrites(process.stderr)
     await body()
