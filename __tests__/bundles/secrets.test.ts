@@ -4,8 +4,6 @@
 // call of every kind. No form of a secret (plain, base64, URL-encoded, Markdown-, JSON- or HTML-escaped)
 // may show in stdout, stderr, the job summary, the outputs or the pull request's comment.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -16,10 +14,10 @@ import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
+import { runCli as cli } from '../support/cli.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const entry = process.env.GAMEHOST_TEST_ENTRY ?? path.join(root, 'dist/index.js')
-const CLI = path.join(root, 'dist/cli/index.js')
 /** The token the emulator knows: the stand-in swaps the secret one for it. */
 const SEEDED_TOKEN = 'gamehost-demo-token'
 /** A token whose every form differs from it: base64, URL-encoding and each escaping change it. */
@@ -344,22 +342,3 @@ describe('secrets never leave, against a service that echoes them', () => {
     }
   })
 })
-
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-async function cli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stdout, stderr }
-}
