@@ -15,6 +15,7 @@ import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-act
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
 import { runCli as cli } from '../support/cli.ts'
+import { runNewAction, type ActionName } from '../support/actions.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const entry = process.env.GAMEHOST_TEST_ENTRY ?? path.join(root, 'dist/index.js')
@@ -84,6 +85,8 @@ interface EchoService {
   url: string
   /** The kinds of call answered with an echo so far. */
   echoed: Set<string>
+  /** Every kind of call echoes again. */
+  reset(): void
   close(): Promise<void>
 }
 
@@ -186,6 +189,10 @@ async function startEchoService(emulator: Emulator): Promise<EchoService> {
   return {
     url,
     echoed,
+    reset: () => {
+      echoed.clear()
+      seen.clear()
+    },
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -337,6 +344,49 @@ describe('secrets never leave, against a service that echoes them', () => {
       assertNoSecret('CLI publish: stdout', publish.stdout)
       assertNoSecret('CLI publish: stderr', publish.stderr)
       assert.match(publish.stderr, /\*\*\*/)
+    } finally {
+      await service.close()
+    }
+  })
+  test('the other actions and their commands: each fails on the echo, showing it redacted', async () => {
+    const service = await startEchoService(emulator)
+    const lobby = '7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c'
+    const operations: Array<[ActionName, Record<string, string>]> = [
+      ['avatars', {}],
+      ['servers', { 'environment-id': '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15' }],
+      ['lobby-logs', { 'namespace-id': '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2', 'lobby-id': lobby }],
+      ['validate', { 'group-display-name': 'Night Owls' }],
+      ['publish', { namespace: 'production', 'version-id': VERSION }],
+    ]
+    try {
+      for (const [name, inputs] of operations) {
+        const connection = { 'api-url': service.url, 'game-id': GAME }
+        service.reset()
+        const run = await runNewAction(name, { ...connection, token: TOKEN, ...inputs })
+        assert.notEqual(run.exitCode, 0, `${name}: the echo fails it`)
+        for (const [where, text] of Object.entries({
+          stdout: run.stdout,
+          stderr: run.stderr,
+          summary: run.summary,
+          outputs: JSON.stringify(run.outputs),
+        }))
+          assertNoSecret(`the ${name} action: ${where}`, text)
+        assert.match(run.stdout, /::error::.*\*\*\*/, `${name}: the failure shows the echo, redacted`)
+
+        const flags = Object.entries({ ...connection, ...inputs }).flatMap(([flag, value]) => [
+          `--${flag}`,
+          value,
+        ])
+        for (const json of [[], ['--json']]) {
+          // Each run meets the echo afresh.
+          service.reset()
+          const command = await cli([name, ...flags, ...json], { GAMEHOST_TOKEN: TOKEN })
+          assert.equal(command.code, 1, `gamehost ${name}: ${command.stderr}`)
+          assertNoSecret(`gamehost ${name} ${json.join('')}: stdout`, command.stdout)
+          assertNoSecret(`gamehost ${name} ${json.join('')}: stderr`, command.stderr)
+          assert.match(command.stderr, /\*\*\*/)
+        }
+      }
     } finally {
       await service.close()
     }
