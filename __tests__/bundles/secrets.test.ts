@@ -250,6 +250,7 @@ describe('secrets never leave, against a service that echoes them', () => {
             namespace: 'pr-35',
             'version-id': VERSION,
             'basic-auth': BASIC_AUTH,
+            domain: 'pr-35.preview.example.com',
           },
         })
         runs.push(run)
@@ -266,6 +267,7 @@ describe('secrets never leave, against a service that echoes them', () => {
       assert.equal(last.exitCode, 0, `the deploy got through in ${MAX_RUNS} runs: ${last.stdout}`)
       const kinds = [...service.echoed]
       for (const expected of [
+        /^POST .*domains/,
         /^GET .*namespaces/,
         /^POST .*namespaces/,
         /^POST .*sites/,
@@ -310,6 +312,8 @@ describe('secrets never leave, against a service that echoes them', () => {
             'cli-35',
             '--version-id',
             VERSION,
+            '--domain',
+            'cli-35.preview.example.com',
             '--cdn-domain',
             emulator.url.replace('127.0.0.1', 'localhost'),
             ...(attempt % 2 ? ['--json'] : []),
