@@ -1,7 +1,14 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
+import {
+  actionsLogger,
+  notice,
+  runAction,
+  setOutput,
+  setOutputs as setOutputValues,
+  writeReport,
+} from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
@@ -158,7 +165,7 @@ async function reportFailure(
 ): Promise<never> {
   const { error, partial } = deployFailure(thrown)
   if (partial) setOutputs(partial)
-  else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+  else if (namespaceId) setOutput(Output.NamespaceId, namespaceId)
   actionsLogger.info(
     `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
   )

@@ -50,6 +50,7 @@ import { formatBytes } from '../common/format.ts'
 import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
+import { redact } from '../common/secrets.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
@@ -741,7 +742,7 @@ function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
           message:
             response.statusCode === 200
               ? 'the answer was not a JSON object'
-              : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+              : `the answer was not a service error body: ${redact(text).slice(0, 200) || '(empty)'}`,
         }
   const serviceBody = errorBody === parsed
   throw new ServiceError({

@@ -38,6 +38,8 @@ import {
 } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
 import { inertJson, visible } from '../common/untrusted.ts'
+import { redactWrites } from '../common/secrets.ts'
+import { registerSecrets } from '../inputs/secrets.ts'
 import { serversOperation } from '../operations/servers.ts'
 import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
@@ -544,6 +546,13 @@ export async function main(args: string[]): Promise<number | undefined> {
     return EXIT_OK
   }
 
+  // The run's secrets are known before anything runs; every text written from here on is redacted.
+  registerSecrets(
+    flagReader(flags),
+    command.flags.map((f) => f.name),
+  )
+  redactWrites(process.stdout)
+  redactWrites(process.stderr)
   const verbose = flags.verbose === true
   const logger = terminalLogger({ stream: process.stderr, verbose })
   const io: RunIO = { logger, json: flags.json === true, interactive: process.stderr.isTTY === true }
