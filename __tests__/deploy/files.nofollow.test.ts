@@ -7,7 +7,6 @@ import { rename, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { closeFile, openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import {
@@ -26,7 +25,6 @@ const WITHOUT_O_NOFOLLOW = 0
 const skip = needsSymlinks
 
 const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
-  glob: actionsGlob,
   root,
   patterns: ['**'],
   includeHidden: false,

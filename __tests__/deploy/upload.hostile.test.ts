@@ -12,7 +12,6 @@ import { createAgent } from '../../src/api/client.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
@@ -62,7 +61,6 @@ async function scan(files: Record<string, string | Buffer | number>) {
   const written = await writeTree(root, files)
   for (const name of written.keys()) await utimes(path.join(root, name), WHEN, WHEN)
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,

@@ -4,12 +4,10 @@
 import { parseArgs } from 'node:util'
 import { buildManifest, hashArtifacts, scanArtifacts } from '../../src/deploy/files.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { actionsGlob as glob } from '../../src/actions/glob.ts'
 
 const { values } = parseArgs({ options: { path: { type: 'string' } } })
 const started = performance.now()
 const files = await scanArtifacts({
-  glob,
   root: values.path!,
   patterns: ['**'],
   includeHidden: false,

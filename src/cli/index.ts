@@ -39,7 +39,6 @@ import {
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
 import { inertJson, visible } from '../common/untrusted.ts'
 import { serversOperation } from '../operations/servers.ts'
-import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
 import { validateOperation } from '../operations/validate.ts'
 import { publishOperation } from '../operations/publish.ts'
@@ -134,7 +133,6 @@ const DEPLOY: Command = {
       result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
-        glob: cliGlob,
         tempDir,
         manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
         tempDirRemoved: true,

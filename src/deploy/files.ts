@@ -1,26 +1,17 @@
 import { createHash } from 'node:crypto'
-import {
-  closeSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  realpathSync,
-  statfsSync,
-  type Dirent,
-  type Stats,
-} from 'node:fs'
-import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
+import { closeSync, fstatSync, lstatSync, openSync, statfsSync, type Stats } from 'node:fs'
+import { lstat, open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { isUtf8 } from 'node:buffer'
 import mime from 'mime-types'
 import { UsageError } from '../api/errors.ts'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../api/rules.ts'
-import { Input } from '../inputs/constants.ts'
 import type { FileDescriptor } from '../api/types.ts'
 import { closeFile, isOutOfDescriptors, lstatFile, openFile, readAt, type OpenFile } from './fd.ts'
 import { descriptorLimitRemedy, NO_FOLLOW, readFlags } from './platform.ts'
 import type { Logger } from '../common/logger.ts'
 import { forEachLimited } from '../common/limit.ts'
+import { checkPatterns } from './glob.ts'
+import { relativeSitePath, walkSite } from './walk.ts'
 
 export interface ArtifactFile {
   /** Path relative to the site root, `/` separators: the path the service knows the file by. */
@@ -59,19 +50,10 @@ export interface Manifest {
   digest: string
 }
 
-/**
- * Lists the files under `root` that match `patterns` (relative to root, `!` to exclude, a later
- * pattern overriding an earlier one, a folder standing for everything below it), as absolute paths,
- * without following links, hidden names below root left out unless `includeHidden`. Handed in by
- * each face: the action's is @actions/glob, the CLI's Node's own glob.
- */
-export type Globber = (root: string, patterns: string[], includeHidden: boolean) => Promise<string[]>
-
 export interface CollectOptions {
   root: string
-  /** Glob patterns relative to root, `!` to exclude. */
+  /** Glob patterns relative to root, `!` to exclude (see glob.ts). */
   patterns: string[]
-  glob: Globber
   includeHidden: boolean
   logger: Pick<Logger, 'warning' | 'debug'>
   /** Refuses a site whose files add up to this many bytes or more, before hashing anything. */
@@ -80,6 +62,8 @@ export interface CollectOptions {
   open?: OpenFile
   /** O_NOFOLLOW, or 0 as on Windows (default: the system's, platform.ts). */
   noFollow?: number
+  /** Ends the walk: a cancelled run stops listing at once. */
+  signal?: AbortSignal
 }
 
 /** The files of a site, and the hidden names below its root left out (include-hidden false). */
@@ -206,37 +190,11 @@ export function contentTypeOf(file: string): string | undefined {
   return contentTypes.get(extension)
 }
 
-/** Checks patterns: relative, and never reaching above the root. */
-function checkPatterns(patterns: string[]): void {
-  for (const raw of patterns) {
-    const pattern = raw.startsWith('!') ? raw.slice(1) : raw
-    if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-      throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`)
-    }
-    if (pattern.split(/[\\/]/).includes('..')) {
-      throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`)
-    }
-  }
-}
-
-/**
- * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
-export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
-
 async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
-  const patterns = options.patterns.map(sitePattern)
-  const hidden: string[] = []
-  const plainTree = isEveryFile(patterns)
-    ? await listPlainTree(root, options.includeHidden, hidden)
-    : undefined
-  const found = plainTree ?? (await globbed(root, { ...options, patterns }))
-  if (!plainTree && !options.includeHidden) hidden.splice(0, hidden.length, ...(await listHidden(root)))
-  const scan = scanOf(root, realRoot, plainTree !== undefined, options)
+  const { found, others, hidden } = await walkSite({ ...options, root })
+  const scan = scanOf(root, realRoot, others, options)
   const described = new Array<Described>(found.length)
   const describe = async (absolutePath: string, i: number) => {
     described[i] = await describeFile(absolutePath, scan)
@@ -244,24 +202,7 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   // Synchronous calls have nothing to wait for together: one file after the other, no queue.
   if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
   else await forEachLimited(found, 16, describe)
-  return { files: collected(described, options), hidden: hidden.sort() }
-}
-
-/**
- * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
- * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
- */
-async function globbed(root: string, options: CollectOptions): Promise<string[]> {
-  let found: string[]
-  try {
-    found = await options.glob(root, options.patterns, options.includeHidden)
-  } catch (error) {
-    const missing = (error as { path?: unknown }).path
-    if (typeof missing === 'string') await refuseUndecodable(root, foldersOfUndecodable(root, [missing]))
-    throw error
-  }
-  await refuseUndecodable(root, foldersOfUndecodable(root, found))
-  return found
+  return { files: collected(described, options), hidden }
 }
 
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
@@ -308,35 +249,24 @@ interface Scan {
   root: string
   /** A real path inside the root (links are not followed out of it). */
   inside: (target: string) => boolean
-  /** The paths came from a plain tree's listing, each a file by the kernel's word. */
-  plainTree: boolean
+  /** The found paths the listing did not say are regular files: each is lstat'ed first. */
+  others: ReadonlySet<string>
   /** A local file system: synchronous calls (see scanOf). */
   local: boolean
-  /** A folder's real path, looked up once. */
-  realDir: (dir: string) => string | Promise<string>
   logger: CollectOptions['logger']
   open: OpenFile | undefined
   /** O_NOFOLLOW, or 0 where the system has none: then lstat before the open (openWithoutFollowing). */
   noFollow: number
 }
 
-function scanOf(root: string, realRoot: string, plainTree: boolean, options: CollectOptions): Scan {
+function scanOf(root: string, realRoot: string, others: ReadonlySet<string>, options: CollectOptions): Scan {
   // On a local file system each file is opened, stated and closed synchronously: a few microseconds
   // each, where a round trip through the thread pool costs several times that. A network one (or a
   // test's open) keeps the asynchronous calls, which wait without holding up the process.
   const local = options.open === undefined && isLocalFileSystem(realRoot)
-  // Where each file really is, to keep links from leading out of path: a directory's real path is
-  // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
-  // its folders were listed as folders (no link) from the root down.
-  const realDirs = new Map<string, string | Promise<string>>()
-  const realDir = (dir: string) => {
-    let real = realDirs.get(dir)
-    if (real === undefined) realDirs.set(dir, (real = local ? realpathSync(dir) : realpath(dir)))
-    return real
-  }
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
   const noFollow = options.noFollow ?? NO_FOLLOW
-  return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow }
+  return { root, inside, others, local, logger: options.logger, open: options.open, noFollow }
 }
 
 /**
@@ -394,24 +324,13 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
 
 /** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
 async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | Refused> {
-  // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
-  // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
-  const stats = scan.plainTree
-    ? undefined
-    : scan.local
-      ? lstatSync(absolutePath)
-      : await lstatFile(absolutePath)
-  if (stats?.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
-  // A plain tree's folders were listed as folders, no link, from the root down: none leads outside.
-  if (!scan.plainTree) {
-    const real = path.join(await scan.realDir(path.dirname(absolutePath)), path.basename(absolutePath))
-    if (!scan.inside(real)) {
-      scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`)
-      return SKIPPED
-    }
-  }
-  if (stats && !stats.isFile()) return notRegular(relative, stats)
-  return absolutePath
+  // The walk's listing has each entry's type from the kernel: a file is opened at once (one round
+  // trip less than an lstat first); anything else is looked at first: a device is never opened. Its
+  // folders were listed as folders (no link) from the root down: none leads outside.
+  if (!scan.others.has(absolutePath)) return absolutePath
+  const stats = scan.local ? lstatSync(absolutePath) : await lstatFile(absolutePath)
+  if (stats.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
+  return stats.isFile() ? absolutePath : notRegular(relative, stats)
 }
 
 /** The file a link leads to, when it is a regular file inside path. */
@@ -478,23 +397,6 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   }
   return files
 }
-
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
-export function relativeSitePath(
-  root: string,
-  absolutePath: string,
-  pathApi: typeof path.posix = path,
-): string {
-  const relative = absolutePath.startsWith(root + pathApi.sep)
-    ? absolutePath.slice(root.length + 1)
-    : pathApi.relative(root, absolutePath)
-  return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
-}
-
-export const isHidden = (name: string) => name.startsWith('.')
 
 /**
  * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
@@ -664,153 +566,6 @@ function kindOf(stats: Stats): string {
   if (stats.isSocket()) return 'a socket'
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device'
   return 'not a regular file'
-}
-
-const isEveryFile = (patterns: string[]) => patterns.length === 1 && patterns[0] === '**'
-
-/**
- * Every file under root when the tree holds only plain files and folders, as `**` finds them; undefined
- * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
- * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
- */
-async function listPlainTree(
-  root: string,
-  includeHidden: boolean,
-  hidden: string[],
-): Promise<string[] | undefined> {
-  const files: string[] = []
-  let level = [root]
-  while (level.length) {
-    const next: string[] = []
-    // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's,
-    // not the order reads finish in, and only the listings of those few are held: one per folder of
-    // a level, kept until the level's last was read, outlived young collections in a tree of
-    // thousands of folders and made V8 double its young generation (BENCHMARKS.md).
-    const ahead = level.slice(0, LISTING_AHEAD).map(listFolder)
-    for (let i = 0; i < level.length; i++) {
-      const entries = await ahead[i % LISTING_AHEAD]!
-      if (i + LISTING_AHEAD < level.length) ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]!)
-      for (const entry of entries) {
-        if (entry.name.includes(REPLACEMENT)) await refuseUndecodable(root, [level[i]!])
-        if (!includeHidden && isHidden(entry.name)) {
-          hidden.push(hiddenEntry(root, level[i]!, entry))
-          continue
-        }
-        // A listed name is one segment of a normalised path: path.join's normalising built each path
-        // of pieces, megabytes that a large tree's paths kept until they were used.
-        const entryPath = `${level[i]!}${path.sep}${entry.name}`
-        if (entry.isFile()) files.push(entryPath)
-        else if (entry.isDirectory()) next.push(entryPath)
-        else return undefined
-      }
-    }
-    level = next
-  }
-  return files
-}
-
-const LISTING_AHEAD = 16
-
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
-const REPLACEMENT = '\uFFFD'
-
-/**
- * The folders to look into for names that are not UTF-8: those holding a segment of a found path
- * that has a replacement character (the rest of such a path may not exist as written).
- */
-function foldersOfUndecodable(root: string, found: readonly string[]): string[] {
-  const folders = new Set<string>()
-  for (const file of found) {
-    if (!file.includes(REPLACEMENT)) continue
-    let folder = root
-    for (const segment of relativeSitePath(root, file).split('/')) {
-      if (segment.includes(REPLACEMENT)) {
-        folders.add(folder)
-        break
-      }
-      folder = path.join(folder, segment)
-    }
-  }
-  return [...folders]
-}
-
-/**
- * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
- * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
- * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
- */
-async function refuseUndecodable(root: string, folders: readonly string[]): Promise<void> {
-  const names: string[] = []
-  for (const folder of folders) {
-    const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`
-    for (const name of await readdir(folder, { encoding: 'buffer' })) {
-      if (!isUtf8(name)) names.push(prefix + escapeBytes(name))
-    }
-  }
-  if (!names.length) return
-  names.sort()
-  const one = names.length === 1
-  throw new UsageError(
-    `path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-      `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
-      `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`,
-  )
-}
-
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
-function escapeBytes(name: Buffer): string {
-  let text = ''
-  for (const byte of name) {
-    text +=
-      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-        ? String.fromCharCode(byte)
-        : `\\x${byte.toString(16).padStart(2, '0')}`
-  }
-  return text
-}
-
-/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
-function hiddenEntry(root: string, dir: string, entry: Dirent): string {
-  const relative = relativeSitePath(root, `${dir}${path.sep}${entry.name}`)
-  return entry.isDirectory() ? `${relative}/` : relative
-}
-
-/**
- * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
- * ones walked (a .git is one entry, not its thousands of files), links not followed.
- */
-async function listHidden(root: string): Promise<string[]> {
-  const hidden: string[] = []
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
-    for (const entry of entries) {
-      if (isHidden(entry.name)) hidden.push(hiddenEntry(root, dir, entry))
-      else if (entry.isDirectory()) await walk(`${dir}${path.sep}${entry.name}`)
-    }
-  }
-  await walk(root)
-  return hidden
-}
-
-/** The line that says which hidden files and folders were left out, and how to upload them. */
-export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
-  if (!hidden.length) return undefined
-  const shown = hidden.slice(0, 5).join(', ')
-  const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : ''
-  const folders = hidden.filter((name) => name.endsWith('/')).length
-  const counted = (count: number, noun: string) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`
-  const what = [
-    ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-    ...(folders ? [counted(folders, 'folder')] : []),
-  ].join(' and ')
-  return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`
-}
-
-/** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
-function listFolder(dir: string): Promise<Dirent[]> {
-  const listing = readdir(dir, { withFileTypes: true })
-  listing.catch(() => {})
-  return listing
 }
 
 /**
