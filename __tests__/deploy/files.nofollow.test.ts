@@ -13,10 +13,9 @@ import {
   assertScannedFile,
   openAtScannedPath,
   openScanned,
-  scanArtifacts,
   type ArtifactFile,
-  type CollectOptions,
 } from '../../src/deploy/files.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
 import { fstatSync } from 'node:fs'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsSymlinks } from '../support/platform.ts'

@@ -14,10 +14,9 @@ import {
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
-  scanArtifacts,
-  scanSite,
   writeManifest,
 } from '../../src/deploy/files.ts'
+import { scanArtifacts, scanSite } from '../../src/deploy/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
 import { needsFifo, needsSymlinks } from '../support/platform.ts'

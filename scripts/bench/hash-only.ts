@@ -2,7 +2,8 @@
 // types, manifest. It reports the phase's own duration and the scan's part of it: the start-up of a
 // process is measured once, on its own, by the benchmark.
 import { parseArgs } from 'node:util'
-import { buildManifest, hashArtifacts, scanArtifacts } from '../../src/deploy/files.ts'
+import { buildManifest, hashArtifacts } from '../../src/deploy/files.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const { values } = parseArgs({ options: { path: { type: 'string' } } })
