@@ -124,3 +124,23 @@ test('a cancelled run stops the walk, however many entries are left', async () =
     CancelledError,
   )
 })
+
+test('the walk lets the event loop run between batches: a signal that comes while it lists a big folder is heard', async () => {
+  const root = await tempDir()
+  await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`${i}.js`, 'x'])))
+  // The signal is raised by the event loop's next turn once the walk handles its first entry (the
+  // folder is listed by then): only a walk that yields before its last entry hears it.
+  let aborted = false
+  let scheduled = false
+  const signal = {
+    throwIfAborted() {
+      if (aborted) throw new CancelledError('SIGTERM')
+      if (!scheduled) setImmediate(() => (aborted = true))
+      scheduled = true
+    },
+  } as AbortSignal
+  await assert.rejects(
+    walkSite({ root, patterns: ['**/*.js'], includeHidden: false, signal }),
+    CancelledError,
+  )
+})
