@@ -141,7 +141,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })
   try {
-    const site = await collect(inputs, deps, run.signal)
+    const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
     const journal = startJournal(inputs, site)
     const saveManifest = manifestSaver(journal, deps)
@@ -164,11 +164,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 }
 
 /** The first stage, when there is a site: its files, how they are served, and the digest when needed now. */
-async function collect(
-  inputs: DeployInputs,
-  deps: DeployDependencies,
-  signal: AbortSignal,
-): Promise<CollectedSite | undefined> {
+async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<CollectedSite | undefined> {
   const { site, target } = inputs
   const { path: root } = site
   if (!root) return undefined
@@ -177,10 +173,7 @@ async function collect(
   const digestFirst = inputs.dryRun || (inputs.skipUnchanged && deps.previous?.digest !== undefined)
   const publish = target.kind !== 'none' && target.publish
   return deps.logger.group('Collect files', () =>
-    collectSite(
-      { ...site, path: root },
-      { ...deps, signal, digestFirst, publish, siteRecord: inputs.siteRecord },
-    ),
+    collectSite({ ...site, path: root }, { ...deps, digestFirst, publish, siteRecord: inputs.siteRecord }),
   )
 }
 
