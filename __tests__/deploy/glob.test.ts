@@ -32,6 +32,8 @@ const PATTERNS: string[][] = [
   ['**/deep/**', '!js/a.js', 'js/a.js'],
   ['**/*a*.*', '!**/*e*'],
   ['js//a.js', 'assets/**/**/y.png'],
+  ['./'],
+  ['.', '!js/'],
 ]
 
 /** @actions/glob's selection, as the action's globber asked it before (links listed, not followed). */

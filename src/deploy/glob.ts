@@ -71,8 +71,8 @@ function compileRule(raw: string, nocase: boolean): Rule {
   if (exclude) pattern = pattern.slice(1)
   if (nocase) pattern = pattern.toLowerCase()
   const normal = path.posix.normalize(pattern)
-  const directoryOnly = normal.endsWith('/')
   const body = normal.replace(/\/+$/, '')
+  const directoryOnly = normal.endsWith('/') && body !== '.'
   const segments: Segment[] = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment)
   return {
     exclude,
