@@ -82,6 +82,9 @@ export const GODOT = {
     'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 } as const
 
+/** Each engine's marks, by the name the `web-engine` input gives it. */
+export const ENGINES: Record<EngineName, { title: string; missing: string }> = { unity: UNITY, godot: GODOT }
+
 /** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
 export function compressionOf(name: string): {
   inner: string

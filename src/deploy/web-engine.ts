@@ -22,6 +22,7 @@ import { Input } from '../inputs/constants.ts'
 import type { HeaderRule } from '../inputs/headers.ts'
 import {
   ENCODING_NAMES,
+  ENGINES,
   GODOT,
   UNITY,
   compressionOf,
@@ -86,14 +87,14 @@ export async function planServing(
   const engineRoutes: RouteSpec[] = []
   if (engine !== 'none') {
     const folders = indexFolders(files, engine === 'unity')
-    if (engine === 'auto' || engine === 'unity') {
-      await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart)
+    for (const [name, planner] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
+      if (engine === 'auto' || engine === name)
+        await planner(folders, engine === name, plan, engineRoutes, readStart)
     }
-    if (engine === 'auto' || engine === 'godot') await planGodot(folders, plan, readStart)
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
-        `${Input.WebEngine} is ${engine}, but no ${ENGINE_MARKS[engine].title} is in path: ` +
-          `${ENGINE_MARKS[engine].missing}, or set ${Input.WebEngine} to auto`,
+        `${Input.WebEngine} is ${engine}, but no ${ENGINES[engine].title} is in path: ` +
+          `${ENGINES[engine].missing}, or set ${Input.WebEngine} to auto`,
       )
     }
   }
@@ -161,7 +162,15 @@ function describeRoute(route: PlannedRoute): string {
 
 // Unity.
 
-const ENGINE_MARKS = { unity: UNITY, godot: GODOT } as const
+/** How each engine of engines.ts has its builds planned: a new engine gets its planner here. */
+type Planner = (
+  folders: Map<string, Folder>,
+  named: boolean,
+  plan: ServingPlan,
+  routes: RouteSpec[],
+  readStart: ReadStart,
+) => Promise<void>
+const PLANNERS: Record<EngineName, Planner> = { unity: planUnity, godot: planGodot }
 
 async function planUnity(
   folders: Map<string, Folder>,
@@ -276,7 +285,9 @@ function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
 
 async function planGodot(
   folders: Map<string, Folder>,
+  _named: boolean,
   plan: ServingPlan,
+  _routes: RouteSpec[],
   readStart: ReadStart,
 ): Promise<void> {
   for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
