@@ -8,6 +8,8 @@ import { test } from 'node:test'
 import * as actionsGlob from '@actions/glob'
 import { checkPatterns, fileSelector } from '../../src/deploy/glob.ts'
 import { walkSite } from '../../src/deploy/walk.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
+import { memoryLogger } from '../../src/common/logger.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsSymlinks } from '../support/platform.ts'
@@ -145,4 +147,23 @@ test('the walk lets the event loop run between batches: a signal that comes whil
     walkSite({ root, patterns: ['**/*.js'], includeHidden: false, signal }),
     CancelledError,
   )
+})
+
+test('so does the scan that opens each file found: a signal that comes once the walk is done is heard', async () => {
+  const root = await tempDir()
+  await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`${i}.js`, 'x'])))
+  // The walk asks the signal once an entry (3,000 times); the next ask is the scan's, which arms it.
+  let calls = 0
+  let aborted = false
+  const signal = {
+    throwIfAborted() {
+      if (aborted) throw new CancelledError('SIGTERM')
+      if (++calls === 3001) setImmediate(() => (aborted = true))
+    },
+  } as AbortSignal
+  await assert.rejects(
+    scanArtifacts({ root, patterns: ['**'], includeHidden: false, logger: memoryLogger(), signal }),
+    CancelledError,
+  )
+  assert.ok(calls > 3000, 'the walk was done when the signal came')
 })

@@ -5,6 +5,7 @@
 import { lstatSync, statfsSync, type Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { UsageError } from '../api/errors.ts'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../api/rules.ts'
 import type { Logger } from '../common/logger.ts'
@@ -59,6 +60,8 @@ export async function scanSite(options: CollectOptions): Promise<ScannedSite> {
   return { files, hidden }
 }
 
+const FILES_A_TURN = 1024
+
 async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
@@ -68,9 +71,17 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const describe = async (absolutePath: string, i: number) => {
     described[i] = await describeFile(absolutePath, scan)
   }
-  // Synchronous calls have nothing to wait for together: one file after the other, no queue.
-  if (scan.local) for (const [i, absolutePath] of found.entries()) await describe(absolutePath, i)
-  else await forEachLimited(found, 16, describe)
+  // Synchronous calls have nothing to wait for together: one file after the other, no queue, the
+  // event loop let run between batches so that a cancel is heard.
+  if (scan.local) {
+    for (const [i, absolutePath] of found.entries()) {
+      if (i % FILES_A_TURN === FILES_A_TURN - 1) {
+        await yieldToEventLoop()
+        options.signal?.throwIfAborted()
+      }
+      await describe(absolutePath, i)
+    }
+  } else await forEachLimited(found, 16, describe)
   return { files: collected(described, options), hidden }
 }
 
