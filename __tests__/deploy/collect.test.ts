@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { collectSite } from '../../src/deploy/collect.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
@@ -14,7 +13,7 @@ const collect = async (root: string) => {
   const logger = memoryLogger()
   const site = await collectSite(
     { path: root, files: ['**'], includeHidden: false, webEngine: 'auto', headers: [] },
-    { logger, glob: actionsGlob, digestFirst: false, publish: true },
+    { logger, digestFirst: false, publish: true },
   )
   return { warnings: site.serving.warnings, lines: logger.lines }
 }
@@ -55,7 +54,7 @@ test('fail-on-warning: a Godot threads export fails before anything is created, 
   const root = await tempDir()
   await writeTree(root, godotExport({ threads: true, pwa: { ensureIsolation: false } }))
   const source = { path: root, files: ['**'], includeHidden: false, webEngine: 'auto' as const, headers: [] }
-  const options = { logger: memoryLogger(), glob: actionsGlob, digestFirst: false, publish: true }
+  const options = { logger: memoryLogger(), digestFirst: false, publish: true }
   const warned = await collectSite(source, options)
   assert.ok(
     warned.serving.warnings.some((w) => /Godot/.test(w)),

@@ -8,7 +8,6 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
 const GAME = DEFAULT_SEED.games[0]!.id
@@ -52,7 +51,7 @@ describe('going live on a new namespace', () => {
         getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...values }),
         { repository: 'studio/space-game', ref: 'refs/pull/7/merge', sha: 'abcdef0123456789' },
       ),
-      { logger, glob: actionsGlob, tempDir: temp, retry: fast },
+      { logger, tempDir: temp, retry: fast },
     )
 
   test('is created on what prod serves, then published to: its history holds each deploy', async () => {
@@ -132,7 +131,7 @@ describe('going live on a new namespace of a game without prod', () => {
             namespace: 'pr-9',
           }),
         ),
-        { logger, glob: actionsGlob, tempDir: await tempDir(), retry: fast },
+        { logger, tempDir: await tempDir(), retry: fast },
       )
       assert.ok(
         logger.lines.some((l) =>

@@ -13,7 +13,6 @@ import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
-import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
@@ -125,7 +124,6 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
     result = await deploy(inputs, {
       deadlineMs: deadlineFromEnv(process.env),
       logger: actionsLogger,
-      glob: actionsGlob,
       tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
       previous,
       onNamespace: (id) => (namespaceId = id),

@@ -41,7 +41,6 @@ import { inertJson, visible } from '../common/untrusted.ts'
 import { redactWrites } from '../common/secrets.ts'
 import { registerSecrets } from '../inputs/secrets.ts'
 import { serversOperation } from '../operations/servers.ts'
-import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
 import { validateOperation } from '../operations/validate.ts'
 import { publishOperation } from '../operations/publish.ts'
@@ -136,7 +135,6 @@ const DEPLOY: Command = {
       result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
-        glob: cliGlob,
         tempDir,
         manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
         tempDirRemoved: true,

@@ -9,16 +9,10 @@ import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Site } from '../inputs/deploy.ts'
 import type { OpenFile } from './fd.ts'
-import {
-  buildManifest,
-  hashArtifacts,
-  hiddenLeftOut,
-  scanSite,
-  type ArtifactFile,
-  type Globber,
-  type Manifest,
-} from './files.ts'
+import { buildManifest, hashArtifacts, type ArtifactFile, type Manifest } from './files.ts'
+import { scanSite } from './scan.ts'
 import nodePath from 'node:path'
+import { hiddenLeftOut } from './walk.ts'
 import { checkRecordPathFree } from './site-record.ts'
 import {
   applyContentTypes,
@@ -34,8 +28,9 @@ export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'h
 
 export interface CollectOptions {
   logger: Logger
-  glob: Globber
   open?: OpenFile
+  /** Ends the walk of the site's folder (the run's signal). */
+  signal?: AbortSignal
   /** Hash every file now (a dry run, or a build to compare with the last one); else they are hashed as they upload. */
   digestFirst: boolean
   /** Whether a version is published, so its routes are set (else only the content types apply). */
@@ -60,7 +55,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const { files, hidden } = await scanSite({
     root: site.path,
     patterns: site.files,
-    glob: options.glob,
+    signal: options.signal,
     includeHidden: site.includeHidden,
     logger,
     open: options.open,
