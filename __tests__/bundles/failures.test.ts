@@ -83,10 +83,7 @@ describe('a failed run leaves an account', () => {
     const run = await deploy(emulator, { namespace: 'prod', retries: '0' })
     assert.equal(run.exitCode, 1, run.stdout)
     assert.match(run.stdout, /^::error::games\.versions\.createGameVersion failed: 503/m)
-    assert.equal(
-      emulator.namespaces(GAME).find((n) => n.nameId === 'prod')!.versionId,
-      production.versionId,
-    )
+    assert.equal(emulator.namespaces(GAME).find((n) => n.nameId === 'prod')!.versionId, production.versionId)
     assert.ok(emulator.site(run.outputs['site-id']!)?.completed, 'the site holds every file')
     assert.equal(run.outputs['url'], '')
     assert.equal(run.outputs['version-id'], '')

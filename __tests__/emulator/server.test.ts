@@ -86,11 +86,7 @@ describe('emulator API', () => {
 
     test('a path segment that is not a UUID matches no route: 404 API_NOT_FOUND', async () => {
       assertError(await call(emulator, 'GET', '/cloud/games/demo-game/avatars'), 404, 'API_NOT_FOUND')
-      assertError(
-        await call(emulator, 'GET', `/cloud/games/${GAME}/namespaces/prod`),
-        404,
-        'API_NOT_FOUND',
-      )
+      assertError(await call(emulator, 'GET', `/cloud/games/${GAME}/namespaces/prod`), 404, 'API_NOT_FOUND')
       const lobby = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/logs/lobbies/lobby-1`
       assertError(await call(emulator, 'GET', lobby), 404, 'API_NOT_FOUND')
     })

@@ -17,7 +17,9 @@ import { GAME, NAMESPACE, TOKEN } from '../support/actions.ts'
 
 const fast = { sleep: async () => {} }
 // The demo game's 0.9.0 and 1.0.0 (after the default version every game of the service is made with).
-const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.slice(-2).map((v) => (typeof v === 'string' ? v : v.id))
+const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.slice(-2).map((v) =>
+  typeof v === 'string' ? v : v.id,
+)
 
 /** A client of a Run opened for `fn` and closed after it. */
 async function withClient<T>(
@@ -83,10 +85,7 @@ describe('the publish operation', () => {
     // Creating a namespace records no history: before any publish there is nothing to roll back to.
     await assert.rejects(publish({ namespace: 'prod', 'version-id': 'previous' }), (error: unknown) => {
       assert.ok(error instanceof UsageError)
-      assert.match(
-        error.message,
-        /^version-id 'previous': namespace prod has had no other version published/,
-      )
+      assert.match(error.message, /^version-id 'previous': namespace prod has had no other version published/)
       return true
     })
     await publish({ namespace: 'prod', 'version-id': OLD! })
@@ -115,10 +114,7 @@ describe('the publish operation', () => {
         { namespace: 'nope', 'version-id': OLD! },
         /^namespace 'nope' is not a namespace of game .*: it has prod \(.*\), staging \(/,
       ],
-      [
-        { namespace: 'prod', 'from-namespace': 'nope' },
-        /^from-namespace 'nope' is not a namespace of game/,
-      ],
+      [{ namespace: 'prod', 'from-namespace': 'nope' }, /^from-namespace 'nope' is not a namespace of game/],
     ]
     for (const [inputs, message] of cases) {
       await assert.rejects(
