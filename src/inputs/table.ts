@@ -250,8 +250,15 @@ export const INPUTS = {
     actions: ['deploy'],
     default: 'false',
     description:
-      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
     flag: { type: 'boolean' },
+  }),
+  RequireIndex: row('require-index', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+    flag: { type: 'boolean', negatable: true },
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
