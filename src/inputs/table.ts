@@ -243,7 +243,7 @@ export const INPUTS = {
   Headers: row('headers', {
     actions: ['deploy'],
     default: '',
-    description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+    description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
     flag: { type: 'string', value: 'yaml' },
   }),
   FailOnWarning: row('fail-on-warning', {
