@@ -2,6 +2,7 @@
 // it uses is an output of the action that step runs (action.yml, or <folder>/action.yml), and every
 // input it gives that action exists.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -61,4 +62,14 @@ test("the README's workflows use only outputs and inputs the actions have", asyn
   }
   assert.ok(workflows >= 3, 'the README shows workflows')
   assert.ok(references >= 3, "the README's workflows read the actions' outputs")
+})
+
+test('the env files docs/development.md has you fill with a token are ignored by git', async () => {
+  const development = await readFile(path.join(root, 'docs/development.md'), 'utf8')
+  const envFiles = [...new Set([...development.matchAll(/(?<![\w/])(\.env\.[a-z]+)\b/g)].map((m) => m[1]!))]
+  assert.ok(envFiles.includes('.env.deploy'), envFiles.join(', '))
+  for (const file of envFiles) {
+    // Exit 0: ignored; 1 (an exception here): not ignored.
+    execFileSync('git', ['check-ignore', '--quiet', '--no-index', file], { cwd: root })
+  }
 })
