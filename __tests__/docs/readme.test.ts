@@ -3,7 +3,7 @@
 // input it gives that action exists.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
@@ -23,9 +23,12 @@ async function actionYml(uses: string): Promise<{ inputs: string[]; outputs: str
   return { inputs: Object.keys(yml.inputs ?? {}), outputs: Object.keys(yml.outputs ?? {}) }
 }
 
-test("the README's workflows use only outputs and inputs the actions have", async () => {
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8')
-  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)
+test("the README's and docs/' workflows use only outputs and inputs the actions have", async () => {
+  const docs = (await readdir(path.join(root, 'docs')))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`)
+  const texts = await Promise.all(['README.md', ...docs].map((f) => readFile(path.join(root, f), 'utf8')))
+  const blocks = texts.flatMap((text) => [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!))
   let references = 0
   let workflows = 0
   for (const block of blocks) {

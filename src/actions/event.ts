@@ -118,7 +118,7 @@ export function whenNoToken(
       reason:
         `Pull request #${event.pullRequest.number} comes from a fork, and GitHub does not give secrets to runs of ` +
         'fork pull requests, so the token is empty: the deploy is skipped. To deploy previews of forks, build in ' +
-        'this workflow and deploy from a workflow_run workflow (see the README), or set if-no-token: fail to make this an error.',
+        'this workflow and deploy from a workflow_run workflow (see docs/previews.md), or set if-no-token: fail to make this an error.',
     }
   }
   return { skip: false }

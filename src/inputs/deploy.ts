@@ -363,7 +363,7 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(value)) {
     throw new UsageError(
       `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
-        'saved, digits only (see the README on previews of forks)',
+        'saved, digits only (see docs/previews.md on previews of forks)',
     )
   }
   return Number(value)
