@@ -149,7 +149,7 @@ export const INPUTS = {
     actions: ['deploy', 'publish'],
     default: '',
     description:
-      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+      "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
     flag: {
       type: 'string',
       value: 'id',
