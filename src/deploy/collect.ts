@@ -75,10 +75,10 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
-  // What the engine needs, and the headers' routes, checked before anything is created.
-  // A root page is checked first: without one, / answers 404 whatever the engine's plan.
+  // A root page first: without one, / answers 404 whatever the engine's plan.
   const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path)
   if (noPage) throw new UsageError(noPage)
+  // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
