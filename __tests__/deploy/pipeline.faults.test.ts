@@ -135,11 +135,14 @@ describe('deploys through injected faults', () => {
     try {
       const { root } = await site()
       const { error } = deployFailure(
-        await deploy(inputsFor(emulator, root, { retries: '2', files: 'build/game.data' }), {
-          logger: memoryLogger(),
-          tempDir: root,
-          retry: { sleep: async () => {} },
-        }).catch((e: unknown) => e),
+        await deploy(
+          inputsFor(emulator, root, { retries: '2', files: 'build/game.data', 'require-index': 'false' }),
+          {
+            logger: memoryLogger(),
+            tempDir: root,
+            retry: { sleep: async () => {} },
+          },
+        ).catch((e: unknown) => e),
       )
       assert.ok(error instanceof PartUploadError)
       assert.match(

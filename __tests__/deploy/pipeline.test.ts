@@ -132,19 +132,19 @@ describe('deploy against the emulator', () => {
       dispatcher: createAgent(),
     })
     const { game } = await client.getGame(GAME)
-    const production = game.namespaces.find((n) => n.name_id === 'production')!
-    const before = (await client.getVersion(GAME, production.version_id)).version
+    const prod = game.namespaces.find((n) => n.name_id === 'prod')!
+    const before = (await client.getVersion(GAME, prod.version_id)).version
     const logger = memoryLogger()
     const result = await deploy(
       inputs({
         path: site,
-        namespace: 'production',
+        namespace: 'prod',
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       }),
       { logger, tempDir: temp, retry: fast },
     )
     const published = result.published!
-    assert.equal(published.replacedVersionId, production.version_id)
+    assert.equal(published.replacedVersionId, prod.version_id)
     // The site's name is taken by the version of the test before: the service reserves another.
     assert.match(published.versionName, /^\d{4}\.\d{2} \(\d+\)$/)
     const after = (await client.getVersion(GAME, published.versionId)).version
@@ -155,10 +155,10 @@ describe('deploy against the emulator', () => {
       'the matchmaker config survives the deploy',
     )
     assert.deepEqual(
-      emulator.versionHistory(GAME, production.namespace_id).map((h) => h.versionId),
+      emulator.versionHistory(GAME, prod.namespace_id).map((h) => h.versionId),
       [published.versionId],
     )
-    assert.equal(published.url, `http://demo-game--production.localhost:${new URL(emulator.url).port}/`)
+    assert.equal(published.url, `http://demo-game.localhost:${new URL(emulator.url).port}/`)
     const live = await fetchLocally(published.url)
     assert.equal(live.status, 200)
     assert.equal(live.text, written.get('index.html')!.toString())
@@ -169,7 +169,7 @@ describe('deploy against the emulator', () => {
     const again = await deploy(
       inputs({
         path: site,
-        namespace: 'production',
+        namespace: 'prod',
         'skip-unchanged': 'true',
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       }),
@@ -193,9 +193,9 @@ describe('deploy against the emulator', () => {
       dispatcher: createAgent(),
     })
     const serving = async () =>
-      (await client.getGame(GAME)).game.namespaces.find((n) => n.name_id === 'production')!.version_id
+      (await client.getGame(GAME)).game.namespaces.find((n) => n.name_id === 'prod')!.version_id
     const was = await serving()
-    const result = await deploy(inputs({ path: site, namespace: 'production', publish: 'false' }), {
+    const result = await deploy(inputs({ path: site, namespace: 'prod', publish: 'false' }), {
       logger: memoryLogger(),
       tempDir: temp,
       retry: fast,
@@ -208,7 +208,7 @@ describe('deploy against the emulator', () => {
   test('an unknown version-id fails before anything is created', async () => {
     const sites = emulator.sites(GAME).length
     const error = await deploy(
-      inputs({ path: site, namespace: 'production', 'version-id': '00000000-0000-4000-8000-000000000000' }),
+      inputs({ path: site, namespace: 'prod', 'version-id': '00000000-0000-4000-8000-000000000000' }),
       { logger: memoryLogger(), tempDir: temp, retry: fast },
     ).catch((e: unknown) => deployFailure(e).error)
     assert.ok(error instanceof UsageError, String(error))
@@ -249,7 +249,7 @@ describe('deploy against the emulator', () => {
     assert.ok(error instanceof UsageError)
     assert.match(
       error.message,
-      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has production \(/,
+      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has prod \(/,
     )
     assert.equal(emulator.sites(GAME).length, sitesBefore)
     // The other game's namespace is not this game's either.

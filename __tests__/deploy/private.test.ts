@@ -158,8 +158,8 @@ describe('a private deploy against the emulator', () => {
       logger,
       sleep: async (ms) => void (now += ms),
     })
-    // The seed's production namespace is public: its host answers (404: its site has no index.html).
-    const url = `http://demo-game--production.${new URL(emulator.url.replace('127.0.0.1', 'localhost')).host}/`
+    // The seed's prod namespace is public: its host answers (404: its site has no index.html).
+    const url = `http://demo-game--prod.${new URL(emulator.url.replace('127.0.0.1', 'localhost')).host}/`
     await assert.rejects(
       wait(url),
       /still answers 404 without credentials after 3\.0 s: the build was not published/,

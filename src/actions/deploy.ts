@@ -21,7 +21,7 @@ import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
-import { readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
 import {
   hasTarget,
   missingTokenError,
@@ -49,6 +49,7 @@ export async function run(): Promise<void> {
     secretInputs(ActionName.Deploy),
     async () => {
       const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+      checkPullRequestRead(event, process.env)
       const inputs = readActionInputs(event)
       if (event.pullRequest?.build && event.repository) {
         await checkPullRequest({

@@ -358,7 +358,14 @@ const AUTH_HINTS: Record<string, { hint: string; inputs: readonly string[] }> = 
   },
 }
 
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+  hint:
+    `The service has no such route: ${Input.ApiUrl} has a path it should not have (every call adds /cloud/...). ` +
+    `Check ${Input.ApiUrl}: the base URL of the service's API, such as https://api.example.com`,
+  inputs: [Input.ApiUrl],
+}
+
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(
   op: Operation,
   status: number,
@@ -366,6 +373,8 @@ function refusalHint(
 ): { hint?: string; inputs?: readonly string[] } {
   if (status === 500 && code === 'ERROR')
     return { hint: op.internalErrorHint, inputs: op.internalErrorInputs }
+  // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+  if (status === 404 && code === 'API_NOT_FOUND') return NO_ROUTE_HINT
   return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
     ? AUTH_HINTS[code]!
     : {}

@@ -24,7 +24,7 @@ import {
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
 export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
-  Partial<Pick<Site, 'failOnWarning'>> & { path: string }
+  Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
@@ -70,10 +70,11 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
+  // A root page first: without one, / answers 404 whatever the engine's plan.
+  const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path)
+  if (noPage) throw new UsageError(noPage)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
-  const noPage = missingIndexWarning(files, site.path)
-  if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
   if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
@@ -99,12 +100,14 @@ function warningsRefusal(warnings: readonly string[]): UsageError {
 }
 
 /**
- * Said before anything is created when the site has no `index.html` at its root, so that `/` would
- * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
+ * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
+ * or the folder one down that holds the page. Undefined when it has one (or no files at all).
  */
-function missingIndexWarning(files: readonly ArtifactFile[], root: string): string | undefined {
+function missingIndex(files: readonly ArtifactFile[], root: string): string | undefined {
   if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
-  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`
+  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / would answer 404`
+  const onPurpose = `; a site that is no page (an asset host) sets ${Input.RequireIndex}: false`
   const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
   const unity = unityBuildFolderParts(rootNames)
   if (unity.length) {
@@ -117,7 +120,7 @@ function missingIndexWarning(files: readonly ArtifactFile[], root: string): stri
   const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0]
   if (shallowest) {
     const folder = shallowest.path.slice(0, -'/index.html'.length)
-    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}`
+    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}${onPurpose}`
   }
-  return `${base}: its files are served only at their own paths`
+  return `${base}: give the folder that holds the game's index.html${onPurpose}`
 }
