@@ -21,6 +21,7 @@ import { closeFile, isOutOfDescriptors, lstatFile, openFile, readAt, type OpenFi
 import { descriptorLimitRemedy, NO_FOLLOW, readFlags } from './platform.ts'
 import type { Logger } from '../common/logger.ts'
 import { forEachLimited } from '../common/limit.ts'
+import { inputAssignment } from '../common/input-naming.ts'
 
 export interface ArtifactFile {
   /** Path relative to the site root, `/` separators: the path the service knows the file by. */
@@ -803,7 +804,7 @@ export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
     ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
     ...(folders ? [counted(folders, 'folder')] : []),
   ].join(' and ')
-  return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`
+  return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`
 }
 
 /** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */

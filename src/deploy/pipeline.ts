@@ -24,6 +24,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import { inputAssignment } from '../common/input-naming.ts'
 
 export type { Published }
 
@@ -349,7 +350,9 @@ async function seeLive(
   const { manifest } = journal
   const { logger } = deps
   if (!inputs.verify.enabled || !manifest) {
-    logger.info(`Published at ${url} (not checked: ${manifest ? `${Input.Verify} is false` : 'no manifest'})`)
+    logger.info(
+      `Published at ${url} (not checked: ${manifest ? inputAssignment(Input.Verify, 'false') : 'no manifest'})`,
+    )
     return
   }
   const seen = await logger.group('Verify', () =>

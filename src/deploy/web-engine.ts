@@ -33,6 +33,7 @@ import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
@@ -106,10 +107,10 @@ export async function planServing(
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
         engine === 'unity'
-          ? `${Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
-              `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${Input.WebEngine} to auto`
-          : `${Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
-              `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${Input.WebEngine} to auto`,
+          ? `${inputName(Input.WebEngine)} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
+              `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${inputName(Input.WebEngine)} to auto`
+          : `${inputName(Input.WebEngine)} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
+              `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${inputName(Input.WebEngine)} to auto`,
       )
     }
   }
@@ -151,14 +152,17 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 
 /** Logs what was recognised, the content types and the routes set, and the warnings. */
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
-  if (plan.engine === 'none') logger.info(`${Input.WebEngine}: none: no engine's needs are looked for`)
+  if (plan.engine === 'none')
+    logger.info(`${inputAssignment(Input.WebEngine, 'none')}: no engine's needs are looked for`)
   else if (plan.builds.length === 0) {
     logger.info(
-      `${Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`,
+      `${inputAssignment(Input.WebEngine, plan.engine)}: no Unity WebGL build or Godot web export in the site, nothing to set`,
     )
   }
   for (const build of plan.builds) {
-    logger.info(`${Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`)
+    logger.info(
+      `${inputAssignment(Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`,
+    )
   }
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
@@ -440,7 +444,7 @@ export function planRoutes(
     const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob))
     if (mine) {
       warnings.push(
-        `${Input.Headers}: '${mine.glob}' replaces the route ${Input.WebEngine} set for that glob ` +
+        `${inputName(Input.Headers)}: '${mine.glob}' replaces the route ${inputName(Input.WebEngine)} set for that glob ` +
           `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`,
       )
     }
@@ -449,9 +453,9 @@ export function planRoutes(
   const all = [...user, ...kept]
   if (all.length > CDN_SERVED_MAX) {
     throw new UsageError(
-      `${all.length} routes: ${user.length} from ${Input.Headers} and ${kept.length} for the web engine ` +
+      `${all.length} routes: ${user.length} from ${inputName(Input.Headers)} and ${kept.length} for the web engine ` +
         `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-        `Give fewer ${Input.Headers}${kept.length ? `, or set ${Input.WebEngine} to none and give the engine's headers yourself` : ''}`,
+        `Give fewer ${inputName(Input.Headers)}${kept.length ? `, or set ${inputName(Input.WebEngine)} to none and give the engine's headers yourself` : ''}`,
     )
   }
   const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
@@ -514,7 +518,7 @@ function pageLayerWarning(
       : 'none of this site yet'
   const header = `${route.header.name}: ${route.header.value}`
   return (
-    `${Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    `${inputName(Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
     `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
   )
 }
