@@ -4,6 +4,7 @@
 import { UsageError } from '../api/errors.ts'
 import { cancelOnSignals, cancelSignals, type SignalCancellation } from '../common/cancel.ts'
 import type { OutputValue, Report } from '../common/report.ts'
+import type { InputNaming } from '../common/input-naming.ts'
 import type { GetInput } from '../inputs/common.ts'
 import { Input, TOKEN_ENV } from '../inputs/constants.ts'
 import { inputRow, type CliFlag } from '../inputs/table.ts'
@@ -55,6 +56,24 @@ export const OUTPUT_FLAGS: Flag[] = [
   flag('verbose', 'boolean', 'Show debug lines (each request made)', { group: 'output' }),
   flag('help', 'boolean', 'Show this help', { group: 'output' }),
 ]
+
+/** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
+const shellWord = (value: string) =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
+
+/** The inputs named as the CLI's flags: `--namespace`, `--namespace staging`, `--no-verify`. */
+export const FLAG_NAMING: InputNaming = {
+  name: (input) => `--${input}`,
+  assignment: (input, value) => {
+    if (inputRow(input)?.flag?.type === 'boolean' && (value === 'true' || value === 'false'))
+      return value === 'true' ? `--${input}` : `--no-${input}`
+    return `--${input} ${shellWord(value)}`
+  },
+  source: (input) => {
+    const env = inputRow(input)?.flag?.env
+    return env ? `--${input} (or ${env})` : `--${input}`
+  },
+}
 
 /** Reads an input by name from the flags: lists joined by lines, booleans as text, the env's when not given. */
 export function flagReader(flags: Flags): GetInput {

@@ -6,11 +6,10 @@
 
 import { parseArgs } from 'node:util'
 import { UsageError, errorMessage } from '../api/errors.ts'
-import { nameInputsAs, type InputNaming } from '../common/input-naming.ts'
+import { nameInputsAs } from '../common/input-naming.ts'
 import { visible } from '../common/untrusted.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
-import { inputRow } from '../inputs/table.ts'
-import type { Command, Flags, RunIO } from './command.ts'
+import { FLAG_NAMING, type Command, type Flags, type RunIO } from './command.ts'
 import { COMMANDS } from './commands.ts'
 import { commandHelp, helpWidth, mainHelp } from './help.ts'
 import {
@@ -31,24 +30,6 @@ const EMULATOR = { name: 'emulator', summary: 'Run a local emulator of the servi
 const VERSION = { name: 'version', summary: "Print gamehost's version (also -v, --version)" }
 const HELP_WORDS = new Set(['help', '--help', '-h'])
 const VERSION_WORDS = new Set(['version', '--version', '-v', '-V'])
-
-/** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
-const shellWord = (value: string) =>
-  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
-
-/** The inputs named as the CLI's flags: `--namespace`, `--namespace staging`, `--no-verify`. */
-const FLAG_NAMING: InputNaming = {
-  name: (input) => `--${input}`,
-  assignment: (input, value) => {
-    if (inputRow(input)?.flag?.type === 'boolean' && (value === 'true' || value === 'false'))
-      return value === 'true' ? `--${input}` : `--no-${input}`
-    return `--${input} ${shellWord(value)}`
-  },
-  source: (input) => {
-    const env = inputRow(input)?.flag?.env
-    return env ? `--${input} (or ${env})` : `--${input}`
-  },
-}
 
 /** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */
 export async function main(args: string[]): Promise<number | undefined> {
