@@ -158,9 +158,9 @@ const PUBLISH: Command = operationCommand(publishOperation, {
     'Publish a version to a namespace: a version id, previous (the one published before the current one: a\n' +
     'rollback), or what another namespace serves (--from-namespace: a promotion): what the publish action does.',
   examples: [
-    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
     `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --json`,
-    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id previous`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id previous`,
   ],
 })
 
