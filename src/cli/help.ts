@@ -19,7 +19,7 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
   output: 'Output flags:',
 }
 
-const EXIT_CODES = 'Exit codes: 0 success, 1 failure (of the service or of what it holds), 2 bad usage.'
+const EXIT_CODES = 'Exit codes: 0 success, 1 failure (of the service or what it holds), 2 bad usage.'
 
 /** The width help is wrapped to: the terminal's, or 80 columns when standard output is not one. */
 export function helpWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
@@ -103,10 +103,7 @@ export function commandHelp(command: Command, width = DEFAULT_WIDTH): string {
     const flags = command.flags.filter((f) => f.group === group)
     return flags.length ? ['', GROUP_TITLES[group], ...flagLines(flags, column, width)] : []
   })
-  const fromEnv = command.flags
-    .filter((f) => f.env)
-    .map((f) => `${f.env} (--${f.name})`)
-    .join(', ')
+  const fromEnv = command.flags.filter((f) => f.env).map((f) => `  ${f.env} (--${f.name})`)
   return [
     `Usage: gamehost ${command.name} [flags]`,
     '',
@@ -116,7 +113,9 @@ export function commandHelp(command: Command, width = DEFAULT_WIDTH): string {
     'Examples:',
     ...command.examples.flatMap((example) => wrapCommand(example, width)),
     '',
-    ...wrap(`Read from the environment when their flag is not given: ${fromEnv}.`, width),
+    'Read from the environment when their flag is not given:',
+    ...fromEnv,
+    '',
     ...wrap(EXIT_CODES, width),
   ].join('\n')
 }
