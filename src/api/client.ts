@@ -705,7 +705,7 @@ export class ServiceClient {
     // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
     const unreached = !this.#answered && isUnreachable(error)
     const check = unreached
-      ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+      ? `: nothing at ${inputName(Input.ApiUrl)} has answered in this run; check ${inputName(Input.ApiUrl)} (its host and port)`
       : ''
     return new NetworkError(
       `${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`,

@@ -24,7 +24,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
-import { inputAssignment } from '../common/input-naming.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export type { Published }
 
@@ -351,7 +351,7 @@ async function seeLive(
   const { logger } = deps
   if (!inputs.verify.enabled || !manifest) {
     logger.info(
-      `Published at ${url} (not checked: ${manifest ? inputAssignment(Input.Verify, 'false') : 'no manifest'})`,
+      `Published at ${url} (not checked: ${manifest ? `${inputName(Input.Verify)} is false` : 'no manifest'})`,
     )
     return
   }

@@ -23,7 +23,7 @@ import {
   type Report,
   type ReportBlock,
 } from '../common/report.ts'
-import { inputAssignment, inputList, inputName } from '../common/input-naming.ts'
+import { inputList, inputName } from '../common/input-naming.ts'
 
 /**
  * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
@@ -338,7 +338,7 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
 /** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 export function liveCell(result: DeployResult): string {
   const seen = result.verification
-  if (!seen) return `not checked (${inputAssignment(Input.Verify, 'false')})`
+  if (!seen) return `not checked (${inputName(Input.Verify)} is false)`
   if (seen.verified) return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`
   const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : ''
   return `not seen live: ${notLiveAccount(seen)}${back}`

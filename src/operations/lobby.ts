@@ -5,7 +5,7 @@ import { readBoolean, readRequiredConnection, readRequiredId, type Connection } 
 import { ActionName, Input, LobbyOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../common/report.ts'
-import { inputAssignment } from '../common/input-naming.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface LobbyInputs extends Connection {
   namespaceId: string
@@ -54,7 +54,7 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
     )
     if (result.failed && !inputs.failIfFailed) {
       run.logger.warning(
-        `${failureMessage(result)}. ${inputAssignment(Input.FailIfFailed, 'false')}: the step passes.`,
+        `${failureMessage(result)}. ${inputName(Input.FailIfFailed)} is false: the step passes.`,
         {
           title: 'Lobby failed',
         },

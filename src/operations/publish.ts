@@ -136,7 +136,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         'Replaced',
         result.changed ? { code: result.replacedVersionId } : 'nothing: it already served this version',
       ],
-      ['URL', result.url ?? 'unknown: the service names no CDN domain (set cdn-domain)'],
+      ['URL', result.url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`],
     ]
     return {
       title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
