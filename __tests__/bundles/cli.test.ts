@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Server } from '../../src/api/types.ts'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
+import { runGamehost } from '../support/cli-checks.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import {
@@ -26,26 +27,9 @@ const CLI = path.join(root, 'dist/cli/index.js')
 /** The CLI must also run on users' Node 20: GAMEHOST_CLI_NODE=/path/to/node20 runs these tests on it. */
 const NODE = process.env.GAMEHOST_CLI_NODE || process.execPath
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs the CLI with a clean environment (PATH and HOME, plus `env`), in `cwd` (default this one). */
-async function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
-  const child = spawn(NODE, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stdout, stderr }
-}
+const cli = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  runGamehost({ node: NODE, cli: CLI }, args, env, cwd)
 
 const withToken = { GAMEHOST_TOKEN: TOKEN }
 const { seed, servers: staging } = stagingSeed(11)

@@ -20,10 +20,30 @@ export interface Gamehost {
   cli: string
 }
 
-interface CliRun {
+export interface CliRun {
   code: number | null
   stdout: string
   stderr: string
+}
+
+/** Runs `gamehost` with a clean environment (PATH and HOME, plus `env`), in `cwd`; resolves once it ended. */
+export async function runGamehost(
+  gamehost: Gamehost,
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<CliRun> {
+  const child = spawn(gamehost.node, [gamehost.cli, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const [code] = (await once(child, 'close')) as [number | null]
+  return { code, stdout, stderr }
 }
 
 const COMMANDS = ['deploy', 'servers', 'lobby-logs', 'avatars', 'validate', 'publish', 'close', 'sweep']
@@ -40,20 +60,7 @@ export function cliChecks(label: string, gamehost: () => Gamehost): void {
     })
     after(() => emulator.close())
 
-    /** Runs it with a clean environment (PATH, HOME and `env`) and waits for it to end. */
-    async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-      const { node, cli: entry } = gamehost()
-      const child = spawn(node, [entry, ...args], {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-      const [code] = (await once(child, 'close')) as [number | null]
-      return { code, stdout, stderr }
-    }
+    const cli = (args: string[], env: Record<string, string> = {}) => runGamehost(gamehost(), args, env)
     const connection = () => ['--api-url', emulator.url, '--game-id', GAME]
     const withToken = { GAMEHOST_TOKEN: TOKEN }
 
