@@ -14,7 +14,8 @@ import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport }
 import type { Connection } from '../inputs/common.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
-import { INPUTS, flagsOf, type CommandName } from '../inputs/table.ts'
+import { INPUTS, type CommandName } from '../inputs/table.ts'
+import { flagsOf } from './flags.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
 import {

@@ -3,7 +3,8 @@
 // columns when standard output is not a terminal), examples continued with ` \` as a shell reads them.
 
 import { TOKEN_ENV } from '../inputs/constants.ts'
-import { API_URL_ENV, GAME_ID_ENV, type FlagGroup } from '../inputs/table.ts'
+import { API_URL_ENV, GAME_ID_ENV } from '../inputs/table.ts'
+import type { FlagGroup } from './flags.ts'
 import type { Command, Flag } from './command.ts'
 
 export const DEFAULT_WIDTH = 80

@@ -57,8 +57,6 @@ export interface InputRow {
   actions: readonly ActionName[]
   /** The actions in which it is required (action.yml's `required: true`, the README's "required"). */
   requiredIn?: readonly ActionName[]
-  /** The actions in which it is advanced: the README's advanced inputs, --help's advanced flags. */
-  advancedIn?: readonly ActionName[]
   /** action.yml's default ('' for none), which the reader falls back to as well. */
   default: string
   /** What the README's default column says when the default is made at run time. */
@@ -72,6 +70,16 @@ export interface InputRow {
 }
 
 const ALL = ACTIONS
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
+  ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+  ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+  ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+  ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+])
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
 const row = (name: string, spec: Omit<InputRow, 'name'>): InputRow => ({ name, ...spec })
@@ -114,14 +122,12 @@ export const INPUTS = {
   }),
   IncludeHidden: row('include-hidden', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'false',
     description: 'Upload hidden files and folders (.env, .git/) too',
     flag: { type: 'boolean' },
   }),
   SiteName: row('site-name', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: '',
     shownDefault: 'derived',
     description: 'Display name of the site (default: repository, branch and short sha)',
@@ -143,7 +149,6 @@ export const INPUTS = {
   }),
   NamespaceDisplayName: row('namespace-display-name', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: '',
     shownDefault: 'the `namespace`',
     description: 'Display name of the created namespace',
@@ -151,7 +156,6 @@ export const INPUTS = {
   }),
   VersionId: row('version-id', {
     actions: ['deploy', 'publish'],
-    advancedIn: ['deploy'],
     default: '',
     description:
       "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
@@ -163,7 +167,6 @@ export const INPUTS = {
   }),
   NamespaceId: row('namespace-id', {
     actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
-    advancedIn: ['deploy'],
     requiredIn: ['lobby-logs'],
     default: '',
     description: 'An existing namespace to work on, checked to be in the game',
@@ -214,14 +217,12 @@ export const INPUTS = {
   }),
   VerifyTimeout: row('verify-timeout', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
     description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
     flag: { type: 'string', value: 's' },
   }),
   OnVerifyFailure: row('on-verify-failure', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'rollback',
     description:
       'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
@@ -229,7 +230,6 @@ export const INPUTS = {
   }),
   CdnDomain: row('cdn-domain', {
     actions: ['deploy', 'publish'],
-    advancedIn: ['deploy'],
     default: '',
     description:
       "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
@@ -245,7 +245,6 @@ export const INPUTS = {
   }),
   WebEngine: row('web-engine', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'auto',
     description:
       'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
@@ -253,14 +252,12 @@ export const INPUTS = {
   }),
   Headers: row('headers', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: '',
     description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
     flag: { type: 'string', value: 'yaml' },
   }),
   FailOnWarning: row('fail-on-warning', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'false',
     description:
       'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
@@ -268,35 +265,30 @@ export const INPUTS = {
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
-    advancedIn: ['deploy'],
     default: '',
     description: 'Matchmaker config: lobby_count_max (with --max-players)',
     flag: { type: 'string', value: 'n' },
   }),
   MaxPlayers: row('max-players', {
     actions: ['deploy', 'validate'],
-    advancedIn: ['deploy'],
     default: '',
     description: 'Matchmaker config: max_players (with --lobby-count-max)',
     flag: { type: 'string', value: 'n' },
   }),
   Concurrency: row('concurrency', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: String(DEFAULT_CONCURRENCY),
     description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
     flag: { type: 'string', value: 'n' },
   }),
   Retries: row('retries', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: String(DEFAULT_RETRIES),
     description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
     flag: { type: 'string', value: 'n' },
   }),
   MaxRetryAfter: row('max-retry-after', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
     description:
       `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
@@ -305,7 +297,6 @@ export const INPUTS = {
   }),
   RequestTimeout: row('request-timeout', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
     description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
     flag: { type: 'string', value: 's' },
@@ -321,13 +312,11 @@ export const INPUTS = {
   }),
   SkipUnchanged: row('skip-unchanged', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'true',
     description: "On a preview, reuse the preview's last site when the files are unchanged",
   }),
   SiteRecord: row('site-record', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'true',
     description:
       "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
@@ -335,7 +324,6 @@ export const INPUTS = {
   }),
   AllowOlder: row('allow-older', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'false',
     description:
       "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
@@ -343,7 +331,6 @@ export const INPUTS = {
   }),
   CompareWith: row('compare-with', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'prod',
     description:
       'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
@@ -351,7 +338,6 @@ export const INPUTS = {
   }),
   IfNoToken: row('if-no-token', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: 'auto',
     description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
   }),
@@ -362,7 +348,6 @@ export const INPUTS = {
   }),
   PullRequest: row('pull-request', {
     actions: ['deploy'],
-    advancedIn: ['deploy'],
     default: '',
     description: 'On workflow_run only: the pull request whose build this run deploys',
     // The CLI has no workflow_run; its close shows the number on the page.
@@ -479,44 +464,4 @@ export function secretInputs(action: ActionName): string[] {
   return inputsOf(action)
     .filter((r) => r.secret)
     .map((r) => r.name)
-}
-
-/** A flag of the CLI, as its parser and --help need it. */
-export interface CliFlag {
-  name: string
-  type: FlagSpec['type']
-  value?: string
-  help: string
-  negatable?: boolean
-  env?: string
-  /** Where --help lists it: with the required flags, the common ones, the advanced ones, or the CLI's own. */
-  group: FlagGroup
-}
-
-export type FlagGroup = 'required' | 'common' | 'advanced' | 'output'
-
-/** The flags of a subcommand that are inputs, in the order of the table. */
-export function flagsOf(command: CommandName): CliFlag[] {
-  // The close of a preview is a part of the deploy action: its flags are grouped as the deploy's.
-  const action: ActionName = command === 'close' ? 'deploy' : command
-  return INPUT_ROWS.flatMap((r) => {
-    const flag = r.flag
-    if (!flag || !(flag.commands ?? r.actions).includes(command)) return []
-    const group: FlagGroup = r.requiredIn?.includes(action)
-      ? 'required'
-      : r.advancedIn?.includes(action)
-        ? 'advanced'
-        : 'common'
-    return [
-      {
-        name: r.name,
-        type: flag.type,
-        value: flag.value,
-        help: flag.help?.[command] ?? r.description,
-        negatable: flag.negatable,
-        env: flag.env,
-        group,
-      },
-    ]
-  })
 }
