@@ -81,6 +81,9 @@ export function cliChecks(label: string, gamehost: () => Gamehost): void {
         option.stderr,
         /^gamehost deploy: Unknown option --site_name\. Did you mean --site-name\?$/m,
       )
+      const before = await cli(['--bogus'])
+      assert.equal(before.code, 2)
+      assert.match(before.stderr, /^gamehost: Unknown option --bogus\.\n/)
       const typo = await cli(['servers', '--enviroment-id', 'x'])
       assert.match(typo.stderr, /Unknown option --enviroment-id\. Did you mean --environment-id\?/)
     })

@@ -56,7 +56,7 @@ export async function main(args: string[]): Promise<number | undefined> {
     const known = [...COMMANDS.map((c) => c.name), EMULATOR.name, VERSION.name, 'help']
     write(
       'stderr',
-      `gamehost: Unknown command ${visible(name)}.${didYouMean(name, known)}\n` +
+      `gamehost: Unknown ${name.startsWith('-') ? 'option' : 'command'} ${visible(name)}.${didYouMean(name, known)}\n` +
         "Run 'gamehost --help' for the commands.\n",
     )
     return EXIT_USAGE
