@@ -107,9 +107,9 @@ export async function planServing(
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
         engine === 'unity'
-          ? `${inputName(Input.WebEngine)} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
+          ? `${inputName(Input.WebEngine)} is unity, but no Unity WebGL build is in ${inputName(Input.Path)}: no <name>.loader.js (or UnityLoader.js) ` +
               `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${inputName(Input.WebEngine)} to auto`
-          : `${inputName(Input.WebEngine)} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
+          : `${inputName(Input.WebEngine)} is godot, but no Godot web export is in ${inputName(Input.Path)}: no <name>.pck (or <name>.asyncpck) beside ` +
               `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${inputName(Input.WebEngine)} to auto`,
       )
     }
@@ -388,7 +388,7 @@ function godotIsolationWarning(
 ): string {
   const own = serviceWorker
     ? ensures
-      ? ` Its service worker ${serviceWorker} is not in path.`
+      ? ` Its service worker ${serviceWorker} is not in ${inputName(Input.Path)}.`
       : ' Its service worker does not ensure the isolation headers (the option is off).'
     : ''
   return (
