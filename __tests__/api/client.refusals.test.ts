@@ -222,7 +222,7 @@ describe("the service's refusals name the input to fix", () => {
   test('every operation says which input its 500 ERROR most likely points at', () => {
     const inputs = new Set<string>(Object.values(Input))
     for (const [key, op] of Object.entries(OPS)) {
-      const hint: string | undefined = op.internalErrorHint
+      const hint: string | undefined = op.internalErrorHint?.()
       const named: readonly string[] = op.internalErrorInputs ?? []
       assert.ok(hint && named.length, `${key} has a hint naming an input`)
       for (const input of named) {

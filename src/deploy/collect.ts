@@ -21,6 +21,7 @@ import {
   unityBuildFolderParts,
   type ServingPlan,
 } from './web-engine.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
 export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
@@ -62,7 +63,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     sizeLimit: {
       bytes: SITE_BYTES_LIMIT,
       message: (total) =>
-        `${Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+        `${inputName(Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
     },
   })
   if (options.siteRecord) checkRecordPathFree(files)
@@ -80,7 +81,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
   if (serving.routes.length && !options.publish) {
     logger.info(
-      `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
+      `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
     )
   }
   let manifest: Manifest | undefined
@@ -95,7 +96,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
 function warningsRefusal(warnings: readonly string[]): UsageError {
   const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
   return new UsageError(
-    `${Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
+    `${inputName(Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
   )
 }
 
@@ -106,21 +107,21 @@ function warningsRefusal(warnings: readonly string[]): UsageError {
  */
 function missingIndex(files: readonly ArtifactFile[], root: string): string | undefined {
   if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
-  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / would answer 404`
-  const onPurpose = `; a site that is no page (an asset host) sets ${Input.RequireIndex}: false`
+  const base = `${inputName(Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`
+  const onPurpose = `; a site that is no page (an asset host) sets ${inputAssignment(Input.RequireIndex, 'false')}`
   const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
   const unity = unityBuildFolderParts(rootNames)
   if (unity.length) {
     return (
       `${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
-      `The site is its parent folder, which holds index.html and Build/: give ${Input.Path}: ${nodePath.dirname(root)}`
+      `The site is its parent folder, which holds index.html and Build/: give ${inputAssignment(Input.Path, nodePath.dirname(root))}`
     )
   }
   const pages = files.filter((file) => file.path.endsWith('/index.html'))
   const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0]
   if (shallowest) {
     const folder = shallowest.path.slice(0, -'/index.html'.length)
-    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}${onPurpose}`
+    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${inputAssignment(Input.Path, nodePath.join(root, folder))}${onPurpose}`
   }
   return `${base}: give the folder that holds the game's index.html${onPurpose}`
 }

@@ -24,6 +24,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export type { Published }
 
@@ -347,7 +348,9 @@ async function seeLive(
   const { manifest } = journal
   const { logger } = deps
   if (!inputs.verify.enabled || !manifest) {
-    logger.info(`Published at ${url} (not checked: ${manifest ? `${Input.Verify} is false` : 'no manifest'})`)
+    logger.info(
+      `Published at ${url} (not checked: ${manifest ? `${inputName(Input.Verify)} is false` : 'no manifest'})`,
+    )
     return
   }
   const seen = await logger.group('Verify', () =>

@@ -1,6 +1,7 @@
 // The routes of the published version: the engine's (web-engine.ts) and the `headers` input's, with
 // their priorities, checked against what the CDN reads, and the warnings where they overlap.
 
+import { inputName } from '../common/input-naming.ts'
 import { UsageError } from '../api/errors.ts'
 import type { CdnHeader } from '../api/types.ts'
 import {
@@ -53,7 +54,7 @@ export function planRoutes(
     const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob))
     if (mine) {
       warnings.push(
-        `${Input.Headers}: '${mine.glob}' replaces the route ${Input.WebEngine} set for that glob ` +
+        `${inputName(Input.Headers)}: '${mine.glob}' replaces the route ${inputName(Input.WebEngine)} set for that glob ` +
           `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`,
       )
     }
@@ -62,9 +63,9 @@ export function planRoutes(
   const all = [...user, ...kept]
   if (all.length > CDN_SERVED_MAX) {
     throw new UsageError(
-      `${all.length} routes: ${user.length} from ${Input.Headers} and ${kept.length} for the web engine ` +
+      `${all.length} routes: ${user.length} from ${inputName(Input.Headers)} and ${kept.length} for the web engine ` +
         `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-        `Give fewer ${Input.Headers}${kept.length ? `, or set ${Input.WebEngine} to none and give the engine's headers yourself` : ''}`,
+        `Give fewer ${inputName(Input.Headers)}${kept.length ? `, or set ${inputName(Input.WebEngine)} to none and give the engine's headers yourself` : ''}`,
     )
   }
   const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
@@ -127,7 +128,7 @@ function pageLayerWarning(
       : 'none of this site yet'
   const header = `${route.header.name}: ${route.header.value}`
   return (
-    `${Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    `${inputName(Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
     `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
   )
 }

@@ -3,6 +3,7 @@
 // `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
 // batches, so a cancel is heard whatever the tree.
 
+import { inputAssignment } from '../common/input-naming.ts'
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
@@ -141,5 +142,5 @@ export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
     ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
     ...(folders ? [counted(folders, 'folder')] : []),
   ].join(' and ')
-  return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`
+  return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`
 }

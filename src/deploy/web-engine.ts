@@ -35,6 +35,7 @@ import {
 } from './engines.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
 import { planRoutes, type PlannedRoute, type RouteSpec } from './routes.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export type { PlannedRoute } from './routes.ts'
 
@@ -93,8 +94,8 @@ export async function planServing(
     }
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
-        `${Input.WebEngine} is ${engine}, but no ${ENGINES[engine].title} is in path: ` +
-          `${ENGINES[engine].missing}, or set ${Input.WebEngine} to auto`,
+        `${inputName(Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(Input.Path)}: ` +
+          `${ENGINES[engine].missing}, or set ${inputName(Input.WebEngine)} to auto`,
       )
     }
   }
@@ -136,14 +137,17 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 
 /** Logs what was recognised, the content types and the routes set, and the warnings. */
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
-  if (plan.engine === 'none') logger.info(`${Input.WebEngine}: none: no engine's needs are looked for`)
+  if (plan.engine === 'none')
+    logger.info(`${inputAssignment(Input.WebEngine, 'none')}: no engine's needs are looked for`)
   else if (plan.builds.length === 0) {
     logger.info(
-      `${Input.WebEngine}: ${plan.engine}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`,
+      `${inputAssignment(Input.WebEngine, plan.engine)}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`,
     )
   }
   for (const build of plan.builds) {
-    logger.info(`${Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`)
+    logger.info(
+      `${inputAssignment(Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`,
+    )
   }
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
@@ -378,7 +382,7 @@ function godotIsolationWarning(
 ): string {
   const own = serviceWorker
     ? ensures
-      ? ` Its service worker ${serviceWorker} is not in path.`
+      ? ` Its service worker ${serviceWorker} is not in ${inputName(Input.Path)}.`
       : ' Its service worker does not ensure the isolation headers (the option is off).'
     : ''
   return (

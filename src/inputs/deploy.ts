@@ -37,6 +37,7 @@ import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export { readBoolean, type GetInput }
 
@@ -180,8 +181,8 @@ export function readInputs(
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
     throw new UsageError(
-      `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
-        `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
+        `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   }
   const inputs: DeployInputs = {
@@ -200,8 +201,8 @@ export function readInputs(
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
     throw new UsageError(
-      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+      `${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`,
     )
   }
   return inputs
@@ -243,10 +244,12 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     displayName = displayNameInput ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
   } else if (displayNameInput) {
-    throw new UsageError(`${Input.NamespaceDisplayName} is only used with ${Input.Namespace}, which is empty`)
+    throw new UsageError(
+      `${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`,
+    )
   } else if (versionId && !namespaceId) {
     throw new UsageError(
-      `${Input.VersionId} is only used with ${Input.Namespace} or ${Input.NamespaceId}, which are empty`,
+      `${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`,
     )
   }
   const hasNamespace = Boolean(nameId || namespaceId)
@@ -254,7 +257,9 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const domain = optional(Input.Domain)
   if (domain) {
     if (!hasNamespace)
-      throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`)
+      throw new UsageError(
+        `${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`,
+      )
     const problem = domainProblem(domain)
     if (problem) throw new UsageError(problem)
   }
@@ -265,8 +270,8 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
   if (basicAuth && !(hasNamespace && publish)) {
     throw new UsageError(
-      `${Input.BasicAuth} makes the namespace private before the build is published to it: it needs ` +
-        `${Input.Path} and ${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
+        `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   }
   const work: NamespaceWork = {
@@ -292,11 +297,13 @@ function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | unde
   const maxPlayers = get(Input.MaxPlayers).trim() || undefined
   if (lobbyCountMax === undefined && maxPlayers === undefined) return undefined
   if (lobbyCountMax === undefined || maxPlayers === undefined) {
-    throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
+    throw new UsageError(
+      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
+    )
   }
   if (!hasNamespace) {
     throw new UsageError(
-      `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
+      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
     )
   }
   const matchmaker = {
@@ -362,7 +369,7 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   if (!value) return undefined
   if (!/^[1-9][0-9]{0,9}$/.test(value)) {
     throw new UsageError(
-      `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
+      `${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
         'saved, digits only (see docs/previews.md on previews of forks)',
     )
   }
@@ -372,8 +379,8 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
 /** Why an empty token fails the step. */
 export function missingTokenError(): UsageError {
   return new UsageError(
-    `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-      `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`,
+    `${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+      `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`,
   )
 }
 
@@ -414,7 +421,7 @@ function checkDisplayName(input: string, value: string): void {
         ? 'is empty'
         : 'has whitespace the service refuses'
   throw new UsageError(
-    `${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
+    `${inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
   )
 }
 
@@ -424,7 +431,7 @@ function checkDisplayName(input: string, value: string): void {
  * clear (lower case, the punycode of an internationalised name, no trailing dot).
  */
 function domainProblem(domain: string): string | undefined {
-  const base = `${Input.Domain} '${domain}'`
+  const base = `${inputName(Input.Domain)} '${domain}'`
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
     return `${base} has a protocol: give the host name only, like play.example.com`
   if (domain.includes('/')) return `${base} has a path: give the host name only, like play.example.com`

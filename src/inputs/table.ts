@@ -71,6 +71,16 @@ export interface InputRow {
 }
 
 const ALL = ACTIONS
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
+  ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+  ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+  ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+  ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+])
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
 const row = (name: string, spec: Omit<InputRow, 'name'>): InputRow => ({ name, ...spec })
@@ -462,32 +472,4 @@ export function secretInputs(action: ActionName): string[] {
   return inputsOf(action)
     .filter((r) => r.secret)
     .map((r) => r.name)
-}
-
-/** A flag of the CLI, as its parser and --help need it. */
-export interface CliFlag {
-  name: string
-  type: FlagSpec['type']
-  value?: string
-  help: string
-  negatable?: boolean
-  env?: string
-}
-
-/** The flags of a subcommand that are inputs, in the order of the table. */
-export function flagsOf(command: CommandName): CliFlag[] {
-  return INPUT_ROWS.flatMap((r) => {
-    const flag = r.flag
-    if (!flag || !(flag.commands ?? r.actions).includes(command)) return []
-    return [
-      {
-        name: r.name,
-        type: flag.type,
-        value: flag.value,
-        help: flag.help?.[command] ?? r.description,
-        negatable: flag.negatable,
-        env: flag.env,
-      },
-    ]
-  })
 }
