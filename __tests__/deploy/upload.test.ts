@@ -58,7 +58,6 @@ function requestFor(url: string, size: number): PresignedRequest[] {
 function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
     files,
-    hash: false,
     requests: PresignedRequestList.of(requestFor(url, 5)),
     dispatcher: agent,
     concurrency: 1,
@@ -146,7 +145,6 @@ test('a file changed while other files upload is caught when its own bytes are r
   const upload = (url: string) =>
     uploadParts({
       files: manifest.files,
-      hash: true,
       requests: PresignedRequestList.of(requests(url)),
       dispatcher: agent,
       concurrency: 1,
@@ -230,7 +228,7 @@ test('presigned requests must cover exactly the files of the site', async () => 
   )
 })
 
-test('with hash, the upload gives each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
+test('the upload gives each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
   const root = await tempDir()
   const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000, 'empty.txt': '' })
   const scanned = await scanArtifacts({
@@ -248,7 +246,6 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
   const url = (p: string) => `${store.url}/put?p=${p}`
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of([
       { path: 'a.txt', url: url('a'), byte_offset: 0, content_length: 5 },
       { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
@@ -301,7 +298,6 @@ test('small files read one after another into reused buffers each send exactly t
     `${store.url}/put?p=${name}&X-Amz-Date=20261123T120000Z&X-Amz-Expires=${expires}`
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of(
       scanned.map((f) => ({
         path: f.path,
@@ -363,7 +359,6 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   }, 300)
   await uploadParts({
     files: scanned,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(scanned, store.url)),
     dispatcher: agent,
     concurrency: SLOW_START + 64,
@@ -393,7 +388,6 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
   })
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of([
       { path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size },
     ]),
@@ -423,7 +417,6 @@ test('an aborted signal starts no new PUT, aborts those in flight and rejects wi
   })
   const error = await uploadParts({
     files: manifest.files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 3,
@@ -465,7 +458,6 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
   const logger = memoryLogger()
   const result = await uploadParts({
     files: manifest.files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 8,
@@ -499,7 +491,6 @@ const fileOf = (req: http.IncomingMessage) => new URL(req.url!, 'http://store').
 function uploadToStore(files: ArtifactFile[], storeUrl: string, overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
     files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(files, storeUrl)),
     dispatcher: agent,
     concurrency: 4,
