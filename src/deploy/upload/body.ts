@@ -125,7 +125,7 @@ class ChunkReader implements PartBody {
     this.#started = true
     try {
       const size = Math.min(READ_BUFFER, length)
-      for (let done = 0; done < length; ) {
+      for (let done = 0; done < length;) {
         const buffer = Buffer.allocUnsafe(size)
         const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done)
         if (bytesRead === 0) throw shrank(this.file)
@@ -140,4 +140,3 @@ class ChunkReader implements PartBody {
     }
   }
 }
-

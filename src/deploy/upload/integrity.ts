@@ -117,10 +117,13 @@ export class Integrity {
       }
     }
     await readInOrder(file, this.#options.open, (chunk, offset) => {
-      for (let at = 0; at < chunk.length; ) {
+      for (let at = 0; at < chunk.length;) {
         closeRanges(offset + at)
         const i = list[r]!
-        const take = Math.min(chunk.length - at, requests.byteOffset(i) + requests.contentLength(i) - offset - at)
+        const take = Math.min(
+          chunk.length - at,
+          requests.byteOffset(i) + requests.contentLength(i) - offset - at,
+        )
         range.update(chunk.subarray(at, at + take))
         at += take
       }
@@ -165,7 +168,7 @@ async function readInOrder(
   const fd = await openScanned(file, openWith)
   try {
     const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)))
-    for (let done = 0; done < file.size; ) {
+    for (let done = 0; done < file.size;) {
       const bytesRead = await readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done)
       if (bytesRead === 0) throw shrank(file)
       chunk(buffer.subarray(0, bytesRead), done)
