@@ -124,7 +124,6 @@ function put(overrides: Partial<InFlight> = {}): InFlight & { reasons: Error[] }
     deadline: Infinity,
     limit: Infinity,
     answered: false,
-    slot: -1,
     reasons,
     abort: (reason) => void reasons.push(reason),
     ...overrides,

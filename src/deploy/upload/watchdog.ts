@@ -34,18 +34,11 @@ export interface InFlight {
   /** Its answer's headers arrived: only the body is left, whose bytes are no progress. */
   readonly answered: boolean
   abort(reason: Error): void
-  /** Its index in InFlightPuts. */
-  slot: number
 }
 
-/**
- * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
- * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
- * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
- */
+/** The PUTs on the wire. */
 export class InFlightPuts {
-  readonly #puts: InFlight[] = []
+  readonly #puts = new Set<InFlight>()
   /**
    * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
    * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
@@ -53,7 +46,7 @@ export class InFlightPuts {
   longestQuiet = 0
 
   get size(): number {
-    return this.#puts.length
+    return this.#puts.size
   }
 
   /** Progress of `put` now: its quiet time is measured against the longest. */
@@ -63,18 +56,11 @@ export class InFlightPuts {
   }
 
   add(put: InFlight): void {
-    put.slot = this.#puts.length
-    this.#puts.push(put)
+    this.#puts.add(put)
   }
 
   delete(put: InFlight): void {
-    if (this.#puts[put.slot] !== put) return
-    const last = this.#puts.pop()!
-    if (last !== put) {
-      this.#puts[put.slot] = last
-      last.slot = put.slot
-    }
-    put.slot = -1
+    this.#puts.delete(put)
   }
 
   /** A copy: aborting a PUT removes it. */
