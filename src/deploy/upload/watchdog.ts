@@ -32,7 +32,7 @@ export interface InFlight {
   /** Its deadline, in ms from its start. */
   readonly limit: number
   /** Its answer's headers arrived: only the body is left, whose bytes are no progress. */
-  readonly answered: boolean
+  answered: boolean
   abort(reason: Error): void
 }
 
