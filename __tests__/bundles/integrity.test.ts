@@ -7,14 +7,6 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises'
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type Emulator } from '../../src/emulator/index.ts'
@@ -22,6 +14,7 @@ import { startTestEmulator } from '../support/emulator.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { GAME, TOKEN, root } from '../support/actions.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
+import { startServiceProxy, type ProxyHooks } from '../support/service-proxy.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
 const VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
@@ -50,86 +43,8 @@ async function rewriteInPlace(file: string): Promise<void> {
   assert.equal(now.mtimeMs, before.mtimeMs)
 }
 
-interface Hooks {
-  /** Before an API call is passed on: its method and path. */
-  api?: (method: string, url: string) => Promise<void>
-  /** Once a PUT's body was received whole, before it is passed on to the store. */
-  put?: (url: string) => Promise<void>
-}
-
-/** The service and its store as the deploy sees them: passed on to the emulator, `hooks` run on the way. */
-async function startProxy(
-  emulator: Emulator,
-  hooks: Hooks,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  let url = ''
-  const body = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks)
-  }
-  const toApi = async (req: IncomingMessage, res: ServerResponse) => {
-    const sent = await body(req)
-    await hooks.api?.(req.method!, req.url!)
-    const headers: Record<string, string> = {}
-    for (const name of ['authorization', 'content-type', 'accept'])
-      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
-    const upstream = await fetch(emulator.url + req.url, {
-      method: req.method,
-      headers,
-      body: sent.length ? sent : undefined,
-    })
-    const text = (await upstream.text()).replaceAll(emulator.storeUrl, `${url}/store`)
-    const out: Record<string, string> = { 'content-type': 'application/json' }
-    for (const [name, value] of upstream.headers) if (name.startsWith('rvt-')) out[name] = value
-    res.writeHead(upstream.status, out)
-    res.end(text)
-  }
-  const toStore = async (req: IncomingMessage, res: ServerResponse) => {
-    const sent = await body(req)
-    await hooks.put?.(req.url!)
-    const store = new URL(emulator.storeUrl)
-    const headers: Record<string, string> = { host: store.host }
-    for (const name of ['content-length', 'content-type'])
-      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
-    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-      const put = httpRequest(
-        {
-          host: store.hostname,
-          port: store.port,
-          method: 'PUT',
-          path: req.url!.slice('/store'.length),
-          headers,
-        },
-        resolve,
-      )
-      put.on('error', reject)
-      put.end(sent)
-    })
-    const answer = await body(upstream)
-    res.writeHead(upstream.statusCode!, upstream.headers.etag ? { etag: upstream.headers.etag } : {})
-    res.end(answer)
-  }
-  const server: Server = createServer((req, res) => {
-    const forward = req.url!.startsWith('/store/') ? toStore : toApi
-    forward(req, res).catch((error: unknown) => {
-      res.writeHead(502)
-      res.end(String(error))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
-  }
-}
-
 /** Rewrites `file` once, when the first part of `name` has been received whole (the part is sent as it was). */
-function rewriteAtFirstPart(file: string, name: string): Hooks & { done: () => boolean } {
+function rewriteAtFirstPart(file: string, name: string): ProxyHooks & { done: () => boolean } {
   let rewritten = false
   return {
     done: () => rewritten,
@@ -161,7 +76,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
   test('in parts, through dist/index.js: the run fails naming it, nothing is completed or published', async () => {
     const site = await siteWithBigFile()
     const hooks = rewriteAtFirstPart(path.join(site, 'big.bin'), 'big.bin')
-    const proxy = await startProxy(emulator, hooks)
+    const proxy = await startServiceProxy(emulator, hooks)
     after(() => proxy.close())
     const completed = completedSites()
     const run = await runAction({
@@ -190,7 +105,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
   test('in parts, through dist/cli/index.js: the run fails naming it, nothing is completed', async () => {
     const site = await siteWithBigFile()
     const hooks = rewriteAtFirstPart(path.join(site, 'big.bin'), 'big.bin')
-    const proxy = await startProxy(emulator, hooks)
+    const proxy = await startServiceProxy(emulator, hooks)
     after(() => proxy.close())
     const completed = completedSites()
     const child = spawn(
@@ -231,7 +146,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
       const site = await tempDir()
       await writeSite(site, siteFiles(12, { name: 'big.bin', size: 4 * PART + 1000 }))
       let rewrite: string | undefined
-      const proxy = await startProxy(emulator, {
+      const proxy = await startServiceProxy(emulator, {
         // The site is created once the files were hashed and compared, before any is read to be sent.
         api: async (method, url) => {
           if (method !== 'POST' || !/\/cdn\/sites$/.test(url) || !rewrite) return
