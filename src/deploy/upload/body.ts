@@ -133,8 +133,9 @@ class ChunkReader implements PartBody {
     this.#started = true
     try {
       const size = Math.min(READ_BUFFER, length)
-      for (let done = 0; done < length;) {
-        const buffer = Buffer.allocUnsafe(size)
+      const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size))
+      for (let done = 0, turn = 0; done < length; turn++) {
+        const buffer = ring[turn % RING]!
         const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done)
         if (bytesRead === 0) throw shrank(this.file)
         done += bytesRead
