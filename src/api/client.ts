@@ -24,7 +24,7 @@ import {
   type RetryPolicy,
   type RetryVerdict,
 } from './retry.ts'
-import { cdnSiteOf, siteAnswer, type CdnSite, type CdnSiteAnswer } from './site-answer.ts'
+import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
   RAY_ID_HEADER,
   type BootstrapResponse,
@@ -108,6 +108,8 @@ interface Operation {
   internalErrorInputs?: readonly string[]
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
   answer?: ShapeCheck
+  /** Reads a 200 answer as it arrives instead of as one text (the site's, some MB). */
+  stream?: () => AnswerStream
 }
 
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
@@ -179,6 +181,7 @@ export const OPS = {
       'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
     internalErrorInputs: ['site-name', 'files'],
     answer: siteAnswer,
+    stream: siteAnswerStream,
   },
   getGame: {
     name: 'games.getGameById',
@@ -572,15 +575,9 @@ export class ServiceClient {
     return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap')
   }
 
-  async createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
-    return cdnSiteOf(
-      await this.#call<CdnSiteAnswer>(
-        OPS.createCdnSite,
-        'POST',
-        `/cloud/games/${seg(gameId)}/cdn/sites`,
-        body,
-      ),
-    )
+  /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
+    return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
   }
 
   /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
@@ -689,11 +686,16 @@ export class ServiceClient {
     return headers
   }
 
-  /** The answer's body as text. */
+  /** The answer's body: streamed into the operation's parser when it has one, else as text. */
   async #read(op: Operation, response: Dispatcher.ResponseData): Promise<Omit<Exchange, 'response'>> {
     const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
     const length = header(response.headers, 'content-length')
-    return { text: await readText(response.body, length, op.name, limit) }
+    if (op.stream && response.statusCode === 200) {
+      const stream = op.stream()
+      await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
+      return { text: '', streamed: stream.end() }
+    }
+    return { text: await readText(response.body, length, op.name, limit), streamed: undefined }
   }
 
   #networkError(op: Operation, error: unknown): NetworkError {
@@ -709,27 +711,24 @@ export class ServiceClient {
   }
 }
 
-/** A request and its whole answer, its body as text. */
+/** A request and its whole answer: the body as text, or what the operation's stream made of it. */
 interface Exchange {
   response: Dispatcher.ResponseData
   text: string
+  streamed: ReturnType<AnswerStream['end']> | undefined
 }
 
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-function answerOf<T>(op: Operation, { response, text }: Exchange): T {
+function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
   const rayId = header(response.headers, RAY_ID_HEADER)
   const unexpected = (problem: string) =>
     new UnexpectedAnswerError(
       `${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''),
     )
-  const parsed = parseJson(text)
-  if (
-    response.statusCode === 200 &&
-    typeof parsed === 'object' &&
-    parsed !== null &&
-    !Array.isArray(parsed)
-  ) {
+  if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
+  const parsed = streamed ? streamed.value : parseJson(text)
+  if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
     const problem = op.answer?.(parsed, '')
     if (problem) throw unexpected(problem)
     return parsed as T
