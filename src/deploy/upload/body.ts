@@ -22,6 +22,8 @@ const READ_BUFFER = 256 * 1024
 const RING = 3
 /** Parts up to this size are read whole; larger ones are streamed. */
 const SMALL_PART = 1024 * 1024
+/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
+const REUSED_BUFFER = 64 * 1024
 
 /** The body of bytes offset..offset+length of the part's file. */
 export async function openBody(
@@ -29,11 +31,34 @@ export async function openBody(
   offset: number,
   length: number,
   openWith: OpenFile | undefined,
+  buffers: Buffer[],
 ): Promise<PartBody> {
   const { file } = part
   if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length))
   if (length > SMALL_PART) return new ChunkReader(await openScanned(file, openWith), file, offset, length)
-  return bytesBody(await readRange(file, offset, length, openWith))
+  // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
+  // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+  const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
+  const body = bytesBody(await readRange(file, offset, length, reused, openWith))
+  // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+  body.end = (stored) => {
+    if (stored && reused) {
+      body.digests()
+      buffers.push(reused)
+    }
+    return Promise.resolve()
+  }
+  return body
+}
+
+/**
+ * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
+ * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
+ */
+function reusableBuffer(buffers: Buffer[], length: number): Buffer {
+  const buffer = buffers.pop()
+  if (buffer && buffer.length >= length) return buffer
+  return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))))
 }
 
 function bytesBody(bytes: Buffer): PartBody {
@@ -56,9 +81,10 @@ async function readRange(
   file: ArtifactFile,
   offset: number,
   length: number,
+  into: Buffer | undefined,
   openWith: OpenFile | undefined,
 ): Promise<Buffer> {
-  const bytes = Buffer.allocUnsafe(length)
+  const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length)
   const fd = await openAtScannedPath(file, openWith)
   try {
     try {

@@ -115,6 +115,7 @@ export class UploadRun {
       inFlight: this.watchdog.puts,
       progress: this.progress,
       open: options.open,
+      buffers: [],
       integrity: this.integrity,
       halted: this.halted,
     }

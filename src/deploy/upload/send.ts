@@ -21,6 +21,8 @@ export interface SendContext {
   inFlight: InFlightPuts
   progress: Progress
   open: OpenFile | undefined
+  /** Buffers earlier PUTs sent, for small parts to be read into (see body.ts). */
+  buffers: Buffer[]
   /** Told of each part stored, with the digests of the bytes it sent. */
   integrity: Integrity
   /** The upload failed or was cancelled: nothing more is sent. */
@@ -33,7 +35,7 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
   const length = requests.contentLength(part.index)
   let body: PartBody
   try {
-    body = await openBody(part, requests.byteOffset(part.index), length, context.open)
+    body = await openBody(part, requests.byteOffset(part.index), length, context.open, context.buffers)
   } catch (error) {
     return unopened(error)
   }
