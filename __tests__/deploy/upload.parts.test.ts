@@ -124,6 +124,7 @@ function put(overrides: Partial<InFlight> = {}): InFlight & { reasons: Error[] }
     deadline: Infinity,
     limit: Infinity,
     answered: false,
+    slot: -1,
     reasons,
     abort: (reason) => void reasons.push(reason),
     ...overrides,

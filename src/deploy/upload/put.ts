@@ -69,6 +69,7 @@ export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
  * ends or the watchdog or the upload's end aborts it; that abort is no failure.
  */
 class PutHandler implements InFlight {
+  slot = -1
   lastProgress = performance.now()
   readonly deadline: number
   readonly limit: number
