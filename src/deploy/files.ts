@@ -9,7 +9,7 @@ import {
   type Dirent,
   type Stats,
 } from 'node:fs'
-import { lstat, readdir, realpath, stat, writeFile } from 'node:fs/promises'
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { isUtf8 } from 'node:buffer'
 import mime from 'mime-types'
@@ -169,18 +169,33 @@ export function fileDescriptors(
   }))
 }
 
-/** Writes the manifest as JSON (without absolute paths), one file a line, and returns where. */
+/**
+ * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
+ * written a batch of lines at a time: one string of the whole and the objects to make it were the
+ * peak of a big site's deploy.
+ */
 export async function writeManifest(manifest: Manifest, file: string): Promise<string> {
-  const { digest, fileCount, totalBytes, files } = manifest
-  const head = JSON.stringify({ digest, fileCount, totalBytes }, null, 2).slice(0, -2)
-  const lines = files.map(
-    ({ path: p, size, sha256, contentType }) =>
-      `    ${JSON.stringify({ path: p, size, sha256, contentType })}`,
-  )
-  const list = lines.length ? `\n${lines.join(',\n')}\n  ` : ''
-  await writeFile(file, `${head},\n  "files": [${list}]\n}\n`)
+  const handle = await open(file, 'w')
+  try {
+    const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes }
+    await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`)
+    const { files } = manifest
+    for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
+      let lines = ''
+      for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
+        const { path: p, size, sha256, contentType } = files[i]!
+        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
+      }
+      await handle.write(lines)
+    }
+    await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`)
+  } finally {
+    await handle.close()
+  }
   return file
 }
+
+const MANIFEST_BATCH = 500
 
 const contentTypes = new Map<string, string | undefined>()
 
