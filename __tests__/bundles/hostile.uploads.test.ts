@@ -4,14 +4,6 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { chmod } from 'node:fs/promises'
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type Emulator } from '../../src/emulator/index.ts'
@@ -20,6 +12,7 @@ import { actionDefaults, runAction, type RunActionOptions } from '../../scripts/
 import { GAME, TOKEN, root } from '../support/actions.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { needsModeBits } from '../support/platform.ts'
+import { startServiceProxy, type ServiceProxy } from '../support/service-proxy.ts'
 
 // GAMEHOST_TEST_ENTRY: another entry to run instead (a wrapper of src/actions/deploy.ts, to check before packaging).
 const entry = process.env.GAMEHOST_TEST_ENTRY ?? path.join(root, 'dist/index.js')
@@ -89,89 +82,38 @@ describe('dist/index.js and hostile files and stores', () => {
 
   describe('a store that answers 200 with its ETag, then trickles a byte of body every 200 ms for 20 s', () => {
     let emulator: Emulator
-    let proxy: Server
-    let proxyUrl = ''
+    let proxy: ServiceProxy
     const trickles = { started: 0, cut: 0 }
     before(async () => {
       emulator = await startTestEmulator({ rateLimit: false })
-      // The service and its store as the step sees them: the API passed on to the emulator, the site's
-      // presigned URLs made to point here, each PUT passed on to the emulator's store and its answer
-      // sent back as it came, then trickled.
-      proxy = createServer((req, res) => {
-        const forward = req.url!.startsWith('/store/') ? toStore : toApi
-        forward(req, res).catch((error: unknown) => {
-          res.writeHead(502)
-          res.end(String(error))
-        })
+      // Each PUT passed on to the emulator's store and its answer sent back as it came, then trickled.
+      proxy = await startServiceProxy(emulator, {
+        answer: (res, store) => {
+          res.writeHead(store.status, {
+            ...(store.etag ? { etag: store.etag } : {}),
+            'content-type': 'application/xml',
+          })
+          if (store.status < 200 || store.status >= 300) return void res.end(store.body)
+          trickles.started++
+          const started = Date.now()
+          const timer = setInterval(() => {
+            if (Date.now() - started < 20_000) res.write(' ')
+            else {
+              clearInterval(timer)
+              res.end()
+            }
+          }, 200)
+          res.on('close', () => {
+            clearInterval(timer)
+            if (!res.writableFinished) trickles.cut++
+          })
+        },
       })
-      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     })
     after(async () => {
-      proxy.closeAllConnections()
-      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+      await proxy.close()
       await emulator.close()
     })
-
-    async function toApi(req: IncomingMessage, res: ServerResponse) {
-      const chunks: Buffer[] = []
-      for await (const chunk of req) chunks.push(chunk as Buffer)
-      const headers: Record<string, string> = {}
-      for (const name of ['authorization', 'content-type', 'accept'])
-        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
-      const upstream = await fetch(emulator.url + req.url, {
-        method: req.method,
-        headers,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      })
-      const text = (await upstream.text()).replaceAll(emulator.storeUrl, `${proxyUrl}/store`)
-      const out: Record<string, string> = { 'content-type': 'application/json' }
-      for (const [name, value] of upstream.headers) if (name.startsWith('rvt-')) out[name] = value
-      res.writeHead(upstream.status, out)
-      res.end(text)
-    }
-
-    async function toStore(req: IncomingMessage, res: ServerResponse) {
-      const store = new URL(emulator.storeUrl)
-      const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-        const headers: Record<string, string> = { host: store.host }
-        for (const name of ['content-length', 'content-type'])
-          if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
-        const put = httpRequest(
-          {
-            host: store.hostname,
-            port: store.port,
-            method: 'PUT',
-            path: req.url!.slice('/store'.length),
-            headers,
-          },
-          resolve,
-        )
-        put.on('error', reject)
-        req.pipe(put)
-      })
-      const body: Buffer[] = []
-      for await (const chunk of upstream) body.push(chunk as Buffer)
-      const ok = upstream.statusCode! >= 200 && upstream.statusCode! < 300
-      res.writeHead(upstream.statusCode!, {
-        ...(upstream.headers.etag ? { etag: upstream.headers.etag } : {}),
-        'content-type': 'application/xml',
-      })
-      if (!ok) return void res.end(Buffer.concat(body))
-      trickles.started++
-      const started = Date.now()
-      const timer = setInterval(() => {
-        if (Date.now() - started < 20_000) res.write(' ')
-        else {
-          clearInterval(timer)
-          res.end()
-        }
-      }, 200)
-      res.on('close', () => {
-        clearInterval(timer)
-        if (!res.writableFinished) trickles.cut++
-      })
-    }
 
     test('the deploy takes each answer with its headers, completes in seconds, and cuts the trickles off', async () => {
       const site = await tempDir()
@@ -181,7 +123,7 @@ describe('dist/index.js and hostile files and stores', () => {
         entry,
         defaults,
         cwd: root,
-        inputs: { 'api-url': proxyUrl, token: TOKEN, 'game-id': GAME, path: site, 'request-timeout': '2' },
+        inputs: { 'api-url': proxy.url, token: TOKEN, 'game-id': GAME, path: site, 'request-timeout': '2' },
       })
       const took = Date.now() - started
       assert.equal(run.exitCode, 0, run.stdout + run.stderr)

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { setImmediate as tick } from 'node:timers/promises'
-import pLimit from 'p-limit'
 import { forEachLimited } from '../../src/common/limit.ts'
 
 describe('forEachLimited', () => {
@@ -25,45 +24,23 @@ describe('forEachLimited', () => {
     assert.equal(most, 7)
   })
 
-  it("takes items lazily: only as many as can start, so none ever waits in p-limit's queue", async () => {
+  it('takes items lazily: only as many as can start', async () => {
     let taken = 0
     let finished = 0
     let mostAhead = 0
-    let mostQueued = 0
     function* items() {
       for (let i = 0; i < 1_000; i++) {
         taken++
         mostAhead = Math.max(mostAhead, taken - finished)
-        mostQueued = Math.max(mostQueued, limit.pendingCount)
         yield i
       }
     }
-    const limit = pLimit(4)
-    await forEachLimited(items(), limit, async () => {
-      mostQueued = Math.max(mostQueued, limit.pendingCount)
-      assert.ok(limit.activeCount <= 4)
+    await forEachLimited(items(), 4, async () => {
       await tick()
       finished++
     })
     assert.equal(finished, 1_000)
     assert.ok(mostAhead <= 4, `at most 4 items taken ahead, saw ${mostAhead}`)
-    assert.equal(mostQueued, 0, "no item waited in p-limit's queue")
-  })
-
-  it('follows a change of the limiter concurrency while it runs', async () => {
-    const limit = pLimit(8)
-    let running = 0
-    let mostAfter = 0
-    let done = 0
-    await forEachLimited(Array.from({ length: 200 }), limit, async () => {
-      running++
-      if (done >= 50) mostAfter = Math.max(mostAfter, running)
-      await tick()
-      running--
-      if (++done === 40) limit.concurrency = 2
-    })
-    assert.equal(done, 200)
-    assert.equal(mostAfter, 2)
   })
 
   it('rejects with the first failure and takes no item after it', async () => {

@@ -73,7 +73,6 @@ async function scan(files: Record<string, string | Buffer | number>) {
 function upload(files: ArtifactFile[], requests: PresignedRequest[], overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
     files,
-    hash: true,
     requests: PresignedRequestList.of(requests),
     dispatcher: agent,
     concurrency: 1,

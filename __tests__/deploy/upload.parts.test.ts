@@ -98,7 +98,6 @@ test("the upload's scheduler runs at the adaptive limit: it starts at SLOW_START
     {
       files,
       requests,
-      hash: false,
       dispatcher: agent,
       concurrency: 200,
       retry: retryPolicy(),
@@ -211,7 +210,6 @@ test('a part from bytes is sent from memory, whole or in parts, hashed, with no 
   })
   const result = await uploadParts({
     files,
-    hash: true,
     requests: PresignedRequestList.of([
       { path: 'index.html', url: `${store.url}/page`, byte_offset: 0, content_length: page.length },
       { path: 'big.bin', url: `${store.url}/b1`, byte_offset: 0, content_length: 1000 },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { utimes } from 'node:fs/promises'
+import { utimes, writeFile } from 'node:fs/promises'
 import type http from 'node:http'
 import path from 'node:path'
 import { after, test } from 'node:test'
@@ -57,7 +57,6 @@ function requestFor(url: string, size: number): PresignedRequest[] {
 function uploadOneFile(files: ArtifactFile[], url: string, overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
     files,
-    hash: false,
     requests: PresignedRequestList.of(requestFor(url, 5)),
     dispatcher: agent,
     concurrency: 1,
@@ -145,7 +144,6 @@ test('a file changed while other files upload is caught when its own bytes are r
   const upload = (url: string) =>
     uploadParts({
       files: manifest.files,
-      hash: true,
       requests: PresignedRequestList.of(requests(url)),
       dispatcher: agent,
       concurrency: 1,
@@ -229,7 +227,7 @@ test('presigned requests must cover exactly the files of the site', async () => 
   )
 })
 
-test('with hash, the upload gives each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
+test('the upload gives each SHA-256 from the bytes it sends, for whole files and for parts', async () => {
   const root = await tempDir()
   const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000, 'empty.txt': '' })
   const scanned = await scanArtifacts({
@@ -246,7 +244,6 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
   const url = (p: string) => `${store.url}/put?p=${p}`
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of([
       { path: 'a.txt', url: url('a'), byte_offset: 0, content_length: 5 },
       { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
@@ -269,11 +266,64 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
   assert.equal(store.attempts(), 4)
 })
 
-test('small files read one after another into reused buffers each send exactly their own bytes', async () => {
+test('a file in parts rewritten with the same size and time once a part was sent fails naming it, after every part', async () => {
   const root = await tempDir()
-  // One at a time, so every PUT after the first reads into the buffer the one before sent: larger
-  // first (a smaller part in a larger buffer), then, as the earliest-expiring URL goes first, a
-  // 40,000-byte file after a 100-byte one (the buffer is too small and replaced).
+  const written = await writeTree(root, { 'big.bin': 3000 })
+  const when = new Date('2026-01-02T03:04:05Z')
+  await utimes(path.join(root, 'big.bin'), when, when)
+  const { files } = await collectSite(root)
+  let rewritten = false
+  // The first part stored rewrites the file (every byte flipped, its time set back): whatever the
+  // order of the parts, one was sent as it was and the read after the last one sees the new bytes.
+  const store = await fakeStore((_req, body, res) => {
+    const answer = () => res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+    if (rewritten) return answer()
+    rewritten = true
+    const flipped = Buffer.from(written.get('big.bin')!.map((b) => b ^ 0xff))
+    void writeFile(path.join(root, 'big.bin'), flipped)
+      .then(() => utimes(path.join(root, 'big.bin'), when, when))
+      .then(answer)
+  })
+  const url = (p: string) => `${store.url}/put?p=${p}`
+  const error = await uploadParts({
+    files,
+    requests: PresignedRequestList.of([
+      { path: 'big.bin', url: url('b1'), byte_offset: 0, content_length: 1024 },
+      { path: 'big.bin', url: url('b2'), byte_offset: 1024, content_length: 1024 },
+      { path: 'big.bin', url: url('b3'), byte_offset: 2048, content_length: 952 },
+    ]),
+    dispatcher: agent,
+    concurrency: 1,
+    retry: retryPolicy({ sleep: async () => {} }),
+    timeouts: timeoutsFor(5000),
+    logger: memoryLogger(),
+  }).catch((e: unknown) => e)
+  assert.ok(error instanceof Error)
+  assert.match(
+    error.message,
+    /^big\.bin changed while it was uploaded: part 1\/3 as sent is not what the file holds now/,
+  )
+  assert.equal(store.attempts(), 3)
+})
+
+test('a file hashed before the upload must be sent as hashed: another digest fails naming it', async () => {
+  const { manifest } = await oneFileSite('hello')
+  const store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
+  const sha256 = createHash('sha256').update('hello').digest('hex')
+  const result = await uploadOneFile(manifest.files, store.url, { expected: [sha256] })
+  assert.deepEqual(result.sha256, [sha256])
+  await assert.rejects(
+    uploadOneFile(manifest.files, store.url, {
+      expected: [createHash('sha256').update('hellp').digest('hex')],
+    }),
+    /^Error: a\.txt changed while it was uploaded: the bytes sent are not the ones hashed before the upload/,
+  )
+})
+
+test('small files read one after another each send exactly their own bytes', async () => {
+  const root = await tempDir()
+  // One at a time, larger first, then, as the earliest-expiring URL goes first, a 40,000-byte file
+  // after a 100-byte one: no PUT sends another's bytes.
   const written = await writeTree(root, {
     'tiny.txt': 100,
     'large.bin': 40_000,
@@ -298,7 +348,6 @@ test('small files read one after another into reused buffers each send exactly t
     `${store.url}/put?p=${name}&X-Amz-Date=20261123T120000Z&X-Amz-Expires=${expires}`
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of(
       scanned.map((f) => ({
         path: f.path,
@@ -359,7 +408,6 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   }, 300)
   await uploadParts({
     files: scanned,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(scanned, store.url)),
     dispatcher: agent,
     concurrency: SLOW_START + 64,
@@ -388,7 +436,6 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
   })
   const result = await uploadParts({
     files: scanned,
-    hash: true,
     requests: PresignedRequestList.of([
       { path: 'big.bin', url: `${store.url}/put?p=big`, byte_offset: 0, content_length: size },
     ]),
@@ -418,7 +465,6 @@ test('an aborted signal starts no new PUT, aborts those in flight and rejects wi
   })
   const error = await uploadParts({
     files: manifest.files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 3,
@@ -460,7 +506,6 @@ test('503 SlowDown from the store halves the uploads in flight, and they are ret
   const logger = memoryLogger()
   const result = await uploadParts({
     files: manifest.files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(manifest.files, store.url)),
     dispatcher: agent,
     concurrency: 8,
@@ -494,7 +539,6 @@ const fileOf = (req: http.IncomingMessage) => new URL(req.url!, 'http://store').
 function uploadToStore(files: ArtifactFile[], storeUrl: string, overrides: Partial<UploadOptions> = {}) {
   return uploadParts({
     files,
-    hash: false,
     requests: PresignedRequestList.of(onePutPerFile(files, storeUrl)),
     dispatcher: agent,
     concurrency: 4,

@@ -118,7 +118,6 @@ async function publishClosedPage(
   await uploadParts({
     files: [file],
     requests: site.presigned_requests,
-    hash: false,
     dispatcher: run.dispatcher,
     concurrency: 1,
     retry: run.retry,

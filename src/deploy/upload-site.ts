@@ -20,7 +20,10 @@ export interface SiteUploadOptions {
   gameId: string
   siteName: string
   files: ArtifactFile[]
-  /** The manifest when the files were hashed already; else they are hashed from the upload's reads. */
+  /**
+   * The manifest when the files were hashed already (the upload proves it sent those bytes); else
+   * they are hashed from the bytes the upload sends.
+   */
   manifest: Manifest | undefined
   concurrency: number
   /** How many more files this process may open (default descriptorsFree: /proc on Linux); a test's own. */
@@ -86,7 +89,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     now: options.retry.now,
     intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
   })
-  const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'hash'>) =>
+  const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'expected'>) =>
     uploadParts({
       progress,
       ...sent,
@@ -105,19 +108,19 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     if (manifest || !source) {
       upload = await send({
         files: record ? [...files, record] : files,
-        hash: !manifest,
+        expected: manifest && hashedBefore(files, manifest),
         requests: site.presigned_requests,
       })
-      manifest ??= buildManifest(files, upload.sha256!)
+      manifest ??= buildManifest(files, upload.sha256)
     } else {
       const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path)
-      upload = await send({ files, hash: true, requests: others })
-      manifest = buildManifest(files, upload.sha256!)
+      upload = await send({ files, requests: others })
+      manifest = buildManifest(files, upload.sha256)
       record = recordFile(manifest, source)
       if (record.size !== recordSizeNow) {
         throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`)
       }
-      const last = await send({ files: [record], hash: false, requests: matching })
+      const last = await send({ files: [record], requests: matching })
       upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes }
     }
   } finally {
@@ -128,4 +131,10 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   await client.completeUpload(site.upload_id)
   logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${count} files`)
   return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record }
+}
+
+/** The SHA-256 of each file as the manifest made before the upload has it, in the order of `files`. */
+function hashedBefore(files: readonly ArtifactFile[], manifest: Manifest): string[] {
+  const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]))
+  return files.map((f) => byPath.get(f.path)!)
 }

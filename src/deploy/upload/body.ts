@@ -1,44 +1,20 @@
 // A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
-// bytes the caller holds in memory (the close's page).
-import { createHash, hash } from 'node:crypto'
+// bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
 import { fstatSync, type Stats } from 'node:fs'
 import { closeNow, readAt, type OpenFile } from '../fd.ts'
 import { assertScannedFile, openAtScannedPath, openScanned, type ArtifactFile } from '../files.ts'
-import type { Part } from './plan.ts'
-
-/** A file whose bytes the caller holds: sent from memory, nothing read from disk. */
-export interface BytesFile {
-  path: string
-  size: number
-  contentType?: string
-  bytes: Buffer
-}
-
-/** A file of the upload: one the scan found, or one in memory. */
-export type UploadFile = ArtifactFile | BytesFile
-
-export function isBytesFile(file: UploadFile): file is BytesFile {
-  return 'bytes' in file
-}
+import { assertUnchanged, digestsOf, SentHash, shrank, type SentDigests } from './integrity.ts'
+import { isBytesFile, type Part } from './plan.ts'
 
 /** A part's body, ready to send, and what is known of it once sent. */
 export interface PartBody {
   readonly body: Buffer | AsyncIterable<Buffer>
   /** A chunk undici wrote to the socket: a streamed body is hashed from exactly these. */
   sent(chunk: Buffer): void
-  /** The MD5 (hex) of the bytes sent, to check the store's ETag against. */
-  md5(): string
-  /** The SHA-256 (hex) of the whole file, for a part that is its whole file when hashing. */
-  sha256(): string | undefined
+  /** The MD5 and SHA-256 of the bytes sent (see integrity.ts), once every byte was. */
+  digests(): SentDigests
   /** The PUT is over: the file is closed; once stored, a streamed file is checked unchanged (throws). */
   end(stored: boolean): Promise<void>
-}
-
-export interface BodyOptions {
-  hash: boolean
-  open: OpenFile | undefined
-  /** Buffers earlier PUTs sent, for small parts to be read into (see reusableBuffer). */
-  buffers: Buffer[]
 }
 
 const READ_BUFFER = 256 * 1024
@@ -54,33 +30,43 @@ export async function openBody(
   part: Part,
   offset: number,
   length: number,
-  options: BodyOptions,
+  openWith: OpenFile | undefined,
+  buffers: Buffer[],
 ): Promise<PartBody> {
-  const wholeFile = options.hash && part.of === 1
   const { file } = part
-  if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length), wholeFile)
-  if (length > SMALL_PART)
-    return new ChunkReader(await openScanned(file, options.open), file, offset, length, wholeFile)
-  // Most files of a web build are small: one read, one buffer, one hash call each, and none of the
-  // objects of a stream. The smallest go into a buffer an earlier PUT sent: a new buffer per file is
-  // memory outside V8's heap that stays until V8 collects its wrapper.
-  const reused = length <= REUSED_BUFFER ? reusableBuffer(options.buffers, length) : undefined
-  const bytes = await readRange(file, offset, length, reused, options.open)
-  const body = bytesBody(bytes, wholeFile)
+  if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length))
+  if (length > SMALL_PART) return new ChunkReader(await openScanned(file, openWith), file, offset, length)
+  // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
+  // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+  const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
+  const body = bytesBody(await readRange(file, offset, length, reused, openWith))
   // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
   body.end = (stored) => {
-    if (stored && reused) options.buffers.push(reused)
+    if (stored && reused) {
+      body.digests()
+      buffers.push(reused)
+    }
     return Promise.resolve()
   }
   return body
 }
 
-function bytesBody(bytes: Buffer, wholeFile: boolean): PartBody {
+/**
+ * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
+ * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
+ */
+function reusableBuffer(buffers: Buffer[], length: number): Buffer {
+  const buffer = buffers.pop()
+  if (buffer && buffer.length >= length) return buffer
+  return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))))
+}
+
+function bytesBody(bytes: Buffer): PartBody {
+  let digests: SentDigests | undefined
   return {
     body: bytes,
     sent: () => {},
-    md5: () => hash('md5', bytes),
-    sha256: () => (wholeFile ? hash('sha256', bytes) : undefined),
+    digests: () => (digests ??= digestsOf(bytes)),
     end: async () => {},
   }
 }
@@ -121,43 +107,36 @@ async function readRange(
 }
 
 /**
- * A streamed part: its bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn
- * instead of a new buffer per read (a read stream's are memory outside V8's heap that each forces
- * collections to free). Safe because undici writes an iterable body chunk by chunk and waits for
- * 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than
- * a chunk): when the next chunk is asked for, the last full one was at least partly written, so every
- * chunk before it has left the process; a buffer is reused only RING chunks later, which leaves room
- * for one short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
- * (openScanned) before the PUT, so no byte of another file is ever sent.
+ * A streamed part: its bytes in chunks of up to READ_BUFFER, each hashed as undici writes it, read into
+ * RING buffers used in turn instead of a new buffer per read, as a read stream makes (the mixed site
+ * in 0.73x the time, BENCHMARKS.md). Safe because undici writes an iterable body chunk by chunk and
+ * waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS:
+ * less than a chunk): when the next chunk is asked for, the last full one was at least partly
+ * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
+ * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
+ * The file was opened (openScanned) before the PUT, so no byte of another file is ever sent.
  */
 class ChunkReader implements PartBody {
   readonly body: AsyncGenerator<Buffer>
   readonly fd: number
   readonly file: ArtifactFile
-  readonly #md5 = createHash('md5')
-  readonly #sha256
+  readonly #hash = new SentHash()
   #started = false
   /** The file's fstat once every byte of the part was read. */
   #stats: Stats | undefined
 
-  constructor(fd: number, file: ArtifactFile, offset: number, length: number, wholeFile: boolean) {
+  constructor(fd: number, file: ArtifactFile, offset: number, length: number) {
     this.fd = fd
     this.file = file
-    this.#sha256 = wholeFile ? createHash('sha256') : undefined
     this.body = this.#chunks(offset, length)
   }
 
   sent(chunk: Buffer): void {
-    this.#md5.update(chunk)
-    this.#sha256?.update(chunk)
+    this.#hash.update(chunk)
   }
 
-  md5(): string {
-    return this.#md5.digest('hex')
-  }
-
-  sha256(): string | undefined {
-    return this.#sha256?.digest('hex')
+  digests(): SentDigests {
+    return this.#hash.digests()
   }
 
   /**
@@ -194,36 +173,5 @@ class ChunkReader implements PartBody {
     } finally {
       closeNow(this.fd)
     }
-  }
-}
-
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
- * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
- * flight, none larger than REUSED_BUFFER.
- */
-function reusableBuffer(buffers: Buffer[], length: number): Buffer {
-  const buffer = buffers.pop()
-  if (buffer && buffer.length >= length) return buffer
-  return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))))
-}
-
-function shrank(file: ArtifactFile): Error {
-  return new Error(`${file.path} changed while it was uploaded: it is shorter than when it was hashed`)
-}
-
-/**
- * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
- * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
- * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
- * it is made synchronously rather than as a round trip through the thread pool. A change after the
- * read is no error: the bytes sent are the ones read and checked.
- */
-export function assertUnchanged(file: ArtifactFile, now: Stats): void {
-  if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-    throw new Error(
-      `${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`,
-    )
   }
 }

@@ -1,5 +1,20 @@
 import type { PresignedRequestList } from '../../api/presigned.ts'
-import type { UploadFile } from './body.ts'
+import type { ArtifactFile } from '../files.ts'
+
+/** A file whose bytes the caller holds: sent from memory, nothing read from disk. */
+export interface BytesFile {
+  path: string
+  size: number
+  contentType?: string
+  bytes: Buffer
+}
+
+/** A file of the upload: one the scan found, or one in memory. */
+export type UploadFile = ArtifactFile | BytesFile
+
+export function isBytesFile(file: UploadFile): file is BytesFile {
+  return 'bytes' in file
+}
 
 /** One presigned request paired with its file. */
 export interface Part {
@@ -18,6 +33,8 @@ export interface UploadPlan {
   parts: Part[]
   /** The parts of each file, by its index: 0 when no request asks for it (an empty file may not be). */
   partCount: number[]
+  /** The requests of each file sent in more than one part, in order of offset, by the file's index. */
+  inParts: Map<number, number[]>
 }
 
 /**
@@ -61,7 +78,7 @@ export function planUpload(files: readonly UploadFile[], requests: PresignedRequ
     }
   })
   for (const [f, list] of inParts) checkRanges(files[f]!, list, requests)
-  return { parts, partCount }
+  return { parts, partCount, inParts }
 }
 
 /**

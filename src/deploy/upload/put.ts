@@ -28,15 +28,14 @@ export interface StoreAnswer {
 }
 
 /**
- * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
- * is its status and ETag, so no response stream, abort controller, or timer is made per request
- * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
- * small files those were most of the client's cost beyond node:http). Rejects with the request's
- * error, or with the reason it was aborted for.
+ * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
+ * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
+ * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
+ * aborted for.
  */
 export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
   const { url } = request
-  // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
+  // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
   const slash = url.indexOf('/', url.indexOf('//') + 2)
   const origin = slash < 0 ? url : url.slice(0, slash)
   const path = slash < 0 ? '/' : url.slice(slash)
@@ -61,12 +60,7 @@ export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
 }
 
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight: one object
- * instead of an object literal and six closures. V8 may allocate the later copies of an object
- * literal straight into its old generation once many of them survived a collection
- * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
- * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
- * is for literals, not for instances of a class.
+ * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
  *
  * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
  * ETag come with its headers, and its body is never read; an error's body is kept up to

@@ -1,22 +1,67 @@
 // One upload under way: the scheduler that starts parts, the watchdog over the PUTs in flight, and
 // each part's attempts, driven by the decision table (outcome.ts).
-import { hash } from 'node:crypto'
+import type { Dispatcher } from 'undici'
 import type { PresignedRequestList } from '../../api/presigned.ts'
 import type { RetryPolicy } from '../../api/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
+import type { Logger } from '../../common/logger.ts'
+import type { Timeouts } from '../../common/timeouts.ts'
 import { AdaptiveConcurrency } from '../adaptive.ts'
-import { hashArtifacts, type ArtifactFile } from '../files.ts'
+import type { OpenFile } from '../fd.ts'
 import { PROGRESS_INTERVAL_MS, createProgress, type Progress } from '../progress.ts'
-import { isBytesFile } from './body.ts'
+import { Integrity } from './integrity.ts'
 import { decide, type Action, type AttemptState } from './outcome.ts'
-import { describePart, type Part, type UploadPlan } from './plan.ts'
+import { describePart, type Part, type UploadFile, type UploadPlan } from './plan.ts'
 import { Scheduler } from './scheduler.ts'
 import { sendPart, type SendContext } from './send.ts'
 import { Watchdog } from './watchdog.ts'
-import type { UploadOptions } from '../upload.ts'
+
+export interface UploadOptions {
+  /** The files the requests ask for: scanned ones, read from disk, or bytes held in memory. */
+  files: readonly UploadFile[]
+  /** The site's requests as the client gives them; a plain list is made into one. */
+  requests: PresignedRequestList
+  /**
+   * The SHA-256 each file had when it was hashed before the upload, by its index: each must be the
+   * one of the bytes sent (see upload/integrity.ts). Undefined, or undefined for a file: not hashed.
+   */
+  expected?: readonly (string | undefined)[]
+  dispatcher: Dispatcher
+  /**
+   * PUTs in flight at most; fewer as the upload starts and while the store signals overload (see
+   * AdaptiveConcurrency).
+   */
+  concurrency: number
+  retry: RetryPolicy
+  /**
+   * The run's time limits: a PUT that moves no byte and gets no answer for stallMs is aborted and
+   * retried; one that takes longer than putDeadlineMs in all, however it trickles, too. An answer's
+   * body is waited for stallMs after its headers at most (a 2xx answer's not at all).
+   */
+  timeouts: Timeouts
+  /** How long a straggler at the upload's end waits before it is sent again (default TAIL_STALL_MS). */
+  tailStallMs?: number
+  logger: Logger
+  progressIntervalMs?: number
+  /** The progress of a larger whole this upload is part of (a site's files, then its record): its owner stops it. */
+  progress?: Progress
+  /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
+  signal?: AbortSignal
+  /** Opens the files (default fs.open): a test's may fail as a full descriptor table would. */
+  open?: OpenFile
+}
+
+export interface UploadResult {
+  parts: number
+  bytes: number
+  retries: number
+  durationMs: number
+  /** The SHA-256 (hex) of each file's bytes as sent, by its index in UploadOptions.files. */
+  sha256: string[]
+}
 
 export class UploadRun {
-  readonly digests: string[]
+  readonly integrity: Integrity
   readonly progress: Progress
   readonly watchdog: Watchdog
   readonly adaptive: AdaptiveConcurrency
@@ -43,7 +88,14 @@ export class UploadRun {
     this.#plan = plan
     this.#policy = options.retry
     this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal
-    this.digests = new Array<string>(options.files.length)
+    this.integrity = new Integrity({
+      files: options.files,
+      plan,
+      requests,
+      expected: options.expected,
+      open: options.open,
+      failed: (error) => this.#fail(error),
+    })
     this.progress =
       options.progress ??
       createProgress({
@@ -66,14 +118,15 @@ export class UploadRun {
       timeouts: options.timeouts,
       inFlight: this.watchdog.puts,
       progress: this.progress,
-      body: { hash: options.hash, open: options.open, buffers: [] },
-      digests: this.digests,
+      open: options.open,
+      buffers: [],
+      integrity: this.integrity,
       halted: this.halted,
     }
   }
 
-  /** Every part sent (and the files in parts hashed, when hashing); rejects with the first failure. */
-  async sendAll(): Promise<void> {
+  /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
+  async sendAll(): Promise<string[]> {
     const { signal } = this.#options
     this.watchdog.start()
     let onAbort: (() => void) | undefined
@@ -91,8 +144,9 @@ export class UploadRun {
     cancelled.catch(() => {})
     try {
       const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part))
-      await Promise.race([Promise.all([this.#hashApart(), uploaded]), cancelled])
+      const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled])
       signal?.throwIfAborted()
+      return digests
     } catch (error) {
       this.#fail(error)
       throw error
@@ -207,24 +261,6 @@ export class UploadRun {
         (error: unknown) => (done(), reject(error instanceof Error ? error : new Error(String(error)))),
       )
     })
-  }
-
-  /** Files sent in parts are hashed in order by a reader of their own while their parts upload in any order. */
-  async #hashApart(): Promise<void> {
-    if (!this.#options.hash) return
-    const { files } = this.#options
-    const apart = this.#plan.partCount.flatMap((count, f) => (count > 1 ? [f] : []))
-    const onDisk = apart.filter((f) => !isBytesFile(files[f]!))
-    const digests = await hashArtifacts(
-      onDisk.map((f) => files[f] as ArtifactFile),
-      2,
-      this.#options.open,
-    )
-    onDisk.forEach((f, i) => (this.digests[f] = digests[i]!))
-    for (const f of apart) {
-      const file = files[f]!
-      if (isBytesFile(file)) this.digests[f] = hash('sha256', file.bytes)
-    }
   }
 
   /**

@@ -1,18 +1,13 @@
-import pLimit, { type LimitFunction } from 'p-limit'
-
 /**
- * Runs a task per item under p-limit, with p-limit's own `concurrency` as the one limit (the adaptive
- * limit sets it), fed lazily: an item is taken from its iterator, in the iterator's order, only when
- * fewer tasks than that limit are unfinished, so a site of 20,000 files never holds a promise per
- * file. p-limit's queue holds at most the item handed over the moment a task ends, before p-limit
- * itself counts that place free; never the site (a queue of every part would keep each dequeued node
- * alive through the next, see common/limit.ts, and would fix their order before the upload starts).
+ * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
+ * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
+ * the upload learns as it goes (the tail rule starts once the last item has been taken).
  *
  * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
  * left to end (`whenIdle`).
  */
 export class Scheduler<T> {
-  readonly #limit: LimitFunction
+  #concurrency: number
   #items: Iterator<T> | undefined
   #task: ((item: T) => Promise<void>) | undefined
   #unfinished = 0
@@ -22,16 +17,16 @@ export class Scheduler<T> {
   #idle: (() => void) | undefined
 
   constructor(concurrency: number) {
-    this.#limit = pLimit(Math.max(1, concurrency))
+    this.#concurrency = Math.max(1, concurrency)
   }
 
   get concurrency(): number {
-    return this.#limit.concurrency
+    return this.#concurrency
   }
 
   /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
   set concurrency(limit: number) {
-    this.#limit.concurrency = Math.max(1, limit)
+    this.#concurrency = Math.max(1, limit)
     this.#feed()
   }
 
@@ -59,12 +54,12 @@ export class Scheduler<T> {
     const task = this.#task
     if (!task || !this.#items) return
     try {
-      while (!this.#failed && !this.#exhausted && this.#unfinished < this.#limit.concurrency) {
+      while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
         const next = this.#items.next()
         if (next.done) this.#exhausted = true
         else {
           this.#unfinished++
-          this.#limit(task, next.value).then(
+          task(next.value).then(
             () => this.#ended(undefined),
             (error: unknown) => this.#ended(error instanceof Error ? error : new Error(String(error))),
           )

@@ -5,7 +5,9 @@ import type { PresignedRequestList } from '../../api/presigned.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
 import { isOutOfDescriptors } from '../fd.ts'
 import type { Progress } from '../progress.ts'
-import { openBody, type BodyOptions, type PartBody } from './body.ts'
+import type { OpenFile } from '../fd.ts'
+import { openBody, type PartBody } from './body.ts'
+import type { Integrity } from './integrity.ts'
 import { PartUploadError, type Outcome } from './outcome.ts'
 import { describePart, type Part } from './plan.ts'
 import { dispatchPut, type StoreAnswer } from './put.ts'
@@ -19,9 +21,11 @@ export interface SendContext {
   timeouts: Timeouts
   inFlight: InFlightPuts
   progress: Progress
-  body: BodyOptions
-  /** The SHA-256 of each file sent whole, by its index, when hashing. */
-  digests: string[]
+  open: OpenFile | undefined
+  /** Buffers earlier PUTs sent, for small parts to be read into (see body.ts). */
+  buffers: Buffer[]
+  /** Told of each part stored, with the digests of the bytes it sent. */
+  integrity: Integrity
   /** The upload failed or was cancelled: nothing more is sent. */
   halted: AbortSignal
 }
@@ -32,7 +36,7 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
   const length = requests.contentLength(part.index)
   let body: PartBody
   try {
-    body = await openBody(part, requests.byteOffset(part.index), length, context.body)
+    body = await openBody(part, requests.byteOffset(part.index), length, context.open, context.buffers)
   } catch (error) {
     return unopened(error)
   }
@@ -65,11 +69,10 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
   if (!stored) progress.addBytes(-sent)
   try {
     await body.end(stored)
+    if (stored) context.integrity.stored(part, body.digests())
   } catch (error) {
     return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) }
   }
-  const sha256 = stored ? body.sha256() : undefined
-  if (sha256) context.digests[part.fileIndex] = sha256
   return outcome
 }
 
@@ -96,7 +99,7 @@ function judgeAnswer(part: Part, answer: StoreAnswer, short: string | undefined,
   }
   if (short) return { kind: 'retryable', failure: { detail: short, status } }
   const { etag } = answer
-  const expected = body.md5()
+  const expected = body.digests().md5
   if (etag !== undefined && /^"[0-9a-f]{32}"$/i.test(etag) && etag.slice(1, -1).toLowerCase() !== expected) {
     const detail = `the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`
     return { kind: 'retryable', failure: { detail, status } }

@@ -42,7 +42,8 @@ export interface InFlight {
  * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
+ * generation, the later tables and the PUTs in them are kept alive by it until a full collection
+ * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
  */
 export class InFlightPuts {
   readonly #puts: InFlight[] = []
