@@ -6,9 +6,8 @@ import { describe, test } from 'node:test'
 import { Agent } from 'undici'
 import type { ManifestFile, Manifest } from '../../src/deploy/files.ts'
 import { NotLiveError, notLive } from '../../src/deploy/rollback.ts'
+import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from '../../src/common/poll.ts'
 import {
-  FIRST_WAIT_MS,
-  LONGEST_WAIT_MS,
   compareServed,
   hostFetcher,
   pollUntilLive,

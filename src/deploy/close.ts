@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run } from '../common/run.ts'

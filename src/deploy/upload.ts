@@ -5,7 +5,7 @@
 // that stall; upload/run.ts ties them together for one upload.
 import { hash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import type { PresignedRequestList } from '../api/presigned.ts'
 import type { Timeouts } from '../common/timeouts.ts'
 import { forEachLimited } from '../common/limit.ts'

@@ -4,9 +4,9 @@
 // after a queued worker), so the host is polled with a backoff; the first full match ends it.
 
 import { createHash } from 'node:crypto'
-import { setTimeout as sleepFor } from 'node:timers/promises'
 import { request, type Dispatcher } from 'undici'
-import { errorCodes } from '../api/retry.ts'
+import { errorCodes, networkFailure } from '../common/network.ts'
+import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
@@ -192,53 +192,36 @@ const short = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}â
 /** Fetches what the host serves for a probe, or says why it could not. */
 export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 
-export interface PollOptions {
+export interface PollOptions extends Omit<LoopOptions<Mismatch>, 'onNotYet'> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  timeoutMs: number
-  clock: Clock
-  /** Waits between attempts (default a timer); rejects when the signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
-  signal: AbortSignal
   /** Hears of each attempt that did not match yet. */
   onAttempt?: (attempt: number, mismatch: Mismatch) => void
 }
 
-/** The first wait, and the longest: the router's 2.5 s poll is waited out in a few short steps. */
-export const FIRST_WAIT_MS = 500
-export const LONGEST_WAIT_MS = 10_000
-
 /**
- * Fetches the probes until every one matches, within `timeoutMs`. An attempt stops at its first
- * mismatch (the host does not serve the build yet); a probe that matched is not fetched again (the
- * host served the build's bytes for it, and a publish only moves forward). The waits double from
- * FIRST_WAIT_MS to LONGEST_WAIT_MS, the last one cut to the bound; a permanent failure ends at once.
+ * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
+ * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
+ * again (the host served the build's bytes for it, and a publish only moves forward).
  */
 export async function pollUntilLive(
   options: PollOptions,
 ): Promise<{ verified: boolean; attempts: number; durationMs: number; mismatch?: Mismatch }> {
-  const { clock, signal, timeoutMs } = options
-  const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }))
-  const started = clock.now()
   const pending = [...options.probes]
-  let wait = FIRST_WAIT_MS
-  for (let attempt = 1; ; attempt++) {
-    signal.throwIfAborted()
-    let mismatch: Mismatch | undefined
+  const check = async (): Promise<Mismatch | undefined> => {
     while (pending.length) {
       const answer = await options.fetch(pending[0]!)
-      mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
-      if (mismatch) break
+      const mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
+      if (mismatch) return mismatch
       pending.shift()
     }
-    const durationMs = clock.now() - started
-    if (!mismatch) return { verified: true, attempts: attempt, durationMs }
-    options.onAttempt?.(attempt, mismatch)
-    const left = timeoutMs - durationMs
-    if (mismatch.permanent || left <= 0) return { verified: false, attempts: attempt, durationMs, mismatch }
-    await sleep(Math.min(wait, left), signal)
-    wait = Math.min(wait * 2, LONGEST_WAIT_MS)
+    return undefined
   }
+  const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
+    ...options,
+    onNotYet: options.onAttempt,
+  })
+  return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
 export interface FetchOptions {
@@ -302,29 +285,29 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Se
   return flat
 }
 
-const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_TLS_CERT)/
-
 /** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
-function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
-  const codes = errorCodes(error)
-  const code = codes.find((c) => c !== 'UND_ERR' && c.length > 0) ?? ''
-  if (codes.includes('ENOTFOUND'))
-    return {
-      reason: `could not be fetched: DNS: the host name ${host} does not resolve (ENOTFOUND)`,
-      permanent: true,
-    }
-  const tls = codes.find((c) => TLS_CODE.test(c))
-  if (tls)
-    return {
-      reason: `could not be fetched: TLS: the certificate of ${host} was refused (${tls})`,
-      permanent: true,
-    }
-  if (codes.includes('EAI_AGAIN'))
-    return {
-      reason: `could not be fetched: DNS: the host name ${host} could not be resolved for now (EAI_AGAIN)`,
-    }
+export function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
+  const failure = networkFailure(error)
+  const fetched = 'could not be fetched:'
+  switch (failure?.kind) {
+    case 'dns':
+      return {
+        reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
+        permanent: true,
+      }
+    case 'tls':
+      return {
+        reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
+        permanent: true,
+      }
+    case 'dns-again':
+      return {
+        reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
+      }
+  }
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
-  return { reason: `could not be fetched: ${message}${code ? ` (${code})` : ''}` }
+  const code = failure?.code ?? errorCodes(error)[0]
+  return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }
 
 /** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */

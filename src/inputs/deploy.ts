@@ -31,7 +31,7 @@ import {
   DEFAULT_VERIFY_TIMEOUT_SECONDS,
   MAX_VERIFY_TIMEOUT_SECONDS,
 } from './constants.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'

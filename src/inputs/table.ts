@@ -3,7 +3,7 @@
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
 // from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
 
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const

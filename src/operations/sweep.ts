@@ -7,7 +7,7 @@
 // left as it is, and fails the run at its end.
 
 import { UsageError, errorMessage } from '../api/errors.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../common/run.ts'

@@ -2,7 +2,7 @@
 // each part's attempts, driven by the decision table (outcome.ts).
 import { hash } from 'node:crypto'
 import type { PresignedRequestList } from '../../api/presigned.ts'
-import type { RetryPolicy } from '../../api/retry.ts'
+import type { RetryPolicy } from '../../common/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
 import { AdaptiveConcurrency } from '../adaptive.ts'
 import { hashArtifacts, type ArtifactFile } from '../files.ts'
