@@ -107,7 +107,7 @@ describe('seen live, against the emulator', () => {
     const logger = memoryLogger()
     const seen = await verifyLive({
       url: second.published!.url!,
-      manifest: second.manifest!,
+      files: second.manifest!.files,
       serving: second.serving,
       settings: { enabled: true, timeoutMs: 20_000, onFailure: 'rollback' },
       run: {

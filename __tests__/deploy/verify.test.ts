@@ -75,7 +75,7 @@ describe('sampleProbes', () => {
       file('StreamingAssets/video.mp4', 200, 'video/mp4'),
       file('img/a.png', 10, 'image/png'),
     ]
-    const probes = sampleProbes(manifest(files), unityServing)
+    const probes = sampleProbes(manifest(files).files, unityServing)
     assert.deepEqual(
       probes.map((p) => [p.urlPath, p.compare, p.contentType, p.contentEncoding]),
       [
@@ -92,7 +92,9 @@ describe('sampleProbes', () => {
   })
 
   test('a site without index.html is checked by its files; a .wasm needs application/wasm even without an engine', () => {
-    const probes = sampleProbes(manifest([file('game.wasm', 'w', 'application/wasm'), file('a.txt', 'a')]))
+    const probes = sampleProbes(
+      manifest([file('game.wasm', 'w', 'application/wasm'), file('a.txt', 'a')]).files,
+    )
     assert.deepEqual(
       probes.map((p) => [p.urlPath, p.compare, p.contentType]),
       [
@@ -161,7 +163,7 @@ describe('compareServed', () => {
 })
 
 describe('pollUntilLive', () => {
-  const probes = sampleProbes(manifest([file('index.html', 'new'), file('game.js', 'js')]))
+  const probes = sampleProbes(manifest([file('index.html', 'new'), file('game.js', 'js')]).files)
   const fakeTime = () => {
     let now = 0
     const sleeps: number[] = []
@@ -316,7 +318,7 @@ describe('hostFetcher', () => {
         signal: new AbortController().signal,
         stallMs: 5_000,
       })
-      const probe = sampleProbes(manifest([file('index.html', 'x')]))[0]!
+      const probe = sampleProbes(manifest([file('index.html', 'x')]).files)[0]!
       assert.deepEqual(await fetch(probe), {
         urlPath: '/',
         reason:

@@ -8,7 +8,7 @@ import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
-import type { DeployResult } from './pipeline.ts'
+import type { DeployResult, Published } from './pipeline.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
 import { hiddenLeftOut } from './files.ts'
@@ -342,9 +342,21 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
 export function liveCell(result: DeployResult): string {
   const seen = result.verification
   if (!seen) return `not checked (${Input.Verify} is false)`
+  if (seen.cancelled) return cancelledCheck(seen, result.published)
   if (seen.verified) return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`
   const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : ''
   return `not seen live: ${notLiveAccount(seen)}${back}`
+}
+
+/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
+export function cancelledCheck(
+  seen: Pick<Verification, 'url' | 'durationMs'>,
+  published: Pick<Published, 'versionId' | 'versionName'> | undefined,
+): string {
+  const serves = published
+    ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
+    : `not yet seen at ${seen.url}`
+  return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`
 }
 
 /** The report of a deploy skipped for want of a token. */

@@ -11,8 +11,8 @@ import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Clock } from '../common/run.ts'
-import type { Manifest, ManifestFile } from './files.ts'
-import { hostRequest, RECORD_PATH, type RecordFile } from './site-record.ts'
+import type { ManifestFile } from './files.ts'
+import { hostRequest, RECORD_PATH } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 
 /** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
@@ -74,6 +74,8 @@ export interface Verification {
   mismatch?: Mismatch
   /** The version the namespace was put back on (on-verify-failure: rollback). */
   rolledBackTo?: string
+  /** The run was cancelled while the host was checked: neither seen nor not seen. */
+  cancelled?: boolean
 }
 
 /** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
@@ -91,21 +93,21 @@ const PAGE = /\.html?$/i
  * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
  * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
  */
-export function sampleProbes(manifest: Manifest, serving?: ServingPlan): Probe[] {
+export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan): Probe[] {
   const routes = serving?.routes ?? []
   const probes: Probe[] = []
   const taken = new Set<string>()
-  const add = (file: ManifestFile, urlPath = `/${file.path}`, compare?: Probe['compare']) => {
+  const add = (file: ProbedFile, urlPath = `/${file.path}`, compare?: Probe['compare']) => {
     if (taken.has(file.path)) return
     taken.add(file.path)
     probes.push(probeFor(file, urlPath, routes, compare))
   }
-  const byPath = [...manifest.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const index = byPath.find((file) => file.path === 'index.html')
   if (index) add(index, '/')
   for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED)) add(page)
   const folders = serving?.builds.map((build) => build.folder) ?? []
-  const inBuild = (file: ManifestFile) =>
+  const inBuild = (file: ProbedFile) =>
     folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`))
   const engine = byPath.filter(
     (file) =>
@@ -123,7 +125,7 @@ export function sampleProbes(manifest: Manifest, serving?: ServingPlan): Probe[]
 }
 
 function probeFor(
-  file: ManifestFile,
+  file: ProbedFile,
   urlPath: string,
   routes: readonly PlannedRoute[],
   compare?: Probe['compare'],
@@ -330,14 +332,15 @@ export function describeTiming(verification: Pick<Verification, 'durationMs' | '
 
 export interface VerifyLiveOptions {
   url: string
-  manifest: Manifest
+  /** The files the host must serve (the manifest's, or a record's): a sample of them is fetched. */
+  files: readonly ProbedFile[]
   /**
    * The record this run put on the site: its bytes prove in one fetch that the host serves this
    * build, every file of it (its commit and digest), not only the sample. It is fetched after the
    * sampled files, which prove what it cannot (each served with its bytes and the headers it needs),
    * and which say best what the host serves instead ("/ was 28 bytes, not the build's index.html").
    */
-  record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
+  record?: ProbedFile
   serving: ServingPlan | undefined
   settings: VerifySettings
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
@@ -350,7 +353,7 @@ export interface VerifyLiveOptions {
 /** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, settings, run, logger } = options
-  const probes = sampleProbes(options.manifest, options.serving)
+  const probes = sampleProbes(options.files, options.serving)
   if (options.record) probes.push(recordProbe(options.record))
   logger.info(
     `Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`,
@@ -380,7 +383,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
 }
 
 /** The record fetched whole: it matches only when the host serves this very build. */
-function recordProbe(record: NonNullable<VerifyLiveOptions['record']>): Probe {
+function recordProbe(record: ProbedFile): Probe {
   const { path, size, sha256, contentType } = record
   return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' }
 }
