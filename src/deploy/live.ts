@@ -7,17 +7,21 @@
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
+import { pollUntil } from '../common/poll.ts'
 import type { Clock } from '../common/run.ts'
+import type { VerifySettings } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
 import { notLive, rollBack } from './rollback.ts'
 import { readServedRecord, RECORD_PATH } from './site-record.ts'
 import {
+  describeMismatch,
+  describeTiming,
   verifyLive,
+  type Mismatch,
   type PollOptions,
   type ProbedFile,
   type Verification,
-  type VerifySettings,
 } from './verify.ts'
 import type { ServingPlan } from './web-engine.ts'
 
@@ -48,10 +52,15 @@ export interface Change {
   alreadyServed: boolean
 }
 
+/** The record the host served before the publish: the change is seen when it serves another. */
+export interface OtherThan {
+  otherThan: { sha256: string }
+}
+
 export interface SeeOptions {
   settings: VerifySettings
-  /** What the host must serve; undefined when nothing can tell the change apart (said, not checked). */
-  expected: Expected | { unknown: string }
+  /** What the host must serve, or what it must no longer; `unknown` when nothing tells the change apart. */
+  expected: Expected | OtherThan | { unknown: string }
   run: LiveRun
   logger: Logger
   sleep?: PollOptions['sleep']
@@ -59,6 +68,8 @@ export interface SeeOptions {
   authorization?: string
   /** Hears of the verification as soon as it ends, seen or not, cancelled included (the journal). */
   onSeen?: (seen: Verification) => void
+  /** Hears that the version was set (before it is seen). */
+  onPublished?: () => void
 }
 
 /**
@@ -74,34 +85,33 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
     await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId)
     const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : ''
     logger.info(`Published ${version} to namespace ${nameId}${before}`)
+    options.onPublished?.()
   }
   const { url } = published
   if (!url) return undefined
-  const unchecked = !settings.enabled
-    ? `${Input.Verify} is false`
-    : 'unknown' in options.expected
-      ? options.expected.unknown
-      : undefined
-  if (unchecked !== undefined) {
-    logger.info(`Published at ${url} (not checked: ${unchecked})`)
+  const { expected } = options
+  if (!settings.enabled || 'unknown' in expected) {
+    const why = 'unknown' in expected ? expected.unknown : `${Input.Verify} is false`
+    logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${Input.Verify} is false` : why})`)
     return undefined
   }
-  const expected = options.expected as Expected
   const started = run.clock.now()
   let seen: Verification
   try {
     seen = await logger.group('Verify', () =>
-      verifyLive({
-        url,
-        files: expected.files,
-        record: expected.record,
-        serving: expected.serving,
-        settings,
-        run,
-        logger,
-        sleep: options.sleep,
-        authorization: options.authorization,
-      }),
+      'otherThan' in expected
+        ? seeRecordChange(url, expected.otherThan.sha256, options)
+        : verifyLive({
+            url,
+            files: expected.files,
+            record: expected.record,
+            serving: expected.serving,
+            settings,
+            run,
+            logger,
+            sleep: options.sleep,
+            authorization: options.authorization,
+          }),
     )
   } catch (error) {
     if (run.signal.aborted) {
@@ -118,6 +128,49 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   if (settings.onFailure === 'rollback')
     seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger)
   notLive(settings.onFailure, seen, published, nameId, logger)
+  return seen
+}
+
+/**
+ * Polls the host's record until it is another than the one it served before the publish: the edge
+ * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
+ */
+async function seeRecordChange(url: string, before: string, options: SeeOptions): Promise<Verification> {
+  const { run, logger, settings } = options
+  const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const urlPath = `/${RECORD_PATH}`
+  logger.info(
+    `Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`,
+  )
+  const polled = await pollUntil(
+    async (): Promise<Mismatch | undefined> => {
+      const served = await readServedRecord(url, record)
+      if ('absent' in served) return { urlPath, reason: served.absent.replace(/^it /, '') }
+      if (served.bytes.sha256 !== before) return undefined
+      return { urlPath, reason: 'is still the record of the build it served before the publish' }
+    },
+    {
+      timeoutMs: settings.timeoutMs,
+      clock: run.clock,
+      signal: run.signal,
+      sleep: options.sleep,
+      onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    },
+  )
+  const { seen: verified, attempts, durationMs, notYet } = polled
+  const checked: Verification['checked'] = [
+    { urlPath, file: { path: RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
+  ]
+  const seen: Verification = {
+    verified,
+    url,
+    durationMs,
+    attempts,
+    checked,
+    ...(notYet ? { mismatch: notYet } : {}),
+  }
+  if (verified)
+    logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`)
   return seen
 }
 

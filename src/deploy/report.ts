@@ -339,7 +339,10 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
 }
 
 /** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
-export function liveCell(result: DeployResult): string {
+export function liveCell(result: {
+  verification?: Verification | undefined
+  published?: Pick<Published, 'versionId' | 'versionName'> | undefined
+}): string {
   const seen = result.verification
   if (!seen) return `not checked (${Input.Verify} is false)`
   if (seen.cancelled) return cancelledCheck(seen, result.published)
