@@ -161,9 +161,11 @@ export function failureReport(error: unknown, result: DeployResult | undefined):
   const cancelled = isCancelled(error)
   const blocks = [
     text(
-      cancelled
-        ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
-        : `Failed: ${errorMessage(error)}`,
+      !cancelled
+        ? `Failed: ${errorMessage(error)}`
+        : result?.verification?.cancelled
+          ? `${errorMessage(error)} while the host was checked: the build was published; ${cancelledCheck(result.verification, result.published)}.`
+          : `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`,
     ),
     heading('Done before it'),
   ]

@@ -24,6 +24,7 @@ import {
   ActionName,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_VERIFY_TIMEOUT_SECONDS,
   Input,
   SweepOutput,
 } from '../inputs/constants.ts'
@@ -238,6 +239,8 @@ async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSu
       publish: false,
       cdnDomain: undefined,
     },
+    // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
+    verify: { enabled: true, timeoutMs: DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
     transfer: {
       concurrency: DEFAULT_CONCURRENCY,
       retries: DEFAULT_RETRIES,
