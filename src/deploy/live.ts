@@ -175,29 +175,29 @@ async function seeRecordChange(url: string, before: string, options: SeeOptions)
 }
 
 /**
- * What proves that a namespace serves a version the run did not build (promote, rollback): the record
- * that another namespace serving it serves (the files it names, and its bytes). Undefined, with why,
- * when no namespace serves it with a record.
+ * What proves that a namespace serves a version the run did not build (promote, rollback), read before
+ * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
+ * the namespace itself when nothing changes), the files it names and its bytes; else the record the
+ * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
  */
-export async function expectedFromServed(
-  urls: readonly string[],
+export async function expectedOfVersion(
   run: Pick<LiveRun, 'dispatcher' | 'signal' | 'timeouts'>,
-): Promise<Expected | { unknown: string }> {
+  to: { url: string; servedAt: readonly string[]; sameSite: () => Promise<boolean> },
+): Promise<SeeOptions['expected']> {
   const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
-  const reasons: string[] = []
-  for (const url of urls) {
+  const absent: string[] = []
+  for (const url of to.servedAt) {
     const served = await readServedRecord(url, options)
-    if ('absent' in served) {
-      reasons.push(`${url} serves no record of its build (${served.absent})`)
-      continue
+    if ('absent' in served) absent.push(`${url} serves no record of its build (${served.absent})`)
+    else {
+      const { size, sha256 } = served.bytes
+      return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } }
     }
-    const { record, bytes } = served
-    const recordFile: ProbedFile = { path: RECORD_PATH, size: bytes.size, sha256: bytes.sha256 }
-    return { files: record.files, record: recordFile }
   }
-  return {
-    unknown: reasons.length
-      ? `nothing tells this version apart: ${reasons.join('; ')}`
-      : 'no other namespace serves this version, and its site cannot be read but through one',
-  }
+  const unknown = (why: string) => ({ unknown: [...absent, why].join('; ') })
+  if (to.servedAt.includes(to.url)) return unknown('nothing tells the version apart')
+  if (await to.sameSite()) return unknown('it serves the same site as the version before')
+  const before = await readServedRecord(to.url, options)
+  if ('absent' in before) return unknown(`${to.url} served no record before (${before.absent})`)
+  return { otherThan: { sha256: before.bytes.sha256 } }
 }

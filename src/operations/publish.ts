@@ -5,12 +5,10 @@
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
-import type { Run } from '../common/run.ts'
 import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
-import { expectedFromServed, publishAndSee, type SeeOptions } from '../deploy/live.ts'
+import { expectedOfVersion, publishAndSee } from '../deploy/live.ts'
 import { namespaceUrl, readVersion } from '../deploy/publish.ts'
 import { liveCell } from '../deploy/report.ts'
-import { readServedRecord } from '../deploy/site-record.ts'
 import type { Verification } from '../deploy/verify.ts'
 import {
   checkNameId,
@@ -105,21 +103,18 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
       )
     const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id)
-    const others = game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
-    const sameSite = async () =>
-      (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
-      version.config.cdn?.site_id
+    const servedAt = changed
+      ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
+      : [target]
     const expected =
       url && inputs.verify.enabled
-        ? changed && !others.length && (await sameSite())
-          ? {
-              unknown: `version ${versionId} serves the same site as ${target.version_id}: nothing tells them apart`,
-            }
-          : await expectedChange(
-              run,
-              url,
-              changed ? others.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)) : [url],
-            )
+        ? await expectedOfVersion(run, {
+            url,
+            servedAt: servedAt.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)),
+            sameSite: async () =>
+              (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
+              version.config.cdn?.site_id,
+          })
         : { unknown: 'no URL' }
     if (changed)
       journal.push(
@@ -236,28 +231,4 @@ async function chooseVersion(
 function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {
   if (namespaces.length === 0) return 'no namespace'
   return namespaces.map((ns) => `${ns.name_id} (${ns.namespace_id})`).join(', ')
-}
-
-/**
- * What proves the namespace serves the version: the record a namespace serving it serves (`servedAt`:
- * the others that serve it, or the namespace itself when nothing changes); else the record the
- * namespace serves now, which it must no longer.
- */
-async function expectedChange(
-  run: Run,
-  url: string,
-  servedAt: readonly string[],
-): Promise<SeeOptions['expected']> {
-  const fromServed = await expectedFromServed(servedAt, run)
-  if (!('unknown' in fromServed) || servedAt.includes(url)) return fromServed
-  const before = await readServedRecord(url, {
-    dispatcher: run.dispatcher,
-    signal: run.signal,
-    stallMs: run.timeouts.stallMs,
-  })
-  if ('absent' in before)
-    return {
-      unknown: `no namespace serves a record of this version, and ${url} served none before (${before.absent})`,
-    }
-  return { otherThan: { sha256: before.bytes.sha256 } }
 }
