@@ -126,6 +126,12 @@ test("the GitHub calls' classifier: a retry of what a retry can fix, a time-out 
   assert.equal(githubVerdict(answered(502), true), true)
   assert.equal(githubVerdict(answered(429), true), true)
   assert.equal(githubVerdict(noAnswer, false), true)
+  // A rate limit is waited out as GitHub asks.
+  const limited = Object.assign(new Error('m'), {
+    status: 429,
+    response: { headers: { 'retry-after': '7' } },
+  })
+  assert.deepEqual(githubVerdict(limited, true), { afterMs: 7_000 })
   // GitHub refused: no retry can help.
   assert.equal(githubVerdict(answered(403), true), false)
   assert.equal(githubVerdict(answered(404), true), false)

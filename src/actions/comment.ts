@@ -26,7 +26,7 @@ export interface GitHubBounds {
   callTimeoutMs: number
   retries: number
   budgetMs: number
-  /** Before a retry: this, doubled each time. */
+  /** The first retry's backoff, doubled for each next one (with the retry engine's jitter). */
   retryDelayMs: number
 }
 
@@ -54,10 +54,15 @@ export function stickyComment(options: StickyCommentOptions): StickyComment {
 
 /**
  * The GitHub calls' classifier: a retry of what a retry can fix (no answer in time, a connection lost,
- * GitHub's own failure or rate limit), except a time-out when `retryTimeouts` is false.
+ * GitHub's own failure or rate limit, after the retry-after it asks for), except a time-out when
+ * `retryTimeouts` is false.
  */
 export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVerdict {
-  return retryable(failure) && (retryTimeouts || !(failure instanceof GitHubCallError))
+  if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError)) return false
+  const asked = (failure as { response?: { headers?: Record<string, unknown> } }).response?.headers?.[
+    'retry-after'
+  ]
+  return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true
 }
 
 /** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
