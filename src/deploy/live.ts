@@ -84,7 +84,9 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   if (!change.alreadyServed) {
     await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId)
     const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : ''
-    logger.info(`Published ${version} to namespace ${nameId}${before}`)
+    logger.info(
+      `Published version '${published.versionName}' to namespace ${nameId} (${namespaceId})${before}`,
+    )
     options.onPublished?.()
   }
   const { url } = published
