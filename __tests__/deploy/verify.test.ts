@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { Agent } from 'undici'
 import type { ManifestFile, Manifest } from '../../src/deploy/files.ts'
-import { NotLiveError, notLive } from '../../src/deploy/rollback.ts'
+import { NotLiveError, notLive } from '../../src/deploy/live.ts'
 import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from '../../src/common/poll.ts'
 import {
   compareServed,

@@ -1,18 +1,18 @@
 // The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
 // rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
 // it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
-// not seen, on-verify-failure puts the namespace back, fails or warns (rollback.ts); a check
+// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
 // cancelled says so, and what the namespace serves.
 
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
+import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
 import { pollUntil } from '../common/poll.ts'
 import type { Clock } from '../common/run.ts'
-import type { VerifySettings } from '../inputs/common.ts'
+import type { OnVerifyFailure, VerifySettings } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
-import { notLive, rollBack } from './rollback.ts'
 import { readServedRecord, RECORD_PATH } from './site-record.ts'
 import {
   describeMismatch,
@@ -202,4 +202,91 @@ export async function expectedOfVersion(
   const before = await readServedRecord(to.url, options)
   if ('absent' in before) return unknown(`${to.url} served no record before (${before.absent})`)
   return { otherThan: { sha256: before.bytes.sha256 } }
+}
+
+// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
+// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
+
+/** The deploy published a build its namespace's host did not serve within the bound. */
+export class NotLiveError extends Error {
+  override name = 'NotLiveError'
+  readonly verification: Verification
+  constructor(message: string, verification: Verification, options?: ErrorOptions) {
+    super(message, options)
+    this.verification = verification
+  }
+}
+
+export function isNotLive(error: unknown): error is NotLiveError {
+  return error instanceof NotLiveError
+}
+
+/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
+export function notLiveAccount(seen: Verification): string {
+  const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
+  if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
+  return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
+}
+
+/**
+ * A namespace that served another version before the publish is put back on it (the publish's
+ * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
+ * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ */
+export async function rollBack(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  published: Published,
+  seen: Verification,
+  logger: Pick<Logger, 'info'>,
+): Promise<string | undefined> {
+  const previous = published.replacedVersionId
+  if (!published.created || !previous || previous === published.versionId) return undefined
+  try {
+    await client.setNamespaceVersion(gameId, namespaceId, previous)
+  } catch (error) {
+    throw new NotLiveError(
+      `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${previous}, which it served ` +
+        `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`,
+      seen,
+      { cause: error },
+    )
+  }
+  logger.info(`Put the namespace back on version ${previous}, which it served before the publish`)
+  return previous
+}
+
+/**
+ * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
+ * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ */
+export function notLive(
+  onFailure: OnVerifyFailure,
+  seen: Verification,
+  published: Published,
+  nameId: string | undefined,
+  logger: Pick<Logger, 'warning'>,
+): void {
+  const account = notLiveAccount(seen)
+  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
+  const version = `version '${published.versionName}' (${published.versionId})`
+  if (onFailure === 'warn') {
+    logger.warning(
+      `Not seen live: ${account}. ${Input.OnVerifyFailure} is warn: the run succeeds with verified false, ` +
+        `and ${namespace} stays on ${version}.`,
+      { title: 'Not seen live' },
+    )
+    return
+  }
+  const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
+  const after =
+    seen.rolledBackTo !== undefined
+      ? `${Namespace} was put back on version ${seen.rolledBackTo}, which it served before.`
+      : onFailure === 'fail'
+        ? `${Input.OnVerifyFailure} is fail: ${namespace} stays on ${version}.`
+        : !published.created
+          ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+          : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
+  throw new NotLiveError(`Not live: ${account}. ${after}`, seen)
 }

@@ -3,7 +3,7 @@
 import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
-import { isNotLive, notLiveAccount } from './rollback.ts'
+import { isNotLive, notLiveAccount } from './live.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
