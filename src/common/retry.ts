@@ -73,7 +73,7 @@ export interface RetryPolicy {
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 export const DEFAULT_RETRIES = 8
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120
-export const DEFAULT_MAX_ELAPSED_MS = 180_000
+const DEFAULT_MAX_ELAPSED_MS = 180_000
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy: RetryPolicy = {

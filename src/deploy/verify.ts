@@ -277,7 +277,7 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Se
 }
 
 /** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
-export function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
+function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
   const failure = networkFailure(error)
   const fetched = 'could not be fetched:'
   switch (failure?.kind) {
