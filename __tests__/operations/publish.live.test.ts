@@ -15,7 +15,7 @@ import { startTestEmulator } from '../support/emulator.ts'
 import { getter, tempDir, writeTree } from '../support/helpers.ts'
 
 /** Long enough that a publish which does not wait is caught before the edge serves it. */
-const PUBLISH_DELAY_MS = 1_500
+const PUBLISH_DELAY_MS = 500
 
 describe('publish sees its change live', () => {
   let emulator: Emulator
