@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { actionsGlob } from '../../src/actions/glob.ts'
+import { previewRecord } from '../../src/actions/preview-record.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger, type Logger } from '../../src/common/logger.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
@@ -69,6 +70,16 @@ describe('a deploy cancelled while its build is checked', () => {
       report,
       /while the host was checked: the build was published; not checked: the check was cancelled/,
     )
+    // The preview's comment says it too.
+    const { status } = previewRecord(
+      { kind: 'failed', error: failed.error, partial, namespaceId: partial.provisioned.namespaceId! },
+      { key: 'k', previous: undefined, namespaceNameId: 'cancel-me', commit: undefined },
+    )
+    assert.match(
+      status,
+      /^🛑 The run was cancelled \(SIGINT\) while its build was checked: not checked\\: the check was cancelled/,
+    )
+    assert.ok(!status.includes('verify is false'), status)
     assert.match(
       logger.lines.join('\n'),
       /The check of \S+ was cancelled after \d+\.\d s: namespace cancel-me serves version/,

@@ -91,8 +91,11 @@ function failedRecord(
   const state = partial?.uploadCompleted
     ? stateAfter(partial, context)
     : nextState(context.key, context.previous, { namespaceId, namespaceNameId: context.namespaceNameId })
+  const checking = partial?.verification?.cancelled
+    ? ` while its build was checked: ${markdownText(cancelledCheck(partial.verification, partial.published))}.`
+    : ' before the deploy finished.'
   const status = isCancelled(error)
-    ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+    ? `🛑 ${errorMessage(error)}${checking} ${rerunText(partial, error)}`
     : `❌ The deploy failed: ${markdownText(errorMessage(error))}`
   return { state, status }
 }
