@@ -4,7 +4,7 @@
 // publish. An empty basic-auth makes a private namespace public again.
 
 import bcrypt from 'bcryptjs'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
 import type { CdnAuthType } from '../api/types.ts'
@@ -13,7 +13,7 @@ import { pollUntil } from '../common/poll.ts'
 import type { Clock } from '../common/run.ts'
 import type { BasicAuth } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
-import { hostRequest } from './site-record.ts'
+import { hostFetcher } from './verify.ts'
 
 /** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10
@@ -129,11 +129,14 @@ export interface WaitOptions {
 export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
   const { timeoutMs, logger } = options
   return async (url) => {
-    const { origin, base, headers } = hostRequest(url)
+    // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
+    const fetchRoot = hostFetcher(url, options)
+    const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' } as const
     logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`)
     const check = async (): Promise<{ what: string; permanent?: boolean } | undefined> => {
-      const seen = await statusOf(`${origin}${base}/`, headers, options)
-      return seen === 401 ? undefined : { what: typeof seen === 'number' ? `answers ${seen}` : seen }
+      const seen = await fetchRoot(root)
+      if ('reason' in seen) return { what: seen.reason, permanent: seen.permanent }
+      return seen.status === 401 ? undefined : { what: `answers ${seen.status}` }
     }
     const polled = await pollUntil(check, {
       ...options,
@@ -148,28 +151,6 @@ export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
       `${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
         `published to it, as it would not be private. Run again (the CDN may be slow: ${Input.VerifyTimeout} bounds the wait)`,
     )
-  }
-}
-
-async function statusOf(
-  url: string,
-  headers: Record<string, string>,
-  options: Pick<WaitOptions, 'dispatcher' | 'signal' | 'stallMs'>,
-): Promise<number | string> {
-  try {
-    const answer = await request(url, {
-      dispatcher: options.dispatcher,
-      method: 'HEAD',
-      headers,
-      signal: options.signal,
-      headersTimeout: options.stallMs,
-      bodyTimeout: options.stallMs,
-    })
-    await answer.body.dump()
-    return answer.statusCode
-  } catch (error) {
-    options.signal.throwIfAborted()
-    return `could not be fetched (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
   }
 }
 
