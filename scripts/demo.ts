@@ -1,7 +1,7 @@
 // npm run demo: starts the emulator at its defaults (the real service at its worst: a publish reaches
 // the host seconds later, files of 5 MiB or more are multipart), deploys example-site/ with a 6 MiB
-// wasm through dist/index.js the way the GitHub runner would, and prints the outputs, the job summary,
-// and what the url output serves.
+// wasm through dist/index.js the way the GitHub runner would, to a new namespace built on what the
+// demo game's prod serves, and prints the outputs, the job summary, and what the url output serves.
 import { createHash, randomBytes } from 'node:crypto'
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -32,7 +32,6 @@ const run = await runAction({
     path: site,
     namespace: preview,
     'namespace-display-name': `Demo ${preview}`,
-    'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
     'lobby-count-max': '64',
     'max-players': '16',
   },

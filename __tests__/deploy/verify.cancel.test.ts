@@ -3,7 +3,6 @@
 // and the run is cancelled as soon as the check starts (an event, not a time).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { previewRecord } from '../../src/actions/preview-record.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger, type Logger } from '../../src/common/logger.ts'
@@ -47,7 +46,6 @@ describe('a deploy cancelled while its build is checked', () => {
     )
     const failed = await deploy(inputs, {
       logger: watched,
-      glob: actionsGlob,
       tempDir: await tempDir(),
       signal: controller.signal,
     }).then(

@@ -3,7 +3,6 @@
 // host serves the version, which the test reads from the emulator itself when the line is logged.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger, type Logger } from '../../src/common/logger.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
 import type { Emulator } from '../../src/emulator/index.ts'
@@ -35,7 +34,6 @@ describe('publish sees its change live', () => {
       const inputs = { 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, 'cdn-domain': cdn }
       const result = await deploy(readInputs(getter({ ...inputs, path, namespace })), {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
       })
       versions[title] = result.published!.versionId

@@ -49,6 +49,7 @@ import { formatBytes } from '../common/format.ts'
 import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
+import { redact } from '../common/secrets.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
@@ -363,7 +364,14 @@ const AUTH_HINTS: Record<string, { hint: string; inputs: readonly string[] }> = 
   },
 }
 
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+  hint:
+    `The service has no such route: ${Input.ApiUrl} has a path it should not have (every call adds /cloud/...). ` +
+    `Check ${Input.ApiUrl}: the base URL of the service's API, such as https://api.example.com`,
+  inputs: [Input.ApiUrl],
+}
+
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(
   op: Operation,
   status: number,
@@ -371,6 +379,8 @@ function refusalHint(
 ): { hint?: string; inputs?: readonly string[] } {
   if (status === 500 && code === 'ERROR')
     return { hint: op.internalErrorHint, inputs: op.internalErrorInputs }
+  // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+  if (status === 404 && code === 'API_NOT_FOUND') return NO_ROUTE_HINT
   return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
     ? AUTH_HINTS[code]!
     : {}
@@ -736,7 +746,7 @@ function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
           message:
             response.statusCode === 200
               ? 'the answer was not a JSON object'
-              : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+              : `the answer was not a service error body: ${redact(text).slice(0, 200) || '(empty)'}`,
         }
   const serviceBody = errorBody === parsed
   throw new ServiceError({

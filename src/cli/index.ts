@@ -38,8 +38,9 @@ import {
 } from '../operations/operation.ts'
 import { renderText, type OutputValue, type Report } from '../common/report.ts'
 import { inertJson, visible } from '../common/untrusted.ts'
+import { redactWrites } from '../common/secrets.ts'
+import { registerSecrets } from '../inputs/secrets.ts'
 import { serversOperation } from '../operations/servers.ts'
-import { cliGlob } from './glob.ts'
 import { terminalLogger, type TerminalLogger } from './terminal.ts'
 import { validateOperation } from '../operations/validate.ts'
 import { publishOperation } from '../operations/publish.ts'
@@ -134,7 +135,6 @@ const DEPLOY: Command = {
       result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
-        glob: cliGlob,
         tempDir,
         manifestFile: keepManifest ? path.resolve(keepManifest) : undefined,
         tempDirRemoved: true,
@@ -206,9 +206,9 @@ const PUBLISH: Command = operationCommand(publishOperation, {
     'Publish a version to a namespace: a version id, previous (the one published before the current one: a\n' +
     'rollback), or what another namespace serves (--from-namespace: a promotion): what the publish action does.',
   examples: [
-    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace prod --version-id 5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08`,
     `gamehost publish ${EXAMPLE_CONNECTION} --namespace-id ${EXAMPLE_NAMESPACE} --version-id 8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 --json`,
-    `gamehost publish ${EXAMPLE_CONNECTION} --namespace production --version-id previous`,
+    `gamehost publish ${EXAMPLE_CONNECTION} --namespace prod --version-id previous`,
   ],
 })
 
@@ -544,6 +544,13 @@ export async function main(args: string[]): Promise<number | undefined> {
     return EXIT_OK
   }
 
+  // The run's secrets are known before anything runs; every text written from here on is redacted.
+  registerSecrets(
+    flagReader(flags),
+    command.flags.map((f) => f.name),
+  )
+  redactWrites(process.stdout)
+  redactWrites(process.stderr)
   const verbose = flags.verbose === true
   const logger = terminalLogger({ stream: process.stderr, verbose })
   const io: RunIO = { logger, json: flags.json === true, interactive: process.stderr.isTTY === true }

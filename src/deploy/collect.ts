@@ -9,16 +9,10 @@ import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Site } from '../inputs/deploy.ts'
 import type { OpenFile } from './fd.ts'
-import {
-  buildManifest,
-  hashArtifacts,
-  hiddenLeftOut,
-  scanSite,
-  type ArtifactFile,
-  type Globber,
-  type Manifest,
-} from './files.ts'
+import { buildManifest, hashArtifacts, type ArtifactFile, type Manifest } from './files.ts'
+import { scanSite } from './scan.ts'
 import nodePath from 'node:path'
+import { hiddenLeftOut } from './walk.ts'
 import { checkRecordPathFree } from './site-record.ts'
 import {
   applyContentTypes,
@@ -30,12 +24,13 @@ import {
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
 export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
-  Partial<Pick<Site, 'failOnWarning'>> & { path: string }
+  Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
-  glob: Globber
   open?: OpenFile
+  /** Ends the walk of the site's folder (the run's signal). */
+  signal?: AbortSignal
   /** Hash every file now (a dry run, or a build to compare with the last one); else they are hashed as they upload. */
   digestFirst: boolean
   /** Whether a version is published, so its routes are set (else only the content types apply). */
@@ -60,7 +55,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const { files, hidden } = await scanSite({
     root: site.path,
     patterns: site.files,
-    glob: options.glob,
+    signal: options.signal,
     includeHidden: site.includeHidden,
     logger,
     open: options.open,
@@ -75,10 +70,11 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
+  // A root page first: without one, / answers 404 whatever the engine's plan.
+  const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path)
+  if (noPage) throw new UsageError(noPage)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
-  const noPage = missingIndexWarning(files, site.path)
-  if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
   if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
@@ -104,12 +100,14 @@ function warningsRefusal(warnings: readonly string[]): UsageError {
 }
 
 /**
- * Said before anything is created when the site has no `index.html` at its root, so that `/` would
- * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
+ * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
+ * or the folder one down that holds the page. Undefined when it has one (or no files at all).
  */
-function missingIndexWarning(files: readonly ArtifactFile[], root: string): string | undefined {
+function missingIndex(files: readonly ArtifactFile[], root: string): string | undefined {
   if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
-  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`
+  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / would answer 404`
+  const onPurpose = `; a site that is no page (an asset host) sets ${Input.RequireIndex}: false`
   const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
   const unity = unityBuildFolderParts(rootNames)
   if (unity.length) {
@@ -122,7 +120,7 @@ function missingIndexWarning(files: readonly ArtifactFile[], root: string): stri
   const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0]
   if (shallowest) {
     const folder = shallowest.path.slice(0, -'/index.html'.length)
-    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}`
+    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}${onPurpose}`
   }
-  return `${base}: its files are served only at their own paths`
+  return `${base}: give the folder that holds the game's index.html${onPurpose}`
 }

@@ -8,7 +8,7 @@ import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
-import { writeManifest, type Globber, type Manifest } from './files.ts'
+import { writeManifest, type Manifest } from './files.ts'
 import { goLive, type Published } from './go-live.ts'
 import { privateHostWaiter } from './private.ts'
 import type { Provisioned } from './provision.ts'
@@ -75,8 +75,6 @@ export interface PreviousSite {
 
 export interface DeployDependencies {
   logger: Logger
-  /** Lists the files that `files` selects (see Globber). */
-  glob: Globber
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
   /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
@@ -142,7 +140,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })
   try {
-    const site = await collect(inputs, deps)
+    const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
     const journal = startJournal(inputs, site)
     const saveManifest = manifestSaver(journal, deps)

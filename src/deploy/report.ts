@@ -11,7 +11,7 @@ import type { CloseResult } from './close.ts'
 import type { DeployResult, Published } from './pipeline.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
-import { hiddenLeftOut } from './files.ts'
+import { hiddenLeftOut } from './walk.ts'
 import {
   heading,
   keyValueTable,

@@ -15,6 +15,7 @@ import type { Clock } from '../common/run.ts'
 import type { ManifestFile } from './files.ts'
 import { hostRequest, RECORD_PATH } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
+import { isEngineFile } from './engines.ts'
 
 /** What a probe compares the served file with: the build's file (or the record's). */
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
@@ -73,8 +74,6 @@ const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
 /** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
-/** The files of an engine's build that it cannot start without. */
-const ENGINE_FILE = /\.(loader\.js|framework\.js|wasm|data|pck|js|unityweb)(\.(br|gz))?$/
 const PAGE = /\.html?$/i
 
 /**
@@ -102,7 +101,7 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
     (file) =>
       encodingFor(file.path, routes) !== undefined ||
       file.path.endsWith('.wasm') ||
-      (inBuild(file) && ENGINE_FILE.test(file.path)),
+      (inBuild(file) && isEngineFile(file.path)),
   )
   for (const file of engine.slice(0, ENGINE_FILES_CHECKED)) add(file)
   const largest = byPath

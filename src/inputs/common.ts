@@ -54,6 +54,12 @@ export function readConnection(
   if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
     throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
   }
+  if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+    const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
+    throw new UsageError(
+      `${Input.ApiUrl} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`,
+    )
+  }
   const token = checkToken(get(Input.Token).trim())
   const gameId = get(Input.GameId).trim()
   if (!gameId) throw new UsageError(`${Input.GameId} is required: ${gameIdPurpose}`)

@@ -77,6 +77,8 @@ export interface Site {
   webEngine: WebEngineChoice
   /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
   failOnWarning: boolean
+  /** A site without index.html at its root (its / answers 404) is refused before anything is created. */
+  requireIndex: boolean
   /**
    * Headers the published version's routes add, one per glob, checked against the service's limits.
    * Only with a target that publishes.
@@ -220,6 +222,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     nameGiven: Boolean(given),
     webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
     failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
+    requireIndex: readBoolean(Input.RequireIndex, get(Input.RequireIndex), true),
     headers: readHeaders(get(Input.Headers)),
   }
 }
@@ -343,7 +346,7 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(value)) {
     throw new UsageError(
       `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
-        'saved, digits only (see the README on previews of forks)',
+        'saved, digits only (see docs/previews.md on previews of forks)',
     )
   }
   return Number(value)

@@ -1,7 +1,8 @@
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 
@@ -148,7 +149,7 @@ export const INPUTS = {
     actions: ['deploy', 'publish'],
     default: '',
     description:
-      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+      "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
     flag: {
       type: 'string',
       value: 'id',
@@ -250,15 +251,22 @@ export const INPUTS = {
   Headers: row('headers', {
     actions: ['deploy'],
     default: '',
-    description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+    description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
     flag: { type: 'string', value: 'yaml' },
   }),
   FailOnWarning: row('fail-on-warning', {
     actions: ['deploy'],
     default: 'false',
     description:
-      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
     flag: { type: 'boolean' },
+  }),
+  RequireIndex: row('require-index', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+    flag: { type: 'boolean', negatable: true },
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
