@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { ServiceClient, createAgent, type ClientOptions } from '../../src/api/client.ts'
 import { NetworkError, ServiceError, UnexpectedAnswerError } from '../../src/api/errors.ts'
-import { retryPolicy } from '../../src/api/retry.ts'
+import { retryPolicy } from '../../src/common/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const GAME = 'game'

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { NetworkError } from '../../src/api/errors.ts'
-import { retryPolicy } from '../../src/api/retry.ts'
+import { retryPolicy } from '../../src/common/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { SERVICE_REQUEST_LIMIT_MS, timeoutsFor } from '../../src/common/timeouts.ts'
 

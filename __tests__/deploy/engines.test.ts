@@ -71,7 +71,7 @@ describe('the engines table', () => {
           'b.bin': 900,
           'c.bin': 900,
         })
-        const probe = sampleProbes(manifest, builtIn('Build')).find((p) => p.file.path === name)
+        const probe = sampleProbes(manifest.files, builtIn('Build')).find((p) => p.file.path === name)
         assert.equal(probe?.compare, 'content', name)
       }
     }
@@ -82,7 +82,7 @@ describe('the engines table', () => {
       'b.bin': 900,
       'c.bin': 900,
     })
-    assert.ok(!sampleProbes(other, builtIn('Build')).some((p) => p.file.path === 'Build/notes.txt'))
+    assert.ok(!sampleProbes(other.files, builtIn('Build')).some((p) => p.file.path === 'Build/notes.txt'))
   })
 
   test("the size report always shows the heavy ones, the table's word, changed or not", () => {

@@ -1,7 +1,7 @@
 // The uploader's decision table, outcome by outcome: what follows each thing an attempt can come to.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { retryPolicy } from '../../src/api/retry.ts'
+import { retryPolicy } from '../../src/common/retry.ts'
 import {
   decide,
   DESCRIPTOR_WAITS,

@@ -13,7 +13,7 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { systemClock } from '../../src/common/run.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { deployOutputs, failureReport, rerunText } from '../../src/deploy/report.ts'
-import { NotLiveError } from '../../src/deploy/rollback.ts'
+import { NotLiveError } from '../../src/deploy/live.ts'
 import { verifyLive } from '../../src/deploy/verify.ts'
 import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
@@ -106,7 +106,7 @@ describe('seen live, against the emulator', () => {
     const logger = memoryLogger()
     const seen = await verifyLive({
       url: second.published!.url!,
-      manifest: second.manifest!,
+      files: second.manifest!.files,
       serving: second.serving,
       settings: { enabled: true, timeoutMs: 20_000, onFailure: 'rollback' },
       run: {

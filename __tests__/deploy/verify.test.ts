@@ -5,10 +5,9 @@ import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { Agent } from 'undici'
 import type { ManifestFile, Manifest } from '../../src/deploy/files.ts'
-import { NotLiveError, notLive } from '../../src/deploy/rollback.ts'
+import { NotLiveError, notLive } from '../../src/deploy/live.ts'
+import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from '../../src/common/poll.ts'
 import {
-  FIRST_WAIT_MS,
-  LONGEST_WAIT_MS,
   compareServed,
   hostFetcher,
   pollUntilLive,
@@ -76,7 +75,7 @@ describe('sampleProbes', () => {
       file('StreamingAssets/video.mp4', 200, 'video/mp4'),
       file('img/a.png', 10, 'image/png'),
     ]
-    const probes = sampleProbes(manifest(files), unityServing)
+    const probes = sampleProbes(manifest(files).files, unityServing)
     assert.deepEqual(
       probes.map((p) => [p.urlPath, p.compare, p.contentType, p.contentEncoding]),
       [
@@ -98,7 +97,7 @@ describe('sampleProbes', () => {
       file(`Build/part-${i}.wasm.br`, `w${i}`, 'application/wasm'),
     )
     const index = file('index.html', 'x'.repeat(64), 'text/html; charset=utf-8')
-    const probes = sampleProbes(manifest([...engine, ...pages, index]), unityServing)
+    const probes = sampleProbes(manifest([...engine, ...pages, index]).files, unityServing)
     assert.deepEqual(
       [probes[0]!.urlPath, probes[0]!.file.path, probes[0]!.compare, probes[0]!.contentType],
       ['/', 'index.html', 'content', 'text/html'],
@@ -107,7 +106,9 @@ describe('sampleProbes', () => {
   })
 
   test('a site without index.html is checked by its files; a .wasm needs application/wasm even without an engine', () => {
-    const probes = sampleProbes(manifest([file('game.wasm', 'w', 'application/wasm'), file('a.txt', 'a')]))
+    const probes = sampleProbes(
+      manifest([file('game.wasm', 'w', 'application/wasm'), file('a.txt', 'a')]).files,
+    )
     assert.deepEqual(
       probes.map((p) => [p.urlPath, p.compare, p.contentType]),
       [
@@ -176,7 +177,7 @@ describe('compareServed', () => {
 })
 
 describe('pollUntilLive', () => {
-  const probes = sampleProbes(manifest([file('index.html', 'new'), file('game.js', 'js')]))
+  const probes = sampleProbes(manifest([file('index.html', 'new'), file('game.js', 'js')]).files)
   const fakeTime = () => {
     let now = 0
     const sleeps: number[] = []
@@ -331,7 +332,7 @@ describe('hostFetcher', () => {
         signal: new AbortController().signal,
         stallMs: 5_000,
       })
-      const probe = sampleProbes(manifest([file('index.html', 'x')]))[0]!
+      const probe = sampleProbes(manifest([file('index.html', 'x')]).files)[0]!
       assert.deepEqual(await fetch(probe), {
         urlPath: '/',
         reason:

@@ -1,6 +1,6 @@
 import type { getOctokit } from '@actions/github'
-import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../common/logger.ts'
+import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
 import { redactRequests } from './octokit.ts'
@@ -27,7 +27,7 @@ export interface GitHubBounds {
   callTimeoutMs: number
   retries: number
   budgetMs: number
-  /** Before a retry: this, doubled each time. */
+  /** The first retry's backoff, doubled for each next one (with the retry engine's jitter). */
   retryDelayMs: number
 }
 
@@ -53,83 +53,85 @@ export function stickyComment(options: StickyCommentOptions): StickyComment {
   return new PreviewComment(options)
 }
 
-/** What follows a failed GitHub call: a retry after `waitMs`, or the end of the call. */
-type CallDecision = { kind: 'retry'; waitMs: number } | { kind: 'fail' }
-
 /**
- * The decision after the failed attempt `attempt` (0 for the first): a retry of what a retry can fix,
- * unless the retries are spent or it timed out and `retryTimeouts` is false; never waiting past the
- * budget's end, `remainingMs` away.
+ * The GitHub calls' classifier: a retry of what a retry can fix (no answer in time, a connection lost,
+ * GitHub's own failure or rate limit, after the retry-after it asks for), except a time-out when
+ * `retryTimeouts` is false.
  */
-export function decideCall(
-  failure: unknown,
-  attempt: number,
-  bounds: GitHubBounds,
-  retryTimeouts: boolean,
-  remainingMs: number,
-): CallDecision {
-  const timedOut = failure instanceof GitHubCallError
-  if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries)
-    return { kind: 'fail' }
-  return { kind: 'retry', waitMs: Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, remainingMs)) }
+export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVerdict {
+  if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError)) return false
+  const asked = (failure as { response?: { headers?: Record<string, unknown> } }).response?.headers?.[
+    'retry-after'
+  ]
+  return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true
 }
 
-/** Runs GitHub calls, each with its time-out, retrying what a retry can fix, all within one budget. */
+/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
 class BoundedCalls {
   readonly #bounds: GitHubBounds
+  readonly #policy: RetryPolicy
+  readonly #logger: Pick<Logger, 'info' | 'debug'>
   readonly #created = Date.now()
-  #deadline: number
 
-  constructor(bounds: GitHubBounds) {
+  constructor(bounds: GitHubBounds, logger: Pick<Logger, 'info'>) {
     this.#bounds = bounds
-    this.#deadline = this.#created + bounds.budgetMs
+    this.#policy = retryPolicy({
+      retries: bounds.retries,
+      baseDelayMs: bounds.retryDelayMs,
+      maxDelayMs: bounds.budgetMs,
+      maxElapsedMs: bounds.budgetMs,
+      deadlineAt: this.#created + bounds.budgetMs,
+    })
+    this.#logger = { info: (line) => logger.info(line), debug: () => {} }
   }
 
   /** Ends the budget within `ms` from now, if it would end later. */
   shorten(ms: number): void {
-    this.#deadline = Math.min(this.#deadline, Date.now() + ms)
+    this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt!, Date.now() + ms)
   }
 
   /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
   async run<T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const result = await this.#attempt(call)
-      if ('value' in result) return result.value
-      const decision = decideCall(
-        result.failure,
-        attempt,
-        this.#bounds,
-        retryTimeouts,
-        this.#deadline - Date.now(),
-      )
-      if (decision.kind === 'fail') {
-        throw attempt > 0 && result.failure instanceof Error
-          ? new RetriedCallError(result.failure, attempt + 1)
-          : result.failure
+    let attempts = 0
+    let last: unknown
+    const attempt = async () => {
+      attempts++
+      try {
+        return await this.#attempt(call)
+      } catch (error) {
+        last = error
+        throw error
       }
-      await delay(decision.waitMs)
+    }
+    try {
+      return await withRetries(
+        'GitHub call',
+        attempt,
+        (failure) => githubVerdict(failure, retryTimeouts),
+        this.#policy,
+        this.#logger,
+      )
+    } catch (error) {
+      if (attempts > 1 && last instanceof Error) throw new RetriedCallError(last, attempts)
+      throw last ?? error
     }
   }
 
-  async #attempt<T>(call: (signal: AbortSignal) => Promise<T>): Promise<{ value: T } | { failure: unknown }> {
-    const remaining = this.#deadline - Date.now()
+  async #attempt<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = this.#policy.deadlineAt!
+    const remaining = deadline - Date.now()
     if (remaining <= 0)
-      throw new GitHubCallError(`GitHub took more than ${(this.#deadline - this.#created) / 1000} s in all`)
+      throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
     const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
     // let the process end with the step's outcome unwritten.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeout)
     try {
-      return { value: await call(controller.signal) }
+      return await call(controller.signal)
     } catch (error) {
-      return controller.signal.aborted
-        ? {
-            failure: new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, {
-              cause: error,
-            }),
-          }
-        : { failure: error }
+      if (!controller.signal.aborted) throw error
+      throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
     } finally {
       clearTimeout(timer)
     }
@@ -152,7 +154,7 @@ class PreviewComment implements StickyComment {
 
   constructor(options: StickyCommentOptions) {
     this.#options = options
-    this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds })
+    this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger)
     const [owner = '', repo = ''] = options.repository.split('/')
     this.#owner = owner
     this.#repo = repo

@@ -2,7 +2,7 @@
 // a request that never reached GitHub (refused, reset, not resolved) as a RequestError with status 500
 // and no response: shown as "500" it reads as GitHub's own failure, and hides a connection error.
 
-import { errorCodes } from '../api/retry.ts'
+import { errorCodes } from '../common/network.ts'
 
 /** The HTTP status GitHub answered with; undefined when GitHub gave no answer (a connection error). */
 export function githubStatus(error: unknown): number | undefined {

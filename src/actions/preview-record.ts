@@ -6,8 +6,8 @@ import { isCancelled } from '../common/cancel.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { CloseResult } from '../deploy/close.ts'
 import type { DeployResult } from '../deploy/pipeline.ts'
-import { rerunText } from '../deploy/report.ts'
-import { notLiveAccount } from '../deploy/rollback.ts'
+import { cancelledCheck, rerunText } from '../deploy/report.ts'
+import { notLiveAccount } from '../deploy/live.ts'
 import { describeTiming } from '../deploy/verify.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
@@ -74,6 +74,8 @@ function deployedSentence(result: DeployResult): string {
 function liveSentence(result: DeployResult): string {
   const seen = result.verification
   if (!seen) return `It is published at the preview link below (not checked: ${Input.Verify} is false).`
+  if (seen.cancelled)
+    return `🛑 It is published at the preview link below (${markdownText(cancelledCheck(seen, result.published))}).`
   if (seen.verified)
     return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.`
   return `⚠️ It was not seen live: ${markdownText(notLiveAccount(seen))}.`
@@ -89,8 +91,11 @@ function failedRecord(
   const state = partial?.uploadCompleted
     ? stateAfter(partial, context)
     : nextState(context.key, context.previous, { namespaceId, namespaceNameId: context.namespaceNameId })
+  const checking = partial?.verification?.cancelled
+    ? ` while its build was checked: ${markdownText(cancelledCheck(partial.verification, partial.published))}.`
+    : ' before the deploy finished.'
   const status = isCancelled(error)
-    ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+    ? `🛑 ${errorMessage(error)}${checking} ${rerunText(partial, error)}`
     : `❌ The deploy failed: ${markdownText(errorMessage(error))}`
   return { state, status }
 }

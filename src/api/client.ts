@@ -1,5 +1,5 @@
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher, type ProxyAgent } from 'undici'
-import { NetworkError, ServiceError, UnexpectedAnswerError } from './errors.ts'
+import { NetworkError, requestedDelay, ServiceError, UnexpectedAnswerError } from './errors.ts'
 import {
   aBoolean,
   aHostName,
@@ -19,11 +19,10 @@ import {
   errorCodes,
   isConnectFailure,
   isNetworkFailure,
-  retryPolicy,
-  withRetries,
-  type RetryPolicy,
-  type RetryVerdict,
-} from './retry.ts'
+  isUnreachable,
+  networkFailure,
+} from '../common/network.ts'
+import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { siteAnswer, siteAnswerStream, type AnswerStream, type CdnSite } from './site-answer.ts'
 import {
   RAY_ID_HEADER,
@@ -324,6 +323,13 @@ export const OPS = {
   },
 } as const satisfies Record<string, Operation>
 
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op: Operation, error: unknown, now: number): RetryVerdict {
+  if (!shouldRetry(op, error)) return false
+  const afterMs = requestedDelay(error, now)
+  return afterMs === undefined ? true : { afterMs }
+}
+
 function shouldRetry(op: Operation, error: unknown): boolean {
   if (error instanceof ServiceError) {
     if ([429, 502, 503, 504].includes(error.status)) return true
@@ -393,17 +399,6 @@ function refusalHint(
  */
 export const FIRST_CONTACT_RETRIES = 2
 export const FIRST_CONTACT_MS = 5_000
-
-/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
-function isUnreachable(error: unknown): boolean {
-  return (
-    isConnectFailure(error) ||
-    errorCodes(error).some(
-      (code) =>
-        code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code),
-    )
-  )
-}
 
 const seg = encodeURIComponent
 
@@ -607,8 +602,8 @@ export class ServiceClient {
   ): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     let firstContact: { retries: number; started: number } | undefined
-    const retry = (error: unknown): RetryVerdict => {
-      if (this.#answered || !isConnectFailure(error)) return shouldRetry(op, error)
+    const retry = (error: unknown, now: number): RetryVerdict => {
+      if (this.#answered || !isConnectFailure(error)) return classify(op, error, now)
       // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
       firstContact ??= { retries: 0, started: this.#retry.now() }
       const again =
@@ -878,8 +873,8 @@ function networkReason(error: unknown, timeoutMs: number): string {
     case 'EAI_AGAIN':
       return `the host name could not be resolved (${code})`
   }
-  if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-    return `the TLS handshake failed (${code})`
+  const failure = networkFailure(error)
+  if (failure?.kind === 'tls') return `the TLS handshake failed (${failure.code})`
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
   return typeof code === 'string' ? `${message} (${code})` : message
 }

@@ -1,33 +1,5 @@
+import { gaveUpNote, type GaveUp } from '../common/retry.ts'
 import type { ServiceErrorBody } from './types.ts'
-
-/**
- * Why a retried call stopped, when its retries ended before a success: the retries were spent, the
- * next would have started past the time bound, or the service asked for a wait longer than allowed.
- */
-export type GaveUp =
-  | { kind: 'retries-spent'; attempts: number }
-  | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
-  | { kind: 'wait-too-long'; askedMs: number; until: number; maxRetryAfterMs: number }
-
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
-export function gaveUpNote(gaveUp: GaveUp | undefined): string {
-  switch (gaveUp?.kind) {
-    case undefined:
-      return ''
-    case 'retries-spent':
-      return ` (gave up after ${gaveUp.attempts} attempts)`
-    case 'out-of-time':
-      return (
-        ` (gave up after ${gaveUp.attempts} attempts in ${Math.round(gaveUp.elapsedMs / 1000)} s: ` +
-        `retries stop ${Math.round(gaveUp.maxElapsedMs / 1000)} s after the first attempt)`
-      )
-    case 'wait-too-long':
-      return (
-        ` (the service asks to wait ${Math.ceil(gaveUp.askedMs / 1000)} s, until ${new Date(gaveUp.until).toISOString()}: ` +
-        `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`
-      )
-  }
-}
 
 type ServiceErrorInit = {
   operation: string
@@ -178,12 +150,22 @@ export class NetworkError extends Error {
 }
 
 /**
- * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
- * its message (the service's and the network's errors keep their class); the message of an error is
- * never changed once it was thrown. Any other error becomes the cause of a new one.
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
-export function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
-  if (error instanceof ServiceError || error instanceof NetworkError) return error.afterRetries(gaveUp)
-  if (error instanceof Error) return new Error(error.message + gaveUpNote(gaveUp), { cause: error })
-  return error
+export function requestedDelay(error: unknown, now: number): number | undefined {
+  if (!(error instanceof ServiceError)) return undefined
+  const candidates: number[] = []
+  const header = error.retryAfter?.trim()
+  if (header) {
+    if (/^\d+(\.\d+)?$/.test(header)) candidates.push(Number(header) * 1000)
+    else {
+      const at = Date.parse(header)
+      if (!Number.isNaN(at)) candidates.push(at - now)
+    }
+  }
+  if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+    candidates.push(error.metadata - now)
+  if (candidates.length === 0) return undefined
+  return Math.max(0, ...candidates)
 }

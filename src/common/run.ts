@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from 'undici'
 import { ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from '../api/retry.ts'
+import { retryPolicy, type RetryPolicy } from './retry.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../inputs/constants.ts'
 import type { Connection } from '../inputs/common.ts'
 import type { Logger } from './logger.ts'

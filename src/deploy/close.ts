@@ -3,16 +3,19 @@
 // closed (no build content, every other part of the config kept), and its custom domain is freed.
 // Running it twice changes nothing the second time.
 
+import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run } from '../common/run.ts'
+import type { VerifySettings } from '../inputs/common.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
 import { resolveCdnDomain } from './cdn-domain.ts'
+import { publishAndSee } from './live.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
 
@@ -46,7 +49,7 @@ export function closedVersionName(nameId: string, pullRequest: number | undefine
 }
 
 /** What a close reads of the deploy's inputs: the service, the namespace (and its domain), the time limits. */
-export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer'>
+export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer' | 'verify'>
 
 export async function closePreview(inputs: CloseInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
@@ -80,7 +83,12 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
       current.display_name === name
         ? alreadyClosed(current, namespace, logger)
         : await logger.group('Publish the closed page', () =>
-            publishClosedPage(run, gameId, namespace, current, name, deps.pullRequest),
+            publishClosedPage(
+              run,
+              { gameId, namespace, current, name, url },
+              deps.pullRequest,
+              inputs.verify,
+            ),
           )
     const domainRemoved = target.domain
       ? await freeDomain(client, gameId, namespace, target.domain, logger)
@@ -103,12 +111,17 @@ function alreadyClosed(current: GameVersion, namespace: NamespaceSummary, logger
 /** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
 async function publishClosedPage(
   run: Run,
-  gameId: string,
-  namespace: NamespaceSummary,
-  current: GameVersion,
-  name: string,
+  to: {
+    gameId: string
+    namespace: NamespaceSummary
+    current: GameVersion
+    name: string
+    url: string | undefined
+  },
   pullRequest: number | undefined,
+  verify: VerifySettings,
 ): Promise<ClosedPage> {
+  const { gameId, namespace, current, name } = to
   const { client, logger } = run
   const file = closedPage(pullRequest)
   const site = await client.createCdnSite(gameId, {
@@ -128,11 +141,26 @@ async function publishClosedPage(
   await client.completeUpload(site.upload_id)
   const config = deployConfig(current.config, site.site_id)
   const created = await createVersion(client, gameId, name, config, logger)
-  await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId)
-  logger.info(
-    `Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
-      `it served version '${current.display_name}' (${current.version_id})`,
-  )
+  const published = {
+    versionId: created.versionId,
+    versionName: created.displayName,
+    replacedVersionId: current.version_id,
+    created: true,
+    url: to.url,
+    domain: undefined,
+  }
+  const page = { ...file, sha256: createHash('sha256').update(file.bytes).digest('hex') }
+  // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
+  const settings: VerifySettings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' }
+  const change = {
+    gameId,
+    namespaceId: namespace.namespace_id,
+    nameId: namespace.name_id,
+    published,
+    alreadyServed: false,
+  }
+  await publishAndSee(change, { settings, expected: { files: [page] }, run, logger })
+  logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`)
   return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId }
 }
 

@@ -18,15 +18,6 @@ export const openFile: OpenFile = (path, flags) =>
     open(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)))
   })
 
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
-export function isOutOfDescriptors(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (code === 'EMFILE' || code === 'ENFILE') return true
-  }
-  return false
-}
-
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 export function readAt(
   fd: number,

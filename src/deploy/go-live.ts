@@ -44,13 +44,16 @@ export interface WentLive {
   published: Published
   /** What is provisioned now (a namespace created on the new version included). */
   provisioned: Provisioned
+  /** The namespace to publish to (publishAndSee), and whether it already serves the version. */
+  namespaceId: string
+  alreadyServed: boolean
 }
 
 /**
- * Makes the version of the new site from the base version and publishes it to the namespace; a
- * namespace the game does not have is created on the base version first, then published to like any
- * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
- * an unchanged build) is left as it is.
+ * Makes the version of the new site from the base version, for publishAndSee to publish; a namespace
+ * the game does not have is created on the base version first, then published to like any other (see
+ * createNamespaceOn). A namespace that already serves a version of this site (a re-run of an
+ * unchanged build) is left as it is.
  */
 export async function goLive(
   client: ServiceClient,
@@ -97,7 +100,7 @@ export async function goLive(
       `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
     )
     logWhere(unchanged, logger)
-    return { published: unchanged, provisioned }
+    return { published: unchanged, provisioned, namespaceId: existing, alreadyServed: true }
   }
   const config = deployConfig(plan.base.config, siteId, plan.routes)
   const created = await createVersion(client, gameId, plan.name, config, logger)
@@ -111,8 +114,6 @@ export async function goLive(
     // A new namespace serves the base version, publicly: it is made private before the publish.
     if (basicAuth) await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
   }
-  await client.setNamespaceVersion(gameId, namespaceId, created.versionId)
-  logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`)
   const published: Published = {
     ...unchanged,
     versionId: created.versionId,
@@ -121,7 +122,7 @@ export async function goLive(
     domain: publishedDomain(now, url),
   }
   logWhere(published, logger)
-  return { published, provisioned: now }
+  return { published, provisioned: now, namespaceId, alreadyServed: false }
 }
 
 /** The namespace serves the base version, and it is of this site with the same routes. */

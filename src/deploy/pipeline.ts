@@ -1,11 +1,10 @@
 import path from 'node:path'
 import type { Dispatcher } from 'undici'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run } from '../common/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
-import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
@@ -16,15 +15,14 @@ import type { Provisioned } from './provision.ts'
 import { planTarget } from './target.ts'
 import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
-import { notLive, rollBack } from './rollback.ts'
-import { verifyLive, type PollOptions, type Verification } from './verify.ts'
+import { publishAndSee } from './live.ts'
+import type { PollOptions, Verification } from './verify.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './older.ts'
 import { namespaceUrl } from './publish.ts'
 import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './site-record.ts'
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
-import { inputName } from '../common/input-naming.ts'
 
 export type { Published }
 
@@ -329,56 +327,27 @@ async function publishAndSeeLive(
   journal.published = live.published
   // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
   // when the service names no CDN domain, and then not checked (go-live said so).
-  const { url } = live.published
-  if (url) await seeLive(targeted, run, journal, live.published, url, deps)
-}
-
-/**
- * The stage after going live: the namespace's host fetched until it serves the build, and when it
- * does not within verify-timeout, on-verify-failure's rollback, failure or warning.
- */
-async function seeLive(
-  inputs: TargetedInputs,
-  run: Run,
-  journal: DeployResult,
-  published: Published,
-  url: string,
-  deps: DeployDependencies,
-): Promise<void> {
   const { manifest } = journal
-  const { logger } = deps
-  if (!inputs.verify.enabled || !manifest) {
-    logger.info(
-      `Published at ${url} (not checked: ${manifest ? `${inputName(Input.Verify)} is false` : 'no manifest'})`,
-    )
-    return
-  }
-  const seen = await logger.group('Verify', () =>
-    verifyLive({
-      url,
-      manifest,
-      record: journal.record,
-      serving: journal.serving,
-      settings: inputs.verify,
+  await publishAndSee(
+    {
+      gameId: targeted.connection.gameId,
+      namespaceId: live.namespaceId,
+      nameId: live.provisioned.nameId ?? live.namespaceId,
+      published: live.published,
+      alreadyServed: live.alreadyServed,
+    },
+    {
+      settings: targeted.verify,
+      expected: manifest
+        ? { files: manifest.files, record: journal.record, serving: journal.serving }
+        : { unknown: 'no manifest' },
       run,
       logger,
       sleep: deps.sleep,
-      authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
-    }),
+      authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+      onSeen: (seen) => (journal.verification = seen),
+    },
   )
-  journal.verification = seen
-  if (seen.verified) return
-  const namespaceId = journal.provisioned.namespaceId
-  if (inputs.verify.onFailure === 'rollback' && namespaceId)
-    seen.rolledBackTo = await rollBack(
-      run.client,
-      inputs.connection.gameId,
-      namespaceId,
-      published,
-      seen,
-      logger,
-    )
-  notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger)
 }
 
 /** What the namespace and the base of the size comparison serve, read from their records. */

@@ -3,18 +3,17 @@
 // bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
 // publish. An empty basic-auth makes a private namespace public again.
 
-import { setTimeout as sleepFor } from 'node:timers/promises'
 import bcrypt from 'bcryptjs'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
 import type { CdnAuthType } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
+import { pollUntil } from '../common/poll.ts'
 import type { Clock } from '../common/run.ts'
 import type { BasicAuth } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
-import { hostRequest } from './site-record.ts'
-import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from './verify.ts'
+import { hostFetcher } from './verify.ts'
 import { inputName } from '../common/input-naming.ts'
 
 /** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
@@ -125,61 +124,34 @@ export interface WaitOptions {
 }
 
 /**
- * Polls the host's `/` without credentials until it answers 401, with the backoff of the seen-live
- * checks (verify.ts); anything else (nothing served yet, what it served before) is waited out.
+ * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
+ * checks); anything else (nothing served yet, what it served before) is waited out.
  */
 export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
-  const { clock, signal, timeoutMs, logger } = options
-  const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }))
+  const { timeoutMs, logger } = options
   return async (url) => {
-    const { origin, base, headers } = hostRequest(url)
+    // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
+    const fetchRoot = hostFetcher(url, options)
+    const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' } as const
     logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`)
-    const started = clock.now()
-    let wait = FIRST_WAIT_MS
-    for (let attempt = 1; ; attempt++) {
-      signal.throwIfAborted()
-      const seen = await statusOf(`${origin}${base}/`, headers, options)
-      const durationMs = clock.now() - started
-      if (seen === 401) {
-        logger.info(
-          `${url} answers 401 without credentials (after ${(durationMs / 1000).toFixed(1)} s): it is private`,
-        )
-        return
-      }
-      const what = typeof seen === 'number' ? `answers ${seen}` : seen
-      logger.debug(`Check ${attempt}: ${url} ${what} without credentials`)
-      const left = timeoutMs - durationMs
-      if (left <= 0) {
-        throw new Error(
-          `${url} still ${what} without credentials after ${(durationMs / 1000).toFixed(1)} s: the build was not ` +
-            `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`,
-        )
-      }
-      await sleep(Math.min(wait, left), signal)
-      wait = Math.min(wait * 2, LONGEST_WAIT_MS)
+    const check = async (): Promise<{ what: string; permanent?: boolean } | undefined> => {
+      const seen = await fetchRoot(root)
+      if ('reason' in seen) return { what: seen.reason, permanent: seen.permanent }
+      return seen.status === 401 ? undefined : { what: `answers ${seen.status}` }
     }
-  }
-}
-
-async function statusOf(
-  url: string,
-  headers: Record<string, string>,
-  options: Pick<WaitOptions, 'dispatcher' | 'signal' | 'stallMs'>,
-): Promise<number | string> {
-  try {
-    const answer = await request(url, {
-      dispatcher: options.dispatcher,
-      method: 'HEAD',
-      headers,
-      signal: options.signal,
-      headersTimeout: options.stallMs,
-      bodyTimeout: options.stallMs,
+    const polled = await pollUntil(check, {
+      ...options,
+      onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
     })
-    await answer.body.dump()
-    return answer.statusCode
-  } catch (error) {
-    options.signal.throwIfAborted()
-    return `could not be fetched (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
+    const after = `${(polled.durationMs / 1000).toFixed(1)} s`
+    if (polled.seen) {
+      logger.info(`${url} answers 401 without credentials (after ${after}): it is private`)
+      return
+    }
+    throw new Error(
+      `${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
+        `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`,
+    )
   }
 }
 

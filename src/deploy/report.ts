@@ -3,12 +3,12 @@
 import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
-import { isNotLive, notLiveAccount } from './rollback.ts'
+import { isNotLive, notLiveAccount } from './live.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
-import type { DeployResult } from './pipeline.ts'
+import type { DeployResult, Published } from './pipeline.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
 import { hiddenLeftOut } from './walk.ts'
@@ -162,9 +162,11 @@ export function failureReport(error: unknown, result: DeployResult | undefined):
   const cancelled = isCancelled(error)
   const blocks = [
     text(
-      cancelled
-        ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
-        : `Failed: ${errorMessage(error)}`,
+      !cancelled
+        ? `Failed: ${errorMessage(error)}`
+        : result?.verification?.cancelled
+          ? `${errorMessage(error)} while the host was checked: the build was published; ${cancelledCheck(result.verification, result.published)}.`
+          : `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`,
     ),
     heading('Done before it'),
   ]
@@ -336,12 +338,27 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
 }
 
 /** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
-export function liveCell(result: DeployResult): string {
+export function liveCell(result: {
+  verification?: Verification | undefined
+  published?: Pick<Published, 'versionId' | 'versionName'> | undefined
+}): string {
   const seen = result.verification
   if (!seen) return `not checked (${inputName(Input.Verify)} is false)`
+  if (seen.cancelled) return cancelledCheck(seen, result.published)
   if (seen.verified) return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`
   const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : ''
   return `not seen live: ${notLiveAccount(seen)}${back}`
+}
+
+/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
+export function cancelledCheck(
+  seen: Pick<Verification, 'url' | 'durationMs'>,
+  published: Pick<Published, 'versionId' | 'versionName'> | undefined,
+): string {
+  const serves = published
+    ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
+    : `not yet seen at ${seen.url}`
+  return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`
 }
 
 /** The report of a deploy skipped for want of a token. */

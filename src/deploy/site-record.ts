@@ -181,7 +181,7 @@ export interface ServedRecordOptions {
 export async function readServedRecord(
   url: string,
   options: ServedRecordOptions,
-): Promise<{ record: SiteRecord } | { absent: string }> {
+): Promise<{ record: SiteRecord; bytes: { size: number; sha256: string } } | { absent: string }> {
   const { origin, base, headers } = hostRequest(url)
   try {
     const answer = await request(`${origin}${base}/${RECORD_PATH}`, {
@@ -202,8 +202,13 @@ export async function readServedRecord(
       if (bytes > RECORD_MAX_BYTES) return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` }
       chunks.push(chunk)
     }
-    const parsed = parseRecord(Buffer.concat(chunks).toString('utf8'))
-    return typeof parsed === 'string' ? { absent: `it is not a record: ${parsed}` } : { record: parsed }
+    const text = Buffer.concat(chunks)
+    const parsed = parseRecord(text.toString('utf8'))
+    if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
+    return {
+      record: parsed,
+      bytes: { size: text.length, sha256: createHash('sha256').update(text).digest('hex') },
+    }
   } catch (error) {
     options.signal.throwIfAborted()
     return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }

@@ -3,7 +3,7 @@
 
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Timeouts } from '../common/timeouts.ts'
 import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'

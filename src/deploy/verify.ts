@@ -4,29 +4,18 @@
 // after a queued worker), so the host is polled with a backoff; the first full match ends it.
 
 import { createHash } from 'node:crypto'
-import { setTimeout as sleepFor } from 'node:timers/promises'
 import { request, type Dispatcher } from 'undici'
-import { errorCodes } from '../api/retry.ts'
+import { errorCodes, networkFailure } from '../common/network.ts'
+import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
+import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/run.ts'
-import type { Manifest, ManifestFile } from './files.ts'
-import { hostRequest, RECORD_PATH, type RecordFile } from './site-record.ts'
+import type { ManifestFile } from './files.ts'
+import { hostRequest, RECORD_PATH } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 import { isEngineFile } from './engines.ts'
-
-/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
-export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
-export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
-
-/** The `verify` inputs. */
-export interface VerifySettings {
-  enabled: boolean
-  /** How long the host may take to serve the build (`verify-timeout`). */
-  timeoutMs: number
-  onFailure: OnVerifyFailure
-}
 
 /** What a probe compares the served file with: the build's file (or the record's). */
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
@@ -75,6 +64,8 @@ export interface Verification {
   mismatch?: Mismatch
   /** The version the namespace was put back on (on-verify-failure: rollback). */
   rolledBackTo?: string
+  /** The run was cancelled while the host was checked: neither seen nor not seen. */
+  cancelled?: boolean
 }
 
 /** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
@@ -90,21 +81,21 @@ const PAGE = /\.html?$/i
  * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
  * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
  */
-export function sampleProbes(manifest: Manifest, serving?: ServingPlan): Probe[] {
+export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan): Probe[] {
   const routes = serving?.routes ?? []
   const probes: Probe[] = []
   const taken = new Set<string>()
-  const add = (file: ManifestFile, urlPath = `/${file.path}`, compare?: Probe['compare']) => {
+  const add = (file: ProbedFile, urlPath = `/${file.path}`, compare?: Probe['compare']) => {
     if (taken.has(file.path)) return
     taken.add(file.path)
     probes.push(probeFor(file, urlPath, routes, compare))
   }
-  const byPath = [...manifest.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const index = byPath.find((file) => file.path === 'index.html')
   if (index) add(index, '/')
   for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED)) add(page)
   const folders = serving?.builds.map((build) => build.folder) ?? []
-  const inBuild = (file: ManifestFile) =>
+  const inBuild = (file: ProbedFile) =>
     folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`))
   const engine = byPath.filter(
     (file) =>
@@ -122,7 +113,7 @@ export function sampleProbes(manifest: Manifest, serving?: ServingPlan): Probe[]
 }
 
 function probeFor(
-  file: ManifestFile,
+  file: ProbedFile,
   urlPath: string,
   routes: readonly PlannedRoute[],
   compare?: Probe['compare'],
@@ -191,53 +182,36 @@ const short = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}â
 /** Fetches what the host serves for a probe, or says why it could not. */
 export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 
-export interface PollOptions {
+export interface PollOptions extends Omit<LoopOptions<Mismatch>, 'onNotYet'> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  timeoutMs: number
-  clock: Clock
-  /** Waits between attempts (default a timer); rejects when the signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
-  signal: AbortSignal
   /** Hears of each attempt that did not match yet. */
   onAttempt?: (attempt: number, mismatch: Mismatch) => void
 }
 
-/** The first wait, and the longest: the router's 2.5 s poll is waited out in a few short steps. */
-export const FIRST_WAIT_MS = 500
-export const LONGEST_WAIT_MS = 10_000
-
 /**
- * Fetches the probes until every one matches, within `timeoutMs`. An attempt stops at its first
- * mismatch (the host does not serve the build yet); a probe that matched is not fetched again (the
- * host served the build's bytes for it, and a publish only moves forward). The waits double from
- * FIRST_WAIT_MS to LONGEST_WAIT_MS, the last one cut to the bound; a permanent failure ends at once.
+ * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
+ * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
+ * again (the host served the build's bytes for it, and a publish only moves forward).
  */
 export async function pollUntilLive(
   options: PollOptions,
 ): Promise<{ verified: boolean; attempts: number; durationMs: number; mismatch?: Mismatch }> {
-  const { clock, signal, timeoutMs } = options
-  const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }))
-  const started = clock.now()
   const pending = [...options.probes]
-  let wait = FIRST_WAIT_MS
-  for (let attempt = 1; ; attempt++) {
-    signal.throwIfAborted()
-    let mismatch: Mismatch | undefined
+  const check = async (): Promise<Mismatch | undefined> => {
     while (pending.length) {
       const answer = await options.fetch(pending[0]!)
-      mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
-      if (mismatch) break
+      const mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
+      if (mismatch) return mismatch
       pending.shift()
     }
-    const durationMs = clock.now() - started
-    if (!mismatch) return { verified: true, attempts: attempt, durationMs }
-    options.onAttempt?.(attempt, mismatch)
-    const left = timeoutMs - durationMs
-    if (mismatch.permanent || left <= 0) return { verified: false, attempts: attempt, durationMs, mismatch }
-    await sleep(Math.min(wait, left), signal)
-    wait = Math.min(wait * 2, LONGEST_WAIT_MS)
+    return undefined
   }
+  const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
+    ...options,
+    onNotYet: options.onAttempt,
+  })
+  return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
 export interface FetchOptions {
@@ -301,29 +275,29 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Se
   return flat
 }
 
-const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_TLS_CERT)/
-
 /** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
 function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
-  const codes = errorCodes(error)
-  const code = codes.find((c) => c !== 'UND_ERR' && c.length > 0) ?? ''
-  if (codes.includes('ENOTFOUND'))
-    return {
-      reason: `could not be fetched: DNS: the host name ${host} does not resolve (ENOTFOUND)`,
-      permanent: true,
-    }
-  const tls = codes.find((c) => TLS_CODE.test(c))
-  if (tls)
-    return {
-      reason: `could not be fetched: TLS: the certificate of ${host} was refused (${tls})`,
-      permanent: true,
-    }
-  if (codes.includes('EAI_AGAIN'))
-    return {
-      reason: `could not be fetched: DNS: the host name ${host} could not be resolved for now (EAI_AGAIN)`,
-    }
+  const failure = networkFailure(error)
+  const fetched = 'could not be fetched:'
+  switch (failure?.kind) {
+    case 'dns':
+      return {
+        reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
+        permanent: true,
+      }
+    case 'tls':
+      return {
+        reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
+        permanent: true,
+      }
+    case 'dns-again':
+      return {
+        reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
+      }
+  }
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
-  return { reason: `could not be fetched: ${message}${code ? ` (${code})` : ''}` }
+  const code = failure?.code ?? errorCodes(error)[0]
+  return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }
 
 /** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
@@ -346,14 +320,15 @@ export function describeTiming(verification: Pick<Verification, 'durationMs' | '
 
 export interface VerifyLiveOptions {
   url: string
-  manifest: Manifest
+  /** The files the host must serve (the manifest's, or a record's): a sample of them is fetched. */
+  files: readonly ProbedFile[]
   /**
    * The record this run put on the site: its bytes prove in one fetch that the host serves this
    * build, every file of it (its commit and digest), not only the sample. It is fetched after the
    * sampled files, which prove what it cannot (each served with its bytes and the headers it needs),
    * and which say best what the host serves instead ("/ was 28 bytes, not the build's index.html").
    */
-  record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
+  record?: ProbedFile
   serving: ServingPlan | undefined
   settings: VerifySettings
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
@@ -366,7 +341,7 @@ export interface VerifyLiveOptions {
 /** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, settings, run, logger } = options
-  const probes = sampleProbes(options.manifest, options.serving)
+  const probes = sampleProbes(options.files, options.serving)
   if (options.record) probes.push(recordProbe(options.record))
   logger.info(
     `Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`,
@@ -396,7 +371,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
 }
 
 /** The record fetched whole: it matches only when the host serves this very build. */
-function recordProbe(record: NonNullable<VerifyLiveOptions['record']>): Probe {
+function recordProbe(record: ProbedFile): Probe {
   const { path, size, sha256, contentType } = record
   return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' }
 }

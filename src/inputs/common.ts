@@ -4,7 +4,7 @@
 
 import { UsageError } from '../api/errors.ts'
 import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
-import { Input } from './constants.ts'
+import { DEFAULT_VERIFY_TIMEOUT_SECONDS, Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
@@ -248,4 +248,32 @@ export function readCdnDomain(get: GetInput): string | undefined {
   throw new UsageError(
     `${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
   )
+}
+
+/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
+export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
+export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
+
+/** The `verify` inputs: of the deploy and of publish. */
+export interface VerifySettings {
+  enabled: boolean
+  /** How long the host may take to serve the change (`verify-timeout`). */
+  timeoutMs: number
+  onFailure: OnVerifyFailure
+}
+
+/** verify, verify-timeout and on-verify-failure. */
+export function readVerify(get: GetInput): VerifySettings {
+  return {
+    enabled: readBoolean(Input.Verify, get(Input.Verify), true),
+    timeoutMs:
+      readInteger(
+        Input.VerifyTimeout,
+        get(Input.VerifyTimeout),
+        DEFAULT_VERIFY_TIMEOUT_SECONDS,
+        1,
+        MAX_VERIFY_TIMEOUT_SECONDS,
+      ) * 1000,
+    onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+  }
 }

@@ -18,8 +18,10 @@ import {
   readConnection,
   readInteger,
   readU32,
+  readVerify,
   type Connection,
   type GetInput,
+  type VerifySettings,
 } from './common.ts'
 import {
   DEFAULT_CONCURRENCY,
@@ -28,13 +30,10 @@ import {
   MAX_CONCURRENCY,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
-  DEFAULT_VERIFY_TIMEOUT_SECONDS,
-  MAX_VERIFY_TIMEOUT_SECONDS,
 } from './constants.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
-import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
@@ -344,22 +343,6 @@ function readTransfer(get: GetInput): Transfer {
         0,
         MAX_RETRY_AFTER_SECONDS,
       ) * 1000,
-  }
-}
-
-/** verify, verify-timeout and on-verify-failure. */
-function readVerify(get: GetInput): VerifySettings {
-  return {
-    enabled: readBoolean(Input.Verify, get(Input.Verify), true),
-    timeoutMs:
-      readInteger(
-        Input.VerifyTimeout,
-        get(Input.VerifyTimeout),
-        DEFAULT_VERIFY_TIMEOUT_SECONDS,
-        1,
-        MAX_VERIFY_TIMEOUT_SECONDS,
-      ) * 1000,
-    onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
   }
 }
 

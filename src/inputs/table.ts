@@ -4,7 +4,7 @@
 // from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
 // table if most deploys need it).
 
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const
@@ -210,20 +210,27 @@ export const INPUTS = {
     flag: { type: 'boolean' },
   }),
   Verify: row('verify', {
-    actions: ['deploy'],
+    actions: ['deploy', 'publish'],
     default: 'true',
     description:
       'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-    flag: { type: 'boolean', negatable: true },
+    flag: {
+      type: 'boolean',
+      negatable: true,
+      help: {
+        publish:
+          'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+      },
+    },
   }),
   VerifyTimeout: row('verify-timeout', {
-    actions: ['deploy'],
+    actions: ['deploy', 'publish'],
     default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
     description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
     flag: { type: 'string', value: 's' },
   }),
   OnVerifyFailure: row('on-verify-failure', {
-    actions: ['deploy'],
+    actions: ['deploy', 'publish'],
     default: 'rollback',
     description:
       'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',

@@ -4,7 +4,7 @@
 // bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
 
 import { UsageError } from '../api/errors.ts'
-import type { RetryPolicy } from '../api/retry.ts'
+import type { RetryPolicy } from '../common/retry.ts'
 import type { Dispatcher } from 'undici'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'

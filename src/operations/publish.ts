@@ -6,13 +6,18 @@ import type { ServiceClient } from '../api/client.ts'
 import { ServiceStateError, UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
+import { expectedOfVersion, publishAndSee } from '../deploy/live.ts'
 import { namespaceUrl, readVersion } from '../deploy/publish.ts'
+import { liveCell } from '../deploy/report.ts'
+import type { Verification } from '../deploy/verify.ts'
 import {
   checkNameId,
   checkUuid,
   readCdnDomain,
   readRequiredConnection,
+  readVerify,
   type Connection,
+  type VerifySettings,
 } from '../inputs/common.ts'
 import { ActionName, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
@@ -26,6 +31,7 @@ export interface PublishInputs extends Connection {
   source: { versionId: string } | { previous: true } | { fromNamespace: string }
   /** Undefined: the service's own (resolveCdnDomain). */
   cdnDomain: string | undefined
+  verify: VerifySettings
 }
 
 export interface PublishResult {
@@ -38,6 +44,8 @@ export interface PublishResult {
   changed: boolean
   /** Undefined when the service names no CDN domain and cdn-domain is empty. */
   url: string | undefined
+  /** What the namespace's host was seen serving; undefined when not checked. */
+  verification: Verification | undefined
 }
 
 export const publishOperation: Operation<PublishInputs, PublishResult> = {
@@ -76,7 +84,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       : versionId === 'previous'
         ? { previous: true }
         : { versionId: checkUuid(Input.VersionId, versionId) }
-    return { ...connection, namespace, source, cdnDomain: readCdnDomain(get) }
+    return { ...connection, namespace, source, cdnDomain: readCdnDomain(get), verify: readVerify(get) }
   },
 
   stoppedNote:
@@ -93,22 +101,55 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     const version = await readVersion(client, inputs.gameId, versionId)
     journal.push(`read version '${version.display_name}' (${versionId})`)
     const changed = target.version_id !== versionId
-    if (changed) {
-      journal.push(
-        `namespace ${target.name_id} was being switched to it (the call may or may not have been made)`,
-      )
-      await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId)
-      journal[journal.length - 1] = `published it to namespace ${target.name_id}`
-      logger.info(
-        `Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`,
-      )
-    } else {
+    if (!changed)
       logger.info(
         `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
       )
-    }
     const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id)
-    if (url) logger.info(`Live at ${url}`)
+    const servedAt = changed
+      ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
+      : [target]
+    const expected =
+      url && inputs.verify.enabled
+        ? await expectedOfVersion(run, {
+            url,
+            servedAt: servedAt.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)),
+            sameSite: async () =>
+              (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
+              version.config.cdn?.site_id,
+          })
+        : { unknown: 'no URL' }
+    if (changed)
+      journal.push(
+        `namespace ${target.name_id} was being switched to it (the call may or may not have been made)`,
+      )
+    const published = {
+      versionId,
+      versionName: version.display_name,
+      replacedVersionId: target.version_id,
+      created: changed,
+      url,
+      domain: undefined,
+    }
+    const verification = await publishAndSee(
+      {
+        gameId: inputs.gameId,
+        namespaceId: target.namespace_id,
+        nameId: target.name_id,
+        published,
+        alreadyServed: !changed,
+      },
+      {
+        settings: inputs.verify,
+        expected,
+        run,
+        logger,
+        onPublished: () => (journal[journal.length - 1] = `published it to namespace ${target.name_id}`),
+        onSeen: (seen) => {
+          if (seen.cancelled) journal.push(liveCell({ verification: seen, published }))
+        },
+      },
+    )
     return {
       namespace: target,
       versionId,
@@ -116,6 +157,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       replacedVersionId: target.version_id,
       changed,
       url,
+      verification,
     }
   },
 
@@ -138,6 +180,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       ],
       ['URL', result.url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`],
     ]
+    if (result.url) rows.push(['Live', liveCell({ verification: result.verification, published: result })])
     return {
       title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
       blocks: [keyValueTable(rows)],

@@ -7,7 +7,7 @@
 // left as it is, and fails the run at its end.
 
 import { UsageError, errorMessage } from '../api/errors.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../common/run.ts'
@@ -24,6 +24,7 @@ import {
   ActionName,
   DEFAULT_CONCURRENCY,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_VERIFY_TIMEOUT_SECONDS,
   Input,
   SweepOutput,
 } from '../inputs/constants.ts'
@@ -239,6 +240,8 @@ async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSu
       publish: false,
       cdnDomain: undefined,
     },
+    // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
+    verify: { enabled: true, timeoutMs: DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
     transfer: {
       concurrency: DEFAULT_CONCURRENCY,
       retries: DEFAULT_RETRIES,

@@ -1,8 +1,9 @@
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
 import { descriptorLimitRemedy } from '../platform.ts'
-import { gaveUpNote, type GaveUp } from '../../api/errors.ts'
-import { backoffDelay, errorCodes, outOfTime, type RetryPolicy } from '../../api/retry.ts'
+import { gaveUpNote, type GaveUp } from '../../common/retry.ts'
+import { backoffDelay, outOfTime, type RetryPolicy } from '../../common/retry.ts'
+import { errorCodes } from '../../common/network.ts'
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 export class PartUploadError extends Error {

@@ -2,7 +2,7 @@
 // each part's attempts, driven by the decision table (outcome.ts).
 import type { Dispatcher } from 'undici'
 import type { PresignedRequestList } from '../../api/presigned.ts'
-import type { RetryPolicy } from '../../api/retry.ts'
+import type { RetryPolicy } from '../../common/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { Timeouts } from '../../common/timeouts.ts'

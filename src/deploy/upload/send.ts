@@ -1,9 +1,8 @@
 // One attempt at one part: its body read, its PUT sent, and what came of it as an Outcome.
 import type { Dispatcher } from 'undici'
-import { isNetworkFailure } from '../../api/retry.ts'
+import { isNetworkFailure, isOutOfDescriptors } from '../../common/network.ts'
 import type { PresignedRequestList } from '../../api/presigned.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
-import { isOutOfDescriptors } from '../fd.ts'
 import type { Progress } from '../progress.ts'
 import type { OpenFile } from '../fd.ts'
 import { openBody, type PartBody } from './body.ts'

@@ -1,6 +1,51 @@
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
+// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
+// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
+// are injectable, so tests decide on events and take milliseconds.
+
 import { setTimeout as delay } from 'node:timers/promises'
-import { afterRetries, ServiceError, type GaveUp } from './errors.ts'
-import type { Logger } from '../common/logger.ts'
+import type { Logger } from './logger.ts'
+import { errorCodes } from './network.ts'
+
+/**
+ * Why a retried call stopped, when its retries ended before a success: the retries were spent, the
+ * next would have started past the time bound, or the service asked for a wait longer than allowed.
+ */
+export type GaveUp =
+  | { kind: 'retries-spent'; attempts: number }
+  | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
+  | { kind: 'wait-too-long'; askedMs: number; until: number; maxRetryAfterMs: number }
+
+/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+export function gaveUpNote(gaveUp: GaveUp | undefined): string {
+  switch (gaveUp?.kind) {
+    case undefined:
+      return ''
+    case 'retries-spent':
+      return ` (gave up after ${gaveUp.attempts} attempts)`
+    case 'out-of-time':
+      return (
+        ` (gave up after ${gaveUp.attempts} attempts in ${Math.round(gaveUp.elapsedMs / 1000)} s: ` +
+        `retries stop ${Math.round(gaveUp.maxElapsedMs / 1000)} s after the first attempt)`
+      )
+    case 'wait-too-long':
+      return (
+        ` (the service asks to wait ${Math.ceil(gaveUp.askedMs / 1000)} s, until ${new Date(gaveUp.until).toISOString()}: ` +
+        `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`
+      )
+  }
+}
+
+/**
+ * The last error of a call whose retries stopped, made again saying how: an error that knows how to
+ * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
+ */
+export function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
+  const own = (error as { afterRetries?: unknown } | null)?.afterRetries
+  if (typeof own === 'function') return (own as (g: GaveUp) => unknown).call(error, gaveUp)
+  if (error instanceof Error) return new Error(error.message + gaveUpNote(gaveUp), { cause: error })
+  return error
+}
 
 /** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
 export interface RetryPolicy {
@@ -21,12 +66,14 @@ export interface RetryPolicy {
   now: () => number
   /** Cancels the run: no attempt starts once aborted, and a wait ends at once, rejecting with the reason. */
   signal?: AbortSignal
+  /** No retry starts past this time (RetryPolicy.now), whatever maxElapsedMs allows: a budget shared by calls. */
+  deadlineAt?: number
 }
 
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 export const DEFAULT_RETRIES = 8
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120
-export const DEFAULT_MAX_ELAPSED_MS = 180_000
+const DEFAULT_MAX_ELAPSED_MS = 180_000
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy: RetryPolicy = {
@@ -52,87 +99,21 @@ export function backoffDelay(attempt: number, policy: RetryPolicy): number {
   return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2)
 }
 
-/**
- * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
- * service's `metadata` retry time (ms since the epoch), whichever is later.
- */
-export function requestedDelay(error: unknown, now: number): number | undefined {
-  if (!(error instanceof ServiceError)) return undefined
-  const candidates: number[] = []
-  const header = error.retryAfter?.trim()
-  if (header) {
-    if (/^\d+(\.\d+)?$/.test(header)) candidates.push(Number(header) * 1000)
-    else {
-      const at = Date.parse(header)
-      if (!Number.isNaN(at)) candidates.push(at - now)
-    }
-  }
-  if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-    candidates.push(error.metadata - now)
-  if (candidates.length === 0) return undefined
-  return Math.max(0, ...candidates)
-}
-
-const CONNECTION_NOT_ESTABLISHED = new Set([
-  'ECONNREFUSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-])
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
-
-const CONNECTION_LOST = new Set([
-  DEADLINE_EXCEEDED,
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_ABORTED',
-])
-
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-export function errorCodes(error: unknown): string[] {
-  const codes: string[] = []
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') codes.push(code)
-  }
-  return codes
-}
-
-/** A connection that failed before the request was sent: safe to retry any call. */
-export function isConnectFailure(error: unknown): boolean {
-  return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c))
-}
-
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-export function isNetworkFailure(error: unknown): boolean {
-  return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c))
-}
-
 export interface RetryHooks {
   /** Called with the error before each retry's wait. */
   onRetry?: (error: unknown) => void
-  /**
-   * The backoff's exponent for the wait after the failed attempt `index` (default `index`: each
-   * failure doubles the wait).
-   */
-  backoffStep?: (index: number, error: unknown) => number
   /** The retries `error` may have in all, for the log line (default the policy's). */
   retriesFor?: (error: unknown) => number
 }
 
 /**
- * What the caller's `shouldRetry` says of a failure: retry it (true), fail with it as it is (false),
- * or fail saying how its retries stopped (a GaveUp).
+ * What the caller's classifier says of a failure: retry it (true), retry it after the wait the
+ * service asked for (`afterMs`), fail with it as it is (false), or fail saying how its retries stopped.
  */
-export type RetryVerdict = boolean | GaveUp
+export type RetryVerdict = boolean | GaveUp | { afterMs: number }
+
+/** The caller's classifier: what a failure is worth. `now` is the policy's clock. */
+export type Classifier = (error: unknown, now: number) => RetryVerdict
 
 /** Where a retried call stands after a failed attempt. */
 export interface RetryState {
@@ -153,19 +134,14 @@ export type RetryDecision = { kind: 'fail'; gaveUp: GaveUp | undefined } | { kin
  * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
  * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
  */
-export function decideRetry(
-  error: unknown,
-  verdict: RetryVerdict,
-  state: RetryState,
-  policy: RetryPolicy,
-  backoffStep: (index: number, error: unknown) => number = (index) => index,
-): RetryDecision {
-  if (verdict !== true) return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict }
+export function decideRetry(verdict: RetryVerdict, state: RetryState, policy: RetryPolicy): RetryDecision {
+  if (verdict === false) return { kind: 'fail', gaveUp: undefined }
+  if (typeof verdict === 'object' && 'kind' in verdict) return { kind: 'fail', gaveUp: verdict }
   const attempts = state.index + 1
   if (state.index >= policy.retries) {
     return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined }
   }
-  const asked = requestedDelay(error, state.now)
+  const asked = verdict === true ? undefined : verdict.afterMs
   if (asked !== undefined && asked > policy.maxRetryAfterMs) {
     const until = state.now + asked
     return {
@@ -173,11 +149,17 @@ export function decideRetry(
       gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
     }
   }
-  const waitMs =
-    asked === undefined
-      ? backoffDelay(backoffStep(state.index, error), policy)
-      : asked + policy.random() * 250
-  const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy)
+  const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250
+  const late =
+    outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
+    (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
+      ? {
+          kind: 'out-of-time',
+          attempts,
+          elapsedMs: state.now - state.startedAt,
+          maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
+        }
+      : undefined)
   return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs }
 }
 
@@ -200,7 +182,7 @@ export function outOfTime(
 export async function withRetries<T>(
   describe: string,
   attempt: (attemptIndex: number) => Promise<T>,
-  shouldRetry: (error: unknown) => RetryVerdict,
+  classify: Classifier,
   policy: RetryPolicy,
   logger: Pick<Logger, 'info' | 'debug'>,
   hooks: RetryHooks = {},
@@ -212,9 +194,9 @@ export async function withRetries<T>(
       return await attempt(index)
     } catch (error) {
       if (policy.signal?.aborted) throw policy.signal.reason
-      const verdict = shouldRetry(error)
-      const state = { index, startedAt, now: policy.now() }
-      const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep)
+      const now = policy.now()
+      const verdict = classify(error, now)
+      const decision = decideRetry(verdict, { index, startedAt, now }, policy)
       if (decision.kind === 'fail') throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error
       hooks.onRetry?.(error)
       logger.info(
@@ -242,7 +224,8 @@ function withSubject(describe: string, reason: string): string {
 }
 
 function shortReason(error: unknown): string {
-  if (error instanceof ServiceError) return `${error.status} ${error.code}`
+  const { status, code: serviceCode } = error as { status?: unknown; code?: unknown }
+  if (typeof status === 'number' && typeof serviceCode === 'string') return `${status} ${serviceCode}`
   const code = errorCodes(error)[0]
   const message = error instanceof Error ? error.message : String(error)
   return code ? `${code} (${message})` : message

@@ -1,18 +1,29 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { errorMessage, NetworkError, ServiceError } from '../../src/api/errors.ts'
+import { errorMessage, NetworkError, requestedDelay, ServiceError } from '../../src/api/errors.ts'
 import {
   backoffDelay,
   decideRetry,
-  isConnectFailure,
-  isNetworkFailure,
-  requestedDelay,
   retryPolicy,
   withRetries,
-} from '../../src/api/retry.ts'
+  type Classifier,
+} from '../../src/common/retry.ts'
+import {
+  isConnectFailure,
+  isNetworkFailure,
+  isOutOfDescriptors,
+  isUnreachable,
+  networkFailure,
+} from '../../src/common/network.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const now = Date.parse('2026-11-21T10:00:00Z')
+
+/** A caller's classifier: everything retried, after the wait the service asks for when it asks. */
+const asks: Classifier = (error, at) => {
+  const afterMs = requestedDelay(error, at)
+  return afterMs === undefined ? true : { afterMs }
+}
 
 function rateLimited(retryAfter?: string, metadata?: unknown): ServiceError {
   return new ServiceError({
@@ -70,7 +81,7 @@ test('withRetries waits what the service asks, then succeeds', async () => {
       if (calls === 2) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' })
       return 'ok'
     },
-    () => true,
+    asks,
     policy,
     logger,
   )
@@ -89,7 +100,7 @@ test('withRetries stops after the retries and when told not to', async () => {
         calls++
         throw new Error(`fail ${calls}`)
       },
-      () => true,
+      asks,
       policy,
       memoryLogger(),
     ),
@@ -138,7 +149,7 @@ test('a half-minute outage is survived with the default policy, at the slowest a
         if (clock.now < downUntil) throw refused()
         return 'up'
       },
-      () => true,
+      asks,
       policy,
       memoryLogger(),
     )
@@ -156,7 +167,7 @@ test('a dead service fails within the time bound, however many retries are allow
         clock.now += 30_000 // each attempt hangs until its time-out
         throw Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' })
       },
-      () => true,
+      asks,
       policy,
       memoryLogger(),
     ),
@@ -176,7 +187,7 @@ test('a retry-after beyond the bound fails at once, saying when the limit lifts'
         calls++
         throw rateLimited(new Date(clock.now + 600_000).toUTCString())
       },
-      () => true,
+      asks,
       policy,
       memoryLogger(),
     ),
@@ -195,7 +206,7 @@ test('a retry-after beyond the bound fails at once, saying when the limit lifts'
   const waited = await withRetries(
     'op',
     async () => (++calls === 1 ? Promise.reject(rateLimited('60')) : 'ok'),
-    () => true,
+    asks,
     fakeClock({ maxRetryAfterMs: 60_000, random: () => 0 }).policy,
     memoryLogger(),
   )
@@ -215,86 +226,84 @@ test('an aborted signal ends a wait at once and starts no attempt', async () => 
       setImmediate(() => controller.abort(reason))
       throw rateLimited('60')
     },
-    () => true,
+    asks,
     policy,
     memoryLogger(),
   )
   await assert.rejects(run, (error) => error === reason)
   assert.equal(calls, 1)
   await assert.rejects(
-    withRetries(
-      'op',
-      async () => 'never',
-      () => true,
-      policy,
-      memoryLogger(),
-    ),
+    withRetries('op', async () => 'never', asks, policy, memoryLogger()),
     (error) => error === reason,
   )
-})
-
-test("the backoffStep hook sets each wait's exponent; without it, each failure doubles the wait", async () => {
-  for (const [hook, expected] of [
-    [undefined, [250, 500, 1000]],
-    [() => 0, [250, 250, 250]],
-    [(index: number) => (index === 1 ? 0 : index), [250, 250, 1000]],
-  ] as const) {
-    const waits: number[] = []
-    const policy = retryPolicy({ now: () => now, random: () => 0, sleep: async (ms) => void waits.push(ms) })
-    let calls = 0
-    const value = await withRetries(
-      'thing',
-      async () => {
-        if (++calls <= 3) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' })
-        return 'ok'
-      },
-      () => true,
-      policy,
-      memoryLogger(),
-      { backoffStep: hook },
-    )
-    assert.equal(value, 'ok')
-    assert.deepEqual(waits, expected)
-  }
 })
 
 test('decideRetry: each branch is a value, and only a retry has a wait', () => {
   const policy = retryPolicy({ retries: 3, maxRetryAfterMs: 60_000, maxElapsedMs: 100_000, random: () => 0 })
   const at = (index: number, elapsedMs = 0) => ({ index, startedAt: now, now: now + elapsedMs })
-  const lost = new Error('reset')
   // The caller says no: the error as it is, or saying how its own retries stopped.
-  assert.deepEqual(decideRetry(lost, false, at(2), policy), { kind: 'fail', gaveUp: undefined })
+  assert.deepEqual(decideRetry(false, at(2), policy), { kind: 'fail', gaveUp: undefined })
   const own = { kind: 'retries-spent', attempts: 3 } as const
-  assert.deepEqual(decideRetry(lost, own, at(2), policy), { kind: 'fail', gaveUp: own })
-  // A retry after the backoff of its index, or of the backoffStep hook's exponent.
-  assert.deepEqual(decideRetry(lost, true, at(0), policy), { kind: 'retry', waitMs: 250 })
-  assert.deepEqual(decideRetry(lost, true, at(2), policy), { kind: 'retry', waitMs: 1000 })
-  assert.deepEqual(
-    decideRetry(lost, true, at(2), policy, () => 0),
-    { kind: 'retry', waitMs: 250 },
-  )
-  // The wait the service asks for, when within the bound.
-  assert.deepEqual(decideRetry(rateLimited('30'), true, at(0), policy), { kind: 'retry', waitMs: 30_000 })
+  assert.deepEqual(decideRetry(own, at(2), policy), { kind: 'fail', gaveUp: own })
+  // A retry after the backoff of its index.
+  assert.deepEqual(decideRetry(true, at(0), policy), { kind: 'retry', waitMs: 250 })
+  assert.deepEqual(decideRetry(true, at(2), policy), { kind: 'retry', waitMs: 1000 })
+  // The wait the caller's classifier read from the failure (retry-after), when within the bound.
+  assert.deepEqual(decideRetry({ afterMs: 30_000 }, at(0), policy), { kind: 'retry', waitMs: 30_000 })
   // The retries spent: saying so after more than one attempt, not after a single one.
-  assert.deepEqual(decideRetry(lost, true, at(3), policy), {
+  assert.deepEqual(decideRetry(true, at(3), policy), {
     kind: 'fail',
     gaveUp: { kind: 'retries-spent', attempts: 4 },
   })
-  assert.deepEqual(decideRetry(lost, true, at(0), retryPolicy({ retries: 0 })), {
+  assert.deepEqual(decideRetry(true, at(0), retryPolicy({ retries: 0 })), {
     kind: 'fail',
     gaveUp: undefined,
   })
   // A wait longer than allowed: not retried, saying until when.
-  assert.deepEqual(decideRetry(rateLimited('61'), true, at(0, 5), policy), {
+  assert.deepEqual(decideRetry({ afterMs: 61_000 }, at(0, 5), policy), {
     kind: 'fail',
     gaveUp: { kind: 'wait-too-long', askedMs: 61_000, until: now + 5 + 61_000, maxRetryAfterMs: 60_000 },
   })
   // A retry that would start past maxElapsedMs: not started.
-  assert.deepEqual(decideRetry(lost, true, at(1, 99_600), policy), {
+  assert.deepEqual(decideRetry(true, at(1, 99_600), policy), {
     kind: 'fail',
     gaveUp: { kind: 'out-of-time', attempts: 2, elapsedMs: 99_600, maxElapsedMs: 100_000 },
   })
-  assert.deepEqual(decideRetry(lost, true, at(1, 99_500), policy), { kind: 'retry', waitMs: 500 })
+  assert.deepEqual(decideRetry(true, at(1, 99_500), policy), { kind: 'retry', waitMs: 500 })
+  // A deadline shared by calls: no retry starts past it, however young the call.
+  const budget = retryPolicy({ ...policy, deadlineAt: now + 1_000 })
+  assert.deepEqual(decideRetry(true, at(0, 800), budget), {
+    kind: 'fail',
+    gaveUp: { kind: 'out-of-time', attempts: 1, elapsedMs: 800, maxElapsedMs: 1_000 },
+  })
+  assert.deepEqual(decideRetry(true, at(0, 700), budget), { kind: 'retry', waitMs: 250 })
+})
+
+test('one classifier of network failures: TLS, DNS, refused, reset, out of descriptors', () => {
+  const failing = (code: string) =>
+    new Error('fetch failed', { cause: Object.assign(new Error(code), { code }) })
+  const kinds = [
+    ['CERT_HAS_EXPIRED', 'tls'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls'],
+    ['ENOTFOUND', 'dns'],
+    ['EAI_AGAIN', 'dns-again'],
+    ['ECONNREFUSED', 'refused'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'refused'],
+    ['ECONNRESET', 'lost'],
+    ['UND_ERR_SOCKET', 'lost'],
+    ['EMFILE', 'descriptors'],
+    ['ENFILE', 'descriptors'],
+  ] as const
+  for (const [code, kind] of kinds) assert.deepEqual(networkFailure(failing(code)), { kind, code }, code)
+  assert.equal(networkFailure(new Error('plain')), undefined)
+  // A refused certificate or a name that does not resolve is unreachable, and no retry fixes it.
+  for (const code of ['CERT_HAS_EXPIRED', 'ENOTFOUND']) {
+    assert.ok(isUnreachable(failing(code)) && !isNetworkFailure(failing(code)), code)
+  }
+  assert.ok(isUnreachable(failing('ECONNREFUSED')) && !isUnreachable(failing('ECONNRESET')))
+  assert.ok(isOutOfDescriptors(failing('EMFILE')) && !isOutOfDescriptors(failing('ECONNRESET')))
 })
 
 test("a call that gave up fails with a new error: the thrown errors' messages are never changed", async () => {
@@ -304,13 +313,9 @@ test("a call that gave up fails with a new error: the thrown errors' messages ar
   const plain = new Error('fail')
   for (const thrown of [refusal, lost, plain]) {
     const before = thrown.message
-    const error = await withRetries(
-      'op',
-      () => Promise.reject(thrown),
-      () => true,
-      policy,
-      memoryLogger(),
-    ).catch((e: unknown) => e)
+    const error = await withRetries('op', () => Promise.reject(thrown), asks, policy, memoryLogger()).catch(
+      (e: unknown) => e,
+    )
     assert.equal(thrown.message, before)
     assert.notEqual(error, thrown)
     assert.ok(error instanceof Error)

@@ -1,0 +1,91 @@
+// The one classifier of network failures: what a request that got no answer ran into (a refused or
+// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
+// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
+// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+
+/** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
+export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
+
+export type NetworkFailureKind =
+  /** The connection was not made: refused, unreachable, connect time-out. Nothing was sent. */
+  | 'refused'
+  /** The host name does not resolve (ENOTFOUND): a later attempt fails the same way. */
+  | 'dns'
+  /** The resolver could not answer for now (EAI_AGAIN). Nothing was sent. */
+  | 'dns-again'
+  /** The TLS handshake failed or the certificate was refused: a later attempt fails the same way. */
+  | 'tls'
+  /** The connection was lost, or the answer stopped, after the request may have been sent. */
+  | 'lost'
+  /** The process or the system has no file descriptor left (EMFILE, ENFILE). */
+  | 'descriptors'
+
+export interface NetworkFailure {
+  kind: NetworkFailureKind
+  code: string
+}
+
+const KINDS: Record<string, NetworkFailureKind> = {
+  ECONNREFUSED: 'refused',
+  UND_ERR_CONNECT_TIMEOUT: 'refused',
+  ENETUNREACH: 'refused',
+  EHOSTUNREACH: 'refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns-again',
+  [DEADLINE_EXCEEDED]: 'lost',
+  ECONNRESET: 'lost',
+  EPIPE: 'lost',
+  ETIMEDOUT: 'lost',
+  UND_ERR_SOCKET: 'lost',
+  UND_ERR_CLOSED: 'lost',
+  UND_ERR_HEADERS_TIMEOUT: 'lost',
+  UND_ERR_BODY_TIMEOUT: 'lost',
+  UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'lost',
+  UND_ERR_ABORTED: 'lost',
+  EMFILE: 'descriptors',
+  ENFILE: 'descriptors',
+}
+
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/
+
+/** The `code`s of an error and its causes, outermost first. */
+export function errorCodes(error: unknown): string[] {
+  const codes: string[] = []
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') codes.push(code)
+  }
+  return codes
+}
+
+function kindOf(code: string): NetworkFailureKind | undefined {
+  return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined
+}
+
+/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+export function networkFailure(error: unknown): NetworkFailure | undefined {
+  for (const code of errorCodes(error)) {
+    const kind = kindOf(code)
+    if (kind) return { kind, code }
+  }
+  return undefined
+}
+
+/** Is `error`, or one of its causes, a network failure of one of these kinds? */
+export function isFailureOf(error: unknown, ...kinds: NetworkFailureKind[]): boolean {
+  return errorCodes(error).some((code) => kinds.includes(kindOf(code)!))
+}
+
+/** A connection that failed before the request was sent: safe to retry any call. */
+export const isConnectFailure = (error: unknown): boolean => isFailureOf(error, 'refused', 'dns-again')
+
+/** A failure a retry may fix: not made, or lost (a name that does not resolve or a refused certificate is not). */
+export const isNetworkFailure = (error: unknown): boolean =>
+  isFailureOf(error, 'refused', 'dns-again', 'lost')
+
+/** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
+export const isUnreachable = (error: unknown): boolean =>
+  isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls')
+
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+export const isOutOfDescriptors = (error: unknown): boolean => isFailureOf(error, 'descriptors')
