@@ -77,7 +77,7 @@ export function openTransferRun(
     connection: RunOptions['connection']
     transfer: { requestTimeoutMs: number; retries: number; maxRetryAfterMs: number }
   },
-  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'>,
+  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'>,
   name: string,
 ): Run {
   const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer
@@ -92,6 +92,7 @@ export function openTransferRun(
     signal: face.signal,
     deadlineMs: face.deadlineMs,
     name,
+    clock: face.clock,
   })
 }
 

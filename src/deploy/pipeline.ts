@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici'
 import type { RetryPolicy } from '../api/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../common/run.ts'
+import { openTransferRun, type Clock, type Run } from '../common/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
@@ -99,6 +99,8 @@ export interface DeployDependencies {
   deadlineMs?: number
   /** Waits between the checks of the published URL (tests: at once). */
   sleep?: PollOptions['sleep']
+  /** Durations and the check's time bound are measured on it (default Date.now; tests: their virtual time). */
+  clock?: Clock
   /** The commit and ref built: what the site's record and the guard against an older build name. */
   source?: BuildSource
   /** GitHub's word on how two commits stand (older.ts); without it the guard cannot run, and says so. */

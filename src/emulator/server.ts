@@ -95,7 +95,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     storage,
     limiter: new RateLimiter(),
     faults: new FaultInjector(resolved.faults),
-    cdn: new CdnConfigs(resolved.publishDelayMs),
+    cdn: new CdnConfigs(resolved.publishDelayMs, resolved.timer),
     routeOrder: mulberry32(resolved.routeOrderSeed),
   }
   const requests: RecordedRequest[] = []
