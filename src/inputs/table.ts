@@ -219,17 +219,19 @@ export const INPUTS = {
     flag: { type: 'string', value: 'action' },
   }),
   CdnDomain: row('cdn-domain', {
-    actions: ['deploy', 'publish'],
+    actions: ['deploy', 'publish', 'sweep'],
     default: '',
     description:
       "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
       type: 'string',
       value: 'domain',
-      commands: ['deploy', 'publish', 'close'],
+      commands: ['deploy', 'publish', 'close', 'sweep'],
       help: {
         publish: "Domain namespaces are served under, for the URL (default: the service's own)",
         close: "Domain namespaces are served under, for the URL (default: the service's own)",
+        sweep:
+          "Domain namespaces are served under, to read each preview's record (default: the service's own)",
       },
     },
   }),
