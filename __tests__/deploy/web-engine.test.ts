@@ -11,8 +11,8 @@ import {
   planRoutes,
   planServing,
   sameRoutes,
-  type WebEngineChoice,
 } from '../../src/deploy/web-engine.ts'
+import type { WebEngineChoice } from '../../src/inputs/deploy.ts'
 import type { HeaderRule } from '../../src/inputs/headers.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { godotExport, unityBuild } from '../support/web-builds.ts'

@@ -2,7 +2,7 @@
 // the emulator runs its delayed changes on (a publish reaching the host). A wait of the deploy moves
 // the clock and runs what fell due, so a test decides on events, whatever the machine's load.
 
-import type { Clock } from '../../src/common/run.ts'
+import type { Clock } from '../../src/common/timeouts.ts'
 import type { EmulatorTimer } from '../../src/emulator/index.ts'
 
 export interface VirtualTime {

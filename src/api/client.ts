@@ -47,8 +47,7 @@ import {
   type ValidateResponse,
 } from './types.ts'
 import { formatBytes } from '../common/format.ts'
-import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import type { Logger } from '../common/logger.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
@@ -772,9 +771,9 @@ function foreignAnswerHint(
     return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` }
   return {
     hint:
-      `The answer is not the service's (${what}): ${Input.ApiUrl} reaches another server. ` +
-      `Check ${Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-    inputs: [Input.ApiUrl],
+      `The answer is not the service's (${what}): api-url reaches another server. ` +
+      `Check api-url: the base URL of the service's API (such as https://api.example.com), not a web page`,
+    inputs: ['api-url'],
   }
 }
 

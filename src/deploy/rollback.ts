@@ -7,7 +7,8 @@ import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
-import { describeMismatch, describeTiming, type OnVerifyFailure, type Verification } from './verify.ts'
+import type { OnVerifyFailure } from '../inputs/deploy.ts'
+import { describeMismatch, describeTiming, type Verification } from './verify.ts'
 
 /** The deploy published a build its namespace's host did not serve within the bound. */
 export class NotLiveError extends Error {

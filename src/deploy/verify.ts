@@ -10,22 +10,11 @@ import { errorCodes } from '../api/retry.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Clock } from '../common/run.ts'
+import type { Clock } from '../common/timeouts.ts'
 import type { Manifest, ManifestFile } from './files.ts'
 import { hostRequest, RECORD_PATH, type RecordFile } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
-
-/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
-export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
-export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
-
-/** The `verify` inputs. */
-export interface VerifySettings {
-  enabled: boolean
-  /** How long the host may take to serve the build (`verify-timeout`). */
-  timeoutMs: number
-  onFailure: OnVerifyFailure
-}
+import type { VerifySettings } from '../inputs/deploy.ts'
 
 /** What a probe compares the served file with: the build's file (or the record's). */
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>

@@ -31,11 +31,9 @@ import {
 } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
+import type { WebEngineChoice } from '../inputs/deploy.ts'
 import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
-
-export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
-export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
 export type Encoding = 'br' | 'gzip'
 

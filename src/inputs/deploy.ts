@@ -11,6 +11,7 @@ import {
 import type { ValidationError } from '../api/types.ts'
 import {
   checkNameId,
+  checkDomainOutsideCdn,
   checkUuid,
   readBoolean,
   readCdnDomain,
@@ -32,13 +33,26 @@ import {
   MAX_VERIFY_TIMEOUT_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
-import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
-import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
-import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 
 export { readBoolean, type GetInput }
+
+/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
+export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
+export type WebEngineChoice = (typeof WEB_ENGINES)[number]
+
+/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
+export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
+export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
+
+/** The `verify` inputs. */
+export interface VerifySettings {
+  enabled: boolean
+  /** How long the host may take to serve the build (`verify-timeout`). */
+  timeoutMs: number
+  onFailure: OnVerifyFailure
+}
 
 /** Every input of the deploy, read and checked once, in groups. */
 export interface DeployInputs {

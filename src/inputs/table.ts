@@ -4,6 +4,9 @@
 // from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../common/timeouts.ts'
+
+export { DEFAULT_REQUEST_TIMEOUT_SECONDS }
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const
@@ -23,7 +26,6 @@ export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20
 /** The longest `max-retry-after` a user may set: an hour. */
 export const MAX_RETRY_AFTER_SECONDS = 3600
