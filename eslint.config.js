@@ -1,14 +1,43 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
-// The core (everything under src/ but the faces: actions, cli, emulator) never imports @actions/*,
-// a face or the emulator, statically or with import(): the faces hand it a logger, a globber and
-// plain options.
-const CORE = ['src/api/**', 'src/common/**', 'src/deploy/**', 'src/inputs/**', 'src/operations/**']
-const FACES = ['@actions/*', '**/actions/**', '**/cli/**', '**/emulator/**']
-const FACE_SOURCE = '/^(@actions\\/|(\\.\\.?\\/)+(.+\\/)?(actions|cli|emulator)\\/)/'
-const boundary = (folder) =>
-  `${folder} is the core: it never imports @actions/*, the actions, the CLI or the emulator. Hand it what it needs (a logger, a globber, plain options) from the face.`
+// The layers of src/, lowest first: a file imports its own layer and those below it, never one above,
+// statically, with import() or in a type. Above them the faces (actions, the only code importing
+// @actions/*, and cli) hand the core a logger, a globber and plain options. The emulator stands apart:
+// it may use common and the API's types and rules, nothing else of src/.
+const LAYERS = ['common', 'api', 'inputs', 'deploy', 'operations']
+const ORDER = 'common < api < inputs < deploy < operations < the faces (actions, cli); the emulator apart'
+/** @param {string[]} folders */
+const sourceOf = (folders) => `/^(@actions\\/|(\\.\\.?\\/)+(.+\\/)?(${folders.join('|')})\\/)/`
+
+/**
+ * The rules that keep `folder` from importing @actions/* and each of `forbidden`.
+ * @param {string} folder
+ * @param {string[]} forbidden
+ */
+function layerRules(folder, forbidden) {
+  const message = `src/${folder} never imports @actions/* or ${forbidden.join(', ')}: the layers run ${ORDER}. Move what both need down, or hand it in from above.`
+  const source = sourceOf(forbidden)
+  return {
+    files: [`src/${folder}/**`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@actions/*', ...forbidden.map((f) => `**/${f}/**`)], message }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=${source}]`, message },
+        { selector: `TSImportType[argument.literal.value=${source}]`, message },
+      ],
+    },
+  }
+}
+
+const LAYER_RULES = [
+  ...LAYERS.map((layer, i) => layerRules(layer, [...LAYERS.slice(i + 1), 'actions', 'cli', 'emulator'])),
+  layerRules('emulator', ['inputs', 'deploy', 'operations', 'actions', 'cli']),
+]
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'example-site/', '.bench/', '.package/'] },
@@ -27,17 +56,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
-  {
-    files: CORE,
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: FACES, message: boundary('src/') }] }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportExpression[source.value=${FACE_SOURCE}]`, message: boundary('src/') },
-        { selector: `TSImportType[argument.literal.value=${FACE_SOURCE}]`, message: boundary('src/') },
-      ],
-    },
-  },
+  ...LAYER_RULES,
   {
     // What leaves the actions passes the redactor (common/secrets.ts) in one writer each: action.ts's.
     files: ['src/actions/**'],

@@ -27,5 +27,7 @@ test('a GitHub that never answers fails the pull request check within its time-o
     }),
     /^Error: Could not read pull request #12 to check it is the one this build ran for: no answer from GitHub within 0\.2 s$/,
   )
-  assert.equal(calls, 1)
+  // Asked once, never again. Whether the request reached this server within the 0.2 s is the machine's
+  // load, not the check's doing: a busy machine may time it out before it connects.
+  assert.ok(calls <= 1, `${calls} calls`)
 })

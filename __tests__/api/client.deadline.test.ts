@@ -17,10 +17,14 @@ after(() => agent.close())
 
 /**
  * A service on 127.0.0.1 that answers every call 200 with `{}`, trickled a byte every `everyMs` after
- * `padding` spaces (it stops by itself once sent), and counts the calls.
+ * `padding` spaces (it stops by itself once sent), and counts the calls and the answers sent whole.
  */
-async function tricklingService(padding = 100, everyMs = 30): Promise<{ url: string; calls: () => number }> {
+async function tricklingService(
+  padding = 100,
+  everyMs = 30,
+): Promise<{ url: string; calls: () => number; whole: () => number }> {
   let calls = 0
+  let whole = 0
   const answers = new Set<ServerResponse>()
   const server = createServer((req, res) => {
     calls++
@@ -33,6 +37,7 @@ async function tricklingService(padding = 100, everyMs = 30): Promise<{ url: str
       res.write(body[sent++]!)
       if (sent === body.length) {
         clearInterval(timer)
+        whole++
         res.end()
       }
     }, everyMs)
@@ -47,7 +52,11 @@ async function tricklingService(padding = 100, everyMs = 30): Promise<{ url: str
     server.closeAllConnections()
     server.close()
   })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    whole: () => whole,
+  }
 }
 
 test('an answer that trickles a byte at a time fails at the call deadline, naming it, though no byte is late', async () => {
@@ -61,16 +70,15 @@ test('an answer that trickles a byte at a time fails at the call deadline, namin
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
     timeouts: { apiStallMs: 200, apiDeadlineMs: 500 },
   })
-  const started = Date.now()
   const error = await client.completeUpload(UPLOAD).catch((e: unknown) => e)
-  const took = Date.now() - started
   assert.ok(error instanceof NetworkError, String(error))
   assert.match(
     error.message,
     /^uploads\.complete failed: the answer was not complete within 0\.5 s, the deadline of an API call \(GAMEHOST_DEADLINE_EXCEEDED\) \(127\.0\.0\.1:\d+\) \(gave up after 2 attempts\)$/,
   )
   assert.equal(service.calls(), 2, 'a read past its deadline is retried like a lost connection')
-  assert.ok(took < 2500, `${took} ms: the trickle lasts 3 s a call`)
+  // Decided on events, not on the clock: no answer's 3 s trickle had ended when the client gave up.
+  assert.equal(service.whole(), 0, 'each call was dropped before its answer ended')
 })
 
 test('a call that creates something is not retried past its deadline: it may have been done', async () => {
@@ -87,7 +95,8 @@ test('a call that creates something is not retried past its deadline: it may hav
     client.createVersion('4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86', { display_name: 'v', config: {} }),
     /^NetworkError: games\.versions\.createGameVersion failed: the answer was not complete within 0\.3 s/,
   )
-  assert.equal(service.calls(), 1)
+  // Never sent twice. On a busy machine the one call may not even have reached the service within 0.3 s.
+  assert.ok(service.calls() <= 1, `${service.calls()} calls`)
 })
 
 test('an answer that arrives within the deadline is read as ever, and the deadline is more than the service’s 50 s', async () => {
@@ -127,8 +136,6 @@ test('an answer that trickles a byte every 2 s (here 20 ms, every limit scaled d
     retry: retryPolicy({ retries: 0 }),
     timeouts,
   })
-  const started = Date.now()
   await assert.rejects(client.completeUpload(UPLOAD), /the answer was not complete within 0\.66 s/)
-  const took = Date.now() - started
-  assert.ok(took < 1500, `${took} ms: dropped at about 0.66 s, not after the whole trickle`)
+  assert.equal(service.whole(), 0, 'dropped at about 0.66 s, not after the whole 30 s trickle')
 })

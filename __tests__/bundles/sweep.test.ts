@@ -45,7 +45,11 @@ describe('the sweep', () => {
   const previewUrl = (number: number) => `http://demo-game--pr-${number}.localhost:${port}/`
 
   /** The deploy's run for pull request `number` (`opened` deploys it, `closed` retires it). */
-  async function deployRun(number: number, action: 'opened' | 'closed'): Promise<void> {
+  async function deployRun(
+    number: number,
+    action: 'opened' | 'closed',
+    namespace = `pr-${number}`,
+  ): Promise<void> {
     const run = await runAction({
       entry: path.join(root, 'dist/index.js'),
       defaults: deployDefaults,
@@ -69,8 +73,8 @@ describe('the sweep', () => {
         token: TOKEN,
         'game-id': GAME,
         path: site,
-        namespace: `pr-${number}`,
-        domain: `pr-${number}.preview.example.com`,
+        namespace,
+        domain: `${namespace}.preview.example.com`,
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       },
     })
@@ -113,6 +117,39 @@ describe('the sweep', () => {
   }
   const writes = () => github.requests.filter((r) => r.method !== 'GET').length
 
+  /** gamehost sweep through dist/cli/index.js, for the repository's pull requests. */
+  const cli = async (...args: string[]) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(root, 'dist/cli/index.js'),
+        'sweep',
+        '--api-url',
+        emulator.url,
+        '--game-id',
+        GAME,
+        '--repository',
+        REPO,
+        ...args,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          GAMEHOST_TOKEN: TOKEN,
+          GITHUB_TOKEN: GH_TOKEN,
+          GITHUB_API_URL: github.url,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const [code] = (await once(child, 'close')) as [number | null]
+    return { code, stdout, stderr }
+  }
   const domainsOf = (number: number) =>
     emulator.namespaces(GAME).find((n) => n.nameId === `pr-${number}`)!.domains
 
@@ -220,38 +257,6 @@ describe('the sweep', () => {
     for (const number of [71, 72]) await preview(number)
     github.setPullRequestState(REPO, 71, 'closed')
     const numbers = [71, 72]
-    const cli = async (...args: string[]) => {
-      const child = spawn(
-        process.execPath,
-        [
-          path.join(root, 'dist/cli/index.js'),
-          'sweep',
-          '--api-url',
-          emulator.url,
-          '--game-id',
-          GAME,
-          '--repository',
-          REPO,
-          ...args,
-        ],
-        {
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            GAMEHOST_TOKEN: TOKEN,
-            GITHUB_TOKEN: GH_TOKEN,
-            GITHUB_API_URL: github.url,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      )
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-      const [code] = (await once(child, 'close')) as [number | null]
-      return { code, stdout, stderr }
-    }
     const before = world(numbers)
     const dry = await cli('--dry-run')
     assert.equal(dry.code, 0, dry.stderr)
@@ -271,5 +276,51 @@ describe('the sweep', () => {
     assert.equal(again.code, 0, again.stderr)
     assert.deepEqual(JSON.parse(again.stdout), { retired: [] })
     assert.deepEqual(world(numbers), after)
+  })
+
+  test('a prefix that matches a release skips the release, saying why, and retires the proven preview', async () => {
+    // The release v2, built from its tag, and the preview of pull request 8, both under the prefix v.
+    const release = await runAction({
+      entry: path.join(root, 'dist/index.js'),
+      defaults: deployDefaults,
+      cwd: root,
+      event: { name: 'push', payload: {} },
+      env: { GITHUB_REF: 'refs/tags/v2', GITHUB_SHA: 'abcdef1234567' },
+      inputs: {
+        'api-url': emulator.url,
+        token: TOKEN,
+        'game-id': GAME,
+        path: site,
+        namespace: 'v2',
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      },
+    })
+    assert.equal(release.exitCode, 0, release.stdout)
+    github.addPullRequest(REPO, 8, { repo: REPO, ref: headRef(8), sha: 'abcdef1234567' })
+    await deployRun(8, 'opened', 'v8')
+    github.setPullRequestState(REPO, 8, 'closed')
+    const releaseUrl = `http://demo-game--v2.localhost:${port}/`
+    const releaseVersion = () => emulator.namespaces(GAME).find((n) => n.nameId === 'v2')!.versionId
+    const served = releaseVersion()
+    const why =
+      'its record names ref refs/tags/v2, not refs/pull/2/merge: it is no preview of pull request #2'
+
+    const dry = await cli('--namespace-prefix', 'v', '--dry-run')
+    assert.equal(dry.code, 0, dry.stderr)
+    assert.match(dry.stdout, /^gamehost sweep \(dry run\): would retire 1 preview$/m)
+    assert.ok(dry.stdout.includes(`skipped: left as it is (${why})`), dry.stdout)
+
+    const swept = await sweep({ 'namespace-prefix': 'v' })
+    assert.equal(swept.exitCode, 0, swept.stdout)
+    assert.deepEqual(JSON.parse(swept.outputs.retired!), ['v8'])
+    assert.ok(swept.stdout.includes(`v2: skipped, left as it is: ${why}`), swept.stdout)
+    assert.ok(swept.summary.includes(why), swept.summary)
+    assert.equal(releaseVersion(), served, 'the release serves what it served')
+    assert.equal((await fetchLocally(releaseUrl)).text, '<title>the game</title>')
+    assert.ok(
+      !github.requests.some((r) => r.path.endsWith('/pulls/2')),
+      'GitHub is not asked about a namespace no record proves a preview',
+    )
+    assert.match((await fetchLocally(previewUrl(8).replace('pr-8', 'v8'))).text, /#8 was closed/)
   })
 })

@@ -17,6 +17,7 @@ import { provision } from '../../src/deploy/provision.ts'
 import { deployOutputs, deployReport } from '../../src/deploy/report.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { hasTarget, readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
+import { virtualTime } from '../support/virtual-time.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
 /** The first table's rows, each cell as text (code in backticks). */
@@ -63,8 +64,10 @@ class CappedClient extends ServiceClient {
 describe('domains and the CDN domain', () => {
   let emulator: Emulator
   let site: string
+  // The publish delay is the service's, on virtual time that the deploy's checks of its url move.
+  const time = virtualTime()
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startEmulator({ rateLimit: false, timer: time.timer })
     site = await tempDir()
     await writeTree(site, siteFiles(3))
   })
@@ -146,6 +149,8 @@ describe('domains and the CDN domain', () => {
       logger,
       tempDir: await tempDir(),
       retry: { sleep: async () => {} },
+      sleep: time.sleep,
+      clock: time.clock,
     })
     const port = new URL(emulator.url).port
     assert.equal(result.published?.url, `http://demo-game--from-service.localhost:${port}/`)

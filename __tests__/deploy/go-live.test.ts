@@ -9,6 +9,7 @@ import { deploy } from '../../src/deploy/pipeline.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
+import { virtualTime } from '../support/virtual-time.ts'
 
 const GAME = DEFAULT_SEED.games[0]!.id
 const OLDER = '5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08'
@@ -36,8 +37,10 @@ describe('going live on a new namespace', () => {
   let site: string
   let temp: string
   const agent = createAgent()
+  // The publish delay is the service's, on virtual time that the deploy's checks of its url move.
+  const time = virtualTime()
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false, seed: seedWithProd() })
+    emulator = await startEmulator({ rateLimit: false, seed: seedWithProd(), timer: time.timer })
     site = await tempDir()
     await writeTree(site, siteFiles(5))
     temp = await tempDir()
@@ -53,7 +56,7 @@ describe('going live on a new namespace', () => {
         getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...values }),
         { repository: 'studio/space-game', ref: 'refs/pull/7/merge', sha: 'abcdef0123456789' },
       ),
-      { logger, tempDir: temp, retry: fast },
+      { logger, tempDir: temp, retry: fast, sleep: time.sleep, clock: time.clock },
     )
 
   test('is created on what prod serves, then published to: its history holds each deploy', async () => {
@@ -118,7 +121,8 @@ describe('going live on a new namespace', () => {
 
 describe('going live on a new namespace of a game without prod', () => {
   test("builds on the game's latest version, and says so", async () => {
-    const emulator = await startEmulator({ rateLimit: false, seed: seedWithoutProd() })
+    const time = virtualTime()
+    const emulator = await startEmulator({ rateLimit: false, seed: seedWithoutProd(), timer: time.timer })
     try {
       const site = await tempDir()
       await writeTree(site, siteFiles(3))
@@ -133,7 +137,13 @@ describe('going live on a new namespace of a game without prod', () => {
             namespace: 'pr-9',
           }),
         ),
-        { logger, tempDir: await tempDir(), retry: fast },
+        {
+          logger,
+          tempDir: await tempDir(),
+          retry: fast,
+          sleep: time.sleep,
+          clock: time.clock,
+        },
       )
       assert.ok(
         logger.lines.some((l) =>

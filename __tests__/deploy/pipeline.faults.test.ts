@@ -29,7 +29,16 @@ async function site(): Promise<{ root: string; written: Map<string, Buffer> }> {
   return { root, written }
 }
 
-function inputsFor(emulator: Emulator, root: string, extra: Record<string, string> = {}): DeployInputs {
+/**
+ * The inputs of a deploy of `root`. `stallMs` cuts stalled PUTs sooner than the input's whole seconds
+ * allow: only where stalls are injected, since on a busy machine a PUT that is merely slow is cut too.
+ */
+function inputsFor(
+  emulator: Emulator,
+  root: string,
+  extra: Record<string, string> = {},
+  stallMs?: number,
+): DeployInputs {
   const inputs = readInputs(
     getter({
       'api-url': emulator.url,
@@ -40,8 +49,8 @@ function inputsFor(emulator: Emulator, root: string, extra: Record<string, strin
       ...extra,
     }),
   )
-  // Stalls are cut after 300 ms here; the input's unit is whole seconds.
-  return { ...inputs, transfer: { ...inputs.transfer, requestTimeoutMs: 300 } }
+  if (stallMs === undefined) return inputs
+  return { ...inputs, transfer: { ...inputs.transfer, requestTimeoutMs: stallMs } }
 }
 
 async function assertIntact(emulator: Emulator, siteId: string, written: Map<string, Buffer>): Promise<void> {
@@ -69,12 +78,18 @@ describe('deploys through injected faults', () => {
       const logger = memoryLogger()
       const result = await deploy(
         // At a 25% failure rate a part fails 6 times running once in 4,000; 10 retries make that 1 in 4 million.
-        inputsFor(emulator, root, {
-          namespace: 'chaos',
-          'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
-          retries: '10',
-          concurrency: '6',
-        }),
+        inputsFor(
+          emulator,
+          root,
+          {
+            namespace: 'chaos',
+            'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
+            retries: '10',
+            concurrency: '6',
+          },
+          // The injected stalls are cut after 300 ms.
+          300,
+        ),
         { logger, tempDir: root, retry: { sleep: async (ms) => void waits.push(ms) } },
       )
       assert.ok(result.siteId)

@@ -4,6 +4,7 @@ import { utimes, writeFile } from 'node:fs/promises'
 import type http from 'node:http'
 import path from 'node:path'
 import { after, test } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
 import { SLOW_START } from '../../src/deploy/adaptive.ts'
 import { createAgent } from '../../src/api/client.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
@@ -368,56 +369,68 @@ test('small files read one after another each send exactly their own bytes', asy
   scanned.forEach((file, i) => assert.equal(result.sha256?.[i], sha256(written.get(file.path)!), file.path))
 })
 
-test('an upload starts with SLOW_START PUTs in flight below a higher concurrency, then rises past it', async () => {
-  const root = await tempDir()
-  const names = Array.from({ length: SLOW_START + 48 }, (_, i) => `f${i}.txt`)
-  await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
-  const scanned = await scanArtifacts({
-    root,
-    patterns: ['**'],
-    includeHidden: false,
-    logger: memoryLogger(),
-  })
-  // No answer until 300 ms have passed: what arrives by then is what the upload sent at once.
-  const held: (() => void)[] = []
-  let sentAtOnce = 0
-  let inFlight = 0
-  let most = 0
-  let answering = false
-  const store = await fakeStore((_req, body, res) => {
-    inFlight++
-    most = Math.max(most, inFlight)
-    const answer = () => {
-      // Answered after a moment, so that later PUTs overlap.
-      setTimeout(() => {
-        inFlight--
-        res.writeHead(200, { etag: `"${md5(body)}"` }).end()
-      }, 5)
+// Bounded only so that an upload that never reaches the wanted number of PUTs fails instead of hanging.
+test(
+  'an upload starts with SLOW_START PUTs in flight below a higher concurrency, then rises past it',
+  { timeout: 60_000 },
+  async () => {
+    const root = await tempDir()
+    const names = Array.from({ length: SLOW_START + 48 }, (_, i) => `f${i}.txt`)
+    await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
+    const scanned = await scanArtifacts({
+      root,
+      patterns: ['**'],
+      includeHidden: false,
+      logger: memoryLogger(),
+    })
+    // No answer until SLOW_START PUTs arrived: what arrives before the first answer is what the upload
+    // sent at once. Each step waits on what the store has seen, not on the clock.
+    const held: (() => void)[] = []
+    let sentAtOnce = 0
+    let inFlight = 0
+    let most = 0
+    let answering = false
+    const store = await fakeStore((_req, body, res) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      const answer = () => {
+        // Answered after a moment, so that later PUTs overlap.
+        setTimeout(() => {
+          inFlight--
+          res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+        }, 5)
+      }
+      if (answering) answer()
+      else held.push(answer)
+    })
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await delay(1)
     }
-    if (answering) answer()
-    else held.push(answer)
-  })
-  setTimeout(() => {
-    sentAtOnce = held.length
-    // One answer: a PUT stored lets the upload rise past its start while the others are held.
-    held.shift()!()
-    setTimeout(() => {
+    const conducted = (async () => {
+      await until(() => held.length >= SLOW_START)
+      // A moment for a PUT beyond SLOW_START to arrive: one would fail the test, its absence cannot.
+      await delay(50)
+      sentAtOnce = held.length
+      // One answer: a PUT stored lets the upload rise past its start while the others are held.
+      held.shift()!()
+      await until(() => inFlight > SLOW_START)
       answering = true
       for (const answer of held.splice(0)) answer()
-    }, 300)
-  }, 300)
-  await uploadParts({
-    files: scanned,
-    requests: PresignedRequestList.of(onePutPerFile(scanned, store.url)),
-    dispatcher: agent,
-    concurrency: SLOW_START + 64,
-    retry: retryPolicy({ sleep: async () => {} }),
-    timeouts: timeoutsFor(5000),
-    logger: memoryLogger(),
-  })
-  assert.ok(sentAtOnce > 0 && sentAtOnce <= SLOW_START, `${sentAtOnce} PUTs sent before any answer`)
-  assert.ok(most > SLOW_START, `at most ${most} in flight`)
-})
+    })()
+    await uploadParts({
+      files: scanned,
+      requests: PresignedRequestList.of(onePutPerFile(scanned, store.url)),
+      dispatcher: agent,
+      concurrency: SLOW_START + 64,
+      retry: retryPolicy({ sleep: async () => {} }),
+      timeouts: timeoutsFor(5000),
+      logger: memoryLogger(),
+    })
+    await conducted
+    assert.ok(sentAtOnce > 0 && sentAtOnce <= SLOW_START, `${sentAtOnce} PUTs sent before any answer`)
+    assert.ok(most > SLOW_START, `at most ${most} in flight`)
+  },
+)
 
 test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and SHA-256) from the bytes sent', async () => {
   const root = await tempDir()

@@ -1,16 +1,16 @@
 // Seen live, against the emulator: a publish the host serves only later is verified once it does; one
 // the host never serves is rolled back (rollback), left (fail) or warned about (warn). The host that
 // never serves the build is a small server on 127.0.0.1 answering the old page for every path, named
-// by cdn-domain as the emulator's CDN is.
+// by cdn-domain as the emulator's CDN is. The emulator's publish delay is the
+// service's (3 s), on virtual time: the deploy's waits between checks move it, so each verdict comes
+// from what the host served at each check, never from how fast the machine is.
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as delay } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { ServiceClient } from '../../src/api/client.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { systemClock } from '../../src/common/run.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { deployOutputs, failureReport, rerunText } from '../../src/deploy/report.ts'
 import { NotLiveError } from '../../src/deploy/live.ts'
@@ -19,9 +19,12 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { renderText } from '../../src/common/report.ts'
 import { getter, tempDir, writeTree } from '../support/helpers.ts'
+import { virtualTime } from '../support/virtual-time.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const TOKEN = 'gamehost-demo-token'
+/** The emulator's default, the service's: a publish reaches the host this long after it is made. */
+const PUBLISH_DELAY_MS = 3_000
 
 describe('seen live, against the emulator', () => {
   let emulator: Emulator
@@ -29,8 +32,9 @@ describe('seen live, against the emulator', () => {
   let staleCdn: string
   let client: ServiceClient
   let agent: Agent
+  const time = virtualTime()
   before(async () => {
-    emulator = await startEmulator({ rateLimit: false })
+    emulator = await startEmulator({ rateLimit: false, timer: time.timer })
     stale = createServer((req, res) => {
       req.resume()
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -64,7 +68,12 @@ describe('seen live, against the emulator', () => {
   }
   const run = async (inputs: Record<string, string>, logger = memoryLogger()) => {
     const read = readInputs(getter({ 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, ...inputs }))
-    return deploy(read, { logger, tempDir: await tempDir() })
+    return deploy(read, {
+      logger,
+      tempDir: await tempDir(),
+      sleep: time.sleep,
+      clock: time.clock,
+    })
   }
   const live = (nameId: string) => emulator.namespaces(GAME).find((n) => n.nameId === nameId)!.versionId
 
@@ -73,6 +82,10 @@ describe('seen live, against the emulator', () => {
     const result = await run({ path: await build('one'), namespace: 'seen', 'cdn-domain': cdn() }, logger)
     const seen = result.verification!
     assert.equal(seen.verified, true)
+    assert.ok(
+      seen.durationMs >= PUBLISH_DELAY_MS,
+      `seen once the publish reached the host: ${seen.durationMs} ms`,
+    )
     assert.equal(seen.url, result.published!.url)
     assert.deepEqual(
       seen.checked.map((p) => p.urlPath),
@@ -96,13 +109,11 @@ describe('seen live, against the emulator', () => {
     })
     assert.equal(second.verification, undefined)
     const namespaceId = second.provisioned.namespaceId!
-    // The host still serves the first build, as the CDN's edge does until its router catches up.
+    // The host serves the first build again; the second is published, and reaches the host only after
+    // the publish delay, as the CDN's edge does once its router catches up.
     await client.setNamespaceVersion(GAME, namespaceId, first.published!.versionId)
-    const publishAt = 1_200
-    const started = Date.now()
-    const publishing = delay(publishAt).then(() =>
-      client.setNamespaceVersion(GAME, namespaceId, second.published!.versionId),
-    )
+    time.advance(PUBLISH_DELAY_MS)
+    await client.setNamespaceVersion(GAME, namespaceId, second.published!.versionId)
     const logger = memoryLogger()
     const seen = await verifyLive({
       url: second.published!.url!,
@@ -112,15 +123,15 @@ describe('seen live, against the emulator', () => {
       run: {
         dispatcher: agent,
         signal: new AbortController().signal,
-        clock: systemClock,
+        clock: time.clock,
         timeouts: { stallMs: 5_000 },
       },
       logger,
+      sleep: time.sleep,
     })
-    await publishing
     assert.equal(seen.verified, true)
     assert.ok(seen.attempts >= 2, `${seen.attempts} attempts`)
-    assert.ok(seen.durationMs >= publishAt - 50 && Date.now() - started >= publishAt, `${seen.durationMs} ms`)
+    assert.ok(seen.durationMs >= PUBLISH_DELAY_MS, `${seen.durationMs} ms`)
     assert.ok(
       logger.lines.some((l) => /^debug: Check 1: .*\/ had other bytes than the build's index\.html/.test(l)),
       logger.lines.join('\n'),

@@ -5,14 +5,9 @@ import { test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
 import { compareGlobSpecificity, globsOverlap } from '../../src/api/versions.ts'
 import { buildManifest, contentTypeOf, type ArtifactFile } from '../../src/deploy/files.ts'
-import {
-  applyContentTypes,
-  cdnRoutes,
-  planServing,
-  sameRoutes,
-  type WebEngineChoice,
-} from '../../src/deploy/web-engine.ts'
+import { applyContentTypes, cdnRoutes, planServing, sameRoutes } from '../../src/deploy/web-engine.ts'
 import { planRoutes } from '../../src/deploy/routes.ts'
+import type { WebEngineChoice } from '../../src/inputs/deploy.ts'
 import type { HeaderRule } from '../../src/inputs/headers.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { godotExport, unityBuild } from '../support/web-builds.ts'

@@ -8,9 +8,9 @@ import { after, before, describe, test } from 'node:test'
 import { Rivet, RivetClient, RivetError } from '@rivet-gg/api'
 import bcrypt from 'bcryptjs'
 import { get } from 'node:http'
-import { setTimeout as delay } from 'node:timers/promises'
 import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 
+import { virtualTime } from '../support/virtual-time.ts'
 const GAME = DEFAULT_SEED.games[0]!.id
 const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
 const LIVE_VERSION = DEFAULT_SEED.games[0]!.namespaces![0]!.versionId
@@ -61,11 +61,12 @@ async function sdkError<E extends RivetError>(
 }
 
 describe('the official SDK against the emulator', () => {
+  const time = virtualTime()
   let emulator: Emulator
   let sdk: RivetClient
   before(async () => {
-    // Every default is the real service's but the publish delay, shortened so the wait stays short.
-    emulator = await startEmulator({ rateLimit: false, publishDelayMs: PUBLISH_DELAY_MS })
+    // Every default is the real service's; the publish delay runs on virtual time that the tests move.
+    emulator = await startEmulator({ rateLimit: false, publishDelayMs: PUBLISH_DELAY_MS, timer: time.timer })
     sdk = new RivetClient({ environment: emulator.url, token: 'gamehost-demo-token' })
   })
   after(() => emulator.close())
@@ -460,11 +461,11 @@ describe('the official SDK against the emulator', () => {
           res.on('end', () => resolve({ status: res.statusCode!, realm: res.headers['www-authenticate'] }))
         }).on('error', reject)
       })
+    /** The status at `host` now, or once the publish delay has passed when it is not the one awaited. */
     const until = async (host: string, done: (status: number) => boolean) => {
-      const started = Date.now()
       let { status } = await statusAt(host)
-      while (!done(status) && Date.now() - started < 10 * PUBLISH_DELAY_MS) {
-        await delay(20)
+      if (!done(status)) {
+        time.advance(PUBLISH_DELAY_MS)
         ;({ status } = await statusAt(host))
       }
       return status
@@ -554,15 +555,12 @@ describe('the official SDK against the emulator', () => {
     const url = emulator.namespaceUrl(GAME, namespaceId)
     assert.equal((await fetchLocally(url)).status, 404)
     await sdk.cloud.games.namespaces.updateGameNamespaceVersion(GAME, namespaceId, { versionId })
-    const published = Date.now()
     assert.equal((await fetchLocally(url)).status, 404, 'the publish has not reached the host yet')
-    let answer = await fetchLocally(`${url}game.wasm`)
-    while (answer.status !== 200 && Date.now() - published < 10 * PUBLISH_DELAY_MS) {
-      await delay(20)
-      answer = await fetchLocally(`${url}game.wasm`)
-    }
-    assert.ok(Date.now() - published >= PUBLISH_DELAY_MS - 20, 'served after the publish delay')
-    assert.equal(answer.status, 200)
+    time.advance(PUBLISH_DELAY_MS - 1)
+    assert.equal((await fetchLocally(url)).status, 404, 'nor a moment before the publish delay')
+    time.advance(1)
+    const answer = await fetchLocally(`${url}game.wasm`)
+    assert.equal(answer.status, 200, 'served once the publish delay has passed')
     assert.equal(answer.headers.get('content-type'), 'application/wasm')
     assert.ok(answer.text === wasm.toString(), 'the wasm is served byte-exact')
     const page = await fetchLocally(url)

@@ -12,6 +12,8 @@ import {
   type FaultOptions,
 } from '../../src/emulator/index.ts'
 import { resolveOptions } from '../../src/emulator/options.ts'
+import { checkScriptRoutes } from '../../src/emulator/faults.ts'
+import { routeKeys } from '../../src/emulator/routes/index.ts'
 
 const TOKEN = 'gamehost-demo-token'
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -122,7 +124,11 @@ describe('fault options', () => {
       [[], /faults must be an object/],
     ]
     for (const [faults, message] of bad) {
-      assert.throws(() => resolveOptions({ faults: faults as FaultOptions }), message, JSON.stringify(faults))
+      assert.throws(
+        () => checkScriptRoutes(resolveOptions({ faults: faults as FaultOptions }).faults, routeKeys()),
+        message,
+        JSON.stringify(faults),
+      )
     }
     const resolved = resolveOptions({
       faults: {
@@ -138,6 +144,10 @@ describe('fault options', () => {
 
   test('startEmulator refuses bad faults', async () => {
     await assert.rejects(startEmulator({ faults: { putResetRate: 7 } }), /faults\.putResetRate/)
+    await assert.rejects(
+      startEmulator({ faults: { script: { 'POST /cloud/nope': ['503'] } } }),
+      /faults\.script\["POST \/cloud\/nope"\]: no such route/,
+    )
   })
 
   test('without faults nothing is injected and the counters stay at 0', async (t) => {

@@ -4,7 +4,7 @@ import { mock, test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { RunDeadlineError, type Run } from '../../src/common/run.ts'
+import { RunDeadlineError, type Run } from '../../src/api/run.ts'
 import type { Connection } from '../../src/inputs/common.ts'
 import {
   OPERATION_DEADLINE_MS,

@@ -46,8 +46,7 @@ import {
   type ValidateResponse,
 } from './types.ts'
 import { formatBytes } from '../common/format.ts'
-import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import type { Logger } from '../common/logger.ts'
 import { redact } from '../common/secrets.ts'
 import { inputName } from '../common/input-naming.ts'
@@ -370,9 +369,9 @@ const AUTH_HINTS: Record<string, { hint: () => string; inputs: readonly string[]
 
 const NO_ROUTE_HINT = {
   hint: () =>
-    `The service has no such route: ${inputName(Input.ApiUrl)} has a path it should not have (every call adds /cloud/...). ` +
-    `Check ${inputName(Input.ApiUrl)}: the base URL of the service's API, such as https://api.example.com`,
-  inputs: [Input.ApiUrl],
+    `The service has no such route: ${inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
+    `Check ${inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
+  inputs: ['api-url'],
 }
 
 /** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
@@ -711,7 +710,7 @@ export class ServiceClient {
     // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
     const unreached = !this.#answered && isUnreachable(error)
     const check = unreached
-      ? `: nothing at ${inputName(Input.ApiUrl)} has answered in this run; check ${inputName(Input.ApiUrl)} (its host and port)`
+      ? `: nothing at ${inputName('api-url')} has answered in this run; check ${inputName('api-url')} (its host and port)`
       : ''
     return new NetworkError(
       `${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`,
@@ -781,9 +780,9 @@ function foreignAnswerHint(
     return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` }
   return {
     hint:
-      `The answer is not the service's (${what}): ${inputName(Input.ApiUrl)} reaches another server. ` +
-      `Check ${inputName(Input.ApiUrl)}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-    inputs: [Input.ApiUrl],
+      `The answer is not the service's (${what}): ${inputName('api-url')} reaches another server. ` +
+      `Check ${inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+    inputs: ['api-url'],
   }
 }
 

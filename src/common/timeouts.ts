@@ -1,6 +1,16 @@
 // Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
 // its stall sweep and its drain all read them from here, so changing what the input means is one edit.
 
+/** What durations are measured on: Date.now, or a test's virtual time. */
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
+
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 export const SERVICE_REQUEST_LIMIT_MS = 60_000
 /**

@@ -3,7 +3,8 @@ import type { Dispatcher } from 'undici'
 import type { RetryPolicy } from '../common/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../common/run.ts'
+import { openTransferRun, type Run } from '../api/run.ts'
+import type { Clock } from '../common/timeouts.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
@@ -96,6 +97,8 @@ export interface DeployDependencies {
   deadlineMs?: number
   /** Waits between the checks of the published URL (tests: at once). */
   sleep?: PollOptions['sleep']
+  /** Durations and the check's time bound are measured on it (default Date.now; tests: their virtual time). */
+  clock?: Clock
   /** The commit and ref built: what the site's record and the guard against an older build name. */
   source?: BuildSource
   /** GitHub's word on how two commits stand (older.ts); without it the guard cannot run, and says so. */

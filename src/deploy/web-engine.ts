@@ -33,14 +33,12 @@ import {
   type Encoding,
   type EngineName,
 } from './engines.ts'
+import type { WebEngineChoice } from '../inputs/deploy.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
 import { planRoutes, type PlannedRoute, type RouteSpec } from './routes.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export type { PlannedRoute } from './routes.ts'
-
-export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
-export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
 /** A build the deploy recognised, and what it does for it. */
 export interface WebBuild {

@@ -3,6 +3,7 @@
 // its next poll: the host serves it publishDelayMs later. A namespace created directly on a version
 // gets no config at all unless serveOnCreate (the creation race, lost: see EmulatorOptions).
 
+import type { EmulatorTimer } from './options.ts'
 import type { CdnAuth, NamespaceRecord } from './state.ts'
 
 /** The users of a namespace's basic auth the CDN applies; the others' credentials are refused. */
@@ -10,13 +11,16 @@ export const CDN_AUTH_USERS_APPLIED = 10
 
 export class CdnConfigs {
   private readonly delayMs: number
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly timer: EmulatorTimer
+  /** What cancels each rebuild still waiting. */
+  private readonly waiting = new Set<() => void>()
   /** The newest rebuild scheduled per namespace, and the newest one its host serves. */
   private readonly scheduled = new WeakMap<NamespaceRecord, number>()
   private readonly applied = new WeakMap<NamespaceRecord, number>()
 
-  constructor(delayMs: number) {
+  constructor(delayMs: number, timer: EmulatorTimer) {
     this.delayMs = delayMs
+    this.timer = timer
   }
 
   /**
@@ -42,17 +46,16 @@ export class CdnConfigs {
       apply()
       return
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
+    const cancel = this.timer.after(this.delayMs, () => {
+      this.waiting.delete(cancel)
       apply()
-    }, this.delayMs)
-    timer.unref()
-    this.timers.add(timer)
+    })
+    this.waiting.add(cancel)
   }
 
   /** Drops the rebuilds still waiting (the emulator is closing). */
   close(): void {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    for (const cancel of this.waiting) cancel()
+    this.waiting.clear()
   }
 }

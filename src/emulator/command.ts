@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises'
 import { networkInterfaces } from 'node:os'
 import { parseArgs } from 'node:util'
-import { resolveFaults, type FaultOptions } from './faults.ts'
+import { checkScriptRoutes, resolveFaults, type FaultOptions } from './faults.ts'
+import { routeKeys } from './routes/index.ts'
 import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
 import { startEmulator, type Emulator } from './server.ts'
@@ -243,7 +244,7 @@ function faultsFlag(json: string): FaultOptions {
     throw new Error(`--faults must be a JSON object: ${errorMessage(error)}`, { cause: error })
   }
   try {
-    resolveFaults(faults)
+    checkScriptRoutes(resolveFaults(faults), routeKeys())
   } catch (error) {
     throw new Error(`--faults: ${errorMessage(error)}`, { cause: error })
   }

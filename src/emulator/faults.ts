@@ -4,7 +4,6 @@
 // order, so the same seed and the same order of requests inject the same faults.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { API_ROUTES } from './routes/index.ts'
 
 export type ScriptedAnswer = '429' | '503' | 'reset'
 
@@ -85,11 +84,6 @@ const COUNTS = ['putStallCount'] as const
 const FAULT_KEYS: ReadonlySet<string> = new Set(['seed', 'script', 'lostPublishes', ...RATES, ...COUNTS])
 const SCRIPTED_ANSWERS: ReadonlySet<string> = new Set(['429', '503', 'reset'])
 
-/** 'METHOD /pattern' of every API route, the keys `script` accepts. */
-function routeKeys(): string[] {
-  return API_ROUTES.map((route) => `${route.method} ${route.pattern}`)
-}
-
 /**
  * Checks fault options (typed or straight from JSON) and fills in the defaults; undefined stays
  * undefined (no faults). Throws an Error naming the offending key.
@@ -152,12 +146,8 @@ function resolveScript(script: unknown): Map<string, ScriptedAnswer[]> {
   if (!isPlainObject(script)) {
     throw new Error('emulator option faults.script must be an object of "METHOD /pattern" to answers')
   }
-  const known = routeKeys()
   for (const [key, answers] of Object.entries(script)) {
     const name = `faults.script[${JSON.stringify(key)}]`
-    if (!known.includes(key)) {
-      throw new Error(`emulator option ${name}: no such route; the routes are: ${known.join(', ')}`)
-    }
     if (!Array.isArray(answers) || !answers.every((answer) => SCRIPTED_ANSWERS.has(answer as string))) {
       throw new Error(
         `emulator option ${name} must be an array of "429", "503" or "reset", got ${JSON.stringify(answers)}`,
@@ -166,6 +156,20 @@ function resolveScript(script: unknown): Map<string, ScriptedAnswer[]> {
     resolved.set(key, [...(answers as ScriptedAnswer[])])
   }
   return resolved
+}
+
+/**
+ * Checks that each route `script` names is one of `routes` ('METHOD /pattern', the keys of the API's
+ * routes: routeKeys in routes/index.ts, which hands them in so that this module needs no route).
+ */
+export function checkScriptRoutes(faults: ResolvedFaults | undefined, routes: readonly string[]): void {
+  for (const key of faults?.script.keys() ?? []) {
+    if (!routes.includes(key)) {
+      throw new Error(
+        `emulator option faults.script[${JSON.stringify(key)}]: no such route; the routes are: ${routes.join(', ')}`,
+      )
+    }
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

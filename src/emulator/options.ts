@@ -47,6 +47,11 @@ export interface EmulatorOptions {
   rateLimit?: RateLimit | false
   /** Clock in ms, default Date.now: token and URL expiry, rate limits. */
   now?: () => number
+  /**
+   * Runs what the service does later (a publish reaching the host, publishDelayMs on): default a real
+   * timer. A test hands in its virtual time, so what it waits for comes by events, not the wall clock.
+   */
+  timer?: EmulatorTimer
   /** Where uploaded bytes go; default a fresh temp dir that close() removes. */
   storageDir?: string
   /**
@@ -110,6 +115,19 @@ export interface EmulatorOptions {
   routeOrderSeed?: number
 }
 
+/** Calls `callback` after `ms`; answers what cancels it. */
+export interface EmulatorTimer {
+  after(ms: number, callback: () => void): () => void
+}
+
+const realTimer: EmulatorTimer = {
+  after(ms, callback) {
+    const timer = setTimeout(callback, ms)
+    timer.unref()
+    return () => clearTimeout(timer)
+  },
+}
+
 /** The size from which the service (v24.6 and later) makes a CDN file a multipart upload. */
 export const MULTIPART_THRESHOLD = 5 * 1024 * 1024
 /** See EmulatorOptions.publishDelayMs. */
@@ -128,6 +146,7 @@ export interface ResolvedOptions {
   serversPageSize: number
   rateLimit: RateLimit | false
   now: () => number
+  timer: EmulatorTimer
   storageDir: string | undefined
   discardBytes: boolean
   log: ((line: string) => void) | undefined
@@ -160,6 +179,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     serversPageSize: options.serversPageSize ?? SERVERS_PAGE_SIZE,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     now: options.now ?? Date.now,
+    timer: options.timer ?? realTimer,
     storageDir: options.storageDir,
     discardBytes: options.discardBytes ?? false,
     log: options.log,

@@ -14,12 +14,12 @@ import { namespaceForHost, namespaceHost, requestHost, serveNamespaceSite } from
 import type { ApiRoute, EmulatorCore } from './core.ts'
 import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
 import { CdnConfigs } from './cdn-config.ts'
-import { FaultInjector, mulberry32, type FaultCounters, type FaultKind } from './faults.ts'
+import { FaultInjector, checkScriptRoutes, mulberry32, type FaultCounters, type FaultKind } from './faults.ts'
 import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
 import { resolveOptions, type EmulatorOptions } from './options.ts'
 import { PartSigner } from './presign.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { API_ROUTES } from './routes/index.ts'
+import { API_ROUTES, routeKeys } from './routes/index.ts'
 import { matchRoute } from './router.ts'
 import { checkSeed } from './seed.ts'
 import { EmulatorState, type NamespaceView, type SiteView } from './state.ts'
@@ -83,6 +83,7 @@ const SCRIPTED_RETRY_AFTER_MS = 1000
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = resolveOptions(options)
+  checkScriptRoutes(resolved.faults, routeKeys())
   checkSeed(resolved.seed)
   const state = new EmulatorState(resolved.seed, resolved.now)
   const storage = await PartStorage.open(resolved.storageDir, resolved.discardBytes)
@@ -95,7 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     storage,
     limiter: new RateLimiter(),
     faults: new FaultInjector(resolved.faults),
-    cdn: new CdnConfigs(resolved.publishDelayMs),
+    cdn: new CdnConfigs(resolved.publishDelayMs, resolved.timer),
     routeOrder: mulberry32(resolved.routeOrderSeed),
   }
   const requests: RecordedRequest[] = []

@@ -277,3 +277,22 @@ export function readVerify(get: GetInput): VerifySettings {
     onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
   }
 }
+
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+export function cdnHost(cdnDomain: string): string {
+  return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain
+}
+
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+export function checkDomainOutsideCdn(domain: string | undefined, cdnDomain: string | undefined): void {
+  if (!domain || !cdnDomain) return
+  const host = cdnHost(cdnDomain).toLowerCase()
+  if (domain !== host && !domain.endsWith(`.${host}`)) return
+  throw new UsageError(
+    `${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+      `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`,
+  )
+}

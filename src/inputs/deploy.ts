@@ -11,6 +11,7 @@ import {
 import type { ValidationError } from '../api/types.ts'
 import {
   checkNameId,
+  checkDomainOutsideCdn,
   checkUuid,
   readBoolean,
   readCdnDomain,
@@ -32,13 +33,15 @@ import {
   MAX_RETRY_AFTER_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
-import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
-import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export { readBoolean, type GetInput }
+
+/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
+export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
+export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
 /** Every input of the deploy, read and checked once, in groups. */
 export interface DeployInputs {

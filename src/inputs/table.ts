@@ -5,6 +5,9 @@
 // table if most deploys need it).
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../common/timeouts.ts'
+
+export { DEFAULT_REQUEST_TIMEOUT_SECONDS }
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const
@@ -24,7 +27,6 @@ export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_RETRIES = 20
 /** The longest `max-retry-after` a user may set: an hour. */
 export const MAX_RETRY_AFTER_SECONDS = 3600
@@ -237,17 +239,19 @@ export const INPUTS = {
     flag: { type: 'string', value: 'action' },
   }),
   CdnDomain: row('cdn-domain', {
-    actions: ['deploy', 'publish'],
+    actions: ['deploy', 'publish', 'sweep'],
     default: '',
     description:
       "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
       type: 'string',
       value: 'domain',
-      commands: ['deploy', 'publish', 'close'],
+      commands: ['deploy', 'publish', 'close', 'sweep'],
       help: {
         publish: "Domain namespaces are served under, for the URL (default: the service's own)",
         close: "Domain namespaces are served under, for the URL (default: the service's own)",
+        sweep:
+          "Domain namespaces are served under, to read each preview's record (default: the service's own)",
       },
     },
   }),

@@ -9,7 +9,8 @@ import type { Dispatcher } from 'undici'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OutputValue, Report } from '../common/report.ts'
-import { openRun, type Clock, type Run } from '../common/run.ts'
+import { openRun, type Run } from '../api/run.ts'
+import type { Clock } from '../common/timeouts.ts'
 
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one

@@ -1,20 +1,27 @@
 // The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
 // never happened (the workflow came later, the run was cancelled, its token lacked rights). It lists
-// the game's namespaces named `<prefix><number>` (the deploy's preview namespaces), leaves alone those
-// that serve the closed page already, asks GitHub (through the face: the core never calls GitHub)
-// whether each pull request is open, and closes the closed ones' previews as the `closed` run does
-// (closePreview, then the face's comment and deployments). A pull request GitHub cannot tell about is
-// left as it is, and fails the run at its end.
+// the game's namespaces named `<prefix><number>`, leaves alone those that serve the closed page
+// already, and retires only what it can prove is a preview: a namespace whose site record
+// (site-record.ts, served at its own host) names the ref a deploy of that pull request builds,
+// `refs/pull/<number>/merge` (or `/head`). Any other namespace the prefix matches (a release `v2`
+// under prefix `v`, a preview deployed without a record, a private one whose host refuses us) is
+// listed as skipped, saying why, and never touched. For the proven ones it asks GitHub (through the
+// face: the core never calls GitHub) whether the pull request is open, and closes the closed ones'
+// previews as the `closed` run does (closePreview, then the face's comment and deployments). A pull
+// request GitHub cannot tell about is left as it is, and fails the run at its end.
 
 import { UsageError, errorMessage } from '../api/errors.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
-import type { Run } from '../common/run.ts'
+import type { Run } from '../api/run.ts'
 import { closePreview, closedVersionName, type CloseInputs, type CloseResult } from '../deploy/close.ts'
-import { readVersion } from '../deploy/publish.ts'
+import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
+import { namespaceUrl, readVersion } from '../deploy/publish.ts'
+import { readServedRecord } from '../deploy/site-record.ts'
 import {
   readBoolean,
+  readCdnDomain,
   readRequiredConnection,
   type Connection,
   type GetInput,
@@ -38,6 +45,8 @@ export interface SweepInputs extends Connection {
   githubToken: string
   prefix: string
   dryRun: boolean
+  /** Where namespaces are served, to read each one's record; undefined: the service says. */
+  cdnDomain: string | undefined
 }
 
 /** What GitHub says of a pull request; the head is for the face's own use (deployments, comment). */
@@ -62,7 +71,14 @@ export interface SweepGitHub {
   retired?(preview: RetiredPreview): Promise<void>
 }
 
-export type SweepOutcome = 'retired' | 'would-retire' | 'open' | 'already-retired' | 'undecided'
+export type SweepOutcome =
+  | 'retired'
+  | 'would-retire'
+  | 'open'
+  | 'already-retired'
+  | 'undecided'
+  /** Nothing proves it is the preview of its pull request: never touched. */
+  | 'skipped'
 
 export interface SweptPreview {
   /** The namespace's name_id (`pr-12`) and id. */
@@ -70,7 +86,7 @@ export interface SweptPreview {
   namespaceId: string
   number: number
   outcome: SweepOutcome
-  /** Why GitHub could not tell (undecided). */
+  /** Why GitHub could not tell (undecided), or why it is not known for a preview (skipped). */
   reason?: string
   domainRemoved?: string
 }
@@ -78,7 +94,7 @@ export interface SweptPreview {
 export interface SweepResult {
   dryRun: boolean
   prefix: string
-  /** Every preview namespace, by pull request number. */
+  /** Every namespace named <prefix><number>, by that number: the previews, and those skipped. */
   previews: SweptPreview[]
 }
 
@@ -107,10 +123,11 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
     githubToken,
     prefix: readPrefix(get),
     dryRun: readBoolean(Input.DryRun, get(Input.DryRun), false),
+    cdnDomain: readCdnDomain(get),
   }
 }
 
-/** The pull request number of a preview namespace (`pr-12` -> 12), or undefined for any other name. */
+/** The number a namespace's name gives after the prefix (`pr-12` -> 12), or undefined for any other name. */
 export function previewNumber(nameId: string, prefix: string): number | undefined {
   if (!nameId.startsWith(prefix)) return undefined
   const digits = nameId.slice(prefix.length)
@@ -134,14 +151,19 @@ export function sweepOperation(
         .map((namespace) => ({ namespace, number: previewNumber(namespace.name_id, inputs.prefix) }))
         .filter((p): p is { namespace: NamespaceSummary; number: number } => p.number !== undefined)
         .sort((a, b) => a.number - b.number)
-      journal.push(`listed ${previews.length} preview namespaces`)
+      journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`)
       run.logger.info(
-        `${previews.length} preview namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`,
+        `${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`,
       )
+      const cdnDomain = previews.length
+        ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
+        : undefined
+      const hostOf = (nameId: string) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, nameId)
       const swept: SweptPreview[] = []
       for (const { namespace, number } of previews) {
         run.signal.throwIfAborted()
-        swept.push(await sweepOne(inputs, run, gitHub, namespace, number, journal))
+        const host = hostOf(namespace.name_id)
+        swept.push(await sweepOne(inputs, run, gitHub, { namespace, number, host }, journal))
       }
       return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept }
     },
@@ -168,22 +190,60 @@ export function sweepOperation(
   }
 }
 
-/** One preview: left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
+/** A namespace the prefix matched: its number, and the URL of its host (undefined: none known). */
+interface Candidate {
+  namespace: NamespaceSummary
+  number: number
+  host: string | undefined
+}
+
+/** The refs a deploy of pull request `number` builds, as its site record names them (event.ts). */
+function previewRefs(number: number): string[] {
+  return [`refs/pull/${number}/merge`, `refs/pull/${number}/head`]
+}
+
+/**
+ * Why the namespace is not known for the preview of pull request `number`, or undefined when its
+ * record says it is: the record its host serves names a ref of that pull request.
+ */
+async function notProven(run: Run, { number, host }: Candidate): Promise<string | undefined> {
+  const ref = previewRefs(number)[0]!
+  if (!host)
+    return `its host is unknown (the service names no CDN domain: set ${Input.CdnDomain}), so no record says it is a preview`
+  const served = await readServedRecord(host, {
+    dispatcher: run.dispatcher,
+    signal: run.signal,
+    stallMs: run.timeouts.stallMs,
+  })
+  if ('absent' in served)
+    return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`
+  const { record } = served
+  if (record.ref !== undefined && previewRefs(number).includes(record.ref)) return undefined
+  const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`
+  return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`
+}
+
+/** One namespace: skipped, left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
 async function sweepOne(
   inputs: SweepInputs,
   run: Run,
   github: SweepGitHub,
-  namespace: NamespaceSummary,
-  number: number,
+  candidate: Candidate,
   journal: string[],
 ): Promise<SweptPreview> {
   const { logger } = run
+  const { namespace, number } = candidate
   const name = namespace.name_id
   const swept = { namespace: name, namespaceId: namespace.namespace_id, number }
   const current = await readVersion(run.client, inputs.gameId, namespace.version_id)
   if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(current.display_name)) {
     logger.info(`${name} already serves the closed page: left as it is`)
     return { ...swept, outcome: 'already-retired' }
+  }
+  const skipped = await notProven(run, candidate)
+  if (skipped) {
+    logger.info(`${name}: skipped, left as it is: ${skipped}`)
+    return { ...swept, outcome: 'skipped', reason: skipped }
   }
   let pullRequest: PullRequestState
   try {
@@ -271,6 +331,7 @@ const OUTCOME_TEXT: Record<SweepOutcome, string> = {
   open: 'open: left as it is',
   'already-retired': 'serves the closed page already: left as it is',
   undecided: 'unknown: left as it is',
+  skipped: 'skipped: left as it is',
 }
 
 function reportBlocks(result: SweepResult): ReportBlock[] {
@@ -281,10 +342,8 @@ function reportBlocks(result: SweepResult): ReportBlock[] {
       ['Namespace', 'Pull request', 'State'],
       result.previews.map((p) => [
         { code: p.namespace },
-        `#${p.number}`,
-        p.outcome === 'undecided'
-          ? `${OUTCOME_TEXT[p.outcome]} (${p.reason ?? ''})`
-          : OUTCOME_TEXT[p.outcome],
+        p.outcome === 'skipped' ? '' : `#${p.number}`,
+        p.reason ? `${OUTCOME_TEXT[p.outcome]} (${p.reason})` : OUTCOME_TEXT[p.outcome],
       ]),
     ),
   ]

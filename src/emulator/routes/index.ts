@@ -24,6 +24,11 @@ import { listServers } from './servers.ts'
 import { completeUpload } from './uploads.ts'
 import { createGameVersion, getGameVersionById, reserveVersionName, validateGameVersion } from './versions.ts'
 
+/** 'METHOD /pattern' of every API route, the keys a fault script accepts (checkScriptRoutes). */
+export function routeKeys(): string[] {
+  return API_ROUTES.map((route) => `${route.method} ${route.pattern}`)
+}
+
 export const API_ROUTES: readonly ApiRoute[] = [
   listServers,
   getNamespaceLobby,

@@ -4,21 +4,19 @@
 // pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
 
 import type { Dispatcher } from 'undici'
-import { ServiceClient, createAgent } from '../api/client.ts'
-import { retryPolicy, type RetryPolicy } from './retry.ts'
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../inputs/constants.ts'
-import type { Connection } from '../inputs/common.ts'
-import type { Logger } from './logger.ts'
-import { timeoutsFor, type Timeouts } from './timeouts.ts'
-
-export interface Clock {
-  now(): number
-}
-
-export const systemClock: Clock = { now: () => Date.now() }
+import type { Logger } from '../common/logger.ts'
+import {
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  systemClock,
+  timeoutsFor,
+  type Clock,
+  type Timeouts,
+} from '../common/timeouts.ts'
+import { ServiceClient, createAgent } from './client.ts'
+import { retryPolicy, type RetryPolicy } from '../common/retry.ts'
 
 export interface RunOptions {
-  connection: Pick<Connection, 'apiUrl' | 'token'>
+  connection: { apiUrl: string; token: string }
   logger: Logger
   /** `request-timeout` in ms: every time limit is derived from it (default the input's default). */
   requestTimeoutMs?: number
@@ -77,7 +75,7 @@ export function openTransferRun(
     connection: RunOptions['connection']
     transfer: { requestTimeoutMs: number; retries: number; maxRetryAfterMs: number }
   },
-  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'>,
+  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'>,
   name: string,
 ): Run {
   const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer
@@ -92,6 +90,7 @@ export function openTransferRun(
     signal: face.signal,
     deadlineMs: face.deadlineMs,
     name,
+    clock: face.clock,
   })
 }
 

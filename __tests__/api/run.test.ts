@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { Agent } from 'undici'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { RunDeadlineError, openRun, type RunOptions } from '../../src/common/run.ts'
+import { RunDeadlineError, openRun, type RunOptions } from '../../src/api/run.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../../src/inputs/constants.ts'
 
