@@ -17,6 +17,7 @@ import { planTarget } from './target.ts'
 import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
 import { notLive, rollBack } from './rollback.ts'
+import { smokeTest, type SmokeResult } from './smoke/index.ts'
 import { verifyLive, type PollOptions, type Verification } from './verify.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './older.ts'
 import { namespaceUrl } from './publish.ts'
@@ -58,6 +59,8 @@ export interface DeployResult {
    * (verify false, nothing published, a dry run).
    */
   verification?: Verification
+  /** What the browser saw of the game (smoke-test); undefined when it was not run. */
+  smoke?: SmokeResult
   /** The record of the build this run put on its site (site-record); undefined for none or a reused site. */
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
   /** What the namespace served compared with this run's commit (older.ts); undefined when not compared. */
@@ -366,7 +369,7 @@ async function seeLive(
     }),
   )
   journal.verification = seen
-  if (seen.verified) return
+  if (seen.verified) return smokeTest({ ...deps, inputs, run, published, url, journal })
   const namespaceId = journal.provisioned.namespaceId
   if (inputs.verify.onFailure === 'rollback' && namespaceId)
     seen.rolledBackTo = await rollBack(

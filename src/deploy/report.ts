@@ -6,6 +6,7 @@ import { Input, Output } from '../inputs/constants.ts'
 import { isNotLive, notLiveAccount } from './rollback.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
+import { smokeSentence } from './smoke/report.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
@@ -45,6 +46,8 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
     [Output.Verified]: result.verification?.verified ?? false,
+    [Output.SmokeTest]: result.smoke?.status ?? null,
+    [Output.Screenshot]: result.smoke?.screenshot ?? null,
   }
 }
 
@@ -302,7 +305,8 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     const access: Array<[string, Cell]> = published.privateUser
       ? [['Access', privateNote(published.privateUser)]]
       : []
-    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)])
+    const smoke: Array<[string, Cell]> = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : []
+    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke)
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }
@@ -367,6 +371,8 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
     [Output.DomainStatus]: null,
     [Output.Skipped]: false,
     [Output.Verified]: false,
+    [Output.SmokeTest]: null,
+    [Output.Screenshot]: null,
   }
 }
 

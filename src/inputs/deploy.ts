@@ -30,11 +30,14 @@ import {
   MAX_RETRY_AFTER_SECONDS,
   DEFAULT_VERIFY_TIMEOUT_SECONDS,
   MAX_VERIFY_TIMEOUT_SECONDS,
+  DEFAULT_SMOKE_TEST_SECONDS,
+  MAX_SMOKE_TEST_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 import { checkDomainOutsideCdn } from '../deploy/cdn-domain.ts'
 import { WEB_ENGINES, type WebEngineChoice } from '../deploy/web-engine.ts'
 import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
+import type { SmokeSettings } from '../deploy/smoke/verdict.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 
@@ -49,6 +52,8 @@ export interface DeployInputs {
   transfer: Transfer
   /** After publishing: check that the URL serves the build, and what to do when it does not. */
   verify: VerifySettings
+  /** Once seen live: open the URL in a browser and watch the game start (smoke/). */
+  smoke: SmokeSettings
   dryRun: boolean
   /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
@@ -188,6 +193,7 @@ export function readInputs(
     target,
     transfer: readTransfer(get),
     verify: readVerify(get),
+    smoke: readSmoke(get, target),
     dryRun,
     skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
     ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
@@ -351,6 +357,35 @@ function readVerify(get: GetInput): VerifySettings {
       ) * 1000,
     onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
   }
+}
+
+/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
+function readSmoke(get: GetInput, target: Target): SmokeSettings {
+  const enabled = readBoolean(Input.SmokeTest, get(Input.SmokeTest), false)
+  const smoke: SmokeSettings = {
+    enabled,
+    browser: get(Input.Browser).trim() || undefined,
+    watchMs:
+      readInteger(
+        Input.SmokeTestSeconds,
+        get(Input.SmokeTestSeconds),
+        DEFAULT_SMOKE_TEST_SECONDS,
+        1,
+        MAX_SMOKE_TEST_SECONDS,
+      ) * 1000,
+  }
+  if (!enabled) return smoke
+  if (target.kind === 'none' || !target.publish)
+    throw new UsageError(
+      `${Input.SmokeTest} opens the namespace's URL once the build is published there: it needs ${Input.Path} and ` +
+        `${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
+    )
+  if (!readBoolean(Input.Verify, get(Input.Verify), true))
+    throw new UsageError(
+      `${Input.SmokeTest} runs once the URL is seen serving this build: it needs ${Input.Verify} on (a browser opened ` +
+        'sooner may be served the build before)',
+    )
+  return smoke
 }
 
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
