@@ -97,6 +97,7 @@ export function describeProblem(problem: Problem): string {
  */
 const COMPRESSED =
   /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/
 const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
@@ -113,6 +114,11 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
       'a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
       `${Input.WebEngine} auto (or unity) so that the version's routes send it, and no ${Input.Headers} rule ` +
       "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')"
+    )
+  if (WASM_TYPE.test(said))
+    return (
+      `a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+      `${Input.WebEngine} auto (or unity, godot), which sets it for the engine's files`
     )
   if (ISOLATION.test(said))
     return (
