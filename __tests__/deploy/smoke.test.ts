@@ -49,6 +49,12 @@ describe('findBrowser', () => {
     const env = { CHROME_PATH: '/gone', CHROME_BIN: '/b/chrome', PUPPETEER_EXECUTABLE_PATH: '/p/chrome' }
     const found = findBrowser({ env, platform: 'linux', runnable: only('/b/chrome', '/p/chrome') })
     assert.deepEqual(found, { path: '/b/chrome', from: 'CHROME_BIN' })
+    const first = findBrowser({
+      env: { ...env, CHROME_PATH: '/a/chrome' },
+      platform: 'linux',
+      runnable: () => true,
+    })
+    assert.deepEqual(first, { path: '/a/chrome', from: 'CHROME_PATH' })
   })
 
   test("each OS's install paths: GitHub's runners' Chrome, Debian's chromium", () => {

@@ -306,6 +306,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
       ? [['Access', privateNote(published.privateUser)]]
       : []
     const smoke: Array<[string, Cell]> = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : []
+    if (result.smoke?.screenshot) smoke.push(['Screenshot', { code: result.smoke.screenshot }])
     rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke)
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
