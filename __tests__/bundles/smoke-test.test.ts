@@ -6,6 +6,8 @@
 // opened with its credentials. Without a browser, every test here says skipped.
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import { fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
@@ -163,13 +165,50 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     assert.equal(run.exitCode, 0, run.stdout)
     assert.equal(run.outputs['smoke-test'], 'passed', run.stdout)
     assert.equal((await fetchLocally(run.outputs.url!)).status, 401, 'private to anyone without them')
+    assertHidden(run, password)
+  })
+
+  test("a private preview's credentials are never given to another host that asks for them", async () => {
+    const password = 'smoke-preview-s3cret'
+    const asked: Array<string | undefined> = []
+    const other = createServer((req, res) => {
+      asked.push(req.headers.authorization)
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="other"' })
+      res.end()
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    try {
+      const script = `http://127.0.0.1:${(other.address() as AddressInfo).port}/tracker.js`
+      const run = await deploy({
+        path: await game({ otherScript: script }),
+        namespace: 'smoke-private2',
+        'basic-auth': `reviewer:${password}`,
+        'on-verify-failure': 'warn',
+      })
+      assert.equal(run.outputs['smoke-test'], 'failed', run.stdout)
+      assert.match(run.stdout, new RegExp(`first: ${script.replace(/[.]/g, '\\.')} answered 401`))
+      assert.ok(asked.length >= 1, 'the other host was asked')
+      assert.deepEqual(
+        asked.filter((header) => header !== undefined),
+        [],
+        'no credentials sent to it',
+      )
+      assertHidden(run, password)
+    } finally {
+      other.close()
+    }
+  })
+
+  /** No log line, output or summary holds the password. */
+  function assertHidden(run: ActionRun, password: string): void {
     const shown = [run.stdout, run.stderr, JSON.stringify(run.outputs), run.summary]
       .join('\n')
       .split('\n')
       .filter((line) => !line.startsWith('::add-mask::'))
       .join('\n')
-    assert.ok(!shown.includes(password))
-  })
+    for (const secret of [password, Buffer.from(`reviewer:${password}`).toString('base64')])
+      assert.ok(!shown.includes(secret), 'the password is shown')
+  }
 
   test('on-verify-failure warn: the run succeeds, says so, and the namespace keeps the build', async () => {
     const run = await deploy({

@@ -82,12 +82,17 @@ const FRAMEWORK = `function unityFramework(Module) {
 export interface SmokeGameOptions {
   /** A script on the page that throws before the game starts. */
   throws?: boolean
+  /** A script the page loads from another origin. */
+  otherScript?: string
 }
 
 /** The game's files, for writeTree. */
 export function smokeGame(options: SmokeGameOptions = {}): Record<string, string | Buffer> {
   const files: Record<string, string | Buffer> = {
-    'index.html': PAGE(options.throws ? '<script src="TemplateData/boot.js"></script>\n' : ''),
+    'index.html': PAGE(
+      (options.throws ? '<script src="TemplateData/boot.js"></script>\n' : '') +
+        (options.otherScript ? `<script src="${options.otherScript}"></script>\n` : ''),
+    ),
     'Build/game.loader.js': LOADER,
     'Build/game.framework.js.gz': gzipSync(FRAMEWORK),
     'Build/game.wasm.gz': gzipSync(COLOUR_WASM),
