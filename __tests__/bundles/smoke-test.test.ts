@@ -178,15 +178,17 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     })
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
     try {
-      const script = `http://127.0.0.1:${(other.address() as AddressInfo).port}/tracker.js`
+      // A page the game leaves for: a navigation, which (unlike a cross-origin subresource) Chrome
+      // lets a host challenge for credentials.
+      const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}/lobby.html`
       const run = await deploy({
-        path: await game({ otherScript: script }),
+        path: await game({ leavesFor: elsewhere }),
         namespace: 'smoke-private2',
         'basic-auth': `reviewer:${password}`,
         'on-verify-failure': 'warn',
       })
       assert.equal(run.outputs['smoke-test'], 'failed', run.stdout)
-      assert.match(run.stdout, new RegExp(`first: ${script.replace(/[.]/g, '\\.')} answered 401`))
+      assert.match(run.stdout, new RegExp(`first: ${elsewhere.replace(/[.]/g, '\\.')} answered 401`))
       assert.ok(asked.length >= 1, 'the other host was asked')
       assert.deepEqual(
         asked.filter((header) => header !== undefined),

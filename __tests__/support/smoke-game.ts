@@ -82,8 +82,8 @@ const FRAMEWORK = `function unityFramework(Module) {
 export interface SmokeGameOptions {
   /** A script on the page that throws before the game starts. */
   throws?: boolean
-  /** A script the page loads from another origin. */
-  otherScript?: string
+  /** A page of another origin the game's page then navigates to. */
+  leavesFor?: string
 }
 
 /** The game's files, for writeTree. */
@@ -91,7 +91,9 @@ export function smokeGame(options: SmokeGameOptions = {}): Record<string, string
   const files: Record<string, string | Buffer> = {
     'index.html': PAGE(
       (options.throws ? '<script src="TemplateData/boot.js"></script>\n' : '') +
-        (options.otherScript ? `<script src="${options.otherScript}"></script>\n` : ''),
+        (options.leavesFor
+          ? `<script>setTimeout(() => { location.href = '${options.leavesFor}' }, 50)</script>\n`
+          : ''),
     ),
     'Build/game.loader.js': LOADER,
     'Build/game.framework.js.gz': gzipSync(FRAMEWORK),

@@ -119,6 +119,10 @@ function listen(page: Page, seen: Seen): Set<HTTPRequest> {
     void dialog.dismiss().catch(() => undefined)
   })
   page.on('request', (request: HTTPRequest) => void inFlight.add(request))
+  // A page that left for another keeps none of its requests waited for (some never report an end).
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) inFlight.clear()
+  })
   // Said as soon as its headers arrive: before what the page does about it (a loader's error).
   page.on('response', (response: HTTPResponse) => {
     const request = response.request()
@@ -195,10 +199,13 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
   }
 }
 
-/** Watches for watchMs after the load, then until no request is in flight (within the load's bound). */
+/**
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
+ */
 async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
   await sleep(options.watchMs, options.signal)
-  const until = options.now() + options.loadTimeoutMs
+  const until = options.now() + options.watchMs
   while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, options.signal)
 }
 
