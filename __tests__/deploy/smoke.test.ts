@@ -12,6 +12,7 @@ import type { Published } from '../../src/deploy/go-live.ts'
 import { browserName, findBrowser, installPaths } from '../../src/deploy/smoke/browser.ts'
 import { SmokeTestError, smokeTest, type SmokeResult } from '../../src/deploy/smoke/index.ts'
 import { judge } from '../../src/deploy/smoke/verdict.ts'
+import { rerunText } from '../../src/deploy/report.ts'
 import type { Seen, WatchOptions } from '../../src/deploy/smoke/watch.ts'
 import { readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
 import { getter } from '../support/helpers.ts'
@@ -259,6 +260,14 @@ describe('smokeTest: how a failure ends', () => {
       'Smoke test: The game did not start in Chromium 156: 1 error, 5 requests answered, the canvas drew; first: ' +
         'uncaught TypeError: boom at http://x/boot.js:1:1. Fix the error it names, and check that the game runs from ' +
         "this URL (an absolute path, another host's origin). Namespace pr-1 was put back on version old-version, which it served before.",
+    )
+  })
+
+  test("the failure's report: what a re-run does", async () => {
+    const { ended } = await runSmoke({}, broken)
+    assert.match(
+      rerunText(undefined, ended),
+      /^The namespace serves version old-version again, as before this run\. A re-run publishes this build again and opens it again: fix what the smoke test found first\.$/,
     )
   })
 

@@ -6,7 +6,8 @@ import { Input, Output } from '../inputs/constants.ts'
 import { isNotLive, notLiveAccount } from './rollback.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
-import { smokeSentence } from './smoke/report.ts'
+import { SmokeTestError } from './smoke/index.ts'
+import { smokeRerun, smokeSentence } from './smoke/report.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
@@ -202,6 +203,7 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
     )
   }
   if (isNotLive(error)) sentences.push(notLiveRerun(error.verification))
+  if (error instanceof SmokeTestError) sentences.push(smokeRerun(error.smoke))
   const fix = inputToFix(error)
   if (fix) sentences.push(fix)
   else if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')

@@ -11,3 +11,11 @@ export function smokeSentence(smoke: SmokeResult): string {
   if (smoke.rolledBackTo) parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`)
   return parts.join('; ')
 }
+
+/** What a re-run does after a game that did not start. */
+export function smokeRerun(smoke: SmokeResult): string {
+  const now = smoke.rolledBackTo
+    ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
+    : ''
+  return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`
+}
