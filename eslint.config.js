@@ -39,6 +39,28 @@ export default tseslint.config(
     },
   },
   {
+    // What leaves the actions passes the redactor (common/secrets.ts) in one writer each: action.ts's.
+    files: ['src/actions/**'],
+    ignores: ['src/actions/action.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['setOutput', 'summary', 'setFailed'].map((property) => ({
+          object: 'core',
+          property,
+          message: "action.ts's setOutput, writeReport and runAction redact the run's secrets: use them",
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='getOctokit'][arguments.length<3]",
+          message: 'getOctokit(token, {}, redactRequests): what is sent to GitHub passes the redactor',
+        },
+      ],
+    },
+  },
+  {
     files: ['__tests__/**', 'scripts/**', 'src/cli/index.ts', 'src/emulator/main.ts'],
     rules: {
       'no-console': 'off',

@@ -1,8 +1,9 @@
 // npm run demo: starts the emulator at its defaults (the real service at its worst: a publish reaches
 // the host seconds later, files of 5 MiB or more are multipart), deploys example-site/ with a 6 MiB
-// wasm through dist/index.js the way the GitHub runner would, and prints the outputs, the job summary,
-// and what the url output serves. `npm run demo -- --smoke-test` (or GAMEHOST_DEMO_SMOKE_TEST=1) also opens
-// the url in this machine's Chrome or Chromium and prints what it saw, and where its screenshot is.
+// wasm through dist/index.js the way the GitHub runner would, to a new namespace built on what the
+// demo game's prod serves, and prints the outputs, the job summary, and what the url output serves.
+// `npm run demo -- --smoke-test` (or GAMEHOST_DEMO_SMOKE_TEST=1) also opens the url in this machine's
+// Chrome or Chromium and prints what it saw, and where its screenshot is.
 import { createHash, randomBytes } from 'node:crypto'
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -37,7 +38,6 @@ const run = await runAction({
     path: site,
     namespace: preview,
     'namespace-display-name': `Demo ${preview}`,
-    'version-id': '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
     'lobby-count-max': '64',
     'max-players': '16',
     ...(smoke ? { 'smoke-test': 'true' } : {}),

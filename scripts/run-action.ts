@@ -30,6 +30,8 @@ export interface RunActionOptions {
   nodeArgs?: string[]
   /** Called with the child's pid as soon as it runs (the benchmark samples its memory). */
   onSpawn?: (pid: number) => void
+  /** Hears the child's standard output as it grows (all of it so far): a test waits on a line. */
+  onStdout?: (stdout: string) => void
   /** Copies the child's output to this process while it runs (without ::debug:: lines, as the runner shows it). */
   echo?: boolean
 }
@@ -102,6 +104,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     let pending = ''
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString()
+      options.onStdout?.(stdout)
       if (!options.echo) return
       const lines = (pending + chunk.toString()).split('\n')
       pending = lines.pop() ?? ''

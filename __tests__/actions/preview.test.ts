@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { readEvent, whenNoToken } from '../../src/actions/event.ts'
+import { checkPullRequestRead, readEvent, whenNoToken } from '../../src/actions/event.ts'
 import {
   nextState,
   previewKey,
@@ -26,6 +26,25 @@ const pr = (head: string | null) => ({
     head: { sha: 'abc123456789', repo: head === null ? null : { full_name: head } },
     base: { repo: { full_name: 'studio/space-game' } },
   },
+})
+
+test('a pull request event whose event file names no pull request fails, saying it would deploy as a push', () => {
+  for (const name of ['pull_request', 'pull_request_target']) {
+    const run = { ...env, GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: '/runner/event.json' }
+    for (const payload of [undefined, {}, { pull_request: {} }]) {
+      assert.throws(
+        () => checkPullRequestRead(readEvent(run, payload), run),
+        new RegExp(
+          `^Error: This is a ${name} run, but its event file \\(GITHUB_EVENT_PATH: /runner/event\\.json\\) could not be read ` +
+            'as a pull request event, so nothing was deployed: without its pull request the run would deploy as a push',
+        ),
+      )
+    }
+    checkPullRequestRead(readEvent(run, pr('studio/space-game')), run)
+  }
+  // A push, or a workflow_run without pull-request, needs none.
+  checkPullRequestRead(readEvent({ ...env, GITHUB_EVENT_NAME: 'push' }, undefined), env)
+  checkPullRequestRead(readEvent({ ...env, GITHUB_EVENT_NAME: 'workflow_run' }, undefined), env)
 })
 
 test('pull requests, forks and the run link are read from the event', () => {

@@ -208,10 +208,21 @@ describe("the service's refusals name the input to fix", () => {
     }
   })
 
+  test('an api-url with a path the service does not have: its 404 API_NOT_FOUND names api-url', async () => {
+    const { service } = client(`${emulator.url}/api/v1`)
+    const error = await service.getGame(GAME).catch((e: unknown) => e)
+    assert.ok(error instanceof ServiceError, String(error))
+    assert.match(
+      error.message,
+      /^games\.getGameById failed: 404 API_NOT_FOUND: .*\(ray id [0-9a-f-]{36}\)\. The service has no such route: api-url has a path it should not have \(every call adds \/cloud\/\.\.\.\)\. Check api-url: the base URL of the service's API, such as https:\/\/api\.example\.com\. See /,
+    )
+    assert.deepEqual(error.inputs, ['api-url'])
+  })
+
   test('every operation says which input its 500 ERROR most likely points at', () => {
     const inputs = new Set<string>(Object.values(Input))
     for (const [key, op] of Object.entries(OPS)) {
-      const hint: string | undefined = op.internalErrorHint
+      const hint: string | undefined = op.internalErrorHint?.()
       const named: readonly string[] = op.internalErrorInputs ?? []
       assert.ok(hint && named.length, `${key} has a hint naming an input`)
       for (const input of named) {

@@ -141,7 +141,7 @@ describe('the client against the emulator', () => {
     assert.equal(game.namespaces.find((n) => n.name_id === 'client-test')?.namespace_id, namespace_id)
     assert.deepEqual(
       game.versions.map((v) => v.display_name),
-      ['0.9.0', '1.0.0'],
+      ['0.0.1', '0.9.0', '1.0.0'],
     )
     const { namespace } = await client.getNamespace(GAME, namespace_id)
     assert.deepEqual(

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Server } from '../../src/api/types.ts'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
+import { runGamehost } from '../support/cli-checks.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import {
@@ -26,26 +27,9 @@ const CLI = path.join(root, 'dist/cli/index.js')
 /** The CLI must also run on users' Node 20: GAMEHOST_CLI_NODE=/path/to/node20 runs these tests on it. */
 const NODE = process.env.GAMEHOST_CLI_NODE || process.execPath
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs the CLI with a clean environment (PATH and HOME, plus `env`), in `cwd` (default this one). */
-async function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
-  const child = spawn(NODE, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stdout, stderr }
-}
+const cli = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  runGamehost({ node: NODE, cli: CLI }, args, env, cwd)
 
 const withToken = { GAMEHOST_TOKEN: TOKEN }
 const { seed, servers: staging } = stagingSeed(11)
@@ -131,7 +115,8 @@ describe('gamehost CLI', () => {
       assert.equal(view.parts.filter((p) => p.path === 'data/level.bin').length, 1, 'one PUT per file')
       assert.ok(!/::debug::/.test(real.stdout + real.stderr), 'no workflow command reaches the user')
       assert.match(real.stderr, /^> Upload$/m)
-      assert.match(real.stderr, /^ {2}Uploaded files 26\/26, /m)
+      // The progress ends on the site's totals: its 26 files and the record of the build.
+      assert.match(real.stderr, /^ {2}Uploaded files 27\/27, /m)
     })
 
     test('the manifest goes to a private temporary folder, removed at the end, unless --manifest keeps it', async () => {
@@ -329,7 +314,10 @@ describe('gamehost CLI', () => {
       assert.equal(crashed.code, 1)
       assert.match(crashed.stderr, /^error: Lobby .* failed: it stopped with exit code 137/m)
       const outputs = JSON.parse(crashed.stdout) as Record<string, unknown>
-      assert.deepEqual(outputs, { lobby: CRASHED_LOBBY, status: 'stopped', 'exit-code': 137, failed: true })
+      const { error, ...known } = outputs as { error: { code: string; message: string } }
+      assert.deepEqual(known, { lobby: CRASHED_LOBBY, status: 'stopped', 'exit-code': 137, failed: true })
+      assert.equal(error.code, 'FAILED')
+      assert.match(error.message, /^Lobby .* failed: it stopped with exit code 137/)
 
       const running = await lobby(RUNNING_LOBBY.lobby_id)
       assert.equal(running.code, 0, running.stderr)
@@ -365,8 +353,13 @@ describe('gamehost CLI', () => {
           },
         ],
         valid: false,
+        error: {
+          code: 'VALIDATION_FAILED',
+          message:
+            "The service finds the group display name 'Taken Group' invalid: not-unique (a group with this display name already exists)",
+        },
       })
-      assert.match(invalid.stderr, /^error: group-display-name not unique: a group with this display name/m)
+      assert.match(invalid.stderr, /^error: --group-display-name not unique: a group with this display name/m)
       const valid = await cli(
         [
           'validate',
@@ -390,7 +383,7 @@ describe('gamehost CLI', () => {
       const usage: Array<[string[], RegExp]> = [
         [
           ['servers', ...connection(), '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', '--bogus'],
-          /Unknown option '--bogus'/,
+          /Unknown option --bogus\./,
         ],
         [
           ['servers', '--game-id', GAME, '--environment-id', '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15'],
@@ -418,7 +411,7 @@ describe('gamehost CLI', () => {
           ['deploy', ...connection(), '--namespace', 'pr-1', '--version-id', 'v1'],
           /--version-id 'v1' is not an id of the service: ids are UUIDs/,
         ],
-        [['launch'], /unknown command 'launch'/],
+        [['launch'], /Unknown command launch\./],
         [[], /^Usage: gamehost <command>/],
       ]
       await Promise.all(
@@ -480,7 +473,7 @@ describe('gamehost CLI', () => {
             )
           }
           assert.match(run.stdout, /--json/)
-          assert.match(run.stdout, /Exit codes: 0 success, 1 failure, 2 bad usage/)
+          assert.match(run.stdout, /Exit codes: 0 success, 1 failure .*, 2 bad usage/)
         }),
       )
       const main = await cli(['--help'])

@@ -45,7 +45,7 @@ describe('npm run emulator', () => {
     assert.match(stdout, /4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86/)
     // Every seed id a newcomer needs to try each sub-action.
     assert.match(stdout, /version id: +8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53 \(the latest\)/)
-    assert.match(stdout, /namespace id: +3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2 \(production\)/)
+    assert.match(stdout, /namespace id: +3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2 \(prod\)/)
     assert.match(stdout, /environment id: +0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15/)
     assert.match(stdout, /lobby id: +7d4e1a2b-3c5f-4e6a-8b9c-0d1e2f3a4b5c/)
     assert.match(stdout, /^GET \/cloud\/games\/4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86\/avatars 200$/m)

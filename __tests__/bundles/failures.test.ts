@@ -79,14 +79,11 @@ describe('a failed run leaves an account', () => {
 
   test('a publish that fails leaves the namespace on its old version, and the summary says so', async () => {
     const emulator = await emulatorWith({ script: { 'POST /cloud/games/:game_id/versions': ['503'] } })
-    const production = emulator.namespaces(GAME).find((n) => n.nameId === 'production')!
-    const run = await deploy(emulator, { namespace: 'production', retries: '0' })
+    const production = emulator.namespaces(GAME).find((n) => n.nameId === 'prod')!
+    const run = await deploy(emulator, { namespace: 'prod', retries: '0' })
     assert.equal(run.exitCode, 1, run.stdout)
     assert.match(run.stdout, /^::error::games\.versions\.createGameVersion failed: 503/m)
-    assert.equal(
-      emulator.namespaces(GAME).find((n) => n.nameId === 'production')!.versionId,
-      production.versionId,
-    )
+    assert.equal(emulator.namespaces(GAME).find((n) => n.nameId === 'prod')!.versionId, production.versionId)
     assert.ok(emulator.site(run.outputs['site-id']!)?.completed, 'the site holds every file')
     assert.equal(run.outputs['url'], '')
     assert.equal(run.outputs['version-id'], '')

@@ -1,4 +1,4 @@
-// The README's fork-preview recipe, run as GitHub runs it: its two workflows are read from README.md,
+// The fork-preview recipe (docs/previews.md), run as GitHub runs it: its two workflows are read from it,
 // the build runs on a fork's pull_request (its `run:` steps in bash, its artifact kept in a folder),
 // and the deploy runs on the workflow_run event GitHub sends for it (pull_requests empty, as for every
 // fork), through dist/index.js against the emulator and a stand-in of the GitHub API. Twice: the
@@ -44,13 +44,13 @@ interface Workflow {
   jobs: Record<string, { if?: string; steps: Step[] }>
 }
 
-/** The YAML block of the README that starts with `# .github/workflows/<file>`. */
+/** The YAML block of docs/previews.md that starts with `# .github/workflows/<file>`. */
 async function readmeWorkflow(file: string): Promise<Workflow> {
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8')
+  const readme = await readFile(path.join(root, 'docs/previews.md'), 'utf8')
   const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)
     .find((text) => text.startsWith(`# .github/workflows/${file}\n`))
-  assert.ok(block, `README shows .github/workflows/${file}`)
+  assert.ok(block, `docs/previews.md shows .github/workflows/${file}`)
   return parse(block) as Workflow
 }
 
@@ -80,7 +80,7 @@ async function runStep(script: string, workspace: string): Promise<Record<string
   return parseFileCommands(await readFile(output, 'utf8'))
 }
 
-describe("the README's fork-preview workflows", () => {
+describe('the fork-preview workflows of docs/previews.md', () => {
   let emulator: Emulator
   let github: GitHubStub
   let build: Workflow

@@ -100,6 +100,7 @@ describe('dist/index.js in a hostile world', () => {
           'game-id': GAME,
           path: site,
           namespace: 'hostile-files',
+          'require-index': 'false', // hostile names only, no page
           'version-id': VERSION,
           concurrency: '1',
           'request-timeout': '1',

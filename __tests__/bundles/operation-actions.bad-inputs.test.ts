@@ -69,7 +69,7 @@ const cases: Record<ActionName, { good: Record<string, string>; bad: Case[] }> =
     ],
   },
   publish: {
-    good: { namespace: 'production', 'version-id': 'previous' },
+    good: { namespace: 'prod', 'version-id': 'previous' },
     bad: [
       ['namespace', { namespace: '' }, /namespace or namespace-id is required/],
       ['namespace', { 'namespace-id': NAMESPACE }, /both given/],

@@ -1,4 +1,4 @@
-// The published package: `npm pack` holds the bundles, the action.yml files, README and licence, and
+// The published package: `npm pack` holds the CLI's bundle, README and licence, and
 // nothing else; the tarball installs alone (no dependency) with --engine-strict on the machine's Node
 // and on Node 24, and its `gamehost` runs. And the npm scripts' one-line reason on a Node without
 // type stripping (npm ci --ignore-scripts leaves node_modules/.bin/node out).
@@ -61,34 +61,17 @@ describe('the npm package', () => {
     await writeTree(site, siteFiles(5))
   })
 
-  test('npm pack holds dist/, the seven action.yml, README, LICENSE and package.json; no tests or sources', () => {
-    for (const file of [
+  test('npm pack holds the CLI bundle, README, LICENSE and package.json: no action bundle, test or source', () => {
+    // The actions run from the git repository (uses: studio/gamehost@v0), never from npm: the package
+    // is the CLI, one bundle.
+    assert.deepEqual(files, [
       'LICENSE',
       'README.md',
-      'package.json',
-      'action.yml',
-      'servers/action.yml',
-      'lobby-logs/action.yml',
-      'avatars/action.yml',
-      'validate/action.yml',
-      'publish/action.yml',
-      'sweep/action.yml',
-      'dist/index.js',
       'dist/cli/index.js',
-      'dist/servers/index.js',
-      'dist/lobby-logs/index.js',
-      'dist/avatars/index.js',
-      'dist/validate/index.js',
-      'dist/publish/index.js',
-      'dist/sweep/index.js',
-    ]) {
-      assert.ok(files.includes(file), `${file} is in the tarball`)
-    }
-    const unexpected = files.filter(
-      (f) =>
-        !f.startsWith('dist/') && !/^(LICENSE|README\.md|package\.json|([a-z-]+\/)?action\.yml)$/.test(f),
-    )
-    assert.deepEqual(unexpected, [])
+      'dist/cli/licenses.txt',
+      'dist/cli/package.json',
+      'package.json',
+    ])
   })
 
   test('package.json: publishable, a bin, no runtime dependencies, engines the CLI is tested on', async () => {

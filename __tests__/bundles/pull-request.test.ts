@@ -260,33 +260,33 @@ describe('pull-request previews', () => {
     assert.deepEqual(namespaces[0]!.domains, ['pr-20.preview.example.com'])
   })
 
-  test('without version-id, a new namespace is created on the latest version, then the version made from it is published to it', async () => {
-    // The game's latest version: the seed's, or one an earlier test's deploy made.
+  test('without version-id, a new namespace is created on what prod serves, and says so; the version made from it is published to it', async () => {
+    // The seed's game has prod, as every new game of the service: what it serves, seeded or deployed by an earlier test.
     const game = (await (
       await fetch(`${emulator.url}/cloud/games/${GAME}`, {
         headers: { authorization: 'Bearer gamehost-demo-token' },
       })
     ).json()) as {
-      game: { versions: Array<{ version_id: string; display_name: string; create_ts: string }> }
+      game: {
+        namespaces: Array<{ name_id: string; version_id: string }>
+        versions: Array<{ version_id: string; display_name: string }>
+      }
     }
-    const newest = game.game.versions.reduce((a, b) =>
-      Date.parse(b.create_ts) >= Date.parse(a.create_ts) ? b : a,
-    )
-    const latest = { id: newest.version_id, displayName: newest.display_name }
+    const prodVersion = game.game.namespaces.find((n) => n.name_id === 'prod')!.version_id
+    const base = game.game.versions.find((v) => v.version_id === prodVersion)!
+    const escaped = base.display_name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     const run = await preview(21, { inputs: { 'version-id': '' } })
     ok(run)
     const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-21')!
     assert.equal(namespace.versionId, run.outputs['version-id'])
     assert.match(
       run.stdout,
-      new RegExp(
-        `The new version '.*' will be made from version '${latest.displayName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' \\(${latest.id}\\)`,
-      ),
+      new RegExp(`The new version '.*' will be made from version '${escaped}' \\(${prodVersion}\\)`),
     )
     assert.match(
       run.stdout,
       new RegExp(
-        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version ${latest.id} \\('.*', the game's latest: no version-id was given and it has no prod namespace\\)`,
+        `Created namespace pr-21 \\(${namespace.namespaceId}\\) on version ${prodVersion} \\('${escaped}', what prod serves: no version-id was given\\)`,
       ),
     )
     assert.match(

@@ -171,7 +171,7 @@ describe('the sweep', () => {
     // The open one is served as it was; the one retired by its `closed` run is left as it was.
     assert.equal((await fetchLocally(previewUrl(62))).text, '<title>the game</title>')
     const after = world(numbers)
-    for (const untouched of ['pr-62', 'pr-63', 'production'])
+    for (const untouched of ['pr-62', 'pr-63', 'prod', 'staging'])
       assert.deepEqual(
         after.namespaces.find((n) => n.nameId === untouched),
         before.namespaces.find((n) => n.nameId === untouched),

@@ -17,7 +17,6 @@ import { provision } from '../../src/deploy/provision.ts'
 import { deployOutputs, deployReport } from '../../src/deploy/report.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { hasTarget, readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
 /** The first table's rows, each cell as text (code in backticks). */
@@ -131,7 +130,6 @@ describe('domains and the CDN domain', () => {
       readInputs(getter(values({ path: site, namespace: 'under-cdn', domain: 'play.localhost' }))),
       {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: await tempDir(),
         retry: { sleep: async () => {} },
       },
@@ -146,7 +144,6 @@ describe('domains and the CDN domain', () => {
     const logger = memoryLogger()
     const result = await deploy(readInputs(getter(values({ path: site, namespace: 'from-service' }))), {
       logger,
-      glob: actionsGlob,
       tempDir: await tempDir(),
       retry: { sleep: async () => {} },
     })
@@ -173,7 +170,6 @@ describe('domains and the CDN domain', () => {
       ),
       {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: await tempDir(),
         retry: { sleep: async () => {} },
       },

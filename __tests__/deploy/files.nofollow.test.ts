@@ -7,17 +7,15 @@ import { rename, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { closeFile, openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import {
   assertScannedFile,
   openAtScannedPath,
   openScanned,
-  scanArtifacts,
   type ArtifactFile,
-  type CollectOptions,
 } from '../../src/deploy/files.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
 import { fstatSync } from 'node:fs'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsSymlinks } from '../support/platform.ts'
@@ -26,7 +24,6 @@ const WITHOUT_O_NOFOLLOW = 0
 const skip = needsSymlinks
 
 const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
-  glob: actionsGlob,
   root,
   patterns: ['**'],
   includeHidden: false,

@@ -10,15 +10,14 @@ import { test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
-import { hashArtifacts, scanArtifacts, type CollectOptions } from '../../src/deploy/files.ts'
+import { hashArtifacts } from '../../src/deploy/files.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsModeBits, needsSymlinks } from '../support/platform.ts'
 
 const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
-  glob: actionsGlob,
   root,
   patterns: ['**'],
   includeHidden: false,
@@ -80,13 +79,9 @@ test('files this process cannot open fail the scan, all of them named, whatever 
 test('a file removed between the listing and the scan, and a full descriptor table, are named too', async () => {
   const root = await tempDir()
   await writeTree(root, { 'index.html': '<html>', 'game.js': 'run()' })
-  // A globber that lists a file removed since.
-  const glob = async (dir: string) => [
-    path.join(dir, 'index.html'),
-    path.join(dir, 'game.js'),
-    path.join(dir, 'gone.js'),
-  ]
-  await assert.rejects(scanArtifacts(files(root, { glob, patterns: ['*'] })), {
+  await writeTree(root, { 'gone.js': 'x' })
+  // Removed once it was listed: its open finds nothing.
+  await assert.rejects(scanArtifacts(files(root, { open: refusing('ENOENT', ['gone.js']) })), {
     name: 'UsageError',
     message:
       'path: every file of the site is opened before anything is created, and this one could not be: ' +
@@ -123,10 +118,9 @@ test(
       pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src', p)).href
     await writeFile(
       script,
-      `import { scanArtifacts } from '${src('deploy/files.ts')}'\n` +
-        `import { actionsGlob } from '${src('actions/glob.ts')}'\n` +
+      `import { scanArtifacts } from '${src('deploy/scan.ts')}'\n` +
         `import { memoryLogger } from '${src('common/logger.ts')}'\n` +
-        `await scanArtifacts({ root: ${JSON.stringify(root)}, patterns: ['**'], glob: actionsGlob, includeHidden: false, logger: memoryLogger() })\n` +
+        `await scanArtifacts({ root: ${JSON.stringify(root)}, patterns: ['**'], includeHidden: false, logger: memoryLogger() })\n` +
         `  .then(() => console.log('scanned'), (e) => console.log(e.message))\n`,
     )
     const [command = process.execPath, ...args] = [...unprivileged()!, process.execPath, script]

@@ -7,20 +7,18 @@ import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
 import * as actionsGlobModule from '@actions/glob'
+import { hiddenLeftOut } from '../../src/deploy/walk.ts'
 import { UsageError } from '../../src/api/errors.ts'
 import {
   buildManifest,
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
-  hiddenLeftOut,
-  scanArtifacts,
-  scanSite,
   writeManifest,
 } from '../../src/deploy/files.ts'
+import { scanArtifacts, scanSite } from '../../src/deploy/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
-import { actionsGlob as glob } from '../../src/actions/glob.ts'
 import { needsFifo, needsSymlinks } from '../support/platform.ts'
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
@@ -34,7 +32,6 @@ test('collects, hashes and types every file, with / separated relative paths', a
     'data/level.bin.unknownext': 10,
   })
   const manifest = await collectArtifacts({
-    glob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -81,7 +78,6 @@ test('patterns select and exclude, relative to path', async () => {
   const root = await tempDir()
   await writeTree(root, { 'a.html': 'a', 'b.js': 'b', 'maps/x.map': 'm', 'sub/c.html': 'c' })
   const manifest = await collectArtifacts({
-    glob,
     root,
     patterns: ['**/*.html', '**/*.js', '!sub/**'],
     includeHidden: false,
@@ -97,7 +93,6 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
   const root = await tempDir()
   await writeTree(root, { 'index.html': 'i', '.env': 'SECRET=1', '.config/settings': 'c', 'a/.hidden': 'h' })
   const skip = await collectArtifacts({
-    glob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -109,7 +104,6 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
   )
   // Patterns other than ** go through @actions/glob, and skip the same files.
   const skipGlob = await scanArtifacts({
-    glob,
     root,
     patterns: ['**/*'],
     includeHidden: false,
@@ -120,7 +114,6 @@ test('hidden files and folders are skipped unless include-hidden', async () => {
     ['index.html'],
   )
   const keep = await collectArtifacts({
-    glob,
     root,
     patterns: ['**'],
     includeHidden: true,
@@ -143,7 +136,7 @@ test('the hidden files and folders left out are counted and named, whatever the 
     'a/b.js': 'b',
   })
   const scan = (patterns: string[], includeHidden = false) =>
-    scanSite({ glob, root, patterns, includeHidden, logger: memoryLogger() })
+    scanSite({ root, patterns, includeHidden, logger: memoryLogger() })
   // ** lists the plain tree itself; other patterns go through the globber: the same account.
   for (const patterns of [['**'], ['**/*.html', 'a/**']]) {
     const { files, hidden } = await scan(patterns)
@@ -172,7 +165,7 @@ test('a name that is not UTF-8 is refused before anything is created, named by i
   // The plain tree's listing, and a globber's paths: the same refusal.
   for (const patterns of [['**'], ['**/*.png', 'index.html']]) {
     await assert.rejects(
-      scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() }),
+      scanArtifacts({ root, patterns, includeHidden: false, logger: memoryLogger() }),
       (error: unknown) => {
         assert.ok(error instanceof UsageError, String(error))
         assert.equal(error.message, expected)
@@ -188,7 +181,7 @@ test('a name that is not UTF-8 is refused before anything is created, named by i
   mkdirSync(bad)
   writeFileSync(Buffer.concat([bad, Buffer.from('/f.js')]), 'x')
   await assert.rejects(
-    scanArtifacts({ glob, root: folder, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    scanArtifacts({ root: folder, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
     /not UTF-8 \(shown by their bytes\): d\\xffA\. Rename it/,
   )
 })
@@ -201,7 +194,7 @@ test('a path whose store key would pass 1,024 bytes is refused before anything i
   assert.equal(Buffer.byteLength(fits), 1024 - 37)
   await writeTree(root, { 'index.html': 'i', [deep]: 'd', [fits]: 'f' })
   await assert.rejects(
-    scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    scanArtifacts({ root, patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
     (error: unknown) => {
       assert.ok(error instanceof UsageError, String(error))
       assert.match(
@@ -233,7 +226,7 @@ test('every file (the default **) is found as @actions/glob finds it, with or wi
       excludeHiddenFiles: !includeHidden,
     })
     const expected = (await globber.glob()).map((f) => path.relative(root, f).split(path.sep).join('/'))
-    const files = await scanArtifacts({ glob, root, patterns: ['**'], includeHidden, logger: memoryLogger() })
+    const files = await scanArtifacts({ root, patterns: ['**'], includeHidden, logger: memoryLogger() })
     assert.deepEqual(files.map((f) => f.path).sort(), expected.sort())
     assert.equal(files.length, includeHidden ? 8 : 4)
   }
@@ -244,11 +237,10 @@ test('a site whose folder is itself hidden (like .output) is collected, whatever
   const root = path.join(parent, '.output')
   await writeTree(root, { 'index.html': 'i', 'a/app.js': 'a', 'a/.secret': 's' })
   for (const patterns of [['**'], ['**/*'], ['a', 'index.html']]) {
-    const files = await scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() })
+    const files = await scanArtifacts({ root, patterns, includeHidden: false, logger: memoryLogger() })
     assert.deepEqual(files.map((f) => f.path).sort(), ['a/app.js', 'index.html'], patterns.join(','))
   }
   const all = await scanArtifacts({
-    glob,
     root,
     patterns: ['**/*'],
     includeHidden: true,
@@ -263,7 +255,6 @@ test('a file that grew or shrank between the scan and its hashing is refused', a
   const big = 'y'.repeat(600 * 1024) // more than one read buffer
   await writeTree(root, { 'grows.txt': small, 'shrinks.txt': small, 'big.bin': big })
   const scanned = await scanArtifacts({
-    glob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -297,7 +288,7 @@ test(
     await symlink(path.join(outside, 'secret.txt'), path.join(root, 'leak.txt'))
     await symlink(outside, path.join(root, 'leakdir'))
     const logger = memoryLogger()
-    const manifest = await collectArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
+    const manifest = await collectArtifacts({ root, patterns: ['**'], includeHidden: false, logger })
     assert.deepEqual(
       manifest.files.map((f) => f.path),
       ['alias.html', 'index.html'],
@@ -311,7 +302,7 @@ test('bad paths and patterns are refused before anything is read', async () => {
   const root = await tempDir()
   await writeTree(root, { 'index.html': 'i' })
   const collect = (r: string, patterns: string[]) =>
-    collectArtifacts({ glob, root: r, patterns, includeHidden: false, logger: memoryLogger() })
+    collectArtifacts({ root: r, patterns, includeHidden: false, logger: memoryLogger() })
   await assert.rejects(
     collect(path.join(root, 'missing'), ['**']),
     (e: Error) => e instanceof UsageError && /does not exist/.test(e.message),
@@ -335,7 +326,6 @@ test('the manifest file lists files without absolute paths', async () => {
   const root = await tempDir()
   await writeTree(root, { 'index.html': 'i' })
   const manifest = await collectArtifacts({
-    glob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -368,7 +358,7 @@ test(
       for (const patterns of [['**'], ['**/*']]) {
         await assert.rejects(
           // A FIFO opened for reading would block until a writer comes: the scan must never open it.
-          scanArtifacts({ glob, root, patterns, includeHidden: false, logger: memoryLogger() }),
+          scanArtifacts({ root, patterns, includeHidden: false, logger: memoryLogger() }),
           (error: Error) => {
             assert.ok(error instanceof UsageError)
             assert.equal(
@@ -380,7 +370,6 @@ test(
         )
       }
       const files = await scanArtifacts({
-        glob,
         root,
         patterns: ['**', '!a/pipe', '!dev.sock'],
         includeHidden: false,
@@ -407,7 +396,7 @@ test(
     await symlink(path.join(root, 'missing'), path.join(root, 'dangling'))
     for (const patterns of [['**'], ['**/*']]) {
       const logger = memoryLogger()
-      const files = await scanArtifacts({ glob, root, patterns, includeHidden: false, logger })
+      const files = await scanArtifacts({ root, patterns, includeHidden: false, logger })
       assert.deepEqual(files.map((f) => f.path).sort(), ['index.html', 'sub/a.js'])
       const warnings = logger.lines.filter((l) => l.startsWith('warning'))
       assert.deepEqual(warnings.sort(), [
@@ -422,13 +411,13 @@ test(
 
 test('path: / is refused; a repository root warns, and with include-hidden is refused', async () => {
   await assert.rejects(
-    scanArtifacts({ glob, root: '/', patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
+    scanArtifacts({ root: '/', patterns: ['**'], includeHidden: false, logger: memoryLogger() }),
     /^UsageError: path: '\/' is the root of the file system; give the folder of the built site/,
   )
   const repo = await tempDir()
   await writeTree(repo, { 'index.html': 'i', '.git/config': '[core]', '.git/objects/ab/cd': 'x' })
   const logger = memoryLogger()
-  const files = await scanArtifacts({ glob, root: repo, patterns: ['**'], includeHidden: false, logger })
+  const files = await scanArtifacts({ root: repo, patterns: ['**'], includeHidden: false, logger })
   assert.deepEqual(
     files.map((f) => f.path),
     ['index.html'],
@@ -437,7 +426,7 @@ test('path: / is refused; a repository root warns, and with include-hidden is re
     logger.lines.some((l) => /^warning: path: .* is the root of a git repository \(it holds \.git\)/.test(l)),
   )
   await assert.rejects(
-    scanArtifacts({ glob, root: repo, patterns: ['**'], includeHidden: true, logger: memoryLogger() }),
+    scanArtifacts({ root: repo, patterns: ['**'], includeHidden: true, logger: memoryLogger() }),
     /is the root of a git repository, and include-hidden would upload its \.git/,
   )
 })
@@ -451,7 +440,7 @@ test(
     for (let i = 0; i < 40; i++) tree[`assets/${String(i).padStart(2, '0')}/a.js`] = String(i)
     await writeTree(root, tree)
     const scan = (logger = memoryLogger()) =>
-      scanArtifacts({ glob, root, patterns: ['**'], includeHidden: false, logger })
+      scanArtifacts({ root, patterns: ['**'], includeHidden: false, logger })
     const listed = (await scan()).map((f) => f.path)
     assert.deepEqual(listed.slice().sort(), Object.keys(tree).sort())
     // Each level before the next, and a folder's files together: the order readdir gives, not the order reads end in.

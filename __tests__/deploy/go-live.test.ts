@@ -8,25 +8,26 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 
 const GAME = DEFAULT_SEED.games[0]!.id
 const OLDER = '5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08'
 const LATEST = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
-const PROD = '7d2e9a41-3c5b-4f8e-a167-0b9c4d2e6f13'
 const fast = { sleep: async () => {} }
 
-/** The default seed, with a `prod` namespace that serves the older version. */
+/** The default seed (its game has prod and staging, as a new game of the service), prod serving the older version. */
 function seedWithProd() {
   const seed = structuredClone(DEFAULT_SEED)
-  seed.games[0]!.namespaces!.push({
-    id: PROD,
-    nameId: 'prod',
-    displayName: 'Prod',
-    versionId: OLDER,
-    createTs: '2025-04-01T00:00:00Z',
-  })
+  seed.games[0]!.namespaces!.find((n) => n.nameId === 'prod')!.versionId = OLDER
+  return seed
+}
+
+/** The default seed, its game without a prod namespace. */
+function seedWithoutProd() {
+  const seed = structuredClone(DEFAULT_SEED)
+  const game = seed.games[0]!
+  game.namespaces = game.namespaces!.filter((n) => n.nameId !== 'prod')
+  game.lobbies = []
   return seed
 }
 
@@ -52,7 +53,7 @@ describe('going live on a new namespace', () => {
         getter({ 'api-url': emulator.url, token: 'gamehost-demo-token', 'game-id': GAME, ...values }),
         { repository: 'studio/space-game', ref: 'refs/pull/7/merge', sha: 'abcdef0123456789' },
       ),
-      { logger, glob: actionsGlob, tempDir: temp, retry: fast },
+      { logger, tempDir: temp, retry: fast },
     )
 
   test('is created on what prod serves, then published to: its history holds each deploy', async () => {
@@ -117,7 +118,7 @@ describe('going live on a new namespace', () => {
 
 describe('going live on a new namespace of a game without prod', () => {
   test("builds on the game's latest version, and says so", async () => {
-    const emulator = await startEmulator({ rateLimit: false })
+    const emulator = await startEmulator({ rateLimit: false, seed: seedWithoutProd() })
     try {
       const site = await tempDir()
       await writeTree(site, siteFiles(3))
@@ -132,7 +133,7 @@ describe('going live on a new namespace of a game without prod', () => {
             namespace: 'pr-9',
           }),
         ),
-        { logger, glob: actionsGlob, tempDir: await tempDir(), retry: fast },
+        { logger, tempDir: await tempDir(), retry: fast },
       )
       assert.ok(
         logger.lines.some((l) =>

@@ -1,13 +1,13 @@
 // Paths and patterns use `/` on every platform: the manifest's paths are `/`-separated whatever the
 // platform's separator (Windows' rules exercised here with path.win32), and `\` in a pattern is a
-// separator on every runner, as it is on Windows, for the action's globber and the CLI's alike.
+// separator on every runner, as it is on Windows, for the one globber of the action and the CLI.
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
-import { actionsGlob } from '../../src/actions/glob.ts'
-import { cliGlob } from '../../src/cli/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { relativeSitePath, scanArtifacts, sitePattern } from '../../src/deploy/files.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
+import { sitePattern } from '../../src/deploy/glob.ts'
+import { relativeSitePath } from '../../src/deploy/walk.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 
 test('a site path is `/`-separated with Windows path rules', () => {
@@ -35,25 +35,19 @@ test('`\\` in a pattern is a separator on every platform', () => {
   assert.equal(sitePattern('assets/[*].png'), 'assets/[*].png')
 })
 
-for (const [name, glob] of [
-  ['action', actionsGlob],
-  ['CLI', cliGlob],
-] as const) {
-  test(`the ${name}'s globber selects with \`\\\` as a separator, here as on Windows`, async () => {
-    const root = await tempDir()
-    await writeTree(root, {
-      'Build/game.wasm': 'w',
-      'Build/game.js': 'j',
-      'index.html': '<html>',
-      'raw/x.psd': 'p',
-    })
-    const scanned = await scanArtifacts({
-      root,
-      patterns: ['Build\\*.wasm', 'index.html', 'raw', '!raw\\x.psd'],
-      glob,
-      includeHidden: false,
-      logger: memoryLogger(),
-    })
-    assert.deepEqual(scanned.map((f) => f.path).sort(), ['Build/game.wasm', 'index.html'])
+test('the globber selects with `\\` as a separator, here as on Windows', async () => {
+  const root = await tempDir()
+  await writeTree(root, {
+    'Build/game.wasm': 'w',
+    'Build/game.js': 'j',
+    'index.html': '<html>',
+    'raw/x.psd': 'p',
   })
-}
+  const scanned = await scanArtifacts({
+    root,
+    patterns: ['Build\\*.wasm', 'index.html', 'raw', '!raw\\x.psd'],
+    includeHidden: false,
+    logger: memoryLogger(),
+  })
+  assert.deepEqual(scanned.map((f) => f.path).sort(), ['Build/game.wasm', 'index.html'])
+})

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as tick } from 'node:timers/promises'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
@@ -48,7 +47,6 @@ describe('a deploy that fails or is cancelled', () => {
     const waits: number[] = []
     const thrown = await deploy(inputs(`http://127.0.0.1:${await deadPort()}`), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
       retry: { sleep: async (ms) => void waits.push(ms) },
     }).catch((e: unknown) => e)
@@ -71,7 +69,6 @@ describe('a deploy that fails or is cancelled', () => {
     await assert.rejects(
       deploy(inputs(`http://127.0.0.1:${await deadPort()}`, { namespace: 'refused' }), {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
       }),
       /games\.getGameById failed: the connection was refused .*check api-url/,
@@ -85,7 +82,6 @@ describe('a deploy that fails or is cancelled', () => {
     })
     const thrown = await deploy(inputs(emulator.url, { retries: '0' }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
     }).catch((e: unknown) => e)
     const { partial } = deployFailure(thrown)
@@ -102,7 +98,6 @@ describe('a deploy that fails or is cancelled', () => {
     const controller = new AbortController()
     const running = deploy(inputs(emulator.url, { concurrency: '4' }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
       signal: controller.signal,
     }).catch((e: unknown) => e)
@@ -128,7 +123,6 @@ describe('a deploy that fails or is cancelled', () => {
   test('an input error: the re-run text says to fix the input, not that a re-run starts over', async () => {
     const thrown = await deploy(inputs('http://127.0.0.1:1', { path: '/nonexistent/site' }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
     }).catch((e: unknown) => e)
     const { error, partial } = deployFailure(thrown)
@@ -145,7 +139,6 @@ describe('a deploy that fails or is cancelled', () => {
     const emulator = await emulatorWith({})
     const thrown = await deploy(inputs(emulator.url, { token: 'not-a-token' }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
     }).catch((e: unknown) => e)
     const { error, partial } = deployFailure(thrown)

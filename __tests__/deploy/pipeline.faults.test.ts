@@ -11,7 +11,6 @@ import { readInputs, type DeployInputs } from '../../src/inputs/deploy.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { PartUploadError } from '../../src/deploy/upload.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const KiB = 1024
@@ -76,7 +75,7 @@ describe('deploys through injected faults', () => {
           retries: '10',
           concurrency: '6',
         }),
-        { logger, glob: actionsGlob, tempDir: root, retry: { sleep: async (ms) => void waits.push(ms) } },
+        { logger, tempDir: root, retry: { sleep: async (ms) => void waits.push(ms) } },
       )
       assert.ok(result.siteId)
       await assertIntact(emulator, result.siteId, written)
@@ -120,7 +119,6 @@ describe('deploys through injected faults', () => {
       const logger = memoryLogger()
       const result = await deploy(inputsFor(emulator, root, { retries: '10' }), {
         logger,
-        glob: actionsGlob,
         tempDir: root,
         retry: { sleep: async () => {} },
       })
@@ -137,12 +135,14 @@ describe('deploys through injected faults', () => {
     try {
       const { root } = await site()
       const { error } = deployFailure(
-        await deploy(inputsFor(emulator, root, { retries: '2', files: 'build/game.data' }), {
-          logger: memoryLogger(),
-          glob: actionsGlob,
-          tempDir: root,
-          retry: { sleep: async () => {} },
-        }).catch((e: unknown) => e),
+        await deploy(
+          inputsFor(emulator, root, { retries: '2', files: 'build/game.data', 'require-index': 'false' }),
+          {
+            logger: memoryLogger(),
+            tempDir: root,
+            retry: { sleep: async () => {} },
+          },
+        ).catch((e: unknown) => e),
       )
       assert.ok(error instanceof PartUploadError)
       assert.match(

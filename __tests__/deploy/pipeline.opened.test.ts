@@ -5,7 +5,6 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
@@ -48,7 +47,7 @@ describe('the files are opened before anything is created', () => {
         domain: 'unreadable.example.com',
         publish: 'false',
       }),
-      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, open },
+      { logger: memoryLogger(), tempDir: temp, open },
     ).catch((e: unknown) => e)
     assert.ok(error instanceof UsageError, String(error))
     assert.match(error.message, /could not be: game\.js \(EACCES: this process may not read it\)/)
@@ -69,7 +68,6 @@ describe('the files are opened before anything is created', () => {
     const logger = memoryLogger()
     const result = await deploy(inputs({ concurrency: '8' }), {
       logger,
-      glob: actionsGlob,
       tempDir: temp,
       open,
       retry: { sleep: async () => {} },

@@ -13,7 +13,6 @@ import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { ServiceClient, createAgent } from '../../src/api/client.ts'
 import { deployOutputs, deployReport } from '../../src/deploy/report.ts'
 import { renderText } from '../../src/common/report.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const KiB = 1024
@@ -52,7 +51,7 @@ describe('deploy against the emulator', () => {
         'max-players': '16',
         concurrency: '4',
       }),
-      { logger, glob: actionsGlob, tempDir: temp, retry: fast, progressIntervalMs: 5 },
+      { logger, tempDir: temp, retry: fast, progressIntervalMs: 5 },
     )
     assert.ok(result.siteId && result.uploadId)
     assert.equal(result.manifest?.fileCount, 121)
@@ -96,7 +95,10 @@ describe('deploy against the emulator', () => {
       'group: Publish',
       'group: Verify',
     ])
-    assert.ok(logger.lines.some((l) => /^Uploaded files 121\/121, /.test(l)))
+    // One progress for the files and the record sent after them: it ends on the site's totals.
+    const progress = logger.lines.filter((l) => l.startsWith('Uploaded files '))
+    assert.match(progress[progress.length - 1]!, /^Uploaded files 122\/122, /)
+    assert.ok(!progress.some((l) => l.startsWith('Uploaded files 1/1,')), progress.join('\n'))
 
     // Live: the new namespace was created on version-id, then the new version of the site was
     // published to it (recorded in its history), and it serves it at the url.
@@ -133,19 +135,19 @@ describe('deploy against the emulator', () => {
       dispatcher: createAgent(),
     })
     const { game } = await client.getGame(GAME)
-    const production = game.namespaces.find((n) => n.name_id === 'production')!
-    const before = (await client.getVersion(GAME, production.version_id)).version
+    const prod = game.namespaces.find((n) => n.name_id === 'prod')!
+    const before = (await client.getVersion(GAME, prod.version_id)).version
     const logger = memoryLogger()
     const result = await deploy(
       inputs({
         path: site,
-        namespace: 'production',
+        namespace: 'prod',
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       }),
-      { logger, glob: actionsGlob, tempDir: temp, retry: fast },
+      { logger, tempDir: temp, retry: fast },
     )
     const published = result.published!
-    assert.equal(published.replacedVersionId, production.version_id)
+    assert.equal(published.replacedVersionId, prod.version_id)
     // The site's name is taken by the version of the test before: the service reserves another.
     assert.match(published.versionName, /^\d{4}\.\d{2} \(\d+\)$/)
     const after = (await client.getVersion(GAME, published.versionId)).version
@@ -156,10 +158,10 @@ describe('deploy against the emulator', () => {
       'the matchmaker config survives the deploy',
     )
     assert.deepEqual(
-      emulator.versionHistory(GAME, production.namespace_id).map((h) => h.versionId),
+      emulator.versionHistory(GAME, prod.namespace_id).map((h) => h.versionId),
       [published.versionId],
     )
-    assert.equal(published.url, `http://demo-game--production.localhost:${new URL(emulator.url).port}/`)
+    assert.equal(published.url, `http://demo-game.localhost:${new URL(emulator.url).port}/`)
     const live = await fetchLocally(published.url)
     assert.equal(live.status, 200)
     assert.equal(live.text, written.get('index.html')!.toString())
@@ -170,13 +172,12 @@ describe('deploy against the emulator', () => {
     const again = await deploy(
       inputs({
         path: site,
-        namespace: 'production',
+        namespace: 'prod',
         'skip-unchanged': 'true',
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
       }),
       {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
         retry: fast,
         previous: { siteId: result.siteId, uploadId: result.uploadId, digest: result.manifest!.digest },
@@ -195,11 +196,10 @@ describe('deploy against the emulator', () => {
       dispatcher: createAgent(),
     })
     const serving = async () =>
-      (await client.getGame(GAME)).game.namespaces.find((n) => n.name_id === 'production')!.version_id
+      (await client.getGame(GAME)).game.namespaces.find((n) => n.name_id === 'prod')!.version_id
     const was = await serving()
-    const result = await deploy(inputs({ path: site, namespace: 'production', publish: 'false' }), {
+    const result = await deploy(inputs({ path: site, namespace: 'prod', publish: 'false' }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
       retry: fast,
     })
@@ -211,8 +211,8 @@ describe('deploy against the emulator', () => {
   test('an unknown version-id fails before anything is created', async () => {
     const sites = emulator.sites(GAME).length
     const error = await deploy(
-      inputs({ path: site, namespace: 'production', 'version-id': '00000000-0000-4000-8000-000000000000' }),
-      { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+      inputs({ path: site, namespace: 'prod', 'version-id': '00000000-0000-4000-8000-000000000000' }),
+      { logger: memoryLogger(), tempDir: temp, retry: fast },
     ).catch((e: unknown) => deployFailure(e).error)
     assert.ok(error instanceof UsageError, String(error))
     assert.match(error.message, /^version-id '0{8}-0{4}-4000-8000-0{12}' is not a version of game/)
@@ -223,7 +223,6 @@ describe('deploy against the emulator', () => {
     const held = DEFAULT_SEED.games[1]!.namespaces![0]!.domains![0]!
     const thrown = await deploy(inputs({ path: site, namespace: 'held-domain', domain: held }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
       retry: fast,
     }).catch((e: unknown) => e)
@@ -247,13 +246,13 @@ describe('deploy against the emulator', () => {
           'lobby-count-max': '10',
           'max-players': '8',
         }),
-        { logger: memoryLogger(), glob: actionsGlob, tempDir: temp, retry: fast },
+        { logger: memoryLogger(), tempDir: temp, retry: fast },
       ).catch((e: unknown) => e),
     )
     assert.ok(error instanceof UsageError)
     assert.match(
       error.message,
-      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has production \(/,
+      /^namespace-id '00000000-0000-4000-8000-000000000000' is not a namespace of game .*: it has prod \(/,
     )
     assert.equal(emulator.sites(GAME).length, sitesBefore)
     // The other game's namespace is not this game's either.
@@ -261,7 +260,6 @@ describe('deploy against the emulator', () => {
     await assert.rejects(
       deploy(inputs({ path: site, 'namespace-id': other }), {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
         retry: fast,
       }),
@@ -277,7 +275,6 @@ describe('deploy against the emulator', () => {
       inputs({ 'namespace-id': DEFAULT_SEED.games[0]!.namespaces![0]!.id, domain: 'prov.example.com' }),
       {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
         retry: fast,
       },
@@ -291,7 +288,6 @@ describe('deploy against the emulator', () => {
     const before = emulator.requests.length
     const real = await deploy(inputs({ path: site }), {
       logger: memoryLogger(),
-      glob: actionsGlob,
       tempDir: temp,
       retry: fast,
     })
@@ -299,7 +295,6 @@ describe('deploy against the emulator', () => {
     const dryLogger = memoryLogger()
     const dry = await deploy(inputs({ path: site, 'dry-run': 'true', token: '' }), {
       logger: dryLogger,
-      glob: actionsGlob,
       tempDir: temp,
     })
     assert.ok(afterReal > before)
@@ -322,7 +317,6 @@ describe('deploy against the emulator', () => {
     const logger = memoryLogger()
     const dry = await deploy(inputs({ path: root, 'dry-run': 'true', token: '' }), {
       logger,
-      glob: actionsGlob,
       tempDir: temp,
     })
     const line =
@@ -339,7 +333,6 @@ describe('deploy against the emulator', () => {
     await assert.rejects(
       deploy(inputs({ path: big }), {
         logger: memoryLogger(),
-        glob: actionsGlob,
         tempDir: temp,
         retry: fast,
       }),

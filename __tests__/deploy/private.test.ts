@@ -3,7 +3,6 @@ import { inspect } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import { Agent, request } from 'undici'
 import { UsageError } from '../../src/api/errors.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
 import { privateHostWaiter } from '../../src/deploy/private.ts'
@@ -117,7 +116,6 @@ describe('a private deploy against the emulator', () => {
     const from = emulator.requests.length
     const result = await deploy(inputs({ namespace: 'priv-order', 'basic-auth': `tester:${PASSWORD}` }), {
       logger,
-      glob: actionsGlob,
       tempDir: temp,
       sleep: async () => {},
     })
@@ -160,8 +158,8 @@ describe('a private deploy against the emulator', () => {
       logger,
       sleep: async (ms) => void (now += ms),
     })
-    // The seed's production namespace is public: its host answers (404: its site has no index.html).
-    const url = `http://demo-game--production.${new URL(emulator.url.replace('127.0.0.1', 'localhost')).host}/`
+    // The seed's prod namespace is public: its host answers (404: its site has no index.html).
+    const url = `http://demo-game--prod.${new URL(emulator.url.replace('127.0.0.1', 'localhost')).host}/`
     await assert.rejects(
       wait(url),
       /still answers 404 without credentials after 3\.0 s: the build was not published/,
@@ -186,7 +184,7 @@ describe('a private deploy against the emulator', () => {
             'cdn-domain': slow.url.replace('127.0.0.1', 'localhost'),
           }),
         ),
-        { logger: memoryLogger(), glob: actionsGlob, tempDir: temp },
+        { logger: memoryLogger(), tempDir: temp },
       ).then(
         () => assert.fail('the deploy succeeded'),
         (error: unknown) => deployFailure(error).error,

@@ -135,7 +135,7 @@ describe('provisioning through the service', () => {
       memoryLogger(),
     ).catch((e: unknown) => e)
     assert.ok(error instanceof UsageError)
-    assert.match(error.message, /is namespace 'production', not 'pr-99'/)
+    assert.match(error.message, /is namespace 'prod', not 'pr-99'/)
     assert.ok(!emulator.namespaces(GAME).some((n) => n.nameId === 'pr-99'))
   })
 })

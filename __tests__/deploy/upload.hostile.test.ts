@@ -12,11 +12,11 @@ import { createAgent } from '../../src/api/client.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
-import { scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
+import { type ArtifactFile } from '../../src/deploy/files.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
 import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
@@ -62,7 +62,6 @@ async function scan(files: Record<string, string | Buffer | number>) {
   const written = await writeTree(root, files)
   for (const name of written.keys()) await utimes(path.join(root, name), WHEN, WHEN)
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,

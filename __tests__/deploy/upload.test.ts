@@ -8,14 +8,14 @@ import { SLOW_START } from '../../src/deploy/adaptive.ts'
 import { createAgent } from '../../src/api/client.ts'
 import { retryPolicy } from '../../src/api/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
-import { scanArtifacts, type ArtifactFile } from '../../src/deploy/files.ts'
+import { type ArtifactFile } from '../../src/deploy/files.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { collectArtifacts, tempDir, writeTree } from '../support/helpers.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 
 const agent = createAgent()
 after(() => agent.close())
@@ -23,7 +23,6 @@ after(() => agent.close())
 /** The manifest of every file under `root`. */
 function collectSite(root: string) {
   return collectArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -234,7 +233,6 @@ test('with hash, the upload gives each SHA-256 from the bytes it sends, for whol
   const root = await tempDir()
   const written = await writeTree(root, { 'a.txt': 'hello', 'big.bin': 3000, 'empty.txt': '' })
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -283,7 +281,6 @@ test('small files read one after another into reused buffers each send exactly t
     'small.bin': 3000,
   })
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -327,7 +324,6 @@ test('an upload starts with SLOW_START PUTs in flight below a higher concurrency
   const names = Array.from({ length: SLOW_START + 48 }, (_, i) => `f${i}.txt`)
   await writeTree(root, Object.fromEntries(names.map((n) => [n, n])))
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,
@@ -380,7 +376,6 @@ test('a file of more than 1 MiB sent as one PUT is streamed and hashed (MD5 and 
   const size = 3 * 1024 * 1024 + 7
   const written = await writeTree(root, { 'big.bin': size })
   const scanned = await scanArtifacts({
-    glob: actionsGlob,
     root,
     patterns: ['**'],
     includeHidden: false,

@@ -9,7 +9,6 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { ServiceClient } from '../../src/api/client.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { systemClock } from '../../src/common/run.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'
@@ -65,7 +64,7 @@ describe('seen live, against the emulator', () => {
   }
   const run = async (inputs: Record<string, string>, logger = memoryLogger()) => {
     const read = readInputs(getter({ 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, ...inputs }))
-    return deploy(read, { logger, glob: actionsGlob, tempDir: await tempDir() })
+    return deploy(read, { logger, tempDir: await tempDir() })
   }
   const live = (nameId: string) => emulator.namespaces(GAME).find((n) => n.nameId === nameId)!.versionId
 

@@ -92,6 +92,20 @@ describe('sampleProbes', () => {
     assert.equal(probes[0]!.file.path, 'index.html')
   })
 
+  test('a root page is always checked at /, first and by its bytes, however many pages and engine files follow', () => {
+    const pages = Array.from({ length: 8 }, (_, i) => file(`level-${i}.html`, `level ${i}`, 'text/html'))
+    const engine = Array.from({ length: 8 }, (_, i) =>
+      file(`Build/part-${i}.wasm.br`, `w${i}`, 'application/wasm'),
+    )
+    const index = file('index.html', 'x'.repeat(64), 'text/html; charset=utf-8')
+    const probes = sampleProbes(manifest([...engine, ...pages, index]), unityServing)
+    assert.deepEqual(
+      [probes[0]!.urlPath, probes[0]!.file.path, probes[0]!.compare, probes[0]!.contentType],
+      ['/', 'index.html', 'content', 'text/html'],
+    )
+    assert.equal(probes.filter((p) => p.file.path === 'index.html').length, 1)
+  })
+
   test('a site without index.html is checked by its files; a .wasm needs application/wasm even without an engine', () => {
     const probes = sampleProbes(manifest([file('game.wasm', 'w', 'application/wasm'), file('a.txt', 'a')]))
     assert.deepEqual(

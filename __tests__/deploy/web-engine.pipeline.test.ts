@@ -12,7 +12,6 @@ import { deployReport } from '../../src/deploy/report.ts'
 import { fetchLocally, type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
-import { actionsGlob } from '../../src/actions/glob.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { WASM_BYTES, godotExport, unityBuild } from '../support/web-builds.ts'
 
@@ -52,7 +51,7 @@ describe('web builds deployed and served as their engines need', () => {
       }),
       { repository: 'studio/web-game', ref: 'refs/heads/main', sha: '0123456789abcdef' },
     )
-    return deploy(inputs, { logger, glob: actionsGlob, tempDir: temp, retry: fast, previous })
+    return deploy(inputs, { logger, tempDir: temp, retry: fast, previous })
   }
   const routesOf = async (versionId: string) =>
     (await client.getVersion(GAME, versionId)).version.config.cdn?.routes

@@ -8,11 +8,11 @@ import { buildManifest, contentTypeOf, type ArtifactFile } from '../../src/deplo
 import {
   applyContentTypes,
   cdnRoutes,
-  planRoutes,
   planServing,
   sameRoutes,
   type WebEngineChoice,
 } from '../../src/deploy/web-engine.ts'
+import { planRoutes } from '../../src/deploy/routes.ts'
 import type { HeaderRule } from '../../src/inputs/headers.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { godotExport, unityBuild } from '../support/web-builds.ts'

@@ -2,7 +2,8 @@
 // it uses is an output of the action that step runs (action.yml, or <folder>/action.yml), and every
 // input it gives that action exists.
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
@@ -22,9 +23,12 @@ async function actionYml(uses: string): Promise<{ inputs: string[]; outputs: str
   return { inputs: Object.keys(yml.inputs ?? {}), outputs: Object.keys(yml.outputs ?? {}) }
 }
 
-test("the README's workflows use only outputs and inputs the actions have", async () => {
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8')
-  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)
+test("the README's and docs/' workflows use only outputs and inputs the actions have", async () => {
+  const docs = (await readdir(path.join(root, 'docs')))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`)
+  const texts = await Promise.all(['README.md', ...docs].map((f) => readFile(path.join(root, f), 'utf8')))
+  const blocks = texts.flatMap((text) => [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!))
   let references = 0
   let workflows = 0
   for (const block of blocks) {
@@ -61,4 +65,14 @@ test("the README's workflows use only outputs and inputs the actions have", asyn
   }
   assert.ok(workflows >= 3, 'the README shows workflows')
   assert.ok(references >= 3, "the README's workflows read the actions' outputs")
+})
+
+test('the env files docs/development.md has you fill with a token are ignored by git', async () => {
+  const development = await readFile(path.join(root, 'docs/development.md'), 'utf8')
+  const envFiles = [...new Set([...development.matchAll(/(?<![\w/])(\.env\.[a-z]+)\b/g)].map((m) => m[1]!))]
+  assert.ok(envFiles.includes('.env.deploy'), envFiles.join(', '))
+  for (const file of envFiles) {
+    // Exit 0: ignored; 1 (an exception here): not ignored.
+    execFileSync('git', ['check-ignore', '--quiet', '--no-index', file], { cwd: root })
+  }
 })

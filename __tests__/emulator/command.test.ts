@@ -1,6 +1,7 @@
 // The emulator's command line: the flags of the service's behaviour (issue 30) are parsed and refused
 // as documented. Running it is tested through npm run emulator (__tests__/bundles/emulator-main.test.ts).
 import assert from 'node:assert/strict'
+import { createServer, type AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { runEmulatorCommand } from '../../src/emulator/command.ts'
 
@@ -35,5 +36,22 @@ test('bad values of those flags exit 2 saying what is wrong', async () => {
     const { code, err } = await run([...args])
     assert.equal(code, 2, args.join(' '))
     assert.match(err, message)
+  }
+})
+
+test('a port in use exits 1 naming the port and --port', async () => {
+  const busy = createServer()
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+  try {
+    const { port } = busy.address() as AddressInfo
+    const { code, err } = await run(['--port', String(port)])
+    assert.equal(code, 1)
+    assert.equal(
+      err,
+      `gamehost emulator: port ${port} on 127.0.0.1 is in use (another emulator?): ` +
+        'pass --port <port> for another one, or --port 0 for any free port',
+    )
+  } finally {
+    await new Promise((resolve) => busy.close(resolve))
   }
 })

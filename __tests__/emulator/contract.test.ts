@@ -14,6 +14,7 @@ import { DEFAULT_SEED, fetchLocally, startEmulator, type Emulator } from '../../
 const GAME = DEFAULT_SEED.games[0]!.id
 const NAMESPACE = DEFAULT_SEED.games[0]!.namespaces![0]!.id
 const LIVE_VERSION = DEFAULT_SEED.games[0]!.namespaces![0]!.versionId
+const STAGING = DEFAULT_SEED.games[0]!.namespaces![1]!.id
 const LOBBY = DEFAULT_SEED.games[0]!.lobbies![0]!
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 const PUBLISH_DELAY_MS = 300
@@ -76,11 +77,14 @@ describe('the official SDK against the emulator', () => {
     assert.ok(game.createTs instanceof Date)
     assert.deepEqual(
       game.namespaces.map((n) => [n.namespaceId, n.nameId]),
-      [[NAMESPACE, 'production']],
+      [
+        [NAMESPACE, 'prod'],
+        [STAGING, 'staging'],
+      ],
     )
     assert.deepEqual(
       game.versions.map((v) => v.displayName),
-      ['0.9.0', '1.0.0'],
+      ['0.0.1', '0.9.0', '1.0.0'],
     )
     assert.ok(game.versions.every((v) => v.createTs instanceof Date))
     assert.equal(typeof watch.index, 'string')

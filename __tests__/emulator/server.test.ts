@@ -86,11 +86,7 @@ describe('emulator API', () => {
 
     test('a path segment that is not a UUID matches no route: 404 API_NOT_FOUND', async () => {
       assertError(await call(emulator, 'GET', '/cloud/games/demo-game/avatars'), 404, 'API_NOT_FOUND')
-      assertError(
-        await call(emulator, 'GET', `/cloud/games/${GAME}/namespaces/production`),
-        404,
-        'API_NOT_FOUND',
-      )
+      assertError(await call(emulator, 'GET', `/cloud/games/${GAME}/namespaces/prod`), 404, 'API_NOT_FOUND')
       const lobby = `/cloud/games/${GAME}/namespaces/${NAMESPACE}/logs/lobbies/lobby-1`
       assertError(await call(emulator, 'GET', lobby), 404, 'API_NOT_FOUND')
     })
@@ -235,19 +231,19 @@ describe('emulator API', () => {
 
     test('createGameNamespace stores the namespace and answers its id', async () => {
       const body = {
-        display_name: 'Staging',
-        name_id: 'staging',
+        display_name: 'QA',
+        name_id: 'qa',
         version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
       }
       const answer = await call<CreateNamespaceResponse>(emulator, 'POST', path, { body })
       assert.equal(answer.status, 200)
       assert.match(answer.body.namespace_id, UUID)
-      const created = emulator.namespaces(GAME).find((namespace) => namespace.nameId === 'staging')
+      const created = emulator.namespaces(GAME).find((namespace) => namespace.nameId === 'qa')
       assert.deepEqual(created, {
         namespaceId: answer.body.namespace_id,
         gameId: GAME,
-        nameId: 'staging',
-        displayName: 'Staging',
+        nameId: 'qa',
+        displayName: 'QA',
         versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
         // Created directly on a version, it has no CDN config: it serves nothing.
         liveVersionId: undefined,
@@ -259,7 +255,7 @@ describe('emulator API', () => {
     test('a name_id already used in the game is VALIDATION_ERROR name-id.not-unique', async () => {
       const body = {
         display_name: 'Production',
-        name_id: 'production',
+        name_id: 'prod',
         version_id: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
       }
       const error = assertError(await call(emulator, 'POST', path, { body }), 400, 'VALIDATION_ERROR')

@@ -299,7 +299,7 @@ describe('versions', () => {
         `/cloud/games/${GAME}`,
       )
     ).body.game.versions.map((version) => version.display_name)
-    assert.deepEqual(names, ['0.9.0', '1.0.0'], 'nothing was created')
+    assert.deepEqual(names, ['0.0.1', '0.9.0', '1.0.0'], 'nothing was created')
   })
 
   test('the matchmaker must be there, with game modes that have a build', async () => {
@@ -511,10 +511,10 @@ describe('publishing and the CDN by Host', () => {
 
   test('the emulator names the CDN domain and each namespace’s host', () => {
     assert.equal(emulator.cdnDomain, 'localhost')
-    assert.equal(emulator.namespaceHost(GAME, NAMESPACE), 'demo-game--production.localhost')
+    assert.equal(emulator.namespaceHost(GAME, NAMESPACE), 'demo-game--prod.localhost')
     assert.equal(
       emulator.namespaceUrl(GAME, NAMESPACE),
-      `http://demo-game--production.localhost:${new URL(emulator.url).port}/`,
+      `http://demo-game--prod.localhost:${new URL(emulator.url).port}/`,
     )
     assert.throws(() => emulator.namespaceHost(GAME, UNKNOWN), /no namespace/)
   })
@@ -550,7 +550,7 @@ describe('publishing and the CDN by Host', () => {
     assertError(await publish('1.0.0'), 400, 'API_BAD_BODY')
     assertError(await publish(7), 400, 'API_BAD_BODY')
     assertInternal(await publish(LIVE_VERSION, UNKNOWN))
-    assertError(await publish(LIVE_VERSION, 'production'), 404, 'API_NOT_FOUND')
+    assertError(await publish(LIVE_VERSION, 'prod'), 404, 'API_NOT_FOUND')
     assertError(
       await call(emulator, 'POST', `/cloud/games/${GAME}/namespaces/${NAMESPACE}/version`, {
         version_id: LIVE_VERSION,
@@ -597,7 +597,7 @@ describe('publishing and the CDN by Host', () => {
     assert.deepEqual([head.status, head.headers['content-length'], head.body], [200, '5', ''])
     assert.equal((await getWithHost(emulator, host, '/', 'POST')).status, 404)
     // The port is ignored, and so are case and a trailing dot.
-    assert.equal((await getWithHost(emulator, 'Demo-Game--Production.localhost.', '/')).body, '<h1>one</h1>')
+    assert.equal((await getWithHost(emulator, 'Demo-Game--Prod.localhost.', '/')).body, '<h1>one</h1>')
 
     const second = await versionWithSite('site two', {
       'index.html': { body: '<h1>two</h1>', type: 'text/html' },
@@ -612,17 +612,8 @@ describe('publishing and the CDN by Host', () => {
   })
 
   test('the namespace named prod is served at the game’s host too, every namespace at its custom domains', async () => {
-    const created = await call<{ namespace_id: string }>(
-      emulator,
-      'POST',
-      `/cloud/games/${GAME}/namespaces`,
-      {
-        display_name: 'Prod',
-        name_id: 'prod',
-        version_id: LIVE_VERSION,
-      },
-    )
-    const prod = created.body.namespace_id
+    // The seed's game has prod, as a new game of the service has.
+    const prod = NAMESPACE
     const domain = await call(emulator, 'POST', `/cloud/games/${GAME}/namespaces/${prod}/domains`, {
       domain: 'play.demo-game.example',
     })
@@ -646,7 +637,7 @@ describe('publishing and the CDN by Host', () => {
   test('cdnDomain is an option', async () => {
     const other = await startEmulator({ rateLimit: false, cdnDomain: 'rivet.test' })
     try {
-      assert.equal(other.namespaceHost(GAME, NAMESPACE), 'demo-game--production.rivet.test')
+      assert.equal(other.namespaceHost(GAME, NAMESPACE), 'demo-game--prod.rivet.test')
     } finally {
       await other.close()
     }

@@ -88,6 +88,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['missing api-url', { ...base, 'api-url': '' }, /^api-url is required/],
   ['api-url not http', { ...base, 'api-url': 'ftp://x' }, /^api-url 'ftp:\/\/x' must be an http/],
   ['api-url not a URL', { ...base, 'api-url': 'nope' }, /^api-url 'nope' is not a URL/],
+  [
+    'api-url ending in /cloud',
+    { ...base, 'api-url': 'https://api.example.com/cloud/' },
+    /^api-url 'https:\/\/api\.example\.com\/cloud\/' ends in \/cloud, which every call adds itself: give the base URL, https:\/\/api\.example\.com$/,
+  ],
   ['empty game-id', { ...base, 'game-id': ' ' }, /^game-id is required/],
   [
     'namespace too long',

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
+import { parse } from 'yaml'
 import { UsageError } from '../../src/api/errors.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { readHeaders } from '../../src/inputs/headers.ts'
+import { INPUTS } from '../../src/inputs/table.ts'
+import { root } from '../support/actions.ts'
 import { getter } from '../support/helpers.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -160,4 +164,25 @@ test('a header the CDN drops on pages is refused on a glob of pages only, saying
     '"Build/*": {X-Frame-Options: DENY}',
   ])
     assert.equal(readHeaders(raw).length, 1, raw)
+})
+
+test("the headers input's example (action.yml, --help) is accepted, and sets no header the CDN drops on pages", async () => {
+  const yml = parse(await readFile(`${root}/action.yml`, 'utf8')) as {
+    inputs: Record<string, { description: string }>
+  }
+  const examples = [yml.inputs.headers!.description, INPUTS.Headers.description].map(
+    (text) => / like '([^']+)'/.exec(text.replace(/\s+/g, ' '))?.[1],
+  )
+  for (const example of examples) {
+    assert.ok(example, 'the description shows an example')
+    const rules = readHeaders(example)
+    assert.ok(rules.length > 0, example)
+    for (const rule of rules) {
+      assert.ok(
+        !/^(cache-control|content-security-policy|x-frame-options|x-xss-protection)$/i.test(rule.name) ||
+          !/html|\/$/.test(rule.glob),
+        `${example}: a header the CDN drops on pages, on a glob of pages`,
+      )
+    }
+  }
 })

@@ -1,7 +1,8 @@
 // The table of inputs (src/inputs/table.ts) is what every action.yml, every README and the readers
 // say: the same inputs for each action, the same defaults, the same required ones; the outputs of
 // each action.yml are its README's and the code's. Adding an input is a row in the table, a line in
-// action.yml and a line in the README's table: this fails when one of them is missing or differs.
+// action.yml and a line in the README's table (for the deploy: in docs/inputs.md, which has every one,
+// and in the README too if it is a common one): this fails when one of them is missing or differs.
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -9,7 +10,8 @@ import { describe, test } from 'node:test'
 import { parse } from 'yaml'
 import { OUTPUTS } from '../../src/inputs/constants.ts'
 import { readInputs, readPullRequestNumber } from '../../src/inputs/deploy.ts'
-import { ACTIONS, INPUTS, flagsOf, inputsOf, type ActionName } from '../../src/inputs/table.ts'
+import { ACTIONS, INPUTS, inputsOf, type ActionName, type InputRow } from '../../src/inputs/table.ts'
+import { flagsOf } from '../../src/cli/flags.ts'
 import { avatarsOperation } from '../../src/operations/avatars.ts'
 import { lobbyOperation } from '../../src/operations/lobby.ts'
 import type { Operation } from '../../src/operations/operation.ts'
@@ -30,19 +32,31 @@ async function actionYml(action: ActionName): Promise<ActionYml> {
   return parse(await readFile(path.join(folder(action), 'action.yml'), 'utf8')) as ActionYml
 }
 
-/** The rows of the README's table under `## <heading>`: the first cell's name, and the second cell. */
+/** The rows of the tables of a Markdown text: the first cell's name, and the second cell. */
+function rowsOf(markdown: string): Map<string, string> {
+  const rows = new Map<string, string>()
+  for (const line of markdown.split('\n')) {
+    const cells = line.trim().startsWith('|') ? line.trim().slice(1, -1).split('|') : []
+    const name = /^`([a-z-]+)`$/.exec(cells[0]?.trim() ?? '')?.[1]
+    if (name) {
+      assert.ok(!rows.has(name), `${name} is documented once`)
+      rows.set(name, cells[1]!.trim())
+    }
+  }
+  return rows
+}
+
+/** The rows of the README's tables under `## <heading>` (its ### groups included). */
 async function readmeTable(action: ActionName, heading: string): Promise<Map<string, string>> {
   const readme = await readFile(path.join(folder(action), 'README.md'), 'utf8')
   const start = readme.indexOf(`\n## ${heading}\n`)
   assert.ok(start >= 0, `${action}'s README has a ## ${heading} section`)
-  const section = readme.slice(start + heading.length + 5).split('\n## ')[0]!
-  const rows = new Map<string, string>()
-  for (const line of section.split('\n')) {
-    const cells = line.trim().startsWith('|') ? line.trim().slice(1, -1).split('|') : []
-    const name = /^`([a-z-]+)`$/.exec(cells[0]?.trim() ?? '')?.[1]
-    if (name) rows.set(name, cells[1]!.trim())
-  }
-  return rows
+  return rowsOf(readme.slice(start + heading.length + 5).split('\n## ')[0]!)
+}
+
+/** The rows of every table of a file of the repository. */
+async function tableRows(file: string): Promise<Map<string, string>> {
+  return rowsOf(await readFile(path.join(root, file), 'utf8'))
 }
 
 const sorted = (names: Iterable<string>) => [...names].sort()
@@ -66,15 +80,30 @@ describe('the table of inputs', () => {
     })
 
     test(`${action}: the README's table of inputs documents each, with its default`, async () => {
-      const documented = await readmeTable(action, 'Inputs')
       const rows = inputsOf(action)
-      assert.deepEqual(sorted(documented.keys()), sorted(rows.map((r) => r.name)))
-      for (const row of rows) {
-        const shown = row.requiredIn?.includes(action)
+      const shown = (row: InputRow) =>
+        row.requiredIn?.includes(action)
           ? 'required'
           : (row.shownDefault ?? (row.default ? `\`${row.default}\`` : 'empty'))
-        assert.equal(documented.get(row.name), shown, `${action}: the README's default of ${row.name}`)
+      // The deploy's README shows the required and common inputs; docs/inputs.md every one.
+      const full =
+        action === 'deploy' ? await tableRows('docs/inputs.md') : await readmeTable(action, 'Inputs')
+      assert.deepEqual(sorted(full.keys()), sorted(rows.map((r) => r.name)))
+      for (const row of rows) {
+        assert.equal(full.get(row.name), shown(row), `${action}: the documented default of ${row.name}`)
       }
+      if (action !== 'deploy') return
+      const readme = await readmeTable(action, 'Inputs')
+      const byName = new Map(rows.map((row) => [row.name, row]))
+      for (const [name, value] of readme) {
+        assert.ok(byName.has(name), `the README shows ${name}, which is no input of the deploy`)
+        assert.equal(value, shown(byName.get(name)!), `the README's default of ${name}`)
+      }
+      for (const row of rows.filter((r) => r.requiredIn?.includes(action))) {
+        assert.ok(readme.has(row.name), `the README shows the required ${row.name}`)
+      }
+      const text = await readFile(path.join(root, 'README.md'), 'utf8')
+      assert.ok(text.includes('](docs/inputs.md)'), 'the README links docs/inputs.md')
     })
 
     test(`${action}: action.yml, the README and the code have the same outputs`, async () => {

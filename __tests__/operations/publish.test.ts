@@ -16,7 +16,10 @@ import { getter } from '../support/helpers.ts'
 import { GAME, NAMESPACE, TOKEN } from '../support/actions.ts'
 
 const fast = { sleep: async () => {} }
-const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.map((v) => (typeof v === 'string' ? v : v.id))
+// The demo game's 0.9.0 and 1.0.0 (after the default version every game of the service is made with).
+const [OLD, CURRENT] = DEFAULT_SEED.games[0]!.versions.slice(-2).map((v) =>
+  typeof v === 'string' ? v : v.id,
+)
 
 /** A client of a Run opened for `fn` and closed after it. */
 async function withClient<T>(
@@ -62,16 +65,16 @@ describe('the publish operation', () => {
   }
 
   test('a version id: published, the one it replaced reported, the URL under the CDN domain', async () => {
-    const result = await publish({ namespace: 'production', 'version-id': OLD! })
+    const result = await publish({ namespace: 'prod', 'version-id': OLD! })
     assert.equal(result.changed, true)
     assert.equal(result.versionId, OLD)
     assert.equal(result.replacedVersionId, CURRENT)
-    assert.equal(result.url, 'https://demo-game--production.rivet.game/')
-    assert.equal((await served()).production, OLD)
+    assert.equal(result.url, 'https://demo-game.rivet.game/')
+    assert.equal((await served()).prod, OLD)
     assert.deepEqual(publishOperation.outputs(result), {
       'namespace-id': NAMESPACE,
       'version-id': OLD,
-      url: 'https://demo-game--production.rivet.game/',
+      url: 'https://demo-game.rivet.game/',
       'replaced-version-id': CURRENT,
     })
     const again = await publish({ 'namespace-id': NAMESPACE, 'version-id': OLD! })
@@ -80,48 +83,38 @@ describe('the publish operation', () => {
 
   test("'previous' rolls back to the version published before the current one, from the history", async () => {
     // Creating a namespace records no history: before any publish there is nothing to roll back to.
-    await assert.rejects(publish({ namespace: 'production', 'version-id': 'previous' }), (error: unknown) => {
+    await assert.rejects(publish({ namespace: 'prod', 'version-id': 'previous' }), (error: unknown) => {
       assert.ok(error instanceof UsageError)
-      assert.match(
-        error.message,
-        /^version-id 'previous': namespace production has had no other version published/,
-      )
+      assert.match(error.message, /^version-id 'previous': namespace prod has had no other version published/)
       return true
     })
-    await publish({ namespace: 'production', 'version-id': OLD! })
-    await publish({ namespace: 'production', 'version-id': CURRENT! })
-    const rolledBack = await publish({ namespace: 'production', 'version-id': 'previous' })
+    await publish({ namespace: 'prod', 'version-id': OLD! })
+    await publish({ namespace: 'prod', 'version-id': CURRENT! })
+    const rolledBack = await publish({ namespace: 'prod', 'version-id': 'previous' })
     assert.equal(rolledBack.versionId, OLD)
     assert.equal(rolledBack.replacedVersionId, CURRENT)
-    assert.equal((await served()).production, OLD)
+    assert.equal((await served()).prod, OLD)
   })
 
   test('from-namespace promotes what another namespace serves', async () => {
-    await withClient(
-      { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
-      { logger: memoryLogger() },
-      (client) =>
-        client.createNamespace(GAME, { name_id: 'staging', display_name: 'Staging', version_id: OLD! }),
-    )
-    const result = await publish({ namespace: 'production', 'from-namespace': 'staging' })
+    // staging, as on a new game of the service, is on the game's first version.
+    await publish({ namespace: 'staging', 'version-id': OLD! })
+    const result = await publish({ namespace: 'prod', 'from-namespace': 'staging' })
     assert.equal(result.versionId, OLD)
-    assert.deepEqual(await served(), { production: OLD, staging: OLD })
+    assert.deepEqual(await served(), { prod: OLD, staging: OLD })
   })
 
   test('clear errors before anything changes: an unknown version, namespace or source namespace', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [
-        { namespace: 'production', 'version-id': '00000000-0000-4000-8000-000000000000' },
+        { namespace: 'prod', 'version-id': '00000000-0000-4000-8000-000000000000' },
         /^version-id '0{8}-.*' is not a version of game/,
       ],
       [
         { namespace: 'nope', 'version-id': OLD! },
-        /^namespace 'nope' is not a namespace of game .*: it has production/,
+        /^namespace 'nope' is not a namespace of game .*: it has prod \(.*\), staging \(/,
       ],
-      [
-        { namespace: 'production', 'from-namespace': 'nope' },
-        /^from-namespace 'nope' is not a namespace of game/,
-      ],
+      [{ namespace: 'prod', 'from-namespace': 'nope' }, /^from-namespace 'nope' is not a namespace of game/],
     ]
     for (const [inputs, message] of cases) {
       await assert.rejects(
@@ -129,7 +122,7 @@ describe('the publish operation', () => {
         (error: unknown) => error instanceof UsageError && message.test(error.message),
       )
     }
-    assert.equal((await served()).production, CURRENT)
+    assert.equal((await served()).prod, CURRENT)
     assert.equal(emulator.versionHistory(GAME, NAMESPACE).length, 0)
   })
 })

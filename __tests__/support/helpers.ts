@@ -4,13 +4,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after } from 'node:test'
-import {
-  buildManifest,
-  hashArtifacts,
-  scanArtifacts,
-  type CollectOptions,
-  type Manifest,
-} from '../../src/deploy/files.ts'
+import { buildManifest, hashArtifacts, type Manifest } from '../../src/deploy/files.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
 
 const created: string[] = []
 // Registered when a test file imports this module, so at the file's root: it runs after every test.

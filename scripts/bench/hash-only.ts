@@ -2,14 +2,13 @@
 // types, manifest. It reports the phase's own duration and the scan's part of it: the start-up of a
 // process is measured once, on its own, by the benchmark.
 import { parseArgs } from 'node:util'
-import { buildManifest, hashArtifacts, scanArtifacts } from '../../src/deploy/files.ts'
+import { buildManifest, hashArtifacts } from '../../src/deploy/files.ts'
+import { scanArtifacts } from '../../src/deploy/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { actionsGlob as glob } from '../../src/actions/glob.ts'
 
 const { values } = parseArgs({ options: { path: { type: 'string' } } })
 const started = performance.now()
 const files = await scanArtifacts({
-  glob,
   root: values.path!,
   patterns: ['**'],
   includeHidden: false,

@@ -4,9 +4,9 @@
 import * as core from '@actions/core'
 import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
-import { Input } from '../inputs/constants.ts'
-import { urlUserInfo, type Connection } from '../inputs/common.ts'
-import { basicAuthSecrets } from '../inputs/basic-auth.ts'
+import type { Connection } from '../inputs/common.ts'
+import { registerSecrets } from '../inputs/secrets.ts'
+import { redact, redactWrites } from '../common/secrets.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
@@ -52,8 +52,9 @@ function inertAnnotation(annotation: AnnotationProperties | undefined): Annotati
 let summaryWritten = false
 
 /**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
+ * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
+ * the step exactly once, here, for whatever the body throws. A validation error becomes one
  * annotation per problem before the step's failure message. A failure the body wrote no summary for
  * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
@@ -64,20 +65,10 @@ export async function runAction(
 ): Promise<void> {
   summaryWritten = false
   try {
-    for (const name of secretInputs) {
-      const secret = core.getInput(name)
-      if (secret) core.setSecret(secret)
-      // The password alone, and as a Basic header carries it, are masked too.
-      if (secret && name === Input.BasicAuth)
-        for (const part of basicAuthSecrets(secret)) core.setSecret(part)
-    }
-    // api-url with credentials is refused, and they are masked first, so no line can show them.
-    const userInfo = urlUserInfo(core.getInput(Input.ApiUrl))
-    if (userInfo) {
-      core.setSecret(userInfo)
-      const password = userInfo.slice(userInfo.indexOf(':') + 1)
-      if (userInfo.includes(':') && password) core.setSecret(password)
-    }
+    // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
+    for (const secret of registerSecrets((name) => core.getInput(name), secretInputs)) core.setSecret(secret)
+    redactWrites(process.stdout)
+    redactWrites(process.stderr)
     await body()
   } catch (error) {
     if (error instanceof ValidationFailedError) {
@@ -138,7 +129,12 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
 
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 export function setOutputs(outputs: Record<string, OutputValue>): void {
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, outputText(value))
+  for (const [name, value] of Object.entries(outputs)) setOutput(name, outputText(value))
+}
+
+/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+export function setOutput(name: string, value: string): void {
+  core.setOutput(name, redact(value))
 }
 
 export function outputText(value: OutputValue): string {
@@ -173,7 +169,9 @@ export async function writeReport(report: Report): Promise<void> {
     return
   }
   try {
-    await summary.write()
+    // Whatever a block holds, the summary leaves with the run's secrets redacted.
+    const html = redact(summary.stringify())
+    await summary.emptyBuffer().addRaw(html).write()
   } catch (error) {
     summary.emptyBuffer()
     actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`)

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../common/logger.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
+import { redactRequests } from './octokit.ts'
 
 /**
  * A pull request's sticky preview comment: found by its marker on any page, among the comments the
@@ -158,7 +159,7 @@ class PreviewComment implements StickyComment {
     // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
     // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
     this.#octokit = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
-      github.getOctokit(options.token),
+      github.getOctokit(options.token, {}, redactRequests),
     )
     this.#marker = previewMarker(options.key)
   }

@@ -3,6 +3,7 @@
 
 import type { CommitStatus, CompareCommits } from '../deploy/older.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
+import { redactRequests } from './octokit.ts'
 
 const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical'] satisfies CommitStatus[]
 
@@ -20,7 +21,7 @@ export function githubCompareCommits(options: {
   const timeoutMs = options.timeoutMs ?? 30_000
   return async (base, head) => {
     const github = await import(/* webpackMode: "eager" */ '@actions/github')
-    const octokit = github.getOctokit(options.token)
+    const octokit = github.getOctokit(options.token, {}, redactRequests)
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeoutMs)

@@ -1,12 +1,11 @@
-import * as core from '@actions/core'
-import { setOutputs as setOutputValues, writeReport } from './action.ts'
+import { setOutput, setOutputs as setOutputValues, writeReport } from './action.ts'
 import { Output } from '../inputs/constants.ts'
 import type { DeployResult } from '../deploy/pipeline.ts'
 import { deployOutputs, deployReport, failureReport, skipReport } from '../deploy/report.ts'
 
 /** The outputs of a run that deployed nothing (no token on a fork). */
 export function setSkippedOutputs(): void {
-  for (const name of Object.values(Output)) core.setOutput(name, name === Output.Skipped ? 'true' : '')
+  for (const name of Object.values(Output)) setOutput(name, name === Output.Skipped ? 'true' : '')
 }
 
 export async function writeSkipSummary(reason: string): Promise<void> {

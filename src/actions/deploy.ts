@@ -1,12 +1,18 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import { actionsLogger, notice, runAction, setOutputs as setOutputValues, writeReport } from './action.ts'
+import {
+  actionsLogger,
+  notice,
+  runAction,
+  setOutput,
+  setOutputs as setOutputValues,
+  writeReport,
+} from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
-import { actionsGlob } from './glob.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
@@ -15,7 +21,7 @@ import { secretInputs } from '../inputs/table.ts'
 import { rerunText } from '../deploy/report.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
-import { readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
 import {
   hasTarget,
   missingTokenError,
@@ -43,6 +49,7 @@ export async function run(): Promise<void> {
     secretInputs(ActionName.Deploy),
     async () => {
       const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
+      checkPullRequestRead(event, process.env)
       const inputs = readActionInputs(event)
       if (event.pullRequest?.build && event.repository) {
         await checkPullRequest({
@@ -118,7 +125,6 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
     result = await deploy(inputs, {
       deadlineMs: deadlineFromEnv(process.env),
       logger: actionsLogger,
-      glob: actionsGlob,
       tempDir: process.env.RUNNER_TEMP || os.tmpdir(),
       previous,
       onNamespace: (id) => (namespaceId = id),
@@ -158,7 +164,7 @@ async function reportFailure(
 ): Promise<never> {
   const { error, partial } = deployFailure(thrown)
   if (partial) setOutputs(partial)
-  else if (namespaceId) core.setOutput(Output.NamespaceId, namespaceId)
+  else if (namespaceId) setOutput(Output.NamespaceId, namespaceId)
   actionsLogger.info(
     `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
   )

@@ -1,5 +1,6 @@
 import type { Logger } from '../common/logger.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
+import { redactRequests } from './octokit.ts'
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000
@@ -23,7 +24,7 @@ export async function retireDeployments(options: {
   const request = { signal: controller.signal }
   try {
     const github = await import(/* webpackMode: "eager" */ '@actions/github')
-    const octokit = github.getOctokit(options.token)
+    const octokit = github.getOctokit(options.token, {}, redactRequests)
     let retired = 0
     for (const ref of new Set(options.refs)) {
       const { data: deployments } = await octokit.rest.repos.listDeployments({

@@ -90,6 +90,20 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
   return { name, repository, repositoryUrl, runUrl, ref, pullRequest }
 }
 
+/**
+ * A deploy on a pull request event whose event file names no pull request (missing, unreadable, not
+ * its JSON) fails: deployed as a push, a closed pull request's preview would get the build instead of
+ * being retired, and no comment would be kept.
+ */
+export function checkPullRequestRead(event: RunEvent, env: NodeJS.ProcessEnv): void {
+  if (!PULL_REQUEST_EVENTS.has(event.name) || event.pullRequest) return
+  throw new Error(
+    `This is a ${event.name} run, but its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'}) ` +
+      'could not be read as a pull request event, so nothing was deployed: without its pull request the run ' +
+      'would deploy as a push (no preview comment, and a closed pull request deployed instead of retired)',
+  )
+}
+
 /** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */
 export function whenNoToken(
   policy: 'auto' | 'fail' | 'skip',
@@ -104,7 +118,7 @@ export function whenNoToken(
       reason:
         `Pull request #${event.pullRequest.number} comes from a fork, and GitHub does not give secrets to runs of ` +
         'fork pull requests, so the token is empty: the deploy is skipped. To deploy previews of forks, build in ' +
-        'this workflow and deploy from a workflow_run workflow (see the README), or set if-no-token: fail to make this an error.',
+        'this workflow and deploy from a workflow_run workflow (see docs/previews.md), or set if-no-token: fail to make this an error.',
     }
   }
   return { skip: false }

@@ -1,6 +1,7 @@
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
+import { redactRequests } from './octokit.ts'
 
 /** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
 export interface BuildHead {
@@ -24,7 +25,7 @@ export async function checkPullRequest(options: {
 }): Promise<void> {
   const [owner = '', repo = ''] = options.repository.split('/')
   const github = await import(/* webpackMode: "eager" */ '@actions/github')
-  const octokit = github.getOctokit(options.token)
+  const octokit = github.getOctokit(options.token, {}, redactRequests)
   let head: { ref: string; repo: { full_name: string } | null }
   const timeoutMs = options.timeoutMs ?? 30_000
   // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).

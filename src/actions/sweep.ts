@@ -18,6 +18,7 @@ import { readEvent, type RunEvent } from './event.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
 import { previewKey, renderComment } from './preview.ts'
 import { previewRecord } from './preview-record.ts'
+import { redactRequests } from './octokit.ts'
 
 /** How long GitHub may take to say whether one pull request is open. */
 const PULL_REQUEST_TIMEOUT_MS = 30_000
@@ -62,7 +63,7 @@ async function readPullRequestState(
 ): Promise<PullRequestState> {
   const [owner = '', repo = ''] = repository.split('/')
   const github = await import(/* webpackMode: "eager" */ '@actions/github')
-  const octokit = github.getOctokit(token)
+  const octokit = github.getOctokit(token, {}, redactRequests)
   // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), PULL_REQUEST_TIMEOUT_MS)

@@ -50,6 +50,8 @@ import { formatBytes } from '../common/format.ts'
 import { timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, Input } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
+import { redact } from '../common/secrets.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
@@ -103,7 +105,7 @@ interface Operation {
   name: string
   safety: Safety
   /** What a 500 ERROR most likely means for this call: the service answers an unknown id with it. */
-  internalErrorHint?: string
+  internalErrorHint?: () => string
   /** The inputs internalErrorHint says to check (every one named in it): see ServiceError.inputs. */
   internalErrorInputs?: readonly string[]
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
@@ -121,8 +123,8 @@ export const OPS = {
   listServers: {
     name: 'servers.list',
     safety: 'read',
-    internalErrorHint:
-      'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+    internalErrorHint: () =>
+      `The service answers this for an unknown id: check ${inputName('environment-id')} (or the paging cursor)`,
     internalErrorInputs: ['environment-id'],
     answer: objectOf({
       servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
@@ -131,21 +133,22 @@ export const OPS = {
   getNamespaceLobby: {
     name: 'games.namespaces.logs.getNamespaceLobby',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+    internalErrorHint: () =>
+      `The service answers this for an unknown id: check ${inputName('namespace-id')} and ${inputName('lobby-id')}`,
     internalErrorInputs: ['namespace-id', 'lobby-id'],
     answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
   },
   validateMatchmakerConfig: {
     name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: validated,
   },
   listCustomAvatars: {
     name: 'games.avatars.listGameCustomAvatars',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('game-id')}`,
     internalErrorInputs: ['game-id'],
     answer: objectOf({
       custom_avatars: listOf(
@@ -156,29 +159,29 @@ export const OPS = {
   createNamespace: {
     name: 'games.namespaces.createGameNamespace',
     safety: 'create',
-    internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('version-id')}`,
     internalErrorInputs: ['version-id'],
     answer: objectOf({ namespace_id: anId }),
   },
   validateGroup: {
     name: 'groups.validate',
     safety: 'read',
-    internalErrorHint: 'The service could not check the name: check group-display-name',
+    internalErrorHint: () => `The service could not check the name: check ${inputName('group-display-name')}`,
     internalErrorInputs: ['group-display-name'],
     answer: validated,
   },
   addNamespaceDomain: {
     name: 'games.namespaces.addNamespaceDomain',
     safety: 'create',
-    internalErrorHint:
-      'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+    internalErrorHint: () =>
+      `The service answers this for an unknown namespace, or a domain the namespace already has: check ${inputName('namespace-id')} (or ${inputName('namespace')}) and ${inputName('domain')}`,
     internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
   },
   createCdnSite: {
     name: 'games.cdn.createGameCdnSite',
     safety: 'create',
-    internalErrorHint:
-      'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+    internalErrorHint: () =>
+      `The service answers this for a site display name it refuses or a file path given twice: check ${inputName('site-name')} and ${inputName('files')}`,
     internalErrorInputs: ['site-name', 'files'],
     answer: siteAnswer,
     stream: siteAnswerStream,
@@ -186,7 +189,7 @@ export const OPS = {
   getGame: {
     name: 'games.getGameById',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('game-id')}`,
     internalErrorInputs: ['game-id'],
     answer: objectOf({
       // The name ids make the host name of the url output: only a name id's characters.
@@ -200,7 +203,7 @@ export const OPS = {
   getNamespace: {
     name: 'games.namespaces.getGameNamespaceById',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: objectOf({
       namespace: objectOf({
@@ -227,7 +230,7 @@ export const OPS = {
   removeNamespaceDomain: {
     name: 'games.namespaces.removeNamespaceDomain',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: anObject,
   },
@@ -235,14 +238,14 @@ export const OPS = {
   updateNamespaceCdnAuthUser: {
     name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: anObject,
   },
   setNamespaceCdnAuthType: {
     name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: anObject,
   },
@@ -250,14 +253,14 @@ export const OPS = {
   removeNamespaceCdnAuthUser: {
     name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: anObject,
   },
   getVersion: {
     name: 'games.versions.getGameVersionById',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check version-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('version-id')}`,
     internalErrorInputs: ['version-id'],
     answer: objectOf({
       version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
@@ -266,24 +269,23 @@ export const OPS = {
   validateVersion: {
     name: 'games.versions.validateGameVersion',
     safety: 'read',
-    internalErrorHint:
-      'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+    internalErrorHint: () =>
+      `The service could not read the config it was given: check ${inputName('version-id')} (the version the new one is made from) and ${inputName('headers')}`,
     internalErrorInputs: ['version-id', 'headers'],
     answer: validated,
   },
   reserveVersionName: {
     name: 'games.versions.reserveVersionName',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check game-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('game-id')}`,
     internalErrorInputs: ['game-id'],
     answer: objectOf({ version_display_name: aString }),
   },
   createVersion: {
     name: 'games.versions.createGameVersion',
     safety: 'create',
-    internalErrorHint:
-      "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
-      'check headers (one header per glob) and version-id (the version the new one is made from)',
+    internalErrorHint: () =>
+      `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${inputName('headers')} (one header per glob) and ${inputName('version-id')} (the version the new one is made from)`,
     internalErrorInputs: ['headers', 'version-id'],
     answer: objectOf({ version_id: anId }),
   },
@@ -291,14 +293,15 @@ export const OPS = {
   setNamespaceVersion: {
     name: 'games.namespaces.updateGameNamespaceVersion',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+    internalErrorHint: () =>
+      `The service answers this for an unknown id: check ${inputName('namespace-id')} and ${inputName('version-id')}`,
     internalErrorInputs: ['namespace-id', 'version-id'],
     answer: anObject,
   },
   getNamespaceVersionHistory: {
     name: 'games.namespaces.getGameNamespaceVersionHistoryList',
     safety: 'read',
-    internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+    internalErrorHint: () => `The service answers this for an unknown id: check ${inputName('namespace-id')}`,
     internalErrorInputs: ['namespace-id'],
     answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
   },
@@ -306,8 +309,8 @@ export const OPS = {
   bootstrap: {
     name: 'cloud.bootstrap',
     safety: 'read',
-    internalErrorHint:
-      'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+    internalErrorHint: () =>
+      `The service could not say which domain it serves namespaces under: set ${inputName('cdn-domain')} to that domain`,
     internalErrorInputs: ['cdn-domain'],
     answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
   },
@@ -315,8 +318,8 @@ export const OPS = {
   completeUpload: {
     name: 'uploads.complete',
     safety: 'read',
-    internalErrorHint:
-      'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+    internalErrorHint: () =>
+      `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${inputName('files')} under path during the upload`,
     internalErrorInputs: ['path'],
   },
 } as const satisfies Record<string, Operation>
@@ -336,38 +339,49 @@ function shouldRetry(op: Operation, error: unknown): boolean {
  * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
  * exist) is `game-id`'s, or the token's.
  */
-const AUTH_HINTS: Record<string, { hint: string; inputs: readonly string[] }> = {
+const AUTH_HINTS: Record<string, { hint: () => string; inputs: readonly string[] }> = {
   TOKEN_INVALID: {
-    hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+    hint: () =>
+      `The service does not know this token (mistyped, cut short, or revoked): check ${inputName('token')}`,
     inputs: ['token'],
   },
   API_UNAUTHORIZED: {
-    hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+    hint: () =>
+      `The service got no bearer token it could read: check ${inputName('token')} (an empty or missing secret?)`,
     inputs: ['token'],
   },
   CLAIMS_ENTITLEMENT_EXPIRED: {
-    hint: 'The token has expired: make a new one and put it in token',
+    hint: () => `The token has expired: make a new one and put it in ${inputName('token')}`,
     inputs: ['token'],
   },
   API_FORBIDDEN: {
-    hint:
+    hint: () =>
       'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-      'check game-id, and that token is a token of that game',
+      `check ${inputName('game-id')}, and that ${inputName('token')} is a token of that game`,
     inputs: ['game-id', 'token'],
   },
 }
 
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+  hint: () =>
+    `The service has no such route: ${inputName(Input.ApiUrl)} has a path it should not have (every call adds /cloud/...). ` +
+    `Check ${inputName(Input.ApiUrl)}: the base URL of the service's API, such as https://api.example.com`,
+  inputs: [Input.ApiUrl],
+}
+
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(
   op: Operation,
   status: number,
   code: string,
 ): { hint?: string; inputs?: readonly string[] } {
   if (status === 500 && code === 'ERROR')
-    return { hint: op.internalErrorHint, inputs: op.internalErrorInputs }
-  return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
-    ? AUTH_HINTS[code]!
-    : {}
+    return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs }
+  // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+  if (status === 404 && code === 'API_NOT_FOUND')
+    return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs }
+  const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
+  return auth ? { hint: AUTH_HINTS[code]!.hint(), inputs: AUTH_HINTS[code]!.inputs } : {}
 }
 
 /**
@@ -702,7 +716,7 @@ export class ServiceClient {
     // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
     const unreached = !this.#answered && isUnreachable(error)
     const check = unreached
-      ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+      ? `: nothing at ${inputName(Input.ApiUrl)} has answered in this run; check ${inputName(Input.ApiUrl)} (its host and port)`
       : ''
     return new NetworkError(
       `${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`,
@@ -741,7 +755,7 @@ function answerOf<T>(op: Operation, { response, text, streamed }: Exchange): T {
           message:
             response.statusCode === 200
               ? 'the answer was not a JSON object'
-              : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+              : `the answer was not a service error body: ${redact(text).slice(0, 200) || '(empty)'}`,
         }
   const serviceBody = errorBody === parsed
   throw new ServiceError({
@@ -772,8 +786,8 @@ function foreignAnswerHint(
     return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` }
   return {
     hint:
-      `The answer is not the service's (${what}): ${Input.ApiUrl} reaches another server. ` +
-      `Check ${Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+      `The answer is not the service's (${what}): ${inputName(Input.ApiUrl)} reaches another server. ` +
+      `Check ${inputName(Input.ApiUrl)}: the base URL of the service's API (such as https://api.example.com), not a web page`,
     inputs: [Input.ApiUrl],
   }
 }

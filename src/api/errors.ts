@@ -108,6 +108,15 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/**
+ * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
+ * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
+ * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ */
+export class ServiceStateError extends UsageError {
+  override name = 'ServiceStateError'
+}
+
 /** One problem of a validated value: the service's error path, a sentence, and a title for the annotation. */
 export interface ValidationProblem {
   path: string[]

@@ -233,24 +233,36 @@ export function normalizeGlob(glob: string): string {
   return tokens ? globToString(tokens) : glob
 }
 
-/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
-function globRegExp(tokens: readonly GlobToken[]): RegExp {
-  const body = tokens
-    .map((token) =>
-      token === 'any'
-        ? '[^/]+'
-        : token === 'recursive'
-          ? '.*'
-          : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
-    )
-    .join('')
-  return new RegExp(`^/${body}$`, 'u')
-}
-
-/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
+/**
+ * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
+ * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
+ * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
+ * with a dozen stars against a long path).
+ */
 export function globMatches(glob: string, path: string): boolean {
   const tokens = parseGlob(glob)
-  return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path)
+  if (tokens === undefined || tokens.length === 0) return false
+  const steps: GlobStep[] = [{ char: '/' }, ...globSteps(tokens)]
+  const end = steps.length
+  const reach = (states: Set<number>, i: number) => {
+    states.add(i)
+    while (i < end && repeats(steps[i]!)) states.add(++i)
+  }
+  let states = new Set<number>()
+  reach(states, 0)
+  for (const char of path) {
+    const next = new Set<number>()
+    for (const i of states) {
+      const step = steps[i]
+      if (step === undefined) continue
+      if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+        reach(next, repeats(step) ? i : i + 1)
+      }
+    }
+    if (next.size === 0) return false
+    states = next
+  }
+  return states.has(end)
 }
 
 /** What one position of a glob takes: a given character, one character but `/`, or any number of either. */

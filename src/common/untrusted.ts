@@ -1,6 +1,9 @@
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
+// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
+// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+
+import { redact } from './secrets.ts'
 
 /**
  * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
@@ -30,10 +33,10 @@ function hex(code: number, digits: number): string {
  * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
  *   `\x3a:`.
  * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
+ * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
  */
 export function visible(text: string): string {
-  return text
+  return redact(text)
     .replace(CONTROL, escapeControl)
     .replace(/##\[/g, '\\x23#[')
     .replace(/^(\s*):(?=:)/, '$1\\x3a')
@@ -42,13 +45,17 @@ export function visible(text: string): string {
 /** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
+const redactStrings = (_key: string, value: unknown): unknown =>
+  typeof value === 'string' ? redact(value) : value
+
 /**
  * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
  * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
+ * run in its strings is `***` before they are escaped.
  */
 export function inertJson(value: unknown, space?: number): string {
-  return JSON.stringify(value, null, space)
+  return redact(JSON.stringify(value, redactStrings, space))
     .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
     .replace(/##\[/g, '\\u0023#[')
 }

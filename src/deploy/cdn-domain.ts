@@ -6,6 +6,7 @@ import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /**
  * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
@@ -30,7 +31,7 @@ export async function resolveCdnDomain(
   if (!cdn) {
     logger.warning(
       `The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
-        `and url stays empty. Set ${Input.CdnDomain} to the domain the service serves namespaces under`,
+        `and url stays empty. Set ${inputName(Input.CdnDomain)} to the domain the service serves namespaces under`,
     )
     return undefined
   }
@@ -55,7 +56,7 @@ export function checkDomainOutsideCdn(domain: string | undefined, cdnDomain: str
   const host = cdnHost(cdnDomain).toLowerCase()
   if (domain !== host && !domain.endsWith(`.${host}`)) return
   throw new UsageError(
-    `${Input.Domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-      `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${Input.Domain} empty`,
+    `${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+      `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`,
   )
 }

@@ -9,16 +9,10 @@ import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Site } from '../inputs/deploy.ts'
 import type { OpenFile } from './fd.ts'
-import {
-  buildManifest,
-  hashArtifacts,
-  hiddenLeftOut,
-  scanSite,
-  type ArtifactFile,
-  type Globber,
-  type Manifest,
-} from './files.ts'
+import { buildManifest, hashArtifacts, type ArtifactFile, type Manifest } from './files.ts'
+import { scanSite } from './scan.ts'
 import nodePath from 'node:path'
+import { hiddenLeftOut } from './walk.ts'
 import { checkRecordPathFree } from './site-record.ts'
 import {
   applyContentTypes,
@@ -27,15 +21,17 @@ import {
   unityBuildFolderParts,
   type ServingPlan,
 } from './web-engine.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 /** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
 export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
-  Partial<Pick<Site, 'failOnWarning'>> & { path: string }
+  Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
-  glob: Globber
   open?: OpenFile
+  /** Ends the walk of the site's folder (the run's signal). */
+  signal?: AbortSignal
   /** Hash every file now (a dry run, or a build to compare with the last one); else they are hashed as they upload. */
   digestFirst: boolean
   /** Whether a version is published, so its routes are set (else only the content types apply). */
@@ -60,14 +56,14 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const { files, hidden } = await scanSite({
     root: site.path,
     patterns: site.files,
-    glob: options.glob,
+    signal: options.signal,
     includeHidden: site.includeHidden,
     logger,
     open: options.open,
     sizeLimit: {
       bytes: SITE_BYTES_LIMIT,
       message: (total) =>
-        `${Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+        `${inputName(Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
     },
   })
   if (options.siteRecord) checkRecordPathFree(files)
@@ -75,16 +71,17 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
+  // A root page first: without one, / answers 404 whatever the engine's plan.
+  const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path)
+  if (noPage) throw new UsageError(noPage)
   // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
-  const noPage = missingIndexWarning(files, site.path)
-  if (noPage) serving.warnings.unshift(noPage)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
   if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
   if (serving.routes.length && !options.publish) {
     logger.info(
-      `No version is published (${Input.Publish} is off, or no namespace): the routes above are not set; the content types are`,
+      `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
     )
   }
   let manifest: Manifest | undefined
@@ -99,30 +96,32 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
 function warningsRefusal(warnings: readonly string[]): UsageError {
   const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
   return new UsageError(
-    `${Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
+    `${inputName(Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
   )
 }
 
 /**
- * Said before anything is created when the site has no `index.html` at its root, so that `/` would
- * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
+ * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
+ * or the folder one down that holds the page. Undefined when it has one (or no files at all).
  */
-function missingIndexWarning(files: readonly ArtifactFile[], root: string): string | undefined {
+function missingIndex(files: readonly ArtifactFile[], root: string): string | undefined {
   if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
-  const base = `${Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`
+  const base = `${inputName(Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`
+  const onPurpose = `; a site that is no page (an asset host) sets ${inputAssignment(Input.RequireIndex, 'false')}`
   const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
   const unity = unityBuildFolderParts(rootNames)
   if (unity.length) {
     return (
       `${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
-      `The site is its parent folder, which holds index.html and Build/: give ${Input.Path}: ${nodePath.dirname(root)}`
+      `The site is its parent folder, which holds index.html and Build/: give ${inputAssignment(Input.Path, nodePath.dirname(root))}`
     )
   }
   const pages = files.filter((file) => file.path.endsWith('/index.html'))
   const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0]
   if (shallowest) {
     const folder = shallowest.path.slice(0, -'/index.html'.length)
-    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${Input.Path}: ${nodePath.join(root, folder)}`
+    return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${inputAssignment(Input.Path, nodePath.join(root, folder))}${onPurpose}`
   }
-  return `${base}: its files are served only at their own paths`
+  return `${base}: give the folder that holds the game's index.html${onPurpose}`
 }

@@ -10,6 +10,7 @@ import { createNamespaceOn, type Provisioned } from './provision.ts'
 import { createVersion, deployConfig, namespaceUrl } from './publish.ts'
 import type { PublishPlan } from './target.ts'
 import { sameRoutes } from './web-engine.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface Published {
   versionId: string
@@ -151,7 +152,7 @@ function logWhere(published: Published, logger: Logger): void {
   const { domain, url } = published
   if (!url)
     logger.warning(
-      `Published, but its URL is unknown: the service names no CDN domain. Set ${Input.CdnDomain} to the domain it serves namespaces under`,
+      `Published, but its URL is unknown: the service names no CDN domain. Set ${inputName(Input.CdnDomain)} to the domain it serves namespaces under`,
     )
   if (!domain) return
   logger.info(

@@ -7,6 +7,7 @@ import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { SiteRecord } from './site-record.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 /** How `head` stands to `base` in the repository's history, as GitHub's compare API says it. */
 export type CommitStatus = 'ahead' | 'behind' | 'diverged' | 'identical'
@@ -106,7 +107,7 @@ export async function checkOlder(options: OlderCheckOptions): Promise<OlderCheck
         blocked: false,
         liveCommit,
         status,
-        reason: `Namespace ${nameId} serves commit ${short(liveCommit)}, newer than this run's ${short(commit)}: published all the same (${Input.AllowOlder} is true)`,
+        reason: `Namespace ${nameId} serves commit ${short(liveCommit)}, newer than this run's ${short(commit)}: published all the same (${inputName(Input.AllowOlder)} is true)`,
       },
       true,
     )
@@ -117,7 +118,7 @@ export async function checkOlder(options: OlderCheckOptions): Promise<OlderCheck
       status,
       reason:
         `Namespace ${nameId} serves commit ${short(liveCommit)}, newer than this run's ${short(commit)}: nothing was published, ` +
-        `it still serves ${short(liveCommit)}. Set ${Input.AllowOlder}: true to publish an older commit on purpose (or use the publish action to roll back)`,
+        `it still serves ${short(liveCommit)}. Set ${inputAssignment(Input.AllowOlder, 'true')} to publish an older commit on purpose (or use the publish action to roll back)`,
     },
     true,
   )

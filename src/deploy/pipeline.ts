@@ -9,7 +9,7 @@ import { Input } from '../inputs/constants.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
 import type { OpenFile } from './fd.ts'
-import { writeManifest, type Globber, type Manifest } from './files.ts'
+import { writeManifest, type Manifest } from './files.ts'
 import { goLive, type Published } from './go-live.ts'
 import { privateHostWaiter } from './private.ts'
 import type { Provisioned } from './provision.ts'
@@ -25,6 +25,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export type { Published }
 
@@ -79,8 +80,6 @@ export interface PreviousSite {
 
 export interface DeployDependencies {
   logger: Logger
-  /** Lists the files that `files` selects (see Globber). */
-  glob: Globber
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
   /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
@@ -146,7 +145,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })
   try {
-    const site = await collect(inputs, deps)
+    const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
     const journal = startJournal(inputs, site)
     const saveManifest = manifestSaver(journal, deps)
@@ -352,7 +351,9 @@ async function seeLive(
   const { manifest } = journal
   const { logger } = deps
   if (!inputs.verify.enabled || !manifest) {
-    logger.info(`Published at ${url} (not checked: ${manifest ? `${Input.Verify} is false` : 'no manifest'})`)
+    logger.info(
+      `Published at ${url} (not checked: ${manifest ? `${inputName(Input.Verify)} is false` : 'no manifest'})`,
+    )
     return
   }
   const seen = await logger.group('Verify', () =>

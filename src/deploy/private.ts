@@ -15,6 +15,7 @@ import type { BasicAuth } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
 import { hostRequest } from './site-record.ts'
 import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from './verify.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10
@@ -81,7 +82,7 @@ export async function makePrivate(
   if (!wasPrivate) await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic')
   logger.info(
     wasPrivate
-      ? `Namespace ${name} is private: user ${auth.user} set again from ${Input.BasicAuth} (its password sent as a bcrypt hash)`
+      ? `Namespace ${name} is private: user ${auth.user} set again from ${inputName(Input.BasicAuth)} (its password sent as a bcrypt hash)`
       : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
           '(its password sent as a bcrypt hash), basic auth on',
   )
@@ -107,7 +108,7 @@ export async function makePublic(target: AccessTarget, before: NamespaceAccess):
     ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
     : ''
   logger.info(
-    `${Input.BasicAuth} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+    `${inputName(Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
       `(basic auth off${removed}); anyone with its URL sees what it serves`,
   )
 }
@@ -151,7 +152,7 @@ export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
       if (left <= 0) {
         throw new Error(
           `${url} still ${what} without credentials after ${(durationMs / 1000).toFixed(1)} s: the build was not ` +
-            `published to it, as it would not be private. Run again (the CDN may be slow: ${Input.VerifyTimeout} bounds the wait)`,
+            `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`,
         )
       }
       await sleep(Math.min(wait, left), signal)

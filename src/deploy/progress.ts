@@ -1,6 +1,9 @@
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 
+/** How often an upload's progress is printed when its face asks for no other interval. */
+export const PROGRESS_INTERVAL_MS = 5_000
+
 export interface Progress {
   addBytes(count: number): void
   /** A part of the file at `path` is stored; the file is done with its `of`-th. */

@@ -1,10 +1,11 @@
 import type { ServiceClient } from '../api/client.ts'
-import { ServiceError, UsageError } from '../api/errors.ts'
+import { ServiceError, ServiceStateError, UsageError } from '../api/errors.ts'
 import type { GetGameResponse, NamespaceDomain, NamespaceSummary, ValidationError } from '../api/types.ts'
 import { Input } from '../inputs/constants.ts'
 import { matchmakerError, type NamespaceTarget, type TargetedInputs } from '../inputs/deploy.ts'
 import type { Logger } from '../common/logger.ts'
 import { latestVersion } from './publish.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface Provisioned {
   /** The name_id of the namespace found or created (namespace input). */
@@ -177,14 +178,14 @@ function checkNamespaceId(
   const { namespaceId, nameId } = target
   const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
   if (!found) {
-    throw new UsageError(
-      `${Input.NamespaceId} '${namespaceId}' is not a namespace of game ${gameId}: ` +
+    throw new ServiceStateError(
+      `${inputName(Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${gameId}: ` +
         `it has ${describeNamespaces(game.namespaces)}`,
     )
   }
   if (nameId && found.name_id !== nameId) {
-    throw new UsageError(
-      `${Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${Input.Namespace} says: ` +
+    throw new ServiceStateError(
+      `${inputName(Input.NamespaceId)} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${inputName(Input.Namespace)} says: ` +
         'give one of the two, or two that agree',
     )
   }
@@ -235,19 +236,19 @@ export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string;
     const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name
     return {
       id: prod.version_id,
-      description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${Input.VersionId} was given)`,
+      description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${inputName(Input.VersionId)} was given)`,
     }
   }
   const latest = latestVersion(game.versions)
   if (!latest) {
-    throw new UsageError(
-      `${Input.Namespace} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
-        `to create it on: publish a version, or pass ${Input.VersionId}`,
+    throw new ServiceStateError(
+      `${inputName(Input.Namespace)} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
+        `to create it on: publish a version, or pass ${inputName(Input.VersionId)}`,
     )
   }
   return {
     id: latest.version_id,
-    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${Input.VersionId} was given and it has no ${PROD} namespace)`,
+    description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${inputName(Input.VersionId)} was given and it has no ${PROD} namespace)`,
   }
 }
 
@@ -291,24 +292,24 @@ async function attachDomain(
 function domainRefusal(error: ServiceError, domain: string, namespaceId: string): UsageError | undefined {
   const quoted = `(${error.message})`
   if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
-    return new UsageError(
-      `${Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-        `remove it there first, or choose another ${Input.Domain}. ${quoted}`,
+    return new ServiceStateError(
+      `${inputName(Input.Domain)} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+        `remove it there first, or choose another ${inputName(Input.Domain)}. ${quoted}`,
       { cause: error },
     )
   }
   if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
-    return new UsageError(
-      `${Input.Domain} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
+    return new ServiceStateError(
+      `${inputName(Input.Domain)} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
         "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
         'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-        `its ${Input.Domain}); for a preview per pull request, leave ${Input.Domain} empty: each namespace is served at its own host. ${quoted}`,
+        `its ${inputName(Input.Domain)}); for a preview per pull request, leave ${inputName(Input.Domain)} empty: each namespace is served at its own host. ${quoted}`,
       { cause: error },
     )
   }
   if (error.code === 'CDN_INVALID_DOMAIN') {
     return new UsageError(
-      `${Input.Domain} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
+      `${inputName(Input.Domain)} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
         `is never taken): give a domain of your own. ${quoted}`,
       { cause: error },
     )

@@ -3,11 +3,12 @@
 // part of its config; the publish operation sets a namespace's version without uploading anything.
 
 import type { ServiceClient } from '../api/client.ts'
-import { ServiceError, UsageError, ValidationFailedError } from '../api/errors.ts'
+import { ServiceError, ServiceStateError, ValidationFailedError } from '../api/errors.ts'
 import { describeValidationPath } from '../api/rules.ts'
 import type { CdnRoute, GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000'
@@ -57,9 +58,12 @@ export async function readVersion(
     return (await client.getVersion(gameId, versionId)).version
   } catch (error) {
     if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-      throw new UsageError(`${Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
-        cause: error,
-      })
+      throw new ServiceStateError(
+        `${inputName(Input.VersionId)} '${versionId}' is not a version of game ${gameId}`,
+        {
+          cause: error,
+        },
+      )
     }
     throw error
   }

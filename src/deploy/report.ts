@@ -13,7 +13,7 @@ import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
-import { hiddenLeftOut } from './files.ts'
+import { hiddenLeftOut } from './walk.ts'
 import {
   heading,
   keyValueTable,
@@ -25,6 +25,7 @@ import {
   type Report,
   type ReportBlock,
 } from '../common/report.ts'
+import { inputList, inputName } from '../common/input-naming.ts'
 
 /**
  * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
@@ -216,12 +217,12 @@ function notLiveRerun(seen: Verification): string {
     ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
     : ''
   if (seen.mismatch?.permanent) {
-    return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${Input.CdnDomain} first.`
+    return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${inputName(Input.CdnDomain)} first.`
   }
   return (
-    `${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${Input.VerifyTimeout} ` +
+    `${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${inputName(Input.VerifyTimeout)} ` +
     `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
-    `a longer ${Input.VerifyTimeout} helps only when the CDN is slow, not when it serves something else.`
+    `a longer ${inputName(Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`
   )
 }
 
@@ -234,14 +235,10 @@ function inputToFix(error: unknown): string | undefined {
     return 'A re-run with the same inputs fails the same way: fix the input the error names first.'
   // Nothing at api-url ever answered: a wrong api-url far more often than an outage.
   if (error instanceof NetworkError && error.inputs.length)
-    return `A re-run with the same inputs most likely fails the same way: check ${error.inputs.join(' and ')} first.`
+    return `A re-run with the same inputs most likely fails the same way: check ${inputList(error.inputs)} first.`
   if (!(error instanceof ServiceError)) return undefined
   const { inputs } = error
-  const named = inputs.length
-    ? inputs.length === 1
-      ? inputs[0]
-      : `${inputs.slice(0, -1).join(', ')} and ${inputs[inputs.length - 1]}`
-    : undefined
+  const named = inputs.length ? inputList(inputs) : undefined
   if (error.status === 500 && named)
     return `A re-run with the same inputs most likely fails the same way: check ${named} first.`
   // A refusal of the request itself (not a rate limit or a time-out) is given again to the same request.
@@ -329,7 +326,7 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
   const { domain, url } = published
   const host: [string, Cell] = [
     'URL',
-    url ?? `unknown: the service names no CDN domain (set ${Input.CdnDomain})`,
+    url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`,
   ]
   if (!domain) return [host]
   if (domain.status === 'active') return [['Domain', `${domain.url} (active)`], host]
@@ -348,7 +345,7 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
 /** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 export function liveCell(result: DeployResult): string {
   const seen = result.verification
-  if (!seen) return `not checked (${Input.Verify} is false)`
+  if (!seen) return `not checked (${inputName(Input.Verify)} is false)`
   if (seen.verified) return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`
   const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : ''
   return `not seen live: ${notLiveAccount(seen)}${back}`

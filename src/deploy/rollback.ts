@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
 import { describeMismatch, describeTiming, type OnVerifyFailure, type Verification } from './verify.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /** The deploy published a build its namespace's host did not serve within the bound. */
 export class NotLiveError extends Error {
@@ -90,7 +91,7 @@ export function notLive(
   const version = `version '${published.versionName}' (${published.versionId})`
   if (onFailure === 'warn') {
     logger.warning(
-      `Not seen live: ${account}. ${Input.OnVerifyFailure} is warn: the run succeeds with verified false, ` +
+      `Not seen live: ${account}. ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
         `and ${namespace} stays on ${version}.`,
       { title: 'Not seen live' },
     )
@@ -115,7 +116,7 @@ export function afterFailure(
   return rolledBackTo !== undefined
     ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
     : onFailure === 'fail'
-      ? `${Input.OnVerifyFailure} is fail: ${namespace} stays on ${version}.`
+      ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
       : !published.created
         ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
         : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`

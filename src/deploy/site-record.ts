@@ -12,6 +12,7 @@ import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
 import type { ArtifactFile, Manifest } from './files.ts'
 import type { BytesFile } from './upload.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 /** The record's path on the site (no leading slash, as the site's files are named). */
 export const RECORD_PATH = '.well-known/gamehost.json'
@@ -104,8 +105,8 @@ export function recordDescriptor(size: number): { path: string; size: number; co
 export function checkRecordPathFree(files: readonly ArtifactFile[]): void {
   if (files.some((file) => file.path === RECORD_PATH)) {
     throw new UsageError(
-      `${Input.Path} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
-        `or set ${Input.SiteRecord}: false`,
+      `${inputName(Input.Path)} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+        `or set ${inputAssignment(Input.SiteRecord, 'false')}`,
     )
   }
 }

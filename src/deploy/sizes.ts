@@ -3,14 +3,12 @@
 // always shown, the other changes largest first, in a table of a few rows.
 
 import { formatBytes } from '../common/format.ts'
+import { isHeavyEngineFile } from './engines.ts'
 import type { Manifest } from './files.ts'
 import type { SiteRecord } from './site-record.ts'
 
 /** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 export const SIZE_ROWS_SHOWN = 15
-
-/** The files an engine cannot start without, in any of their compressed forms. */
-const ENGINE_FILE = /\.(wasm|data|pck)(\.(br|gz|unityweb))?$|\.(wasm|data)\.unityweb$/i
 
 /** One file's sizes: before undefined for a new file, after undefined for a removed one. */
 export interface SizeRow {
@@ -41,10 +39,10 @@ export function compareSizes(base: string, record: SiteRecord, manifest: Manifes
   const after = new Map(manifest.files.map((f) => [f.path, f.size]))
   const rows: SizeRow[] = []
   for (const [path, size] of after) {
-    rows.push({ path, before: before.get(path), after: size, engine: ENGINE_FILE.test(path) })
+    rows.push({ path, before: before.get(path), after: size, engine: isHeavyEngineFile(path) })
   }
   for (const [path, size] of before) {
-    if (!after.has(path)) rows.push({ path, before: size, engine: ENGINE_FILE.test(path) })
+    if (!after.has(path)) rows.push({ path, before: size, engine: isHeavyEngineFile(path) })
   }
   const changed = rows.filter((row) => row.before !== row.after)
   const byChange = (a: SizeRow, b: SizeRow) =>

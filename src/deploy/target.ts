@@ -11,6 +11,7 @@ import type { TargetedInputs } from '../inputs/deploy.ts'
 import { checkDomainOutsideCdn, resolveCdnDomain } from './cdn-domain.ts'
 import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from './publish.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /** What the deploy will publish, read and validated before anything is created. */
 export interface PublishPlan {
@@ -54,8 +55,8 @@ export async function planTarget(
       checkDomainOutsideCdn(target.domain, cdnDomain)
       if (target.basicAuth && !cdnDomain) {
         throw new UsageError(
-          `${Input.BasicAuth}: the namespace's host must be seen answering 401 before the build is published, ` +
-            `and the service names no CDN domain: set ${Input.CdnDomain} to the domain it serves namespaces under`,
+          `${inputName(Input.BasicAuth)}: the namespace's host must be seen answering 401 before the build is published, ` +
+            `and the service names no CDN domain: set ${inputName(Input.CdnDomain)} to the domain it serves namespaces under`,
         )
       }
     },
@@ -100,5 +101,5 @@ function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
   const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`
   return routes
     ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-    : `No routes computed (no web engine's needs, no ${Input.Headers}): it keeps the base version's ${had}`
+    : `No routes computed (no web engine's needs, no ${inputName(Input.Headers)}): it keeps the base version's ${had}`
 }

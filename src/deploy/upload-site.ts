@@ -9,6 +9,7 @@ import type { Timeouts } from '../common/timeouts.ts'
 import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { recordDescriptor, recordFile, recordSize, type BuildSource, type RecordFile } from './site-record.ts'
+import { createProgress, PROGRESS_INTERVAL_MS } from './progress.ts'
 import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
 
 export interface SiteUploadOptions {
@@ -77,38 +78,50 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     `Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
       `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${concurrency} at a time`,
   )
+  // One progress for the site's files and its record, sent after them: it ends on the build's totals.
+  const progress = createProgress({
+    files: count,
+    bytes: descriptors.reduce((sum, file) => sum + file.content_length, 0),
+    logger,
+    now: options.retry.now,
+    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+  })
   const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'hash'>) =>
     uploadParts({
+      progress,
       ...sent,
       dispatcher: options.dispatcher,
       concurrency,
       retry: options.retry,
       timeouts: options.timeouts,
       logger,
-      progressIntervalMs: options.progressIntervalMs,
       signal,
       open: options.open,
     })
   let upload: UploadResult
   let manifest = options.manifest
   let record = known
-  if (manifest || !source) {
-    upload = await send({
-      files: record ? [...files, record] : files,
-      hash: !manifest,
-      requests: site.presigned_requests,
-    })
-    manifest ??= buildManifest(files, upload.sha256!)
-  } else {
-    const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path)
-    upload = await send({ files, hash: true, requests: others })
-    manifest = buildManifest(files, upload.sha256!)
-    record = recordFile(manifest, source)
-    if (record.size !== recordSizeNow) {
-      throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`)
+  try {
+    if (manifest || !source) {
+      upload = await send({
+        files: record ? [...files, record] : files,
+        hash: !manifest,
+        requests: site.presigned_requests,
+      })
+      manifest ??= buildManifest(files, upload.sha256!)
+    } else {
+      const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path)
+      upload = await send({ files, hash: true, requests: others })
+      manifest = buildManifest(files, upload.sha256!)
+      record = recordFile(manifest, source)
+      if (record.size !== recordSizeNow) {
+        throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`)
+      }
+      const last = await send({ files: [record], hash: false, requests: matching })
+      upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes }
     }
-    const last = await send({ files: [record], hash: false, requests: matching })
-    upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes }
+  } finally {
+    progress.stop()
   }
   if (!options.manifest) await options.onHashed(manifest)
   signal?.throwIfAborted()

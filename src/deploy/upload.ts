@@ -10,6 +10,7 @@ import type { PresignedRequestList } from '../api/presigned.ts'
 import type { Timeouts } from '../common/timeouts.ts'
 import { forEachLimited } from '../common/limit.ts'
 import type { Logger } from '../common/logger.ts'
+import type { Progress } from './progress.ts'
 import { isScannedFile } from './files.ts'
 import { lstatFile, type OpenFile } from './fd.ts'
 import { assertUnchanged, isBytesFile, type UploadFile } from './upload/body.ts'
@@ -48,6 +49,8 @@ export interface UploadOptions {
   tailStallMs?: number
   logger: Logger
   progressIntervalMs?: number
+  /** The progress of a larger whole this upload is part of (a site's files, then its record): its owner stops it. */
+  progress?: Progress
   /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
   signal?: AbortSignal
   /** Opens the files (default fs.open): a test's may fail as a full descriptor table would. */

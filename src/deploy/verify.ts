@@ -14,6 +14,7 @@ import type { Clock } from '../common/run.ts'
 import type { Manifest, ManifestFile } from './files.ts'
 import { hostRequest, RECORD_PATH, type RecordFile } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
+import { isEngineFile } from './engines.ts'
 
 /** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
 export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
@@ -82,8 +83,6 @@ const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
 /** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
-/** The files of an engine's build that it cannot start without. */
-const ENGINE_FILE = /\.(loader\.js|framework\.js|wasm|data|pck|js|unityweb)(\.(br|gz))?$/
 const PAGE = /\.html?$/i
 
 /**
@@ -111,7 +110,7 @@ export function sampleProbes(manifest: Manifest, serving?: ServingPlan): Probe[]
     (file) =>
       encodingFor(file.path, routes) !== undefined ||
       file.path.endsWith('.wasm') ||
-      (inBuild(file) && ENGINE_FILE.test(file.path)),
+      (inBuild(file) && isEngineFile(file.path)),
   )
   for (const file of engine.slice(0, ENGINE_FILES_CHECKED)) add(file)
   const largest = byPath

@@ -11,52 +11,46 @@
 //   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
 //   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
 //
-// How an export is told (see the deploy's report): Godot 4.3 and later write
-// `const GODOT_THREADS_ENABLED = true|false;` into the exported HTML (export_plugin.cpp, from the
-// `variant/thread_support` option), and `"ensureCrossOriginIsolationHeaders"` and `"serviceWorker"`
-// into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
-// emscripten `<name>.worker.js`.
+// What marks each engine's build and its files is engines.ts'.
 
 import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnHeader, CdnRoute } from '../api/types.ts'
-import {
-  CDN_PRIORITY_MAX,
-  CDN_SERVED_MAX,
-  compareGlobSpecificity,
-  globMatches,
-  globsOverlap,
-  normalizeGlob,
-  parseGlob,
-} from '../api/versions.ts'
+import type { CdnRoute } from '../api/types.ts'
+import { normalizeGlob, parseGlob } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
-import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
+import type { HeaderRule } from '../inputs/headers.ts'
+import {
+  ENCODING_NAMES,
+  ENGINES,
+  GODOT,
+  UNITY,
+  compressionOf,
+  engineFileOf,
+  isBuildEvidence,
+  isCompressedUnityPart,
+  unityPartOf,
+  type Encoding,
+  type EngineName,
+} from './engines.ts'
 import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
+import { planRoutes, type PlannedRoute, type RouteSpec } from './routes.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
+
+export type { PlannedRoute } from './routes.ts'
 
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
-export type Encoding = 'br' | 'gzip'
-
 /** A build the deploy recognised, and what it does for it. */
 export interface WebBuild {
-  engine: 'unity' | 'godot'
+  engine: EngineName
   /** The build's folder in the site ('' for the root). */
   folder: string
   /** What it is, in a few words: "Unity WebGL build in Build/, compressed with Brotli". */
   summary: string
   /** What it was recognised by. */
   evidence: string
-}
-
-/** A route of the published version, with its one header. */
-export interface PlannedRoute {
-  glob: string
-  priority: number
-  header: CdnHeader
-  /** The engine's needs (`web-engine`) or the `headers` input. */
-  from: 'web-engine' | 'headers'
 }
 
 /** How the deploy serves the site: content types for the site's files, routes for the published version. */
@@ -76,12 +70,7 @@ export interface ServingPlan {
 /** Reads up to `bytes` bytes from the start of a file of the site. */
 export type ReadStart = (file: ArtifactFile, bytes: number) => Promise<Buffer>
 
-const HTML_READ_BYTES = 2 * 1024 * 1024
-const UNITYWEB_READ_BYTES = 64
 const OCTET_STREAM = 'application/octet-stream'
-const ENCODING_NAMES: Record<Encoding, string> = { br: 'Brotli', gzip: 'gzip' }
-/** The marker Unity writes into the start of a compressed `.unityweb` file (read by its loader). */
-const UNITY_BROTLI_MARKER = 'UnityWeb Compressed Content (brotli)'
 
 /**
  * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
@@ -99,17 +88,14 @@ export async function planServing(
   const engineRoutes: RouteSpec[] = []
   if (engine !== 'none') {
     const folders = indexFolders(files, engine === 'unity')
-    if (engine === 'auto' || engine === 'unity') {
-      await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart)
+    for (const [name, planner] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
+      if (engine === 'auto' || engine === name)
+        await planner(folders, engine === name, plan, engineRoutes, readStart)
     }
-    if (engine === 'auto' || engine === 'godot') await planGodot(folders, plan, readStart)
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
-        engine === 'unity'
-          ? `${Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
-              `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${Input.WebEngine} to auto`
-          : `${Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
-              `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${Input.WebEngine} to auto`,
+        `${inputName(Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(Input.Path)}: ` +
+          `${ENGINES[engine].missing}, or set ${inputName(Input.WebEngine)} to auto`,
       )
     }
   }
@@ -151,14 +137,17 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 
 /** Logs what was recognised, the content types and the routes set, and the warnings. */
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
-  if (plan.engine === 'none') logger.info(`${Input.WebEngine}: none: no engine's needs are looked for`)
+  if (plan.engine === 'none')
+    logger.info(`${inputAssignment(Input.WebEngine, 'none')}: no engine's needs are looked for`)
   else if (plan.builds.length === 0) {
     logger.info(
-      `${Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`,
+      `${inputAssignment(Input.WebEngine, plan.engine)}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`,
     )
   }
   for (const build of plan.builds) {
-    logger.info(`${Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`)
+    logger.info(
+      `${inputAssignment(Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`,
+    )
   }
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
@@ -177,10 +166,15 @@ function describeRoute(route: PlannedRoute): string {
 
 // Unity.
 
-/** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
-const COMPRESSED = /\.(br|gz|unityweb)$/
-/** The files beside a Unity 2020+ `<name>.loader.js`. */
-const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/
+/** How each engine of engines.ts has its builds planned: a new engine gets its planner here. */
+type Planner = (
+  folders: Map<string, Folder>,
+  named: boolean,
+  plan: ServingPlan,
+  routes: RouteSpec[],
+  readStart: ReadStart,
+) => Promise<void>
+const PLANNERS: Record<EngineName, Planner> = { unity: planUnity, godot: planGodot }
 
 async function planUnity(
   folders: Map<string, Folder>,
@@ -192,12 +186,12 @@ async function planUnity(
   for (const [folder, { files, names }] of folders) {
     const loader = unityLoader(names)
     const legacyLoader =
-      names.includes('UnityLoader.js') &&
-      names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
-        ? 'UnityLoader.js'
+      names.includes(UNITY.legacyLoader) &&
+      names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)))
+        ? UNITY.legacyLoader
         : undefined
-    const compressed = files.filter((file) => COMPRESSED.test(file.path))
-    const unityCompressed = compressed.filter((file) => UNITY_COMPRESSED_PART.test(file.path))
+    const compressed = files.filter((file) => compressionOf(file.path).suffix !== undefined)
+    const unityCompressed = compressed.filter((file) => isCompressedUnityPart(file.path))
     const evidenceName =
       loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined)
     if (!evidenceName) continue
@@ -205,17 +199,14 @@ async function planUnity(
     const encodings = new Map<Encoding | 'none', ArtifactFile[]>()
     const unitywebEncodings = new Map<Encoding | 'none', ArtifactFile[]>()
     for (const file of compressed) {
-      const encoding = file.path.endsWith('.br')
-        ? 'br'
-        : file.path.endsWith('.gz')
-          ? 'gzip'
-          : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES))
-      const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings
+      const { inner, suffix, encoding: bySuffix } = compressionOf(file.path)
+      const encoding =
+        bySuffix === 'first-bytes' ? unitywebEncoding(await readStart(file, UNITY.unityweb.bytes)) : bySuffix!
+      const group = suffix === '.unityweb' ? unitywebEncodings : encodings
       const same = group.get(encoding)
       if (same) same.push(file)
       else group.set(encoding, [file])
       // The type of the file inside: the browser sees it once it has decoded the answer.
-      const inner = file.path.replace(COMPRESSED, '')
       const contentType = contentTypeOf(inner) ?? OCTET_STREAM
       if (contentType !== file.contentType) plan.contentTypes.push({ path: file.path, contentType })
     }
@@ -240,7 +231,7 @@ async function planUnity(
     plan.builds.push({
       engine: 'unity',
       folder,
-      summary: `Unity WebGL build in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+      summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
       evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
     })
     if (!compression) {
@@ -253,18 +244,19 @@ async function planUnity(
 
 /**
  * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
- * ends as UNITY_PARTS says): every prefix up to a dot of the parts' names, gathered once.
+ * is a modern part, engines.ts): every prefix up to a dot of the parts' names, gathered once.
  */
 function unityLoader(names: readonly string[]): string | undefined {
   const partPrefixes = new Set<string>()
   for (const name of names) {
-    if (!UNITY_PARTS.test(name)) continue
+    if (unityPartOf(name) !== 'modern') continue
     for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
       partPrefixes.add(name.slice(0, dot + 1))
     }
   }
   return names.find(
-    (name) => name.endsWith('.loader.js') && partPrefixes.has(name.slice(0, -'loader.js'.length)),
+    (name) =>
+      name.endsWith(UNITY.loaderEnding) && partPrefixes.has(name.slice(0, 1 - UNITY.loaderEnding.length)),
   )
 }
 
@@ -273,15 +265,19 @@ function unityLoader(names: readonly string[]): string | undefined {
  * `Build/` folder (its loader and parts, no page): empty when it does not.
  */
 export function unityBuildFolderParts(rootNames: readonly string[]): string[] {
-  const parts = rootNames.filter((name) => UNITY_PARTS.test(name) || name.endsWith('.loader.js'))
-  const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes('UnityLoader.js')
-  return hasLoader || parts.some((name) => /\.(wasm|data)(\.(br|gz|unityweb))?$/.test(name)) ? parts : []
+  const parts = rootNames.filter(
+    (name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding),
+  )
+  const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes(UNITY.legacyLoader)
+  const heavy = (name: string) => unityPartOf(name) === 'modern' && engineFileOf(name)?.heavy
+  return hasLoader || parts.some(heavy) ? parts : []
 }
 
 /** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
 function unitywebEncoding(start: Buffer): Encoding | 'none' {
-  if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b) return 'gzip'
-  if (start.includes(UNITY_BROTLI_MARKER, 0, 'latin1')) return 'br'
+  const [first, second] = UNITY.unityweb.gzipMagic
+  if (start.length >= 2 && start[0] === first && start[1] === second) return 'gzip'
+  if (start.includes(UNITY.unityweb.brotliMarker, 0, 'latin1')) return 'br'
   return 'none'
 }
 
@@ -293,44 +289,46 @@ function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
 
 async function planGodot(
   folders: Map<string, Folder>,
+  _named: boolean,
   plan: ServingPlan,
+  _routes: RouteSpec[],
   readStart: ReadStart,
 ): Promise<void> {
   for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
     const byName = new Map(files.map((file, i) => [names[i]!, file]))
-    const asyncPacks = packFolders.map((name) => name.slice(0, -'.asyncpck'.length))
+    const asyncPacks = packFolders.map((name) => name.slice(0, -GODOT.asyncPack.length))
     const packs = [
       ...[...byName.keys()]
-        .filter((name) => name.endsWith('.pck'))
-        .map((name) => name.slice(0, -'.pck'.length)),
+        .filter((name) => name.endsWith(GODOT.pack))
+        .map((name) => name.slice(0, -GODOT.pack.length)),
       ...asyncPacks,
     ]
     let folderHtml: Promise<ArtifactFile | undefined> | undefined
     for (const name of new Set(packs)) {
       if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`)) continue
       const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)))
-      const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined
-      const pack = byName.get(`${name}.pck`)
+      const text = html ? (await readStart(html, GODOT.htmlBytes)).toString('utf8') : undefined
+      const pack = byName.get(`${name}${GODOT.pack}`)
       if (pack && pack.contentType !== OCTET_STREAM) {
         plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM })
       }
       const threads = godotThreads(
         text,
         html,
-        byName.has(`${name}.worker.js`) ? `${name}.worker.js` : undefined,
+        byName.has(`${name}${GODOT.threadsWorker}`) ? `${name}${GODOT.threadsWorker}` : undefined,
         folder,
       )
-      const serviceWorker = text && /"serviceWorker"\s*:\s*"([^"]+)"/.exec(text)?.[1]
-      const ensures = text !== undefined && /"ensureCrossOriginIsolationHeaders"\s*:\s*true/.test(text)
+      const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1]
+      const ensures = text !== undefined && GODOT.ensuresIsolation.test(text)
       const workerThere = serviceWorker !== undefined && byName.has(serviceWorker)
       const page = html?.path ?? pathIn(folder, `${name}.html`)
       plan.builds.push({
         engine: 'godot',
         folder,
         summary:
-          `Godot web export ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+          `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
           (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
-        evidence: `${pathIn(folder, pack ? `${name}.pck` : `${name}.asyncpck/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+        evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
       })
       if (!threads.threads) {
         plan.notes.push(
@@ -355,7 +353,7 @@ function godotThreads(
   workerJs: string | undefined,
   folder: string,
 ): { threads: boolean; evidence: string } {
-  const constant = text && /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/.exec(text)
+  const constant = text && GODOT.threadsConstant.exec(text)
   if (constant) {
     return {
       threads: constant[1] === 'true',
@@ -384,7 +382,7 @@ function godotIsolationWarning(
 ): string {
   const own = serviceWorker
     ? ensures
-      ? ` Its service worker ${serviceWorker} is not in path.`
+      ? ` Its service worker ${serviceWorker} is not in ${inputName(Input.Path)}.`
       : ' Its service worker does not ensure the isolation headers (the option is off).'
     : ''
   return (
@@ -405,145 +403,10 @@ async function godotHtml(
 ): Promise<ArtifactFile | undefined> {
   for (const file of files) {
     if (!/\.html?$/i.test(file.path)) continue
-    if ((await readStart(file, HTML_READ_BYTES)).includes('GODOT_CONFIG')) return file
+    if ((await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) return file
   }
   return undefined
 }
-
-// Routes.
-
-interface RouteSpec {
-  glob: string
-  header: CdnHeader
-  from: PlannedRoute['from']
-}
-
-/**
- * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
- * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
- * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
- * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
- * since only the higher-priority one's header is sent there.
- */
-export function planRoutes(
-  engine: readonly RouteSpec[],
-  headers: readonly HeaderRule[],
-  files: readonly Pick<ArtifactFile, 'path'>[] = [],
-): { routes: PlannedRoute[]; warnings: string[] } {
-  const warnings: string[] = []
-  const user: RouteSpec[] = headers.map(({ glob, name, value }) => ({
-    glob,
-    header: { name, value },
-    from: 'headers',
-  }))
-  const kept = engine.filter((route) => {
-    const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob))
-    if (mine) {
-      warnings.push(
-        `${Input.Headers}: '${mine.glob}' replaces the route ${Input.WebEngine} set for that glob ` +
-          `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`,
-      )
-    }
-    return !mine
-  })
-  const all = [...user, ...kept]
-  if (all.length > CDN_SERVED_MAX) {
-    throw new UsageError(
-      `${all.length} routes: ${user.length} from ${Input.Headers} and ${kept.length} for the web engine ` +
-        `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-        `Give fewer ${Input.Headers}${kept.length ? `, or set ${Input.WebEngine} to none and give the engine's headers yourself` : ''}`,
-    )
-  }
-  const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
-  const sorted = all
-    .map((route, index) => ({ route, index }))
-    .sort(
-      (a, b) =>
-        compareGlobSpecificity(a.route.glob, b.route.glob) ||
-        order(a.route) - order(b.route) ||
-        a.index - b.index,
-    )
-  const routes = sorted.map(({ route }, index): PlannedRoute => ({
-    ...route,
-    priority: CDN_PRIORITY_MAX - index,
-  }))
-  const overlaps = routes.flatMap((higher, i) =>
-    routes
-      .slice(i + 1)
-      .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])),
-  )
-  const shared = filesInBoth(overlaps, files)
-  for (const [i, { higher, lower }] of overlaps.entries()) {
-    const { count, first } = shared[i]!
-    const example = first
-      ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
-      : ' (no file of this site yet)'
-    warnings.push(
-      `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-        `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-        `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-        `${lower.header.name} is not sent there`,
-    )
-  }
-  warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []))
-  return { routes, warnings }
-}
-
-/**
- * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
- * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
- * the browser on which of this site's files.
- */
-function pageLayerWarning(
-  route: PlannedRoute,
-  files: readonly Pick<ArtifactFile, 'path'>[],
-): string | undefined {
-  const layer = pageLayer(route.header.name)
-  if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob)) return undefined
-  const pages: string[] = []
-  const others: string[] = []
-  for (const { path } of files) {
-    if (!globMatches(route.glob, `/${path}`)) continue
-    ;(path.endsWith('.html') ? pages : others).push(path)
-  }
-  // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
-  if (!pages.length) return undefined
-  const some = (list: string[]) =>
-    list.length
-      ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
-      : 'none of this site yet'
-  const header = `${route.header.name}: ${route.header.value}`
-  return (
-    `${Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
-    `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
-  )
-}
-
-/**
- * For each pair of overlapping routes, how many files both match and the first of them: each file
- * visited once, matched against each glob of a pair once.
- */
-function filesInBoth(
-  pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
-  files: readonly Pick<ArtifactFile, 'path'>[],
-): Array<{ count: number; first: string | undefined }> {
-  const shared = pairs.map(() => ({ count: 0, first: undefined as string | undefined }))
-  if (!pairs.length) return shared
-  const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
-  for (const file of files) {
-    const path = file.path
-    const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
-    if (matched.size === 0) continue
-    for (const [i, { higher, lower }] of pairs.entries()) {
-      if (!matched.has(higher.glob) || !matched.has(lower.glob)) continue
-      shared[i]!.count++
-      shared[i]!.first ??= path
-    }
-  }
-  return shared
-}
-
-const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers : Input.WebEngine)
 
 // Paths and globs.
 
@@ -553,24 +416,6 @@ interface Folder {
   names: string[]
   /** Its subfolders named `<name>.asyncpck` (a Godot export's async pack), each once. */
   asyncPacks: string[]
-}
-
-/** A compressed part of a Unity build, the evidence when `web-engine` is unity (see planUnity). */
-const UNITY_COMPRESSED_PART = /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/
-
-/**
- * Whether the file at `path` can make its folder a build's: a Unity loader (`<name>.loader.js`,
- * `UnityLoader.js`), a Godot pack, or when unity is named, a compressed part. planUnity and planGodot
- * recognise nothing in a folder without one.
- */
-function isBuildEvidence(path: string, unityNamed: boolean): boolean {
-  return (
-    path.endsWith('.loader.js') ||
-    path.endsWith('.pck') ||
-    path === 'UnityLoader.js' ||
-    path.endsWith('/UnityLoader.js') ||
-    (unityNamed && UNITY_COMPRESSED_PART.test(path))
-  )
 }
 
 /**
@@ -591,8 +436,12 @@ function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<
   for (const { path } of files) {
     if (isBuildEvidence(path, unityNamed)) candidate(parentOf(path))
     // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
-    for (let end = path.indexOf('.asyncpck/'); end >= 0; end = path.indexOf('.asyncpck/', end + 1)) {
-      const pack = path.slice(0, end + '.asyncpck'.length)
+    for (
+      let end = path.indexOf(`${GODOT.asyncPack}/`);
+      end >= 0;
+      end = path.indexOf(`${GODOT.asyncPack}/`, end + 1)
+    ) {
+      const pack = path.slice(0, end + GODOT.asyncPack.length)
       candidate(parentOf(pack)).add(baseName(pack))
     }
   }

@@ -90,6 +90,14 @@ export async function runEmulatorCommand(
   try {
     emulator = await startEmulator({ ...commandLine.options, seed, log: (line) => io.out(line) })
   } catch (error) {
+    if (isAddressInUse(error)) {
+      const { host = '127.0.0.1', port } = commandLine.options
+      io.err(
+        `gamehost emulator: port ${port} on ${host} is in use (another emulator?): ` +
+          'pass --port <port> for another one, or --port 0 for any free port',
+      )
+      return 1
+    }
     // A bad option value (such as --cdn-domain) is refused before anything listens.
     if (!(error instanceof RangeError)) throw error
     io.err(`gamehost emulator: ${errorMessage(error)}`)
@@ -250,6 +258,10 @@ async function readSeed(file: string): Promise<Seed> {
   } catch (error) {
     throw new Error(`the seed ${file} is not usable: ${errorMessage(error)}`, { cause: error })
   }
+}
+
+function isAddressInUse(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
 }
 
 function errorMessage(error: unknown): string {

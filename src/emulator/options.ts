@@ -16,7 +16,7 @@ export interface EmulatorOptions {
    * The CDN domain the namespaces' live sites are served under, on the API's port, by the request's
    * Host: `{game name_id}--{namespace name_id}.{cdnDomain}` (and `{game name_id}.{cdnDomain}` for the
    * namespace named `prod`), as on the hosted service's `rivet.game`. Default 'localhost', so that
-   * `demo-game--production.localhost:PORT` opens in a browser on the same machine.
+   * `demo-game--staging.localhost:PORT` opens in a browser on the same machine.
    */
   cdnDomain?: string
   /** Default 0 (any free port). */

@@ -122,6 +122,9 @@ function checkSeedVersions(game: SeedGame): void {
 
 const DEMO_NAMESPACE_ID = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2'
 const OTHER_NAMESPACE_ID = '9a41d7c3-2e58-4b0f-8c6d-71e3b2f4a590'
+const DEMO_STAGING_ID = '6e2b9d4a-1f7c-4a3e-b852-0c9d4e7f1a36'
+const OTHER_STAGING_ID = '7f3c0e5b-2a8d-4b4f-9963-1d0e5f8a2b47'
+const DEMO_DEFAULT_VERSION = '1a6d3f8b-0c4e-4b7a-9f52-6e8d0b3c7a19'
 const DEMO_BUILD = 'c2d8e4f1-5a7b-4e3c-9d1f-8b6a2e0c4d73'
 const DEMO_OLD_BUILD = 'b1c7d3e0-4f6a-4d2b-8c0e-7a5f1d9b3c62'
 const DEFAULT_BUILD = 'e4f0a6b3-7c9d-4e5f-8a21-9d8c3b2a1f04'
@@ -249,7 +252,10 @@ export const DEFAULT_SEED: Seed = {
       id: '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
       nameId: 'demo-game',
       displayName: 'Demo Game',
+      // Made as the real service makes a game: a default version, 0.0.1, with `prod` and `staging` on
+      // it; two releases published to `prod` since.
       versions: [
+        { id: DEMO_DEFAULT_VERSION, displayName: '0.0.1', createTs: '2025-03-01T09:00:00Z' },
         {
           id: '5a0e7c2d-4b9f-4e1a-8d36-2c7f1b9e4a08',
           displayName: '0.9.0',
@@ -266,10 +272,17 @@ export const DEFAULT_SEED: Seed = {
       namespaces: [
         {
           id: DEMO_NAMESPACE_ID,
-          nameId: 'production',
+          nameId: 'prod',
           displayName: 'Production',
           versionId: '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53',
-          createTs: '2025-04-30T16:20:41Z',
+          createTs: '2025-03-01T09:00:01Z',
+        },
+        {
+          id: DEMO_STAGING_ID,
+          nameId: 'staging',
+          displayName: 'Staging',
+          versionId: DEMO_DEFAULT_VERSION,
+          createTs: '2025-03-01T09:00:02Z',
         },
       ],
       environments: [
@@ -384,10 +397,16 @@ export const DEFAULT_SEED: Seed = {
       namespaces: [
         {
           id: OTHER_NAMESPACE_ID,
-          nameId: 'production',
+          nameId: 'prod',
           displayName: 'Production',
           versionId: '6d1b8e3f-9a2c-4d7e-8b41-5c0f3a6e9d27',
           domains: ['play.other-game.example'],
+        },
+        {
+          id: OTHER_STAGING_ID,
+          nameId: 'staging',
+          displayName: 'Staging',
+          versionId: '6d1b8e3f-9a2c-4d7e-8b41-5c0f3a6e9d27',
         },
       ],
     },

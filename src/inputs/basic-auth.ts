@@ -4,6 +4,7 @@
 import { inspect } from 'node:util'
 import { UsageError } from '../api/errors.ts'
 import { Input } from './table.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface BasicAuth {
   user: string
@@ -28,26 +29,28 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
   const colon = raw.indexOf(':')
   if (colon < 0)
     throw new UsageError(
-      `${Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`,
+      `${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`,
     )
   const user = raw.slice(0, colon)
   const password = raw.slice(colon + 1)
   if (!USER.test(user)) {
     throw new UsageError(
-      `${Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+      `${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
         (user ? '' : ' (it is empty)'),
     )
   }
   if ([...password].length < PASSWORD_MIN_CHARACTERS)
     throw new UsageError(
-      `${Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`,
+      `${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`,
     )
   if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
     throw new UsageError(
-      `${Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`,
+      `${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`,
     )
   if (CONTROL.test(password))
-    throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`)
+    throw new UsageError(
+      `${inputName(Input.BasicAuth)}: the password has a line break or another control character`,
+    )
   return hiddenPassword({ user, password })
 }
 

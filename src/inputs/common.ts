@@ -5,6 +5,7 @@
 import { UsageError } from '../api/errors.ts'
 import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
 import { Input } from './constants.ts'
+import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
 export type GetInput = (name: string) => string
@@ -29,18 +30,26 @@ export function readConnection(
   options: { optional?: boolean } = {},
 ): Connection {
   const apiUrl = get(Input.ApiUrl).trim()
-  // A run that calls nothing (a dry run) needs neither: what is given is still checked.
-  if (options.optional && !apiUrl && !get(Input.GameId).trim())
-    return { apiUrl: '', token: checkToken(get(Input.Token).trim()), gameId: '' }
+  const gameId = get(Input.GameId).trim()
+  // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+  if (apiUrl || !options.optional) checkApiUrl(apiUrl)
+  const token = checkToken(get(Input.Token).trim())
+  if (!gameId && options.optional) return { apiUrl, token, gameId: '' }
+  if (!gameId) throw new UsageError(`${inputSource(Input.GameId)} is required: ${gameIdPurpose}`)
+  return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
+}
+
+/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
+function checkApiUrl(apiUrl: string): void {
   if (!apiUrl)
     throw new UsageError(
-      `${Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`,
+      `${inputSource(Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`,
     )
   // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
   if (urlUserInfo(apiUrl) !== undefined) {
     throw new UsageError(
-      `${Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-        `give the base URL without them, and the secret in ${Input.Token}. (The URL is not shown here.)`,
+      `${inputName(Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+        `give the base URL without them, and the secret in ${inputName(Input.Token)}. (The URL is not shown here.)`,
     )
   }
   let parsedUrl: URL
@@ -48,16 +57,18 @@ export function readConnection(
     parsedUrl = new URL(apiUrl)
   } catch {
     throw new UsageError(
-      `${Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
+      `${inputName(Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
     )
   }
   if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-    throw new UsageError(`${Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`)
+    throw new UsageError(`${inputName(Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`)
   }
-  const token = checkToken(get(Input.Token).trim())
-  const gameId = get(Input.GameId).trim()
-  if (!gameId) throw new UsageError(`${Input.GameId} is required: ${gameIdPurpose}`)
-  return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
+  if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+    const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
+    throw new UsageError(
+      `${inputName(Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`,
+    )
+  }
 }
 
 /**
@@ -79,7 +90,7 @@ function checkToken(token: string): string {
             : undefined
     if (what) {
       throw new UsageError(
-        `${Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+        `${inputName(Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
           'copy the token again, on one line with nothing around it (the token is not shown here)',
       )
     }
@@ -96,7 +107,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export function checkUuid(input: string, id: string): string {
   if (UUID.test(id)) return id
   throw new UsageError(
-    `${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`,
+    `${inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`,
   )
 }
 
@@ -115,14 +126,14 @@ export function readRequiredConnection(get: GetInput, options: ReadOptions = {})
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken(): UsageError {
   return new UsageError(
-    `${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
+    `${inputName(Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
   )
 }
 
 /** A required input, trimmed. */
 function readRequired(get: GetInput, input: string, what: string): string {
   const value = get(input).trim()
-  if (!value) throw new UsageError(`${input} is required: ${what}`)
+  if (!value) throw new UsageError(`${inputSource(input)} is required: ${what}`)
   return value
 }
 
@@ -132,7 +143,7 @@ export function readBoolean(input: string, raw: string, fallback: boolean): bool
   if (!text) return fallback
   if (['true', 'True', 'TRUE'].includes(text)) return true
   if (['false', 'False', 'FALSE'].includes(text)) return false
-  throw new UsageError(`${input} '${text}' must be true or false`)
+  throw new UsageError(`${inputName(input)} '${text}' must be true or false`)
 }
 
 /** A whole number from min to max; `fallback` when empty. */
@@ -151,7 +162,7 @@ export function readOptionalInteger(
   if (!text) return undefined
   const value = /^\d+$/.test(text) ? Number(text) : NaN
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`)
+    throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`)
   }
   return value
 }
@@ -160,7 +171,7 @@ export function readOptionalInteger(
 export function readU32(input: string, raw: string): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN
   if (!isNonNegativeI32(value)) {
-    throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
+    throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
   }
   return value
 }
@@ -174,7 +185,7 @@ export function readChoice<T extends string>(
   const text = raw.trim()
   if (!text) return fallback
   if ((choices as readonly string[]).includes(text)) return text as T
-  throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`)
+  throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`)
 }
 
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
@@ -188,9 +199,9 @@ export function checkNameId(input: string, nameId: string): string {
   if (!problem) return nameId
   const suggestion = nameIdLike(nameId)
   throw new UsageError(
-    `${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    `${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
       `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-      (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+      (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
       ')',
   )
 }
@@ -235,6 +246,6 @@ export function readCdnDomain(get: GetInput): string | undefined {
     return raw
   }
   throw new UsageError(
-    `${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
+    `${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
   )
 }

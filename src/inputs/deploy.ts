@@ -40,6 +40,7 @@ import { ON_VERIFY_FAILURE, type VerifySettings } from '../deploy/verify.ts'
 import type { SmokeSettings } from '../deploy/smoke/verdict.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export { readBoolean, type GetInput }
 
@@ -83,6 +84,8 @@ export interface Site {
   webEngine: WebEngineChoice
   /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
   failOnWarning: boolean
+  /** A site without index.html at its root (its / answers 404) is refused before anything is created. */
+  requireIndex: boolean
   /**
    * Headers the published version's routes add, one per glob, checked against the service's limits.
    * Only with a target that publishes.
@@ -183,8 +186,8 @@ export function readInputs(
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
     throw new UsageError(
-      `${Input.Headers} are routes of the published version: they need ${Input.Path} and ${Input.Namespace} ` +
-        `(or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
+        `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   }
   const inputs: DeployInputs = {
@@ -204,8 +207,8 @@ export function readInputs(
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
     throw new UsageError(
-      `${Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${Input.Namespace}, ${Input.Domain}, ${Input.LobbyCountMax}): nothing to do. Give ${Input.Path}, the folder of the built site`,
+      `${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
+        `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`,
     )
   }
   return inputs
@@ -227,6 +230,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     nameGiven: Boolean(given),
     webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
     failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
+    requireIndex: readBoolean(Input.RequireIndex, get(Input.RequireIndex), true),
     headers: readHeaders(get(Input.Headers)),
   }
 }
@@ -246,10 +250,12 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     displayName = displayNameInput ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
   } else if (displayNameInput) {
-    throw new UsageError(`${Input.NamespaceDisplayName} is only used with ${Input.Namespace}, which is empty`)
+    throw new UsageError(
+      `${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`,
+    )
   } else if (versionId && !namespaceId) {
     throw new UsageError(
-      `${Input.VersionId} is only used with ${Input.Namespace} or ${Input.NamespaceId}, which are empty`,
+      `${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`,
     )
   }
   const hasNamespace = Boolean(nameId || namespaceId)
@@ -257,7 +263,9 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const domain = optional(Input.Domain)
   if (domain) {
     if (!hasNamespace)
-      throw new UsageError(`${Input.Domain} needs ${Input.Namespace} or ${Input.NamespaceId} to add it to`)
+      throw new UsageError(
+        `${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`,
+      )
     const problem = domainProblem(domain)
     if (problem) throw new UsageError(problem)
   }
@@ -268,8 +276,8 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
   if (basicAuth && !(hasNamespace && publish)) {
     throw new UsageError(
-      `${Input.BasicAuth} makes the namespace private before the build is published to it: it needs ` +
-        `${Input.Path} and ${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
+        `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   }
   const work: NamespaceWork = {
@@ -295,11 +303,13 @@ function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | unde
   const maxPlayers = get(Input.MaxPlayers).trim() || undefined
   if (lobbyCountMax === undefined && maxPlayers === undefined) return undefined
   if (lobbyCountMax === undefined || maxPlayers === undefined) {
-    throw new UsageError(`${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`)
+    throw new UsageError(
+      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
+    )
   }
   if (!hasNamespace) {
     throw new UsageError(
-      `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.Namespace} or ${Input.NamespaceId} to validate against`,
+      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
     )
   }
   const matchmaker = {
@@ -377,12 +387,12 @@ function readSmoke(get: GetInput, target: Target): SmokeSettings {
   if (!enabled) return smoke
   if (target.kind === 'none' || !target.publish)
     throw new UsageError(
-      `${Input.SmokeTest} opens the namespace's URL once the build is published there: it needs ${Input.Path} and ` +
-        `${Input.Namespace} (or ${Input.NamespaceId}), with ${Input.Publish} on`,
+      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
+        `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   if (!readBoolean(Input.Verify, get(Input.Verify), true))
     throw new UsageError(
-      `${Input.SmokeTest} runs once the URL is seen serving this build: it needs ${Input.Verify} on (a browser opened ` +
+      `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
         'sooner may be served the build before)',
     )
   return smoke
@@ -394,8 +404,8 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   if (!value) return undefined
   if (!/^[1-9][0-9]{0,9}$/.test(value)) {
     throw new UsageError(
-      `${Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
-        'saved, digits only (see the README on previews of forks)',
+      `${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
+        'saved, digits only (see docs/previews.md on previews of forks)',
     )
   }
   return Number(value)
@@ -404,8 +414,8 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
 /** Why an empty token fails the step. */
 export function missingTokenError(): UsageError {
   return new UsageError(
-    `${Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-      `(or set ${Input.IfNoToken}: skip to skip the deploy without one)`,
+    `${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+      `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`,
   )
 }
 
@@ -446,7 +456,7 @@ function checkDisplayName(input: string, value: string): void {
         ? 'is empty'
         : 'has whitespace the service refuses'
   throw new UsageError(
-    `${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
+    `${inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`,
   )
 }
 
@@ -456,7 +466,7 @@ function checkDisplayName(input: string, value: string): void {
  * clear (lower case, the punycode of an internationalised name, no trailing dot).
  */
 function domainProblem(domain: string): string | undefined {
-  const base = `${Input.Domain} '${domain}'`
+  const base = `${inputName(Input.Domain)} '${domain}'`
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
     return `${base} has a protocol: give the host name only, like play.example.com`
   if (domain.includes('/')) return `${base} has a path: give the host name only, like play.example.com`

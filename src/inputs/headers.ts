@@ -15,6 +15,7 @@ import {
   parseGlob,
 } from '../api/versions.ts'
 import { Input } from './constants.ts'
+import { inputName } from '../common/input-naming.ts'
 
 /** One header the CDN adds to every path `glob` matches (a route of the published version). */
 export interface HeaderRule {
@@ -43,7 +44,7 @@ export function readHeaders(raw: string): HeaderRule[] {
   const parseError = document.errors[0]
   if (parseError) {
     throw new UsageError(
-      `${Input.Headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
+      `${inputName(Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
         `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`,
     )
   }
@@ -51,7 +52,7 @@ export function readHeaders(raw: string): HeaderRule[] {
   if (value === null || value === undefined) return []
   if (!(value instanceof Map)) {
     throw new UsageError(
-      `${Input.Headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`,
+      `${inputName(Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`,
     )
   }
   const rules: HeaderRule[] = []
@@ -59,7 +60,7 @@ export function readHeaders(raw: string): HeaderRule[] {
   for (const [key, header] of value as Map<unknown, unknown>) {
     if (typeof key === 'object' && key !== null) {
       throw new UsageError(
-        `${Input.Headers}: each glob must be text, like '**/*.html'; one is ${describe(key)}`,
+        `${inputName(Input.Headers)}: each glob must be text, like '**/*.html'; one is ${describe(key)}`,
       )
     }
     const glob = scalarText(key ?? '')
@@ -68,7 +69,7 @@ export function readHeaders(raw: string): HeaderRule[] {
     const same = globs.get(normalized)
     if (same !== undefined) {
       throw new UsageError(
-        `${Input.Headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
+        `${inputName(Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
           'keeps one route per glob: merge them',
       )
     }
@@ -77,17 +78,19 @@ export function readHeaders(raw: string): HeaderRule[] {
   }
   if (rules.length > CDN_SERVED_MAX) {
     throw new UsageError(
-      `${Input.Headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-        `(these and the ones ${Input.WebEngine} sets, together): give at most ${CDN_SERVED_MAX}`,
+      `${inputName(Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
+        `(these and the ones ${inputName(Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`,
     )
   }
   return rules
 }
 
 function checkGlob(glob: string): void {
-  const at = `${Input.Headers}: '${glob}'`
+  const at = `${inputName(Input.Headers)}: '${glob}'`
   if (glob === '')
-    throw new UsageError(`${Input.Headers}: an empty glob matches nothing; give one like '**/*.html'`)
+    throw new UsageError(
+      `${inputName(Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`,
+    )
   if (glob.startsWith('/')) {
     throw new UsageError(
       `${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`,
@@ -102,7 +105,7 @@ function checkGlob(glob: string): void {
 }
 
 function readHeader(glob: string, header: unknown): HeaderRule {
-  const at = `${Input.Headers}: '${glob}'`
+  const at = `${inputName(Input.Headers)}: '${glob}'`
   if (!(header instanceof Map)) {
     throw new UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${describe(header)}`)
   }

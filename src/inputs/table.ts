@@ -1,7 +1,8 @@
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../api/retry.ts'
 
@@ -73,6 +74,16 @@ export interface InputRow {
 }
 
 const ALL = ACTIONS
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
+  ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+  ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+  ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+  ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+])
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
 const row = (name: string, spec: Omit<InputRow, 'name'>): InputRow => ({ name, ...spec })
@@ -151,7 +162,7 @@ export const INPUTS = {
     actions: ['deploy', 'publish'],
     default: '',
     description:
-      "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+      "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
     flag: {
       type: 'string',
       value: 'id',
@@ -265,15 +276,22 @@ export const INPUTS = {
   Headers: row('headers', {
     actions: ['deploy'],
     default: '',
-    description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+    description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
     flag: { type: 'string', value: 'yaml' },
   }),
   FailOnWarning: row('fail-on-warning', {
     actions: ['deploy'],
     default: 'false',
     description:
-      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+      'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
     flag: { type: 'boolean' },
+  }),
+  RequireIndex: row('require-index', {
+    actions: ['deploy'],
+    default: 'true',
+    description:
+      'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+    flag: { type: 'boolean', negatable: true },
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
@@ -476,32 +494,4 @@ export function secretInputs(action: ActionName): string[] {
   return inputsOf(action)
     .filter((r) => r.secret)
     .map((r) => r.name)
-}
-
-/** A flag of the CLI, as its parser and --help need it. */
-export interface CliFlag {
-  name: string
-  type: FlagSpec['type']
-  value?: string
-  help: string
-  negatable?: boolean
-  env?: string
-}
-
-/** The flags of a subcommand that are inputs, in the order of the table. */
-export function flagsOf(command: CommandName): CliFlag[] {
-  return INPUT_ROWS.flatMap((r) => {
-    const flag = r.flag
-    if (!flag || !(flag.commands ?? r.actions).includes(command)) return []
-    return [
-      {
-        name: r.name,
-        type: flag.type,
-        value: flag.value,
-        help: flag.help?.[command] ?? r.description,
-        negatable: flag.negatable,
-        env: flag.env,
-      },
-    ]
-  })
 }

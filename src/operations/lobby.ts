@@ -5,6 +5,7 @@ import { readBoolean, readRequiredConnection, readRequiredId, type Connection } 
 import { ActionName, Input, LobbyOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../common/report.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface LobbyInputs extends Connection {
   namespaceId: string
@@ -52,9 +53,12 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
       `Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`,
     )
     if (result.failed && !inputs.failIfFailed) {
-      run.logger.warning(`${failureMessage(result)}. ${Input.FailIfFailed} is false: the step passes.`, {
-        title: 'Lobby failed',
-      })
+      run.logger.warning(
+        `${failureMessage(result)}. ${inputName(Input.FailIfFailed)} is false: the step passes.`,
+        {
+          title: 'Lobby failed',
+        },
+      )
     }
     return result
   },

@@ -3,7 +3,7 @@
 // another namespace serves.
 
 import type { ServiceClient } from '../api/client.ts'
-import { UsageError } from '../api/errors.ts'
+import { ServiceStateError, UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
 import { namespaceUrl, readVersion } from '../deploy/publish.ts'
@@ -17,6 +17,7 @@ import {
 import { ActionName, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
 import type { Operation } from './operation.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface PublishInputs extends Connection {
   /** The namespace to publish to, by name_id or by id (one of the two). */
@@ -49,10 +50,12 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     const namespaceId = text(Input.NamespaceId)
     if (!nameId && !namespaceId)
       throw new UsageError(
-        `${Input.Namespace} or ${Input.NamespaceId} is required: the namespace to publish to`,
+        `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} is required: the namespace to publish to`,
       )
     if (nameId && namespaceId)
-      throw new UsageError(`${Input.Namespace} and ${Input.NamespaceId} are both given: give one of the two`)
+      throw new UsageError(
+        `${inputName(Input.Namespace)} and ${inputName(Input.NamespaceId)} are both given: give one of the two`,
+      )
     const namespace = nameId
       ? { nameId: checkNameId(Input.Namespace, nameId) }
       : { id: checkUuid(Input.NamespaceId, namespaceId) }
@@ -60,13 +63,13 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     const fromNamespace = text(Input.FromNamespace)
     if (!versionId && !fromNamespace) {
       throw new UsageError(
-        `${Input.VersionId} or ${Input.FromNamespace} is required: a version id ('previous' rolls back to the ` +
+        `${inputName(Input.VersionId)} or ${inputName(Input.FromNamespace)} is required: a version id ('previous' rolls back to the ` +
           'version published before the current one), or the namespace whose version to promote',
       )
     }
     if (versionId && fromNamespace)
       throw new UsageError(
-        `${Input.VersionId} and ${Input.FromNamespace} are both given: give one of the two`,
+        `${inputName(Input.VersionId)} and ${inputName(Input.FromNamespace)} are both given: give one of the two`,
       )
     const source: PublishInputs['source'] = fromNamespace
       ? { fromNamespace: checkNameId(Input.FromNamespace, fromNamespace) }
@@ -133,7 +136,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         'Replaced',
         result.changed ? { code: result.replacedVersionId } : 'nothing: it already served this version',
       ],
-      ['URL', result.url ?? 'unknown: the service names no CDN domain (set cdn-domain)'],
+      ['URL', result.url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`],
     ]
     return {
       title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
@@ -152,8 +155,8 @@ function findNamespace(
   )
   if (found) return found
   const [input, value] = 'id' in wanted ? [Input.NamespaceId, wanted.id] : [Input.Namespace, wanted.nameId]
-  throw new UsageError(
-    `${input} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`,
+  throw new ServiceStateError(
+    `${inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`,
   )
 }
 
@@ -168,8 +171,8 @@ async function chooseVersion(
   if ('fromNamespace' in source) {
     const from = namespaces.find((ns) => ns.name_id === source.fromNamespace)
     if (!from) {
-      throw new UsageError(
-        `${Input.FromNamespace} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`,
+      throw new ServiceStateError(
+        `${inputName(Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`,
       )
     }
     return from.version_id
@@ -177,9 +180,9 @@ async function chooseVersion(
   const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id)
   const previous = versions.find((entry) => entry.version_id !== target.version_id)
   if (!previous) {
-    throw new UsageError(
-      `${Input.VersionId} 'previous': namespace ${target.name_id} has had no other version published ` +
-        `(it serves ${target.version_id}); give a ${Input.VersionId}`,
+    throw new ServiceStateError(
+      `${inputName(Input.VersionId)} 'previous': namespace ${target.name_id} has had no other version published ` +
+        `(it serves ${target.version_id}); give a ${inputName(Input.VersionId)}`,
     )
   }
   return previous.version_id

@@ -16,6 +16,7 @@ import { ActionName, Input, ServersOutput } from '../inputs/constants.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Journal, Operation } from './operation.ts'
 import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock } from '../common/report.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export const LIMIT_MAX = 1_000_000
 /** Rows of the servers table in a report; the output always holds every server. */
@@ -128,7 +129,7 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
         }),
     )
     run.logger.info(
-      `${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${Input.Limit} reached)` : ''}`,
+      `${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${inputName(Input.Limit)} reached)` : ''}`,
     )
     return {
       environmentId: inputs.environmentId,
@@ -212,11 +213,11 @@ export function readTags(raw: string): Record<string, string> | undefined {
     tags = JSON.parse(json)
   } catch {
     throw new UsageError(
-      `${Input.Tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`,
+      `${inputName(Input.Tags)} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`,
     )
   }
   const problem = serverTagsProblem(tags)
-  if (problem) throw new UsageError(`${Input.Tags} '${json}': ${problem}, like {"region": "eu"}`)
+  if (problem) throw new UsageError(`${inputName(Input.Tags)} '${json}': ${problem}, like {"region": "eu"}`)
   const filter = tags as Record<string, string>
   return Object.keys(filter).length ? filter : undefined
 }

@@ -30,6 +30,7 @@ import {
 import { nameIdProblems } from '../api/rules.ts'
 import { INPUTS } from '../inputs/table.ts'
 import type { Operation } from './operation.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface SweepInputs extends Connection {
   /** Read by the face, which asks GitHub with it. */
@@ -85,7 +86,7 @@ function readPrefix(get: GetInput): string {
   const prefix = get(Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default
   if (nameIdProblems(`${prefix}1`).length) {
     throw new UsageError(
-      `${Input.NamespacePrefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
+      `${inputName(Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
         "ending with a dash or not (like 'pr-')",
     )
   }
@@ -97,7 +98,7 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
   const githubToken = get(Input.GitHubToken).trim()
   if (!githubToken) {
     throw new UsageError(
-      `${Input.GitHubToken} is required: the sweep asks GitHub whether each pull request is still open`,
+      `${inputName(Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`,
     )
   }
   return {

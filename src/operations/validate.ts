@@ -7,6 +7,7 @@ import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connectio
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export type Validation = 'matchmaker-config' | 'group-display-name'
 
@@ -45,11 +46,11 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
       if (lobbyCountMax === undefined || maxPlayers === undefined)
         throw new UsageError(
-          `${Input.LobbyCountMax} and ${Input.MaxPlayers} go together: give both or neither`,
+          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
         )
       if (!namespaceId)
         throw new UsageError(
-          `${Input.LobbyCountMax} and ${Input.MaxPlayers} need ${Input.NamespaceId}: the service validates a matchmaker config against a namespace`,
+          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
         )
       matchmaker = {
         namespaceId,
@@ -58,12 +59,12 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       }
     } else if (namespaceId) {
       throw new UsageError(
-        `${Input.NamespaceId} is only used with ${Input.LobbyCountMax} and ${Input.MaxPlayers}, which are empty`,
+        `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
       )
     }
     if (!matchmaker && groupDisplayName === undefined) {
       throw new UsageError(
-        `${Input.GroupDisplayName}, or ${Input.LobbyCountMax} and ${Input.MaxPlayers} with ${Input.NamespaceId}: ` +
+        `${inputName(Input.GroupDisplayName)}, or ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} with ${inputName(Input.NamespaceId)}: ` +
           'give at least one, there is nothing to validate',
       )
     }
@@ -158,7 +159,7 @@ function problems(errors: readonly ValidateError[]): ValidationProblem[] {
     description: error.message,
     title:
       error.validation === 'group-display-name'
-        ? `${Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+        ? `${inputName(Input.GroupDisplayName)} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
         : validationTitle(error.path),
   }))
 }

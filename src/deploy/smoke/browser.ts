@@ -5,6 +5,7 @@
 
 import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
+import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 
 /** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
@@ -71,8 +72,8 @@ export function findBrowser(options: FindOptions): FoundBrowser | { missing: str
   const given = options.given?.trim()
   if (given) {
     return runnable(given)
-      ? { path: given, from: Input.Browser }
-      : { missing: `${Input.Browser} is ${given}, which is not a program this runner can run` }
+      ? { path: given, from: inputName(Input.Browser) }
+      : { missing: `${inputName(Input.Browser)} is ${given}, which is not a program this runner can run` }
   }
   for (const name of BROWSER_ENV) {
     const value = options.env[name]?.trim()
@@ -83,7 +84,7 @@ export function findBrowser(options: FindOptions): FoundBrowser | { missing: str
   return {
     missing:
       `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
-      `set ${Input.Browser} to one's path, or install one (apt-get install chromium)`,
+      `set ${inputName(Input.Browser)} to one's path, or install one (apt-get install chromium)`,
   }
 }
 

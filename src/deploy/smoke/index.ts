@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../common/run.ts'
 import type { Logger } from '../../common/logger.ts'
+import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../go-live.ts'
@@ -57,7 +58,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
   const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`
   if (onFailure === 'warn') {
     logger.warning(
-      `Smoke test: ${account} ${Input.OnVerifyFailure} is warn: the run succeeds with ${Input.SmokeTest} failed.`,
+      `Smoke test: ${account} ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(Input.SmokeTest)} failed.`,
       { title: 'Smoke test failed' },
     )
     return

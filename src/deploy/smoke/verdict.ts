@@ -1,6 +1,7 @@
 // What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
 // first problem in words and what a user can do about it.
 
+import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { Problem, Seen } from './watch.ts'
 
@@ -103,7 +104,7 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
 function remedyFor(problems: readonly Problem[], first: Problem | undefined, watchMs: number): string {
   if (!first)
-    return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${Input.SmokeTestSeconds}; else find why it draws nothing (its console, in a browser)`
+    return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
   if (first.kind === 'request') return requestRemedy(first.status)
   const said = problems
     .filter((p) => p.kind !== 'request')
@@ -112,13 +113,13 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
   if (COMPRESSED.test(said))
     return (
       'a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
-      `${Input.WebEngine} auto (or unity) so that the version's routes send it, and no ${Input.Headers} rule ` +
+      `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
       "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')"
     )
   if (WASM_TYPE.test(said))
     return (
       `a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
-      `${Input.WebEngine} auto (or unity, godot), which sets it for the engine's files`
+      `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`
     )
   if (ISOLATION.test(said))
     return (
@@ -132,11 +133,11 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
 function requestRemedy(status: number | undefined): string {
   if (status === 404)
     return (
-      `the page asks for a file the site does not have: check that the ${Input.Files} patterns select it ` +
-      `(and ${Input.IncludeHidden} for a name starting with '.'), and the case of its path`
+      `the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
+      `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`
     )
   if (status === 401 || status === 403)
-    return `the host refused the request: on a private namespace, check ${Input.BasicAuth}`
+    return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`
   if (status !== undefined && status >= 500) return 'the host failed to answer: a re-run checks again'
   if (status !== undefined)
     return 'the host refused the request the page made: check the URL the game builds for it'

@@ -6,7 +6,7 @@ import type { RetryPolicy } from '../../api/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
 import { AdaptiveConcurrency } from '../adaptive.ts'
 import { hashArtifacts, type ArtifactFile } from '../files.ts'
-import { createProgress, type Progress } from '../progress.ts'
+import { PROGRESS_INTERVAL_MS, createProgress, type Progress } from '../progress.ts'
 import { isBytesFile } from './body.ts'
 import { decide, type Action, type AttemptState } from './outcome.ts'
 import { describePart, type Part, type UploadPlan } from './plan.ts'
@@ -44,13 +44,15 @@ export class UploadRun {
     this.#policy = options.retry
     this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal
     this.digests = new Array<string>(options.files.length)
-    this.progress = createProgress({
-      files: options.files.length,
-      bytes: options.files.reduce((sum, f) => sum + f.size, 0),
-      logger: options.logger,
-      now: options.retry.now,
-      intervalMs: options.progressIntervalMs ?? 5_000,
-    })
+    this.progress =
+      options.progress ??
+      createProgress({
+        files: options.files.length,
+        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+        logger: options.logger,
+        now: options.retry.now,
+        intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+      })
     this.watchdog = new Watchdog(options.timeouts, options.tailStallMs)
     this.scheduler = new Scheduler<Part>(options.concurrency)
     this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
@@ -241,6 +243,6 @@ export class UploadRun {
     }
     this.watchdog.stop()
     this.watchdog.abortAll(new Error('the upload is over'))
-    this.progress.stop()
+    if (!this.#options.progress) this.progress.stop()
   }
 }

@@ -10,6 +10,7 @@ import { PartUploadError, type Outcome } from './outcome.ts'
 import { describePart, type Part } from './plan.ts'
 import { dispatchPut, type StoreAnswer } from './put.ts'
 import { StalledError, TailStallError, type InFlightPuts } from './watchdog.ts'
+import { redact } from '../../common/secrets.ts'
 
 /** What every attempt at a part shares. */
 export interface SendContext {
@@ -123,5 +124,6 @@ function storeError(text: string): string {
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]
   if (code) return message ? `${code}: ${message}` : code
-  return text.trim().slice(0, 200)
+  // Cut after the secrets are redacted: a cut secret is one the redactor no longer knows.
+  return redact(text).trim().slice(0, 200)
 }

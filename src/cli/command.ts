@@ -1,0 +1,108 @@
+// What a subcommand of the CLI is (its flags, help and run) and what every one shares: the reading of
+// its flags as the action reads its inputs, the token's absence, Ctrl-C.
+
+import { UsageError } from '../api/errors.ts'
+import { cancelOnSignals, cancelSignals, type SignalCancellation } from '../common/cancel.ts'
+import type { OutputValue, Report } from '../common/report.ts'
+import type { InputNaming } from '../common/input-naming.ts'
+import type { GetInput } from '../inputs/common.ts'
+import { Input, TOKEN_ENV } from '../inputs/constants.ts'
+import { inputRow } from '../inputs/table.ts'
+import type { CliFlag } from './flags.ts'
+import { EXIT_CANCELLED, write } from './output.ts'
+import type { TerminalLogger } from './terminal.ts'
+
+/** A flag: an input's (from the table of inputs) or one of the CLI's own. */
+export type Flag = CliFlag
+
+export type Flags = Record<string, string | boolean | string[] | undefined>
+
+export interface RunIO {
+  logger: TerminalLogger
+  json: boolean
+  interactive: boolean
+}
+
+/** What a run came to: its outputs and report, and the failure when it failed after doing something. */
+export interface Outcome {
+  outputs: Record<string, OutputValue>
+  report: Report | undefined
+  failure?: unknown
+}
+
+export interface Command {
+  name: string
+  /** One line in `gamehost --help`. */
+  summary: string
+  /** What `gamehost <command> --help` says it does. */
+  description: string
+  flags: Flag[]
+  examples: string[]
+  /** Runs the command with its parsed flags; a failure before anything was done is thrown. */
+  run(flags: Flags, io: RunIO): Promise<Outcome>
+}
+
+export const flag = (
+  name: string,
+  type: Flag['type'],
+  help: string,
+  options: { value?: string; group?: Flag['group'] } = {},
+): Flag => ({ name, type, help, value: options.value, group: options.group ?? 'common' })
+
+/** The flags of the CLI itself, listed last in every --help. */
+export const OUTPUT_FLAGS: Flag[] = [
+  flag('json', 'boolean', "Print one JSON document with the action's outputs (and the error, on a failure)", {
+    group: 'output',
+  }),
+  flag('verbose', 'boolean', 'Show debug lines (each request made)', { group: 'output' }),
+  flag('help', 'boolean', 'Show this help', { group: 'output' }),
+]
+
+/** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
+const shellWord = (value: string) =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
+
+/** The inputs named as the CLI's flags: `--namespace`, `--namespace staging`, `--no-verify`. */
+export const FLAG_NAMING: InputNaming = {
+  name: (input) => `--${input}`,
+  assignment: (input, value) => {
+    if (inputRow(input)?.flag?.type === 'boolean' && (value === 'true' || value === 'false'))
+      return value === 'true' ? `--${input}` : `--no-${input}`
+    return `--${input} ${shellWord(value)}`
+  },
+  source: (input) => {
+    const env = inputRow(input)?.flag?.env
+    return env ? `--${input} (or ${env})` : `--${input}`
+  },
+}
+
+/** Reads an input by name from the flags: lists joined by lines, booleans as text, the env's when not given. */
+export function flagReader(flags: Flags): GetInput {
+  return (name) => {
+    const value = flags[name]
+    const env = inputRow(name)?.flag?.env
+    if (env && (value === undefined || value === '')) return process.env[env] ?? ''
+    if (value === undefined) return ''
+    if (Array.isArray(value)) return value.join('\n')
+    return String(value)
+  }
+}
+
+export function missingToken(): UsageError {
+  return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${Input.Token})`)
+}
+
+/** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
+export function cancelOnCtrlC(io: RunIO): SignalCancellation {
+  const cancellation = cancelOnSignals(cancelSignals(), () => {
+    io.logger.close()
+    write('stderr', 'gamehost: quit at once\n')
+    process.exit(EXIT_CANCELLED)
+  })
+  cancellation.signal.addEventListener('abort', () =>
+    io.logger.warning(
+      'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
+    ),
+  )
+  return cancellation
+}

@@ -1,0 +1,95 @@
+// Everything the CLI prints goes through `write`: standard output for the result (a report, or one JSON
+// document with --json), standard error for the log and the errors. One place to wrap what is printed.
+
+import {
+  NetworkError,
+  ServiceError,
+  ServiceStateError,
+  UsageError,
+  ValidationFailedError,
+  errorMessage,
+} from '../api/errors.ts'
+import { validationTitle } from '../api/rules.ts'
+import { isCancelled } from '../common/cancel.ts'
+import { renderText, type OutputValue, type Report } from '../common/report.ts'
+import { inertJson } from '../common/untrusted.ts'
+import { OperationStoppedError } from '../operations/operation.ts'
+import type { TerminalLogger, TerminalStream } from './terminal.ts'
+
+export type Channel = 'stdout' | 'stderr'
+
+export function write(channel: Channel, text: string): void {
+  ;(channel === 'stdout' ? process.stdout : process.stderr).write(text)
+}
+
+/** Standard error as the terminal logger's stream: its lines written through `write`. */
+export const stderrStream: TerminalStream = {
+  write: (text: string) => write('stderr', text),
+  get isTTY() {
+    return process.stderr.isTTY
+  },
+  get columns() {
+    return process.stderr.columns
+  },
+}
+
+export const EXIT_OK = 0
+export const EXIT_FAILURE = 1
+export const EXIT_USAGE = 2
+/** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
+export const EXIT_CANCELLED = 130
+
+/** 2 for bad usage only; 1 for a failure of the service or of what it holds; 130 when cancelled. */
+export function exitCodeOf(error: unknown): number {
+  const cause = error instanceof OperationStoppedError ? error.cause : error
+  if (isCancelled(cause)) return EXIT_CANCELLED
+  if (cause instanceof UsageError && !(cause instanceof ServiceStateError)) return EXIT_USAGE
+  return EXIT_FAILURE
+}
+
+/** The error's code in a --json document: the service's own code when it answered one. */
+export function errorCode(error: unknown): string {
+  const cause = error instanceof OperationStoppedError ? error.cause : error
+  if (cause instanceof ServiceError) return cause.code
+  if (isCancelled(cause)) return 'CANCELLED'
+  if (cause instanceof ServiceStateError) return 'SERVICE_STATE'
+  if (cause instanceof UsageError) return 'USAGE'
+  if (cause instanceof ValidationFailedError) return 'VALIDATION_FAILED'
+  if (cause instanceof NetworkError) return 'NETWORK'
+  return 'FAILED'
+}
+
+export interface PrintIO {
+  logger: TerminalLogger
+  json: boolean
+}
+
+/**
+ * The result on standard output: with --json one document, the outputs known and, on a failure, the
+ * error's code and message beside them; else the report as text.
+ */
+export function print(
+  io: PrintIO,
+  outputs: Record<string, OutputValue>,
+  report: Report | undefined,
+  failure?: unknown,
+): void {
+  io.logger.close()
+  if (io.json) {
+    const document = failure === undefined ? outputs : { ...outputs, error: errorJson(failure) }
+    write('stdout', inertJson(document, 2) + '\n')
+  } else if (report) write('stdout', '\n' + renderText(report))
+}
+
+function errorJson(error: unknown): Record<string, OutputValue> {
+  return { code: errorCode(error), message: errorMessage(error) }
+}
+
+/** The error on standard error, each problem of a validation first. */
+export function reportError(logger: TerminalLogger, error: unknown): void {
+  if (error instanceof ValidationFailedError) {
+    for (const problem of error.problems)
+      logger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
+  }
+  logger.error(errorMessage(error))
+}

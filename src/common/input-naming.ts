@@ -1,0 +1,47 @@
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+
+export interface InputNaming {
+  /** The input as its user gives it: `namespace`, `--namespace`. */
+  name(input: string): string
+  /** The input given a value, as its user writes it: `namespace: staging`, `--namespace staging`. */
+  assignment(input: string, value: string): string
+  /** Where a required input missing comes from: `game-id`, `--game-id (or GAMEHOST_GAME_ID)`. */
+  source(input: string): string
+}
+
+/** An action's inputs, as a workflow's `with:` writes them. */
+export const ACTION_NAMING: InputNaming = {
+  name: (input) => input,
+  assignment: (input, value) => `${input}: ${value}`,
+  source: (input) => input,
+}
+
+let naming: InputNaming = ACTION_NAMING
+
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+export function nameInputsAs(face: InputNaming): void {
+  naming = face
+}
+
+export function inputName(input: string): string {
+  return naming.name(input)
+}
+
+export function inputAssignment(input: string, value: string): string {
+  return naming.assignment(input, value)
+}
+
+export function inputSource(input: string): string {
+  return naming.source(input)
+}
+
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+export function inputList(inputs: readonly string[]): string {
+  const names = inputs.map(inputName)
+  return names.length < 2
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+}

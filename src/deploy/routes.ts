@@ -1,0 +1,160 @@
+// The routes of the published version: the engine's (web-engine.ts) and the `headers` input's, with
+// their priorities, checked against what the CDN reads, and the warnings where they overlap.
+
+import { inputName } from '../common/input-naming.ts'
+import { UsageError } from '../api/errors.ts'
+import type { CdnHeader } from '../api/types.ts'
+import {
+  CDN_PRIORITY_MAX,
+  CDN_SERVED_MAX,
+  compareGlobSpecificity,
+  globMatches,
+  globsOverlap,
+  normalizeGlob,
+} from '../api/versions.ts'
+import { Input } from '../inputs/constants.ts'
+import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
+import type { ArtifactFile } from './files.ts'
+
+/** A route of the published version, with its one header. */
+export interface PlannedRoute {
+  glob: string
+  priority: number
+  header: CdnHeader
+  /** The engine's needs (`web-engine`) or the `headers` input. */
+  from: 'web-engine' | 'headers'
+}
+
+/** A route before its priority is set. */
+export interface RouteSpec {
+  glob: string
+  header: CdnHeader
+  from: PlannedRoute['from']
+}
+
+/**
+ * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
+ * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
+ * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
+ * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
+ * since only the higher-priority one's header is sent there.
+ */
+export function planRoutes(
+  engine: readonly RouteSpec[],
+  headers: readonly HeaderRule[],
+  files: readonly Pick<ArtifactFile, 'path'>[] = [],
+): { routes: PlannedRoute[]; warnings: string[] } {
+  const warnings: string[] = []
+  const user: RouteSpec[] = headers.map(({ glob, name, value }) => ({
+    glob,
+    header: { name, value },
+    from: 'headers',
+  }))
+  const kept = engine.filter((route) => {
+    const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob))
+    if (mine) {
+      warnings.push(
+        `${inputName(Input.Headers)}: '${mine.glob}' replaces the route ${inputName(Input.WebEngine)} set for that glob ` +
+          `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`,
+      )
+    }
+    return !mine
+  })
+  const all = [...user, ...kept]
+  if (all.length > CDN_SERVED_MAX) {
+    throw new UsageError(
+      `${all.length} routes: ${user.length} from ${inputName(Input.Headers)} and ${kept.length} for the web engine ` +
+        `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
+        `Give fewer ${inputName(Input.Headers)}${kept.length ? `, or set ${inputName(Input.WebEngine)} to none and give the engine's headers yourself` : ''}`,
+    )
+  }
+  const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
+  const sorted = all
+    .map((route, index) => ({ route, index }))
+    .sort(
+      (a, b) =>
+        compareGlobSpecificity(a.route.glob, b.route.glob) ||
+        order(a.route) - order(b.route) ||
+        a.index - b.index,
+    )
+  const routes = sorted.map(({ route }, index): PlannedRoute => ({
+    ...route,
+    priority: CDN_PRIORITY_MAX - index,
+  }))
+  const overlaps = routes.flatMap((higher, i) =>
+    routes
+      .slice(i + 1)
+      .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])),
+  )
+  const shared = filesInBoth(overlaps, files)
+  for (const [i, { higher, lower }] of overlaps.entries()) {
+    const { count, first } = shared[i]!
+    const example = first
+      ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
+      : ' (no file of this site yet)'
+    warnings.push(
+      `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
+        `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
+        `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+        `${lower.header.name} is not sent there`,
+    )
+  }
+  warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []))
+  return { routes, warnings }
+}
+
+/**
+ * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
+ * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
+ * the browser on which of this site's files.
+ */
+function pageLayerWarning(
+  route: PlannedRoute,
+  files: readonly Pick<ArtifactFile, 'path'>[],
+): string | undefined {
+  const layer = pageLayer(route.header.name)
+  if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob)) return undefined
+  const pages: string[] = []
+  const others: string[] = []
+  for (const { path } of files) {
+    if (!globMatches(route.glob, `/${path}`)) continue
+    ;(path.endsWith('.html') ? pages : others).push(path)
+  }
+  // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
+  if (!pages.length) return undefined
+  const some = (list: string[]) =>
+    list.length
+      ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
+      : 'none of this site yet'
+  const header = `${route.header.name}: ${route.header.value}`
+  return (
+    `${inputName(Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
+  )
+}
+
+/**
+ * For each pair of overlapping routes, how many files both match and the first of them: each file
+ * visited once, matched against each glob of a pair once.
+ */
+function filesInBoth(
+  pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
+  files: readonly Pick<ArtifactFile, 'path'>[],
+): Array<{ count: number; first: string | undefined }> {
+  const shared = pairs.map(() => ({ count: 0, first: undefined as string | undefined }))
+  if (!pairs.length) return shared
+  const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
+  for (const file of files) {
+    const path = file.path
+    const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
+    if (matched.size === 0) continue
+    for (const [i, { higher, lower }] of pairs.entries()) {
+      if (!matched.has(higher.glob) || !matched.has(lower.glob)) continue
+      shared[i]!.count++
+      shared[i]!.first ??= path
+    }
+  }
+  return shared
+}
+
+const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers : Input.WebEngine)

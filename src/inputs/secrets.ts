@@ -1,0 +1,34 @@
+// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
+// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
+// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+
+import { runSecrets } from '../common/secrets.ts'
+import { basicAuthSecrets } from './basic-auth.ts'
+import { urlUserInfo, type GetInput } from './common.ts'
+import { Input } from './constants.ts'
+import { inputRow } from './table.ts'
+
+/**
+ * Registers with the run's redactor every secret among these inputs: the value of each input the
+ * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
+ * and credentials written into api-url (refused, and never shown). Returns them, for a face that
+ * masks them elsewhere too (the runner's `::add-mask::`).
+ */
+export function registerSecrets(get: GetInput, names: readonly string[]): string[] {
+  const secrets: string[] = []
+  for (const name of names) {
+    if (!inputRow(name)?.secret) continue
+    const value = get(name)
+    if (!value) continue
+    secrets.push(value)
+    if (name === Input.BasicAuth) secrets.push(...basicAuthSecrets(value))
+  }
+  const userInfo = urlUserInfo(get(Input.ApiUrl))
+  if (userInfo) {
+    secrets.push(userInfo)
+    const password = userInfo.slice(userInfo.indexOf(':') + 1)
+    if (userInfo.includes(':') && password) secrets.push(password)
+  }
+  for (const secret of secrets) runSecrets.add(secret)
+  return secrets
+}
