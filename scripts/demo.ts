@@ -2,6 +2,8 @@
 // the host seconds later, files of 5 MiB or more are multipart), deploys example-site/ with a 6 MiB
 // wasm through dist/index.js the way the GitHub runner would, to a new namespace built on what the
 // demo game's prod serves, and prints the outputs, the job summary, and what the url output serves.
+// `npm run demo -- --smoke-test` (or GAMEHOST_DEMO_SMOKE_TEST=1) also opens the url in this machine's
+// Chrome or Chromium and prints what it saw, and where its screenshot is.
 import { createHash, randomBytes } from 'node:crypto'
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -19,6 +21,10 @@ await cp(path.join(root, 'example-site'), site, { recursive: true })
 const wasm = Buffer.concat([Buffer.from('\0asm\x01\0\0\0'), randomBytes(6 * 1024 * 1024)])
 await writeFile(path.join(site, 'game.wasm'), wasm)
 
+const smoke = process.argv.includes('--smoke-test') || process.env.GAMEHOST_DEMO_SMOKE_TEST === '1'
+// The runner's temporary folder is removed with the run: the screenshot goes to one that stays.
+const shots = smoke ? await mkdtemp(path.join(os.tmpdir(), 'gamehost-demo-screenshot-')) : undefined
+
 console.log(`Emulator of the service listening on ${emulator.url}\n`)
 console.log(`Running dist/index.js as the GitHub runner would, deploying example-site/ ...\n`)
 const run = await runAction({
@@ -34,7 +40,9 @@ const run = await runAction({
     'namespace-display-name': `Demo ${preview}`,
     'lobby-count-max': '64',
     'max-players': '16',
+    ...(smoke ? { 'smoke-test': 'true' } : {}),
   },
+  ...(shots ? { env: { RUNNER_TEMP: shots } } : {}),
   echo: true,
 })
 
@@ -61,7 +69,15 @@ console.log(
   `  GET game.wasm -> ${engine.status} ${engine.headers.get('content-type')}, ${engine.headers.get('content-length')} bytes ` +
     `(sent as a multipart upload's part; SHA-256 ${sha(wasm)}…, seen live by the deploy: verified=${run.outputs.verified})`,
 )
-if (page.status !== 200 || engine.status !== 200) {
+if (smoke) {
+  // What the browser saw: the smoke test's own line in the log, and its screenshot.
+  const seen = run.stdout.split('\n').find((line) => /^Smoke test[ :]/.test(line))
+  console.log(
+    `\nIn a browser: ${run.outputs['smoke-test']}: ${seen?.replace(/^Smoke test:? /, '') ?? '(nothing said)'}`,
+  )
+  if (run.outputs.screenshot) console.log(`  Screenshot: ${run.outputs.screenshot}`)
+}
+if (page.status !== 200 || engine.status !== 200 || (smoke && run.outputs['smoke-test'] === 'failed')) {
   await emulator.close()
   process.exit(1)
 }

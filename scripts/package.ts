@@ -13,7 +13,8 @@
 // bundles one after another from a shared queue (a warm worker builds faster). ncc's webpack cache is
 // off: filling it costs more than it saves on a clean machine.
 //
-// Each bundle's folder holds exactly what ncc emits for it (index.js, licenses.txt, package.json):
+// Each bundle's folder holds exactly what ncc emits for it (index.js, licenses.txt, package.json, and
+// <id>.index.js chunks: what a dynamic import() loads only when it runs, like the smoke test's browser driver):
 // files left over from an earlier build are removed, and dist/ keeps the other bundles' folders.
 
 import { fork } from 'node:child_process'

@@ -53,3 +53,63 @@ test('a deploy that drew warnings says them in the comment, not a bare tick, eac
   assert.ok(first.startsWith('- index\\.html is a Godot threads export'), first)
   assert.ok(first.endsWith('\\<b\\>\\*now\\*\\<\\/b\\>'), `escaped as text: ${first}`)
 })
+
+test('the smoke test in the comment: the game started in the browser, or why not and what was put back', () => {
+  const live = (smoke: DeployResult['smoke']): DeployResult => ({
+    ...deployed([]),
+    published: {
+      versionId: 'v2',
+      versionName: 'build 2',
+      replacedVersionId: 'v1',
+      created: true,
+      url: 'https://demo-game--pr-12.example.com/',
+      domain: undefined,
+    },
+    verification: {
+      verified: true,
+      url: 'https://demo-game--pr-12.example.com/',
+      durationMs: 2600,
+      attempts: 3,
+      checked: [],
+    },
+    smoke,
+  })
+  const passed = previewRecord(
+    {
+      kind: 'deployed',
+      result: live({
+        status: 'passed',
+        line: 'the game started in Chrome 131 in 2.4 s: 0 errors, 14 requests answered, the canvas drew',
+      }),
+    },
+    context,
+  )
+  // Text from the page is escaped as Markdown text: read without the escapes.
+  const read = (status: string) => status.replace(/\\(.)/g, '$1')
+  assert.ok(
+    read(passed.status).endsWith(
+      '\n\n🎮 Smoke test: the game started in Chrome 131 in 2.4 s: 0 errors, 14 requests answered, the canvas drew.',
+    ),
+    passed.status,
+  )
+  const failed = previewRecord(
+    {
+      kind: 'deployed',
+      result: live({
+        status: 'failed',
+        line: 'the game did not start in Chrome 131: 1 error; first: uncaught <TypeError>',
+        remedy: 'fix the error it names',
+        rolledBackTo: 'v1',
+      }),
+    },
+    context,
+  )
+  assert.ok(
+    read(failed.status).includes('⚠️ Smoke test: the game did not start in Chrome 131'),
+    failed.status,
+  )
+  assert.ok(failed.status.includes('\\<TypeError\\>'), `escaped as text: ${failed.status}`)
+  assert.ok(read(failed.status).includes('the namespace was put back on version v1'), failed.status)
+  // A version put back is not what the preview serves.
+  assert.equal(failed.state.versionId, undefined)
+})

@@ -25,6 +25,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { actionDefaults, runAction } from '../run-action.ts'
+import { describeSmokeCost, measureSmoke } from './smoke.ts'
 import { buildSite, type SiteSpec } from './site.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -55,6 +56,7 @@ const { values } = parseArgs({
     'discard-sites': { type: 'string', default: 'small-3000' },
     layouts: { type: 'string', default: 'flat,folders,small' },
     'layout-files': { type: 'string', default: '5000,20000' },
+    smoke: { type: 'string', default: '3' },
     out: { type: 'string', default: path.join(root, '.bench/results.json') },
     help: { type: 'boolean', default: false },
   },
@@ -91,6 +93,8 @@ if (values.help) {
                            small (100 a folder), --scaling-repeats times (default flat,folders,small;
                            '' for none)
   --layout-files N,M       the file counts of the layouts (default 5000,20000)
+  --smoke N                example-site's deploy with smoke-test on and off, N pairs: what the
+                           smoke test costs (default 3; 0 skips it; see smoke.ts)
   --out FILE               where the JSON goes (default .bench/results.json)`)
   process.exit(0)
 }
@@ -350,6 +354,8 @@ try {
   }
 
   if (runFaults) faultRuns = await measureFaults()
+  const smoke = Number(values.smoke) > 0 ? await measureSmoke(Number(values.smoke)) : undefined
+  if (smoke) console.log(describeSmokeCost(smoke))
 
   const table = renderTable(rows, startupMs, distant, sweep, faultRuns, discarded, layoutRuns)
   console.log(`\n${table}`)
@@ -366,6 +372,7 @@ try {
     faults: faultRuns,
     discarded,
     layouts: layoutRuns,
+    smoke,
     targets: targets(rows, startupMs, distant, faultRuns, discarded, layoutRuns),
     totalSeconds: (Date.now() - started) / 1000,
   }

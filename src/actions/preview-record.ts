@@ -8,6 +8,7 @@ import type { CloseResult } from '../deploy/close.ts'
 import type { DeployResult } from '../deploy/pipeline.ts'
 import { cancelledCheck, rerunText } from '../deploy/report.ts'
 import { notLiveAccount } from '../deploy/live.ts'
+import { smokeSentence } from '../deploy/smoke/report.ts'
 import { describeTiming } from '../deploy/verify.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
@@ -77,8 +78,16 @@ function liveSentence(result: DeployResult): string {
   if (seen.cancelled)
     return `🛑 It is published at the preview link below (${markdownText(cancelledCheck(seen, result.published))}).`
   if (seen.verified)
-    return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.`
+    return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.${smokeMarkdown(result)}`
   return `⚠️ It was not seen live: ${markdownText(notLiveAccount(seen))}.`
+}
+
+/** The smoke test, when it ran: the game started in the browser, or why not. */
+function smokeMarkdown(result: DeployResult): string {
+  const { smoke } = result
+  if (!smoke) return ''
+  const mark = smoke.status === 'passed' ? '🎮' : smoke.status === 'failed' ? '⚠️' : 'ℹ️'
+  return `\n\n${mark} Smoke test: ${markdownText(smokeSentence(smoke))}.`
 }
 
 function failedRecord(
@@ -124,7 +133,7 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
     domain: result.provisioned.domain,
     // A version put back is not this run's: the preview shows what the namespace serves.
     published:
-      result.published && !result.verification?.rolledBackTo
+      result.published && !result.verification?.rolledBackTo && !result.smoke?.rolledBackTo
         ? {
             versionId: result.published.versionId,
             url: result.published.url,

@@ -244,18 +244,32 @@ export async function rollBack(
   seen: Verification,
   logger: Pick<Logger, 'info'>,
 ): Promise<string | undefined> {
-  const previous = published.replacedVersionId
-  if (!published.created || !previous || previous === published.versionId) return undefined
   try {
-    await client.setNamespaceVersion(gameId, namespaceId, previous)
+    return await putBack(client, gameId, namespaceId, published, logger)
   } catch (error) {
     throw new NotLiveError(
-      `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${previous}, which it served ` +
+      `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
         `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`,
       seen,
       { cause: error },
     )
   }
+}
+
+/**
+ * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ */
+export async function putBack(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  published: Published,
+  logger: Pick<Logger, 'info'>,
+): Promise<string | undefined> {
+  const previous = published.replacedVersionId
+  if (!published.created || !previous || previous === published.versionId) return undefined
+  await client.setNamespaceVersion(gameId, namespaceId, previous)
   logger.info(`Put the namespace back on version ${previous}, which it served before the publish`)
   return previous
 }
@@ -282,14 +296,27 @@ export function notLive(
     )
     return
   }
+  throw new NotLiveError(
+    `Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`,
+    seen,
+  )
+}
+
+/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+export function afterFailure(
+  onFailure: OnVerifyFailure,
+  rolledBackTo: string | undefined,
+  published: Published,
+  nameId: string | undefined,
+): string {
+  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
+  const version = `version '${published.versionName}' (${published.versionId})`
   const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
-  const after =
-    seen.rolledBackTo !== undefined
-      ? `${Namespace} was put back on version ${seen.rolledBackTo}, which it served before.`
-      : onFailure === 'fail'
-        ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
-        : !published.created
-          ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-          : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
-  throw new NotLiveError(`Not live: ${account}. ${after}`, seen)
+  return rolledBackTo !== undefined
+    ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+    : onFailure === 'fail'
+      ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+      : !published.created
+        ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+        : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
 }

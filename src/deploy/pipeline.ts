@@ -18,6 +18,7 @@ import type { UploadResult } from './upload.ts'
 import { uploadSite } from './upload-site.ts'
 import { publishAndSee } from './live.ts'
 import type { PollOptions, Verification } from './verify.ts'
+import { smokeTest, type SmokeResult } from './smoke/index.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './older.ts'
 import { namespaceUrl } from './publish.ts'
 import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './site-record.ts'
@@ -58,6 +59,8 @@ export interface DeployResult {
    * (verify false, nothing published, a dry run).
    */
   verification?: Verification
+  /** What the browser saw of the game (smoke-test); undefined when it was not run. */
+  smoke?: SmokeResult
   /** The record of the build this run put on its site (site-record); undefined for none or a reused site. */
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
   /** What the namespace served compared with this run's commit (older.ts); undefined when not compared. */
@@ -331,7 +334,7 @@ async function publishAndSeeLive(
   // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
   // when the service names no CDN domain, and then not checked (go-live said so).
   const { manifest } = journal
-  await publishAndSee(
+  const seen = await publishAndSee(
     {
       gameId: targeted.connection.gameId,
       namespaceId: live.namespaceId,
@@ -351,6 +354,9 @@ async function publishAndSeeLive(
       onSeen: (seen) => (journal.verification = seen),
     },
   )
+  const { url } = live.published
+  if (seen?.verified && url)
+    await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal })
 }
 
 /** What the namespace and the base of the size comparison serve, read from their records. */

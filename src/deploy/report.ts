@@ -6,6 +6,8 @@ import { Input, Output } from '../inputs/constants.ts'
 import { isNotLive, notLiveAccount } from './live.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
+import { SmokeTestError } from './smoke/index.ts'
+import { smokeRerun, smokeSentence } from './smoke/report.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult, Published } from './pipeline.ts'
@@ -46,6 +48,8 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
     [Output.Verified]: result.verification?.verified ?? false,
+    [Output.SmokeTest]: result.smoke?.status ?? null,
+    [Output.Screenshot]: result.smoke?.screenshot ?? null,
   }
 }
 
@@ -202,6 +206,7 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
     )
   }
   if (isNotLive(error)) sentences.push(notLiveRerun(error.verification))
+  if (error instanceof SmokeTestError) sentences.push(smokeRerun(error.smoke))
   const fix = inputToFix(error)
   if (fix) sentences.push(fix)
   else if (sentences.length === 0) sentences.push('A re-run starts over: nothing this run did is in its way.')
@@ -301,7 +306,9 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     const access: Array<[string, Cell]> = published.privateUser
       ? [['Access', privateNote(published.privateUser)]]
       : []
-    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)])
+    const smoke: Array<[string, Cell]> = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : []
+    if (result.smoke?.screenshot) smoke.push(['Screenshot', { code: result.smoke.screenshot }])
+    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke)
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }
@@ -381,6 +388,8 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
     [Output.DomainStatus]: null,
     [Output.Skipped]: false,
     [Output.Verified]: false,
+    [Output.SmokeTest]: null,
+    [Output.Screenshot]: null,
   }
 }
 

@@ -10,6 +10,8 @@ export {
   MAX_RETRY_AFTER_SECONDS,
   DEFAULT_VERIFY_TIMEOUT_SECONDS,
   MAX_VERIFY_TIMEOUT_SECONDS,
+  DEFAULT_SMOKE_TEST_SECONDS,
+  MAX_SMOKE_TEST_SECONDS,
 } from './table.ts'
 import type { ActionName as ActionId } from './table.ts'
 
@@ -27,6 +29,8 @@ export const Output = {
   DomainStatus: 'domain-status',
   Skipped: 'skipped',
   Verified: 'verified',
+  SmokeTest: 'smoke-test',
+  Screenshot: 'screenshot',
 } as const
 
 /** Output names of the publish action. */

@@ -31,6 +31,8 @@ import {
   MAX_CONCURRENCY,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
+  DEFAULT_SMOKE_TEST_SECONDS,
+  MAX_SMOKE_TEST_SECONDS,
 } from './constants.ts'
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
@@ -43,6 +45,15 @@ export { readBoolean, type GetInput }
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
+/** The smoke test's inputs (smoke-test, browser, smoke-test-seconds): deploy/smoke/ runs it. */
+export interface SmokeSettings {
+  enabled: boolean
+  /** The `browser` input; undefined: found on the machine (deploy/smoke/browser.ts). */
+  browser: string | undefined
+  /** How long the page is watched after its load event (`smoke-test-seconds`). */
+  watchMs: number
+}
+
 /** Every input of the deploy, read and checked once, in groups. */
 export interface DeployInputs {
   connection: Connection
@@ -52,6 +63,8 @@ export interface DeployInputs {
   transfer: Transfer
   /** After publishing: check that the URL serves the build, and what to do when it does not. */
   verify: VerifySettings
+  /** Once seen live: open the URL in a browser and watch the game start (smoke/). */
+  smoke: SmokeSettings
   dryRun: boolean
   /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
@@ -193,6 +206,7 @@ export function readInputs(
     target,
     transfer: readTransfer(get),
     verify: readVerify(get),
+    smoke: readSmoke(get, target),
     dryRun,
     skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
     ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
@@ -347,6 +361,35 @@ function readTransfer(get: GetInput): Transfer {
         MAX_RETRY_AFTER_SECONDS,
       ) * 1000,
   }
+}
+
+/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
+function readSmoke(get: GetInput, target: Target): SmokeSettings {
+  const enabled = readBoolean(Input.SmokeTest, get(Input.SmokeTest), false)
+  const smoke: SmokeSettings = {
+    enabled,
+    browser: get(Input.Browser).trim() || undefined,
+    watchMs:
+      readInteger(
+        Input.SmokeTestSeconds,
+        get(Input.SmokeTestSeconds),
+        DEFAULT_SMOKE_TEST_SECONDS,
+        1,
+        MAX_SMOKE_TEST_SECONDS,
+      ) * 1000,
+  }
+  if (!enabled) return smoke
+  if (target.kind === 'none' || !target.publish)
+    throw new UsageError(
+      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
+        `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
+    )
+  if (!readBoolean(Input.Verify, get(Input.Verify), true))
+    throw new UsageError(
+      `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
+        'sooner may be served the build before)',
+    )
+  return smoke
 }
 
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */

@@ -38,6 +38,9 @@ export const MAX_RETRY_AFTER_SECONDS = 3600
  */
 export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300
 export const MAX_VERIFY_TIMEOUT_SECONDS = 3600
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+export const DEFAULT_SMOKE_TEST_SECONDS = 3
+export const MAX_SMOKE_TEST_SECONDS = 120
 
 export interface FlagSpec {
   /** `list`: repeated, its values joined by lines as the action's multi-line input. */
@@ -237,6 +240,25 @@ export const INPUTS = {
     description:
       'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
     flag: { type: 'string', value: 'action' },
+  }),
+  SmokeTest: row('smoke-test', {
+    actions: ['deploy'],
+    default: 'false',
+    description:
+      'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+    flag: { type: 'boolean' },
+  }),
+  Browser: row('browser', {
+    actions: ['deploy'],
+    default: '',
+    description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+    flag: { type: 'string', value: 'path' },
+  }),
+  SmokeTestSeconds: row('smoke-test-seconds', {
+    actions: ['deploy'],
+    default: String(DEFAULT_SMOKE_TEST_SECONDS),
+    description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+    flag: { type: 'string', value: 's' },
   }),
   CdnDomain: row('cdn-domain', {
     actions: ['deploy', 'publish', 'sweep'],

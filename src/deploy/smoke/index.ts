@@ -1,0 +1,141 @@
+// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
+// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
+// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
+
+import { mkdtemp } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { Run } from '../../api/run.ts'
+import type { Logger } from '../../common/logger.ts'
+import { inputName } from '../../common/input-naming.ts'
+import { Input } from '../../inputs/constants.ts'
+import type { TargetedInputs } from '../../inputs/deploy.ts'
+import type { Published } from '../go-live.ts'
+import { afterFailure, putBack } from '../live.ts'
+import { findBrowser } from './browser.ts'
+import { judge, type SmokeResult } from './verdict.ts'
+import { watchPage, type Seen } from './watch.ts'
+
+export type { SmokeResult, SmokeStatus } from './verdict.ts'
+
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+export class SmokeTestError extends Error {
+  override name = 'SmokeTestError'
+  readonly smoke: SmokeResult
+  constructor(message: string, smoke: SmokeResult, options?: ErrorOptions) {
+    super(message, options)
+    this.smoke = smoke
+  }
+}
+
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const LOAD_TIMEOUT_MS = 60_000
+
+export interface SmokeOptions {
+  inputs: TargetedInputs
+  run: Pick<Run, 'client' | 'signal' | 'clock'>
+  published: Published
+  url: string
+  /** The deploy's journal: the result is put there before anything is thrown. */
+  journal: { smoke?: SmokeResult; provisioned: { namespaceId?: string; nameId?: string } }
+  logger: Logger
+  /** Where the screenshot goes (RUNNER_TEMP); a folder of its own in the OS's when it is removed at the end. */
+  tempDir: string
+  tempDirRemoved?: boolean
+  /** Opens and watches the page (default watch.ts's, in a real browser). */
+  watch?: typeof watchPage
+  env?: NodeJS.ProcessEnv
+}
+
+/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+export async function smokeTest(options: SmokeOptions): Promise<void> {
+  const { inputs, logger } = options
+  if (!inputs.smoke.enabled) return
+  const smoke = await logger.group('Smoke test', () => look(options))
+  options.journal.smoke = smoke
+  if (smoke.status !== 'failed') return
+  const onFailure = inputs.verify.onFailure
+  const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`
+  if (onFailure === 'warn') {
+    logger.warning(
+      `Smoke test: ${account} ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(Input.SmokeTest)} failed.`,
+      { title: 'Smoke test failed' },
+    )
+    return
+  }
+  const namespaceId = options.journal.provisioned.namespaceId
+  if (onFailure === 'rollback' && namespaceId) {
+    try {
+      smoke.rolledBackTo = await putBack(
+        options.run.client,
+        inputs.connection.gameId,
+        namespaceId,
+        options.published,
+        logger,
+      )
+    } catch (error) {
+      throw new SmokeTestError(
+        `Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
+          `${error instanceof Error ? error.message : String(error)}.`,
+        smoke,
+        { cause: error },
+      )
+    }
+  }
+  const nameId = options.journal.provisioned.nameId
+  throw new SmokeTestError(
+    `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`,
+    smoke,
+  )
+}
+
+/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
+async function look(options: SmokeOptions): Promise<SmokeResult> {
+  const { inputs, logger, url } = options
+  const { smoke: settings } = inputs
+  const browser = findBrowser({
+    given: settings.browser,
+    env: options.env ?? process.env,
+    platform: process.platform,
+  })
+  if ('missing' in browser) {
+    const line = `skipped: ${browser.missing}`
+    logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' })
+    return { status: 'skipped', line }
+  }
+  logger.info(
+    `Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`,
+  )
+  let seen: Seen
+  try {
+    seen = await (options.watch ?? watchPage)({
+      browserPath: browser.path,
+      url,
+      basicAuth: inputs.target.basicAuth,
+      watchMs: settings.watchMs,
+      loadTimeoutMs: LOAD_TIMEOUT_MS,
+      screenshotFile: await screenshotFile(options),
+      signal: options.run.signal,
+      now: () => options.run.clock.now(),
+    })
+  } catch (error) {
+    options.run.signal.throwIfAborted()
+    // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
+    const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
+    logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' })
+    return { status: 'skipped', line }
+  }
+  const smoke = judge(seen, settings.watchMs)
+  logger.info(`Smoke test: ${smoke.line}`)
+  if (smoke.screenshot) logger.info(`Screenshot: ${smoke.screenshot}`)
+  return smoke
+}
+
+async function screenshotFile(options: SmokeOptions): Promise<string> {
+  const dir = options.tempDirRemoved
+    ? await mkdtemp(path.join(os.tmpdir(), 'gamehost-smoke-'))
+    : options.tempDir
+  return path.join(dir, `gamehost-screenshot-${process.pid}.png`)
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

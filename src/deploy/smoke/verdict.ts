@@ -1,0 +1,136 @@
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it.
+
+import { inputName } from '../../common/input-naming.ts'
+import { Input } from '../../inputs/constants.ts'
+import type { Problem, Seen } from './watch.ts'
+
+export type SmokeStatus = 'passed' | 'failed' | 'skipped'
+
+/** What the smoke test saw, for the outputs, the log, the summary and the comment. */
+export interface SmokeResult {
+  status: SmokeStatus
+  /** "started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew". */
+  line: string
+  /** On failure: the first problem, and what a user can do. */
+  problem?: string
+  remedy?: string
+  /** The PNG of the page when the watch ended. */
+  screenshot?: string
+  /** The version the namespace was put back on (on-verify-failure: rollback). */
+  rolledBackTo?: string
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+export function judge(seen: Seen, watchMs: number): SmokeResult {
+  const requests = seen.problems.filter((p) => p.kind === 'request')
+  const errors = seen.problems.length - requests.length
+  const { canvas } = seen
+  const flat = canvas !== undefined && canvas.colours <= 1
+  const counts = [
+    plural(errors, 'error'),
+    plural(seen.answered, 'request') + ' answered',
+    ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+  ]
+  const drew = !canvas
+    ? 'no canvas on the page'
+    : flat
+      ? `the canvas one flat colour (${canvas.first})`
+      : 'the canvas drew'
+  const screenshot = seen.screenshot
+  const first = seen.problems[0]
+  if (!first && !flat) {
+    const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`
+    return {
+      status: 'passed',
+      line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+      screenshot,
+    }
+  }
+  const problem = first
+    ? describeProblem(first)
+    : `the canvas (${canvas!.width}×${canvas!.height}) shows one flat colour (${canvas!.first}) ` +
+      `${seconds(watchMs)} after the page loaded: the game drew nothing`
+  return {
+    status: 'failed',
+    line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+    problem,
+    remedy: remedyFor(seen.problems, first, watchMs),
+    screenshot,
+  }
+}
+
+/** One problem, in words, naming the URL or the message. */
+export function describeProblem(problem: Problem): string {
+  switch (problem.kind) {
+    case 'exception':
+      return `uncaught ${problem.message}`
+    case 'console':
+      return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`
+    case 'request':
+      return problem.status !== undefined
+        ? `${problem.url} answered ${problem.status}`
+        : `${problem.url} could not be fetched (${problem.failure})`
+    case 'alert':
+      return `the page alerted: ${problem.message}`
+    case 'engine':
+      return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`
+    case 'load':
+      return `the page did not load: ${problem.message}`
+  }
+}
+
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED =
+  /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
+
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems: readonly Problem[], first: Problem | undefined, watchMs: number): string {
+  if (!first)
+    return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
+  if (first.kind === 'request') return requestRemedy(first.status)
+  const said = problems
+    .filter((p) => p.kind !== 'request')
+    .map(describeProblem)
+    .join('\n')
+  if (COMPRESSED.test(said))
+    return (
+      'a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+      `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
+      "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')"
+    )
+  if (WASM_TYPE.test(said))
+    return (
+      `a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+      `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`
+    )
+  if (ISOLATION.test(said))
+    return (
+      'a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+      "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'"
+    )
+  if (first.kind === 'load') return 'check that the URL opens in a browser; a re-run checks again'
+  return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)"
+}
+
+function requestRemedy(status: number | undefined): string {
+  if (status === 404)
+    return (
+      `the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
+      `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`
+    )
+  if (status === 401 || status === 403)
+    return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`
+  if (status !== undefined && status >= 500) return 'the host failed to answer: a re-run checks again'
+  if (status !== undefined)
+    return 'the host refused the request the page made: check the URL the game builds for it'
+  return 'the browser could not fetch it: a file from another host, or an address the game makes for this one'
+}

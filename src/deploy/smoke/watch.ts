@@ -1,0 +1,258 @@
+// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
+// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
+// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
+// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
+import type { BasicAuth } from '../../inputs/basic-auth.ts'
+import { browserName } from './browser.ts'
+import { engineReports, type EngineReport } from './engine-reports.ts'
+import type { PageWindow } from './page-dom.ts'
+import { countColours, type CanvasSeen } from './pixels.ts'
+
+export type Problem =
+  | { kind: 'exception'; message: string }
+  | { kind: 'console'; message: string; url?: string }
+  | { kind: 'request'; url: string; status?: number; failure?: string }
+  | { kind: 'alert'; message: string }
+  | { kind: 'engine'; message: string; engine: 'unity' | 'godot' }
+  | { kind: 'load'; message: string }
+
+export interface Seen {
+  /** "Chromium 156". */
+  browser: string
+  /** From the navigation's start to the page's load event; undefined when it never loaded. */
+  loadMs?: number
+  /** In the order they happened. */
+  problems: Problem[]
+  /** Requests answered with a status below 400. */
+  answered: number
+  /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
+  canvas?: CanvasSeen
+  /** The PNG written; undefined when none could be taken. */
+  screenshot?: string
+}
+
+export interface WatchOptions {
+  browserPath: string
+  url: string
+  /** A private namespace's credentials: given only to the namespace's own origin. */
+  basicAuth?: BasicAuth
+  /** How long to watch after the load event (and until no request is in flight). */
+  watchMs: number
+  /** How long the page may take to load, and its requests to end. */
+  loadTimeoutMs: number
+  screenshotFile: string
+  signal: AbortSignal
+  now: () => number
+}
+
+/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
+export function launchArgs(platform: NodeJS.Platform): string[] {
+  return [
+    ...(platform === 'linux' ? ['--no-sandbox'] : []),
+    '--disable-gpu',
+    '--enable-unsafe-swiftshader',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--window-size=1280,720',
+  ]
+}
+
+/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
+export async function watchPage(options: WatchOptions): Promise<Seen> {
+  const { default: puppeteer } = await import('puppeteer-core')
+  const browser = await puppeteer.launch({
+    executablePath: options.browserPath,
+    headless: true,
+    pipe: true,
+    args: launchArgs(process.platform),
+    defaultViewport: { width: 1280, height: 720 },
+    // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    timeout: options.loadTimeoutMs,
+  })
+  const close = () => void browser.close().catch(() => undefined)
+  options.signal.addEventListener('abort', close, { once: true })
+  try {
+    const seen: Seen = {
+      browser: browserName(options.browserPath, await browser.version()),
+      problems: [],
+      answered: 0,
+    }
+    const page = await browser.newPage()
+    const inFlight = listen(page, seen)
+    const cdp = await page.createCDPSession()
+    await listenForExceptions(cdp, seen)
+    if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
+    await load(page, seen, options)
+    await settle(page, inFlight, options)
+    await readEngineReports(page, seen)
+    await screenshot(browser, page, seen, options)
+    options.signal.throwIfAborted()
+    return seen
+  } finally {
+    options.signal.removeEventListener('abort', close)
+    await browser.close().catch(() => undefined)
+  }
+}
+
+/** Records what happens on the page; returns the requests in flight. */
+function listen(page: Page, seen: Seen): Set<HTTPRequest> {
+  const inFlight = new Set<HTTPRequest>()
+  const refused = new Set<HTTPRequest>()
+  const problem = (p: Problem) => seen.problems.push(p)
+  page.on('console', (message: ConsoleMessage) => {
+    // The browser's own "Failed to load resource" lines are the failed requests, said once below.
+    if (message.type() !== 'error' || message.text().startsWith('Failed to load resource')) return
+    problem({ kind: 'console', message: message.text(), url: message.location().url })
+  })
+  page.on('dialog', (dialog) => {
+    problem({ kind: 'alert', message: dialog.message() })
+    void dialog.dismiss().catch(() => undefined)
+  })
+  page.on('request', (request: HTTPRequest) => void inFlight.add(request))
+  // A page that left for another keeps none of its requests waited for (some never report an end).
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) inFlight.clear()
+  })
+  // Said as soon as its headers arrive: before what the page does about it (a loader's error).
+  page.on('response', (response: HTTPResponse) => {
+    const request = response.request()
+    if (!web(request.url()) || icon(request)) return
+    if (response.status() < 400) return void seen.answered++
+    refused.add(request)
+    problem({ kind: 'request', url: request.url(), status: response.status() })
+  })
+  page.on('requestfinished', (request: HTTPRequest) => void inFlight.delete(request))
+  page.on('requestfailed', (request: HTTPRequest) => {
+    inFlight.delete(request)
+    const failure = request.failure()?.errorText ?? 'failed'
+    // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
+    // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
+    if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED') return
+    problem({ kind: 'request', url: request.url(), failure })
+  })
+  return inFlight
+}
+
+const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
+
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (request: HTTPRequest) =>
+  request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico')
+
+/**
+ * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
+ * script read as text), which the driver's page errors leave out.
+ */
+async function listenForExceptions(cdp: CDPSession, seen: Seen): Promise<void> {
+  cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
+    const frame = details.stackTrace?.callFrames[0]
+    const url = frame?.url || details.url
+    const line = (frame?.lineNumber ?? details.lineNumber) + 1
+    const column = (frame?.columnNumber ?? details.columnNumber) + 1
+    const what = details.exception?.description?.split('\n')[0] ?? details.text
+    seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what })
+  })
+  await cdp.send('Runtime.enable')
+}
+
+/**
+ * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
+ * page loads from never sees the credentials.
+ */
+async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Promise<void> {
+  await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] })
+  cdp.on('Fetch.requestPaused', (event) => {
+    void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined)
+  })
+  cdp.on('Fetch.authRequired', (event) => {
+    const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server'
+    void cdp
+      .send('Fetch.continueWithAuth', {
+        requestId: event.requestId,
+        authChallengeResponse: ours
+          ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
+          : { response: 'CancelAuth' },
+      })
+      .catch(() => undefined)
+  })
+}
+
+async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void> {
+  const started = options.now()
+  try {
+    await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs })
+    seen.loadMs = options.now() - started
+  } catch (error) {
+    options.signal.throwIfAborted()
+    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    seen.problems.push({ kind: 'load', message })
+  }
+}
+
+/**
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
+ */
+async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
+  await sleep(options.watchMs, options.signal)
+  const until = options.now() + options.watchMs
+  while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, options.signal)
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted()
+    const timer = setTimeout(done, ms)
+    function done() {
+      signal.removeEventListener('abort', abort)
+      resolve()
+    }
+    function abort() {
+      clearTimeout(timer)
+      reject(signal.reason as Error)
+    }
+    signal.addEventListener('abort', abort, { once: true })
+  })
+}
+
+async function readEngineReports(page: Page, seen: Seen): Promise<void> {
+  const reports = await page.evaluate(engineReports).catch((): EngineReport[] => [])
+  // Unity's template alerts what its banner shows: said once.
+  const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')))
+  for (const report of reports)
+    if (!alerted.has(report.message)) seen.problems.push({ kind: 'engine', ...report })
+}
+
+/** The viewport as a PNG, and what the largest canvas on it shows. */
+async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
+  const rect = await page
+    .evaluate(() => {
+      const { document, innerWidth, innerHeight } = globalThis as unknown as PageWindow
+      let best: { x: number; y: number; width: number; height: number } | undefined
+      for (const canvas of document.querySelectorAll('canvas')) {
+        const r = canvas.getBoundingClientRect()
+        const x = Math.max(0, r.left)
+        const y = Math.max(0, r.top)
+        const width = Math.min(innerWidth, r.right) - x
+        const height = Math.min(innerHeight, r.bottom) - y
+        if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+          best = { x, y, width, height }
+      }
+      return best
+    })
+    .catch(() => undefined)
+  await mkdir(path.dirname(options.screenshotFile), { recursive: true })
+  const png = await page.screenshot({ path: options.screenshotFile, type: 'png' })
+  seen.screenshot = options.screenshotFile
+  if (rect) seen.canvas = await countColours(browser, Buffer.from(png), rect)
+}
