@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6056);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(816);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6056:
+/***/ 816:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29534,9 +29534,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -29667,8 +29667,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -29692,7 +29692,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -32482,9 +32482,80 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/api/errors.ts
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/common/network.ts
+// The one classifier of network failures: what a request that got no answer ran into (a refused or
+// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
+// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
+// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+/** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
+const KINDS = {
+    ECONNREFUSED: 'refused',
+    UND_ERR_CONNECT_TIMEOUT: 'refused',
+    ENETUNREACH: 'refused',
+    EHOSTUNREACH: 'refused',
+    ENOTFOUND: 'dns',
+    EAI_AGAIN: 'dns-again',
+    [DEADLINE_EXCEEDED]: 'lost',
+    ECONNRESET: 'lost',
+    EPIPE: 'lost',
+    ETIMEDOUT: 'lost',
+    UND_ERR_SOCKET: 'lost',
+    UND_ERR_CLOSED: 'lost',
+    UND_ERR_HEADERS_TIMEOUT: 'lost',
+    UND_ERR_BODY_TIMEOUT: 'lost',
+    UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'lost',
+    UND_ERR_ABORTED: 'lost',
+    EMFILE: 'descriptors',
+    ENFILE: 'descriptors',
+};
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
+/** The `code`s of an error and its causes, outermost first. */
+function errorCodes(error) {
+    const codes = [];
+    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === 'string')
+            codes.push(code);
+    }
+    return codes;
+}
+function kindOf(code) {
+    return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
+}
+/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+function networkFailure(error) {
+    for (const code of errorCodes(error)) {
+        const kind = kindOf(code);
+        if (kind)
+            return { kind, code };
+    }
+    return undefined;
+}
+/** Is `error`, or one of its causes, a network failure of one of these kinds? */
+function isFailureOf(error, ...kinds) {
+    return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
+}
+/** A connection that failed before the request was sent: safe to retry any call. */
+const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
+/** A failure a retry may fix: not made, or lost (a name that does not resolve or a refused certificate is not). */
+const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
+/** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
+const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
+
+;// CONCATENATED MODULE: ./src/common/retry.ts
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
+// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
+// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
+// are injectable, so tests decide on events and take milliseconds.
+
+
 /** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
@@ -32500,6 +32571,136 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
+/**
+ * The last error of a call whose retries stopped, made again saying how: an error that knows how to
+ * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
+ */
+function afterRetries(error, gaveUp) {
+    const own = error?.afterRetries;
+    if (typeof own === 'function')
+        return own.call(error, gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
+}
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
+function retryPolicy(overrides = {}) {
+    const policy = {
+        retries: DEFAULT_RETRIES,
+        baseDelayMs: 500,
+        maxDelayMs: 30_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        random: Math.random,
+        now: Date.now,
+        ...overrides,
+    };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
+    return policy;
+}
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+function backoffDelay(attempt, policy) {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(verdict, state, policy) {
+    if (verdict === false)
+        return { kind: 'fail', gaveUp: undefined };
+    if (typeof verdict === 'object' && 'kind' in verdict)
+        return { kind: 'fail', gaveUp: verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = verdict === true ? undefined : verdict.afterMs;
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
+        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
+            ? {
+                kind: 'out-of-time',
+                attempts,
+                elapsedMs: state.now - state.startedAt,
+                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
+            }
+            : undefined);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
+ */
+async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+    const startedAt = policy.now();
+    for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
+        try {
+            return await attempt(index);
+        }
+        catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
+            const now = policy.now();
+            const verdict = classify(error, now);
+            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
+            hooks.onRetry?.(error);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
+        }
+    }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+}
+function shortReason(error) {
+    const { status, code: serviceCode } = error;
+    if (typeof status === 'number' && typeof serviceCode === 'string')
+        return `${status} ${serviceCode}`;
+    const code = errorCodes(error)[0];
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -32567,6 +32768,14 @@ function validationPaths(metadata) {
 class errors_UsageError extends Error {
     name = 'UsageError';
 }
+/**
+ * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
+ * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
+ * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ */
+class ServiceStateError extends errors_UsageError {
+    name = 'ServiceStateError';
+}
 /** The matchmaker config (or another validated value) that the service's rules reject. */
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
@@ -32613,16 +32822,28 @@ class NetworkError extends Error {
     }
 }
 /**
- * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
- * its message (the service's and the network's errors keep their class); the message of an error is
- * never changed once it was thrown. Any other error becomes the cause of a new one.
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
-function afterRetries(error, gaveUp) {
-    if (error instanceof ServiceError || error instanceof NetworkError)
-        return error.afterRetries(gaveUp);
-    if (error instanceof Error)
-        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
-    return error;
+function requestedDelay(error, now) {
+    if (!(error instanceof ServiceError))
+        return undefined;
+    const candidates = [];
+    const header = error.retryAfter?.trim();
+    if (header) {
+        if (/^\d+(\.\d+)?$/.test(header))
+            candidates.push(Number(header) * 1000);
+        else {
+            const at = Date.parse(header);
+            if (!Number.isNaN(at))
+                candidates.push(at - now);
+        }
+    }
+    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+        candidates.push(error.metadata - now);
+    if (candidates.length === 0)
+        return undefined;
+    return Math.max(0, ...candidates);
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -32828,186 +33049,168 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
-const DEFAULT_RETRIES = 8;
-const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
-function retryPolicy(overrides = {}) {
-    const policy = {
-        retries: DEFAULT_RETRIES,
-        baseDelayMs: 500,
-        maxDelayMs: 30_000,
-        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
-        random: Math.random,
-        now: Date.now,
-        ...overrides,
-    };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
-    return policy;
-}
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
-function backoffDelay(attempt, policy) {
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
-}
+;// CONCATENATED MODULE: ./src/common/secrets.ts
+// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
+// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
+// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
+// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
+// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+/** What a secret is replaced with: what the runner's masking shows. */
+const REDACTED = '***';
+/** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
+const MIN_BASE64_CORE = 8;
 /**
- * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
- * service's `metadata` retry time (ms since the epoch), whichever is later.
+ * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
+ * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
+ * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
+ * @actions/core escapes a workflow command's message and properties.
  */
-function requestedDelay(error, now) {
-    if (!(error instanceof ServiceError))
-        return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
-}
-const CONNECTION_NOT_ESTABLISHED = new Set([
-    'ECONNREFUSED',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EAI_AGAIN',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-]);
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
-const CONNECTION_LOST = new Set([
-    DEADLINE_EXCEEDED,
-    'ECONNRESET',
-    'EPIPE',
-    'ETIMEDOUT',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'UND_ERR_ABORTED',
-]);
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-function errorCodes(error) {
-    const codes = [];
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (typeof code === 'string')
-            codes.push(code);
-    }
-    return codes;
-}
-/** A connection that failed before the request was sent: safe to retry any call. */
-function isConnectFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
-}
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-function isNetworkFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
-}
-/**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
- */
-function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
-    if (verdict !== true)
-        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
-    const attempts = state.index + 1;
-    if (state.index >= policy.retries) {
-        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
-    }
-    const asked = requestedDelay(error, state.now);
-    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-        const until = state.now + asked;
-        return {
-            kind: 'fail',
-            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
-        };
-    }
-    const waitMs = asked === undefined
-        ? backoffDelay(backoffStep(state.index, error), policy)
-        : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
-}
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
-/**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
- */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const startedAt = policy.now();
-    for (let index = 0;; index++) {
-        policy.signal?.throwIfAborted();
-        try {
-            return await attempt(index);
-        }
-        catch (error) {
-            if (policy.signal?.aborted)
-                throw policy.signal.reason;
-            const verdict = shouldRetry(error);
-            const state = { index, startedAt, now: policy.now() };
-            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
-            if (decision.kind === 'fail')
-                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
-        }
-    }
-}
-/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable(promise, signal) {
-    if (!signal)
-        return promise;
-    if (signal.aborted)
-        return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+function secretForms(secret) {
+    const forms = [
+        secret,
+        ...base64Forms(secret),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+        new URLSearchParams({ s: secret }).toString().slice(2),
+        secret.replace(/[!-/:-@[-`{-~]/g, '\\$&'),
+        secret.replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`),
+        secret.replace(/\|/g, '\\|'),
+        JSON.stringify(secret).slice(1, -1),
+        JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
+        htmlEscaped(secret, '&#39;'),
+        htmlEscaped(secret, '&#x27;'),
+    ];
+    // Each as a workflow command carries it too: the runner shows the message and properties unescaped.
+    const commandForms = forms.flatMap((form) => {
+        const message = form.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+        return [message, message.replace(/:/g, '%3A').replace(/,/g, '%2C')];
     });
+    return [...new Set([...forms, ...commandForms])].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+/**
+ * The secret in base64 on its own, and the three runs of base64 that stand for it inside any longer
+ * encoding: the bytes before it shift it by 0, 1 or 2 bytes within base64's groups of three, and the
+ * groups that hold only its bytes encode the same way whatever surrounds them.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [bytes.toString('base64'), bytes.toString('base64url')];
+    for (const start of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - start) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const core = bytes.subarray(start, start + whole);
+        forms.push(core.toString('base64'), core.toString('base64url'));
+    }
+    return forms.filter((form) => form.length >= MIN_BASE64_CORE);
 }
-function shortReason(error) {
-    if (error instanceof ServiceError)
-        return `${error.status} ${error.code}`;
-    const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${code} (${message})` : message;
+function htmlEscaped(secret, apostrophe) {
+    return secret
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, apostrophe);
+}
+/** The secrets of a run, and the redaction of every form of them from a text. */
+class Secrets {
+    #forms = new Set();
+    #pattern;
+    /** Registers a secret (an empty or too short value is ignored). */
+    add(secret) {
+        if (!secret || secret.length < MIN_SECRET_LENGTH)
+            return;
+        for (const form of secretForms(secret))
+            this.#forms.add(form);
+        // The longest form first: a secret inside another (the password in user:password) leaves no part shown.
+        const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+        this.#pattern = new RegExp(alternatives.join('|'), 'g');
+    }
+    /** The text with every form of every secret replaced by `***`. */
+    redact(text) {
+        return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+    }
+    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    redactValue(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactValue(item));
+        if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.redactValue(item)]));
+        return value;
+    }
+    get size() {
+        return this.#forms.size;
+    }
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The secrets of this run: one process runs one action or one command. */
+const runSecrets = new Secrets();
+/** The text with every secret of the run redacted. */
+function secrets_redact(text) {
+    return runSecrets.redact(text);
+}
+/** The writable streams whose write() redacts already. */
+const guarded = new WeakSet();
+/**
+ * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
+ * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * written as they are: they are not text of ours (the test runner's protocol, for one).
+ */
+function redactWrites(stream) {
+    if (guarded.has(stream))
+        return;
+    guarded.add(stream);
+    const write = stream.write.bind(stream);
+    stream.write = (chunk, ...rest) => write(typeof chunk === 'string' ? secrets_redact(chunk) : chunk, ...rest);
+}
+
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+const systemClock = { now: () => Date.now() };
+/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
+
+
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
@@ -33023,7 +33226,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -33035,7 +33237,20 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  */
 const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+const ADVANCED_DEPLOY_INPUTS = new Set([
+    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 const row = (name, spec) => ({ name, ...spec });
@@ -33112,7 +33327,7 @@ const INPUTS = {
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
             value: 'id',
@@ -33161,34 +33376,59 @@ const INPUTS = {
         flag: { type: 'boolean' },
     }),
     Verify: row('verify', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-        flag: { type: 'boolean', negatable: true },
+        flag: {
+            type: 'boolean',
+            negatable: true,
+            help: {
+                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+            },
+        },
     }),
     VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
         description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
+    SmokeTest: row('smoke-test', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+        flag: { type: 'boolean' },
+    }),
+    Browser: row('browser', {
+        actions: ['deploy'],
+        default: '',
+        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+        flag: { type: 'string', value: 'path' },
+    }),
+    SmokeTestSeconds: row('smoke-test-seconds', {
+        actions: ['deploy'],
+        default: String(DEFAULT_SMOKE_TEST_SECONDS),
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
     CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish'],
+        actions: ['deploy', 'publish', 'sweep'],
         default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
-            commands: ['deploy', 'publish', 'close'],
+            commands: ['deploy', 'publish', 'close', 'sweep'],
             help: {
                 publish: "Domain namespaces are served under, for the URL (default: the service's own)",
                 close: "Domain namespaces are served under, for the URL (default: the service's own)",
+                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
             },
         },
     }),
@@ -33201,14 +33441,20 @@ const INPUTS = {
     Headers: row('headers', {
         actions: ['deploy'],
         default: '',
-        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
     FailOnWarning: row('fail-on-warning', {
         actions: ['deploy'],
         default: 'false',
-        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
+    }),
+    RequireIndex: row('require-index', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+        flag: { type: 'boolean', negatable: true },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -33398,23 +33644,101 @@ function table_secretInputs(action) {
         .filter((r) => r.secret)
         .map((r) => r.name);
 }
-/** The flags of a subcommand that are inputs, in the order of the table. */
-function flagsOf(command) {
-    return INPUT_ROWS.flatMap((r) => {
-        const flag = r.flag;
-        if (!flag || !(flag.commands ?? r.actions).includes(command))
-            return [];
-        return [
-            {
-                name: r.name,
-                type: flag.type,
-                value: flag.value,
-                help: flag.help?.[command] ?? r.description,
-                negatable: flag.negatable,
-                env: flag.env,
-            },
-        ];
-    });
+
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+/** An action's inputs, as a workflow's `with:` writes them. */
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+function input_naming_inputName(input) {
+    return naming.name(input);
+}
+function inputAssignment(input, value) {
+    return naming.assignment(input, value);
+}
+function input_naming_inputSource(input) {
+    return naming.source(input);
+}
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (CONTROL.test(password))
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
@@ -33434,6 +33758,8 @@ const Output = {
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
     Verified: 'verified',
+    SmokeTest: 'smoke-test',
+    Screenshot: 'screenshot',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -33497,34 +33823,44 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
-    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
-    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
-        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
+    const gameId = get(table_Input.GameId).trim();
+    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+    if (apiUrl || !options.optional)
+        checkApiUrl(apiUrl);
+    const token = checkToken(get(table_Input.Token).trim());
+    if (!gameId && options.optional)
+        return { apiUrl, token, gameId: '' };
+    if (!gameId)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
+function checkApiUrl(apiUrl) {
     if (!apiUrl)
-        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
     if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = checkToken(get(table_Input.Token).trim());
-    const gameId = get(table_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+    }
 }
 /**
  * The token, when it can be sent in the Authorization header: no line break or other control
@@ -33543,7 +33879,7 @@ function checkToken(token) {
                     ? 'a character that is not Latin-1'
                     : undefined;
         if (what) {
-            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
                 'copy the token again, on one line with nothing around it (the token is not shown here)');
         }
     }
@@ -33557,7 +33893,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function checkUuid(input, id) {
     if (UUID.test(id))
         return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 /** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
@@ -33572,13 +33908,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new UsageError(`${Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new UsageError(`${inputName(Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
+        throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -33590,7 +33926,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -33603,7 +33939,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -33611,7 +33947,7 @@ function readOptionalInteger(input, raw, min, max) {
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!isNonNegativeI32(value)) {
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
     }
     return value;
 }
@@ -33621,7 +33957,7 @@ function readChoice(input, raw, choices, fallback) {
         return fallback;
     if (choices.includes(text))
         return text;
-    throw new errors_UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -33633,9 +33969,9 @@ function checkNameId(input, nameId) {
     if (!problem)
         return nameId;
     const suggestion = nameIdLike(nameId);
-    throw new errors_UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
         `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
 /**
@@ -33677,77 +34013,81 @@ function readCdnDomain(get) {
     else if (isValidDomain(raw)) {
         return raw;
     }
-    throw new errors_UsageError(`${table_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+}
+/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get) {
+    return {
+        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
+        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
+        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    };
+}
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+function cdnHost(cdnDomain) {
+    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+}
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+function checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = cdnHost(cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${input_naming_inputName(table_Input.Domain)} empty`);
 }
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
+;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
+// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
+// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
 
 
 
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+
+
 /**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
+ * Registers with the run's redactor every secret among these inputs: the value of each input the
+ * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
+ * and credentials written into api-url (refused, and never shown). Returns them, for a face that
+ * masks them elsewhere too (the runner's `::add-mask::`).
  */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new errors_UsageError(`${table_Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new errors_UsageError(`${table_Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
+function registerSecrets(get, names) {
+    const secrets = [];
+    for (const name of names) {
+        if (!inputRow(name)?.secret)
+            continue;
+        const value = get(name);
+        if (!value)
+            continue;
+        secrets.push(value);
+        if (name === table_Input.BasicAuth)
+            secrets.push(...basicAuthSecrets(value));
     }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new errors_UsageError(`${table_Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new errors_UsageError(`${table_Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (CONTROL.test(password))
-        throw new errors_UsageError(`${table_Input.BasicAuth}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
+    if (userInfo) {
+        secrets.push(userInfo);
+        const password = userInfo.slice(userInfo.indexOf(':') + 1);
+        if (userInfo.includes(':') && password)
+            secrets.push(password);
+    }
+    for (const secret of secrets)
+        runSecrets.add(secret);
+    return secrets;
 }
 
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
+// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
+// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+
 /**
  * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
  * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
@@ -33772,23 +34112,25 @@ function hex(code, digits) {
  * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
  *   `\x3a:`.
  * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
+ * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
  */
 function untrusted_visible(text) {
-    return text
+    return secrets_redact(text)
         .replace(untrusted_CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
 /** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
  * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
  * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
+ * run in its strings is `***` before they are escaped.
  */
 function inertJson(value, space) {
-    return JSON.stringify(value, null, space)
+    return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
@@ -36071,35 +36413,9 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
-const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
-/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
-const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
-function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
-    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
-    return {
-        stallMs: requestTimeoutMs,
-        apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -36137,7 +36453,7 @@ const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
         internalErrorInputs: ['environment-id'],
         answer: objectOf({
             servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
@@ -36146,21 +36462,21 @@ const OPS = {
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
         internalErrorInputs: ['namespace-id', 'lobby-id'],
         answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: validated,
     },
     listCustomAvatars: {
         name: 'games.avatars.listGameCustomAvatars',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
@@ -36169,27 +36485,27 @@ const OPS = {
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({ namespace_id: anId }),
     },
     validateGroup: {
         name: 'groups.validate',
         safety: 'read',
-        internalErrorHint: 'The service could not check the name: check group-display-name',
+        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
         internalErrorInputs: ['group-display-name'],
         answer: validated,
     },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
         internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
     },
     createCdnSite: {
         name: 'games.cdn.createGameCdnSite',
         safety: 'create',
-        internalErrorHint: 'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
         internalErrorInputs: ['site-name', 'files'],
         answer: siteAnswer,
         stream: siteAnswerStream,
@@ -36197,7 +36513,7 @@ const OPS = {
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             // The name ids make the host name of the url output: only a name id's characters.
@@ -36211,7 +36527,7 @@ const OPS = {
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({
             namespace: objectOf({
@@ -36234,7 +36550,7 @@ const OPS = {
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -36242,14 +36558,14 @@ const OPS = {
     updateNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     setNamespaceCdnAuthType: {
         name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -36257,14 +36573,14 @@ const OPS = {
     removeNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     getVersion: {
         name: 'games.versions.getGameVersionById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({
             version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
@@ -36273,22 +36589,21 @@ const OPS = {
     validateVersion: {
         name: 'games.versions.validateGameVersion',
         safety: 'read',
-        internalErrorHint: 'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
         internalErrorInputs: ['version-id', 'headers'],
         answer: validated,
     },
     reserveVersionName: {
         name: 'games.versions.reserveVersionName',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({ version_display_name: aString }),
     },
     createVersion: {
         name: 'games.versions.createGameVersion',
         safety: 'create',
-        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
-            'check headers (one header per glob) and version-id (the version the new one is made from)',
+        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
         internalErrorInputs: ['headers', 'version-id'],
         answer: objectOf({ version_id: anId }),
     },
@@ -36296,14 +36611,14 @@ const OPS = {
     setNamespaceVersion: {
         name: 'games.namespaces.updateGameNamespaceVersion',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['namespace-id', 'version-id'],
         answer: anObject,
     },
     getNamespaceVersionHistory: {
         name: 'games.namespaces.getGameNamespaceVersionHistoryList',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
     },
@@ -36311,7 +36626,7 @@ const OPS = {
     bootstrap: {
         name: 'cloud.bootstrap',
         safety: 'read',
-        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
         internalErrorInputs: ['cdn-domain'],
         answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
@@ -36319,10 +36634,17 @@ const OPS = {
     completeUpload: {
         name: 'uploads.complete',
         safety: 'read',
-        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
         internalErrorInputs: ['path'],
     },
 };
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 function shouldRetry(op, error) {
     if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
@@ -36341,30 +36663,37 @@ function shouldRetry(op, error) {
  */
 const AUTH_HINTS = {
     TOKEN_INVALID: {
-        hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_UNAUTHORIZED: {
-        hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
         inputs: ['token'],
     },
     CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: 'The token has expired: make a new one and put it in token',
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_FORBIDDEN: {
-        hint: 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            'check game-id, and that token is a token of that game',
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
         inputs: ['game-id', 'token'],
     },
 };
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
+        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
+    inputs: ['api-url'],
+};
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(op, status, code) {
     if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint, inputs: op.internalErrorInputs };
-    return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
-        ? AUTH_HINTS[code]
-        : {};
+        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
+    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
+    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
 }
 /**
  * Retries of a connection that cannot be made before anything of the service has answered in this
@@ -36375,11 +36704,6 @@ function refusalHint(op, status, code) {
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
-/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
-function isUnreachable(error) {
-    return (isConnectFailure(error) ||
-        errorCodes(error).some((code) => code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)));
-}
 const seg = encodeURIComponent;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
@@ -36495,9 +36819,9 @@ class ServiceClient {
     #call(op, method, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         let firstContact;
-        const retry = (error) => {
+        const retry = (error, now) => {
             if (this.#answered || !isConnectFailure(error))
-                return shouldRetry(op, error);
+                return classify(op, error, now);
             // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
@@ -36587,7 +36911,7 @@ class ServiceClient {
         // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
         const unreached = !this.#answered && isUnreachable(error);
         const check = unreached
-            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
             : '';
         return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
     }
@@ -36612,7 +36936,7 @@ function answerOf(op, { response, text, streamed }) {
             code: `HTTP_${response.statusCode}`,
             message: response.statusCode === 200
                 ? 'the answer was not a JSON object'
-                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+                : `the answer was not a service error body: ${secrets_redact(text).slice(0, 200) || '(empty)'}`,
         };
     const serviceBody = errorBody === parsed;
     throw new ServiceError({
@@ -36639,9 +36963,9 @@ function foreignAnswerHint(status, contentType) {
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
     return {
-        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
-            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: [table_Input.ApiUrl],
+        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
+            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: ['api-url'],
     };
 }
 function header(headers, name) {
@@ -36714,13 +37038,14 @@ function networkReason(error, timeoutMs) {
         case 'EAI_AGAIN':
             return `the host name could not be resolved (${code})`;
     }
-    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-        return `the TLS handshake failed (${code})`;
+    const failure = networkFailure(error);
+    if (failure?.kind === 'tls')
+        return `the TLS handshake failed (${failure.code})`;
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/common/run.ts
+;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
@@ -36728,8 +37053,6 @@ function networkReason(error, timeoutMs) {
 
 
 
-
-const systemClock = { now: () => Date.now() };
 /** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
 class RunDeadlineError extends Error {
     name = 'TimeoutError';
@@ -36756,6 +37079,7 @@ function openTransferRun(inputs, face, name) {
         signal: face.signal,
         deadlineMs: face.deadlineMs,
         name,
+        clock: face.clock,
     });
 }
 function run_openRun(options) {
@@ -36971,7 +37295,6 @@ function formatEpochMs(ms) {
 
 
 
-
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -37006,31 +37329,20 @@ function inertAnnotation(annotation) {
 /** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
+ * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
+ * the step exactly once, here, for whatever the body throws. A validation error becomes one
  * annotation per problem before the step's failure message. A failure the body wrote no summary for
  * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
     try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-            // The password alone, and as a Basic header carries it, are masked too.
-            if (secret && name === table_Input.BasicAuth)
-                for (const part of basicAuthSecrets(secret))
-                    core_setSecret(part);
-        }
-        // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
-        if (userInfo) {
-            core_setSecret(userInfo);
-            const password = userInfo.slice(userInfo.indexOf(':') + 1);
-            if (userInfo.includes(':') && password)
-                core_setSecret(password);
-        }
+        // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
+        for (const secret of registerSecrets((name) => getInput(name), secretInputs))
+            core_setSecret(secret);
+        redactWrites(process.stdout);
+        redactWrites(process.stderr);
         await body();
     }
     catch (error) {
@@ -37088,7 +37400,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
+        action_setOutput(name, outputText(value));
+}
+/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+function action_setOutput(name, value) {
+    setOutput(name, secrets_redact(value));
 }
 function outputText(value) {
     if (value === null)
@@ -37124,7 +37440,9 @@ async function writeReport(report) {
         return;
     }
     try {
-        await summary.write();
+        // Whatever a block holds, the summary leaves with the run's secrets redacted.
+        const html = secrets_redact(summary.stringify());
+        await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
@@ -37169,7 +37487,30 @@ function describeGitHubError(error) {
     return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
 }
 
+;// CONCATENATED MODULE: ./src/actions/octokit.ts
+// What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
+// leaves with the run's secrets redacted: one Octokit plugin every client is made with.
+
+/** What Octokit needs as it is: where and how to send the request. */
+const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType']);
+/**
+ * Every parameter of every request (a comment's body, a status's description) redacted before it is
+ * sent: the last writer of what goes to GitHub, whatever made the text. The token's header is not a
+ * parameter: it is sent as it must be.
+ */
+const redactRequests = (octokit) => {
+    // In place: the hooks of a request share its options (the token's hook reads the same object).
+    octokit.hook.before('request', (options) => {
+        const parameters = options;
+        for (const key of Object.keys(parameters))
+            if (!TRANSPORT.has(key))
+                parameters[key] = runSecrets.redactValue(parameters[key]);
+    });
+    return {};
+};
+
 ;// CONCATENATED MODULE: ./src/actions/deployments.ts
+
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000;
@@ -37187,7 +37528,7 @@ async function retireDeployments(options) {
     const request = { signal: controller.signal };
     try {
         const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = github.getOctokit(options.token);
+        const octokit = github.getOctokit(options.token, {}, redactRequests);
         let retired = 0;
         for (const ref of new Set(options.refs)) {
             const { data: deployments } = await octokit.rest.repos.listDeployments({
@@ -37237,13 +37578,11 @@ async function retireDeployments(options) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-// EXTERNAL MODULE: external "node:buffer"
-var external_node_buffer_ = __nccwpck_require__(4573);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -37254,30 +37593,21 @@ var mime_types = __nccwpck_require__(4096);
 /** A file's own metadata, a link's and not its target's. */
 function lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
-function isOutOfDescriptors(error) {
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (code === 'EMFILE' || code === 'ENFILE')
-            return true;
-    }
-    return false;
-}
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /**
@@ -37287,7 +37617,7 @@ function closeFile(fd) {
  */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
     catch {
         // Nothing to do: the descriptor is gone either way.
@@ -37300,10 +37630,10 @@ function closeNow(fd) {
  */
 function descriptorsFree() {
     try {
-        const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_namespaceObject.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
+        const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
         if (limit === undefined)
             return undefined;
-        return Number(limit) - (0,external_node_fs_namespaceObject.readdirSync)('/proc/self/fd').length;
+        return Number(limit) - (0,external_node_fs_.readdirSync)('/proc/self/fd').length;
     }
     catch {
         return undefined;
@@ -37333,14 +37663,14 @@ function uploadsWithin(wanted, free) {
  * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
  * opened file's device and inode with it (see openWithoutFollowing in files.ts).
  */
-const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
 /**
  * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
  * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
  * FIFO put in its place opens at once, and its fstat tells it is no file).
  */
 function readFlags(noFollow = NO_FOLLOW) {
-    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 }
 /**
  * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
@@ -37357,6 +37687,1706 @@ function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = f
     if (platform === 'darwin')
         return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
     return `raise the limit (ulimit -n)${orFewer}`;
+}
+
+;// CONCATENATED MODULE: ./src/common/limit.ts
+/**
+ * Runs `task` for every item, `limit` at a time, each item taken from `items` only when one of the
+ * `limit` workers is free: a site of tens of thousands of files never holds a promise per file.
+ *
+ * The first task to fail rejects the whole; no item is taken after it, and the tasks already running
+ * are left to finish (their own failures are ignored).
+ */
+async function forEachLimited(items, limit, task) {
+    const iterator = items[Symbol.iterator]();
+    let index = 0;
+    let failed = false;
+    const worker = async () => {
+        while (!failed) {
+            const next = iterator.next();
+            if (next.done)
+                return;
+            try {
+                await task(next.value, index++);
+            }
+            catch (error) {
+                failed = true;
+                throw error instanceof Error ? error : new Error(String(error));
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/files.ts
+
+
+
+
+
+
+
+
+
+const HASH_BUFFER = 256 * 1024;
+/**
+ * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
+ * a buffer taken from a small free list (one per file running): no garbage and no pending promise
+ * per file, so memory stays flat whatever the file count and size.
+ */
+async function hashArtifacts(files, workers = 8, openWith) {
+    const digests = new Array(files.length);
+    const free = [];
+    await forEachLimited(files, workers, async (file, i) => {
+        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
+        try {
+            const { sha256, size } = await hashFile(file, buffer, openWith);
+            if (size !== file.size) {
+                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+            }
+            digests[i] = sha256;
+        }
+        finally {
+            free.push(buffer);
+        }
+    });
+    return digests;
+}
+/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
+function buildManifest(files, sha256) {
+    const sorted = files
+        .map((file, i) => ({ ...file, sha256: sha256[i] }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const digest = (0,external_node_crypto_.createHash)('sha256');
+    for (const f of sorted) {
+        const line = [f.path, f.size, f.sha256];
+        if (f.contentType !== contentTypeOf(f.path))
+            line.push(f.contentType ?? '');
+        digest.update(JSON.stringify(line) + '\n');
+    }
+    return {
+        files: sorted,
+        fileCount: sorted.length,
+        totalBytes: sorted.reduce((sum, f) => sum + f.size, 0),
+        digest: `sha256:${digest.digest('hex')}`,
+    };
+}
+/** The file descriptors `createGameCdnSite` takes. */
+function fileDescriptors(files) {
+    return files.map((f) => ({
+        path: f.path,
+        content_length: f.size,
+        ...(f.contentType ? { content_type: f.contentType } : {}),
+    }));
+}
+/**
+ * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
+ * written a batch of lines at a time: one string of the whole and the objects to make it were the
+ * peak of a big site's deploy.
+ */
+async function writeManifest(manifest, file) {
+    const handle = await (0,promises_.open)(file, 'w');
+    try {
+        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
+        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
+        const { files } = manifest;
+        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
+            let lines = '';
+            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
+                const { path: p, size, sha256, contentType } = files[i];
+                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
+            }
+            await handle.write(lines);
+        }
+        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
+    }
+    finally {
+        await handle.close();
+    }
+    return file;
+}
+const MANIFEST_BATCH = 500;
+const contentTypes = new Map();
+/** One string per extension, however many files share it (mime-types builds a new one each call). */
+function contentTypeOf(file) {
+    const extension = external_node_path_default().extname(file).toLowerCase();
+    if (!contentTypes.has(extension))
+        contentTypes.set(extension, mime_types.contentType(extension) || undefined);
+    return contentTypes.get(extension);
+}
+/**
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
+ */
+async function statOpened(file, openWith, noFollow) {
+    if (noFollow === 0) {
+        const { fd, stats } = await openWithoutFollowing(file, openWith);
+        closeFile(fd).catch(() => { });
+        return stats;
+    }
+    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
+    try {
+        return (0,external_node_fs_.fstatSync)(fd);
+    }
+    finally {
+        closeFile(fd).catch(() => { });
+    }
+}
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(file, openWith) {
+    const seen = await lstatFile(file);
+    if (seen.isSymbolicLink())
+        throw becameLink(file);
+    const fd = await (openWith ?? openFile)(file, readFlags(0));
+    const stats = (0,external_node_fs_.fstatSync)(fd);
+    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+        (0,external_node_fs_.closeSync)(fd);
+        throw becameLink(file);
+    }
+    return { fd, stats };
+}
+const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+});
+/** statOpened on a local file system: open, fstat and close without the thread pool. */
+function statOpenedSync(file, noFollow) {
+    const fd = (0,external_node_fs_.openSync)(file, readFlags(noFollow));
+    try {
+        return (0,external_node_fs_.fstatSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/** Why a file could not be opened, in words, with its code. */
+function openFailure(error) {
+    const code = error.code;
+    switch (code) {
+        case 'EACCES':
+        case 'EPERM':
+            return `${code}: this process may not read it`;
+        case 'ENOENT':
+        case 'ENOTDIR':
+            return `${code}: removed while the files were scanned`;
+        case 'ELOOP':
+            return `${code}: it became a link while the files were scanned`;
+        case 'EMFILE':
+        case 'ENFILE':
+            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
+}
+/** Is `stats` (an fstat or lstat) the very file the scan opened? */
+function isScannedFile(file, stats) {
+    return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
+}
+/**
+ * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
+ * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
+ * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
+ * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
+ */
+async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
+    const fd = await openAtScannedPath(file, openWith, noFollow);
+    try {
+        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+    }
+    catch (error) {
+        (0,external_node_fs_.closeSync)(fd);
+        throw error;
+    }
+    return fd;
+}
+/**
+ * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
+ */
+async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
+    try {
+        if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
+            throw becameLink(file.absolutePath);
+        }
+        return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow));
+    }
+    catch (error) {
+        if (isOutOfDescriptors(error))
+            throw error;
+        const code = error.code;
+        const what = code === 'ELOOP'
+            ? 'was replaced by a link after it was scanned; the link is not followed'
+            : code === 'ENOENT' || code === 'ENOTDIR'
+                ? 'was removed after it was scanned'
+                : 'can no longer be opened';
+        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
+    }
+}
+/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
+function assertScannedFile(file, stats) {
+    if (!isScannedFile(file, stats)) {
+        throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${files_kindOf(stats)})`} is at its path now`);
+    }
+}
+function files_kindOf(stats) {
+    if (stats.isFIFO())
+        return 'a FIFO';
+    if (stats.isSocket())
+        return 'a socket';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    return 'not a regular file';
+}
+/**
+ * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
+ * A read that comes back short once the size found by the scan is reached is the end of the file:
+ * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
+ * end, so a file that grew is still seen to differ.
+ */
+async function hashFile(file, buffer, openWith) {
+    const expectedSize = file.size;
+    const fd = await openScanned(file, openWith);
+    try {
+        const hash = (0,external_node_crypto_.createHash)('sha256');
+        let size = 0;
+        for (;;) {
+            const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
+            hash.update(buffer.subarray(0, bytesRead));
+            size += bytesRead;
+            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
+                break;
+        }
+        return { sha256: hash.digest('hex'), size };
+    }
+    finally {
+        await closeFile(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
+// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
+// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
+// no URL rather than a wrong one.
+
+
+
+/**
+ * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
+ * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
+ * and port, since such a service answers its namespaces' host names where it answers its API.
+ * Undefined, with a warning, when the service names none.
+ */
+async function resolveCdnDomain(client, given, apiUrl, logger) {
+    if (given)
+        return given;
+    let cdn;
+    try {
+        cdn = (await client.bootstrap()).domains?.cdn;
+    }
+    catch (error) {
+        // A service older than the route answers 404: it names no domain.
+        if (!(error instanceof ServiceError && error.status === 404))
+            throw error;
+    }
+    if (!cdn) {
+        logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
+            `and url stays empty. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain the service serves namespaces under`);
+        return undefined;
+    }
+    const api = new URL(apiUrl);
+    const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
+    logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
+    return origin;
+}
+
+;// CONCATENATED MODULE: ./src/common/poll.ts
+// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
+// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
+// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
+async function pollUntil(check, options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        const notYet = await check(attempt);
+        signal.throwIfAborted();
+        const durationMs = clock.now() - started;
+        if (!notYet)
+            return { seen: true, attempts: attempt, durationMs };
+        options.onNotYet?.(attempt, notYet);
+        const left = timeoutMs - durationMs;
+        if (notYet.permanent || left <= 0)
+            return { seen: false, attempts: attempt, durationMs, notYet };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
+// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
+// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
+// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
+//
+// It describes the user's build: its digest and files are the manifest's, which leaves the record out
+// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+
+
+
+
+
+/** The record's path on the site (no leading slash, as the site's files are named). */
+const site_record_RECORD_PATH = '.well-known/gamehost.json';
+const RECORD_FORMAT = 1;
+const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** A served record larger than this is not read (a site of the service's largest holds far less). */
+const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+const ZERO_SHA256 = '0'.repeat(64);
+/**
+ * The record's bytes. Each file's line, the digest and the counts are written from the same
+ * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
+ * file is hashed.
+ */
+function recordText(files, digest, source) {
+    const head = JSON.stringify({
+        format: RECORD_FORMAT,
+        commit: source.commit ?? null,
+        ref: source.ref ?? null,
+        digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    });
+    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
+    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
+}
+/**
+ * The size the record of these files will have, before they are hashed: the site is created with
+ * every file's size, the record's too, and the files are hashed while they upload.
+ */
+function recordSize(files, source) {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+}
+/** The record of the manifest's build, as the file the site carries. */
+function recordFile(manifest, source) {
+    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
+    return {
+        path: site_record_RECORD_PATH,
+        size: bytes.length,
+        contentType: RECORD_CONTENT_TYPE,
+        bytes,
+        sha256: (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex'),
+    };
+}
+/** What the site is created with for the record: its path, size and type. */
+function recordDescriptor(size) {
+    return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
+}
+/** The user's build may not hold a file at the record's path while the deploy writes one there. */
+function checkRecordPathFree(files) {
+    if (files.some((file) => file.path === site_record_RECORD_PATH)) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Path)} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+            `or set ${inputAssignment(table_Input.SiteRecord, 'false')}`);
+    }
+}
+/** The record in `text`, or why it is not one. */
+function parseRecord(text) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'it is not JSON';
+    }
+    const record = value;
+    if (typeof record !== 'object' || record === null)
+        return 'it is not an object';
+    if (record.format !== RECORD_FORMAT)
+        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
+    if (typeof record.digest !== 'string')
+        return 'it has no digest';
+    if (!Array.isArray(record.files))
+        return 'it has no files';
+    const fileOk = (f) => {
+        const file = f;
+        return (typeof file === 'object' &&
+            file !== null &&
+            typeof file.path === 'string' &&
+            typeof file.sha256 === 'string' &&
+            Number.isSafeInteger(file.size) &&
+            file.size >= 0);
+    };
+    if (!record.files.every(fileOk))
+        return 'a file of it has no path, size or SHA-256';
+    const files = record.files;
+    return {
+        format: record.format,
+        commit: typeof record.commit === 'string' ? record.commit : undefined,
+        ref: typeof record.ref === 'string' ? record.ref : undefined,
+        digest: record.digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+    };
+}
+/**
+ * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
+ * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ */
+function hostRequest(url, authorization) {
+    const target = new URL(url);
+    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
+    const origin = local
+        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
+        : target.origin;
+    const headers = { 'accept-encoding': 'identity' };
+    if (local)
+        headers.host = target.host;
+    if (authorization)
+        headers.authorization = authorization;
+    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+}
+/**
+ * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
+ * could not be reached, it is not a record): reading it never fails the deploy.
+ */
+async function site_record_readServedRecord(url, options) {
+    const { origin, base, headers } = hostRequest(url);
+    try {
+        const answer = await (0,undici.request)(`${origin}${base}/${site_record_RECORD_PATH}`, {
+            dispatcher: options.dispatcher,
+            headers,
+            signal: options.signal,
+            headersTimeout: options.stallMs,
+            bodyTimeout: options.stallMs,
+        });
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            return { absent: `it answered ${answer.statusCode}` };
+        }
+        const chunks = [];
+        let bytes = 0;
+        for await (const chunk of answer.body) {
+            bytes += chunk.length;
+            if (bytes > RECORD_MAX_BYTES)
+                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+            chunks.push(chunk);
+        }
+        const text = Buffer.concat(chunks);
+        const parsed = parseRecord(text.toString('utf8'));
+        if (typeof parsed === 'string')
+            return { absent: `it is not a record: ${parsed}` };
+        return {
+            record: parsed,
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+        };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/versions.ts
+// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
+// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
+// is created, and route globs as the service parses and the CDN matches them. What the service does
+// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
+// Limits.
+const CDN_HEADER_NAME_MAX_BYTES = 512;
+const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const CDN_PRIORITY_MAX = 100;
+/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
+const CDN_SERVED_MAX = 10;
+/**
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
+ * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
+ * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
+ * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ */
+function parseGlob(glob) {
+    const segments = [];
+    let current = '';
+    let escaped = false;
+    for (const char of glob) {
+        if (!escaped && char === '/') {
+            segments.push(current);
+            current = '';
+            continue;
+        }
+        escaped = !escaped && char === '\\';
+        current += char;
+    }
+    segments.push(current);
+    const tokens = [];
+    let previousWasDoubleStar = false;
+    for (const [index, segment] of segments.entries()) {
+        if (segment === '**') {
+            if (!previousWasDoubleStar)
+                tokens.push('recursive');
+            previousWasDoubleStar = true;
+            continue;
+        }
+        previousWasDoubleStar = false;
+        let previousWasStar = false;
+        for (const char of segment) {
+            if (char === '*') {
+                if (previousWasStar)
+                    return undefined;
+                tokens.push('any');
+            }
+            else {
+                tokens.push({ char });
+            }
+            previousWasStar = char === '*';
+        }
+        if (index !== segments.length - 1)
+            tokens.push({ char: '/' });
+    }
+    return tokens;
+}
+/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
+function globToString(tokens) {
+    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
+}
+/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+function normalizeGlob(glob) {
+    const tokens = parseGlob(glob);
+    return tokens ? globToString(tokens) : glob;
+}
+/**
+ * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
+ * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
+ * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
+ * with a dozen stars against a long path).
+ */
+function globMatches(glob, path) {
+    const tokens = parseGlob(glob);
+    if (tokens === undefined || tokens.length === 0)
+        return false;
+    const steps = [{ char: '/' }, ...globSteps(tokens)];
+    const end = steps.length;
+    const reach = (states, i) => {
+        states.add(i);
+        while (i < end && repeats(steps[i]))
+            states.add(++i);
+    };
+    let states = new Set();
+    reach(states, 0);
+    for (const char of path) {
+        const next = new Set();
+        for (const i of states) {
+            const step = steps[i];
+            if (step === undefined)
+                continue;
+            if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+                reach(next, repeats(step) ? i : i + 1);
+            }
+        }
+        if (next.size === 0)
+            return false;
+        states = next;
+    }
+    return states.has(end);
+}
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens) {
+    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
+}
+const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a, b) {
+    if (typeof a === 'object' && typeof b === 'object')
+        return a.char === b.char;
+    if (typeof a === 'object')
+        return b === 'any-chars' || a.char !== '/';
+    if (typeof b === 'object')
+        return a === 'any-chars' || b.char !== '/';
+    return true;
+}
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+function globsOverlap(a, b) {
+    const tokensA = parseGlob(a);
+    const tokensB = parseGlob(b);
+    if (!tokensA?.length || !tokensB?.length)
+        return false;
+    const stepsA = globSteps(tokensA);
+    const stepsB = globSteps(tokensB);
+    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+    // without taking a character, or take one and stay.
+    const seen = new Set();
+    const pending = [[0, 0]];
+    while (pending.length) {
+        const [i, j] = pending.pop();
+        const key = `${i},${j}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        if (i === stepsA.length && j === stepsB.length)
+            return true;
+        const stepA = stepsA[i];
+        const stepB = stepsB[j];
+        if (stepA && repeats(stepA))
+            pending.push([i + 1, j]);
+        if (stepB && repeats(stepB))
+            pending.push([i, j + 1]);
+        if (stepA && stepB && stepsMeet(stepA, stepB)) {
+            const nextI = repeats(stepA) ? i : i + 1;
+            const nextJ = repeats(stepB) ? j : j + 1;
+            if (nextI !== i || nextJ !== j)
+                pending.push([nextI, nextJ]);
+        }
+    }
+    return false;
+}
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+function compareGlobSpecificity(a, b) {
+    const measure = (glob) => {
+        const tokens = parseGlob(glob) ?? [];
+        return {
+            recursive: tokens.filter((t) => t === 'recursive').length,
+            literal: tokens.filter((t) => typeof t === 'object').length,
+            any: tokens.filter((t) => t === 'any').length,
+        };
+    };
+    const ma = measure(a);
+    const mb = measure(b);
+    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/engines.ts
+// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
+// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
+// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
+// its build is served is planned in web-engine.ts from these marks.
+/** Longest ending first: a name is the first kind whose ending it has. */
+const ENGINE_FILES = [
+    { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
+    { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
+    { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
+    { ending: '.loader.js', engines: ['unity'], heavy: false },
+    { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+    { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
+    { ending: '.pck', engines: ['godot'], heavy: true },
+    { ending: '.js', engines: ['godot'], heavy: false },
+];
+/**
+ * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
+ * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
+ */
+const COMPRESSIONS = [
+    { suffix: '.br', encoding: 'br' },
+    { suffix: '.gz', encoding: 'gzip' },
+    { suffix: '.unityweb', encoding: 'first-bytes' },
+];
+const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
+/** What marks a Unity WebGL build. */
+const UNITY = {
+    title: 'Unity WebGL build',
+    /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
+    loaderEnding: '.loader.js',
+    /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
+    legacyLoader: 'UnityLoader.js',
+    legacyCompanions: ['.unityweb', '.json'],
+    /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
+    unityweb: {
+        bytes: 64,
+        gzipMagic: [0x1f, 0x8b],
+        brotliMarker: 'UnityWeb Compressed Content (brotli)',
+    },
+    missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
+};
+/**
+ * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
+ * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
+ * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
+ * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
+ * export ship an emscripten `<name>.worker.js`.
+ */
+const GODOT = {
+    title: 'Godot web export',
+    pack: '.pck',
+    asyncPack: '.asyncpck',
+    threadsWorker: '.worker.js',
+    configMarker: 'GODOT_CONFIG',
+    threadsConstant: /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/,
+    serviceWorker: /"serviceWorker"\s*:\s*"([^"]+)"/,
+    ensuresIsolation: /"ensureCrossOriginIsolationHeaders"\s*:\s*true/,
+    /** How much of an HTML page is read to find the marks above. */
+    htmlBytes: 2 * 1024 * 1024,
+    missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
+};
+/** Each engine's marks, by the name the `web-engine` input gives it. */
+const ENGINES = { unity: UNITY, godot: GODOT };
+/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+function compressionOf(name) {
+    const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
+    return found
+        ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
+        : { inner: name };
+}
+/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+function engineFileOf(path) {
+    const { inner, suffix } = compressionOf(path);
+    const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
+    if (kind || suffix !== '.unityweb')
+        return kind;
+    return { ending: '.unityweb', engines: ['unity'], heavy: false };
+}
+/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+const isEngineFile = (path) => engineFileOf(path) !== undefined;
+/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+const isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
+/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
+function unityPartOf(name) {
+    const { inner } = compressionOf(name);
+    return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
+}
+/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
+/**
+ * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
+ * unity is named, a compressed part. No engine is recognised in a folder without one.
+ */
+function isBuildEvidence(path, unityNamed) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    return (name.endsWith(UNITY.loaderEnding) ||
+        name === UNITY.legacyLoader ||
+        name.endsWith(GODOT.pack) ||
+        (unityNamed && isCompressedUnityPart(name)));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/verify.ts
+// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
+// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
+// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
+// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+
+
+
+
+
+
+
+
+/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
+const PAGES_CHECKED = 3;
+const ENGINE_FILES_CHECKED = 6;
+const LARGEST_CHECKED = 3;
+/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
+const PAGE = /\.html?$/i;
+/**
+ * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
+ * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
+ * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
+ */
+function sampleProbes(files, serving) {
+    const routes = serving?.routes ?? [];
+    const probes = [];
+    const taken = new Set();
+    const add = (file, urlPath = `/${file.path}`, compare) => {
+        if (taken.has(file.path))
+            return;
+        taken.add(file.path);
+        probes.push(probeFor(file, urlPath, routes, compare));
+    };
+    const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const index = byPath.find((file) => file.path === 'index.html');
+    if (index)
+        add(index, '/');
+    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+        add(page);
+    const folders = serving?.builds.map((build) => build.folder) ?? [];
+    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
+    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
+        file.path.endsWith('.wasm') ||
+        (inBuild(file) && isEngineFile(file.path)));
+    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
+        add(file);
+    const largest = byPath
+        .filter((file) => !taken.has(file.path))
+        .sort((a, b) => b.size - a.size)
+        .slice(0, LARGEST_CHECKED);
+    for (const file of largest)
+        add(file, undefined, 'size');
+    return probes;
+}
+function probeFor(file, urlPath, routes, compare) {
+    const probe = {
+        urlPath,
+        file,
+        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+    };
+    const contentType = file.contentType?.split(';')[0]?.trim();
+    if (contentType)
+        probe.contentType = contentType;
+    const encoding = encodingFor(file.path, routes);
+    if (encoding)
+        probe.contentEncoding = encoding;
+    return probe;
+}
+/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+function encodingFor(path, routes) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
+            chosen = route;
+    }
+    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
+}
+/** How what the host served differs from the probe's file, or undefined when it is the file. */
+function compareServed(probe, served) {
+    const { urlPath, file } = probe;
+    const differs = (reason) => ({ urlPath, reason });
+    if (served.status !== 200)
+        return differs(`answered ${served.status}, not 200 with ${file.path}`);
+    if (served.bytes !== undefined && served.bytes !== file.size) {
+        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
+    }
+    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
+        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
+    }
+    if (probe.compare === 'size' && served.bytes === undefined)
+        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
+    const type = served.headers['content-type']?.split(';')[0]?.trim();
+    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
+        return differs(type
+            ? `came with Content-Type ${type}, not ${probe.contentType}`
+            : `came without Content-Type ${probe.contentType}`);
+    }
+    const encoding = served.headers['content-encoding'];
+    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
+        return differs(encoding
+            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
+            : `came without Content-Encoding: ${probe.contentEncoding}`);
+    }
+    return undefined;
+}
+const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`;
+const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
+/**
+ * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
+ * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
+ * again (the host served the build's bytes for it, and a publish only moves forward).
+ */
+async function pollUntilLive(options) {
+    const pending = [...options.probes];
+    const check = async () => {
+        while (pending.length) {
+            const answer = await options.fetch(pending[0]);
+            const mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
+            if (mismatch)
+                return mismatch;
+            pending.shift();
+        }
+        return undefined;
+    };
+    const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
+        ...options,
+        onNotYet: options.onAttempt,
+    });
+    return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
+}
+/**
+ * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
+ * as sent (no decompression), so that they compare with the uploaded file's.
+ */
+function hostFetcher(url, options) {
+    const { origin, base, headers } = hostRequest(url, options.authorization);
+    return async (probe) => {
+        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        try {
+            const answer = await (0,undici.request)(`${origin}${path}`, {
+                dispatcher: options.dispatcher,
+                method: probe.compare === 'size' ? 'HEAD' : 'GET',
+                headers,
+                signal: options.signal,
+                headersTimeout: options.stallMs,
+                bodyTimeout: options.stallMs,
+            });
+            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
+            if (probe.compare === 'size') {
+                await answer.body.dump();
+                const length = served.headers['content-length'];
+                if (length !== undefined && /^\d+$/.test(length))
+                    served.bytes = Number(length);
+                return served;
+            }
+            if (answer.statusCode !== 200) {
+                await answer.body.dump();
+                return served;
+            }
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            let bytes = 0;
+            for await (const chunk of answer.body) {
+                bytes += chunk.length;
+                // More than the file: no need to read the rest.
+                if (bytes > probe.file.size)
+                    break;
+                hash.update(chunk);
+            }
+            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+        }
+        catch (error) {
+            options.signal.throwIfAborted();
+            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
+        }
+    };
+}
+function flatHeaders(headers) {
+    const flat = {};
+    for (const [name, value] of Object.entries(headers)) {
+        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return flat;
+}
+/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
+function unreachable(error, host) {
+    const failure = networkFailure(error);
+    const fetched = 'could not be fetched:';
+    switch (failure?.kind) {
+        case 'dns':
+            return {
+                reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
+                permanent: true,
+            };
+        case 'tls':
+            return {
+                reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
+                permanent: true,
+            };
+        case 'dns-again':
+            return {
+                reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
+            };
+    }
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const code = failure?.code ?? errorCodes(error)[0];
+    return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
+}
+/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
+function describeChecked(probes) {
+    return probes
+        .map((probe) => {
+        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        if (probe.contentType)
+            what.push(probe.contentType);
+        if (probe.contentEncoding)
+            what.push(`Content-Encoding: ${probe.contentEncoding}`);
+        return `${probe.urlPath} (${what.join(', ')})`;
+    })
+        .join(', ');
+}
+/** "after 2.6 s (3 attempts)". */
+function describeTiming(verification) {
+    const { durationMs, attempts } = verification;
+    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+}
+/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
+async function verifyLive(options) {
+    const { url, settings, run, logger } = options;
+    const probes = sampleProbes(options.files, options.serving);
+    if (options.record)
+        probes.push(recordProbe(options.record));
+    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
+    const polled = await pollUntilLive({
+        probes,
+        fetch: hostFetcher(url, {
+            dispatcher: run.dispatcher,
+            signal: run.signal,
+            stallMs: run.timeouts.stallMs,
+            authorization: options.authorization,
+        }),
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+    });
+    const seen = { ...polled, url, checked: probes };
+    if (seen.verified) {
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+    }
+    return seen;
+}
+/** The record fetched whole: it matches only when the host serves this very build. */
+function recordProbe(record) {
+    const { path, size, sha256, contentType } = record;
+    return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
+}
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/live.ts
+// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
+// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
+// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
+// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
+// cancelled says so, and what the namespace serves.
+
+
+
+
+
+
+/**
+ * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
+ * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
+ * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
+ */
+async function publishAndSee(change, options) {
+    const { gameId, namespaceId, nameId, published } = change;
+    const { run, logger, settings } = options;
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (!change.alreadyServed) {
+        await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId);
+        const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : '';
+        logger.info(`Published version '${published.versionName}' to namespace ${nameId} (${namespaceId})${before}`);
+        options.onPublished?.();
+    }
+    const { url } = published;
+    if (!url)
+        return undefined;
+    const { expected } = options;
+    if (!settings.enabled || 'unknown' in expected) {
+        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        return undefined;
+    }
+    const started = run.clock.now();
+    let seen;
+    try {
+        seen = await logger.group('Verify', () => 'otherThan' in expected
+            ? seeRecordChange(url, expected.otherThan.sha256, options)
+            : verifyLive({
+                url,
+                files: expected.files,
+                record: expected.record,
+                serving: expected.serving,
+                settings,
+                run,
+                logger,
+                sleep: options.sleep,
+                authorization: options.authorization,
+            }));
+    }
+    catch (error) {
+        if (run.signal.aborted) {
+            const durationMs = run.clock.now() - started;
+            options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
+            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`);
+        }
+        throw error;
+    }
+    options.onSeen?.(seen);
+    if (seen.verified)
+        return seen;
+    if (settings.onFailure === 'rollback')
+        seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
+    notLive(settings.onFailure, seen, published, nameId, logger);
+    return seen;
+}
+/**
+ * Polls the host's record until it is another than the one it served before the publish: the edge
+ * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
+ */
+async function seeRecordChange(url, before, options) {
+    const { run, logger, settings } = options;
+    const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const urlPath = `/${site_record_RECORD_PATH}`;
+    logger.info(`Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`);
+    const polled = await pollUntil(async () => {
+        const served = await site_record_readServedRecord(url, record);
+        if ('absent' in served)
+            return { urlPath, reason: served.absent.replace(/^it /, '') };
+        if (served.bytes.sha256 !== before)
+            return undefined;
+        return { urlPath, reason: 'is still the record of the build it served before the publish' };
+    }, {
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    });
+    const { seen: verified, attempts, durationMs, notYet } = polled;
+    const checked = [
+        { urlPath, file: { path: site_record_RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
+    ];
+    const seen = {
+        verified,
+        url,
+        durationMs,
+        attempts,
+        checked,
+        ...(notYet ? { mismatch: notYet } : {}),
+    };
+    if (verified)
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`);
+    return seen;
+}
+/**
+ * What proves that a namespace serves a version the run did not build (promote, rollback), read before
+ * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
+ * the namespace itself when nothing changes), the files it names and its bytes; else the record the
+ * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ */
+async function expectedOfVersion(run, to) {
+    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const absent = [];
+    for (const url of to.servedAt) {
+        const served = await readServedRecord(url, options);
+        if ('absent' in served)
+            absent.push(`${url} serves no record of its build (${served.absent})`);
+        else {
+            const { size, sha256 } = served.bytes;
+            return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } };
+        }
+    }
+    const unknown = (why) => ({ unknown: [...absent, why].join('; ') });
+    if (to.servedAt.includes(to.url))
+        return unknown('nothing tells the version apart');
+    if (await to.sameSite())
+        return unknown('it serves the same site as the version before');
+    const before = await readServedRecord(to.url, options);
+    if ('absent' in before)
+        return unknown(`${to.url} served no record before (${before.absent})`);
+    return { otherThan: { sha256: before.bytes.sha256 } };
+}
+// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
+// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
+/** The deploy published a build its namespace's host did not serve within the bound. */
+class NotLiveError extends Error {
+    name = 'NotLiveError';
+    verification;
+    constructor(message, verification, options) {
+        super(message, options);
+        this.verification = verification;
+    }
+}
+function isNotLive(error) {
+    return error instanceof NotLiveError;
+}
+/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
+function notLiveAccount(seen) {
+    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
+    if (seen.mismatch?.permanent)
+        return `${seen.url} could not be checked: ${instead}`;
+    return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
+}
+/**
+ * A namespace that served another version before the publish is put back on it (the publish's
+ * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
+ * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ */
+async function rollBack(client, gameId, namespaceId, published, seen, logger) {
+    try {
+        return await putBack(client, gameId, namespaceId, published, logger);
+    }
+    catch (error) {
+        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
+            `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+    }
+}
+/**
+ * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ */
+async function putBack(client, gameId, namespaceId, published, logger) {
+    const previous = published.replacedVersionId;
+    if (!published.created || !previous || previous === published.versionId)
+        return undefined;
+    await client.setNamespaceVersion(gameId, namespaceId, previous);
+    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
+    return previous;
+}
+/**
+ * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
+ * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ */
+function notLive(onFailure, seen, published, nameId, logger) {
+    const account = notLiveAccount(seen);
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (onFailure === 'warn') {
+        logger.warning(`Not seen live: ${account}. ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
+            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+        return;
+    }
+    throw new NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+}
+/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+function afterFailure(onFailure, rolledBackTo, published, nameId) {
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
+    return rolledBackTo !== undefined
+        ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+        : onFailure === 'fail'
+            ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+            : !published.created
+                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/publish.ts
+// Going live: a CDN site is served only once a version whose config names it is published to a
+// namespace. The deploy creates that version from the namespace's current one, keeping every other
+// part of its config; the publish operation sets a namespace's version without uploading anything.
+
+
+
+
+/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
+/**
+ * The config of the version a deploy creates: the base version's whole config with the new site, and
+ * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
+ * form is left out whenever the current one is there.
+ */
+function deployConfig(base, siteId, routes) {
+    const { matchmaker, cdn, ...rest } = structuredClone(base);
+    const config = {
+        ...rest,
+        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
+    };
+    if (matchmaker) {
+        const { lobby_groups: legacy, ...current } = matchmaker;
+        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
+    }
+    return config;
+}
+/**
+ * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
+ * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
+ * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
+ * local emulator: `http://localhost:8080`).
+ */
+function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
+    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
+    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
+    return `${origin.protocol}//${host}.${origin.host}/`;
+}
+/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
+async function readVersion(client, gameId, versionId) {
+    try {
+        return (await client.getVersion(gameId, versionId)).version;
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
+            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+function latestVersion(versions) {
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    return latest;
+}
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+async function versionName(client, gameId, wanted, versions) {
+    if (!versions.some((version) => version.display_name === wanted))
+        return wanted;
+    return (await client.reserveVersionName(gameId)).version_display_name;
+}
+/**
+ * Has the service validate the version a deploy will create, before anything is created: the new
+ * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
+ */
+async function validateDeployVersion(client, gameId, displayName, base, routes) {
+    const { errors } = await client.validateVersion(gameId, {
+        display_name: displayName,
+        config: deployConfig(base, SITE_PLACEHOLDER, routes),
+    });
+    if (errors.length)
+        throw versionError(errors);
+}
+/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+async function createVersion(client, gameId, displayName, config, logger) {
+    try {
+        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
+        return { versionId: version_id, displayName };
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+            throw error;
+        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
+        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
+        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
+        return { versionId: version_id, displayName: reserved };
+    }
+}
+function versionError(errors) {
+    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
+function isBytesFile(file) {
+    return 'bytes' in file;
+}
+/**
+ * Pairs each presigned request with its file and checks it asks for a range the file has, and that
+ * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
+ */
+function planUpload(files, requests) {
+    const byPath = new Map(files.map((f, i) => [f.path, i]));
+    const partCount = files.map(() => 0);
+    const parts = [];
+    for (let i = 0; i < requests.length; i++) {
+        const path = requests.path(i);
+        const f = byPath.get(path);
+        if (f === undefined)
+            throw new Error(`The service asked for '${path}', which is not a file of this site`);
+        const file = files[f];
+        const offset = requests.byteOffset(i);
+        const length = requests.contentLength(i);
+        if (offset < 0 || offset + length > file.size) {
+            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
+        }
+        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+    }
+    // A file in one request (every file of a CDN site) is checked without a list of its own.
+    const inParts = new Map();
+    for (const part of parts) {
+        const count = partCount[part.fileIndex];
+        part.of = count;
+        if (count > 1) {
+            const list = inParts.get(part.fileIndex);
+            if (list)
+                list.push(part.index);
+            else
+                inParts.set(part.fileIndex, [part.index]);
+        }
+        else if (requests.contentLength(part.index) !== part.file.size) {
+            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
+        }
+    }
+    files.forEach((file, f) => {
+        if (partCount[f] === 0 && file.size !== 0) {
+            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
+        }
+    });
+    for (const [f, list] of inParts)
+        checkRanges(files[f], list, requests);
+    return { parts, partCount, inParts };
+}
+/**
+ * A file's ranges, in order of offset, must follow one another from its first byte to its last:
+ * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
+ * with bytes that are not the file's.
+ */
+function checkRanges(file, list, requests) {
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
+    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
+    const refused = `The service's upload requests for '${file.path}'`;
+    let end = 0;
+    let previous;
+    for (const i of list) {
+        const offset = requests.byteOffset(i);
+        if (offset < end)
+            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
+        if (offset > end) {
+            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
+                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
+        }
+        end = offset + requests.contentLength(i);
+        previous = i;
+    }
+    if (end !== file.size) {
+        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
+            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
+    }
+}
+/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+function describePart(part) {
+    return part.of === 1
+        ? `Upload of ${part.file.path}`
+        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
+
+/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+const SLOW_START = DEFAULT_CONCURRENCY;
+/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
+const FLOOR = 4;
+/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
+const MIN_ROUND = 16;
+/**
+ * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
+ * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
+ * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
+ * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
+ * floor.
+ *
+ * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
+ * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
+ * that is stored, which doubles the number each round, until the ceiling or the first sign of
+ * overload.
+ *
+ * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
+ * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
+ * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
+ * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
+ * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
+ * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
+ * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
+ * share of requests whatever the rate): the limit goes back to where it was and that share is
+ * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
+ * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
+ * falls again with the shares of later rounds that are lower.
+ *
+ * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
+ * once instead (`overloaded`), ending the slow start, at most once per round too.
+ *
+ * A refused PUT or a stored one that was started before the last cut or restore says nothing about
+ * the new limit (it was sent at the old one), so it is not counted.
+ */
+class AdaptiveConcurrency {
+    max;
+    floor;
+    #current;
+    /** Bumped by each cut and restore: PUTs started before it are not counted. */
+    #epoch = 0;
+    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
+    #finished = 0;
+    #refused = 0;
+    #kinds = new Set();
+    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
+    #roundSize;
+    #slowStart = true;
+    /** The limit changed in this round: no other cut until it ends. */
+    #fresh = false;
+    /** The share of PUTs the store refuses whatever our load, as far as we know. */
+    #tolerated = 0;
+    /** The cut under test: the limit before it and what its round saw. */
+    #trial;
+    #onChange;
+    /**
+     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
+     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
+     */
+    constructor(max, onChange = () => { }, start = SLOW_START) {
+        this.max = Math.max(1, Math.floor(max));
+        this.floor = Math.min(FLOOR, this.max);
+        this.#current = Math.min(this.max, Math.max(this.floor, Math.floor(start)));
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+        this.#onChange = onChange;
+    }
+    get current() {
+        return this.#current;
+    }
+    /** Finished PUTs (of the current epoch) that end the current round. */
+    get roundSize() {
+        return this.#roundSize;
+    }
+    /** The share of PUTs refused that is taken for the store's own, not overload. */
+    get tolerated() {
+        return this.#tolerated;
+    }
+    /** Call when a PUT starts; hand the value back to `succeeded`, `refused` or `overloaded`. */
+    started() {
+        return this.#epoch;
+    }
+    /** A PUT started at `epoch` was stored. */
+    succeeded(epoch) {
+        if (epoch !== this.#epoch)
+            return;
+        this.#finished++;
+        // Slow start: one more per PUT stored, unless this round is already refused too much.
+        if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
+            this.#current++;
+            this.#onChange(this.#current, undefined);
+        }
+        this.#endRound();
+    }
+    /**
+     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
+     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
+     */
+    refused(epoch, kind) {
+        if (epoch !== this.#epoch)
+            return;
+        this.#finished++;
+        this.#refused++;
+        this.#kinds.add(kind);
+        this.#endRound();
+    }
+    /**
+     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
+     * already changed in this round (or the PUT started before that). Returns true when this lowered
+     * the limit; the caller says so in the log.
+     */
+    overloaded(epoch) {
+        if (epoch !== this.#epoch || this.#fresh)
+            return false;
+        this.#slowStart = false;
+        this.#trial = undefined;
+        const lower = Math.max(this.floor, Math.floor(this.#current / 2));
+        if (lower === this.#current)
+            return false;
+        this.#change(lower, undefined);
+        return true;
+    }
+    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
+    #mayGrow() {
+        return !this.#tooMany() && 2 * this.#refused <= this.#finished;
+    }
+    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
+    #tooMany() {
+        const n = this.#finished;
+        const t = this.#tolerated;
+        return this.#refused > t * n + 2 * Math.sqrt(n * t * (1 - t)) + 1;
+    }
+    #endRound() {
+        if (this.#finished < this.#roundSize)
+            return;
+        const share = this.#refused / this.#finished;
+        const tooMany = this.#tooMany();
+        const mayGrow = this.#mayGrow();
+        const kinds = [...this.#kinds].join(', ');
+        this.#finished = 0;
+        this.#refused = 0;
+        this.#kinds.clear();
+        this.#fresh = false;
+        const trial = this.#trial;
+        this.#trial = undefined;
+        if (trial) {
+            if (1 - share < 1.5 * (1 - trial.share)) {
+                // Half the PUTs in flight, and the store took no larger a share: not overload.
+                this.#tolerated = (share + trial.share) / 2;
+                this.#slowStart = trial.slowStart;
+                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
+                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
+                return;
+            }
+            this.#slowStart = false;
+        }
+        if (tooMany) {
+            if (this.#current <= this.floor) {
+                // No cut below the floor: what the store refuses here is its own.
+                this.#tolerated = share;
+                this.#roundSize = Math.max(MIN_ROUND, this.#current);
+                return;
+            }
+            const half = Math.max(this.floor, Math.floor(this.#current / 2));
+            this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
+            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
+            return;
+        }
+        // A clean round: the tolerated share follows a lower one down.
+        if (share < this.#tolerated)
+            this.#tolerated += (share - this.#tolerated) / 8;
+        if (!this.#slowStart && this.#current < this.max && mayGrow) {
+            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
+            this.#current = next;
+            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+        }
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+    }
+    /** A cut or a restore: a new epoch, and a round of the new limit. */
+    #change(limit, note) {
+        this.#epoch++;
+        this.#fresh = true;
+        this.#finished = 0;
+        this.#refused = 0;
+        this.#kinds.clear();
+        this.#current = limit;
+        this.#roundSize = Math.max(MIN_ROUND, limit);
+        this.#onChange(limit, note);
+    }
+}
+function percent(share) {
+    return `${Math.round(share * 100)}%`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/progress.ts
+
+/** How often an upload's progress is printed when its face asks for no other interval. */
+const PROGRESS_INTERVAL_MS = 5_000;
+/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
+function createProgress(options) {
+    const started = options.now();
+    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+    const partsLeft = new Map();
+    let bytes = 0;
+    let filesDone = 0;
+    const line = () => {
+        const seconds = Math.max((options.now() - started) / 1000, 0.001);
+        const rate = bytes / seconds;
+        // The later of two estimates: by bytes, and by files (many small files are slow by their round
+        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
+        const eta = Math.max(byBytes, byFiles);
+        return (`Uploaded files ${filesDone}/${options.files}, ` +
+            `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`);
+    };
+    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
+    timer.unref();
+    return {
+        addBytes: (count) => void (bytes += count),
+        partDone: (path, of) => {
+            if (of <= 1) {
+                filesDone++;
+                return;
+            }
+            const left = (partsLeft.get(path) ?? of) - 1;
+            if (left === 0) {
+                partsLeft.delete(path);
+                filesDone++;
+            }
+            else
+                partsLeft.set(path, left);
+        },
+        stop: () => {
+            clearInterval(timer);
+            options.logger.info(line());
+        },
+    };
+}
+function formatEta(seconds) {
+    if (!Number.isFinite(seconds))
+        return 'ETA unknown';
+    if (seconds < 1)
+        return 'ETA 0 s';
+    if (seconds < 120)
+        return `ETA ${Math.ceil(seconds)} s`;
+    return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -37601,1410 +39631,178 @@ function validateConcurrency(concurrency) {
 	}
 }
 
-;// CONCATENATED MODULE: ./src/common/limit.ts
+;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
+// The one place the upload's integrity is kept: the SHA-256 of every file published, and the MD5 the
+// store's ETag is checked against, come from the bytes as they were sent. A file sent in one PUT is
+// hashed from that PUT's bytes. A file sent in parts is read once more after its last part is stored,
+// and each part's bytes as sent must be that read's: its SHA-256 is then the one of the bytes sent. A
+// file hashed before the upload (digest first) must have been sent as it was hashed. Any difference,
+// same size and time included, fails the upload naming the file, before it is completed.
 
-/**
- * Runs `task` for every item under a p-limit limiter, fed lazily: an item is taken from `items` only
- * when fewer than the limit's concurrency are unfinished, so p-limit starts it at once and a site of
- * tens of thousands of files never holds a promise per file (BENCHMARKS.md, "Kept"). Pass a number,
- * or a p-limit limiter whose `concurrency` may change as it runs.
- *
- * Nothing waits in p-limit's queue, on purpose: it is a linked list whose dequeued nodes keep their
- * `next`, so once one node is promoted to V8's old generation, every node queued after it (and the
- * task it holds) is kept alive by the one before and promoted too, until a full collection.
- *
- * The first task to fail rejects the whole; no item is taken after it, the queued ones are dropped,
- * and the tasks already running are left to finish (their own failures are ignored).
- */
-function forEachLimited(items, limit, task) {
-    const limiter = typeof limit === 'number' ? pLimit(Math.max(1, limit)) : limit;
-    const iterator = items[Symbol.iterator]();
-    let index = 0;
-    let unfinished = 0;
-    let exhausted = false;
-    let failed = false;
-    return new Promise((resolve, reject) => {
-        const settle = () => {
-            unfinished--;
-            feed();
-        };
-        const fail = (error) => {
-            unfinished--;
-            if (failed)
-                return;
-            failed = true;
-            limiter.clearQueue();
-            reject(error instanceof Error ? error : new Error(String(error)));
-        };
-        const feed = () => {
-            while (!failed && !exhausted && unfinished < limiter.concurrency) {
-                const next = iterator.next();
-                if (next.done) {
-                    exhausted = true;
-                    break;
+
+
+
+
+
+function digestsOf(bytes) {
+    return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
+}
+/** The digests of a streamed part, fed each chunk as it is sent. */
+class SentHash {
+    #md5 = (0,external_node_crypto_.createHash)('md5');
+    #sha256 = (0,external_node_crypto_.createHash)('sha256');
+    #digests;
+    update(chunk) {
+        this.#md5.update(chunk);
+        this.#sha256.update(chunk);
+    }
+    /** Once every byte was sent. */
+    digests() {
+        this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') };
+        return this.#digests;
+    }
+}
+/** What the upload proved of each file, from the parts stored. */
+class Integrity {
+    /** The SHA-256 of each file, by its index, once proved. */
+    digests;
+    #options;
+    /** The SHA-256 of each stored part of a file sent in parts, by its request's index. */
+    #sent = [];
+    /** The parts of each file not stored yet, by the file's index. */
+    #left;
+    #checks = [];
+    #limit = pLimit(2);
+    constructor(options) {
+        this.#options = options;
+        this.digests = new Array(options.files.length);
+        this.#left = [...options.plan.partCount];
+    }
+    /**
+     * The part was stored with these bytes: a file in one part has its digest now (throws naming it
+     * when it was hashed first, otherwise); a file in parts is read again once its last part is stored.
+     */
+    stored(part, sent) {
+        const f = part.fileIndex;
+        if (part.of === 1)
+            return this.#prove(f, sent.sha256);
+        this.#sent[part.index] = sent.sha256;
+        if (--this.#left[f] > 0)
+            return;
+        const check = this.#limit(() => this.#checkParts(f));
+        check.catch((error) => this.#options.failed(error));
+        this.#checks.push(check);
+    }
+    /** Once every part is stored: the SHA-256 of each file (rejects naming a file that changed). */
+    async finish() {
+        await Promise.all(this.#checks);
+        await this.#checkUnrequested();
+        return this.digests;
+    }
+    #prove(f, sha256) {
+        const expected = this.#options.expected?.[f];
+        if (expected !== undefined && expected !== sha256) {
+            throw changed(this.#options.files[f], 'the bytes sent are not the ones hashed before the upload');
+        }
+        this.digests[f] = sha256;
+    }
+    /** Reads the file in order: each part's range must hash as its bytes sent did; the whole gives its SHA-256. */
+    async #checkParts(f) {
+        const { files, plan, requests } = this.#options;
+        const file = files[f];
+        const list = plan.inParts.get(f);
+        const whole = (0,external_node_crypto_.createHash)('sha256');
+        let range = (0,external_node_crypto_.createHash)('sha256');
+        let r = 0;
+        const closeRanges = (position) => {
+            for (; r < list.length; r++) {
+                const i = list[r];
+                if (requests.byteOffset(i) + requests.contentLength(i) > position)
+                    return;
+                if (range.digest('hex') !== this.#sent[i]) {
+                    throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`);
                 }
-                unfinished++;
-                limiter(task, next.value, index++).then(settle, fail);
+                range = (0,external_node_crypto_.createHash)('sha256');
             }
-            if (exhausted && unfinished === 0 && !failed)
-                resolve();
         };
-        try {
-            feed();
-        }
-        catch (error) {
-            failed = true;
-            reject(error instanceof Error ? error : new Error(String(error)));
-        }
-    });
-}
-
-;// CONCATENATED MODULE: ./src/deploy/files.ts
-
-
-
-
-
-
-
-
-
-
-
-
-const HASH_BUFFER = 256 * 1024;
-/**
- * Finds the files of the site with their size, time and content type, opens each one (a file that
- * cannot be opened fails the scan, naming it, before anything is created) and records which file it
- * is, and checks the site's size, before reading any file.
- */
-async function scanArtifacts(options) {
-    return (await scanSite(options)).files;
-}
-/** scanArtifacts, with the hidden files and folders it left out. */
-async function scanSite(options) {
-    const { files, hidden } = await findFiles(options);
-    const total = files.reduce((sum, f) => sum + f.size, 0);
-    if (options.sizeLimit && total >= options.sizeLimit.bytes)
-        throw new errors_UsageError(options.sizeLimit.message(total));
-    return { files, hidden };
-}
-/**
- * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
- * a buffer taken from a small free list (one per file running): no garbage and no pending promise
- * per file, so memory stays flat whatever the file count and size.
- */
-async function hashArtifacts(files, workers = 8, openWith) {
-    const digests = new Array(files.length);
-    const free = [];
-    await forEachLimited(files, workers, async (file, i) => {
-        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
-        try {
-            const { sha256, size } = await hashFile(file, buffer, openWith);
-            if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+        await readInOrder(file, this.#options.open, (chunk, offset) => {
+            for (let at = 0; at < chunk.length;) {
+                closeRanges(offset + at);
+                const i = list[r];
+                const take = Math.min(chunk.length - at, requests.byteOffset(i) + requests.contentLength(i) - offset - at);
+                range.update(chunk.subarray(at, at + take));
+                at += take;
             }
-            digests[i] = sha256;
-        }
-        finally {
-            free.push(buffer);
-        }
-    });
-    return digests;
-}
-/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
-function buildManifest(files, sha256) {
-    const sorted = files
-        .map((file, i) => ({ ...file, sha256: sha256[i] }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const digest = (0,external_node_crypto_.createHash)('sha256');
-    for (const f of sorted) {
-        const line = [f.path, f.size, f.sha256];
-        if (f.contentType !== contentTypeOf(f.path))
-            line.push(f.contentType ?? '');
-        digest.update(JSON.stringify(line) + '\n');
+            whole.update(chunk);
+        });
+        closeRanges(file.size);
+        this.#prove(f, whole.digest('hex'));
     }
-    return {
-        files: sorted,
-        fileCount: sorted.length,
-        totalBytes: sorted.reduce((sum, f) => sum + f.size, 0),
-        digest: `sha256:${digest.digest('hex')}`,
-    };
-}
-/** The file descriptors `createGameCdnSite` takes. */
-function fileDescriptors(files) {
-    return files.map((f) => ({
-        path: f.path,
-        content_length: f.size,
-        ...(f.contentType ? { content_type: f.contentType } : {}),
-    }));
-}
-/**
- * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
- * written a batch of lines at a time: one string of the whole and the objects to make it were the
- * peak of a big site's deploy.
- */
-async function writeManifest(manifest, file) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
-    try {
-        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
-        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
-        const { files } = manifest;
-        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-            let lines = '';
-            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-                const { path: p, size, sha256, contentType } = files[i];
-                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
-            }
-            await handle.write(lines);
-        }
-        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
-    }
-    finally {
-        await handle.close();
-    }
-    return file;
-}
-const MANIFEST_BATCH = 500;
-const contentTypes = new Map();
-/** One string per extension, however many files share it (mime-types builds a new one each call). */
-function contentTypeOf(file) {
-    const extension = external_node_path_default().extname(file).toLowerCase();
-    if (!contentTypes.has(extension))
-        contentTypes.set(extension, mime_types.contentType(extension) || undefined);
-    return contentTypes.get(extension);
-}
-/** Checks patterns: relative, and never reaching above the root. */
-function checkPatterns(patterns) {
-    for (const raw of patterns) {
-        const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
-        if (external_node_path_default().isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-            throw new errors_UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
-        }
-        if (pattern.split(/[\\/]/).includes('..')) {
-            throw new errors_UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
-        }
-    }
-}
-/**
- * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
-const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
-async function findFiles(options) {
-    const root = external_node_path_default().resolve(options.root);
-    const realRoot = await checkRoot(root, options);
-    const patterns = options.patterns.map(sitePattern);
-    const hidden = [];
-    const plainTree = isEveryFile(patterns)
-        ? await listPlainTree(root, options.includeHidden, hidden)
-        : undefined;
-    const found = plainTree ?? (await globbed(root, { ...options, patterns }));
-    if (!plainTree && !options.includeHidden)
-        hidden.splice(0, hidden.length, ...(await listHidden(root)));
-    const scan = scanOf(root, realRoot, plainTree !== undefined, options);
-    const described = new Array(found.length);
-    const describe = async (absolutePath, i) => {
-        described[i] = await describeFile(absolutePath, scan);
-    };
-    // Synchronous calls have nothing to wait for together: one file after the other, no queue.
-    if (scan.local)
-        for (const [i, absolutePath] of found.entries())
-            await describe(absolutePath, i);
-    else
-        await forEachLimited(found, 16, describe);
-    return { files: collected(described, options), hidden: hidden.sort() };
-}
-/**
- * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
- * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
- */
-async function globbed(root, options) {
-    let found;
-    try {
-        found = await options.glob(root, options.patterns, options.includeHidden);
-    }
-    catch (error) {
-        const missing = error.path;
-        if (typeof missing === 'string')
-            await refuseUndecodable(root, foldersOfUndecodable(root, [missing]));
-        throw error;
-    }
-    await refuseUndecodable(root, foldersOfUndecodable(root, found));
-    return found;
-}
-/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
-async function checkRoot(root, options) {
-    const rootStat = await (0,external_node_fs_promises_namespaceObject.stat)(root).catch(() => undefined);
-    if (!rootStat)
-        throw new errors_UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
-    if (!rootStat.isDirectory())
-        throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
-    checkPatterns(options.patterns);
-    const realRoot = await (0,external_node_fs_promises_namespaceObject.realpath)(root);
-    if (realRoot === external_node_path_default().parse(realRoot).root) {
-        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
-    }
-    const gitEntry = await (0,external_node_fs_promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
-    if (gitEntry && options.includeHidden) {
-        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
-            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
-    }
-    if (gitEntry) {
-        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
-            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
-    }
-    return realRoot;
-}
-/**
- * Where a relative path was looked for: the folder it names, and the working directory it is taken
- * from (a step's working-directory, or the checkout's root, is often not where the build is).
- */
-function whereLooked(given, resolved) {
-    if (external_node_path_default().isAbsolute(given))
-        return 'there is no such folder';
-    return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
-}
-function scanOf(root, realRoot, plainTree, options) {
-    // On a local file system each file is opened, stated and closed synchronously: a few microseconds
-    // each, where a round trip through the thread pool costs several times that. A network one (or a
-    // test's open) keeps the asynchronous calls, which wait without holding up the process.
-    const local = options.open === undefined && isLocalFileSystem(realRoot);
-    // Where each file really is, to keep links from leading out of path: a directory's real path is
-    // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
-    // its folders were listed as folders (no link) from the root down.
-    const realDirs = new Map();
-    const realDir = (dir) => {
-        let real = realDirs.get(dir);
-        if (real === undefined)
-            realDirs.set(dir, (real = local ? (0,external_node_fs_namespaceObject.realpathSync)(dir) : (0,external_node_fs_promises_namespaceObject.realpath)(dir)));
-        return real;
-    };
-    const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
-    const noFollow = options.noFollow ?? NO_FOLLOW;
-    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow };
-}
-const SKIPPED = { kind: 'skipped' };
-const notRegular = (relative, stats) => ({
-    kind: 'not-regular',
-    entry: `${relative} (${kindOf(stats)})`,
-});
-const unopenable = (relative, error) => ({
-    kind: 'unopenable',
-    entry: `${relative} (${openFailure(error)})`,
-});
-async function describeFile(absolutePath, scan) {
-    const relative = relativeSitePath(scan.root, absolutePath);
-    const bytes = Buffer.byteLength(relative);
-    if (bytes > SITE_PATH_MAX_BYTES)
-        return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
-    let readPath;
-    try {
-        readPath = await whereToRead(absolutePath, relative, scan);
-    }
-    catch (error) {
-        return unopenable(relative, error);
-    }
-    if (typeof readPath !== 'string')
-        return readPath;
-    let opened;
-    try {
-        opened =
-            scan.local && scan.noFollow !== 0
-                ? statOpenedSync(readPath, scan.noFollow)
-                : await statOpened(readPath, scan.open, scan.noFollow);
-    }
-    catch (error) {
-        return unopenable(relative, error);
-    }
-    if (!opened.isFile())
-        return notRegular(relative, opened);
-    const contentType = contentTypeOf(relative);
-    return {
-        path: relative,
-        absolutePath: readPath,
-        size: opened.size,
-        mtimeMs: opened.mtimeMs,
-        dev: opened.dev,
-        ino: opened.ino,
-        ...(contentType ? { contentType } : {}),
-    };
-}
-/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
-async function whereToRead(absolutePath, relative, scan) {
-    // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
-    // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
-    const stats = scan.plainTree
-        ? undefined
-        : scan.local
-            ? (0,external_node_fs_namespaceObject.lstatSync)(absolutePath)
-            : await lstatFile(absolutePath);
-    if (stats?.isSymbolicLink())
-        return linkTarget(absolutePath, relative, scan);
-    // A plain tree's folders were listed as folders, no link, from the root down: none leads outside.
-    if (!scan.plainTree) {
-        const real = external_node_path_default().join(await scan.realDir(external_node_path_default().dirname(absolutePath)), external_node_path_default().basename(absolutePath));
-        if (!scan.inside(real)) {
-            scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
-            return SKIPPED;
-        }
-    }
-    if (stats && !stats.isFile())
-        return notRegular(relative, stats);
-    return absolutePath;
-}
-/** The file a link leads to, when it is a regular file inside path. */
-async function linkTarget(link, relative, scan) {
-    const real = await (0,external_node_fs_promises_namespaceObject.realpath)(link).catch(() => undefined);
-    if (real === undefined) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
-        return SKIPPED;
-    }
-    // Links are not followed out of path: one warning for the link, nothing walked behind it.
-    if (!scan.inside(real)) {
-        scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-        return SKIPPED;
-    }
-    const target = await (0,external_node_fs_promises_namespaceObject.stat)(real);
-    if (target.isDirectory()) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
-        return SKIPPED;
-    }
-    return target.isFile() ? real : notRegular(relative, target);
-}
-/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
-function collected(described, options) {
-    const files = [];
-    const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
-    for (const d of described) {
-        if (!('kind' in d))
-            files.push(d);
-        else if (d.kind !== 'skipped')
-            refused[d.kind].push(d.entry);
-    }
-    const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
-    const them = (list) => (list.length === 1 ? 'it' : 'them');
-    const long = refused['too-long'].sort();
-    if (long.length) {
-        throw new errors_UsageError(`path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
-            `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
-            `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`);
-    }
-    const irregular = refused['not-regular'].sort();
-    if (irregular.length) {
-        throw new errors_UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
-            `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`);
-    }
-    const closed = refused.unopenable.sort();
-    if (closed.length) {
-        throw new errors_UsageError(`path: every file of the site is opened before anything is created, and ` +
-            `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
-            `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`);
-    }
-    if (files.length === 0) {
-        throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
-            (options.includeHidden ? '' : ' (hidden files are skipped unless include-hidden is true)'));
-    }
-    return files;
-}
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
-function relativeSitePath(root, absolutePath, pathApi = (external_node_path_default())) {
-    const relative = absolutePath.startsWith(root + pathApi.sep)
-        ? absolutePath.slice(root.length + 1)
-        : pathApi.relative(root, absolutePath);
-    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
-}
-const isHidden = (name) => name.startsWith('.');
-/**
- * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
- * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
- * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
- * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
- */
-async function statOpened(file, openWith, noFollow) {
-    if (noFollow === 0) {
-        const { fd, stats } = await openWithoutFollowing(file, openWith);
-        closeFile(fd).catch(() => { });
-        return stats;
-    }
-    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
-    try {
-        return (0,external_node_fs_namespaceObject.fstatSync)(fd);
-    }
-    finally {
-        closeFile(fd).catch(() => { });
-    }
-}
-/**
- * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
- * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
- * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
- */
-async function openWithoutFollowing(file, openWith) {
-    const seen = await lstatFile(file);
-    if (seen.isSymbolicLink())
-        throw becameLink(file);
-    const fd = await (openWith ?? openFile)(file, readFlags(0));
-    const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        throw becameLink(file);
-    }
-    return { fd, stats };
-}
-const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
-    code: 'ELOOP',
-    syscall: 'open',
-    path: file,
-});
-/** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file, noFollow) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, readFlags(noFollow));
-    try {
-        return (0,external_node_fs_namespaceObject.fstatSync)(fd);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/**
- * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
- * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
- */
-const REMOTE_FILE_SYSTEMS = new Set([
-    0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
-    0x01161970, 0x7461636f, 0x0bd00bd0,
-]);
-/**
- * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
- * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
- */
-function isLocalFileSystem(root) {
-    if (process.platform !== 'linux')
-        return true;
-    try {
-        return !REMOTE_FILE_SYSTEMS.has(Number((0,external_node_fs_namespaceObject.statfsSync)(root).type));
-    }
-    catch {
-        return false;
-    }
-}
-/** Why a file could not be opened, in words, with its code. */
-function openFailure(error) {
-    const code = error.code;
-    switch (code) {
-        case 'EACCES':
-        case 'EPERM':
-            return `${code}: this process may not read it`;
-        case 'ENOENT':
-        case 'ENOTDIR':
-            return `${code}: removed while the files were scanned`;
-        case 'ELOOP':
-            return `${code}: it became a link while the files were scanned`;
-        case 'EMFILE':
-        case 'ENFILE':
-            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
-}
-/** Is `stats` (an fstat or lstat) the very file the scan opened? */
-function isScannedFile(file, stats) {
-    return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
-}
-/**
- * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
- * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
- * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
- * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
- */
-async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
-    const fd = await openAtScannedPath(file, openWith, noFollow);
-    try {
-        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-    }
-    catch (error) {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        throw error;
-    }
-    return fd;
-}
-/**
- * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
- * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
- * followed, and the identity check refuses the file it leads to (not the scanned one).
- */
-async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
-    try {
-        if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
-            throw becameLink(file.absolutePath);
-        }
-        return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow));
-    }
-    catch (error) {
-        if (isOutOfDescriptors(error))
-            throw error;
-        const code = error.code;
-        const what = code === 'ELOOP'
-            ? 'was replaced by a link after it was scanned; the link is not followed'
-            : code === 'ENOENT' || code === 'ENOTDIR'
-                ? 'was removed after it was scanned'
-                : 'can no longer be opened';
-        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
-    }
-}
-/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
-function assertScannedFile(file, stats) {
-    if (!isScannedFile(file, stats)) {
-        throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${kindOf(stats)})`} is at its path now`);
-    }
-}
-function kindOf(stats) {
-    if (stats.isFIFO())
-        return 'a FIFO';
-    if (stats.isSocket())
-        return 'a socket';
-    if (stats.isCharacterDevice() || stats.isBlockDevice())
-        return 'a device';
-    return 'not a regular file';
-}
-const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
-/**
- * Every file under root when the tree holds only plain files and folders, as `**` finds them; undefined
- * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
- * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
- */
-async function listPlainTree(root, includeHidden, hidden) {
-    const files = [];
-    let level = [root];
-    while (level.length) {
-        const next = [];
-        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's,
-        // not the order reads finish in, and only the listings of those few are held: one per folder of
-        // a level, kept until the level's last was read, outlived young collections in a tree of
-        // thousands of folders and made V8 double its young generation (BENCHMARKS.md).
-        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
-        for (let i = 0; i < level.length; i++) {
-            const entries = await ahead[i % LISTING_AHEAD];
-            if (i + LISTING_AHEAD < level.length)
-                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
-            for (const entry of entries) {
-                if (entry.name.includes(REPLACEMENT))
-                    await refuseUndecodable(root, [level[i]]);
-                if (!includeHidden && isHidden(entry.name)) {
-                    hidden.push(hiddenEntry(root, level[i], entry));
-                    continue;
+    /**
+     * A file no request asked for (an empty one: planUpload checked that requests cover every byte)
+     * is checked to be the file the scan found, as it was, and given the SHA-256 of no bytes.
+     */
+    async #checkUnrequested() {
+        const { files, plan } = this.#options;
+        for (const [f, count] of plan.partCount.entries()) {
+            if (count !== 0)
+                continue;
+            const file = files[f];
+            if (!isBytesFile(file)) {
+                const now = await lstatFile(file.absolutePath).catch((error) => {
+                    throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
+                });
+                if (!isScannedFile(file, now)) {
+                    throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
                 }
-                // A listed name is one segment of a normalised path: path.join's normalising built each path
-                // of pieces, megabytes that a large tree's paths kept until they were used.
-                const entryPath = `${level[i]}${(external_node_path_default()).sep}${entry.name}`;
-                if (entry.isFile())
-                    files.push(entryPath);
-                else if (entry.isDirectory())
-                    next.push(entryPath);
-                else
-                    return undefined;
+                assertUnchanged(file, now);
             }
-        }
-        level = next;
-    }
-    return files;
-}
-const LISTING_AHEAD = 16;
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
-const REPLACEMENT = '\uFFFD';
-/**
- * The folders to look into for names that are not UTF-8: those holding a segment of a found path
- * that has a replacement character (the rest of such a path may not exist as written).
- */
-function foldersOfUndecodable(root, found) {
-    const folders = new Set();
-    for (const file of found) {
-        if (!file.includes(REPLACEMENT))
-            continue;
-        let folder = root;
-        for (const segment of relativeSitePath(root, file).split('/')) {
-            if (segment.includes(REPLACEMENT)) {
-                folders.add(folder);
-                break;
-            }
-            folder = external_node_path_default().join(folder, segment);
+            this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
         }
     }
-    return [...folders];
 }
-/**
- * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
- * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
- * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
- */
-async function refuseUndecodable(root, folders) {
-    const names = [];
-    for (const folder of folders) {
-        const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
-        for (const name of await (0,external_node_fs_promises_namespaceObject.readdir)(folder, { encoding: 'buffer' })) {
-            if (!(0,external_node_buffer_.isUtf8)(name))
-                names.push(prefix + escapeBytes(name));
-        }
-    }
-    if (!names.length)
-        return;
-    names.sort();
-    const one = names.length === 1;
-    throw new errors_UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
-        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
-}
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
-function escapeBytes(name) {
-    let text = '';
-    for (const byte of name) {
-        text +=
-            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-                ? String.fromCharCode(byte)
-                : `\\x${byte.toString(16).padStart(2, '0')}`;
-    }
-    return text;
-}
-/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
-function hiddenEntry(root, dir, entry) {
-    const relative = relativeSitePath(root, `${dir}${(external_node_path_default()).sep}${entry.name}`);
-    return entry.isDirectory() ? `${relative}/` : relative;
-}
-/**
- * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
- * ones walked (a .git is one entry, not its thousands of files), links not followed.
- */
-async function listHidden(root) {
-    const hidden = [];
-    const walk = async (dir) => {
-        const entries = await (0,external_node_fs_promises_namespaceObject.readdir)(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of entries) {
-            if (isHidden(entry.name))
-                hidden.push(hiddenEntry(root, dir, entry));
-            else if (entry.isDirectory())
-                await walk(`${dir}${(external_node_path_default()).sep}${entry.name}`);
-        }
-    };
-    await walk(root);
-    return hidden;
-}
-/** The line that says which hidden files and folders were left out, and how to upload them. */
-function hiddenLeftOut(hidden) {
-    if (!hidden.length)
-        return undefined;
-    const shown = hidden.slice(0, 5).join(', ');
-    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
-    const folders = hidden.filter((name) => name.endsWith('/')).length;
-    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
-    const what = [
-        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-        ...(folders ? [counted(folders, 'folder')] : []),
-    ].join(' and ');
-    return `${what} left out (${table_Input.IncludeHidden}: true to upload them): ${shown}${more}`;
-}
-/** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
-function listFolder(dir) {
-    const listing = (0,external_node_fs_promises_namespaceObject.readdir)(dir, { withFileTypes: true });
-    listing.catch(() => { });
-    return listing;
-}
-/**
- * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
- * A read that comes back short once the size found by the scan is reached is the end of the file:
- * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
- * end, so a file that grew is still seen to differ.
- */
-async function hashFile(file, buffer, openWith) {
-    const expectedSize = file.size;
+/** Each chunk of the file's bytes in order, with its offset; the file checked unchanged once read. */
+async function readInOrder(file, openWith, chunk) {
+    if (isBytesFile(file))
+        return chunk(file.bytes, 0);
     const fd = await openScanned(file, openWith);
     try {
-        const hash = (0,external_node_crypto_.createHash)('sha256');
-        let size = 0;
-        for (;;) {
-            const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
-            hash.update(buffer.subarray(0, bytesRead));
-            size += bytesRead;
-            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
-                break;
+        const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)));
+        for (let done = 0; done < file.size;) {
+            const bytesRead = await readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done);
+            if (bytesRead === 0)
+                throw shrank(file);
+            chunk(buffer.subarray(0, bytesRead), done);
+            done += bytesRead;
         }
-        return { sha256: hash.digest('hex'), size };
+        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
     }
     finally {
         await closeFile(fd);
     }
 }
-
-;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
-
-
-/**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
- */
-async function resolveCdnDomain(client, given, apiUrl, logger) {
-    if (given)
-        return given;
-    let cdn;
-    try {
-        cdn = (await client.bootstrap()).domains?.cdn;
-    }
-    catch (error) {
-        // A service older than the route answers 404: it names no domain.
-        if (!(error instanceof ServiceError && error.status === 404))
-            throw error;
-    }
-    if (!cdn) {
-        logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
-            `and url stays empty. Set ${table_Input.CdnDomain} to the domain the service serves namespaces under`);
-        return undefined;
-    }
-    const api = new URL(apiUrl);
-    const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
-    logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
-    return origin;
-}
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
-}
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
-function checkDomainOutsideCdn(domain, cdnDomain) {
-    if (!domain || !cdnDomain)
-        return;
-    const host = cdnHost(cdnDomain).toLowerCase();
-    if (domain !== host && !domain.endsWith(`.${host}`))
-        return;
-    throw new errors_UsageError(`${table_Input.Domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${table_Input.Domain} empty`);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
-
-
-
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
-const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-/**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
- */
-function deployConfig(base, siteId, routes) {
-    const { matchmaker, cdn, ...rest } = structuredClone(base);
-    const config = {
-        ...rest,
-        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
-    };
-    if (matchmaker) {
-        const { lobby_groups: legacy, ...current } = matchmaker;
-        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
-    }
-    return config;
-}
-/**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
- */
-function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
-    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
-    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
-    return `${origin.protocol}//${host}.${origin.host}/`;
-}
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
-async function readVersion(client, gameId, versionId) {
-    try {
-        return (await client.getVersion(gameId, versionId)).version;
-    }
-    catch (error) {
-        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new errors_UsageError(`${table_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
-        }
-        throw error;
-    }
-}
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
-function latestVersion(versions) {
-    let latest;
-    for (const version of versions) {
-        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
-            latest = version;
-    }
-    return latest;
-}
-/** `wanted` when no version of the game has that name, else a name the service reserves. */
-async function versionName(client, gameId, wanted, versions) {
-    if (!versions.some((version) => version.display_name === wanted))
-        return wanted;
-    return (await client.reserveVersionName(gameId)).version_display_name;
-}
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
-async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
-        display_name: displayName,
-        config: deployConfig(base, SITE_PLACEHOLDER, routes),
-    });
-    if (errors.length)
-        throw versionError(errors);
-}
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
-async function createVersion(client, gameId, displayName, config, logger) {
-    try {
-        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
-        return { versionId: version_id, displayName };
-    }
-    catch (error) {
-        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
-            throw error;
-        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
-        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
-        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
-        return { versionId: version_id, displayName: reserved };
-    }
-}
-function versionError(errors) {
-    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-
-;// CONCATENATED MODULE: ./src/deploy/upload/body.ts
-// A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
-// bytes the caller holds in memory (the close's page).
-
-
-
-
-function isBytesFile(file) {
-    return 'bytes' in file;
-}
-const READ_BUFFER = 256 * 1024;
-/** Read buffers per streamed part, used in turn (see ChunkReader). */
-const RING = 3;
-/** Parts up to this size are read whole; larger ones are streamed. */
-const SMALL_PART = 1024 * 1024;
-/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
-const REUSED_BUFFER = 64 * 1024;
-/** The body of bytes offset..offset+length of the part's file. */
-async function openBody(part, offset, length, options) {
-    const wholeFile = options.hash && part.of === 1;
-    const { file } = part;
-    if (isBytesFile(file))
-        return bytesBody(file.bytes.subarray(offset, offset + length), wholeFile);
-    if (length > SMALL_PART)
-        return new ChunkReader(await openScanned(file, options.open), file, offset, length, wholeFile);
-    // Most files of a web build are small: one read, one buffer, one hash call each, and none of the
-    // objects of a stream. The smallest go into a buffer an earlier PUT sent: a new buffer per file is
-    // memory outside V8's heap that stays until V8 collects its wrapper.
-    const reused = length <= REUSED_BUFFER ? reusableBuffer(options.buffers, length) : undefined;
-    const bytes = await readRange(file, offset, length, reused, options.open);
-    const body = bytesBody(bytes, wholeFile);
-    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
-    body.end = (stored) => {
-        if (stored && reused)
-            options.buffers.push(reused);
-        return Promise.resolve();
-    };
-    return body;
-}
-function bytesBody(bytes, wholeFile) {
-    return {
-        body: bytes,
-        sent: () => { },
-        md5: () => (0,external_node_crypto_.hash)('md5', bytes),
-        sha256: () => (wholeFile ? (0,external_node_crypto_.hash)('sha256', bytes) : undefined),
-        end: async () => { },
-    };
-}
-/**
- * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
- * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
- * before any of them is sent. A read that fails on something that is no longer the file fails naming
- * it as replaced.
- */
-async function readRange(file, offset, length, into, openWith) {
-    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
-    const fd = await openAtScannedPath(file, openWith);
-    try {
-        try {
-            for (let done = 0; done < length;) {
-                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
-                if (bytesRead === 0)
-                    throw shrank(file);
-                done += bytesRead;
-            }
-        }
-        catch (error) {
-            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-            throw error;
-        }
-        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-        assertScannedFile(file, stats);
-        assertUnchanged(file, stats);
-        return bytes;
-    }
-    finally {
-        closeNow(fd);
-    }
-}
-/**
- * A streamed part: its bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn
- * instead of a new buffer per read (a read stream's are memory outside V8's heap that each forces
- * collections to free). Safe because undici writes an iterable body chunk by chunk and waits for
- * 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than
- * a chunk): when the next chunk is asked for, the last full one was at least partly written, so every
- * chunk before it has left the process; a buffer is reused only RING chunks later, which leaves room
- * for one short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
- * (openScanned) before the PUT, so no byte of another file is ever sent.
- */
-class ChunkReader {
-    body;
-    fd;
-    file;
-    #md5 = (0,external_node_crypto_.createHash)('md5');
-    #sha256;
-    #started = false;
-    /** The file's fstat once every byte of the part was read. */
-    #stats;
-    constructor(fd, file, offset, length, wholeFile) {
-        this.fd = fd;
-        this.file = file;
-        this.#sha256 = wholeFile ? (0,external_node_crypto_.createHash)('sha256') : undefined;
-        this.body = this.#chunks(offset, length);
-    }
-    sent(chunk) {
-        this.#md5.update(chunk);
-        this.#sha256?.update(chunk);
-    }
-    md5() {
-        return this.#md5.digest('hex');
-    }
-    sha256() {
-        return this.#sha256?.digest('hex');
-    }
-    /**
-     * A reader undici started closes its file in its own `finally` (return() waits for a read in
-     * progress to end first, so the descriptor is never closed under it); one it never started is
-     * closed here.
-     */
-    async end(stored) {
-        await this.body.return(undefined).catch(() => { });
-        if (!this.#started) {
-            this.#started = true;
-            closeNow(this.fd);
-        }
-        if (!stored)
-            return;
-        if (!this.#stats)
-            throw shrank(this.file);
-        assertUnchanged(this.file, this.#stats);
-    }
-    async *#chunks(offset, length) {
-        this.#started = true;
-        try {
-            const size = Math.min(READ_BUFFER, length);
-            const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
-            for (let done = 0, turn = 0; done < length; turn++) {
-                const buffer = ring[turn % RING];
-                const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
-                if (bytesRead === 0)
-                    throw shrank(this.file);
-                done += bytesRead;
-                // Checked after the last read, before its bytes go: the PUT may be answered before undici
-                // asks for the end of the chunks.
-                if (done === length)
-                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
-                yield buffer.subarray(0, bytesRead);
-            }
-        }
-        finally {
-            closeNow(this.fd);
-        }
-    }
-}
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
- * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
- * flight, none larger than REUSED_BUFFER.
- */
-function reusableBuffer(buffers, length) {
-    const buffer = buffers.pop();
-    if (buffer && buffer.length >= length)
-        return buffer;
-    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+function changed(file, why) {
+    return new Error(`${file.path} changed while it was uploaded: ${why}; the upload was not completed`);
 }
 function shrank(file) {
-    return new Error(`${file.path} changed while it was uploaded: it is shorter than when it was hashed`);
+    return changed(file, 'it is shorter than when it was scanned');
 }
 /**
- * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
- * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
- * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
- * it is made synchronously rather than as a round trip through the thread pool. A change after the
- * read is no error: the bytes sent are the ones read and checked.
+ * A file read for the upload is as the scan found it, checked through the descriptor it was read
+ * from once read. fstat on a descriptor held open reads an inode the kernel already has (NFS too: the
+ * open revalidated it), so it is made synchronously rather than as a round trip through the thread
+ * pool. A change of its bytes alone is caught by the digests above.
  */
 function assertUnchanged(file, now) {
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-        throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
+        throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
-function planUpload(files, requests) {
-    const byPath = new Map(files.map((f, i) => [f.path, i]));
-    const partCount = files.map(() => 0);
-    const parts = [];
-    for (let i = 0; i < requests.length; i++) {
-        const path = requests.path(i);
-        const f = byPath.get(path);
-        if (f === undefined)
-            throw new Error(`The service asked for '${path}', which is not a file of this site`);
-        const file = files[f];
-        const offset = requests.byteOffset(i);
-        const length = requests.contentLength(i);
-        if (offset < 0 || offset + length > file.size) {
-            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
-        }
-        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
-    }
-    // A file in one request (every file of a CDN site) is checked without a list of its own.
-    const inParts = new Map();
-    for (const part of parts) {
-        const count = partCount[part.fileIndex];
-        part.of = count;
-        if (count > 1) {
-            const list = inParts.get(part.fileIndex);
-            if (list)
-                list.push(part.index);
-            else
-                inParts.set(part.fileIndex, [part.index]);
-        }
-        else if (requests.contentLength(part.index) !== part.file.size) {
-            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
-        }
-    }
-    files.forEach((file, f) => {
-        if (partCount[f] === 0 && file.size !== 0) {
-            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
-        }
-    });
-    for (const [f, list] of inParts)
-        checkRanges(files[f], list, requests);
-    return { parts, partCount };
-}
-/**
- * A file's ranges, in order of offset, must follow one another from its first byte to its last:
- * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
- * with bytes that are not the file's.
- */
-function checkRanges(file, list, requests) {
-    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
-    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
-    const refused = `The service's upload requests for '${file.path}'`;
-    let end = 0;
-    let previous;
-    for (const i of list) {
-        const offset = requests.byteOffset(i);
-        if (offset < end)
-            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
-        if (offset > end) {
-            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
-                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
-        }
-        end = offset + requests.contentLength(i);
-        previous = i;
-    }
-    if (end !== file.size) {
-        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
-            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
-    }
-}
-/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
-function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
-
-/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
-const SLOW_START = DEFAULT_CONCURRENCY;
-/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
-const FLOOR = 4;
-/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
-const MIN_ROUND = 16;
-/**
- * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
- * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
- * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
- * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
- * floor.
- *
- * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
- * that is stored, which doubles the number each round, until the ceiling or the first sign of
- * overload.
- *
- * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
- * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
- * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
- * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
- * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
- * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
- * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
- * share of requests whatever the rate): the limit goes back to where it was and that share is
- * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
- * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
- * falls again with the shares of later rounds that are lower.
- *
- * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
- * once instead (`overloaded`), ending the slow start, at most once per round too.
- *
- * A refused PUT or a stored one that was started before the last cut or restore says nothing about
- * the new limit (it was sent at the old one), so it is not counted.
- */
-class AdaptiveConcurrency {
-    max;
-    floor;
-    #current;
-    /** Bumped by each cut and restore: PUTs started before it are not counted. */
-    #epoch = 0;
-    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
-    #finished = 0;
-    #refused = 0;
-    #kinds = new Set();
-    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
-    #roundSize;
-    #slowStart = true;
-    /** The limit changed in this round: no other cut until it ends. */
-    #fresh = false;
-    /** The share of PUTs the store refuses whatever our load, as far as we know. */
-    #tolerated = 0;
-    /** The cut under test: the limit before it and what its round saw. */
-    #trial;
-    #onChange;
-    /**
-     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
-     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
-     */
-    constructor(max, onChange = () => { }, start = SLOW_START) {
-        this.max = Math.max(1, Math.floor(max));
-        this.floor = Math.min(FLOOR, this.max);
-        this.#current = Math.min(this.max, Math.max(this.floor, Math.floor(start)));
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
-        this.#onChange = onChange;
-    }
-    get current() {
-        return this.#current;
-    }
-    /** Finished PUTs (of the current epoch) that end the current round. */
-    get roundSize() {
-        return this.#roundSize;
-    }
-    /** The share of PUTs refused that is taken for the store's own, not overload. */
-    get tolerated() {
-        return this.#tolerated;
-    }
-    /** Call when a PUT starts; hand the value back to `succeeded`, `refused` or `overloaded`. */
-    started() {
-        return this.#epoch;
-    }
-    /** A PUT started at `epoch` was stored. */
-    succeeded(epoch) {
-        if (epoch !== this.#epoch)
-            return;
-        this.#finished++;
-        // Slow start: one more per PUT stored, unless this round is already refused too much.
-        if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
-            this.#current++;
-            this.#onChange(this.#current, undefined);
-        }
-        this.#endRound();
-    }
-    /**
-     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
-     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
-     */
-    refused(epoch, kind) {
-        if (epoch !== this.#epoch)
-            return;
-        this.#finished++;
-        this.#refused++;
-        this.#kinds.add(kind);
-        this.#endRound();
-    }
-    /**
-     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
-     * already changed in this round (or the PUT started before that). Returns true when this lowered
-     * the limit; the caller says so in the log.
-     */
-    overloaded(epoch) {
-        if (epoch !== this.#epoch || this.#fresh)
-            return false;
-        this.#slowStart = false;
-        this.#trial = undefined;
-        const lower = Math.max(this.floor, Math.floor(this.#current / 2));
-        if (lower === this.#current)
-            return false;
-        this.#change(lower, undefined);
-        return true;
-    }
-    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
-    #mayGrow() {
-        return !this.#tooMany() && 2 * this.#refused <= this.#finished;
-    }
-    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
-    #tooMany() {
-        const n = this.#finished;
-        const t = this.#tolerated;
-        return this.#refused > t * n + 2 * Math.sqrt(n * t * (1 - t)) + 1;
-    }
-    #endRound() {
-        if (this.#finished < this.#roundSize)
-            return;
-        const share = this.#refused / this.#finished;
-        const tooMany = this.#tooMany();
-        const mayGrow = this.#mayGrow();
-        const kinds = [...this.#kinds].join(', ');
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#fresh = false;
-        const trial = this.#trial;
-        this.#trial = undefined;
-        if (trial) {
-            if (1 - share < 1.5 * (1 - trial.share)) {
-                // Half the PUTs in flight, and the store took no larger a share: not overload.
-                this.#tolerated = (share + trial.share) / 2;
-                this.#slowStart = trial.slowStart;
-                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
-                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
-                return;
-            }
-            this.#slowStart = false;
-        }
-        if (tooMany) {
-            if (this.#current <= this.floor) {
-                // No cut below the floor: what the store refuses here is its own.
-                this.#tolerated = share;
-                this.#roundSize = Math.max(MIN_ROUND, this.#current);
-                return;
-            }
-            const half = Math.max(this.floor, Math.floor(this.#current / 2));
-            this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
-            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
-            return;
-        }
-        // A clean round: the tolerated share follows a lower one down.
-        if (share < this.#tolerated)
-            this.#tolerated += (share - this.#tolerated) / 8;
-        if (!this.#slowStart && this.#current < this.max && mayGrow) {
-            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
-            this.#current = next;
-            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
-        }
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
-    }
-    /** A cut or a restore: a new epoch, and a round of the new limit. */
-    #change(limit, note) {
-        this.#epoch++;
-        this.#fresh = true;
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#current = limit;
-        this.#roundSize = Math.max(MIN_ROUND, limit);
-        this.#onChange(limit, note);
-    }
-}
-function percent(share) {
-    return `${Math.round(share * 100)}%`;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/progress.ts
-
-/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
-function createProgress(options) {
-    const started = options.now();
-    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
-    const partsLeft = new Map();
-    let bytes = 0;
-    let filesDone = 0;
-    const line = () => {
-        const seconds = Math.max((options.now() - started) / 1000, 0.001);
-        const rate = bytes / seconds;
-        // The later of two estimates: by bytes, and by files (many small files are slow by their round
-        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
-        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
-        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
-        const eta = Math.max(byBytes, byFiles);
-        return (`Uploaded files ${filesDone}/${options.files}, ` +
-            `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`);
-    };
-    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
-    timer.unref();
-    return {
-        addBytes: (count) => void (bytes += count),
-        partDone: (path, of) => {
-            if (of <= 1) {
-                filesDone++;
-                return;
-            }
-            const left = (partsLeft.get(path) ?? of) - 1;
-            if (left === 0) {
-                partsLeft.delete(path);
-                filesDone++;
-            }
-            else
-                partsLeft.set(path, left);
-        },
-        stop: () => {
-            clearInterval(timer);
-            options.logger.info(line());
-        },
-    };
-}
-function formatEta(seconds) {
-    if (!Number.isFinite(seconds))
-        return 'ETA unknown';
-    if (seconds < 1)
-        return 'ETA 0 s';
-    if (seconds < 120)
-        return `ETA ${Math.ceil(seconds)} s`;
-    return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
+
 
 
 
@@ -39079,20 +39877,16 @@ function retryOrStop(failure, state, policy, overload) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
-
 /**
- * Runs a task per item under p-limit, with p-limit's own `concurrency` as the one limit (the adaptive
- * limit sets it), fed lazily: an item is taken from its iterator, in the iterator's order, only when
- * fewer tasks than that limit are unfinished, so a site of 20,000 files never holds a promise per
- * file. p-limit's queue holds at most the item handed over the moment a task ends, before p-limit
- * itself counts that place free; never the site (a queue of every part would keep each dequeued node
- * alive through the next, see common/limit.ts, and would fix their order before the upload starts).
+ * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
+ * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
+ * the upload learns as it goes (the tail rule starts once the last item has been taken).
  *
  * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
  * left to end (`whenIdle`).
  */
 class Scheduler {
-    #limit;
+    #concurrency;
     #items;
     #task;
     #unfinished = 0;
@@ -39101,14 +39895,14 @@ class Scheduler {
     #settle;
     #idle;
     constructor(concurrency) {
-        this.#limit = pLimit(Math.max(1, concurrency));
+        this.#concurrency = Math.max(1, concurrency);
     }
     get concurrency() {
-        return this.#limit.concurrency;
+        return this.#concurrency;
     }
     /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
     set concurrency(limit) {
-        this.#limit.concurrency = Math.max(1, limit);
+        this.#concurrency = Math.max(1, limit);
         this.#feed();
     }
     /** Tasks started and not yet ended. */
@@ -39134,13 +39928,13 @@ class Scheduler {
         if (!task || !this.#items)
             return;
         try {
-            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#limit.concurrency) {
+            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
                 const next = this.#items.next();
                 if (next.done)
                     this.#exhausted = true;
                 else {
                     this.#unfinished++;
-                    this.#limit(task, next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
+                    task(next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
                 }
             }
         }
@@ -39166,19 +39960,174 @@ class Scheduler {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/upload/body.ts
+// A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
+// bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
+
+
+
+
+
+const READ_BUFFER = 256 * 1024;
+/** Read buffers per streamed part, used in turn (see ChunkReader). */
+const RING = 3;
+/** Parts up to this size are read whole; larger ones are streamed. */
+const SMALL_PART = 1024 * 1024;
+/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
+const REUSED_BUFFER = 64 * 1024;
+/** The body of bytes offset..offset+length of the part's file. */
+async function openBody(part, offset, length, openWith, buffers) {
+    const { file } = part;
+    if (isBytesFile(file))
+        return bytesBody(file.bytes.subarray(offset, offset + length));
+    if (length > SMALL_PART)
+        return new ChunkReader(await openScanned(file, openWith), file, offset, length);
+    // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
+    // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+    const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
+    const body = bytesBody(await readRange(file, offset, length, reused, openWith));
+    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+    body.end = (stored) => {
+        if (stored && reused) {
+            body.digests();
+            buffers.push(reused);
+        }
+        return Promise.resolve();
+    };
+    return body;
+}
+/**
+ * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
+ * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
+ */
+function reusableBuffer(buffers, length) {
+    const buffer = buffers.pop();
+    if (buffer && buffer.length >= length)
+        return buffer;
+    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+}
+function bytesBody(bytes) {
+    let digests;
+    return {
+        body: bytes,
+        sent: () => { },
+        digests: () => (digests ??= digestsOf(bytes)),
+        end: async () => { },
+    };
+}
+/**
+ * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
+ * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
+ * before any of them is sent. A read that fails on something that is no longer the file fails naming
+ * it as replaced.
+ */
+async function readRange(file, offset, length, into, openWith) {
+    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+    const fd = await openAtScannedPath(file, openWith);
+    try {
+        try {
+            for (let done = 0; done < length;) {
+                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
+                if (bytesRead === 0)
+                    throw shrank(file);
+                done += bytesRead;
+            }
+        }
+        catch (error) {
+            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            throw error;
+        }
+        const stats = (0,external_node_fs_.fstatSync)(fd);
+        assertScannedFile(file, stats);
+        assertUnchanged(file, stats);
+        return bytes;
+    }
+    finally {
+        closeNow(fd);
+    }
+}
+/**
+ * A streamed part: its bytes in chunks of up to READ_BUFFER, each hashed as undici writes it, read into
+ * RING buffers used in turn instead of a new buffer per read, as a read stream makes (the mixed site
+ * in 0.73x the time, BENCHMARKS.md). Safe because undici writes an iterable body chunk by chunk and
+ * waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS:
+ * less than a chunk): when the next chunk is asked for, the last full one was at least partly
+ * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
+ * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
+ * The file was opened (openScanned) before the PUT, so no byte of another file is ever sent.
+ */
+class ChunkReader {
+    body;
+    fd;
+    file;
+    #hash = new SentHash();
+    #started = false;
+    /** The file's fstat once every byte of the part was read. */
+    #stats;
+    constructor(fd, file, offset, length) {
+        this.fd = fd;
+        this.file = file;
+        this.body = this.#chunks(offset, length);
+    }
+    sent(chunk) {
+        this.#hash.update(chunk);
+    }
+    digests() {
+        return this.#hash.digests();
+    }
+    /**
+     * A reader undici started closes its file in its own `finally` (return() waits for a read in
+     * progress to end first, so the descriptor is never closed under it); one it never started is
+     * closed here.
+     */
+    async end(stored) {
+        await this.body.return(undefined).catch(() => { });
+        if (!this.#started) {
+            this.#started = true;
+            closeNow(this.fd);
+        }
+        if (!stored)
+            return;
+        if (!this.#stats)
+            throw shrank(this.file);
+        assertUnchanged(this.file, this.#stats);
+    }
+    async *#chunks(offset, length) {
+        this.#started = true;
+        try {
+            const size = Math.min(READ_BUFFER, length);
+            const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
+            for (let done = 0, turn = 0; done < length; turn++) {
+                const buffer = ring[turn % RING];
+                const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
+                if (bytesRead === 0)
+                    throw shrank(this.file);
+                done += bytesRead;
+                // Checked after the last read, before its bytes go: the PUT may be answered before undici
+                // asks for the end of the chunks.
+                if (done === length)
+                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                yield buffer.subarray(0, bytesRead);
+            }
+        }
+        finally {
+            closeNow(this.fd);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
 /** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
 const ERROR_BODY_LIMIT = 8 * 1024;
 /**
- * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
- * is its status and ETag, so no response stream, abort controller, or timer is made per request
- * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
- * small files those were most of the client's cost beyond node:http). Rejects with the request's
- * error, or with the reason it was aborted for.
+ * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
+ * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
+ * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
+ * aborted for.
  */
 function dispatchPut(request) {
     const { url } = request;
-    // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
+    // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const origin = slash < 0 ? url : url.slice(0, slash);
     const path = slash < 0 ? '/' : url.slice(slash);
@@ -39200,12 +40149,7 @@ function dispatchPut(request) {
     });
 }
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight: one object
- * instead of an object literal and six closures. V8 may allocate the later copies of an object
- * literal straight into its old generation once many of them survived a collection
- * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
- * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
- * is for literals, not for instances of a class.
+ * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
  *
  * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
  * ETag come with its headers, and its body is never read; an error's body is kept up to
@@ -39336,7 +40280,8 @@ const TAIL_STALL_MS = 1_000;
  * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
+ * generation, the later tables and the PUTs in them are kept alive by it until a full collection
+ * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
  */
 class InFlightPuts {
     #puts = [];
@@ -39447,7 +40392,7 @@ async function sendPart(part, context, restartable) {
     const length = requests.contentLength(part.index);
     let body;
     try {
-        body = await openBody(part, requests.byteOffset(part.index), length, context.body);
+        body = await openBody(part, requests.byteOffset(part.index), length, context.open, context.buffers);
     }
     catch (error) {
         return unopened(error);
@@ -39484,13 +40429,12 @@ async function sendPart(part, context, restartable) {
         progress.addBytes(-sent);
     try {
         await body.end(stored);
+        if (stored)
+            context.integrity.stored(part, body.digests());
     }
     catch (error) {
         return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
     }
-    const sha256 = stored ? body.sha256() : undefined;
-    if (sha256)
-        context.digests[part.fileIndex] = sha256;
     return outcome;
 }
 /** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
@@ -39518,7 +40462,7 @@ function judgeAnswer(part, answer, short, body) {
     if (short)
         return { kind: 'retryable', failure: { detail: short, status } };
     const { etag } = answer;
-    const expected = body.md5();
+    const expected = body.digests().md5;
     if (etag !== undefined && /^"[0-9a-f]{32}"$/i.test(etag) && etag.slice(1, -1).toLowerCase() !== expected) {
         const detail = `the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`;
         return { kind: 'retryable', failure: { detail, status } };
@@ -39548,14 +40492,11 @@ function storeError(text) {
     const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
     if (code)
         return message ? `${code}: ${message}` : code;
-    return text.trim().slice(0, 200);
+    // Cut after the secrets are redacted: a cut secret is one the redactor no longer knows.
+    return secrets_redact(text).trim().slice(0, 200);
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/run.ts
-// One upload under way: the scheduler that starts parts, the watchdog over the PUTs in flight, and
-// each part's attempts, driven by the decision table (outcome.ts).
-
-
 
 
 
@@ -39566,7 +40507,7 @@ function storeError(text) {
 
 
 class UploadRun {
-    digests;
+    integrity;
     progress;
     watchdog;
     adaptive;
@@ -39592,14 +40533,23 @@ class UploadRun {
         this.#plan = plan;
         this.#policy = options.retry;
         this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
-        this.digests = new Array(options.files.length);
-        this.progress = createProgress({
-            files: options.files.length,
-            bytes: options.files.reduce((sum, f) => sum + f.size, 0),
-            logger: options.logger,
-            now: options.retry.now,
-            intervalMs: options.progressIntervalMs ?? 5_000,
+        this.integrity = new Integrity({
+            files: options.files,
+            plan,
+            requests,
+            expected: options.expected,
+            open: options.open,
+            failed: (error) => this.#fail(error),
         });
+        this.progress =
+            options.progress ??
+                createProgress({
+                    files: options.files.length,
+                    bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+                    logger: options.logger,
+                    now: options.retry.now,
+                    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+                });
         this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
         this.scheduler = new Scheduler(options.concurrency);
         this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
@@ -39614,12 +40564,13 @@ class UploadRun {
             timeouts: options.timeouts,
             inFlight: this.watchdog.puts,
             progress: this.progress,
-            body: { hash: options.hash, open: options.open, buffers: [] },
-            digests: this.digests,
+            open: options.open,
+            buffers: [],
+            integrity: this.integrity,
             halted: this.halted,
         };
     }
-    /** Every part sent (and the files in parts hashed, when hashing); rejects with the first failure. */
+    /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
@@ -39639,8 +40590,9 @@ class UploadRun {
         cancelled.catch(() => { });
         try {
             const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part));
-            await Promise.race([Promise.all([this.#hashApart(), uploaded]), cancelled]);
+            const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled]);
             signal?.throwIfAborted();
+            return digests;
         }
         catch (error) {
             this.#fail(error);
@@ -39755,21 +40707,6 @@ class UploadRun {
             this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
         });
     }
-    /** Files sent in parts are hashed in order by a reader of their own while their parts upload in any order. */
-    async #hashApart() {
-        if (!this.#options.hash)
-            return;
-        const { files } = this.#options;
-        const apart = this.#plan.partCount.flatMap((count, f) => (count > 1 ? [f] : []));
-        const onDisk = apart.filter((f) => !isBytesFile(files[f]));
-        const digests = await hashArtifacts(onDisk.map((f) => files[f]), 2, this.#options.open);
-        onDisk.forEach((f, i) => (this.digests[f] = digests[i]));
-        for (const f of apart) {
-            const file = files[f];
-            if (isBytesFile(file))
-                this.digests[f] = (0,external_node_crypto_.hash)('sha256', file.bytes);
-        }
-    }
     /**
      * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
      * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
@@ -39786,7 +40723,8 @@ class UploadRun {
         }
         this.watchdog.stop();
         this.watchdog.abortAll(new Error('the upload is over'));
-        this.progress.stop();
+        if (!this.#options.progress)
+            this.progress.stop();
     }
 }
 
@@ -39800,49 +40738,21 @@ class UploadRun {
 
 
 
-
-
-
-
-
-/** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
+/** Uploads every presigned part with bounded concurrency; each file's SHA-256 is the one of the bytes sent. */
 async function uploadParts(options) {
     options.signal?.throwIfAborted();
     const { requests } = options;
     const plan = planUpload(options.files, requests);
     const started = options.retry.now();
     const run = new UploadRun(options, requests, plan);
-    await run.sendAll();
-    await checkUnrequested(options, plan.partCount, run.digests);
+    const sha256 = await run.sendAll();
     return {
         parts: plan.parts.length,
         bytes: options.files.reduce((sum, f) => sum + f.size, 0),
         retries: run.retries,
         durationMs: options.retry.now() - started,
-        sha256: options.hash ? run.digests : undefined,
+        sha256,
     };
-}
-/**
- * Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
- * for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
- * the SHA-256 of no bytes.
- */
-async function checkUnrequested(options, partCount, digests) {
-    const unrequested = partCount.flatMap((count, f) => (count === 0 ? [f] : []));
-    await forEachLimited(unrequested, 16, async (f) => {
-        const file = options.files[f];
-        if (!isBytesFile(file)) {
-            const now = await lstatFile(file.absolutePath).catch((error) => {
-                throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
-            });
-            if (!isScannedFile(file, now)) {
-                throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
-            }
-            assertUnchanged(file, now);
-        }
-        if (options.hash)
-            digests[f] = (0,external_node_crypto_.hash)('sha256', '');
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
@@ -39850,6 +40760,8 @@ async function checkUnrequested(options, partCount, digests) {
 // request's preview namespace is given a version whose site is a small page saying the preview was
 // closed (no build content, every other part of the config kept), and its custom domain is freed.
 // Running it twice changes nothing the second time.
+
+
 
 
 
@@ -39888,7 +40800,7 @@ async function closePreview(inputs, deps) {
         const current = await readVersion(client, gameId, namespace.version_id);
         const page = current.display_name === name
             ? alreadyClosed(current, namespace, logger)
-            : await logger.group('Publish the closed page', () => publishClosedPage(run, gameId, namespace, current, name, deps.pullRequest));
+            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, deps.pullRequest, inputs.verify));
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
@@ -39903,7 +40815,8 @@ function alreadyClosed(current, namespace, logger) {
     return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
 }
 /** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
-async function publishClosedPage(run, gameId, namespace, current, name, pullRequest) {
+async function publishClosedPage(run, to, pullRequest, verify) {
+    const { gameId, namespace, current, name } = to;
     const { client, logger } = run;
     const file = closedPage(pullRequest);
     const site = await client.createCdnSite(gameId, {
@@ -39913,7 +40826,6 @@ async function publishClosedPage(run, gameId, namespace, current, name, pullRequ
     await uploadParts({
         files: [file],
         requests: site.presigned_requests,
-        hash: false,
         dispatcher: run.dispatcher,
         concurrency: 1,
         retry: run.retry,
@@ -39924,9 +40836,26 @@ async function publishClosedPage(run, gameId, namespace, current, name, pullRequ
     await client.completeUpload(site.upload_id);
     const config = deployConfig(current.config, site.site_id);
     const created = await createVersion(client, gameId, name, config, logger);
-    await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId);
-    logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
-        `it served version '${current.display_name}' (${current.version_id})`);
+    const published = {
+        versionId: created.versionId,
+        versionName: created.displayName,
+        replacedVersionId: current.version_id,
+        created: true,
+        url: to.url,
+        domain: undefined,
+    };
+    const page = { ...file, sha256: (0,external_node_crypto_.createHash)('sha256').update(file.bytes).digest('hex') };
+    // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
+    const settings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' };
+    const change = {
+        gameId,
+        namespaceId: namespace.namespace_id,
+        nameId: namespace.name_id,
+        published,
+        alreadyServed: false,
+    };
+    await publishAndSee(change, { settings, expected: { files: [page] }, run, logger });
+    logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`);
     return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
 }
 /** Removes the domain from the namespace when it holds it; the domain removed, if any. */
@@ -39947,667 +40876,6 @@ function closedPage(pullRequest) {
         `<h1>Preview closed</h1>\n<p>${escapeHtml(what)} was closed: its build is no longer served here.</p>\n</html>\n`;
     const bytes = Buffer.from(html);
     return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html'), bytes };
-}
-
-;// CONCATENATED MODULE: ./src/api/versions.ts
-// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
-// is created, and route globs as the service parses and the CDN matches them. What the service does
-// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
-// Limits.
-const CDN_HEADER_NAME_MAX_BYTES = 512;
-const CDN_HEADER_VALUE_MAX_BYTES = 1024;
-const CDN_PRIORITY_MAX = 100;
-/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
-const CDN_SERVED_MAX = 10;
-/**
- * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
- * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
- * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
- * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
- */
-function parseGlob(glob) {
-    const segments = [];
-    let current = '';
-    let escaped = false;
-    for (const char of glob) {
-        if (!escaped && char === '/') {
-            segments.push(current);
-            current = '';
-            continue;
-        }
-        escaped = !escaped && char === '\\';
-        current += char;
-    }
-    segments.push(current);
-    const tokens = [];
-    let previousWasDoubleStar = false;
-    for (const [index, segment] of segments.entries()) {
-        if (segment === '**') {
-            if (!previousWasDoubleStar)
-                tokens.push('recursive');
-            previousWasDoubleStar = true;
-            continue;
-        }
-        previousWasDoubleStar = false;
-        let previousWasStar = false;
-        for (const char of segment) {
-            if (char === '*') {
-                if (previousWasStar)
-                    return undefined;
-                tokens.push('any');
-            }
-            else {
-                tokens.push({ char });
-            }
-            previousWasStar = char === '*';
-        }
-        if (index !== segments.length - 1)
-            tokens.push({ char: '/' });
-    }
-    return tokens;
-}
-/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
-function globToString(tokens) {
-    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
-}
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
-function normalizeGlob(glob) {
-    const tokens = parseGlob(glob);
-    return tokens ? globToString(tokens) : glob;
-}
-/** The CDN's matcher for a glob: the whole path, `*` as `[^/]+`, `**` as `.*` (no slash of its own). */
-function globRegExp(tokens) {
-    const body = tokens
-        .map((token) => token === 'any'
-        ? '[^/]+'
-        : token === 'recursive'
-            ? '.*'
-            : token.char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-        .join('');
-    return new RegExp(`^/${body}$`, 'u');
-}
-/** True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`). */
-function globMatches(glob, path) {
-    const tokens = parseGlob(glob);
-    return tokens !== undefined && tokens.length > 0 && globRegExp(tokens).test(path);
-}
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
-function globSteps(tokens) {
-    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
-}
-const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** Whether one character can be taken by both steps. */
-function stepsMeet(a, b) {
-    if (typeof a === 'object' && typeof b === 'object')
-        return a.char === b.char;
-    if (typeof a === 'object')
-        return b === 'any-chars' || a.char !== '/';
-    if (typeof b === 'object')
-        return a === 'any-chars' || b.char !== '/';
-    return true;
-}
-/**
- * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
- * where two routes overlap, only the one of higher priority adds its header. False when either glob
- * does not parse.
- */
-function globsOverlap(a, b) {
-    const tokensA = parseGlob(a);
-    const tokensB = parseGlob(b);
-    if (!tokensA?.length || !tokensB?.length)
-        return false;
-    const stepsA = globSteps(tokensA);
-    const stepsB = globSteps(tokensB);
-    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
-    // without taking a character, or take one and stay.
-    const seen = new Set();
-    const pending = [[0, 0]];
-    while (pending.length) {
-        const [i, j] = pending.pop();
-        const key = `${i},${j}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        if (i === stepsA.length && j === stepsB.length)
-            return true;
-        const stepA = stepsA[i];
-        const stepB = stepsB[j];
-        if (stepA && repeats(stepA))
-            pending.push([i + 1, j]);
-        if (stepB && repeats(stepB))
-            pending.push([i, j + 1]);
-        if (stepA && stepB && stepsMeet(stepA, stepB)) {
-            const nextI = repeats(stepA) ? i : i + 1;
-            const nextJ = repeats(stepB) ? j : j + 1;
-            if (nextI !== i || nextJ !== j)
-                pending.push([nextI, nextJ]);
-        }
-    }
-    return false;
-}
-/**
- * Orders globs from the most specific: one without a `**` segment before one with, then the one with
- * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
- */
-function compareGlobSpecificity(a, b) {
-    const measure = (glob) => {
-        const tokens = parseGlob(glob) ?? [];
-        return {
-            recursive: tokens.filter((t) => t === 'recursive').length,
-            literal: tokens.filter((t) => typeof t === 'object').length,
-            any: tokens.filter((t) => t === 'any').length,
-        };
-    };
-    const ma = measure(a);
-    const mb = measure(b);
-    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/site-record.ts
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
-
-
-
-
-/** The record's path on the site (no leading slash, as the site's files are named). */
-const RECORD_PATH = '.well-known/gamehost.json';
-const RECORD_FORMAT = 1;
-const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
-const RECORD_MAX_BYTES = 64 * 1024 * 1024;
-const ZERO_SHA256 = '0'.repeat(64);
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
-function recordText(files, digest, source) {
-    const head = JSON.stringify({
-        format: RECORD_FORMAT,
-        commit: source.commit ?? null,
-        ref: source.ref ?? null,
-        digest,
-        fileCount: files.length,
-        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
-    });
-    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
-    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
-}
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
-function recordSize(files, source) {
-    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
-}
-/** The record of the manifest's build, as the file the site carries. */
-function recordFile(manifest, source) {
-    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
-    return {
-        path: RECORD_PATH,
-        size: bytes.length,
-        contentType: RECORD_CONTENT_TYPE,
-        bytes,
-        sha256: (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex'),
-    };
-}
-/** What the site is created with for the record: its path, size and type. */
-function recordDescriptor(size) {
-    return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
-}
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
-function checkRecordPathFree(files) {
-    if (files.some((file) => file.path === RECORD_PATH)) {
-        throw new errors_UsageError(`${table_Input.Path} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
-            `or set ${table_Input.SiteRecord}: false`);
-    }
-}
-/** The record in `text`, or why it is not one. */
-function parseRecord(text) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch {
-        return 'it is not JSON';
-    }
-    const record = value;
-    if (typeof record !== 'object' || record === null)
-        return 'it is not an object';
-    if (record.format !== RECORD_FORMAT)
-        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
-    if (typeof record.digest !== 'string')
-        return 'it has no digest';
-    if (!Array.isArray(record.files))
-        return 'it has no files';
-    const fileOk = (f) => {
-        const file = f;
-        return (typeof file === 'object' &&
-            file !== null &&
-            typeof file.path === 'string' &&
-            typeof file.sha256 === 'string' &&
-            Number.isSafeInteger(file.size) &&
-            file.size >= 0);
-    };
-    if (!record.files.every(fileOk))
-        return 'a file of it has no path, size or SHA-256';
-    const files = record.files;
-    return {
-        format: record.format,
-        commit: typeof record.commit === 'string' ? record.commit : undefined,
-        ref: typeof record.ref === 'string' ? record.ref : undefined,
-        digest: record.digest,
-        fileCount: files.length,
-        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
-        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
-    };
-}
-/**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
- */
-function hostRequest(url, authorization) {
-    const target = new URL(url);
-    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
-    const origin = local
-        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
-        : target.origin;
-    const headers = { 'accept-encoding': 'identity' };
-    if (local)
-        headers.host = target.host;
-    if (authorization)
-        headers.authorization = authorization;
-    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
-}
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
-async function readServedRecord(url, options) {
-    const { origin, base, headers } = hostRequest(url);
-    try {
-        const answer = await (0,undici.request)(`${origin}${base}/${RECORD_PATH}`, {
-            dispatcher: options.dispatcher,
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
-        });
-        if (answer.statusCode !== 200) {
-            await answer.body.dump();
-            return { absent: `it answered ${answer.statusCode}` };
-        }
-        const chunks = [];
-        let bytes = 0;
-        for await (const chunk of answer.body) {
-            bytes += chunk.length;
-            if (bytes > RECORD_MAX_BYTES)
-                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
-            chunks.push(chunk);
-        }
-        const parsed = parseRecord(Buffer.concat(chunks).toString('utf8'));
-        return typeof parsed === 'string' ? { absent: `it is not a record: ${parsed}` } : { record: parsed };
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/verify.ts
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
-
-
-
-
-
-
-
-/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
-const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
-const PAGES_CHECKED = 3;
-const ENGINE_FILES_CHECKED = 6;
-const LARGEST_CHECKED = 3;
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
-const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
-/** The files of an engine's build that it cannot start without. */
-const ENGINE_FILE = /\.(loader\.js|framework\.js|wasm|data|pck|js|unityweb)(\.(br|gz))?$/;
-const PAGE = /\.html?$/i;
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
-function sampleProbes(manifest, serving) {
-    const routes = serving?.routes ?? [];
-    const probes = [];
-    const taken = new Set();
-    const add = (file, urlPath = `/${file.path}`, compare) => {
-        if (taken.has(file.path))
-            return;
-        taken.add(file.path);
-        probes.push(probeFor(file, urlPath, routes, compare));
-    };
-    const byPath = [...manifest.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const index = byPath.find((file) => file.path === 'index.html');
-    if (index)
-        add(index, '/');
-    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
-        add(page);
-    const folders = serving?.builds.map((build) => build.folder) ?? [];
-    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
-    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
-        file.path.endsWith('.wasm') ||
-        (inBuild(file) && ENGINE_FILE.test(file.path)));
-    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
-        add(file);
-    const largest = byPath
-        .filter((file) => !taken.has(file.path))
-        .sort((a, b) => b.size - a.size)
-        .slice(0, LARGEST_CHECKED);
-    for (const file of largest)
-        add(file, undefined, 'size');
-    return probes;
-}
-function probeFor(file, urlPath, routes, compare) {
-    const probe = {
-        urlPath,
-        file,
-        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
-    };
-    const contentType = file.contentType?.split(';')[0]?.trim();
-    if (contentType)
-        probe.contentType = contentType;
-    const encoding = encodingFor(file.path, routes);
-    if (encoding)
-        probe.contentEncoding = encoding;
-    return probe;
-}
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
-function encodingFor(path, routes) {
-    let chosen;
-    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
-        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
-            chosen = route;
-    }
-    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
-}
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
-function compareServed(probe, served) {
-    const { urlPath, file } = probe;
-    const differs = (reason) => ({ urlPath, reason });
-    if (served.status !== 200)
-        return differs(`answered ${served.status}, not 200 with ${file.path}`);
-    if (served.bytes !== undefined && served.bytes !== file.size) {
-        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
-    }
-    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
-        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
-    }
-    if (probe.compare === 'size' && served.bytes === undefined)
-        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
-    const type = served.headers['content-type']?.split(';')[0]?.trim();
-    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-        return differs(type
-            ? `came with Content-Type ${type}, not ${probe.contentType}`
-            : `came without Content-Type ${probe.contentType}`);
-    }
-    const encoding = served.headers['content-encoding'];
-    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-        return differs(encoding
-            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-            : `came without Content-Encoding: ${probe.contentEncoding}`);
-    }
-    return undefined;
-}
-const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`;
-const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
-/** The first wait, and the longest: the router's 2.5 s poll is waited out in a few short steps. */
-const FIRST_WAIT_MS = 500;
-const LONGEST_WAIT_MS = 10_000;
-/**
- * Fetches the probes until every one matches, within `timeoutMs`. An attempt stops at its first
- * mismatch (the host does not serve the build yet); a probe that matched is not fetched again (the
- * host served the build's bytes for it, and a publish only moves forward). The waits double from
- * FIRST_WAIT_MS to LONGEST_WAIT_MS, the last one cut to the bound; a permanent failure ends at once.
- */
-async function pollUntilLive(options) {
-    const { clock, signal, timeoutMs } = options;
-    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
-    const started = clock.now();
-    const pending = [...options.probes];
-    let wait = FIRST_WAIT_MS;
-    for (let attempt = 1;; attempt++) {
-        signal.throwIfAborted();
-        let mismatch;
-        while (pending.length) {
-            const answer = await options.fetch(pending[0]);
-            mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
-            if (mismatch)
-                break;
-            pending.shift();
-        }
-        const durationMs = clock.now() - started;
-        if (!mismatch)
-            return { verified: true, attempts: attempt, durationMs };
-        options.onAttempt?.(attempt, mismatch);
-        const left = timeoutMs - durationMs;
-        if (mismatch.permanent || left <= 0)
-            return { verified: false, attempts: attempt, durationMs, mismatch };
-        await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
-    }
-}
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
-function hostFetcher(url, options) {
-    const { origin, base, headers } = hostRequest(url, options.authorization);
-    return async (probe) => {
-        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
-        try {
-            const answer = await (0,undici.request)(`${origin}${path}`, {
-                dispatcher: options.dispatcher,
-                method: probe.compare === 'size' ? 'HEAD' : 'GET',
-                headers,
-                signal: options.signal,
-                headersTimeout: options.stallMs,
-                bodyTimeout: options.stallMs,
-            });
-            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
-            if (probe.compare === 'size') {
-                await answer.body.dump();
-                const length = served.headers['content-length'];
-                if (length !== undefined && /^\d+$/.test(length))
-                    served.bytes = Number(length);
-                return served;
-            }
-            if (answer.statusCode !== 200) {
-                await answer.body.dump();
-                return served;
-            }
-            const hash = (0,external_node_crypto_.createHash)('sha256');
-            let bytes = 0;
-            for await (const chunk of answer.body) {
-                bytes += chunk.length;
-                // More than the file: no need to read the rest.
-                if (bytes > probe.file.size)
-                    break;
-                hash.update(chunk);
-            }
-            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
-        }
-        catch (error) {
-            options.signal.throwIfAborted();
-            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
-        }
-    };
-}
-function flatHeaders(headers) {
-    const flat = {};
-    for (const [name, value] of Object.entries(headers)) {
-        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return flat;
-}
-const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_TLS_CERT)/;
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
-function unreachable(error, host) {
-    const codes = errorCodes(error);
-    const code = codes.find((c) => c !== 'UND_ERR' && c.length > 0) ?? '';
-    if (codes.includes('ENOTFOUND'))
-        return {
-            reason: `could not be fetched: DNS: the host name ${host} does not resolve (ENOTFOUND)`,
-            permanent: true,
-        };
-    const tls = codes.find((c) => TLS_CODE.test(c));
-    if (tls)
-        return {
-            reason: `could not be fetched: TLS: the certificate of ${host} was refused (${tls})`,
-            permanent: true,
-        };
-    if (codes.includes('EAI_AGAIN'))
-        return {
-            reason: `could not be fetched: DNS: the host name ${host} could not be resolved for now (EAI_AGAIN)`,
-        };
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    return { reason: `could not be fetched: ${message}${code ? ` (${code})` : ''}` };
-}
-/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
-function describeChecked(probes) {
-    return probes
-        .map((probe) => {
-        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
-        if (probe.contentType)
-            what.push(probe.contentType);
-        if (probe.contentEncoding)
-            what.push(`Content-Encoding: ${probe.contentEncoding}`);
-        return `${probe.urlPath} (${what.join(', ')})`;
-    })
-        .join(', ');
-}
-/** "after 2.6 s (3 attempts)". */
-function describeTiming(verification) {
-    const { durationMs, attempts } = verification;
-    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
-}
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
-async function verifyLive(options) {
-    const { url, settings, run, logger } = options;
-    const probes = sampleProbes(options.manifest, options.serving);
-    if (options.record)
-        probes.push(recordProbe(options.record));
-    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
-    const polled = await pollUntilLive({
-        probes,
-        fetch: hostFetcher(url, {
-            dispatcher: run.dispatcher,
-            signal: run.signal,
-            stallMs: run.timeouts.stallMs,
-            authorization: options.authorization,
-        }),
-        timeoutMs: settings.timeoutMs,
-        clock: run.clock,
-        signal: run.signal,
-        sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
-    });
-    const seen = { ...polled, url, checked: probes };
-    if (seen.verified) {
-        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
-    }
-    return seen;
-}
-/** The record fetched whole: it matches only when the host serves this very build. */
-function recordProbe(record) {
-    const { path, size, sha256, contentType } = record;
-    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
-}
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
-function describeMismatch(url, mismatch) {
-    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/rollback.ts
-// When a publish is not seen live within `verify-timeout`: `on-verify-failure` chooses between putting
-// the namespace back on the version it served before (rollback), failing as it is (fail), and a
-// warning (warn). Never a silent success.
-
-
-
-/** The deploy published a build its namespace's host did not serve within the bound. */
-class NotLiveError extends Error {
-    name = 'NotLiveError';
-    verification;
-    constructor(message, verification, options) {
-        super(message, options);
-        this.verification = verification;
-    }
-}
-function isNotLive(error) {
-    return error instanceof NotLiveError;
-}
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
-function notLiveAccount(seen) {
-    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
-    if (seen.mismatch?.permanent)
-        return `${seen.url} could not be checked: ${instead}`;
-    return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
-}
-/**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
- */
-async function rollBack(client, gameId, namespaceId, published, seen, logger) {
-    const previous = published.replacedVersionId;
-    if (!published.created || !previous || previous === published.versionId)
-        return undefined;
-    try {
-        await client.setNamespaceVersion(gameId, namespaceId, previous);
-    }
-    catch (error) {
-        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${previous}, which it served ` +
-            `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
-    }
-    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
-    return previous;
-}
-/**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
- */
-function notLive(onFailure, seen, published, nameId, logger) {
-    const account = notLiveAccount(seen);
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
-    if (onFailure === 'warn') {
-        logger.warning(`Not seen live: ${account}. ${table_Input.OnVerifyFailure} is warn: the run succeeds with verified false, ` +
-            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
-        return;
-    }
-    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
-    const after = seen.rolledBackTo !== undefined
-        ? `${Namespace} was put back on version ${seen.rolledBackTo}, which it served before.`
-        : onFailure === 'fail'
-            ? `${table_Input.OnVerifyFailure} is fail: ${namespace} stays on ${version}.`
-            : !published.created
-                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
-    throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/bcryptjs/index.js
@@ -40666,7 +40934,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_namespaceObject.randomBytes(len);
+    return external_crypto_.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -41782,7 +42050,6 @@ function decodeBase64(string, length) {
 
 
 
-
 /** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
 /** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
@@ -41816,7 +42083,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     if (!wasPrivate)
         await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic');
     logger.info(wasPrivate
-        ? `Namespace ${name} is private: user ${auth.user} set again from ${table_Input.BasicAuth} (its password sent as a bcrypt hash)`
+        ? `Namespace ${name} is private: user ${auth.user} set again from ${input_naming_inputName(table_Input.BasicAuth)} (its password sent as a bcrypt hash)`
         : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
             '(its password sent as a bcrypt hash), basic auth on');
     const others = before?.users.filter((user) => user !== auth.user) ?? [];
@@ -41836,62 +42103,619 @@ async function makePublic(target, before) {
     const removed = before.users.length
         ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
         : '';
-    logger.info(`${table_Input.BasicAuth} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+    logger.info(`${input_naming_inputName(table_Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
 /**
- * Polls the host's `/` without credentials until it answers 401, with the backoff of the seen-live
- * checks (verify.ts); anything else (nothing served yet, what it served before) is waited out.
+ * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
+ * checks); anything else (nothing served yet, what it served before) is waited out.
  */
 function privateHostWaiter(options) {
-    const { clock, signal, timeoutMs, logger } = options;
-    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const { timeoutMs, logger } = options;
     return async (url) => {
-        const { origin, base, headers } = hostRequest(url);
+        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
+        const fetchRoot = hostFetcher(url, options);
+        const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
         logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
-        const started = clock.now();
-        let wait = FIRST_WAIT_MS;
-        for (let attempt = 1;; attempt++) {
-            signal.throwIfAborted();
-            const seen = await statusOf(`${origin}${base}/`, headers, options);
-            const durationMs = clock.now() - started;
-            if (seen === 401) {
-                logger.info(`${url} answers 401 without credentials (after ${(durationMs / 1000).toFixed(1)} s): it is private`);
-                return;
-            }
-            const what = typeof seen === 'number' ? `answers ${seen}` : seen;
-            logger.debug(`Check ${attempt}: ${url} ${what} without credentials`);
-            const left = timeoutMs - durationMs;
-            if (left <= 0) {
-                throw new Error(`${url} still ${what} without credentials after ${(durationMs / 1000).toFixed(1)} s: the build was not ` +
-                    `published to it, as it would not be private. Run again (the CDN may be slow: ${table_Input.VerifyTimeout} bounds the wait)`);
-            }
-            await sleep(Math.min(wait, left), signal);
-            wait = Math.min(wait * 2, LONGEST_WAIT_MS);
-        }
-    };
-}
-async function statusOf(url, headers, options) {
-    try {
-        const answer = await (0,undici.request)(url, {
-            dispatcher: options.dispatcher,
-            method: 'HEAD',
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
+        const check = async () => {
+            const seen = await fetchRoot(root);
+            if ('reason' in seen)
+                return { what: seen.reason, permanent: seen.permanent };
+            return seen.status === 401 ? undefined : { what: `answers ${seen.status}` };
+        };
+        const polled = await pollUntil(check, {
+            ...options,
+            onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
         });
-        await answer.body.dump();
-        return answer.statusCode;
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        return `could not be fetched (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-    }
+        const after = `${(polled.durationMs / 1000).toFixed(1)} s`;
+        if (polled.seen) {
+            logger.info(`${url} answers 401 without credentials (after ${after}): it is private`);
+            return;
+        }
+        throw new Error(`${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
+            `published to it, as it would not be private. Run again (the CDN may be slow: ${input_naming_inputName(table_Input.VerifyTimeout)} bounds the wait)`);
+    };
 }
 /** What the summary and the comment say of a private namespace: never its password. */
 function privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
+// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
+// machine names in the usual environment variables, else the first at its usual install path on this
+// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
+// /usr/bin/chromium.
+
+
+
+
+/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
+const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'];
+/** The install paths looked at, for each OS, in order. */
+function installPaths(platform, env) {
+    if (platform === 'darwin') {
+        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
+        return env.HOME ? [...apps, ...apps.map((app) => external_node_path_default().posix.join(env.HOME, app))] : apps;
+    }
+    if (platform === 'win32') {
+        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
+        return roots.flatMap((root) => [
+            external_node_path_default().win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+            external_node_path_default().win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
+        ]);
+    }
+    return [
+        '/usr/bin/google-chrome',
+        '/usr/bin/google-chrome-stable',
+        '/usr/bin/chromium',
+        '/usr/bin/chromium-browser',
+        '/snap/bin/chromium',
+        '/opt/google/chrome/chrome',
+    ];
+}
+function isRunnable(file) {
+    try {
+        if (!(0,external_node_fs_.statSync)(file).isFile())
+            return false;
+        (0,external_node_fs_.accessSync)(file, process.platform === 'win32' ? external_node_fs_.constants.F_OK : external_node_fs_.constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * The browser to open, or why there is none: a `browser` input that is not a browser here is said
+ * as such (its path named), never replaced by another.
+ */
+function findBrowser(options) {
+    const runnable = options.runnable ?? isRunnable;
+    const given = options.given?.trim();
+    if (given) {
+        return runnable(given)
+            ? { path: given, from: input_naming_inputName(table_Input.Browser) }
+            : { missing: `${input_naming_inputName(table_Input.Browser)} is ${given}, which is not a program this runner can run` };
+    }
+    for (const name of BROWSER_ENV) {
+        const value = options.env[name]?.trim();
+        if (value && runnable(value))
+            return { path: value, from: name };
+    }
+    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
+    if (found)
+        return { path: found, from: found };
+    return {
+        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
+            `set ${input_naming_inputName(table_Input.Browser)} to one's path, or install one (apt-get install chromium)`,
+    };
+}
+/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
+function browserName(file, version) {
+    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
+    const lower = file.toLowerCase();
+    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
+    return major ? `${product} ${major}` : product;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it.
+
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        plural(errors, 'error'),
+        plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+/** One problem, in words, naming the URL or the message. */
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
+}
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${input_naming_inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${input_naming_inputName(table_Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${input_naming_inputName(table_Input.Files)} patterns select it ` +
+            `(and ${input_naming_inputName(table_Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${input_naming_inputName(table_Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/engine-reports.ts
+// What a game engine's page template shows when the game cannot start, read from the page at the end
+// of a smoke test. Unity's WebGL template (2020 and later) shows its loader's errors as red banners in
+// #unity-warning (unityShowBanner, type 'error'), and alert()s what createUnityInstance rejected with;
+// Godot's web export shows a start-up failure in #status-notice (displayFailureNotice).
+/** Runs in the page (serialised by the browser driver): it may use nothing from outside itself. */
+function engineReports() {
+    const { document, getComputedStyle } = globalThis;
+    const reports = [];
+    const text = (element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+    for (const banner of document.querySelectorAll('#unity-warning > div')) {
+        if (/red/i.test(banner.style.background || banner.style.backgroundColor) && text(banner))
+            reports.push({ engine: 'unity', message: text(banner) });
+    }
+    const notice = document.getElementById('status-notice');
+    if (notice &&
+        notice.style.display !== 'none' &&
+        getComputedStyle(notice).display !== 'none' &&
+        text(notice))
+        reports.push({ engine: 'godot', message: text(notice) });
+    return reports;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/pixels.ts
+// Whether a canvas drew anything: the screenshot's pixels inside the canvas, decoded by the browser
+// itself (in a blank page of its own, out of the game's reach), are one flat colour or not.
+/** Past this many colours the count stops: it says the canvas drew, not how much. */
+const COLOURS_COUNTED = 256;
+async function countColours(browser, png, rect) {
+    const page = await browser.newPage();
+    try {
+        return await page.evaluate(async (base64, area, most) => {
+            const { createImageBitmap, OffscreenCanvas } = globalThis;
+            const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+            const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+            const x = Math.floor(area.x);
+            const y = Math.floor(area.y);
+            const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)));
+            const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)));
+            const canvas = new OffscreenCanvas(width, height);
+            const context = canvas.getContext('2d');
+            context.drawImage(bitmap, x, y, width, height, 0, 0, width, height);
+            const data = context.getImageData(0, 0, width, height).data;
+            const seen = new Set();
+            for (let i = 0; i < data.length && seen.size < most; i += 4)
+                seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+            const first = (data[0] << 16) | (data[1] << 8) | data[2];
+            return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` };
+        }, png.toString('base64'), rect, COLOURS_COUNTED);
+    }
+    finally {
+        await page.close().catch(() => undefined);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
+// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
+// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
+// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
+// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+
+
+
+
+/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
+function launchArgs(platform) {
+    return [
+        ...(platform === 'linux' ? ['--no-sandbox'] : []),
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1280,720',
+    ];
+}
+/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
+async function watchPage(options) {
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const browser = await puppeteer.launch({
+        executablePath: options.browserPath,
+        headless: true,
+        pipe: true,
+        args: launchArgs(process.platform),
+        defaultViewport: { width: 1280, height: 720 },
+        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: options.loadTimeoutMs,
+    });
+    const close = () => void browser.close().catch(() => undefined);
+    options.signal.addEventListener('abort', close, { once: true });
+    try {
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: [],
+            answered: 0,
+        };
+        const page = await browser.newPage();
+        const inFlight = listen(page, seen);
+        const cdp = await page.createCDPSession();
+        await listenForExceptions(cdp, seen);
+        if (options.basicAuth)
+            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
+        await load(page, seen, options);
+        await settle(page, inFlight, options);
+        await readEngineReports(page, seen);
+        await screenshot(browser, page, seen, options);
+        options.signal.throwIfAborted();
+        return seen;
+    }
+    finally {
+        options.signal.removeEventListener('abort', close);
+        await browser.close().catch(() => undefined);
+    }
+}
+/** Records what happens on the page; returns the requests in flight. */
+function listen(page, seen) {
+    const inFlight = new Set();
+    const refused = new Set();
+    const problem = (p) => seen.problems.push(p);
+    page.on('console', (message) => {
+        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
+        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
+            return;
+        problem({ kind: 'console', message: message.text(), url: message.location().url });
+    });
+    page.on('dialog', (dialog) => {
+        problem({ kind: 'alert', message: dialog.message() });
+        void dialog.dismiss().catch(() => undefined);
+    });
+    page.on('request', (request) => void inFlight.add(request));
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame())
+            inFlight.clear();
+    });
+    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
+    page.on('response', (response) => {
+        const request = response.request();
+        if (!web(request.url()) || icon(request))
+            return;
+        if (response.status() < 400)
+            return void seen.answered++;
+        refused.add(request);
+        problem({ kind: 'request', url: request.url(), status: response.status() });
+    });
+    page.on('requestfinished', (request) => void inFlight.delete(request));
+    page.on('requestfailed', (request) => {
+        inFlight.delete(request);
+        const failure = request.failure()?.errorText ?? 'failed';
+        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
+        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
+        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
+            return;
+        problem({ kind: 'request', url: request.url(), failure });
+    });
+    return inFlight;
+}
+const web = (url) => url.startsWith('http:') || url.startsWith('https:');
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
+/**
+ * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
+ * script read as text), which the driver's page errors leave out.
+ */
+async function listenForExceptions(cdp, seen) {
+    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
+        const frame = details.stackTrace?.callFrames[0];
+        const url = frame?.url || details.url;
+        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
+        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
+        const what = details.exception?.description?.split('\n')[0] ?? details.text;
+        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
+    });
+    await cdp.send('Runtime.enable');
+}
+/**
+ * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
+ * page loads from never sees the credentials.
+ */
+async function answerAuth(cdp, origin, auth) {
+    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
+    cdp.on('Fetch.requestPaused', (event) => {
+        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    });
+    cdp.on('Fetch.authRequired', (event) => {
+        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
+        void cdp
+            .send('Fetch.continueWithAuth', {
+            requestId: event.requestId,
+            authChallengeResponse: ours
+                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
+                : { response: 'CancelAuth' },
+        })
+            .catch(() => undefined);
+    });
+}
+async function load(page, seen, options) {
+    const started = options.now();
+    try {
+        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
+        seen.loadMs = options.now() - started;
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        seen.problems.push({ kind: 'load', message });
+    }
+}
+/**
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
+ */
+async function settle(page, inFlight, options) {
+    await sleep(options.watchMs, options.signal);
+    const until = options.now() + options.watchMs;
+    while (inFlight.size && options.now() < until && !page.isClosed())
+        await sleep(100, options.signal);
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        signal.throwIfAborted();
+        const timer = setTimeout(done, ms);
+        function done() {
+            signal.removeEventListener('abort', abort);
+            resolve();
+        }
+        function abort() {
+            clearTimeout(timer);
+            reject(signal.reason);
+        }
+        signal.addEventListener('abort', abort, { once: true });
+    });
+}
+async function readEngineReports(page, seen) {
+    const reports = await page.evaluate(engineReports).catch(() => []);
+    // Unity's template alerts what its banner shows: said once.
+    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
+    for (const report of reports)
+        if (!alerted.has(report.message))
+            seen.problems.push({ kind: 'engine', ...report });
+}
+/** The viewport as a PNG, and what the largest canvas on it shows. */
+async function screenshot(browser, page, seen, options) {
+    const rect = await page
+        .evaluate(() => {
+        const { document, innerWidth, innerHeight } = globalThis;
+        let best;
+        for (const canvas of document.querySelectorAll('canvas')) {
+            const r = canvas.getBoundingClientRect();
+            const x = Math.max(0, r.left);
+            const y = Math.max(0, r.top);
+            const width = Math.min(innerWidth, r.right) - x;
+            const height = Math.min(innerHeight, r.bottom) - y;
+            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+                best = { x, y, width, height };
+        }
+        return best;
+    })
+        .catch(() => undefined);
+    await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
+    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
+    seen.screenshot = options.screenshotFile;
+    if (rect)
+        seen.canvas = await countColours(browser, Buffer.from(png), rect);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
+// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
+// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
+// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
+
+
+
+
+
+
+
+
+
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+class SmokeTestError extends Error {
+    name = 'SmokeTestError';
+    smoke;
+    constructor(message, smoke, options) {
+        super(message, options);
+        this.smoke = smoke;
+    }
+}
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const LOAD_TIMEOUT_MS = 60_000;
+/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+async function smokeTest(options) {
+    const { inputs, logger } = options;
+    if (!inputs.smoke.enabled)
+        return;
+    const smoke = await logger.group('Smoke test', () => look(options));
+    options.journal.smoke = smoke;
+    if (smoke.status !== 'failed')
+        return;
+    const onFailure = inputs.verify.onFailure;
+    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
+    if (onFailure === 'warn') {
+        logger.warning(`Smoke test: ${account} ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${input_naming_inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
+        return;
+    }
+    const namespaceId = options.journal.provisioned.namespaceId;
+    if (onFailure === 'rollback' && namespaceId) {
+        try {
+            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
+        }
+        catch (error) {
+            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
+                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
+        }
+    }
+    const nameId = options.journal.provisioned.nameId;
+    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
+}
+/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
+async function look(options) {
+    const { inputs, logger, url } = options;
+    const { smoke: settings } = inputs;
+    const browser = findBrowser({
+        given: settings.browser,
+        env: options.env ?? process.env,
+        platform: process.platform,
+    });
+    if ('missing' in browser) {
+        const line = `skipped: ${browser.missing}`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
+    let seen;
+    try {
+        seen = await (options.watch ?? watchPage)({
+            browserPath: browser.path,
+            url,
+            basicAuth: inputs.target.basicAuth,
+            watchMs: settings.watchMs,
+            loadTimeoutMs: LOAD_TIMEOUT_MS,
+            screenshotFile: await screenshotFile(options),
+            signal: options.run.signal,
+            now: () => options.run.clock.now(),
+        });
+    }
+    catch (error) {
+        options.run.signal.throwIfAborted();
+        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
+        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    const smoke = judge(seen, settings.watchMs);
+    logger.info(`Smoke test: ${smoke.line}`);
+    if (smoke.screenshot)
+        logger.info(`Screenshot: ${smoke.screenshot}`);
+    return smoke;
+}
+async function screenshotFile(options) {
+    const dir = options.tempDirRemoved
+        ? await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-smoke-'))
+        : options.tempDir;
+    return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
+}
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
+// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+/** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
+function smokeSentence(smoke) {
+    const parts = [smoke.line];
+    if (smoke.remedy)
+        parts.push(smoke.remedy);
+    if (smoke.rolledBackTo)
+        parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`);
+    return parts.join('; ');
+}
+/** What a re-run does after a game that did not start. */
+function smokeRerun(smoke) {
+    const now = smoke.rolledBackTo
+        ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
+        : '';
+    return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/sizes.ts
@@ -41899,21 +42723,20 @@ function privateNote(user) {
 // from its record. Size is what decides whether a web game loads on a phone: the engine's files are
 // always shown, the other changes largest first, in a table of a few rows.
 
+
 /** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 const SIZE_ROWS_SHOWN = 15;
-/** The files an engine cannot start without, in any of their compressed forms. */
-const sizes_ENGINE_FILE = /\.(wasm|data|pck)(\.(br|gz|unityweb))?$|\.(wasm|data)\.unityweb$/i;
 /** The build (`manifest`) compared with the base's record. */
 function compareSizes(base, record, manifest) {
     const before = new Map(record.files.map((f) => [f.path, f.size]));
     const after = new Map(manifest.files.map((f) => [f.path, f.size]));
     const rows = [];
     for (const [path, size] of after) {
-        rows.push({ path, before: before.get(path), after: size, engine: sizes_ENGINE_FILE.test(path) });
+        rows.push({ path, before: before.get(path), after: size, engine: isHeavyEngineFile(path) });
     }
     for (const [path, size] of before) {
         if (!after.has(path))
-            rows.push({ path, before: size, engine: sizes_ENGINE_FILE.test(path) });
+            rows.push({ path, before: size, engine: isHeavyEngineFile(path) });
     }
     const changed = rows.filter((row) => row.before !== row.after);
     const byChange = (a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) ||
@@ -41974,8 +42797,345 @@ function moreLine(change) {
     return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
 }
 
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/deploy/glob.ts
+// The `files` patterns, as @actions/glob reads them (minimatch with dot, nobrace, noext, nonegate,
+// nocomment, nocase on Windows; implicit descendants; a later pattern overriding an earlier one), for
+// the action and the CLI alike. Matched without regular expressions: a backtracking regex takes
+// minutes for a star before each of a dozen letters against a long name; here a segment is matched in
+// time proportional to the name's length times the pattern's.
+
+
+const GLOBSTAR = Symbol('**');
+const STAR = Symbol('*');
+const ONE = Symbol('?');
+/**
+ * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
+/** Checks patterns: relative, and never reaching above the root. */
+function checkPatterns(patterns) {
+    for (const raw of patterns) {
+        const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
+        if (external_node_path_default().isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
+            throw new errors_UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
+        }
+        if (pattern.split(/[\\/]/).includes('..')) {
+            throw new errors_UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
+        }
+    }
+}
+/**
+ * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
+ * that matches it, or a folder above it, decides (`!` excludes).
+ */
+function fileSelector(patterns, nocase = process.platform === 'win32') {
+    const rules = patterns.map((pattern) => compileRule(pattern, nocase));
+    const [only] = rules;
+    if (rules.length === 1 && !only.exclude && only.segments.length === 1 && only.segments[0] === GLOBSTAR) {
+        return () => true;
+    }
+    return (relative) => {
+        const parts = (nocase ? relative.toLowerCase() : relative).split('/');
+        let chosen = false;
+        for (const rule of rules) {
+            if (chosen === rule.exclude && matchesRule(rule, parts))
+                chosen = !rule.exclude;
+        }
+        return chosen;
+    };
+}
+function compileRule(raw, nocase) {
+    let pattern = sitePattern(raw);
+    const exclude = pattern.startsWith('!');
+    if (exclude)
+        pattern = pattern.slice(1);
+    if (nocase)
+        pattern = pattern.toLowerCase();
+    const normal = external_node_path_default().posix.normalize(pattern);
+    const body = normal.replace(/\/+$/, '');
+    const directoryOnly = normal.endsWith('/') && body !== '.';
+    const segments = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment);
+    return {
+        exclude,
+        segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
+        directoryOnly,
+    };
+}
+function compileSegment(segment) {
+    if (segment === '**')
+        return GLOBSTAR;
+    if (!/[*?[]/.test(segment))
+        return segment;
+    const tokens = [];
+    for (let i = 0; i < segment.length; i++) {
+        const char = segment[i];
+        if (char === '*') {
+            if (tokens.at(-1) !== STAR)
+                tokens.push(STAR);
+        }
+        else if (char === '?')
+            tokens.push(ONE);
+        else if (char === '[') {
+            const parsed = parseClass(segment, i);
+            if (parsed) {
+                tokens.push(parsed.test);
+                i = parsed.end;
+            }
+            else
+                tokens.push(char);
+        }
+        else
+            tokens.push(char);
+    }
+    return tokens;
+}
+const POSIX_CLASSES = {
+    alnum: /[\p{L}\p{Nl}\p{Nd}]/u,
+    alpha: /[\p{L}\p{Nl}]/u,
+    ascii: /[^\u0080-\uffff]/,
+    blank: /[\p{Zs}\t]/u,
+    cntrl: /\p{Cc}/u,
+    digit: /\p{Nd}/u,
+    graph: /[^\p{Z}\p{C}]/u,
+    lower: /\p{Ll}/u,
+    print: /[^\p{C}]/u,
+    punct: /\p{P}/u,
+    space: /[\p{Z}\t\r\n\v\f]/u,
+    upper: /\p{Lu}/u,
+    word: /[\p{L}\p{Nl}\p{Nd}\p{Pc}]/u,
+    xdigit: /[A-Fa-f0-9]/,
+};
+/** A `[...]` class at `start`: its test of one character and where it ends; undefined when unclosed. */
+function parseClass(segment, start) {
+    let i = start + 1;
+    const negated = segment[i] === '!' || segment[i] === '^';
+    if (negated)
+        i++;
+    const tests = [];
+    for (let first = true; i < segment.length; first = false) {
+        const char = segment[i];
+        if (char === ']' && !first) {
+            return { test: (c) => tests.some((t) => t(c)) !== negated, end: i };
+        }
+        const posix = char === '[' && /^\[:([a-z]+):\]/.exec(segment.slice(i));
+        if (posix && POSIX_CLASSES[posix[1]]) {
+            const re = POSIX_CLASSES[posix[1]];
+            tests.push((c) => re.test(c));
+            i += posix[0].length;
+        }
+        else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
+            const low = char;
+            const high = segment[i + 2];
+            tests.push((c) => c >= low && c <= high);
+            i += 3;
+        }
+        else {
+            tests.push((c) => c === char);
+            i++;
+        }
+    }
+    return undefined;
+}
+/**
+ * Whether the rule matches the path (`parts`, its segments) or, as implicit descendants, a folder
+ * above it: the states are the pattern's segments reached so far, each path segment taken once.
+ */
+function matchesRule(rule, parts) {
+    const { segments } = rule;
+    const end = segments.length;
+    let states = closure(segments, [0]);
+    for (let k = 0; k < parts.length; k++) {
+        if (k > 0 && states.includes(end))
+            return true;
+        const part = parts[k];
+        const next = [];
+        for (const i of states) {
+            if (i === end)
+                continue;
+            const segment = segments[i];
+            if (segment === GLOBSTAR)
+                next.push(i);
+            else if (typeof segment === 'string' ? segment === part : matchesName(segment, part))
+                next.push(i + 1);
+        }
+        if (!next.length)
+            return false;
+        states = closure(segments, next);
+    }
+    return !rule.directoryOnly && states.includes(end);
+}
+/** The states with those a `**` may reach by matching no segment, each once. */
+function closure(segments, states) {
+    const all = new Set();
+    for (let i of states) {
+        all.add(i);
+        while (segments[i] === GLOBSTAR)
+            all.add(++i);
+    }
+    return [...all];
+}
+/**
+ * Whether one name matches a segment's tokens: a `*` remembered, the name retried one character
+ * further from the last `*` on a mismatch, so each character meets each token at most once per `*`.
+ */
+function matchesName(tokens, name) {
+    let t = 0;
+    let i = 0;
+    let starToken = -1;
+    let starAt = 0;
+    while (i < name.length) {
+        const token = tokens[t];
+        if (token === STAR) {
+            starToken = t++;
+            starAt = i;
+            continue;
+        }
+        if (token !== undefined &&
+            (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i])))) {
+            t++;
+            i++;
+            continue;
+        }
+        if (starToken < 0)
+            return false;
+        t = starToken + 1;
+        i = ++starAt;
+    }
+    while (tokens[t] === STAR)
+        t++;
+    return t === tokens.length;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/walk.ts
+// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
+// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
+// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
+// batches, so a cancel is heard whatever the tree.
+
+
+
+
+
+
+
+
+/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
+const LISTING_AHEAD = 16;
+const ENTRIES_A_TURN = 1024;
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD';
+const isHidden = (name) => name.startsWith('.');
+/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
+async function walkSite({ root, patterns, includeHidden, signal }) {
+    const selected = fileSelector(patterns);
+    const walked = { found: [], others: new Set(), hidden: [] };
+    let handled = 0;
+    let level = [root];
+    while (level.length) {
+        const next = [];
+        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
+        // only the listings of those few are held at once.
+        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
+        for (let i = 0; i < level.length; i++) {
+            const dir = level[i];
+            const entries = await ahead[i % LISTING_AHEAD];
+            if (i + LISTING_AHEAD < level.length)
+                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
+            for (const entry of entries) {
+                if (++handled % ENTRIES_A_TURN === 0)
+                    await (0,promises_namespaceObject.setImmediate)();
+                signal?.throwIfAborted();
+                if (entry.name.includes(REPLACEMENT))
+                    await refuseUndecodable(root, dir);
+                const entryPath = `${dir}${(external_node_path_default()).sep}${entry.name}`;
+                if (!includeHidden && isHidden(entry.name)) {
+                    walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
+                }
+                else if (entry.isDirectory())
+                    next.push(entryPath);
+                else if (selected(relativeSitePath(root, entryPath))) {
+                    walked.found.push(entryPath);
+                    if (!entry.isFile())
+                        walked.others.add(entryPath);
+                }
+            }
+        }
+        level = next;
+    }
+    walked.hidden.sort();
+    return walked;
+}
+/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+function listFolder(dir) {
+    const listing = (0,promises_.readdir)(dir, { withFileTypes: true });
+    listing.catch(() => { });
+    return listing;
+}
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+function relativeSitePath(root, absolutePath, pathApi = (external_node_path_default())) {
+    const relative = absolutePath.startsWith(root + pathApi.sep)
+        ? absolutePath.slice(root.length + 1)
+        : pathApi.relative(root, absolutePath);
+    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
+}
+/**
+ * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
+ * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
+ * path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root, folder) {
+    const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
+    const names = [];
+    for (const name of await (0,promises_.readdir)(folder, { encoding: 'buffer' })) {
+        if (!(0,external_node_buffer_.isUtf8)(name))
+            names.push(prefix + escapeBytes(name));
+    }
+    if (!names.length)
+        return;
+    names.sort();
+    const one = names.length === 1;
+    throw new errors_UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
+}
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name) {
+    let text = '';
+    for (const byte of name) {
+        text +=
+            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+                ? String.fromCharCode(byte)
+                : `\\x${byte.toString(16).padStart(2, '0')}`;
+    }
+    return text;
+}
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+function hiddenLeftOut(hidden) {
+    if (!hidden.length)
+        return undefined;
+    const shown = hidden.slice(0, 5).join(', ');
+    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
+    const folders = hidden.filter((name) => name.endsWith('/')).length;
+    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
+    const what = [
+        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+        ...(folders ? [counted(folders, 'folder')] : []),
+    ].join(' and ');
+    return `${what} left out (${inputAssignment(table_Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
+
 
 
 
@@ -42007,6 +43167,8 @@ function deployOutputs(result) {
         [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
         [Output.Verified]: result.verification?.verified ?? false,
+        [Output.SmokeTest]: result.smoke?.status ?? null,
+        [Output.Screenshot]: result.smoke?.screenshot ?? null,
     };
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
@@ -42097,9 +43259,11 @@ function servingBlocks(result) {
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
-        report_text(cancelled
-            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
-            : `Failed: ${errorMessage(error)}`),
+        report_text(!cancelled
+            ? `Failed: ${errorMessage(error)}`
+            : result?.verification?.cancelled
+                ? `${errorMessage(error)} while the host was checked: the build was published; ${cancelledCheck(result.verification, result.published)}.`
+                : `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`),
         heading('Done before it'),
     ];
     if (result)
@@ -42130,6 +43294,8 @@ function rerunText(result, error) {
     }
     if (isNotLive(error))
         sentences.push(notLiveRerun(error.verification));
+    if (error instanceof SmokeTestError)
+        sentences.push(smokeRerun(error.smoke));
     const fix = inputToFix(error);
     if (fix)
         sentences.push(fix);
@@ -42143,11 +43309,11 @@ function notLiveRerun(seen) {
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
         : '';
     if (seen.mismatch?.permanent) {
-        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${table_Input.CdnDomain} first.`;
+        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${input_naming_inputName(table_Input.CdnDomain)} first.`;
     }
-    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${table_Input.VerifyTimeout} ` +
+    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${input_naming_inputName(table_Input.VerifyTimeout)} ` +
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
-        `a longer ${table_Input.VerifyTimeout} helps only when the CDN is slow, not when it serves something else.`);
+        `a longer ${input_naming_inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
 /**
  * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
@@ -42158,15 +43324,11 @@ function inputToFix(error) {
         return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
     // Nothing at api-url ever answered: a wrong api-url far more often than an outage.
     if (error instanceof NetworkError && error.inputs.length)
-        return `A re-run with the same inputs most likely fails the same way: check ${error.inputs.join(' and ')} first.`;
+        return `A re-run with the same inputs most likely fails the same way: check ${inputList(error.inputs)} first.`;
     if (!(error instanceof ServiceError))
         return undefined;
     const { inputs } = error;
-    const named = inputs.length
-        ? inputs.length === 1
-            ? inputs[0]
-            : `${inputs.slice(0, -1).join(', ')} and ${inputs[inputs.length - 1]}`
-        : undefined;
+    const named = inputs.length ? inputList(inputs) : undefined;
     if (error.status === 500 && named)
         return `A re-run with the same inputs most likely fails the same way: check ${named} first.`;
     // A refusal of the request itself (not a rate limit or a time-out) is given again to the same request.
@@ -42236,7 +43398,10 @@ function resultRows(result, failed) {
         const access = published.privateUser
             ? [['Access', privateNote(published.privateUser)]]
             : [];
-        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)]);
+        const smoke = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : [];
+        if (result.smoke?.screenshot)
+            smoke.push(['Screenshot', { code: result.smoke.screenshot }]);
+        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -42256,7 +43421,7 @@ function whereRows(published) {
     const { domain, url } = published;
     const host = [
         'URL',
-        url ?? `unknown: the service names no CDN domain (set ${table_Input.CdnDomain})`,
+        url ?? `unknown: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`,
     ];
     if (!domain)
         return [host];
@@ -42276,11 +43441,20 @@ function whereRows(published) {
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
-        return `not checked (${table_Input.Verify} is false)`;
+        return `not checked (${input_naming_inputName(table_Input.Verify)} is false)`;
+    if (seen.cancelled)
+        return cancelledCheck(seen, result.published);
     if (seen.verified)
         return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`;
     const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
     return `not seen live: ${notLiveAccount(seen)}${back}`;
+}
+/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
+function cancelledCheck(seen, published) {
+    const serves = published
+        ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
+        : `not yet seen at ${seen.url}`;
+    return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
 }
 /** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
@@ -42301,6 +43475,8 @@ function closeOutputs(result) {
         [Output.DomainStatus]: null,
         [Output.Skipped]: false,
         [Output.Verified]: false,
+        [Output.SmokeTest]: null,
+        [Output.Screenshot]: null,
     };
 }
 /** What closing a preview did. */
@@ -42329,3741 +43505,6 @@ function closeReport(result) {
         rows.push(['Domain', `${result.domainRemoved} removed: it is free again`]);
     return { title: 'gamehost preview closed', blocks: [keyValueTable(rows)] };
 }
-
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-glob-options-helper.js
-
-/**
- * Returns a copy with defaults filled in.
- */
-function getOptions(copy) {
-    const result = {
-        followSymbolicLinks: true,
-        implicitDescendants: true,
-        matchDirectories: true,
-        omitBrokenSymbolicLinks: true,
-        excludeHiddenFiles: false
-    };
-    if (copy) {
-        if (typeof copy.followSymbolicLinks === 'boolean') {
-            result.followSymbolicLinks = copy.followSymbolicLinks;
-            core_debug(`followSymbolicLinks '${result.followSymbolicLinks}'`);
-        }
-        if (typeof copy.implicitDescendants === 'boolean') {
-            result.implicitDescendants = copy.implicitDescendants;
-            core_debug(`implicitDescendants '${result.implicitDescendants}'`);
-        }
-        if (typeof copy.matchDirectories === 'boolean') {
-            result.matchDirectories = copy.matchDirectories;
-            core_debug(`matchDirectories '${result.matchDirectories}'`);
-        }
-        if (typeof copy.omitBrokenSymbolicLinks === 'boolean') {
-            result.omitBrokenSymbolicLinks = copy.omitBrokenSymbolicLinks;
-            core_debug(`omitBrokenSymbolicLinks '${result.omitBrokenSymbolicLinks}'`);
-        }
-        if (typeof copy.excludeHiddenFiles === 'boolean') {
-            result.excludeHiddenFiles = copy.excludeHiddenFiles;
-            core_debug(`excludeHiddenFiles '${result.excludeHiddenFiles}'`);
-        }
-    }
-    return result;
-}
-//# sourceMappingURL=internal-glob-options-helper.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-path-helper.js
-
-
-const internal_path_helper_IS_WINDOWS = process.platform === 'win32';
-/**
- * Similar to path.dirname except normalizes the path separators and slightly better handling for Windows UNC paths.
- *
- * For example, on Linux/macOS:
- * - `/               => /`
- * - `/hello          => /`
- *
- * For example, on Windows:
- * - `C:\             => C:\`
- * - `C:\hello        => C:\`
- * - `C:              => C:`
- * - `C:hello         => C:`
- * - `\               => \`
- * - `\hello          => \`
- * - `\\hello         => \\hello`
- * - `\\hello\world   => \\hello\world`
- */
-function dirname(p) {
-    // Normalize slashes and trim unnecessary trailing slash
-    p = safeTrimTrailingSeparator(p);
-    // Windows UNC root, e.g. \\hello or \\hello\world
-    if (internal_path_helper_IS_WINDOWS && /^\\\\[^\\]+(\\[^\\]+)?$/.test(p)) {
-        return p;
-    }
-    // Get dirname
-    let result = external_path_.dirname(p);
-    // Trim trailing slash for Windows UNC root, e.g. \\hello\world\
-    if (internal_path_helper_IS_WINDOWS && /^\\\\[^\\]+\\[^\\]+\\$/.test(result)) {
-        result = safeTrimTrailingSeparator(result);
-    }
-    return result;
-}
-/**
- * Roots the path if not already rooted. On Windows, relative roots like `\`
- * or `C:` are expanded based on the current working directory.
- */
-function ensureAbsoluteRoot(root, itemPath) {
-    external_assert_(root, `ensureAbsoluteRoot parameter 'root' must not be empty`);
-    external_assert_(itemPath, `ensureAbsoluteRoot parameter 'itemPath' must not be empty`);
-    // Already rooted
-    if (hasAbsoluteRoot(itemPath)) {
-        return itemPath;
-    }
-    // Windows
-    if (internal_path_helper_IS_WINDOWS) {
-        // Check for itemPath like C: or C:foo
-        if (itemPath.match(/^[A-Z]:[^\\/]|^[A-Z]:$/i)) {
-            let cwd = process.cwd();
-            external_assert_(cwd.match(/^[A-Z]:\\/i), `Expected current directory to start with an absolute drive root. Actual '${cwd}'`);
-            // Drive letter matches cwd? Expand to cwd
-            if (itemPath[0].toUpperCase() === cwd[0].toUpperCase()) {
-                // Drive only, e.g. C:
-                if (itemPath.length === 2) {
-                    // Preserve specified drive letter case (upper or lower)
-                    return `${itemPath[0]}:\\${cwd.substr(3)}`;
-                }
-                // Drive + path, e.g. C:foo
-                else {
-                    if (!cwd.endsWith('\\')) {
-                        cwd += '\\';
-                    }
-                    // Preserve specified drive letter case (upper or lower)
-                    return `${itemPath[0]}:\\${cwd.substr(3)}${itemPath.substr(2)}`;
-                }
-            }
-            // Different drive
-            else {
-                return `${itemPath[0]}:\\${itemPath.substr(2)}`;
-            }
-        }
-        // Check for itemPath like \ or \foo
-        else if (internal_path_helper_normalizeSeparators(itemPath).match(/^\\$|^\\[^\\]/)) {
-            const cwd = process.cwd();
-            external_assert_(cwd.match(/^[A-Z]:\\/i), `Expected current directory to start with an absolute drive root. Actual '${cwd}'`);
-            return `${cwd[0]}:\\${itemPath.substr(1)}`;
-        }
-    }
-    external_assert_(hasAbsoluteRoot(root), `ensureAbsoluteRoot parameter 'root' must have an absolute root`);
-    // Otherwise ensure root ends with a separator
-    if (root.endsWith('/') || (internal_path_helper_IS_WINDOWS && root.endsWith('\\'))) {
-        // Intentionally empty
-    }
-    else {
-        // Append separator
-        root += external_path_.sep;
-    }
-    return root + itemPath;
-}
-/**
- * On Linux/macOS, true if path starts with `/`. On Windows, true for paths like:
- * `\\hello\share` and `C:\hello` (and using alternate separator).
- */
-function hasAbsoluteRoot(itemPath) {
-    external_assert_(itemPath, `hasAbsoluteRoot parameter 'itemPath' must not be empty`);
-    // Normalize separators
-    itemPath = internal_path_helper_normalizeSeparators(itemPath);
-    // Windows
-    if (internal_path_helper_IS_WINDOWS) {
-        // E.g. \\hello\share or C:\hello
-        return itemPath.startsWith('\\\\') || /^[A-Z]:\\/i.test(itemPath);
-    }
-    // E.g. /hello
-    return itemPath.startsWith('/');
-}
-/**
- * On Linux/macOS, true if path starts with `/`. On Windows, true for paths like:
- * `\`, `\hello`, `\\hello\share`, `C:`, and `C:\hello` (and using alternate separator).
- */
-function hasRoot(itemPath) {
-    external_assert_(itemPath, `isRooted parameter 'itemPath' must not be empty`);
-    // Normalize separators
-    itemPath = internal_path_helper_normalizeSeparators(itemPath);
-    // Windows
-    if (internal_path_helper_IS_WINDOWS) {
-        // E.g. \ or \hello or \\hello
-        // E.g. C: or C:\hello
-        return itemPath.startsWith('\\') || /^[A-Z]:/i.test(itemPath);
-    }
-    // E.g. /hello
-    return itemPath.startsWith('/');
-}
-/**
- * Removes redundant slashes and converts `/` to `\` on Windows
- */
-function internal_path_helper_normalizeSeparators(p) {
-    p = p || '';
-    // Windows
-    if (internal_path_helper_IS_WINDOWS) {
-        // Convert slashes on Windows
-        p = p.replace(/\//g, '\\');
-        // Remove redundant slashes
-        const isUnc = /^\\\\+[^\\]/.test(p); // e.g. \\hello
-        return (isUnc ? '\\' : '') + p.replace(/\\\\+/g, '\\'); // preserve leading \\ for UNC
-    }
-    // Remove redundant slashes
-    return p.replace(/\/\/+/g, '/');
-}
-/**
- * Normalizes the path separators and trims the trailing separator (when safe).
- * For example, `/foo/ => /foo` but `/ => /`
- */
-function safeTrimTrailingSeparator(p) {
-    // Short-circuit if empty
-    if (!p) {
-        return '';
-    }
-    // Normalize separators
-    p = internal_path_helper_normalizeSeparators(p);
-    // No trailing slash
-    if (!p.endsWith(external_path_.sep)) {
-        return p;
-    }
-    // Check '/' on Linux/macOS and '\' on Windows
-    if (p === external_path_.sep) {
-        return p;
-    }
-    // On Windows check if drive root. E.g. C:\
-    if (internal_path_helper_IS_WINDOWS && /^[A-Z]:\\$/i.test(p)) {
-        return p;
-    }
-    // Otherwise trim trailing slash
-    return p.substr(0, p.length - 1);
-}
-//# sourceMappingURL=internal-path-helper.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-match-kind.js
-/**
- * Indicates whether a pattern matches a path
- */
-var MatchKind;
-(function (MatchKind) {
-    /** Not matched */
-    MatchKind[MatchKind["None"] = 0] = "None";
-    /** Matched if the path is a directory */
-    MatchKind[MatchKind["Directory"] = 1] = "Directory";
-    /** Matched if the path is a regular file */
-    MatchKind[MatchKind["File"] = 2] = "File";
-    /** Matched */
-    MatchKind[MatchKind["All"] = 3] = "All";
-})(MatchKind || (MatchKind = {}));
-//# sourceMappingURL=internal-match-kind.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-pattern-helper.js
-
-
-const internal_pattern_helper_IS_WINDOWS = process.platform === 'win32';
-/**
- * Given an array of patterns, returns an array of paths to search.
- * Duplicates and paths under other included paths are filtered out.
- */
-function getSearchPaths(patterns) {
-    // Ignore negate patterns
-    patterns = patterns.filter(x => !x.negate);
-    // Create a map of all search paths
-    const searchPathMap = {};
-    for (const pattern of patterns) {
-        const key = internal_pattern_helper_IS_WINDOWS
-            ? pattern.searchPath.toUpperCase()
-            : pattern.searchPath;
-        searchPathMap[key] = 'candidate';
-    }
-    const result = [];
-    for (const pattern of patterns) {
-        // Check if already included
-        const key = internal_pattern_helper_IS_WINDOWS
-            ? pattern.searchPath.toUpperCase()
-            : pattern.searchPath;
-        if (searchPathMap[key] === 'included') {
-            continue;
-        }
-        // Check for an ancestor search path
-        let foundAncestor = false;
-        let tempKey = key;
-        let parent = dirname(tempKey);
-        while (parent !== tempKey) {
-            if (searchPathMap[parent]) {
-                foundAncestor = true;
-                break;
-            }
-            tempKey = parent;
-            parent = dirname(tempKey);
-        }
-        // Include the search pattern in the result
-        if (!foundAncestor) {
-            result.push(pattern.searchPath);
-            searchPathMap[key] = 'included';
-        }
-    }
-    return result;
-}
-/**
- * Matches the patterns against the path
- */
-function internal_pattern_helper_match(patterns, itemPath) {
-    let result = MatchKind.None;
-    for (const pattern of patterns) {
-        if (pattern.negate) {
-            result &= ~pattern.match(itemPath);
-        }
-        else {
-            result |= pattern.match(itemPath);
-        }
-    }
-    return result;
-}
-/**
- * Checks whether to descend further into the directory
- */
-function internal_pattern_helper_partialMatch(patterns, itemPath) {
-    return patterns.some(x => !x.negate && x.partialMatch(itemPath));
-}
-//# sourceMappingURL=internal-pattern-helper.js.map
-;// CONCATENATED MODULE: ./node_modules/balanced-match/dist/esm/index.js
-const balanced = (a, b, str) => {
-    const ma = a instanceof RegExp ? maybeMatch(a, str) : a;
-    const mb = b instanceof RegExp ? maybeMatch(b, str) : b;
-    const r = ma !== null && mb != null && range(ma, mb, str);
-    return (r && {
-        start: r[0],
-        end: r[1],
-        pre: str.slice(0, r[0]),
-        body: str.slice(r[0] + ma.length, r[1]),
-        post: str.slice(r[1] + mb.length),
-    });
-};
-const maybeMatch = (reg, str) => {
-    const m = str.match(reg);
-    return m ? m[0] : null;
-};
-const range = (a, b, str) => {
-    let begs, beg, left, right = undefined, result;
-    let ai = str.indexOf(a);
-    let bi = str.indexOf(b, ai + 1);
-    let i = ai;
-    if (ai >= 0 && bi > 0) {
-        if (a === b) {
-            return [ai, bi];
-        }
-        begs = [];
-        left = str.length;
-        while (i >= 0 && !result) {
-            if (i === ai) {
-                begs.push(i);
-                ai = str.indexOf(a, i + 1);
-            }
-            else if (begs.length === 1) {
-                const r = begs.pop();
-                if (r !== undefined)
-                    result = [r, bi];
-            }
-            else {
-                beg = begs.pop();
-                if (beg !== undefined && beg < left) {
-                    left = beg;
-                    right = bi;
-                }
-                bi = str.indexOf(b, i + 1);
-            }
-            i = ai < bi && ai >= 0 ? ai : bi;
-        }
-        if (begs.length && right !== undefined) {
-            result = [left, right];
-        }
-    }
-    return result;
-};
-//# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/brace-expansion/dist/esm/index.js
-
-const escSlash = '\0SLASH' + Math.random().toFixed(16) + '\0';
-const escOpen = '\0OPEN' + Math.random().toFixed(16) + '\0';
-const escClose = '\0CLOSE' + Math.random().toFixed(16) + '\0';
-const escComma = '\0COMMA' + Math.random().toFixed(16) + '\0';
-const escPeriod = '\0PERIOD' + Math.random().toFixed(16) + '\0';
-const escSlashPattern = new RegExp(escSlash, 'g');
-const escOpenPattern = new RegExp(escOpen, 'g');
-const escClosePattern = new RegExp(escClose, 'g');
-const escCommaPattern = new RegExp(escComma, 'g');
-const escPeriodPattern = new RegExp(escPeriod, 'g');
-const slashPattern = /\\\\/g;
-const openPattern = /\\{/g;
-const closePattern = /\\}/g;
-const commaPattern = /\\,/g;
-const periodPattern = /\\\./g;
-const EXPANSION_MAX = 100_000;
-// `EXPANSION_MAX` caps the *number* of expansions, but not their length. An
-// input like `'{a,b}'.repeat(1500)` stays under that count - its output is
-// truncated to 100k results - while making every result ~1500 characters
-// long. The result set, and the intermediate arrays built while combining
-// brace sets, then grow large enough to exhaust memory and crash the process
-// (CVE-2026-14257). `EXPANSION_MAX_LENGTH` bounds the total number of
-// characters the accumulator may hold at any point, so memory stays flat no
-// matter how many brace groups are chained. The limit sits well above any
-// realistic expansion (100k results hitting `EXPANSION_MAX` measure ~1M
-// characters) so legitimate input is unaffected.
-const EXPANSION_MAX_LENGTH = 4_000_000;
-// `expand_` recurses once per level of brace *nesting* - both when expanding a
-// set's comma members and when re-wrapping a set whose body is a single part.
-// The CVE-2026-14257 fix made the *tail* iterative (recursion on `m.post`, one
-// level per chained group), which left nesting depth unbounded: about 3,100
-// levels of `{{{...a,b...}}}` - only ~6KB of input - exhausted the native stack
-// and crashed the process. `EXPANSION_MAX_DEPTH` bounds how deep the parser
-// will follow nesting. It sits far above any realistic pattern and well below
-// the depth at which the stack runs out.
-const EXPANSION_MAX_DEPTH = 1_000;
-// Bash keeps a quirk where a brace group followed by a comma set still expands
-// (`{a},b}`). The parser implements it by rewriting the string and restarting
-// the scan, absorbing one `}` per pass. `n` trailing braces therefore cost `n`
-// full passes over a string that itself grows by one `escClose` sentinel each
-// time - quadratic in `n`, with a ~26x constant from the sentinel's length.
-// 128KB of `'{a}' + '}'.repeat(n) + ',z}'` blocked the event loop for 27
-// seconds to produce two results. `EXPANSION_MAX_REWRITES` bounds how many
-// times the scan may restart. Real `{a},b}` input needs a handful.
-const EXPANSION_MAX_REWRITES = 1_000;
-// `EXPANSION_MAX_STEPS` bounds the work one `expand` call does, which `max`,
-// `maxLength` and `maxDepth` don't: nested sets are rescanned at every level
-// and chained groups each rebuild up to `max` results, so 2KB of input could
-// block the event loop for over 30 seconds. Each character scanned, result
-// built and sequence value generated is a step, and each `expand_` call costs
-// `CALL_STEPS` more. Past the budget, the set being expanded and everything
-// after it stay literal. A glob needs a few hundred steps, and nesting all the
-// way to `EXPANSION_MAX_DEPTH` about 4M.
-const EXPANSION_MAX_STEPS = 20_000_000;
-// What one `expand_` call costs on top of what it scans and builds. Setting
-// one up takes about as long as scanning 16 characters, and a set whose
-// results are wrapped to be expanded again makes one call per result, each
-// scanning and building next to nothing: 64KB of
-// `('{{' + ','.repeat(316) + '}{' + ','.repeat(316) + '}}').repeat(n)` made
-// 4M such calls, which spent the budget three times as slowly as anything
-// else.
-const CALL_STEPS = 16;
-function numeric(str) {
-    return !isNaN(str) ? parseInt(str, 10) : str.charCodeAt(0);
-}
-function escapeBraces(str) {
-    return str
-        .replace(slashPattern, escSlash)
-        .replace(openPattern, escOpen)
-        .replace(closePattern, escClose)
-        .replace(commaPattern, escComma)
-        .replace(periodPattern, escPeriod);
-}
-function unescapeBraces(str) {
-    return str
-        .replace(escSlashPattern, '\\')
-        .replace(escOpenPattern, '{')
-        .replace(escClosePattern, '}')
-        .replace(escCommaPattern, ',')
-        .replace(escPeriodPattern, '.');
-}
-// Like `target.push(...items)` but doesn't overflow the stack
-function pushAll(target, items) {
-    for (let i = 0; i < items.length; i++) {
-        target.push(items[i]);
-    }
-}
-// `balanced`, run on `masked` (see `maskUnmatchedOpens`), sliced from `str`
-// and charged for the characters it walks: up to the group's `}`, or the
-// whole string when there is no match or unmatched `{` come first, which
-// `unmatched` then flags for masking. Once a call overdraws the budget, it
-// and every later one return undefined, so the rest stays literal.
-function balancedWithBudget(str, masked, budget) {
-    if (budget.remaining < 0) {
-        return undefined;
-    }
-    const r = range('{', '}', masked);
-    const unmatched = r !== undefined && masked.indexOf('{') < r[0];
-    budget.remaining -= r && !unmatched ? r[1] + 1 : str.length;
-    if (!r || budget.remaining < 0) {
-        return undefined;
-    }
-    return {
-        end: r[1],
-        pre: str.slice(0, r[0]),
-        body: str.slice(r[0] + 1, r[1]),
-        post: str.slice(r[1] + 1),
-        unmatched,
-    };
-}
-// `masked` with every `{` that has no matching `}` swapped for a `\0`, which
-// keeps the length, so a scan of it still lines up with the string it was
-// made from. Such a `{` is literal either way, but `balanced` only learns that
-// one is unmatched by reading to the end of the string, so with one at the
-// head of every group (`'{a,{b,c}'.repeat(n)`) each scan read the rest of the
-// input. That was quadratic, and once the step budget charged for it, it ran
-// out partway through and left the rest literal. A scan of the masked copy
-// stops at the group's `}`. It is one pass, charged as such.
-function maskUnmatchedOpens(masked, budget) {
-    budget.remaining -= masked.length;
-    const open = [];
-    for (let i = 0; i < masked.length; i++) {
-        const c = masked.charCodeAt(i);
-        if (c === 0x7b) {
-            open.push(i);
-        }
-        else if (c === 0x7d && open.length) {
-            open.pop();
-        }
-    }
-    let out = '';
-    let last = 0;
-    for (let i = 0; i < open.length; i++) {
-        const at = open[i];
-        out += masked.slice(last, at) + '\0';
-        last = at + 1;
-    }
-    return out + masked.slice(last);
-}
-// Whether `str` has a `,` not followed by another `,`, with a `}` after it on
-// the same line - what `/,(?!,).*\}/.test(str)` asks, answered in one pass from
-// the end. The regex tries every `,` and backtracks through the rest of its
-// line from each, which is quadratic, and the `{a},b}` rewrite asks again on
-// every pass. Like a scan, it is charged for the whole string and refused if
-// that overdraws the budget.
-function commaSetFollows(str, budget) {
-    budget.remaining -= str.length;
-    if (budget.remaining < 0) {
-        return false;
-    }
-    // Whether a `}` follows the current position before the line ends
-    let close = false;
-    for (let i = str.length - 1; i >= 0; i--) {
-        const c = str.charCodeAt(i);
-        if (c === 0x7d) {
-            close = true;
-        }
-        else if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) {
-            // A line terminator, which `.` does not match
-            close = false;
-        }
-        else if (c === 0x2c && close && str.charCodeAt(i + 1) !== 0x2c) {
-            return true;
-        }
-    }
-    return false;
-}
-/**
- * Basically just str.split(","), but handling cases
- * where we have nested braced sections, which should be
- * treated as individual members, like {a,{b,c},d}
- *
- * Returns `undefined` if the step budget runs out before the whole set is
- * split, since splitting what is left on every comma would tear apart the
- * nested sets it still holds.
- */
-function parseCommaParts(str, budget) {
-    const parts = [];
-    // Walk the brace groups iteratively. Recursing on `post` once per group let a
-    // chain of them exhaust the stack - the parsing-side counterpart to
-    // the `expand_` overflow fixed for CVE-2026-14257, and not something `max` or
-    // `maxLength` can bound, since it happens before expansion.
-    //
-    // The part the next chunk continues
-    let carry = '';
-    for (;;) {
-        // A set's body holds no unmatched `{`, so there is nothing to mask.
-        const m = balancedWithBudget(str, str, budget);
-        if (budget.remaining < 0) {
-            return undefined;
-        }
-        if (!m) {
-            const tail = str.split(',');
-            tail[0] = carry + tail[0];
-            pushAll(parts, tail);
-            return parts;
-        }
-        const { pre, body, post } = m;
-        const p = pre.split(',');
-        p[0] = carry + p[0];
-        p[p.length - 1] += '{' + body + '}';
-        if (!post.length) {
-            pushAll(parts, p);
-            return parts;
-        }
-        carry = p.pop();
-        pushAll(parts, p);
-        str = post;
-    }
-}
-// An option that is left out, or that is NaN, gets its default. Every
-// comparison against NaN is false, so a NaN bound would never be reached:
-// `{ maxSteps: NaN }` let 15KB of input block the event loop for 16 seconds,
-// and `{ maxDepth: NaN }` overflowed the stack again (CVE-2026-102278). Pass
-// `Infinity` to lift a bound.
-function bound(value, fallback) {
-    return value === undefined || isNaN(value) ? fallback : value;
-}
-function expand(str, options = {}) {
-    if (!str) {
-        return [];
-    }
-    const max = bound(options.max, EXPANSION_MAX);
-    const maxLength = bound(options.maxLength, EXPANSION_MAX_LENGTH);
-    const maxDepth = bound(options.maxDepth, EXPANSION_MAX_DEPTH);
-    const maxRewrites = bound(options.maxRewrites, EXPANSION_MAX_REWRITES);
-    const maxSteps = bound(options.maxSteps, EXPANSION_MAX_STEPS);
-    // I don't know why Bash 4.3 does this, but it does.
-    // Anything starting with {} will have the first two bytes preserved
-    // but *only* at the top level, so {},a}b will not expand to anything,
-    // but a{},b}c will be expanded to [a}c,abc].
-    // One could argue that this is a bug in Bash, but since the goal of
-    // this module is to match Bash's rules, we escape a leading {}
-    if (str.slice(0, 2) === '{}') {
-        str = '\\{\\}' + str.slice(2);
-    }
-    return expand_(escapeBraces(str), max, maxLength, maxDepth, 0, maxRewrites, { remaining: maxSteps }, true).map(unescapeBraces);
-}
-function embrace(str) {
-    return '{' + str + '}';
-}
-function isPadded(el) {
-    return /^-?0\d/.test(el);
-}
-function lte(i, y) {
-    return i <= y;
-}
-function gte(i, y) {
-    return i >= y;
-}
-// Build `{ acc[a] + pre + values[v] }` for every combination, capping the
-// number of results at `max` and the total number of characters at `maxLength`.
-// This is the one place output grows, so bounding it here keeps the single
-// accumulator - and therefore memory - flat regardless of how many brace groups
-// are combined (CVE-2026-14257). Each result built is a step, since `max` and
-// `maxLength` bound one combination, not how many brace groups are combined.
-function combine(acc, pre, values, max, maxLength, dropEmpties, budget) {
-    const out = [];
-    let length = 0;
-    // Bash drops empty results at the top level, and they don't count against
-    // `max`, so `max` bounds the number of *kept* results. Only an empty
-    // `acc[a] + pre` can make one, so for those the empty values are skipped
-    // without being visited. Visiting them one at a time let a set of empties
-    // cost `acc.length * values.length` while keeping nothing.
-    let nonEmpty;
-    outer: for (let a = 0; a < acc.length; a++) {
-        const prefix = acc[a] + pre;
-        let vs = values;
-        if (dropEmpties && !prefix) {
-            if (!nonEmpty)
-                nonEmpty = values.filter(v => v);
-            vs = nonEmpty;
-        }
-        for (let v = 0; v < vs.length; v++) {
-            if (out.length >= max)
-                break outer;
-            const expansion = prefix + vs[v];
-            if (length + expansion.length > maxLength)
-                break outer;
-            out.push(expansion);
-            length += expansion.length;
-        }
-    }
-    budget.remaining -= out.length;
-    return out;
-}
-// The expansion values of a single numeric (`1..5`) or alphabetic (`a..e..2`)
-// sequence body, or `undefined` if the step budget runs out generating them.
-function expandSequence(body, isAlphaSequence, max, maxLength, budget) {
-    const n = body.split(/\.\./);
-    const N = [];
-    // A sequence body always splits into two or three parts, but the compiler
-    // can't know that.
-    /* c8 ignore start */
-    if (n[0] === undefined || n[1] === undefined) {
-        return N;
-    }
-    /* c8 ignore stop */
-    const x = numeric(n[0]);
-    const y = numeric(n[1]);
-    const width = Math.max(n[0].length, n[1].length);
-    let incr = n.length === 3 && n[2] !== undefined ?
-        Math.max(Math.abs(numeric(n[2])), 1)
-        : 1;
-    let test = lte;
-    const reverse = y < x;
-    if (reverse) {
-        incr *= -1;
-        test = gte;
-    }
-    const pad = n.some(isPadded);
-    // A padded value is built a character at a time to `width`, which the input
-    // sets, so it costs one step per character: 64KB of
-    // `('{' + '0'.repeat(100) + '..99999}').repeat(n)` took 7 seconds charged
-    // one step per value.
-    const cost = pad ? width : 1;
-    let length = 0;
-    for (let i = x; test(i, y) && N.length < max; i += incr) {
-        // Each value is a step. `max` and `maxLength` bound one sequence, but a
-        // chain of them still generated up to `max` values each, however few
-        // combining could keep.
-        budget.remaining -= cost;
-        if (budget.remaining < 0) {
-            return undefined;
-        }
-        let c;
-        if (isAlphaSequence) {
-            c = String.fromCharCode(i);
-            if (c === '\\') {
-                c = '';
-            }
-        }
-        else {
-            c = String(i);
-            if (pad) {
-                const need = width - c.length;
-                if (need > 0) {
-                    const z = new Array(need + 1).join('0');
-                    if (i < 0) {
-                        c = '-' + z + c.slice(1);
-                    }
-                    else {
-                        c = z + c;
-                    }
-                }
-            }
-        }
-        if (length + c.length > maxLength)
-            break;
-        N.push(c);
-        length += c.length;
-    }
-    return N;
-}
-function expand_(str, max, maxLength, maxDepth, depth, maxRewrites, budget, isTop) {
-    // An overdraft here makes the first scan refuse, so `str` stays literal.
-    budget.remaining -= CALL_STEPS;
-    // Too deeply nested to keep following: treat the rest as literal, the same
-    // way a group that cannot expand is already handled. Truncating rather than
-    // throwing keeps `expand` total, matching `max` and `maxLength`.
-    if (depth > maxDepth) {
-        return [str];
-    }
-    // Consume the string's top-level brace groups left to right, threading a
-    // running set of combined prefixes (`acc`). Expanding the tail iteratively -
-    // rather than recursing on `m.post` once per group - keeps the native stack
-    // depth constant, so deeply chained input (`'{a,b}'.repeat(3000)`) can no
-    // longer overflow the stack, and leaves a single accumulator whose size
-    // `maxLength` bounds directly (CVE-2026-14257).
-    let acc = [''];
-    // Bash drops empty results, but only when the *first* top-level group is a
-    // comma set - a sequence like `{a..\}` may legitimately yield ''. The drop
-    // is on the final strings, so it is applied to whichever `combine` produces
-    // them (the one with no brace set left in the tail).
-    // How many times the `{a},b}` rewrite below has restarted the scan. Each pass
-    // re-reads the whole string, so leaving this unbounded is quadratic.
-    let rewrites = 0;
-    let dropEmpties = false;
-    let firstGroup = true;
-    // `str` with its unmatched `{` masked, once a scan has run into them
-    let masked = str;
-    for (;;) {
-        const m = balancedWithBudget(str, masked, budget);
-        // No brace set left, or no step budget left to look for one: the rest of
-        // the string is literal.
-        if (!m) {
-            return combine(acc, str, [''], max, maxLength, dropEmpties, budget);
-        }
-        if (m.unmatched) {
-            masked = maskUnmatchedOpens(masked, budget);
-        }
-        // no need to expand pre, since it is guaranteed to be free of brace-sets
-        const pre = m.pre;
-        // This set and the rest of the string, literal: for a set that cannot
-        // expand, and for one the step budget runs out on. Once it is overdrawn,
-        // every set still being expanded, at every level, stays literal like this -
-        // otherwise each level above would go on combining, and wrapping and
-        // expanding again, results the budget was too small for.
-        const literal = () => combine(acc, pre + '{' + m.body + '}' + m.post, [''], max, maxLength, dropEmpties, budget);
-        if (/\$$/.test(pre)) {
-            acc = combine(acc, pre + '{' + m.body + '}', [''], max, maxLength, dropEmpties && !m.post.length, budget);
-            firstGroup = false;
-            if (!m.post.length)
-                break;
-            str = m.post;
-            masked = masked.slice(m.end + 1);
-            continue;
-        }
-        const isNumericSequence = /^-?\d+\.\.-?\d+(?:\.\.-?\d+)?$/.test(m.body);
-        const isAlphaSequence = /^[a-zA-Z]\.\.[a-zA-Z](?:\.\.-?\d+)?$/.test(m.body);
-        const isSequence = isNumericSequence || isAlphaSequence;
-        const isOptions = m.body.indexOf(',') >= 0;
-        if (!isSequence && !isOptions) {
-            // {a},b}
-            if (rewrites < maxRewrites && commaSetFollows(m.post, budget)) {
-                rewrites++;
-                str = m.pre + '{' + m.body + escClose + m.post;
-                // Taking a `}` away never gives an unmatched `{` a partner, so what
-                // is masked stays unmatched. The `{` it closed can be left without
-                // one, and the next scan masks it.
-                masked =
-                    masked.slice(0, m.end) + escClose + masked.slice(m.end + 1);
-                isTop = true;
-                continue;
-            }
-            // Nothing here expands, so the whole remaining string is literal.
-            return literal();
-        }
-        if (firstGroup) {
-            dropEmpties = isTop && !isSequence;
-            firstGroup = false;
-        }
-        let values;
-        if (isSequence) {
-            values = expandSequence(m.body, isAlphaSequence, max, maxLength, budget);
-            if (!values) {
-                return literal();
-            }
-        }
-        else {
-            let n = parseCommaParts(m.body, budget);
-            // The step budget ran out partway through the set.
-            if (!n) {
-                return literal();
-            }
-            if (n.length === 1 && n[0] !== undefined) {
-                // x{{a,b}}y ==> x{a}y x{b}y
-                n = expand_(n[0], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false).map(embrace);
-                // The step budget ran out expanding the set's only part.
-                if (budget.remaining < 0) {
-                    return literal();
-                }
-                //XXX is this necessary? Can't seem to hit it in tests.
-                /* c8 ignore start */
-                if (n.length === 1) {
-                    const next = combine(acc, pre + n[0], [''], max, maxLength, dropEmpties && !m.post.length, budget);
-                    if (budget.remaining < 0) {
-                        return literal();
-                    }
-                    acc = next;
-                    if (!m.post.length)
-                        break;
-                    str = m.post;
-                    masked = masked.slice(m.end + 1);
-                    continue;
-                }
-                /* c8 ignore stop */
-            }
-            // Values that `combine` is going to drop as empty produce no result, so
-            // they must not count against `max` - otherwise `{a,,b}` with `max: 2`
-            // would stop at `['a', '']` and yield one result instead of two. Skipping
-            // them outright keeps `values` bounded while leaving `max` a bound on
-            // *kept* results.
-            let dropsEmpties = dropEmpties && !m.post.length && !pre;
-            for (let d = 0; dropsEmpties && d < acc.length; d++) {
-                if (acc[d]) {
-                    dropsEmpties = false;
-                }
-            }
-            values = [];
-            let valuesLength = 0;
-            outer: for (let j = 0; j < n.length; j++) {
-                const expanded = expand_(n[j], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false);
-                // The step budget ran out expanding a member.
-                if (budget.remaining < 0) {
-                    return literal();
-                }
-                for (let k = 0; k < expanded.length; k++) {
-                    const v = expanded[k];
-                    if (dropsEmpties && !v)
-                        continue;
-                    if (values.length >= max ||
-                        valuesLength + v.length > maxLength) {
-                        break outer;
-                    }
-                    values.push(v);
-                    valuesLength += v.length;
-                }
-            }
-        }
-        const next = combine(acc, pre, values, max, maxLength, dropEmpties && !m.post.length, budget);
-        // The step budget ran out combining the set's values in.
-        if (budget.remaining < 0) {
-            return literal();
-        }
-        acc = next;
-        if (!m.post.length)
-            break;
-        str = m.post;
-        masked = masked.slice(m.end + 1);
-    }
-    return acc;
-}
-//# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/assert-valid-pattern.js
-const MAX_PATTERN_LENGTH = 1024 * 64;
-const assertValidPattern = (pattern) => {
-    if (typeof pattern !== 'string') {
-        throw new TypeError('invalid pattern');
-    }
-    if (pattern.length > MAX_PATTERN_LENGTH) {
-        throw new TypeError('pattern is too long');
-    }
-};
-//# sourceMappingURL=assert-valid-pattern.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/brace-expressions.js
-// translate the various posix character classes into unicode properties
-// this works across all unicode locales
-// { <posix class>: [<translation>, /u flag required, negated]
-const posixClasses = {
-    '[:alnum:]': ['\\p{L}\\p{Nl}\\p{Nd}', true],
-    '[:alpha:]': ['\\p{L}\\p{Nl}', true],
-    '[:ascii:]': ['\\x' + '00-\\x' + '7f', false],
-    '[:blank:]': ['\\p{Zs}\\t', true],
-    '[:cntrl:]': ['\\p{Cc}', true],
-    '[:digit:]': ['\\p{Nd}', true],
-    '[:graph:]': ['\\p{Z}\\p{C}', true, true],
-    '[:lower:]': ['\\p{Ll}', true],
-    '[:print:]': ['\\p{C}', true],
-    '[:punct:]': ['\\p{P}', true],
-    '[:space:]': ['\\p{Z}\\t\\r\\n\\v\\f', true],
-    '[:upper:]': ['\\p{Lu}', true],
-    '[:word:]': ['\\p{L}\\p{Nl}\\p{Nd}\\p{Pc}', true],
-    '[:xdigit:]': ['A-Fa-f0-9', false],
-};
-// only need to escape a few things inside of brace expressions
-// escapes: [ \ ] -
-const braceEscape = (s) => s.replace(/[[\]\\-]/g, '\\$&');
-// escape all regexp magic characters
-const regexpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
-// everything has already been escaped, we just have to join
-const rangesToString = (ranges) => ranges.join('');
-// takes a glob string at a posix brace expression, and returns
-// an equivalent regular expression source, and boolean indicating
-// whether the /u flag needs to be applied, and the number of chars
-// consumed to parse the character class.
-// This also removes out of order ranges, and returns ($.) if the
-// entire class just no good.
-const parseClass = (glob, position) => {
-    const pos = position;
-    /* c8 ignore start */
-    if (glob.charAt(pos) !== '[') {
-        throw new Error('not in a brace expression');
-    }
-    /* c8 ignore stop */
-    const ranges = [];
-    const negs = [];
-    let i = pos + 1;
-    let sawStart = false;
-    let uflag = false;
-    let escaping = false;
-    let negate = false;
-    let endPos = pos;
-    let rangeStart = '';
-    WHILE: while (i < glob.length) {
-        const c = glob.charAt(i);
-        if ((c === '!' || c === '^') && i === pos + 1) {
-            negate = true;
-            i++;
-            continue;
-        }
-        if (c === ']' && sawStart && !escaping) {
-            endPos = i + 1;
-            break;
-        }
-        sawStart = true;
-        if (c === '\\') {
-            if (!escaping) {
-                escaping = true;
-                i++;
-                continue;
-            }
-            // escaped \ char, fall through and treat like normal char
-        }
-        if (c === '[' && !escaping) {
-            // either a posix class, a collation equivalent, or just a [
-            for (const [cls, [unip, u, neg]] of Object.entries(posixClasses)) {
-                if (glob.startsWith(cls, i)) {
-                    // invalid, [a-[] is fine, but not [a-[:alpha]]
-                    if (rangeStart) {
-                        return ['$.', false, glob.length - pos, true];
-                    }
-                    i += cls.length;
-                    if (neg)
-                        negs.push(unip);
-                    else
-                        ranges.push(unip);
-                    uflag = uflag || u;
-                    continue WHILE;
-                }
-            }
-        }
-        // now it's just a normal character, effectively
-        escaping = false;
-        if (rangeStart) {
-            // throw this range away if it's not valid, but others
-            // can still match.
-            if (c > rangeStart) {
-                ranges.push(braceEscape(rangeStart) + '-' + braceEscape(c));
-            }
-            else if (c === rangeStart) {
-                ranges.push(braceEscape(c));
-            }
-            rangeStart = '';
-            i++;
-            continue;
-        }
-        // now might be the start of a range.
-        // can be either c-d or c-] or c<more...>] or c] at this point
-        if (glob.startsWith('-]', i + 1)) {
-            ranges.push(braceEscape(c + '-'));
-            i += 2;
-            continue;
-        }
-        if (glob.startsWith('-', i + 1)) {
-            rangeStart = c;
-            i += 2;
-            continue;
-        }
-        // not the start of a range, just a single character
-        ranges.push(braceEscape(c));
-        i++;
-    }
-    if (endPos < i) {
-        // didn't see the end of the class, not a valid class,
-        // but might still be valid as a literal match.
-        return ['', false, 0, false];
-    }
-    // if we got no ranges and no negates, then we have a range that
-    // cannot possibly match anything, and that poisons the whole glob
-    if (!ranges.length && !negs.length) {
-        return ['$.', false, glob.length - pos, true];
-    }
-    // if we got one positive range, and it's a single character, then that's
-    // not actually a magic pattern, it's just that one literal character.
-    // we should not treat that as "magic", we should just return the literal
-    // character. [_] is a perfectly valid way to escape glob magic chars.
-    if (negs.length === 0 &&
-        ranges.length === 1 &&
-        /^\\?.$/.test(ranges[0]) &&
-        !negate) {
-        const r = ranges[0].length === 2 ? ranges[0].slice(-1) : ranges[0];
-        return [regexpEscape(r), false, endPos - pos, false];
-    }
-    const sranges = '[' + (negate ? '^' : '') + rangesToString(ranges) + ']';
-    const snegs = '[' + (negate ? '' : '^') + rangesToString(negs) + ']';
-    const comb = ranges.length && negs.length ? '(' + sranges + '|' + snegs + ')'
-        : ranges.length ? sranges
-            : snegs;
-    return [comb, uflag, endPos - pos, true];
-};
-//# sourceMappingURL=brace-expressions.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/unescape.js
-/**
- * Un-escape a string that has been escaped with {@link escape}.
- *
- * If the {@link MinimatchOptions.windowsPathsNoEscape} option is used, then
- * square-bracket escapes are removed, but not backslash escapes.
- *
- * For example, it will turn the string `'[*]'` into `*`, but it will not
- * turn `'\\*'` into `'*'`, because `\` is a path separator in
- * `windowsPathsNoEscape` mode.
- *
- * When `windowsPathsNoEscape` is not set, then both square-bracket escapes and
- * backslash escapes are removed.
- *
- * Slashes (and backslashes in `windowsPathsNoEscape` mode) cannot be escaped
- * or unescaped.
- *
- * When `magicalBraces` is not set, escapes of braces (`{` and `}`) will not be
- * unescaped.
- */
-const unescape_unescape = (s, { windowsPathsNoEscape = false, magicalBraces = true, } = {}) => {
-    if (magicalBraces) {
-        return windowsPathsNoEscape ?
-            s.replace(/\[([^/\\])\]/g, '$1')
-            : s
-                .replace(/((?!\\).|^)\[([^/\\])\]/g, '$1$2')
-                .replace(/\\([^/])/g, '$1');
-    }
-    return windowsPathsNoEscape ?
-        s.replace(/\[([^/\\{}])\]/g, '$1')
-        : s
-            .replace(/((?!\\).|^)\[([^/\\{}])\]/g, '$1$2')
-            .replace(/\\([^/{}])/g, '$1');
-};
-//# sourceMappingURL=unescape.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/ast.js
-// parse a single path portion
-var _a;
-
-
-const types = new Set(['!', '?', '+', '*', '@']);
-const isExtglobType = (c) => types.has(c);
-const isExtglobAST = (c) => isExtglobType(c.type);
-// Map of which extglob types can adopt the children of a nested extglob
-//
-// anything but ! can adopt a matching type:
-// +(a|+(b|c)|d) => +(a|b|c|d)
-// *(a|*(b|c)|d) => *(a|b|c|d)
-// @(a|@(b|c)|d) => @(a|b|c|d)
-// ?(a|?(b|c)|d) => ?(a|b|c|d)
-//
-// * can adopt anything, because 0 or repetition is allowed
-// *(a|?(b|c)|d) => *(a|b|c|d)
-// *(a|+(b|c)|d) => *(a|b|c|d)
-// *(a|@(b|c)|d) => *(a|b|c|d)
-//
-// + can adopt @, because 1 or repetition is allowed
-// +(a|@(b|c)|d) => +(a|b|c|d)
-//
-// + and @ CANNOT adopt *, because 0 would be allowed
-// +(a|*(b|c)|d) => would match "", on *(b|c)
-// @(a|*(b|c)|d) => would match "", on *(b|c)
-//
-// + and @ CANNOT adopt ?, because 0 would be allowed
-// +(a|?(b|c)|d) => would match "", on ?(b|c)
-// @(a|?(b|c)|d) => would match "", on ?(b|c)
-//
-// ? can adopt @, because 0 or 1 is allowed
-// ?(a|@(b|c)|d) => ?(a|b|c|d)
-//
-// ? and @ CANNOT adopt * or +, because >1 would be allowed
-// ?(a|*(b|c)|d) => would match bbb on *(b|c)
-// @(a|*(b|c)|d) => would match bbb on *(b|c)
-// ?(a|+(b|c)|d) => would match bbb on +(b|c)
-// @(a|+(b|c)|d) => would match bbb on +(b|c)
-//
-// ! CANNOT adopt ! (nothing else can either)
-// !(a|!(b|c)|d) => !(a|b|c|d) would fail to match on b (not not b|c)
-//
-// ! can adopt @
-// !(a|@(b|c)|d) => !(a|b|c|d)
-//
-// ! CANNOT adopt *
-// !(a|*(b|c)|d) => !(a|b|c|d) would match on bbb, not allowed
-//
-// ! CANNOT adopt +
-// !(a|+(b|c)|d) => !(a|b|c|d) would match on bbb, not allowed
-//
-// ! CANNOT adopt ?
-// x!(a|?(b|c)|d) => x!(a|b|c|d) would fail to match "x"
-const adoptionMap = new Map([
-    ['!', ['@']],
-    ['?', ['?', '@']],
-    ['@', ['@']],
-    ['*', ['*', '+', '?', '@']],
-    ['+', ['+', '@']],
-]);
-// nested extglobs that can be adopted in, but with the addition of
-// a blank '' element.
-const adoptionWithSpaceMap = new Map([
-    ['!', ['?']],
-    ['@', ['?']],
-    ['+', ['?', '*']],
-]);
-// union of the previous two maps
-const adoptionAnyMap = new Map([
-    ['!', ['?', '@']],
-    ['?', ['?', '@']],
-    ['@', ['?', '@']],
-    ['*', ['*', '+', '?', '@']],
-    ['+', ['+', '@', '?', '*']],
-]);
-// Extglobs that can take over their parent if they are the only child
-// the key is parent, value maps child to resulting extglob parent type
-// '@' is omitted because it's a special case. An `@` extglob with a single
-// member can always be usurped by that subpattern.
-const usurpMap = new Map([
-    ['!', new Map([['!', '@']])],
-    [
-        '?',
-        new Map([
-            ['*', '*'],
-            ['+', '*'],
-        ]),
-    ],
-    [
-        '@',
-        new Map([
-            ['!', '!'],
-            ['?', '?'],
-            ['@', '@'],
-            ['*', '*'],
-            ['+', '+'],
-        ]),
-    ],
-    [
-        '+',
-        new Map([
-            ['?', '*'],
-            ['*', '*'],
-        ]),
-    ],
-]);
-// Patterns that get prepended to bind to the start of either the
-// entire string, or just a single path portion, to prevent dots
-// and/or traversal patterns, when needed.
-// Exts don't need the ^ or / bit, because the root binds that already.
-const startNoTraversal = '(?!(?:^|/)\\.\\.?(?:$|/))';
-const startNoDot = '(?!\\.)';
-// characters that indicate a start of pattern needs the "no dots" bit,
-// because a dot *might* be matched. ( is not in the list, because in
-// the case of a child extglob, it will handle the prevention itself.
-const addPatternStart = new Set(['[', '.']);
-// cases where traversal is A-OK, no dot prevention needed
-const justDots = new Set(['..', '.']);
-const reSpecials = new Set('().*{}+?[]^$\\!');
-const regExpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
-// any single thing other than /
-const qmark = '[^/]';
-// * => any number of characters
-const star = qmark + '*?';
-// use + when we need to ensure that *something* matches, because the * is
-// the only thing in the path portion.
-const starNoEmpty = qmark + '+?';
-// remove the \ chars that we added if we end up doing a nonmagic compare
-// const deslash = (s: string) => s.replace(/\\(.)/g, '$1')
-let ID = 0;
-class AST {
-    type;
-    #root;
-    #hasMagic;
-    #uflag = false;
-    #parts = [];
-    #parent;
-    #parentIndex;
-    #negs;
-    #filledNegs = false;
-    #options;
-    #toString;
-    // set to true if it's an extglob with no children
-    // (which really means one child of '')
-    #emptyExt = false;
-    id = ++ID;
-    get depth() {
-        return (this.#parent?.depth ?? -1) + 1;
-    }
-    [Symbol.for('nodejs.util.inspect.custom')]() {
-        return {
-            '@@type': 'AST',
-            id: this.id,
-            type: this.type,
-            root: this.#root.id,
-            parent: this.#parent?.id,
-            depth: this.depth,
-            partsLength: this.#parts.length,
-            parts: this.#parts,
-        };
-    }
-    constructor(type, parent, options = {}) {
-        this.type = type;
-        // extglobs are inherently magical
-        if (type)
-            this.#hasMagic = true;
-        this.#parent = parent;
-        this.#root = this.#parent ? this.#parent.#root : this;
-        this.#options = this.#root === this ? options : this.#root.#options;
-        this.#negs = this.#root === this ? [] : this.#root.#negs;
-        if (type === '!' && !this.#root.#filledNegs)
-            this.#negs.push(this);
-        this.#parentIndex = this.#parent ? this.#parent.#parts.length : 0;
-    }
-    get hasMagic() {
-        /* c8 ignore start */
-        if (this.#hasMagic !== undefined)
-            return this.#hasMagic;
-        /* c8 ignore stop */
-        for (const p of this.#parts) {
-            if (typeof p === 'string')
-                continue;
-            if (p.type || p.hasMagic)
-                return (this.#hasMagic = true);
-        }
-        // note: will be undefined until we generate the regexp src and find out
-        return this.#hasMagic;
-    }
-    // reconstructs the pattern
-    toString() {
-        return (this.#toString !== undefined ? this.#toString
-            : !this.type ?
-                (this.#toString = this.#parts.map(p => String(p)).join(''))
-                : (this.#toString =
-                    this.type +
-                        '(' +
-                        this.#parts.map(p => String(p)).join('|') +
-                        ')'));
-    }
-    #fillNegs() {
-        /* c8 ignore start */
-        if (this !== this.#root)
-            throw new Error('should only call on root');
-        if (this.#filledNegs)
-            return this;
-        /* c8 ignore stop */
-        // call toString() once to fill this out
-        this.toString();
-        this.#filledNegs = true;
-        let n;
-        while ((n = this.#negs.pop())) {
-            if (n.type !== '!')
-                continue;
-            // walk up the tree, appending everthing that comes AFTER parentIndex
-            let p = n;
-            let pp = p.#parent;
-            while (pp) {
-                for (let i = p.#parentIndex + 1; !pp.type && i < pp.#parts.length; i++) {
-                    for (const part of n.#parts) {
-                        /* c8 ignore start */
-                        if (typeof part === 'string') {
-                            throw new Error('string part in extglob AST??');
-                        }
-                        /* c8 ignore stop */
-                        part.copyIn(pp.#parts[i]);
-                    }
-                }
-                p = pp;
-                pp = p.#parent;
-            }
-        }
-        return this;
-    }
-    push(...parts) {
-        for (const p of parts) {
-            if (p === '')
-                continue;
-            /* c8 ignore start */
-            if (typeof p !== 'string' &&
-                !(p instanceof _a && p.#parent === this)) {
-                throw new Error('invalid part: ' + p);
-            }
-            /* c8 ignore stop */
-            this.#parts.push(p);
-        }
-    }
-    toJSON() {
-        const ret = this.type === null ?
-            this.#parts
-                .slice()
-                .map(p => (typeof p === 'string' ? p : p.toJSON()))
-            : [this.type, ...this.#parts.map(p => p.toJSON())];
-        if (this.isStart() && !this.type)
-            ret.unshift([]);
-        if (this.isEnd() &&
-            (this === this.#root ||
-                (this.#root.#filledNegs && this.#parent?.type === '!'))) {
-            ret.push({});
-        }
-        return ret;
-    }
-    isStart() {
-        if (this.#root === this)
-            return true;
-        // if (this.type) return !!this.#parent?.isStart()
-        if (!this.#parent?.isStart())
-            return false;
-        if (this.#parentIndex === 0)
-            return true;
-        // if everything AHEAD of this is a negation, then it's still the "start"
-        const p = this.#parent;
-        for (let i = 0; i < this.#parentIndex; i++) {
-            const pp = p.#parts[i];
-            if (!(pp instanceof _a && pp.type === '!')) {
-                return false;
-            }
-        }
-        return true;
-    }
-    isEnd() {
-        if (this.#root === this)
-            return true;
-        if (this.#parent?.type === '!')
-            return true;
-        if (!this.#parent?.isEnd())
-            return false;
-        if (!this.type)
-            return this.#parent?.isEnd();
-        // if not root, it'll always have a parent
-        /* c8 ignore start */
-        const pl = this.#parent ? this.#parent.#parts.length : 0;
-        /* c8 ignore stop */
-        return this.#parentIndex === pl - 1;
-    }
-    copyIn(part) {
-        if (typeof part === 'string')
-            this.push(part);
-        else
-            this.push(part.clone(this));
-    }
-    clone(parent) {
-        const c = new _a(this.type, parent);
-        for (const p of this.#parts) {
-            c.copyIn(p);
-        }
-        return c;
-    }
-    static #parseAST(str, ast, pos, opt, extDepth) {
-        const maxDepth = opt.maxExtglobRecursion ?? 2;
-        let escaping = false;
-        let inBrace = false;
-        let braceStart = -1;
-        let braceNeg = false;
-        if (ast.type === null) {
-            // outside of a extglob, append until we find a start
-            let i = pos;
-            let acc = '';
-            while (i < str.length) {
-                const c = str.charAt(i++);
-                // still accumulate escapes at this point, but we do ignore
-                // starts that are escaped
-                if (escaping || c === '\\') {
-                    escaping = !escaping;
-                    acc += c;
-                    continue;
-                }
-                if (inBrace) {
-                    if (i === braceStart + 1) {
-                        if (c === '^' || c === '!') {
-                            braceNeg = true;
-                        }
-                    }
-                    else if (c === ']' && !(i === braceStart + 2 && braceNeg)) {
-                        inBrace = false;
-                    }
-                    acc += c;
-                    continue;
-                }
-                else if (c === '[') {
-                    inBrace = true;
-                    braceStart = i;
-                    braceNeg = false;
-                    acc += c;
-                    continue;
-                }
-                // we don't have to check for adoption here, because that's
-                // done at the other recursion point.
-                const doRecurse = !opt.noext &&
-                    isExtglobType(c) &&
-                    str.charAt(i) === '(' &&
-                    extDepth <= maxDepth;
-                if (doRecurse) {
-                    ast.push(acc);
-                    acc = '';
-                    const ext = new _a(c, ast);
-                    i = _a.#parseAST(str, ext, i, opt, extDepth + 1);
-                    ast.push(ext);
-                    continue;
-                }
-                acc += c;
-            }
-            ast.push(acc);
-            return i;
-        }
-        // some kind of extglob, pos is at the (
-        // find the next | or )
-        let i = pos + 1;
-        let part = new _a(null, ast);
-        const parts = [];
-        let acc = '';
-        while (i < str.length) {
-            const c = str.charAt(i++);
-            // still accumulate escapes at this point, but we do ignore
-            // starts that are escaped
-            if (escaping || c === '\\') {
-                escaping = !escaping;
-                acc += c;
-                continue;
-            }
-            if (inBrace) {
-                if (i === braceStart + 1) {
-                    if (c === '^' || c === '!') {
-                        braceNeg = true;
-                    }
-                }
-                else if (c === ']' && !(i === braceStart + 2 && braceNeg)) {
-                    inBrace = false;
-                }
-                acc += c;
-                continue;
-            }
-            else if (c === '[') {
-                inBrace = true;
-                braceStart = i;
-                braceNeg = false;
-                acc += c;
-                continue;
-            }
-            const doRecurse = !opt.noext &&
-                isExtglobType(c) &&
-                str.charAt(i) === '(' &&
-                /* c8 ignore start - the maxDepth is sufficient here */
-                (extDepth <= maxDepth || (ast && ast.#canAdoptType(c)));
-            /* c8 ignore stop */
-            if (doRecurse) {
-                const depthAdd = ast && ast.#canAdoptType(c) ? 0 : 1;
-                part.push(acc);
-                acc = '';
-                const ext = new _a(c, part);
-                part.push(ext);
-                i = _a.#parseAST(str, ext, i, opt, extDepth + depthAdd);
-                continue;
-            }
-            if (c === '|') {
-                part.push(acc);
-                acc = '';
-                parts.push(part);
-                part = new _a(null, ast);
-                continue;
-            }
-            if (c === ')') {
-                if (acc === '' && ast.#parts.length === 0) {
-                    ast.#emptyExt = true;
-                }
-                part.push(acc);
-                acc = '';
-                ast.push(...parts, part);
-                return i;
-            }
-            acc += c;
-        }
-        // unfinished extglob
-        // if we got here, it was a malformed extglob! not an extglob, but
-        // maybe something else in there.
-        ast.type = null;
-        ast.#hasMagic = undefined;
-        ast.#parts = [str.substring(pos - 1)];
-        return i;
-    }
-    #canAdoptWithSpace(child) {
-        return this.#canAdopt(child, adoptionWithSpaceMap);
-    }
-    #canAdopt(child, map = adoptionMap) {
-        if (!child ||
-            typeof child !== 'object' ||
-            child.type !== null ||
-            child.#parts.length !== 1 ||
-            this.type === null) {
-            return false;
-        }
-        const gc = child.#parts[0];
-        if (!gc || typeof gc !== 'object' || gc.type === null) {
-            return false;
-        }
-        return this.#canAdoptType(gc.type, map);
-    }
-    #canAdoptType(c, map = adoptionAnyMap) {
-        return !!map.get(this.type)?.includes(c);
-    }
-    #adoptWithSpace(child, index) {
-        const gc = child.#parts[0];
-        const blank = new _a(null, gc, this.options);
-        blank.#parts.push('');
-        gc.push(blank);
-        this.#adopt(child, index);
-    }
-    #adopt(child, index) {
-        const gc = child.#parts[0];
-        this.#parts.splice(index, 1, ...gc.#parts);
-        for (const p of gc.#parts) {
-            if (typeof p === 'object')
-                p.#parent = this;
-        }
-        this.#toString = undefined;
-    }
-    #canUsurpType(c) {
-        const m = usurpMap.get(this.type);
-        return !!m?.has(c);
-    }
-    #canUsurp(child) {
-        if (!child ||
-            typeof child !== 'object' ||
-            child.type !== null ||
-            child.#parts.length !== 1 ||
-            this.type === null ||
-            this.#parts.length !== 1) {
-            return false;
-        }
-        const gc = child.#parts[0];
-        if (!gc || typeof gc !== 'object' || gc.type === null) {
-            return false;
-        }
-        return this.#canUsurpType(gc.type);
-    }
-    #usurp(child) {
-        const m = usurpMap.get(this.type);
-        const gc = child.#parts[0];
-        const nt = m?.get(gc.type);
-        /* c8 ignore start - impossible */
-        if (!nt)
-            return false;
-        /* c8 ignore stop */
-        this.#parts = gc.#parts;
-        for (const p of this.#parts) {
-            if (typeof p === 'object') {
-                p.#parent = this;
-            }
-        }
-        this.type = nt;
-        this.#toString = undefined;
-        this.#emptyExt = false;
-    }
-    static fromGlob(pattern, options = {}) {
-        const ast = new _a(null, undefined, options);
-        _a.#parseAST(pattern, ast, 0, options, 0);
-        return ast;
-    }
-    // returns the regular expression if there's magic, or the unescaped
-    // string if not.
-    toMMPattern() {
-        // should only be called on root
-        /* c8 ignore start */
-        if (this !== this.#root)
-            return this.#root.toMMPattern();
-        /* c8 ignore stop */
-        const glob = this.toString();
-        const [re, body, hasMagic, uflag] = this.toRegExpSource();
-        // if we're in nocase mode, and not nocaseMagicOnly, then we do
-        // still need a regular expression if we have to case-insensitively
-        // match capital/lowercase characters.
-        const anyMagic = hasMagic ||
-            this.#hasMagic ||
-            (this.#options.nocase &&
-                !this.#options.nocaseMagicOnly &&
-                glob.toUpperCase() !== glob.toLowerCase());
-        if (!anyMagic) {
-            return body;
-        }
-        const flags = (this.#options.nocase ? 'i' : '') + (uflag ? 'u' : '');
-        return Object.assign(new RegExp(`^${re}$`, flags), {
-            _src: re,
-            _glob: glob,
-        });
-    }
-    get options() {
-        return this.#options;
-    }
-    // returns the string match, the regexp source, whether there's magic
-    // in the regexp (so a regular expression is required) and whether or
-    // not the uflag is needed for the regular expression (for posix classes)
-    // TODO: instead of injecting the start/end at this point, just return
-    // the BODY of the regexp, along with the start/end portions suitable
-    // for binding the start/end in either a joined full-path makeRe context
-    // (where we bind to (^|/), or a standalone matchPart context (where
-    // we bind to ^, and not /).  Otherwise slashes get duped!
-    //
-    // In part-matching mode, the start is:
-    // - if not isStart: nothing
-    // - if traversal possible, but not allowed: ^(?!\.\.?$)
-    // - if dots allowed or not possible: ^
-    // - if dots possible and not allowed: ^(?!\.)
-    // end is:
-    // - if not isEnd(): nothing
-    // - else: $
-    //
-    // In full-path matching mode, we put the slash at the START of the
-    // pattern, so start is:
-    // - if first pattern: same as part-matching mode
-    // - if not isStart(): nothing
-    // - if traversal possible, but not allowed: /(?!\.\.?(?:$|/))
-    // - if dots allowed or not possible: /
-    // - if dots possible and not allowed: /(?!\.)
-    // end is:
-    // - if last pattern, same as part-matching mode
-    // - else nothing
-    //
-    // Always put the (?:$|/) on negated tails, though, because that has to be
-    // there to bind the end of the negated pattern portion, and it's easier to
-    // just stick it in now rather than try to inject it later in the middle of
-    // the pattern.
-    //
-    // We can just always return the same end, and leave it up to the caller
-    // to know whether it's going to be used joined or in parts.
-    // And, if the start is adjusted slightly, can do the same there:
-    // - if not isStart: nothing
-    // - if traversal possible, but not allowed: (?:/|^)(?!\.\.?$)
-    // - if dots allowed or not possible: (?:/|^)
-    // - if dots possible and not allowed: (?:/|^)(?!\.)
-    //
-    // But it's better to have a simpler binding without a conditional, for
-    // performance, so probably better to return both start options.
-    //
-    // Then the caller just ignores the end if it's not the first pattern,
-    // and the start always gets applied.
-    //
-    // But that's always going to be $ if it's the ending pattern, or nothing,
-    // so the caller can just attach $ at the end of the pattern when building.
-    //
-    // So the todo is:
-    // - better detect what kind of start is needed
-    // - return both flavors of starting pattern
-    // - attach $ at the end of the pattern when creating the actual RegExp
-    //
-    // Ah, but wait, no, that all only applies to the root when the first pattern
-    // is not an extglob. If the first pattern IS an extglob, then we need all
-    // that dot prevention biz to live in the extglob portions, because eg
-    // +(*|.x*) can match .xy but not .yx.
-    //
-    // So, return the two flavors if it's #root and the first child is not an
-    // AST, otherwise leave it to the child AST to handle it, and there,
-    // use the (?:^|/) style of start binding.
-    //
-    // Even simplified further:
-    // - Since the start for a join is eg /(?!\.) and the start for a part
-    // is ^(?!\.), we can just prepend (?!\.) to the pattern (either root
-    // or start or whatever) and prepend ^ or / at the Regexp construction.
-    toRegExpSource(allowDot) {
-        const dot = allowDot ?? !!this.#options.dot;
-        if (this.#root === this) {
-            this.#flatten();
-            this.#fillNegs();
-        }
-        if (!isExtglobAST(this)) {
-            const noEmpty = this.isStart() &&
-                this.isEnd() &&
-                !this.#parts.some(s => typeof s !== 'string');
-            const src = this.#parts
-                .map(p => {
-                const [re, _, hasMagic, uflag] = typeof p === 'string' ?
-                    _a.#parseGlob(p, this.#hasMagic, noEmpty)
-                    : p.toRegExpSource(allowDot);
-                this.#hasMagic = this.#hasMagic || hasMagic;
-                this.#uflag = this.#uflag || uflag;
-                return re;
-            })
-                .join('');
-            let start = '';
-            if (this.isStart()) {
-                if (typeof this.#parts[0] === 'string') {
-                    // this is the string that will match the start of the pattern,
-                    // so we need to protect against dots and such.
-                    // '.' and '..' cannot match unless the pattern is that exactly,
-                    // even if it starts with . or dot:true is set.
-                    const dotTravAllowed = this.#parts.length === 1 && justDots.has(this.#parts[0]);
-                    if (!dotTravAllowed) {
-                        const aps = addPatternStart;
-                        // check if we have a possibility of matching . or ..,
-                        // and prevent that.
-                        const needNoTrav = 
-                        // dots are allowed, and the pattern starts with [ or .
-                        (dot && aps.has(src.charAt(0))) ||
-                            // the pattern starts with \., and then [ or .
-                            (src.startsWith('\\.') && aps.has(src.charAt(2))) ||
-                            // the pattern starts with \.\., and then [ or .
-                            (src.startsWith('\\.\\.') && aps.has(src.charAt(4)));
-                        // no need to prevent dots if it can't match a dot, or if a
-                        // sub-pattern will be preventing it anyway.
-                        const needNoDot = !dot && !allowDot && aps.has(src.charAt(0));
-                        start =
-                            needNoTrav ? startNoTraversal
-                                : needNoDot ? startNoDot
-                                    : '';
-                    }
-                }
-            }
-            // append the "end of path portion" pattern to negation tails
-            let end = '';
-            if (this.isEnd() &&
-                this.#root.#filledNegs &&
-                this.#parent?.type === '!') {
-                end = '(?:$|\\/)';
-            }
-            const final = start + src + end;
-            return [
-                final,
-                unescape_unescape(src),
-                (this.#hasMagic = !!this.#hasMagic),
-                this.#uflag,
-            ];
-        }
-        // We need to calculate the body *twice* if it's a repeat pattern
-        // at the start, once in nodot mode, then again in dot mode, so a
-        // pattern like *(?) can match 'x.y'
-        const repeated = this.type === '*' || this.type === '+';
-        // some kind of extglob
-        const start = this.type === '!' ? '(?:(?!(?:' : '(?:';
-        let body = this.#partsToRegExp(dot);
-        if (this.isStart() && this.isEnd() && !body && this.type !== '!') {
-            // invalid extglob, has to at least be *something* present, if it's
-            // the entire path portion.
-            const s = this.toString();
-            const me = this;
-            me.#parts = [s];
-            me.type = null;
-            me.#hasMagic = undefined;
-            return [s, unescape_unescape(this.toString()), false, false];
-        }
-        let bodyDotAllowed = !repeated || allowDot || dot || !startNoDot ?
-            ''
-            : this.#partsToRegExp(true);
-        if (bodyDotAllowed === body) {
-            bodyDotAllowed = '';
-        }
-        if (bodyDotAllowed) {
-            body = `(?:${body})(?:${bodyDotAllowed})*?`;
-        }
-        // an empty !() is exactly equivalent to a starNoEmpty
-        let final = '';
-        if (this.type === '!' && this.#emptyExt) {
-            final = (this.isStart() && !dot ? startNoDot : '') + starNoEmpty;
-        }
-        else {
-            const close = this.type === '!' ?
-                // !() must match something,but !(x) can match ''
-                '))' +
-                    (this.isStart() && !dot && !allowDot ? startNoDot : '') +
-                    star +
-                    ')'
-                : this.type === '@' ? ')'
-                    : this.type === '?' ? ')?'
-                        : this.type === '+' && bodyDotAllowed ? ')'
-                            : this.type === '*' && bodyDotAllowed ? `)?`
-                                : `)${this.type}`;
-            final = start + body + close;
-        }
-        return [
-            final,
-            unescape_unescape(body),
-            (this.#hasMagic = !!this.#hasMagic),
-            this.#uflag,
-        ];
-    }
-    #flatten() {
-        if (!isExtglobAST(this)) {
-            for (const p of this.#parts) {
-                if (typeof p === 'object') {
-                    p.#flatten();
-                }
-            }
-        }
-        else {
-            // do up to 10 passes to flatten as much as possible
-            let iterations = 0;
-            let done = false;
-            do {
-                done = true;
-                for (let i = 0; i < this.#parts.length; i++) {
-                    const c = this.#parts[i];
-                    if (typeof c === 'object') {
-                        c.#flatten();
-                        if (this.#canAdopt(c)) {
-                            done = false;
-                            this.#adopt(c, i);
-                        }
-                        else if (this.#canAdoptWithSpace(c)) {
-                            done = false;
-                            this.#adoptWithSpace(c, i);
-                        }
-                        else if (this.#canUsurp(c)) {
-                            done = false;
-                            this.#usurp(c);
-                        }
-                    }
-                }
-            } while (!done && ++iterations < 10);
-        }
-        this.#toString = undefined;
-    }
-    #partsToRegExp(dot) {
-        return this.#parts
-            .map(p => {
-            // extglob ASTs should only contain parent ASTs
-            /* c8 ignore start */
-            if (typeof p === 'string') {
-                throw new Error('string type in extglob ast??');
-            }
-            /* c8 ignore stop */
-            // can ignore hasMagic, because extglobs are already always magic
-            const [re, _, _hasMagic, uflag] = p.toRegExpSource(dot);
-            this.#uflag = this.#uflag || uflag;
-            return re;
-        })
-            .filter(p => !(this.isStart() && this.isEnd()) || !!p)
-            .join('|');
-    }
-    static #parseGlob(glob, hasMagic, noEmpty = false) {
-        let escaping = false;
-        let re = '';
-        let uflag = false;
-        // multiple stars that aren't globstars coalesce into one *
-        let inStar = false;
-        for (let i = 0; i < glob.length; i++) {
-            const c = glob.charAt(i);
-            if (escaping) {
-                escaping = false;
-                re += (reSpecials.has(c) ? '\\' : '') + c;
-                continue;
-            }
-            if (c === '*') {
-                if (inStar)
-                    continue;
-                inStar = true;
-                re += noEmpty && /^[*]+$/.test(glob) ? starNoEmpty : star;
-                hasMagic = true;
-                continue;
-            }
-            else {
-                inStar = false;
-            }
-            if (c === '\\') {
-                if (i === glob.length - 1) {
-                    re += '\\\\';
-                }
-                else {
-                    escaping = true;
-                }
-                continue;
-            }
-            if (c === '[') {
-                const [src, needUflag, consumed, magic] = parseClass(glob, i);
-                if (consumed) {
-                    re += src;
-                    uflag = uflag || needUflag;
-                    i += consumed - 1;
-                    hasMagic = hasMagic || magic;
-                    continue;
-                }
-            }
-            if (c === '?') {
-                re += qmark;
-                hasMagic = true;
-                continue;
-            }
-            re += regExpEscape(c);
-        }
-        return [re, unescape_unescape(glob), !!hasMagic, uflag];
-    }
-}
-_a = AST;
-//# sourceMappingURL=ast.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/escape.js
-/**
- * Escape all magic characters in a glob pattern.
- *
- * If the {@link MinimatchOptions.windowsPathsNoEscape}
- * option is used, then characters are escaped by wrapping in `[]`, because
- * a magic character wrapped in a character class can only be satisfied by
- * that exact character.  In this mode, `\` is _not_ escaped, because it is
- * not interpreted as a magic character, but instead as a path separator.
- *
- * If the {@link MinimatchOptions.magicalBraces} option is used,
- * then braces (`{` and `}`) will be escaped.
- */
-const escape_escape = (s, { windowsPathsNoEscape = false, magicalBraces = false, } = {}) => {
-    // don't need to escape +@! because we escape the parens
-    // that make those magic, and escaping ! as [!] isn't valid,
-    // because [!]] is a valid glob class meaning not ']'.
-    if (magicalBraces) {
-        return windowsPathsNoEscape ?
-            s.replace(/[?*()[\]{}]/g, '[$&]')
-            : s.replace(/[?*()[\]\\{}]/g, '\\$&');
-    }
-    return windowsPathsNoEscape ?
-        s.replace(/[?*()[\]]/g, '[$&]')
-        : s.replace(/[?*()[\]\\]/g, '\\$&');
-};
-//# sourceMappingURL=escape.js.map
-;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/index.js
-
-
-
-
-
-const minimatch = (p, pattern, options = {}) => {
-    assertValidPattern(pattern);
-    // shortcut: comments match nothing.
-    if (!options.nocomment && pattern.charAt(0) === '#') {
-        return false;
-    }
-    return new Minimatch(pattern, options).match(p);
-};
-// Optimized checking for the most common glob patterns.
-const starDotExtRE = /^\*+([^+@!?*[(]*)$/;
-const starDotExtTest = (ext) => (f) => !f.startsWith('.') && f.endsWith(ext);
-const starDotExtTestDot = (ext) => (f) => f.endsWith(ext);
-const starDotExtTestNocase = (ext) => {
-    ext = ext.toLowerCase();
-    return (f) => !f.startsWith('.') && f.toLowerCase().endsWith(ext);
-};
-const starDotExtTestNocaseDot = (ext) => {
-    ext = ext.toLowerCase();
-    return (f) => f.toLowerCase().endsWith(ext);
-};
-const starDotStarRE = /^\*+\.\*+$/;
-const starDotStarTest = (f) => !f.startsWith('.') && f.includes('.');
-const starDotStarTestDot = (f) => f !== '.' && f !== '..' && f.includes('.');
-const dotStarRE = /^\.\*+$/;
-const dotStarTest = (f) => f !== '.' && f !== '..' && f.startsWith('.');
-const starRE = /^\*+$/;
-const starTest = (f) => f.length !== 0 && !f.startsWith('.');
-const starTestDot = (f) => f.length !== 0 && f !== '.' && f !== '..';
-const qmarksRE = /^\?+([^+@!?*[(]*)?$/;
-const qmarksTestNocase = ([$0, ext = '']) => {
-    const noext = qmarksTestNoExt([$0]);
-    if (!ext)
-        return noext;
-    ext = ext.toLowerCase();
-    return (f) => noext(f) && f.toLowerCase().endsWith(ext);
-};
-const qmarksTestNocaseDot = ([$0, ext = '']) => {
-    const noext = qmarksTestNoExtDot([$0]);
-    if (!ext)
-        return noext;
-    ext = ext.toLowerCase();
-    return (f) => noext(f) && f.toLowerCase().endsWith(ext);
-};
-const qmarksTestDot = ([$0, ext = '']) => {
-    const noext = qmarksTestNoExtDot([$0]);
-    return !ext ? noext : (f) => noext(f) && f.endsWith(ext);
-};
-const qmarksTest = ([$0, ext = '']) => {
-    const noext = qmarksTestNoExt([$0]);
-    return !ext ? noext : (f) => noext(f) && f.endsWith(ext);
-};
-const qmarksTestNoExt = ([$0]) => {
-    const len = $0.length;
-    return (f) => f.length === len && !f.startsWith('.');
-};
-const qmarksTestNoExtDot = ([$0]) => {
-    const len = $0.length;
-    return (f) => f.length === len && f !== '.' && f !== '..';
-};
-/* c8 ignore start */
-const defaultPlatform = (typeof process === 'object' && process ?
-    (typeof process.env === 'object' &&
-        process.env &&
-        process.env.__MINIMATCH_TESTING_PLATFORM__) ||
-        process.platform
-    : 'posix');
-const esm_path = {
-    win32: { sep: '\\' },
-    posix: { sep: '/' },
-};
-/* c8 ignore stop */
-const sep = defaultPlatform === 'win32' ? esm_path.win32.sep : esm_path.posix.sep;
-minimatch.sep = sep;
-const GLOBSTAR = Symbol('globstar **');
-minimatch.GLOBSTAR = GLOBSTAR;
-// any single thing other than /
-// don't need to escape / when using new RegExp()
-const esm_qmark = '[^/]';
-// * => any number of characters
-const esm_star = esm_qmark + '*?';
-// ** when dots are allowed.  Anything goes, except .. and .
-// not (^ or / followed by one or two dots followed by $ or /),
-// followed by anything, any number of times.
-const twoStarDot = '(?:(?!(?:\\/|^)(?:\\.{1,2})($|\\/)).)*?';
-// not a ^ or / followed by a dot,
-// followed by anything, any number of times.
-const twoStarNoDot = '(?:(?!(?:\\/|^)\\.).)*?';
-const filter = (pattern, options = {}) => (p) => minimatch(p, pattern, options);
-minimatch.filter = filter;
-const ext = (a, b = {}) => Object.assign({}, a, b);
-const defaults = (def) => {
-    if (!def || typeof def !== 'object' || !Object.keys(def).length) {
-        return minimatch;
-    }
-    const orig = minimatch;
-    const m = (p, pattern, options = {}) => orig(p, pattern, ext(def, options));
-    return Object.assign(m, {
-        Minimatch: class Minimatch extends orig.Minimatch {
-            constructor(pattern, options = {}) {
-                super(pattern, ext(def, options));
-            }
-            static defaults(options) {
-                return orig.defaults(ext(def, options)).Minimatch;
-            }
-        },
-        AST: class AST extends orig.AST {
-            /* c8 ignore start */
-            constructor(type, parent, options = {}) {
-                super(type, parent, ext(def, options));
-            }
-            /* c8 ignore stop */
-            static fromGlob(pattern, options = {}) {
-                return orig.AST.fromGlob(pattern, ext(def, options));
-            }
-        },
-        unescape: (s, options = {}) => orig.unescape(s, ext(def, options)),
-        escape: (s, options = {}) => orig.escape(s, ext(def, options)),
-        filter: (pattern, options = {}) => orig.filter(pattern, ext(def, options)),
-        defaults: (options) => orig.defaults(ext(def, options)),
-        makeRe: (pattern, options = {}) => orig.makeRe(pattern, ext(def, options)),
-        braceExpand: (pattern, options = {}) => orig.braceExpand(pattern, ext(def, options)),
-        match: (list, pattern, options = {}) => orig.match(list, pattern, ext(def, options)),
-        sep: orig.sep,
-        GLOBSTAR: GLOBSTAR,
-    });
-};
-minimatch.defaults = defaults;
-// Brace expansion:
-// a{b,c}d -> abd acd
-// a{b,}c -> abc ac
-// a{0..3}d -> a0d a1d a2d a3d
-// a{b,c{d,e}f}g -> abg acdfg acefg
-// a{b,c}d{e,f}g -> abdeg acdeg abdeg abdfg
-//
-// Invalid sets are not expanded.
-// a{2..}b -> a{2..}b
-// a{b}c -> a{b}c
-const braceExpand = (pattern, options = {}) => {
-    assertValidPattern(pattern);
-    // Thanks to Yeting Li <https://github.com/yetingli> for
-    // improving this regexp to avoid a ReDOS vulnerability.
-    if (options.nobrace || !/\{(?:(?!\{).)*\}/.test(pattern)) {
-        // shortcut. no need to expand.
-        return [pattern];
-    }
-    return expand(pattern, { max: options.braceExpandMax });
-};
-minimatch.braceExpand = braceExpand;
-// parse a component of the expanded set.
-// At this point, no pattern may contain "/" in it
-// so we're going to return a 2d array, where each entry is the full
-// pattern, split on '/', and then turned into a regular expression.
-// A regexp is made at the end which joins each array with an
-// escaped /, and another full one which joins each regexp with |.
-//
-// Following the lead of Bash 4.1, note that "**" only has special meaning
-// when it is the *only* thing in a path portion.  Otherwise, any series
-// of * is equivalent to a single *.  Globstar behavior is enabled by
-// default, and can be disabled by setting options.noglobstar.
-const makeRe = (pattern, options = {}) => new Minimatch(pattern, options).makeRe();
-minimatch.makeRe = makeRe;
-const match = (list, pattern, options = {}) => {
-    const mm = new Minimatch(pattern, options);
-    list = list.filter(f => mm.match(f));
-    if (mm.options.nonull && !list.length) {
-        list.push(pattern);
-    }
-    return list;
-};
-minimatch.match = match;
-// replace stuff like \* with *
-const globMagic = /[?*]|[+@!]\(.*?\)|\[|\]/;
-const esm_regExpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
-class Minimatch {
-    options;
-    set;
-    pattern;
-    windowsPathsNoEscape;
-    nonegate;
-    negate;
-    comment;
-    empty;
-    preserveMultipleSlashes;
-    partial;
-    globSet;
-    globParts;
-    nocase;
-    isWindows;
-    platform;
-    windowsNoMagicRoot;
-    maxGlobstarRecursion;
-    regexp;
-    constructor(pattern, options = {}) {
-        assertValidPattern(pattern);
-        options = options || {};
-        this.options = options;
-        this.maxGlobstarRecursion = options.maxGlobstarRecursion ?? 200;
-        this.pattern = pattern;
-        this.platform = options.platform || defaultPlatform;
-        this.isWindows = this.platform === 'win32';
-        // avoid the annoying deprecation flag lol
-        const awe = ('allowWindow' + 'sEscape');
-        this.windowsPathsNoEscape =
-            !!options.windowsPathsNoEscape || options[awe] === false;
-        if (this.windowsPathsNoEscape) {
-            this.pattern = this.pattern.replace(/\\/g, '/');
-        }
-        this.preserveMultipleSlashes = !!options.preserveMultipleSlashes;
-        this.regexp = null;
-        this.negate = false;
-        this.nonegate = !!options.nonegate;
-        this.comment = false;
-        this.empty = false;
-        this.partial = !!options.partial;
-        this.nocase = !!this.options.nocase;
-        this.windowsNoMagicRoot =
-            options.windowsNoMagicRoot !== undefined ?
-                options.windowsNoMagicRoot
-                : !!(this.isWindows && this.nocase);
-        this.globSet = [];
-        this.globParts = [];
-        this.set = [];
-        // make the set of regexps etc.
-        this.make();
-    }
-    hasMagic() {
-        if (this.options.magicalBraces && this.set.length > 1) {
-            return true;
-        }
-        for (const pattern of this.set) {
-            for (const part of pattern) {
-                if (typeof part !== 'string')
-                    return true;
-            }
-        }
-        return false;
-    }
-    debug(..._) { }
-    make() {
-        const pattern = this.pattern;
-        const options = this.options;
-        // empty patterns and comments match nothing.
-        if (!options.nocomment && pattern.charAt(0) === '#') {
-            this.comment = true;
-            return;
-        }
-        if (!pattern) {
-            this.empty = true;
-            return;
-        }
-        // step 1: figure out negation, etc.
-        this.parseNegate();
-        // step 2: expand braces
-        this.globSet = [...new Set(this.braceExpand())];
-        if (options.debug) {
-            //oxlint-disable-next-line no-console
-            this.debug = (...args) => console.error(...args);
-        }
-        this.debug(this.pattern, this.globSet);
-        // step 3: now we have a set, so turn each one into a series of
-        // path-portion matching patterns.
-        // These will be regexps, except in the case of "**", which is
-        // set to the GLOBSTAR object for globstar behavior,
-        // and will not contain any / characters
-        //
-        // First, we preprocess to make the glob pattern sets a bit simpler
-        // and deduped.  There are some perf-killing patterns that can cause
-        // problems with a glob walk, but we can simplify them down a bit.
-        const rawGlobParts = this.globSet.map(s => this.slashSplit(s));
-        this.globParts = this.preprocess(rawGlobParts);
-        this.debug(this.pattern, this.globParts);
-        // glob --> regexps
-        let set = this.globParts.map((s, _, __) => {
-            if (this.isWindows && this.windowsNoMagicRoot) {
-                // check if it's a drive or unc path.
-                const isUNC = s[0] === '' &&
-                    s[1] === '' &&
-                    (s[2] === '?' || !globMagic.test(s[2])) &&
-                    !globMagic.test(s[3]);
-                const isDrive = /^[a-z]:/i.test(s[0]);
-                if (isUNC) {
-                    return [
-                        ...s.slice(0, 4),
-                        ...s.slice(4).map(ss => this.parse(ss)),
-                    ];
-                }
-                else if (isDrive) {
-                    return [s[0], ...s.slice(1).map(ss => this.parse(ss))];
-                }
-            }
-            return s.map(ss => this.parse(ss));
-        });
-        this.debug(this.pattern, set);
-        // filter out everything that didn't compile properly.
-        this.set = set.filter(s => s.indexOf(false) === -1);
-        // do not treat the ? in UNC paths as magic
-        if (this.isWindows) {
-            for (let i = 0; i < this.set.length; i++) {
-                const p = this.set[i];
-                if (p[0] === '' &&
-                    p[1] === '' &&
-                    this.globParts[i][2] === '?' &&
-                    typeof p[3] === 'string' &&
-                    /^[a-z]:$/i.test(p[3])) {
-                    p[2] = '?';
-                }
-            }
-        }
-        this.debug(this.pattern, this.set);
-    }
-    // various transforms to equivalent pattern sets that are
-    // faster to process in a filesystem walk.  The goal is to
-    // eliminate what we can, and push all ** patterns as far
-    // to the right as possible, even if it increases the number
-    // of patterns that we have to process.
-    preprocess(globParts) {
-        // if we're not in globstar mode, then turn ** into *
-        if (this.options.noglobstar) {
-            for (const partset of globParts) {
-                for (let j = 0; j < partset.length; j++) {
-                    if (partset[j] === '**') {
-                        partset[j] = '*';
-                    }
-                }
-            }
-        }
-        const { optimizationLevel = 1 } = this.options;
-        if (optimizationLevel >= 2) {
-            // aggressive optimization for the purpose of fs walking
-            globParts = this.firstPhasePreProcess(globParts);
-            globParts = this.secondPhasePreProcess(globParts);
-        }
-        else if (optimizationLevel >= 1) {
-            // just basic optimizations to remove some .. parts
-            globParts = this.levelOneOptimize(globParts);
-        }
-        else {
-            // just collapse multiple ** portions into one
-            globParts = this.adjascentGlobstarOptimize(globParts);
-        }
-        return globParts;
-    }
-    // just get rid of adjascent ** portions
-    adjascentGlobstarOptimize(globParts) {
-        return globParts.map(parts => {
-            let gs = -1;
-            while (-1 !== (gs = parts.indexOf('**', gs + 1))) {
-                let i = gs;
-                while (parts[i + 1] === '**') {
-                    i++;
-                }
-                if (i !== gs) {
-                    parts.splice(gs, i - gs);
-                }
-            }
-            return parts;
-        });
-    }
-    // get rid of adjascent ** and resolve .. portions
-    levelOneOptimize(globParts) {
-        return globParts.map(parts => {
-            parts = parts.reduce((set, part) => {
-                const prev = set[set.length - 1];
-                if (part === '**' && prev === '**') {
-                    return set;
-                }
-                if (part === '..') {
-                    if (prev && prev !== '..' && prev !== '.' && prev !== '**') {
-                        set.pop();
-                        return set;
-                    }
-                }
-                set.push(part);
-                return set;
-            }, []);
-            return parts.length === 0 ? [''] : parts;
-        });
-    }
-    levelTwoFileOptimize(parts) {
-        if (!Array.isArray(parts)) {
-            parts = this.slashSplit(parts);
-        }
-        let didSomething = false;
-        do {
-            didSomething = false;
-            // <pre>/<e>/<rest> -> <pre>/<rest>
-            if (!this.preserveMultipleSlashes) {
-                for (let i = 1; i < parts.length - 1; i++) {
-                    const p = parts[i];
-                    // don't squeeze out UNC patterns
-                    if (i === 1 && p === '' && parts[0] === '')
-                        continue;
-                    if (p === '.' || p === '') {
-                        didSomething = true;
-                        parts.splice(i, 1);
-                        i--;
-                    }
-                }
-                if (parts[0] === '.' &&
-                    parts.length === 2 &&
-                    (parts[1] === '.' || parts[1] === '')) {
-                    didSomething = true;
-                    parts.pop();
-                }
-            }
-            // <pre>/<p>/../<rest> -> <pre>/<rest>
-            let dd = 0;
-            while (-1 !== (dd = parts.indexOf('..', dd + 1))) {
-                const p = parts[dd - 1];
-                if (p &&
-                    p !== '.' &&
-                    p !== '..' &&
-                    p !== '**' &&
-                    !(this.isWindows && /^[a-z]:$/i.test(p))) {
-                    didSomething = true;
-                    parts.splice(dd - 1, 2);
-                    dd -= 2;
-                }
-            }
-        } while (didSomething);
-        return parts.length === 0 ? [''] : parts;
-    }
-    // First phase: single-pattern processing
-    // <pre> is 1 or more portions
-    // <rest> is 1 or more portions
-    // <p> is any portion other than ., .., '', or **
-    // <e> is . or ''
-    //
-    // **/.. is *brutal* for filesystem walking performance, because
-    // it effectively resets the recursive walk each time it occurs,
-    // and ** cannot be reduced out by a .. pattern part like a regexp
-    // or most strings (other than .., ., and '') can be.
-    //
-    // <pre>/**/../<p>/<p>/<rest> -> {<pre>/../<p>/<p>/<rest>,<pre>/**/<p>/<p>/<rest>}
-    // <pre>/<e>/<rest> -> <pre>/<rest>
-    // <pre>/<p>/../<rest> -> <pre>/<rest>
-    // **/**/<rest> -> **/<rest>
-    //
-    // **/*/<rest> -> */**/<rest> <== not valid because ** doesn't follow
-    // this WOULD be allowed if ** did follow symlinks, or * didn't
-    firstPhasePreProcess(globParts) {
-        let didSomething = false;
-        do {
-            didSomething = false;
-            // <pre>/**/../<p>/<p>/<rest> -> {<pre>/../<p>/<p>/<rest>,<pre>/**/<p>/<p>/<rest>}
-            for (let parts of globParts) {
-                let gs = -1;
-                while (-1 !== (gs = parts.indexOf('**', gs + 1))) {
-                    let gss = gs;
-                    while (parts[gss + 1] === '**') {
-                        // <pre>/**/**/<rest> -> <pre>/**/<rest>
-                        gss++;
-                    }
-                    // eg, if gs is 2 and gss is 4, that means we have 3 **
-                    // parts, and can remove 2 of them.
-                    if (gss > gs) {
-                        parts.splice(gs + 1, gss - gs);
-                    }
-                    let next = parts[gs + 1];
-                    const p = parts[gs + 2];
-                    const p2 = parts[gs + 3];
-                    if (next !== '..')
-                        continue;
-                    if (!p ||
-                        p === '.' ||
-                        p === '..' ||
-                        !p2 ||
-                        p2 === '.' ||
-                        p2 === '..') {
-                        continue;
-                    }
-                    didSomething = true;
-                    // edit parts in place, and push the new one
-                    parts.splice(gs, 1);
-                    const other = parts.slice(0);
-                    other[gs] = '**';
-                    globParts.push(other);
-                    gs--;
-                }
-                // <pre>/<e>/<rest> -> <pre>/<rest>
-                if (!this.preserveMultipleSlashes) {
-                    for (let i = 1; i < parts.length - 1; i++) {
-                        const p = parts[i];
-                        // don't squeeze out UNC patterns
-                        if (i === 1 && p === '' && parts[0] === '')
-                            continue;
-                        if (p === '.' || p === '') {
-                            didSomething = true;
-                            parts.splice(i, 1);
-                            i--;
-                        }
-                    }
-                    if (parts[0] === '.' &&
-                        parts.length === 2 &&
-                        (parts[1] === '.' || parts[1] === '')) {
-                        didSomething = true;
-                        parts.pop();
-                    }
-                }
-                // <pre>/<p>/../<rest> -> <pre>/<rest>
-                let dd = 0;
-                while (-1 !== (dd = parts.indexOf('..', dd + 1))) {
-                    const p = parts[dd - 1];
-                    if (p && p !== '.' && p !== '..' && p !== '**') {
-                        didSomething = true;
-                        const needDot = dd === 1 && parts[dd + 1] === '**';
-                        const splin = needDot ? ['.'] : [];
-                        parts.splice(dd - 1, 2, ...splin);
-                        if (parts.length === 0)
-                            parts.push('');
-                        dd -= 2;
-                    }
-                }
-            }
-        } while (didSomething);
-        return globParts;
-    }
-    // second phase: multi-pattern dedupes
-    // {<pre>/*/<rest>,<pre>/<p>/<rest>} -> <pre>/*/<rest>
-    // {<pre>/<rest>,<pre>/<rest>} -> <pre>/<rest>
-    // {<pre>/**/<rest>,<pre>/<rest>} -> <pre>/**/<rest>
-    //
-    // {<pre>/**/<rest>,<pre>/**/<p>/<rest>} -> <pre>/**/<rest>
-    // ^-- not valid because ** doens't follow symlinks
-    secondPhasePreProcess(globParts) {
-        for (let i = 0; i < globParts.length - 1; i++) {
-            for (let j = i + 1; j < globParts.length; j++) {
-                const matched = this.partsMatch(globParts[i], globParts[j], !this.preserveMultipleSlashes);
-                if (matched) {
-                    globParts[i] = [];
-                    globParts[j] = matched;
-                    break;
-                }
-            }
-        }
-        return globParts.filter(gs => gs.length);
-    }
-    partsMatch(a, b, emptyGSMatch = false) {
-        let ai = 0;
-        let bi = 0;
-        let result = [];
-        let which = '';
-        while (ai < a.length && bi < b.length) {
-            if (a[ai] === b[bi]) {
-                result.push(which === 'b' ? b[bi] : a[ai]);
-                ai++;
-                bi++;
-            }
-            else if (emptyGSMatch && a[ai] === '**' && b[bi] === a[ai + 1]) {
-                result.push(a[ai]);
-                ai++;
-            }
-            else if (emptyGSMatch && b[bi] === '**' && a[ai] === b[bi + 1]) {
-                result.push(b[bi]);
-                bi++;
-            }
-            else if (a[ai] === '*' &&
-                b[bi] &&
-                (this.options.dot || !b[bi].startsWith('.')) &&
-                b[bi] !== '**') {
-                if (which === 'b')
-                    return false;
-                which = 'a';
-                result.push(a[ai]);
-                ai++;
-                bi++;
-            }
-            else if (b[bi] === '*' &&
-                a[ai] &&
-                (this.options.dot || !a[ai].startsWith('.')) &&
-                a[ai] !== '**') {
-                if (which === 'a')
-                    return false;
-                which = 'b';
-                result.push(b[bi]);
-                ai++;
-                bi++;
-            }
-            else {
-                return false;
-            }
-        }
-        // if we fall out of the loop, it means they two are identical
-        // as long as their lengths match
-        return a.length === b.length && result;
-    }
-    parseNegate() {
-        if (this.nonegate)
-            return;
-        const pattern = this.pattern;
-        let negate = false;
-        let negateOffset = 0;
-        for (let i = 0; i < pattern.length && pattern.charAt(i) === '!'; i++) {
-            negate = !negate;
-            negateOffset++;
-        }
-        if (negateOffset)
-            this.pattern = pattern.slice(negateOffset);
-        this.negate = negate;
-    }
-    // set partial to true to test if, for example,
-    // "/a/b" matches the start of "/*/b/*/d"
-    // Partial means, if you run out of file before you run
-    // out of pattern, then that's fine, as long as all
-    // the parts match.
-    matchOne(file, pattern, partial = false) {
-        let fileStartIndex = 0;
-        let patternStartIndex = 0;
-        // UNC paths like //?/X:/... can match X:/... and vice versa
-        // Drive letters in absolute drive or unc paths are always compared
-        // case-insensitively.
-        if (this.isWindows) {
-            const fileDrive = typeof file[0] === 'string' && /^[a-z]:$/i.test(file[0]);
-            const fileUNC = !fileDrive &&
-                file[0] === '' &&
-                file[1] === '' &&
-                file[2] === '?' &&
-                /^[a-z]:$/i.test(file[3]);
-            const patternDrive = typeof pattern[0] === 'string' && /^[a-z]:$/i.test(pattern[0]);
-            const patternUNC = !patternDrive &&
-                pattern[0] === '' &&
-                pattern[1] === '' &&
-                pattern[2] === '?' &&
-                typeof pattern[3] === 'string' &&
-                /^[a-z]:$/i.test(pattern[3]);
-            const fdi = fileUNC ? 3
-                : fileDrive ? 0
-                    : undefined;
-            const pdi = patternUNC ? 3
-                : patternDrive ? 0
-                    : undefined;
-            if (typeof fdi === 'number' && typeof pdi === 'number') {
-                const [fd, pd] = [
-                    file[fdi],
-                    pattern[pdi],
-                ];
-                // start matching at the drive letter index of each
-                if (fd.toLowerCase() === pd.toLowerCase()) {
-                    pattern[pdi] = fd;
-                    patternStartIndex = pdi;
-                    fileStartIndex = fdi;
-                }
-            }
-        }
-        // resolve and reduce . and .. portions in the file as well.
-        // don't need to do the second phase, because it's only one string[]
-        const { optimizationLevel = 1 } = this.options;
-        if (optimizationLevel >= 2) {
-            file = this.levelTwoFileOptimize(file);
-        }
-        if (pattern.includes(GLOBSTAR)) {
-            return this.#matchGlobstar(file, pattern, partial, fileStartIndex, patternStartIndex);
-        }
-        return this.#matchOne(file, pattern, partial, fileStartIndex, patternStartIndex);
-    }
-    #matchGlobstar(file, pattern, partial, fileIndex, patternIndex) {
-        // split the pattern into head, tail, and middle of ** delimited parts
-        const firstgs = pattern.indexOf(GLOBSTAR, patternIndex);
-        const lastgs = pattern.lastIndexOf(GLOBSTAR);
-        // split the pattern up into globstar-delimited sections
-        // the tail has to be at the end, and the others just have
-        // to be found in order from the head.
-        const [head, body, tail] = partial ?
-            [
-                pattern.slice(patternIndex, firstgs),
-                pattern.slice(firstgs + 1),
-                [],
-            ]
-            : [
-                pattern.slice(patternIndex, firstgs),
-                pattern.slice(firstgs + 1, lastgs),
-                pattern.slice(lastgs + 1),
-            ];
-        // check the head, from the current file/pattern index.
-        if (head.length) {
-            const fileHead = file.slice(fileIndex, fileIndex + head.length);
-            if (!this.#matchOne(fileHead, head, partial, 0, 0)) {
-                return false;
-            }
-            fileIndex += head.length;
-            patternIndex += head.length;
-        }
-        // now we know the head matches!
-        // if the last portion is not empty, it MUST match the end
-        // check the tail
-        let fileTailMatch = 0;
-        if (tail.length) {
-            // if head + tail > file, then we cannot possibly match
-            if (tail.length + fileIndex > file.length)
-                return false;
-            // try to match the tail
-            let tailStart = file.length - tail.length;
-            if (this.#matchOne(file, tail, partial, tailStart, 0)) {
-                fileTailMatch = tail.length;
-            }
-            else {
-                // affordance for stuff like a/**/* matching a/b/
-                // if the last file portion is '', and there's more to the pattern
-                // then try without the '' bit.
-                if (file[file.length - 1] !== '' ||
-                    fileIndex + tail.length === file.length) {
-                    return false;
-                }
-                tailStart--;
-                if (!this.#matchOne(file, tail, partial, tailStart, 0)) {
-                    return false;
-                }
-                fileTailMatch = tail.length + 1;
-            }
-        }
-        // now we know the tail matches!
-        // the middle is zero or more portions wrapped in **, possibly
-        // containing more ** sections.
-        // so a/**/b/**/c/**/d has become **/b/**/c/**
-        // if it's empty, it means a/**/b, just verify we have no bad dots
-        // if there's no tail, so it ends on /**, then we must have *something*
-        // after the head, or it's not a matc
-        if (!body.length) {
-            let sawSome = !!fileTailMatch;
-            for (let i = fileIndex; i < file.length - fileTailMatch; i++) {
-                const f = String(file[i]);
-                sawSome = true;
-                if (f === '.' ||
-                    f === '..' ||
-                    (!this.options.dot && f.startsWith('.'))) {
-                    return false;
-                }
-            }
-            // in partial mode, we just need to get past all file parts
-            return partial || sawSome;
-        }
-        // now we know that there's one or more body sections, which can
-        // be matched anywhere from the 0 index (because the head was pruned)
-        // through to the length-fileTailMatch index.
-        // split the body up into sections, and note the minimum index it can
-        // be found at (start with the length of all previous segments)
-        // [section, before, after]
-        const bodySegments = [[[], 0]];
-        let currentBody = bodySegments[0];
-        let nonGsParts = 0;
-        const nonGsPartsSums = [0];
-        for (const b of body) {
-            if (b === GLOBSTAR) {
-                nonGsPartsSums.push(nonGsParts);
-                currentBody = [[], 0];
-                bodySegments.push(currentBody);
-            }
-            else {
-                currentBody[0].push(b);
-                nonGsParts++;
-            }
-        }
-        let i = bodySegments.length - 1;
-        const fileLength = file.length - fileTailMatch;
-        for (const b of bodySegments) {
-            b[1] = fileLength - (nonGsPartsSums[i--] + b[0].length);
-        }
-        return !!this.#matchGlobStarBodySections(file, bodySegments, fileIndex, 0, partial, 0, !!fileTailMatch);
-    }
-    // return false for "nope, not matching"
-    // return null for "not matching, cannot keep trying"
-    #matchGlobStarBodySections(file, 
-    // pattern section, last possible position for it
-    bodySegments, fileIndex, bodyIndex, partial, globStarDepth, sawTail) {
-        // take the first body segment, and walk from fileIndex to its "after"
-        // value at the end
-        // If it doesn't match at that position, we increment, until we hit
-        // that final possible position, and give up.
-        // If it does match, then advance and try to rest.
-        // If any of them fail we keep walking forward.
-        // this is still a bit recursively painful, but it's more constrained
-        // than previous implementations, because we never test something that
-        // can't possibly be a valid matching condition.
-        const bs = bodySegments[bodyIndex];
-        if (!bs) {
-            // just make sure that there's no bad dots
-            for (let i = fileIndex; i < file.length; i++) {
-                sawTail = true;
-                const f = file[i];
-                if (f === '.' ||
-                    f === '..' ||
-                    (!this.options.dot && f.startsWith('.'))) {
-                    return false;
-                }
-            }
-            return sawTail;
-        }
-        // have a non-globstar body section to test
-        const [body, after] = bs;
-        while (fileIndex <= after) {
-            const m = this.#matchOne(file.slice(0, fileIndex + body.length), body, partial, fileIndex, 0);
-            // if limit exceeded, no match. intentional false negative,
-            // acceptable break in correctness for security.
-            if (m && globStarDepth < this.maxGlobstarRecursion) {
-                // match! see if the rest match. if so, we're done!
-                const sub = this.#matchGlobStarBodySections(file, bodySegments, fileIndex + body.length, bodyIndex + 1, partial, globStarDepth + 1, sawTail);
-                if (sub !== false) {
-                    return sub;
-                }
-            }
-            const f = file[fileIndex];
-            if (f === '.' ||
-                f === '..' ||
-                (!this.options.dot && f.startsWith('.'))) {
-                return false;
-            }
-            fileIndex++;
-        }
-        // walked off. no point continuing
-        return partial || null;
-    }
-    #matchOne(file, pattern, partial, fileIndex, patternIndex) {
-        let fi;
-        let pi;
-        let pl;
-        let fl;
-        for (fi = fileIndex,
-            pi = patternIndex,
-            fl = file.length,
-            pl = pattern.length; fi < fl && pi < pl; fi++, pi++) {
-            this.debug('matchOne loop');
-            let p = pattern[pi];
-            let f = file[fi];
-            this.debug(pattern, p, f);
-            // should be impossible.
-            // some invalid regexp stuff in the set.
-            /* c8 ignore start */
-            if (p === false || p === GLOBSTAR) {
-                return false;
-            }
-            /* c8 ignore stop */
-            // something other than **
-            // non-magic patterns just have to match exactly
-            // patterns with magic have been turned into regexps.
-            let hit;
-            if (typeof p === 'string') {
-                hit = f === p;
-                this.debug('string match', p, f, hit);
-            }
-            else {
-                hit = p.test(f);
-                this.debug('pattern match', p, f, hit);
-            }
-            if (!hit)
-                return false;
-        }
-        // Note: ending in / means that we'll get a final ""
-        // at the end of the pattern.  This can only match a
-        // corresponding "" at the end of the file.
-        // If the file ends in /, then it can only match a
-        // a pattern that ends in /, unless the pattern just
-        // doesn't have any more for it. But, a/b/ should *not*
-        // match "a/b/*", even though "" matches against the
-        // [^/]*? pattern, except in partial mode, where it might
-        // simply not be reached yet.
-        // However, a/b/ should still satisfy a/*
-        // now either we fell off the end of the pattern, or we're done.
-        if (fi === fl && pi === pl) {
-            // ran out of pattern and filename at the same time.
-            // an exact hit!
-            return true;
-        }
-        else if (fi === fl) {
-            // ran out of file, but still had pattern left.
-            // this is ok if we're doing the match as part of
-            // a glob fs traversal.
-            return partial;
-        }
-        else if (pi === pl) {
-            // ran out of pattern, still have file left.
-            // this is only acceptable if we're on the very last
-            // empty segment of a file with a trailing slash.
-            // a/* should match a/b/
-            return fi === fl - 1 && file[fi] === '';
-            /* c8 ignore start */
-        }
-        else {
-            // should be unreachable.
-            throw new Error('wtf?');
-        }
-        /* c8 ignore stop */
-    }
-    braceExpand() {
-        return braceExpand(this.pattern, this.options);
-    }
-    parse(pattern) {
-        assertValidPattern(pattern);
-        const options = this.options;
-        // shortcuts
-        if (pattern === '**')
-            return GLOBSTAR;
-        if (pattern === '')
-            return '';
-        // far and away, the most common glob pattern parts are
-        // *, *.*, and *.<ext>  Add a fast check method for those.
-        let m;
-        let fastTest = null;
-        if ((m = pattern.match(starRE))) {
-            fastTest = options.dot ? starTestDot : starTest;
-        }
-        else if ((m = pattern.match(starDotExtRE))) {
-            fastTest = (options.nocase ?
-                options.dot ?
-                    starDotExtTestNocaseDot
-                    : starDotExtTestNocase
-                : options.dot ? starDotExtTestDot
-                    : starDotExtTest)(m[1]);
-        }
-        else if ((m = pattern.match(qmarksRE))) {
-            fastTest = (options.nocase ?
-                options.dot ?
-                    qmarksTestNocaseDot
-                    : qmarksTestNocase
-                : options.dot ? qmarksTestDot
-                    : qmarksTest)(m);
-        }
-        else if ((m = pattern.match(starDotStarRE))) {
-            fastTest = options.dot ? starDotStarTestDot : starDotStarTest;
-        }
-        else if ((m = pattern.match(dotStarRE))) {
-            fastTest = dotStarTest;
-        }
-        const re = AST.fromGlob(pattern, this.options).toMMPattern();
-        if (fastTest && typeof re === 'object') {
-            // Avoids overriding in frozen environments
-            Reflect.defineProperty(re, 'test', { value: fastTest });
-        }
-        return re;
-    }
-    makeRe() {
-        if (this.regexp || this.regexp === false)
-            return this.regexp;
-        // at this point, this.set is a 2d array of partial
-        // pattern strings, or "**".
-        //
-        // It's better to use .match().  This function shouldn't
-        // be used, really, but it's pretty convenient sometimes,
-        // when you just want to work with a regex.
-        const set = this.set;
-        if (!set.length) {
-            this.regexp = false;
-            return this.regexp;
-        }
-        const options = this.options;
-        const twoStar = options.noglobstar ? esm_star
-            : options.dot ? twoStarDot
-                : twoStarNoDot;
-        const flags = new Set(options.nocase ? ['i'] : []);
-        // regexpify non-globstar patterns
-        // if ** is only item, then we just do one twoStar
-        // if ** is first, and there are more, prepend (\/|twoStar\/)? to next
-        // if ** is last, append (\/twoStar|) to previous
-        // if ** is in the middle, append (\/|\/twoStar\/) to previous
-        // then filter out GLOBSTAR symbols
-        let re = set
-            .map(pattern => {
-            const pp = pattern.map(p => {
-                if (p instanceof RegExp) {
-                    for (const f of p.flags.split(''))
-                        flags.add(f);
-                }
-                return (typeof p === 'string' ? esm_regExpEscape(p)
-                    : p === GLOBSTAR ? GLOBSTAR
-                        : p._src);
-            });
-            pp.forEach((p, i) => {
-                const next = pp[i + 1];
-                const prev = pp[i - 1];
-                if (p !== GLOBSTAR || prev === GLOBSTAR) {
-                    return;
-                }
-                if (prev === undefined) {
-                    if (next !== undefined && next !== GLOBSTAR) {
-                        pp[i + 1] = '(?:\\/|' + twoStar + '\\/)?' + next;
-                    }
-                    else {
-                        pp[i] = twoStar;
-                    }
-                }
-                else if (next === undefined) {
-                    pp[i - 1] = prev + '(?:\\/|\\/' + twoStar + ')?';
-                }
-                else if (next !== GLOBSTAR) {
-                    pp[i - 1] = prev + '(?:\\/|\\/' + twoStar + '\\/)' + next;
-                    pp[i + 1] = GLOBSTAR;
-                }
-            });
-            const filtered = pp.filter(p => p !== GLOBSTAR);
-            // For partial matches, we need to make the pattern match
-            // any prefix of the full path. We do this by generating
-            // alternative patterns that match progressively longer prefixes.
-            if (this.partial && filtered.length >= 1) {
-                const prefixes = [];
-                for (let i = 1; i <= filtered.length; i++) {
-                    prefixes.push(filtered.slice(0, i).join('/'));
-                }
-                return '(?:' + prefixes.join('|') + ')';
-            }
-            return filtered.join('/');
-        })
-            .join('|');
-        // need to wrap in parens if we had more than one thing with |,
-        // otherwise only the first will be anchored to ^ and the last to $
-        const [open, close] = set.length > 1 ? ['(?:', ')'] : ['', ''];
-        // must match entire pattern
-        // ending in a * or ** will make it less strict.
-        re = '^' + open + re + close + '$';
-        // In partial mode, '/' should always match as it's a valid prefix for any pattern
-        if (this.partial) {
-            re = '^(?:\\/|' + open + re.slice(1, -1) + close + ')$';
-        }
-        // can match anything, as long as it's not this.
-        if (this.negate)
-            re = '^(?!' + re + ').+$';
-        try {
-            this.regexp = new RegExp(re, [...flags].join(''));
-            /* c8 ignore start */
-        }
-        catch {
-            // should be impossible
-            this.regexp = false;
-        }
-        /* c8 ignore stop */
-        return this.regexp;
-    }
-    slashSplit(p) {
-        // if p starts with // on windows, we preserve that
-        // so that UNC paths aren't broken.  Otherwise, any number of
-        // / characters are coalesced into one, unless
-        // preserveMultipleSlashes is set to true.
-        if (this.preserveMultipleSlashes) {
-            return p.split('/');
-        }
-        else if (this.isWindows && /^\/\/[^/]+/.test(p)) {
-            // add an extra '' for the one we lose
-            return ['', ...p.split(/\/+/)];
-        }
-        else {
-            return p.split(/\/+/);
-        }
-    }
-    match(f, partial = this.partial) {
-        this.debug('match', f, this.pattern);
-        // short-circuit in the case of busted things.
-        // comments, etc.
-        if (this.comment) {
-            return false;
-        }
-        if (this.empty) {
-            return f === '';
-        }
-        if (f === '/' && partial) {
-            return true;
-        }
-        const options = this.options;
-        // windows: need to use /, not \
-        if (this.isWindows) {
-            f = f.split('\\').join('/');
-        }
-        // treat the test path as a set of pathparts.
-        const ff = this.slashSplit(f);
-        this.debug(this.pattern, 'split', ff);
-        // just ONE of the pattern sets in this.set needs to match
-        // in order for it to be valid.  If negating, then just one
-        // match means that we have failed.
-        // Either way, return on the first hit.
-        const set = this.set;
-        this.debug(this.pattern, 'set', set);
-        // Find the basename of the path by looking for the last non-empty segment
-        let filename = ff[ff.length - 1];
-        if (!filename) {
-            for (let i = ff.length - 2; !filename && i >= 0; i--) {
-                filename = ff[i];
-            }
-        }
-        for (const pattern of set) {
-            let file = ff;
-            if (options.matchBase && pattern.length === 1) {
-                file = [filename];
-            }
-            const hit = this.matchOne(file, pattern, partial);
-            if (hit) {
-                if (options.flipNegate) {
-                    return true;
-                }
-                return !this.negate;
-            }
-        }
-        // didn't get any hits.  this is success if it's a negative
-        // pattern, failure otherwise.
-        if (options.flipNegate) {
-            return false;
-        }
-        return this.negate;
-    }
-    static defaults(def) {
-        return minimatch.defaults(def).Minimatch;
-    }
-}
-/* c8 ignore start */
-
-
-
-/* c8 ignore stop */
-minimatch.AST = AST;
-minimatch.Minimatch = Minimatch;
-minimatch.escape = escape_escape;
-minimatch.unescape = unescape_unescape;
-//# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-path.js
-
-
-
-const internal_path_IS_WINDOWS = process.platform === 'win32';
-/**
- * Helper class for parsing paths into segments
- */
-class Path {
-    /**
-     * Constructs a Path
-     * @param itemPath Path or array of segments
-     */
-    constructor(itemPath) {
-        this.segments = [];
-        // String
-        if (typeof itemPath === 'string') {
-            external_assert_(itemPath, `Parameter 'itemPath' must not be empty`);
-            // Normalize slashes and trim unnecessary trailing slash
-            itemPath = safeTrimTrailingSeparator(itemPath);
-            // Not rooted
-            if (!hasRoot(itemPath)) {
-                this.segments = itemPath.split(external_path_.sep);
-            }
-            // Rooted
-            else {
-                // Add all segments, while not at the root
-                let remaining = itemPath;
-                let dir = dirname(remaining);
-                while (dir !== remaining) {
-                    // Add the segment
-                    const basename = external_path_.basename(remaining);
-                    this.segments.unshift(basename);
-                    // Truncate the last segment
-                    remaining = dir;
-                    dir = dirname(remaining);
-                }
-                // Remainder is the root
-                this.segments.unshift(remaining);
-            }
-        }
-        // Array
-        else {
-            // Must not be empty
-            external_assert_(itemPath.length > 0, `Parameter 'itemPath' must not be an empty array`);
-            // Each segment
-            for (let i = 0; i < itemPath.length; i++) {
-                let segment = itemPath[i];
-                // Must not be empty
-                external_assert_(segment, `Parameter 'itemPath' must not contain any empty segments`);
-                // Normalize slashes
-                segment = internal_path_helper_normalizeSeparators(itemPath[i]);
-                // Root segment
-                if (i === 0 && hasRoot(segment)) {
-                    segment = safeTrimTrailingSeparator(segment);
-                    external_assert_(segment === dirname(segment), `Parameter 'itemPath' root segment contains information for multiple segments`);
-                    this.segments.push(segment);
-                }
-                // All other segments
-                else {
-                    // Must not contain slash
-                    external_assert_(!segment.includes(external_path_.sep), `Parameter 'itemPath' contains unexpected path separators`);
-                    this.segments.push(segment);
-                }
-            }
-        }
-    }
-    /**
-     * Converts the path to it's string representation
-     */
-    toString() {
-        // First segment
-        let result = this.segments[0];
-        // All others
-        let skipSlash = result.endsWith(external_path_.sep) || (internal_path_IS_WINDOWS && /^[A-Z]:$/i.test(result));
-        for (let i = 1; i < this.segments.length; i++) {
-            if (skipSlash) {
-                skipSlash = false;
-            }
-            else {
-                result += external_path_.sep;
-            }
-            result += this.segments[i];
-        }
-        return result;
-    }
-}
-//# sourceMappingURL=internal-path.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-pattern.js
-
-
-
-
-
-
-
-const internal_pattern_IS_WINDOWS = process.platform === 'win32';
-class Pattern {
-    constructor(patternOrNegate, isImplicitPattern = false, segments, homedir) {
-        /**
-         * Indicates whether matches should be excluded from the result set
-         */
-        this.negate = false;
-        // Pattern overload
-        let pattern;
-        if (typeof patternOrNegate === 'string') {
-            pattern = patternOrNegate.trim();
-        }
-        // Segments overload
-        else {
-            // Convert to pattern
-            segments = segments || [];
-            external_assert_(segments.length, `Parameter 'segments' must not empty`);
-            const root = Pattern.getLiteral(segments[0]);
-            external_assert_(root && hasAbsoluteRoot(root), `Parameter 'segments' first element must be a root path`);
-            pattern = new Path(segments).toString().trim();
-            if (patternOrNegate) {
-                pattern = `!${pattern}`;
-            }
-        }
-        // Negate
-        while (pattern.startsWith('!')) {
-            this.negate = !this.negate;
-            pattern = pattern.substr(1).trim();
-        }
-        // Normalize slashes and ensures absolute root
-        pattern = Pattern.fixupPattern(pattern, homedir);
-        // Segments
-        this.segments = new Path(pattern).segments;
-        // Trailing slash indicates the pattern should only match directories, not regular files
-        this.trailingSeparator = internal_path_helper_normalizeSeparators(pattern)
-            .endsWith(external_path_.sep);
-        pattern = safeTrimTrailingSeparator(pattern);
-        // Search path (literal path prior to the first glob segment)
-        let foundGlob = false;
-        const searchSegments = this.segments
-            .map(x => Pattern.getLiteral(x))
-            .filter(x => !foundGlob && !(foundGlob = x === ''));
-        this.searchPath = new Path(searchSegments).toString();
-        // Root RegExp (required when determining partial match)
-        this.rootRegExp = new RegExp(Pattern.regExpEscape(searchSegments[0]), internal_pattern_IS_WINDOWS ? 'i' : '');
-        this.isImplicitPattern = isImplicitPattern;
-        // Create minimatch
-        const minimatchOptions = {
-            dot: true,
-            nobrace: true,
-            nocase: internal_pattern_IS_WINDOWS,
-            nocomment: true,
-            noext: true,
-            nonegate: true
-        };
-        pattern = internal_pattern_IS_WINDOWS ? pattern.replace(/\\/g, '/') : pattern;
-        this.minimatch = new Minimatch(pattern, minimatchOptions);
-    }
-    /**
-     * Matches the pattern against the specified path
-     */
-    match(itemPath) {
-        // Last segment is globstar?
-        if (this.segments[this.segments.length - 1] === '**') {
-            // Normalize slashes
-            itemPath = internal_path_helper_normalizeSeparators(itemPath);
-            // Append a trailing slash. Otherwise Minimatch will not match the directory immediately
-            // preceding the globstar. For example, given the pattern `/foo/**`, Minimatch returns
-            // false for `/foo` but returns true for `/foo/`. Append a trailing slash to handle that quirk.
-            if (!itemPath.endsWith(external_path_.sep) && this.isImplicitPattern === false) {
-                // Note, this is safe because the constructor ensures the pattern has an absolute root.
-                // For example, formats like C: and C:foo on Windows are resolved to an absolute root.
-                itemPath = `${itemPath}${external_path_.sep}`;
-            }
-        }
-        else {
-            // Normalize slashes and trim unnecessary trailing slash
-            itemPath = safeTrimTrailingSeparator(itemPath);
-        }
-        // Match
-        if (this.minimatch.match(itemPath)) {
-            return this.trailingSeparator ? MatchKind.Directory : MatchKind.All;
-        }
-        return MatchKind.None;
-    }
-    /**
-     * Indicates whether the pattern may match descendants of the specified path
-     */
-    partialMatch(itemPath) {
-        // Normalize slashes and trim unnecessary trailing slash
-        itemPath = safeTrimTrailingSeparator(itemPath);
-        // matchOne does not handle root path correctly
-        if (dirname(itemPath) === itemPath) {
-            return this.rootRegExp.test(itemPath);
-        }
-        return this.minimatch.matchOne(itemPath.split(internal_pattern_IS_WINDOWS ? /\\+/ : /\/+/), this.minimatch.set[0], true);
-    }
-    /**
-     * Escapes glob patterns within a path
-     */
-    static globEscape(s) {
-        return (internal_pattern_IS_WINDOWS ? s : s.replace(/\\/g, '\\\\')) // escape '\' on Linux/macOS
-            .replace(/(\[)(?=[^/]+\])/g, '[[]') // escape '[' when ']' follows within the path segment
-            .replace(/\?/g, '[?]') // escape '?'
-            .replace(/\*/g, '[*]'); // escape '*'
-    }
-    /**
-     * Normalizes slashes and ensures absolute root
-     */
-    static fixupPattern(pattern, homedir) {
-        // Empty
-        external_assert_(pattern, 'pattern cannot be empty');
-        // Must not contain `.` segment, unless first segment
-        // Must not contain `..` segment
-        const literalSegments = new Path(pattern).segments.map(x => Pattern.getLiteral(x));
-        external_assert_(literalSegments.every((x, i) => (x !== '.' || i === 0) && x !== '..'), `Invalid pattern '${pattern}'. Relative pathing '.' and '..' is not allowed.`);
-        // Must not contain globs in root, e.g. Windows UNC path \\foo\b*r
-        external_assert_(!hasRoot(pattern) || literalSegments[0], `Invalid pattern '${pattern}'. Root segment must not contain globs.`);
-        // Normalize slashes
-        pattern = internal_path_helper_normalizeSeparators(pattern);
-        // Replace leading `.` segment
-        if (pattern === '.' || pattern.startsWith(`.${external_path_.sep}`)) {
-            pattern = Pattern.globEscape(process.cwd()) + pattern.substr(1);
-        }
-        // Replace leading `~` segment
-        else if (pattern === '~' || pattern.startsWith(`~${external_path_.sep}`)) {
-            homedir = homedir || external_os_.homedir();
-            external_assert_(homedir, 'Unable to determine HOME directory');
-            external_assert_(hasAbsoluteRoot(homedir), `Expected HOME directory to be a rooted path. Actual '${homedir}'`);
-            pattern = Pattern.globEscape(homedir) + pattern.substr(1);
-        }
-        // Replace relative drive root, e.g. pattern is C: or C:foo
-        else if (internal_pattern_IS_WINDOWS &&
-            (pattern.match(/^[A-Z]:$/i) || pattern.match(/^[A-Z]:[^\\]/i))) {
-            let root = ensureAbsoluteRoot('C:\\dummy-root', pattern.substr(0, 2));
-            if (pattern.length > 2 && !root.endsWith('\\')) {
-                root += '\\';
-            }
-            pattern = Pattern.globEscape(root) + pattern.substr(2);
-        }
-        // Replace relative root, e.g. pattern is \ or \foo
-        else if (internal_pattern_IS_WINDOWS && (pattern === '\\' || pattern.match(/^\\[^\\]/))) {
-            let root = ensureAbsoluteRoot('C:\\dummy-root', '\\');
-            if (!root.endsWith('\\')) {
-                root += '\\';
-            }
-            pattern = Pattern.globEscape(root) + pattern.substr(1);
-        }
-        // Otherwise ensure absolute root
-        else {
-            pattern = ensureAbsoluteRoot(Pattern.globEscape(process.cwd()), pattern);
-        }
-        return internal_path_helper_normalizeSeparators(pattern);
-    }
-    /**
-     * Attempts to unescape a pattern segment to create a literal path segment.
-     * Otherwise returns empty string.
-     */
-    static getLiteral(segment) {
-        let literal = '';
-        for (let i = 0; i < segment.length; i++) {
-            const c = segment[i];
-            // Escape
-            if (c === '\\' && !internal_pattern_IS_WINDOWS && i + 1 < segment.length) {
-                literal += segment[++i];
-                continue;
-            }
-            // Wildcard
-            else if (c === '*' || c === '?') {
-                return '';
-            }
-            // Character set
-            else if (c === '[' && i + 1 < segment.length) {
-                let set = '';
-                let closed = -1;
-                for (let i2 = i + 1; i2 < segment.length; i2++) {
-                    const c2 = segment[i2];
-                    // Escape
-                    if (c2 === '\\' && !internal_pattern_IS_WINDOWS && i2 + 1 < segment.length) {
-                        set += segment[++i2];
-                        continue;
-                    }
-                    // Closed
-                    else if (c2 === ']') {
-                        closed = i2;
-                        break;
-                    }
-                    // Otherwise
-                    else {
-                        set += c2;
-                    }
-                }
-                // Closed?
-                if (closed >= 0) {
-                    // Cannot convert
-                    if (set.length > 1) {
-                        return '';
-                    }
-                    // Convert to literal
-                    if (set) {
-                        literal += set;
-                        i = closed;
-                        continue;
-                    }
-                }
-                // Otherwise fall thru
-            }
-            // Append
-            literal += c;
-        }
-        return literal;
-    }
-    /**
-     * Escapes regexp special characters
-     * https://javascript.info/regexp-escaping
-     */
-    static regExpEscape(s) {
-        return s.replace(/[[\\^$.|?*+()]/g, '\\$&');
-    }
-}
-//# sourceMappingURL=internal-pattern.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-search-state.js
-class SearchState {
-    constructor(path, level) {
-        this.path = path;
-        this.level = level;
-    }
-}
-//# sourceMappingURL=internal-search-state.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-globber.js
-var internal_globber_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-var __asyncValues = (undefined && undefined.__asyncValues) || function (o) {
-    if (!Symbol.asyncIterator) throw new TypeError("Symbol.asyncIterator is not defined.");
-    var m = o[Symbol.asyncIterator], i;
-    return m ? m.call(o) : (o = typeof __values === "function" ? __values(o) : o[Symbol.iterator](), i = {}, verb("next"), verb("throw"), verb("return"), i[Symbol.asyncIterator] = function () { return this; }, i);
-    function verb(n) { i[n] = o[n] && function (v) { return new Promise(function (resolve, reject) { v = o[n](v), settle(resolve, reject, v.done, v.value); }); }; }
-    function settle(resolve, reject, d, v) { Promise.resolve(v).then(function(v) { resolve({ value: v, done: d }); }, reject); }
-};
-var __await = (undefined && undefined.__await) || function (v) { return this instanceof __await ? (this.v = v, this) : new __await(v); }
-var __asyncGenerator = (undefined && undefined.__asyncGenerator) || function (thisArg, _arguments, generator) {
-    if (!Symbol.asyncIterator) throw new TypeError("Symbol.asyncIterator is not defined.");
-    var g = generator.apply(thisArg, _arguments || []), i, q = [];
-    return i = Object.create((typeof AsyncIterator === "function" ? AsyncIterator : Object).prototype), verb("next"), verb("throw"), verb("return", awaitReturn), i[Symbol.asyncIterator] = function () { return this; }, i;
-    function awaitReturn(f) { return function (v) { return Promise.resolve(v).then(f, reject); }; }
-    function verb(n, f) { if (g[n]) { i[n] = function (v) { return new Promise(function (a, b) { q.push([n, v, a, b]) > 1 || resume(n, v); }); }; if (f) i[n] = f(i[n]); } }
-    function resume(n, v) { try { step(g[n](v)); } catch (e) { settle(q[0][3], e); } }
-    function step(r) { r.value instanceof __await ? Promise.resolve(r.value.v).then(fulfill, reject) : settle(q[0][2], r); }
-    function fulfill(value) { resume("next", value); }
-    function reject(value) { resume("throw", value); }
-    function settle(f, v) { if (f(v), q.shift(), q.length) resume(q[0][0], q[0][1]); }
-};
-
-
-
-
-
-
-
-
-const internal_globber_IS_WINDOWS = process.platform === 'win32';
-class DefaultGlobber {
-    constructor(options) {
-        this.patterns = [];
-        this.searchPaths = [];
-        this.options = getOptions(options);
-    }
-    getSearchPaths() {
-        // Return a copy
-        return this.searchPaths.slice();
-    }
-    glob() {
-        return internal_globber_awaiter(this, void 0, void 0, function* () {
-            var _a, e_1, _b, _c;
-            const result = [];
-            try {
-                for (var _d = true, _e = __asyncValues(this.globGenerator()), _f; _f = yield _e.next(), _a = _f.done, !_a; _d = true) {
-                    _c = _f.value;
-                    _d = false;
-                    const itemPath = _c;
-                    result.push(itemPath);
-                }
-            }
-            catch (e_1_1) { e_1 = { error: e_1_1 }; }
-            finally {
-                try {
-                    if (!_d && !_a && (_b = _e.return)) yield _b.call(_e);
-                }
-                finally { if (e_1) throw e_1.error; }
-            }
-            return result;
-        });
-    }
-    globGenerator() {
-        return __asyncGenerator(this, arguments, function* globGenerator_1() {
-            // Fill in defaults options
-            const options = getOptions(this.options);
-            // Implicit descendants?
-            const patterns = [];
-            for (const pattern of this.patterns) {
-                patterns.push(pattern);
-                if (options.implicitDescendants &&
-                    (pattern.trailingSeparator ||
-                        pattern.segments[pattern.segments.length - 1] !== '**')) {
-                    patterns.push(new Pattern(pattern.negate, true, pattern.segments.concat('**')));
-                }
-            }
-            // Push the search paths
-            const stack = [];
-            for (const searchPath of getSearchPaths(patterns)) {
-                core_debug(`Search path '${searchPath}'`);
-                // Exists?
-                try {
-                    // Intentionally using lstat. Detection for broken symlink
-                    // will be performed later (if following symlinks).
-                    yield __await(external_fs_.promises.lstat(searchPath));
-                }
-                catch (err) {
-                    if (err.code === 'ENOENT') {
-                        continue;
-                    }
-                    throw err;
-                }
-                stack.unshift(new SearchState(searchPath, 1));
-            }
-            // Search
-            const traversalChain = []; // used to detect cycles
-            while (stack.length) {
-                // Pop
-                const item = stack.pop();
-                // Match?
-                const match = internal_pattern_helper_match(patterns, item.path);
-                const partialMatch = !!match || internal_pattern_helper_partialMatch(patterns, item.path);
-                if (!match && !partialMatch) {
-                    continue;
-                }
-                // Stat
-                const stats = yield __await(DefaultGlobber.stat(item, options, traversalChain)
-                // Broken symlink, or symlink cycle detected, or no longer exists
-                );
-                // Broken symlink, or symlink cycle detected, or no longer exists
-                if (!stats) {
-                    continue;
-                }
-                // Hidden file or directory?
-                if (options.excludeHiddenFiles && external_path_.basename(item.path).match(/^\./)) {
-                    continue;
-                }
-                // Directory
-                if (stats.isDirectory()) {
-                    // Matched
-                    if (match & MatchKind.Directory && options.matchDirectories) {
-                        yield yield __await(item.path);
-                    }
-                    // Descend?
-                    else if (!partialMatch) {
-                        continue;
-                    }
-                    // Push the child items in reverse
-                    const childLevel = item.level + 1;
-                    const childItems = (yield __await(external_fs_.promises.readdir(item.path))).map(x => new SearchState(external_path_.join(item.path, x), childLevel));
-                    stack.push(...childItems.reverse());
-                }
-                // File
-                else if (match & MatchKind.File) {
-                    yield yield __await(item.path);
-                }
-            }
-        });
-    }
-    /**
-     * Constructs a DefaultGlobber
-     */
-    static create(patterns, options) {
-        return internal_globber_awaiter(this, void 0, void 0, function* () {
-            const result = new DefaultGlobber(options);
-            if (internal_globber_IS_WINDOWS) {
-                patterns = patterns.replace(/\r\n/g, '\n');
-                patterns = patterns.replace(/\r/g, '\n');
-            }
-            const lines = patterns.split('\n').map(x => x.trim());
-            for (const line of lines) {
-                // Empty or comment
-                if (!line || line.startsWith('#')) {
-                    continue;
-                }
-                // Pattern
-                else {
-                    result.patterns.push(new Pattern(line));
-                }
-            }
-            result.searchPaths.push(...getSearchPaths(result.patterns));
-            return result;
-        });
-    }
-    static stat(item, options, traversalChain) {
-        return internal_globber_awaiter(this, void 0, void 0, function* () {
-            // Note:
-            // `stat` returns info about the target of a symlink (or symlink chain)
-            // `lstat` returns info about a symlink itself
-            let stats;
-            if (options.followSymbolicLinks) {
-                try {
-                    // Use `stat` (following symlinks)
-                    stats = yield external_fs_.promises.stat(item.path);
-                }
-                catch (err) {
-                    if (err.code === 'ENOENT') {
-                        if (options.omitBrokenSymbolicLinks) {
-                            core_debug(`Broken symlink '${item.path}'`);
-                            return undefined;
-                        }
-                        throw new Error(`No information found for the path '${item.path}'. This may indicate a broken symbolic link.`);
-                    }
-                    throw err;
-                }
-            }
-            else {
-                // Use `lstat` (not following symlinks)
-                stats = yield external_fs_.promises.lstat(item.path);
-            }
-            // Note, isDirectory() returns false for the lstat of a symlink
-            if (stats.isDirectory() && options.followSymbolicLinks) {
-                // Get the realpath
-                const realPath = yield external_fs_.promises.realpath(item.path);
-                // Fixup the traversal chain to match the item level
-                while (traversalChain.length >= item.level) {
-                    traversalChain.pop();
-                }
-                // Test for a cycle
-                if (traversalChain.some((x) => x === realPath)) {
-                    core_debug(`Symlink cycle detected for path '${item.path}' and realpath '${realPath}'`);
-                    return undefined;
-                }
-                // Update the traversal chain
-                traversalChain.push(realPath);
-            }
-            return stats;
-        });
-    }
-}
-//# sourceMappingURL=internal-globber.js.map
-;// CONCATENATED MODULE: external "stream"
-const external_stream_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
-// EXTERNAL MODULE: external "util"
-var external_util_ = __nccwpck_require__(9023);
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/internal-hash-files.js
-var internal_hash_files_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-var internal_hash_files_asyncValues = (undefined && undefined.__asyncValues) || function (o) {
-    if (!Symbol.asyncIterator) throw new TypeError("Symbol.asyncIterator is not defined.");
-    var m = o[Symbol.asyncIterator], i;
-    return m ? m.call(o) : (o = typeof __values === "function" ? __values(o) : o[Symbol.iterator](), i = {}, verb("next"), verb("throw"), verb("return"), i[Symbol.asyncIterator] = function () { return this; }, i);
-    function verb(n) { i[n] = o[n] && function (v) { return new Promise(function (resolve, reject) { v = o[n](v), settle(resolve, reject, v.done, v.value); }); }; }
-    function settle(resolve, reject, d, v) { Promise.resolve(v).then(function(v) { resolve({ value: v, done: d }); }, reject); }
-};
-
-
-
-
-
-
-function hashFiles(globber_1, currentWorkspace_1) {
-    return internal_hash_files_awaiter(this, arguments, void 0, function* (globber, currentWorkspace, verbose = false) {
-        var _a, e_1, _b, _c;
-        var _d;
-        const writeDelegate = verbose ? core.info : core.debug;
-        let hasMatch = false;
-        const githubWorkspace = currentWorkspace
-            ? currentWorkspace
-            : ((_d = process.env['GITHUB_WORKSPACE']) !== null && _d !== void 0 ? _d : process.cwd());
-        const result = crypto.createHash('sha256');
-        let count = 0;
-        try {
-            for (var _e = true, _f = internal_hash_files_asyncValues(globber.globGenerator()), _g; _g = yield _f.next(), _a = _g.done, !_a; _e = true) {
-                _c = _g.value;
-                _e = false;
-                const file = _c;
-                writeDelegate(file);
-                if (!file.startsWith(`${githubWorkspace}${path.sep}`)) {
-                    writeDelegate(`Ignore '${file}' since it is not under GITHUB_WORKSPACE.`);
-                    continue;
-                }
-                if (fs.statSync(file).isDirectory()) {
-                    writeDelegate(`Skip directory '${file}'.`);
-                    continue;
-                }
-                const hash = crypto.createHash('sha256');
-                const pipeline = util.promisify(stream.pipeline);
-                yield pipeline(fs.createReadStream(file), hash);
-                result.write(hash.digest());
-                count++;
-                if (!hasMatch) {
-                    hasMatch = true;
-                }
-            }
-        }
-        catch (e_1_1) { e_1 = { error: e_1_1 }; }
-        finally {
-            try {
-                if (!_e && !_a && (_b = _f.return)) yield _b.call(_f);
-            }
-            finally { if (e_1) throw e_1.error; }
-        }
-        result.end();
-        if (hasMatch) {
-            writeDelegate(`Found ${count} files to hash.`);
-            return result.digest('hex');
-        }
-        else {
-            writeDelegate(`No matches found for glob`);
-            return '';
-        }
-    });
-}
-//# sourceMappingURL=internal-hash-files.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/glob/lib/glob.js
-var glob_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-/**
- * Constructs a globber
- *
- * @param patterns  Patterns separated by newlines
- * @param options   Glob options
- */
-function create(patterns, options) {
-    return glob_awaiter(this, void 0, void 0, function* () {
-        return yield DefaultGlobber.create(patterns, options);
-    });
-}
-/**
- * Computes the sha256 hash of a glob
- *
- * @param patterns  Patterns separated by newlines
- * @param currentWorkspace  Workspace used when matching files
- * @param options   Glob options
- * @param verbose   Enables verbose logging
- */
-function glob_hashFiles(patterns_1) {
-    return glob_awaiter(this, arguments, void 0, function* (patterns, currentWorkspace = '', options, verbose = false) {
-        let followSymbolicLinks = true;
-        if (options && typeof options.followSymbolicLinks === 'boolean') {
-            followSymbolicLinks = options.followSymbolicLinks;
-        }
-        const globber = yield create(patterns, { followSymbolicLinks });
-        return _hashFiles(globber, currentWorkspace, verbose);
-    });
-}
-//# sourceMappingURL=glob.js.map
-;// CONCATENATED MODULE: ./src/actions/glob.ts
-
-
-
-/** The action's globber: @actions/glob, whose patterns and debug lines GitHub users know. */
-const actionsGlob = async (root, patterns, includeHidden) => {
-    const absolute = patterns.map((p) => p.startsWith('!') ? `!${external_node_path_default().join(root, p.slice(1))}` : external_node_path_default().join(root, p));
-    // Hidden names are judged below root. @actions/glob's own option does not even walk hidden folders
-    // (a .git of thousands of files), but it also skips everything when root itself is a hidden folder
-    // (say .output): only then are hidden names filtered out afterwards.
-    const pruneHidden = !includeHidden && !isHidden(external_node_path_default().basename(root));
-    const globber = await create(absolute.join('\n'), {
-        matchDirectories: false,
-        // Links are judged one by one by the scan: a link to a folder outside root is never walked.
-        followSymbolicLinks: false,
-        implicitDescendants: true,
-        excludeHiddenFiles: pruneHidden,
-    });
-    const found = [];
-    for await (const absolutePath of globber.globGenerator()) {
-        const shown = includeHidden || pruneHidden || !external_node_path_default().relative(root, absolutePath).split((external_node_path_default()).sep).some(isHidden);
-        if (shown)
-            found.push(absolutePath);
-    }
-    return found;
-};
 
 ;// CONCATENATED MODULE: ./src/actions/preview.ts
 
@@ -46231,6 +43672,7 @@ const SHA = /^[0-9a-f]{7,64}$/i;
 
 
 
+
 const GITHUB_BOUNDS = {
     callTimeoutMs: 15_000,
     retries: 2,
@@ -46242,64 +43684,77 @@ function stickyComment(options) {
     return new PreviewComment(options);
 }
 /**
- * The decision after the failed attempt `attempt` (0 for the first): a retry of what a retry can fix,
- * unless the retries are spent or it timed out and `retryTimeouts` is false; never waiting past the
- * budget's end, `remainingMs` away.
+ * The GitHub calls' classifier: a retry of what a retry can fix (no answer in time, a connection lost,
+ * GitHub's own failure or rate limit, after the retry-after it asks for), except a time-out when
+ * `retryTimeouts` is false.
  */
-function decideCall(failure, attempt, bounds, retryTimeouts, remainingMs) {
-    const timedOut = failure instanceof GitHubCallError;
-    if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries)
-        return { kind: 'fail' };
-    return { kind: 'retry', waitMs: Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, remainingMs)) };
+function githubVerdict(failure, retryTimeouts) {
+    if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError))
+        return false;
+    const asked = failure.response?.headers?.['retry-after'];
+    return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true;
 }
-/** Runs GitHub calls, each with its time-out, retrying what a retry can fix, all within one budget. */
+/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
 class BoundedCalls {
     #bounds;
+    #policy;
+    #logger;
     #created = Date.now();
-    #deadline;
-    constructor(bounds) {
+    constructor(bounds, logger) {
         this.#bounds = bounds;
-        this.#deadline = this.#created + bounds.budgetMs;
+        this.#policy = retryPolicy({
+            retries: bounds.retries,
+            baseDelayMs: bounds.retryDelayMs,
+            maxDelayMs: bounds.budgetMs,
+            maxElapsedMs: bounds.budgetMs,
+            deadlineAt: this.#created + bounds.budgetMs,
+        });
+        this.#logger = { info: (line) => logger.info(line), debug: () => { } };
     }
     /** Ends the budget within `ms` from now, if it would end later. */
     shorten(ms) {
-        this.#deadline = Math.min(this.#deadline, Date.now() + ms);
+        this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + ms);
     }
     /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
     async run(call, retryTimeouts = true) {
-        for (let attempt = 0;; attempt++) {
-            const result = await this.#attempt(call);
-            if ('value' in result)
-                return result.value;
-            const decision = decideCall(result.failure, attempt, this.#bounds, retryTimeouts, this.#deadline - Date.now());
-            if (decision.kind === 'fail') {
-                throw attempt > 0 && result.failure instanceof Error
-                    ? new RetriedCallError(result.failure, attempt + 1)
-                    : result.failure;
+        let attempts = 0;
+        let last;
+        const attempt = async () => {
+            attempts++;
+            try {
+                return await this.#attempt(call);
             }
-            await (0,promises_namespaceObject.setTimeout)(decision.waitMs);
+            catch (error) {
+                last = error;
+                throw error;
+            }
+        };
+        try {
+            return await withRetries('GitHub call', attempt, (failure) => githubVerdict(failure, retryTimeouts), this.#policy, this.#logger);
+        }
+        catch (error) {
+            if (attempts > 1 && last instanceof Error)
+                throw new RetriedCallError(last, attempts);
+            throw last ?? error;
         }
     }
     async #attempt(call) {
-        const remaining = this.#deadline - Date.now();
+        const deadline = this.#policy.deadlineAt;
+        const remaining = deadline - Date.now();
         if (remaining <= 0)
-            throw new GitHubCallError(`GitHub took more than ${(this.#deadline - this.#created) / 1000} s in all`);
+            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
         const timeout = Math.min(this.#bounds.callTimeoutMs, remaining);
         // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
         // let the process end with the step's outcome unwritten.
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeout);
         try {
-            return { value: await call(controller.signal) };
+            return await call(controller.signal);
         }
         catch (error) {
-            return controller.signal.aborted
-                ? {
-                    failure: new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, {
-                        cause: error,
-                    }),
-                }
-                : { failure: error };
+            if (!controller.signal.aborted)
+                throw error;
+            throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error });
         }
         finally {
             clearTimeout(timer);
@@ -46319,13 +43774,13 @@ class PreviewComment {
     #identity;
     constructor(options) {
         this.#options = options;
-        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds });
+        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger);
         const [owner = '', repo = ''] = options.repository.split('/');
         this.#owner = owner;
         this.#repo = repo;
         // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
         // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-        this.#octokit = Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then((github) => github.getOctokit(options.token));
+        this.#octokit = Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then((github) => github.getOctokit(options.token, {}, redactRequests));
         this.#marker = previewMarker(options.key);
     }
     async load() {
@@ -46362,7 +43817,7 @@ class PreviewComment {
         }
         catch (error) {
             // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
-            const refused = [401, 403, 404].includes(comment_statusOf(error) ?? 0);
+            const refused = [401, 403, 404].includes(statusOf(error) ?? 0);
             logger.warning(`Could not comment on #${issue}: ${comment_describe(error)}. The deploy itself is fine` +
                 (refused
                     ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
@@ -46485,7 +43940,7 @@ class PreviewComment {
         }
         catch (error) {
             // Deleted already (by a run that saw the same two): nothing left to do.
-            if (comment_statusOf(error) !== 404)
+            if (statusOf(error) !== 404)
                 throw error;
         }
     }
@@ -46515,7 +43970,7 @@ function comment_describe(error) {
         : describeGitHubError(error);
 }
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
-function comment_statusOf(error) {
+function statusOf(error) {
     const failure = lastFailure(error);
     return failure instanceof GitHubCallError ? undefined : githubStatus(failure);
 }
@@ -46540,7 +43995,7 @@ function lastFailure(error) {
 function retryable(error) {
     if (error instanceof GitHubCallError)
         return !error.message.includes('in all');
-    const status = comment_statusOf(error);
+    const status = statusOf(error);
     return status === undefined || status === 429 || status >= 500;
 }
 
@@ -46553,6 +44008,7 @@ var dist = __nccwpck_require__(8815);
 // like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
 // anything is created: the service stores one header per glob (a second one makes the version's
 // creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
+
 
 
 
@@ -46575,42 +44031,42 @@ function readHeaders(raw) {
     const document = (0,dist/* parseDocument */.Tp)(raw, { uniqueKeys: true, prettyErrors: false });
     const parseError = document.errors[0];
     if (parseError) {
-        throw new errors_UsageError(`${table_Input.Headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
             `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
     }
     const value = document.toJS({ mapAsMap: true });
     if (value === null || value === undefined)
         return [];
     if (!(value instanceof Map)) {
-        throw new errors_UsageError(`${table_Input.Headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
     }
     const rules = [];
     const globs = new Map();
     for (const [key, header] of value) {
         if (typeof key === 'object' && key !== null) {
-            throw new errors_UsageError(`${table_Input.Headers}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
         }
         const glob = scalarText(key ?? '');
         checkGlob(glob);
         const normalized = normalizeGlob(glob);
         const same = globs.get(normalized);
         if (same !== undefined) {
-            throw new errors_UsageError(`${table_Input.Headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
                 'keeps one route per glob: merge them');
         }
         globs.set(normalized, glob);
         rules.push(readHeader(glob, header));
     }
     if (rules.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${table_Input.Headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-            `(these and the ones ${table_Input.WebEngine} sets, together): give at most ${CDN_SERVED_MAX}`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
+            `(these and the ones ${input_naming_inputName(table_Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`);
     }
     return rules;
 }
 function checkGlob(glob) {
-    const at = `${table_Input.Headers}: '${glob}'`;
+    const at = `${input_naming_inputName(table_Input.Headers)}: '${glob}'`;
     if (glob === '')
-        throw new errors_UsageError(`${table_Input.Headers}: an empty glob matches nothing; give one like '**/*.html'`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`);
     if (glob.startsWith('/')) {
         throw new errors_UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
     }
@@ -46620,7 +44076,7 @@ function checkGlob(glob) {
     }
 }
 function readHeader(glob, header) {
-    const at = `${table_Input.Headers}: '${glob}'`;
+    const at = `${input_naming_inputName(table_Input.Headers)}: '${glob}'`;
     if (!(header instanceof Map)) {
         throw new errors_UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
     }
@@ -46734,314 +44190,520 @@ function scalarText(value) {
 }
 const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
-;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
-// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
-// content type (given when the site is created) and the published version's routes (one header per
-// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
-//
-// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
-//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
-//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
-//   type of the file inside: a route per build folder and encoding, and content types.
-// - A Godot web export exported with thread support needs the page cross-origin isolated: two
-//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
-//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
-//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
-//
-// How an export is told (see the deploy's report): Godot 4.3 and later write
-// `const GODOT_THREADS_ENABLED = true|false;` into the exported HTML (export_plugin.cpp, from the
-// `variant/thread_support` option), and `"ensureCrossOriginIsolationHeaders"` and `"serviceWorker"`
-// into its GODOT_CONFIG; Godot 4.0 to 4.2 (always threaded) and a Godot 3 threads export ship an
-// emscripten `<name>.worker.js`.
+;// CONCATENATED MODULE: ./src/inputs/deploy.ts
 
 
 
 
 
 
+
+
+
+
+/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
-const HTML_READ_BYTES = 2 * 1024 * 1024;
-const UNITYWEB_READ_BYTES = 64;
-const OCTET_STREAM = 'application/octet-stream';
-const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
-/** The marker Unity writes into the start of a compressed `.unityweb` file (read by its loader). */
-const UNITY_BROTLI_MARKER = 'UnityWeb Compressed Content (brotli)';
-/**
- * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
- * read where it tells more), their content types and routes, and the `headers` rules, with every
- * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
- * CDN or a named engine's build is not there.
- */
-async function planServing(files, engine, headers, readStart = readFileStart) {
-    const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
-    const engineRoutes = [];
-    if (engine !== 'none') {
-        const folders = indexFolders(files, engine === 'unity');
-        if (engine === 'auto' || engine === 'unity') {
-            await planUnity(folders, engine === 'unity', plan, engineRoutes, readStart);
-        }
-        if (engine === 'auto' || engine === 'godot')
-            await planGodot(folders, plan, readStart);
-        if (engine !== 'auto' && plan.builds.length === 0) {
-            throw new errors_UsageError(engine === 'unity'
-                ? `${table_Input.WebEngine} is unity, but no Unity WebGL build is in path: no <name>.loader.js (or UnityLoader.js) ` +
-                    `beside its .wasm, .framework.js and .data files. Give the folder Unity built into, or set ${table_Input.WebEngine} to auto`
-                : `${table_Input.WebEngine} is godot, but no Godot web export is in path: no <name>.pck (or <name>.asyncpck) beside ` +
-                    `<name>.wasm and <name>.js. Give the folder Godot exported into, or set ${table_Input.WebEngine} to auto`);
-        }
-    }
-    const routes = planRoutes(engineRoutes, headers, files);
-    plan.routes = routes.routes;
-    plan.warnings.push(...routes.warnings);
-    return plan;
+function hasTarget(inputs) {
+    return inputs.target.kind !== 'none';
 }
-/** Gives the files the content types the plan set (before the site is created and the manifest made). */
-function applyContentTypes(files, plan) {
-    const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]));
-    for (const file of files) {
-        const contentType = types.get(file.path);
-        if (contentType)
-            file.contentType = contentType;
-    }
-}
-/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
-function cdnRoutes(routes) {
-    return routes.map((route) => ({
-        glob: route.glob,
-        priority: route.priority,
-        middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
-    }));
-}
-/** True when two route lists say the same (globs as the service writes them back, in any order). */
-function sameRoutes(a, b) {
-    const key = (route) => JSON.stringify([
-        normalizeGlob(route.glob),
-        route.priority,
-        route.middlewares.flatMap((m) => m.kind.custom_headers?.headers ?? []).map((h) => [h.name, h.value]),
-    ]);
-    const keys = (routes) => routes.map(key).sort();
-    return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
-}
-/** Logs what was recognised, the content types and the routes set, and the warnings. */
-function logServingPlan(plan, logger) {
-    if (plan.engine === 'none')
-        logger.info(`${table_Input.WebEngine}: none: no engine's needs are looked for`);
-    else if (plan.builds.length === 0) {
-        logger.info(`${table_Input.WebEngine}: ${plan.engine}: no Unity WebGL build or Godot web export in the site, nothing to set`);
-    }
-    for (const build of plan.builds) {
-        logger.info(`${table_Input.WebEngine}: ${plan.engine}: recognised a ${build.summary} (${build.evidence})`);
-    }
-    for (const note of plan.notes)
-        logger.info(note);
-    if (plan.contentTypes.length) {
-        logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
-    }
-    for (const route of plan.routes)
-        logger.info(`Route ${describeRoute(route)}`);
-    for (const warning of plan.warnings)
-        logger.warning(warning);
-}
-/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
-function describeRoute(route) {
-    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? table_Input.WebEngine : table_Input.Headers})`;
-}
-// Unity.
-/** A compressed file of a Unity build: `.br`, `.gz`, or `.unityweb` (compression told by its first bytes). */
-const COMPRESSED = /\.(br|gz|unityweb)$/;
-/** The files beside a Unity 2020+ `<name>.loader.js`. */
-const UNITY_PARTS = /\.(framework\.js|wasm|data)(\.(br|gz|unityweb))?$/;
-async function planUnity(folders, forced, plan, routes, readStart) {
-    for (const [folder, { files, names }] of folders) {
-        const loader = unityLoader(names);
-        const legacyLoader = names.includes('UnityLoader.js') &&
-            names.some((name) => name.endsWith('.unityweb') || name.endsWith('.json'))
-            ? 'UnityLoader.js'
-            : undefined;
-        const compressed = files.filter((file) => COMPRESSED.test(file.path));
-        const unityCompressed = compressed.filter((file) => UNITY_COMPRESSED_PART.test(file.path));
-        const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
-        if (!evidenceName)
-            continue;
-        const encodings = new Map();
-        const unitywebEncodings = new Map();
-        for (const file of compressed) {
-            const encoding = file.path.endsWith('.br')
-                ? 'br'
-                : file.path.endsWith('.gz')
-                    ? 'gzip'
-                    : unitywebEncoding(await readStart(file, UNITYWEB_READ_BYTES));
-            const group = file.path.endsWith('.unityweb') ? unitywebEncodings : encodings;
-            const same = group.get(encoding);
-            if (same)
-                same.push(file);
-            else
-                group.set(encoding, [file]);
-            // The type of the file inside: the browser sees it once it has decoded the answer.
-            const inner = file.path.replace(COMPRESSED, '');
-            const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
-            if (contentType !== file.contentType)
-                plan.contentTypes.push({ path: file.path, contentType });
-        }
-        const at = (pattern) => folderGlob(folder, pattern);
-        for (const [encoding, extension] of [
-            ['br', 'br'],
-            ['gzip', 'gz'],
-        ]) {
-            if (encodings.has(encoding))
-                routes.push(encodingRoute(at(`*.${extension}`), encoding));
-        }
-        const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none');
-        if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
-            routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0][0]));
-        }
-        else {
-            // Mixed (or some not compressed): each compressed one by its own name.
-            for (const [encoding, group] of unitywebCompressed) {
-                for (const file of group)
-                    routes.push(encodingRoute(literalGlob(file.path), encoding));
-            }
-        }
-        const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e) => e !== 'none');
-        const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ');
-        plan.builds.push({
-            engine: 'unity',
-            folder,
-            summary: `Unity WebGL build in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-            evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
-        });
-        if (!compression) {
-            plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
-        }
-    }
+/** The name_id the inputs give the namespace, whichever way they name it. */
+function targetNameId(target) {
+    return target.kind === 'none' ? undefined : target.nameId;
 }
 /**
- * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
- * ends as UNITY_PARTS says): every prefix up to a dot of the parts' names, gathered once.
+ * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
+ * and together with the others, before any file is read. `context` (or the function that finds it)
+ * is only asked for when site-name is empty.
  */
-function unityLoader(names) {
-    const partPrefixes = new Set();
-    for (const name of names) {
-        if (!UNITY_PARTS.test(name))
-            continue;
-        for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
-            partPrefixes.add(name.slice(0, dot + 1));
-        }
+function readInputs(get, context = {}, options = {}) {
+    const dryRun = readBoolean(table_Input.DryRun, get(table_Input.DryRun), false);
+    const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
+    const site = readSite(get, context);
+    const target = readTarget(get, site.path);
+    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} are routes of the published version: they need ${input_naming_inputName(table_Input.Path)} and ${input_naming_inputName(table_Input.Namespace)} ` +
+            `(or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
     }
-    return names.find((name) => name.endsWith('.loader.js') && partPrefixes.has(name.slice(0, -'loader.js'.length)));
-}
-/**
- * The names of the site's root files that make it look like the inside of a Unity WebGL build's
- * `Build/` folder (its loader and parts, no page): empty when it does not.
- */
-function unityBuildFolderParts(rootNames) {
-    const parts = rootNames.filter((name) => UNITY_PARTS.test(name) || name.endsWith('.loader.js'));
-    const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes('UnityLoader.js');
-    return hasLoader || parts.some((name) => /\.(wasm|data)(\.(br|gz|unityweb))?$/.test(name)) ? parts : [];
-}
-/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
-function unitywebEncoding(start) {
-    if (start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b)
-        return 'gzip';
-    if (start.includes(UNITY_BROTLI_MARKER, 0, 'latin1'))
-        return 'br';
-    return 'none';
-}
-function encodingRoute(glob, encoding) {
-    return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
-}
-// Godot.
-async function planGodot(folders, plan, readStart) {
-    for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
-        const byName = new Map(files.map((file, i) => [names[i], file]));
-        const asyncPacks = packFolders.map((name) => name.slice(0, -'.asyncpck'.length));
-        const packs = [
-            ...[...byName.keys()]
-                .filter((name) => name.endsWith('.pck'))
-                .map((name) => name.slice(0, -'.pck'.length)),
-            ...asyncPacks,
-        ];
-        let folderHtml;
-        for (const name of new Set(packs)) {
-            if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
-                continue;
-            const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)));
-            const text = html ? (await readStart(html, HTML_READ_BYTES)).toString('utf8') : undefined;
-            const pack = byName.get(`${name}.pck`);
-            if (pack && pack.contentType !== OCTET_STREAM) {
-                plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
-            }
-            const threads = godotThreads(text, html, byName.has(`${name}.worker.js`) ? `${name}.worker.js` : undefined, folder);
-            const serviceWorker = text && /"serviceWorker"\s*:\s*"([^"]+)"/.exec(text)?.[1];
-            const ensures = text !== undefined && /"ensureCrossOriginIsolationHeaders"\s*:\s*true/.test(text);
-            const workerThere = serviceWorker !== undefined && byName.has(serviceWorker);
-            const page = html?.path ?? pathIn(folder, `${name}.html`);
-            plan.builds.push({
-                engine: 'godot',
-                folder,
-                summary: `Godot web export ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
-                    (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
-                evidence: `${pathIn(folder, pack ? `${name}.pck` : `${name}.asyncpck/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
-            });
-            if (!threads.threads) {
-                plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
-            }
-            else if (ensures && workerThere) {
-                plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
-                    '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
-            }
-            else {
-                plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
-            }
-        }
+    const inputs = {
+        connection,
+        site,
+        target,
+        transfer: readTransfer(get),
+        verify: readVerify(get),
+        smoke: readSmoke(get, target),
+        dryRun,
+        skipUnchanged: readBoolean(table_Input.SkipUnchanged, get(table_Input.SkipUnchanged), true),
+        ifNoToken: readChoice(table_Input.IfNoToken, get(table_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
+        comment: readBoolean(table_Input.Comment, get(table_Input.Comment), true),
+        siteRecord: readBoolean(table_Input.SiteRecord, get(table_Input.SiteRecord), true),
+        allowOlder: readBoolean(table_Input.AllowOlder, get(table_Input.AllowOlder), false),
+        compareWith: readCompareWith(get(table_Input.CompareWith)),
+    };
+    if (!site.path && target.kind === 'none' && !options.closing) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${input_naming_inputName(table_Input.Namespace)}, ${input_naming_inputName(table_Input.Domain)}, ${input_naming_inputName(table_Input.LobbyCountMax)}): nothing to do. Give ${input_naming_inputName(table_Input.Path)}, the folder of the built site`);
     }
+    return inputs;
 }
-/** Whether the export has thread support, and what says so. */
-function godotThreads(text, html, workerJs, folder) {
-    const constant = text && /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/.exec(text);
-    if (constant) {
-        return {
-            threads: constant[1] === 'true',
-            evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html.path}`,
-        };
-    }
-    if (workerJs) {
-        return {
-            threads: true,
-            evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
-        };
-    }
+function readSite(get, context) {
+    const files = get(table_Input.Files)
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'));
+    const given = get(table_Input.SiteName).trim();
+    const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
+    checkDisplayName(table_Input.SiteName, name);
     return {
-        threads: false,
-        evidence: html
-            ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
-            : 'no HTML page to read, and no .worker.js',
+        path: get(table_Input.Path).trim() || undefined,
+        files: files.length ? files : ['**'],
+        includeHidden: readBoolean(table_Input.IncludeHidden, get(table_Input.IncludeHidden), false),
+        name,
+        nameGiven: Boolean(given),
+        webEngine: readChoice(table_Input.WebEngine, get(table_Input.WebEngine), WEB_ENGINES, 'auto'),
+        failOnWarning: readBoolean(table_Input.FailOnWarning, get(table_Input.FailOnWarning), false),
+        requireIndex: readBoolean(table_Input.RequireIndex, get(table_Input.RequireIndex), true),
+        headers: readHeaders(get(table_Input.Headers)),
     };
 }
-function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
-    const own = serviceWorker
-        ? ensures
-            ? ` Its service worker ${serviceWorker} is not in path.`
-            : ' Its service worker does not ensure the isolation headers (the option is off).'
-        : '';
-    return (`${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
-        'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
-        'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
-        `Cross-Origin Isolation and SharedArrayBuffer are missing.${own} What works: export with Progressive Web App > ` +
-        'Enabled and Progressive Web App > Ensure Cross Origin Isolation Headers on (its service worker adds both ' +
-        'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
-        'Thread Support off).');
-}
-/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
-async function godotHtml(files, readStart) {
-    for (const file of files) {
-        if (!/\.html?$/i.test(file.path))
-            continue;
-        if ((await readStart(file, HTML_READ_BYTES)).includes('GODOT_CONFIG'))
-            return file;
+/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
+function readTarget(get, path) {
+    const optional = (name) => get(name).trim() || undefined;
+    const nameId = optional(table_Input.Namespace);
+    const namespaceIdInput = optional(table_Input.NamespaceId);
+    const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
+    const versionIdInput = optional(table_Input.VersionId);
+    const versionId = versionIdInput && checkUuid(table_Input.VersionId, versionIdInput);
+    const displayNameInput = optional(table_Input.NamespaceDisplayName);
+    let displayName;
+    if (nameId) {
+        checkNameId(table_Input.Namespace, nameId);
+        displayName = displayNameInput ?? nameId;
+        checkDisplayName(table_Input.NamespaceDisplayName, displayName);
     }
-    return undefined;
+    else if (displayNameInput) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespaceDisplayName)} is only used with ${input_naming_inputName(table_Input.Namespace)}, which is empty`);
+    }
+    else if (versionId && !namespaceId) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} is only used with ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)}, which are empty`);
+    }
+    const hasNamespace = Boolean(nameId || namespaceId);
+    const domain = optional(table_Input.Domain);
+    if (domain) {
+        if (!hasNamespace)
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} needs ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to add it to`);
+        const problem = domainProblem(domain);
+        if (problem)
+            throw new errors_UsageError(problem);
+    }
+    const matchmaker = readMatchmaker(get, hasNamespace);
+    const publish = readBoolean(table_Input.Publish, get(table_Input.Publish), true) && path !== undefined;
+    const cdnDomain = readCdnDomain(get);
+    checkDomainOutsideCdn(domain, cdnDomain);
+    const basicAuth = readBasicAuth(get(table_Input.BasicAuth).trim());
+    if (basicAuth && !(hasNamespace && publish)) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
+            `${input_naming_inputName(table_Input.Path)} and ${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
+    }
+    const work = {
+        versionId,
+        domain,
+        matchmaker,
+        publish,
+        cdnDomain,
+        ...(basicAuth && { basicAuth }),
+    };
+    if (namespaceId)
+        return { kind: 'id', namespaceId, nameId, ...work };
+    if (nameId)
+        return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work };
+    return { kind: 'none' };
 }
+/**
+ * lobby-count-max and max-players, checked against the service's rules before anything is created:
+ * the service can only validate a config against a namespace, and a namespace the deploy is about to
+ * create does not exist yet.
+ */
+function readMatchmaker(get, hasNamespace) {
+    const lobbyCountMax = get(table_Input.LobbyCountMax).trim() || undefined;
+    const maxPlayers = get(table_Input.MaxPlayers).trim() || undefined;
+    if (lobbyCountMax === undefined && maxPlayers === undefined)
+        return undefined;
+    if (lobbyCountMax === undefined || maxPlayers === undefined) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} go together: give both or neither`);
+    }
+    if (!hasNamespace) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} need ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to validate against`);
+    }
+    const matchmaker = {
+        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
+    };
+    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
+    if (problems.length)
+        throw matchmakerError(problems.map((path) => ({ path })));
+    return matchmaker;
+}
+/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
+function matchmakerError(errors) {
+    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+function readTransfer(get) {
+    return {
+        concurrency: readInteger(table_Input.Concurrency, get(table_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
+        retries: readInteger(table_Input.Retries, get(table_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
+        requestTimeoutMs: readInteger(table_Input.RequestTimeout, get(table_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
+            1000,
+        maxRetryAfterMs: readInteger(table_Input.MaxRetryAfter, get(table_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
+    };
+}
+/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
+function readSmoke(get, target) {
+    const enabled = readBoolean(table_Input.SmokeTest, get(table_Input.SmokeTest), false);
+    const smoke = {
+        enabled,
+        browser: get(table_Input.Browser).trim() || undefined,
+        watchMs: readInteger(table_Input.SmokeTestSeconds, get(table_Input.SmokeTestSeconds), DEFAULT_SMOKE_TEST_SECONDS, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
+    };
+    if (!enabled)
+        return smoke;
+    if (target.kind === 'none' || !target.publish)
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${input_naming_inputName(table_Input.Path)} and ` +
+            `${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
+    if (!readBoolean(table_Input.Verify, get(table_Input.Verify), true))
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${input_naming_inputName(table_Input.Verify)} on (a browser opened ` +
+            'sooner may be served the build before)');
+    return smoke;
+}
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+function readPullRequestNumber(get) {
+    const value = get(table_Input.PullRequest).trim();
+    if (!value)
+        return undefined;
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
+            'saved, digits only (see docs/previews.md on previews of forks)');
+    }
+    return Number(value);
+}
+/** Why an empty token fails the step. */
+function missingTokenError() {
+    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+        `(or set ${inputAssignment(table_Input.IfNoToken, 'skip')} to skip the deploy without one)`);
+}
+/**
+ * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
+ * single spaces, at most 128 bytes.
+ */
+function defaultSiteName(context) {
+    const repo = context.repository?.split('/').pop();
+    const ref = context.ref
+        ?.replace(/^refs\/heads\//, '')
+        .replace(/^refs\/tags\//, '')
+        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
+    const sha = context.sha?.slice(0, 7);
+    const parts = [repo, ref, sha].filter((p) => Boolean(p));
+    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
+        .replace(/\s+/g, ' ')
+        .trim();
+    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
+}
+function truncateUtf8(text, maxBytes) {
+    let out = '';
+    for (const char of text) {
+        if (Buffer.byteLength(out + char) > maxBytes)
+            break;
+        out += char;
+    }
+    return out;
+}
+function checkDisplayName(input, value) {
+    const problem = displayNameProblems(value)[0];
+    if (!problem)
+        return;
+    const why = problem === 'too-long'
+        ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
+        : problem === 'too-short'
+            ? 'is empty'
+            : 'has whitespace the service refuses';
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
+}
+/**
+ * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
+ * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
+ * clear (lower case, the punycode of an internationalised name, no trailing dot).
+ */
+function domainProblem(domain) {
+    const base = `${input_naming_inputName(table_Input.Domain)} '${domain}'`;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
+        return `${base} has a protocol: give the host name only, like play.example.com`;
+    if (domain.includes('/'))
+        return `${base} has a path: give the host name only, like play.example.com`;
+    // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
+    if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
+        const ascii = (0,external_node_url_.domainToASCII)(domain.replace(/\.$/, ''));
+        return ascii && !hostNameProblem(ascii)
+            ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
+            : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`;
+    }
+    if (/[A-Z]/.test(domain))
+        return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
+    if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
+        return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`;
+    if (!isValidDomain(domain))
+        return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
+    const problem = hostNameProblem(domain);
+    return problem
+        ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
+            'joined by single dots, at most 253 characters in all, like play.example.com'
+        : undefined;
+}
+/** compare-with: a namespace name_id, or empty for no comparison. */
+function readCompareWith(raw) {
+    const nameId = raw.trim();
+    return nameId ? checkNameId(table_Input.CompareWith, nameId) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/scan.ts
+// The scan of a site's folder: the root checked, the files the walk found (walk.ts) looked at and
+// opened one by one, each recorded with the file it is, and every refusal said before anything is
+// created. Reading the files is files.ts'.
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Finds the files of the site with their size, time and content type, opens each one (a file that
+ * cannot be opened fails the scan, naming it, before anything is created) and records which file it
+ * is, and checks the site's size, before reading any file.
+ */
+async function scanArtifacts(options) {
+    return (await scanSite(options)).files;
+}
+/** scanArtifacts, with the hidden files and folders it left out. */
+async function scanSite(options) {
+    const { files, hidden } = await findFiles(options);
+    const total = files.reduce((sum, f) => sum + f.size, 0);
+    if (options.sizeLimit && total >= options.sizeLimit.bytes)
+        throw new errors_UsageError(options.sizeLimit.message(total));
+    return { files, hidden };
+}
+const FILES_A_TURN = 1024;
+async function findFiles(options) {
+    const root = external_node_path_default().resolve(options.root);
+    const realRoot = await checkRoot(root, options);
+    const { found, others, hidden } = await walkSite({ ...options, root });
+    const scan = scanOf(root, realRoot, others, options);
+    const described = new Array(found.length);
+    const describe = async (absolutePath, i) => {
+        described[i] = await describeFile(absolutePath, scan);
+    };
+    // Synchronous calls have nothing to wait for together: one file after the other, no queue, the
+    // event loop let run between batches so that a cancel is heard.
+    if (scan.local) {
+        for (const [i, absolutePath] of found.entries()) {
+            if (i % FILES_A_TURN === FILES_A_TURN - 1) {
+                await (0,promises_namespaceObject.setImmediate)();
+                options.signal?.throwIfAborted();
+            }
+            await describe(absolutePath, i);
+        }
+    }
+    else
+        await forEachLimited(found, 16, describe);
+    return { files: collected(described, options), hidden };
+}
+/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
+async function checkRoot(root, options) {
+    const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
+    if (!rootStat)
+        throw new errors_UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
+    if (!rootStat.isDirectory())
+        throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
+    checkPatterns(options.patterns);
+    const realRoot = await (0,promises_.realpath)(root);
+    if (realRoot === external_node_path_default().parse(realRoot).root) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
+    }
+    const gitEntry = await (0,promises_.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    if (gitEntry && options.includeHidden) {
+        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
+    }
+    if (gitEntry) {
+        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
+            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
+    }
+    return realRoot;
+}
+/**
+ * Where a relative path was looked for: the folder it names, and the working directory it is taken
+ * from (a step's working-directory, or the checkout's root, is often not where the build is).
+ */
+function whereLooked(given, resolved) {
+    if (external_node_path_default().isAbsolute(given))
+        return 'there is no such folder';
+    return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
+}
+function scanOf(root, realRoot, others, options) {
+    // On a local file system each file is opened, stated and closed synchronously: a few microseconds
+    // each, where a round trip through the thread pool costs several times that. A network one (or a
+    // test's open) keeps the asynchronous calls, which wait without holding up the process.
+    const local = options.open === undefined && isLocalFileSystem(realRoot);
+    const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
+    const noFollow = options.noFollow ?? NO_FOLLOW;
+    return { root, inside, others, local, logger: options.logger, open: options.open, noFollow };
+}
+const SKIPPED = { kind: 'skipped' };
+const notRegular = (relative, stats) => ({
+    kind: 'not-regular',
+    entry: `${relative} (${files_kindOf(stats)})`,
+});
+const unopenable = (relative, error) => ({
+    kind: 'unopenable',
+    entry: `${relative} (${openFailure(error)})`,
+});
+async function describeFile(absolutePath, scan) {
+    const relative = relativeSitePath(scan.root, absolutePath);
+    const bytes = Buffer.byteLength(relative);
+    if (bytes > SITE_PATH_MAX_BYTES)
+        return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
+    let readPath;
+    try {
+        readPath = await whereToRead(absolutePath, relative, scan);
+    }
+    catch (error) {
+        return unopenable(relative, error);
+    }
+    if (typeof readPath !== 'string')
+        return readPath;
+    let opened;
+    try {
+        opened =
+            scan.local && scan.noFollow !== 0
+                ? statOpenedSync(readPath, scan.noFollow)
+                : await statOpened(readPath, scan.open, scan.noFollow);
+    }
+    catch (error) {
+        return unopenable(relative, error);
+    }
+    if (!opened.isFile())
+        return notRegular(relative, opened);
+    const contentType = contentTypeOf(relative);
+    return {
+        path: relative,
+        absolutePath: readPath,
+        size: opened.size,
+        mtimeMs: opened.mtimeMs,
+        dev: opened.dev,
+        ino: opened.ino,
+        ...(contentType ? { contentType } : {}),
+    };
+}
+/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
+async function whereToRead(absolutePath, relative, scan) {
+    // The walk's listing has each entry's type from the kernel: a file is opened at once (one round
+    // trip less than an lstat first); anything else is looked at first: a device is never opened. Its
+    // folders were listed as folders (no link) from the root down: none leads outside.
+    if (!scan.others.has(absolutePath))
+        return absolutePath;
+    const stats = scan.local ? (0,external_node_fs_.lstatSync)(absolutePath) : await lstatFile(absolutePath);
+    if (stats.isSymbolicLink())
+        return linkTarget(absolutePath, relative, scan);
+    return stats.isFile() ? absolutePath : notRegular(relative, stats);
+}
+/** The file a link leads to, when it is a regular file inside path. */
+async function linkTarget(link, relative, scan) {
+    const real = await (0,promises_.realpath)(link).catch(() => undefined);
+    if (real === undefined) {
+        scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+        return SKIPPED;
+    }
+    // Links are not followed out of path: one warning for the link, nothing walked behind it.
+    if (!scan.inside(real)) {
+        scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
+        return SKIPPED;
+    }
+    const target = await (0,promises_.stat)(real);
+    if (target.isDirectory()) {
+        scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
+        return SKIPPED;
+    }
+    return target.isFile() ? real : notRegular(relative, target);
+}
+/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
+function collected(described, options) {
+    const files = [];
+    const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
+    for (const d of described) {
+        if (!('kind' in d))
+            files.push(d);
+        else if (d.kind !== 'skipped')
+            refused[d.kind].push(d.entry);
+    }
+    const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
+    const them = (list) => (list.length === 1 ? 'it' : 'them');
+    const long = refused['too-long'].sort();
+    if (long.length) {
+        throw new errors_UsageError(`path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
+            `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
+            `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`);
+    }
+    const irregular = refused['not-regular'].sort();
+    if (irregular.length) {
+        throw new errors_UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
+            `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`);
+    }
+    const closed = refused.unopenable.sort();
+    if (closed.length) {
+        throw new errors_UsageError(`path: every file of the site is opened before anything is created, and ` +
+            `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
+            `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`);
+    }
+    if (files.length === 0) {
+        throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
+            (options.includeHidden ? '' : ' (hidden files are skipped unless include-hidden is true)'));
+    }
+    return files;
+}
+/**
+ * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
+ * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
+ */
+const REMOTE_FILE_SYSTEMS = new Set([
+    0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
+    0x01161970, 0x7461636f, 0x0bd00bd0,
+]);
+/**
+ * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
+ * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
+ */
+function isLocalFileSystem(root) {
+    if (process.platform !== 'linux')
+        return true;
+    try {
+        return !REMOTE_FILE_SYSTEMS.has(Number((0,external_node_fs_.statfsSync)(root).type));
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/routes.ts
+// The routes of the published version: the engine's (web-engine.ts) and the `headers` input's, with
+// their priorities, checked against what the CDN reads, and the warnings where they overlap.
+
+
+
+
+
 /**
  * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
  * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
@@ -47059,16 +44721,16 @@ function planRoutes(engine, headers, files = []) {
     const kept = engine.filter((route) => {
         const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob));
         if (mine) {
-            warnings.push(`${table_Input.Headers}: '${mine.glob}' replaces the route ${table_Input.WebEngine} set for that glob ` +
+            warnings.push(`${input_naming_inputName(table_Input.Headers)}: '${mine.glob}' replaces the route ${input_naming_inputName(table_Input.WebEngine)} set for that glob ` +
                 `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`);
         }
         return !mine;
     });
     const all = [...user, ...kept];
     if (all.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${table_Input.Headers} and ${kept.length} for the web engine ` +
+        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${input_naming_inputName(table_Input.Headers)} and ${kept.length} for the web engine ` +
             `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-            `Give fewer ${table_Input.Headers}${kept.length ? `, or set ${table_Input.WebEngine} to none and give the engine's headers yourself` : ''}`);
+            `Give fewer ${input_naming_inputName(table_Input.Headers)}${kept.length ? `, or set ${input_naming_inputName(table_Input.WebEngine)} to none and give the engine's headers yourself` : ''}`);
     }
     const order = (route) => (route.from === 'headers' ? 0 : 1);
     const sorted = all
@@ -47120,7 +44782,7 @@ function pageLayerWarning(route, files) {
         ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
         : 'none of this site yet';
     const header = `${route.header.name}: ${route.header.value}`;
-    return (`${table_Input.Headers}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    return (`${input_naming_inputName(table_Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
         `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`);
 }
 /**
@@ -47147,19 +44809,296 @@ function filesInBoth(pairs, files) {
     return shared;
 }
 const source = (route) => (route.from === 'headers' ? table_Input.Headers : table_Input.WebEngine);
-/** A compressed part of a Unity build, the evidence when `web-engine` is unity (see planUnity). */
-const UNITY_COMPRESSED_PART = /\.(framework\.js|wasm|data|wasm\.code|wasm\.framework)\.(br|gz|unityweb)$/;
+
+;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
+// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
+// content type (given when the site is created) and the published version's routes (one header per
+// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
+//
+// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
+//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
+//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
+//   type of the file inside: a route per build folder and encoding, and content types.
+// - A Godot web export exported with thread support needs the page cross-origin isolated: two
+//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
+//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
+//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
+//
+// What marks each engine's build and its files is engines.ts'.
+
+
+
+
+
+
+
+
+const OCTET_STREAM = 'application/octet-stream';
 /**
- * Whether the file at `path` can make its folder a build's: a Unity loader (`<name>.loader.js`,
- * `UnityLoader.js`), a Godot pack, or when unity is named, a compressed part. planUnity and planGodot
- * recognise nothing in a folder without one.
+ * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
+ * read where it tells more), their content types and routes, and the `headers` rules, with every
+ * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
+ * CDN or a named engine's build is not there.
  */
-function isBuildEvidence(path, unityNamed) {
-    return (path.endsWith('.loader.js') ||
-        path.endsWith('.pck') ||
-        path === 'UnityLoader.js' ||
-        path.endsWith('/UnityLoader.js') ||
-        (unityNamed && UNITY_COMPRESSED_PART.test(path)));
+async function planServing(files, engine, headers, readStart = readFileStart) {
+    const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
+    const engineRoutes = [];
+    if (engine !== 'none') {
+        const folders = indexFolders(files, engine === 'unity');
+        for (const [name, planner] of Object.entries(PLANNERS)) {
+            if (engine === 'auto' || engine === name)
+                await planner(folders, engine === name, plan, engineRoutes, readStart);
+        }
+        if (engine !== 'auto' && plan.builds.length === 0) {
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${input_naming_inputName(table_Input.Path)}: ` +
+                `${ENGINES[engine].missing}, or set ${input_naming_inputName(table_Input.WebEngine)} to auto`);
+        }
+    }
+    const routes = planRoutes(engineRoutes, headers, files);
+    plan.routes = routes.routes;
+    plan.warnings.push(...routes.warnings);
+    return plan;
+}
+/** Gives the files the content types the plan set (before the site is created and the manifest made). */
+function applyContentTypes(files, plan) {
+    const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]));
+    for (const file of files) {
+        const contentType = types.get(file.path);
+        if (contentType)
+            file.contentType = contentType;
+    }
+}
+/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
+function cdnRoutes(routes) {
+    return routes.map((route) => ({
+        glob: route.glob,
+        priority: route.priority,
+        middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
+    }));
+}
+/** True when two route lists say the same (globs as the service writes them back, in any order). */
+function sameRoutes(a, b) {
+    const key = (route) => JSON.stringify([
+        normalizeGlob(route.glob),
+        route.priority,
+        route.middlewares.flatMap((m) => m.kind.custom_headers?.headers ?? []).map((h) => [h.name, h.value]),
+    ]);
+    const keys = (routes) => routes.map(key).sort();
+    return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
+}
+/** Logs what was recognised, the content types and the routes set, and the warnings. */
+function logServingPlan(plan, logger) {
+    if (plan.engine === 'none')
+        logger.info(`${inputAssignment(table_Input.WebEngine, 'none')}: no engine's needs are looked for`);
+    else if (plan.builds.length === 0) {
+        logger.info(`${inputAssignment(table_Input.WebEngine, plan.engine)}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`);
+    }
+    for (const build of plan.builds) {
+        logger.info(`${inputAssignment(table_Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`);
+    }
+    for (const note of plan.notes)
+        logger.info(note);
+    if (plan.contentTypes.length) {
+        logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
+    }
+    for (const route of plan.routes)
+        logger.info(`Route ${describeRoute(route)}`);
+    for (const warning of plan.warnings)
+        logger.warning(warning);
+}
+/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
+function describeRoute(route) {
+    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? table_Input.WebEngine : table_Input.Headers})`;
+}
+const PLANNERS = { unity: planUnity, godot: planGodot };
+async function planUnity(folders, forced, plan, routes, readStart) {
+    for (const [folder, { files, names }] of folders) {
+        const loader = unityLoader(names);
+        const legacyLoader = names.includes(UNITY.legacyLoader) &&
+            names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)))
+            ? UNITY.legacyLoader
+            : undefined;
+        const compressed = files.filter((file) => compressionOf(file.path).suffix !== undefined);
+        const unityCompressed = compressed.filter((file) => isCompressedUnityPart(file.path));
+        const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
+        if (!evidenceName)
+            continue;
+        const encodings = new Map();
+        const unitywebEncodings = new Map();
+        for (const file of compressed) {
+            const { inner, suffix, encoding: bySuffix } = compressionOf(file.path);
+            const encoding = bySuffix === 'first-bytes' ? unitywebEncoding(await readStart(file, UNITY.unityweb.bytes)) : bySuffix;
+            const group = suffix === '.unityweb' ? unitywebEncodings : encodings;
+            const same = group.get(encoding);
+            if (same)
+                same.push(file);
+            else
+                group.set(encoding, [file]);
+            // The type of the file inside: the browser sees it once it has decoded the answer.
+            const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
+            if (contentType !== file.contentType)
+                plan.contentTypes.push({ path: file.path, contentType });
+        }
+        const at = (pattern) => folderGlob(folder, pattern);
+        for (const [encoding, extension] of [
+            ['br', 'br'],
+            ['gzip', 'gz'],
+        ]) {
+            if (encodings.has(encoding))
+                routes.push(encodingRoute(at(`*.${extension}`), encoding));
+        }
+        const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none');
+        if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
+            routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0][0]));
+        }
+        else {
+            // Mixed (or some not compressed): each compressed one by its own name.
+            for (const [encoding, group] of unitywebCompressed) {
+                for (const file of group)
+                    routes.push(encodingRoute(literalGlob(file.path), encoding));
+            }
+        }
+        const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e) => e !== 'none');
+        const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ');
+        plan.builds.push({
+            engine: 'unity',
+            folder,
+            summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+            evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
+        });
+        if (!compression) {
+            plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
+        }
+    }
+}
+/**
+ * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
+ * is a modern part, engines.ts): every prefix up to a dot of the parts' names, gathered once.
+ */
+function unityLoader(names) {
+    const partPrefixes = new Set();
+    for (const name of names) {
+        if (unityPartOf(name) !== 'modern')
+            continue;
+        for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+            partPrefixes.add(name.slice(0, dot + 1));
+        }
+    }
+    return names.find((name) => name.endsWith(UNITY.loaderEnding) && partPrefixes.has(name.slice(0, 1 - UNITY.loaderEnding.length)));
+}
+/**
+ * The names of the site's root files that make it look like the inside of a Unity WebGL build's
+ * `Build/` folder (its loader and parts, no page): empty when it does not.
+ */
+function unityBuildFolderParts(rootNames) {
+    const parts = rootNames.filter((name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding));
+    const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes(UNITY.legacyLoader);
+    const heavy = (name) => unityPartOf(name) === 'modern' && engineFileOf(name)?.heavy;
+    return hasLoader || parts.some(heavy) ? parts : [];
+}
+/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
+function unitywebEncoding(start) {
+    const [first, second] = UNITY.unityweb.gzipMagic;
+    if (start.length >= 2 && start[0] === first && start[1] === second)
+        return 'gzip';
+    if (start.includes(UNITY.unityweb.brotliMarker, 0, 'latin1'))
+        return 'br';
+    return 'none';
+}
+function encodingRoute(glob, encoding) {
+    return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
+}
+// Godot.
+async function planGodot(folders, _named, plan, _routes, readStart) {
+    for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
+        const byName = new Map(files.map((file, i) => [names[i], file]));
+        const asyncPacks = packFolders.map((name) => name.slice(0, -GODOT.asyncPack.length));
+        const packs = [
+            ...[...byName.keys()]
+                .filter((name) => name.endsWith(GODOT.pack))
+                .map((name) => name.slice(0, -GODOT.pack.length)),
+            ...asyncPacks,
+        ];
+        let folderHtml;
+        for (const name of new Set(packs)) {
+            if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
+                continue;
+            const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)));
+            const text = html ? (await readStart(html, GODOT.htmlBytes)).toString('utf8') : undefined;
+            const pack = byName.get(`${name}${GODOT.pack}`);
+            if (pack && pack.contentType !== OCTET_STREAM) {
+                plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
+            }
+            const threads = godotThreads(text, html, byName.has(`${name}${GODOT.threadsWorker}`) ? `${name}${GODOT.threadsWorker}` : undefined, folder);
+            const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1];
+            const ensures = text !== undefined && GODOT.ensuresIsolation.test(text);
+            const workerThere = serviceWorker !== undefined && byName.has(serviceWorker);
+            const page = html?.path ?? pathIn(folder, `${name}.html`);
+            plan.builds.push({
+                engine: 'godot',
+                folder,
+                summary: `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+                    (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
+                evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+            });
+            if (!threads.threads) {
+                plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
+            }
+            else if (ensures && workerThere) {
+                plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
+                    '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
+            }
+            else {
+                plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
+            }
+        }
+    }
+}
+/** Whether the export has thread support, and what says so. */
+function godotThreads(text, html, workerJs, folder) {
+    const constant = text && GODOT.threadsConstant.exec(text);
+    if (constant) {
+        return {
+            threads: constant[1] === 'true',
+            evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html.path}`,
+        };
+    }
+    if (workerJs) {
+        return {
+            threads: true,
+            evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
+        };
+    }
+    return {
+        threads: false,
+        evidence: html
+            ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
+            : 'no HTML page to read, and no .worker.js',
+    };
+}
+function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
+    const own = serviceWorker
+        ? ensures
+            ? ` Its service worker ${serviceWorker} is not in ${input_naming_inputName(table_Input.Path)}.`
+            : ' Its service worker does not ensure the isolation headers (the option is off).'
+        : '';
+    return (`${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
+        'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
+        'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
+        `Cross-Origin Isolation and SharedArrayBuffer are missing.${own} What works: export with Progressive Web App > ` +
+        'Enabled and Progressive Web App > Ensure Cross Origin Isolation Headers on (its service worker adds both ' +
+        'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
+        'Thread Support off).');
+}
+/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
+async function godotHtml(files, readStart) {
+    for (const file of files) {
+        if (!/\.html?$/i.test(file.path))
+            continue;
+        if ((await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker))
+            return file;
+    }
+    return undefined;
 }
 /**
  * The folders that may hold a build, with their files, in two passes over the files: the first finds
@@ -47181,8 +45120,8 @@ function indexFolders(files, unityNamed) {
         if (isBuildEvidence(path, unityNamed))
             candidate(parentOf(path));
         // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
-        for (let end = path.indexOf('.asyncpck/'); end >= 0; end = path.indexOf('.asyncpck/', end + 1)) {
-            const pack = path.slice(0, end + '.asyncpck'.length);
+        for (let end = path.indexOf(`${GODOT.asyncPack}/`); end >= 0; end = path.indexOf(`${GODOT.asyncPack}/`, end + 1)) {
+            const pack = path.slice(0, end + GODOT.asyncPack.length);
             candidate(parentOf(pack)).add(baseName(pack));
         }
     }
@@ -47232,271 +45171,13 @@ async function readFileStart(file, bytes) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/inputs/deploy.ts
-
-
-
-
-
-
-
-
-
-
-
-
-function hasTarget(inputs) {
-    return inputs.target.kind !== 'none';
-}
-/** The name_id the inputs give the namespace, whichever way they name it. */
-function targetNameId(target) {
-    return target.kind === 'none' ? undefined : target.nameId;
-}
-/**
- * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
- * and together with the others, before any file is read. `context` (or the function that finds it)
- * is only asked for when site-name is empty.
- */
-function readInputs(get, context = {}, options = {}) {
-    const dryRun = readBoolean(table_Input.DryRun, get(table_Input.DryRun), false);
-    const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
-    const site = readSite(get, context);
-    const target = readTarget(get, site.path);
-    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
-        throw new errors_UsageError(`${table_Input.Headers} are routes of the published version: they need ${table_Input.Path} and ${table_Input.Namespace} ` +
-            `(or ${table_Input.NamespaceId}), with ${table_Input.Publish} on`);
-    }
-    const inputs = {
-        connection,
-        site,
-        target,
-        transfer: readTransfer(get),
-        verify: readVerify(get),
-        dryRun,
-        skipUnchanged: readBoolean(table_Input.SkipUnchanged, get(table_Input.SkipUnchanged), true),
-        ifNoToken: readChoice(table_Input.IfNoToken, get(table_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
-        comment: readBoolean(table_Input.Comment, get(table_Input.Comment), true),
-        siteRecord: readBoolean(table_Input.SiteRecord, get(table_Input.SiteRecord), true),
-        allowOlder: readBoolean(table_Input.AllowOlder, get(table_Input.AllowOlder), false),
-        compareWith: readCompareWith(get(table_Input.CompareWith)),
-    };
-    if (!site.path && target.kind === 'none' && !options.closing) {
-        throw new errors_UsageError(`${table_Input.Path} is empty (no site to upload) and nothing is to be provisioned ` +
-            `(${table_Input.Namespace}, ${table_Input.Domain}, ${table_Input.LobbyCountMax}): nothing to do. Give ${table_Input.Path}, the folder of the built site`);
-    }
-    return inputs;
-}
-function readSite(get, context) {
-    const files = get(table_Input.Files)
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line && !line.startsWith('#'));
-    const given = get(table_Input.SiteName).trim();
-    const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
-    checkDisplayName(table_Input.SiteName, name);
-    return {
-        path: get(table_Input.Path).trim() || undefined,
-        files: files.length ? files : ['**'],
-        includeHidden: readBoolean(table_Input.IncludeHidden, get(table_Input.IncludeHidden), false),
-        name,
-        nameGiven: Boolean(given),
-        webEngine: readChoice(table_Input.WebEngine, get(table_Input.WebEngine), WEB_ENGINES, 'auto'),
-        failOnWarning: readBoolean(table_Input.FailOnWarning, get(table_Input.FailOnWarning), false),
-        headers: readHeaders(get(table_Input.Headers)),
-    };
-}
-/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
-function readTarget(get, path) {
-    const optional = (name) => get(name).trim() || undefined;
-    const nameId = optional(table_Input.Namespace);
-    const namespaceIdInput = optional(table_Input.NamespaceId);
-    const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
-    const versionIdInput = optional(table_Input.VersionId);
-    const versionId = versionIdInput && checkUuid(table_Input.VersionId, versionIdInput);
-    const displayNameInput = optional(table_Input.NamespaceDisplayName);
-    let displayName;
-    if (nameId) {
-        checkNameId(table_Input.Namespace, nameId);
-        displayName = displayNameInput ?? nameId;
-        checkDisplayName(table_Input.NamespaceDisplayName, displayName);
-    }
-    else if (displayNameInput) {
-        throw new errors_UsageError(`${table_Input.NamespaceDisplayName} is only used with ${table_Input.Namespace}, which is empty`);
-    }
-    else if (versionId && !namespaceId) {
-        throw new errors_UsageError(`${table_Input.VersionId} is only used with ${table_Input.Namespace} or ${table_Input.NamespaceId}, which are empty`);
-    }
-    const hasNamespace = Boolean(nameId || namespaceId);
-    const domain = optional(table_Input.Domain);
-    if (domain) {
-        if (!hasNamespace)
-            throw new errors_UsageError(`${table_Input.Domain} needs ${table_Input.Namespace} or ${table_Input.NamespaceId} to add it to`);
-        const problem = domainProblem(domain);
-        if (problem)
-            throw new errors_UsageError(problem);
-    }
-    const matchmaker = readMatchmaker(get, hasNamespace);
-    const publish = readBoolean(table_Input.Publish, get(table_Input.Publish), true) && path !== undefined;
-    const cdnDomain = readCdnDomain(get);
-    checkDomainOutsideCdn(domain, cdnDomain);
-    const basicAuth = readBasicAuth(get(table_Input.BasicAuth).trim());
-    if (basicAuth && !(hasNamespace && publish)) {
-        throw new errors_UsageError(`${table_Input.BasicAuth} makes the namespace private before the build is published to it: it needs ` +
-            `${table_Input.Path} and ${table_Input.Namespace} (or ${table_Input.NamespaceId}), with ${table_Input.Publish} on`);
-    }
-    const work = {
-        versionId,
-        domain,
-        matchmaker,
-        publish,
-        cdnDomain,
-        ...(basicAuth && { basicAuth }),
-    };
-    if (namespaceId)
-        return { kind: 'id', namespaceId, nameId, ...work };
-    if (nameId)
-        return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work };
-    return { kind: 'none' };
-}
-/**
- * lobby-count-max and max-players, checked against the service's rules before anything is created:
- * the service can only validate a config against a namespace, and a namespace the deploy is about to
- * create does not exist yet.
- */
-function readMatchmaker(get, hasNamespace) {
-    const lobbyCountMax = get(table_Input.LobbyCountMax).trim() || undefined;
-    const maxPlayers = get(table_Input.MaxPlayers).trim() || undefined;
-    if (lobbyCountMax === undefined && maxPlayers === undefined)
-        return undefined;
-    if (lobbyCountMax === undefined || maxPlayers === undefined) {
-        throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} go together: give both or neither`);
-    }
-    if (!hasNamespace) {
-        throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} need ${table_Input.Namespace} or ${table_Input.NamespaceId} to validate against`);
-    }
-    const matchmaker = {
-        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
-    };
-    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
-    if (problems.length)
-        throw matchmakerError(problems.map((path) => ({ path })));
-    return matchmaker;
-}
-/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
-function matchmakerError(errors) {
-    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-function readTransfer(get) {
-    return {
-        concurrency: readInteger(table_Input.Concurrency, get(table_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
-        retries: readInteger(table_Input.Retries, get(table_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-        requestTimeoutMs: readInteger(table_Input.RequestTimeout, get(table_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
-            1000,
-        maxRetryAfterMs: readInteger(table_Input.MaxRetryAfter, get(table_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
-    };
-}
-/** verify, verify-timeout and on-verify-failure. */
-function readVerify(get) {
-    return {
-        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
-        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
-        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
-    };
-}
-/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
-function readPullRequestNumber(get) {
-    const value = get(table_Input.PullRequest).trim();
-    if (!value)
-        return undefined;
-    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
-        throw new errors_UsageError(`${table_Input.PullRequest} '${value}' is not a pull request number: pass the number the build workflow ` +
-            'saved, digits only (see the README on previews of forks)');
-    }
-    return Number(value);
-}
-/** Why an empty token fails the step. */
-function missingTokenError() {
-    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-        `(or set ${table_Input.IfNoToken}: skip to skip the deploy without one)`);
-}
-/**
- * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes.
- */
-function defaultSiteName(context) {
-    const repo = context.repository?.split('/').pop();
-    const ref = context.ref
-        ?.replace(/^refs\/heads\//, '')
-        .replace(/^refs\/tags\//, '')
-        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
-    const sha = context.sha?.slice(0, 7);
-    const parts = [repo, ref, sha].filter((p) => Boolean(p));
-    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
-        .replace(/\s+/g, ' ')
-        .trim();
-    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
-}
-function truncateUtf8(text, maxBytes) {
-    let out = '';
-    for (const char of text) {
-        if (Buffer.byteLength(out + char) > maxBytes)
-            break;
-        out += char;
-    }
-    return out;
-}
-function checkDisplayName(input, value) {
-    const problem = displayNameProblems(value)[0];
-    if (!problem)
-        return;
-    const why = problem === 'too-long'
-        ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
-        : problem === 'too-short'
-            ? 'is empty'
-            : 'has whitespace the service refuses';
-    throw new errors_UsageError(`${input} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
-}
-/**
- * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
- * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
- * clear (lower case, the punycode of an internationalised name, no trailing dot).
- */
-function domainProblem(domain) {
-    const base = `${table_Input.Domain} '${domain}'`;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
-        return `${base} has a protocol: give the host name only, like play.example.com`;
-    if (domain.includes('/'))
-        return `${base} has a path: give the host name only, like play.example.com`;
-    // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
-    if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
-        const ascii = (0,external_node_url_.domainToASCII)(domain.replace(/\.$/, ''));
-        return ascii && !hostNameProblem(ascii)
-            ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
-            : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`;
-    }
-    if (/[A-Z]/.test(domain))
-        return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
-    if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
-        return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`;
-    if (!isValidDomain(domain))
-        return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
-    const problem = hostNameProblem(domain);
-    return problem
-        ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
-            'joined by single dots, at most 253 characters in all, like play.example.com'
-        : undefined;
-}
-/** compare-with: a namespace name_id, or empty for no comparison. */
-function readCompareWith(raw) {
-    const nameId = raw.trim();
-    return nameId ? checkNameId(table_Input.CompareWith, nameId) : undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/collect.ts
 // The deploy's first stage: the site's files found, opened and identified, how they are served
 // planned and checked, and (when it is needed before anything is created) their digest. Nothing here
 // calls the service.
+
+
+
 
 
 
@@ -47510,13 +45191,13 @@ async function collectSite(site, options) {
     const { files, hidden } = await scanSite({
         root: site.path,
         patterns: site.files,
-        glob: options.glob,
+        signal: options.signal,
         includeHidden: site.includeHidden,
         logger,
         open: options.open,
         sizeLimit: {
             bytes: SITE_BYTES_LIMIT,
-            message: (total) => `${table_Input.Path}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+            message: (total) => `${input_naming_inputName(table_Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
         },
     });
     if (options.siteRecord)
@@ -47526,17 +45207,18 @@ async function collectSite(site, options) {
     const leftOut = hiddenLeftOut(hidden);
     if (leftOut)
         logger.info(leftOut);
+    // A root page first: without one, / answers 404 whatever the engine's plan.
+    const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path);
+    if (noPage)
+        throw new errors_UsageError(noPage);
     // What the engine needs, and the headers' routes, checked before anything is created.
     const serving = await planServing(files, site.webEngine, site.headers);
-    const noPage = missingIndexWarning(files, site.path);
-    if (noPage)
-        serving.warnings.unshift(noPage);
     applyContentTypes(files, serving);
     logServingPlan(serving, logger);
     if (site.failOnWarning && serving.warnings.length)
         throw warningsRefusal(serving.warnings);
     if (serving.routes.length && !options.publish) {
-        logger.info(`No version is published (${table_Input.Publish} is off, or no namespace): the routes above are not set; the content types are`);
+        logger.info(`No version is published (${input_naming_inputName(table_Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`);
     }
     let manifest;
     if (options.digestFirst) {
@@ -47548,32 +45230,35 @@ async function collectSite(site, options) {
 /** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
 function warningsRefusal(warnings) {
     const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
-    return new errors_UsageError(`${table_Input.FailOnWarning}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
+    return new errors_UsageError(`${input_naming_inputName(table_Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
 }
 /**
- * Said before anything is created when the site has no `index.html` at its root, so that `/` would
- * answer 404: what `path` looks like instead (Unity's inner `Build/` folder, or a site one folder down).
+ * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
+ * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
+ * or the folder one down that holds the page. Undefined when it has one (or no files at all).
  */
-function missingIndexWarning(files, root) {
+function missingIndex(files, root) {
     if (!files.length || files.some((file) => file.path === 'index.html'))
         return undefined;
-    const base = `${table_Input.Path} '${root}' has no index.html at its root, so the site's / answers 404`;
+    const base = `${input_naming_inputName(table_Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`;
+    const onPurpose = `; a site that is no page (an asset host) sets ${inputAssignment(table_Input.RequireIndex, 'false')}`;
     const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path);
     const unity = unityBuildFolderParts(rootNames);
     if (unity.length) {
         return (`${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
-            `The site is its parent folder, which holds index.html and Build/: give ${table_Input.Path}: ${external_node_path_default().dirname(root)}`);
+            `The site is its parent folder, which holds index.html and Build/: give ${inputAssignment(table_Input.Path, external_node_path_default().dirname(root))}`);
     }
     const pages = files.filter((file) => file.path.endsWith('/index.html'));
     const shallowest = pages.sort((a, b) => a.path.split('/').length - b.path.split('/').length)[0];
     if (shallowest) {
         const folder = shallowest.path.slice(0, -'/index.html'.length);
-        return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${table_Input.Path}: ${external_node_path_default().join(root, folder)}`;
+        return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${inputAssignment(table_Input.Path, external_node_path_default().join(root, folder))}${onPurpose}`;
     }
-    return `${base}: its files are served only at their own paths`;
+    return `${base}: give the folder that holds the game's index.html${onPurpose}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/provision.ts
+
 
 
 
@@ -47674,11 +45359,11 @@ function checkNamespaceId(game, gameId, target, logger) {
     const { namespaceId, nameId } = target;
     const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
     if (!found) {
-        throw new errors_UsageError(`${table_Input.NamespaceId} '${namespaceId}' is not a namespace of game ${gameId}: ` +
+        throw new ServiceStateError(`${input_naming_inputName(table_Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${gameId}: ` +
             `it has ${describeNamespaces(game.namespaces)}`);
     }
     if (nameId && found.name_id !== nameId) {
-        throw new errors_UsageError(`${table_Input.NamespaceId} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${table_Input.Namespace} says: ` +
+        throw new ServiceStateError(`${input_naming_inputName(table_Input.NamespaceId)} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${input_naming_inputName(table_Input.Namespace)} says: ` +
             'give one of the two, or two that agree');
     }
     logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
@@ -47724,17 +45409,17 @@ function chooseVersion(inputs, game) {
         const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name;
         return {
             id: prod.version_id,
-            description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${table_Input.VersionId} was given)`,
+            description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${input_naming_inputName(table_Input.VersionId)} was given)`,
         };
     }
     const latest = latestVersion(game.versions);
     if (!latest) {
-        throw new errors_UsageError(`${table_Input.Namespace} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
-            `to create it on: publish a version, or pass ${table_Input.VersionId}`);
+        throw new ServiceStateError(`${input_naming_inputName(table_Input.Namespace)} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
+            `to create it on: publish a version, or pass ${input_naming_inputName(table_Input.VersionId)}`);
     }
     return {
         id: latest.version_id,
-        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${table_Input.VersionId} was given and it has no ${PROD} namespace)`,
+        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${input_naming_inputName(table_Input.VersionId)} was given and it has no ${PROD} namespace)`,
     };
 }
 /**
@@ -47774,17 +45459,17 @@ async function attachDomain(client, gameId, namespaceId, domain, logger) {
 function domainRefusal(error, domain, namespaceId) {
     const quoted = `(${error.message})`;
     if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
-        return new errors_UsageError(`${table_Input.Domain} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-            `remove it there first, or choose another ${table_Input.Domain}. ${quoted}`, { cause: error });
+        return new ServiceStateError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+            `remove it there first, or choose another ${input_naming_inputName(table_Input.Domain)}. ${quoted}`, { cause: error });
     }
     if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
-        return new errors_UsageError(`${table_Input.Domain} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
+        return new ServiceStateError(`${input_naming_inputName(table_Input.Domain)} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
             "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
             'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-            `its ${table_Input.Domain}); for a preview per pull request, leave ${table_Input.Domain} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
+            `its ${input_naming_inputName(table_Input.Domain)}); for a preview per pull request, leave ${input_naming_inputName(table_Input.Domain)} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
     }
     if (error.code === 'CDN_INVALID_DOMAIN') {
-        return new errors_UsageError(`${table_Input.Domain} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
+        return new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
             `is never taken): give a domain of your own. ${quoted}`, { cause: error });
     }
     return undefined;
@@ -47821,11 +45506,12 @@ function isNameTaken(error) {
 
 
 
+
 /**
- * Makes the version of the new site from the base version and publishes it to the namespace; a
- * namespace the game does not have is created on the base version first, then published to like any
- * other (see createNamespaceOn). A namespace that already serves a version of this site (a re-run of
- * an unchanged build) is left as it is.
+ * Makes the version of the new site from the base version, for publishAndSee to publish; a namespace
+ * the game does not have is created on the base version first, then published to like any other (see
+ * createNamespaceOn). A namespace that already serves a version of this site (a re-run of an
+ * unchanged build) is left as it is.
  */
 async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
     const { gameId } = inputs.connection;
@@ -47864,7 +45550,7 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
     if (existing && servesAlready(plan, siteId)) {
         logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
         logWhere(unchanged, logger);
-        return { published: unchanged, provisioned };
+        return { published: unchanged, provisioned, namespaceId: existing, alreadyServed: true };
     }
     const config = deployConfig(plan.base.config, siteId, plan.routes);
     const created = await createVersion(client, gameId, plan.name, config, logger);
@@ -47879,8 +45565,6 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
         if (basicAuth)
             await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate);
     }
-    await client.setNamespaceVersion(gameId, namespaceId, created.versionId);
-    logger.info(`Published version '${created.displayName}' to namespace ${now.nameId} (${namespaceId})`);
     const published = {
         ...unchanged,
         versionId: created.versionId,
@@ -47889,7 +45573,7 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
         domain: publishedDomain(now, url),
     };
     logWhere(published, logger);
-    return { published, provisioned: now };
+    return { published, provisioned: now, namespaceId, alreadyServed: false };
 }
 /** The namespace serves the base version, and it is of this site with the same routes. */
 function servesAlready(plan, siteId) {
@@ -47915,7 +45599,7 @@ function publishedDomain(provisioned, url) {
 function logWhere(published, logger) {
     const { domain, url } = published;
     if (!url)
-        logger.warning(`Published, but its URL is unknown: the service names no CDN domain. Set ${table_Input.CdnDomain} to the domain it serves namespaces under`);
+        logger.warning(`Published, but its URL is unknown: the service names no CDN domain. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
     if (!domain)
         return;
     logger.info(domain.status === 'active'
@@ -47940,6 +45624,8 @@ function domainLine(domain) {
 
 
 
+
+
 async function planTarget(client, inputs, routes, logger, onNamespace) {
     const { target } = inputs;
     const { gameId } = inputs.connection;
@@ -47954,8 +45640,8 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
             cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
             checkDomainOutsideCdn(target.domain, cdnDomain);
             if (target.basicAuth && !cdnDomain) {
-                throw new errors_UsageError(`${table_Input.BasicAuth}: the namespace's host must be seen answering 401 before the build is published, ` +
-                    `and the service names no CDN domain: set ${table_Input.CdnDomain} to the domain it serves namespaces under`);
+                throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the namespace's host must be seen answering 401 before the build is published, ` +
+                    `and the service names no CDN domain: set ${input_naming_inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
             }
         },
     });
@@ -47995,12 +45681,13 @@ function routesLine(base, routes) {
     const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
     return routes
         ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-        : `No routes computed (no web engine's needs, no ${table_Input.Headers}): it keeps the base version's ${had}`;
+        : `No routes computed (no web engine's needs, no ${input_naming_inputName(table_Input.Headers)}): it keeps the base version's ${had}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload-site.ts
 // The deploy's third stage: the CDN site created, every part uploaded, the upload completed. A
 // cancelled upload is never completed: the site stays empty rather than half there.
+
 
 
 
@@ -48031,38 +45718,51 @@ async function uploadSite(options) {
     const count = descriptors.length;
     logger.info(`Created CDN site '${options.siteName}' (${site.site_id}): ${site.presigned_requests.length} requests to upload ` +
         `for ${count} files${source ? ' (the record of the build included)' : ''}, up to ${concurrency} at a time`);
+    // One progress for the site's files and its record, sent after them: it ends on the build's totals.
+    const progress = createProgress({
+        files: count,
+        bytes: descriptors.reduce((sum, file) => sum + file.content_length, 0),
+        logger,
+        now: options.retry.now,
+        intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    });
     const send = (sent) => uploadParts({
+        progress,
         ...sent,
         dispatcher: options.dispatcher,
         concurrency,
         retry: options.retry,
         timeouts: options.timeouts,
         logger,
-        progressIntervalMs: options.progressIntervalMs,
         signal,
         open: options.open,
     });
     let upload;
     let manifest = options.manifest;
     let record = known;
-    if (manifest || !source) {
-        upload = await send({
-            files: record ? [...files, record] : files,
-            hash: !manifest,
-            requests: site.presigned_requests,
-        });
-        manifest ??= buildManifest(files, upload.sha256);
-    }
-    else {
-        const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path);
-        upload = await send({ files, hash: true, requests: others });
-        manifest = buildManifest(files, upload.sha256);
-        record = recordFile(manifest, source);
-        if (record.size !== recordSizeNow) {
-            throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`);
+    try {
+        if (manifest || !source) {
+            upload = await send({
+                files: record ? [...files, record] : files,
+                expected: manifest && hashedBefore(files, manifest),
+                requests: site.presigned_requests,
+            });
+            manifest ??= buildManifest(files, upload.sha256);
         }
-        const last = await send({ files: [record], hash: false, requests: matching });
-        upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes };
+        else {
+            const { matching, others } = site.presigned_requests.split(recordDescriptor(0).path);
+            upload = await send({ files, requests: others });
+            manifest = buildManifest(files, upload.sha256);
+            record = recordFile(manifest, source);
+            if (record.size !== recordSizeNow) {
+                throw new Error(`The record of the build has ${record.size} bytes, not the ${recordSizeNow} planned`);
+            }
+            const last = await send({ files: [record], requests: matching });
+            upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes };
+        }
+    }
+    finally {
+        progress.stop();
     }
     if (!options.manifest)
         await options.onHashed(manifest);
@@ -48071,12 +45771,18 @@ async function uploadSite(options) {
     logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${count} files`);
     return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record };
 }
+/** The SHA-256 of each file as the manifest made before the upload has it, in the order of `files`. */
+function hashedBefore(files, manifest) {
+    const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]));
+    return files.map((f) => byPath.get(f.path));
+}
 
 ;// CONCATENATED MODULE: ./src/deploy/older.ts
 // Never an older build over a newer one: before publishing to a namespace, the commit its record
 // names is compared with this run's (GitHub's compare API, through the function the face hands in).
 // When this run's commit is behind it, nothing is published unless allow-older says so. Another
 // branch's commit (diverged) is published as always: only history says what is older.
+
 
 
 /** Whether this run may publish over what the namespace serves; said in the log either way. */
@@ -48138,14 +45844,14 @@ async function checkOlder(options) {
             blocked: false,
             liveCommit,
             status,
-            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: published all the same (${table_Input.AllowOlder} is true)`,
+            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: published all the same (${input_naming_inputName(table_Input.AllowOlder)} is true)`,
         }, true);
     return said({
         blocked: true,
         liveCommit,
         status,
         reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: nothing was published, ` +
-            `it still serves ${older_short(liveCommit)}. Set ${table_Input.AllowOlder}: true to publish an older commit on purpose (or use the publish action to roll back)`,
+            `it still serves ${older_short(liveCommit)}. Set ${inputAssignment(table_Input.AllowOlder, 'true')} to publish an older commit on purpose (or use the publish action to roll back)`,
     }, true);
 }
 function older_short(commit) {
@@ -48153,7 +45859,6 @@ function older_short(commit) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
-
 
 
 
@@ -48207,7 +45912,7 @@ async function deploy(inputs, deps) {
     const started = run.clock.now();
     const finished = (journal) => Object.assign(journal, { durationMs: run.clock.now() - started });
     try {
-        const site = await collect(inputs, deps);
+        const site = await collect(inputs, { ...deps, signal: run.signal });
         run.signal.throwIfAborted();
         const journal = startJournal(inputs, site);
         const saveManifest = manifestSaver(journal, deps);
@@ -48350,39 +46055,27 @@ async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
     journal.published = live.published;
     // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
     // when the service names no CDN domain, and then not checked (go-live said so).
-    const { url } = live.published;
-    if (url)
-        await seeLive(targeted, run, journal, live.published, url, deps);
-}
-/**
- * The stage after going live: the namespace's host fetched until it serves the build, and when it
- * does not within verify-timeout, on-verify-failure's rollback, failure or warning.
- */
-async function seeLive(inputs, run, journal, published, url, deps) {
     const { manifest } = journal;
-    const { logger } = deps;
-    if (!inputs.verify.enabled || !manifest) {
-        logger.info(`Published at ${url} (not checked: ${manifest ? `${table_Input.Verify} is false` : 'no manifest'})`);
-        return;
-    }
-    const seen = await logger.group('Verify', () => verifyLive({
-        url,
-        manifest,
-        record: journal.record,
-        serving: journal.serving,
-        settings: inputs.verify,
+    const seen = await publishAndSee({
+        gameId: targeted.connection.gameId,
+        namespaceId: live.namespaceId,
+        nameId: live.provisioned.nameId ?? live.namespaceId,
+        published: live.published,
+        alreadyServed: live.alreadyServed,
+    }, {
+        settings: targeted.verify,
+        expected: manifest
+            ? { files: manifest.files, record: journal.record, serving: journal.serving }
+            : { unknown: 'no manifest' },
         run,
         logger,
         sleep: deps.sleep,
-        authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
-    }));
-    journal.verification = seen;
-    if (seen.verified)
-        return;
-    const namespaceId = journal.provisioned.namespaceId;
-    if (inputs.verify.onFailure === 'rollback' && namespaceId)
-        seen.rolledBackTo = await rollBack(run.client, inputs.connection.gameId, namespaceId, published, seen, logger);
-    notLive(inputs.verify.onFailure, seen, published, journal.provisioned.nameId, logger);
+        authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+        onSeen: (seen) => (journal.verification = seen),
+    });
+    const { url } = live.published;
+    if (seen?.verified && url)
+        await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal });
 }
 /**
  * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
@@ -48394,7 +46087,7 @@ async function readServed(inputs, run, plan, journal, logger) {
     if (!cdnDomain)
         return {};
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
-    const read = (name) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options);
+    const read = (name) => site_record_readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options);
     // A namespace created by this run serves nothing yet.
     const live = plan.current !== undefined && nameId ? read(nameId) : undefined;
     const compareWith = inputs.compareWith;
@@ -48532,6 +46225,18 @@ function readEvent(env, payload, pullRequestInput) {
     }
     return { name, repository, repositoryUrl, runUrl, ref, pullRequest };
 }
+/**
+ * A deploy on a pull request event whose event file names no pull request (missing, unreadable, not
+ * its JSON) fails: deployed as a push, a closed pull request's preview would get the build instead of
+ * being retired, and no comment would be kept.
+ */
+function checkPullRequestRead(event, env) {
+    if (!PULL_REQUEST_EVENTS.has(event.name) || event.pullRequest)
+        return;
+    throw new Error(`This is a ${event.name} run, but its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'}) ` +
+        'could not be read as a pull request event, so nothing was deployed: without its pull request the run ' +
+        'would deploy as a push (no preview comment, and a closed pull request deployed instead of retired)');
+}
 /** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */
 function whenNoToken(policy, event) {
     if (policy === 'fail')
@@ -48543,13 +46248,14 @@ function whenNoToken(policy, event) {
             skip: true,
             reason: `Pull request #${event.pullRequest.number} comes from a fork, and GitHub does not give secrets to runs of ` +
                 'fork pull requests, so the token is empty: the deploy is skipped. To deploy previews of forks, build in ' +
-                'this workflow and deploy from a workflow_run workflow (see the README), or set if-no-token: fail to make this an error.',
+                'this workflow and deploy from a workflow_run workflow (see docs/previews.md), or set if-no-token: fail to make this an error.',
         };
     }
     return { skip: false };
 }
 
 ;// CONCATENATED MODULE: ./src/actions/pull-request.ts
+
 
 
 
@@ -48562,7 +46268,7 @@ function whenNoToken(policy, event) {
 async function checkPullRequest(options) {
     const [owner = '', repo = ''] = options.repository.split('/');
     const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const octokit = github.getOctokit(options.token);
+    const octokit = github.getOctokit(options.token, {}, redactRequests);
     let head;
     const timeoutMs = options.timeoutMs ?? 30_000;
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
@@ -48598,6 +46304,7 @@ async function checkPullRequest(options) {
 // The deploy's guard against an older build asks GitHub how two commits stand: this is its
 // CompareCommits (src/deploy/older.ts) on @actions/github, for the run's repository and token.
 
+
 const STATUSES = ['ahead', 'behind', 'diverged', 'identical'];
 /**
  * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
@@ -48609,7 +46316,7 @@ function githubCompareCommits(options) {
     const timeoutMs = options.timeoutMs ?? 30_000;
     return async (base, head) => {
         const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = github.getOctokit(options.token);
+        const octokit = github.getOctokit(options.token, {}, redactRequests);
         // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -48640,6 +46347,7 @@ function githubCompareCommits(options) {
 ;// CONCATENATED MODULE: ./src/actions/preview-record.ts
 // What a preview's sticky comment says after a run: one function of how the run ended (deployed,
 // failed or cancelled, closed), so the three endings cannot drift apart.
+
 
 
 
@@ -48687,17 +46395,30 @@ function liveSentence(result) {
     const seen = result.verification;
     if (!seen)
         return `It is published at the preview link below (not checked: ${table_Input.Verify} is false).`;
+    if (seen.cancelled)
+        return `🛑 It is published at the preview link below (${markdownText(cancelledCheck(seen, result.published))}).`;
     if (seen.verified)
-        return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.`;
+        return `It is live at the preview link below: seen there after ${describeTiming(seen)}, ${seen.checked.length} files matching the build.${smokeMarkdown(result)}`;
     return `⚠️ It was not seen live: ${markdownText(notLiveAccount(seen))}.`;
+}
+/** The smoke test, when it ran: the game started in the browser, or why not. */
+function smokeMarkdown(result) {
+    const { smoke } = result;
+    if (!smoke)
+        return '';
+    const mark = smoke.status === 'passed' ? '🎮' : smoke.status === 'failed' ? '⚠️' : 'ℹ️';
+    return `\n\n${mark} Smoke test: ${markdownText(smokeSentence(smoke))}.`;
 }
 function failedRecord(error, partial, namespaceId, context) {
     // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
     const state = partial?.uploadCompleted
         ? stateAfter(partial, context)
         : nextState(context.key, context.previous, { namespaceId, namespaceNameId: context.namespaceNameId });
+    const checking = partial?.verification?.cancelled
+        ? ` while its build was checked: ${markdownText(cancelledCheck(partial.verification, partial.published))}.`
+        : ' before the deploy finished.';
     const status = isCancelled(error)
-        ? `🛑 ${errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+        ? `🛑 ${errorMessage(error)}${checking} ${rerunText(partial, error)}`
         : `❌ The deploy failed: ${markdownText(errorMessage(error))}`;
     return { state, status };
 }
@@ -48724,7 +46445,7 @@ function stateAfter(result, context) {
         namespaceNameId: context.namespaceNameId,
         domain: result.provisioned.domain,
         // A version put back is not this run's: the preview shows what the namespace serves.
-        published: result.published && !result.verification?.rolledBackTo
+        published: result.published && !result.verification?.rolledBackTo && !result.smoke?.rolledBackTo
             ? {
                 versionId: result.published.versionId,
                 url: result.published.url,
@@ -48772,11 +46493,10 @@ function sizeMarkdown(change) {
 
 
 
-
 /** The outputs of a run that deployed nothing (no token on a fork). */
 function setSkippedOutputs() {
     for (const name of Object.values(Output))
-        setOutput(name, name === Output.Skipped ? 'true' : '');
+        action_setOutput(name, name === Output.Skipped ? 'true' : '');
 }
 async function writeSkipSummary(reason) {
     await writeReport(skipReport(reason));
@@ -48817,11 +46537,11 @@ async function writeFailureSummary(error, partial) {
 
 
 
-
 /** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 async function run() {
     await runAction(table_secretInputs(ActionName.Deploy), async () => {
         const event = readEvent(process.env, readPayload(), readPullRequestNumber(deploy_getInput));
+        checkPullRequestRead(event, process.env);
         const inputs = readActionInputs(event);
         if (event.pullRequest?.build && event.repository) {
             await checkPullRequest({
@@ -48882,7 +46602,6 @@ async function deployRun(preview, signal) {
         result = await deploy(inputs, {
             deadlineMs: operation_deadlineFromEnv(process.env),
             logger: actionsLogger,
-            glob: actionsGlob,
             tempDir: process.env.RUNNER_TEMP || external_node_os_default().tmpdir(),
             previous,
             onNamespace: (id) => (namespaceId = id),
@@ -48918,7 +46637,7 @@ async function reportFailure(preview, previous, namespaceId, thrown) {
     if (partial)
         deploy_outputs_setOutputs(partial);
     else if (namespaceId)
-        setOutput(Output.NamespaceId, namespaceId);
+        action_setOutput(Output.NamespaceId, namespaceId);
     actionsLogger.info(`${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`);
     await writeFailureSummary(error, partial);
     // Show the namespace even so (the next run finds it through the service, not through this).
@@ -49012,7 +46731,7 @@ function readPayload() {
     if (!file)
         return undefined;
     try {
-        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        return JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch {
         return undefined;
@@ -49033,6 +46752,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
@@ -49092,6 +46818,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+
+/***/ }),
+
 /***/ 7540:
 /***/ ((module) => {
 
@@ -49127,6 +46860,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -49141,10 +46888,38 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -49155,6 +46930,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -49162,10 +46944,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -49232,6 +47028,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -49246,10 +47056,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
@@ -62878,6 +60702,9 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	return module.exports;
 /******/ }
 /******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
+/******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
 /******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
@@ -62963,6 +60790,36 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -62972,6 +60829,28 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
 /******/ 			}
 /******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
 /******/ 	};
 /******/ })();
 /******/ 
@@ -62989,6 +60868,69 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 		}
 /******/ 		Object.defineProperty(exports, '__esModule', { value: true });
 /******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9470);
+/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8916);
 
 await (0,_src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9470:
+/***/ 8916:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28522,10 +28522,10 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -28539,15 +28539,15 @@ function file_command_issueFileCommand(command, message) {
     if (!filePath) {
         throw new Error(`Unable to find environment variable for file command ${command}`);
     }
-    if (!external_fs_namespaceObject.existsSync(filePath)) {
+    if (!external_fs_.existsSync(filePath)) {
         throw new Error(`Missing file at path: ${filePath}`);
     }
-    external_fs_namespaceObject.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
+    external_fs_.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
         encoding: 'utf8'
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -28561,8 +28561,8 @@ function file_command_prepareKeyValueMessage(key, value) {
     return `${key}<<${delimiter}${external_os_namespaceObject.EOL}${convertedValue}${external_os_namespaceObject.EOL}${delimiter}`;
 }
 //# sourceMappingURL=file-command.js.map
-;// CONCATENATED MODULE: external "path"
-const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+// EXTERNAL MODULE: external "path"
+var external_path_ = __nccwpck_require__(6928);
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
@@ -29521,7 +29521,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const { access, appendFile, writeFile } = external_fs_.promises;
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -29544,7 +29544,7 @@ class Summary {
                 throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
             }
             try {
-                yield access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
+                yield access(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
             }
             catch (_a) {
                 throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
@@ -29844,7 +29844,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_namespaceObject.promises;
+const { chmod, copyFile, lstat, mkdir: io_util_mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -29871,7 +29871,7 @@ function readlink(fsPath) {
 }
 // See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
 const UV_FS_O_EXLOCK = 0x10000000;
-const READONLY = external_fs_namespaceObject.constants.O_RDONLY;
+const READONLY = external_fs_.constants.O_RDONLY;
 function exists(fsPath) {
     return io_util_awaiter(this, void 0, void 0, function* () {
         try {
@@ -29929,7 +29929,7 @@ function tryGetExecutablePath(filePath, extensions) {
         if (stats && stats.isFile()) {
             if (IS_WINDOWS) {
                 // on Windows, test for valid extension
-                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
+                const upperExt = external_path_.extname(filePath).toUpperCase();
                 if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
                     return filePath;
                 }
@@ -29958,11 +29958,11 @@ function tryGetExecutablePath(filePath, extensions) {
                 if (IS_WINDOWS) {
                     // preserve the case of the actual file (since an extension was appended)
                     try {
-                        const directory = external_path_namespaceObject.dirname(filePath);
-                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
-                        for (const actualName of yield readdir(directory)) {
+                        const directory = external_path_.dirname(filePath);
+                        const upperName = external_path_.basename(filePath).toUpperCase();
+                        for (const actualName of yield io_util_readdir(directory)) {
                             if (upperName === actualName.toUpperCase()) {
-                                filePath = external_path_namespaceObject.join(directory, actualName);
+                                filePath = external_path_.join(directory, actualName);
                                 break;
                             }
                         }
@@ -30182,7 +30182,7 @@ function findInPath(tool) {
         // build the list of extensions to try
         const extensions = [];
         if (IS_WINDOWS && process.env['PATHEXT']) {
-            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
+            for (const extension of process.env['PATHEXT'].split(external_path_.delimiter)) {
                 if (extension) {
                     extensions.push(extension);
                 }
@@ -30197,7 +30197,7 @@ function findInPath(tool) {
             return [];
         }
         // if any path separators, return empty
-        if (tool.includes(external_path_namespaceObject.sep)) {
+        if (tool.includes(external_path_.sep)) {
             return [];
         }
         // build the list of directories
@@ -30208,7 +30208,7 @@ function findInPath(tool) {
         // across platforms.
         const directories = [];
         if (process.env.PATH) {
-            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
+            for (const p of process.env.PATH.split(external_path_.delimiter)) {
                 if (p) {
                     directories.push(p);
                 }
@@ -30217,7 +30217,7 @@ function findInPath(tool) {
         // find all matches
         const matches = [];
         for (const directory of directories) {
-            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
+            const filePath = yield tryGetExecutablePath(external_path_.join(directory, tool), extensions);
             if (filePath) {
                 matches.push(filePath);
             }
@@ -30648,7 +30648,7 @@ class ToolRunner extends external_events_.EventEmitter {
                 (this.toolPath.includes('/') ||
                     (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
                 // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
-                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
+                this.toolPath = external_path_.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
             }
             // if the tool is only a file name, then resolve it from the PATH
             // otherwise verify it exists (add extension on Windows if necessary)
@@ -31337,7 +31337,78 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/api/errors.ts
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/common/network.ts
+// The one classifier of network failures: what a request that got no answer ran into (a refused or
+// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
+// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
+// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+/** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
+const KINDS = {
+    ECONNREFUSED: 'refused',
+    UND_ERR_CONNECT_TIMEOUT: 'refused',
+    ENETUNREACH: 'refused',
+    EHOSTUNREACH: 'refused',
+    ENOTFOUND: 'dns',
+    EAI_AGAIN: 'dns-again',
+    [DEADLINE_EXCEEDED]: 'lost',
+    ECONNRESET: 'lost',
+    EPIPE: 'lost',
+    ETIMEDOUT: 'lost',
+    UND_ERR_SOCKET: 'lost',
+    UND_ERR_CLOSED: 'lost',
+    UND_ERR_HEADERS_TIMEOUT: 'lost',
+    UND_ERR_BODY_TIMEOUT: 'lost',
+    UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'lost',
+    UND_ERR_ABORTED: 'lost',
+    EMFILE: 'descriptors',
+    ENFILE: 'descriptors',
+};
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
+/** The `code`s of an error and its causes, outermost first. */
+function errorCodes(error) {
+    const codes = [];
+    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === 'string')
+            codes.push(code);
+    }
+    return codes;
+}
+function kindOf(code) {
+    return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
+}
+/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+function networkFailure(error) {
+    for (const code of errorCodes(error)) {
+        const kind = kindOf(code);
+        if (kind)
+            return { kind, code };
+    }
+    return undefined;
+}
+/** Is `error`, or one of its causes, a network failure of one of these kinds? */
+function isFailureOf(error, ...kinds) {
+    return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
+}
+/** A connection that failed before the request was sent: safe to retry any call. */
+const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
+/** A failure a retry may fix: not made, or lost (a name that does not resolve or a refused certificate is not). */
+const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
+/** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
+const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
+
+;// CONCATENATED MODULE: ./src/common/retry.ts
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
+// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
+// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
+// are injectable, so tests decide on events and take milliseconds.
+
+
 /** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
@@ -31353,6 +31424,136 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
+/**
+ * The last error of a call whose retries stopped, made again saying how: an error that knows how to
+ * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
+ */
+function afterRetries(error, gaveUp) {
+    const own = error?.afterRetries;
+    if (typeof own === 'function')
+        return own.call(error, gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
+}
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
+function retryPolicy(overrides = {}) {
+    const policy = {
+        retries: DEFAULT_RETRIES,
+        baseDelayMs: 500,
+        maxDelayMs: 30_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        random: Math.random,
+        now: Date.now,
+        ...overrides,
+    };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
+    return policy;
+}
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+function backoffDelay(attempt, policy) {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(verdict, state, policy) {
+    if (verdict === false)
+        return { kind: 'fail', gaveUp: undefined };
+    if (typeof verdict === 'object' && 'kind' in verdict)
+        return { kind: 'fail', gaveUp: verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = verdict === true ? undefined : verdict.afterMs;
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
+        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
+            ? {
+                kind: 'out-of-time',
+                attempts,
+                elapsedMs: state.now - state.startedAt,
+                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
+            }
+            : undefined);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
+ */
+async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+    const startedAt = policy.now();
+    for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
+        try {
+            return await attempt(index);
+        }
+        catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
+            const now = policy.now();
+            const verdict = classify(error, now);
+            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
+            hooks.onRetry?.(error);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
+        }
+    }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+}
+function shortReason(error) {
+    const { status, code: serviceCode } = error;
+    if (typeof status === 'number' && typeof serviceCode === 'string')
+        return `${status} ${serviceCode}`;
+    const code = errorCodes(error)[0];
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class errors_ServiceError extends Error {
     operation;
@@ -31420,6 +31621,14 @@ function validationPaths(metadata) {
 class errors_UsageError extends Error {
     name = 'UsageError';
 }
+/**
+ * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
+ * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
+ * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ */
+class ServiceStateError extends errors_UsageError {
+    name = 'ServiceStateError';
+}
 /** The matchmaker config (or another validated value) that the service's rules reject. */
 class errors_ValidationFailedError extends Error {
     name = 'ValidationFailedError';
@@ -31432,7 +31641,7 @@ class errors_ValidationFailedError extends Error {
     }
 }
 /** The message of any thrown value, for logs. */
-function errorMessage(error) {
+function errors_errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
         return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
@@ -31447,7 +31656,7 @@ class UnexpectedAnswerError extends Error {
  * A request that got no complete answer, named by operation and host ("no answer within 30 s"
  * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
  */
-class NetworkError extends Error {
+class errors_NetworkError extends Error {
     name = 'NetworkError';
     /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
     inputs;
@@ -31462,20 +31671,32 @@ class NetworkError extends Error {
     }
     /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
-        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+        return new errors_NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
     }
 }
 /**
- * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
- * its message (the service's and the network's errors keep their class); the message of an error is
- * never changed once it was thrown. Any other error becomes the cause of a new one.
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
-function afterRetries(error, gaveUp) {
-    if (error instanceof errors_ServiceError || error instanceof NetworkError)
-        return error.afterRetries(gaveUp);
-    if (error instanceof Error)
-        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
-    return error;
+function requestedDelay(error, now) {
+    if (!(error instanceof errors_ServiceError))
+        return undefined;
+    const candidates = [];
+    const header = error.retryAfter?.trim();
+    if (header) {
+        if (/^\d+(\.\d+)?$/.test(header))
+            candidates.push(Number(header) * 1000);
+        else {
+            const at = Date.parse(header);
+            if (!Number.isNaN(at))
+                candidates.push(at - now);
+        }
+    }
+    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+        candidates.push(error.metadata - now);
+    if (candidates.length === 0)
+        return undefined;
+    return Math.max(0, ...candidates);
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -31681,186 +31902,168 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
-const DEFAULT_RETRIES = 8;
-const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
-function retryPolicy(overrides = {}) {
-    const policy = {
-        retries: DEFAULT_RETRIES,
-        baseDelayMs: 500,
-        maxDelayMs: 30_000,
-        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
-        random: Math.random,
-        now: Date.now,
-        ...overrides,
-    };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
-    return policy;
-}
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
-function backoffDelay(attempt, policy) {
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
-}
+;// CONCATENATED MODULE: ./src/common/secrets.ts
+// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
+// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
+// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
+// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
+// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+/** What a secret is replaced with: what the runner's masking shows. */
+const REDACTED = '***';
+/** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
+const MIN_BASE64_CORE = 8;
 /**
- * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
- * service's `metadata` retry time (ms since the epoch), whichever is later.
+ * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
+ * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
+ * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
+ * @actions/core escapes a workflow command's message and properties.
  */
-function requestedDelay(error, now) {
-    if (!(error instanceof errors_ServiceError))
-        return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
-}
-const CONNECTION_NOT_ESTABLISHED = new Set([
-    'ECONNREFUSED',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EAI_AGAIN',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-]);
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
-const CONNECTION_LOST = new Set([
-    DEADLINE_EXCEEDED,
-    'ECONNRESET',
-    'EPIPE',
-    'ETIMEDOUT',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'UND_ERR_ABORTED',
-]);
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-function errorCodes(error) {
-    const codes = [];
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (typeof code === 'string')
-            codes.push(code);
-    }
-    return codes;
-}
-/** A connection that failed before the request was sent: safe to retry any call. */
-function isConnectFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
-}
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-function isNetworkFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
-}
-/**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
- */
-function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
-    if (verdict !== true)
-        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
-    const attempts = state.index + 1;
-    if (state.index >= policy.retries) {
-        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
-    }
-    const asked = requestedDelay(error, state.now);
-    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-        const until = state.now + asked;
-        return {
-            kind: 'fail',
-            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
-        };
-    }
-    const waitMs = asked === undefined
-        ? backoffDelay(backoffStep(state.index, error), policy)
-        : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
-}
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
-/**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
- */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const startedAt = policy.now();
-    for (let index = 0;; index++) {
-        policy.signal?.throwIfAborted();
-        try {
-            return await attempt(index);
-        }
-        catch (error) {
-            if (policy.signal?.aborted)
-                throw policy.signal.reason;
-            const verdict = shouldRetry(error);
-            const state = { index, startedAt, now: policy.now() };
-            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
-            if (decision.kind === 'fail')
-                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
-        }
-    }
-}
-/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable(promise, signal) {
-    if (!signal)
-        return promise;
-    if (signal.aborted)
-        return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+function secretForms(secret) {
+    const forms = [
+        secret,
+        ...base64Forms(secret),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+        new URLSearchParams({ s: secret }).toString().slice(2),
+        secret.replace(/[!-/:-@[-`{-~]/g, '\\$&'),
+        secret.replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`),
+        secret.replace(/\|/g, '\\|'),
+        JSON.stringify(secret).slice(1, -1),
+        JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
+        htmlEscaped(secret, '&#39;'),
+        htmlEscaped(secret, '&#x27;'),
+    ];
+    // Each as a workflow command carries it too: the runner shows the message and properties unescaped.
+    const commandForms = forms.flatMap((form) => {
+        const message = form.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+        return [message, message.replace(/:/g, '%3A').replace(/,/g, '%2C')];
     });
+    return [...new Set([...forms, ...commandForms])].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+/**
+ * The secret in base64 on its own, and the three runs of base64 that stand for it inside any longer
+ * encoding: the bytes before it shift it by 0, 1 or 2 bytes within base64's groups of three, and the
+ * groups that hold only its bytes encode the same way whatever surrounds them.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [bytes.toString('base64'), bytes.toString('base64url')];
+    for (const start of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - start) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const core = bytes.subarray(start, start + whole);
+        forms.push(core.toString('base64'), core.toString('base64url'));
+    }
+    return forms.filter((form) => form.length >= MIN_BASE64_CORE);
 }
-function shortReason(error) {
-    if (error instanceof errors_ServiceError)
-        return `${error.status} ${error.code}`;
-    const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${code} (${message})` : message;
+function htmlEscaped(secret, apostrophe) {
+    return secret
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, apostrophe);
+}
+/** The secrets of a run, and the redaction of every form of them from a text. */
+class Secrets {
+    #forms = new Set();
+    #pattern;
+    /** Registers a secret (an empty or too short value is ignored). */
+    add(secret) {
+        if (!secret || secret.length < MIN_SECRET_LENGTH)
+            return;
+        for (const form of secretForms(secret))
+            this.#forms.add(form);
+        // The longest form first: a secret inside another (the password in user:password) leaves no part shown.
+        const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+        this.#pattern = new RegExp(alternatives.join('|'), 'g');
+    }
+    /** The text with every form of every secret replaced by `***`. */
+    redact(text) {
+        return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+    }
+    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    redactValue(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactValue(item));
+        if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.redactValue(item)]));
+        return value;
+    }
+    get size() {
+        return this.#forms.size;
+    }
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The secrets of this run: one process runs one action or one command. */
+const runSecrets = new Secrets();
+/** The text with every secret of the run redacted. */
+function secrets_redact(text) {
+    return runSecrets.redact(text);
+}
+/** The writable streams whose write() redacts already. */
+const guarded = new WeakSet();
+/**
+ * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
+ * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * written as they are: they are not text of ours (the test runner's protocol, for one).
+ */
+function redactWrites(stream) {
+    if (guarded.has(stream))
+        return;
+    guarded.add(stream);
+    const write = stream.write.bind(stream);
+    stream.write = (chunk, ...rest) => write(typeof chunk === 'string' ? secrets_redact(chunk) : chunk, ...rest);
+}
+
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+const systemClock = { now: () => Date.now() };
+/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
+
+
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
@@ -31876,7 +32079,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -31888,7 +32090,20 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  */
 const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+const ADVANCED_DEPLOY_INPUTS = new Set([
+    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 const row = (name, spec) => ({ name, ...spec });
@@ -31965,7 +32180,7 @@ const INPUTS = {
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
             value: 'id',
@@ -32014,34 +32229,59 @@ const INPUTS = {
         flag: { type: 'boolean' },
     }),
     Verify: row('verify', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-        flag: { type: 'boolean', negatable: true },
+        flag: {
+            type: 'boolean',
+            negatable: true,
+            help: {
+                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+            },
+        },
     }),
     VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
         description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
+    SmokeTest: row('smoke-test', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+        flag: { type: 'boolean' },
+    }),
+    Browser: row('browser', {
+        actions: ['deploy'],
+        default: '',
+        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+        flag: { type: 'string', value: 'path' },
+    }),
+    SmokeTestSeconds: row('smoke-test-seconds', {
+        actions: ['deploy'],
+        default: String(DEFAULT_SMOKE_TEST_SECONDS),
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
     CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish'],
+        actions: ['deploy', 'publish', 'sweep'],
         default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
-            commands: ['deploy', 'publish', 'close'],
+            commands: ['deploy', 'publish', 'close', 'sweep'],
             help: {
                 publish: "Domain namespaces are served under, for the URL (default: the service's own)",
                 close: "Domain namespaces are served under, for the URL (default: the service's own)",
+                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
             },
         },
     }),
@@ -32054,14 +32294,20 @@ const INPUTS = {
     Headers: row('headers', {
         actions: ['deploy'],
         default: '',
-        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
     FailOnWarning: row('fail-on-warning', {
         actions: ['deploy'],
         default: 'false',
-        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
+    }),
+    RequireIndex: row('require-index', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+        flag: { type: 'boolean', negatable: true },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -32251,30 +32497,108 @@ function secretInputs(action) {
         .filter((r) => r.secret)
         .map((r) => r.name);
 }
-/** The flags of a subcommand that are inputs, in the order of the table. */
-function flagsOf(command) {
-    return INPUT_ROWS.flatMap((r) => {
-        const flag = r.flag;
-        if (!flag || !(flag.commands ?? r.actions).includes(command))
-            return [];
-        return [
-            {
-                name: r.name,
-                type: flag.type,
-                value: flag.value,
-                help: flag.help?.[command] ?? r.description,
-                negatable: flag.negatable,
-                env: flag.env,
-            },
-        ];
-    });
+
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+/** An action's inputs, as a workflow's `with:` writes them. */
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+function input_naming_inputName(input) {
+    return naming.name(input);
+}
+function input_naming_inputAssignment(input, value) {
+    return naming.assignment(input, value);
+}
+function input_naming_inputSource(input) {
+    return naming.source(input);
+}
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function input_naming_inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (CONTROL.test(password))
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
 /** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
 
 /** Output names of the deploy action, as in action.yml. */
-const Output = {
+const constants_Output = {
     SiteId: 'site-id',
     UploadId: 'upload-id',
     NamespaceId: 'namespace-id',
@@ -32287,6 +32611,8 @@ const Output = {
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
     Verified: 'verified',
+    SmokeTest: 'smoke-test',
+    Screenshot: 'screenshot',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -32324,7 +32650,7 @@ const SweepOutput = {
 };
 /** The outputs of each action, as in its action.yml and README. */
 const OUTPUTS = {
-    deploy: Output,
+    deploy: constants_Output,
     publish: PublishOutput,
     servers: ServersOutput,
     'lobby-logs': LobbyOutput,
@@ -32350,34 +32676,44 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
-    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
-    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
-        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
+    const gameId = get(table_Input.GameId).trim();
+    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+    if (apiUrl || !options.optional)
+        checkApiUrl(apiUrl);
+    const token = checkToken(get(table_Input.Token).trim());
+    if (!gameId && options.optional)
+        return { apiUrl, token, gameId: '' };
+    if (!gameId)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
+function checkApiUrl(apiUrl) {
     if (!apiUrl)
-        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
     if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = checkToken(get(table_Input.Token).trim());
-    const gameId = get(table_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+    }
 }
 /**
  * The token, when it can be sent in the Authorization header: no line break or other control
@@ -32396,7 +32732,7 @@ function checkToken(token) {
                     ? 'a character that is not Latin-1'
                     : undefined;
         if (what) {
-            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
                 'copy the token again, on one line with nothing around it (the token is not shown here)');
         }
     }
@@ -32410,7 +32746,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function checkUuid(input, id) {
     if (UUID.test(id))
         return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 /** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
@@ -32425,13 +32761,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
+        throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -32443,7 +32779,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new UsageError(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -32456,7 +32792,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -32464,7 +32800,7 @@ function readOptionalInteger(input, raw, min, max) {
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!isNonNegativeI32(value)) {
-        throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
     }
     return value;
 }
@@ -32474,7 +32810,7 @@ function readChoice(input, raw, choices, fallback) {
         return fallback;
     if (choices.includes(text))
         return text;
-    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -32486,9 +32822,9 @@ function checkNameId(input, nameId) {
     if (!problem)
         return nameId;
     const suggestion = nameIdLike(nameId);
-    throw new errors_UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
         `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        (suggestion ? `write ${input_naming_inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
 /**
@@ -32530,77 +32866,81 @@ function readCdnDomain(get) {
     else if (isValidDomain(raw)) {
         return raw;
     }
-    throw new errors_UsageError(`${table_Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+}
+/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get) {
+    return {
+        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
+        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
+        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    };
+}
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+function cdnHost(cdnDomain) {
+    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+}
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+function checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = cdnHost(cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
 }
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
+;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
+// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
+// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
 
 
 
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+
+
 /**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
+ * Registers with the run's redactor every secret among these inputs: the value of each input the
+ * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
+ * and credentials written into api-url (refused, and never shown). Returns them, for a face that
+ * masks them elsewhere too (the runner's `::add-mask::`).
  */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new UsageError(`${Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new UsageError(`${Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
+function registerSecrets(get, names) {
+    const secrets = [];
+    for (const name of names) {
+        if (!inputRow(name)?.secret)
+            continue;
+        const value = get(name);
+        if (!value)
+            continue;
+        secrets.push(value);
+        if (name === table_Input.BasicAuth)
+            secrets.push(...basicAuthSecrets(value));
     }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (CONTROL.test(password))
-        throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
+    if (userInfo) {
+        secrets.push(userInfo);
+        const password = userInfo.slice(userInfo.indexOf(':') + 1);
+        if (userInfo.includes(':') && password)
+            secrets.push(password);
+    }
+    for (const secret of secrets)
+        runSecrets.add(secret);
+    return secrets;
 }
 
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
+// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
+// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+
 /**
  * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
  * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
@@ -32625,23 +32965,25 @@ function hex(code, digits) {
  * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
  *   `\x3a:`.
  * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
+ * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
  */
 function untrusted_visible(text) {
-    return text
+    return secrets_redact(text)
         .replace(untrusted_CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
 /** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
  * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
  * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
+ * run in its strings is `***` before they are escaped.
  */
 function inertJson(value, space) {
-    return JSON.stringify(value, null, space)
+    return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
@@ -32686,7 +33028,7 @@ class CancelledError extends Error {
         this.by = by;
     }
 }
-function isCancelled(error) {
+function cancel_isCancelled(error) {
     return error instanceof CancelledError;
 }
 /**
@@ -34911,7 +35253,7 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/common/format.ts
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
-function formatBytes(bytes) {
+function format_formatBytes(bytes) {
     if (bytes < 1024)
         return `${Math.round(bytes)} B`;
     const units = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -34924,35 +35266,9 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
-const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
-/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
-const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
-function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
-    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
-    return {
-        stallMs: requestTimeoutMs,
-        apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -34990,7 +35306,7 @@ const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
         internalErrorInputs: ['environment-id'],
         answer: objectOf({
             servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
@@ -34999,21 +35315,21 @@ const OPS = {
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
         internalErrorInputs: ['namespace-id', 'lobby-id'],
         answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: validated,
     },
     listCustomAvatars: {
         name: 'games.avatars.listGameCustomAvatars',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
@@ -35022,27 +35338,27 @@ const OPS = {
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({ namespace_id: anId }),
     },
     validateGroup: {
         name: 'groups.validate',
         safety: 'read',
-        internalErrorHint: 'The service could not check the name: check group-display-name',
+        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
         internalErrorInputs: ['group-display-name'],
         answer: validated,
     },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
         internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
     },
     createCdnSite: {
         name: 'games.cdn.createGameCdnSite',
         safety: 'create',
-        internalErrorHint: 'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
         internalErrorInputs: ['site-name', 'files'],
         answer: siteAnswer,
         stream: siteAnswerStream,
@@ -35050,7 +35366,7 @@ const OPS = {
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             // The name ids make the host name of the url output: only a name id's characters.
@@ -35064,7 +35380,7 @@ const OPS = {
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({
             namespace: objectOf({
@@ -35087,7 +35403,7 @@ const OPS = {
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -35095,14 +35411,14 @@ const OPS = {
     updateNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     setNamespaceCdnAuthType: {
         name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -35110,14 +35426,14 @@ const OPS = {
     removeNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     getVersion: {
         name: 'games.versions.getGameVersionById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({
             version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
@@ -35126,22 +35442,21 @@ const OPS = {
     validateVersion: {
         name: 'games.versions.validateGameVersion',
         safety: 'read',
-        internalErrorHint: 'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
         internalErrorInputs: ['version-id', 'headers'],
         answer: validated,
     },
     reserveVersionName: {
         name: 'games.versions.reserveVersionName',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({ version_display_name: aString }),
     },
     createVersion: {
         name: 'games.versions.createGameVersion',
         safety: 'create',
-        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
-            'check headers (one header per glob) and version-id (the version the new one is made from)',
+        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
         internalErrorInputs: ['headers', 'version-id'],
         answer: objectOf({ version_id: anId }),
     },
@@ -35149,14 +35464,14 @@ const OPS = {
     setNamespaceVersion: {
         name: 'games.namespaces.updateGameNamespaceVersion',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['namespace-id', 'version-id'],
         answer: anObject,
     },
     getNamespaceVersionHistory: {
         name: 'games.namespaces.getGameNamespaceVersionHistoryList',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
     },
@@ -35164,7 +35479,7 @@ const OPS = {
     bootstrap: {
         name: 'cloud.bootstrap',
         safety: 'read',
-        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
         internalErrorInputs: ['cdn-domain'],
         answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
@@ -35172,10 +35487,17 @@ const OPS = {
     completeUpload: {
         name: 'uploads.complete',
         safety: 'read',
-        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
         internalErrorInputs: ['path'],
     },
 };
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 function shouldRetry(op, error) {
     if (error instanceof errors_ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
@@ -35194,30 +35516,37 @@ function shouldRetry(op, error) {
  */
 const AUTH_HINTS = {
     TOKEN_INVALID: {
-        hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_UNAUTHORIZED: {
-        hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
         inputs: ['token'],
     },
     CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: 'The token has expired: make a new one and put it in token',
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_FORBIDDEN: {
-        hint: 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            'check game-id, and that token is a token of that game',
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
         inputs: ['game-id', 'token'],
     },
 };
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
+        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
+    inputs: ['api-url'],
+};
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(op, status, code) {
     if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint, inputs: op.internalErrorInputs };
-    return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
-        ? AUTH_HINTS[code]
-        : {};
+        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
+    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
+    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
 }
 /**
  * Retries of a connection that cannot be made before anything of the service has answered in this
@@ -35228,11 +35557,6 @@ function refusalHint(op, status, code) {
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
-/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
-function isUnreachable(error) {
-    return (isConnectFailure(error) ||
-        errorCodes(error).some((code) => code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)));
-}
 const seg = encodeURIComponent;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
@@ -35348,9 +35672,9 @@ class ServiceClient {
     #call(op, method, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         let firstContact;
-        const retry = (error) => {
+        const retry = (error, now) => {
             if (this.#answered || !isConnectFailure(error))
-                return shouldRetry(op, error);
+                return classify(op, error, now);
             // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
@@ -35440,9 +35764,9 @@ class ServiceClient {
         // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
         const unreached = !this.#answered && isUnreachable(error);
         const check = unreached
-            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
             : '';
-        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
+        return new errors_NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
     }
 }
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
@@ -35465,7 +35789,7 @@ function answerOf(op, { response, text, streamed }) {
             code: `HTTP_${response.statusCode}`,
             message: response.statusCode === 200
                 ? 'the answer was not a JSON object'
-                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+                : `the answer was not a service error body: ${secrets_redact(text).slice(0, 200) || '(empty)'}`,
         };
     const serviceBody = errorBody === parsed;
     throw new errors_ServiceError({
@@ -35492,9 +35816,9 @@ function foreignAnswerHint(status, contentType) {
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
     return {
-        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
-            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: [table_Input.ApiUrl],
+        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
+            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: ['api-url'],
     };
 }
 function header(headers, name) {
@@ -35507,7 +35831,7 @@ async function readBody(body, contentLength, operation, limit, onChunk) {
         // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
         body.on('error', () => { });
         body.destroy();
-        return new UnexpectedAnswerError(`${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`);
+        return new UnexpectedAnswerError(`${operation}: the service's answer is larger than ${format_formatBytes(limit)}, more than any answer of it can be; not read further`);
     };
     if (Number(contentLength) > limit)
         throw tooLarge();
@@ -35567,13 +35891,14 @@ function networkReason(error, timeoutMs) {
         case 'EAI_AGAIN':
             return `the host name could not be resolved (${code})`;
     }
-    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-        return `the TLS handshake failed (${code})`;
+    const failure = networkFailure(error);
+    if (failure?.kind === 'tls')
+        return `the TLS handshake failed (${failure.code})`;
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/common/run.ts
+;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
@@ -35581,8 +35906,6 @@ function networkReason(error, timeoutMs) {
 
 
 
-
-const systemClock = { now: () => Date.now() };
 /** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
 class RunDeadlineError extends Error {
     name = 'TimeoutError';
@@ -35609,6 +35932,7 @@ function openTransferRun(inputs, face, name) {
         signal: face.signal,
         deadlineMs: face.deadlineMs,
         name,
+        clock: face.clock,
     });
 }
 function openRun(options) {
@@ -35746,13 +36070,13 @@ function deadlineFromEnv(env) {
 // What a run reports, as data: the action renders it into the job summary (HTML, see action.ts), the
 // CLI into aligned text lines (below). One description of each report serves both.
 
-function heading(text) {
+function report_heading(text) {
     return { kind: 'heading', text };
 }
-function table(header, rows) {
+function report_table(header, rows) {
     return { kind: 'table', table: { header, rows } };
 }
-function keyValueTable(rows) {
+function report_keyValueTable(rows) {
     return { kind: 'table', table: { header: ['What', 'Value'], rows, keyValue: true } };
 }
 function report_text(value) {
@@ -35824,7 +36148,6 @@ function formatEpochMs(ms) {
 
 
 
-
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -35859,31 +36182,20 @@ function inertAnnotation(annotation) {
 /** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
+ * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
+ * the step exactly once, here, for whatever the body throws. A validation error becomes one
  * annotation per problem before the step's failure message. A failure the body wrote no summary for
  * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
     try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-            // The password alone, and as a Basic header carries it, are masked too.
-            if (secret && name === table_Input.BasicAuth)
-                for (const part of basicAuthSecrets(secret))
-                    core_setSecret(part);
-        }
-        // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
-        if (userInfo) {
-            core_setSecret(userInfo);
-            const password = userInfo.slice(userInfo.indexOf(':') + 1);
-            if (userInfo.includes(':') && password)
-                core_setSecret(password);
-        }
+        // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
+        for (const secret of registerSecrets((name) => getInput(name), secretInputs))
+            core_setSecret(secret);
+        redactWrites(process.stdout);
+        redactWrites(process.stderr);
         await body();
     }
     catch (error) {
@@ -35893,7 +36205,7 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         }
         if (!summaryWritten)
             await writeReport(failure(error));
-        action_setFailed(errorMessage(error));
+        action_setFailed(errors_errorMessage(error));
     }
 }
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
@@ -35902,10 +36214,10 @@ function operationFailureReport(action, error) {
     return {
         title: `gamehost ${action} failed`,
         blocks: [
-            report_text(`Failed: ${errorMessage(error)}`),
+            report_text(`Failed: ${errors_errorMessage(error)}`),
             ...(inputWrong
                 ? [
-                    heading('A re-run'),
+                    report_heading('A re-run'),
                     report_text('A re-run with the same inputs fails the same way: fix the input the error names first.'),
                 ]
                 : []),
@@ -35941,7 +36253,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
+        action_setOutput(name, outputText(value));
+}
+/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+function action_setOutput(name, value) {
+    setOutput(name, secrets_redact(value));
 }
 function outputText(value) {
     if (value === null)
@@ -35977,11 +36293,13 @@ async function writeReport(report) {
         return;
     }
     try {
-        await summary.write();
+        // Whatever a block holds, the summary leaves with the run's secrets redacted.
+        const html = secrets_redact(summary.stringify());
+        await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
-        actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`);
+        actionsLogger.warning(`Could not write the job summary: ${errors_errorMessage(error)}`);
     }
 }
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
@@ -35993,6 +36311,7 @@ function inertHtml(text) {
 // The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
 // it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
 // no URL rather than a wrong one.
+
 
 
 /**
@@ -36015,7 +36334,7 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
     }
     if (!cdn) {
         logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
-            `and url stays empty. Set ${table_Input.CdnDomain} to the domain the service serves namespaces under`);
+            `and url stays empty. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain the service serves namespaces under`);
         return undefined;
     }
     const api = new URL(apiUrl);
@@ -36023,28 +36342,961 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
     logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
     return origin;
 }
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+
+;// CONCATENATED MODULE: ./src/common/poll.ts
+// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
+// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
+// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
+async function poll_pollUntil(check, options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        const notYet = await check(attempt);
+        signal.throwIfAborted();
+        const durationMs = clock.now() - started;
+        if (!notYet)
+            return { seen: true, attempts: attempt, durationMs };
+        options.onNotYet?.(attempt, notYet);
+        const left = timeoutMs - durationMs;
+        if (notYet.permanent || left <= 0)
+            return { seen: false, attempts: attempt, durationMs, notYet };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
+// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
+// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
+// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
+//
+// It describes the user's build: its digest and files are the manifest's, which leaves the record out
+// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+
+
+
+
+
+/** The record's path on the site (no leading slash, as the site's files are named). */
+const RECORD_PATH = '.well-known/gamehost.json';
+const RECORD_FORMAT = 1;
+const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** A served record larger than this is not read (a site of the service's largest holds far less). */
+const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+const ZERO_SHA256 = '0'.repeat(64);
+/**
+ * The record's bytes. Each file's line, the digest and the counts are written from the same
+ * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
+ * file is hashed.
+ */
+function recordText(files, digest, source) {
+    const head = JSON.stringify({
+        format: RECORD_FORMAT,
+        commit: source.commit ?? null,
+        ref: source.ref ?? null,
+        digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    });
+    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
+    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
 /**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ * The size the record of these files will have, before they are hashed: the site is created with
+ * every file's size, the record's too, and the files are hashed while they upload.
  */
-function checkDomainOutsideCdn(domain, cdnDomain) {
-    if (!domain || !cdnDomain)
+function recordSize(files, source) {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+}
+/** The record of the manifest's build, as the file the site carries. */
+function recordFile(manifest, source) {
+    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
+    return {
+        path: RECORD_PATH,
+        size: bytes.length,
+        contentType: RECORD_CONTENT_TYPE,
+        bytes,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+    };
+}
+/** What the site is created with for the record: its path, size and type. */
+function recordDescriptor(size) {
+    return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
+}
+/** The user's build may not hold a file at the record's path while the deploy writes one there. */
+function checkRecordPathFree(files) {
+    if (files.some((file) => file.path === RECORD_PATH)) {
+        throw new UsageError(`${inputName(Input.Path)} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+            `or set ${inputAssignment(Input.SiteRecord, 'false')}`);
+    }
+}
+/** The record in `text`, or why it is not one. */
+function parseRecord(text) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'it is not JSON';
+    }
+    const record = value;
+    if (typeof record !== 'object' || record === null)
+        return 'it is not an object';
+    if (record.format !== RECORD_FORMAT)
+        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
+    if (typeof record.digest !== 'string')
+        return 'it has no digest';
+    if (!Array.isArray(record.files))
+        return 'it has no files';
+    const fileOk = (f) => {
+        const file = f;
+        return (typeof file === 'object' &&
+            file !== null &&
+            typeof file.path === 'string' &&
+            typeof file.sha256 === 'string' &&
+            Number.isSafeInteger(file.size) &&
+            file.size >= 0);
+    };
+    if (!record.files.every(fileOk))
+        return 'a file of it has no path, size or SHA-256';
+    const files = record.files;
+    return {
+        format: record.format,
+        commit: typeof record.commit === 'string' ? record.commit : undefined,
+        ref: typeof record.ref === 'string' ? record.ref : undefined,
+        digest: record.digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+    };
+}
+/**
+ * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
+ * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ */
+function hostRequest(url, authorization) {
+    const target = new URL(url);
+    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
+    const origin = local
+        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
+        : target.origin;
+    const headers = { 'accept-encoding': 'identity' };
+    if (local)
+        headers.host = target.host;
+    if (authorization)
+        headers.authorization = authorization;
+    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+}
+/**
+ * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
+ * could not be reached, it is not a record): reading it never fails the deploy.
+ */
+async function readServedRecord(url, options) {
+    const { origin, base, headers } = hostRequest(url);
+    try {
+        const answer = await (0,undici/* request */.Em)(`${origin}${base}/${RECORD_PATH}`, {
+            dispatcher: options.dispatcher,
+            headers,
+            signal: options.signal,
+            headersTimeout: options.stallMs,
+            bodyTimeout: options.stallMs,
+        });
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            return { absent: `it answered ${answer.statusCode}` };
+        }
+        const chunks = [];
+        let bytes = 0;
+        for await (const chunk of answer.body) {
+            bytes += chunk.length;
+            if (bytes > RECORD_MAX_BYTES)
+                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+            chunks.push(chunk);
+        }
+        const text = Buffer.concat(chunks);
+        const parsed = parseRecord(text.toString('utf8'));
+        if (typeof parsed === 'string')
+            return { absent: `it is not a record: ${parsed}` };
+        return {
+            record: parsed,
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+        };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/versions.ts
+// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
+// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
+// is created, and route globs as the service parses and the CDN matches them. What the service does
+// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
+// Limits.
+const CDN_HEADER_NAME_MAX_BYTES = 512;
+const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const CDN_PRIORITY_MAX = 100;
+/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
+const CDN_SERVED_MAX = 10;
+/**
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
+ * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
+ * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
+ * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ */
+function parseGlob(glob) {
+    const segments = [];
+    let current = '';
+    let escaped = false;
+    for (const char of glob) {
+        if (!escaped && char === '/') {
+            segments.push(current);
+            current = '';
+            continue;
+        }
+        escaped = !escaped && char === '\\';
+        current += char;
+    }
+    segments.push(current);
+    const tokens = [];
+    let previousWasDoubleStar = false;
+    for (const [index, segment] of segments.entries()) {
+        if (segment === '**') {
+            if (!previousWasDoubleStar)
+                tokens.push('recursive');
+            previousWasDoubleStar = true;
+            continue;
+        }
+        previousWasDoubleStar = false;
+        let previousWasStar = false;
+        for (const char of segment) {
+            if (char === '*') {
+                if (previousWasStar)
+                    return undefined;
+                tokens.push('any');
+            }
+            else {
+                tokens.push({ char });
+            }
+            previousWasStar = char === '*';
+        }
+        if (index !== segments.length - 1)
+            tokens.push({ char: '/' });
+    }
+    return tokens;
+}
+/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
+function globToString(tokens) {
+    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
+}
+/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+function normalizeGlob(glob) {
+    const tokens = parseGlob(glob);
+    return tokens ? globToString(tokens) : glob;
+}
+/**
+ * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
+ * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
+ * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
+ * with a dozen stars against a long path).
+ */
+function globMatches(glob, path) {
+    const tokens = parseGlob(glob);
+    if (tokens === undefined || tokens.length === 0)
+        return false;
+    const steps = [{ char: '/' }, ...globSteps(tokens)];
+    const end = steps.length;
+    const reach = (states, i) => {
+        states.add(i);
+        while (i < end && repeats(steps[i]))
+            states.add(++i);
+    };
+    let states = new Set();
+    reach(states, 0);
+    for (const char of path) {
+        const next = new Set();
+        for (const i of states) {
+            const step = steps[i];
+            if (step === undefined)
+                continue;
+            if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+                reach(next, repeats(step) ? i : i + 1);
+            }
+        }
+        if (next.size === 0)
+            return false;
+        states = next;
+    }
+    return states.has(end);
+}
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens) {
+    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
+}
+const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a, b) {
+    if (typeof a === 'object' && typeof b === 'object')
+        return a.char === b.char;
+    if (typeof a === 'object')
+        return b === 'any-chars' || a.char !== '/';
+    if (typeof b === 'object')
+        return a === 'any-chars' || b.char !== '/';
+    return true;
+}
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+function globsOverlap(a, b) {
+    const tokensA = parseGlob(a);
+    const tokensB = parseGlob(b);
+    if (!tokensA?.length || !tokensB?.length)
+        return false;
+    const stepsA = globSteps(tokensA);
+    const stepsB = globSteps(tokensB);
+    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+    // without taking a character, or take one and stay.
+    const seen = new Set();
+    const pending = [[0, 0]];
+    while (pending.length) {
+        const [i, j] = pending.pop();
+        const key = `${i},${j}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        if (i === stepsA.length && j === stepsB.length)
+            return true;
+        const stepA = stepsA[i];
+        const stepB = stepsB[j];
+        if (stepA && repeats(stepA))
+            pending.push([i + 1, j]);
+        if (stepB && repeats(stepB))
+            pending.push([i, j + 1]);
+        if (stepA && stepB && stepsMeet(stepA, stepB)) {
+            const nextI = repeats(stepA) ? i : i + 1;
+            const nextJ = repeats(stepB) ? j : j + 1;
+            if (nextI !== i || nextJ !== j)
+                pending.push([nextI, nextJ]);
+        }
+    }
+    return false;
+}
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+function compareGlobSpecificity(a, b) {
+    const measure = (glob) => {
+        const tokens = parseGlob(glob) ?? [];
+        return {
+            recursive: tokens.filter((t) => t === 'recursive').length,
+            literal: tokens.filter((t) => typeof t === 'object').length,
+            any: tokens.filter((t) => t === 'any').length,
+        };
+    };
+    const ma = measure(a);
+    const mb = measure(b);
+    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/engines.ts
+// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
+// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
+// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
+// its build is served is planned in web-engine.ts from these marks.
+/** Longest ending first: a name is the first kind whose ending it has. */
+const ENGINE_FILES = [
+    { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
+    { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
+    { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
+    { ending: '.loader.js', engines: ['unity'], heavy: false },
+    { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+    { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
+    { ending: '.pck', engines: ['godot'], heavy: true },
+    { ending: '.js', engines: ['godot'], heavy: false },
+];
+/**
+ * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
+ * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
+ */
+const COMPRESSIONS = [
+    { suffix: '.br', encoding: 'br' },
+    { suffix: '.gz', encoding: 'gzip' },
+    { suffix: '.unityweb', encoding: 'first-bytes' },
+];
+const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
+/** What marks a Unity WebGL build. */
+const UNITY = {
+    title: 'Unity WebGL build',
+    /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
+    loaderEnding: '.loader.js',
+    /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
+    legacyLoader: 'UnityLoader.js',
+    legacyCompanions: ['.unityweb', '.json'],
+    /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
+    unityweb: {
+        bytes: 64,
+        gzipMagic: [0x1f, 0x8b],
+        brotliMarker: 'UnityWeb Compressed Content (brotli)',
+    },
+    missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
+};
+/**
+ * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
+ * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
+ * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
+ * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
+ * export ship an emscripten `<name>.worker.js`.
+ */
+const GODOT = {
+    title: 'Godot web export',
+    pack: '.pck',
+    asyncPack: '.asyncpck',
+    threadsWorker: '.worker.js',
+    configMarker: 'GODOT_CONFIG',
+    threadsConstant: /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/,
+    serviceWorker: /"serviceWorker"\s*:\s*"([^"]+)"/,
+    ensuresIsolation: /"ensureCrossOriginIsolationHeaders"\s*:\s*true/,
+    /** How much of an HTML page is read to find the marks above. */
+    htmlBytes: 2 * 1024 * 1024,
+    missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
+};
+/** Each engine's marks, by the name the `web-engine` input gives it. */
+const ENGINES = { unity: UNITY, godot: GODOT };
+/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+function compressionOf(name) {
+    const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
+    return found
+        ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
+        : { inner: name };
+}
+/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+function engineFileOf(path) {
+    const { inner, suffix } = compressionOf(path);
+    const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
+    if (kind || suffix !== '.unityweb')
+        return kind;
+    return { ending: '.unityweb', engines: ['unity'], heavy: false };
+}
+/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+const isEngineFile = (path) => engineFileOf(path) !== undefined;
+/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+const engines_isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
+/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
+function unityPartOf(name) {
+    const { inner } = compressionOf(name);
+    return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
+}
+/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
+/**
+ * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
+ * unity is named, a compressed part. No engine is recognised in a folder without one.
+ */
+function isBuildEvidence(path, unityNamed) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    return (name.endsWith(UNITY.loaderEnding) ||
+        name === UNITY.legacyLoader ||
+        name.endsWith(GODOT.pack) ||
+        (unityNamed && isCompressedUnityPart(name)));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/verify.ts
+// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
+// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
+// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
+// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+
+
+
+
+
+
+
+
+/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
+const PAGES_CHECKED = 3;
+const ENGINE_FILES_CHECKED = 6;
+const LARGEST_CHECKED = 3;
+/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
+const PAGE = /\.html?$/i;
+/**
+ * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
+ * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
+ * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
+ */
+function sampleProbes(files, serving) {
+    const routes = serving?.routes ?? [];
+    const probes = [];
+    const taken = new Set();
+    const add = (file, urlPath = `/${file.path}`, compare) => {
+        if (taken.has(file.path))
+            return;
+        taken.add(file.path);
+        probes.push(probeFor(file, urlPath, routes, compare));
+    };
+    const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const index = byPath.find((file) => file.path === 'index.html');
+    if (index)
+        add(index, '/');
+    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+        add(page);
+    const folders = serving?.builds.map((build) => build.folder) ?? [];
+    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
+    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
+        file.path.endsWith('.wasm') ||
+        (inBuild(file) && isEngineFile(file.path)));
+    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
+        add(file);
+    const largest = byPath
+        .filter((file) => !taken.has(file.path))
+        .sort((a, b) => b.size - a.size)
+        .slice(0, LARGEST_CHECKED);
+    for (const file of largest)
+        add(file, undefined, 'size');
+    return probes;
+}
+function probeFor(file, urlPath, routes, compare) {
+    const probe = {
+        urlPath,
+        file,
+        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+    };
+    const contentType = file.contentType?.split(';')[0]?.trim();
+    if (contentType)
+        probe.contentType = contentType;
+    const encoding = encodingFor(file.path, routes);
+    if (encoding)
+        probe.contentEncoding = encoding;
+    return probe;
+}
+/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+function encodingFor(path, routes) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
+            chosen = route;
+    }
+    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
+}
+/** How what the host served differs from the probe's file, or undefined when it is the file. */
+function compareServed(probe, served) {
+    const { urlPath, file } = probe;
+    const differs = (reason) => ({ urlPath, reason });
+    if (served.status !== 200)
+        return differs(`answered ${served.status}, not 200 with ${file.path}`);
+    if (served.bytes !== undefined && served.bytes !== file.size) {
+        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
+    }
+    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
+        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
+    }
+    if (probe.compare === 'size' && served.bytes === undefined)
+        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
+    const type = served.headers['content-type']?.split(';')[0]?.trim();
+    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
+        return differs(type
+            ? `came with Content-Type ${type}, not ${probe.contentType}`
+            : `came without Content-Type ${probe.contentType}`);
+    }
+    const encoding = served.headers['content-encoding'];
+    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
+        return differs(encoding
+            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
+            : `came without Content-Encoding: ${probe.contentEncoding}`);
+    }
+    return undefined;
+}
+const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${format_formatBytes(bytes)} (${bytes} bytes)`;
+const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
+/**
+ * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
+ * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
+ * again (the host served the build's bytes for it, and a publish only moves forward).
+ */
+async function pollUntilLive(options) {
+    const pending = [...options.probes];
+    const check = async () => {
+        while (pending.length) {
+            const answer = await options.fetch(pending[0]);
+            const mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
+            if (mismatch)
+                return mismatch;
+            pending.shift();
+        }
+        return undefined;
+    };
+    const { seen, attempts, durationMs, notYet } = await poll_pollUntil(check, {
+        ...options,
+        onNotYet: options.onAttempt,
+    });
+    return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
+}
+/**
+ * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
+ * as sent (no decompression), so that they compare with the uploaded file's.
+ */
+function verify_hostFetcher(url, options) {
+    const { origin, base, headers } = hostRequest(url, options.authorization);
+    return async (probe) => {
+        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        try {
+            const answer = await (0,undici/* request */.Em)(`${origin}${path}`, {
+                dispatcher: options.dispatcher,
+                method: probe.compare === 'size' ? 'HEAD' : 'GET',
+                headers,
+                signal: options.signal,
+                headersTimeout: options.stallMs,
+                bodyTimeout: options.stallMs,
+            });
+            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
+            if (probe.compare === 'size') {
+                await answer.body.dump();
+                const length = served.headers['content-length'];
+                if (length !== undefined && /^\d+$/.test(length))
+                    served.bytes = Number(length);
+                return served;
+            }
+            if (answer.statusCode !== 200) {
+                await answer.body.dump();
+                return served;
+            }
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            let bytes = 0;
+            for await (const chunk of answer.body) {
+                bytes += chunk.length;
+                // More than the file: no need to read the rest.
+                if (bytes > probe.file.size)
+                    break;
+                hash.update(chunk);
+            }
+            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+        }
+        catch (error) {
+            options.signal.throwIfAborted();
+            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
+        }
+    };
+}
+function flatHeaders(headers) {
+    const flat = {};
+    for (const [name, value] of Object.entries(headers)) {
+        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return flat;
+}
+/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
+function unreachable(error, host) {
+    const failure = networkFailure(error);
+    const fetched = 'could not be fetched:';
+    switch (failure?.kind) {
+        case 'dns':
+            return {
+                reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
+                permanent: true,
+            };
+        case 'tls':
+            return {
+                reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
+                permanent: true,
+            };
+        case 'dns-again':
+            return {
+                reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
+            };
+    }
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const code = failure?.code ?? errorCodes(error)[0];
+    return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
+}
+/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
+function describeChecked(probes) {
+    return probes
+        .map((probe) => {
+        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        if (probe.contentType)
+            what.push(probe.contentType);
+        if (probe.contentEncoding)
+            what.push(`Content-Encoding: ${probe.contentEncoding}`);
+        return `${probe.urlPath} (${what.join(', ')})`;
+    })
+        .join(', ');
+}
+/** "after 2.6 s (3 attempts)". */
+function describeTiming(verification) {
+    const { durationMs, attempts } = verification;
+    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+}
+/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
+async function verifyLive(options) {
+    const { url, settings, run, logger } = options;
+    const probes = sampleProbes(options.files, options.serving);
+    if (options.record)
+        probes.push(recordProbe(options.record));
+    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
+    const polled = await pollUntilLive({
+        probes,
+        fetch: verify_hostFetcher(url, {
+            dispatcher: run.dispatcher,
+            signal: run.signal,
+            stallMs: run.timeouts.stallMs,
+            authorization: options.authorization,
+        }),
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+    });
+    const seen = { ...polled, url, checked: probes };
+    if (seen.verified) {
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+    }
+    return seen;
+}
+/** The record fetched whole: it matches only when the host serves this very build. */
+function recordProbe(record) {
+    const { path, size, sha256, contentType } = record;
+    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
+}
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/live.ts
+// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
+// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
+// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
+// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
+// cancelled says so, and what the namespace serves.
+
+
+
+
+
+
+/**
+ * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
+ * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
+ * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
+ */
+async function publishAndSee(change, options) {
+    const { gameId, namespaceId, nameId, published } = change;
+    const { run, logger, settings } = options;
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (!change.alreadyServed) {
+        await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId);
+        const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : '';
+        logger.info(`Published version '${published.versionName}' to namespace ${nameId} (${namespaceId})${before}`);
+        options.onPublished?.();
+    }
+    const { url } = published;
+    if (!url)
+        return undefined;
+    const { expected } = options;
+    if (!settings.enabled || 'unknown' in expected) {
+        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        return undefined;
+    }
+    const started = run.clock.now();
+    let seen;
+    try {
+        seen = await logger.group('Verify', () => 'otherThan' in expected
+            ? seeRecordChange(url, expected.otherThan.sha256, options)
+            : verifyLive({
+                url,
+                files: expected.files,
+                record: expected.record,
+                serving: expected.serving,
+                settings,
+                run,
+                logger,
+                sleep: options.sleep,
+                authorization: options.authorization,
+            }));
+    }
+    catch (error) {
+        if (run.signal.aborted) {
+            const durationMs = run.clock.now() - started;
+            options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
+            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`);
+        }
+        throw error;
+    }
+    options.onSeen?.(seen);
+    if (seen.verified)
+        return seen;
+    if (settings.onFailure === 'rollback')
+        seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
+    notLive(settings.onFailure, seen, published, nameId, logger);
+    return seen;
+}
+/**
+ * Polls the host's record until it is another than the one it served before the publish: the edge
+ * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
+ */
+async function seeRecordChange(url, before, options) {
+    const { run, logger, settings } = options;
+    const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const urlPath = `/${RECORD_PATH}`;
+    logger.info(`Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`);
+    const polled = await poll_pollUntil(async () => {
+        const served = await readServedRecord(url, record);
+        if ('absent' in served)
+            return { urlPath, reason: served.absent.replace(/^it /, '') };
+        if (served.bytes.sha256 !== before)
+            return undefined;
+        return { urlPath, reason: 'is still the record of the build it served before the publish' };
+    }, {
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    });
+    const { seen: verified, attempts, durationMs, notYet } = polled;
+    const checked = [
+        { urlPath, file: { path: RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
+    ];
+    const seen = {
+        verified,
+        url,
+        durationMs,
+        attempts,
+        checked,
+        ...(notYet ? { mismatch: notYet } : {}),
+    };
+    if (verified)
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`);
+    return seen;
+}
+/**
+ * What proves that a namespace serves a version the run did not build (promote, rollback), read before
+ * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
+ * the namespace itself when nothing changes), the files it names and its bytes; else the record the
+ * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ */
+async function expectedOfVersion(run, to) {
+    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const absent = [];
+    for (const url of to.servedAt) {
+        const served = await readServedRecord(url, options);
+        if ('absent' in served)
+            absent.push(`${url} serves no record of its build (${served.absent})`);
+        else {
+            const { size, sha256 } = served.bytes;
+            return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } };
+        }
+    }
+    const unknown = (why) => ({ unknown: [...absent, why].join('; ') });
+    if (to.servedAt.includes(to.url))
+        return unknown('nothing tells the version apart');
+    if (await to.sameSite())
+        return unknown('it serves the same site as the version before');
+    const before = await readServedRecord(to.url, options);
+    if ('absent' in before)
+        return unknown(`${to.url} served no record before (${before.absent})`);
+    return { otherThan: { sha256: before.bytes.sha256 } };
+}
+// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
+// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
+/** The deploy published a build its namespace's host did not serve within the bound. */
+class NotLiveError extends Error {
+    name = 'NotLiveError';
+    verification;
+    constructor(message, verification, options) {
+        super(message, options);
+        this.verification = verification;
+    }
+}
+function live_isNotLive(error) {
+    return error instanceof NotLiveError;
+}
+/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
+function notLiveAccount(seen) {
+    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
+    if (seen.mismatch?.permanent)
+        return `${seen.url} could not be checked: ${instead}`;
+    return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
+}
+/**
+ * A namespace that served another version before the publish is put back on it (the publish's
+ * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
+ * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ */
+async function rollBack(client, gameId, namespaceId, published, seen, logger) {
+    try {
+        return await live_putBack(client, gameId, namespaceId, published, logger);
+    }
+    catch (error) {
+        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
+            `before, failed: ${errors_errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+    }
+}
+/**
+ * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ */
+async function live_putBack(client, gameId, namespaceId, published, logger) {
+    const previous = published.replacedVersionId;
+    if (!published.created || !previous || previous === published.versionId)
+        return undefined;
+    await client.setNamespaceVersion(gameId, namespaceId, previous);
+    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
+    return previous;
+}
+/**
+ * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
+ * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ */
+function notLive(onFailure, seen, published, nameId, logger) {
+    const account = notLiveAccount(seen);
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (onFailure === 'warn') {
+        logger.warning(`Not seen live: ${account}. ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
+            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
         return;
-    const host = cdnHost(cdnDomain).toLowerCase();
-    if (domain !== host && !domain.endsWith(`.${host}`))
-        return;
-    throw new UsageError(`${Input.Domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${Input.Domain} empty`);
+    }
+    throw new NotLiveError(`Not live: ${account}. ${live_afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+}
+/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+function live_afterFailure(onFailure, rolledBackTo, published, nameId) {
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
+    return rolledBackTo !== undefined
+        ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+        : onFailure === 'fail'
+            ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+            : !published.created
+                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
 // Going live: a CDN site is served only once a version whose config names it is published to a
 // namespace. The deploy creates that version from the namespace's current one, keeping every other
 // part of its config; the publish operation sets a namespace's version without uploading anything.
+
 
 
 
@@ -36086,7 +37338,7 @@ async function readVersion(client, gameId, versionId) {
     }
     catch (error) {
         if (error instanceof errors_ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new errors_UsageError(`${table_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
+            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
                 cause: error,
             });
         }
@@ -36139,10 +37391,2575 @@ function versionError(errors) {
     return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
 }
 
+;// CONCATENATED MODULE: ./node_modules/bcryptjs/index.js
+/*
+ Copyright (c) 2012 Nevins Bartolomeo <nevins.bartolomeo@gmail.com>
+ Copyright (c) 2012 Shane Girish <shaneGirish@gmail.com>
+ Copyright (c) 2025 Daniel Wirtz <dcode@dcode.io>
+
+ Redistribution and use in source and binary forms, with or without
+ modification, are permitted provided that the following conditions
+ are met:
+ 1. Redistributions of source code must retain the above copyright
+ notice, this list of conditions and the following disclaimer.
+ 2. Redistributions in binary form must reproduce the above copyright
+ notice, this list of conditions and the following disclaimer in the
+ documentation and/or other materials provided with the distribution.
+ 3. The name of the author may not be used to endorse or promote products
+ derived from this software without specific prior written permission.
+
+ THIS SOFTWARE IS PROVIDED BY THE AUTHOR ``AS IS'' AND ANY EXPRESS OR
+ IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES
+ OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED.
+ IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY DIRECT, INDIRECT,
+ INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT
+ NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE,
+ DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY
+ THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+ (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF
+ THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+// The Node.js crypto module is used as a fallback for the Web Crypto API. When
+// building for the browser, inclusion of the crypto module should be disabled,
+// which the package hints at in its package.json for bundlers that support it.
+
+
+/**
+ * The random implementation to use as a fallback.
+ * @type {?function(number):!Array.<number>}
+ * @inner
+ */
+var randomFallback = null;
+
+/**
+ * Generates cryptographically secure random bytes.
+ * @function
+ * @param {number} len Bytes length
+ * @returns {!Array.<number>} Random bytes
+ * @throws {Error} If no random implementation is available
+ * @inner
+ */
+function randomBytes(len) {
+  // Web Crypto API. Globally available in the browser and in Node.js >=23.
+  try {
+    return crypto.getRandomValues(new Uint8Array(len));
+  } catch {}
+  // Node.js crypto module for non-browser environments.
+  try {
+    return external_crypto_.randomBytes(len);
+  } catch {}
+  // Custom fallback specified with `setRandomFallback`.
+  if (!randomFallback) {
+    throw Error(
+      "Neither WebCryptoAPI nor a crypto module is available. Use bcrypt.setRandomFallback to set an alternative",
+    );
+  }
+  return randomFallback(len);
+}
+
+/**
+ * Sets the pseudo random number generator to use as a fallback if neither node's `crypto` module nor the Web Crypto
+ *  API is available. Please note: It is highly important that the PRNG used is cryptographically secure and that it
+ *  is seeded properly!
+ * @param {?function(number):!Array.<number>} random Function taking the number of bytes to generate as its
+ *  sole argument, returning the corresponding array of cryptographically secure random byte values.
+ * @see http://nodejs.org/api/crypto.html
+ * @see http://www.w3.org/TR/WebCryptoAPI/
+ */
+function setRandomFallback(random) {
+  randomFallback = random;
+}
+
+/**
+ * Synchronously generates a salt.
+ * @param {number=} rounds Number of rounds to use, defaults to 10 if omitted
+ * @param {number=} seed_length Not supported.
+ * @returns {string} Resulting salt
+ * @throws {Error} If a random fallback is required but not set
+ */
+function genSaltSync(rounds, seed_length) {
+  rounds = rounds || GENSALT_DEFAULT_LOG2_ROUNDS;
+  if (typeof rounds !== "number")
+    throw Error(
+      "Illegal arguments: " + typeof rounds + ", " + typeof seed_length,
+    );
+  if (rounds < 4) rounds = 4;
+  else if (rounds > 31) rounds = 31;
+  var salt = [];
+  salt.push("$2b$");
+  if (rounds < 10) salt.push("0");
+  salt.push(rounds.toString());
+  salt.push("$");
+  salt.push(base64_encode(randomBytes(BCRYPT_SALT_LEN), BCRYPT_SALT_LEN)); // May throw
+  return salt.join("");
+}
+
+/**
+ * Asynchronously generates a salt.
+ * @param {(number|function(Error, string=))=} rounds Number of rounds to use, defaults to 10 if omitted
+ * @param {(number|function(Error, string=))=} seed_length Not supported.
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting salt
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function genSalt(rounds, seed_length, callback) {
+  if (typeof seed_length === "function")
+    (callback = seed_length), (seed_length = undefined); // Not supported.
+  if (typeof rounds === "function") (callback = rounds), (rounds = undefined);
+  if (typeof rounds === "undefined") rounds = GENSALT_DEFAULT_LOG2_ROUNDS;
+  else if (typeof rounds !== "number")
+    throw Error("illegal arguments: " + typeof rounds);
+
+  function _async(callback) {
+    nextTick(function () {
+      // Pretty thin, but salting is fast enough
+      try {
+        callback(null, genSaltSync(rounds));
+      } catch (err) {
+        callback(err);
+      }
+    });
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Synchronously generates a hash for the given password.
+ * @param {string} password Password to hash
+ * @param {(number|string)=} salt Salt length to generate or salt to use, default to 10
+ * @returns {string} Resulting hash
+ */
+function hashSync(password, salt) {
+  if (typeof salt === "undefined") salt = GENSALT_DEFAULT_LOG2_ROUNDS;
+  if (typeof salt === "number") salt = genSaltSync(salt);
+  if (typeof password !== "string" || typeof salt !== "string")
+    throw Error("Illegal arguments: " + typeof password + ", " + typeof salt);
+  return _hash(password, salt);
+}
+
+/**
+ * Asynchronously generates a hash for the given password.
+ * @param {string} password Password to hash
+ * @param {number|string} salt Salt length to generate or salt to use
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting hash
+ * @param {function(number)=} progressCallback Callback successively called with the percentage of rounds completed
+ *  (0.0 - 1.0), maximally once per `MAX_EXECUTION_TIME = 100` ms.
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function hash(password, salt, callback, progressCallback) {
+  function _async(callback) {
+    if (typeof password === "string" && typeof salt === "number")
+      genSalt(salt, function (err, salt) {
+        _hash(password, salt, callback, progressCallback);
+      });
+    else if (typeof password === "string" && typeof salt === "string")
+      _hash(password, salt, callback, progressCallback);
+    else
+      nextTick(
+        callback.bind(
+          this,
+          Error("Illegal arguments: " + typeof password + ", " + typeof salt),
+        ),
+      );
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Compares two strings of the same length in constant time.
+ * @param {string} known Must be of the correct length
+ * @param {string} unknown Must be the same length as `known`
+ * @returns {boolean}
+ * @inner
+ */
+function safeStringCompare(known, unknown) {
+  var diff = known.length ^ unknown.length;
+  for (var i = 0; i < known.length; ++i) {
+    diff |= known.charCodeAt(i) ^ unknown.charCodeAt(i);
+  }
+  return diff === 0;
+}
+
+/**
+ * Synchronously tests a password against a hash.
+ * @param {string} password Password to compare
+ * @param {string} hash Hash to test against
+ * @returns {boolean} true if matching, otherwise false
+ * @throws {Error} If an argument is illegal
+ */
+function compareSync(password, hash) {
+  if (typeof password !== "string" || typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof password + ", " + typeof hash);
+  if (hash.length !== 60) return false;
+  return safeStringCompare(
+    hashSync(password, hash.substring(0, hash.length - 31)),
+    hash,
+  );
+}
+
+/**
+ * Asynchronously tests a password against a hash.
+ * @param {string} password Password to compare
+ * @param {string} hashValue Hash to test against
+ * @param {function(Error, boolean)=} callback Callback receiving the error, if any, otherwise the result
+ * @param {function(number)=} progressCallback Callback successively called with the percentage of rounds completed
+ *  (0.0 - 1.0), maximally once per `MAX_EXECUTION_TIME = 100` ms.
+ * @returns {!Promise} If `callback` has been omitted
+ * @throws {Error} If `callback` is present but not a function
+ */
+function compare(password, hashValue, callback, progressCallback) {
+  function _async(callback) {
+    if (typeof password !== "string" || typeof hashValue !== "string") {
+      nextTick(
+        callback.bind(
+          this,
+          Error(
+            "Illegal arguments: " + typeof password + ", " + typeof hashValue,
+          ),
+        ),
+      );
+      return;
+    }
+    if (hashValue.length !== 60) {
+      nextTick(callback.bind(this, null, false));
+      return;
+    }
+    hash(
+      password,
+      hashValue.substring(0, 29),
+      function (err, comp) {
+        if (err) callback(err);
+        else callback(null, safeStringCompare(comp, hashValue));
+      },
+      progressCallback,
+    );
+  }
+
+  if (callback) {
+    if (typeof callback !== "function")
+      throw Error("Illegal callback: " + typeof callback);
+    _async(callback);
+  } else
+    return new Promise(function (resolve, reject) {
+      _async(function (err, res) {
+        if (err) {
+          reject(err);
+          return;
+        }
+        resolve(res);
+      });
+    });
+}
+
+/**
+ * Gets the number of rounds used to encrypt the specified hash.
+ * @param {string} hash Hash to extract the used number of rounds from
+ * @returns {number} Number of rounds used
+ * @throws {Error} If `hash` is not a string
+ */
+function getRounds(hash) {
+  if (typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof hash);
+  return parseInt(hash.split("$")[2], 10);
+}
+
+/**
+ * Gets the salt portion from a hash. Does not validate the hash.
+ * @param {string} hash Hash to extract the salt from
+ * @returns {string} Extracted salt part
+ * @throws {Error} If `hash` is not a string or otherwise invalid
+ */
+function getSalt(hash) {
+  if (typeof hash !== "string")
+    throw Error("Illegal arguments: " + typeof hash);
+  if (hash.length !== 60)
+    throw Error("Illegal hash length: " + hash.length + " != 60");
+  return hash.substring(0, 29);
+}
+
+/**
+ * Tests if a password will be truncated when hashed, that is its length is
+ * greater than 72 bytes when converted to UTF-8.
+ * @param {string} password The password to test
+ * @returns {boolean} `true` if truncated, otherwise `false`
+ */
+function truncates(password) {
+  if (typeof password !== "string")
+    throw Error("Illegal arguments: " + typeof password);
+  return utf8Length(password) > 72;
+}
+
+/**
+ * Continues with the callback after yielding to the event loop.
+ * @function
+ * @param {function(...[*])} callback Callback to execute
+ * @inner
+ */
+var nextTick =
+  typeof setImmediate === "function"
+    ? setImmediate
+    : typeof scheduler === "object" && typeof scheduler.postTask === "function"
+      ? scheduler.postTask.bind(scheduler)
+      : setTimeout;
+
+/** Calculates the byte length of a string encoded as UTF8. */
+function utf8Length(string) {
+  var len = 0,
+    c = 0;
+  for (var i = 0; i < string.length; ++i) {
+    c = string.charCodeAt(i);
+    if (c < 128) len += 1;
+    else if (c < 2048) len += 2;
+    else if (
+      (c & 0xfc00) === 0xd800 &&
+      (string.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
+      ++i;
+      len += 4;
+    } else len += 3;
+  }
+  return len;
+}
+
+/** Converts a string to an array of UTF8 bytes. */
+function utf8Array(string) {
+  var offset = 0,
+    c1,
+    c2;
+  var buffer = new Array(utf8Length(string));
+  for (var i = 0, k = string.length; i < k; ++i) {
+    c1 = string.charCodeAt(i);
+    if (c1 < 128) {
+      buffer[offset++] = c1;
+    } else if (c1 < 2048) {
+      buffer[offset++] = (c1 >> 6) | 192;
+      buffer[offset++] = (c1 & 63) | 128;
+    } else if (
+      (c1 & 0xfc00) === 0xd800 &&
+      ((c2 = string.charCodeAt(i + 1)) & 0xfc00) === 0xdc00
+    ) {
+      c1 = 0x10000 + ((c1 & 0x03ff) << 10) + (c2 & 0x03ff);
+      ++i;
+      buffer[offset++] = (c1 >> 18) | 240;
+      buffer[offset++] = ((c1 >> 12) & 63) | 128;
+      buffer[offset++] = ((c1 >> 6) & 63) | 128;
+      buffer[offset++] = (c1 & 63) | 128;
+    } else {
+      buffer[offset++] = (c1 >> 12) | 224;
+      buffer[offset++] = ((c1 >> 6) & 63) | 128;
+      buffer[offset++] = (c1 & 63) | 128;
+    }
+  }
+  return buffer;
+}
+
+// A base64 implementation for the bcrypt algorithm. This is partly non-standard.
+
+/**
+ * bcrypt's own non-standard base64 dictionary.
+ * @type {!Array.<string>}
+ * @const
+ * @inner
+ **/
+var BASE64_CODE =
+  "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".split("");
+
+/**
+ * @type {!Array.<number>}
+ * @const
+ * @inner
+ **/
+var BASE64_INDEX = [
+  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+  -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+  -1, -1, -1, -1, -1, -1, -1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, -1, -1, -1, -1, -1, -1, 28,
+  29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+  48, 49, 50, 51, 52, 53, -1, -1, -1, -1, -1,
+];
+
+/**
+ * Encodes a byte array to base64 with up to len bytes of input.
+ * @param {!Array.<number>} b Byte array
+ * @param {number} len Maximum input length
+ * @returns {string}
+ * @inner
+ */
+function base64_encode(b, len) {
+  var off = 0,
+    rs = [],
+    c1,
+    c2;
+  if (len <= 0 || len > b.length) throw Error("Illegal len: " + len);
+  while (off < len) {
+    c1 = b[off++] & 0xff;
+    rs.push(BASE64_CODE[(c1 >> 2) & 0x3f]);
+    c1 = (c1 & 0x03) << 4;
+    if (off >= len) {
+      rs.push(BASE64_CODE[c1 & 0x3f]);
+      break;
+    }
+    c2 = b[off++] & 0xff;
+    c1 |= (c2 >> 4) & 0x0f;
+    rs.push(BASE64_CODE[c1 & 0x3f]);
+    c1 = (c2 & 0x0f) << 2;
+    if (off >= len) {
+      rs.push(BASE64_CODE[c1 & 0x3f]);
+      break;
+    }
+    c2 = b[off++] & 0xff;
+    c1 |= (c2 >> 6) & 0x03;
+    rs.push(BASE64_CODE[c1 & 0x3f]);
+    rs.push(BASE64_CODE[c2 & 0x3f]);
+  }
+  return rs.join("");
+}
+
+/**
+ * Decodes a base64 encoded string to up to len bytes of output.
+ * @param {string} s String to decode
+ * @param {number} len Maximum output length
+ * @returns {!Array.<number>}
+ * @inner
+ */
+function base64_decode(s, len) {
+  var off = 0,
+    slen = s.length,
+    olen = 0,
+    rs = [],
+    c1,
+    c2,
+    c3,
+    c4,
+    o,
+    code;
+  if (len <= 0) throw Error("Illegal len: " + len);
+  while (off < slen - 1 && olen < len) {
+    code = s.charCodeAt(off++);
+    c1 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    code = s.charCodeAt(off++);
+    c2 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    if (c1 == -1 || c2 == -1) break;
+    o = (c1 << 2) >>> 0;
+    o |= (c2 & 0x30) >> 4;
+    rs.push(String.fromCharCode(o));
+    if (++olen >= len || off >= slen) break;
+    code = s.charCodeAt(off++);
+    c3 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    if (c3 == -1) break;
+    o = ((c2 & 0x0f) << 4) >>> 0;
+    o |= (c3 & 0x3c) >> 2;
+    rs.push(String.fromCharCode(o));
+    if (++olen >= len || off >= slen) break;
+    code = s.charCodeAt(off++);
+    c4 = code < BASE64_INDEX.length ? BASE64_INDEX[code] : -1;
+    o = ((c3 & 0x03) << 6) >>> 0;
+    o |= c4;
+    rs.push(String.fromCharCode(o));
+    ++olen;
+  }
+  var res = [];
+  for (off = 0; off < olen; off++) res.push(rs[off].charCodeAt(0));
+  return res;
+}
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var BCRYPT_SALT_LEN = 16;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var GENSALT_DEFAULT_LOG2_ROUNDS = 10;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var BLOWFISH_NUM_ROUNDS = 16;
+
+/**
+ * @type {number}
+ * @const
+ * @inner
+ */
+var MAX_EXECUTION_TIME = 100;
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var P_ORIG = [
+  0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+  0x082efa98, 0xec4e6c89, 0x452821e6, 0x38d01377, 0xbe5466cf, 0x34e90c6c,
+  0xc0ac29b7, 0xc97c50dd, 0x3f84d5b5, 0xb5470917, 0x9216d5d9, 0x8979fb1b,
+];
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var S_ORIG = [
+  0xd1310ba6, 0x98dfb5ac, 0x2ffd72db, 0xd01adfb7, 0xb8e1afed, 0x6a267e96,
+  0xba7c9045, 0xf12c7f99, 0x24a19947, 0xb3916cf7, 0x0801f2e2, 0x858efc16,
+  0x636920d8, 0x71574e69, 0xa458fea3, 0xf4933d7e, 0x0d95748f, 0x728eb658,
+  0x718bcd58, 0x82154aee, 0x7b54a41d, 0xc25a59b5, 0x9c30d539, 0x2af26013,
+  0xc5d1b023, 0x286085f0, 0xca417918, 0xb8db38ef, 0x8e79dcb0, 0x603a180e,
+  0x6c9e0e8b, 0xb01e8a3e, 0xd71577c1, 0xbd314b27, 0x78af2fda, 0x55605c60,
+  0xe65525f3, 0xaa55ab94, 0x57489862, 0x63e81440, 0x55ca396a, 0x2aab10b6,
+  0xb4cc5c34, 0x1141e8ce, 0xa15486af, 0x7c72e993, 0xb3ee1411, 0x636fbc2a,
+  0x2ba9c55d, 0x741831f6, 0xce5c3e16, 0x9b87931e, 0xafd6ba33, 0x6c24cf5c,
+  0x7a325381, 0x28958677, 0x3b8f4898, 0x6b4bb9af, 0xc4bfe81b, 0x66282193,
+  0x61d809cc, 0xfb21a991, 0x487cac60, 0x5dec8032, 0xef845d5d, 0xe98575b1,
+  0xdc262302, 0xeb651b88, 0x23893e81, 0xd396acc5, 0x0f6d6ff3, 0x83f44239,
+  0x2e0b4482, 0xa4842004, 0x69c8f04a, 0x9e1f9b5e, 0x21c66842, 0xf6e96c9a,
+  0x670c9c61, 0xabd388f0, 0x6a51a0d2, 0xd8542f68, 0x960fa728, 0xab5133a3,
+  0x6eef0b6c, 0x137a3be4, 0xba3bf050, 0x7efb2a98, 0xa1f1651d, 0x39af0176,
+  0x66ca593e, 0x82430e88, 0x8cee8619, 0x456f9fb4, 0x7d84a5c3, 0x3b8b5ebe,
+  0xe06f75d8, 0x85c12073, 0x401a449f, 0x56c16aa6, 0x4ed3aa62, 0x363f7706,
+  0x1bfedf72, 0x429b023d, 0x37d0d724, 0xd00a1248, 0xdb0fead3, 0x49f1c09b,
+  0x075372c9, 0x80991b7b, 0x25d479d8, 0xf6e8def7, 0xe3fe501a, 0xb6794c3b,
+  0x976ce0bd, 0x04c006ba, 0xc1a94fb6, 0x409f60c4, 0x5e5c9ec2, 0x196a2463,
+  0x68fb6faf, 0x3e6c53b5, 0x1339b2eb, 0x3b52ec6f, 0x6dfc511f, 0x9b30952c,
+  0xcc814544, 0xaf5ebd09, 0xbee3d004, 0xde334afd, 0x660f2807, 0x192e4bb3,
+  0xc0cba857, 0x45c8740f, 0xd20b5f39, 0xb9d3fbdb, 0x5579c0bd, 0x1a60320a,
+  0xd6a100c6, 0x402c7279, 0x679f25fe, 0xfb1fa3cc, 0x8ea5e9f8, 0xdb3222f8,
+  0x3c7516df, 0xfd616b15, 0x2f501ec8, 0xad0552ab, 0x323db5fa, 0xfd238760,
+  0x53317b48, 0x3e00df82, 0x9e5c57bb, 0xca6f8ca0, 0x1a87562e, 0xdf1769db,
+  0xd542a8f6, 0x287effc3, 0xac6732c6, 0x8c4f5573, 0x695b27b0, 0xbbca58c8,
+  0xe1ffa35d, 0xb8f011a0, 0x10fa3d98, 0xfd2183b8, 0x4afcb56c, 0x2dd1d35b,
+  0x9a53e479, 0xb6f84565, 0xd28e49bc, 0x4bfb9790, 0xe1ddf2da, 0xa4cb7e33,
+  0x62fb1341, 0xcee4c6e8, 0xef20cada, 0x36774c01, 0xd07e9efe, 0x2bf11fb4,
+  0x95dbda4d, 0xae909198, 0xeaad8e71, 0x6b93d5a0, 0xd08ed1d0, 0xafc725e0,
+  0x8e3c5b2f, 0x8e7594b7, 0x8ff6e2fb, 0xf2122b64, 0x8888b812, 0x900df01c,
+  0x4fad5ea0, 0x688fc31c, 0xd1cff191, 0xb3a8c1ad, 0x2f2f2218, 0xbe0e1777,
+  0xea752dfe, 0x8b021fa1, 0xe5a0cc0f, 0xb56f74e8, 0x18acf3d6, 0xce89e299,
+  0xb4a84fe0, 0xfd13e0b7, 0x7cc43b81, 0xd2ada8d9, 0x165fa266, 0x80957705,
+  0x93cc7314, 0x211a1477, 0xe6ad2065, 0x77b5fa86, 0xc75442f5, 0xfb9d35cf,
+  0xebcdaf0c, 0x7b3e89a0, 0xd6411bd3, 0xae1e7e49, 0x00250e2d, 0x2071b35e,
+  0x226800bb, 0x57b8e0af, 0x2464369b, 0xf009b91e, 0x5563911d, 0x59dfa6aa,
+  0x78c14389, 0xd95a537f, 0x207d5ba2, 0x02e5b9c5, 0x83260376, 0x6295cfa9,
+  0x11c81968, 0x4e734a41, 0xb3472dca, 0x7b14a94a, 0x1b510052, 0x9a532915,
+  0xd60f573f, 0xbc9bc6e4, 0x2b60a476, 0x81e67400, 0x08ba6fb5, 0x571be91f,
+  0xf296ec6b, 0x2a0dd915, 0xb6636521, 0xe7b9f9b6, 0xff34052e, 0xc5855664,
+  0x53b02d5d, 0xa99f8fa1, 0x08ba4799, 0x6e85076a, 0x4b7a70e9, 0xb5b32944,
+  0xdb75092e, 0xc4192623, 0xad6ea6b0, 0x49a7df7d, 0x9cee60b8, 0x8fedb266,
+  0xecaa8c71, 0x699a17ff, 0x5664526c, 0xc2b19ee1, 0x193602a5, 0x75094c29,
+  0xa0591340, 0xe4183a3e, 0x3f54989a, 0x5b429d65, 0x6b8fe4d6, 0x99f73fd6,
+  0xa1d29c07, 0xefe830f5, 0x4d2d38e6, 0xf0255dc1, 0x4cdd2086, 0x8470eb26,
+  0x6382e9c6, 0x021ecc5e, 0x09686b3f, 0x3ebaefc9, 0x3c971814, 0x6b6a70a1,
+  0x687f3584, 0x52a0e286, 0xb79c5305, 0xaa500737, 0x3e07841c, 0x7fdeae5c,
+  0x8e7d44ec, 0x5716f2b8, 0xb03ada37, 0xf0500c0d, 0xf01c1f04, 0x0200b3ff,
+  0xae0cf51a, 0x3cb574b2, 0x25837a58, 0xdc0921bd, 0xd19113f9, 0x7ca92ff6,
+  0x94324773, 0x22f54701, 0x3ae5e581, 0x37c2dadc, 0xc8b57634, 0x9af3dda7,
+  0xa9446146, 0x0fd0030e, 0xecc8c73e, 0xa4751e41, 0xe238cd99, 0x3bea0e2f,
+  0x3280bba1, 0x183eb331, 0x4e548b38, 0x4f6db908, 0x6f420d03, 0xf60a04bf,
+  0x2cb81290, 0x24977c79, 0x5679b072, 0xbcaf89af, 0xde9a771f, 0xd9930810,
+  0xb38bae12, 0xdccf3f2e, 0x5512721f, 0x2e6b7124, 0x501adde6, 0x9f84cd87,
+  0x7a584718, 0x7408da17, 0xbc9f9abc, 0xe94b7d8c, 0xec7aec3a, 0xdb851dfa,
+  0x63094366, 0xc464c3d2, 0xef1c1847, 0x3215d908, 0xdd433b37, 0x24c2ba16,
+  0x12a14d43, 0x2a65c451, 0x50940002, 0x133ae4dd, 0x71dff89e, 0x10314e55,
+  0x81ac77d6, 0x5f11199b, 0x043556f1, 0xd7a3c76b, 0x3c11183b, 0x5924a509,
+  0xf28fe6ed, 0x97f1fbfa, 0x9ebabf2c, 0x1e153c6e, 0x86e34570, 0xeae96fb1,
+  0x860e5e0a, 0x5a3e2ab3, 0x771fe71c, 0x4e3d06fa, 0x2965dcb9, 0x99e71d0f,
+  0x803e89d6, 0x5266c825, 0x2e4cc978, 0x9c10b36a, 0xc6150eba, 0x94e2ea78,
+  0xa5fc3c53, 0x1e0a2df4, 0xf2f74ea7, 0x361d2b3d, 0x1939260f, 0x19c27960,
+  0x5223a708, 0xf71312b6, 0xebadfe6e, 0xeac31f66, 0xe3bc4595, 0xa67bc883,
+  0xb17f37d1, 0x018cff28, 0xc332ddef, 0xbe6c5aa5, 0x65582185, 0x68ab9802,
+  0xeecea50f, 0xdb2f953b, 0x2aef7dad, 0x5b6e2f84, 0x1521b628, 0x29076170,
+  0xecdd4775, 0x619f1510, 0x13cca830, 0xeb61bd96, 0x0334fe1e, 0xaa0363cf,
+  0xb5735c90, 0x4c70a239, 0xd59e9e0b, 0xcbaade14, 0xeecc86bc, 0x60622ca7,
+  0x9cab5cab, 0xb2f3846e, 0x648b1eaf, 0x19bdf0ca, 0xa02369b9, 0x655abb50,
+  0x40685a32, 0x3c2ab4b3, 0x319ee9d5, 0xc021b8f7, 0x9b540b19, 0x875fa099,
+  0x95f7997e, 0x623d7da8, 0xf837889a, 0x97e32d77, 0x11ed935f, 0x16681281,
+  0x0e358829, 0xc7e61fd6, 0x96dedfa1, 0x7858ba99, 0x57f584a5, 0x1b227263,
+  0x9b83c3ff, 0x1ac24696, 0xcdb30aeb, 0x532e3054, 0x8fd948e4, 0x6dbc3128,
+  0x58ebf2ef, 0x34c6ffea, 0xfe28ed61, 0xee7c3c73, 0x5d4a14d9, 0xe864b7e3,
+  0x42105d14, 0x203e13e0, 0x45eee2b6, 0xa3aaabea, 0xdb6c4f15, 0xfacb4fd0,
+  0xc742f442, 0xef6abbb5, 0x654f3b1d, 0x41cd2105, 0xd81e799e, 0x86854dc7,
+  0xe44b476a, 0x3d816250, 0xcf62a1f2, 0x5b8d2646, 0xfc8883a0, 0xc1c7b6a3,
+  0x7f1524c3, 0x69cb7492, 0x47848a0b, 0x5692b285, 0x095bbf00, 0xad19489d,
+  0x1462b174, 0x23820e00, 0x58428d2a, 0x0c55f5ea, 0x1dadf43e, 0x233f7061,
+  0x3372f092, 0x8d937e41, 0xd65fecf1, 0x6c223bdb, 0x7cde3759, 0xcbee7460,
+  0x4085f2a7, 0xce77326e, 0xa6078084, 0x19f8509e, 0xe8efd855, 0x61d99735,
+  0xa969a7aa, 0xc50c06c2, 0x5a04abfc, 0x800bcadc, 0x9e447a2e, 0xc3453484,
+  0xfdd56705, 0x0e1e9ec9, 0xdb73dbd3, 0x105588cd, 0x675fda79, 0xe3674340,
+  0xc5c43465, 0x713e38d8, 0x3d28f89e, 0xf16dff20, 0x153e21e7, 0x8fb03d4a,
+  0xe6e39f2b, 0xdb83adf7, 0xe93d5a68, 0x948140f7, 0xf64c261c, 0x94692934,
+  0x411520f7, 0x7602d4f7, 0xbcf46b2e, 0xd4a20068, 0xd4082471, 0x3320f46a,
+  0x43b7d4b7, 0x500061af, 0x1e39f62e, 0x97244546, 0x14214f74, 0xbf8b8840,
+  0x4d95fc1d, 0x96b591af, 0x70f4ddd3, 0x66a02f45, 0xbfbc09ec, 0x03bd9785,
+  0x7fac6dd0, 0x31cb8504, 0x96eb27b3, 0x55fd3941, 0xda2547e6, 0xabca0a9a,
+  0x28507825, 0x530429f4, 0x0a2c86da, 0xe9b66dfb, 0x68dc1462, 0xd7486900,
+  0x680ec0a4, 0x27a18dee, 0x4f3ffea2, 0xe887ad8c, 0xb58ce006, 0x7af4d6b6,
+  0xaace1e7c, 0xd3375fec, 0xce78a399, 0x406b2a42, 0x20fe9e35, 0xd9f385b9,
+  0xee39d7ab, 0x3b124e8b, 0x1dc9faf7, 0x4b6d1856, 0x26a36631, 0xeae397b2,
+  0x3a6efa74, 0xdd5b4332, 0x6841e7f7, 0xca7820fb, 0xfb0af54e, 0xd8feb397,
+  0x454056ac, 0xba489527, 0x55533a3a, 0x20838d87, 0xfe6ba9b7, 0xd096954b,
+  0x55a867bc, 0xa1159a58, 0xcca92963, 0x99e1db33, 0xa62a4a56, 0x3f3125f9,
+  0x5ef47e1c, 0x9029317c, 0xfdf8e802, 0x04272f70, 0x80bb155c, 0x05282ce3,
+  0x95c11548, 0xe4c66d22, 0x48c1133f, 0xc70f86dc, 0x07f9c9ee, 0x41041f0f,
+  0x404779a4, 0x5d886e17, 0x325f51eb, 0xd59bc0d1, 0xf2bcc18f, 0x41113564,
+  0x257b7834, 0x602a9c60, 0xdff8e8a3, 0x1f636c1b, 0x0e12b4c2, 0x02e1329e,
+  0xaf664fd1, 0xcad18115, 0x6b2395e0, 0x333e92e1, 0x3b240b62, 0xeebeb922,
+  0x85b2a20e, 0xe6ba0d99, 0xde720c8c, 0x2da2f728, 0xd0127845, 0x95b794fd,
+  0x647d0862, 0xe7ccf5f0, 0x5449a36f, 0x877d48fa, 0xc39dfd27, 0xf33e8d1e,
+  0x0a476341, 0x992eff74, 0x3a6f6eab, 0xf4f8fd37, 0xa812dc60, 0xa1ebddf8,
+  0x991be14c, 0xdb6e6b0d, 0xc67b5510, 0x6d672c37, 0x2765d43b, 0xdcd0e804,
+  0xf1290dc7, 0xcc00ffa3, 0xb5390f92, 0x690fed0b, 0x667b9ffb, 0xcedb7d9c,
+  0xa091cf0b, 0xd9155ea3, 0xbb132f88, 0x515bad24, 0x7b9479bf, 0x763bd6eb,
+  0x37392eb3, 0xcc115979, 0x8026e297, 0xf42e312d, 0x6842ada7, 0xc66a2b3b,
+  0x12754ccc, 0x782ef11c, 0x6a124237, 0xb79251e7, 0x06a1bbe6, 0x4bfb6350,
+  0x1a6b1018, 0x11caedfa, 0x3d25bdd8, 0xe2e1c3c9, 0x44421659, 0x0a121386,
+  0xd90cec6e, 0xd5abea2a, 0x64af674e, 0xda86a85f, 0xbebfe988, 0x64e4c3fe,
+  0x9dbc8057, 0xf0f7c086, 0x60787bf8, 0x6003604d, 0xd1fd8346, 0xf6381fb0,
+  0x7745ae04, 0xd736fccc, 0x83426b33, 0xf01eab71, 0xb0804187, 0x3c005e5f,
+  0x77a057be, 0xbde8ae24, 0x55464299, 0xbf582e61, 0x4e58f48f, 0xf2ddfda2,
+  0xf474ef38, 0x8789bdc2, 0x5366f9c3, 0xc8b38e74, 0xb475f255, 0x46fcd9b9,
+  0x7aeb2661, 0x8b1ddf84, 0x846a0e79, 0x915f95e2, 0x466e598e, 0x20b45770,
+  0x8cd55591, 0xc902de4c, 0xb90bace1, 0xbb8205d0, 0x11a86248, 0x7574a99e,
+  0xb77f19b6, 0xe0a9dc09, 0x662d09a1, 0xc4324633, 0xe85a1f02, 0x09f0be8c,
+  0x4a99a025, 0x1d6efe10, 0x1ab93d1d, 0x0ba5a4df, 0xa186f20f, 0x2868f169,
+  0xdcb7da83, 0x573906fe, 0xa1e2ce9b, 0x4fcd7f52, 0x50115e01, 0xa70683fa,
+  0xa002b5c4, 0x0de6d027, 0x9af88c27, 0x773f8641, 0xc3604c06, 0x61a806b5,
+  0xf0177a28, 0xc0f586e0, 0x006058aa, 0x30dc7d62, 0x11e69ed7, 0x2338ea63,
+  0x53c2dd94, 0xc2c21634, 0xbbcbee56, 0x90bcb6de, 0xebfc7da1, 0xce591d76,
+  0x6f05e409, 0x4b7c0188, 0x39720a3d, 0x7c927c24, 0x86e3725f, 0x724d9db9,
+  0x1ac15bb4, 0xd39eb8fc, 0xed545578, 0x08fca5b5, 0xd83d7cd3, 0x4dad0fc4,
+  0x1e50ef5e, 0xb161e6f8, 0xa28514d9, 0x6c51133c, 0x6fd5c7e7, 0x56e14ec4,
+  0x362abfce, 0xddc6c837, 0xd79a3234, 0x92638212, 0x670efa8e, 0x406000e0,
+  0x3a39ce37, 0xd3faf5cf, 0xabc27737, 0x5ac52d1b, 0x5cb0679e, 0x4fa33742,
+  0xd3822740, 0x99bc9bbe, 0xd5118e9d, 0xbf0f7315, 0xd62d1c7e, 0xc700c47b,
+  0xb78c1b6b, 0x21a19045, 0xb26eb1be, 0x6a366eb4, 0x5748ab2f, 0xbc946e79,
+  0xc6a376d2, 0x6549c2c8, 0x530ff8ee, 0x468dde7d, 0xd5730a1d, 0x4cd04dc6,
+  0x2939bbdb, 0xa9ba4650, 0xac9526e8, 0xbe5ee304, 0xa1fad5f0, 0x6a2d519a,
+  0x63ef8ce2, 0x9a86ee22, 0xc089c2b8, 0x43242ef6, 0xa51e03aa, 0x9cf2d0a4,
+  0x83c061ba, 0x9be96a4d, 0x8fe51550, 0xba645bd6, 0x2826a2f9, 0xa73a3ae1,
+  0x4ba99586, 0xef5562e9, 0xc72fefd3, 0xf752f7da, 0x3f046f69, 0x77fa0a59,
+  0x80e4a915, 0x87b08601, 0x9b09e6ad, 0x3b3ee593, 0xe990fd5a, 0x9e34d797,
+  0x2cf0b7d9, 0x022b8b51, 0x96d5ac3a, 0x017da67d, 0xd1cf3ed6, 0x7c7d2d28,
+  0x1f9f25cf, 0xadf2b89b, 0x5ad6b472, 0x5a88f54c, 0xe029ac71, 0xe019a5e6,
+  0x47b0acfd, 0xed93fa9b, 0xe8d3c48d, 0x283b57cc, 0xf8d56629, 0x79132e28,
+  0x785f0191, 0xed756055, 0xf7960e44, 0xe3d35e8c, 0x15056dd4, 0x88f46dba,
+  0x03a16125, 0x0564f0bd, 0xc3eb9e15, 0x3c9057a2, 0x97271aec, 0xa93a072a,
+  0x1b3f6d9b, 0x1e6321f5, 0xf59c66fb, 0x26dcf319, 0x7533d928, 0xb155fdf5,
+  0x03563482, 0x8aba3cbb, 0x28517711, 0xc20ad9f8, 0xabcc5167, 0xccad925f,
+  0x4de81751, 0x3830dc8e, 0x379d5862, 0x9320f991, 0xea7a90c2, 0xfb3e7bce,
+  0x5121ce64, 0x774fbe32, 0xa8b6e37e, 0xc3293d46, 0x48de5369, 0x6413e680,
+  0xa2ae0810, 0xdd6db224, 0x69852dfd, 0x09072166, 0xb39a460a, 0x6445c0dd,
+  0x586cdecf, 0x1c20c8ae, 0x5bbef7dd, 0x1b588d40, 0xccd2017f, 0x6bb4e3bb,
+  0xdda26a7e, 0x3a59ff45, 0x3e350a44, 0xbcb4cdd5, 0x72eacea8, 0xfa6484bb,
+  0x8d6612ae, 0xbf3c6f47, 0xd29be463, 0x542f5d9e, 0xaec2771b, 0xf64e6370,
+  0x740e0d8d, 0xe75b1357, 0xf8721671, 0xaf537d5d, 0x4040cb08, 0x4eb4e2cc,
+  0x34d2466a, 0x0115af84, 0xe1b00428, 0x95983a1d, 0x06b89fb4, 0xce6ea048,
+  0x6f3f3b82, 0x3520ab82, 0x011a1d4b, 0x277227f8, 0x611560b1, 0xe7933fdc,
+  0xbb3a792b, 0x344525bd, 0xa08839e1, 0x51ce794b, 0x2f32c9b7, 0xa01fbac9,
+  0xe01cc87e, 0xbcc7d1f6, 0xcf0111c3, 0xa1e8aac7, 0x1a908749, 0xd44fbd9a,
+  0xd0dadecb, 0xd50ada38, 0x0339c32a, 0xc6913667, 0x8df9317c, 0xe0b12b4f,
+  0xf79e59b7, 0x43f5bb3a, 0xf2d519ff, 0x27d9459c, 0xbf97222c, 0x15e6fc2a,
+  0x0f91fc71, 0x9b941525, 0xfae59361, 0xceb69ceb, 0xc2a86459, 0x12baa8d1,
+  0xb6c1075e, 0xe3056a0c, 0x10d25065, 0xcb03a442, 0xe0ec6e0e, 0x1698db3b,
+  0x4c98a0be, 0x3278e964, 0x9f1f9532, 0xe0d392df, 0xd3a0342b, 0x8971f21e,
+  0x1b0a7441, 0x4ba3348c, 0xc5be7120, 0xc37632d8, 0xdf359f8d, 0x9b992f2e,
+  0xe60b6f47, 0x0fe3f11d, 0xe54cda54, 0x1edad891, 0xce6279cf, 0xcd3e7e6f,
+  0x1618b166, 0xfd2c1d05, 0x848fd2c5, 0xf6fb2299, 0xf523f357, 0xa6327623,
+  0x93a83531, 0x56cccd02, 0xacf08162, 0x5a75ebb5, 0x6e163697, 0x88d273cc,
+  0xde966292, 0x81b949d0, 0x4c50901b, 0x71c65614, 0xe6c6c7bd, 0x327a140a,
+  0x45e1d006, 0xc3f27b9a, 0xc9aa53fd, 0x62a80f00, 0xbb25bfe2, 0x35bdd2f6,
+  0x71126905, 0xb2040222, 0xb6cbcf7c, 0xcd769c2b, 0x53113ec0, 0x1640e3d3,
+  0x38abbd60, 0x2547adf0, 0xba38209c, 0xf746ce76, 0x77afa1c5, 0x20756060,
+  0x85cbfe4e, 0x8ae88dd8, 0x7aaaf9b0, 0x4cf9aa7e, 0x1948c25c, 0x02fb8a8c,
+  0x01c36ae4, 0xd6ebe1f9, 0x90d4f869, 0xa65cdea0, 0x3f09252d, 0xc208e69f,
+  0xb74e6132, 0xce77e25b, 0x578fdfe3, 0x3ac372e6,
+];
+
+/**
+ * @type {Array.<number>}
+ * @const
+ * @inner
+ */
+var C_ORIG = [
+  0x4f727068, 0x65616e42, 0x65686f6c, 0x64657253, 0x63727944, 0x6f756274,
+];
+
+/**
+ * @param {Array.<number>} lr
+ * @param {number} off
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @returns {Array.<number>}
+ * @inner
+ */
+function _encipher(lr, off, P, S) {
+  // This is our bottleneck: 1714/1905 ticks / 90% - see profile.txt
+  var n,
+    l = lr[off],
+    r = lr[off + 1];
+
+  l ^= P[0];
+
+  /*
+    for (var i=0, k=BLOWFISH_NUM_ROUNDS-2; i<=k;)
+        // Feistel substitution on left word
+        n  = S[l >>> 24],
+        n += S[0x100 | ((l >> 16) & 0xff)],
+        n ^= S[0x200 | ((l >> 8) & 0xff)],
+        n += S[0x300 | (l & 0xff)],
+        r ^= n ^ P[++i],
+        // Feistel substitution on right word
+        n  = S[r >>> 24],
+        n += S[0x100 | ((r >> 16) & 0xff)],
+        n ^= S[0x200 | ((r >> 8) & 0xff)],
+        n += S[0x300 | (r & 0xff)],
+        l ^= n ^ P[++i];
+    */
+
+  //The following is an unrolled version of the above loop.
+  //Iteration 0
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[1];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[2];
+  //Iteration 1
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[3];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[4];
+  //Iteration 2
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[5];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[6];
+  //Iteration 3
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[7];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[8];
+  //Iteration 4
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[9];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[10];
+  //Iteration 5
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[11];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[12];
+  //Iteration 6
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[13];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[14];
+  //Iteration 7
+  n = S[l >>> 24];
+  n += S[0x100 | ((l >> 16) & 0xff)];
+  n ^= S[0x200 | ((l >> 8) & 0xff)];
+  n += S[0x300 | (l & 0xff)];
+  r ^= n ^ P[15];
+  n = S[r >>> 24];
+  n += S[0x100 | ((r >> 16) & 0xff)];
+  n ^= S[0x200 | ((r >> 8) & 0xff)];
+  n += S[0x300 | (r & 0xff)];
+  l ^= n ^ P[16];
+
+  lr[off] = r ^ P[BLOWFISH_NUM_ROUNDS + 1];
+  lr[off + 1] = l;
+  return lr;
+}
+
+/**
+ * @param {Array.<number>} data
+ * @param {number} offp
+ * @returns {{key: number, offp: number}}
+ * @inner
+ */
+function _streamtoword(data, offp) {
+  for (var i = 0, word = 0; i < 4; ++i)
+    (word = (word << 8) | (data[offp] & 0xff)),
+      (offp = (offp + 1) % data.length);
+  return { key: word, offp: offp };
+}
+
+/**
+ * @param {Array.<number>} key
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @inner
+ */
+function _key(key, P, S) {
+  var offset = 0,
+    lr = [0, 0],
+    plen = P.length,
+    slen = S.length,
+    sw;
+  for (var i = 0; i < plen; i++)
+    (sw = _streamtoword(key, offset)),
+      (offset = sw.offp),
+      (P[i] = P[i] ^ sw.key);
+  for (i = 0; i < plen; i += 2)
+    (lr = _encipher(lr, 0, P, S)), (P[i] = lr[0]), (P[i + 1] = lr[1]);
+  for (i = 0; i < slen; i += 2)
+    (lr = _encipher(lr, 0, P, S)), (S[i] = lr[0]), (S[i + 1] = lr[1]);
+}
+
+/**
+ * Expensive key schedule Blowfish.
+ * @param {Array.<number>} data
+ * @param {Array.<number>} key
+ * @param {Array.<number>} P
+ * @param {Array.<number>} S
+ * @inner
+ */
+function _ekskey(data, key, P, S) {
+  var offp = 0,
+    lr = [0, 0],
+    plen = P.length,
+    slen = S.length,
+    sw;
+  for (var i = 0; i < plen; i++)
+    (sw = _streamtoword(key, offp)), (offp = sw.offp), (P[i] = P[i] ^ sw.key);
+  offp = 0;
+  for (i = 0; i < plen; i += 2)
+    (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[0] ^= sw.key),
+      (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[1] ^= sw.key),
+      (lr = _encipher(lr, 0, P, S)),
+      (P[i] = lr[0]),
+      (P[i + 1] = lr[1]);
+  for (i = 0; i < slen; i += 2)
+    (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[0] ^= sw.key),
+      (sw = _streamtoword(data, offp)),
+      (offp = sw.offp),
+      (lr[1] ^= sw.key),
+      (lr = _encipher(lr, 0, P, S)),
+      (S[i] = lr[0]),
+      (S[i + 1] = lr[1]);
+}
+
+/**
+ * Internaly crypts a string.
+ * @param {Array.<number>} b Bytes to crypt
+ * @param {Array.<number>} salt Salt bytes to use
+ * @param {number} rounds Number of rounds
+ * @param {function(Error, Array.<number>=)=} callback Callback receiving the error, if any, and the resulting bytes. If
+ *  omitted, the operation will be performed synchronously.
+ *  @param {function(number)=} progressCallback Callback called with the current progress
+ * @returns {!Array.<number>|undefined} Resulting bytes if callback has been omitted, otherwise `undefined`
+ * @inner
+ */
+function _crypt(b, salt, rounds, callback, progressCallback) {
+  var cdata = C_ORIG.slice(),
+    clen = cdata.length,
+    err;
+
+  // Validate
+  if (rounds < 4 || rounds > 31) {
+    err = Error("Illegal number of rounds (4-31): " + rounds);
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  if (salt.length !== BCRYPT_SALT_LEN) {
+    err = Error(
+      "Illegal salt length: " + salt.length + " != " + BCRYPT_SALT_LEN,
+    );
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  rounds = (1 << rounds) >>> 0;
+
+  var P,
+    S,
+    i = 0,
+    j;
+
+  //Use typed arrays when available - huge speedup!
+  if (typeof Int32Array === "function") {
+    P = new Int32Array(P_ORIG);
+    S = new Int32Array(S_ORIG);
+  } else {
+    P = P_ORIG.slice();
+    S = S_ORIG.slice();
+  }
+
+  _ekskey(salt, b, P, S);
+
+  /**
+   * Calcualtes the next round.
+   * @returns {Array.<number>|undefined} Resulting array if callback has been omitted, otherwise `undefined`
+   * @inner
+   */
+  function next() {
+    if (progressCallback) progressCallback(i / rounds);
+    if (i < rounds) {
+      var start = Date.now();
+      for (; i < rounds; ) {
+        i = i + 1;
+        _key(b, P, S);
+        _key(salt, P, S);
+        if (Date.now() - start > MAX_EXECUTION_TIME) break;
+      }
+    } else {
+      for (i = 0; i < 64; i++)
+        for (j = 0; j < clen >> 1; j++) _encipher(cdata, j << 1, P, S);
+      var ret = [];
+      for (i = 0; i < clen; i++)
+        ret.push(((cdata[i] >> 24) & 0xff) >>> 0),
+          ret.push(((cdata[i] >> 16) & 0xff) >>> 0),
+          ret.push(((cdata[i] >> 8) & 0xff) >>> 0),
+          ret.push((cdata[i] & 0xff) >>> 0);
+      if (callback) {
+        callback(null, ret);
+        return;
+      } else return ret;
+    }
+    if (callback) nextTick(next);
+  }
+
+  // Async
+  if (typeof callback !== "undefined") {
+    next();
+
+    // Sync
+  } else {
+    var res;
+    while (true) if (typeof (res = next()) !== "undefined") return res || [];
+  }
+}
+
+/**
+ * Internally hashes a password.
+ * @param {string} password Password to hash
+ * @param {?string} salt Salt to use, actually never null
+ * @param {function(Error, string=)=} callback Callback receiving the error, if any, and the resulting hash. If omitted,
+ *  hashing is performed synchronously.
+ *  @param {function(number)=} progressCallback Callback called with the current progress
+ * @returns {string|undefined} Resulting hash if callback has been omitted, otherwise `undefined`
+ * @inner
+ */
+function _hash(password, salt, callback, progressCallback) {
+  var err;
+  if (typeof password !== "string" || typeof salt !== "string") {
+    err = Error("Invalid string / salt: Not a string");
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+
+  // Validate the salt
+  var minor, offset;
+  if (salt.charAt(0) !== "$" || salt.charAt(1) !== "2") {
+    err = Error("Invalid salt version: " + salt.substring(0, 2));
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  if (salt.charAt(2) === "$") (minor = String.fromCharCode(0)), (offset = 3);
+  else {
+    minor = salt.charAt(2);
+    if (
+      (minor !== "a" && minor !== "b" && minor !== "y") ||
+      salt.charAt(3) !== "$"
+    ) {
+      err = Error("Invalid salt revision: " + salt.substring(2, 4));
+      if (callback) {
+        nextTick(callback.bind(this, err));
+        return;
+      } else throw err;
+    }
+    offset = 4;
+  }
+
+  // Extract number of rounds
+  if (salt.charAt(offset + 2) > "$") {
+    err = Error("Missing salt rounds");
+    if (callback) {
+      nextTick(callback.bind(this, err));
+      return;
+    } else throw err;
+  }
+  var r1 = parseInt(salt.substring(offset, offset + 1), 10) * 10,
+    r2 = parseInt(salt.substring(offset + 1, offset + 2), 10),
+    rounds = r1 + r2,
+    real_salt = salt.substring(offset + 3, offset + 25);
+  password += minor >= "a" ? "\x00" : "";
+
+  var passwordb = utf8Array(password),
+    saltb = base64_decode(real_salt, BCRYPT_SALT_LEN);
+
+  /**
+   * Finishes hashing.
+   * @param {Array.<number>} bytes Byte array
+   * @returns {string}
+   * @inner
+   */
+  function finish(bytes) {
+    var res = [];
+    res.push("$2");
+    if (minor >= "a") res.push(minor);
+    res.push("$");
+    if (rounds < 10) res.push("0");
+    res.push(rounds.toString());
+    res.push("$");
+    res.push(base64_encode(saltb, saltb.length));
+    res.push(base64_encode(bytes, C_ORIG.length * 4 - 1));
+    return res.join("");
+  }
+
+  // Sync
+  if (typeof callback == "undefined")
+    return finish(_crypt(passwordb, saltb, rounds));
+  // Async
+  else {
+    _crypt(
+      passwordb,
+      saltb,
+      rounds,
+      function (err, bytes) {
+        if (err) callback(err, null);
+        else callback(null, finish(bytes));
+      },
+      progressCallback,
+    );
+  }
+}
+
+/**
+ * Encodes a byte array to base64 with up to len bytes of input, using the custom bcrypt alphabet.
+ * @function
+ * @param {!Array.<number>} bytes Byte array
+ * @param {number} length Maximum input length
+ * @returns {string}
+ */
+function encodeBase64(bytes, length) {
+  return base64_encode(bytes, length);
+}
+
+/**
+ * Decodes a base64 encoded string to up to len bytes of output, using the custom bcrypt alphabet.
+ * @function
+ * @param {string} string String to decode
+ * @param {number} length Maximum output length
+ * @returns {!Array.<number>}
+ */
+function decodeBase64(string, length) {
+  return base64_decode(string, length);
+}
+
+/* harmony default export */ const bcryptjs = ({
+  setRandomFallback,
+  genSaltSync,
+  genSalt,
+  hashSync,
+  hash,
+  compareSync,
+  compare,
+  getRounds,
+  getSalt,
+  truncates,
+  encodeBase64,
+  decodeBase64,
+});
+
+;// CONCATENATED MODULE: ./src/deploy/private.ts
+// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
+// ever published to it, in the order the service needs: the user added (its password sent only as a
+// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
+// publish. An empty basic-auth makes a private namespace public again.
+
+
+
+
+
+
+/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+const BCRYPT_COST = 10;
+/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+const CDN_AUTH_USERS_APPLIED = 10;
+/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
+async function readAccess(client, gameId, namespaceId) {
+    const { cdn } = (await client.getNamespace(gameId, namespaceId)).namespace.config;
+    return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) };
+}
+/**
+ * Makes the namespace private before anything of the build is published to it: adds the user (a
+ * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
+ * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
+ * read showed; undefined for a namespace this run created (a new namespace is public).
+ */
+async function makePrivate(target, auth, before, url, waitUntilPrivate) {
+    const { client, gameId, namespaceId, logger } = target;
+    const name = target.nameId ?? namespaceId;
+    const password = await bcrypt.hash(auth.password, BCRYPT_COST);
+    try {
+        await client.updateNamespaceCdnAuthUser(gameId, namespaceId, { user: auth.user, password });
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.code === 'CDN_TOO_MANY_AUTH_USERS') {
+            throw new UsageError(`Namespace ${name} has the most users of basic auth the service allows (32; then even replacing one ` +
+                `is refused): remove the users it no longer needs, then run again. (${error.message})`, { cause: error });
+        }
+        throw error;
+    }
+    const wasPrivate = before?.authType === 'basic';
+    if (!wasPrivate)
+        await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic');
+    logger.info(wasPrivate
+        ? `Namespace ${name} is private: user ${auth.user} set again from ${inputName(Input.BasicAuth)} (its password sent as a bcrypt hash)`
+        : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
+            '(its password sent as a bcrypt hash), basic auth on');
+    const others = before?.users.filter((user) => user !== auth.user) ?? [];
+    if (others.length >= CDN_AUTH_USERS_APPLIED &&
+        !before?.users.slice(0, CDN_AUTH_USERS_APPLIED).includes(auth.user)) {
+        logger.warning(`Namespace ${name} has ${others.length} other users of basic auth: the CDN applies only the first ` +
+            `${CDN_AUTH_USERS_APPLIED}, so user ${auth.user} may be refused. Remove the users it no longer needs`);
+    }
+    await waitUntilPrivate(url);
+}
+/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+async function makePublic(target, before) {
+    const { client, gameId, namespaceId, logger } = target;
+    await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none');
+    for (const user of before.users)
+        await client.removeNamespaceCdnAuthUser(gameId, namespaceId, user);
+    const removed = before.users.length
+        ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
+        : '';
+    logger.info(`${inputName(Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+        `(basic auth off${removed}); anyone with its URL sees what it serves`);
+}
+/**
+ * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
+ * checks); anything else (nothing served yet, what it served before) is waited out.
+ */
+function privateHostWaiter(options) {
+    const { timeoutMs, logger } = options;
+    return async (url) => {
+        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
+        const fetchRoot = hostFetcher(url, options);
+        const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
+        logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
+        const check = async () => {
+            const seen = await fetchRoot(root);
+            if ('reason' in seen)
+                return { what: seen.reason, permanent: seen.permanent };
+            return seen.status === 401 ? undefined : { what: `answers ${seen.status}` };
+        };
+        const polled = await pollUntil(check, {
+            ...options,
+            onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
+        });
+        const after = `${(polled.durationMs / 1000).toFixed(1)} s`;
+        if (polled.seen) {
+            logger.info(`${url} answers 401 without credentials (after ${after}): it is private`);
+            return;
+        }
+        throw new Error(`${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
+            `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`);
+    };
+}
+/** What the summary and the comment say of a private namespace: never its password. */
+function private_privateNote(user) {
+    return `private (basic auth): ask the team for the password of user ${user}`;
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
+// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
+// machine names in the usual environment variables, else the first at its usual install path on this
+// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
+// /usr/bin/chromium.
+
+
+
+
+/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
+const BROWSER_ENV = (/* unused pure expression or super */ null && (['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH']));
+/** The install paths looked at, for each OS, in order. */
+function installPaths(platform, env) {
+    if (platform === 'darwin') {
+        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
+        return env.HOME ? [...apps, ...apps.map((app) => path.posix.join(env.HOME, app))] : apps;
+    }
+    if (platform === 'win32') {
+        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
+        return roots.flatMap((root) => [
+            path.win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+            path.win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
+        ]);
+    }
+    return [
+        '/usr/bin/google-chrome',
+        '/usr/bin/google-chrome-stable',
+        '/usr/bin/chromium',
+        '/usr/bin/chromium-browser',
+        '/snap/bin/chromium',
+        '/opt/google/chrome/chrome',
+    ];
+}
+function isRunnable(file) {
+    try {
+        if (!statSync(file).isFile())
+            return false;
+        accessSync(file, process.platform === 'win32' ? constants.F_OK : constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * The browser to open, or why there is none: a `browser` input that is not a browser here is said
+ * as such (its path named), never replaced by another.
+ */
+function browser_findBrowser(options) {
+    const runnable = options.runnable ?? isRunnable;
+    const given = options.given?.trim();
+    if (given) {
+        return runnable(given)
+            ? { path: given, from: inputName(Input.Browser) }
+            : { missing: `${inputName(Input.Browser)} is ${given}, which is not a program this runner can run` };
+    }
+    for (const name of BROWSER_ENV) {
+        const value = options.env[name]?.trim();
+        if (value && runnable(value))
+            return { path: value, from: name };
+    }
+    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
+    if (found)
+        return { path: found, from: found };
+    return {
+        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
+            `set ${inputName(Input.Browser)} to one's path, or install one (apt-get install chromium)`,
+    };
+}
+/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
+function browser_browserName(file, version) {
+    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
+    const lower = file.toLowerCase();
+    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
+    return major ? `${product} ${major}` : product;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it.
+
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function verdict_judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        plural(errors, 'error'),
+        plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+/** One problem, in words, naming the URL or the message. */
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
+}
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
+            `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
+// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
+// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
+// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
+// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+
+
+
+
+/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
+function launchArgs(platform) {
+    return [
+        ...(platform === 'linux' ? ['--no-sandbox'] : []),
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1280,720',
+    ];
+}
+/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
+async function watch_watchPage(options) {
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const browser = await puppeteer.launch({
+        executablePath: options.browserPath,
+        headless: true,
+        pipe: true,
+        args: launchArgs(process.platform),
+        defaultViewport: { width: 1280, height: 720 },
+        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: options.loadTimeoutMs,
+    });
+    const close = () => void browser.close().catch(() => undefined);
+    options.signal.addEventListener('abort', close, { once: true });
+    try {
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: [],
+            answered: 0,
+        };
+        const page = await browser.newPage();
+        const inFlight = listen(page, seen);
+        const cdp = await page.createCDPSession();
+        await listenForExceptions(cdp, seen);
+        if (options.basicAuth)
+            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
+        await load(page, seen, options);
+        await settle(page, inFlight, options);
+        await readEngineReports(page, seen);
+        await screenshot(browser, page, seen, options);
+        options.signal.throwIfAborted();
+        return seen;
+    }
+    finally {
+        options.signal.removeEventListener('abort', close);
+        await browser.close().catch(() => undefined);
+    }
+}
+/** Records what happens on the page; returns the requests in flight. */
+function listen(page, seen) {
+    const inFlight = new Set();
+    const refused = new Set();
+    const problem = (p) => seen.problems.push(p);
+    page.on('console', (message) => {
+        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
+        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
+            return;
+        problem({ kind: 'console', message: message.text(), url: message.location().url });
+    });
+    page.on('dialog', (dialog) => {
+        problem({ kind: 'alert', message: dialog.message() });
+        void dialog.dismiss().catch(() => undefined);
+    });
+    page.on('request', (request) => void inFlight.add(request));
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame())
+            inFlight.clear();
+    });
+    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
+    page.on('response', (response) => {
+        const request = response.request();
+        if (!web(request.url()) || icon(request))
+            return;
+        if (response.status() < 400)
+            return void seen.answered++;
+        refused.add(request);
+        problem({ kind: 'request', url: request.url(), status: response.status() });
+    });
+    page.on('requestfinished', (request) => void inFlight.delete(request));
+    page.on('requestfailed', (request) => {
+        inFlight.delete(request);
+        const failure = request.failure()?.errorText ?? 'failed';
+        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
+        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
+        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
+            return;
+        problem({ kind: 'request', url: request.url(), failure });
+    });
+    return inFlight;
+}
+const web = (url) => url.startsWith('http:') || url.startsWith('https:');
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
+/**
+ * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
+ * script read as text), which the driver's page errors leave out.
+ */
+async function listenForExceptions(cdp, seen) {
+    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
+        const frame = details.stackTrace?.callFrames[0];
+        const url = frame?.url || details.url;
+        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
+        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
+        const what = details.exception?.description?.split('\n')[0] ?? details.text;
+        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
+    });
+    await cdp.send('Runtime.enable');
+}
+/**
+ * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
+ * page loads from never sees the credentials.
+ */
+async function answerAuth(cdp, origin, auth) {
+    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
+    cdp.on('Fetch.requestPaused', (event) => {
+        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    });
+    cdp.on('Fetch.authRequired', (event) => {
+        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
+        void cdp
+            .send('Fetch.continueWithAuth', {
+            requestId: event.requestId,
+            authChallengeResponse: ours
+                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
+                : { response: 'CancelAuth' },
+        })
+            .catch(() => undefined);
+    });
+}
+async function load(page, seen, options) {
+    const started = options.now();
+    try {
+        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
+        seen.loadMs = options.now() - started;
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        seen.problems.push({ kind: 'load', message });
+    }
+}
+/**
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
+ */
+async function settle(page, inFlight, options) {
+    await sleep(options.watchMs, options.signal);
+    const until = options.now() + options.watchMs;
+    while (inFlight.size && options.now() < until && !page.isClosed())
+        await sleep(100, options.signal);
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        signal.throwIfAborted();
+        const timer = setTimeout(done, ms);
+        function done() {
+            signal.removeEventListener('abort', abort);
+            resolve();
+        }
+        function abort() {
+            clearTimeout(timer);
+            reject(signal.reason);
+        }
+        signal.addEventListener('abort', abort, { once: true });
+    });
+}
+async function readEngineReports(page, seen) {
+    const reports = await page.evaluate(engineReports).catch(() => []);
+    // Unity's template alerts what its banner shows: said once.
+    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
+    for (const report of reports)
+        if (!alerted.has(report.message))
+            seen.problems.push({ kind: 'engine', ...report });
+}
+/** The viewport as a PNG, and what the largest canvas on it shows. */
+async function screenshot(browser, page, seen, options) {
+    const rect = await page
+        .evaluate(() => {
+        const { document, innerWidth, innerHeight } = globalThis;
+        let best;
+        for (const canvas of document.querySelectorAll('canvas')) {
+            const r = canvas.getBoundingClientRect();
+            const x = Math.max(0, r.left);
+            const y = Math.max(0, r.top);
+            const width = Math.min(innerWidth, r.right) - x;
+            const height = Math.min(innerHeight, r.bottom) - y;
+            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+                best = { x, y, width, height };
+        }
+        return best;
+    })
+        .catch(() => undefined);
+    await mkdir(path.dirname(options.screenshotFile), { recursive: true });
+    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
+    seen.screenshot = options.screenshotFile;
+    if (rect)
+        seen.canvas = await countColours(browser, Buffer.from(png), rect);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
+// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
+// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
+// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
+
+
+
+
+
+
+
+
+
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+class smoke_SmokeTestError extends Error {
+    name = 'SmokeTestError';
+    smoke;
+    constructor(message, smoke, options) {
+        super(message, options);
+        this.smoke = smoke;
+    }
+}
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const LOAD_TIMEOUT_MS = 60_000;
+/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+async function smokeTest(options) {
+    const { inputs, logger } = options;
+    if (!inputs.smoke.enabled)
+        return;
+    const smoke = await logger.group('Smoke test', () => look(options));
+    options.journal.smoke = smoke;
+    if (smoke.status !== 'failed')
+        return;
+    const onFailure = inputs.verify.onFailure;
+    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
+    if (onFailure === 'warn') {
+        logger.warning(`Smoke test: ${account} ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
+        return;
+    }
+    const namespaceId = options.journal.provisioned.namespaceId;
+    if (onFailure === 'rollback' && namespaceId) {
+        try {
+            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
+        }
+        catch (error) {
+            throw new smoke_SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
+                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
+        }
+    }
+    const nameId = options.journal.provisioned.nameId;
+    throw new smoke_SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
+}
+/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
+async function look(options) {
+    const { inputs, logger, url } = options;
+    const { smoke: settings } = inputs;
+    const browser = findBrowser({
+        given: settings.browser,
+        env: options.env ?? process.env,
+        platform: process.platform,
+    });
+    if ('missing' in browser) {
+        const line = `skipped: ${browser.missing}`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
+    let seen;
+    try {
+        seen = await (options.watch ?? watchPage)({
+            browserPath: browser.path,
+            url,
+            basicAuth: inputs.target.basicAuth,
+            watchMs: settings.watchMs,
+            loadTimeoutMs: LOAD_TIMEOUT_MS,
+            screenshotFile: await screenshotFile(options),
+            signal: options.run.signal,
+            now: () => options.run.clock.now(),
+        });
+    }
+    catch (error) {
+        options.run.signal.throwIfAborted();
+        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
+        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    const smoke = judge(seen, settings.watchMs);
+    logger.info(`Smoke test: ${smoke.line}`);
+    if (smoke.screenshot)
+        logger.info(`Screenshot: ${smoke.screenshot}`);
+    return smoke;
+}
+async function screenshotFile(options) {
+    const dir = options.tempDirRemoved
+        ? await mkdtemp(path.join(os.tmpdir(), 'gamehost-smoke-'))
+        : options.tempDir;
+    return path.join(dir, `gamehost-screenshot-${process.pid}.png`);
+}
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+;// CONCATENATED MODULE: ./src/deploy/sizes.ts
+// What changed in size: this build compared with what a base namespace serves (compare-with), read
+// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
+// always shown, the other changes largest first, in a table of a few rows.
+
+
+/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
+const SIZE_ROWS_SHOWN = 15;
+/** The build (`manifest`) compared with the base's record. */
+function compareSizes(base, record, manifest) {
+    const before = new Map(record.files.map((f) => [f.path, f.size]));
+    const after = new Map(manifest.files.map((f) => [f.path, f.size]));
+    const rows = [];
+    for (const [path, size] of after) {
+        rows.push({ path, before: before.get(path), after: size, engine: isHeavyEngineFile(path) });
+    }
+    for (const [path, size] of before) {
+        if (!after.has(path))
+            rows.push({ path, before: size, engine: isHeavyEngineFile(path) });
+    }
+    const changed = rows.filter((row) => row.before !== row.after);
+    const byChange = (a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) ||
+        (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
+        (a.path < b.path ? -1 : 1);
+    const engine = rows.filter((row) => row.engine).sort(byChange);
+    const others = changed.filter((row) => !row.engine).sort(byChange);
+    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
+    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
+    const shown = [...engineShown, ...othersShown];
+    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
+    return {
+        base,
+        baseCommit: record.commit,
+        totalBefore: record.totalBytes,
+        totalAfter: manifest.totalBytes,
+        rows: shown.sort(byChange),
+        more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
+        added: rows.filter((row) => row.before === undefined).length,
+        removed: rows.filter((row) => row.after === undefined).length,
+        changed: changed.length,
+    };
+}
+/** after - before, a new file's whole size, a removed file's negated. */
+function delta(row) {
+    return (row.after ?? 0) - (row.before ?? 0);
+}
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+function sizes_describeDelta(before, after) {
+    const change = (after ?? 0) - (before ?? 0);
+    if (after === undefined)
+        return `removed (${signed(change)})`;
+    if (before === undefined)
+        return `new (${signed(change)})`;
+    if (change === 0)
+        return 'no change';
+    const percent = before > 0 ? ` (${change > 0 ? '+' : ''}${((change / before) * 100).toFixed(1)}%)` : '';
+    return `${signed(change)}${percent}`;
+}
+function signed(bytes) {
+    return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`;
+}
+/** A size, or `-` for a file one side does not have. */
+function sizes_sizeCell(bytes) {
+    return bytes === undefined ? '-' : formatBytes(bytes);
+}
+/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
+function sizes_sizeSummary(change) {
+    const { totalBefore, totalAfter } = change;
+    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
+    return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
+}
+/** The line under the table for the changes it leaves out; undefined when it shows every one. */
+function sizes_moreLine(change) {
+    const { count, delta: sum } = change.more;
+    if (!count)
+        return undefined;
+    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
+}
+
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/deploy/glob.ts
+// The `files` patterns, as @actions/glob reads them (minimatch with dot, nobrace, noext, nonegate,
+// nocomment, nocase on Windows; implicit descendants; a later pattern overriding an earlier one), for
+// the action and the CLI alike. Matched without regular expressions: a backtracking regex takes
+// minutes for a star before each of a dozen letters against a long name; here a segment is matched in
+// time proportional to the name's length times the pattern's.
+
+
+const GLOBSTAR = Symbol('**');
+const STAR = Symbol('*');
+const ONE = Symbol('?');
+/**
+ * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
+/** Checks patterns: relative, and never reaching above the root. */
+function checkPatterns(patterns) {
+    for (const raw of patterns) {
+        const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
+        if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
+            throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
+        }
+        if (pattern.split(/[\\/]/).includes('..')) {
+            throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
+        }
+    }
+}
+/**
+ * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
+ * that matches it, or a folder above it, decides (`!` excludes).
+ */
+function glob_fileSelector(patterns, nocase = process.platform === 'win32') {
+    const rules = patterns.map((pattern) => compileRule(pattern, nocase));
+    const [only] = rules;
+    if (rules.length === 1 && !only.exclude && only.segments.length === 1 && only.segments[0] === GLOBSTAR) {
+        return () => true;
+    }
+    return (relative) => {
+        const parts = (nocase ? relative.toLowerCase() : relative).split('/');
+        let chosen = false;
+        for (const rule of rules) {
+            if (chosen === rule.exclude && matchesRule(rule, parts))
+                chosen = !rule.exclude;
+        }
+        return chosen;
+    };
+}
+function compileRule(raw, nocase) {
+    let pattern = sitePattern(raw);
+    const exclude = pattern.startsWith('!');
+    if (exclude)
+        pattern = pattern.slice(1);
+    if (nocase)
+        pattern = pattern.toLowerCase();
+    const normal = path.posix.normalize(pattern);
+    const body = normal.replace(/\/+$/, '');
+    const directoryOnly = normal.endsWith('/') && body !== '.';
+    const segments = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment);
+    return {
+        exclude,
+        segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
+        directoryOnly,
+    };
+}
+function compileSegment(segment) {
+    if (segment === '**')
+        return GLOBSTAR;
+    if (!/[*?[]/.test(segment))
+        return segment;
+    const tokens = [];
+    for (let i = 0; i < segment.length; i++) {
+        const char = segment[i];
+        if (char === '*') {
+            if (tokens.at(-1) !== STAR)
+                tokens.push(STAR);
+        }
+        else if (char === '?')
+            tokens.push(ONE);
+        else if (char === '[') {
+            const parsed = parseClass(segment, i);
+            if (parsed) {
+                tokens.push(parsed.test);
+                i = parsed.end;
+            }
+            else
+                tokens.push(char);
+        }
+        else
+            tokens.push(char);
+    }
+    return tokens;
+}
+const POSIX_CLASSES = {
+    alnum: /[\p{L}\p{Nl}\p{Nd}]/u,
+    alpha: /[\p{L}\p{Nl}]/u,
+    ascii: /[^\u0080-\uffff]/,
+    blank: /[\p{Zs}\t]/u,
+    cntrl: /\p{Cc}/u,
+    digit: /\p{Nd}/u,
+    graph: /[^\p{Z}\p{C}]/u,
+    lower: /\p{Ll}/u,
+    print: /[^\p{C}]/u,
+    punct: /\p{P}/u,
+    space: /[\p{Z}\t\r\n\v\f]/u,
+    upper: /\p{Lu}/u,
+    word: /[\p{L}\p{Nl}\p{Nd}\p{Pc}]/u,
+    xdigit: /[A-Fa-f0-9]/,
+};
+/** A `[...]` class at `start`: its test of one character and where it ends; undefined when unclosed. */
+function parseClass(segment, start) {
+    let i = start + 1;
+    const negated = segment[i] === '!' || segment[i] === '^';
+    if (negated)
+        i++;
+    const tests = [];
+    for (let first = true; i < segment.length; first = false) {
+        const char = segment[i];
+        if (char === ']' && !first) {
+            return { test: (c) => tests.some((t) => t(c)) !== negated, end: i };
+        }
+        const posix = char === '[' && /^\[:([a-z]+):\]/.exec(segment.slice(i));
+        if (posix && POSIX_CLASSES[posix[1]]) {
+            const re = POSIX_CLASSES[posix[1]];
+            tests.push((c) => re.test(c));
+            i += posix[0].length;
+        }
+        else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
+            const low = char;
+            const high = segment[i + 2];
+            tests.push((c) => c >= low && c <= high);
+            i += 3;
+        }
+        else {
+            tests.push((c) => c === char);
+            i++;
+        }
+    }
+    return undefined;
+}
+/**
+ * Whether the rule matches the path (`parts`, its segments) or, as implicit descendants, a folder
+ * above it: the states are the pattern's segments reached so far, each path segment taken once.
+ */
+function matchesRule(rule, parts) {
+    const { segments } = rule;
+    const end = segments.length;
+    let states = closure(segments, [0]);
+    for (let k = 0; k < parts.length; k++) {
+        if (k > 0 && states.includes(end))
+            return true;
+        const part = parts[k];
+        const next = [];
+        for (const i of states) {
+            if (i === end)
+                continue;
+            const segment = segments[i];
+            if (segment === GLOBSTAR)
+                next.push(i);
+            else if (typeof segment === 'string' ? segment === part : matchesName(segment, part))
+                next.push(i + 1);
+        }
+        if (!next.length)
+            return false;
+        states = closure(segments, next);
+    }
+    return !rule.directoryOnly && states.includes(end);
+}
+/** The states with those a `**` may reach by matching no segment, each once. */
+function closure(segments, states) {
+    const all = new Set();
+    for (let i of states) {
+        all.add(i);
+        while (segments[i] === GLOBSTAR)
+            all.add(++i);
+    }
+    return [...all];
+}
+/**
+ * Whether one name matches a segment's tokens: a `*` remembered, the name retried one character
+ * further from the last `*` on a mismatch, so each character meets each token at most once per `*`.
+ */
+function matchesName(tokens, name) {
+    let t = 0;
+    let i = 0;
+    let starToken = -1;
+    let starAt = 0;
+    while (i < name.length) {
+        const token = tokens[t];
+        if (token === STAR) {
+            starToken = t++;
+            starAt = i;
+            continue;
+        }
+        if (token !== undefined &&
+            (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i])))) {
+            t++;
+            i++;
+            continue;
+        }
+        if (starToken < 0)
+            return false;
+        t = starToken + 1;
+        i = ++starAt;
+    }
+    while (tokens[t] === STAR)
+        t++;
+    return t === tokens.length;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/walk.ts
+// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
+// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
+// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
+// batches, so a cancel is heard whatever the tree.
+
+
+
+
+
+
+
+
+/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
+const LISTING_AHEAD = 16;
+const ENTRIES_A_TURN = 1024;
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD';
+const isHidden = (name) => name.startsWith('.');
+/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
+async function walkSite({ root, patterns, includeHidden, signal }) {
+    const selected = fileSelector(patterns);
+    const walked = { found: [], others: new Set(), hidden: [] };
+    let handled = 0;
+    let level = [root];
+    while (level.length) {
+        const next = [];
+        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
+        // only the listings of those few are held at once.
+        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
+        for (let i = 0; i < level.length; i++) {
+            const dir = level[i];
+            const entries = await ahead[i % LISTING_AHEAD];
+            if (i + LISTING_AHEAD < level.length)
+                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
+            for (const entry of entries) {
+                if (++handled % ENTRIES_A_TURN === 0)
+                    await yieldToEventLoop();
+                signal?.throwIfAborted();
+                if (entry.name.includes(REPLACEMENT))
+                    await refuseUndecodable(root, dir);
+                const entryPath = `${dir}${path.sep}${entry.name}`;
+                if (!includeHidden && isHidden(entry.name)) {
+                    walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
+                }
+                else if (entry.isDirectory())
+                    next.push(entryPath);
+                else if (selected(relativeSitePath(root, entryPath))) {
+                    walked.found.push(entryPath);
+                    if (!entry.isFile())
+                        walked.others.add(entryPath);
+                }
+            }
+        }
+        level = next;
+    }
+    walked.hidden.sort();
+    return walked;
+}
+/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+function listFolder(dir) {
+    const listing = readdir(dir, { withFileTypes: true });
+    listing.catch(() => { });
+    return listing;
+}
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+function relativeSitePath(root, absolutePath, pathApi = path) {
+    const relative = absolutePath.startsWith(root + pathApi.sep)
+        ? absolutePath.slice(root.length + 1)
+        : pathApi.relative(root, absolutePath);
+    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
+}
+/**
+ * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
+ * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
+ * path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root, folder) {
+    const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
+    const names = [];
+    for (const name of await readdir(folder, { encoding: 'buffer' })) {
+        if (!isUtf8(name))
+            names.push(prefix + escapeBytes(name));
+    }
+    if (!names.length)
+        return;
+    names.sort();
+    const one = names.length === 1;
+    throw new UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
+}
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name) {
+    let text = '';
+    for (const byte of name) {
+        text +=
+            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+                ? String.fromCharCode(byte)
+                : `\\x${byte.toString(16).padStart(2, '0')}`;
+    }
+    return text;
+}
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+function walk_hiddenLeftOut(hidden) {
+    if (!hidden.length)
+        return undefined;
+    const shown = hidden.slice(0, 5).join(', ');
+    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
+    const folders = hidden.filter((name) => name.endsWith('/')).length;
+    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
+    const what = [
+        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+        ...(folders ? [counted(folders, 'folder')] : []),
+    ].join(' and ');
+    return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/report.ts
+// What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
+ * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
+ * summary names it. The file count and size are the scan's when no manifest was made.
+ */
+function deployOutputs(result) {
+    const done = result.uploadCompleted;
+    return {
+        [Output.SiteId]: (done && result.siteId) || null,
+        [Output.UploadId]: (done && result.uploadId) || null,
+        [Output.NamespaceId]: result.provisioned.namespaceId ?? null,
+        [Output.FileCount]: result.manifest?.fileCount ?? result.collected?.fileCount ?? 0,
+        [Output.TotalBytes]: result.manifest?.totalBytes ?? result.collected?.totalBytes ?? 0,
+        [Output.Digest]: result.manifest?.digest ?? null,
+        [Output.Manifest]: result.manifestPath ?? null,
+        [Output.VersionId]: result.published?.versionId ?? null,
+        // An older commit's run leaves the namespace on the newer build: url is where it is served.
+        [Output.Url]: result.published?.url ?? result.older?.url ?? null,
+        [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
+        [Output.Skipped]: result.skipped,
+        [Output.Verified]: result.verification?.verified ?? false,
+        [Output.SmokeTest]: result.smoke?.status ?? null,
+        [Output.Screenshot]: result.smoke?.screenshot ?? null,
+    };
+}
+/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
+function deployReport(result) {
+    const title = result.dryRun
+        ? 'gamehost deploy plan (dry run)'
+        : result.older?.blocked
+            ? 'gamehost deploy: an older commit, nothing published'
+            : result.skipped
+                ? 'gamehost deploy: unchanged, no new site'
+                : 'gamehost deploy';
+    const report = { title, blocks: [keyValueTable(resultRows(result, false))] };
+    if (result.older?.blocked)
+        report.blocks.unshift(text(result.older.reason));
+    report.blocks.push(...sizeBlocks(result));
+    const { manifest } = result;
+    if (manifest && manifest.fileCount > 0) {
+        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
+        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
+    }
+    report.blocks.push(...servingBlocks(result));
+    return report;
+}
+const CONTENT_TYPES_LISTED = 10;
+/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
+function sizeBlocks(result) {
+    const change = result.sizes;
+    if (!change)
+        return [];
+    const commit = change.baseCommit ? ` (commit ${change.baseCommit.slice(0, 7)})` : '';
+    const blocks = [
+        heading(`Size compared with ${change.base}${commit}`),
+        text(sizeSummary(change)),
+    ];
+    if (change.rows.length) {
+        blocks.push(table(['File', 'Before', 'After', 'Change'], change.rows.map((row) => [
+            { code: row.path },
+            sizeCell(row.before),
+            sizeCell(row.after),
+            describeDelta(row.before, row.after),
+        ])));
+    }
+    const more = moreLine(change);
+    if (more)
+        blocks.push(text(more));
+    return blocks;
+}
+/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
+function servingBlocks(result) {
+    const { serving } = result;
+    if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
+        return [];
+    const blocks = [heading('Web engine')];
+    blocks.push(keyValueTable([
+        ['web-engine', serving.engine],
+        ...serving.builds.map((build) => [
+            'Recognised',
+            `${build.summary} (${build.evidence})`,
+        ]),
+    ]));
+    if (serving.contentTypes.length) {
+        const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED);
+        blocks.push(table(['File', 'Content type set'], listed.map((c) => [{ code: c.path }, c.contentType])));
+        const more = serving.contentTypes.length - listed.length;
+        if (more > 0)
+            blocks.push(text(`and ${more} more`));
+    }
+    if (serving.routes.length) {
+        blocks.push(heading(result.published
+            ? 'Routes of the published version'
+            : result.dryRun
+                ? 'Routes the published version would have'
+                : 'Routes (not set: no version was published)'), table(['Glob', 'Header', 'Priority', 'From'], serving.routes.map((route) => [
+            { code: route.glob },
+            { code: `${route.header.name}: ${route.header.value}` },
+            String(route.priority),
+            route.from,
+        ])));
+    }
+    for (const warning of serving.warnings)
+        blocks.push(text(`Warning: ${warning}`));
+    return blocks;
+}
+/**
+ * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
+ * the partial result; none when it failed before anything was sent), and what a re-run will do.
+ */
+function failureReport(error, result) {
+    const cancelled = isCancelled(error);
+    const blocks = [
+        text(!cancelled
+            ? `Failed: ${errorMessage(error)}`
+            : result?.verification?.cancelled
+                ? `${errorMessage(error)} while the host was checked: the build was published; ${cancelledCheck(result.verification, result.published)}.`
+                : `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`),
+        heading('Done before it'),
+    ];
+    if (result)
+        blocks.push(keyValueTable(resultRows(result, true)));
+    else
+        blocks.push(text('Nothing: it stopped before anything was sent to the service.'));
+    blocks.push(heading('A re-run'), text(rerunText(result, error)));
+    return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
+}
+/**
+ * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
+ * `error`: an input the error names must be fixed first, else the re-run fails the same way.
+ */
+function rerunText(result, error) {
+    const sentences = [];
+    const namespaceId = result?.provisioned.namespaceId;
+    if (namespaceId) {
+        const name = result?.provisioned.nameId ? `${result.provisioned.nameId} ` : '';
+        sentences.push(`Namespace ${name}(${namespaceId}) stays as it is; a re-run reuses it (the ${Output.NamespaceId} output holds its id).`);
+    }
+    if (result?.siteId && !result.skipped && !result.uploadCompleted) {
+        sentences.push(`Site ${result.siteId} was created but its upload was never completed, so it serves nothing and nothing ` +
+            'points at it; a re-run creates a new site and uploads every file.');
+    }
+    if (result?.siteId && result.uploadCompleted && !result.published && result.provisioned.nameId) {
+        sentences.push(`Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
+            'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.');
+    }
+    if (isNotLive(error))
+        sentences.push(notLiveRerun(error.verification));
+    if (error instanceof SmokeTestError)
+        sentences.push(smokeRerun(error.smoke));
+    const fix = inputToFix(error);
+    if (fix)
+        sentences.push(fix);
+    else if (sentences.length === 0)
+        sentences.push('A re-run starts over: nothing this run did is in its way.');
+    return sentences.join(' ');
+}
+/** What a re-run does after a publish that was not seen live. */
+function notLiveRerun(seen) {
+    const now = seen.rolledBackTo
+        ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
+        : '';
+    if (seen.mismatch?.permanent) {
+        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${inputName(Input.CdnDomain)} first.`;
+    }
+    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${inputName(Input.VerifyTimeout)} ` +
+        `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
+        `a longer ${inputName(Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
+}
+/**
+ * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
+ * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
+ */
+function inputToFix(error) {
+    if (error instanceof UsageError || error instanceof ValidationFailedError)
+        return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
+    // Nothing at api-url ever answered: a wrong api-url far more often than an outage.
+    if (error instanceof NetworkError && error.inputs.length)
+        return `A re-run with the same inputs most likely fails the same way: check ${inputList(error.inputs)} first.`;
+    if (!(error instanceof ServiceError))
+        return undefined;
+    const { inputs } = error;
+    const named = inputs.length ? inputList(inputs) : undefined;
+    if (error.status === 500 && named)
+        return `A re-run with the same inputs most likely fails the same way: check ${named} first.`;
+    // A refusal of the request itself (not a rate limit or a time-out) is given again to the same request.
+    if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+        return named
+            ? `A re-run with the same inputs fails the same way: ${inputs.length === 1 ? 'fix' : 'check'} ${named} first.`
+            : `A re-run with the same inputs fails the same way (the service refuses the request: ${error.code}): fix the input it concerns first.`;
+    }
+    return undefined;
+}
+function resultRows(result, failed) {
+    const rows = [];
+    const { provisioned, manifest, upload } = result;
+    if (provisioned.namespaceId) {
+        const name = provisioned.nameId ? `${provisioned.nameId} ` : '';
+        const how = provisioned.namespaceCreated ? 'created' : provisioned.nameId ? 'reused' : 'existing';
+        rows.push(['Namespace', [name, { code: provisioned.namespaceId }, ` (${how})`]]);
+    }
+    else if (provisioned.nameId) {
+        rows.push(['Namespace', `${provisioned.nameId} (${result.dryRun ? 'would be created' : 'not created'})`]);
+    }
+    if (provisioned.domain && !result.published?.domain)
+        rows.push(['Domain', provisioned.domain]);
+    if (provisioned.matchmakerValidated)
+        rows.push(['Matchmaker config', 'valid']);
+    if (manifest) {
+        const site = result.skipped
+            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
+            : result.siteId
+                ? [
+                    `${result.siteName} `,
+                    { code: result.siteId },
+                    failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+                ]
+                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
+        rows.push(['Site', site]);
+        rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
+        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
+        rows.push(['Digest', { code: manifest.digest }]);
+    }
+    if (result.record)
+        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
+    if (!manifest && result.siteId) {
+        rows.push([
+            'Site',
+            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
+        ]);
+    }
+    if (!manifest && result.collected) {
+        const { fileCount, totalBytes } = result.collected;
+        rows.push([
+            'Files',
+            `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
+        ]);
+    }
+    const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
+    if (leftOut)
+        rows.push(['Hidden', leftOut]);
+    const { published } = result;
+    if (published) {
+        const version = [`${published.versionName} `, { code: published.versionId }];
+        if (!published.created)
+            version.push(' (already live)');
+        else if (published.replacedVersionId)
+            version.push(' (replaced ', { code: published.replacedVersionId }, ')');
+        rows.push(['Version', version]);
+        const access = published.privateUser
+            ? [['Access', privateNote(published.privateUser)]]
+            : [];
+        const smoke = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : [];
+        if (result.smoke?.screenshot)
+            smoke.push(['Screenshot', { code: result.smoke.screenshot }]);
+        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke);
+    }
+    else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
+        rows.push(['Version', 'would be made and published']);
+    }
+    if (upload) {
+        const seconds = Math.max(upload.durationMs / 1000, 0.001);
+        rows.push([
+            'Upload',
+            `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
+        ]);
+    }
+    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
+    return rows;
+}
+/** Where the build is served: an active custom domain first, then the namespace's own host. */
+function whereRows(published) {
+    const { domain, url } = published;
+    const host = [
+        'URL',
+        url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`,
+    ];
+    if (!domain)
+        return [host];
+    if (domain.status === 'active')
+        return [['Domain', `${domain.url} (active)`], host];
+    const needs = domain.status === 'pending'
+        ? [
+            'pending: create a CNAME record ',
+            { code: domain.name },
+            ' → ',
+            { code: domain.cnameTarget ?? "the namespace's host name" },
+        ]
+        : [`${domain.status}: it does not serve the build`];
+    return [host, ['Domain', [`${domain.name} `, ...needs]]];
+}
+/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
+function liveCell(result) {
+    const seen = result.verification;
+    if (!seen)
+        return `not checked (${input_naming_inputName(table_Input.Verify)} is false)`;
+    if (seen.cancelled)
+        return cancelledCheck(seen, result.published);
+    if (seen.verified)
+        return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`;
+    const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
+    return `not seen live: ${notLiveAccount(seen)}${back}`;
+}
+/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
+function cancelledCheck(seen, published) {
+    const serves = published
+        ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
+        : `not yet seen at ${seen.url}`;
+    return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
+}
+/** The report of a deploy skipped for want of a token. */
+function skipReport(reason) {
+    return { title: 'gamehost deploy skipped', blocks: [text(reason)] };
+}
+/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
+function closeOutputs(result) {
+    return {
+        [Output.SiteId]: result.siteId ?? null,
+        [Output.UploadId]: null,
+        [Output.NamespaceId]: result.namespace?.namespace_id ?? null,
+        [Output.FileCount]: 0,
+        [Output.TotalBytes]: 0,
+        [Output.Digest]: null,
+        [Output.Manifest]: null,
+        [Output.VersionId]: result.versionId ?? null,
+        [Output.Url]: result.url ?? null,
+        [Output.DomainStatus]: null,
+        [Output.Skipped]: false,
+        [Output.Verified]: false,
+        [Output.SmokeTest]: null,
+        [Output.Screenshot]: null,
+    };
+}
+/** What closing a preview did. */
+function closeReport(result) {
+    const { namespace } = result;
+    if (!namespace) {
+        return {
+            title: 'gamehost preview closed',
+            blocks: [
+                text('The game has no namespace of this preview: it was never deployed, and nothing was changed.'),
+            ],
+        };
+    }
+    const rows = [
+        ['Namespace', [`${namespace.name_id} `, { code: namespace.namespace_id }]],
+        [
+            'Serves',
+            result.alreadyClosed
+                ? 'the closed page already (nothing was changed)'
+                : ['a page saying the preview was closed: version ', { code: result.versionId ?? '' }],
+        ],
+    ];
+    if (result.url)
+        rows.push(['URL', result.url]);
+    if (result.domainRemoved)
+        rows.push(['Domain', `${result.domainRemoved} removed: it is free again`]);
+    return { title: 'gamehost preview closed', blocks: [keyValueTable(rows)] };
+}
+
 ;// CONCATENATED MODULE: ./src/operations/publish.ts
 // The publish operation: promotion and rollback. Sets which version a namespace serves, without
 // uploading anything: a version id, `previous` (the one published before the current), or whatever
 // another namespace serves.
+
+
+
 
 
 
@@ -36157,26 +39974,26 @@ const publishOperation = {
         const nameId = text(table_Input.Namespace);
         const namespaceId = text(table_Input.NamespaceId);
         if (!nameId && !namespaceId)
-            throw new errors_UsageError(`${table_Input.Namespace} or ${table_Input.NamespaceId} is required: the namespace to publish to`);
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} is required: the namespace to publish to`);
         if (nameId && namespaceId)
-            throw new errors_UsageError(`${table_Input.Namespace} and ${table_Input.NamespaceId} are both given: give one of the two`);
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} and ${input_naming_inputName(table_Input.NamespaceId)} are both given: give one of the two`);
         const namespace = nameId
             ? { nameId: checkNameId(table_Input.Namespace, nameId) }
             : { id: checkUuid(table_Input.NamespaceId, namespaceId) };
         const versionId = text(table_Input.VersionId);
         const fromNamespace = text(table_Input.FromNamespace);
         if (!versionId && !fromNamespace) {
-            throw new errors_UsageError(`${table_Input.VersionId} or ${table_Input.FromNamespace} is required: a version id ('previous' rolls back to the ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} or ${input_naming_inputName(table_Input.FromNamespace)} is required: a version id ('previous' rolls back to the ` +
                 'version published before the current one), or the namespace whose version to promote');
         }
         if (versionId && fromNamespace)
-            throw new errors_UsageError(`${table_Input.VersionId} and ${table_Input.FromNamespace} are both given: give one of the two`);
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} and ${input_naming_inputName(table_Input.FromNamespace)} are both given: give one of the two`);
         const source = fromNamespace
             ? { fromNamespace: checkNameId(table_Input.FromNamespace, fromNamespace) }
             : versionId === 'previous'
                 ? { previous: true }
                 : { versionId: checkUuid(table_Input.VersionId, versionId) };
-        return { ...connection, namespace, source, cdnDomain: readCdnDomain(get) };
+        return { ...connection, namespace, source, cdnDomain: readCdnDomain(get), verify: readVerify(get) };
     },
     stoppedNote: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
     async run(inputs, run, journal) {
@@ -36190,18 +40007,47 @@ const publishOperation = {
         const version = await readVersion(client, inputs.gameId, versionId);
         journal.push(`read version '${version.display_name}' (${versionId})`);
         const changed = target.version_id !== versionId;
-        if (changed) {
-            journal.push(`namespace ${target.name_id} was being switched to it (the call may or may not have been made)`);
-            await client.setNamespaceVersion(inputs.gameId, target.namespace_id, versionId);
-            journal[journal.length - 1] = `published it to namespace ${target.name_id}`;
-            logger.info(`Published version '${version.display_name}' (${versionId}) to namespace ${target.name_id}; it served ${target.version_id}`);
-        }
-        else {
+        if (!changed)
             logger.info(`Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`);
-        }
         const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id);
-        if (url)
-            logger.info(`Live at ${url}`);
+        const servedAt = changed
+            ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
+            : [target];
+        const expected = url && inputs.verify.enabled
+            ? await expectedOfVersion(run, {
+                url,
+                servedAt: servedAt.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)),
+                sameSite: async () => (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
+                    version.config.cdn?.site_id,
+            })
+            : { unknown: 'no URL' };
+        if (changed)
+            journal.push(`namespace ${target.name_id} was being switched to it (the call may or may not have been made)`);
+        const published = {
+            versionId,
+            versionName: version.display_name,
+            replacedVersionId: target.version_id,
+            created: changed,
+            url,
+            domain: undefined,
+        };
+        const verification = await publishAndSee({
+            gameId: inputs.gameId,
+            namespaceId: target.namespace_id,
+            nameId: target.name_id,
+            published,
+            alreadyServed: !changed,
+        }, {
+            settings: inputs.verify,
+            expected,
+            run,
+            logger,
+            onPublished: () => (journal[journal.length - 1] = `published it to namespace ${target.name_id}`),
+            onSeen: (seen) => {
+                if (seen.cancelled)
+                    journal.push(liveCell({ verification: seen, published }));
+            },
+        });
         return {
             namespace: target,
             versionId,
@@ -36209,6 +40055,7 @@ const publishOperation = {
             replacedVersionId: target.version_id,
             changed,
             url,
+            verification,
         };
     },
     outputs(result) {
@@ -36227,11 +40074,13 @@ const publishOperation = {
                 'Replaced',
                 result.changed ? { code: result.replacedVersionId } : 'nothing: it already served this version',
             ],
-            ['URL', result.url ?? 'unknown: the service names no CDN domain (set cdn-domain)'],
+            ['URL', result.url ?? `unknown: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`],
         ];
+        if (result.url)
+            rows.push(['Live', liveCell({ verification: result.verification, published: result })]);
         return {
             title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
-            blocks: [keyValueTable(rows)],
+            blocks: [report_keyValueTable(rows)],
         };
     },
 };
@@ -36240,7 +40089,7 @@ function findNamespace(namespaces, wanted, gameId) {
     if (found)
         return found;
     const [input, value] = 'id' in wanted ? [table_Input.NamespaceId, wanted.id] : [table_Input.Namespace, wanted.nameId];
-    throw new errors_UsageError(`${input} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`);
+    throw new ServiceStateError(`${input_naming_inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`);
 }
 async function chooseVersion(client, inputs, namespaces, target) {
     const { source } = inputs;
@@ -36249,15 +40098,15 @@ async function chooseVersion(client, inputs, namespaces, target) {
     if ('fromNamespace' in source) {
         const from = namespaces.find((ns) => ns.name_id === source.fromNamespace);
         if (!from) {
-            throw new errors_UsageError(`${table_Input.FromNamespace} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`);
+            throw new ServiceStateError(`${input_naming_inputName(table_Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`);
         }
         return from.version_id;
     }
     const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id);
     const previous = versions.find((entry) => entry.version_id !== target.version_id);
     if (!previous) {
-        throw new errors_UsageError(`${table_Input.VersionId} 'previous': namespace ${target.name_id} has had no other version published ` +
-            `(it serves ${target.version_id}); give a ${table_Input.VersionId}`);
+        throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} 'previous': namespace ${target.name_id} has had no other version published ` +
+            `(it serves ${target.version_id}); give a ${input_naming_inputName(table_Input.VersionId)}`);
     }
     return previous.version_id;
 }
@@ -36284,10 +40133,31 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
 /***/ 4434:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
@@ -36333,6 +40203,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+
+/***/ }),
+
 /***/ 7540:
 /***/ ((module) => {
 
@@ -36368,6 +40245,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -36382,10 +40273,38 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -36396,6 +40315,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -36403,10 +40329,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -36452,6 +40392,27 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
 /***/ }),
 
+/***/ 6928:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+
+/***/ }),
+
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -36466,10 +40427,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ })
 
@@ -36504,6 +40479,9 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Return the exports of the module
 /******/ 	return module.exports;
 /******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
 /******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
@@ -36578,6 +40556,36 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -36590,9 +40598,105 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

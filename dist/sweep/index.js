@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9528);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2652);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9528:
+/***/ 2652:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29534,7 +29534,78 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-;// CONCATENATED MODULE: ./src/api/errors.ts
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/common/network.ts
+// The one classifier of network failures: what a request that got no answer ran into (a refused or
+// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
+// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
+// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+/** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
+const KINDS = {
+    ECONNREFUSED: 'refused',
+    UND_ERR_CONNECT_TIMEOUT: 'refused',
+    ENETUNREACH: 'refused',
+    EHOSTUNREACH: 'refused',
+    ENOTFOUND: 'dns',
+    EAI_AGAIN: 'dns-again',
+    [DEADLINE_EXCEEDED]: 'lost',
+    ECONNRESET: 'lost',
+    EPIPE: 'lost',
+    ETIMEDOUT: 'lost',
+    UND_ERR_SOCKET: 'lost',
+    UND_ERR_CLOSED: 'lost',
+    UND_ERR_HEADERS_TIMEOUT: 'lost',
+    UND_ERR_BODY_TIMEOUT: 'lost',
+    UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'lost',
+    UND_ERR_ABORTED: 'lost',
+    EMFILE: 'descriptors',
+    ENFILE: 'descriptors',
+};
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
+/** The `code`s of an error and its causes, outermost first. */
+function errorCodes(error) {
+    const codes = [];
+    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === 'string')
+            codes.push(code);
+    }
+    return codes;
+}
+function kindOf(code) {
+    return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
+}
+/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+function networkFailure(error) {
+    for (const code of errorCodes(error)) {
+        const kind = kindOf(code);
+        if (kind)
+            return { kind, code };
+    }
+    return undefined;
+}
+/** Is `error`, or one of its causes, a network failure of one of these kinds? */
+function isFailureOf(error, ...kinds) {
+    return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
+}
+/** A connection that failed before the request was sent: safe to retry any call. */
+const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
+/** A failure a retry may fix: not made, or lost (a name that does not resolve or a refused certificate is not). */
+const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
+/** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
+const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
+
+;// CONCATENATED MODULE: ./src/common/retry.ts
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
+// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
+// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
+// are injectable, so tests decide on events and take milliseconds.
+
+
 /** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
@@ -29550,6 +29621,136 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
+/**
+ * The last error of a call whose retries stopped, made again saying how: an error that knows how to
+ * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
+ */
+function afterRetries(error, gaveUp) {
+    const own = error?.afterRetries;
+    if (typeof own === 'function')
+        return own.call(error, gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
+}
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
+function retryPolicy(overrides = {}) {
+    const policy = {
+        retries: DEFAULT_RETRIES,
+        baseDelayMs: 500,
+        maxDelayMs: 30_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        random: Math.random,
+        now: Date.now,
+        ...overrides,
+    };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
+    return policy;
+}
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+function backoffDelay(attempt, policy) {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(verdict, state, policy) {
+    if (verdict === false)
+        return { kind: 'fail', gaveUp: undefined };
+    if (typeof verdict === 'object' && 'kind' in verdict)
+        return { kind: 'fail', gaveUp: verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = verdict === true ? undefined : verdict.afterMs;
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
+        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
+            ? {
+                kind: 'out-of-time',
+                attempts,
+                elapsedMs: state.now - state.startedAt,
+                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
+            }
+            : undefined);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
+ */
+async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+    const startedAt = policy.now();
+    for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
+        try {
+            return await attempt(index);
+        }
+        catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
+            const now = policy.now();
+            const verdict = classify(error, now);
+            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
+            hooks.onRetry?.(error);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
+        }
+    }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+}
+function shortReason(error) {
+    const { status, code: serviceCode } = error;
+    if (typeof status === 'number' && typeof serviceCode === 'string')
+        return `${status} ${serviceCode}`;
+    const code = errorCodes(error)[0];
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class errors_ServiceError extends Error {
     operation;
@@ -29617,6 +29818,14 @@ function validationPaths(metadata) {
 class errors_UsageError extends Error {
     name = 'UsageError';
 }
+/**
+ * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
+ * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
+ * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ */
+class ServiceStateError extends errors_UsageError {
+    name = 'ServiceStateError';
+}
 /** The matchmaker config (or another validated value) that the service's rules reject. */
 class errors_ValidationFailedError extends Error {
     name = 'ValidationFailedError';
@@ -29663,50 +29872,6 @@ class NetworkError extends Error {
     }
 }
 /**
- * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
- * its message (the service's and the network's errors keep their class); the message of an error is
- * never changed once it was thrown. Any other error becomes the cause of a new one.
- */
-function afterRetries(error, gaveUp) {
-    if (error instanceof errors_ServiceError || error instanceof NetworkError)
-        return error.afterRetries(gaveUp);
-    if (error instanceof Error)
-        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
-    return error;
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
-const DEFAULT_RETRIES = 8;
-const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
-function retryPolicy(overrides = {}) {
-    const policy = {
-        retries: DEFAULT_RETRIES,
-        baseDelayMs: 500,
-        maxDelayMs: 30_000,
-        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
-        random: Math.random,
-        now: Date.now,
-        ...overrides,
-    };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
-    return policy;
-}
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
-function backoffDelay(attempt, policy) {
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
-}
-/**
  * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
@@ -29730,131 +29895,46 @@ function requestedDelay(error, now) {
         return undefined;
     return Math.max(0, ...candidates);
 }
-const CONNECTION_NOT_ESTABLISHED = new Set([
-    'ECONNREFUSED',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EAI_AGAIN',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-]);
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
-const CONNECTION_LOST = new Set([
-    DEADLINE_EXCEEDED,
-    'ECONNRESET',
-    'EPIPE',
-    'ETIMEDOUT',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'UND_ERR_ABORTED',
-]);
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-function retry_errorCodes(error) {
-    const codes = [];
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (typeof code === 'string')
-            codes.push(code);
-    }
-    return codes;
-}
-/** A connection that failed before the request was sent: safe to retry any call. */
-function isConnectFailure(error) {
-    return retry_errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
-}
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-function isNetworkFailure(error) {
-    return retry_errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
-}
+
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+const systemClock = { now: () => Date.now() };
+/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
 /**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
  */
-function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
-    if (verdict !== true)
-        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
-    const attempts = state.index + 1;
-    if (state.index >= policy.retries) {
-        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
-    }
-    const asked = requestedDelay(error, state.now);
-    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-        const until = state.now + asked;
-        return {
-            kind: 'fail',
-            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
-        };
-    }
-    const waitMs = asked === undefined
-        ? backoffDelay(backoffStep(state.index, error), policy)
-        : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
-}
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
+const API_DEADLINE_MARGIN = 10;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
 /**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
  */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const startedAt = policy.now();
-    for (let index = 0;; index++) {
-        policy.signal?.throwIfAborted();
-        try {
-            return await attempt(index);
-        }
-        catch (error) {
-            if (policy.signal?.aborted)
-                throw policy.signal.reason;
-            const verdict = shouldRetry(error);
-            const state = { index, startedAt, now: policy.now() };
-            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
-            if (decision.kind === 'fail')
-                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
-        }
-    }
-}
-/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable(promise, signal) {
-    if (!signal)
-        return promise;
-    if (signal.aborted)
-        return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
-    });
-}
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
-}
-function shortReason(error) {
-    if (error instanceof errors_ServiceError)
-        return `${error.status} ${error.code}`;
-    const code = retry_errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${code} (${message})` : message;
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
+
+
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
@@ -29870,7 +29950,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -29880,9 +29959,22 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
  * is never served well within a CI job's time.
  */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+const table_DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const table_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+const ADVANCED_DEPLOY_INPUTS = new Set([
+    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 const row = (name, spec) => ({ name, ...spec });
@@ -29959,7 +30051,7 @@ const INPUTS = {
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
             value: 'id',
@@ -30008,34 +30100,59 @@ const INPUTS = {
         flag: { type: 'boolean' },
     }),
     Verify: row('verify', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-        flag: { type: 'boolean', negatable: true },
+        flag: {
+            type: 'boolean',
+            negatable: true,
+            help: {
+                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+            },
+        },
     }),
     VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy'],
-        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        actions: ['deploy', 'publish'],
+        default: String(table_DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${table_DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
+    SmokeTest: row('smoke-test', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+        flag: { type: 'boolean' },
+    }),
+    Browser: row('browser', {
+        actions: ['deploy'],
+        default: '',
+        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+        flag: { type: 'string', value: 'path' },
+    }),
+    SmokeTestSeconds: row('smoke-test-seconds', {
+        actions: ['deploy'],
+        default: String(DEFAULT_SMOKE_TEST_SECONDS),
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
     CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish'],
+        actions: ['deploy', 'publish', 'sweep'],
         default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
-            commands: ['deploy', 'publish', 'close'],
+            commands: ['deploy', 'publish', 'close', 'sweep'],
             help: {
                 publish: "Domain namespaces are served under, for the URL (default: the service's own)",
                 close: "Domain namespaces are served under, for the URL (default: the service's own)",
+                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
             },
         },
     }),
@@ -30048,14 +30165,20 @@ const INPUTS = {
     Headers: row('headers', {
         actions: ['deploy'],
         default: '',
-        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
     FailOnWarning: row('fail-on-warning', {
         actions: ['deploy'],
         default: 'false',
-        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
+    }),
+    RequireIndex: row('require-index', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+        flag: { type: 'boolean', negatable: true },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -30245,24 +30368,6 @@ function secretInputs(action) {
         .filter((r) => r.secret)
         .map((r) => r.name);
 }
-/** The flags of a subcommand that are inputs, in the order of the table. */
-function flagsOf(command) {
-    return INPUT_ROWS.flatMap((r) => {
-        const flag = r.flag;
-        if (!flag || !(flag.commands ?? r.actions).includes(command))
-            return [];
-        return [
-            {
-                name: r.name,
-                type: flag.type,
-                value: flag.value,
-                help: flag.help?.[command] ?? r.description,
-                negatable: flag.negatable,
-                env: flag.env,
-            },
-        ];
-    });
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
 /** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
@@ -30281,6 +30386,8 @@ const constants_Output = {
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
     Verified: 'verified',
+    SmokeTest: 'smoke-test',
+    Screenshot: 'screenshot',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -30337,10 +30444,133 @@ const ActionName = {
     Sweep: 'sweep',
 };
 
+;// CONCATENATED MODULE: ./src/common/secrets.ts
+// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
+// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
+// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
+// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
+// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+/** What a secret is replaced with: what the runner's masking shows. */
+const REDACTED = '***';
+/** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
+const MIN_BASE64_CORE = 8;
+/**
+ * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
+ * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
+ * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
+ * @actions/core escapes a workflow command's message and properties.
+ */
+function secretForms(secret) {
+    const forms = [
+        secret,
+        ...base64Forms(secret),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+        new URLSearchParams({ s: secret }).toString().slice(2),
+        secret.replace(/[!-/:-@[-`{-~]/g, '\\$&'),
+        secret.replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`),
+        secret.replace(/\|/g, '\\|'),
+        JSON.stringify(secret).slice(1, -1),
+        JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
+        htmlEscaped(secret, '&#39;'),
+        htmlEscaped(secret, '&#x27;'),
+    ];
+    // Each as a workflow command carries it too: the runner shows the message and properties unescaped.
+    const commandForms = forms.flatMap((form) => {
+        const message = form.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+        return [message, message.replace(/:/g, '%3A').replace(/,/g, '%2C')];
+    });
+    return [...new Set([...forms, ...commandForms])].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+/**
+ * The secret in base64 on its own, and the three runs of base64 that stand for it inside any longer
+ * encoding: the bytes before it shift it by 0, 1 or 2 bytes within base64's groups of three, and the
+ * groups that hold only its bytes encode the same way whatever surrounds them.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [bytes.toString('base64'), bytes.toString('base64url')];
+    for (const start of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - start) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const core = bytes.subarray(start, start + whole);
+        forms.push(core.toString('base64'), core.toString('base64url'));
+    }
+    return forms.filter((form) => form.length >= MIN_BASE64_CORE);
+}
+function htmlEscaped(secret, apostrophe) {
+    return secret
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, apostrophe);
+}
+/** The secrets of a run, and the redaction of every form of them from a text. */
+class Secrets {
+    #forms = new Set();
+    #pattern;
+    /** Registers a secret (an empty or too short value is ignored). */
+    add(secret) {
+        if (!secret || secret.length < MIN_SECRET_LENGTH)
+            return;
+        for (const form of secretForms(secret))
+            this.#forms.add(form);
+        // The longest form first: a secret inside another (the password in user:password) leaves no part shown.
+        const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+        this.#pattern = new RegExp(alternatives.join('|'), 'g');
+    }
+    /** The text with every form of every secret replaced by `***`. */
+    redact(text) {
+        return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+    }
+    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    redactValue(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactValue(item));
+        if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.redactValue(item)]));
+        return value;
+    }
+    get size() {
+        return this.#forms.size;
+    }
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The secrets of this run: one process runs one action or one command. */
+const runSecrets = new Secrets();
+/** The text with every secret of the run redacted. */
+function secrets_redact(text) {
+    return runSecrets.redact(text);
+}
+/** The writable streams whose write() redacts already. */
+const guarded = new WeakSet();
+/**
+ * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
+ * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * written as they are: they are not text of ours (the test runner's protocol, for one).
+ */
+function redactWrites(stream) {
+    if (guarded.has(stream))
+        return;
+    guarded.add(stream);
+    const write = stream.write.bind(stream);
+    stream.write = (chunk, ...rest) => write(typeof chunk === 'string' ? secrets_redact(chunk) : chunk, ...rest);
+}
+
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
+// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
+// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+
 /**
  * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
  * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
@@ -30365,23 +30595,25 @@ function hex(code, digits) {
  * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
  *   `\x3a:`.
  * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
+ * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
  */
 function untrusted_visible(text) {
-    return text
+    return secrets_redact(text)
         .replace(CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
 /** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
  * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
  * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
+ * run in its strings is `***` before they are escaped.
  */
 function inertJson(value, space) {
-    return JSON.stringify(value, null, space)
+    return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
@@ -30482,6 +30714,8 @@ function formatEpochMs(ms) {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -30513,9 +30747,9 @@ const MAX_PARTS = 10_000;
  * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
  * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
  */
-const rules_OBJECT_KEY_MAX_BYTES = 1024;
+const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
-const rules_SITE_PATH_MAX_BYTES = rules_OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
+const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
@@ -30614,7 +30848,7 @@ function bytesBetween(text, min, max) {
     return bytes >= min && bytes <= max;
 }
 /** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
-function rules_isValidDomain(domain) {
+function isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
 /** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
@@ -30724,7 +30958,7 @@ const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 &
  * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
  * output and of links in the comment.
  */
-const aHostName = (value, at) => typeof value === 'string' && rules_isValidDomain(value) && !hostNameProblem(value)
+const aHostName = (value, at) => typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
     ? undefined
     : named(at, 'a host name', value);
 const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
@@ -32892,35 +33126,42 @@ function format_formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
-const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
-/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
-const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
-function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
-    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
-    return {
-        stallMs: requestTimeoutMs,
-        apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
-    };
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+/** An action's inputs, as a workflow's `with:` writes them. */
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+function input_naming_inputName(input) {
+    return naming.name(input);
+}
+function input_naming_inputAssignment(input, value) {
+    return naming.assignment(input, value);
+}
+function input_naming_inputSource(input) {
+    return naming.source(input);
+}
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -32958,7 +33199,7 @@ const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
         internalErrorInputs: ['environment-id'],
         answer: objectOf({
             servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
@@ -32967,21 +33208,21 @@ const OPS = {
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
         internalErrorInputs: ['namespace-id', 'lobby-id'],
         answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: validated,
     },
     listCustomAvatars: {
         name: 'games.avatars.listGameCustomAvatars',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
@@ -32990,27 +33231,27 @@ const OPS = {
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({ namespace_id: anId }),
     },
     validateGroup: {
         name: 'groups.validate',
         safety: 'read',
-        internalErrorHint: 'The service could not check the name: check group-display-name',
+        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
         internalErrorInputs: ['group-display-name'],
         answer: validated,
     },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
         internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
     },
     createCdnSite: {
         name: 'games.cdn.createGameCdnSite',
         safety: 'create',
-        internalErrorHint: 'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
         internalErrorInputs: ['site-name', 'files'],
         answer: siteAnswer,
         stream: siteAnswerStream,
@@ -33018,7 +33259,7 @@ const OPS = {
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             // The name ids make the host name of the url output: only a name id's characters.
@@ -33032,7 +33273,7 @@ const OPS = {
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({
             namespace: objectOf({
@@ -33055,7 +33296,7 @@ const OPS = {
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -33063,14 +33304,14 @@ const OPS = {
     updateNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     setNamespaceCdnAuthType: {
         name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -33078,14 +33319,14 @@ const OPS = {
     removeNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     getVersion: {
         name: 'games.versions.getGameVersionById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({
             version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
@@ -33094,22 +33335,21 @@ const OPS = {
     validateVersion: {
         name: 'games.versions.validateGameVersion',
         safety: 'read',
-        internalErrorHint: 'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
         internalErrorInputs: ['version-id', 'headers'],
         answer: validated,
     },
     reserveVersionName: {
         name: 'games.versions.reserveVersionName',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({ version_display_name: aString }),
     },
     createVersion: {
         name: 'games.versions.createGameVersion',
         safety: 'create',
-        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
-            'check headers (one header per glob) and version-id (the version the new one is made from)',
+        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
         internalErrorInputs: ['headers', 'version-id'],
         answer: objectOf({ version_id: anId }),
     },
@@ -33117,14 +33357,14 @@ const OPS = {
     setNamespaceVersion: {
         name: 'games.namespaces.updateGameNamespaceVersion',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['namespace-id', 'version-id'],
         answer: anObject,
     },
     getNamespaceVersionHistory: {
         name: 'games.namespaces.getGameNamespaceVersionHistoryList',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
     },
@@ -33132,7 +33372,7 @@ const OPS = {
     bootstrap: {
         name: 'cloud.bootstrap',
         safety: 'read',
-        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
         internalErrorInputs: ['cdn-domain'],
         answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
@@ -33140,10 +33380,17 @@ const OPS = {
     completeUpload: {
         name: 'uploads.complete',
         safety: 'read',
-        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
         internalErrorInputs: ['path'],
     },
 };
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 function shouldRetry(op, error) {
     if (error instanceof errors_ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
@@ -33162,30 +33409,37 @@ function shouldRetry(op, error) {
  */
 const AUTH_HINTS = {
     TOKEN_INVALID: {
-        hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_UNAUTHORIZED: {
-        hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
         inputs: ['token'],
     },
     CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: 'The token has expired: make a new one and put it in token',
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_FORBIDDEN: {
-        hint: 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            'check game-id, and that token is a token of that game',
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
         inputs: ['game-id', 'token'],
     },
 };
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
+        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
+    inputs: ['api-url'],
+};
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(op, status, code) {
     if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint, inputs: op.internalErrorInputs };
-    return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
-        ? AUTH_HINTS[code]
-        : {};
+        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
+    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
+    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
 }
 /**
  * Retries of a connection that cannot be made before anything of the service has answered in this
@@ -33196,11 +33450,6 @@ function refusalHint(op, status, code) {
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
-/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
-function isUnreachable(error) {
-    return (isConnectFailure(error) ||
-        retry_errorCodes(error).some((code) => code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)));
-}
 const seg = encodeURIComponent;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
@@ -33316,12 +33565,12 @@ class ServiceClient {
     #call(op, method, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         let firstContact;
-        const retry = (error) => {
+        const retry = (error, now) => {
             if (this.#answered || !isConnectFailure(error))
-                return shouldRetry(op, error);
+                return classify(op, error, now);
             // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
-            const again = !retry_errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
                 shouldRetry(op, error);
@@ -33408,7 +33657,7 @@ class ServiceClient {
         // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
         const unreached = !this.#answered && isUnreachable(error);
         const check = unreached
-            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
             : '';
         return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
     }
@@ -33433,7 +33682,7 @@ function answerOf(op, { response, text, streamed }) {
             code: `HTTP_${response.statusCode}`,
             message: response.statusCode === 200
                 ? 'the answer was not a JSON object'
-                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+                : `the answer was not a service error body: ${secrets_redact(text).slice(0, 200) || '(empty)'}`,
         };
     const serviceBody = errorBody === parsed;
     throw new errors_ServiceError({
@@ -33460,9 +33709,9 @@ function foreignAnswerHint(status, contentType) {
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
     return {
-        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
-            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: [table_Input.ApiUrl],
+        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
+            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: ['api-url'],
     };
 }
 function header(headers, name) {
@@ -33535,13 +33784,14 @@ function networkReason(error, timeoutMs) {
         case 'EAI_AGAIN':
             return `the host name could not be resolved (${code})`;
     }
-    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-        return `the TLS handshake failed (${code})`;
+    const failure = networkFailure(error);
+    if (failure?.kind === 'tls')
+        return `the TLS handshake failed (${failure.code})`;
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/common/run.ts
+;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
@@ -33549,8 +33799,6 @@ function networkReason(error, timeoutMs) {
 
 
 
-
-const systemClock = { now: () => Date.now() };
 /** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
 class RunDeadlineError extends Error {
     name = 'TimeoutError';
@@ -33577,6 +33825,7 @@ function openTransferRun(inputs, face, name) {
         signal: face.signal,
         deadlineMs: face.deadlineMs,
         name,
+        clock: face.clock,
     });
 }
 function openRun(options) {
@@ -33643,17 +33892,13 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-// EXTERNAL MODULE: external "node:buffer"
-var external_node_buffer_ = __nccwpck_require__(4573);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -33664,30 +33909,21 @@ var mime_types = __nccwpck_require__(4096);
 /** A file's own metadata, a link's and not its target's. */
 function fd_lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
-function isOutOfDescriptors(error) {
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (code === 'EMFILE' || code === 'ENFILE')
-            return true;
-    }
-    return false;
-}
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
-function readAt(fd, buffer, offset, length, position) {
+function fd_readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function fd_closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /**
@@ -33697,7 +33933,7 @@ function fd_closeFile(fd) {
  */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
     catch {
         // Nothing to do: the descriptor is gone either way.
@@ -33743,14 +33979,14 @@ function uploadsWithin(wanted, free) {
  * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
  * opened file's device and inode with it (see openWithoutFollowing in files.ts).
  */
-const platform_NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
 /**
  * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
  * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
  * FIFO put in its place opens at once, and its fstat tells it is no file).
  */
-function platform_readFlags(noFollow = platform_NO_FOLLOW) {
-    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+function platform_readFlags(noFollow = NO_FOLLOW) {
+    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 }
 /**
  * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
@@ -33767,6 +34003,1677 @@ function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = f
     if (platform === 'darwin')
         return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
     return `raise the limit (ulimit -n)${orFewer}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/files.ts
+
+
+
+
+
+
+
+
+
+const HASH_BUFFER = (/* unused pure expression or super */ null && (256 * 1024));
+/**
+ * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
+ * a buffer taken from a small free list (one per file running): no garbage and no pending promise
+ * per file, so memory stays flat whatever the file count and size.
+ */
+async function hashArtifacts(files, workers = 8, openWith) {
+    const digests = new Array(files.length);
+    const free = [];
+    await forEachLimited(files, workers, async (file, i) => {
+        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
+        try {
+            const { sha256, size } = await hashFile(file, buffer, openWith);
+            if (size !== file.size) {
+                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+            }
+            digests[i] = sha256;
+        }
+        finally {
+            free.push(buffer);
+        }
+    });
+    return digests;
+}
+/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
+function buildManifest(files, sha256) {
+    const sorted = files
+        .map((file, i) => ({ ...file, sha256: sha256[i] }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const digest = createHash('sha256');
+    for (const f of sorted) {
+        const line = [f.path, f.size, f.sha256];
+        if (f.contentType !== contentTypeOf(f.path))
+            line.push(f.contentType ?? '');
+        digest.update(JSON.stringify(line) + '\n');
+    }
+    return {
+        files: sorted,
+        fileCount: sorted.length,
+        totalBytes: sorted.reduce((sum, f) => sum + f.size, 0),
+        digest: `sha256:${digest.digest('hex')}`,
+    };
+}
+/** The file descriptors `createGameCdnSite` takes. */
+function fileDescriptors(files) {
+    return files.map((f) => ({
+        path: f.path,
+        content_length: f.size,
+        ...(f.contentType ? { content_type: f.contentType } : {}),
+    }));
+}
+/**
+ * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
+ * written a batch of lines at a time: one string of the whole and the objects to make it were the
+ * peak of a big site's deploy.
+ */
+async function writeManifest(manifest, file) {
+    const handle = await open(file, 'w');
+    try {
+        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
+        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
+        const { files } = manifest;
+        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
+            let lines = '';
+            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
+                const { path: p, size, sha256, contentType } = files[i];
+                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
+            }
+            await handle.write(lines);
+        }
+        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
+    }
+    finally {
+        await handle.close();
+    }
+    return file;
+}
+const MANIFEST_BATCH = 500;
+const contentTypes = new Map();
+/** One string per extension, however many files share it (mime-types builds a new one each call). */
+function contentTypeOf(file) {
+    const extension = external_node_path_default().extname(file).toLowerCase();
+    if (!contentTypes.has(extension))
+        contentTypes.set(extension, mime_types.contentType(extension) || undefined);
+    return contentTypes.get(extension);
+}
+/**
+ * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
+ * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
+ * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
+ * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
+ */
+async function statOpened(file, openWith, noFollow) {
+    if (noFollow === 0) {
+        const { fd, stats } = await openWithoutFollowing(file, openWith);
+        closeFile(fd).catch(() => { });
+        return stats;
+    }
+    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
+    try {
+        return fstatSync(fd);
+    }
+    finally {
+        closeFile(fd).catch(() => { });
+    }
+}
+/**
+ * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
+ * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
+ * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
+ */
+async function openWithoutFollowing(file, openWith) {
+    const seen = await lstatFile(file);
+    if (seen.isSymbolicLink())
+        throw becameLink(file);
+    const fd = await (openWith ?? openFile)(file, readFlags(0));
+    const stats = fstatSync(fd);
+    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
+        closeSync(fd);
+        throw becameLink(file);
+    }
+    return { fd, stats };
+}
+const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+    path: file,
+});
+/** statOpened on a local file system: open, fstat and close without the thread pool. */
+function statOpenedSync(file, noFollow) {
+    const fd = openSync(file, readFlags(noFollow));
+    try {
+        return fstatSync(fd);
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+/** Why a file could not be opened, in words, with its code. */
+function openFailure(error) {
+    const code = error.code;
+    switch (code) {
+        case 'EACCES':
+        case 'EPERM':
+            return `${code}: this process may not read it`;
+        case 'ENOENT':
+        case 'ENOTDIR':
+            return `${code}: removed while the files were scanned`;
+        case 'ELOOP':
+            return `${code}: it became a link while the files were scanned`;
+        case 'EMFILE':
+        case 'ENFILE':
+            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
+}
+/** Is `stats` (an fstat or lstat) the very file the scan opened? */
+function isScannedFile(file, stats) {
+    return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
+}
+/**
+ * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
+ * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
+ * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
+ * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
+ */
+async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
+    const fd = await openAtScannedPath(file, openWith, noFollow);
+    try {
+        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+    }
+    catch (error) {
+        (0,external_node_fs_.closeSync)(fd);
+        throw error;
+    }
+    return fd;
+}
+/**
+ * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
+ * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
+ * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
+ * followed, and the identity check refuses the file it leads to (not the scanned one).
+ */
+async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
+    try {
+        if (noFollow === 0 && (await fd_lstatFile(file.absolutePath)).isSymbolicLink()) {
+            throw becameLink(file.absolutePath);
+        }
+        return await (openWith ?? fd_openFile)(file.absolutePath, platform_readFlags(noFollow));
+    }
+    catch (error) {
+        if (isOutOfDescriptors(error))
+            throw error;
+        const code = error.code;
+        const what = code === 'ELOOP'
+            ? 'was replaced by a link after it was scanned; the link is not followed'
+            : code === 'ENOENT' || code === 'ENOTDIR'
+                ? 'was removed after it was scanned'
+                : 'can no longer be opened';
+        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
+    }
+}
+/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
+function assertScannedFile(file, stats) {
+    if (!isScannedFile(file, stats)) {
+        throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${files_kindOf(stats)})`} is at its path now`);
+    }
+}
+function files_kindOf(stats) {
+    if (stats.isFIFO())
+        return 'a FIFO';
+    if (stats.isSocket())
+        return 'a socket';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    return 'not a regular file';
+}
+/**
+ * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
+ * A read that comes back short once the size found by the scan is reached is the end of the file:
+ * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
+ * end, so a file that grew is still seen to differ.
+ */
+async function hashFile(file, buffer, openWith) {
+    const expectedSize = file.size;
+    const fd = await openScanned(file, openWith);
+    try {
+        const hash = createHash('sha256');
+        let size = 0;
+        for (;;) {
+            const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
+            hash.update(buffer.subarray(0, bytesRead));
+            size += bytesRead;
+            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
+                break;
+        }
+        return { sha256: hash.digest('hex'), size };
+    }
+    finally {
+        await closeFile(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
+// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
+// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
+// no URL rather than a wrong one.
+
+
+
+/**
+ * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
+ * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
+ * and port, since such a service answers its namespaces' host names where it answers its API.
+ * Undefined, with a warning, when the service names none.
+ */
+async function resolveCdnDomain(client, given, apiUrl, logger) {
+    if (given)
+        return given;
+    let cdn;
+    try {
+        cdn = (await client.bootstrap()).domains?.cdn;
+    }
+    catch (error) {
+        // A service older than the route answers 404: it names no domain.
+        if (!(error instanceof errors_ServiceError && error.status === 404))
+            throw error;
+    }
+    if (!cdn) {
+        logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
+            `and url stays empty. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain the service serves namespaces under`);
+        return undefined;
+    }
+    const api = new URL(apiUrl);
+    const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
+    logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
+    return origin;
+}
+
+;// CONCATENATED MODULE: ./src/common/poll.ts
+// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
+// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
+// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
+async function poll_pollUntil(check, options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        const notYet = await check(attempt);
+        signal.throwIfAborted();
+        const durationMs = clock.now() - started;
+        if (!notYet)
+            return { seen: true, attempts: attempt, durationMs };
+        options.onNotYet?.(attempt, notYet);
+        const left = timeoutMs - durationMs;
+        if (notYet.permanent || left <= 0)
+            return { seen: false, attempts: attempt, durationMs, notYet };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
+// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
+// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
+// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
+//
+// It describes the user's build: its digest and files are the manifest's, which leaves the record out
+// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+
+
+
+
+
+/** The record's path on the site (no leading slash, as the site's files are named). */
+const site_record_RECORD_PATH = '.well-known/gamehost.json';
+const RECORD_FORMAT = 1;
+const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** A served record larger than this is not read (a site of the service's largest holds far less). */
+const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+const ZERO_SHA256 = '0'.repeat(64);
+/**
+ * The record's bytes. Each file's line, the digest and the counts are written from the same
+ * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
+ * file is hashed.
+ */
+function recordText(files, digest, source) {
+    const head = JSON.stringify({
+        format: RECORD_FORMAT,
+        commit: source.commit ?? null,
+        ref: source.ref ?? null,
+        digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    });
+    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
+    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
+}
+/**
+ * The size the record of these files will have, before they are hashed: the site is created with
+ * every file's size, the record's too, and the files are hashed while they upload.
+ */
+function recordSize(files, source) {
+    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+}
+/** The record of the manifest's build, as the file the site carries. */
+function recordFile(manifest, source) {
+    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
+    return {
+        path: site_record_RECORD_PATH,
+        size: bytes.length,
+        contentType: RECORD_CONTENT_TYPE,
+        bytes,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+    };
+}
+/** What the site is created with for the record: its path, size and type. */
+function recordDescriptor(size) {
+    return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
+}
+/** The user's build may not hold a file at the record's path while the deploy writes one there. */
+function checkRecordPathFree(files) {
+    if (files.some((file) => file.path === site_record_RECORD_PATH)) {
+        throw new UsageError(`${inputName(Input.Path)} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+            `or set ${inputAssignment(Input.SiteRecord, 'false')}`);
+    }
+}
+/** The record in `text`, or why it is not one. */
+function parseRecord(text) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return 'it is not JSON';
+    }
+    const record = value;
+    if (typeof record !== 'object' || record === null)
+        return 'it is not an object';
+    if (record.format !== RECORD_FORMAT)
+        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
+    if (typeof record.digest !== 'string')
+        return 'it has no digest';
+    if (!Array.isArray(record.files))
+        return 'it has no files';
+    const fileOk = (f) => {
+        const file = f;
+        return (typeof file === 'object' &&
+            file !== null &&
+            typeof file.path === 'string' &&
+            typeof file.sha256 === 'string' &&
+            Number.isSafeInteger(file.size) &&
+            file.size >= 0);
+    };
+    if (!record.files.every(fileOk))
+        return 'a file of it has no path, size or SHA-256';
+    const files = record.files;
+    return {
+        format: record.format,
+        commit: typeof record.commit === 'string' ? record.commit : undefined,
+        ref: typeof record.ref === 'string' ? record.ref : undefined,
+        digest: record.digest,
+        fileCount: files.length,
+        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+    };
+}
+/**
+ * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
+ * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ */
+function hostRequest(url, authorization) {
+    const target = new URL(url);
+    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
+    const origin = local
+        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
+        : target.origin;
+    const headers = { 'accept-encoding': 'identity' };
+    if (local)
+        headers.host = target.host;
+    if (authorization)
+        headers.authorization = authorization;
+    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+}
+/**
+ * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
+ * could not be reached, it is not a record): reading it never fails the deploy.
+ */
+async function site_record_readServedRecord(url, options) {
+    const { origin, base, headers } = hostRequest(url);
+    try {
+        const answer = await (0,undici.request)(`${origin}${base}/${site_record_RECORD_PATH}`, {
+            dispatcher: options.dispatcher,
+            headers,
+            signal: options.signal,
+            headersTimeout: options.stallMs,
+            bodyTimeout: options.stallMs,
+        });
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            return { absent: `it answered ${answer.statusCode}` };
+        }
+        const chunks = [];
+        let bytes = 0;
+        for await (const chunk of answer.body) {
+            bytes += chunk.length;
+            if (bytes > RECORD_MAX_BYTES)
+                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+            chunks.push(chunk);
+        }
+        const text = Buffer.concat(chunks);
+        const parsed = parseRecord(text.toString('utf8'));
+        if (typeof parsed === 'string')
+            return { absent: `it is not a record: ${parsed}` };
+        return {
+            record: parsed,
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+        };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/versions.ts
+// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
+// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
+// is created, and route globs as the service parses and the CDN matches them. What the service does
+// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
+// Limits.
+const CDN_HEADER_NAME_MAX_BYTES = 512;
+const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const CDN_PRIORITY_MAX = 100;
+/** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
+const CDN_SERVED_MAX = 10;
+/**
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
+ * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
+ * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
+ * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ */
+function parseGlob(glob) {
+    const segments = [];
+    let current = '';
+    let escaped = false;
+    for (const char of glob) {
+        if (!escaped && char === '/') {
+            segments.push(current);
+            current = '';
+            continue;
+        }
+        escaped = !escaped && char === '\\';
+        current += char;
+    }
+    segments.push(current);
+    const tokens = [];
+    let previousWasDoubleStar = false;
+    for (const [index, segment] of segments.entries()) {
+        if (segment === '**') {
+            if (!previousWasDoubleStar)
+                tokens.push('recursive');
+            previousWasDoubleStar = true;
+            continue;
+        }
+        previousWasDoubleStar = false;
+        let previousWasStar = false;
+        for (const char of segment) {
+            if (char === '*') {
+                if (previousWasStar)
+                    return undefined;
+                tokens.push('any');
+            }
+            else {
+                tokens.push({ char });
+            }
+            previousWasStar = char === '*';
+        }
+        if (index !== segments.length - 1)
+            tokens.push({ char: '/' });
+    }
+    return tokens;
+}
+/** A glob as the service answers it when a version is read: a `**` segment comes back followed by `/`. */
+function globToString(tokens) {
+    return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
+}
+/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+function normalizeGlob(glob) {
+    const tokens = parseGlob(glob);
+    return tokens ? globToString(tokens) : glob;
+}
+/**
+ * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
+ * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
+ * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
+ * with a dozen stars against a long path).
+ */
+function globMatches(glob, path) {
+    const tokens = parseGlob(glob);
+    if (tokens === undefined || tokens.length === 0)
+        return false;
+    const steps = [{ char: '/' }, ...globSteps(tokens)];
+    const end = steps.length;
+    const reach = (states, i) => {
+        states.add(i);
+        while (i < end && repeats(steps[i]))
+            states.add(++i);
+    };
+    let states = new Set();
+    reach(states, 0);
+    for (const char of path) {
+        const next = new Set();
+        for (const i of states) {
+            const step = steps[i];
+            if (step === undefined)
+                continue;
+            if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+                reach(next, repeats(step) ? i : i + 1);
+            }
+        }
+        if (next.size === 0)
+            return false;
+        states = next;
+    }
+    return states.has(end);
+}
+/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+function globSteps(tokens) {
+    return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
+}
+const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
+/** Whether one character can be taken by both steps. */
+function stepsMeet(a, b) {
+    if (typeof a === 'object' && typeof b === 'object')
+        return a.char === b.char;
+    if (typeof a === 'object')
+        return b === 'any-chars' || a.char !== '/';
+    if (typeof b === 'object')
+        return a === 'any-chars' || b.char !== '/';
+    return true;
+}
+/**
+ * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
+ * where two routes overlap, only the one of higher priority adds its header. False when either glob
+ * does not parse.
+ */
+function globsOverlap(a, b) {
+    const tokensA = parseGlob(a);
+    const tokensB = parseGlob(b);
+    if (!tokensA?.length || !tokensB?.length)
+        return false;
+    const stepsA = globSteps(tokensA);
+    const stepsB = globSteps(tokensB);
+    // A walk over both matchers at once: a state is a position in each; a repeating step may be left
+    // without taking a character, or take one and stay.
+    const seen = new Set();
+    const pending = [[0, 0]];
+    while (pending.length) {
+        const [i, j] = pending.pop();
+        const key = `${i},${j}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        if (i === stepsA.length && j === stepsB.length)
+            return true;
+        const stepA = stepsA[i];
+        const stepB = stepsB[j];
+        if (stepA && repeats(stepA))
+            pending.push([i + 1, j]);
+        if (stepB && repeats(stepB))
+            pending.push([i, j + 1]);
+        if (stepA && stepB && stepsMeet(stepA, stepB)) {
+            const nextI = repeats(stepA) ? i : i + 1;
+            const nextJ = repeats(stepB) ? j : j + 1;
+            if (nextI !== i || nextJ !== j)
+                pending.push([nextI, nextJ]);
+        }
+    }
+    return false;
+}
+/**
+ * Orders globs from the most specific: one without a `**` segment before one with, then the one with
+ * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
+ */
+function compareGlobSpecificity(a, b) {
+    const measure = (glob) => {
+        const tokens = parseGlob(glob) ?? [];
+        return {
+            recursive: tokens.filter((t) => t === 'recursive').length,
+            literal: tokens.filter((t) => typeof t === 'object').length,
+            any: tokens.filter((t) => t === 'any').length,
+        };
+    };
+    const ma = measure(a);
+    const mb = measure(b);
+    return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/engines.ts
+// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
+// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
+// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
+// its build is served is planned in web-engine.ts from these marks.
+/** Longest ending first: a name is the first kind whose ending it has. */
+const ENGINE_FILES = [
+    { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
+    { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
+    { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
+    { ending: '.loader.js', engines: ['unity'], heavy: false },
+    { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+    { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
+    { ending: '.pck', engines: ['godot'], heavy: true },
+    { ending: '.js', engines: ['godot'], heavy: false },
+];
+/**
+ * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
+ * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
+ */
+const COMPRESSIONS = [
+    { suffix: '.br', encoding: 'br' },
+    { suffix: '.gz', encoding: 'gzip' },
+    { suffix: '.unityweb', encoding: 'first-bytes' },
+];
+const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
+/** What marks a Unity WebGL build. */
+const UNITY = {
+    title: 'Unity WebGL build',
+    /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
+    loaderEnding: '.loader.js',
+    /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
+    legacyLoader: 'UnityLoader.js',
+    legacyCompanions: ['.unityweb', '.json'],
+    /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
+    unityweb: {
+        bytes: 64,
+        gzipMagic: [0x1f, 0x8b],
+        brotliMarker: 'UnityWeb Compressed Content (brotli)',
+    },
+    missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
+};
+/**
+ * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
+ * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
+ * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
+ * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
+ * export ship an emscripten `<name>.worker.js`.
+ */
+const GODOT = {
+    title: 'Godot web export',
+    pack: '.pck',
+    asyncPack: '.asyncpck',
+    threadsWorker: '.worker.js',
+    configMarker: 'GODOT_CONFIG',
+    threadsConstant: /\bGODOT_THREADS_ENABLED\s*=\s*(true|false)\b/,
+    serviceWorker: /"serviceWorker"\s*:\s*"([^"]+)"/,
+    ensuresIsolation: /"ensureCrossOriginIsolationHeaders"\s*:\s*true/,
+    /** How much of an HTML page is read to find the marks above. */
+    htmlBytes: 2 * 1024 * 1024,
+    missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
+};
+/** Each engine's marks, by the name the `web-engine` input gives it. */
+const ENGINES = { unity: UNITY, godot: GODOT };
+/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+function compressionOf(name) {
+    const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
+    return found
+        ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
+        : { inner: name };
+}
+/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+function engineFileOf(path) {
+    const { inner, suffix } = compressionOf(path);
+    const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
+    if (kind || suffix !== '.unityweb')
+        return kind;
+    return { ending: '.unityweb', engines: ['unity'], heavy: false };
+}
+/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+const isEngineFile = (path) => engineFileOf(path) !== undefined;
+/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+const engines_isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
+/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
+function unityPartOf(name) {
+    const { inner } = compressionOf(name);
+    return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
+}
+/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
+/**
+ * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
+ * unity is named, a compressed part. No engine is recognised in a folder without one.
+ */
+function isBuildEvidence(path, unityNamed) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    return (name.endsWith(UNITY.loaderEnding) ||
+        name === UNITY.legacyLoader ||
+        name.endsWith(GODOT.pack) ||
+        (unityNamed && isCompressedUnityPart(name)));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/verify.ts
+// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
+// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
+// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
+// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+
+
+
+
+
+
+
+
+/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
+const PAGES_CHECKED = 3;
+const ENGINE_FILES_CHECKED = 6;
+const LARGEST_CHECKED = 3;
+/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
+const PAGE = /\.html?$/i;
+/**
+ * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
+ * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
+ * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
+ */
+function sampleProbes(files, serving) {
+    const routes = serving?.routes ?? [];
+    const probes = [];
+    const taken = new Set();
+    const add = (file, urlPath = `/${file.path}`, compare) => {
+        if (taken.has(file.path))
+            return;
+        taken.add(file.path);
+        probes.push(probeFor(file, urlPath, routes, compare));
+    };
+    const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const index = byPath.find((file) => file.path === 'index.html');
+    if (index)
+        add(index, '/');
+    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+        add(page);
+    const folders = serving?.builds.map((build) => build.folder) ?? [];
+    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
+    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
+        file.path.endsWith('.wasm') ||
+        (inBuild(file) && isEngineFile(file.path)));
+    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
+        add(file);
+    const largest = byPath
+        .filter((file) => !taken.has(file.path))
+        .sort((a, b) => b.size - a.size)
+        .slice(0, LARGEST_CHECKED);
+    for (const file of largest)
+        add(file, undefined, 'size');
+    return probes;
+}
+function probeFor(file, urlPath, routes, compare) {
+    const probe = {
+        urlPath,
+        file,
+        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+    };
+    const contentType = file.contentType?.split(';')[0]?.trim();
+    if (contentType)
+        probe.contentType = contentType;
+    const encoding = encodingFor(file.path, routes);
+    if (encoding)
+        probe.contentEncoding = encoding;
+    return probe;
+}
+/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+function encodingFor(path, routes) {
+    let chosen;
+    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
+        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
+            chosen = route;
+    }
+    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
+}
+/** How what the host served differs from the probe's file, or undefined when it is the file. */
+function compareServed(probe, served) {
+    const { urlPath, file } = probe;
+    const differs = (reason) => ({ urlPath, reason });
+    if (served.status !== 200)
+        return differs(`answered ${served.status}, not 200 with ${file.path}`);
+    if (served.bytes !== undefined && served.bytes !== file.size) {
+        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
+    }
+    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
+        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
+    }
+    if (probe.compare === 'size' && served.bytes === undefined)
+        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
+    const type = served.headers['content-type']?.split(';')[0]?.trim();
+    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
+        return differs(type
+            ? `came with Content-Type ${type}, not ${probe.contentType}`
+            : `came without Content-Type ${probe.contentType}`);
+    }
+    const encoding = served.headers['content-encoding'];
+    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
+        return differs(encoding
+            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
+            : `came without Content-Encoding: ${probe.contentEncoding}`);
+    }
+    return undefined;
+}
+const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${format_formatBytes(bytes)} (${bytes} bytes)`;
+const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
+/**
+ * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
+ * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
+ * again (the host served the build's bytes for it, and a publish only moves forward).
+ */
+async function pollUntilLive(options) {
+    const pending = [...options.probes];
+    const check = async () => {
+        while (pending.length) {
+            const answer = await options.fetch(pending[0]);
+            const mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
+            if (mismatch)
+                return mismatch;
+            pending.shift();
+        }
+        return undefined;
+    };
+    const { seen, attempts, durationMs, notYet } = await poll_pollUntil(check, {
+        ...options,
+        onNotYet: options.onAttempt,
+    });
+    return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
+}
+/**
+ * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
+ * as sent (no decompression), so that they compare with the uploaded file's.
+ */
+function verify_hostFetcher(url, options) {
+    const { origin, base, headers } = hostRequest(url, options.authorization);
+    return async (probe) => {
+        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        try {
+            const answer = await (0,undici.request)(`${origin}${path}`, {
+                dispatcher: options.dispatcher,
+                method: probe.compare === 'size' ? 'HEAD' : 'GET',
+                headers,
+                signal: options.signal,
+                headersTimeout: options.stallMs,
+                bodyTimeout: options.stallMs,
+            });
+            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
+            if (probe.compare === 'size') {
+                await answer.body.dump();
+                const length = served.headers['content-length'];
+                if (length !== undefined && /^\d+$/.test(length))
+                    served.bytes = Number(length);
+                return served;
+            }
+            if (answer.statusCode !== 200) {
+                await answer.body.dump();
+                return served;
+            }
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            let bytes = 0;
+            for await (const chunk of answer.body) {
+                bytes += chunk.length;
+                // More than the file: no need to read the rest.
+                if (bytes > probe.file.size)
+                    break;
+                hash.update(chunk);
+            }
+            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+        }
+        catch (error) {
+            options.signal.throwIfAborted();
+            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
+        }
+    };
+}
+function flatHeaders(headers) {
+    const flat = {};
+    for (const [name, value] of Object.entries(headers)) {
+        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return flat;
+}
+/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
+function unreachable(error, host) {
+    const failure = networkFailure(error);
+    const fetched = 'could not be fetched:';
+    switch (failure?.kind) {
+        case 'dns':
+            return {
+                reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
+                permanent: true,
+            };
+        case 'tls':
+            return {
+                reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
+                permanent: true,
+            };
+        case 'dns-again':
+            return {
+                reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
+            };
+    }
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const code = failure?.code ?? errorCodes(error)[0];
+    return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
+}
+/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
+function verify_describeChecked(probes) {
+    return probes
+        .map((probe) => {
+        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        if (probe.contentType)
+            what.push(probe.contentType);
+        if (probe.contentEncoding)
+            what.push(`Content-Encoding: ${probe.contentEncoding}`);
+        return `${probe.urlPath} (${what.join(', ')})`;
+    })
+        .join(', ');
+}
+/** "after 2.6 s (3 attempts)". */
+function verify_describeTiming(verification) {
+    const { durationMs, attempts } = verification;
+    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+}
+/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
+async function verifyLive(options) {
+    const { url, settings, run, logger } = options;
+    const probes = sampleProbes(options.files, options.serving);
+    if (options.record)
+        probes.push(recordProbe(options.record));
+    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${verify_describeChecked(probes)}`);
+    const polled = await pollUntilLive({
+        probes,
+        fetch: verify_hostFetcher(url, {
+            dispatcher: run.dispatcher,
+            signal: run.signal,
+            stallMs: run.timeouts.stallMs,
+            authorization: options.authorization,
+        }),
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+    });
+    const seen = { ...polled, url, checked: probes };
+    if (seen.verified) {
+        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+    }
+    return seen;
+}
+/** The record fetched whole: it matches only when the host serves this very build. */
+function recordProbe(record) {
+    const { path, size, sha256, contentType } = record;
+    return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
+}
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/live.ts
+// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
+// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
+// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
+// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
+// cancelled says so, and what the namespace serves.
+
+
+
+
+
+
+/**
+ * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
+ * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
+ * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
+ */
+async function publishAndSee(change, options) {
+    const { gameId, namespaceId, nameId, published } = change;
+    const { run, logger, settings } = options;
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (!change.alreadyServed) {
+        await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId);
+        const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : '';
+        logger.info(`Published version '${published.versionName}' to namespace ${nameId} (${namespaceId})${before}`);
+        options.onPublished?.();
+    }
+    const { url } = published;
+    if (!url)
+        return undefined;
+    const { expected } = options;
+    if (!settings.enabled || 'unknown' in expected) {
+        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        return undefined;
+    }
+    const started = run.clock.now();
+    let seen;
+    try {
+        seen = await logger.group('Verify', () => 'otherThan' in expected
+            ? seeRecordChange(url, expected.otherThan.sha256, options)
+            : verifyLive({
+                url,
+                files: expected.files,
+                record: expected.record,
+                serving: expected.serving,
+                settings,
+                run,
+                logger,
+                sleep: options.sleep,
+                authorization: options.authorization,
+            }));
+    }
+    catch (error) {
+        if (run.signal.aborted) {
+            const durationMs = run.clock.now() - started;
+            options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
+            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`);
+        }
+        throw error;
+    }
+    options.onSeen?.(seen);
+    if (seen.verified)
+        return seen;
+    if (settings.onFailure === 'rollback')
+        seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
+    notLive(settings.onFailure, seen, published, nameId, logger);
+    return seen;
+}
+/**
+ * Polls the host's record until it is another than the one it served before the publish: the edge
+ * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
+ */
+async function seeRecordChange(url, before, options) {
+    const { run, logger, settings } = options;
+    const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const urlPath = `/${site_record_RECORD_PATH}`;
+    logger.info(`Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`);
+    const polled = await poll_pollUntil(async () => {
+        const served = await site_record_readServedRecord(url, record);
+        if ('absent' in served)
+            return { urlPath, reason: served.absent.replace(/^it /, '') };
+        if (served.bytes.sha256 !== before)
+            return undefined;
+        return { urlPath, reason: 'is still the record of the build it served before the publish' };
+    }, {
+        timeoutMs: settings.timeoutMs,
+        clock: run.clock,
+        signal: run.signal,
+        sleep: options.sleep,
+        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    });
+    const { seen: verified, attempts, durationMs, notYet } = polled;
+    const checked = [
+        { urlPath, file: { path: site_record_RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
+    ];
+    const seen = {
+        verified,
+        url,
+        durationMs,
+        attempts,
+        checked,
+        ...(notYet ? { mismatch: notYet } : {}),
+    };
+    if (verified)
+        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, serving another build than before`);
+    return seen;
+}
+/**
+ * What proves that a namespace serves a version the run did not build (promote, rollback), read before
+ * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
+ * the namespace itself when nothing changes), the files it names and its bytes; else the record the
+ * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ */
+async function expectedOfVersion(run, to) {
+    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const absent = [];
+    for (const url of to.servedAt) {
+        const served = await readServedRecord(url, options);
+        if ('absent' in served)
+            absent.push(`${url} serves no record of its build (${served.absent})`);
+        else {
+            const { size, sha256 } = served.bytes;
+            return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } };
+        }
+    }
+    const unknown = (why) => ({ unknown: [...absent, why].join('; ') });
+    if (to.servedAt.includes(to.url))
+        return unknown('nothing tells the version apart');
+    if (await to.sameSite())
+        return unknown('it serves the same site as the version before');
+    const before = await readServedRecord(to.url, options);
+    if ('absent' in before)
+        return unknown(`${to.url} served no record before (${before.absent})`);
+    return { otherThan: { sha256: before.bytes.sha256 } };
+}
+// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
+// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
+/** The deploy published a build its namespace's host did not serve within the bound. */
+class NotLiveError extends Error {
+    name = 'NotLiveError';
+    verification;
+    constructor(message, verification, options) {
+        super(message, options);
+        this.verification = verification;
+    }
+}
+function isNotLive(error) {
+    return error instanceof NotLiveError;
+}
+/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
+function live_notLiveAccount(seen) {
+    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
+    if (seen.mismatch?.permanent)
+        return `${seen.url} could not be checked: ${instead}`;
+    return `${seen.url} did not serve this build within ${verify_describeTiming(seen)}: ${instead}`;
+}
+/**
+ * A namespace that served another version before the publish is put back on it (the publish's
+ * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
+ * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ */
+async function rollBack(client, gameId, namespaceId, published, seen, logger) {
+    try {
+        return await live_putBack(client, gameId, namespaceId, published, logger);
+    }
+    catch (error) {
+        throw new NotLiveError(`Not live: ${live_notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
+            `before, failed: ${errors_errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+    }
+}
+/**
+ * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ */
+async function live_putBack(client, gameId, namespaceId, published, logger) {
+    const previous = published.replacedVersionId;
+    if (!published.created || !previous || previous === published.versionId)
+        return undefined;
+    await client.setNamespaceVersion(gameId, namespaceId, previous);
+    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
+    return previous;
+}
+/**
+ * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
+ * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ */
+function notLive(onFailure, seen, published, nameId, logger) {
+    const account = live_notLiveAccount(seen);
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    if (onFailure === 'warn') {
+        logger.warning(`Not seen live: ${account}. ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
+            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+        return;
+    }
+    throw new NotLiveError(`Not live: ${account}. ${live_afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+}
+/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+function live_afterFailure(onFailure, rolledBackTo, published, nameId) {
+    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
+    const version = `version '${published.versionName}' (${published.versionId})`;
+    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
+    return rolledBackTo !== undefined
+        ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+        : onFailure === 'fail'
+            ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+            : !published.created
+                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/publish.ts
+// Going live: a CDN site is served only once a version whose config names it is published to a
+// namespace. The deploy creates that version from the namespace's current one, keeping every other
+// part of its config; the publish operation sets a namespace's version without uploading anything.
+
+
+
+
+/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
+/**
+ * The config of the version a deploy creates: the base version's whole config with the new site, and
+ * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
+ * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
+ * form is left out whenever the current one is there.
+ */
+function deployConfig(base, siteId, routes) {
+    const { matchmaker, cdn, ...rest } = structuredClone(base);
+    const config = {
+        ...rest,
+        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
+    };
+    if (matchmaker) {
+        const { lobby_groups: legacy, ...current } = matchmaker;
+        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
+    }
+    return config;
+}
+/**
+ * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
+ * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
+ * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
+ * local emulator: `http://localhost:8080`).
+ */
+function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
+    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
+    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
+    return `${origin.protocol}//${host}.${origin.host}/`;
+}
+/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
+async function readVersion(client, gameId, versionId) {
+    try {
+        return (await client.getVersion(gameId, versionId)).version;
+    }
+    catch (error) {
+        if (error instanceof errors_ServiceError && error.status === 500 && error.code === 'ERROR') {
+            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+function latestVersion(versions) {
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    return latest;
+}
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+async function versionName(client, gameId, wanted, versions) {
+    if (!versions.some((version) => version.display_name === wanted))
+        return wanted;
+    return (await client.reserveVersionName(gameId)).version_display_name;
+}
+/**
+ * Has the service validate the version a deploy will create, before anything is created: the new
+ * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
+ */
+async function validateDeployVersion(client, gameId, displayName, base, routes) {
+    const { errors } = await client.validateVersion(gameId, {
+        display_name: displayName,
+        config: deployConfig(base, SITE_PLACEHOLDER, routes),
+    });
+    if (errors.length)
+        throw versionError(errors);
+}
+/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+async function createVersion(client, gameId, displayName, config, logger) {
+    try {
+        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
+        return { versionId: version_id, displayName };
+    }
+    catch (error) {
+        if (!(error instanceof errors_ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+            throw error;
+        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
+        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
+        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
+        return { versionId: version_id, displayName: reserved };
+    }
+}
+function versionError(errors) {
+    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+
+;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
+function isBytesFile(file) {
+    return 'bytes' in file;
+}
+/**
+ * Pairs each presigned request with its file and checks it asks for a range the file has, and that
+ * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
+ */
+function planUpload(files, requests) {
+    const byPath = new Map(files.map((f, i) => [f.path, i]));
+    const partCount = files.map(() => 0);
+    const parts = [];
+    for (let i = 0; i < requests.length; i++) {
+        const path = requests.path(i);
+        const f = byPath.get(path);
+        if (f === undefined)
+            throw new Error(`The service asked for '${path}', which is not a file of this site`);
+        const file = files[f];
+        const offset = requests.byteOffset(i);
+        const length = requests.contentLength(i);
+        if (offset < 0 || offset + length > file.size) {
+            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
+        }
+        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+    }
+    // A file in one request (every file of a CDN site) is checked without a list of its own.
+    const inParts = new Map();
+    for (const part of parts) {
+        const count = partCount[part.fileIndex];
+        part.of = count;
+        if (count > 1) {
+            const list = inParts.get(part.fileIndex);
+            if (list)
+                list.push(part.index);
+            else
+                inParts.set(part.fileIndex, [part.index]);
+        }
+        else if (requests.contentLength(part.index) !== part.file.size) {
+            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
+        }
+    }
+    files.forEach((file, f) => {
+        if (partCount[f] === 0 && file.size !== 0) {
+            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
+        }
+    });
+    for (const [f, list] of inParts)
+        checkRanges(files[f], list, requests);
+    return { parts, partCount, inParts };
+}
+/**
+ * A file's ranges, in order of offset, must follow one another from its first byte to its last:
+ * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
+ * with bytes that are not the file's.
+ */
+function checkRanges(file, list, requests) {
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
+    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
+    const refused = `The service's upload requests for '${file.path}'`;
+    let end = 0;
+    let previous;
+    for (const i of list) {
+        const offset = requests.byteOffset(i);
+        if (offset < end)
+            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
+        if (offset > end) {
+            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
+                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
+        }
+        end = offset + requests.contentLength(i);
+        previous = i;
+    }
+    if (end !== file.size) {
+        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
+            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
+    }
+}
+/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+function describePart(part) {
+    return part.of === 1
+        ? `Upload of ${part.file.path}`
+        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
+
+/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+const SLOW_START = DEFAULT_CONCURRENCY;
+/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
+const FLOOR = 4;
+/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
+const MIN_ROUND = 16;
+/**
+ * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
+ * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
+ * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
+ * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
+ * floor.
+ *
+ * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
+ * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
+ * that is stored, which doubles the number each round, until the ceiling or the first sign of
+ * overload.
+ *
+ * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
+ * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
+ * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
+ * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
+ * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
+ * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
+ * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
+ * share of requests whatever the rate): the limit goes back to where it was and that share is
+ * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
+ * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
+ * falls again with the shares of later rounds that are lower.
+ *
+ * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
+ * once instead (`overloaded`), ending the slow start, at most once per round too.
+ *
+ * A refused PUT or a stored one that was started before the last cut or restore says nothing about
+ * the new limit (it was sent at the old one), so it is not counted.
+ */
+class AdaptiveConcurrency {
+    max;
+    floor;
+    #current;
+    /** Bumped by each cut and restore: PUTs started before it are not counted. */
+    #epoch = 0;
+    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
+    #finished = 0;
+    #refused = 0;
+    #kinds = new Set();
+    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
+    #roundSize;
+    #slowStart = true;
+    /** The limit changed in this round: no other cut until it ends. */
+    #fresh = false;
+    /** The share of PUTs the store refuses whatever our load, as far as we know. */
+    #tolerated = 0;
+    /** The cut under test: the limit before it and what its round saw. */
+    #trial;
+    #onChange;
+    /**
+     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
+     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
+     */
+    constructor(max, onChange = () => { }, start = SLOW_START) {
+        this.max = Math.max(1, Math.floor(max));
+        this.floor = Math.min(FLOOR, this.max);
+        this.#current = Math.min(this.max, Math.max(this.floor, Math.floor(start)));
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+        this.#onChange = onChange;
+    }
+    get current() {
+        return this.#current;
+    }
+    /** Finished PUTs (of the current epoch) that end the current round. */
+    get roundSize() {
+        return this.#roundSize;
+    }
+    /** The share of PUTs refused that is taken for the store's own, not overload. */
+    get tolerated() {
+        return this.#tolerated;
+    }
+    /** Call when a PUT starts; hand the value back to `succeeded`, `refused` or `overloaded`. */
+    started() {
+        return this.#epoch;
+    }
+    /** A PUT started at `epoch` was stored. */
+    succeeded(epoch) {
+        if (epoch !== this.#epoch)
+            return;
+        this.#finished++;
+        // Slow start: one more per PUT stored, unless this round is already refused too much.
+        if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
+            this.#current++;
+            this.#onChange(this.#current, undefined);
+        }
+        this.#endRound();
+    }
+    /**
+     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
+     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
+     */
+    refused(epoch, kind) {
+        if (epoch !== this.#epoch)
+            return;
+        this.#finished++;
+        this.#refused++;
+        this.#kinds.add(kind);
+        this.#endRound();
+    }
+    /**
+     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
+     * already changed in this round (or the PUT started before that). Returns true when this lowered
+     * the limit; the caller says so in the log.
+     */
+    overloaded(epoch) {
+        if (epoch !== this.#epoch || this.#fresh)
+            return false;
+        this.#slowStart = false;
+        this.#trial = undefined;
+        const lower = Math.max(this.floor, Math.floor(this.#current / 2));
+        if (lower === this.#current)
+            return false;
+        this.#change(lower, undefined);
+        return true;
+    }
+    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
+    #mayGrow() {
+        return !this.#tooMany() && 2 * this.#refused <= this.#finished;
+    }
+    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
+    #tooMany() {
+        const n = this.#finished;
+        const t = this.#tolerated;
+        return this.#refused > t * n + 2 * Math.sqrt(n * t * (1 - t)) + 1;
+    }
+    #endRound() {
+        if (this.#finished < this.#roundSize)
+            return;
+        const share = this.#refused / this.#finished;
+        const tooMany = this.#tooMany();
+        const mayGrow = this.#mayGrow();
+        const kinds = [...this.#kinds].join(', ');
+        this.#finished = 0;
+        this.#refused = 0;
+        this.#kinds.clear();
+        this.#fresh = false;
+        const trial = this.#trial;
+        this.#trial = undefined;
+        if (trial) {
+            if (1 - share < 1.5 * (1 - trial.share)) {
+                // Half the PUTs in flight, and the store took no larger a share: not overload.
+                this.#tolerated = (share + trial.share) / 2;
+                this.#slowStart = trial.slowStart;
+                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
+                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
+                return;
+            }
+            this.#slowStart = false;
+        }
+        if (tooMany) {
+            if (this.#current <= this.floor) {
+                // No cut below the floor: what the store refuses here is its own.
+                this.#tolerated = share;
+                this.#roundSize = Math.max(MIN_ROUND, this.#current);
+                return;
+            }
+            const half = Math.max(this.floor, Math.floor(this.#current / 2));
+            this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
+            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
+            return;
+        }
+        // A clean round: the tolerated share follows a lower one down.
+        if (share < this.#tolerated)
+            this.#tolerated += (share - this.#tolerated) / 8;
+        if (!this.#slowStart && this.#current < this.max && mayGrow) {
+            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
+            this.#current = next;
+            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+        }
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+    }
+    /** A cut or a restore: a new epoch, and a round of the new limit. */
+    #change(limit, note) {
+        this.#epoch++;
+        this.#fresh = true;
+        this.#finished = 0;
+        this.#refused = 0;
+        this.#kinds.clear();
+        this.#current = limit;
+        this.#roundSize = Math.max(MIN_ROUND, limit);
+        this.#onChange(limit, note);
+    }
+}
+function percent(share) {
+    return `${Math.round(share * 100)}%`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/progress.ts
+
+/** How often an upload's progress is printed when its face asks for no other interval. */
+const PROGRESS_INTERVAL_MS = 5_000;
+/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
+function createProgress(options) {
+    const started = options.now();
+    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+    const partsLeft = new Map();
+    let bytes = 0;
+    let filesDone = 0;
+    const line = () => {
+        const seconds = Math.max((options.now() - started) / 1000, 0.001);
+        const rate = bytes / seconds;
+        // The later of two estimates: by bytes, and by files (many small files are slow by their round
+        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
+        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
+        const eta = Math.max(byBytes, byFiles);
+        return (`Uploaded files ${filesDone}/${options.files}, ` +
+            `${format_formatBytes(bytes)}/${format_formatBytes(options.bytes)}, ${format_formatBytes(rate)}/s, ${formatEta(eta)}`);
+    };
+    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
+    timer.unref();
+    return {
+        addBytes: (count) => void (bytes += count),
+        partDone: (path, of) => {
+            if (of <= 1) {
+                filesDone++;
+                return;
+            }
+            const left = (partsLeft.get(path) ?? of) - 1;
+            if (left === 0) {
+                partsLeft.delete(path);
+                filesDone++;
+            }
+            else
+                partsLeft.set(path, left);
+        },
+        stop: () => {
+            clearInterval(timer);
+            options.logger.info(line());
+        },
+    };
+}
+function formatEta(seconds) {
+    if (!Number.isFinite(seconds))
+        return 'ETA unknown';
+    if (seconds < 1)
+        return 'ETA 0 s';
+    if (seconds < 120)
+        return `ETA ${Math.ceil(seconds)} s`;
+    return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
@@ -34011,1410 +35918,178 @@ function validateConcurrency(concurrency) {
 	}
 }
 
-;// CONCATENATED MODULE: ./src/common/limit.ts
+;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
+// The one place the upload's integrity is kept: the SHA-256 of every file published, and the MD5 the
+// store's ETag is checked against, come from the bytes as they were sent. A file sent in one PUT is
+// hashed from that PUT's bytes. A file sent in parts is read once more after its last part is stored,
+// and each part's bytes as sent must be that read's: its SHA-256 is then the one of the bytes sent. A
+// file hashed before the upload (digest first) must have been sent as it was hashed. Any difference,
+// same size and time included, fails the upload naming the file, before it is completed.
 
-/**
- * Runs `task` for every item under a p-limit limiter, fed lazily: an item is taken from `items` only
- * when fewer than the limit's concurrency are unfinished, so p-limit starts it at once and a site of
- * tens of thousands of files never holds a promise per file (BENCHMARKS.md, "Kept"). Pass a number,
- * or a p-limit limiter whose `concurrency` may change as it runs.
- *
- * Nothing waits in p-limit's queue, on purpose: it is a linked list whose dequeued nodes keep their
- * `next`, so once one node is promoted to V8's old generation, every node queued after it (and the
- * task it holds) is kept alive by the one before and promoted too, until a full collection.
- *
- * The first task to fail rejects the whole; no item is taken after it, the queued ones are dropped,
- * and the tasks already running are left to finish (their own failures are ignored).
- */
-function limit_forEachLimited(items, limit, task) {
-    const limiter = typeof limit === 'number' ? pLimit(Math.max(1, limit)) : limit;
-    const iterator = items[Symbol.iterator]();
-    let index = 0;
-    let unfinished = 0;
-    let exhausted = false;
-    let failed = false;
-    return new Promise((resolve, reject) => {
-        const settle = () => {
-            unfinished--;
-            feed();
-        };
-        const fail = (error) => {
-            unfinished--;
-            if (failed)
-                return;
-            failed = true;
-            limiter.clearQueue();
-            reject(error instanceof Error ? error : new Error(String(error)));
-        };
-        const feed = () => {
-            while (!failed && !exhausted && unfinished < limiter.concurrency) {
-                const next = iterator.next();
-                if (next.done) {
-                    exhausted = true;
-                    break;
+
+
+
+
+
+function digestsOf(bytes) {
+    return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
+}
+/** The digests of a streamed part, fed each chunk as it is sent. */
+class SentHash {
+    #md5 = (0,external_node_crypto_.createHash)('md5');
+    #sha256 = (0,external_node_crypto_.createHash)('sha256');
+    #digests;
+    update(chunk) {
+        this.#md5.update(chunk);
+        this.#sha256.update(chunk);
+    }
+    /** Once every byte was sent. */
+    digests() {
+        this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') };
+        return this.#digests;
+    }
+}
+/** What the upload proved of each file, from the parts stored. */
+class Integrity {
+    /** The SHA-256 of each file, by its index, once proved. */
+    digests;
+    #options;
+    /** The SHA-256 of each stored part of a file sent in parts, by its request's index. */
+    #sent = [];
+    /** The parts of each file not stored yet, by the file's index. */
+    #left;
+    #checks = [];
+    #limit = pLimit(2);
+    constructor(options) {
+        this.#options = options;
+        this.digests = new Array(options.files.length);
+        this.#left = [...options.plan.partCount];
+    }
+    /**
+     * The part was stored with these bytes: a file in one part has its digest now (throws naming it
+     * when it was hashed first, otherwise); a file in parts is read again once its last part is stored.
+     */
+    stored(part, sent) {
+        const f = part.fileIndex;
+        if (part.of === 1)
+            return this.#prove(f, sent.sha256);
+        this.#sent[part.index] = sent.sha256;
+        if (--this.#left[f] > 0)
+            return;
+        const check = this.#limit(() => this.#checkParts(f));
+        check.catch((error) => this.#options.failed(error));
+        this.#checks.push(check);
+    }
+    /** Once every part is stored: the SHA-256 of each file (rejects naming a file that changed). */
+    async finish() {
+        await Promise.all(this.#checks);
+        await this.#checkUnrequested();
+        return this.digests;
+    }
+    #prove(f, sha256) {
+        const expected = this.#options.expected?.[f];
+        if (expected !== undefined && expected !== sha256) {
+            throw changed(this.#options.files[f], 'the bytes sent are not the ones hashed before the upload');
+        }
+        this.digests[f] = sha256;
+    }
+    /** Reads the file in order: each part's range must hash as its bytes sent did; the whole gives its SHA-256. */
+    async #checkParts(f) {
+        const { files, plan, requests } = this.#options;
+        const file = files[f];
+        const list = plan.inParts.get(f);
+        const whole = (0,external_node_crypto_.createHash)('sha256');
+        let range = (0,external_node_crypto_.createHash)('sha256');
+        let r = 0;
+        const closeRanges = (position) => {
+            for (; r < list.length; r++) {
+                const i = list[r];
+                if (requests.byteOffset(i) + requests.contentLength(i) > position)
+                    return;
+                if (range.digest('hex') !== this.#sent[i]) {
+                    throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`);
                 }
-                unfinished++;
-                limiter(task, next.value, index++).then(settle, fail);
+                range = (0,external_node_crypto_.createHash)('sha256');
             }
-            if (exhausted && unfinished === 0 && !failed)
-                resolve();
         };
-        try {
-            feed();
-        }
-        catch (error) {
-            failed = true;
-            reject(error instanceof Error ? error : new Error(String(error)));
-        }
-    });
-}
-
-;// CONCATENATED MODULE: ./src/deploy/files.ts
-
-
-
-
-
-
-
-
-
-
-
-
-const HASH_BUFFER = 256 * 1024;
-/**
- * Finds the files of the site with their size, time and content type, opens each one (a file that
- * cannot be opened fails the scan, naming it, before anything is created) and records which file it
- * is, and checks the site's size, before reading any file.
- */
-async function scanArtifacts(options) {
-    return (await scanSite(options)).files;
-}
-/** scanArtifacts, with the hidden files and folders it left out. */
-async function scanSite(options) {
-    const { files, hidden } = await findFiles(options);
-    const total = files.reduce((sum, f) => sum + f.size, 0);
-    if (options.sizeLimit && total >= options.sizeLimit.bytes)
-        throw new UsageError(options.sizeLimit.message(total));
-    return { files, hidden };
-}
-/**
- * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
- * a buffer taken from a small free list (one per file running): no garbage and no pending promise
- * per file, so memory stays flat whatever the file count and size.
- */
-async function hashArtifacts(files, workers = 8, openWith) {
-    const digests = new Array(files.length);
-    const free = [];
-    await limit_forEachLimited(files, workers, async (file, i) => {
-        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
-        try {
-            const { sha256, size } = await hashFile(file, buffer, openWith);
-            if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+        await readInOrder(file, this.#options.open, (chunk, offset) => {
+            for (let at = 0; at < chunk.length;) {
+                closeRanges(offset + at);
+                const i = list[r];
+                const take = Math.min(chunk.length - at, requests.byteOffset(i) + requests.contentLength(i) - offset - at);
+                range.update(chunk.subarray(at, at + take));
+                at += take;
             }
-            digests[i] = sha256;
-        }
-        finally {
-            free.push(buffer);
-        }
-    });
-    return digests;
-}
-/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
-function buildManifest(files, sha256) {
-    const sorted = files
-        .map((file, i) => ({ ...file, sha256: sha256[i] }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const digest = createHash('sha256');
-    for (const f of sorted) {
-        const line = [f.path, f.size, f.sha256];
-        if (f.contentType !== contentTypeOf(f.path))
-            line.push(f.contentType ?? '');
-        digest.update(JSON.stringify(line) + '\n');
+            whole.update(chunk);
+        });
+        closeRanges(file.size);
+        this.#prove(f, whole.digest('hex'));
     }
-    return {
-        files: sorted,
-        fileCount: sorted.length,
-        totalBytes: sorted.reduce((sum, f) => sum + f.size, 0),
-        digest: `sha256:${digest.digest('hex')}`,
-    };
-}
-/** The file descriptors `createGameCdnSite` takes. */
-function fileDescriptors(files) {
-    return files.map((f) => ({
-        path: f.path,
-        content_length: f.size,
-        ...(f.contentType ? { content_type: f.contentType } : {}),
-    }));
-}
-/**
- * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
- * written a batch of lines at a time: one string of the whole and the objects to make it were the
- * peak of a big site's deploy.
- */
-async function writeManifest(manifest, file) {
-    const handle = await open(file, 'w');
-    try {
-        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
-        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
-        const { files } = manifest;
-        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-            let lines = '';
-            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-                const { path: p, size, sha256, contentType } = files[i];
-                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
-            }
-            await handle.write(lines);
-        }
-        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
-    }
-    finally {
-        await handle.close();
-    }
-    return file;
-}
-const MANIFEST_BATCH = 500;
-const contentTypes = new Map();
-/** One string per extension, however many files share it (mime-types builds a new one each call). */
-function contentTypeOf(file) {
-    const extension = external_node_path_default().extname(file).toLowerCase();
-    if (!contentTypes.has(extension))
-        contentTypes.set(extension, mime_types.contentType(extension) || undefined);
-    return contentTypes.get(extension);
-}
-/** Checks patterns: relative, and never reaching above the root. */
-function checkPatterns(patterns) {
-    for (const raw of patterns) {
-        const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
-        if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-            throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
-        }
-        if (pattern.split(/[\\/]/).includes('..')) {
-            throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
-        }
-    }
-}
-/**
- * A pattern as the globbers get it: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
-const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
-async function findFiles(options) {
-    const root = path.resolve(options.root);
-    const realRoot = await checkRoot(root, options);
-    const patterns = options.patterns.map(sitePattern);
-    const hidden = [];
-    const plainTree = isEveryFile(patterns)
-        ? await listPlainTree(root, options.includeHidden, hidden)
-        : undefined;
-    const found = plainTree ?? (await globbed(root, { ...options, patterns }));
-    if (!plainTree && !options.includeHidden)
-        hidden.splice(0, hidden.length, ...(await listHidden(root)));
-    const scan = scanOf(root, realRoot, plainTree !== undefined, options);
-    const described = new Array(found.length);
-    const describe = async (absolutePath, i) => {
-        described[i] = await describeFile(absolutePath, scan);
-    };
-    // Synchronous calls have nothing to wait for together: one file after the other, no queue.
-    if (scan.local)
-        for (const [i, absolutePath] of found.entries())
-            await describe(absolutePath, i);
-    else
-        await forEachLimited(found, 16, describe);
-    return { files: collected(described, options), hidden: hidden.sort() };
-}
-/**
- * The globber's paths, once none is a name that is not UTF-8: a globber that stats what it lists
- * fails on such a name (ENOENT, the path it read is not the file's), one that does not returns it.
- */
-async function globbed(root, options) {
-    let found;
-    try {
-        found = await options.glob(root, options.patterns, options.includeHidden);
-    }
-    catch (error) {
-        const missing = error.path;
-        if (typeof missing === 'string')
-            await refuseUndecodable(root, foldersOfUndecodable(root, [missing]));
-        throw error;
-    }
-    await refuseUndecodable(root, foldersOfUndecodable(root, found));
-    return found;
-}
-/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
-async function checkRoot(root, options) {
-    const rootStat = await stat(root).catch(() => undefined);
-    if (!rootStat)
-        throw new UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
-    if (!rootStat.isDirectory())
-        throw new UsageError(`path: '${options.root}' is a file; give the folder of the site`);
-    checkPatterns(options.patterns);
-    const realRoot = await realpath(root);
-    if (realRoot === path.parse(realRoot).root) {
-        throw new UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
-    }
-    const gitEntry = await lstat(path.join(root, '.git')).catch(() => undefined);
-    if (gitEntry && options.includeHidden) {
-        throw new UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
-            '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
-    }
-    if (gitEntry) {
-        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
-            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
-    }
-    return realRoot;
-}
-/**
- * Where a relative path was looked for: the folder it names, and the working directory it is taken
- * from (a step's working-directory, or the checkout's root, is often not where the build is).
- */
-function whereLooked(given, resolved) {
-    if (path.isAbsolute(given))
-        return 'there is no such folder';
-    return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
-}
-function scanOf(root, realRoot, plainTree, options) {
-    // On a local file system each file is opened, stated and closed synchronously: a few microseconds
-    // each, where a round trip through the thread pool costs several times that. A network one (or a
-    // test's open) keeps the asynchronous calls, which wait without holding up the process.
-    const local = options.open === undefined && isLocalFileSystem(realRoot);
-    // Where each file really is, to keep links from leading out of path: a directory's real path is
-    // looked up once, a file's only when the file itself is a link. A plain tree's are not looked up:
-    // its folders were listed as folders (no link) from the root down.
-    const realDirs = new Map();
-    const realDir = (dir) => {
-        let real = realDirs.get(dir);
-        if (real === undefined)
-            realDirs.set(dir, (real = local ? realpathSync(dir) : realpath(dir)));
-        return real;
-    };
-    const inside = (target) => target === realRoot || target.startsWith(realRoot + path.sep);
-    const noFollow = options.noFollow ?? NO_FOLLOW;
-    return { root, inside, plainTree, local, realDir, logger: options.logger, open: options.open, noFollow };
-}
-const SKIPPED = { kind: 'skipped' };
-const notRegular = (relative, stats) => ({
-    kind: 'not-regular',
-    entry: `${relative} (${kindOf(stats)})`,
-});
-const unopenable = (relative, error) => ({
-    kind: 'unopenable',
-    entry: `${relative} (${openFailure(error)})`,
-});
-async function describeFile(absolutePath, scan) {
-    const relative = relativeSitePath(scan.root, absolutePath);
-    const bytes = Buffer.byteLength(relative);
-    if (bytes > SITE_PATH_MAX_BYTES)
-        return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
-    let readPath;
-    try {
-        readPath = await whereToRead(absolutePath, relative, scan);
-    }
-    catch (error) {
-        return unopenable(relative, error);
-    }
-    if (typeof readPath !== 'string')
-        return readPath;
-    let opened;
-    try {
-        opened =
-            scan.local && scan.noFollow !== 0
-                ? statOpenedSync(readPath, scan.noFollow)
-                : await statOpened(readPath, scan.open, scan.noFollow);
-    }
-    catch (error) {
-        return unopenable(relative, error);
-    }
-    if (!opened.isFile())
-        return notRegular(relative, opened);
-    const contentType = contentTypeOf(relative);
-    return {
-        path: relative,
-        absolutePath: readPath,
-        size: opened.size,
-        mtimeMs: opened.mtimeMs,
-        dev: opened.dev,
-        ino: opened.ino,
-        ...(contentType ? { contentType } : {}),
-    };
-}
-/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
-async function whereToRead(absolutePath, relative, scan) {
-    // A plain tree's listing has each entry's type from the kernel: a file, opened at once (one
-    // round trip less than an lstat first). A globber's paths may be anything: a device is never opened.
-    const stats = scan.plainTree
-        ? undefined
-        : scan.local
-            ? lstatSync(absolutePath)
-            : await lstatFile(absolutePath);
-    if (stats?.isSymbolicLink())
-        return linkTarget(absolutePath, relative, scan);
-    // A plain tree's folders were listed as folders, no link, from the root down: none leads outside.
-    if (!scan.plainTree) {
-        const real = path.join(await scan.realDir(path.dirname(absolutePath)), path.basename(absolutePath));
-        if (!scan.inside(real)) {
-            scan.logger.warning(`Skipping ${relative}: it is in a folder that leads outside path`);
-            return SKIPPED;
-        }
-    }
-    if (stats && !stats.isFile())
-        return notRegular(relative, stats);
-    return absolutePath;
-}
-/** The file a link leads to, when it is a regular file inside path. */
-async function linkTarget(link, relative, scan) {
-    const real = await realpath(link).catch(() => undefined);
-    if (real === undefined) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
-        return SKIPPED;
-    }
-    // Links are not followed out of path: one warning for the link, nothing walked behind it.
-    if (!scan.inside(real)) {
-        scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-        return SKIPPED;
-    }
-    const target = await stat(real);
-    if (target.isDirectory()) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
-        return SKIPPED;
-    }
-    return target.isFile() ? real : notRegular(relative, target);
-}
-/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
-function collected(described, options) {
-    const files = [];
-    const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
-    for (const d of described) {
-        if (!('kind' in d))
-            files.push(d);
-        else if (d.kind !== 'skipped')
-            refused[d.kind].push(d.entry);
-    }
-    const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
-    const them = (list) => (list.length === 1 ? 'it' : 'them');
-    const long = refused['too-long'].sort();
-    if (long.length) {
-        throw new UsageError(`path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
-            `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
-            `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`);
-    }
-    const irregular = refused['not-regular'].sort();
-    if (irregular.length) {
-        throw new UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
-            `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`);
-    }
-    const closed = refused.unopenable.sort();
-    if (closed.length) {
-        throw new UsageError(`path: every file of the site is opened before anything is created, and ` +
-            `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
-            `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`);
-    }
-    if (files.length === 0) {
-        throw new UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
-            (options.includeHidden ? '' : ' (hidden files are skipped unless include-hidden is true)'));
-    }
-    return files;
-}
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
-function relativeSitePath(root, absolutePath, pathApi = path) {
-    const relative = absolutePath.startsWith(root + pathApi.sep)
-        ? absolutePath.slice(root.length + 1)
-        : pathApi.relative(root, absolutePath);
-    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
-}
-const isHidden = (name) => name.startsWith('.');
-/**
- * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
- * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
- * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
- * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
- */
-async function statOpened(file, openWith, noFollow) {
-    if (noFollow === 0) {
-        const { fd, stats } = await openWithoutFollowing(file, openWith);
-        closeFile(fd).catch(() => { });
-        return stats;
-    }
-    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
-    try {
-        return fstatSync(fd);
-    }
-    finally {
-        closeFile(fd).catch(() => { });
-    }
-}
-/**
- * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
- * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
- * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
- */
-async function openWithoutFollowing(file, openWith) {
-    const seen = await lstatFile(file);
-    if (seen.isSymbolicLink())
-        throw becameLink(file);
-    const fd = await (openWith ?? openFile)(file, readFlags(0));
-    const stats = fstatSync(fd);
-    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-        closeSync(fd);
-        throw becameLink(file);
-    }
-    return { fd, stats };
-}
-const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
-    code: 'ELOOP',
-    syscall: 'open',
-    path: file,
-});
-/** statOpened on a local file system: open, fstat and close without the thread pool. */
-function statOpenedSync(file, noFollow) {
-    const fd = openSync(file, readFlags(noFollow));
-    try {
-        return fstatSync(fd);
-    }
-    finally {
-        closeSync(fd);
-    }
-}
-/**
- * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
- * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
- */
-const REMOTE_FILE_SYSTEMS = new Set([
-    0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
-    0x01161970, 0x7461636f, 0x0bd00bd0,
-]);
-/**
- * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
- * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
- */
-function isLocalFileSystem(root) {
-    if (process.platform !== 'linux')
-        return true;
-    try {
-        return !REMOTE_FILE_SYSTEMS.has(Number(statfsSync(root).type));
-    }
-    catch {
-        return false;
-    }
-}
-/** Why a file could not be opened, in words, with its code. */
-function openFailure(error) {
-    const code = error.code;
-    switch (code) {
-        case 'EACCES':
-        case 'EPERM':
-            return `${code}: this process may not read it`;
-        case 'ENOENT':
-        case 'ENOTDIR':
-            return `${code}: removed while the files were scanned`;
-        case 'ELOOP':
-            return `${code}: it became a link while the files were scanned`;
-        case 'EMFILE':
-        case 'ENFILE':
-            return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
-}
-/** Is `stats` (an fstat or lstat) the very file the scan opened? */
-function isScannedFile(file, stats) {
-    return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
-}
-/**
- * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
- * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
- * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
- * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
- */
-async function openScanned(file, openWith, noFollow = platform_NO_FOLLOW) {
-    const fd = await openAtScannedPath(file, openWith, noFollow);
-    try {
-        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-    }
-    catch (error) {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        throw error;
-    }
-    return fd;
-}
-/**
- * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
- * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
- * followed, and the identity check refuses the file it leads to (not the scanned one).
- */
-async function openAtScannedPath(file, openWith, noFollow = platform_NO_FOLLOW) {
-    try {
-        if (noFollow === 0 && (await fd_lstatFile(file.absolutePath)).isSymbolicLink()) {
-            throw becameLink(file.absolutePath);
-        }
-        return await (openWith ?? fd_openFile)(file.absolutePath, platform_readFlags(noFollow));
-    }
-    catch (error) {
-        if (isOutOfDescriptors(error))
-            throw error;
-        const code = error.code;
-        const what = code === 'ELOOP'
-            ? 'was replaced by a link after it was scanned; the link is not followed'
-            : code === 'ENOENT' || code === 'ENOTDIR'
-                ? 'was removed after it was scanned'
-                : 'can no longer be opened';
-        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
-    }
-}
-/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
-function assertScannedFile(file, stats) {
-    if (!isScannedFile(file, stats)) {
-        throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${kindOf(stats)})`} is at its path now`);
-    }
-}
-function kindOf(stats) {
-    if (stats.isFIFO())
-        return 'a FIFO';
-    if (stats.isSocket())
-        return 'a socket';
-    if (stats.isCharacterDevice() || stats.isBlockDevice())
-        return 'a device';
-    return 'not a regular file';
-}
-const isEveryFile = (patterns) => patterns.length === 1 && patterns[0] === '**';
-/**
- * Every file under root when the tree holds only plain files and folders, as `**` finds them; undefined
- * as soon as it meets anything else (a link, a device), and the globber decides. Why: a globber stats
- * one entry at a time, where the types readdir gives need no stat at all (BENCHMARKS.md).
- */
-async function listPlainTree(root, includeHidden, hidden) {
-    const files = [];
-    let level = [root];
-    while (level.length) {
-        const next = [];
-        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's,
-        // not the order reads finish in, and only the listings of those few are held: one per folder of
-        // a level, kept until the level's last was read, outlived young collections in a tree of
-        // thousands of folders and made V8 double its young generation (BENCHMARKS.md).
-        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
-        for (let i = 0; i < level.length; i++) {
-            const entries = await ahead[i % LISTING_AHEAD];
-            if (i + LISTING_AHEAD < level.length)
-                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
-            for (const entry of entries) {
-                if (entry.name.includes(REPLACEMENT))
-                    await refuseUndecodable(root, [level[i]]);
-                if (!includeHidden && isHidden(entry.name)) {
-                    hidden.push(hiddenEntry(root, level[i], entry));
-                    continue;
+    /**
+     * A file no request asked for (an empty one: planUpload checked that requests cover every byte)
+     * is checked to be the file the scan found, as it was, and given the SHA-256 of no bytes.
+     */
+    async #checkUnrequested() {
+        const { files, plan } = this.#options;
+        for (const [f, count] of plan.partCount.entries()) {
+            if (count !== 0)
+                continue;
+            const file = files[f];
+            if (!isBytesFile(file)) {
+                const now = await fd_lstatFile(file.absolutePath).catch((error) => {
+                    throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
+                });
+                if (!isScannedFile(file, now)) {
+                    throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
                 }
-                // A listed name is one segment of a normalised path: path.join's normalising built each path
-                // of pieces, megabytes that a large tree's paths kept until they were used.
-                const entryPath = `${level[i]}${path.sep}${entry.name}`;
-                if (entry.isFile())
-                    files.push(entryPath);
-                else if (entry.isDirectory())
-                    next.push(entryPath);
-                else
-                    return undefined;
+                assertUnchanged(file, now);
             }
-        }
-        level = next;
-    }
-    return files;
-}
-const LISTING_AHEAD = 16;
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
-const REPLACEMENT = '\uFFFD';
-/**
- * The folders to look into for names that are not UTF-8: those holding a segment of a found path
- * that has a replacement character (the rest of such a path may not exist as written).
- */
-function foldersOfUndecodable(root, found) {
-    const folders = new Set();
-    for (const file of found) {
-        if (!file.includes(REPLACEMENT))
-            continue;
-        let folder = root;
-        for (const segment of relativeSitePath(root, file).split('/')) {
-            if (segment.includes(REPLACEMENT)) {
-                folders.add(folder);
-                break;
-            }
-            folder = path.join(folder, segment);
+            this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
         }
     }
-    return [...folders];
 }
-/**
- * Refuses the site when one of `folders` holds a name that is not UTF-8, naming each by its bytes
- * (escaped): the service knows files by UTF-8 paths, and Node reads such a name with replacement
- * characters, a path that no longer leads to the file. A name with a real U+FFFD passes.
- */
-async function refuseUndecodable(root, folders) {
-    const names = [];
-    for (const folder of folders) {
-        const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
-        for (const name of await readdir(folder, { encoding: 'buffer' })) {
-            if (!isUtf8(name))
-                names.push(prefix + escapeBytes(name));
-        }
-    }
-    if (!names.length)
-        return;
-    names.sort();
-    const one = names.length === 1;
-    throw new UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
-        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
-}
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
-function escapeBytes(name) {
-    let text = '';
-    for (const byte of name) {
-        text +=
-            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-                ? String.fromCharCode(byte)
-                : `\\x${byte.toString(16).padStart(2, '0')}`;
-    }
-    return text;
-}
-/** A hidden entry of `dir` as it is reported: relative to root, `/` separators, a folder's with a `/` after it. */
-function hiddenEntry(root, dir, entry) {
-    const relative = relativeSitePath(root, `${dir}${path.sep}${entry.name}`);
-    return entry.isDirectory() ? `${relative}/` : relative;
-}
-/**
- * The hidden files and folders below root, for a site a globber listed: every folder but the hidden
- * ones walked (a .git is one entry, not its thousands of files), links not followed.
- */
-async function listHidden(root) {
-    const hidden = [];
-    const walk = async (dir) => {
-        const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of entries) {
-            if (isHidden(entry.name))
-                hidden.push(hiddenEntry(root, dir, entry));
-            else if (entry.isDirectory())
-                await walk(`${dir}${path.sep}${entry.name}`);
-        }
-    };
-    await walk(root);
-    return hidden;
-}
-/** The line that says which hidden files and folders were left out, and how to upload them. */
-function files_hiddenLeftOut(hidden) {
-    if (!hidden.length)
-        return undefined;
-    const shown = hidden.slice(0, 5).join(', ');
-    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
-    const folders = hidden.filter((name) => name.endsWith('/')).length;
-    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
-    const what = [
-        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-        ...(folders ? [counted(folders, 'folder')] : []),
-    ].join(' and ');
-    return `${what} left out (${Input.IncludeHidden}: true to upload them): ${shown}${more}`;
-}
-/** A folder's entries; a listing left unread (the tree was not plain) fails without an unhandled rejection. */
-function listFolder(dir) {
-    const listing = readdir(dir, { withFileTypes: true });
-    listing.catch(() => { });
-    return listing;
-}
-/**
- * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
- * A read that comes back short once the size found by the scan is reached is the end of the file:
- * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
- * end, so a file that grew is still seen to differ.
- */
-async function hashFile(file, buffer, openWith) {
-    const expectedSize = file.size;
+/** Each chunk of the file's bytes in order, with its offset; the file checked unchanged once read. */
+async function readInOrder(file, openWith, chunk) {
+    if (isBytesFile(file))
+        return chunk(file.bytes, 0);
     const fd = await openScanned(file, openWith);
     try {
-        const hash = (0,external_node_crypto_.createHash)('sha256');
-        let size = 0;
-        for (;;) {
-            const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
-            hash.update(buffer.subarray(0, bytesRead));
-            size += bytesRead;
-            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
-                break;
+        const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)));
+        for (let done = 0; done < file.size;) {
+            const bytesRead = await fd_readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done);
+            if (bytesRead === 0)
+                throw shrank(file);
+            chunk(buffer.subarray(0, bytesRead), done);
+            done += bytesRead;
         }
-        return { sha256: hash.digest('hex'), size };
+        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
     }
     finally {
         await fd_closeFile(fd);
     }
 }
-
-;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
-
-
-/**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
- */
-async function resolveCdnDomain(client, given, apiUrl, logger) {
-    if (given)
-        return given;
-    let cdn;
-    try {
-        cdn = (await client.bootstrap()).domains?.cdn;
-    }
-    catch (error) {
-        // A service older than the route answers 404: it names no domain.
-        if (!(error instanceof errors_ServiceError && error.status === 404))
-            throw error;
-    }
-    if (!cdn) {
-        logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
-            `and url stays empty. Set ${table_Input.CdnDomain} to the domain the service serves namespaces under`);
-        return undefined;
-    }
-    const api = new URL(apiUrl);
-    const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
-    logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
-    return origin;
-}
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
-}
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
-function checkDomainOutsideCdn(domain, cdnDomain) {
-    if (!domain || !cdnDomain)
-        return;
-    const host = cdnHost(cdnDomain).toLowerCase();
-    if (domain !== host && !domain.endsWith(`.${host}`))
-        return;
-    throw new UsageError(`${Input.Domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${Input.Domain} empty`);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
-
-
-
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
-const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-/**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
- */
-function deployConfig(base, siteId, routes) {
-    const { matchmaker, cdn, ...rest } = structuredClone(base);
-    const config = {
-        ...rest,
-        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
-    };
-    if (matchmaker) {
-        const { lobby_groups: legacy, ...current } = matchmaker;
-        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
-    }
-    return config;
-}
-/**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
- */
-function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
-    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
-    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
-    return `${origin.protocol}//${host}.${origin.host}/`;
-}
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
-async function readVersion(client, gameId, versionId) {
-    try {
-        return (await client.getVersion(gameId, versionId)).version;
-    }
-    catch (error) {
-        if (error instanceof errors_ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new errors_UsageError(`${table_Input.VersionId} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
-        }
-        throw error;
-    }
-}
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
-function latestVersion(versions) {
-    let latest;
-    for (const version of versions) {
-        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
-            latest = version;
-    }
-    return latest;
-}
-/** `wanted` when no version of the game has that name, else a name the service reserves. */
-async function versionName(client, gameId, wanted, versions) {
-    if (!versions.some((version) => version.display_name === wanted))
-        return wanted;
-    return (await client.reserveVersionName(gameId)).version_display_name;
-}
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
-async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
-        display_name: displayName,
-        config: deployConfig(base, SITE_PLACEHOLDER, routes),
-    });
-    if (errors.length)
-        throw versionError(errors);
-}
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
-async function createVersion(client, gameId, displayName, config, logger) {
-    try {
-        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
-        return { versionId: version_id, displayName };
-    }
-    catch (error) {
-        if (!(error instanceof errors_ServiceError && error.serviceMessage.includes('display-name.not-unique')))
-            throw error;
-        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
-        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
-        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
-        return { versionId: version_id, displayName: reserved };
-    }
-}
-function versionError(errors) {
-    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
-
-;// CONCATENATED MODULE: ./src/deploy/upload/body.ts
-// A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
-// bytes the caller holds in memory (the close's page).
-
-
-
-
-function isBytesFile(file) {
-    return 'bytes' in file;
-}
-const READ_BUFFER = 256 * 1024;
-/** Read buffers per streamed part, used in turn (see ChunkReader). */
-const RING = 3;
-/** Parts up to this size are read whole; larger ones are streamed. */
-const SMALL_PART = 1024 * 1024;
-/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
-const REUSED_BUFFER = 64 * 1024;
-/** The body of bytes offset..offset+length of the part's file. */
-async function openBody(part, offset, length, options) {
-    const wholeFile = options.hash && part.of === 1;
-    const { file } = part;
-    if (isBytesFile(file))
-        return bytesBody(file.bytes.subarray(offset, offset + length), wholeFile);
-    if (length > SMALL_PART)
-        return new ChunkReader(await openScanned(file, options.open), file, offset, length, wholeFile);
-    // Most files of a web build are small: one read, one buffer, one hash call each, and none of the
-    // objects of a stream. The smallest go into a buffer an earlier PUT sent: a new buffer per file is
-    // memory outside V8's heap that stays until V8 collects its wrapper.
-    const reused = length <= REUSED_BUFFER ? reusableBuffer(options.buffers, length) : undefined;
-    const bytes = await readRange(file, offset, length, reused, options.open);
-    const body = bytesBody(bytes, wholeFile);
-    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
-    body.end = (stored) => {
-        if (stored && reused)
-            options.buffers.push(reused);
-        return Promise.resolve();
-    };
-    return body;
-}
-function bytesBody(bytes, wholeFile) {
-    return {
-        body: bytes,
-        sent: () => { },
-        md5: () => (0,external_node_crypto_.hash)('md5', bytes),
-        sha256: () => (wholeFile ? (0,external_node_crypto_.hash)('sha256', bytes) : undefined),
-        end: async () => { },
-    };
-}
-/**
- * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
- * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
- * before any of them is sent. A read that fails on something that is no longer the file fails naming
- * it as replaced.
- */
-async function readRange(file, offset, length, into, openWith) {
-    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
-    const fd = await openAtScannedPath(file, openWith);
-    try {
-        try {
-            for (let done = 0; done < length;) {
-                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
-                if (bytesRead === 0)
-                    throw shrank(file);
-                done += bytesRead;
-            }
-        }
-        catch (error) {
-            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-            throw error;
-        }
-        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-        assertScannedFile(file, stats);
-        assertUnchanged(file, stats);
-        return bytes;
-    }
-    finally {
-        closeNow(fd);
-    }
-}
-/**
- * A streamed part: its bytes in chunks of up to READ_BUFFER, read into RING buffers used in turn
- * instead of a new buffer per read (a read stream's are memory outside V8's heap that each forces
- * collections to free). Safe because undici writes an iterable body chunk by chunk and waits for
- * 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS: less than
- * a chunk): when the next chunk is asked for, the last full one was at least partly written, so every
- * chunk before it has left the process; a buffer is reused only RING chunks later, which leaves room
- * for one short read. The MD5 of what was sent is checked against the ETag anyway. The file was opened
- * (openScanned) before the PUT, so no byte of another file is ever sent.
- */
-class ChunkReader {
-    body;
-    fd;
-    file;
-    #md5 = (0,external_node_crypto_.createHash)('md5');
-    #sha256;
-    #started = false;
-    /** The file's fstat once every byte of the part was read. */
-    #stats;
-    constructor(fd, file, offset, length, wholeFile) {
-        this.fd = fd;
-        this.file = file;
-        this.#sha256 = wholeFile ? (0,external_node_crypto_.createHash)('sha256') : undefined;
-        this.body = this.#chunks(offset, length);
-    }
-    sent(chunk) {
-        this.#md5.update(chunk);
-        this.#sha256?.update(chunk);
-    }
-    md5() {
-        return this.#md5.digest('hex');
-    }
-    sha256() {
-        return this.#sha256?.digest('hex');
-    }
-    /**
-     * A reader undici started closes its file in its own `finally` (return() waits for a read in
-     * progress to end first, so the descriptor is never closed under it); one it never started is
-     * closed here.
-     */
-    async end(stored) {
-        await this.body.return(undefined).catch(() => { });
-        if (!this.#started) {
-            this.#started = true;
-            closeNow(this.fd);
-        }
-        if (!stored)
-            return;
-        if (!this.#stats)
-            throw shrank(this.file);
-        assertUnchanged(this.file, this.#stats);
-    }
-    async *#chunks(offset, length) {
-        this.#started = true;
-        try {
-            const size = Math.min(READ_BUFFER, length);
-            const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
-            for (let done = 0, turn = 0; done < length; turn++) {
-                const buffer = ring[turn % RING];
-                const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
-                if (bytesRead === 0)
-                    throw shrank(this.file);
-                done += bytesRead;
-                // Checked after the last read, before its bytes go: the PUT may be answered before undici
-                // asks for the end of the chunks.
-                if (done === length)
-                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
-                yield buffer.subarray(0, bytesRead);
-            }
-        }
-        finally {
-            closeNow(this.fd);
-        }
-    }
-}
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). Parts go largest first, so the buffers made first serve the smaller parts after
- * them; one too small is left to the collector, not kept: there are never more buffers than PUTs in
- * flight, none larger than REUSED_BUFFER.
- */
-function reusableBuffer(buffers, length) {
-    const buffer = buffers.pop();
-    if (buffer && buffer.length >= length)
-        return buffer;
-    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+function changed(file, why) {
+    return new Error(`${file.path} changed while it was uploaded: ${why}; the upload was not completed`);
 }
 function shrank(file) {
-    return new Error(`${file.path} changed while it was uploaded: it is shorter than when it was hashed`);
+    return changed(file, 'it is shorter than when it was scanned');
 }
 /**
- * A site is never completed with bytes that differ from the manifest: a file is checked as the scan
- * found it once its part's bytes are read, through the descriptor they were read from. fstat on a
- * descriptor held open reads an inode the kernel already has (NFS too: the open revalidated it), so
- * it is made synchronously rather than as a round trip through the thread pool. A change after the
- * read is no error: the bytes sent are the ones read and checked.
+ * A file read for the upload is as the scan found it, checked through the descriptor it was read
+ * from once read. fstat on a descriptor held open reads an inode the kernel already has (NFS too: the
+ * open revalidated it), so it is made synchronously rather than as a round trip through the thread
+ * pool. A change of its bytes alone is caught by the digests above.
  */
 function assertUnchanged(file, now) {
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-        throw new Error(`${file.path} changed while it was uploaded (size ${file.size} -> ${now.size}); the upload was not completed`);
+        throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
-function planUpload(files, requests) {
-    const byPath = new Map(files.map((f, i) => [f.path, i]));
-    const partCount = files.map(() => 0);
-    const parts = [];
-    for (let i = 0; i < requests.length; i++) {
-        const path = requests.path(i);
-        const f = byPath.get(path);
-        if (f === undefined)
-            throw new Error(`The service asked for '${path}', which is not a file of this site`);
-        const file = files[f];
-        const offset = requests.byteOffset(i);
-        const length = requests.contentLength(i);
-        if (offset < 0 || offset + length > file.size) {
-            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
-        }
-        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
-    }
-    // A file in one request (every file of a CDN site) is checked without a list of its own.
-    const inParts = new Map();
-    for (const part of parts) {
-        const count = partCount[part.fileIndex];
-        part.of = count;
-        if (count > 1) {
-            const list = inParts.get(part.fileIndex);
-            if (list)
-                list.push(part.index);
-            else
-                inParts.set(part.fileIndex, [part.index]);
-        }
-        else if (requests.contentLength(part.index) !== part.file.size) {
-            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
-        }
-    }
-    files.forEach((file, f) => {
-        if (partCount[f] === 0 && file.size !== 0) {
-            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
-        }
-    });
-    for (const [f, list] of inParts)
-        checkRanges(files[f], list, requests);
-    return { parts, partCount };
-}
-/**
- * A file's ranges, in order of offset, must follow one another from its first byte to its last:
- * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
- * with bytes that are not the file's.
- */
-function checkRanges(file, list, requests) {
-    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
-    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
-    const refused = `The service's upload requests for '${file.path}'`;
-    let end = 0;
-    let previous;
-    for (const i of list) {
-        const offset = requests.byteOffset(i);
-        if (offset < end)
-            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
-        if (offset > end) {
-            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
-                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
-        }
-        end = offset + requests.contentLength(i);
-        previous = i;
-    }
-    if (end !== file.size) {
-        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
-            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
-    }
-}
-/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
-function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
-
-/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
-const SLOW_START = DEFAULT_CONCURRENCY;
-/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
-const FLOOR = 4;
-/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
-const MIN_ROUND = 16;
-/**
- * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
- * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
- * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
- * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
- * floor.
- *
- * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
- * that is stored, which doubles the number each round, until the ceiling or the first sign of
- * overload.
- *
- * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
- * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
- * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
- * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
- * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
- * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
- * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
- * share of requests whatever the rate): the limit goes back to where it was and that share is
- * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
- * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
- * falls again with the shares of later rounds that are lower.
- *
- * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
- * once instead (`overloaded`), ending the slow start, at most once per round too.
- *
- * A refused PUT or a stored one that was started before the last cut or restore says nothing about
- * the new limit (it was sent at the old one), so it is not counted.
- */
-class AdaptiveConcurrency {
-    max;
-    floor;
-    #current;
-    /** Bumped by each cut and restore: PUTs started before it are not counted. */
-    #epoch = 0;
-    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
-    #finished = 0;
-    #refused = 0;
-    #kinds = new Set();
-    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
-    #roundSize;
-    #slowStart = true;
-    /** The limit changed in this round: no other cut until it ends. */
-    #fresh = false;
-    /** The share of PUTs the store refuses whatever our load, as far as we know. */
-    #tolerated = 0;
-    /** The cut under test: the limit before it and what its round saw. */
-    #trial;
-    #onChange;
-    /**
-     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
-     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
-     */
-    constructor(max, onChange = () => { }, start = SLOW_START) {
-        this.max = Math.max(1, Math.floor(max));
-        this.floor = Math.min(FLOOR, this.max);
-        this.#current = Math.min(this.max, Math.max(this.floor, Math.floor(start)));
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
-        this.#onChange = onChange;
-    }
-    get current() {
-        return this.#current;
-    }
-    /** Finished PUTs (of the current epoch) that end the current round. */
-    get roundSize() {
-        return this.#roundSize;
-    }
-    /** The share of PUTs refused that is taken for the store's own, not overload. */
-    get tolerated() {
-        return this.#tolerated;
-    }
-    /** Call when a PUT starts; hand the value back to `succeeded`, `refused` or `overloaded`. */
-    started() {
-        return this.#epoch;
-    }
-    /** A PUT started at `epoch` was stored. */
-    succeeded(epoch) {
-        if (epoch !== this.#epoch)
-            return;
-        this.#finished++;
-        // Slow start: one more per PUT stored, unless this round is already refused too much.
-        if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
-            this.#current++;
-            this.#onChange(this.#current, undefined);
-        }
-        this.#endRound();
-    }
-    /**
-     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
-     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
-     */
-    refused(epoch, kind) {
-        if (epoch !== this.#epoch)
-            return;
-        this.#finished++;
-        this.#refused++;
-        this.#kinds.add(kind);
-        this.#endRound();
-    }
-    /**
-     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
-     * already changed in this round (or the PUT started before that). Returns true when this lowered
-     * the limit; the caller says so in the log.
-     */
-    overloaded(epoch) {
-        if (epoch !== this.#epoch || this.#fresh)
-            return false;
-        this.#slowStart = false;
-        this.#trial = undefined;
-        const lower = Math.max(this.floor, Math.floor(this.#current / 2));
-        if (lower === this.#current)
-            return false;
-        this.#change(lower, undefined);
-        return true;
-    }
-    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
-    #mayGrow() {
-        return !this.#tooMany() && 2 * this.#refused <= this.#finished;
-    }
-    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
-    #tooMany() {
-        const n = this.#finished;
-        const t = this.#tolerated;
-        return this.#refused > t * n + 2 * Math.sqrt(n * t * (1 - t)) + 1;
-    }
-    #endRound() {
-        if (this.#finished < this.#roundSize)
-            return;
-        const share = this.#refused / this.#finished;
-        const tooMany = this.#tooMany();
-        const mayGrow = this.#mayGrow();
-        const kinds = [...this.#kinds].join(', ');
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#fresh = false;
-        const trial = this.#trial;
-        this.#trial = undefined;
-        if (trial) {
-            if (1 - share < 1.5 * (1 - trial.share)) {
-                // Half the PUTs in flight, and the store took no larger a share: not overload.
-                this.#tolerated = (share + trial.share) / 2;
-                this.#slowStart = trial.slowStart;
-                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
-                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
-                return;
-            }
-            this.#slowStart = false;
-        }
-        if (tooMany) {
-            if (this.#current <= this.floor) {
-                // No cut below the floor: what the store refuses here is its own.
-                this.#tolerated = share;
-                this.#roundSize = Math.max(MIN_ROUND, this.#current);
-                return;
-            }
-            const half = Math.max(this.floor, Math.floor(this.#current / 2));
-            this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
-            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
-            return;
-        }
-        // A clean round: the tolerated share follows a lower one down.
-        if (share < this.#tolerated)
-            this.#tolerated += (share - this.#tolerated) / 8;
-        if (!this.#slowStart && this.#current < this.max && mayGrow) {
-            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
-            this.#current = next;
-            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
-        }
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
-    }
-    /** A cut or a restore: a new epoch, and a round of the new limit. */
-    #change(limit, note) {
-        this.#epoch++;
-        this.#fresh = true;
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#current = limit;
-        this.#roundSize = Math.max(MIN_ROUND, limit);
-        this.#onChange(limit, note);
-    }
-}
-function percent(share) {
-    return `${Math.round(share * 100)}%`;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/progress.ts
-
-/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
-function createProgress(options) {
-    const started = options.now();
-    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
-    const partsLeft = new Map();
-    let bytes = 0;
-    let filesDone = 0;
-    const line = () => {
-        const seconds = Math.max((options.now() - started) / 1000, 0.001);
-        const rate = bytes / seconds;
-        // The later of two estimates: by bytes, and by files (many small files are slow by their round
-        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
-        const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
-        const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
-        const eta = Math.max(byBytes, byFiles);
-        return (`Uploaded files ${filesDone}/${options.files}, ` +
-            `${format_formatBytes(bytes)}/${format_formatBytes(options.bytes)}, ${format_formatBytes(rate)}/s, ${formatEta(eta)}`);
-    };
-    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
-    timer.unref();
-    return {
-        addBytes: (count) => void (bytes += count),
-        partDone: (path, of) => {
-            if (of <= 1) {
-                filesDone++;
-                return;
-            }
-            const left = (partsLeft.get(path) ?? of) - 1;
-            if (left === 0) {
-                partsLeft.delete(path);
-                filesDone++;
-            }
-            else
-                partsLeft.set(path, left);
-        },
-        stop: () => {
-            clearInterval(timer);
-            options.logger.info(line());
-        },
-    };
-}
-function formatEta(seconds) {
-    if (!Number.isFinite(seconds))
-        return 'ETA unknown';
-    if (seconds < 1)
-        return 'ETA 0 s';
-    if (seconds < 120)
-        return `ETA ${Math.ceil(seconds)} s`;
-    return `ETA ${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
+
 
 
 
@@ -35482,27 +36157,23 @@ function retryOrStop(failure, state, policy, overload) {
     const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
     if (late)
         return giveUp(late);
-    const code = retry_errorCodes(failure.cause)[0];
+    const code = errorCodes(failure.cause)[0];
     const reason = code ? `${code} (${failure.detail})` : failure.detail;
     const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
     return { kind: 'retry', waitMs, note, overload };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
-
 /**
- * Runs a task per item under p-limit, with p-limit's own `concurrency` as the one limit (the adaptive
- * limit sets it), fed lazily: an item is taken from its iterator, in the iterator's order, only when
- * fewer tasks than that limit are unfinished, so a site of 20,000 files never holds a promise per
- * file. p-limit's queue holds at most the item handed over the moment a task ends, before p-limit
- * itself counts that place free; never the site (a queue of every part would keep each dequeued node
- * alive through the next, see common/limit.ts, and would fix their order before the upload starts).
+ * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
+ * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
+ * the upload learns as it goes (the tail rule starts once the last item has been taken).
  *
  * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
  * left to end (`whenIdle`).
  */
 class Scheduler {
-    #limit;
+    #concurrency;
     #items;
     #task;
     #unfinished = 0;
@@ -35511,14 +36182,14 @@ class Scheduler {
     #settle;
     #idle;
     constructor(concurrency) {
-        this.#limit = pLimit(Math.max(1, concurrency));
+        this.#concurrency = Math.max(1, concurrency);
     }
     get concurrency() {
-        return this.#limit.concurrency;
+        return this.#concurrency;
     }
     /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
     set concurrency(limit) {
-        this.#limit.concurrency = Math.max(1, limit);
+        this.#concurrency = Math.max(1, limit);
         this.#feed();
     }
     /** Tasks started and not yet ended. */
@@ -35544,13 +36215,13 @@ class Scheduler {
         if (!task || !this.#items)
             return;
         try {
-            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#limit.concurrency) {
+            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
                 const next = this.#items.next();
                 if (next.done)
                     this.#exhausted = true;
                 else {
                     this.#unfinished++;
-                    this.#limit(task, next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
+                    task(next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
                 }
             }
         }
@@ -35576,19 +36247,174 @@ class Scheduler {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/upload/body.ts
+// A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
+// bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
+
+
+
+
+
+const READ_BUFFER = 256 * 1024;
+/** Read buffers per streamed part, used in turn (see ChunkReader). */
+const RING = 3;
+/** Parts up to this size are read whole; larger ones are streamed. */
+const SMALL_PART = 1024 * 1024;
+/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
+const REUSED_BUFFER = 64 * 1024;
+/** The body of bytes offset..offset+length of the part's file. */
+async function openBody(part, offset, length, openWith, buffers) {
+    const { file } = part;
+    if (isBytesFile(file))
+        return bytesBody(file.bytes.subarray(offset, offset + length));
+    if (length > SMALL_PART)
+        return new ChunkReader(await openScanned(file, openWith), file, offset, length);
+    // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
+    // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+    const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
+    const body = bytesBody(await readRange(file, offset, length, reused, openWith));
+    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+    body.end = (stored) => {
+        if (stored && reused) {
+            body.digests();
+            buffers.push(reused);
+        }
+        return Promise.resolve();
+    };
+    return body;
+}
+/**
+ * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
+ * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
+ */
+function reusableBuffer(buffers, length) {
+    const buffer = buffers.pop();
+    if (buffer && buffer.length >= length)
+        return buffer;
+    return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
+}
+function bytesBody(bytes) {
+    let digests;
+    return {
+        body: bytes,
+        sent: () => { },
+        digests: () => (digests ??= digestsOf(bytes)),
+        end: async () => { },
+    };
+}
+/**
+ * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
+ * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
+ * before any of them is sent. A read that fails on something that is no longer the file fails naming
+ * it as replaced.
+ */
+async function readRange(file, offset, length, into, openWith) {
+    const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+    const fd = await openAtScannedPath(file, openWith);
+    try {
+        try {
+            for (let done = 0; done < length;) {
+                const bytesRead = await fd_readAt(fd, bytes, done, length - done, offset + done);
+                if (bytesRead === 0)
+                    throw shrank(file);
+                done += bytesRead;
+            }
+        }
+        catch (error) {
+            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            throw error;
+        }
+        const stats = (0,external_node_fs_.fstatSync)(fd);
+        assertScannedFile(file, stats);
+        assertUnchanged(file, stats);
+        return bytes;
+    }
+    finally {
+        closeNow(fd);
+    }
+}
+/**
+ * A streamed part: its bytes in chunks of up to READ_BUFFER, each hashed as undici writes it, read into
+ * RING buffers used in turn instead of a new buffer per read, as a read stream makes (the mixed site
+ * in 0.73x the time, BENCHMARKS.md). Safe because undici writes an iterable body chunk by chunk and
+ * waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS:
+ * less than a chunk): when the next chunk is asked for, the last full one was at least partly
+ * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
+ * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
+ * The file was opened (openScanned) before the PUT, so no byte of another file is ever sent.
+ */
+class ChunkReader {
+    body;
+    fd;
+    file;
+    #hash = new SentHash();
+    #started = false;
+    /** The file's fstat once every byte of the part was read. */
+    #stats;
+    constructor(fd, file, offset, length) {
+        this.fd = fd;
+        this.file = file;
+        this.body = this.#chunks(offset, length);
+    }
+    sent(chunk) {
+        this.#hash.update(chunk);
+    }
+    digests() {
+        return this.#hash.digests();
+    }
+    /**
+     * A reader undici started closes its file in its own `finally` (return() waits for a read in
+     * progress to end first, so the descriptor is never closed under it); one it never started is
+     * closed here.
+     */
+    async end(stored) {
+        await this.body.return(undefined).catch(() => { });
+        if (!this.#started) {
+            this.#started = true;
+            closeNow(this.fd);
+        }
+        if (!stored)
+            return;
+        if (!this.#stats)
+            throw shrank(this.file);
+        assertUnchanged(this.file, this.#stats);
+    }
+    async *#chunks(offset, length) {
+        this.#started = true;
+        try {
+            const size = Math.min(READ_BUFFER, length);
+            const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
+            for (let done = 0, turn = 0; done < length; turn++) {
+                const buffer = ring[turn % RING];
+                const bytesRead = await fd_readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
+                if (bytesRead === 0)
+                    throw shrank(this.file);
+                done += bytesRead;
+                // Checked after the last read, before its bytes go: the PUT may be answered before undici
+                // asks for the end of the chunks.
+                if (done === length)
+                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                yield buffer.subarray(0, bytesRead);
+            }
+        }
+        finally {
+            closeNow(this.fd);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
 /** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
 const ERROR_BODY_LIMIT = 8 * 1024;
 /**
- * One PUT through undici's dispatch API with a handler of its own: the answer of a successful PUT
- * is its status and ETag, so no response stream, abort controller, or timer is made per request
- * (undici's request() makes a Readable for every answer and listens on a signal; with thousands of
- * small files those were most of the client's cost beyond node:http). Rejects with the request's
- * error, or with the reason it was aborted for.
+ * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
+ * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
+ * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
+ * aborted for.
  */
 function dispatchPut(request) {
     const { url } = request;
-    // The origin and the rest, without a URL object per PUT (href, search and more, made and dropped).
+    // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const origin = slash < 0 ? url : url.slice(0, slash);
     const path = slash < 0 ? '/' : url.slice(slash);
@@ -35610,12 +36436,7 @@ function dispatchPut(request) {
     });
 }
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight: one object
- * instead of an object literal and six closures. V8 may allocate the later copies of an object
- * literal straight into its old generation once many of them survived a collection
- * (allocation-site pretenuring, which the first PUTs, all started at once, trigger), and from there
- * a handler would keep its PUT's promises and frames alive until a full collection; that tracking
- * is for literals, not for instances of a class.
+ * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
  *
  * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
  * ETag come with its headers, and its body is never read; an error's body is kept up to
@@ -35746,7 +36567,8 @@ const TAIL_STALL_MS = 1_000;
  * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
  * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
  * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection.
+ * generation, the later tables and the PUTs in them are kept alive by it until a full collection
+ * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
  */
 class InFlightPuts {
     #puts = [];
@@ -35857,7 +36679,7 @@ async function sendPart(part, context, restartable) {
     const length = requests.contentLength(part.index);
     let body;
     try {
-        body = await openBody(part, requests.byteOffset(part.index), length, context.body);
+        body = await openBody(part, requests.byteOffset(part.index), length, context.open, context.buffers);
     }
     catch (error) {
         return unopened(error);
@@ -35894,13 +36716,12 @@ async function sendPart(part, context, restartable) {
         progress.addBytes(-sent);
     try {
         await body.end(stored);
+        if (stored)
+            context.integrity.stored(part, body.digests());
     }
     catch (error) {
         return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
     }
-    const sha256 = stored ? body.sha256() : undefined;
-    if (sha256)
-        context.digests[part.fileIndex] = sha256;
     return outcome;
 }
 /** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
@@ -35928,7 +36749,7 @@ function judgeAnswer(part, answer, short, body) {
     if (short)
         return { kind: 'retryable', failure: { detail: short, status } };
     const { etag } = answer;
-    const expected = body.md5();
+    const expected = body.digests().md5;
     if (etag !== undefined && /^"[0-9a-f]{32}"$/i.test(etag) && etag.slice(1, -1).toLowerCase() !== expected) {
         const detail = `the store's ETag ${etag} is not the MD5 of the bytes sent ("${expected}")`;
         return { kind: 'retryable', failure: { detail, status } };
@@ -35958,14 +36779,11 @@ function storeError(text) {
     const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
     if (code)
         return message ? `${code}: ${message}` : code;
-    return text.trim().slice(0, 200);
+    // Cut after the secrets are redacted: a cut secret is one the redactor no longer knows.
+    return secrets_redact(text).trim().slice(0, 200);
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/run.ts
-// One upload under way: the scheduler that starts parts, the watchdog over the PUTs in flight, and
-// each part's attempts, driven by the decision table (outcome.ts).
-
-
 
 
 
@@ -35976,7 +36794,7 @@ function storeError(text) {
 
 
 class UploadRun {
-    digests;
+    integrity;
     progress;
     watchdog;
     adaptive;
@@ -36002,14 +36820,23 @@ class UploadRun {
         this.#plan = plan;
         this.#policy = options.retry;
         this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
-        this.digests = new Array(options.files.length);
-        this.progress = createProgress({
-            files: options.files.length,
-            bytes: options.files.reduce((sum, f) => sum + f.size, 0),
-            logger: options.logger,
-            now: options.retry.now,
-            intervalMs: options.progressIntervalMs ?? 5_000,
+        this.integrity = new Integrity({
+            files: options.files,
+            plan,
+            requests,
+            expected: options.expected,
+            open: options.open,
+            failed: (error) => this.#fail(error),
         });
+        this.progress =
+            options.progress ??
+                createProgress({
+                    files: options.files.length,
+                    bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+                    logger: options.logger,
+                    now: options.retry.now,
+                    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+                });
         this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
         this.scheduler = new Scheduler(options.concurrency);
         this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
@@ -36024,12 +36851,13 @@ class UploadRun {
             timeouts: options.timeouts,
             inFlight: this.watchdog.puts,
             progress: this.progress,
-            body: { hash: options.hash, open: options.open, buffers: [] },
-            digests: this.digests,
+            open: options.open,
+            buffers: [],
+            integrity: this.integrity,
             halted: this.halted,
         };
     }
-    /** Every part sent (and the files in parts hashed, when hashing); rejects with the first failure. */
+    /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
@@ -36049,8 +36877,9 @@ class UploadRun {
         cancelled.catch(() => { });
         try {
             const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part));
-            await Promise.race([Promise.all([this.#hashApart(), uploaded]), cancelled]);
+            const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled]);
             signal?.throwIfAborted();
+            return digests;
         }
         catch (error) {
             this.#fail(error);
@@ -36165,21 +36994,6 @@ class UploadRun {
             this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
         });
     }
-    /** Files sent in parts are hashed in order by a reader of their own while their parts upload in any order. */
-    async #hashApart() {
-        if (!this.#options.hash)
-            return;
-        const { files } = this.#options;
-        const apart = this.#plan.partCount.flatMap((count, f) => (count > 1 ? [f] : []));
-        const onDisk = apart.filter((f) => !isBytesFile(files[f]));
-        const digests = await hashArtifacts(onDisk.map((f) => files[f]), 2, this.#options.open);
-        onDisk.forEach((f, i) => (this.digests[f] = digests[i]));
-        for (const f of apart) {
-            const file = files[f];
-            if (isBytesFile(file))
-                this.digests[f] = (0,external_node_crypto_.hash)('sha256', file.bytes);
-        }
-    }
     /**
      * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
      * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
@@ -36196,7 +37010,8 @@ class UploadRun {
         }
         this.watchdog.stop();
         this.watchdog.abortAll(new Error('the upload is over'));
-        this.progress.stop();
+        if (!this.#options.progress)
+            this.progress.stop();
     }
 }
 
@@ -36210,49 +37025,21 @@ class UploadRun {
 
 
 
-
-
-
-
-
-/** Uploads every presigned part with bounded concurrency, then checks no file changed meanwhile. */
+/** Uploads every presigned part with bounded concurrency; each file's SHA-256 is the one of the bytes sent. */
 async function uploadParts(options) {
     options.signal?.throwIfAborted();
     const { requests } = options;
     const plan = planUpload(options.files, requests);
     const started = options.retry.now();
     const run = new UploadRun(options, requests, plan);
-    await run.sendAll();
-    await checkUnrequested(options, plan.partCount, run.digests);
+    const sha256 = await run.sendAll();
     return {
         parts: plan.parts.length,
         bytes: options.files.reduce((sum, f) => sum + f.size, 0),
         retries: run.retries,
         durationMs: options.retry.now() - started,
-        sha256: options.hash ? run.digests : undefined,
+        sha256,
     };
-}
-/**
- * Each part's file was checked as its bytes were read (see assertUnchanged); a file no request asked
- * for (an empty one: planUpload checked that requests cover every byte) is checked here, and given
- * the SHA-256 of no bytes.
- */
-async function checkUnrequested(options, partCount, digests) {
-    const unrequested = partCount.flatMap((count, f) => (count === 0 ? [f] : []));
-    await limit_forEachLimited(unrequested, 16, async (f) => {
-        const file = options.files[f];
-        if (!isBytesFile(file)) {
-            const now = await fd_lstatFile(file.absolutePath).catch((error) => {
-                throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
-            });
-            if (!isScannedFile(file, now)) {
-                throw new Error(`${file.path} was replaced after it was scanned: another file or a link is at its path now`);
-            }
-            assertUnchanged(file, now);
-        }
-        if (options.hash)
-            digests[f] = (0,external_node_crypto_.hash)('sha256', '');
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
@@ -36260,6 +37047,8 @@ async function checkUnrequested(options, partCount, digests) {
 // request's preview namespace is given a version whose site is a small page saying the preview was
 // closed (no build content, every other part of the config kept), and its custom domain is freed.
 // Running it twice changes nothing the second time.
+
+
 
 
 
@@ -36298,7 +37087,7 @@ async function closePreview(inputs, deps) {
         const current = await readVersion(client, gameId, namespace.version_id);
         const page = current.display_name === name
             ? alreadyClosed(current, namespace, logger)
-            : await logger.group('Publish the closed page', () => publishClosedPage(run, gameId, namespace, current, name, deps.pullRequest));
+            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, deps.pullRequest, inputs.verify));
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
@@ -36313,7 +37102,8 @@ function alreadyClosed(current, namespace, logger) {
     return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
 }
 /** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
-async function publishClosedPage(run, gameId, namespace, current, name, pullRequest) {
+async function publishClosedPage(run, to, pullRequest, verify) {
+    const { gameId, namespace, current, name } = to;
     const { client, logger } = run;
     const file = closedPage(pullRequest);
     const site = await client.createCdnSite(gameId, {
@@ -36323,7 +37113,6 @@ async function publishClosedPage(run, gameId, namespace, current, name, pullRequ
     await uploadParts({
         files: [file],
         requests: site.presigned_requests,
-        hash: false,
         dispatcher: run.dispatcher,
         concurrency: 1,
         retry: run.retry,
@@ -36334,9 +37123,26 @@ async function publishClosedPage(run, gameId, namespace, current, name, pullRequ
     await client.completeUpload(site.upload_id);
     const config = deployConfig(current.config, site.site_id);
     const created = await createVersion(client, gameId, name, config, logger);
-    await client.setNamespaceVersion(gameId, namespace.namespace_id, created.versionId);
-    logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed (version '${created.displayName}'); ` +
-        `it served version '${current.display_name}' (${current.version_id})`);
+    const published = {
+        versionId: created.versionId,
+        versionName: created.displayName,
+        replacedVersionId: current.version_id,
+        created: true,
+        url: to.url,
+        domain: undefined,
+    };
+    const page = { ...file, sha256: (0,external_node_crypto_.createHash)('sha256').update(file.bytes).digest('hex') };
+    // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
+    const settings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' };
+    const change = {
+        gameId,
+        namespaceId: namespace.namespace_id,
+        nameId: namespace.name_id,
+        published,
+        alreadyServed: false,
+    };
+    await publishAndSee(change, { settings, expected: { files: [page] }, run, logger });
+    logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`);
     return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
 }
 /** Removes the domain from the namespace when it holds it; the domain removed, if any. */
@@ -36366,34 +37172,44 @@ function closedPage(pullRequest) {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
-    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
-    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
-        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
+    const gameId = get(table_Input.GameId).trim();
+    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+    if (apiUrl || !options.optional)
+        checkApiUrl(apiUrl);
+    const token = checkToken(get(table_Input.Token).trim());
+    if (!gameId && options.optional)
+        return { apiUrl, token, gameId: '' };
+    if (!gameId)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
+function checkApiUrl(apiUrl) {
     if (!apiUrl)
-        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
     if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = checkToken(get(table_Input.Token).trim());
-    const gameId = get(table_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+    }
 }
 /**
  * The token, when it can be sent in the Authorization header: no line break or other control
@@ -36412,7 +37228,7 @@ function checkToken(token) {
                     ? 'a character that is not Latin-1'
                     : undefined;
         if (what) {
-            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
                 'copy the token again, on one line with nothing around it (the token is not shown here)');
         }
     }
@@ -36426,7 +37242,7 @@ const common_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 function checkUuid(input, id) {
     if (common_UUID.test(id))
         return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 /** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
@@ -36441,13 +37257,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
+        throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -36459,7 +37275,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -36472,7 +37288,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -36480,7 +37296,7 @@ function readOptionalInteger(input, raw, min, max) {
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!isNonNegativeI32(value)) {
-        throw new UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
     }
     return value;
 }
@@ -36490,7 +37306,7 @@ function readChoice(input, raw, choices, fallback) {
         return fallback;
     if (choices.includes(text))
         return text;
-    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+    throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -36502,9 +37318,9 @@ function checkNameId(input, nameId) {
     if (!problem)
         return nameId;
     const suggestion = nameIdLike(nameId);
-    throw new UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    throw new UsageError(`${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
         `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
 /**
@@ -36525,7 +37341,7 @@ function nameIdLike(nameId) {
  * the service says its own (resolveCdnDomain).
  */
 function readCdnDomain(get) {
-    const raw = get(Input.CdnDomain).trim();
+    const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
         return undefined;
     if (raw.includes('://')) {
@@ -36546,17 +37362,51 @@ function readCdnDomain(get) {
     else if (isValidDomain(raw)) {
         return raw;
     }
-    throw new UsageError(`${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+}
+/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
+const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['rollback', 'fail', 'warn']));
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get) {
+    return {
+        enabled: readBoolean(Input.Verify, get(Input.Verify), true),
+        timeoutMs: readInteger(Input.VerifyTimeout, get(Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
+        onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    };
+}
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+function cdnHost(cdnDomain) {
+    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+}
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+function checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = cdnHost(cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
 }
 
 ;// CONCATENATED MODULE: ./src/operations/sweep.ts
 // The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
 // never happened (the workflow came later, the run was cancelled, its token lacked rights). It lists
-// the game's namespaces named `<prefix><number>` (the deploy's preview namespaces), leaves alone those
-// that serve the closed page already, asks GitHub (through the face: the core never calls GitHub)
-// whether each pull request is open, and closes the closed ones' previews as the `closed` run does
-// (closePreview, then the face's comment and deployments). A pull request GitHub cannot tell about is
-// left as it is, and fails the run at its end.
+// the game's namespaces named `<prefix><number>`, leaves alone those that serve the closed page
+// already, and retires only what it can prove is a preview: a namespace whose site record
+// (site-record.ts, served at its own host) names the ref a deploy of that pull request builds,
+// `refs/pull/<number>/merge` (or `/head`). Any other namespace the prefix matches (a release `v2`
+// under prefix `v`, a preview deployed without a record, a private one whose host refuses us) is
+// listed as skipped, saying why, and never touched. For the proven ones it asks GitHub (through the
+// face: the core never calls GitHub) whether the pull request is open, and closes the closed ones'
+// previews as the `closed` run does (closePreview, then the face's comment and deployments). A pull
+// request GitHub cannot tell about is left as it is, and fails the run at its end.
+
+
+
 
 
 
@@ -36570,7 +37420,7 @@ function readCdnDomain(get) {
 function readPrefix(get) {
     const prefix = get(table_Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default;
     if (rules_nameIdProblems(`${prefix}1`).length) {
-        throw new errors_UsageError(`${table_Input.NamespacePrefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
             "ending with a dash or not (like 'pr-')");
     }
     return prefix;
@@ -36579,16 +37429,17 @@ function readSweepInputs(get, options) {
     const connection = readRequiredConnection(get, options);
     const githubToken = get(table_Input.GitHubToken).trim();
     if (!githubToken) {
-        throw new errors_UsageError(`${table_Input.GitHubToken} is required: the sweep asks GitHub whether each pull request is still open`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`);
     }
     return {
         ...connection,
         githubToken,
         prefix: readPrefix(get),
         dryRun: readBoolean(table_Input.DryRun, get(table_Input.DryRun), false),
+        cdnDomain: readCdnDomain(get),
     };
 }
-/** The pull request number of a preview namespace (`pr-12` -> 12), or undefined for any other name. */
+/** The number a namespace's name gives after the prefix (`pr-12` -> 12), or undefined for any other name. */
 function previewNumber(nameId, prefix) {
     if (!nameId.startsWith(prefix))
         return undefined;
@@ -36608,12 +37459,17 @@ function sweepOperation(github) {
                 .map((namespace) => ({ namespace, number: previewNumber(namespace.name_id, inputs.prefix) }))
                 .filter((p) => p.number !== undefined)
                 .sort((a, b) => a.number - b.number);
-            journal.push(`listed ${previews.length} preview namespaces`);
-            run.logger.info(`${previews.length} preview namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`);
+            journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`);
+            run.logger.info(`${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`);
+            const cdnDomain = previews.length
+                ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
+                : undefined;
+            const hostOf = (nameId) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, nameId);
             const swept = [];
             for (const { namespace, number } of previews) {
                 run.signal.throwIfAborted();
-                swept.push(await sweepOne(inputs, run, gitHub, namespace, number, journal));
+                const host = hostOf(namespace.name_id);
+                swept.push(await sweepOne(inputs, run, gitHub, { namespace, number, host }, journal));
             }
             return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept };
         },
@@ -36635,15 +37491,46 @@ function sweepOperation(github) {
         },
     };
 }
-/** One preview: left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
-async function sweepOne(inputs, run, github, namespace, number, journal) {
+/** The refs a deploy of pull request `number` builds, as its site record names them (event.ts). */
+function previewRefs(number) {
+    return [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
+}
+/**
+ * Why the namespace is not known for the preview of pull request `number`, or undefined when its
+ * record says it is: the record its host serves names a ref of that pull request.
+ */
+async function notProven(run, { number, host }) {
+    const ref = previewRefs(number)[0];
+    if (!host)
+        return `its host is unknown (the service names no CDN domain: set ${table_Input.CdnDomain}), so no record says it is a preview`;
+    const served = await site_record_readServedRecord(host, {
+        dispatcher: run.dispatcher,
+        signal: run.signal,
+        stallMs: run.timeouts.stallMs,
+    });
+    if ('absent' in served)
+        return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`;
+    const { record } = served;
+    if (record.ref !== undefined && previewRefs(number).includes(record.ref))
+        return undefined;
+    const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`;
+    return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`;
+}
+/** One namespace: skipped, left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
+async function sweepOne(inputs, run, github, candidate, journal) {
     const { logger } = run;
+    const { namespace, number } = candidate;
     const name = namespace.name_id;
     const swept = { namespace: name, namespaceId: namespace.namespace_id, number };
     const current = await readVersion(run.client, inputs.gameId, namespace.version_id);
     if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(current.display_name)) {
         logger.info(`${name} already serves the closed page: left as it is`);
         return { ...swept, outcome: 'already-retired' };
+    }
+    const skipped = await notProven(run, candidate);
+    if (skipped) {
+        logger.info(`${name}: skipped, left as it is: ${skipped}`);
+        return { ...swept, outcome: 'skipped', reason: skipped };
     }
     let pullRequest;
     try {
@@ -36699,6 +37586,8 @@ async function closeInputs(inputs, run, namespace) {
             publish: false,
             cdnDomain: undefined,
         },
+        // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
+        verify: { enabled: true, timeoutMs: table_DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
         transfer: {
             concurrency: DEFAULT_CONCURRENCY,
             retries: DEFAULT_RETRIES,
@@ -36724,6 +37613,7 @@ const OUTCOME_TEXT = {
     open: 'open: left as it is',
     'already-retired': 'serves the closed page already: left as it is',
     undecided: 'unknown: left as it is',
+    skipped: 'skipped: left as it is',
 };
 function reportBlocks(result) {
     if (!result.previews.length)
@@ -36731,10 +37621,8 @@ function reportBlocks(result) {
     const blocks = [
         report_table(['Namespace', 'Pull request', 'State'], result.previews.map((p) => [
             { code: p.namespace },
-            `#${p.number}`,
-            p.outcome === 'undecided'
-                ? `${OUTCOME_TEXT[p.outcome]} (${p.reason ?? ''})`
-                : OUTCOME_TEXT[p.outcome],
+            p.outcome === 'skipped' ? '' : `#${p.number}`,
+            p.reason ? `${OUTCOME_TEXT[p.outcome]} (${p.reason})` : OUTCOME_TEXT[p.outcome],
         ])),
     ];
     if (result.dryRun)
@@ -36872,8 +37760,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -36897,7 +37785,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -38192,7 +39080,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat: io_util_lstat, mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat: io_util_stat, symlink, unlink } = external_fs_.promises;
+const { chmod, copyFile, lstat, mkdir: io_util_mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -38223,7 +39111,7 @@ const READONLY = external_fs_.constants.O_RDONLY;
 function exists(fsPath) {
     return io_util_awaiter(this, void 0, void 0, function* () {
         try {
-            yield io_util_stat(fsPath);
+            yield stat(fsPath);
         }
         catch (err) {
             if (err.code === 'ENOENT') {
@@ -38236,7 +39124,7 @@ function exists(fsPath) {
 }
 function isDirectory(fsPath_1) {
     return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
-        const stats = useStat ? yield io_util_stat(fsPath) : yield io_util_lstat(fsPath);
+        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
         return stats.isDirectory();
     });
 }
@@ -38266,7 +39154,7 @@ function tryGetExecutablePath(filePath, extensions) {
         let stats = undefined;
         try {
             // test file exists
-            stats = yield io_util_stat(filePath);
+            stats = yield stat(filePath);
         }
         catch (err) {
             if (err.code !== 'ENOENT') {
@@ -38294,7 +39182,7 @@ function tryGetExecutablePath(filePath, extensions) {
             filePath = originalFilePath + extension;
             stats = undefined;
             try {
-                stats = yield io_util_stat(filePath);
+                stats = yield stat(filePath);
             }
             catch (err) {
                 if (err.code !== 'ENOENT') {
@@ -39693,6 +40581,7 @@ var external_node_util_ = __nccwpck_require__(7975);
 
 
 
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -39710,19 +40599,19 @@ function readBasicAuth(raw) {
         return undefined;
     const colon = raw.indexOf(':');
     if (colon < 0)
-        throw new UsageError(`${Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
+        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
     const user = raw.slice(0, colon);
     const password = raw.slice(colon + 1);
     if (!USER.test(user)) {
-        throw new UsageError(`${Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
             (user ? '' : ' (it is empty)'));
     }
     if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
     if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
     if (basic_auth_CONTROL.test(password))
-        throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`);
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
     return hiddenPassword({ user, password });
 }
 /**
@@ -39747,6 +40636,45 @@ function basicAuthSecrets(raw) {
         return [];
     const password = raw.slice(colon + 1);
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
+// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
+// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+
+
+
+
+
+/**
+ * Registers with the run's redactor every secret among these inputs: the value of each input the
+ * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
+ * and credentials written into api-url (refused, and never shown). Returns them, for a face that
+ * masks them elsewhere too (the runner's `::add-mask::`).
+ */
+function registerSecrets(get, names) {
+    const secrets = [];
+    for (const name of names) {
+        if (!inputRow(name)?.secret)
+            continue;
+        const value = get(name);
+        if (!value)
+            continue;
+        secrets.push(value);
+        if (name === table_Input.BasicAuth)
+            secrets.push(...basicAuthSecrets(value));
+    }
+    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
+    if (userInfo) {
+        secrets.push(userInfo);
+        const password = userInfo.slice(userInfo.indexOf(':') + 1);
+        if (userInfo.includes(':') && password)
+            secrets.push(password);
+    }
+    for (const secret of secrets)
+        runSecrets.add(secret);
+    return secrets;
 }
 
 ;// CONCATENATED MODULE: ./src/common/cancel.ts
@@ -39875,7 +40803,6 @@ function deadlineFromEnv(env) {
 
 
 
-
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -39910,31 +40837,20 @@ function inertAnnotation(annotation) {
 /** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
+ * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
+ * the step exactly once, here, for whatever the body throws. A validation error becomes one
  * annotation per problem before the step's failure message. A failure the body wrote no summary for
  * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
     try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-            // The password alone, and as a Basic header carries it, are masked too.
-            if (secret && name === table_Input.BasicAuth)
-                for (const part of basicAuthSecrets(secret))
-                    core_setSecret(part);
-        }
-        // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
-        if (userInfo) {
-            core_setSecret(userInfo);
-            const password = userInfo.slice(userInfo.indexOf(':') + 1);
-            if (userInfo.includes(':') && password)
-                core_setSecret(password);
-        }
+        // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
+        for (const secret of registerSecrets((name) => getInput(name), secretInputs))
+            core_setSecret(secret);
+        redactWrites(process.stdout);
+        redactWrites(process.stderr);
         await body();
     }
     catch (error) {
@@ -39992,7 +40908,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
+        action_setOutput(name, outputText(value));
+}
+/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+function action_setOutput(name, value) {
+    setOutput(name, secrets_redact(value));
 }
 function outputText(value) {
     if (value === null)
@@ -40028,7 +40948,9 @@ async function writeReport(report) {
         return;
     }
     try {
-        await summary.write();
+        // Whatever a block holds, the summary leaves with the run's secrets redacted.
+        const html = secrets_redact(summary.stringify());
+        await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
@@ -40096,7 +41018,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_namespaceObject.randomBytes(len);
+    return external_crypto_.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -41201,449 +42123,11 @@ function decodeBase64(string, length) {
   decodeBase64,
 });
 
-;// CONCATENATED MODULE: ./src/deploy/site-record.ts
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
-
-
-
-
-/** The record's path on the site (no leading slash, as the site's files are named). */
-const site_record_RECORD_PATH = '.well-known/gamehost.json';
-const RECORD_FORMAT = 1;
-const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
-const RECORD_MAX_BYTES = (/* unused pure expression or super */ null && (64 * 1024 * 1024));
-const ZERO_SHA256 = '0'.repeat(64);
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
-function recordText(files, digest, source) {
-    const head = JSON.stringify({
-        format: RECORD_FORMAT,
-        commit: source.commit ?? null,
-        ref: source.ref ?? null,
-        digest,
-        fileCount: files.length,
-        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
-    });
-    const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
-    return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
-}
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
-function recordSize(files, source) {
-    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
-}
-/** The record of the manifest's build, as the file the site carries. */
-function recordFile(manifest, source) {
-    const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
-    return {
-        path: site_record_RECORD_PATH,
-        size: bytes.length,
-        contentType: RECORD_CONTENT_TYPE,
-        bytes,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-    };
-}
-/** What the site is created with for the record: its path, size and type. */
-function recordDescriptor(size) {
-    return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
-}
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
-function checkRecordPathFree(files) {
-    if (files.some((file) => file.path === site_record_RECORD_PATH)) {
-        throw new UsageError(`${Input.Path} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
-            `or set ${Input.SiteRecord}: false`);
-    }
-}
-/** The record in `text`, or why it is not one. */
-function parseRecord(text) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch {
-        return 'it is not JSON';
-    }
-    const record = value;
-    if (typeof record !== 'object' || record === null)
-        return 'it is not an object';
-    if (record.format !== RECORD_FORMAT)
-        return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`;
-    if (typeof record.digest !== 'string')
-        return 'it has no digest';
-    if (!Array.isArray(record.files))
-        return 'it has no files';
-    const fileOk = (f) => {
-        const file = f;
-        return (typeof file === 'object' &&
-            file !== null &&
-            typeof file.path === 'string' &&
-            typeof file.sha256 === 'string' &&
-            Number.isSafeInteger(file.size) &&
-            file.size >= 0);
-    };
-    if (!record.files.every(fileOk))
-        return 'a file of it has no path, size or SHA-256';
-    const files = record.files;
-    return {
-        format: record.format,
-        commit: typeof record.commit === 'string' ? record.commit : undefined,
-        ref: typeof record.ref === 'string' ? record.ref : undefined,
-        digest: record.digest,
-        fileCount: files.length,
-        totalBytes: files.reduce((sum, f) => sum + f.size, 0),
-        files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
-    };
-}
-/**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
- */
-function site_record_hostRequest(url, authorization) {
-    const target = new URL(url);
-    const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
-    const origin = local
-        ? `${target.protocol}//127.0.0.1${target.port ? `:${target.port}` : ''}`
-        : target.origin;
-    const headers = { 'accept-encoding': 'identity' };
-    if (local)
-        headers.host = target.host;
-    if (authorization)
-        headers.authorization = authorization;
-    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
-}
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
-async function readServedRecord(url, options) {
-    const { origin, base, headers } = site_record_hostRequest(url);
-    try {
-        const answer = await request(`${origin}${base}/${site_record_RECORD_PATH}`, {
-            dispatcher: options.dispatcher,
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
-        });
-        if (answer.statusCode !== 200) {
-            await answer.body.dump();
-            return { absent: `it answered ${answer.statusCode}` };
-        }
-        const chunks = [];
-        let bytes = 0;
-        for await (const chunk of answer.body) {
-            bytes += chunk.length;
-            if (bytes > RECORD_MAX_BYTES)
-                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
-            chunks.push(chunk);
-        }
-        const parsed = parseRecord(Buffer.concat(chunks).toString('utf8'));
-        return typeof parsed === 'string' ? { absent: `it is not a record: ${parsed}` } : { record: parsed };
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/verify.ts
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
-
-
-
-
-
-
-
-/** What the deploy does when the host does not serve the build within the bound (`on-verify-failure`). */
-const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['rollback', 'fail', 'warn']));
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
-const PAGES_CHECKED = 3;
-const ENGINE_FILES_CHECKED = 6;
-const LARGEST_CHECKED = 3;
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
-const CONTENT_CHECK_MAX_BYTES = (/* unused pure expression or super */ null && (16 * 1024 * 1024));
-/** The files of an engine's build that it cannot start without. */
-const ENGINE_FILE = /\.(loader\.js|framework\.js|wasm|data|pck|js|unityweb)(\.(br|gz))?$/;
-const PAGE = /\.html?$/i;
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
-function sampleProbes(manifest, serving) {
-    const routes = serving?.routes ?? [];
-    const probes = [];
-    const taken = new Set();
-    const add = (file, urlPath = `/${file.path}`, compare) => {
-        if (taken.has(file.path))
-            return;
-        taken.add(file.path);
-        probes.push(probeFor(file, urlPath, routes, compare));
-    };
-    const byPath = [...manifest.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const index = byPath.find((file) => file.path === 'index.html');
-    if (index)
-        add(index, '/');
-    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
-        add(page);
-    const folders = serving?.builds.map((build) => build.folder) ?? [];
-    const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
-    const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
-        file.path.endsWith('.wasm') ||
-        (inBuild(file) && ENGINE_FILE.test(file.path)));
-    for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
-        add(file);
-    const largest = byPath
-        .filter((file) => !taken.has(file.path))
-        .sort((a, b) => b.size - a.size)
-        .slice(0, LARGEST_CHECKED);
-    for (const file of largest)
-        add(file, undefined, 'size');
-    return probes;
-}
-function probeFor(file, urlPath, routes, compare) {
-    const probe = {
-        urlPath,
-        file,
-        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
-    };
-    const contentType = file.contentType?.split(';')[0]?.trim();
-    if (contentType)
-        probe.contentType = contentType;
-    const encoding = encodingFor(file.path, routes);
-    if (encoding)
-        probe.contentEncoding = encoding;
-    return probe;
-}
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
-function encodingFor(path, routes) {
-    let chosen;
-    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
-        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
-            chosen = route;
-    }
-    return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
-}
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
-function compareServed(probe, served) {
-    const { urlPath, file } = probe;
-    const differs = (reason) => ({ urlPath, reason });
-    if (served.status !== 200)
-        return differs(`answered ${served.status}, not 200 with ${file.path}`);
-    if (served.bytes !== undefined && served.bytes !== file.size) {
-        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
-    }
-    if (probe.compare === 'content' && served.sha256 !== file.sha256) {
-        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
-    }
-    if (probe.compare === 'size' && served.bytes === undefined)
-        return differs(`gave no Content-Length to compare with the build's ${file.path}`);
-    const type = served.headers['content-type']?.split(';')[0]?.trim();
-    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-        return differs(type
-            ? `came with Content-Type ${type}, not ${probe.contentType}`
-            : `came without Content-Type ${probe.contentType}`);
-    }
-    const encoding = served.headers['content-encoding'];
-    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-        return differs(encoding
-            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-            : `came without Content-Encoding: ${probe.contentEncoding}`);
-    }
-    return undefined;
-}
-const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`;
-const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
-/** The first wait, and the longest: the router's 2.5 s poll is waited out in a few short steps. */
-const verify_FIRST_WAIT_MS = 500;
-const verify_LONGEST_WAIT_MS = 10_000;
-/**
- * Fetches the probes until every one matches, within `timeoutMs`. An attempt stops at its first
- * mismatch (the host does not serve the build yet); a probe that matched is not fetched again (the
- * host served the build's bytes for it, and a publish only moves forward). The waits double from
- * FIRST_WAIT_MS to LONGEST_WAIT_MS, the last one cut to the bound; a permanent failure ends at once.
- */
-async function pollUntilLive(options) {
-    const { clock, signal, timeoutMs } = options;
-    const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }));
-    const started = clock.now();
-    const pending = [...options.probes];
-    let wait = verify_FIRST_WAIT_MS;
-    for (let attempt = 1;; attempt++) {
-        signal.throwIfAborted();
-        let mismatch;
-        while (pending.length) {
-            const answer = await options.fetch(pending[0]);
-            mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
-            if (mismatch)
-                break;
-            pending.shift();
-        }
-        const durationMs = clock.now() - started;
-        if (!mismatch)
-            return { verified: true, attempts: attempt, durationMs };
-        options.onAttempt?.(attempt, mismatch);
-        const left = timeoutMs - durationMs;
-        if (mismatch.permanent || left <= 0)
-            return { verified: false, attempts: attempt, durationMs, mismatch };
-        await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, verify_LONGEST_WAIT_MS);
-    }
-}
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
-function hostFetcher(url, options) {
-    const { origin, base, headers } = hostRequest(url, options.authorization);
-    return async (probe) => {
-        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
-        try {
-            const answer = await request(`${origin}${path}`, {
-                dispatcher: options.dispatcher,
-                method: probe.compare === 'size' ? 'HEAD' : 'GET',
-                headers,
-                signal: options.signal,
-                headersTimeout: options.stallMs,
-                bodyTimeout: options.stallMs,
-            });
-            const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
-            if (probe.compare === 'size') {
-                await answer.body.dump();
-                const length = served.headers['content-length'];
-                if (length !== undefined && /^\d+$/.test(length))
-                    served.bytes = Number(length);
-                return served;
-            }
-            if (answer.statusCode !== 200) {
-                await answer.body.dump();
-                return served;
-            }
-            const hash = createHash('sha256');
-            let bytes = 0;
-            for await (const chunk of answer.body) {
-                bytes += chunk.length;
-                // More than the file: no need to read the rest.
-                if (bytes > probe.file.size)
-                    break;
-                hash.update(chunk);
-            }
-            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
-        }
-        catch (error) {
-            options.signal.throwIfAborted();
-            return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) };
-        }
-    };
-}
-function flatHeaders(headers) {
-    const flat = {};
-    for (const [name, value] of Object.entries(headers)) {
-        flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return flat;
-}
-const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_TLS_CERT)/;
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
-function unreachable(error, host) {
-    const codes = errorCodes(error);
-    const code = codes.find((c) => c !== 'UND_ERR' && c.length > 0) ?? '';
-    if (codes.includes('ENOTFOUND'))
-        return {
-            reason: `could not be fetched: DNS: the host name ${host} does not resolve (ENOTFOUND)`,
-            permanent: true,
-        };
-    const tls = codes.find((c) => TLS_CODE.test(c));
-    if (tls)
-        return {
-            reason: `could not be fetched: TLS: the certificate of ${host} was refused (${tls})`,
-            permanent: true,
-        };
-    if (codes.includes('EAI_AGAIN'))
-        return {
-            reason: `could not be fetched: DNS: the host name ${host} could not be resolved for now (EAI_AGAIN)`,
-        };
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    return { reason: `could not be fetched: ${message}${code ? ` (${code})` : ''}` };
-}
-/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
-function verify_describeChecked(probes) {
-    return probes
-        .map((probe) => {
-        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
-        if (probe.contentType)
-            what.push(probe.contentType);
-        if (probe.contentEncoding)
-            what.push(`Content-Encoding: ${probe.contentEncoding}`);
-        return `${probe.urlPath} (${what.join(', ')})`;
-    })
-        .join(', ');
-}
-/** "after 2.6 s (3 attempts)". */
-function verify_describeTiming(verification) {
-    const { durationMs, attempts } = verification;
-    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
-}
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
-async function verifyLive(options) {
-    const { url, settings, run, logger } = options;
-    const probes = sampleProbes(options.manifest, options.serving);
-    if (options.record)
-        probes.push(recordProbe(options.record));
-    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${verify_describeChecked(probes)}`);
-    const polled = await pollUntilLive({
-        probes,
-        fetch: hostFetcher(url, {
-            dispatcher: run.dispatcher,
-            signal: run.signal,
-            stallMs: run.timeouts.stallMs,
-            authorization: options.authorization,
-        }),
-        timeoutMs: settings.timeoutMs,
-        clock: run.clock,
-        signal: run.signal,
-        sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
-    });
-    const seen = { ...polled, url, checked: probes };
-    if (seen.verified) {
-        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
-    }
-    return seen;
-}
-/** The record fetched whole: it matches only when the host serves this very build. */
-function recordProbe(record) {
-    const { path, size, sha256, contentType } = record;
-    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
-}
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
-function describeMismatch(url, mismatch) {
-    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/private.ts
 // Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
 // ever published to it, in the order the service needs: the user added (its password sent only as a
 // bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
 // publish. An empty basic-auth makes a private namespace public again.
-
 
 
 
@@ -41683,7 +42167,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     if (!wasPrivate)
         await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic');
     logger.info(wasPrivate
-        ? `Namespace ${name} is private: user ${auth.user} set again from ${Input.BasicAuth} (its password sent as a bcrypt hash)`
+        ? `Namespace ${name} is private: user ${auth.user} set again from ${inputName(Input.BasicAuth)} (its password sent as a bcrypt hash)`
         : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
             '(its password sent as a bcrypt hash), basic auth on');
     const others = before?.users.filter((user) => user !== auth.user) ?? [];
@@ -41703,58 +42187,38 @@ async function makePublic(target, before) {
     const removed = before.users.length
         ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
         : '';
-    logger.info(`${Input.BasicAuth} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+    logger.info(`${inputName(Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
 /**
- * Polls the host's `/` without credentials until it answers 401, with the backoff of the seen-live
- * checks (verify.ts); anything else (nothing served yet, what it served before) is waited out.
+ * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
+ * checks); anything else (nothing served yet, what it served before) is waited out.
  */
 function privateHostWaiter(options) {
-    const { clock, signal, timeoutMs, logger } = options;
-    const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }));
+    const { timeoutMs, logger } = options;
     return async (url) => {
-        const { origin, base, headers } = hostRequest(url);
+        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
+        const fetchRoot = hostFetcher(url, options);
+        const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
         logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
-        const started = clock.now();
-        let wait = FIRST_WAIT_MS;
-        for (let attempt = 1;; attempt++) {
-            signal.throwIfAborted();
-            const seen = await statusOf(`${origin}${base}/`, headers, options);
-            const durationMs = clock.now() - started;
-            if (seen === 401) {
-                logger.info(`${url} answers 401 without credentials (after ${(durationMs / 1000).toFixed(1)} s): it is private`);
-                return;
-            }
-            const what = typeof seen === 'number' ? `answers ${seen}` : seen;
-            logger.debug(`Check ${attempt}: ${url} ${what} without credentials`);
-            const left = timeoutMs - durationMs;
-            if (left <= 0) {
-                throw new Error(`${url} still ${what} without credentials after ${(durationMs / 1000).toFixed(1)} s: the build was not ` +
-                    `published to it, as it would not be private. Run again (the CDN may be slow: ${Input.VerifyTimeout} bounds the wait)`);
-            }
-            await sleep(Math.min(wait, left), signal);
-            wait = Math.min(wait * 2, LONGEST_WAIT_MS);
-        }
-    };
-}
-async function statusOf(url, headers, options) {
-    try {
-        const answer = await request(url, {
-            dispatcher: options.dispatcher,
-            method: 'HEAD',
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
+        const check = async () => {
+            const seen = await fetchRoot(root);
+            if ('reason' in seen)
+                return { what: seen.reason, permanent: seen.permanent };
+            return seen.status === 401 ? undefined : { what: `answers ${seen.status}` };
+        };
+        const polled = await pollUntil(check, {
+            ...options,
+            onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
         });
-        await answer.body.dump();
-        return answer.statusCode;
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        return `could not be fetched (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-    }
+        const after = `${(polled.durationMs / 1000).toFixed(1)} s`;
+        if (polled.seen) {
+            logger.info(`${url} answers 401 without credentials (after ${after}): it is private`);
+            return;
+        }
+        throw new Error(`${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
+            `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`);
+    };
 }
 /** What the summary and the comment say of a private namespace: never its password. */
 function private_privateNote(user) {
@@ -41847,7 +42311,7 @@ function renderComment(view) {
     const { state } = view;
     const rows = [];
     const preview = (url) => (PLAIN_URL.test(url) ? `[${url}](${url})` : markdownCode(url));
-    const domainLink = (domain) => rules_isValidDomain(domain) ? `[${domain}](https://${domain}/)` : markdownCode(domain);
+    const domainLink = (domain) => isValidDomain(domain) ? `[${domain}](https://${domain}/)` : markdownCode(domain);
     // An active custom domain is the link shown first; one that is not serves nothing yet.
     const domainActive = state.domain !== undefined && state.domainStatus === 'active';
     if (state.domain && domainActive)
@@ -41952,11 +42416,34 @@ function describeGitHubError(error) {
         return `${status} ${message}`;
     if (!isGitHubConnectionError(error))
         return message;
-    const code = retry_errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
+    const code = errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
     return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
 }
 
+;// CONCATENATED MODULE: ./src/actions/octokit.ts
+// What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
+// leaves with the run's secrets redacted: one Octokit plugin every client is made with.
+
+/** What Octokit needs as it is: where and how to send the request. */
+const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType']);
+/**
+ * Every parameter of every request (a comment's body, a status's description) redacted before it is
+ * sent: the last writer of what goes to GitHub, whatever made the text. The token's header is not a
+ * parameter: it is sent as it must be.
+ */
+const redactRequests = (octokit) => {
+    // In place: the hooks of a request share its options (the token's hook reads the same object).
+    octokit.hook.before('request', (options) => {
+        const parameters = options;
+        for (const key of Object.keys(parameters))
+            if (!TRANSPORT.has(key))
+                parameters[key] = runSecrets.redactValue(parameters[key]);
+    });
+    return {};
+};
+
 ;// CONCATENATED MODULE: ./src/actions/comment.ts
+
 
 
 
@@ -41971,64 +42458,77 @@ function stickyComment(options) {
     return new PreviewComment(options);
 }
 /**
- * The decision after the failed attempt `attempt` (0 for the first): a retry of what a retry can fix,
- * unless the retries are spent or it timed out and `retryTimeouts` is false; never waiting past the
- * budget's end, `remainingMs` away.
+ * The GitHub calls' classifier: a retry of what a retry can fix (no answer in time, a connection lost,
+ * GitHub's own failure or rate limit, after the retry-after it asks for), except a time-out when
+ * `retryTimeouts` is false.
  */
-function decideCall(failure, attempt, bounds, retryTimeouts, remainingMs) {
-    const timedOut = failure instanceof GitHubCallError;
-    if (!retryable(failure) || (timedOut && !retryTimeouts) || attempt >= bounds.retries)
-        return { kind: 'fail' };
-    return { kind: 'retry', waitMs: Math.min(bounds.retryDelayMs * 2 ** attempt, Math.max(0, remainingMs)) };
+function githubVerdict(failure, retryTimeouts) {
+    if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError))
+        return false;
+    const asked = failure.response?.headers?.['retry-after'];
+    return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true;
 }
-/** Runs GitHub calls, each with its time-out, retrying what a retry can fix, all within one budget. */
+/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
 class BoundedCalls {
     #bounds;
+    #policy;
+    #logger;
     #created = Date.now();
-    #deadline;
-    constructor(bounds) {
+    constructor(bounds, logger) {
         this.#bounds = bounds;
-        this.#deadline = this.#created + bounds.budgetMs;
+        this.#policy = retryPolicy({
+            retries: bounds.retries,
+            baseDelayMs: bounds.retryDelayMs,
+            maxDelayMs: bounds.budgetMs,
+            maxElapsedMs: bounds.budgetMs,
+            deadlineAt: this.#created + bounds.budgetMs,
+        });
+        this.#logger = { info: (line) => logger.info(line), debug: () => { } };
     }
     /** Ends the budget within `ms` from now, if it would end later. */
     shorten(ms) {
-        this.#deadline = Math.min(this.#deadline, Date.now() + ms);
+        this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + ms);
     }
     /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
     async run(call, retryTimeouts = true) {
-        for (let attempt = 0;; attempt++) {
-            const result = await this.#attempt(call);
-            if ('value' in result)
-                return result.value;
-            const decision = decideCall(result.failure, attempt, this.#bounds, retryTimeouts, this.#deadline - Date.now());
-            if (decision.kind === 'fail') {
-                throw attempt > 0 && result.failure instanceof Error
-                    ? new RetriedCallError(result.failure, attempt + 1)
-                    : result.failure;
+        let attempts = 0;
+        let last;
+        const attempt = async () => {
+            attempts++;
+            try {
+                return await this.#attempt(call);
             }
-            await (0,promises_namespaceObject.setTimeout)(decision.waitMs);
+            catch (error) {
+                last = error;
+                throw error;
+            }
+        };
+        try {
+            return await withRetries('GitHub call', attempt, (failure) => githubVerdict(failure, retryTimeouts), this.#policy, this.#logger);
+        }
+        catch (error) {
+            if (attempts > 1 && last instanceof Error)
+                throw new RetriedCallError(last, attempts);
+            throw last ?? error;
         }
     }
     async #attempt(call) {
-        const remaining = this.#deadline - Date.now();
+        const deadline = this.#policy.deadlineAt;
+        const remaining = deadline - Date.now();
         if (remaining <= 0)
-            throw new GitHubCallError(`GitHub took more than ${(this.#deadline - this.#created) / 1000} s in all`);
+            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
         const timeout = Math.min(this.#bounds.callTimeoutMs, remaining);
         // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
         // let the process end with the step's outcome unwritten.
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeout);
         try {
-            return { value: await call(controller.signal) };
+            return await call(controller.signal);
         }
         catch (error) {
-            return controller.signal.aborted
-                ? {
-                    failure: new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, {
-                        cause: error,
-                    }),
-                }
-                : { failure: error };
+            if (!controller.signal.aborted)
+                throw error;
+            throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error });
         }
         finally {
             clearTimeout(timer);
@@ -42048,13 +42548,13 @@ class PreviewComment {
     #identity;
     constructor(options) {
         this.#options = options;
-        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds });
+        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger);
         const [owner = '', repo = ''] = options.repository.split('/');
         this.#owner = owner;
         this.#repo = repo;
         // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
         // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-        this.#octokit = Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then((github) => github.getOctokit(options.token));
+        this.#octokit = Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then((github) => github.getOctokit(options.token, {}, redactRequests));
         this.#marker = previewMarker(options.key);
     }
     async load() {
@@ -42091,7 +42591,7 @@ class PreviewComment {
         }
         catch (error) {
             // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
-            const refused = [401, 403, 404].includes(comment_statusOf(error) ?? 0);
+            const refused = [401, 403, 404].includes(statusOf(error) ?? 0);
             logger.warning(`Could not comment on #${issue}: ${comment_describe(error)}. The deploy itself is fine` +
                 (refused
                     ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
@@ -42214,7 +42714,7 @@ class PreviewComment {
         }
         catch (error) {
             // Deleted already (by a run that saw the same two): nothing left to do.
-            if (comment_statusOf(error) !== 404)
+            if (statusOf(error) !== 404)
                 throw error;
         }
     }
@@ -42244,7 +42744,7 @@ function comment_describe(error) {
         : describeGitHubError(error);
 }
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
-function comment_statusOf(error) {
+function statusOf(error) {
     const failure = lastFailure(error);
     return failure instanceof GitHubCallError ? undefined : githubStatus(failure);
 }
@@ -42269,11 +42769,12 @@ function lastFailure(error) {
 function retryable(error) {
     if (error instanceof GitHubCallError)
         return !error.message.includes('in all');
-    const status = comment_statusOf(error);
+    const status = statusOf(error);
     return status === undefined || status === 429 || status >= 500;
 }
 
 ;// CONCATENATED MODULE: ./src/actions/deployments.ts
+
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000;
@@ -42291,7 +42792,7 @@ async function retireDeployments(options) {
     const request = { signal: controller.signal };
     try {
         const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = github.getOctokit(options.token);
+        const octokit = github.getOctokit(options.token, {}, redactRequests);
         let retired = 0;
         for (const ref of new Set(options.refs)) {
             const { data: deployments } = await octokit.rest.repos.listDeployments({
@@ -42384,6 +42885,18 @@ function readEvent(env, payload, pullRequestInput) {
     }
     return { name, repository, repositoryUrl, runUrl, ref, pullRequest };
 }
+/**
+ * A deploy on a pull request event whose event file names no pull request (missing, unreadable, not
+ * its JSON) fails: deployed as a push, a closed pull request's preview would get the build instead of
+ * being retired, and no comment would be kept.
+ */
+function checkPullRequestRead(event, env) {
+    if (!PULL_REQUEST_EVENTS.has(event.name) || event.pullRequest)
+        return;
+    throw new Error(`This is a ${event.name} run, but its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'}) ` +
+        'could not be read as a pull request event, so nothing was deployed: without its pull request the run ' +
+        'would deploy as a push (no preview comment, and a closed pull request deployed instead of retired)');
+}
 /** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */
 function whenNoToken(policy, event) {
     if (policy === 'fail')
@@ -42395,83 +42908,954 @@ function whenNoToken(policy, event) {
             skip: true,
             reason: `Pull request #${event.pullRequest.number} comes from a fork, and GitHub does not give secrets to runs of ` +
                 'fork pull requests, so the token is empty: the deploy is skipped. To deploy previews of forks, build in ' +
-                'this workflow and deploy from a workflow_run workflow (see the README), or set if-no-token: fail to make this an error.',
+                'this workflow and deploy from a workflow_run workflow (see docs/previews.md), or set if-no-token: fail to make this an error.',
         };
     }
     return { skip: false };
 }
 
-;// CONCATENATED MODULE: ./src/deploy/rollback.ts
-// When a publish is not seen live within `verify-timeout`: `on-verify-failure` chooses between putting
-// the namespace back on the version it served before (rollback), failing as it is (fail), and a
-// warning (warn). Never a silent success.
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
+// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
+// machine names in the usual environment variables, else the first at its usual install path on this
+// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
+// /usr/bin/chromium.
 
 
 
-/** The deploy published a build its namespace's host did not serve within the bound. */
-class NotLiveError extends Error {
-    name = 'NotLiveError';
-    verification;
-    constructor(message, verification, options) {
-        super(message, options);
-        this.verification = verification;
+
+/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
+const BROWSER_ENV = (/* unused pure expression or super */ null && (['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH']));
+/** The install paths looked at, for each OS, in order. */
+function installPaths(platform, env) {
+    if (platform === 'darwin') {
+        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
+        return env.HOME ? [...apps, ...apps.map((app) => path.posix.join(env.HOME, app))] : apps;
+    }
+    if (platform === 'win32') {
+        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
+        return roots.flatMap((root) => [
+            path.win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+            path.win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
+        ]);
+    }
+    return [
+        '/usr/bin/google-chrome',
+        '/usr/bin/google-chrome-stable',
+        '/usr/bin/chromium',
+        '/usr/bin/chromium-browser',
+        '/snap/bin/chromium',
+        '/opt/google/chrome/chrome',
+    ];
+}
+function isRunnable(file) {
+    try {
+        if (!statSync(file).isFile())
+            return false;
+        accessSync(file, process.platform === 'win32' ? constants.F_OK : constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
     }
 }
-function isNotLive(error) {
-    return error instanceof NotLiveError;
+/**
+ * The browser to open, or why there is none: a `browser` input that is not a browser here is said
+ * as such (its path named), never replaced by another.
+ */
+function browser_findBrowser(options) {
+    const runnable = options.runnable ?? isRunnable;
+    const given = options.given?.trim();
+    if (given) {
+        return runnable(given)
+            ? { path: given, from: inputName(Input.Browser) }
+            : { missing: `${inputName(Input.Browser)} is ${given}, which is not a program this runner can run` };
+    }
+    for (const name of BROWSER_ENV) {
+        const value = options.env[name]?.trim();
+        if (value && runnable(value))
+            return { path: value, from: name };
+    }
+    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
+    if (found)
+        return { path: found, from: found };
+    return {
+        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
+            `set ${inputName(Input.Browser)} to one's path, or install one (apt-get install chromium)`,
+    };
 }
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
-function rollback_notLiveAccount(seen) {
-    const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
-    if (seen.mismatch?.permanent)
-        return `${seen.url} could not be checked: ${instead}`;
-    return `${seen.url} did not serve this build within ${verify_describeTiming(seen)}: ${instead}`;
+/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
+function browser_browserName(file, version) {
+    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
+    const lower = file.toLowerCase();
+    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
+    return major ? `${product} ${major}` : product;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it.
+
+
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function verdict_judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+/** One problem, in words, naming the URL or the message. */
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
 }
 /**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
  */
-async function rollBack(client, gameId, namespaceId, published, seen, logger) {
-    const previous = published.replacedVersionId;
-    if (!published.created || !previous || previous === published.versionId)
-        return undefined;
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
+            `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
+// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
+// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
+// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
+// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+
+
+
+
+/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
+function launchArgs(platform) {
+    return [
+        ...(platform === 'linux' ? ['--no-sandbox'] : []),
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1280,720',
+    ];
+}
+/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
+async function watch_watchPage(options) {
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const browser = await puppeteer.launch({
+        executablePath: options.browserPath,
+        headless: true,
+        pipe: true,
+        args: launchArgs(process.platform),
+        defaultViewport: { width: 1280, height: 720 },
+        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: options.loadTimeoutMs,
+    });
+    const close = () => void browser.close().catch(() => undefined);
+    options.signal.addEventListener('abort', close, { once: true });
     try {
-        await client.setNamespaceVersion(gameId, namespaceId, previous);
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: [],
+            answered: 0,
+        };
+        const page = await browser.newPage();
+        const inFlight = listen(page, seen);
+        const cdp = await page.createCDPSession();
+        await listenForExceptions(cdp, seen);
+        if (options.basicAuth)
+            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
+        await load(page, seen, options);
+        await settle(page, inFlight, options);
+        await readEngineReports(page, seen);
+        await screenshot(browser, page, seen, options);
+        options.signal.throwIfAborted();
+        return seen;
+    }
+    finally {
+        options.signal.removeEventListener('abort', close);
+        await browser.close().catch(() => undefined);
+    }
+}
+/** Records what happens on the page; returns the requests in flight. */
+function listen(page, seen) {
+    const inFlight = new Set();
+    const refused = new Set();
+    const problem = (p) => seen.problems.push(p);
+    page.on('console', (message) => {
+        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
+        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
+            return;
+        problem({ kind: 'console', message: message.text(), url: message.location().url });
+    });
+    page.on('dialog', (dialog) => {
+        problem({ kind: 'alert', message: dialog.message() });
+        void dialog.dismiss().catch(() => undefined);
+    });
+    page.on('request', (request) => void inFlight.add(request));
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame())
+            inFlight.clear();
+    });
+    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
+    page.on('response', (response) => {
+        const request = response.request();
+        if (!web(request.url()) || icon(request))
+            return;
+        if (response.status() < 400)
+            return void seen.answered++;
+        refused.add(request);
+        problem({ kind: 'request', url: request.url(), status: response.status() });
+    });
+    page.on('requestfinished', (request) => void inFlight.delete(request));
+    page.on('requestfailed', (request) => {
+        inFlight.delete(request);
+        const failure = request.failure()?.errorText ?? 'failed';
+        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
+        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
+        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
+            return;
+        problem({ kind: 'request', url: request.url(), failure });
+    });
+    return inFlight;
+}
+const web = (url) => url.startsWith('http:') || url.startsWith('https:');
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
+/**
+ * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
+ * script read as text), which the driver's page errors leave out.
+ */
+async function listenForExceptions(cdp, seen) {
+    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
+        const frame = details.stackTrace?.callFrames[0];
+        const url = frame?.url || details.url;
+        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
+        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
+        const what = details.exception?.description?.split('\n')[0] ?? details.text;
+        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
+    });
+    await cdp.send('Runtime.enable');
+}
+/**
+ * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
+ * page loads from never sees the credentials.
+ */
+async function answerAuth(cdp, origin, auth) {
+    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
+    cdp.on('Fetch.requestPaused', (event) => {
+        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    });
+    cdp.on('Fetch.authRequired', (event) => {
+        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
+        void cdp
+            .send('Fetch.continueWithAuth', {
+            requestId: event.requestId,
+            authChallengeResponse: ours
+                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
+                : { response: 'CancelAuth' },
+        })
+            .catch(() => undefined);
+    });
+}
+async function load(page, seen, options) {
+    const started = options.now();
+    try {
+        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
+        seen.loadMs = options.now() - started;
     }
     catch (error) {
-        throw new NotLiveError(`Not live: ${rollback_notLiveAccount(seen)}. Putting the namespace back on version ${previous}, which it served ` +
-            `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+        options.signal.throwIfAborted();
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        seen.problems.push({ kind: 'load', message });
     }
-    logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
-    return previous;
 }
 /**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
  */
-function notLive(onFailure, seen, published, nameId, logger) {
-    const account = rollback_notLiveAccount(seen);
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
+async function settle(page, inFlight, options) {
+    await sleep(options.watchMs, options.signal);
+    const until = options.now() + options.watchMs;
+    while (inFlight.size && options.now() < until && !page.isClosed())
+        await sleep(100, options.signal);
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        signal.throwIfAborted();
+        const timer = setTimeout(done, ms);
+        function done() {
+            signal.removeEventListener('abort', abort);
+            resolve();
+        }
+        function abort() {
+            clearTimeout(timer);
+            reject(signal.reason);
+        }
+        signal.addEventListener('abort', abort, { once: true });
+    });
+}
+async function readEngineReports(page, seen) {
+    const reports = await page.evaluate(engineReports).catch(() => []);
+    // Unity's template alerts what its banner shows: said once.
+    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
+    for (const report of reports)
+        if (!alerted.has(report.message))
+            seen.problems.push({ kind: 'engine', ...report });
+}
+/** The viewport as a PNG, and what the largest canvas on it shows. */
+async function screenshot(browser, page, seen, options) {
+    const rect = await page
+        .evaluate(() => {
+        const { document, innerWidth, innerHeight } = globalThis;
+        let best;
+        for (const canvas of document.querySelectorAll('canvas')) {
+            const r = canvas.getBoundingClientRect();
+            const x = Math.max(0, r.left);
+            const y = Math.max(0, r.top);
+            const width = Math.min(innerWidth, r.right) - x;
+            const height = Math.min(innerHeight, r.bottom) - y;
+            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+                best = { x, y, width, height };
+        }
+        return best;
+    })
+        .catch(() => undefined);
+    await mkdir(path.dirname(options.screenshotFile), { recursive: true });
+    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
+    seen.screenshot = options.screenshotFile;
+    if (rect)
+        seen.canvas = await countColours(browser, Buffer.from(png), rect);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
+// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
+// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
+// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
+
+
+
+
+
+
+
+
+
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+class SmokeTestError extends Error {
+    name = 'SmokeTestError';
+    smoke;
+    constructor(message, smoke, options) {
+        super(message, options);
+        this.smoke = smoke;
+    }
+}
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const LOAD_TIMEOUT_MS = 60_000;
+/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+async function smokeTest(options) {
+    const { inputs, logger } = options;
+    if (!inputs.smoke.enabled)
+        return;
+    const smoke = await logger.group('Smoke test', () => look(options));
+    options.journal.smoke = smoke;
+    if (smoke.status !== 'failed')
+        return;
+    const onFailure = inputs.verify.onFailure;
+    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
     if (onFailure === 'warn') {
-        logger.warning(`Not seen live: ${account}. ${Input.OnVerifyFailure} is warn: the run succeeds with verified false, ` +
-            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+        logger.warning(`Smoke test: ${account} ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
         return;
     }
-    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
-    const after = seen.rolledBackTo !== undefined
-        ? `${Namespace} was put back on version ${seen.rolledBackTo}, which it served before.`
-        : onFailure === 'fail'
-            ? `${Input.OnVerifyFailure} is fail: ${namespace} stays on ${version}.`
-            : !published.created
-                ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
-    throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
+    const namespaceId = options.journal.provisioned.namespaceId;
+    if (onFailure === 'rollback' && namespaceId) {
+        try {
+            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
+        }
+        catch (error) {
+            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
+                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
+        }
+    }
+    const nameId = options.journal.provisioned.nameId;
+    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
+}
+/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
+async function look(options) {
+    const { inputs, logger, url } = options;
+    const { smoke: settings } = inputs;
+    const browser = findBrowser({
+        given: settings.browser,
+        env: options.env ?? process.env,
+        platform: process.platform,
+    });
+    if ('missing' in browser) {
+        const line = `skipped: ${browser.missing}`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
+    let seen;
+    try {
+        seen = await (options.watch ?? watchPage)({
+            browserPath: browser.path,
+            url,
+            basicAuth: inputs.target.basicAuth,
+            watchMs: settings.watchMs,
+            loadTimeoutMs: LOAD_TIMEOUT_MS,
+            screenshotFile: await screenshotFile(options),
+            signal: options.run.signal,
+            now: () => options.run.clock.now(),
+        });
+    }
+    catch (error) {
+        options.run.signal.throwIfAborted();
+        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
+        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    const smoke = judge(seen, settings.watchMs);
+    logger.info(`Smoke test: ${smoke.line}`);
+    if (smoke.screenshot)
+        logger.info(`Screenshot: ${smoke.screenshot}`);
+    return smoke;
+}
+async function screenshotFile(options) {
+    const dir = options.tempDirRemoved
+        ? await mkdtemp(path.join(os.tmpdir(), 'gamehost-smoke-'))
+        : options.tempDir;
+    return path.join(dir, `gamehost-screenshot-${process.pid}.png`);
+}
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
+// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+/** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
+function report_smokeSentence(smoke) {
+    const parts = [smoke.line];
+    if (smoke.remedy)
+        parts.push(smoke.remedy);
+    if (smoke.rolledBackTo)
+        parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`);
+    return parts.join('; ');
+}
+/** What a re-run does after a game that did not start. */
+function smokeRerun(smoke) {
+    const now = smoke.rolledBackTo
+        ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
+        : '';
+    return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/sizes.ts
+// What changed in size: this build compared with what a base namespace serves (compare-with), read
+// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
+// always shown, the other changes largest first, in a table of a few rows.
+
+
+/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
+const SIZE_ROWS_SHOWN = 15;
+/** The build (`manifest`) compared with the base's record. */
+function compareSizes(base, record, manifest) {
+    const before = new Map(record.files.map((f) => [f.path, f.size]));
+    const after = new Map(manifest.files.map((f) => [f.path, f.size]));
+    const rows = [];
+    for (const [path, size] of after) {
+        rows.push({ path, before: before.get(path), after: size, engine: isHeavyEngineFile(path) });
+    }
+    for (const [path, size] of before) {
+        if (!after.has(path))
+            rows.push({ path, before: size, engine: isHeavyEngineFile(path) });
+    }
+    const changed = rows.filter((row) => row.before !== row.after);
+    const byChange = (a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) ||
+        (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
+        (a.path < b.path ? -1 : 1);
+    const engine = rows.filter((row) => row.engine).sort(byChange);
+    const others = changed.filter((row) => !row.engine).sort(byChange);
+    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
+    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
+    const shown = [...engineShown, ...othersShown];
+    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
+    return {
+        base,
+        baseCommit: record.commit,
+        totalBefore: record.totalBytes,
+        totalAfter: manifest.totalBytes,
+        rows: shown.sort(byChange),
+        more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
+        added: rows.filter((row) => row.before === undefined).length,
+        removed: rows.filter((row) => row.after === undefined).length,
+        changed: changed.length,
+    };
+}
+/** after - before, a new file's whole size, a removed file's negated. */
+function delta(row) {
+    return (row.after ?? 0) - (row.before ?? 0);
+}
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+function sizes_describeDelta(before, after) {
+    const change = (after ?? 0) - (before ?? 0);
+    if (after === undefined)
+        return `removed (${signed(change)})`;
+    if (before === undefined)
+        return `new (${signed(change)})`;
+    if (change === 0)
+        return 'no change';
+    const percent = before > 0 ? ` (${change > 0 ? '+' : ''}${((change / before) * 100).toFixed(1)}%)` : '';
+    return `${signed(change)}${percent}`;
+}
+function signed(bytes) {
+    return `${bytes < 0 ? '-' : '+'}${format_formatBytes(Math.abs(bytes))}`;
+}
+/** A size, or `-` for a file one side does not have. */
+function sizes_sizeCell(bytes) {
+    return bytes === undefined ? '-' : format_formatBytes(bytes);
+}
+/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
+function sizes_sizeSummary(change) {
+    const { totalBefore, totalAfter } = change;
+    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
+    return `Total ${format_formatBytes(totalBefore)} → ${format_formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
+}
+/** The line under the table for the changes it leaves out; undefined when it shows every one. */
+function sizes_moreLine(change) {
+    const { count, delta: sum } = change.more;
+    if (!count)
+        return undefined;
+    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
+}
+
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/deploy/glob.ts
+// The `files` patterns, as @actions/glob reads them (minimatch with dot, nobrace, noext, nonegate,
+// nocomment, nocase on Windows; implicit descendants; a later pattern overriding an earlier one), for
+// the action and the CLI alike. Matched without regular expressions: a backtracking regex takes
+// minutes for a star before each of a dozen letters against a long name; here a segment is matched in
+// time proportional to the name's length times the pattern's.
+
+
+const GLOBSTAR = Symbol('**');
+const STAR = Symbol('*');
+const ONE = Symbol('?');
+/**
+ * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
+ * workflow's patterns select the same files on every runner (a glob character is matched literally
+ * with a class: `[*]`).
+ */
+const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
+/** Checks patterns: relative, and never reaching above the root. */
+function checkPatterns(patterns) {
+    for (const raw of patterns) {
+        const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
+        if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
+            throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`);
+        }
+        if (pattern.split(/[\\/]/).includes('..')) {
+            throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`);
+        }
+    }
+}
+/**
+ * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
+ * that matches it, or a folder above it, decides (`!` excludes).
+ */
+function glob_fileSelector(patterns, nocase = process.platform === 'win32') {
+    const rules = patterns.map((pattern) => compileRule(pattern, nocase));
+    const [only] = rules;
+    if (rules.length === 1 && !only.exclude && only.segments.length === 1 && only.segments[0] === GLOBSTAR) {
+        return () => true;
+    }
+    return (relative) => {
+        const parts = (nocase ? relative.toLowerCase() : relative).split('/');
+        let chosen = false;
+        for (const rule of rules) {
+            if (chosen === rule.exclude && matchesRule(rule, parts))
+                chosen = !rule.exclude;
+        }
+        return chosen;
+    };
+}
+function compileRule(raw, nocase) {
+    let pattern = sitePattern(raw);
+    const exclude = pattern.startsWith('!');
+    if (exclude)
+        pattern = pattern.slice(1);
+    if (nocase)
+        pattern = pattern.toLowerCase();
+    const normal = path.posix.normalize(pattern);
+    const body = normal.replace(/\/+$/, '');
+    const directoryOnly = normal.endsWith('/') && body !== '.';
+    const segments = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment);
+    return {
+        exclude,
+        segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
+        directoryOnly,
+    };
+}
+function compileSegment(segment) {
+    if (segment === '**')
+        return GLOBSTAR;
+    if (!/[*?[]/.test(segment))
+        return segment;
+    const tokens = [];
+    for (let i = 0; i < segment.length; i++) {
+        const char = segment[i];
+        if (char === '*') {
+            if (tokens.at(-1) !== STAR)
+                tokens.push(STAR);
+        }
+        else if (char === '?')
+            tokens.push(ONE);
+        else if (char === '[') {
+            const parsed = parseClass(segment, i);
+            if (parsed) {
+                tokens.push(parsed.test);
+                i = parsed.end;
+            }
+            else
+                tokens.push(char);
+        }
+        else
+            tokens.push(char);
+    }
+    return tokens;
+}
+const POSIX_CLASSES = {
+    alnum: /[\p{L}\p{Nl}\p{Nd}]/u,
+    alpha: /[\p{L}\p{Nl}]/u,
+    ascii: /[^\u0080-\uffff]/,
+    blank: /[\p{Zs}\t]/u,
+    cntrl: /\p{Cc}/u,
+    digit: /\p{Nd}/u,
+    graph: /[^\p{Z}\p{C}]/u,
+    lower: /\p{Ll}/u,
+    print: /[^\p{C}]/u,
+    punct: /\p{P}/u,
+    space: /[\p{Z}\t\r\n\v\f]/u,
+    upper: /\p{Lu}/u,
+    word: /[\p{L}\p{Nl}\p{Nd}\p{Pc}]/u,
+    xdigit: /[A-Fa-f0-9]/,
+};
+/** A `[...]` class at `start`: its test of one character and where it ends; undefined when unclosed. */
+function parseClass(segment, start) {
+    let i = start + 1;
+    const negated = segment[i] === '!' || segment[i] === '^';
+    if (negated)
+        i++;
+    const tests = [];
+    for (let first = true; i < segment.length; first = false) {
+        const char = segment[i];
+        if (char === ']' && !first) {
+            return { test: (c) => tests.some((t) => t(c)) !== negated, end: i };
+        }
+        const posix = char === '[' && /^\[:([a-z]+):\]/.exec(segment.slice(i));
+        if (posix && POSIX_CLASSES[posix[1]]) {
+            const re = POSIX_CLASSES[posix[1]];
+            tests.push((c) => re.test(c));
+            i += posix[0].length;
+        }
+        else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
+            const low = char;
+            const high = segment[i + 2];
+            tests.push((c) => c >= low && c <= high);
+            i += 3;
+        }
+        else {
+            tests.push((c) => c === char);
+            i++;
+        }
+    }
+    return undefined;
+}
+/**
+ * Whether the rule matches the path (`parts`, its segments) or, as implicit descendants, a folder
+ * above it: the states are the pattern's segments reached so far, each path segment taken once.
+ */
+function matchesRule(rule, parts) {
+    const { segments } = rule;
+    const end = segments.length;
+    let states = closure(segments, [0]);
+    for (let k = 0; k < parts.length; k++) {
+        if (k > 0 && states.includes(end))
+            return true;
+        const part = parts[k];
+        const next = [];
+        for (const i of states) {
+            if (i === end)
+                continue;
+            const segment = segments[i];
+            if (segment === GLOBSTAR)
+                next.push(i);
+            else if (typeof segment === 'string' ? segment === part : matchesName(segment, part))
+                next.push(i + 1);
+        }
+        if (!next.length)
+            return false;
+        states = closure(segments, next);
+    }
+    return !rule.directoryOnly && states.includes(end);
+}
+/** The states with those a `**` may reach by matching no segment, each once. */
+function closure(segments, states) {
+    const all = new Set();
+    for (let i of states) {
+        all.add(i);
+        while (segments[i] === GLOBSTAR)
+            all.add(++i);
+    }
+    return [...all];
+}
+/**
+ * Whether one name matches a segment's tokens: a `*` remembered, the name retried one character
+ * further from the last `*` on a mismatch, so each character meets each token at most once per `*`.
+ */
+function matchesName(tokens, name) {
+    let t = 0;
+    let i = 0;
+    let starToken = -1;
+    let starAt = 0;
+    while (i < name.length) {
+        const token = tokens[t];
+        if (token === STAR) {
+            starToken = t++;
+            starAt = i;
+            continue;
+        }
+        if (token !== undefined &&
+            (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i])))) {
+            t++;
+            i++;
+            continue;
+        }
+        if (starToken < 0)
+            return false;
+        t = starToken + 1;
+        i = ++starAt;
+    }
+    while (tokens[t] === STAR)
+        t++;
+    return t === tokens.length;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/walk.ts
+// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
+// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
+// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
+// batches, so a cancel is heard whatever the tree.
+
+
+
+
+
+
+
+
+/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
+const LISTING_AHEAD = 16;
+const ENTRIES_A_TURN = 1024;
+/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+const REPLACEMENT = '\uFFFD';
+const isHidden = (name) => name.startsWith('.');
+/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
+async function walkSite({ root, patterns, includeHidden, signal }) {
+    const selected = fileSelector(patterns);
+    const walked = { found: [], others: new Set(), hidden: [] };
+    let handled = 0;
+    let level = [root];
+    while (level.length) {
+        const next = [];
+        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
+        // only the listings of those few are held at once.
+        const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
+        for (let i = 0; i < level.length; i++) {
+            const dir = level[i];
+            const entries = await ahead[i % LISTING_AHEAD];
+            if (i + LISTING_AHEAD < level.length)
+                ahead[i % LISTING_AHEAD] = listFolder(level[i + LISTING_AHEAD]);
+            for (const entry of entries) {
+                if (++handled % ENTRIES_A_TURN === 0)
+                    await yieldToEventLoop();
+                signal?.throwIfAborted();
+                if (entry.name.includes(REPLACEMENT))
+                    await refuseUndecodable(root, dir);
+                const entryPath = `${dir}${path.sep}${entry.name}`;
+                if (!includeHidden && isHidden(entry.name)) {
+                    walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
+                }
+                else if (entry.isDirectory())
+                    next.push(entryPath);
+                else if (selected(relativeSitePath(root, entryPath))) {
+                    walked.found.push(entryPath);
+                    if (!entry.isFile())
+                        walked.others.add(entryPath);
+                }
+            }
+        }
+        level = next;
+    }
+    walked.hidden.sort();
+    return walked;
+}
+/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+function listFolder(dir) {
+    const listing = readdir(dir, { withFileTypes: true });
+    listing.catch(() => { });
+    return listing;
+}
+/**
+ * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
+ * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
+ */
+function relativeSitePath(root, absolutePath, pathApi = path) {
+    const relative = absolutePath.startsWith(root + pathApi.sep)
+        ? absolutePath.slice(root.length + 1)
+        : pathApi.relative(root, absolutePath);
+    return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
+}
+/**
+ * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
+ * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
+ * path that no longer leads to the file. A name with a real U+FFFD passes.
+ */
+async function refuseUndecodable(root, folder) {
+    const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
+    const names = [];
+    for (const name of await readdir(folder, { encoding: 'buffer' })) {
+        if (!isUtf8(name))
+            names.push(prefix + escapeBytes(name));
+    }
+    if (!names.length)
+        return;
+    names.sort();
+    const one = names.length === 1;
+    throw new UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
+}
+/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
+function escapeBytes(name) {
+    let text = '';
+    for (const byte of name) {
+        text +=
+            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+                ? String.fromCharCode(byte)
+                : `\\x${byte.toString(16).padStart(2, '0')}`;
+    }
+    return text;
+}
+/** The line that says which hidden files and folders were left out, and how to upload them. */
+function walk_hiddenLeftOut(hidden) {
+    if (!hidden.length)
+        return undefined;
+    const shown = hidden.slice(0, 5).join(', ');
+    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
+    const folders = hidden.filter((name) => name.endsWith('/')).length;
+    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
+    const what = [
+        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
+        ...(folders ? [counted(folders, 'folder')] : []),
+    ].join(' and ');
+    return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
+
+
 
 
 
@@ -42503,6 +43887,8 @@ function deployOutputs(result) {
         [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
         [Output.Verified]: result.verification?.verified ?? false,
+        [Output.SmokeTest]: result.smoke?.status ?? null,
+        [Output.Screenshot]: result.smoke?.screenshot ?? null,
     };
 }
 /** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
@@ -42593,9 +43979,11 @@ function servingBlocks(result) {
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
-        text(cancelled
-            ? `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`
-            : `Failed: ${errorMessage(error)}`),
+        text(!cancelled
+            ? `Failed: ${errorMessage(error)}`
+            : result?.verification?.cancelled
+                ? `${errorMessage(error)} while the host was checked: the build was published; ${cancelledCheck(result.verification, result.published)}.`
+                : `${errorMessage(error)}: nothing new was started, the requests in flight were aborted, and the upload was not completed.`),
         heading('Done before it'),
     ];
     if (result)
@@ -42626,6 +44014,8 @@ function rerunText(result, error) {
     }
     if (isNotLive(error))
         sentences.push(notLiveRerun(error.verification));
+    if (error instanceof SmokeTestError)
+        sentences.push(smokeRerun(error.smoke));
     const fix = inputToFix(error);
     if (fix)
         sentences.push(fix);
@@ -42639,11 +44029,11 @@ function notLiveRerun(seen) {
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
         : '';
     if (seen.mismatch?.permanent) {
-        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${table_Input.CdnDomain} first.`;
+        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${input_naming_inputName(table_Input.CdnDomain)} first.`;
     }
-    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${table_Input.VerifyTimeout} ` +
+    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${input_naming_inputName(table_Input.VerifyTimeout)} ` +
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
-        `a longer ${table_Input.VerifyTimeout} helps only when the CDN is slow, not when it serves something else.`);
+        `a longer ${input_naming_inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
 /**
  * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
@@ -42654,15 +44044,11 @@ function inputToFix(error) {
         return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
     // Nothing at api-url ever answered: a wrong api-url far more often than an outage.
     if (error instanceof NetworkError && error.inputs.length)
-        return `A re-run with the same inputs most likely fails the same way: check ${error.inputs.join(' and ')} first.`;
+        return `A re-run with the same inputs most likely fails the same way: check ${inputList(error.inputs)} first.`;
     if (!(error instanceof errors_ServiceError))
         return undefined;
     const { inputs } = error;
-    const named = inputs.length
-        ? inputs.length === 1
-            ? inputs[0]
-            : `${inputs.slice(0, -1).join(', ')} and ${inputs[inputs.length - 1]}`
-        : undefined;
+    const named = inputs.length ? inputList(inputs) : undefined;
     if (error.status === 500 && named)
         return `A re-run with the same inputs most likely fails the same way: check ${named} first.`;
     // A refusal of the request itself (not a rate limit or a time-out) is given again to the same request.
@@ -42732,7 +44118,10 @@ function resultRows(result, failed) {
         const access = published.privateUser
             ? [['Access', privateNote(published.privateUser)]]
             : [];
-        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)]);
+        const smoke = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : [];
+        if (result.smoke?.screenshot)
+            smoke.push(['Screenshot', { code: result.smoke.screenshot }]);
+        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -42752,7 +44141,7 @@ function whereRows(published) {
     const { domain, url } = published;
     const host = [
         'URL',
-        url ?? `unknown: the service names no CDN domain (set ${Input.CdnDomain})`,
+        url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`,
     ];
     if (!domain)
         return [host];
@@ -42772,11 +44161,20 @@ function whereRows(published) {
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
-        return `not checked (${Input.Verify} is false)`;
+        return `not checked (${inputName(Input.Verify)} is false)`;
+    if (seen.cancelled)
+        return cancelledCheck(seen, result.published);
     if (seen.verified)
         return `seen live after ${describeTiming(seen)}: ${describeChecked(seen.checked)}`;
     const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
     return `not seen live: ${notLiveAccount(seen)}${back}`;
+}
+/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
+function cancelledCheck(seen, published) {
+    const serves = published
+        ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
+        : `not yet seen at ${seen.url}`;
+    return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
 }
 /** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
@@ -42797,6 +44195,8 @@ function closeOutputs(result) {
         [Output.DomainStatus]: null,
         [Output.Skipped]: false,
         [Output.Verified]: false,
+        [Output.SmokeTest]: null,
+        [Output.Screenshot]: null,
     };
 }
 /** What closing a preview did. */
@@ -42826,89 +44226,10 @@ function closeReport(result) {
     return { title: 'gamehost preview closed', blocks: [keyValueTable(rows)] };
 }
 
-;// CONCATENATED MODULE: ./src/deploy/sizes.ts
-// What changed in size: this build compared with what a base namespace serves (compare-with), read
-// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
-// always shown, the other changes largest first, in a table of a few rows.
-
-/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
-const SIZE_ROWS_SHOWN = 15;
-/** The files an engine cannot start without, in any of their compressed forms. */
-const sizes_ENGINE_FILE = /\.(wasm|data|pck)(\.(br|gz|unityweb))?$|\.(wasm|data)\.unityweb$/i;
-/** The build (`manifest`) compared with the base's record. */
-function compareSizes(base, record, manifest) {
-    const before = new Map(record.files.map((f) => [f.path, f.size]));
-    const after = new Map(manifest.files.map((f) => [f.path, f.size]));
-    const rows = [];
-    for (const [path, size] of after) {
-        rows.push({ path, before: before.get(path), after: size, engine: sizes_ENGINE_FILE.test(path) });
-    }
-    for (const [path, size] of before) {
-        if (!after.has(path))
-            rows.push({ path, before: size, engine: sizes_ENGINE_FILE.test(path) });
-    }
-    const changed = rows.filter((row) => row.before !== row.after);
-    const byChange = (a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) ||
-        (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
-        (a.path < b.path ? -1 : 1);
-    const engine = rows.filter((row) => row.engine).sort(byChange);
-    const others = changed.filter((row) => !row.engine).sort(byChange);
-    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
-    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
-    const shown = [...engineShown, ...othersShown];
-    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
-    return {
-        base,
-        baseCommit: record.commit,
-        totalBefore: record.totalBytes,
-        totalAfter: manifest.totalBytes,
-        rows: shown.sort(byChange),
-        more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
-        added: rows.filter((row) => row.before === undefined).length,
-        removed: rows.filter((row) => row.after === undefined).length,
-        changed: changed.length,
-    };
-}
-/** after - before, a new file's whole size, a removed file's negated. */
-function delta(row) {
-    return (row.after ?? 0) - (row.before ?? 0);
-}
-/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
-function sizes_describeDelta(before, after) {
-    const change = (after ?? 0) - (before ?? 0);
-    if (after === undefined)
-        return `removed (${signed(change)})`;
-    if (before === undefined)
-        return `new (${signed(change)})`;
-    if (change === 0)
-        return 'no change';
-    const percent = before > 0 ? ` (${change > 0 ? '+' : ''}${((change / before) * 100).toFixed(1)}%)` : '';
-    return `${signed(change)}${percent}`;
-}
-function signed(bytes) {
-    return `${bytes < 0 ? '-' : '+'}${format_formatBytes(Math.abs(bytes))}`;
-}
-/** A size, or `-` for a file one side does not have. */
-function sizes_sizeCell(bytes) {
-    return bytes === undefined ? '-' : format_formatBytes(bytes);
-}
-/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
-function sizes_sizeSummary(change) {
-    const { totalBefore, totalAfter } = change;
-    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
-    return `Total ${format_formatBytes(totalBefore)} → ${format_formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
-}
-/** The line under the table for the changes it leaves out; undefined when it shows every one. */
-function sizes_moreLine(change) {
-    const { count, delta: sum } = change.more;
-    if (!count)
-        return undefined;
-    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
-}
-
 ;// CONCATENATED MODULE: ./src/actions/preview-record.ts
 // What a preview's sticky comment says after a run: one function of how the run ended (deployed,
 // failed or cancelled, closed), so the three endings cannot drift apart.
+
 
 
 
@@ -42956,17 +44277,30 @@ function liveSentence(result) {
     const seen = result.verification;
     if (!seen)
         return `It is published at the preview link below (not checked: ${table_Input.Verify} is false).`;
+    if (seen.cancelled)
+        return `🛑 It is published at the preview link below (${markdownText(cancelledCheck(seen, result.published))}).`;
     if (seen.verified)
-        return `It is live at the preview link below: seen there after ${verify_describeTiming(seen)}, ${seen.checked.length} files matching the build.`;
-    return `⚠️ It was not seen live: ${markdownText(rollback_notLiveAccount(seen))}.`;
+        return `It is live at the preview link below: seen there after ${verify_describeTiming(seen)}, ${seen.checked.length} files matching the build.${smokeMarkdown(result)}`;
+    return `⚠️ It was not seen live: ${markdownText(live_notLiveAccount(seen))}.`;
+}
+/** The smoke test, when it ran: the game started in the browser, or why not. */
+function smokeMarkdown(result) {
+    const { smoke } = result;
+    if (!smoke)
+        return '';
+    const mark = smoke.status === 'passed' ? '🎮' : smoke.status === 'failed' ? '⚠️' : 'ℹ️';
+    return `\n\n${mark} Smoke test: ${markdownText(report_smokeSentence(smoke))}.`;
 }
 function failedRecord(error, partial, namespaceId, context) {
     // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
     const state = partial?.uploadCompleted
         ? stateAfter(partial, context)
         : nextState(context.key, context.previous, { namespaceId, namespaceNameId: context.namespaceNameId });
+    const checking = partial?.verification?.cancelled
+        ? ` while its build was checked: ${markdownText(cancelledCheck(partial.verification, partial.published))}.`
+        : ' before the deploy finished.';
     const status = cancel_isCancelled(error)
-        ? `🛑 ${errors_errorMessage(error)} before the deploy finished. ${rerunText(partial, error)}`
+        ? `🛑 ${errors_errorMessage(error)}${checking} ${rerunText(partial, error)}`
         : `❌ The deploy failed: ${markdownText(errors_errorMessage(error))}`;
     return { state, status };
 }
@@ -42993,7 +44327,7 @@ function stateAfter(result, context) {
         namespaceNameId: context.namespaceNameId,
         domain: result.provisioned.domain,
         // A version put back is not this run's: the preview shows what the namespace serves.
-        published: result.published && !result.verification?.rolledBackTo
+        published: result.published && !result.verification?.rolledBackTo && !result.smoke?.rolledBackTo
             ? {
                 versionId: result.published.versionId,
                 url: result.published.url,
@@ -43052,6 +44386,7 @@ function sizeMarkdown(change) {
 
 
 
+
 /** How long GitHub may take to say whether one pull request is open. */
 const PULL_REQUEST_TIMEOUT_MS = 30_000;
 const run = operationAction(sweepOperation((inputs) => {
@@ -43077,7 +44412,7 @@ function actionsGitHub(token, event, connection) {
 async function readPullRequestState(token, repository, number, signal) {
     const [owner = '', repo = ''] = repository.split('/');
     const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const octokit = github.getOctokit(token);
+    const octokit = github.getOctokit(token, {}, redactRequests);
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), PULL_REQUEST_TIMEOUT_MS);
@@ -43149,6 +44484,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
 /***/ 4434:
 /***/ ((module) => {
 
@@ -43205,6 +44554,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+
+/***/ }),
+
 /***/ 7540:
 /***/ ((module) => {
 
@@ -43240,6 +44596,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -43254,10 +44624,38 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -43268,6 +44666,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -43275,10 +44680,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -43338,6 +44757,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 
 /***/ }),
 
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -43352,10 +44785,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
@@ -48417,6 +49864,9 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	return module.exports;
 /******/ }
 /******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
+/******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
 /******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
@@ -48502,6 +49952,36 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -48511,6 +49991,28 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
 /******/ 			}
 /******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
 /******/ 	};
 /******/ })();
 /******/ 
@@ -48528,6 +50030,69 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 		}
 /******/ 		Object.defineProperty(exports, '__esModule', { value: true });
 /******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

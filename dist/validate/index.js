@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2704);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6447);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2704:
+/***/ 6447:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31337,7 +31337,78 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/api/errors.ts
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/common/network.ts
+// The one classifier of network failures: what a request that got no answer ran into (a refused or
+// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
+// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
+// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+/** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
+const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
+const KINDS = {
+    ECONNREFUSED: 'refused',
+    UND_ERR_CONNECT_TIMEOUT: 'refused',
+    ENETUNREACH: 'refused',
+    EHOSTUNREACH: 'refused',
+    ENOTFOUND: 'dns',
+    EAI_AGAIN: 'dns-again',
+    [DEADLINE_EXCEEDED]: 'lost',
+    ECONNRESET: 'lost',
+    EPIPE: 'lost',
+    ETIMEDOUT: 'lost',
+    UND_ERR_SOCKET: 'lost',
+    UND_ERR_CLOSED: 'lost',
+    UND_ERR_HEADERS_TIMEOUT: 'lost',
+    UND_ERR_BODY_TIMEOUT: 'lost',
+    UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'lost',
+    UND_ERR_ABORTED: 'lost',
+    EMFILE: 'descriptors',
+    ENFILE: 'descriptors',
+};
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
+/** The `code`s of an error and its causes, outermost first. */
+function errorCodes(error) {
+    const codes = [];
+    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === 'string')
+            codes.push(code);
+    }
+    return codes;
+}
+function kindOf(code) {
+    return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
+}
+/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+function networkFailure(error) {
+    for (const code of errorCodes(error)) {
+        const kind = kindOf(code);
+        if (kind)
+            return { kind, code };
+    }
+    return undefined;
+}
+/** Is `error`, or one of its causes, a network failure of one of these kinds? */
+function isFailureOf(error, ...kinds) {
+    return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
+}
+/** A connection that failed before the request was sent: safe to retry any call. */
+const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
+/** A failure a retry may fix: not made, or lost (a name that does not resolve or a refused certificate is not). */
+const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
+/** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
+const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
+/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
+const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
+
+;// CONCATENATED MODULE: ./src/common/retry.ts
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
+// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
+// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
+// are injectable, so tests decide on events and take milliseconds.
+
+
 /** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
@@ -31353,6 +31424,136 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
+/**
+ * The last error of a call whose retries stopped, made again saying how: an error that knows how to
+ * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
+ */
+function afterRetries(error, gaveUp) {
+    const own = error?.afterRetries;
+    if (typeof own === 'function')
+        return own.call(error, gaveUp);
+    if (error instanceof Error)
+        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
+    return error;
+}
+// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
+const DEFAULT_MAX_ELAPSED_MS = 180_000;
+function retryPolicy(overrides = {}) {
+    const policy = {
+        retries: DEFAULT_RETRIES,
+        baseDelayMs: 500,
+        maxDelayMs: 30_000,
+        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
+        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
+        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        random: Math.random,
+        now: Date.now,
+        ...overrides,
+    };
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    if (!overrides.sleep)
+        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
+    return policy;
+}
+/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+function backoffDelay(attempt, policy) {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
+}
+/**
+ * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
+ * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ */
+function decideRetry(verdict, state, policy) {
+    if (verdict === false)
+        return { kind: 'fail', gaveUp: undefined };
+    if (typeof verdict === 'object' && 'kind' in verdict)
+        return { kind: 'fail', gaveUp: verdict };
+    const attempts = state.index + 1;
+    if (state.index >= policy.retries) {
+        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
+    }
+    const asked = verdict === true ? undefined : verdict.afterMs;
+    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
+        const until = state.now + asked;
+        return {
+            kind: 'fail',
+            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
+        };
+    }
+    const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
+    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
+        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
+            ? {
+                kind: 'out-of-time',
+                attempts,
+                elapsedMs: state.now - state.startedAt,
+                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
+            }
+            : undefined);
+    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+}
+/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
+function outOfTime(attempts, elapsedMs, waitMs, policy) {
+    if (elapsedMs + waitMs <= policy.maxElapsedMs)
+        return undefined;
+    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
+}
+/**
+ * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
+ * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
+ * how they stopped (afterRetries): no error's message is changed once thrown.
+ */
+async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+    const startedAt = policy.now();
+    for (let index = 0;; index++) {
+        policy.signal?.throwIfAborted();
+        try {
+            return await attempt(index);
+        }
+        catch (error) {
+            if (policy.signal?.aborted)
+                throw policy.signal.reason;
+            const now = policy.now();
+            const verdict = classify(error, now);
+            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            if (decision.kind === 'fail')
+                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
+            hooks.onRetry?.(error);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
+        }
+    }
+}
+/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
+function abortable(promise, signal) {
+    if (!signal)
+        return promise;
+    if (signal.aborted)
+        return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
+}
+/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
+function withSubject(describe, reason) {
+    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+}
+function shortReason(error) {
+    const { status, code: serviceCode } = error;
+    if (typeof status === 'number' && typeof serviceCode === 'string')
+        return `${status} ${serviceCode}`;
+    const code = errorCodes(error)[0];
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${code} (${message})` : message;
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     operation;
@@ -31420,6 +31621,14 @@ function validationPaths(metadata) {
 class errors_UsageError extends Error {
     name = 'UsageError';
 }
+/**
+ * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
+ * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
+ * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ */
+class ServiceStateError extends (/* unused pure expression or super */ null && (errors_UsageError)) {
+    name = 'ServiceStateError';
+}
 /** The matchmaker config (or another validated value) that the service's rules reject. */
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
@@ -31466,16 +31675,28 @@ class NetworkError extends Error {
     }
 }
 /**
- * The error a retried call fails with once its retries stopped: `error` made again with `gaveUp` in
- * its message (the service's and the network's errors keep their class); the message of an error is
- * never changed once it was thrown. Any other error becomes the cause of a new one.
+ * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
+ * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
-function afterRetries(error, gaveUp) {
-    if (error instanceof ServiceError || error instanceof NetworkError)
-        return error.afterRetries(gaveUp);
-    if (error instanceof Error)
-        return new Error(error.message + gaveUpNote(gaveUp), { cause: error });
-    return error;
+function requestedDelay(error, now) {
+    if (!(error instanceof ServiceError))
+        return undefined;
+    const candidates = [];
+    const header = error.retryAfter?.trim();
+    if (header) {
+        if (/^\d+(\.\d+)?$/.test(header))
+            candidates.push(Number(header) * 1000);
+        else {
+            const at = Date.parse(header);
+            if (!Number.isNaN(at))
+                candidates.push(at - now);
+        }
+    }
+    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
+        candidates.push(error.metadata - now);
+    if (candidates.length === 0)
+        return undefined;
+    return Math.max(0, ...candidates);
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -31681,186 +31902,168 @@ function planParts(size, threshold, partSize = PART_SIZE) {
     return parts;
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-// Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
-const DEFAULT_RETRIES = 8;
-const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
-function retryPolicy(overrides = {}) {
-    const policy = {
-        retries: DEFAULT_RETRIES,
-        baseDelayMs: 500,
-        maxDelayMs: 30_000,
-        maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
-        random: Math.random,
-        now: Date.now,
-        ...overrides,
-    };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
-    return policy;
-}
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
-function backoffDelay(attempt, policy) {
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-    return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
-}
+;// CONCATENATED MODULE: ./src/common/secrets.ts
+// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
+// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
+// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
+// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
+// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+/** What a secret is replaced with: what the runner's masking shows. */
+const REDACTED = '***';
+/** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
+const MIN_SECRET_LENGTH = 4;
+/** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
+const MIN_BASE64_CORE = 8;
 /**
- * The wait a 429 (or 503) asks for: the `retry-after` header (seconds or an HTTP date) or the
- * service's `metadata` retry time (ms since the epoch), whichever is later.
+ * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
+ * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
+ * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
+ * @actions/core escapes a workflow command's message and properties.
  */
-function requestedDelay(error, now) {
-    if (!(error instanceof ServiceError))
-        return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
-}
-const CONNECTION_NOT_ESTABLISHED = new Set([
-    'ECONNREFUSED',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EAI_AGAIN',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-]);
-/** The code of a request aborted past its overall deadline (client.ts's DeadlineError). */
-const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
-const CONNECTION_LOST = new Set([
-    DEADLINE_EXCEEDED,
-    'ECONNRESET',
-    'EPIPE',
-    'ETIMEDOUT',
-    'UND_ERR_SOCKET',
-    'UND_ERR_CLOSED',
-    'UND_ERR_HEADERS_TIMEOUT',
-    'UND_ERR_BODY_TIMEOUT',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'UND_ERR_ABORTED',
-]);
-/** The `code`s of an error and its causes, outermost first (undici's error codes sit in the cause). */
-function errorCodes(error) {
-    const codes = [];
-    for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
-        const code = e.code;
-        if (typeof code === 'string')
-            codes.push(code);
-    }
-    return codes;
-}
-/** A connection that failed before the request was sent: safe to retry any call. */
-function isConnectFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c));
-}
-/** Any network-level failure (refused, reset, closed mid-body, timed out). */
-function isNetworkFailure(error) {
-    return errorCodes(error).some((c) => CONNECTION_NOT_ESTABLISHED.has(c) || CONNECTION_LOST.has(c));
-}
-/**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
- */
-function decideRetry(error, verdict, state, policy, backoffStep = (index) => index) {
-    if (verdict !== true)
-        return { kind: 'fail', gaveUp: verdict === false ? undefined : verdict };
-    const attempts = state.index + 1;
-    if (state.index >= policy.retries) {
-        return { kind: 'fail', gaveUp: attempts > 1 ? { kind: 'retries-spent', attempts } : undefined };
-    }
-    const asked = requestedDelay(error, state.now);
-    if (asked !== undefined && asked > policy.maxRetryAfterMs) {
-        const until = state.now + asked;
-        return {
-            kind: 'fail',
-            gaveUp: { kind: 'wait-too-long', askedMs: asked, until, maxRetryAfterMs: policy.maxRetryAfterMs },
-        };
-    }
-    const waitMs = asked === undefined
-        ? backoffDelay(backoffStep(state.index, error), policy)
-        : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
-}
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
-/**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
- */
-async function withRetries(describe, attempt, shouldRetry, policy, logger, hooks = {}) {
-    const startedAt = policy.now();
-    for (let index = 0;; index++) {
-        policy.signal?.throwIfAborted();
-        try {
-            return await attempt(index);
-        }
-        catch (error) {
-            if (policy.signal?.aborted)
-                throw policy.signal.reason;
-            const verdict = shouldRetry(error);
-            const state = { index, startedAt, now: policy.now() };
-            const decision = decideRetry(error, verdict, state, policy, hooks.backoffStep);
-            if (decision.kind === 'fail')
-                throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
-            await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
-        }
-    }
-}
-/** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable(promise, signal) {
-    if (!signal)
-        return promise;
-    if (signal.aborted)
-        return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+function secretForms(secret) {
+    const forms = [
+        secret,
+        ...base64Forms(secret),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+        new URLSearchParams({ s: secret }).toString().slice(2),
+        secret.replace(/[!-/:-@[-`{-~]/g, '\\$&'),
+        secret.replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`),
+        secret.replace(/\|/g, '\\|'),
+        JSON.stringify(secret).slice(1, -1),
+        JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
+        htmlEscaped(secret, '&#39;'),
+        htmlEscaped(secret, '&#x27;'),
+    ];
+    // Each as a workflow command carries it too: the runner shows the message and properties unescaped.
+    const commandForms = forms.flatMap((form) => {
+        const message = form.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+        return [message, message.replace(/:/g, '%3A').replace(/,/g, '%2C')];
     });
+    return [...new Set([...forms, ...commandForms])].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+/**
+ * The secret in base64 on its own, and the three runs of base64 that stand for it inside any longer
+ * encoding: the bytes before it shift it by 0, 1 or 2 bytes within base64's groups of three, and the
+ * groups that hold only its bytes encode the same way whatever surrounds them.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [bytes.toString('base64'), bytes.toString('base64url')];
+    for (const start of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - start) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const core = bytes.subarray(start, start + whole);
+        forms.push(core.toString('base64'), core.toString('base64url'));
+    }
+    return forms.filter((form) => form.length >= MIN_BASE64_CORE);
 }
-function shortReason(error) {
-    if (error instanceof ServiceError)
-        return `${error.status} ${error.code}`;
-    const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${code} (${message})` : message;
+function htmlEscaped(secret, apostrophe) {
+    return secret
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, apostrophe);
+}
+/** The secrets of a run, and the redaction of every form of them from a text. */
+class Secrets {
+    #forms = new Set();
+    #pattern;
+    /** Registers a secret (an empty or too short value is ignored). */
+    add(secret) {
+        if (!secret || secret.length < MIN_SECRET_LENGTH)
+            return;
+        for (const form of secretForms(secret))
+            this.#forms.add(form);
+        // The longest form first: a secret inside another (the password in user:password) leaves no part shown.
+        const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+        this.#pattern = new RegExp(alternatives.join('|'), 'g');
+    }
+    /** The text with every form of every secret replaced by `***`. */
+    redact(text) {
+        return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+    }
+    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    redactValue(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactValue(item));
+        if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.redactValue(item)]));
+        return value;
+    }
+    get size() {
+        return this.#forms.size;
+    }
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The secrets of this run: one process runs one action or one command. */
+const runSecrets = new Secrets();
+/** The text with every secret of the run redacted. */
+function secrets_redact(text) {
+    return runSecrets.redact(text);
+}
+/** The writable streams whose write() redacts already. */
+const guarded = new WeakSet();
+/**
+ * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
+ * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * written as they are: they are not text of ours (the test runner's protocol, for one).
+ */
+function redactWrites(stream) {
+    if (guarded.has(stream))
+        return;
+    guarded.add(stream);
+    const write = stream.write.bind(stream);
+    stream.write = (chunk, ...rest) => write(typeof chunk === 'string' ? secrets_redact(chunk) : chunk, ...rest);
+}
+
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+const systemClock = { now: () => Date.now() };
+/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/**
+ * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
+ * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
+ */
+const API_DEADLINE_MARGIN = 10;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+/**
+ * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
+ * service's own limit with a margin: a test gives a small one).
+ */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
 // Every input of every action, one row each: which actions take it (their action.yml), its default,
 // whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
 // and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in the README's table.
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
+
+
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
@@ -31876,7 +32079,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_RETRIES = 20;
 /** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -31886,9 +32088,22 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
  * is never served well within a CI job's time.
  */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+const table_DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const table_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+const ADVANCED_DEPLOY_INPUTS = new Set([
+    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 const row = (name, spec) => ({ name, ...spec });
@@ -31965,7 +32180,7 @@ const INPUTS = {
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
         default: '',
-        description: "Version whose config the published version copies (default: the namespace's current, or the game's latest)",
+        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
             value: 'id',
@@ -32014,34 +32229,59 @@ const INPUTS = {
         flag: { type: 'boolean' },
     }),
     Verify: row('verify', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-        flag: { type: 'boolean', negatable: true },
+        flag: {
+            type: 'boolean',
+            negatable: true,
+            help: {
+                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+            },
+        },
     }),
     VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy'],
-        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        actions: ['deploy', 'publish'],
+        default: String(table_DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${table_DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy'],
+        actions: ['deploy', 'publish'],
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
+    SmokeTest: row('smoke-test', {
+        actions: ['deploy'],
+        default: 'false',
+        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+        flag: { type: 'boolean' },
+    }),
+    Browser: row('browser', {
+        actions: ['deploy'],
+        default: '',
+        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+        flag: { type: 'string', value: 'path' },
+    }),
+    SmokeTestSeconds: row('smoke-test-seconds', {
+        actions: ['deploy'],
+        default: String(DEFAULT_SMOKE_TEST_SECONDS),
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
     CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish'],
+        actions: ['deploy', 'publish', 'sweep'],
         default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
             value: 'domain',
-            commands: ['deploy', 'publish', 'close'],
+            commands: ['deploy', 'publish', 'close', 'sweep'],
             help: {
                 publish: "Domain namespaces are served under, for the URL (default: the service's own)",
                 close: "Domain namespaces are served under, for the URL (default: the service's own)",
+                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
             },
         },
     }),
@@ -32054,14 +32294,20 @@ const INPUTS = {
     Headers: row('headers', {
         actions: ['deploy'],
         default: '',
-        description: `Headers of the published version, as YAML: a map of glob to one header, like '"**/*.html": {Cache-Control: no-cache}'`,
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
     FailOnWarning: row('fail-on-warning', {
         actions: ['deploy'],
         default: 'false',
-        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start, no index.html)',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
+    }),
+    RequireIndex: row('require-index', {
+        actions: ['deploy'],
+        default: 'true',
+        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+        flag: { type: 'boolean', negatable: true },
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
@@ -32251,23 +32497,101 @@ function secretInputs(action) {
         .filter((r) => r.secret)
         .map((r) => r.name);
 }
-/** The flags of a subcommand that are inputs, in the order of the table. */
-function flagsOf(command) {
-    return INPUT_ROWS.flatMap((r) => {
-        const flag = r.flag;
-        if (!flag || !(flag.commands ?? r.actions).includes(command))
-            return [];
-        return [
-            {
-                name: r.name,
-                type: flag.type,
-                value: flag.value,
-                help: flag.help?.[command] ?? r.description,
-                negatable: flag.negatable,
-                env: flag.env,
-            },
-        ];
-    });
+
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+/** An action's inputs, as a workflow's `with:` writes them. */
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+function input_naming_inputName(input) {
+    return naming.name(input);
+}
+function input_naming_inputAssignment(input, value) {
+    return naming.assignment(input, value);
+}
+function input_naming_inputSource(input) {
+    return naming.source(input);
+}
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (CONTROL.test(password))
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
@@ -32287,6 +32611,8 @@ const Output = {
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
     Verified: 'verified',
+    SmokeTest: 'smoke-test',
+    Screenshot: 'screenshot',
 };
 /** Output names of the publish action. */
 const PublishOutput = {
@@ -32350,34 +32676,44 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
-    // A run that calls nothing (a dry run) needs neither: what is given is still checked.
-    if (options.optional && !apiUrl && !get(table_Input.GameId).trim())
-        return { apiUrl: '', token: checkToken(get(table_Input.Token).trim()), gameId: '' };
+    const gameId = get(table_Input.GameId).trim();
+    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+    if (apiUrl || !options.optional)
+        checkApiUrl(apiUrl);
+    const token = checkToken(get(table_Input.Token).trim());
+    if (!gameId && options.optional)
+        return { apiUrl, token, gameId: '' };
+    if (!gameId)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
+function checkApiUrl(apiUrl) {
     if (!apiUrl)
-        throw new errors_UsageError(`${table_Input.ApiUrl} is required: the base URL of the service, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
     if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${table_Input.ApiUrl} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${table_Input.Token}. (The URL is not shown here.)`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
+            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
     let parsedUrl;
     try {
         parsedUrl = new URL(apiUrl);
     }
     catch {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${table_Input.ApiUrl} '${apiUrl}' must be an http:// or https:// URL`);
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
     }
-    const token = checkToken(get(table_Input.Token).trim());
-    const gameId = get(table_Input.GameId).trim();
-    if (!gameId)
-        throw new errors_UsageError(`${table_Input.GameId} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+    }
 }
 /**
  * The token, when it can be sent in the Authorization header: no line break or other control
@@ -32396,7 +32732,7 @@ function checkToken(token) {
                     ? 'a character that is not Latin-1'
                     : undefined;
         if (what) {
-            throw new errors_UsageError(`${table_Input.Token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
                 'copy the token again, on one line with nothing around it (the token is not shown here)');
         }
     }
@@ -32410,7 +32746,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function checkUuid(input, id) {
     if (UUID.test(id))
         return id;
-    throw new errors_UsageError(`${input} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 /** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
@@ -32425,13 +32761,13 @@ function readRequiredConnection(get, options = {}) {
 }
 /** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors_UsageError(`${table_Input.Token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
 }
 /** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
-        throw new UsageError(`${input} is required: ${what}`);
+        throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
@@ -32443,7 +32779,7 @@ function readBoolean(input, raw, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors_UsageError(`${input} '${text}' must be true or false`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
 /** A whole number from min to max; `fallback` when empty. */
 function readInteger(input, raw, fallback, min, max) {
@@ -32456,7 +32792,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${input} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -32464,7 +32800,7 @@ function readOptionalInteger(input, raw, min, max) {
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!isNonNegativeI32(value)) {
-        throw new errors_UsageError(`${input} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
     }
     return value;
 }
@@ -32474,7 +32810,7 @@ function readChoice(input, raw, choices, fallback) {
         return fallback;
     if (choices.includes(text))
         return text;
-    throw new UsageError(`${input} '${text}' must be one of ${choices.join(', ')}`);
+    throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -32486,9 +32822,9 @@ function checkNameId(input, nameId) {
     if (!problem)
         return nameId;
     const suggestion = nameIdLike(nameId);
-    throw new UsageError(`${input} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    throw new UsageError(`${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
         `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-        (suggestion ? `write ${input}: ${suggestion}` : "like 'pr-42'") +
+        (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
 /**
@@ -32530,77 +32866,81 @@ function readCdnDomain(get) {
     else if (isValidDomain(raw)) {
         return raw;
     }
-    throw new UsageError(`${Input.CdnDomain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw new UsageError(`${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+}
+/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
+const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['rollback', 'fail', 'warn']));
+/** verify, verify-timeout and on-verify-failure. */
+function readVerify(get) {
+    return {
+        enabled: readBoolean(Input.Verify, get(Input.Verify), true),
+        timeoutMs: readInteger(Input.VerifyTimeout, get(Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
+        onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    };
+}
+/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
+function cdnHost(cdnDomain) {
+    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
+}
+/**
+ * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
+ * CDN_INVALID_DOMAIN): refused here, before anything is created.
+ */
+function checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = cdnHost(cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
+        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
 }
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
+;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
+// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
+// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
 
 
 
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+
+
 /**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
+ * Registers with the run's redactor every secret among these inputs: the value of each input the
+ * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
+ * and credentials written into api-url (refused, and never shown). Returns them, for a face that
+ * masks them elsewhere too (the runner's `::add-mask::`).
  */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new UsageError(`${Input.BasicAuth} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new UsageError(`${Input.BasicAuth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
+function registerSecrets(get, names) {
+    const secrets = [];
+    for (const name of names) {
+        if (!inputRow(name)?.secret)
+            continue;
+        const value = get(name);
+        if (!value)
+            continue;
+        secrets.push(value);
+        if (name === table_Input.BasicAuth)
+            secrets.push(...basicAuthSecrets(value));
     }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${Input.BasicAuth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (CONTROL.test(password))
-        throw new UsageError(`${Input.BasicAuth}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
+    if (userInfo) {
+        secrets.push(userInfo);
+        const password = userInfo.slice(userInfo.indexOf(':') + 1);
+        if (userInfo.includes(':') && password)
+            secrets.push(password);
+    }
+    for (const secret of secrets)
+        runSecrets.add(secret);
+    return secrets;
 }
 
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
 // Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
 // inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is.
+// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
+// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+
 /**
  * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
  * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
@@ -32625,23 +32965,25 @@ function hex(code, digits) {
  * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
  *   `\x3a:`.
  * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more.
+ * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
  */
 function untrusted_visible(text) {
-    return text
+    return secrets_redact(text)
         .replace(untrusted_CONTROL, escapeControl)
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
 /** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
  * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
  * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.)
+ * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
+ * run in its strings is `***` before they are escaped.
  */
 function inertJson(value, space) {
-    return JSON.stringify(value, null, space)
+    return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
@@ -34924,35 +35266,9 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
-const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
-/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
-const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
-function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
-    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
-    return {
-        stallMs: requestTimeoutMs,
-        apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/api/client.ts
+
+
 
 
 
@@ -34990,7 +35306,7 @@ const OPS = {
     listServers: {
         name: 'servers.list',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check environment-id (or the paging cursor)',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
         internalErrorInputs: ['environment-id'],
         answer: objectOf({
             servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
@@ -34999,21 +35315,21 @@ const OPS = {
     getNamespaceLobby: {
         name: 'games.namespaces.logs.getNamespaceLobby',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and lobby-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
         internalErrorInputs: ['namespace-id', 'lobby-id'],
         answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
     },
     validateMatchmakerConfig: {
         name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: validated,
     },
     listCustomAvatars: {
         name: 'games.avatars.listGameCustomAvatars',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
@@ -35022,27 +35338,27 @@ const OPS = {
     createNamespace: {
         name: 'games.namespaces.createGameNamespace',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({ namespace_id: anId }),
     },
     validateGroup: {
         name: 'groups.validate',
         safety: 'read',
-        internalErrorHint: 'The service could not check the name: check group-display-name',
+        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
         internalErrorInputs: ['group-display-name'],
         answer: validated,
     },
     addNamespaceDomain: {
         name: 'games.namespaces.addNamespaceDomain',
         safety: 'create',
-        internalErrorHint: 'The service answers this for an unknown namespace, or a domain the namespace already has: check namespace-id (or namespace) and domain',
+        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
         internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
     },
     createCdnSite: {
         name: 'games.cdn.createGameCdnSite',
         safety: 'create',
-        internalErrorHint: 'The service answers this for a site display name it refuses or a file path given twice: check site-name and files',
+        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
         internalErrorInputs: ['site-name', 'files'],
         answer: siteAnswer,
         stream: siteAnswerStream,
@@ -35050,7 +35366,7 @@ const OPS = {
     getGame: {
         name: 'games.getGameById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({
             // The name ids make the host name of the url output: only a name id's characters.
@@ -35064,7 +35380,7 @@ const OPS = {
     getNamespace: {
         name: 'games.namespaces.getGameNamespaceById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({
             namespace: objectOf({
@@ -35087,7 +35403,7 @@ const OPS = {
     removeNamespaceDomain: {
         name: 'games.namespaces.removeNamespaceDomain',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -35095,14 +35411,14 @@ const OPS = {
     updateNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     setNamespaceCdnAuthType: {
         name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
@@ -35110,14 +35426,14 @@ const OPS = {
     removeNamespaceCdnAuthUser: {
         name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: anObject,
     },
     getVersion: {
         name: 'games.versions.getGameVersionById',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['version-id'],
         answer: objectOf({
             version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
@@ -35126,22 +35442,21 @@ const OPS = {
     validateVersion: {
         name: 'games.versions.validateGameVersion',
         safety: 'read',
-        internalErrorHint: 'The service could not read the config it was given: check version-id (the version the new one is made from) and headers',
+        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
         internalErrorInputs: ['version-id', 'headers'],
         answer: validated,
     },
     reserveVersionName: {
         name: 'games.versions.reserveVersionName',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check game-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
         internalErrorInputs: ['game-id'],
         answer: objectOf({ version_display_name: aString }),
     },
     createVersion: {
         name: 'games.versions.createGameVersion',
         safety: 'create',
-        internalErrorHint: "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: " +
-            'check headers (one header per glob) and version-id (the version the new one is made from)',
+        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
         internalErrorInputs: ['headers', 'version-id'],
         answer: objectOf({ version_id: anId }),
     },
@@ -35149,14 +35464,14 @@ const OPS = {
     setNamespaceVersion: {
         name: 'games.namespaces.updateGameNamespaceVersion',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id and version-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
         internalErrorInputs: ['namespace-id', 'version-id'],
         answer: anObject,
     },
     getNamespaceVersionHistory: {
         name: 'games.namespaces.getGameNamespaceVersionHistoryList',
         safety: 'read',
-        internalErrorHint: 'The service answers this for an unknown id: check namespace-id',
+        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
         internalErrorInputs: ['namespace-id'],
         answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
     },
@@ -35164,7 +35479,7 @@ const OPS = {
     bootstrap: {
         name: 'cloud.bootstrap',
         safety: 'read',
-        internalErrorHint: 'The service could not say which domain it serves namespaces under: set cdn-domain to that domain',
+        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
         internalErrorInputs: ['cdn-domain'],
         answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
     },
@@ -35172,10 +35487,17 @@ const OPS = {
     completeUpload: {
         name: 'uploads.complete',
         safety: 'read',
-        internalErrorHint: 'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the files under path during the upload',
+        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
         internalErrorInputs: ['path'],
     },
 };
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 function shouldRetry(op, error) {
     if (error instanceof ServiceError) {
         if ([429, 502, 503, 504].includes(error.status))
@@ -35194,30 +35516,37 @@ function shouldRetry(op, error) {
  */
 const AUTH_HINTS = {
     TOKEN_INVALID: {
-        hint: 'The service does not know this token (mistyped, cut short, or revoked): check token',
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_UNAUTHORIZED: {
-        hint: 'The service got no bearer token it could read: check token (an empty or missing secret?)',
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
         inputs: ['token'],
     },
     CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: 'The token has expired: make a new one and put it in token',
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
         inputs: ['token'],
     },
     API_FORBIDDEN: {
-        hint: 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            'check game-id, and that token is a token of that game',
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
         inputs: ['game-id', 'token'],
     },
 };
-/** The hint and the inputs to fix of a refusal: the token's, or the operation's unknown id. */
+const NO_ROUTE_HINT = {
+    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
+        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
+    inputs: ['api-url'],
+};
+/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
 function refusalHint(op, status, code) {
     if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint, inputs: op.internalErrorInputs };
-    return (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code)
-        ? AUTH_HINTS[code]
-        : {};
+        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
+    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
+    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
 }
 /**
  * Retries of a connection that cannot be made before anything of the service has answered in this
@@ -35228,11 +35557,6 @@ function refusalHint(op, status, code) {
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
-/** A failure to reach the host at all: refused, unreachable, not resolved, no TLS handshake. */
-function isUnreachable(error) {
-    return (isConnectFailure(error) ||
-        errorCodes(error).some((code) => code === 'ENOTFOUND' || /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)));
-}
 const seg = encodeURIComponent;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
@@ -35348,9 +35672,9 @@ class ServiceClient {
     #call(op, method, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         let firstContact;
-        const retry = (error) => {
+        const retry = (error, now) => {
             if (this.#answered || !isConnectFailure(error))
-                return shouldRetry(op, error);
+                return classify(op, error, now);
             // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
@@ -35440,7 +35764,7 @@ class ServiceClient {
         // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
         const unreached = !this.#answered && isUnreachable(error);
         const check = unreached
-            ? ': nothing at api-url has answered in this run; check api-url (its host and port)'
+            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
             : '';
         return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
     }
@@ -35465,7 +35789,7 @@ function answerOf(op, { response, text, streamed }) {
             code: `HTTP_${response.statusCode}`,
             message: response.statusCode === 200
                 ? 'the answer was not a JSON object'
-                : `the answer was not a service error body: ${text.slice(0, 200) || '(empty)'}`,
+                : `the answer was not a service error body: ${secrets_redact(text).slice(0, 200) || '(empty)'}`,
         };
     const serviceBody = errorBody === parsed;
     throw new ServiceError({
@@ -35492,9 +35816,9 @@ function foreignAnswerHint(status, contentType) {
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
     return {
-        hint: `The answer is not the service's (${what}): ${table_Input.ApiUrl} reaches another server. ` +
-            `Check ${table_Input.ApiUrl}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: [table_Input.ApiUrl],
+        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
+            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
+        inputs: ['api-url'],
     };
 }
 function header(headers, name) {
@@ -35567,13 +35891,14 @@ function networkReason(error, timeoutMs) {
         case 'EAI_AGAIN':
             return `the host name could not be resolved (${code})`;
     }
-    if (typeof code === 'string' && /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-        return `the TLS handshake failed (${code})`;
+    const failure = networkFailure(error);
+    if (failure?.kind === 'tls')
+        return `the TLS handshake failed (${failure.code})`;
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
-;// CONCATENATED MODULE: ./src/common/run.ts
+;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
@@ -35581,8 +35906,6 @@ function networkReason(error, timeoutMs) {
 
 
 
-
-const systemClock = { now: () => Date.now() };
 /** The reason a run's signal carries when its deadline passed: named as AbortSignal.timeout's is. */
 class RunDeadlineError extends Error {
     name = 'TimeoutError';
@@ -35609,6 +35932,7 @@ function openTransferRun(inputs, face, name) {
         signal: face.signal,
         deadlineMs: face.deadlineMs,
         name,
+        clock: face.clock,
     });
 }
 function openRun(options) {
@@ -35824,7 +36148,6 @@ function formatEpochMs(ms) {
 
 
 
-
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -35859,31 +36182,20 @@ function inertAnnotation(annotation) {
 /** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
- * Runs an action's body: registers the secrets first, so nothing logged afterwards shows them, and
- * fails the step exactly once, here, for whatever the body throws. A validation error becomes one
+ * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
+ * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
+ * the step exactly once, here, for whatever the body throws. A validation error becomes one
  * annotation per problem before the step's failure message. A failure the body wrote no summary for
  * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
     try {
-        for (const name of secretInputs) {
-            const secret = getInput(name);
-            if (secret)
-                core_setSecret(secret);
-            // The password alone, and as a Basic header carries it, are masked too.
-            if (secret && name === table_Input.BasicAuth)
-                for (const part of basicAuthSecrets(secret))
-                    core_setSecret(part);
-        }
-        // api-url with credentials is refused, and they are masked first, so no line can show them.
-        const userInfo = urlUserInfo(getInput(table_Input.ApiUrl));
-        if (userInfo) {
-            core_setSecret(userInfo);
-            const password = userInfo.slice(userInfo.indexOf(':') + 1);
-            if (userInfo.includes(':') && password)
-                core_setSecret(password);
-        }
+        // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
+        for (const secret of registerSecrets((name) => getInput(name), secretInputs))
+            core_setSecret(secret);
+        redactWrites(process.stdout);
+        redactWrites(process.stderr);
         await body();
     }
     catch (error) {
@@ -35941,7 +36253,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        setOutput(name, outputText(value));
+        action_setOutput(name, outputText(value));
+}
+/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+function action_setOutput(name, value) {
+    setOutput(name, secrets_redact(value));
 }
 function outputText(value) {
     if (value === null)
@@ -35977,7 +36293,9 @@ async function writeReport(report) {
         return;
     }
     try {
-        await summary.write();
+        // Whatever a block holds, the summary leaves with the run's secrets redacted.
+        const html = secrets_redact(summary.stringify());
+        await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
@@ -35997,6 +36315,7 @@ function inertHtml(text) {
 
 
 
+
 const validateOperation = {
     name: ActionName.Validate,
     read(get, options) {
@@ -36010,9 +36329,9 @@ const validateOperation = {
         let matchmaker;
         if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
             if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} go together: give both or neither`);
+                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} go together: give both or neither`);
             if (!namespaceId)
-                throw new errors_UsageError(`${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} need ${table_Input.NamespaceId}: the service validates a matchmaker config against a namespace`);
+                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} need ${input_naming_inputName(table_Input.NamespaceId)}: the service validates a matchmaker config against a namespace`);
             matchmaker = {
                 namespaceId,
                 lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
@@ -36020,10 +36339,10 @@ const validateOperation = {
             };
         }
         else if (namespaceId) {
-            throw new errors_UsageError(`${table_Input.NamespaceId} is only used with ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers}, which are empty`);
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespaceId)} is only used with ${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
-            throw new errors_UsageError(`${table_Input.GroupDisplayName}, or ${table_Input.LobbyCountMax} and ${table_Input.MaxPlayers} with ${table_Input.NamespaceId}: ` +
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.GroupDisplayName)}, or ${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} with ${input_naming_inputName(table_Input.NamespaceId)}: ` +
                 'give at least one, there is nothing to validate');
         }
         return {
@@ -36102,7 +36421,7 @@ function problems(errors) {
         path: error.path,
         description: error.message,
         title: error.validation === 'group-display-name'
-            ? `${table_Input.GroupDisplayName} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
+            ? `${input_naming_inputName(table_Input.GroupDisplayName)} ${error.path.map((p) => (p === 'display-name-invalid' ? 'invalid' : p.replace(/-/g, ' '))).join(' ')}`
             : validationTitle(error.path),
     }));
 }
