@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(816);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(604);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 816:
+/***/ 604:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29534,9 +29534,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -29667,8 +29667,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-// EXTERNAL MODULE: external "crypto"
-var external_crypto_ = __nccwpck_require__(6982);
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -29692,7 +29692,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -32482,8 +32482,8 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
@@ -33250,6 +33250,7 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
     ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -37578,11 +37579,11 @@ async function retireDeployments(options) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -37593,21 +37594,21 @@ var mime_types = __nccwpck_require__(4096);
 /** A file's own metadata, a link's and not its target's. */
 function lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /**
@@ -37617,7 +37618,7 @@ function closeFile(fd) {
  */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
     catch {
         // Nothing to do: the descriptor is gone either way.
@@ -37630,10 +37631,10 @@ function closeNow(fd) {
  */
 function descriptorsFree() {
     try {
-        const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
+        const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_namespaceObject.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
         if (limit === undefined)
             return undefined;
-        return Number(limit) - (0,external_node_fs_.readdirSync)('/proc/self/fd').length;
+        return Number(limit) - (0,external_node_fs_namespaceObject.readdirSync)('/proc/self/fd').length;
     }
     catch {
         return undefined;
@@ -37663,14 +37664,14 @@ function uploadsWithin(wanted, free) {
  * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
  * opened file's device and inode with it (see openWithoutFollowing in files.ts).
  */
-const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
+const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
 /**
  * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
  * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
  * FIFO put in its place opens at once, and its fstat tells it is no file).
  */
 function readFlags(noFollow = NO_FOLLOW) {
-    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
+    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
 }
 /**
  * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
@@ -37785,7 +37786,7 @@ function fileDescriptors(files) {
  * peak of a big site's deploy.
  */
 async function writeManifest(manifest, file) {
-    const handle = await (0,promises_.open)(file, 'w');
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
     try {
         const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
         await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
@@ -37828,7 +37829,7 @@ async function statOpened(file, openWith, noFollow) {
     }
     const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
     try {
-        return (0,external_node_fs_.fstatSync)(fd);
+        return (0,external_node_fs_namespaceObject.fstatSync)(fd);
     }
     finally {
         closeFile(fd).catch(() => { });
@@ -37844,9 +37845,9 @@ async function openWithoutFollowing(file, openWith) {
     if (seen.isSymbolicLink())
         throw becameLink(file);
     const fd = await (openWith ?? openFile)(file, readFlags(0));
-    const stats = (0,external_node_fs_.fstatSync)(fd);
+    const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
     if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
         throw becameLink(file);
     }
     return { fd, stats };
@@ -37858,12 +37859,12 @@ const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its pa
 });
 /** statOpened on a local file system: open, fstat and close without the thread pool. */
 function statOpenedSync(file, noFollow) {
-    const fd = (0,external_node_fs_.openSync)(file, readFlags(noFollow));
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, readFlags(noFollow));
     try {
-        return (0,external_node_fs_.fstatSync)(fd);
+        return (0,external_node_fs_namespaceObject.fstatSync)(fd);
     }
     finally {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 /** Why a file could not be opened, in words, with its code. */
@@ -37898,10 +37899,10 @@ function isScannedFile(file, stats) {
 async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
-        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     catch (error) {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
         throw error;
     }
     return fd;
@@ -39775,7 +39776,7 @@ async function readInOrder(file, openWith, chunk) {
             chunk(buffer.subarray(0, bytesRead), done);
             done += bytesRead;
         }
-        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
+        assertUnchanged(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     finally {
         await closeFile(fd);
@@ -40034,10 +40035,10 @@ async function readRange(file, offset, length, into, openWith) {
             }
         }
         catch (error) {
-            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
             throw error;
         }
-        const stats = (0,external_node_fs_.fstatSync)(fd);
+        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
         assertScannedFile(file, stats);
         assertUnchanged(file, stats);
         return bytes;
@@ -40106,7 +40107,7 @@ class ChunkReader {
                 // Checked after the last read, before its bytes go: the PUT may be answered before undici
                 // asks for the end of the chunks.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
@@ -40934,7 +40935,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_.randomBytes(len);
+    return external_crypto_namespaceObject.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -42176,9 +42177,9 @@ function installPaths(platform, env) {
 }
 function isRunnable(file) {
     try {
-        if (!(0,external_node_fs_.statSync)(file).isFile())
+        if (!(0,external_node_fs_namespaceObject.statSync)(file).isFile())
             return false;
-        (0,external_node_fs_.accessSync)(file, process.platform === 'win32' ? external_node_fs_.constants.F_OK : external_node_fs_.constants.X_OK);
+        (0,external_node_fs_namespaceObject.accessSync)(file, process.platform === 'win32' ? external_node_fs_namespaceObject.constants.F_OK : external_node_fs_namespaceObject.constants.X_OK);
         return true;
     }
     catch {
@@ -42407,7 +42408,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -42591,7 +42592,7 @@ async function screenshot(browser, page, seen, options) {
         return best;
     })
         .catch(() => undefined);
-    await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
     const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
     seen.screenshot = options.screenshotFile;
     if (rect)
@@ -42693,7 +42694,7 @@ async function look(options) {
 }
 async function screenshotFile(options) {
     const dir = options.tempDirRemoved
-        ? await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-smoke-'))
+        ? await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-smoke-'))
         : options.tempDir;
     return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
 }
@@ -43071,7 +43072,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
 }
 /** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
 function listFolder(dir) {
-    const listing = (0,promises_.readdir)(dir, { withFileTypes: true });
+    const listing = (0,external_node_fs_promises_namespaceObject.readdir)(dir, { withFileTypes: true });
     listing.catch(() => { });
     return listing;
 }
@@ -43093,7 +43094,7 @@ function relativeSitePath(root, absolutePath, pathApi = (external_node_path_defa
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
     const names = [];
-    for (const name of await (0,promises_.readdir)(folder, { encoding: 'buffer' })) {
+    for (const name of await (0,external_node_fs_promises_namespaceObject.readdir)(folder, { encoding: 'buffer' })) {
         if (!(0,external_node_buffer_.isUtf8)(name))
             names.push(prefix + escapeBytes(name));
     }
@@ -44522,17 +44523,17 @@ async function findFiles(options) {
 }
 /** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root, options) {
-    const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
+    const rootStat = await (0,external_node_fs_promises_namespaceObject.stat)(root).catch(() => undefined);
     if (!rootStat)
         throw new errors_UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
     if (!rootStat.isDirectory())
         throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
     checkPatterns(options.patterns);
-    const realRoot = await (0,promises_.realpath)(root);
+    const realRoot = await (0,external_node_fs_promises_namespaceObject.realpath)(root);
     if (realRoot === external_node_path_default().parse(realRoot).root) {
         throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
     }
-    const gitEntry = await (0,promises_.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
+    const gitEntry = await (0,external_node_fs_promises_namespaceObject.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
     if (gitEntry && options.includeHidden) {
         throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
             '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
@@ -44614,14 +44615,14 @@ async function whereToRead(absolutePath, relative, scan) {
     // folders were listed as folders (no link) from the root down: none leads outside.
     if (!scan.others.has(absolutePath))
         return absolutePath;
-    const stats = scan.local ? (0,external_node_fs_.lstatSync)(absolutePath) : await lstatFile(absolutePath);
+    const stats = scan.local ? (0,external_node_fs_namespaceObject.lstatSync)(absolutePath) : await lstatFile(absolutePath);
     if (stats.isSymbolicLink())
         return linkTarget(absolutePath, relative, scan);
     return stats.isFile() ? absolutePath : notRegular(relative, stats);
 }
 /** The file a link leads to, when it is a regular file inside path. */
 async function linkTarget(link, relative, scan) {
-    const real = await (0,promises_.realpath)(link).catch(() => undefined);
+    const real = await (0,external_node_fs_promises_namespaceObject.realpath)(link).catch(() => undefined);
     if (real === undefined) {
         scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
         return SKIPPED;
@@ -44631,7 +44632,7 @@ async function linkTarget(link, relative, scan) {
         scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
         return SKIPPED;
     }
-    const target = await (0,promises_.stat)(real);
+    const target = await (0,external_node_fs_promises_namespaceObject.stat)(real);
     if (target.isDirectory()) {
         scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
         return SKIPPED;
@@ -44689,7 +44690,7 @@ function isLocalFileSystem(root) {
     if (process.platform !== 'linux')
         return true;
     try {
-        return !REMOTE_FILE_SYSTEMS.has(Number((0,external_node_fs_.statfsSync)(root).type));
+        return !REMOTE_FILE_SYSTEMS.has(Number((0,external_node_fs_namespaceObject.statfsSync)(root).type));
     }
     catch {
         return false;
@@ -46731,7 +46732,7 @@ function readPayload() {
     if (!file)
         return undefined;
     try {
-        return JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
+        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
     }
     catch {
         return undefined;
@@ -46752,13 +46753,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 6982:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
@@ -46818,13 +46812,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
-/***/ 1421:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-
-/***/ }),
-
 /***/ 7540:
 /***/ ((module) => {
 
@@ -46860,20 +46847,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
-/***/ 3024:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-
-/***/ }),
-
-/***/ 1455:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-
-/***/ }),
-
 /***/ 7067:
 /***/ ((module) => {
 
@@ -46888,38 +46861,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
-/***/ 4708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-
-/***/ }),
-
-/***/ 8995:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
-
-/***/ }),
-
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 8161:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-
-/***/ }),
-
-/***/ 6760:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -46930,13 +46875,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
-/***/ 1708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
-
-/***/ }),
-
 /***/ 1792:
 /***/ ((module) => {
 
@@ -46944,24 +46882,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
-/***/ 481:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
-
-/***/ }),
-
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 6466:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -47028,20 +46952,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
-/***/ 3480:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
-
-/***/ }),
-
-/***/ 2203:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
-
-/***/ }),
-
 /***/ 3193:
 /***/ ((module) => {
 
@@ -47056,24 +46966,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
-/***/ 7016:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
-
-/***/ }),
-
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 3106:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 

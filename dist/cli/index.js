@@ -39360,59 +39360,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2613:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
-
-/***/ }),
-
 /***/ 181:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 6982:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-
-/***/ }),
-
-/***/ 4434:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
-
-/***/ }),
-
-/***/ 9896:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-
-/***/ }),
-
-/***/ 8611:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
-
-/***/ }),
-
-/***/ 5692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
-
-/***/ }),
-
-/***/ 9278:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
@@ -39434,13 +39385,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_h
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
-
-/***/ }),
-
-/***/ 1421:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 
 /***/ }),
 
@@ -39507,20 +39451,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
-/***/ 4708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-
-/***/ }),
-
-/***/ 8995:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
-
-/***/ }),
-
 /***/ 7030:
 /***/ ((module) => {
 
@@ -39549,13 +39479,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
-/***/ 1708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
-
-/***/ }),
-
 /***/ 1792:
 /***/ ((module) => {
 
@@ -39563,24 +39486,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
-/***/ 481:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
-
-/***/ }),
-
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 6466:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -39640,52 +39549,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
-/***/ 3480:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
-
-/***/ }),
-
-/***/ 2203:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
-
-/***/ }),
-
 /***/ 3193:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-
-/***/ }),
-
-/***/ 4756:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
-
-/***/ }),
-
-/***/ 7016:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
-
-/***/ }),
-
-/***/ 9023:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 3106:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
@@ -49056,6 +48923,7 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
     ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -51201,8 +51069,8 @@ function matchmakerProblems(matchmaker, regions) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: external "crypto"
-var external_crypto_ = __nccwpck_require__(6982);
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: ./node_modules/bcryptjs/index.js
 /*
  Copyright (c) 2012 Nevins Bartolomeo <nevins.bartolomeo@gmail.com>
@@ -51259,7 +51127,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_.randomBytes(len);
+    return external_crypto_namespaceObject.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -52411,8 +52279,8 @@ async function sendUnauthorized(req, res) {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:stream/promises"
-var external_node_stream_promises_ = __nccwpck_require__(6466);
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 ;// CONCATENATED MODULE: ./src/emulator/static-sites.ts
 // GET/HEAD /_sites/{site_id}/{path}: the files of completed sites, as a browser would get them. The
 // namespaces' live sites (served by Host, see cdn-hosts.ts) are answered the same way.
@@ -52455,7 +52323,7 @@ async function sendSiteFile(core, req, res, site, path, headers = {}) {
         res.end();
         return;
     }
-    await (0,external_node_stream_promises_.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
+    await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/cdn-hosts.ts
@@ -54669,7 +54537,7 @@ class PartStorage {
         const hash = (0,external_node_crypto_.createHash)('md5');
         let received = 0;
         try {
-            await (0,external_node_stream_promises_.pipeline)(body, async function* (source) {
+            await (0,external_node_stream_promises_namespaceObject.pipeline)(body, async function* (source) {
                 for await (let chunk of source) {
                     if (corruptByteAt !== undefined && corruptByteAt >= received) {
                         const at = corruptByteAt - received;
@@ -54699,7 +54567,7 @@ class PartStorage {
         let received = 0;
         body.on('data', (chunk) => (received += chunk.length));
         try {
-            await (0,external_node_stream_promises_.finished)(body);
+            await (0,external_node_stream_promises_namespaceObject.finished)(body);
         }
         catch {
             return undefined;
@@ -54727,7 +54595,7 @@ class PartStorage {
         if (parts.length === 1)
             await (0,promises_.rename)(parts[0], target);
         else
-            await (0,external_node_stream_promises_.pipeline)(async function* () {
+            await (0,external_node_stream_promises_namespaceObject.pipeline)(async function* () {
                 for (const part of parts)
                     yield* (0,external_node_fs_.createReadStream)(part);
             }, (0,external_node_fs_.createWriteStream)(target));
@@ -58706,8 +58574,8 @@ function cancelOnCtrlC(io) {
     return cancellation;
 }
 
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(1421);
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -64280,7 +64148,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -66615,7 +66483,7 @@ function runContext(env) {
         return { repository: env.CI_PROJECT_PATH, ref: env.CI_COMMIT_REF_NAME, sha: env.CI_COMMIT_SHA };
     try {
         // --abbrev-ref applies to the revisions after it: the sha first, then the branch name.
-        const [top, sha, branch] = (0,external_node_child_process_.execFileSync)('git', ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'], {
+        const [top, sha, branch] = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'], {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
             timeout: 5000,

@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2652);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(514);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2652:
+/***/ 514:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29974,6 +29974,7 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
     ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -33892,13 +33893,13 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -33909,21 +33910,21 @@ var mime_types = __nccwpck_require__(4096);
 /** A file's own metadata, a link's and not its target's. */
 function fd_lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
 /** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 function fd_readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function fd_closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /**
@@ -33933,7 +33934,7 @@ function fd_closeFile(fd) {
  */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
     catch {
         // Nothing to do: the descriptor is gone either way.
@@ -33979,14 +33980,14 @@ function uploadsWithin(wanted, free) {
  * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
  * opened file's device and inode with it (see openWithoutFollowing in files.ts).
  */
-const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
+const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
 /**
  * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
  * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
  * FIFO put in its place opens at once, and its fstat tells it is no file).
  */
 function platform_readFlags(noFollow = NO_FOLLOW) {
-    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
+    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
 }
 /**
  * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
@@ -34185,10 +34186,10 @@ function isScannedFile(file, stats) {
 async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
-        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     catch (error) {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
         throw error;
     }
     return fd;
@@ -36062,7 +36063,7 @@ async function readInOrder(file, openWith, chunk) {
             chunk(buffer.subarray(0, bytesRead), done);
             done += bytesRead;
         }
-        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
+        assertUnchanged(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     finally {
         await fd_closeFile(fd);
@@ -36321,10 +36322,10 @@ async function readRange(file, offset, length, into, openWith) {
             }
         }
         catch (error) {
-            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
             throw error;
         }
-        const stats = (0,external_node_fs_.fstatSync)(fd);
+        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
         assertScannedFile(file, stats);
         assertUnchanged(file, stats);
         return bytes;
@@ -36393,7 +36394,7 @@ class ChunkReader {
                 // Checked after the last read, before its bytes go: the PUT may be answered before undici
                 // asks for the end of the chunks.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
@@ -37760,8 +37761,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-// EXTERNAL MODULE: external "crypto"
-var external_crypto_ = __nccwpck_require__(6982);
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -37785,7 +37786,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -41018,7 +41019,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_.randomBytes(len);
+    return external_crypto_namespaceObject.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -42914,8 +42915,8 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
 // Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
 // machine names in the usual environment variables, else the first at its usual install path on this
@@ -43127,7 +43128,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watch_watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -44484,20 +44485,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
-/***/ 181:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 6982:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-
-/***/ }),
-
 /***/ 4434:
 /***/ ((module) => {
 
@@ -44554,13 +44541,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
-/***/ 1421:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-
-/***/ }),
-
 /***/ 7540:
 /***/ ((module) => {
 
@@ -44596,20 +44576,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
-/***/ 3024:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-
-/***/ }),
-
-/***/ 1455:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-
-/***/ }),
-
 /***/ 7067:
 /***/ ((module) => {
 
@@ -44624,38 +44590,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
-/***/ 4708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-
-/***/ }),
-
-/***/ 8995:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
-
-/***/ }),
-
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 8161:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-
-/***/ }),
-
-/***/ 6760:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -44666,13 +44604,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
-/***/ 1708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
-
-/***/ }),
-
 /***/ 1792:
 /***/ ((module) => {
 
@@ -44680,24 +44611,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
-/***/ 481:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
-
-/***/ }),
-
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 6466:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -44757,20 +44674,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 
 /***/ }),
 
-/***/ 3480:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
-
-/***/ }),
-
-/***/ 2203:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
-
-/***/ }),
-
 /***/ 3193:
 /***/ ((module) => {
 
@@ -44785,24 +44688,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
-/***/ 7016:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
-
-/***/ }),
-
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 3106:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 

@@ -32103,6 +32103,7 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
     ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
