@@ -2,7 +2,7 @@
 // manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
 
 import { createHash } from 'node:crypto'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
@@ -11,7 +11,7 @@ import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './files.ts'
-import { hostRequest, RECORD_PATH } from './site-record.ts'
+import { hostGet, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 import { isEngineFile } from './engines.ts'
 
@@ -191,28 +191,12 @@ export async function pollUntilLive(
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
-export interface FetchOptions {
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  stallMs: number
-  /** A private namespace's `Basic ...`. */
-  authorization?: string
-}
-
-/** Bytes are taken as sent (no decompression), to compare with the uploaded file's. */
-export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
-  const { origin, base, headers } = hostRequest(url, options.authorization)
+/** Bytes are taken as sent, to compare with the uploaded file's. */
+export function hostFetcher(url: string, options: HostOptions): FetchProbe {
   return async (probe) => {
-    const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`
+    const path = probe.urlPath.split('/').map(encodeURIComponent).join('/')
     try {
-      const answer = await request(`${origin}${path}`, {
-        dispatcher: options.dispatcher,
-        method: probe.compare === 'size' ? 'HEAD' : 'GET',
-        headers,
-        signal: options.signal,
-        headersTimeout: options.stallMs,
-        bodyTimeout: options.stallMs,
-      })
+      const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET')
       const served: Served = { status: answer.statusCode, headers: flatHeaders(answer.headers) }
       if (probe.compare === 'size') {
         await answer.body.dump()
