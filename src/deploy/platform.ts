@@ -8,17 +8,9 @@ export function readFlags(noFollow: number = NO_FOLLOW): number {
   return constants.O_RDONLY | noFollow | (constants.O_NONBLOCK ?? 0)
 }
 
-/** What to do when out of file descriptors; `lowerConcurrency` when fewer uploads at once would help. */
-export function descriptorLimitRemedy(
-  platform: NodeJS.Platform = process.platform,
-  lowerConcurrency = false,
-): string {
-  const orFewer = lowerConcurrency ? ', or lower concurrency' : ''
-  if (platform === 'win32') {
-    return lowerConcurrency
-      ? 'lower concurrency (Windows has no ulimit)'
-      : 'close the programs holding many files open (Windows has no ulimit)'
-  }
-  if (platform === 'darwin') return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`
-  return `raise the limit (ulimit -n)${orFewer}`
+/** What to do when out of file descriptors: the upload already lowers its concurrency itself. */
+export function descriptorLimitRemedy(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return 'close the programs holding many files open (Windows has no ulimit)'
+  if (platform === 'darwin') return 'raise the limit (ulimit -n, up to launchctl limit maxfiles)'
+  return 'raise the limit (ulimit -n)'
 }

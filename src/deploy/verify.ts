@@ -140,22 +140,14 @@ export function compareServed(probe: Probe, served: Served): Mismatch | undefine
   if (probe.compare === 'size' && served.bytes === undefined)
     return differs(`gave no Content-Length to compare with the build's ${file.path}`)
   const type = served.headers['content-type']?.split(';')[0]?.trim()
-  if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-    return differs(
-      type
-        ? `came with Content-Type ${type}, not ${probe.contentType}`
-        : `came without Content-Type ${probe.contentType}`,
-    )
+  const header = (name: string, got: string | undefined, wanted: string | undefined, colon = '') => {
+    if (!wanted || got?.toLowerCase() === wanted.toLowerCase()) return undefined
+    return differs(got ? `came with ${name} ${got}, not ${wanted}` : `came without ${name}${colon} ${wanted}`)
   }
-  const encoding = served.headers['content-encoding']
-  if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-    return differs(
-      encoding
-        ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-        : `came without Content-Encoding: ${probe.contentEncoding}`,
-    )
-  }
-  return undefined
+  return (
+    header('Content-Type', type, probe.contentType) ??
+    header('Content-Encoding', served.headers['content-encoding'], probe.contentEncoding, ':')
+  )
 }
 
 const describeSize = (bytes: number) =>
