@@ -18,6 +18,7 @@ import { resolveCdnDomain } from './cdn-domain.ts'
 import { publishAndSee } from './live.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
   /** The preview's namespace; undefined when the game has none of that name (nothing to close). */
@@ -55,7 +56,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
   const { logger } = deps
   const { target } = inputs
   const { gameId } = inputs.connection
-  const run = openTransferRun(inputs, deps, 'close')
+  const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close')
   const nothing: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,
