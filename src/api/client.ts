@@ -61,7 +61,7 @@ export interface ClientOptions {
 /**
  * Retries of a connection that cannot be made before anything of the service has answered in this
  * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
+ * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
  * couple of quick retries still cover a service that is a second late. Once the service has answered,
  * a connection that cannot be made is an outage, and gets the ordinary retries.
  */
@@ -77,7 +77,7 @@ export class ServiceClient {
   readonly #retry: RetryPolicy
   readonly #timeouts: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
   readonly #explain: Explain
-  /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
+  /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
   #answered = false
 
   constructor(options: ClientOptions) {

@@ -155,7 +155,7 @@ type NetworkErrorOptions = ErrorOptions & Partial<Explanation> & { concern?: Con
  */
 export class NetworkError extends Error {
   override name = 'NetworkError'
-  /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+  /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
   readonly inputs: readonly string[]
   /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
   readonly gaveUp: GaveUp | undefined

@@ -69,10 +69,6 @@ export class RunDeadlineError extends Error {
   }
 }
 
-export function isRunDeadline(error: unknown): error is RunDeadlineError {
-  return error instanceof RunDeadlineError
-}
-
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 export function openTransferRun(
   inputs: {
