@@ -224,6 +224,35 @@ describe("the service's refusals name the input to fix", () => {
     assert.deepEqual(error.inputs, ['api-url'])
   })
 
+  test("the client says what a failure points at in its own terms; the run's Explain names the input", async () => {
+    const unexplained = new ServiceClient({
+      baseUrl: emulator.url,
+      token: 'not-a-token',
+      dispatcher: agent,
+      logger: memoryLogger(),
+      retry: retryPolicy({ sleep: async () => {} }),
+    })
+    const refused = await unexplained.listCustomAvatars(GAME).catch((e: unknown) => e)
+    assert.ok(refused instanceof ServiceError)
+    assert.deepEqual(refused.concern, { about: 'token', code: 'TOKEN_INVALID' })
+    assert.deepEqual(refused.inputs, [])
+    assert.doesNotMatch(refused.message, /check/)
+    const explained = await client(emulator.url)
+      .service.getNamespace(GAME, UNKNOWN)
+      .catch((e: unknown) => e)
+    assert.ok(explained instanceof ServiceError)
+    assert.deepEqual(explained.concern, {
+      about: 'unknown-id',
+      operation: 'games.namespaces.getGameNamespaceById',
+    })
+    const port = await deadPort()
+    const unreached = await client(`http://127.0.0.1:${port}`)
+      .service.getGame(GAME)
+      .catch((e: unknown) => e)
+    assert.ok(unreached instanceof NetworkError)
+    assert.deepEqual(unreached.concern, { about: 'base-url', problem: 'unreached' })
+  })
+
   test('every operation says which input its 500 ERROR most likely points at', () => {
     const inputs = new Set<string>(Object.values(Input))
     for (const [key, op] of Object.entries(OPS)) {

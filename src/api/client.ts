@@ -69,6 +69,9 @@ export const FIRST_CONTACT_RETRIES = 2
 const FIRST_CONTACT_MS = 5_000
 
 const seg = encodeURIComponent
+const gamePath = (gameId: string) => `/cloud/games/${seg(gameId)}`
+const namespacePath = (gameId: string, namespaceId: string) =>
+  `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`
 
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 export class ServiceClient {
@@ -119,7 +122,7 @@ export class ServiceClient {
     return this.#call(
       OPS.getNamespaceLobby,
       'GET',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`,
+      `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`,
     )
   }
 
@@ -131,17 +134,17 @@ export class ServiceClient {
     return this.#call(
       OPS.validateMatchmakerConfig,
       'POST',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`,
+      `${namespacePath(gameId, namespaceId)}/mm-config/validate`,
       config,
     )
   }
 
   listCustomAvatars(gameId: string): Promise<ListAvatarsResponse> {
-    return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`)
+    return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`)
   }
 
   createNamespace(gameId: string, body: CreateNamespaceRequest): Promise<CreateNamespaceResponse> {
-    return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body)
+    return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body)
   }
 
   validateGroup(displayName: string): Promise<ValidateResponse> {
@@ -149,33 +152,29 @@ export class ServiceClient {
   }
 
   async addNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
-    await this.#call(
-      OPS.addNamespaceDomain,
-      'POST',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`,
-      { domain },
-    )
+    await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
+      domain,
+    })
   }
 
   /** The game with its namespaces (name_id included) and versions, oldest first. */
   getGame(gameId: string): Promise<GetGameResponse> {
-    return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`)
+    return this.#call(OPS.getGame, 'GET', gamePath(gameId))
   }
 
   /** A namespace with its config, the domains it has included. */
   getNamespace(gameId: string, namespaceId: string): Promise<GetNamespaceResponse> {
-    return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`)
+    return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId))
   }
 
   async removeNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
     await this.#call(
       OPS.removeNamespaceDomain,
       'DELETE',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`,
+      `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`,
     )
   }
 
-  /** A version with its whole config. */
   /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
   async updateNamespaceCdnAuthUser(
     gameId: string,
@@ -185,55 +184,49 @@ export class ServiceClient {
     await this.#call(
       OPS.updateNamespaceCdnAuthUser,
       'POST',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`,
+      `${namespacePath(gameId, namespaceId)}/auth-user`,
       body,
     )
   }
 
   /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
   async setNamespaceCdnAuthType(gameId: string, namespaceId: string, authType: CdnAuthType): Promise<void> {
-    await this.#call(
-      OPS.setNamespaceCdnAuthType,
-      'PUT',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`,
-      { auth_type: authType },
-    )
+    await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+      auth_type: authType,
+    })
   }
 
   async removeNamespaceCdnAuthUser(gameId: string, namespaceId: string, user: string): Promise<void> {
     await this.#call(
       OPS.removeNamespaceCdnAuthUser,
       'DELETE',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`,
+      `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`,
     )
   }
 
   getVersion(gameId: string, versionId: string): Promise<{ version: GameVersion }> {
-    return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`)
+    return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`)
   }
 
   /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
   validateVersion(gameId: string, body: CreateVersionRequest): Promise<ValidateResponse> {
-    return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body)
+    return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body)
   }
 
   /** A display name no version of the game has yet. */
   reserveVersionName(gameId: string): Promise<{ version_display_name: string }> {
-    return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {})
+    return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {})
   }
 
   createVersion(gameId: string, body: CreateVersionRequest): Promise<{ version_id: string }> {
-    return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body)
+    return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body)
   }
 
   /** Publishes a version to a namespace: what the namespace serves from then on. */
   async setNamespaceVersion(gameId: string, namespaceId: string, versionId: string): Promise<void> {
-    await this.#call(
-      OPS.setNamespaceVersion,
-      'PUT',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`,
-      { version_id: versionId },
-    )
+    await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+      version_id: versionId,
+    })
   }
 
   /** What was published to the namespace, newest first (creating a namespace records nothing). */
@@ -245,7 +238,7 @@ export class ServiceClient {
     return this.#call(
       OPS.getNamespaceVersionHistory,
       'GET',
-      `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`,
+      `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`,
     )
   }
 
@@ -256,7 +249,7 @@ export class ServiceClient {
 
   /** The site's presigned requests come in a compact list (see PresignedRequestList). */
   createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
-    return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body)
+    return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body)
   }
 
   /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
@@ -287,7 +280,10 @@ export class ServiceClient {
     }
     return withRetries(
       op.name,
-      () => this.#send<T>(op, method, path, payload),
+      async () => {
+        this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
+        return answerOf<T>(op, await this.#exchange(op, method, path, payload), this.#explain)
+      },
       retry,
       this.#retry,
       this.#options.logger,
@@ -299,18 +295,6 @@ export class ServiceClient {
             : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
       },
     )
-  }
-
-  /** One attempt at a call: its answer, or the error it came to. */
-  async #send<T>(
-    op: Operation,
-    method: Dispatcher.HttpMethod,
-    path: string,
-    payload: Buffer | undefined,
-  ): Promise<T> {
-    this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
-    const exchange = await this.#exchange(op, method, path, payload)
-    return answerOf<T>(op, exchange, this.#explain)
   }
 
   /**

@@ -51,7 +51,7 @@ export function answerOf<T>(op: Operation, { response, text, streamed }: Exchang
     )
   if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
   const parsed = streamed ? streamed.value : parseJson(text)
-  if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+  if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
     const problem = op.answer?.(parsed, '')
     if (problem) throw unexpected(problem)
     return parsed as T
