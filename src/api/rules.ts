@@ -31,7 +31,7 @@ export const OBJECT_KEY_MAX_BYTES = 1024
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length
 export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES
 
-const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
+export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const DOMAIN = /^[0-9a-z.-]+$/
 
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
