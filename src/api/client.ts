@@ -30,10 +30,8 @@ import {
   DeadlineError,
   USER_AGENT,
   answerOf,
-  header,
   networkReason,
-  readBody,
-  readText,
+  readAnswer,
   type Exchange,
 } from './http.ts'
 
@@ -325,7 +323,10 @@ export class ServiceClient {
         signal,
       })
       this.#answered = true
-      return { response, ...(await this.#read(op, response)) }
+      return {
+        response,
+        ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+      }
     } catch (caught) {
       if (this.#options.signal?.aborted) throw this.#options.signal.reason
       if (caught instanceof UnexpectedAnswerError) throw caught
@@ -347,18 +348,6 @@ export class ServiceClient {
       headers['content-length'] = String(payload.length)
     }
     return headers
-  }
-
-  /** The answer's body: streamed into the operation's parser when it has one, else as text. */
-  async #read(op: Operation, response: Dispatcher.ResponseData): Promise<Omit<Exchange, 'response'>> {
-    const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT
-    const length = header(response.headers, 'content-length')
-    if (op.stream && response.statusCode === 200) {
-      const stream = op.stream()
-      await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
-      return { text: '', streamed: stream.end() }
-    }
-    return { text: await readText(response.body, length, op.name, limit), streamed: undefined }
   }
 
   #networkError(op: Operation, error: unknown): NetworkError {

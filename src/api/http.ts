@@ -120,16 +120,13 @@ function foreignAnswer(status: number, contentType: string | undefined): Concern
   return { about: 'base-url', problem: 'foreign', what }
 }
 
-export function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
 }
 
 /** Hands each chunk of the body to `onChunk`, failing once the answer is larger than `limit`. */
-export async function readBody(
+async function readBody(
   body: Dispatcher.ResponseData['body'],
   contentLength: string | undefined,
   operation: string,
@@ -153,16 +150,21 @@ export async function readBody(
   }
 }
 
-/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
-export async function readText(
-  body: Dispatcher.ResponseData['body'],
-  contentLength: string | undefined,
-  operation: string,
+/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+export async function readAnswer(
+  op: Operation,
+  response: Dispatcher.ResponseData,
   limit: number,
-): Promise<string> {
+): Promise<Omit<Exchange, 'response'>> {
+  const length = header(response.headers, 'content-length')
+  if (op.stream && response.statusCode === 200) {
+    const stream = op.stream()
+    await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
+    return { text: '', streamed: stream.end() }
+  }
   const chunks: Buffer[] = []
-  await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk))
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk))
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined }
 }
 
 function parseJson(text: string): unknown {
