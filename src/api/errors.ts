@@ -36,12 +36,10 @@ type ServiceErrorInit = {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 export class ServiceError extends Error {
-  readonly operation: string
   readonly status: number
   readonly code: string
   readonly serviceMessage: string
   readonly rayId: string | undefined
-  readonly documentation: string | undefined
   readonly metadata: unknown
   readonly retryAfter: string | undefined
   readonly concern: Concern | undefined
@@ -68,12 +66,10 @@ export class ServiceError extends Error {
     message += gaveUpNote(init.gaveUp)
     super(message)
     this.name = 'ServiceError'
-    this.operation = operation
     this.status = status
     this.code = code
     this.serviceMessage = serviceMessage
     this.rayId = rayId
-    this.documentation = body.documentation
     this.metadata = body.metadata
     this.retryAfter = init.retryAfter
     this.concern = init.concern
