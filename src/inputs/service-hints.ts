@@ -13,7 +13,7 @@ const unknownId = (...inputs: string[]): Hint => ({
 })
 
 /** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
-export const UNKNOWN_ID_HINTS: Record<OperationName, Hint> = {
+const INTERNAL_ERROR_HINTS: Record<OperationName, Hint> = {
   'servers.list': {
     hint: () =>
       `The service answers this for an unknown id: check ${n('environment-id')} (or the paging cursor)`,
@@ -116,6 +116,6 @@ export function explainServiceFailure(concern: Concern): Explanation | undefined
   const known =
     concern.about === 'token'
       ? Object.hasOwn(TOKEN_HINTS, concern.code) && TOKEN_HINTS[concern.code]
-      : UNKNOWN_ID_HINTS[concern.operation as OperationName]
+      : INTERNAL_ERROR_HINTS[concern.operation as OperationName]
   return known ? { hint: known.hint(), inputs: known.inputs } : undefined
 }
