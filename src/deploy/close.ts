@@ -16,6 +16,7 @@ import { resolveCdnDomain } from './cdn-domain.ts'
 import { publishAndSee } from './live.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
@@ -47,7 +48,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
   const { logger } = deps
   const { target } = inputs
   const { gameId } = inputs.connection
-  const run = openTransferRun(inputs, deps, 'close')
+  const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close')
   const nothing: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,

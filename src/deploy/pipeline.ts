@@ -25,6 +25,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export type { Published }
 
@@ -112,7 +113,7 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
   // Its pool and client are made on first use: a dry run or a failed local check makes neither.
-  const run = openTransferRun(inputs, deps, 'deploy')
+  const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'deploy')
   const started = run.clock.now()
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })

@@ -1,6 +1,6 @@
 import { inputName } from '../common/input-naming.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnHeader } from '../api/types.ts'
+import type { CdnHeader } from '../api/versions.ts'
 import {
   CDN_PRIORITY_MAX,
   CDN_SERVED_MAX,

@@ -3,7 +3,8 @@
 
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnRoute, GameVersion } from '../api/types.ts'
+import type { GameVersion } from '../api/types.ts'
+import type { CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'

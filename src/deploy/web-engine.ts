@@ -5,7 +5,7 @@
 
 import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnRoute } from '../api/types.ts'
+import type { CdnRoute } from '../api/versions.ts'
 import { normalizeGlob, parseGlob } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
