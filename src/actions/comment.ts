@@ -4,6 +4,7 @@ import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '.
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
 import { redactRequests } from './octokit.ts'
+import { plural } from '../common/format.ts'
 
 /**
  * A pull request's sticky preview comment: found by its marker on any page, among the comments the
@@ -224,7 +225,7 @@ class PreviewComment implements StickyComment {
     }
     if (ignored > 0) {
       this.#options.logger.warning(
-        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${this.#options.issue} that carry the preview's marker ` +
+        `Ignored ${plural(ignored, 'comment')} on #${this.#options.issue} that carry the preview's marker ` +
           `but were not written by ${login}, the identity of github-token`,
       )
     }

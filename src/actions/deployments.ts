@@ -1,6 +1,7 @@
 import type { Logger } from '../common/logger.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
 import { redactRequests } from './octokit.ts'
+import { plural } from '../common/format.ts'
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000
@@ -53,9 +54,7 @@ export async function retireDeployments(options: {
         retired++
       }
     }
-    options.logger.info(
-      `Marked ${retired} GitHub deployment${retired === 1 ? '' : 's'} of the pull request inactive`,
-    )
+    options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`)
     return retired
   } catch (error) {
     // A connection error reads as one, not as the status 500 Octokit gives it.

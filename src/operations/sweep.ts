@@ -39,6 +39,7 @@ import { nameIdProblems } from '../api/rules.ts'
 import { INPUTS } from '../inputs/table.ts'
 import type { Operation } from './operation.ts'
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 
 export interface SweepInputs extends Connection {
   /** Read by the face, which asks GitHub with it. */
@@ -153,7 +154,7 @@ export function sweepOperation(
         .sort((a, b) => a.number - b.number)
       journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`)
       run.logger.info(
-        `${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`,
+        `${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`,
       )
       const cdnDomain = previews.length
         ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
@@ -313,10 +314,6 @@ async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSu
 
 function namesOf(result: SweepResult, outcome: SweepOutcome): string[] {
   return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace)
-}
-
-function plural(count: number, what: string): string {
-  return `${count} ${what}${count === 1 ? '' : 's'}`
 }
 
 function reportTitle(result: SweepResult): string {

@@ -8,6 +8,7 @@ import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 
 export type Validation = 'matchmaker-config' | 'group-display-name'
 
@@ -133,7 +134,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       )
     }
     const n = result.errors.length
-    return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks }
+    return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks }
   },
 
   failure(result, inputs) {
@@ -149,7 +150,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
 }
 
 function verdict(errors: number): string {
-  return errors ? `invalid (${errors} error${errors === 1 ? '' : 's'})` : 'valid'
+  return errors ? `invalid (${plural(errors, 'error')})` : 'valid'
 }
 
 /** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
