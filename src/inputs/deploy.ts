@@ -24,15 +24,7 @@ import {
   type GetInput,
   type VerifySettings,
 } from './common.ts'
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  Input,
-  MAX_CONCURRENCY,
-  MAX_RETRIES,
-  MAX_RETRY_AFTER_SECONDS,
-} from './constants.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
+import { Input, MAX_CONCURRENCY, MAX_RETRIES, MAX_RETRY_AFTER_SECONDS } from './constants.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
@@ -177,7 +169,7 @@ export function readInputs(
   context: RunContext | (() => RunContext) = {},
   options: ReadDeployOptions = {},
 ): DeployInputs {
-  const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
+  const dryRun = readBoolean(get, Input.DryRun)
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
@@ -194,11 +186,11 @@ export function readInputs(
     transfer: readTransfer(get),
     verify: readVerify(get),
     dryRun,
-    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
-    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
-    comment: readBoolean(Input.Comment, get(Input.Comment), true),
-    siteRecord: readBoolean(Input.SiteRecord, get(Input.SiteRecord), true),
-    allowOlder: readBoolean(Input.AllowOlder, get(Input.AllowOlder), false),
+    skipUnchanged: readBoolean(get, Input.SkipUnchanged),
+    ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
+    comment: readBoolean(get, Input.Comment),
+    siteRecord: readBoolean(get, Input.SiteRecord),
+    allowOlder: readBoolean(get, Input.AllowOlder),
     compareWith: readCompareWith(get(Input.CompareWith)),
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
@@ -221,12 +213,12 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
   return {
     path: get(Input.Path).trim() || undefined,
     files: files.length ? files : ['**'],
-    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+    includeHidden: readBoolean(get, Input.IncludeHidden),
     name,
     nameGiven: Boolean(given),
-    webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
-    failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
-    requireIndex: readBoolean(Input.RequireIndex, get(Input.RequireIndex), true),
+    webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
+    failOnWarning: readBoolean(get, Input.FailOnWarning),
+    requireIndex: readBoolean(get, Input.RequireIndex),
     headers: readHeaders(get(Input.Headers)),
   }
 }
@@ -266,7 +258,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     if (problem) throw new UsageError(problem)
   }
   const matchmaker = readMatchmaker(get, hasNamespace)
-  const publish = readBoolean(Input.Publish, get(Input.Publish), true) && path !== undefined
+  const publish = readBoolean(get, Input.Publish) && path !== undefined
   const cdnDomain = readCdnDomain(get)
   checkDomainOutsideCdn(domain, cdnDomain)
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
@@ -327,25 +319,10 @@ export function matchmakerError(errors: ValidationError[]): ValidationFailedErro
 
 function readTransfer(get: GetInput): Transfer {
   return {
-    concurrency: readInteger(
-      Input.Concurrency,
-      get(Input.Concurrency),
-      DEFAULT_CONCURRENCY,
-      1,
-      MAX_CONCURRENCY,
-    ),
-    retries: readInteger(Input.Retries, get(Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-    requestTimeoutMs:
-      readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
-      1000,
-    maxRetryAfterMs:
-      readInteger(
-        Input.MaxRetryAfter,
-        get(Input.MaxRetryAfter),
-        DEFAULT_MAX_RETRY_AFTER_SECONDS,
-        0,
-        MAX_RETRY_AFTER_SECONDS,
-      ) * 1000,
+    concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
+    retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
+    requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, 3600),
+    maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }
 }
 

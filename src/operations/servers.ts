@@ -101,7 +101,7 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
       ...connection,
       environmentId,
       tags: readTags(get(Input.Tags)),
-      includeDestroyed: readBoolean(Input.IncludeDestroyed, get(Input.IncludeDestroyed), false),
+      includeDestroyed: readBoolean(get, Input.IncludeDestroyed),
       limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
     }
   },

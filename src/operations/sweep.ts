@@ -123,7 +123,7 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
     ...connection,
     githubToken,
     prefix: readPrefix(get),
-    dryRun: readBoolean(Input.DryRun, get(Input.DryRun), false),
+    dryRun: readBoolean(get, Input.DryRun),
     cdnDomain: readCdnDomain(get),
   }
 }

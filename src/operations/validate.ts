@@ -73,7 +73,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       ...connection,
       matchmaker,
       groupDisplayName,
-      failOnError: readBoolean(Input.FailOnError, get(Input.FailOnError), true),
+      failOnError: readBoolean(get, Input.FailOnError),
     }
   },
 
