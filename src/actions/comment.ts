@@ -1,9 +1,8 @@
-import type { getOctokit } from '@actions/github'
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { redactRequests } from './octokit.ts'
+import { githubClient, type Octokit, type RepoCall } from './octokit.ts'
 import { plural } from '../common/format.ts'
 
 /**
@@ -17,8 +16,6 @@ export interface StickyComment {
   /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
   save(body: string, options?: { withinMs?: number }): Promise<void>
 }
-
-type Octokit = ReturnType<typeof getOctokit>
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
@@ -140,13 +137,12 @@ class BoundedCalls {
 }
 
 type Ours = Array<{ id: number; state: PreviewState }>
-type Base = { owner: string; repo: string; request: { signal: AbortSignal } }
 
 /** The sticky comment of one preview on one pull request. */
 class PreviewComment implements StickyComment {
   readonly #options: StickyCommentOptions
   readonly #calls: BoundedCalls
-  readonly #octokit: Promise<Octokit>
+  readonly #client: ReturnType<typeof githubClient>
   readonly #marker: string
   #commentId: number | undefined
   #loaded = false
@@ -155,11 +151,7 @@ class PreviewComment implements StickyComment {
   constructor(options: StickyCommentOptions) {
     this.#options = options
     this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger)
-    // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
-    // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-    this.#octokit = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
-      github.getOctokit(options.token, {}, redactRequests),
-    )
+    this.#client = githubClient(options.token, options.repository)
     this.#marker = previewMarker(options.key)
   }
 
@@ -209,9 +201,8 @@ class PreviewComment implements StickyComment {
   }
 
   /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
-  async #rest<T>(call: (octokit: Octokit, base: Base) => Promise<T>, retryTimeouts = true): Promise<T> {
-    const octokit = await this.#octokit
-    const [owner = '', repo = ''] = this.#options.repository.split('/')
+  async #rest<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>, retryTimeouts = true): Promise<T> {
+    const { octokit, owner, repo } = await this.#client
     return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts)
   }
 
