@@ -185,6 +185,24 @@ export function readChoice<T extends string>(get: GetInput, input: string, choic
   throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`)
 }
 
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+export function readMatchmakerPair(
+  get: GetInput,
+  hasNamespace: boolean,
+  needs: string,
+): { lobbyCountMax: number; maxPlayers: number } | undefined {
+  const lobbyCountMax = get(Input.LobbyCountMax).trim()
+  const maxPlayers = get(Input.MaxPlayers).trim()
+  if (!lobbyCountMax && !maxPlayers) return undefined
+  const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`
+  if (!lobbyCountMax || !maxPlayers) throw new UsageError(`${both} go together: give both or neither`)
+  if (!hasNamespace) throw new UsageError(`${both} need ${needs}`)
+  return {
+    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+  }
+}
+
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 export function urlUserInfo(url: string): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]

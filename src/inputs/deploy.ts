@@ -18,7 +18,7 @@ import {
   readChoice,
   readConnection,
   readInteger,
-  readU32,
+  readMatchmakerPair,
   readVerify,
   type Connection,
   type GetInput,
@@ -287,23 +287,12 @@ function readTarget(get: GetInput, path: string | undefined): Target {
  * create does not exist yet.
  */
 function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | undefined {
-  const lobbyCountMax = get(Input.LobbyCountMax).trim() || undefined
-  const maxPlayers = get(Input.MaxPlayers).trim() || undefined
-  if (lobbyCountMax === undefined && maxPlayers === undefined) return undefined
-  if (lobbyCountMax === undefined || maxPlayers === undefined) {
-    throw new UsageError(
-      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
-    )
-  }
-  if (!hasNamespace) {
-    throw new UsageError(
-      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
-    )
-  }
-  const matchmaker = {
-    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-  }
+  const matchmaker = readMatchmakerPair(
+    get,
+    hasNamespace,
+    `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
+  )
+  if (!matchmaker) return undefined
   const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
   if (problems.length) throw matchmakerError(problems.map((path) => ({ path })))
   return matchmaker

@@ -3,7 +3,13 @@
 
 import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
-import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connection } from '../inputs/common.ts'
+import {
+  checkUuid,
+  readBoolean,
+  readMatchmakerPair,
+  readRequiredConnection,
+  type Connection,
+} from '../inputs/common.ts'
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
@@ -40,25 +46,14 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     const optional = (name: string) => get(name).trim() || undefined
     const namespaceIdInput = optional(Input.NamespaceId)
     const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-    const lobbyCountMax = optional(Input.LobbyCountMax)
-    const maxPlayers = optional(Input.MaxPlayers)
     const groupDisplayName = optional(Input.GroupDisplayName)
-    let matchmaker: ValidateInputs['matchmaker']
-    if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-      if (lobbyCountMax === undefined || maxPlayers === undefined)
-        throw new UsageError(
-          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
-        )
-      if (!namespaceId)
-        throw new UsageError(
-          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
-        )
-      matchmaker = {
-        namespaceId,
-        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-      }
-    } else if (namespaceId) {
+    const pair = readMatchmakerPair(
+      get,
+      Boolean(namespaceId),
+      `${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
+    )
+    const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
+    if (!pair && namespaceId) {
       throw new UsageError(
         `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
       )
