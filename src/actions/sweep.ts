@@ -16,8 +16,8 @@ import { stickyComment } from './comment.ts'
 import { retireDeployments } from './deployments.ts'
 import { readEvent, type RunEvent } from './event.ts'
 import { githubStatus } from './github-errors.ts'
-import { previewKey, renderComment } from './preview.ts'
-import { previewRecord } from './preview-record.ts'
+import { previewKey } from './preview.ts'
+import { commentAfter } from './preview-record.ts'
 import { githubCall } from './octokit.ts'
 
 /** How long GitHub may take to say whether one pull request is open. */
@@ -112,20 +112,14 @@ async function updateComment(
     actionsLogger.info(`Pull request #${preview.number} has no preview comment of ${nameId} to update`)
     return
   }
-  const commit = preview.pullRequest.headSha
-  const { state, status } = previewRecord(
-    { kind: 'closed', result: preview.result, pullRequest: preview.number },
-    { key, previous, namespaceNameId: nameId, commit },
-  )
-  await comment.save(
-    renderComment({
-      title: `gamehost preview: ${nameId}`,
-      status,
-      state,
-      namespaceNameId: nameId,
-      runUrl: event.runUrl,
-      repositoryUrl: event.repositoryUrl,
-      commit,
-    }),
-  )
+  const { runUrl, repositoryUrl } = event
+  const context = {
+    key,
+    previous,
+    namespaceNameId: nameId,
+    commit: preview.pullRequest.headSha,
+    name: nameId,
+  }
+  const ending = { kind: 'closed', result: preview.result, pullRequest: preview.number } as const
+  await comment.save(commentAfter(ending, { ...context, runUrl, repositoryUrl }))
 }
