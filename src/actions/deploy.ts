@@ -1,17 +1,17 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import {
-  actionsLogger,
-  notice,
-  runAction,
-  setOutput,
-  setOutputs as setOutputValues,
-  writeReport,
-} from './action.ts'
+import { actionsLogger, notice, runAction, setOutput, setOutputs, writeReport } from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
-import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
+import {
+  closeOutputs,
+  closeReport,
+  deployOutputs,
+  deployReport,
+  failureReport,
+  skipReport,
+} from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
@@ -35,13 +35,6 @@ import { githubCompareCommits } from './compare-commits.ts'
 import type { CompareCommits } from '../deploy/older.ts'
 import { previewKey, type PreviewState } from './preview.ts'
 import { commentAfter, type RunEnding } from './preview-record.ts'
-import {
-  setOutputs,
-  setSkippedOutputs,
-  writeFailureSummary,
-  writeSkipSummary,
-  writeSummary,
-} from './deploy-outputs.ts'
 
 /** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
@@ -102,8 +95,8 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   const decision = whenNoToken(inputs.ifNoToken, event)
   if (!decision.skip) throw missingTokenError()
   actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
-  setSkippedOutputs()
-  await writeSkipSummary(decision.reason)
+  for (const name of Object.values(Output)) setOutput(name, name === Output.Skipped ? 'true' : '')
+  await writeReport(skipReport(decision.reason))
 }
 
 /** What the deploy and the close of one preview share: its inputs, event, and sticky comment. */
@@ -138,8 +131,8 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   } catch (thrown) {
     return reportFailure(preview, previous, namespaceId, thrown)
   }
-  setOutputs(result)
-  await writeSummary(result)
+  setOutputs(deployOutputs(result))
+  await writeReport(deployReport(result))
   if (result.siteId) {
     actionsLogger.info(
       `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
@@ -160,12 +153,12 @@ async function reportFailure(
   thrown: unknown,
 ): Promise<never> {
   const { error, partial } = deployFailure(thrown)
-  if (partial) setOutputs(partial)
+  if (partial) setOutputs(deployOutputs(partial))
   else if (namespaceId) setOutput(Output.NamespaceId, namespaceId)
   actionsLogger.info(
     `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
   )
-  await writeFailureSummary(error, partial)
+  await writeReport(failureReport(error, partial))
   // Show the namespace even so (the next run finds it through the service, not through this).
   // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
   const withinMs = isCancelled(error) ? 4_000 : undefined
@@ -194,7 +187,7 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
     pullRequest: pullRequest.number,
     signal,
   })
-  setOutputValues(closeOutputs(result))
+  setOutputs(closeOutputs(result))
   await writeReport(closeReport(result))
   const { namespace } = result
   if (namespace) {
