@@ -306,7 +306,7 @@ export function matchmakerError(errors: ValidationError[]): ValidationFailedErro
   )
 }
 
-function readTransfer(get: GetInput): Transfer {
+export function readTransfer(get: GetInput): Transfer {
   return {
     concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
     retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
