@@ -121,8 +121,7 @@ class BoundedCalls {
     if (remaining <= 0)
       throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
     const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
-    // let the process end with the step's outcome unwritten.
+    // A timer of our own, not AbortSignal.timeout(), as in githubCall.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeout)
     try {

@@ -92,10 +92,7 @@ export function missingToken(): UsageError {
   return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${Input.Token})`)
 }
 
-/**
- * `body`, which Ctrl-C cancels (cancelOnCtrlC): its failure goes to `stopped`, which throws it or
- * makes it the outcome of a run that did something (a cancelled one says what).
- */
+/** `body`, which Ctrl-C cancels; `stopped` throws its failure or makes it the outcome of a run that did something. */
 export async function cancellable(
   io: RunIO,
   body: (signal: AbortSignal) => Promise<Outcome>,
