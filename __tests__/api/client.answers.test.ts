@@ -5,10 +5,12 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { ServiceClient, createAgent, type ClientOptions } from '../../src/api/client.ts'
+import { ServiceClient, type ClientOptions } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { NetworkError, ServiceError, UnexpectedAnswerError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { explainServiceFailure } from '../../src/inputs/service-hints.ts'
 
 const GAME = 'game'
 const SITE = '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b'
@@ -48,6 +50,7 @@ describe('answers that are not what they should be', () => {
       dispatcher: agent,
       logger: memoryLogger(),
       retry: retryPolicy({ retries: 0 }),
+      explain: explainServiceFailure,
       ...options,
     })
   const files = [{ path: 'index.html', content_length: 10 }]
@@ -320,6 +323,7 @@ describe('answers that are not what they should be', () => {
       dispatcher: agent,
       logger: memoryLogger(),
       retry: retryPolicy({ retries: 0 }),
+      explain: explainServiceFailure,
     })
     await assert.rejects(
       refused.listCustomAvatars(GAME),

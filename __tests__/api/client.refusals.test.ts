@@ -7,13 +7,16 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { FIRST_CONTACT_RETRIES, OPS, ServiceClient, createAgent } from '../../src/api/client.ts'
+import { FIRST_CONTACT_RETRIES, ServiceClient } from '../../src/api/client.ts'
+import { OPS } from '../../src/api/operations.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { NetworkError, ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy, type RetryPolicy } from '../../src/common/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { Input } from '../../src/inputs/constants.ts'
+import { explainServiceFailure } from '../../src/inputs/service-hints.ts'
 import { deadPort } from '../support/helpers.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -30,6 +33,7 @@ const client = (baseUrl: string, retry: Partial<RetryPolicy> = {}, token = 'game
     dispatcher: agent,
     logger,
     retry: retryPolicy({ sleep: async (ms) => void waits.push(ms), ...retry }),
+    explain: explainServiceFailure,
   })
   return { service, logger, waits }
 }
@@ -67,6 +71,7 @@ describe('a connection refused before the service ever answered', () => {
       dispatcher: agent,
       logger: memoryLogger(),
       retry: retryPolicy(),
+      explain: explainServiceFailure,
     })
     const started = Date.now()
     await assert.rejects(service.listCustomAvatars(GAME), /check api-url/)
@@ -219,11 +224,41 @@ describe("the service's refusals name the input to fix", () => {
     assert.deepEqual(error.inputs, ['api-url'])
   })
 
+  test("the client says what a failure points at in its own terms; the run's Explain names the input", async () => {
+    const unexplained = new ServiceClient({
+      baseUrl: emulator.url,
+      token: 'not-a-token',
+      dispatcher: agent,
+      logger: memoryLogger(),
+      retry: retryPolicy({ sleep: async () => {} }),
+    })
+    const refused = await unexplained.listCustomAvatars(GAME).catch((e: unknown) => e)
+    assert.ok(refused instanceof ServiceError)
+    assert.deepEqual(refused.concern, { about: 'token', code: 'TOKEN_INVALID' })
+    assert.deepEqual(refused.inputs, [])
+    assert.doesNotMatch(refused.message, /check/)
+    const explained = await client(emulator.url)
+      .service.getNamespace(GAME, UNKNOWN)
+      .catch((e: unknown) => e)
+    assert.ok(explained instanceof ServiceError)
+    assert.deepEqual(explained.concern, {
+      about: 'unknown-id',
+      operation: 'games.namespaces.getGameNamespaceById',
+    })
+    const port = await deadPort()
+    const unreached = await client(`http://127.0.0.1:${port}`)
+      .service.getGame(GAME)
+      .catch((e: unknown) => e)
+    assert.ok(unreached instanceof NetworkError)
+    assert.deepEqual(unreached.concern, { about: 'base-url', problem: 'unreached' })
+  })
+
   test('every operation says which input its 500 ERROR most likely points at', () => {
     const inputs = new Set<string>(Object.values(Input))
     for (const [key, op] of Object.entries(OPS)) {
-      const hint: string | undefined = op.internalErrorHint?.()
-      const named: readonly string[] = op.internalErrorInputs ?? []
+      const explained = explainServiceFailure({ about: 'unknown-id', operation: op.name })
+      const hint = explained?.hint
+      const named = explained?.inputs ?? []
       assert.ok(hint && named.length, `${key} has a hint naming an input`)
       for (const input of named) {
         assert.ok(inputs.has(input), `${key}: ${input} is an input`)

@@ -2,12 +2,14 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import { DEFAULT_SEED, type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { explainServiceFailure } from '../../src/inputs/service-hints.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const TOKEN = 'gamehost-demo-token'
@@ -23,6 +25,7 @@ function clientFor(emulator: Emulator, token = TOKEN, overrides: Parameters<type
     dispatcher: agent,
     logger,
     retry: retryPolicy({ sleep: async (ms) => void waits.push(ms), ...overrides }),
+    explain: explainServiceFailure,
   })
   return { client, logger, waits }
 }

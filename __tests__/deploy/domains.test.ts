@@ -4,7 +4,9 @@
 // before anything is created.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { OPS, ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { OPS } from '../../src/api/operations.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { ServiceError, UsageError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import type { GetNamespaceResponse } from '../../src/api/types.ts'

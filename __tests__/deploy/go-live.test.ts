@@ -3,7 +3,8 @@
 // other namespace, so its history holds every deploy and `previous` works from the second on.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'

@@ -1,7 +1,8 @@
 // Deploys against an emulator that injects the faults of the real internet: every byte must arrive intact.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { ServiceError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import { deploy, deployFailure } from '../../src/deploy/pipeline.ts'

@@ -3,7 +3,8 @@
 // this run's read and its write.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { UsageError } from '../../src/api/errors.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import type { GetGameResponse, GetNamespaceResponse } from '../../src/api/types.ts'

@@ -3,7 +3,8 @@
 // headers input end up as content types of the site's files and routes of the published version.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ServiceClient, createAgent } from '../../src/api/client.ts'
+import { ServiceClient } from '../../src/api/client.ts'
+import { createAgent } from '../../src/api/http.ts'
 import { UsageError } from '../../src/api/errors.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { renderText } from '../../src/common/report.ts'

@@ -50,10 +50,17 @@ describe('listAllServers against the emulator', () => {
       { apiUrl: emulator.url, token: TOKEN, gameId: GAME },
       { logger: memoryLogger(), retry: fast },
       (client) =>
-        listAllServers(client, GAME, '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92', {
-          ...options,
-          logger: memoryLogger(),
-        }),
+        listAllServers(
+          client,
+          {
+            gameId: GAME,
+            environmentId: '7a2e5c8f-1b4d-4e9a-a3c6-8d1f4b7e0c92',
+            tags: undefined,
+            limit: undefined,
+            ...options,
+          },
+          memoryLogger(),
+        ),
     )
 
   test('pages of one server: one request per server and an empty page to end', async () => {
@@ -75,6 +82,12 @@ describe('listAllServers against the emulator', () => {
 })
 
 describe('listAllServers paging rules', () => {
+  const ENVIRONMENT = {
+    gameId: GAME,
+    environmentId: '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
+    tags: undefined,
+    limit: undefined,
+  }
   const server = (id: string) => ({ id }) as Server
   /** A client answering pages from a script, recording the cursors asked for. */
   const scripted = (pages: string[][]) => {
@@ -91,10 +104,7 @@ describe('listAllServers paging rules', () => {
   test('the cursor is the last id received; a shorter page ends the list', async () => {
     const { client, cursors } = scripted([['a', 'b', 'c'], ['d', 'e', 'f'], ['g']])
     const logger = memoryLogger()
-    const result = await listAllServers(client, GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
-      includeDestroyed: true,
-      logger,
-    })
+    const result = await listAllServers(client, { ...ENVIRONMENT, includeDestroyed: true }, logger)
     assert.deepEqual(
       result.servers.map((s) => s.id),
       ['a', 'b', 'c', 'd', 'e', 'f', 'g'],
@@ -114,10 +124,7 @@ describe('listAllServers paging rules', () => {
       ['a', 'b'],
     ])
     const logger = memoryLogger()
-    const result = await listAllServers(client, GAME, '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15', {
-      includeDestroyed: false,
-      logger,
-    })
+    const result = await listAllServers(client, { ...ENVIRONMENT, includeDestroyed: false }, logger)
     assert.deepEqual(
       result.servers.map((s) => s.id),
       ['a', 'b'],

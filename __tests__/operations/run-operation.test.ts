@@ -1,11 +1,12 @@
 // runOperation: the Run an operation gets, its deadline, and what a stopped operation says.
 import assert from 'node:assert/strict'
 import { mock, test } from 'node:test'
-import { UsageError } from '../../src/api/errors.ts'
+import { NetworkError, UsageError } from '../../src/api/errors.ts'
 import { CancelledError } from '../../src/common/cancel.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { RunDeadlineError, type Run } from '../../src/api/run.ts'
 import type { Connection } from '../../src/inputs/common.ts'
+import { deadPort } from '../support/helpers.ts'
 import {
   OPERATION_DEADLINE_MS,
   OperationStoppedError,
@@ -95,4 +96,23 @@ test('GAMEHOST_DEADLINE_SECONDS: a number of seconds above 0, or nothing', () =>
       () => deadlineFromEnv({ GAMEHOST_DEADLINE_SECONDS: bad }),
       new UsageError(`GAMEHOST_DEADLINE_SECONDS '${bad}' is not a number of seconds above 0`),
     )
+})
+
+test("an operation's client names the input a failure points at, as the face names it", async () => {
+  const port = await deadPort()
+  const operation: Operation<Connection, never> = {
+    ...waiting(),
+    run: async (_inputs, run) => {
+      await run.client.getGame('g')
+      throw new Error('a dead port answered')
+    },
+  }
+  const error = await runOperation(
+    operation,
+    { ...inputs, apiUrl: `http://127.0.0.1:${port}` },
+    { logger: memoryLogger(), retry: { sleep: async () => {} } },
+  ).catch((e: unknown) => e)
+  assert.ok(error instanceof NetworkError, String(error))
+  assert.deepEqual(error.inputs, ['api-url'])
+  assert.match(error.message, /nothing at api-url has answered in this run; check api-url/)
 })

@@ -129,17 +129,13 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
 
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 export function setOutputs(outputs: Record<string, OutputValue>): void {
-  for (const [name, value] of Object.entries(outputs)) setOutput(name, outputText(value))
+  for (const [name, value] of Object.entries(outputs))
+    setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value))
 }
 
 /** Sets an output, the run's secrets redacted: the one place the actions set one. */
 export function setOutput(name: string, value: string): void {
   core.setOutput(name, redact(value))
-}
-
-export function outputText(value: OutputValue): string {
-  if (value === null) return ''
-  return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
 /**

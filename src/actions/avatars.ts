@@ -1,5 +1,4 @@
-// Entry of the avatars action (avatars/action.yml): exports run(), which the bundle's index (dist/avatars/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the avatars action: run() is called by dist/avatars/index.js (scripts/package.ts); nothing runs at import.
 import { operationAction } from './action.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 

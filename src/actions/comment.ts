@@ -1,9 +1,9 @@
-import type { getOctokit } from '@actions/github'
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { redactRequests } from './octokit.ts'
+import { githubClient, type Octokit, type RepoCall } from './octokit.ts'
+import { plural } from '../common/format.ts'
 
 /**
  * A pull request's sticky preview comment: found by its marker on any page, among the comments the
@@ -16,8 +16,6 @@ export interface StickyComment {
   /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
   save(body: string, options?: { withinMs?: number }): Promise<void>
 }
-
-type Octokit = ReturnType<typeof getOctokit>
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
@@ -123,8 +121,7 @@ class BoundedCalls {
     if (remaining <= 0)
       throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
     const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
-    // let the process end with the step's outcome unwritten.
+    // A timer of our own, not AbortSignal.timeout(), as in githubCall.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeout)
     try {
@@ -144,9 +141,7 @@ type Ours = Array<{ id: number; state: PreviewState }>
 class PreviewComment implements StickyComment {
   readonly #options: StickyCommentOptions
   readonly #calls: BoundedCalls
-  readonly #owner: string
-  readonly #repo: string
-  readonly #octokit: Promise<Octokit>
+  readonly #client: ReturnType<typeof githubClient>
   readonly #marker: string
   #commentId: number | undefined
   #loaded = false
@@ -155,14 +150,7 @@ class PreviewComment implements StickyComment {
   constructor(options: StickyCommentOptions) {
     this.#options = options
     this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger)
-    const [owner = '', repo = ''] = options.repository.split('/')
-    this.#owner = owner
-    this.#repo = repo
-    // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
-    // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-    this.#octokit = import(/* webpackMode: "eager" */ '@actions/github').then((github) =>
-      github.getOctokit(options.token, {}, redactRequests),
-    )
+    this.#client = githubClient(options.token, options.repository)
     this.#marker = previewMarker(options.key)
   }
 
@@ -185,16 +173,19 @@ class PreviewComment implements StickyComment {
     const text = `${this.#marker}\n${body}`
     const { issue, logger } = this.#options
     try {
-      const octokit = await this.#octokit
       if (!this.#loaded) await this.#find()
       if (this.#commentId !== undefined) {
-        await this.#update(octokit, this.#commentId, text)
+        await this.#update(this.#commentId, text)
         logger.info(`Updated the preview comment on #${issue}`)
       } else {
-        const created = await this.#create(octokit, text)
-        this.#commentId = created
+        // Not retried after a time-out: the comment may have been created, and a second would follow.
+        const created = await this.#rest(
+          (octokit, base) => octokit.rest.issues.createComment({ ...base, issue_number: issue, body: text }),
+          false,
+        )
+        this.#commentId = created.data.id
         logger.info(`Commented on #${issue}`)
-        await this.#keepOldest(text, created)
+        await this.#keepOldest(text, created.data.id)
       }
     } catch (error) {
       // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
@@ -208,6 +199,12 @@ class PreviewComment implements StickyComment {
     }
   }
 
+  /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
+  async #rest<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>, retryTimeouts = true): Promise<T> {
+    const { octokit, owner, repo } = await this.#client
+    return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts)
+  }
+
   /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
   async #find(): Promise<PreviewState | undefined> {
     const { ours, ignored, self: login } = await this.#listOurs(true)
@@ -218,7 +215,7 @@ class PreviewComment implements StickyComment {
     }
     if (ignored > 0) {
       this.#options.logger.warning(
-        `Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${this.#options.issue} that carry the preview's marker ` +
+        `Ignored ${plural(ignored, 'comment')} on #${this.#options.issue} that carry the preview's marker ` +
           `but were not written by ${login}, the identity of github-token`,
       )
     }
@@ -230,13 +227,19 @@ class PreviewComment implements StickyComment {
    * oldest first), and how many others carry the marker. With `firstOnly`, it stops at the first.
    */
   async #listOurs(firstOnly: boolean): Promise<{ ours: Ours; ignored: number; self: string }> {
-    const octokit = await this.#octokit
-    const login = await this.#login(octokit)
+    const login = await this.#login()
     const ours: Ours = []
     let ignored = 0
     // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
     for (let page = 1; ; page++) {
-      const data = await this.#page(octokit, page)
+      const { data } = await this.#rest((octokit, base) =>
+        octokit.rest.issues.listComments({
+          ...base,
+          issue_number: this.#options.issue,
+          per_page: PER_PAGE,
+          page,
+        }),
+      )
       for (const comment of data) {
         const state = comment.body ? readState(comment.body, this.#options.key) : undefined
         if (!state) continue
@@ -252,55 +255,29 @@ class PreviewComment implements StickyComment {
     return { ours, ignored, self: login }
   }
 
-  /** github-token's login, asked once (again after a failure). */
-  #login(octokit: Octokit): Promise<string> {
-    this.#identity ??= ownLogin(octokit, (call) => this.#calls.run(call))
+  /**
+   * github-token's login, asked once (again after a failure): a personal token's user, else (an
+   * installation token, which may not read /user) the Actions bot.
+   */
+  #login(): Promise<string> {
+    this.#identity ??= this.#rest((octokit, base) =>
+      octokit.rest.users.getAuthenticated({ request: base.request }),
+    ).then(
+      ({ data }) => data.login,
+      (error: unknown) => {
+        const status = (lastFailure(error) as { status?: unknown }).status
+        if (status === 401 || status === 403) return ACTIONS_BOT
+        throw error
+      },
+    )
     return this.#identity.catch((error: unknown) => {
       this.#identity = undefined
       throw error
     })
   }
 
-  async #page(octokit: Octokit, page: number) {
-    const { data } = await this.#calls.run((signal) =>
-      octokit.rest.issues.listComments({
-        owner: this.#owner,
-        repo: this.#repo,
-        issue_number: this.#options.issue,
-        per_page: PER_PAGE,
-        page,
-        request: { signal },
-      }),
-    )
-    return data
-  }
-
-  #update(octokit: Octokit, id: number, body: string) {
-    return this.#calls.run((signal) =>
-      octokit.rest.issues.updateComment({
-        owner: this.#owner,
-        repo: this.#repo,
-        comment_id: id,
-        body,
-        request: { signal },
-      }),
-    )
-  }
-
-  /** The new comment's id. Not retried after a time-out: the comment may have been created, and a second would follow. */
-  async #create(octokit: Octokit, body: string): Promise<number> {
-    const created = await this.#calls.run(
-      (signal) =>
-        octokit.rest.issues.createComment({
-          owner: this.#owner,
-          repo: this.#repo,
-          issue_number: this.#options.issue,
-          body,
-          request: { signal },
-        }),
-      false,
-    )
-    return created.data.id
+  #update(id: number, body: string) {
+    return this.#rest((octokit, base) => octokit.rest.issues.updateComment({ ...base, comment_id: id, body }))
   }
 
   /**
@@ -312,16 +289,17 @@ class PreviewComment implements StickyComment {
   async #keepOldest(text: string, mine: number): Promise<void> {
     const { issue, logger } = this.#options
     try {
-      const octokit = await this.#octokit
       const { ours } = await this.#listOurs(false)
-      const oldest = ours.reduce<number | undefined>(
-        (min, c) => (min === undefined || c.id < min ? c.id : min),
-        undefined,
-      )
-      if (oldest === undefined || oldest === mine) return
-      await this.#update(octokit, oldest, text)
+      const oldest = Math.min(...ours.map((c) => c.id))
+      if (!ours.length || oldest === mine) return
+      await this.#update(oldest, text)
       this.#commentId = oldest
-      await this.#delete(octokit, mine)
+      try {
+        await this.#rest((octokit, base) => octokit.rest.issues.deleteComment({ ...base, comment_id: mine }))
+      } catch (error) {
+        // Deleted already (by a run that saw the same two): nothing left to do.
+        if (statusOf(error) !== 404) throw error
+      }
       logger.info(
         `Another run of this preview commented on #${issue} at the same time: its comment was updated and this run's removed`,
       )
@@ -331,44 +309,10 @@ class PreviewComment implements StickyComment {
       )
     }
   }
-
-  async #delete(octokit: Octokit, id: number): Promise<void> {
-    try {
-      await this.#calls.run((signal) =>
-        octokit.rest.issues.deleteComment({
-          owner: this.#owner,
-          repo: this.#repo,
-          comment_id: id,
-          request: { signal },
-        }),
-      )
-    } catch (error) {
-      // Deleted already (by a run that saw the same two): nothing left to do.
-      if (statusOf(error) !== 404) throw error
-    }
-  }
 }
 
 /** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
 const ACTIONS_BOT = 'github-actions[bot]'
-
-/**
- * The login github-token writes comments as: a personal token's user, else (an installation token,
- * which may not read /user) the Actions bot.
- */
-async function ownLogin(
-  octokit: Octokit,
-  bounded: <T>(call: (signal: AbortSignal) => Promise<T>) => Promise<T>,
-): Promise<string> {
-  try {
-    const { data } = await bounded((signal) => octokit.rest.users.getAuthenticated({ request: { signal } }))
-    return data.login
-  } catch (error) {
-    const status = (lastFailure(error) as { status?: unknown }).status
-    if (status === 401 || status === 403) return ACTIONS_BOT
-    throw error
-  }
-}
 
 /** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
 function describe(error: unknown): string {

@@ -2,8 +2,8 @@
 // CompareCommits (src/deploy/older.ts) on @actions/github, for the run's repository and token.
 
 import type { CommitStatus, CompareCommits } from '../deploy/older.ts'
-import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { redactRequests } from './octokit.ts'
+import { githubStatus } from './github-errors.ts'
+import { githubCall } from './octokit.ts'
 
 const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical'] satisfies CommitStatus[]
 
@@ -17,34 +17,21 @@ export function githubCompareCommits(options: {
   repository: string
   timeoutMs?: number
 }): CompareCommits {
-  const [owner = '', repo = ''] = options.repository.split('/')
-  const timeoutMs = options.timeoutMs ?? 30_000
-  return async (base, head) => {
-    const github = await import(/* webpackMode: "eager" */ '@actions/github')
-    const octokit = github.getOctokit(options.token, {}, redactRequests)
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), timeoutMs)
-    try {
-      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
-        owner,
-        repo,
-        basehead: `${base}...${head}`,
-        per_page: 1,
-        request: { signal: controller.signal },
-      })
-      return STATUSES.includes(data.status) ? data.status : undefined
-    } catch (error) {
-      const status = githubStatus(error)
-      if (status === 404 || status === 422) return undefined
-      throw new Error(
-        controller.signal.aborted
-          ? `no answer from GitHub within ${timeoutMs / 1000} s`
-          : `GitHub's compare failed: ${describeGitHubError(error)}`,
-        { cause: error },
-      )
-    } finally {
-      clearTimeout(timer)
-    }
-  }
+  return (base, head) =>
+    githubCall(
+      { ...options, timeoutMs: options.timeoutMs ?? 30_000 },
+      async (octokit, repo) => {
+        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+          ...repo,
+          basehead: `${base}...${head}`,
+          per_page: 1,
+        })
+        return STATUSES.includes(data.status) ? data.status : undefined
+      },
+      (error, reason, timedOut) => {
+        const status = githubStatus(error)
+        if (status === 404 || status === 422) return undefined
+        throw new Error(timedOut ? reason : `GitHub's compare failed: ${reason}`, { cause: error })
+      },
+    )
 }

@@ -1,17 +1,17 @@
 import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
-import {
-  actionsLogger,
-  notice,
-  runAction,
-  setOutput,
-  setOutputs as setOutputValues,
-  writeReport,
-} from './action.ts'
+import { actionsLogger, notice, runAction, setOutput, setOutputs, writeReport } from './action.ts'
 import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
-import { closeOutputs, closeReport, failureReport } from '../deploy/report.ts'
+import {
+  closeOutputs,
+  closeReport,
+  deployOutputs,
+  deployReport,
+  failureReport,
+  skipReport,
+} from '../deploy/report.ts'
 import { UsageError } from '../api/errors.ts'
 import { errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
@@ -33,15 +33,8 @@ import {
 import { checkPullRequest } from './pull-request.ts'
 import { githubCompareCommits } from './compare-commits.ts'
 import type { CompareCommits } from '../deploy/older.ts'
-import { previewKey, renderComment, type PreviewState } from './preview.ts'
-import { previewRecord, type PreviewRecord, type RecordContext } from './preview-record.ts'
-import {
-  setOutputs,
-  setSkippedOutputs,
-  writeFailureSummary,
-  writeSkipSummary,
-  writeSummary,
-} from './deploy-outputs.ts'
+import { previewKey, type PreviewState } from './preview.ts'
+import { commentAfter, type RunEnding } from './preview-record.ts'
 
 /** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
@@ -102,8 +95,8 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   const decision = whenNoToken(inputs.ifNoToken, event)
   if (!decision.skip) throw missingTokenError()
   actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
-  setSkippedOutputs()
-  await writeSkipSummary(decision.reason)
+  for (const name of Object.values(Output)) setOutput(name, name === Output.Skipped ? 'true' : '')
+  await writeReport(skipReport(decision.reason))
 }
 
 /** What the deploy and the close of one preview share: its inputs, event, and sticky comment. */
@@ -138,8 +131,8 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   } catch (thrown) {
     return reportFailure(preview, previous, namespaceId, thrown)
   }
-  setOutputs(result)
-  await writeSummary(result)
+  setOutputs(deployOutputs(result))
+  await writeReport(deployReport(result))
   if (result.siteId) {
     actionsLogger.info(
       `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
@@ -149,10 +142,7 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
   else if (url && !result.verification)
     notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
-  if (comment) {
-    const record = previewRecord({ kind: 'deployed', result }, recordContext(preview, previous))
-    await comment.save(commentBody(preview, record))
-  }
+  await saveComment(preview, { kind: 'deployed', result }, previous)
 }
 
 /** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */
@@ -163,21 +153,17 @@ async function reportFailure(
   thrown: unknown,
 ): Promise<never> {
   const { error, partial } = deployFailure(thrown)
-  if (partial) setOutputs(partial)
+  if (partial) setOutputs(deployOutputs(partial))
   else if (namespaceId) setOutput(Output.NamespaceId, namespaceId)
   actionsLogger.info(
     `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
   )
-  await writeFailureSummary(error, partial)
+  await writeReport(failureReport(error, partial))
   // Show the namespace even so (the next run finds it through the service, not through this).
-  if (preview.comment && namespaceId) {
-    const ending = { kind: 'failed', error, partial, namespaceId } as const
-    const record = previewRecord(ending, recordContext(preview, previous))
-    // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-    await preview.comment.save(commentBody(preview, record), {
-      withinMs: isCancelled(error) ? 4_000 : undefined,
-    })
-  }
+  // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
+  const withinMs = isCancelled(error) ? 4_000 : undefined
+  if (namespaceId)
+    await saveComment(preview, { kind: 'failed', error, partial, namespaceId }, previous, withinMs)
   throw error
 }
 
@@ -201,16 +187,15 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
     pullRequest: pullRequest.number,
     signal,
   })
-  setOutputValues(closeOutputs(result))
+  setOutputs(closeOutputs(result))
   await writeReport(closeReport(result))
   const { namespace } = result
-  if (comment && namespace) {
-    const ending = {
-      kind: 'closed',
-      result: { ...result, namespace },
-      pullRequest: pullRequest.number,
-    } as const
-    await comment.save(commentBody(preview, previewRecord(ending, recordContext(preview, previous))))
+  if (namespace) {
+    await saveComment(
+      preview,
+      { kind: 'closed', result: { ...result, namespace }, pullRequest: pullRequest.number },
+      previous,
+    )
   }
   const token = core.getInput(Input.GitHubToken)
   if (token && event.repository) {
@@ -244,22 +229,28 @@ function previewComment(inputs: DeployInputs, event: RunEvent, key: string): Sti
   })
 }
 
-function recordContext({ key, inputs, event }: Preview, previous: PreviewState | undefined): RecordContext {
-  return { key, previous, namespaceNameId: targetNameId(inputs.target), commit: event.pullRequest?.headSha }
-}
-
-function commentBody({ inputs, event }: Preview, { state, status }: PreviewRecord): string {
+/** The preview's comment after the run, when it has one. */
+async function saveComment(
+  { inputs, event, key, comment }: Preview,
+  ending: RunEnding,
+  previous: PreviewState | undefined,
+  withinMs?: number,
+): Promise<void> {
+  if (!comment) return
   const { target } = inputs
-  const name = targetNameId(target) ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
-  return renderComment({
-    title: `gamehost preview: ${name}`,
-    status,
-    state,
-    namespaceNameId: targetNameId(target),
-    runUrl: event.runUrl,
-    repositoryUrl: event.repositoryUrl,
+  const namespaceNameId = targetNameId(target)
+  const name = namespaceNameId ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
+  const { runUrl, repositoryUrl } = event
+  const context = {
+    key,
+    previous,
+    namespaceNameId,
     commit: event.pullRequest?.headSha,
-  })
+    name,
+    runUrl,
+    repositoryUrl,
+  }
+  await comment.save(commentAfter(ending, context), { withinMs })
 }
 
 /** The event payload, read as @actions/github's context reads it, without loading Octokit. */

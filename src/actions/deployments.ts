@@ -1,6 +1,7 @@
 import type { Logger } from '../common/logger.ts'
-import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { redactRequests } from './octokit.ts'
+import { githubStatus } from './github-errors.ts'
+import { githubCall } from './octokit.ts'
+import { plural } from '../common/format.ts'
 
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000
@@ -17,58 +18,40 @@ export async function retireDeployments(options: {
   refs: string[]
   logger: Pick<Logger, 'info' | 'warning'>
 }): Promise<number> {
-  const [owner = '', repo = ''] = options.repository.split('/')
-  // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), BUDGET_MS)
-  const request = { signal: controller.signal }
-  try {
-    const github = await import(/* webpackMode: "eager" */ '@actions/github')
-    const octokit = github.getOctokit(options.token, {}, redactRequests)
-    let retired = 0
-    for (const ref of new Set(options.refs)) {
-      const { data: deployments } = await octokit.rest.repos.listDeployments({
-        owner,
-        repo,
-        ref,
-        per_page: 100,
-        request,
-      })
-      for (const deployment of deployments) {
-        const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
-          owner,
-          repo,
-          deployment_id: deployment.id,
-          per_page: 1,
-          request,
+  return githubCall(
+    { ...options, timeoutMs: BUDGET_MS },
+    async (octokit, repo) => {
+      let retired = 0
+      for (const ref of new Set(options.refs)) {
+        const { data: deployments } = await octokit.rest.repos.listDeployments({
+          ...repo,
+          ref,
+          per_page: 100,
         })
-        if (statuses[0]?.state === 'inactive') continue
-        await octokit.rest.repos.createDeploymentStatus({
-          owner,
-          repo,
-          deployment_id: deployment.id,
-          state: 'inactive',
-          request,
-        })
-        retired++
+        for (const { id } of deployments) {
+          const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
+            ...repo,
+            deployment_id: id,
+            per_page: 1,
+          })
+          if (statuses[0]?.state === 'inactive') continue
+          await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' })
+          retired++
+        }
       }
-    }
-    options.logger.info(
-      `Marked ${retired} GitHub deployment${retired === 1 ? '' : 's'} of the pull request inactive`,
-    )
-    return retired
-  } catch (error) {
-    // A connection error reads as one, not as the status 500 Octokit gives it.
-    const status = githubStatus(error)
-    options.logger.warning(
-      `Could not mark the pull request's GitHub deployments inactive: ${describeGitHubError(error)}` +
-        (status === 403 || status === 404
-          ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
-          : '.') +
-        ' The preview is closed all the same.',
-    )
-    return 0
-  } finally {
-    clearTimeout(timer)
-  }
+      options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`)
+      return retired
+    },
+    (error, reason) => {
+      const status = githubStatus(error)
+      options.logger.warning(
+        `Could not mark the pull request's GitHub deployments inactive: ${reason}` +
+          (status === 403 || status === 404
+            ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
+            : '.') +
+          ' The preview is closed all the same.',
+      )
+      return 0
+    },
+  )
 }

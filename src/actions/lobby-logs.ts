@@ -1,5 +1,4 @@
-// Entry of the lobby-logs action (lobby-logs/action.yml): exports run(), which the bundle's index (dist/lobby-logs/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the lobby-logs action: run() is called by dist/lobby-logs/index.js (scripts/package.ts); nothing runs at import.
 import { operationAction } from './action.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
 

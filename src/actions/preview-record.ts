@@ -12,7 +12,7 @@ import { smokeSentence } from '../deploy/smoke/report.ts'
 import { describeTiming } from '../deploy/verify.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
-import { nextState, type PreviewState } from './preview.ts'
+import { nextState, renderComment, type PreviewState } from './preview.ts'
 
 export type RunEnding =
   | { kind: 'deployed'; result: DeployResult }
@@ -46,6 +46,24 @@ export function previewRecord(ending: RunEnding, context: RecordContext): Previe
     case 'closed':
       return closedRecord(ending.result, ending.pullRequest, context)
   }
+}
+
+/** The comment after a run (without its marker): its record, titled by the preview's name. */
+export function commentAfter(
+  ending: RunEnding,
+  context: RecordContext & { name: string; runUrl?: string; repositoryUrl?: string },
+): string {
+  const { state, status } = previewRecord(ending, context)
+  const { namespaceNameId, runUrl, repositoryUrl, commit } = context
+  return renderComment({
+    title: `gamehost preview: ${context.name}`,
+    status,
+    state,
+    namespaceNameId,
+    runUrl,
+    repositoryUrl,
+    commit,
+  })
 }
 
 function deployedStatus(result: DeployResult): string {

@@ -94,26 +94,11 @@ export function readState(body: string, key: string): PreviewState | undefined {
 export function nextState(
   key: string,
   previous: PreviewState | undefined,
-  update: {
-    namespaceNameId?: string
-    namespaceId?: string
-    domain?: string
-    completed?: {
-      siteId: string
-      siteName?: string
-      uploadId?: string
-      digest: string
-      fileCount: number
-      totalBytes: number
-      commit?: string
-    }
-    published?: {
-      versionId: string
-      url?: string
-      domainStatus?: string
-      cnameTarget?: string
-      privateUser?: string
-    }
+  update: Pick<PreviewState, 'namespaceNameId' | 'namespaceId' | 'domain'> & {
+    completed?: Required<Pick<PreviewState, 'siteId' | 'digest' | 'fileCount' | 'totalBytes'>> &
+      Pick<PreviewState, 'siteName' | 'uploadId' | 'commit'>
+    published?: Required<Pick<PreviewState, 'versionId'>> &
+      Pick<PreviewState, 'url' | 'domainStatus' | 'cnameTarget' | 'privateUser'>
   },
 ): PreviewState {
   const state: PreviewState = { ...previous, key }

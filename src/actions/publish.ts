@@ -1,5 +1,4 @@
-// Entry of the publish action (publish/action.yml): exports run(), which the bundle's index (dist/publish/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the publish action: run() is called by dist/publish/index.js (scripts/package.ts); nothing runs at import.
 import { operationAction } from './action.ts'
 import { publishOperation } from '../operations/publish.ts'
 

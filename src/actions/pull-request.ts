@@ -1,7 +1,7 @@
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
-import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { redactRequests } from './octokit.ts'
+import { githubStatus } from './github-errors.ts'
+import { githubCall } from './octokit.ts'
 
 /** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
 export interface BuildHead {
@@ -23,35 +23,23 @@ export async function checkPullRequest(options: {
   /** How long GitHub may take to answer (default 30 s): a hung call fails the step, never holds it. */
   timeoutMs?: number
 }): Promise<void> {
-  const [owner = '', repo = ''] = options.repository.split('/')
-  const github = await import(/* webpackMode: "eager" */ '@actions/github')
-  const octokit = github.getOctokit(options.token, {}, redactRequests)
-  let head: { ref: string; repo: { full_name: string } | null }
-  const timeoutMs = options.timeoutMs ?? 30_000
-  // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), timeoutMs)
-  const { signal } = controller
-  try {
-    head = (await octokit.rest.pulls.get({ owner, repo, pull_number: options.number, request: { signal } }))
-      .data.head
-  } catch (error) {
-    const status = githubStatus(error)
-    if (status === 404) {
-      throw new UsageError(
-        `${Input.PullRequest}: ${options.repository} has no pull request #${options.number}`,
+  const head = await githubCall(
+    { ...options, timeoutMs: options.timeoutMs ?? 30_000 },
+    async (octokit, repo) =>
+      (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head,
+    (error, reason) => {
+      const status = githubStatus(error)
+      if (status === 404)
+        throw new UsageError(
+          `${Input.PullRequest}: ${options.repository} has no pull request #${options.number}`,
+        )
+      throw new Error(
+        `Could not read pull request #${options.number} to check it is the one this build ran for: ${reason}` +
+          (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
+        { cause: error },
       )
-    }
-    // A connection error is no permission problem: Octokit's status 500 for it is not GitHub's.
-    throw new Error(
-      `Could not read pull request #${options.number} to check it is the one this build ran for: ` +
-        (signal.aborted ? `no answer from GitHub within ${timeoutMs / 1000} s` : describeGitHubError(error)) +
-        (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
-      { cause: error },
-    )
-  } finally {
-    clearTimeout(timer)
-  }
+    },
+  )
   const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`
   const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`
   if (built !== wanted) {

@@ -1,5 +1,4 @@
-// Entry of the servers action (servers/action.yml): exports run(), which the bundle's index (dist/servers/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the servers action: run() is called by dist/servers/index.js (scripts/package.ts); nothing runs at import.
 import { operationAction } from './action.ts'
 import { serversOperation } from '../operations/servers.ts'
 

@@ -15,10 +15,10 @@ import { actionsLogger, operationAction } from './action.ts'
 import { stickyComment } from './comment.ts'
 import { retireDeployments } from './deployments.ts'
 import { readEvent, type RunEvent } from './event.ts'
-import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { previewKey, renderComment } from './preview.ts'
-import { previewRecord } from './preview-record.ts'
-import { redactRequests } from './octokit.ts'
+import { githubStatus } from './github-errors.ts'
+import { previewKey } from './preview.ts'
+import { commentAfter } from './preview-record.ts'
+import { githubCall } from './octokit.ts'
 
 /** How long GitHub may take to say whether one pull request is open. */
 const PULL_REQUEST_TIMEOUT_MS = 30_000
@@ -61,30 +61,23 @@ async function readPullRequestState(
   number: number,
   signal: AbortSignal,
 ): Promise<PullRequestState> {
-  const [owner = '', repo = ''] = repository.split('/')
-  const github = await import(/* webpackMode: "eager" */ '@actions/github')
-  const octokit = github.getOctokit(token, {}, redactRequests)
-  // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), PULL_REQUEST_TIMEOUT_MS)
-  const request = { signal: AbortSignal.any([signal, controller.signal]) }
-  try {
-    const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number, request })
-    return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha }
-  } catch (error) {
-    const status = githubStatus(error)
-    if (status === 404)
-      throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error })
-    throw new Error(
-      (controller.signal.aborted
-        ? `no answer from GitHub within ${PULL_REQUEST_TIMEOUT_MS / 1000} s`
-        : describeGitHubError(error)) +
-        (status === 401 || status === 403 ? ` (${Input.GitHubToken} needs pull-requests: read)` : ''),
-      { cause: error },
-    )
-  } finally {
-    clearTimeout(timer)
-  }
+  return githubCall(
+    { token, repository, timeoutMs: PULL_REQUEST_TIMEOUT_MS, signal },
+    async (octokit, repo) => {
+      const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number })
+      return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha }
+    },
+    (error, reason) => {
+      const status = githubStatus(error)
+      if (status === 404)
+        throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error })
+      throw new Error(
+        reason +
+          (status === 401 || status === 403 ? ` (${Input.GitHubToken} needs pull-requests: read)` : ''),
+        { cause: error },
+      )
+    },
+  )
 }
 
 /** The preview's sticky comment, when it has one, says the pull request was closed (as the `closed` run writes it). */
@@ -119,20 +112,14 @@ async function updateComment(
     actionsLogger.info(`Pull request #${preview.number} has no preview comment of ${nameId} to update`)
     return
   }
-  const commit = preview.pullRequest.headSha
-  const { state, status } = previewRecord(
-    { kind: 'closed', result: preview.result, pullRequest: preview.number },
-    { key, previous, namespaceNameId: nameId, commit },
-  )
-  await comment.save(
-    renderComment({
-      title: `gamehost preview: ${nameId}`,
-      status,
-      state,
-      namespaceNameId: nameId,
-      runUrl: event.runUrl,
-      repositoryUrl: event.repositoryUrl,
-      commit,
-    }),
-  )
+  const { runUrl, repositoryUrl } = event
+  const context = {
+    key,
+    previous,
+    namespaceNameId: nameId,
+    commit: preview.pullRequest.headSha,
+    name: nameId,
+  }
+  const ending = { kind: 'closed', result: preview.result, pullRequest: preview.number } as const
+  await comment.save(commentAfter(ending, { ...context, runUrl, repositoryUrl }))
 }

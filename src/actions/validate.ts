@@ -1,5 +1,4 @@
-// Entry of the validate action (validate/action.yml): exports run(), which the bundle's index (dist/validate/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the validate action: run() is called by dist/validate/index.js (scripts/package.ts); nothing runs at import.
 import { operationAction } from './action.ts'
 import { validateOperation } from '../operations/validate.ts'
 

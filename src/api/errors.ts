@@ -1,12 +1,33 @@
 import { gaveUpNote, type GaveUp } from '../common/retry.ts'
 import type { ServiceErrorBody } from './types.ts'
 
+/**
+ * What a failed call points at, in the API's terms: the bearer token the service refused (its code),
+ * the base URL (nothing at it ever answered, it has a path the service does not, or another server
+ * answers there), or an id the operation was given (the service answers an unknown id with 500 ERROR).
+ */
+export type Concern =
+  | { about: 'token'; code: string }
+  | { about: 'unknown-id'; operation: string }
+  | { about: 'base-url'; problem: 'unreached' | 'no-route' }
+  | { about: 'base-url'; problem: 'foreign'; what: string }
+
+/** What the layer above makes of a Concern: a hint naming the inputs to check, and those inputs. */
+export interface Explanation {
+  hint: string
+  inputs: readonly string[]
+}
+
+export type Explain = (concern: Concern) => Explanation | undefined
+
 type ServiceErrorInit = {
   operation: string
   status: number
   body: Partial<ServiceErrorBody>
   rayId?: string
   retryAfter?: string
+  concern?: Concern
+  /** Said after the service's words: the client's Explain of the concern, or what else the answer shows. */
   hint?: string
   inputs?: readonly string[]
   /** How the retries of the call ended, when it was retried and they stopped: said last in the message. */
@@ -15,14 +36,13 @@ type ServiceErrorInit = {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 export class ServiceError extends Error {
-  readonly operation: string
   readonly status: number
   readonly code: string
   readonly serviceMessage: string
   readonly rayId: string | undefined
-  readonly documentation: string | undefined
   readonly metadata: unknown
   readonly retryAfter: string | undefined
+  readonly concern: Concern | undefined
   /**
    * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
    * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
@@ -46,14 +66,13 @@ export class ServiceError extends Error {
     message += gaveUpNote(init.gaveUp)
     super(message)
     this.name = 'ServiceError'
-    this.operation = operation
     this.status = status
     this.code = code
     this.serviceMessage = serviceMessage
     this.rayId = rayId
-    this.documentation = body.documentation
     this.metadata = body.metadata
     this.retryAfter = init.retryAfter
+    this.concern = init.concern
     this.inputs = init.inputs ?? []
     this.gaveUp = init.gaveUp
     this.#init = init
@@ -124,28 +143,35 @@ export class UnexpectedAnswerError extends Error {
   override name = 'UnexpectedAnswerError'
 }
 
+type NetworkErrorOptions = ErrorOptions & Partial<Explanation> & { concern?: Concern; gaveUp?: GaveUp }
+
 /**
  * A request that got no complete answer, named by operation and host ("no answer within 30 s"
  * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
  */
 export class NetworkError extends Error {
   override name = 'NetworkError'
-  /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+  /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
   readonly inputs: readonly string[]
   /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
   readonly gaveUp: GaveUp | undefined
   readonly #reason: string
 
-  constructor(reason: string, options?: ErrorOptions & { inputs?: readonly string[]; gaveUp?: GaveUp }) {
-    super(reason + gaveUpNote(options?.gaveUp), options)
-    this.inputs = options?.inputs ?? []
-    this.gaveUp = options?.gaveUp
+  readonly concern: Concern | undefined
+  readonly #options: NetworkErrorOptions
+
+  constructor(reason: string, options: NetworkErrorOptions = {}) {
+    super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options)
+    this.inputs = options.inputs ?? []
+    this.gaveUp = options.gaveUp
+    this.concern = options.concern
     this.#reason = reason
+    this.#options = options
   }
 
   /** The same failure, saying how the call's retries ended. */
   afterRetries(gaveUp: GaveUp): NetworkError {
-    return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp })
+    return new NetworkError(this.#reason, { ...this.#options, gaveUp })
   }
 }
 

@@ -36,16 +36,8 @@ export function soonestExpiringOrder(
   count: number,
   expiry: (index: number) => number | undefined,
   size: (index: number) => number,
-): Uint32Array {
-  // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-  const expires = new Float64Array(count)
-  const sizes = new Float64Array(count)
-  const order = new Uint32Array(count)
-  for (let i = 0; i < count; i++) {
-    expires[i] = expiry(i) ?? Infinity
-    sizes[i] = size(i)
-    order[i] = i
-  }
-  order.sort((a, b) => (expires[a]! === expires[b]! ? sizes[b]! - sizes[a]! : expires[a]! - expires[b]!))
-  return order
+): number[] {
+  const expires = Array.from({ length: count }, (_, i) => expiry(i) ?? Infinity)
+  // Two unknown expiries (Infinity - Infinity is NaN) compare by size as equal ones do.
+  return [...expires.keys()].sort((a, b) => expires[a]! - expires[b]! || size(b) - size(a))
 }

@@ -41,11 +41,7 @@ export class PresignedRequestList implements Iterable<PresignedRequest> {
     const pathBytes = Buffer.byteLength(request.path)
     const urlBytes = Buffer.byteLength(request.url)
     const bytes = pathBytes + urlBytes
-    if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-      this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)))
-      this.#used = 0
-    }
-    const chunk = this.#chunks.at(-1)!
+    const chunk = this.#room(bytes)
     chunk.write(request.path, this.#used)
     chunk.write(request.url, this.#used + pathBytes)
     this.#chunk.push(this.#chunks.length - 1)
@@ -81,11 +77,7 @@ export class PresignedRequestList implements Iterable<PresignedRequest> {
   #copy(from: PresignedRequestList, index: number): void {
     const start = from.#start[index]!
     const bytes = from.#pathBytes[index]! + from.#urlBytes[index]!
-    if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-      this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)))
-      this.#used = 0
-    }
-    from.#chunks[from.#chunk[index]!]!.copy(this.#chunks.at(-1)!, this.#used, start, start + bytes)
+    from.#chunks[from.#chunk[index]!]!.copy(this.#room(bytes), this.#used, start, start + bytes)
     this.#chunk.push(this.#chunks.length - 1)
     this.#start.push(this.#used)
     this.#pathBytes.push(from.#pathBytes[index]!)
@@ -94,6 +86,15 @@ export class PresignedRequestList implements Iterable<PresignedRequest> {
     this.#contentLength.push(from.#contentLength[index]!)
     this.#expiry.push(from.#expiry[index]!)
     this.#used += bytes
+  }
+
+  /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
+  #room(bytes: number): Buffer {
+    if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+      this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)))
+      this.#used = 0
+    }
+    return this.#chunks.at(-1)!
   }
 
   path(index: number): string {

@@ -28,10 +28,10 @@ export const MAX_PARTS = 10_000
  * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
  */
 export const OBJECT_KEY_MAX_BYTES = 1024
-export const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length
+const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length
 export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES
 
-const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
+export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const DOMAIN = /^[0-9a-z.-]+$/
 
 /** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */

@@ -12,8 +12,10 @@ import {
   type Clock,
   type Timeouts,
 } from '../common/timeouts.ts'
-import { ServiceClient, createAgent } from './client.ts'
+import { ServiceClient } from './client.ts'
+import { createAgent } from './http.ts'
 import { retryPolicy, type RetryPolicy } from '../common/retry.ts'
+import type { Explain } from './errors.ts'
 
 export interface RunOptions {
   connection: { apiUrl: string; token: string }
@@ -35,6 +37,8 @@ export interface RunOptions {
   deadlineMs?: number
   /** What the run does, for the deadline's message ("the servers run"). */
   name?: string
+  /** What the client's failures point at, made into inputs and hints (src/inputs/service-hints.ts). */
+  explain?: Explain
   /** Durations are measured on it (default Date.now); the retry policy's own clock unless it has one. */
   clock?: Clock
 }
@@ -65,17 +69,13 @@ export class RunDeadlineError extends Error {
   }
 }
 
-export function isRunDeadline(error: unknown): error is RunDeadlineError {
-  return error instanceof RunDeadlineError
-}
-
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 export function openTransferRun(
   inputs: {
     connection: RunOptions['connection']
     transfer: { requestTimeoutMs: number; retries: number; maxRetryAfterMs: number }
   },
-  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'>,
+  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'explain'>,
   name: string,
 ): Run {
   const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer
@@ -91,6 +91,7 @@ export function openTransferRun(
     deadlineMs: face.deadlineMs,
     name,
     clock: face.clock,
+    explain: face.explain,
   })
 }
 
@@ -140,6 +141,7 @@ export function openRun(options: RunOptions): Run {
         retry,
         timeouts,
         signal,
+        explain: options.explain,
       }))
     },
     retry,

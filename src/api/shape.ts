@@ -2,7 +2,7 @@
 // wrong field fails naming the field, not later as an empty output or a TypeError. Each check
 // returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
 
-import { hostNameProblem, isValidDomain } from './rules.ts'
+import { NAME_ID, hostNameProblem, isValidDomain } from './rules.ts'
 
 export type ShapeCheck = (value: unknown, at: string) => string | undefined
 
@@ -29,8 +29,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  */
 export const anId: ShapeCheck = (value, at) =>
   typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value)
-
-const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 
 /**
  * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a

@@ -1,5 +1,6 @@
 // Resources and request/response bodies of the service, as in shared/service-interface.md.
 // Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
+import type { CdnRoute } from './versions.ts'
 
 export interface Server {
   id: string
@@ -22,7 +23,7 @@ export interface Server {
   }
 }
 
-export interface ServerPort {
+interface ServerPort {
   internal_port?: number
   protocol: string
   public_hostname?: string
@@ -30,7 +31,7 @@ export interface ServerPort {
   routing: { game_guard?: Record<string, unknown>; host?: Record<string, unknown> }
 }
 
-export interface LobbyStopped {
+interface LobbyStopped {
   exit_code: number
   failed: boolean
   stop_ts: string
@@ -193,19 +194,6 @@ export interface ServiceErrorBody {
 
 /** Header that repeats the ray id of every answer. */
 export const RAY_ID_HEADER = 'rvt-ray-id'
-
-/** One header a CDN route adds to the answers of the paths its glob matches. */
-export interface CdnHeader {
-  name: string
-  value: string
-}
-
-/** A route of a version's CDN config: the highest priority route matching a path applies. */
-export interface CdnRoute {
-  glob: string
-  priority: number
-  middlewares: Array<{ kind: { custom_headers?: { headers: CdnHeader[] } } }>
-}
 
 /**
  * A version's game config as the service answers it: `cdn` beside `matchmaker` and whatever other

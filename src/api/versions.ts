@@ -10,7 +10,7 @@ export interface CdnHeader {
   value: string
 }
 
-export interface CdnMiddleware {
+interface CdnMiddleware {
   kind: { custom_headers?: { headers: CdnHeader[] } | null }
 }
 
@@ -38,17 +38,17 @@ export interface PortRange {
   max: number
 }
 
-export interface IdleLobbies {
+interface IdleLobbies {
   min: number
   max: number
 }
 
-export interface GameModeRegion {
+interface GameModeRegion {
   tier?: string | null
   idle_lobbies?: IdleLobbies | null
 }
 
-export interface GameModeDockerPort {
+interface GameModeDockerPort {
   port?: number | null
   port_range?: PortRange | null
   protocol?: PortProtocol | null
@@ -58,7 +58,7 @@ export interface GameModeDockerPort {
   dev_protocol?: PortProtocol | null
 }
 
-export interface GameModeDocker {
+interface GameModeDocker {
   dockerfile?: string | null
   image?: string | null
   image_id?: string | null
@@ -79,13 +79,13 @@ export interface GameModeActionConfig {
   verification?: Verification | null
 }
 
-export interface GameModeCreateConfig extends GameModeActionConfig {
+interface GameModeCreateConfig extends GameModeActionConfig {
   enable_public?: boolean | null
   enable_private?: boolean | null
   max_lobbies_per_identity?: number | null
 }
 
-export interface GameModeActions {
+interface GameModeActions {
   find?: GameModeActionConfig | null
   join?: GameModeActionConfig | null
   create?: GameModeCreateConfig | null
@@ -105,13 +105,13 @@ export interface GameMode {
   idle_lobbies?: IdleLobbies | null
 }
 
-export interface LobbyGroupRegion {
+interface LobbyGroupRegion {
   region_id: string
   tier_name_id: string
   idle_lobbies?: { min_idle_lobbies: number; max_idle_lobbies: number } | null
 }
 
-export interface LobbyGroupDockerPort {
+interface LobbyGroupDockerPort {
   label: string
   target_port?: number | null
   port_range?: PortRange | null
@@ -175,7 +175,7 @@ export const CDN_SERVED_MAX = 10
 
 // Globs, as the service parses and the CDN matches them.
 
-export type GlobToken = { char: string } | 'any' | 'recursive'
+type GlobToken = { char: string } | 'any' | 'recursive'
 
 /**
  * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that

@@ -92,6 +92,22 @@ export function missingToken(): UsageError {
   return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${Input.Token})`)
 }
 
+/** `body`, which Ctrl-C cancels; `stopped` throws its failure or makes it the outcome of a run that did something. */
+export async function cancellable(
+  io: RunIO,
+  body: (signal: AbortSignal) => Promise<Outcome>,
+  stopped: (error: unknown) => Outcome,
+): Promise<Outcome> {
+  const cancellation = cancelOnCtrlC(io)
+  try {
+    return await body(cancellation.signal)
+  } catch (error) {
+    return stopped(error)
+  } finally {
+    cancellation.dispose()
+  }
+}
+
 /** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
 export function cancelOnCtrlC(io: RunIO): SignalCancellation {
   const cancellation = cancelOnSignals(cancelSignals(), () => {

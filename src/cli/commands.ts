@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { UsageError } from '../api/errors.ts'
-import { createAgent } from '../api/client.ts'
+import { createAgent } from '../api/http.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { closePreview } from '../deploy/close.ts'
-import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
+import { deploy, deployFailure } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
 import type { Connection } from '../inputs/common.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
@@ -30,7 +30,7 @@ import { sweepOperation } from '../operations/sweep.ts'
 import { validateOperation } from '../operations/validate.ts'
 import {
   OUTPUT_FLAGS,
-  cancelOnCtrlC,
+  cancellable,
   flag,
   flagReader,
   missingToken,
@@ -76,13 +76,11 @@ const DEPLOY: Command = {
     const contextOnce = () => (context ??= runContext(process.env))
     const inputs = readInputs(get, contextOnce)
     if (!inputs.connection.token && !inputs.dryRun) throw missingToken()
-    const cancellation = cancelOnCtrlC(io)
     const keepManifest = get(Output.Manifest).trim()
     // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
     const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
-    let result: DeployResult
-    try {
-      result = await deploy(inputs, {
+    const run = async (signal: AbortSignal): Promise<Outcome> => {
+      const result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
         tempDir,
@@ -90,26 +88,28 @@ const DEPLOY: Command = {
         tempDirRemoved: true,
         // A terminal shows the upload's progress in its status line: update it often.
         progressIntervalMs: io.interactive ? 250 : undefined,
-        signal: cancellation.signal,
+        signal,
         // No GitHub client here (no compareCommits): the guard against an older build says it could
         // not run, and publishes.
         source: { commit: contextOnce().sha, ref: contextOnce().ref },
       })
-    } catch (thrown) {
-      const { error, partial } = deployFailure(thrown)
-      if (!isCancelled(error) && !partial) throw error
-      return {
-        outputs: partial ? deployOutputs(partial) : {},
-        report: failureReport(error, partial),
-        failure: error,
-      }
+      if (result.siteId)
+        io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
+      return { outputs: deployOutputs(result), report: deployReport(result) }
+    }
+    try {
+      return await cancellable(io, run, (thrown) => {
+        const { error, partial } = deployFailure(thrown)
+        if (!isCancelled(error) && !partial) throw error
+        return {
+          outputs: partial ? deployOutputs(partial) : {},
+          report: failureReport(error, partial),
+          failure: error,
+        }
+      })
     } finally {
-      cancellation.dispose()
       await rm(tempDir, { recursive: true, force: true })
     }
-    if (result.siteId)
-      io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
-    return { outputs: deployOutputs(result), report: deployReport(result) }
   },
 }
 
@@ -182,21 +182,20 @@ const CLOSE: Command = {
       throw new UsageError(
         `--${Input.Namespace} or --${Input.NamespaceId} is required: the preview's namespace`,
       )
-    const cancellation = cancelOnCtrlC(io)
-    try {
-      const result = await closePreview(inputs, {
-        deadlineMs: deadlineFromEnv(process.env),
-        logger: io.logger,
-        pullRequest: readPullRequestNumber(get),
-        signal: cancellation.signal,
-      })
-      return { outputs: closeOutputs(result), report: closeReport(result) }
-    } catch (error) {
-      if (!isCancelled(error)) throw error
-      return { outputs: {}, report: undefined, failure: error }
-    } finally {
-      cancellation.dispose()
-    }
+    const pullRequest = readPullRequestNumber(get)
+    return cancellable(
+      io,
+      async (signal) => {
+        const result = await closePreview(inputs, {
+          deadlineMs: deadlineFromEnv(process.env),
+          logger: io.logger,
+          pullRequest,
+          signal,
+        })
+        return { outputs: closeOutputs(result), report: closeReport(result) }
+      },
+      (error) => stoppedOutcome(error, isCancelled(error)),
+    )
   },
 }
 
@@ -271,25 +270,25 @@ async function runOperationCommand<I extends Connection, R>(
   io: RunIO,
 ): Promise<Outcome> {
   const inputs = operation.read(flagReader(flags), { missingToken })
-  const cancellation = cancelOnCtrlC(io)
-  let result: R
-  try {
-    result = await runOperation(operation, inputs, {
-      logger: io.logger,
-      signal: cancellation.signal,
-      deadlineMs: deadlineFromEnv(process.env),
-    })
-  } catch (error) {
-    if (!(error instanceof OperationStoppedError)) throw error
-    return { outputs: {}, report: undefined, failure: error }
-  } finally {
-    cancellation.dispose()
-  }
-  return {
-    outputs: operation.outputs(result),
-    report: operation.report(result, inputs),
-    failure: operation.failure?.(result, inputs),
-  }
+  return cancellable(
+    io,
+    async (signal) => {
+      const deadlineMs = deadlineFromEnv(process.env)
+      const result = await runOperation(operation, inputs, { logger: io.logger, signal, deadlineMs })
+      return {
+        outputs: operation.outputs(result),
+        report: operation.report(result, inputs),
+        failure: operation.failure?.(result, inputs),
+      }
+    },
+    (error) => stoppedOutcome(error, error instanceof OperationStoppedError),
+  )
+}
+
+/** A run stopped midway (`stopped`): its failure, with nothing to report; anything else is thrown. */
+function stoppedOutcome(error: unknown, stopped: boolean): Outcome {
+  if (!stopped) throw error
+  return { outputs: {}, report: undefined, failure: error }
 }
 
 /**

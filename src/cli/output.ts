@@ -16,9 +16,7 @@ import { inertJson } from '../common/untrusted.ts'
 import { OperationStoppedError } from '../operations/operation.ts'
 import type { TerminalLogger, TerminalStream } from './terminal.ts'
 
-export type Channel = 'stdout' | 'stderr'
-
-export function write(channel: Channel, text: string): void {
+export function write(channel: 'stdout' | 'stderr', text: string): void {
   ;(channel === 'stdout' ? process.stdout : process.stderr).write(text)
 }
 
@@ -76,13 +74,11 @@ export function print(
 ): void {
   io.logger.close()
   if (io.json) {
-    const document = failure === undefined ? outputs : { ...outputs, error: errorJson(failure) }
+    const error =
+      failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } }
+    const document = { ...outputs, ...error }
     write('stdout', inertJson(document, 2) + '\n')
   } else if (report) write('stdout', '\n' + renderText(report))
-}
-
-function errorJson(error: unknown): Record<string, OutputValue> {
-  return { code: errorCode(error), message: errorMessage(error) }
 }
 
 /** The error on standard error, each problem of a validation first. */

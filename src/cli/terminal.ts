@@ -65,6 +65,11 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
     statusShown = true
   }
+  const stop = () => {
+    clearStatus()
+    clearInterval(timer)
+    timer = undefined
+  }
   const write = (text: string) => {
     const indent = '  '.repeat(depth)
     stream.write(
@@ -124,18 +129,10 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
         phase = outer
         if (current.progress) line(current.progress)
         depth--
-        if (!phase) {
-          clearStatus()
-          if (timer) clearInterval(timer)
-          timer = undefined
-        }
+        if (!phase) stop()
       }
     },
-    close() {
-      clearStatus()
-      if (timer) clearInterval(timer)
-      timer = undefined
-    },
+    close: stop,
   }
 }
 

@@ -1,7 +1,3 @@
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
-
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
@@ -9,10 +5,8 @@ import { Input } from '../inputs/constants.ts'
 import { inputName } from '../common/input-naming.ts'
 
 /**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
+ * `given`, else GET /cloud/bootstrap's `domains.cdn`: a domain (https), or with an API on http or a
+ * port of its own, an origin of that scheme and port. None named: no URL rather than a wrong one.
  */
 export async function resolveCdnDomain(
   client: Pick<ServiceClient, 'bootstrap'>,

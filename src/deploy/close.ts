@@ -1,9 +1,7 @@
-// Closing a preview: the service can delete neither a namespace nor a site, so a closed pull
-// request's preview namespace is given a version whose site is a small page saying the preview was
-// closed (no build content, every other part of the config kept), and its custom domain is freed.
-// Running it twice changes nothing the second time.
+// Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
+// a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import type { RetryPolicy } from '../common/retry.ts'
@@ -18,44 +16,39 @@ import { resolveCdnDomain } from './cdn-domain.ts'
 import { publishAndSee } from './live.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
 import { uploadParts, type BytesFile } from './upload.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
-  /** The preview's namespace; undefined when the game has none of that name (nothing to close). */
+  /** Undefined when the game has none of that name. */
   namespace: NamespaceSummary | undefined
-  /** The namespace served the closed page already: nothing was created. */
   alreadyClosed: boolean
-  /** The site of the closed page and the version that serves it. */
   siteId: string | undefined
   versionId: string | undefined
-  /** The domain removed from the namespace; undefined when it had none to remove. */
   domainRemoved: string | undefined
   url: string | undefined
 }
 
 export interface CloseDependencies {
   logger: Logger
-  /** The pull request whose preview this is, for the page and the version's name. */
   pullRequest: number | undefined
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   signal?: AbortSignal
-  /** The whole close's time bound (GAMEHOST_DEADLINE_SECONDS); default none. */
   deadlineMs?: number
 }
 
-/** The name of the closed page's version: one per pull request, so a second close finds it live. */
+/** One per pull request, so a second close finds it live. */
 export function closedVersionName(nameId: string, pullRequest: number | undefined): string {
   return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
 }
 
-/** What a close reads of the deploy's inputs: the service, the namespace (and its domain), the time limits. */
 export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer' | 'verify'>
 
 export async function closePreview(inputs: CloseInputs, deps: CloseDependencies): Promise<CloseResult> {
   const { logger } = deps
   const { target } = inputs
   const { gameId } = inputs.connection
-  const run = openTransferRun(inputs, deps, 'close')
+  const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close')
   const nothing: CloseResult = {
     namespace: undefined,
     alreadyClosed: false,
@@ -108,7 +101,6 @@ function alreadyClosed(current: GameVersion, namespace: NamespaceSummary, logger
   return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id }
 }
 
-/** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
 async function publishClosedPage(
   run: Run,
   to: {
@@ -149,22 +141,16 @@ async function publishClosedPage(
     url: to.url,
     domain: undefined,
   }
-  const page = { ...file, sha256: createHash('sha256').update(file.bytes).digest('hex') }
+  const page = { ...file, sha256: hash('sha256', file.bytes) }
   // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
   const settings: VerifySettings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' }
-  const change = {
-    gameId,
-    namespaceId: namespace.namespace_id,
-    nameId: namespace.name_id,
-    published,
-    alreadyServed: false,
-  }
+  const { namespace_id: namespaceId, name_id: nameId } = namespace
+  const change = { gameId, namespaceId, nameId, published, alreadyServed: false }
   await publishAndSee(change, { settings, expected: { files: [page] }, run, logger })
   logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`)
   return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId }
 }
 
-/** Removes the domain from the namespace when it holds it; the domain removed, if any. */
 async function freeDomain(
   client: ServiceClient,
   gameId: string,
@@ -182,7 +168,6 @@ async function freeDomain(
   return domain
 }
 
-/** The closed page: the pull request's number, no build content, sent from memory. */
 function closedPage(pullRequest: number | undefined): BytesFile {
   const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`
   const html =

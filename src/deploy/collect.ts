@@ -1,6 +1,5 @@
-// The deploy's first stage: the site's files found, opened and identified, how they are served
-// planned and checked, and (when it is needed before anything is created) their digest. Nothing here
-// calls the service.
+// The deploy's first stage, which calls no service: the files found and opened, how they are served,
+// and their digest when needed before anything is created.
 
 import { UsageError } from '../api/errors.ts'
 import { SITE_BYTES_LIMIT } from '../api/rules.ts'
@@ -23,20 +22,17 @@ import {
 } from './web-engine.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
-/** Where the site's files are and how they are to be served: the `site` inputs, with a path. */
-export type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
+type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
   Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
 export interface CollectOptions {
   logger: Logger
   open?: OpenFile
-  /** Ends the walk of the site's folder (the run's signal). */
   signal?: AbortSignal
-  /** Hash every file now (a dry run, or a build to compare with the last one); else they are hashed as they upload. */
+  /** A dry run, or a build to compare with the last one; else files are hashed as they upload. */
   digestFirst: boolean
-  /** Whether a version is published, so its routes are set (else only the content types apply). */
+  /** Else only the content types apply. */
   publish: boolean
-  /** The site will carry the record of the build: no file of the build may be at its path. */
   siteRecord?: boolean
 }
 
@@ -45,9 +41,8 @@ export interface CollectedSite {
   serving: ServingPlan
   fileCount: number
   totalBytes: number
-  /** Only when hashed first (see CollectOptions.digestFirst). */
+  /** Only when hashed first. */
   manifest: Manifest | undefined
-  /** The hidden files and folders left out (see ScannedSite.hidden). */
   hidden: string[]
 }
 
@@ -74,7 +69,6 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   // A root page first: without one, / answers 404 whatever the engine's plan.
   const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path)
   if (noPage) throw new UsageError(noPage)
-  // What the engine needs, and the headers' routes, checked before anything is created.
   const serving = await planServing(files, site.webEngine, site.headers)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
@@ -92,7 +86,6 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
 }
 
-/** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
 function warningsRefusal(warnings: readonly string[]): UsageError {
   const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
   return new UsageError(
@@ -100,11 +93,7 @@ function warningsRefusal(warnings: readonly string[]): UsageError {
   )
 }
 
-/**
- * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
- * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
- * or the folder one down that holds the page. Undefined when it has one (or no files at all).
- */
+/** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */
 function missingIndex(files: readonly ArtifactFile[], root: string): string | undefined {
   if (!files.length || files.some((file) => file.path === 'index.html')) return undefined
   const base = `${inputName(Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`

@@ -12,24 +12,17 @@ import { forEachLimited } from '../common/limit.ts'
 export interface ArtifactFile {
   /** Path relative to the site root, `/` separators: the path the service knows the file by. */
   path: string
-  /**
-   * Where its bytes are read: the file itself, or for a link inside path, the real path of the file it
-   * leads to. Opened without following a link there (see openScanned).
-   */
+  /** The file, or for a link inside path, the real path of its target; opened without following a link. */
   absolutePath: string
   size: number
   mtimeMs: number
-  /**
-   * The file the scan opened (device and inode): the hashing and the upload read only that file, and
-   * fail naming it when another one (or a link) is at its path by then.
-   */
+  /** The file the scan opened: hashing and upload read only that one. */
   dev: number
   ino: number
   /** With charset for text types; absent when the extension is unknown. */
   contentType?: string
 }
 
-/** A file of the manifest: the scan's record and the SHA-256 of its bytes (hex). */
 export interface ManifestFile extends ArtifactFile {
   sha256: string
 }
@@ -39,20 +32,15 @@ export interface Manifest {
   fileCount: number
   totalBytes: number
   /**
-   * `sha256:` + SHA-256 over one JSON line `[path,size,sha256]` per file, sorted by path; a file whose
-   * content type is not its extension's (one web-engine set) has it at the end of its line, so that
-   * an unchanged build served otherwise is a new site.
+   * `sha256:` + SHA-256 over one JSON line `[path,size,sha256]` per file, sorted by path; a content type
+   * not the extension's ends its line, so an unchanged build served otherwise is a new site.
    */
   digest: string
 }
 
 const HASH_BUFFER = 256 * 1024
 
-/**
- * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
- * a buffer taken from a small free list (one per file running): no garbage and no pending promise
- * per file, so memory stays flat whatever the file count and size.
- */
+/** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 export async function hashArtifacts(
   files: readonly ArtifactFile[],
   workers = 8,
@@ -75,7 +63,6 @@ export async function hashArtifacts(
   return digests
 }
 
-/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
 export function buildManifest(files: readonly ArtifactFile[], sha256: readonly string[]): Manifest {
   const sorted = files
     .map((file, i): ManifestFile => ({ ...file, sha256: sha256[i]! }))
@@ -94,7 +81,6 @@ export function buildManifest(files: readonly ArtifactFile[], sha256: readonly s
   }
 }
 
-/** The file descriptors `createGameCdnSite` takes. */
 export function fileDescriptors(
   files: ReadonlyArray<Pick<ArtifactFile, 'path' | 'size' | 'contentType'>>,
 ): FileDescriptor[] {
@@ -105,11 +91,7 @@ export function fileDescriptors(
   }))
 }
 
-/**
- * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
- * written a batch of lines at a time: one string of the whole and the objects to make it were the
- * peak of a big site's deploy.
- */
+/** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 export async function writeManifest(manifest: Manifest, file: string): Promise<string> {
   const handle = await open(file, 'w')
   try {
@@ -143,10 +125,8 @@ export function contentTypeOf(file: string): string | undefined {
 }
 
 /**
- * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
- * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
- * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
- * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
+ * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
+ * waited for: a read-only descriptor has nothing to flush.
  */
 export async function statOpened(
   file: string,
@@ -166,11 +146,7 @@ export async function statOpened(
   }
 }
 
-/**
- * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
- * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
- * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
- */
+/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
 async function openWithoutFollowing(
   file: string,
   openWith: OpenFile | undefined,
@@ -193,7 +169,7 @@ const becameLink = (file: string) =>
     path: file,
   })
 
-/** statOpened on a local file system: open, fstat and close without the thread pool. */
+/** statOpened without the thread pool, on a local file system. */
 export function statOpenedSync(file: string, noFollow: number): Stats {
   const fd = openSync(file, readFlags(noFollow))
   try {
@@ -203,7 +179,6 @@ export function statOpenedSync(file: string, noFollow: number): Stats {
   }
 }
 
-/** Why a file could not be opened, in words, with its code. */
 export function openFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code
   switch (code) {
@@ -223,16 +198,13 @@ export function openFailure(error: unknown): string {
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message
 }
 
-/** Is `stats` (an fstat or lstat) the very file the scan opened? */
 export function isScannedFile(file: ArtifactFile, stats: Stats): boolean {
   return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev
 }
 
 /**
- * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
- * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
- * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
- * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
+ * Opens only the file the scan opened (same device and inode), never a link put at its path since;
+ * else fails naming it. EMFILE and ENFILE are thrown as they are, for the caller to wait and retry.
  */
 export async function openScanned(
   file: ArtifactFile,
@@ -249,12 +221,7 @@ export async function openScanned(
   return fd
 }
 
-/**
- * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
- * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
- * followed, and the identity check refuses the file it leads to (not the scanned one).
- */
+/** openScanned without its fstat: for a reader that checks identity (assertScannedFile) after its read. */
 export async function openAtScannedPath(
   file: ArtifactFile,
   openWith?: OpenFile,
@@ -278,7 +245,6 @@ export async function openAtScannedPath(
   }
 }
 
-/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
 export function assertScannedFile(file: ArtifactFile, stats: Stats): void {
   if (!isScannedFile(file, stats)) {
     throw new Error(
@@ -294,12 +260,7 @@ export function kindOf(stats: Stats): string {
   return 'not a regular file'
 }
 
-/**
- * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
- * A read that comes back short once the size found by the scan is reached is the end of the file:
- * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
- * end, so a file that grew is still seen to differ.
- */
+/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
 async function hashFile(
   file: ArtifactFile,
   buffer: Buffer,

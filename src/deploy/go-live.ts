@@ -1,6 +1,3 @@
-// The deploy's last stage: the version of the new site made from the planned base version, and
-// published to the namespace (a missing namespace created first, on the base version).
-
 import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
@@ -15,45 +12,35 @@ import { inputName } from '../common/input-naming.ts'
 export interface Published {
   versionId: string
   versionName: string
-  /** What the namespace served before; undefined for a namespace this run created. */
+  /** Undefined for a namespace this run created. */
   replacedVersionId: string | undefined
-  /** False when the namespace already served a version of this site: nothing was created. */
+  /** False when the namespace already served a version of this site. */
   created: boolean
-  /**
-   * The namespace's own host name under the CDN domain, never the custom domain (see namespaceUrl);
-   * undefined when the service names no CDN domain and cdn-domain is empty.
-   */
+  /** The namespace's own host, never the custom domain; undefined when no CDN domain is known. */
   url: string | undefined
-  /** The custom domain, its state, and the CNAME record it needs to serve; undefined without one. */
   domain: PublishedDomain | undefined
-  /** The user whose password the namespace's hosts ask for (basic-auth); undefined when it is public. */
+  /** basic-auth's user; undefined when public. */
   privateUser?: string
 }
 
 export interface PublishedDomain {
   name: string
-  /** `active` (it serves the build), `pending` (until its CNAME record exists), `failed` or `unknown`. */
+  /** `active`, `pending` (until its CNAME record exists), `failed` or `unknown`. */
   status: string
-  /** `https://<domain>/`: where it serves once active. */
   url: string
-  /** What its CNAME record points at: the service's cname_record, else the namespace's host name. */
   cnameTarget: string | undefined
 }
 
-export interface WentLive {
+interface WentLive {
   published: Published
-  /** What is provisioned now (a namespace created on the new version included). */
   provisioned: Provisioned
-  /** The namespace to publish to (publishAndSee), and whether it already serves the version. */
   namespaceId: string
   alreadyServed: boolean
 }
 
 /**
- * Makes the version of the new site from the base version, for publishAndSee to publish; a namespace
- * the game does not have is created on the base version first, then published to like any other (see
- * createNamespaceOn). A namespace that already serves a version of this site (a re-run of an
- * unchanged build) is left as it is.
+ * Makes the version of the new site from the base version, for publishAndSee to publish; a missing
+ * namespace is created on the base version first. One already serving this site is left as it is.
  */
 export async function goLive(
   client: ServiceClient,
@@ -125,7 +112,6 @@ export async function goLive(
   return { published, provisioned: now, namespaceId, alreadyServed: false }
 }
 
-/** The namespace serves the base version, and it is of this site with the same routes. */
 function servesAlready(plan: PublishPlan, siteId: string): boolean {
   return (
     plan.current === plan.base.version_id &&
@@ -145,10 +131,7 @@ function publishedDomain(provisioned: Provisioned, url: string | undefined): Pub
   }
 }
 
-/**
- * Where the build is served, before it is seen there: the URL is said live only once the deploy has
- * fetched it (verify.ts). A custom domain's state is said now.
- */
+/** The URL is said live only once seen (live.ts); a custom domain's state is said now. */
 function logWhere(published: Published, logger: Logger): void {
   const { domain, url } = published
   if (!url)
@@ -163,8 +146,7 @@ function logWhere(published: Published, logger: Logger): void {
   )
 }
 
-/** What a custom domain that is not active yet needs, in one line. */
-export function domainLine(domain: PublishedDomain): string {
+function domainLine(domain: PublishedDomain): string {
   if (domain.status === 'pending') {
     return (
       `Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +

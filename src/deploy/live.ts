@@ -1,8 +1,5 @@
-// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
-// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
-// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
-// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
-// cancelled says so, and what the namespace serves.
+// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
+// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 import { inputName } from '../common/input-naming.ts'
 import type { Dispatcher } from 'undici'
@@ -26,10 +23,8 @@ import {
 } from './verify.ts'
 import type { ServingPlan } from './web-engine.ts'
 
-/** What proves the namespace serves the change: the files it must serve, and the record among them. */
 export interface Expected {
   files: readonly ProbedFile[]
-  /** The record file on the site (site-record.ts): it matches only when the host serves that very build. */
   record?: ProbedFile
   serving?: ServingPlan
 }
@@ -45,11 +40,9 @@ export interface LiveRun {
 export interface Change {
   gameId: string
   namespaceId: string
-  /** For messages: the namespace's name id. */
   nameId: string
-  /** The version published, and what the namespace served before (undefined: a namespace made now). */
   published: Published
-  /** The namespace already served the version: nothing is set, what it serves is still seen. */
+  /** Nothing is set; what the namespace serves is still seen. */
   alreadyServed: boolean
 }
 
@@ -60,24 +53,18 @@ export interface OtherThan {
 
 export interface SeeOptions {
   settings: VerifySettings
-  /** What the host must serve, or what it must no longer; `unknown` when nothing tells the change apart. */
+  /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
   expected: Expected | OtherThan | { unknown: string }
   run: LiveRun
   logger: Logger
   sleep?: PollOptions['sleep']
-  /** The Authorization header of a private namespace's hosts. */
   authorization?: string
-  /** Hears of the verification as soon as it ends, seen or not, cancelled included (the journal). */
+  /** Hears of the verification as soon as it ends, cancelled included (the journal). */
   onSeen?: (seen: Verification) => void
-  /** Hears that the version was set (before it is seen). */
   onPublished?: () => void
 }
 
-/**
- * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
- * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
- * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
- */
+/** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 export async function publishAndSee(change: Change, options: SeeOptions): Promise<Verification | undefined> {
   const { gameId, namespaceId, nameId, published } = change
   const { run, logger, settings } = options
@@ -94,10 +81,9 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   if (!url) return undefined
   const { expected } = options
   if (!settings.enabled || 'unknown' in expected) {
-    const why = 'unknown' in expected ? expected.unknown : `${inputName(Input.Verify)} is false`
-    logger.info(
-      `Published at ${url} (not checked: ${!settings.enabled ? `${inputName(Input.Verify)} is false` : why})`,
-    )
+    const why =
+      settings.enabled && 'unknown' in expected ? expected.unknown : `${inputName(Input.Verify)} is false`
+    logger.info(`Published at ${url} (not checked: ${why})`)
     return undefined
   }
   const started = run.clock.now()
@@ -136,10 +122,7 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   return seen
 }
 
-/**
- * Polls the host's record until it is another than the one it served before the publish: the edge
- * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
- */
+/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
 async function seeRecordChange(url: string, before: string, options: SeeOptions): Promise<Verification> {
   const { run, logger, settings } = options
   const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
@@ -180,10 +163,9 @@ async function seeRecordChange(url: string, before: string, options: SeeOptions)
 }
 
 /**
- * What proves that a namespace serves a version the run did not build (promote, rollback), read before
- * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
- * the namespace itself when nothing changes), the files it names and its bytes; else the record the
- * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ * What proves a namespace serves a version the run did not build (promote, rollback), read before it
+ * is published: the record served where the version is (`servedAt`), else the record served now,
+ * which it must no longer serve.
  */
 export async function expectedOfVersion(
   run: Pick<LiveRun, 'dispatcher' | 'signal' | 'timeouts'>,
@@ -207,10 +189,6 @@ export async function expectedOfVersion(
   return { otherThan: { sha256: before.bytes.sha256 } }
 }
 
-// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
-// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
-
-/** The deploy published a build its namespace's host did not serve within the bound. */
 export class NotLiveError extends Error {
   override name = 'NotLiveError'
   readonly verification: Verification
@@ -224,19 +202,14 @@ export function isNotLive(error: unknown): error is NotLiveError {
   return error instanceof NotLiveError
 }
 
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
 export function notLiveAccount(seen: Verification): string {
   const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
   if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }
 
-/**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
- */
-export async function rollBack(
+/** The version put back on, or undefined when there is none to go back to. */
+async function rollBack(
   client: ServiceClient,
   gameId: string,
   namespaceId: string,
@@ -274,10 +247,7 @@ export async function putBack(
   return previous
 }
 
-/**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
- */
+/** Throws a NotLiveError saying what was done about it, or warns (warn). */
 export function notLive(
   onFailure: OnVerifyFailure,
   seen: Verification,

@@ -25,6 +25,7 @@ import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } 
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export type { Published }
 
@@ -36,40 +37,27 @@ export interface DeployResult {
   siteId: string | undefined
   uploadId: string | undefined
   provisioned: Provisioned
-  /** Undefined when no `path` was given (provisioning only). */
   manifest: Manifest | undefined
   manifestPath: string | undefined
   upload: UploadResult | undefined
-  /** The site holds every file: its upload was completed (or it is the reused, unchanged one). */
+  /** The upload was completed (or the site is the reused, unchanged one). */
   uploadCompleted: boolean
-  /** The version made for the site and published to the namespace; undefined when nothing was published. */
   published: Published | undefined
   /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
   plannedParts: number
   durationMs: number
-  /** How the files are served (web-engine, headers): undefined without a path. */
   serving?: ServingPlan
-  /**
-   * What the scan collected, known before any file is hashed: a run that fails before its manifest
-   * exists (the files are hashed while they upload) still reports them. Undefined without a path.
-   */
+  /** Known before any file is hashed: a run that fails before its manifest exists still reports them. */
   collected?: { fileCount: number; totalBytes: number; hidden?: string[] }
-  /**
-   * What the namespace's host served after the publish (verify); undefined when it was not checked
-   * (verify false, nothing published, a dry run).
-   */
   verification?: Verification
   /** What the browser saw of the game (smoke-test); undefined when it was not run. */
   smoke?: SmokeResult
-  /** The record of the build this run put on its site (site-record); undefined for none or a reused site. */
+  /** Undefined for none or a reused site. */
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
-  /** What the namespace served compared with this run's commit (older.ts); undefined when not compared. */
   older?: OlderCheck
-  /** The build's sizes compared with what compare-with's namespace serves; undefined when it serves no record. */
   sizes?: SizeChange
 }
 
-/** A site an earlier run completed for the same preview, as the preview's own record keeps it. */
 export interface PreviousSite {
   siteId?: string
   uploadId?: string
@@ -81,38 +69,28 @@ export interface DeployDependencies {
   logger: Logger
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
-  /** The manifest's file, instead of one in tempDir (the CLI's --manifest FILE). */
+  /** The CLI's --manifest FILE. */
   manifestFile?: string
   /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
   tempDirRemoved?: boolean
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
-  /** The last completed site of this preview and its digest (for skip-unchanged only). */
+  /** The last completed site of this preview (skip-unchanged). */
   previous?: PreviousSite
-  /** Hears of the namespace as soon as it is known, so a failure later on can still record it. */
   onNamespace?: (namespaceId: string) => void
-  /** Cancels the deploy: nothing new starts, requests in flight are aborted, the upload is never completed. */
   signal?: AbortSignal
-  /** Opens the site's files (default fs.open): a test's fails as a refusal or a full descriptor table would. */
   open?: OpenFile
-  /** The whole deploy's time bound (GAMEHOST_DEADLINE_SECONDS); default none: every call and PUT has its own. */
+  /** GAMEHOST_DEADLINE_SECONDS; default none: every call and PUT has its own. */
   deadlineMs?: number
-  /** Waits between the checks of the published URL (tests: at once). */
   sleep?: PollOptions['sleep']
-  /** Durations and the check's time bound are measured on it (default Date.now; tests: their virtual time). */
   clock?: Clock
-  /** The commit and ref built: what the site's record and the guard against an older build name. */
   source?: BuildSource
-  /** GitHub's word on how two commits stand (older.ts); without it the guard cannot run, and says so. */
+  /** Without it the guard against an older build cannot run, and says so. */
   compareCommits?: CompareCommits
 }
 
-/**
- * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
- * message it has) and what it had done before (`partial`: the namespace, the site it created). A
- * failure of the local checks is thrown as it is. See deployFailure.
- */
+/** A failure past the local checks, with what was done before (`partial`); local checks throw as they are. */
 export class DeployError extends Error {
   override name = 'DeployError'
   readonly partial: DeployResult
@@ -122,10 +100,6 @@ export class DeployError extends Error {
   }
 }
 
-/**
- * A failed deploy's own error, unwrapped from a DeployError, and what the deploy had done before it
- * (undefined when it failed before anything was sent).
- */
 export function deployFailure(error: unknown): { error: unknown; partial: DeployResult | undefined } {
   return error instanceof DeployError
     ? { error: error.cause, partial: error.partial }
@@ -133,15 +107,13 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
 }
 
 /**
- * The deploy, in stages: collect the files (nothing is created before every local check passed), plan
- * the target (the namespace, and the version to publish, validated), upload the site, go live. Each
- * stage returns what it did; the journal (the result) is written here alone, and a failure past the
- * local checks carries it as a DeployError.
+ * The deploy, in stages: collect (every local check passes before anything is created), plan the
+ * target, upload, go live. The journal (the result) is written here alone.
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
   // Its pool and client are made on first use: a dry run or a failed local check makes neither.
-  const run = openTransferRun(inputs, deps, 'deploy')
+  const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'deploy')
   const started = run.clock.now()
   const finished = (journal: DeployResult) =>
     Object.assign(journal, { durationMs: run.clock.now() - started })
@@ -168,7 +140,6 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   }
 }
 
-/** The first stage, when there is a site: its files, how they are served, and the digest when needed now. */
 async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<CollectedSite | undefined> {
   const { site, target } = inputs
   const { path: root } = site
@@ -182,7 +153,6 @@ async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<
   )
 }
 
-/** Writes the manifest's file and records it in the journal. */
 function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   const file = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   return async (manifest: Manifest): Promise<void> => {
@@ -196,7 +166,6 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
 
 type StageDeps = DeployDependencies & { saveManifest: (manifest: Manifest) => Promise<void> }
 
-/** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
 async function sendAndGoLive(
   inputs: DeployInputs,
   run: Run,
@@ -236,7 +205,7 @@ async function sendAndGoLive(
   await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace })
 }
 
-/** Whether this run's commit is behind the one live (and not allowed): then nothing is uploaded or published. */
+/** This run's commit is behind the one live (and not allowed): nothing is uploaded or published. */
 async function olderThanLive(
   inputs: DeployInputs,
   live: NonNullable<Served['live']>,
@@ -253,13 +222,11 @@ async function olderThanLive(
     logger: deps.logger,
   })
   if (!journal.older.blocked) return false
-  // The namespace keeps the newer build.
   journal.older.url = liveUrl
   journal.skipped = true
   return true
 }
 
-/** The site's upload, with its record; or the last site of this preview when its files are unchanged. */
 async function uploadOrReuse(
   inputs: DeployInputs,
   run: Run,
@@ -298,7 +265,6 @@ async function uploadOrReuse(
   }
 }
 
-/** Go live (a private namespace made private first), then see it live at the namespace's own host. */
 async function publishAndSeeLive(
   targeted: TargetedInputs,
   run: Run,
@@ -331,8 +297,7 @@ async function publishAndSeeLive(
   )
   journal.provisioned = live.provisioned
   journal.published = live.published
-  // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
-  // when the service names no CDN domain, and then not checked (go-live said so).
+  // The namespace's own host: a custom domain serves only once the user's DNS points at it.
   const { manifest } = journal
   const seen = await publishAndSee(
     {
@@ -366,10 +331,7 @@ interface Served {
   base?: { nameId: string; record: SiteRecord }
 }
 
-/**
- * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
- * side by side: neither is there when the service names no CDN domain.
- */
+/** The records the namespace and compare-with's namespace serve, read once each, side by side. */
 async function readServed(
   inputs: DeployInputs,
   run: Run,
@@ -399,7 +361,6 @@ async function readServed(
   }
 }
 
-/** What is known before anything is sent: what the run will do, and what it collected. */
 function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): DeployResult {
   const { target } = inputs
   return {
@@ -410,11 +371,9 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     uploadId: undefined,
     provisioned: {
       nameId: targetNameId(target),
-      // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
-      // that fails before must not report a namespace that may not exist as one a re-run reuses.
+      // namespace-id is the game's only once provisioning found it: a run failing before must not report it.
       namespaceId: inputs.dryRun && target.kind === 'id' ? target.namespaceId : undefined,
       namespaceCreated: false,
-      // Known to be attached only once provisioning is done (a dry run plans it).
       domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
       matchmakerValidated: false,
     },
@@ -423,7 +382,6 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     upload: undefined,
     uploadCompleted: false,
     published: undefined,
-    // The service's answer decides the requests; for a CDN site it gives one PUT per file.
     plannedParts: site?.fileCount ?? 0,
     durationMs: 0,
     serving: site?.serving,
@@ -435,7 +393,6 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
   }
 }
 
-/** The last completed site of this preview, when the files are the same (skip-unchanged). */
 function reusableSite(
   inputs: DeployInputs,
   site: CollectedSite,

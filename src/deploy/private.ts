@@ -1,7 +1,5 @@
-// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
-// ever published to it, in the order the service needs: the user added (its password sent only as a
-// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
-// publish. An empty basic-auth makes a private namespace public again.
+// Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
+// seen answering 401 without credentials, and only then the publish.
 
 import bcrypt from 'bcryptjs'
 import type { Dispatcher } from 'undici'
@@ -16,18 +14,17 @@ import { Input } from '../inputs/constants.ts'
 import { hostFetcher } from './verify.ts'
 import { inputName } from '../common/input-naming.ts'
 
-/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+/** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10
-/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+/** The CDN applies only the first users; the others' credentials are refused. */
 const CDN_AUTH_USERS_APPLIED = 10
 
 export interface NamespaceAccess {
   authType: CdnAuthType
-  /** Its users' names, in the service's order. */
+  /** In the service's order. */
   users: string[]
 }
 
-/** Where the changes go, and who hears of them. */
 export interface AccessTarget {
   client: ServiceClient
   gameId: string
@@ -36,10 +33,8 @@ export interface AccessTarget {
   logger: Logger
 }
 
-/** Waits until the host of `url` answers 401 without credentials; throws when it does not in time. */
 export type WaitUntilPrivate = (url: string) => Promise<void>
 
-/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
 export async function readAccess(
   client: ServiceClient,
   gameId: string,
@@ -49,12 +44,7 @@ export async function readAccess(
   return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) }
 }
 
-/**
- * Makes the namespace private before anything of the build is published to it: adds the user (a
- * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
- * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
- * read showed; undefined for a namespace this run created (a new namespace is public).
- */
+/** A user of that name is replaced, so a changed password takes effect. `before`: undefined for a new namespace. */
 export async function makePrivate(
   target: AccessTarget,
   auth: BasicAuth,
@@ -98,7 +88,7 @@ export async function makePrivate(
   await waitUntilPrivate(url)
 }
 
-/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+/** What an empty basic-auth asks for. */
 export async function makePublic(target: AccessTarget, before: NamespaceAccess): Promise<void> {
   const { client, gameId, namespaceId, logger } = target
   await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none')
@@ -117,20 +107,15 @@ export interface WaitOptions {
   signal: AbortSignal
   clock: Clock
   stallMs: number
-  /** How long the host may take (verify-timeout: the CDN applies an auth change as it does a publish). */
+  /** verify-timeout: the CDN applies an auth change as it does a publish. */
   timeoutMs: number
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
-/**
- * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
- * checks); anything else (nothing served yet, what it served before) is waited out.
- */
 export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
   const { timeoutMs, logger } = options
   return async (url) => {
-    // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
     const fetchRoot = hostFetcher(url, options)
     const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' } as const
     logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`)
@@ -155,7 +140,7 @@ export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
   }
 }
 
-/** What the summary and the comment say of a private namespace: never its password. */
+/** Never the password. */
 export function privateNote(user: string): string {
   return `private (basic auth): ask the team for the password of user ${user}`
 }

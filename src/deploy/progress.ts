@@ -1,7 +1,6 @@
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 
-/** How often an upload's progress is printed when its face asks for no other interval. */
 export const PROGRESS_INTERVAL_MS = 5_000
 
 export interface Progress {
@@ -11,7 +10,7 @@ export interface Progress {
   stop(): void
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   files: number
   bytes: number
   logger: Pick<Logger, 'info'>
@@ -19,18 +18,16 @@ export interface ProgressOptions {
   intervalMs: number
 }
 
-/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
 export function createProgress(options: ProgressOptions): Progress {
   const started = options.now()
-  // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+  // Only files sent in several parts.
   const partsLeft = new Map<string, number>()
   let bytes = 0
   let filesDone = 0
   const line = () => {
     const seconds = Math.max((options.now() - started) / 1000, 0.001)
     const rate = bytes / seconds
-    // The later of two estimates: by bytes, and by files (many small files are slow by their round
-    // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+    // By bytes and by files: many small files are slow by their round trips, not their bytes.
     const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity
     const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0
     const eta = Math.max(byBytes, byFiles)

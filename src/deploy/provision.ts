@@ -8,43 +8,38 @@ import { latestVersion } from './publish.ts'
 import { inputName } from '../common/input-naming.ts'
 
 export interface Provisioned {
-  /** The name_id of the namespace found or created (namespace input). */
   nameId: string | undefined
   namespaceId: string | undefined
-  /** Created by this run; false when the service already had it (found by name_id, or namespace-id). */
+  /** Created by this run. */
   namespaceCreated: boolean
   domain: string | undefined
-  /** The domain as the namespace read shows it once attached: it serves only once `active`. */
+  /** It serves only once `active`. */
   domainStatus?: DomainStatus
   matchmakerValidated: boolean
 }
 
-/** A custom domain's state: pending until its DNS has a CNAME record to the namespace's host name. */
+/** Pending until its DNS has a CNAME record to the namespace's host name. */
 export interface DomainStatus {
-  /** `active`, `pending` or `failed`, as the service says (`unknown` when it says nothing). */
+  /** `active`, `pending`, `failed`, or `unknown` when the service says nothing. */
   status: string
-  /** The host name its CNAME record must point at, when the service names it (else the namespace's host). */
+  /** When the service names it (else the namespace's host). */
   cnameRecord: string | undefined
 }
 
 type Game = GetGameResponse['game']
 
-/** The namespace a release is served from (at the game's own host name). */
 const PROD = 'prod'
 
-/** What provisioning found: the game (its name and versions) and the namespace as it was, if it was there. */
-export interface Located {
+interface Located {
   game: Game
-  /** The namespace before this run changed anything; undefined when it does not exist (yet). */
+  /** Before this run changed anything. */
   namespace: NamespaceSummary | undefined
 }
 
 /**
- * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
- * validate the matchmaker config. Everything that decides where the bytes go is read from the
- * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it after the upload (createNamespaceOn).
+ * Gets or creates the namespace, attaches the domain and validates the matchmaker config. All that
+ * decides where the bytes go is read from the service, so a re-run ends on the same namespace. With
+ * `createLater`, a missing namespace is created after the upload (createNamespaceOn).
  */
 export async function provision(
   client: ServiceClient,
@@ -53,7 +48,7 @@ export async function provision(
   options: {
     onNamespace?: (namespaceId: string) => void
     createLater?: boolean
-    /** Runs once the game is read, before anything is created or attached: a check that may still refuse. */
+    /** A check that may still refuse, before anything is created or attached. */
     beforeChanges?: () => Promise<void>
   } = {},
 ): Promise<{ provisioned: Provisioned; located: Located }> {
@@ -88,8 +83,7 @@ export async function provision(
     options.onNamespace?.(namespaceId)
     prepared = await prepareNamespace(client, inputs, namespaceId, false, logger)
   } else if (target.matchmaker && game.namespaces[0]) {
-    // The namespace is created after the upload: its matchmaker config is validated now, against
-    // another namespace of the game (the service's rules are the same for all of them).
+    // Created after the upload: validated now against another namespace (the rules are the same).
     const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger)
     prepared = { ...nothingYet, matchmakerValidated: validated }
   }
@@ -98,11 +92,8 @@ export async function provision(
 }
 
 /**
- * Creates the namespace the game did not have on `base`, the version the deploy builds on (never on
- * the new one: the service may never serve a namespace created directly on a version), then attaches
- * its domain and validates the matchmaker config. The caller publishes the new version to it, which
- * rebuilds its CDN config and records the history `previous` reads. Created meanwhile by another run:
- * that one is used. Returns what is provisioned now.
+ * Creates the namespace on `base`, never on the new version (the service may never serve a namespace
+ * created directly on a version); the caller publishes the new version to it.
  */
 export async function createNamespaceOn(
   client: ServiceClient,
@@ -114,7 +105,6 @@ export async function createNamespaceOn(
 ): Promise<Provisioned & { namespaceId: string }> {
   const { target } = inputs
   const { gameId } = inputs.connection
-  // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
   if (target.kind !== 'name') throw new Error(`namespace ${target.namespaceId} is not created: it exists`)
   const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger)
   onNamespace?.(namespaceId)
@@ -128,7 +118,6 @@ export async function createNamespaceOn(
   return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared }
 }
 
-/** Attaches the domain and validates the matchmaker config (unless validated already). */
 async function prepareNamespace(
   client: ServiceClient,
   inputs: TargetedInputs,
@@ -148,7 +137,6 @@ async function prepareNamespace(
   }
 }
 
-/** Has the service validate the matchmaker config against a namespace; false when there is none to validate. */
 async function validateMatchmaker(
   client: ServiceClient,
   inputs: TargetedInputs,
@@ -168,7 +156,6 @@ async function validateMatchmaker(
   return true
 }
 
-/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
 function checkNamespaceId(
   game: Game,
   gameId: string,
@@ -193,10 +180,7 @@ function checkNamespaceId(
   return found
 }
 
-/**
- * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
- * another run created it meanwhile: it is looked up again.
- */
+/** name-id.not-unique: another run created it meanwhile, and it is looked up again. */
 async function createNamespace(
   client: ServiceClient,
   gameId: string,
@@ -224,9 +208,8 @@ async function createNamespace(
 }
 
 /**
- * The version a new namespace starts on and the deploy builds on: version-id; else what `prod` serves
- * when the game has a `prod` namespace (so a preview inherits the released config, not another
- * preview's routes); else the game's latest version (the newest create_ts; the last listed on a tie).
+ * The version a new namespace starts on: version-id; else what `prod` serves (a preview inherits the
+ * released config, not another preview's routes); else the game's latest.
  */
 export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string; description: string } {
   const given = inputs.target.versionId
@@ -252,11 +235,7 @@ export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string;
   }
 }
 
-/**
- * Adds the domain unless the namespace has it, and returns its state as the namespace read then shows
- * it. The service answers a domain the namespace has already with 500 ERROR, so the namespace is read
- * first; CLOUD_HOSTNAME_TAKEN means another namespace (or another customer) holds it.
- */
+/** The service answers a domain the namespace has already with 500 ERROR, so the namespace is read first. */
 async function attachDomain(
   client: ServiceClient,
   gameId: string,
@@ -275,8 +254,7 @@ async function attachDomain(
     if (!(error instanceof ServiceError)) throw error
     const refused = domainRefusal(error, domain, namespaceId)
     if (refused) throw refused
-    // A run beside this one may have added it between the read and the add: the service then
-    // answers 500 ERROR. Reading again tells.
+    // A run beside this one may have added it between the read and the add (500 ERROR).
     const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain))
     if (!meanwhile) throw error
     logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
@@ -288,7 +266,6 @@ async function attachDomain(
   return status
 }
 
-/** A refusal of the domain a re-run would meet again, said with what to do. */
 function domainRefusal(error: ServiceError, domain: string, namespaceId: string): UsageError | undefined {
   const quoted = `(${error.message})`
   if (error.code === 'CLOUD_HOSTNAME_TAKEN') {

@@ -1,23 +1,20 @@
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
+// A CDN site is served only once a version whose config names it is published to a namespace.
 
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, ServiceStateError, ValidationFailedError } from '../api/errors.ts'
 import { describeValidationPath } from '../api/rules.ts'
-import type { CdnRoute, GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
+import type { GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
+import type { CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import { inputName } from '../common/input-naming.ts'
 
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000'
 
 /**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
+ * The base config with the new site and `routes` (none keeps the base's). The service answers the
+ * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
+ * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
  */
 export function deployConfig(
   base: VersionConfig,
@@ -37,10 +34,8 @@ export function deployConfig(
 }
 
 /**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
+ * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (the emulator).
  */
 export function namespaceUrl(cdnDomain: string, gameNameId: string, namespaceNameId: string): string {
   const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`)
@@ -48,7 +43,6 @@ export function namespaceUrl(cdnDomain: string, gameNameId: string, namespaceNam
   return `${origin.protocol}//${host}.${origin.host}/`
 }
 
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
 export async function readVersion(
   client: ServiceClient,
   gameId: string,
@@ -58,18 +52,14 @@ export async function readVersion(
     return (await client.getVersion(gameId, versionId)).version
   } catch (error) {
     if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-      throw new ServiceStateError(
-        `${inputName(Input.VersionId)} '${versionId}' is not a version of game ${gameId}`,
-        {
-          cause: error,
-        },
-      )
+      const message = `${inputName(Input.VersionId)} '${versionId}' is not a version of game ${gameId}`
+      throw new ServiceStateError(message, { cause: error })
     }
     throw error
   }
 }
 
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+/** The newest create_ts; the last listed on a tie. */
 export function latestVersion(versions: readonly VersionSummary[]): VersionSummary | undefined {
   let latest: VersionSummary | undefined
   for (const version of versions) {
@@ -89,10 +79,7 @@ export async function versionName(
   return (await client.reserveVersionName(gameId)).version_display_name
 }
 
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
+/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 export async function validateDeployVersion(
   client: ServiceClient,
   gameId: string,
@@ -107,7 +94,7 @@ export async function validateDeployVersion(
   if (errors.length) throw versionError(errors)
 }
 
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+/** A name taken meanwhile by another run is replaced by a reserved one, once. */
 export async function createVersion(
   client: ServiceClient,
   gameId: string,

@@ -27,11 +27,7 @@ import {
 } from '../common/report.ts'
 import { inputList, inputName } from '../common/input-naming.ts'
 
-/**
- * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
- * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
- * summary names it. The file count and size are the scan's when no manifest was made.
- */
+/** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 export function deployOutputs(result: DeployResult): Record<string, OutputValue> {
   const done = result.uploadCompleted
   return {
@@ -53,7 +49,6 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
   }
 }
 
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 export function deployReport(result: DeployResult): Report {
   const title = result.dryRun
     ? 'gamehost deploy plan (dry run)'
@@ -82,7 +77,6 @@ export function deployReport(result: DeployResult): Report {
 
 const CONTENT_TYPES_LISTED = 10
 
-/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
 function sizeBlocks(result: DeployResult): ReportBlock[] {
   const change = result.sizes
   if (!change) return []
@@ -109,7 +103,6 @@ function sizeBlocks(result: DeployResult): ReportBlock[] {
   return blocks
 }
 
-/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result: DeployResult): ReportBlock[] {
   const { serving } = result
   if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length)) return []
@@ -158,10 +151,6 @@ function servingBlocks(result: DeployResult): ReportBlock[] {
   return blocks
 }
 
-/**
- * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
- * the partial result; none when it failed before anything was sent), and what a re-run will do.
- */
 export function failureReport(error: unknown, result: DeployResult | undefined): Report {
   const cancelled = isCancelled(error)
   const blocks = [
@@ -180,10 +169,6 @@ export function failureReport(error: unknown, result: DeployResult | undefined):
   return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks }
 }
 
-/**
- * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
- * `error`: an input the error names must be fixed first, else the re-run fails the same way.
- */
 export function rerunText(result: DeployResult | undefined, error?: unknown): string {
   const sentences: string[] = []
   const namespaceId = result?.provisioned.namespaceId
@@ -213,7 +198,6 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
   return sentences.join(' ')
 }
 
-/** What a re-run does after a publish that was not seen live. */
 function notLiveRerun(seen: Verification): string {
   const now = seen.rolledBackTo
     ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
@@ -228,10 +212,7 @@ function notLiveRerun(seen: Verification): string {
   )
 }
 
-/**
- * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
- * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
- */
+/** A failure a re-run with the same inputs would repeat. */
 function inputToFix(error: unknown): string | undefined {
   if (error instanceof UsageError || error instanceof ValidationFailedError)
     return 'A re-run with the same inputs fails the same way: fix the input the error names first.'
@@ -323,7 +304,6 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   return rows
 }
 
-/** Where the build is served: an active custom domain first, then the namespace's own host. */
 function whereRows(published: NonNullable<DeployResult['published']>): Array<[string, Cell]> {
   const { domain, url } = published
   const host: [string, Cell] = [
@@ -344,7 +324,6 @@ function whereRows(published: NonNullable<DeployResult['published']>): Array<[st
   return [host, ['Domain', [`${domain.name} `, ...needs] as Inline[]]]
 }
 
-/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 export function liveCell(result: {
   verification?: Verification | undefined
   published?: Pick<Published, 'versionId' | 'versionName'> | undefined
@@ -357,7 +336,6 @@ export function liveCell(result: {
   return `not seen live: ${notLiveAccount(seen)}${back}`
 }
 
-/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
 export function cancelledCheck(
   seen: Pick<Verification, 'url' | 'durationMs'>,
   published: Pick<Published, 'versionId' | 'versionName'> | undefined,
@@ -368,12 +346,10 @@ export function cancelledCheck(
   return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`
 }
 
-/** The report of a deploy skipped for want of a token. */
 export function skipReport(reason: string): Report {
   return { title: 'gamehost deploy skipped', blocks: [text(reason)] }
 }
 
-/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
 export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
   return {
     [Output.SiteId]: result.siteId ?? null,
@@ -393,7 +369,6 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
   }
 }
 
-/** What closing a preview did. */
 export function closeReport(result: CloseResult): Report {
   const { namespace } = result
   if (!namespace) {

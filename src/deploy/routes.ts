@@ -1,9 +1,6 @@
-// The routes of the published version: the engine's (web-engine.ts) and the `headers` input's, with
-// their priorities, checked against what the CDN reads, and the warnings where they overlap.
-
 import { inputName } from '../common/input-naming.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnHeader } from '../api/types.ts'
+import type { CdnHeader } from '../api/versions.ts'
 import {
   CDN_PRIORITY_MAX,
   CDN_SERVED_MAX,
@@ -16,16 +13,13 @@ import { Input } from '../inputs/constants.ts'
 import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import type { ArtifactFile } from './files.ts'
 
-/** A route of the published version, with its one header. */
 export interface PlannedRoute {
   glob: string
   priority: number
   header: CdnHeader
-  /** The engine's needs (`web-engine`) or the `headers` input. */
   from: 'web-engine' | 'headers'
 }
 
-/** A route before its priority is set. */
 export interface RouteSpec {
   glob: string
   header: CdnHeader
@@ -33,11 +27,9 @@ export interface RouteSpec {
 }
 
 /**
- * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
- * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
- * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
- * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
- * since only the higher-priority one's header is sent there.
+ * Priorities from 100 down: the more specific glob first, then `headers` before the engine's, then
+ * as given. A `headers` glob equal to an engine's replaces it. Warns where two overlap: only the
+ * higher one's header is sent there.
  */
 export function planRoutes(
   engine: readonly RouteSpec[],
@@ -103,11 +95,7 @@ export function planRoutes(
   return { routes, warnings }
 }
 
-/**
- * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
- * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
- * the browser on which of this site's files.
- */
+/** A `headers` route whose header the CDN's page layer sets or removes on the pages it matches. */
 function pageLayerWarning(
   route: PlannedRoute,
   files: readonly Pick<ArtifactFile, 'path'>[],
@@ -133,10 +121,7 @@ function pageLayerWarning(
   )
 }
 
-/**
- * For each pair of overlapping routes, how many files both match and the first of them: each file
- * visited once, matched against each glob of a pair once.
- */
+/** For each pair of overlapping routes, how many files both match and the first. */
 function filesInBoth(
   pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
   files: readonly Pick<ArtifactFile, 'path'>[],

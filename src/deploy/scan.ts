@@ -1,6 +1,5 @@
-// The scan of a site's folder: the root checked, the files the walk found (walk.ts) looked at and
-// opened one by one, each recorded with the file it is, and every refusal said before anything is
-// created. Reading the files is files.ts'.
+// The scan of a site's folder: each file the walk found opened and recorded with the file it is, and
+// every refusal said before anything is created.
 
 import { lstatSync, statfsSync, type Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
@@ -18,40 +17,27 @@ import { relativeSitePath, walkSite } from './walk.ts'
 
 export interface CollectOptions {
   root: string
-  /** Glob patterns relative to root, `!` to exclude (see glob.ts). */
+  /** Relative to root, `!` to exclude. */
   patterns: string[]
   includeHidden: boolean
   logger: Pick<Logger, 'warning' | 'debug'>
-  /** Refuses a site whose files add up to this many bytes or more, before hashing anything. */
   sizeLimit?: { bytes: number; message: (total: number) => string }
-  /** Opens the files (default fs.open): a test's may fail as a full descriptor table or a refusal would. */
   open?: OpenFile
-  /** O_NOFOLLOW, or 0 as on Windows (default: the system's, platform.ts). */
+  /** O_NOFOLLOW, or 0 as on Windows. */
   noFollow?: number
-  /** Ends the walk: a cancelled run stops listing at once. */
   signal?: AbortSignal
 }
 
-/** The files of a site, and the hidden names below its root left out (include-hidden false). */
 export interface ScannedSite {
   files: ArtifactFile[]
-  /**
-   * The hidden files and folders left out, relative to the root, a folder's with a trailing `/` (its
-   * content is not walked): none when include-hidden is true.
-   */
+  /** Left out (include-hidden false), a folder's with a trailing `/`. */
   hidden: string[]
 }
 
-/**
- * Finds the files of the site with their size, time and content type, opens each one (a file that
- * cannot be opened fails the scan, naming it, before anything is created) and records which file it
- * is, and checks the site's size, before reading any file.
- */
 export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
   return (await scanSite(options)).files
 }
 
-/** scanArtifacts, with the hidden files and folders it left out. */
 export async function scanSite(options: CollectOptions): Promise<ScannedSite> {
   const { files, hidden } = await findFiles(options)
   const total = files.reduce((sum, f) => sum + f.size, 0)
@@ -71,8 +57,7 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   const describe = async (absolutePath: string, i: number) => {
     described[i] = await describeFile(absolutePath, scan)
   }
-  // Synchronous calls have nothing to wait for together: one file after the other, no queue, the
-  // event loop let run between batches so that a cancel is heard.
+  // Synchronous calls one after the other, the event loop let run between batches so a cancel is heard.
   if (scan.local) {
     for (const [i, absolutePath] of found.entries()) {
       if (i % FILES_A_TURN === FILES_A_TURN - 1) {
@@ -85,7 +70,6 @@ async function findFiles(options: CollectOptions): Promise<ScannedSite> {
   return { files: collected(described, options), hidden }
 }
 
-/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root: string, options: CollectOptions): Promise<string> {
   const rootStat = await stat(root).catch(() => undefined)
   if (!rootStat)
@@ -115,47 +99,31 @@ async function checkRoot(root: string, options: CollectOptions): Promise<string>
   return realRoot
 }
 
-/**
- * Where a relative path was looked for: the folder it names, and the working directory it is taken
- * from (a step's working-directory, or the checkout's root, is often not where the build is).
- */
 function whereLooked(given: string, resolved: string): string {
   if (path.isAbsolute(given)) return 'there is no such folder'
   return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`
 }
 
-/** What the scan of each file needs: where the root is, and how the files are looked at. */
 interface Scan {
   root: string
-  /** A real path inside the root (links are not followed out of it). */
   inside: (target: string) => boolean
   /** The found paths the listing did not say are regular files: each is lstat'ed first. */
   others: ReadonlySet<string>
-  /** A local file system: synchronous calls (see scanOf). */
   local: boolean
   logger: CollectOptions['logger']
   open: OpenFile | undefined
-  /** O_NOFOLLOW, or 0 where the system has none: then lstat before the open (openWithoutFollowing). */
   noFollow: number
 }
 
 function scanOf(root: string, realRoot: string, others: ReadonlySet<string>, options: CollectOptions): Scan {
-  // On a local file system each file is opened, stated and closed synchronously: a few microseconds
-  // each, where a round trip through the thread pool costs several times that. A network one (or a
-  // test's open) keeps the asynchronous calls, which wait without holding up the process.
+  // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool.
   const local = options.open === undefined && isLocalFileSystem(realRoot)
   const inside = (target: string) => target === realRoot || target.startsWith(realRoot + path.sep)
   const noFollow = options.noFollow ?? NO_FOLLOW
   return { root, inside, others, local, logger: options.logger, open: options.open, noFollow }
 }
 
-/**
- * What a found path came to: the file's record, or why it is not collected. Only regular files are
- * collected: a FIFO would hang the read that hashes or uploads it, a device would be uploaded as 0
- * bytes. The files this process cannot open (not readable, removed meanwhile, no descriptor left)
- * are refused too: each file is opened here, not first by the upload, once the site exists. Both are
- * refused, all of them named (`entry`: the path and why), before anything is created.
- */
+/** Only regular files are collected (a FIFO would hang the read); one that cannot be opened is refused now. */
 type Described = ArtifactFile | Refused
 type Refused = { kind: 'skipped' } | { kind: 'not-regular' | 'unopenable' | 'too-long'; entry: string }
 
@@ -202,25 +170,20 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
   }
 }
 
-/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
+/** The file itself, or the file a link inside path leads to; a device is never opened. */
 async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | Refused> {
-  // The walk's listing has each entry's type from the kernel: a file is opened at once (one round
-  // trip less than an lstat first); anything else is looked at first: a device is never opened. Its
-  // folders were listed as folders (no link) from the root down: none leads outside.
   if (!scan.others.has(absolutePath)) return absolutePath
   const stats = scan.local ? lstatSync(absolutePath) : await lstatFile(absolutePath)
   if (stats.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
   return stats.isFile() ? absolutePath : notRegular(relative, stats)
 }
 
-/** The file a link leads to, when it is a regular file inside path. */
 async function linkTarget(link: string, relative: string, scan: Scan): Promise<string | Refused> {
   const real = await realpath(link).catch(() => undefined)
   if (real === undefined) {
     scan.logger.warning(`Skipping ${relative}: it is a link to nothing`)
     return SKIPPED
   }
-  // Links are not followed out of path: one warning for the link, nothing walked behind it.
   if (!scan.inside(real)) {
     scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`)
     return SKIPPED
@@ -235,7 +198,6 @@ async function linkTarget(link: string, relative: string, scan: Scan): Promise<s
   return target.isFile() ? real : notRegular(relative, target)
 }
 
-/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
 function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
   const files: ArtifactFile[] = []
   const refused = { 'not-regular': [] as string[], unopenable: [] as string[], 'too-long': [] as string[] }
@@ -278,19 +240,13 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
   return files
 }
 
-/**
- * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
- * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
- */
+/** statfs(2) magic numbers: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre. */
 const REMOTE_FILE_SYSTEMS = new Set([
   0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
   0x01161970, 0x7461636f, 0x0bd00bd0,
 ])
 
-/**
- * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
- * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
- */
+/** Only Linux's statfs names the file system; elsewhere it is taken as local. */
 function isLocalFileSystem(root: string): boolean {
   if (process.platform !== 'linux') return true
   try {

@@ -1,12 +1,8 @@
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+// The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
+// size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
+// user's build: the manifest and the outputs leave the record out.
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
@@ -14,14 +10,12 @@ import type { ArtifactFile, Manifest } from './files.ts'
 import type { BytesFile } from './upload.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
-/** The record's path on the site (no leading slash, as the site's files are named). */
 export const RECORD_PATH = '.well-known/gamehost.json'
 export const RECORD_FORMAT = 1
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8'
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
+/** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024
 
-/** Where the build came from: the commit and ref the run built. */
 export interface BuildSource {
   commit?: string
   ref?: string
@@ -33,7 +27,6 @@ export interface RecordedFile {
   sha256: string
 }
 
-/** The record as it is served. */
 export interface SiteRecord {
   format: number
   commit?: string
@@ -44,18 +37,13 @@ export interface SiteRecord {
   files: RecordedFile[]
 }
 
-/** The record's file: its bytes, and the SHA-256 they have (what seen-live compares). */
 export interface RecordFile extends BytesFile {
   sha256: string
 }
 
 const ZERO_SHA256 = '0'.repeat(64)
 
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
+/** Every SHA-256 is 64 hex digits: recordSize knows the size before any file is hashed. */
 function recordText(
   files: ReadonlyArray<Pick<RecordedFile, 'path' | 'size'> & { sha256?: string }>,
   digest: string,
@@ -75,16 +63,11 @@ function recordText(
   return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`
 }
 
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
 export function recordSize(files: readonly ArtifactFile[], source: BuildSource): number {
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source))
 }
 
-/** The record of the manifest's build, as the file the site carries. */
 export function recordFile(manifest: Manifest, source: BuildSource): RecordFile {
   const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source))
   return {
@@ -92,16 +75,14 @@ export function recordFile(manifest: Manifest, source: BuildSource): RecordFile 
     size: bytes.length,
     contentType: RECORD_CONTENT_TYPE,
     bytes,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha256: hash('sha256', bytes),
   }
 }
 
-/** What the site is created with for the record: its path, size and type. */
 export function recordDescriptor(size: number): { path: string; size: number; contentType: string } {
   return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE }
 }
 
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
 export function checkRecordPathFree(files: readonly ArtifactFile[]): void {
   if (files.some((file) => file.path === RECORD_PATH)) {
     throw new UsageError(
@@ -111,7 +92,7 @@ export function checkRecordPathFree(files: readonly ArtifactFile[]): void {
   }
 }
 
-/** The record in `text`, or why it is not one. */
+/** The record, or why it is not one. */
 export function parseRecord(text: string): SiteRecord | string {
   let value: unknown
   try {
@@ -148,14 +129,19 @@ export function parseRecord(text: string): SiteRecord | string {
   }
 }
 
+export interface HostOptions {
+  dispatcher: Dispatcher
+  signal: AbortSignal
+  /** A request with no answer, or no further bytes of one, for this long fails. */
+  stallMs: number
+  authorization?: string
+}
+
 /**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
+ * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
  */
-export function hostRequest(
-  url: string,
-  authorization?: string,
-): { origin: string; base: string; headers: Record<string, string> } {
+export function hostGet(url: string, urlPath: string, options: HostOptions, method: 'GET' | 'HEAD' = 'GET') {
   const target = new URL(url)
   const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost')
   const origin = local
@@ -163,34 +149,24 @@ export function hostRequest(
     : target.origin
   const headers: Record<string, string> = { 'accept-encoding': 'identity' }
   if (local) headers.host = target.host
-  if (authorization) headers.authorization = authorization
-  return { origin, base: target.pathname.replace(/\/$/, ''), headers }
+  if (options.authorization) headers.authorization = options.authorization
+  return request(`${origin}${target.pathname.replace(/\/$/, '')}${urlPath}`, {
+    dispatcher: options.dispatcher,
+    method,
+    headers,
+    signal: options.signal,
+    headersTimeout: options.stallMs,
+    bodyTimeout: options.stallMs,
+  })
 }
 
-export interface ServedRecordOptions {
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  /** A request with no answer, or no further bytes of one, for this long fails. */
-  stallMs: number
-}
-
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
+/** The record the host serves, or why there is none: reading it never fails the deploy. */
 export async function readServedRecord(
   url: string,
-  options: ServedRecordOptions,
+  options: HostOptions,
 ): Promise<{ record: SiteRecord; bytes: { size: number; sha256: string } } | { absent: string }> {
-  const { origin, base, headers } = hostRequest(url)
   try {
-    const answer = await request(`${origin}${base}/${RECORD_PATH}`, {
-      dispatcher: options.dispatcher,
-      headers,
-      signal: options.signal,
-      headersTimeout: options.stallMs,
-      bodyTimeout: options.stallMs,
-    })
+    const answer = await hostGet(url, `/${RECORD_PATH}`, options)
     if (answer.statusCode !== 200) {
       await answer.body.dump()
       return { absent: `it answered ${answer.statusCode}` }
@@ -207,7 +183,7 @@ export async function readServedRecord(
     if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
     return {
       record: parsed,
-      bytes: { size: text.length, sha256: createHash('sha256').update(text).digest('hex') },
+      bytes: { size: text.length, sha256: hash('sha256', text) },
     }
   } catch (error) {
     options.signal.throwIfAborted()

@@ -1,17 +1,14 @@
-// What changed in size: this build compared with what a base namespace serves (compare-with), read
-// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
-// always shown, the other changes largest first, in a table of a few rows.
+// This build's sizes against what compare-with's namespace serves (its record): the engine's files
+// always shown, the other changes largest first.
 
 import { formatBytes } from '../common/format.ts'
 import { isHeavyEngineFile } from './engines.ts'
 import type { Manifest } from './files.ts'
 import type { SiteRecord } from './site-record.ts'
 
-/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 export const SIZE_ROWS_SHOWN = 15
 
-/** One file's sizes: before undefined for a new file, after undefined for a removed one. */
-export interface SizeRow {
+interface SizeRow {
   path: string
   before?: number
   after?: number
@@ -19,21 +16,19 @@ export interface SizeRow {
 }
 
 export interface SizeChange {
-  /** The namespace compared with, and the commit its record names. */
+  /** The namespace compared with. */
   base: string
   baseCommit?: string
   totalBefore: number
   totalAfter: number
-  /** The rows shown: engine files first (changed or not), then the largest other changes. */
   rows: SizeRow[]
-  /** The changed files left out of the rows, and how much they add up to. */
+  /** The changed files left out of the rows. */
   more: { count: number; delta: number }
   added: number
   removed: number
   changed: number
 }
 
-/** The build (`manifest`) compared with the base's record. */
 export function compareSizes(base: string, record: SiteRecord, manifest: Manifest): SizeChange {
   const before = new Map(record.files.map((f) => [f.path, f.size]))
   const after = new Map(manifest.files.map((f) => [f.path, f.size]))
@@ -70,12 +65,11 @@ export function compareSizes(base: string, record: SiteRecord, manifest: Manifes
   }
 }
 
-/** after - before, a new file's whole size, a removed file's negated. */
 export function delta(row: Pick<SizeRow, 'before' | 'after'>): number {
   return (row.after ?? 0) - (row.before ?? 0)
 }
 
-/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`. */
 export function describeDelta(before: number | undefined, after: number | undefined): string {
   const change = (after ?? 0) - (before ?? 0)
   if (after === undefined) return `removed (${signed(change)})`
@@ -89,19 +83,16 @@ function signed(bytes: number): string {
   return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`
 }
 
-/** A size, or `-` for a file one side does not have. */
 export function sizeCell(bytes: number | undefined): string {
   return bytes === undefined ? '-' : formatBytes(bytes)
 }
 
-/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
 export function sizeSummary(change: SizeChange): string {
   const { totalBefore, totalAfter } = change
   const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`
   return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`
 }
 
-/** The line under the table for the changes it leaves out; undefined when it shows every one. */
 export function moreLine(change: SizeChange): string | undefined {
   const { count, delta: sum } = change.more
   if (!count) return undefined

@@ -1,10 +1,10 @@
-// The deploy's second stage: the namespace found (or planned), its domain and matchmaker config
-// checked, and, when the site is to be published, the version it will be made from read and the new
-// version validated with the service. Nothing the upload needs is decided after this.
+// The deploy's second stage: the namespace found (or planned), and the new version validated with the
+// service. Nothing the upload needs is decided after this.
 
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnRoute, GameVersion } from '../api/types.ts'
+import type { GameVersion } from '../api/types.ts'
+import type { CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
@@ -14,25 +14,22 @@ import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from './publish.ts'
 import { inputName } from '../common/input-naming.ts'
 
-/** What the deploy will publish, read and validated before anything is created. */
 export interface PublishPlan {
   /** The version whose config the new one is made from. */
   base: GameVersion
   name: string
   gameNameId: string
-  /** What the namespace served before this run; undefined when it does not exist yet. */
+  /** Undefined when the namespace does not exist yet. */
   current: string | undefined
-  /** The version a missing namespace is created on (the base): see chooseVersion. */
   createOn: { id: string; description: string }
-  /** The new version's routes; undefined keeps the base version's. */
+  /** Undefined keeps the base version's. */
   routes: CdnRoute[] | undefined
-  /** cdn-domain, else the service's own; undefined when neither names one (then no url). */
+  /** cdn-domain, else the service's own. */
   cdnDomain: string | undefined
 }
 
-export interface TargetPlan {
+interface TargetPlan {
   provisioned: Provisioned
-  /** Undefined when nothing is published (publish off). */
   publishing: PublishPlan | undefined
 }
 
@@ -96,7 +93,6 @@ export async function planTarget(
   return { provisioned, publishing }
 }
 
-/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
 function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
   const baseRoutes = base.config.cdn?.routes ?? []
   const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`

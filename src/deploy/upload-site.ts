@@ -1,5 +1,4 @@
-// The deploy's third stage: the CDN site created, every part uploaded, the upload completed. A
-// cancelled upload is never completed: the site stays empty rather than half there.
+// The deploy's third stage. A cancelled upload is never completed: the site stays empty, not half there.
 
 import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
@@ -12,7 +11,7 @@ import { recordDescriptor, recordFile, recordSize, type BuildSource, type Record
 import { createProgress, PROGRESS_INTERVAL_MS } from './progress.ts'
 import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
 
-export interface SiteUploadOptions {
+interface SiteUploadOptions {
   client: ServiceClient
   dispatcher: Dispatcher
   retry: RetryPolicy
@@ -20,40 +19,30 @@ export interface SiteUploadOptions {
   gameId: string
   siteName: string
   files: ArtifactFile[]
-  /**
-   * The manifest when the files were hashed already (the upload proves it sent those bytes); else
-   * they are hashed from the bytes the upload sends.
-   */
+  /** When hashed already (the upload proves it sent those bytes). */
   manifest: Manifest | undefined
   concurrency: number
-  /** How many more files this process may open (default descriptorsFree: /proc on Linux); a test's own. */
   descriptorsFree?: () => number | undefined
   timeouts: Timeouts
   progressIntervalMs?: number
   signal?: AbortSignal
   open?: OpenFile
-  /** Hears of the site as soon as it exists, so a failure later on still reports it. */
   onSiteCreated: (site: { siteId: string; uploadId: string }) => void
-  /** Hears of the manifest made from the upload's reads, before the upload is completed. */
+  /** Before the upload is completed. */
   onHashed: (manifest: Manifest) => Promise<void>
-  /** The site carries the record of the build (site-record.ts), from this source; undefined: none. */
+  /** Undefined: no record on the site. */
   record?: BuildSource
 }
 
-export interface UploadedSite {
+interface UploadedSite {
   siteId: string
   uploadId: string
   upload: UploadResult
   manifest: Manifest
-  /** The record the site carries, when it carries one. */
   record: RecordFile | undefined
 }
 
-/**
- * Creates the site and uploads its files. With a record: when the files were hashed already, it is
- * uploaded with them; else the site is created with the record's size (known before hashing, see
- * recordSize), the files are uploaded and hashed, and the record, made from their hashes, last.
- */
+/** A record is uploaded with files hashed already; else last, made from their hashes (its size known before). */
 export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSite> {
   const { client, logger, files, signal, record: source } = options
   signal?.throwIfAborted()
@@ -133,7 +122,6 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record }
 }
 
-/** The SHA-256 of each file as the manifest made before the upload has it, in the order of `files`. */
 function hashedBefore(files: readonly ArtifactFile[], manifest: Manifest): string[] {
   const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]))
   return files.map((f) => byPath.get(f.path)!)

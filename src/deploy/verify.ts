@@ -1,10 +1,8 @@
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
+// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
 
 import { createHash } from 'node:crypto'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
@@ -13,74 +11,60 @@ import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './files.ts'
-import { hostRequest, RECORD_PATH } from './site-record.ts'
+import { hostGet, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 import { isEngineFile } from './engines.ts'
 
-/** What a probe compares the served file with: the build's file (or the record's). */
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
-/** One file fetched from the host: its URL path, the build's file it must be, and what is compared. */
 export interface Probe {
-  /** The URL path: `/` for the site's index.html, else `/` and the file's path. */
+  /** `/` for the site's index.html, else `/` and the file's path. */
   urlPath: string
   file: ProbedFile
-  /** `content`: fetched whole, its SHA-256 and size compared; `size`: only its size (a HEAD). */
+  /** `content`: fetched whole, SHA-256 and size compared; `size`: a HEAD, its Content-Length compared. */
   compare: 'content' | 'size'
-  /** The media type the build declared for it, compared case-insensitively without parameters. */
+  /** Compared case-insensitively without parameters. */
   contentType?: string
-  /** The Content-Encoding the version's routes give it (a Unity build's compressed files). */
+  /** The Content-Encoding the version's routes give it. */
   contentEncoding?: string
 }
 
-/** What the host answered for a probe. */
 export interface Served {
   status: number
   /** Lower-case names. */
   headers: Record<string, string | undefined>
-  /** Bytes received (a GET), or the Content-Length (a HEAD); undefined when unknown. */
   bytes?: number
-  /** Hex SHA-256 of the bytes received (a GET of the whole answer). */
   sha256?: string
 }
 
-/** Why a probe did not match, in words: "answered 404", "was 1.2 kB, the build's file is 2.4 kB". */
 export interface Mismatch {
   urlPath: string
   reason: string
-  /** A failure a later attempt would repeat (the host name does not resolve, its certificate is refused). */
+  /** A later attempt would repeat it (the name does not resolve, the certificate is refused). */
   permanent?: boolean
 }
 
-/** What verification saw. */
 export interface Verification {
   verified: boolean
   url: string
   durationMs: number
   attempts: number
-  /** The probes, in the order checked. */
   checked: Probe[]
-  /** What the host served instead, on the last attempt (only when not verified). */
+  /** What the host served instead on the last attempt. */
   mismatch?: Mismatch
-  /** The version the namespace was put back on (on-verify-failure: rollback). */
+  /** on-verify-failure: rollback. */
   rolledBackTo?: string
-  /** The run was cancelled while the host was checked: neither seen nor not seen. */
   cancelled?: boolean
 }
 
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
 const PAGES_CHECKED = 3
 const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
 const PAGE = /\.html?$/i
 
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
+/** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan): Probe[] {
   const routes = serving?.routes ?? []
   const probes: Probe[] = []
@@ -130,7 +114,7 @@ function probeFor(
   return probe
 }
 
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+/** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path: string, routes: readonly PlannedRoute[]): string | undefined {
   let chosen: PlannedRoute | undefined
   for (const route of routes.slice(0, CDN_SERVED_MAX)) {
@@ -139,7 +123,6 @@ function encodingFor(path: string, routes: readonly PlannedRoute[]): string | un
   return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined
 }
 
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
 export function compareServed(probe: Probe, served: Served): Mismatch | undefined {
   const { urlPath, file } = probe
   const differs = (reason: string): Mismatch => ({ urlPath, reason })
@@ -157,43 +140,29 @@ export function compareServed(probe: Probe, served: Served): Mismatch | undefine
   if (probe.compare === 'size' && served.bytes === undefined)
     return differs(`gave no Content-Length to compare with the build's ${file.path}`)
   const type = served.headers['content-type']?.split(';')[0]?.trim()
-  if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-    return differs(
-      type
-        ? `came with Content-Type ${type}, not ${probe.contentType}`
-        : `came without Content-Type ${probe.contentType}`,
-    )
+  const header = (name: string, got: string | undefined, wanted: string | undefined, colon = '') => {
+    if (!wanted || got?.toLowerCase() === wanted.toLowerCase()) return undefined
+    return differs(got ? `came with ${name} ${got}, not ${wanted}` : `came without ${name}${colon} ${wanted}`)
   }
-  const encoding = served.headers['content-encoding']
-  if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-    return differs(
-      encoding
-        ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-        : `came without Content-Encoding: ${probe.contentEncoding}`,
-    )
-  }
-  return undefined
+  return (
+    header('Content-Type', type, probe.contentType) ??
+    header('Content-Encoding', served.headers['content-encoding'], probe.contentEncoding, ':')
+  )
 }
 
 const describeSize = (bytes: number) =>
   bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`
 const short = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown')
 
-/** Fetches what the host serves for a probe, or says why it could not. */
 export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 
 export interface PollOptions extends Omit<LoopOptions<Mismatch>, 'onNotYet'> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  /** Hears of each attempt that did not match yet. */
   onAttempt?: (attempt: number, mismatch: Mismatch) => void
 }
 
-/**
- * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
- * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
- * again (the host served the build's bytes for it, and a publish only moves forward).
- */
+/** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
 export async function pollUntilLive(
   options: PollOptions,
 ): Promise<{ verified: boolean; attempts: number; durationMs: number; mismatch?: Mismatch }> {
@@ -214,32 +183,12 @@ export async function pollUntilLive(
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
-export interface FetchOptions {
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  /** A request with no answer, or no further bytes of one, for this long fails (and the poll goes on). */
-  stallMs: number
-  /** The Authorization header of a private namespace's hosts (`Basic ...`). */
-  authorization?: string
-}
-
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
-export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
-  const { origin, base, headers } = hostRequest(url, options.authorization)
+/** Bytes are taken as sent, to compare with the uploaded file's. */
+export function hostFetcher(url: string, options: HostOptions): FetchProbe {
   return async (probe) => {
-    const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`
+    const path = probe.urlPath.split('/').map(encodeURIComponent).join('/')
     try {
-      const answer = await request(`${origin}${path}`, {
-        dispatcher: options.dispatcher,
-        method: probe.compare === 'size' ? 'HEAD' : 'GET',
-        headers,
-        signal: options.signal,
-        headersTimeout: options.stallMs,
-        bodyTimeout: options.stallMs,
-      })
+      const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET')
       const served: Served = { status: answer.statusCode, headers: flatHeaders(answer.headers) }
       if (probe.compare === 'size') {
         await answer.body.dump()
@@ -255,7 +204,6 @@ export function hostFetcher(url: string, options: FetchOptions): FetchProbe {
       let bytes = 0
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         bytes += chunk.length
-        // More than the file: no need to read the rest.
         if (bytes > probe.file.size) break
         hash.update(chunk)
       }
@@ -275,7 +223,6 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Se
   return flat
 }
 
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
 function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
   const failure = networkFailure(error)
   const fetched = 'could not be fetched:'
@@ -320,13 +267,10 @@ export function describeTiming(verification: Pick<Verification, 'durationMs' | '
 
 export interface VerifyLiveOptions {
   url: string
-  /** The files the host must serve (the manifest's, or a record's): a sample of them is fetched. */
   files: readonly ProbedFile[]
   /**
-   * The record this run put on the site: its bytes prove in one fetch that the host serves this
-   * build, every file of it (its commit and digest), not only the sample. It is fetched after the
-   * sampled files, which prove what it cannot (each served with its bytes and the headers it needs),
-   * and which say best what the host serves instead ("/ was 28 bytes, not the build's index.html").
+   * The record this run put on the site proves in one fetch that the host serves every file of this
+   * build; fetched after the sample, which proves headers and says best what is served instead.
    */
   record?: ProbedFile
   serving: ServingPlan | undefined
@@ -334,11 +278,9 @@ export interface VerifyLiveOptions {
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: PollOptions['sleep']
-  /** The Authorization header of a private namespace's hosts. */
   authorization?: string
 }
 
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, settings, run, logger } = options
   const probes = sampleProbes(options.files, options.serving)
@@ -358,8 +300,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     clock: run.clock,
     signal: run.signal,
     sleep: options.sleep,
-    onAttempt: (attempt, mismatch) =>
-      logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+    onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
   })
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
@@ -370,7 +311,6 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
   return seen
 }
 
-/** The record fetched whole: it matches only when the host serves this very build. */
 function recordProbe(record: ProbedFile): Probe {
   const { path, size, sha256, contentType } = record
   return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' }

@@ -1,7 +1,5 @@
-// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
-// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
-// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
-// batches, so a cancel is heard whatever the tree.
+// The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
+// run between batches so a cancel is heard whatever the tree.
 
 import { inputAssignment } from '../common/input-naming.ts'
 import type { Dirent } from 'node:fs'
@@ -13,35 +11,28 @@ import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
 import { fileSelector } from './glob.ts'
 
-export interface Walk {
+interface Walk {
   root: string
   patterns: readonly string[]
   includeHidden: boolean
   signal?: AbortSignal
 }
 
-export interface Walked {
-  /** The entries the patterns select, but folders, as absolute paths, in the order listed. */
+interface Walked {
+  /** Absolute paths, in the order listed. */
   found: string[]
-  /** Those of found the listing did not say are regular files (links, devices, FIFOs...): lstat them. */
+  /** Those the listing did not say are regular files (links, devices, FIFOs...): lstat them. */
   others: Set<string>
-  /**
-   * The hidden files and folders left out, relative to the root, a folder's with a trailing `/` (its
-   * content is not walked), sorted: none when include-hidden is true.
-   */
+  /** Relative to the root, a folder's with a trailing `/`, sorted. */
   hidden: string[]
 }
 
-/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
 const LISTING_AHEAD = 16
 const ENTRIES_A_TURN = 1024
 
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+/** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD'
 
-export const isHidden = (name: string) => name.startsWith('.')
-
-/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
 export async function walkSite({ root, patterns, includeHidden, signal }: Walk): Promise<Walked> {
   const selected = fileSelector(patterns)
   const walked: Walked = { found: [], others: new Set(), hidden: [] }
@@ -49,8 +40,7 @@ export async function walkSite({ root, patterns, includeHidden, signal }: Walk):
   let level = [root]
   while (level.length) {
     const next: string[] = []
-    // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
-    // only the listings of those few are held at once.
+    // A few listings ahead, taken in order: the file system's order, few listings held at once.
     const ahead = level.slice(0, LISTING_AHEAD).map(listFolder)
     for (let i = 0; i < level.length; i++) {
       const dir = level[i]!
@@ -61,7 +51,7 @@ export async function walkSite({ root, patterns, includeHidden, signal }: Walk):
         signal?.throwIfAborted()
         if (entry.name.includes(REPLACEMENT)) await refuseUndecodable(root, dir)
         const entryPath = `${dir}${path.sep}${entry.name}`
-        if (!includeHidden && isHidden(entry.name)) {
+        if (!includeHidden && entry.name.startsWith('.')) {
           walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''))
         } else if (entry.isDirectory()) next.push(entryPath)
         else if (selected(relativeSitePath(root, entryPath))) {
@@ -76,17 +66,14 @@ export async function walkSite({ root, patterns, includeHidden, signal }: Walk):
   return walked
 }
 
-/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+/** A listing left unread (the walk failed) fails without an unhandled rejection. */
 function listFolder(dir: string): Promise<Dirent[]> {
   const listing = readdir(dir, { withFileTypes: true })
   listing.catch(() => {})
   return listing
 }
 
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
+/** With `/` separators whatever the platform's (`pathApi`: path.win32 in a test). */
 export function relativeSitePath(
   root: string,
   absolutePath: string,
@@ -98,11 +85,7 @@ export function relativeSitePath(
   return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
 }
 
-/**
- * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
- * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
- * path that no longer leads to the file. A name with a real U+FFFD passes.
- */
+/** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root: string, folder: string): Promise<void> {
   const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`
   const names: string[] = []
@@ -119,7 +102,6 @@ async function refuseUndecodable(root: string, folder: string): Promise<void> {
   )
 }
 
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
 function escapeBytes(name: Buffer): string {
   let text = ''
   for (const byte of name) {
@@ -131,7 +113,6 @@ function escapeBytes(name: Buffer): string {
   return text
 }
 
-/** The line that says which hidden files and folders were left out, and how to upload them. */
 export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
   if (!hidden.length) return undefined
   const shown = hidden.slice(0, 5).join(', ')

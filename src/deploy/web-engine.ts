@@ -1,21 +1,11 @@
-// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
-// content type (given when the site is created) and the published version's routes (one header per
-// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
-//
-// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
-//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
-//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
-//   type of the file inside: a route per build folder and encoding, and content types.
-// - A Godot web export exported with thread support needs the page cross-origin isolated: two
-//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
-//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
-//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
-//
-// What marks each engine's build and its files is engines.ts'.
+// Serving a game's web build the way its engine needs, with the CDN's only levers: each file's content
+// type and the version's routes (one header per glob). A compressed Unity build needs Content-Encoding
+// and the inner file's type; a threaded Godot export needs two isolation headers this CDN cannot
+// send, so what works is said. What marks each engine's build is engines.ts'.
 
 import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnRoute } from '../api/types.ts'
+import type { CdnRoute } from '../api/versions.ts'
 import { normalizeGlob, parseGlob } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
@@ -40,18 +30,15 @@ import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export type { PlannedRoute } from './routes.ts'
 
-/** A build the deploy recognised, and what it does for it. */
-export interface WebBuild {
+interface WebBuild {
   engine: EngineName
-  /** The build's folder in the site ('' for the root). */
+  /** '' for the root. */
   folder: string
-  /** What it is, in a few words: "Unity WebGL build in Build/, compressed with Brotli". */
+  /** "Unity WebGL build in Build/, compressed with Brotli". */
   summary: string
-  /** What it was recognised by. */
   evidence: string
 }
 
-/** How the deploy serves the site: content types for the site's files, routes for the published version. */
 export interface ServingPlan {
   engine: WebEngineChoice
   builds: WebBuild[]
@@ -59,23 +46,15 @@ export interface ServingPlan {
   contentTypes: Array<{ path: string; contentType: string }>
   /** Highest priority first: exactly the published version's routes, when there are any. */
   routes: PlannedRoute[]
-  /** Said as warnings in the log and in the job summary. */
   warnings: string[]
-  /** Said in the log: what was recognised and why. */
   notes: string[]
 }
 
-/** Reads up to `bytes` bytes from the start of a file of the site. */
 export type ReadStart = (file: ArtifactFile, bytes: number) => Promise<Buffer>
 
 const OCTET_STREAM = 'application/octet-stream'
 
-/**
- * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
- * read where it tells more), their content types and routes, and the `headers` rules, with every
- * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
- * CDN or a named engine's build is not there.
- */
+/** Throws a UsageError when the routes do not fit the CDN or a named engine's build is not there. */
 export async function planServing(
   files: readonly ArtifactFile[],
   engine: WebEngineChoice,
@@ -103,7 +82,6 @@ export async function planServing(
   return plan
 }
 
-/** Gives the files the content types the plan set (before the site is created and the manifest made). */
 export function applyContentTypes(files: ArtifactFile[], plan: ServingPlan): void {
   const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]))
   for (const file of files) {
@@ -112,7 +90,6 @@ export function applyContentTypes(files: ArtifactFile[], plan: ServingPlan): voi
   }
 }
 
-/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
 export function cdnRoutes(routes: readonly PlannedRoute[]): CdnRoute[] {
   return routes.map((route) => ({
     glob: route.glob,
@@ -121,7 +98,7 @@ export function cdnRoutes(routes: readonly PlannedRoute[]): CdnRoute[] {
   }))
 }
 
-/** True when two route lists say the same (globs as the service writes them back, in any order). */
+/** Globs as the service writes them back, in any order. */
 export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRoute[]): boolean {
   const key = (route: CdnRoute) =>
     JSON.stringify([
@@ -133,7 +110,6 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
   return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b))
 }
 
-/** Logs what was recognised, the content types and the routes set, and the warnings. */
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
   if (plan.engine === 'none')
     logger.info(`${inputAssignment(Input.WebEngine, 'none')}: no engine's needs are looked for`)
@@ -157,14 +133,11 @@ export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 
   for (const warning of plan.warnings) logger.warning(warning)
 }
 
-/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
 function describeRoute(route: PlannedRoute): string {
   return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? Input.WebEngine : Input.Headers})`
 }
 
-// Unity.
-
-/** How each engine of engines.ts has its builds planned: a new engine gets its planner here. */
+/** A new engine of engines.ts gets its planner here. */
 type Planner = (
   folders: Map<string, Folder>,
   named: boolean,
@@ -240,10 +213,7 @@ async function planUnity(
   }
 }
 
-/**
- * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
- * is a modern part, engines.ts): every prefix up to a dot of the parts' names, gathered once.
- */
+/** The first `<name>.loader.js` with a modern part named `<name>.…` beside it. */
 function unityLoader(names: readonly string[]): string | undefined {
   const partPrefixes = new Set<string>()
   for (const name of names) {
@@ -258,10 +228,7 @@ function unityLoader(names: readonly string[]): string | undefined {
   )
 }
 
-/**
- * The names of the site's root files that make it look like the inside of a Unity WebGL build's
- * `Build/` folder (its loader and parts, no page): empty when it does not.
- */
+/** The root files that make the site look like the inside of a Unity build's `Build/` folder. */
 export function unityBuildFolderParts(rootNames: readonly string[]): string[] {
   const parts = rootNames.filter(
     (name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding),
@@ -271,7 +238,7 @@ export function unityBuildFolderParts(rootNames: readonly string[]): string[] {
   return hasLoader || parts.some(heavy) ? parts : []
 }
 
-/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
+/** As Unity's loader tells it. */
 function unitywebEncoding(start: Buffer): Encoding | 'none' {
   const [first, second] = UNITY.unityweb.gzipMagic
   if (start.length >= 2 && start[0] === first && start[1] === second) return 'gzip'
@@ -282,8 +249,6 @@ function unitywebEncoding(start: Buffer): Encoding | 'none' {
 function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
   return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' }
 }
-
-// Godot.
 
 async function planGodot(
   folders: Map<string, Folder>,
@@ -344,7 +309,6 @@ async function planGodot(
   }
 }
 
-/** Whether the export has thread support, and what says so. */
 function godotThreads(
   text: string | undefined,
   html: ArtifactFile | undefined,
@@ -394,7 +358,7 @@ function godotIsolationWarning(
   )
 }
 
-/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
+/** The page of a Godot export named otherwise than its files. */
 async function godotHtml(
   files: readonly ArtifactFile[],
   readStart: ReadStart,
@@ -406,25 +370,16 @@ async function godotHtml(
   return undefined
 }
 
-// Paths and globs.
-
-/** A folder of the site that may hold a build: its files, their base names (in the same order), its async packs. */
 interface Folder {
   files: ArtifactFile[]
+  /** Base names, in the files' order. */
   names: string[]
-  /** Its subfolders named `<name>.asyncpck` (a Godot export's async pack), each once. */
+  /** Subfolders named `<name>.asyncpck`. */
   asyncPacks: string[]
 }
 
-/**
- * The folders that may hold a build, with their files, in two passes over the files: the first finds
- * them (a file that is a build's evidence, or a path through an async pack), the second gathers their
- * files. Why only those: one object and three lists for each folder of a site of thousands of
- * folders are megabytes that outlive several young collections, which makes V8 double its young
- * generation (BENCHMARKS.md); the folders without evidence are the ones the engines skip.
- */
+/** Only the folders with a build's evidence are indexed: a list per folder of every folder costs (BENCHMARKS.md). */
 function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<string, Folder> {
-  // The folders that may hold a build, each with its async packs.
   const candidates = new Map<string, Set<string>>()
   const candidate = (folder: string) => {
     let packs = candidates.get(folder)
@@ -433,7 +388,6 @@ function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<
   }
   for (const { path } of files) {
     if (isBuildEvidence(path, unityNamed)) candidate(parentOf(path))
-    // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
     for (
       let end = path.indexOf(`${GODOT.asyncPack}/`);
       end >= 0;
@@ -446,15 +400,13 @@ function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<
   const folders = new Map<string, Folder>()
   if (candidates.size === 0) return folders
   for (const file of files) {
-    const path = file.path
-    const slash = path.lastIndexOf('/')
-    const name = slash < 0 ? '' : path.slice(0, slash)
+    const name = parentOf(file.path)
     const packs = candidates.get(name)
     if (!packs) continue
     let folder = folders.get(name)
     if (!folder) folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }))
     folder.files.push(file)
-    folder.names.push(path.slice(slash + 1))
+    folder.names.push(baseName(file.path))
   }
   return folders
 }
@@ -467,18 +419,16 @@ function parentOf(path: string): string {
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1)
 const pathIn = (folder: string, name: string) => (folder ? `${folder}/${name}` : name)
 
-/** A glob for the files of `folder` that `pattern` matches; `**` before it when the folder's name is no glob. */
+/** `**` before the pattern when the folder's name is no glob. */
 function folderGlob(folder: string, pattern: string): string {
   const glob = pathIn(folder, pattern)
   return parseGlob(glob) ? glob : `**/${pattern}`
 }
 
-/** A glob for one file (a `*` in its name matches more, but matches it). */
 function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
-/** The first bytes of a file, read from the file the scan found (openScanned), never through a link. */
 async function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
   const fd = await openScanned(file)
   try {

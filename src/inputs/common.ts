@@ -4,7 +4,8 @@
 
 import { UsageError } from '../api/errors.ts'
 import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
-import { DEFAULT_VERIFY_TIMEOUT_SECONDS, Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
+import { Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
+import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
@@ -52,10 +53,8 @@ function checkApiUrl(apiUrl: string): void {
         `give the base URL without them, and the secret in ${inputName(Input.Token)}. (The URL is not shown here.)`,
     )
   }
-  let parsedUrl: URL
-  try {
-    parsedUrl = new URL(apiUrl)
-  } catch {
+  const parsedUrl = URL.parse(apiUrl)
+  if (!parsedUrl) {
     throw new UsageError(
       `${inputName(Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
     )
@@ -137,18 +136,22 @@ function readRequired(get: GetInput, input: string, what: string): string {
   return value
 }
 
+/** What an empty input stands for: its default in the table of inputs. */
+function valueOf(get: GetInput, input: string): string {
+  return get(input).trim() || (inputRow(input)?.default ?? '')
+}
+
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-export function readBoolean(input: string, raw: string, fallback: boolean): boolean {
-  const text = raw.trim()
-  if (!text) return fallback
+export function readBoolean(get: GetInput, input: string): boolean {
+  const text = valueOf(get, input)
   if (['true', 'True', 'TRUE'].includes(text)) return true
   if (['false', 'False', 'FALSE'].includes(text)) return false
   throw new UsageError(`${inputName(input)} '${text}' must be true or false`)
 }
 
-/** A whole number from min to max; `fallback` when empty. */
-export function readInteger(input: string, raw: string, fallback: number, min: number, max: number): number {
-  return readOptionalInteger(input, raw, min, max) ?? fallback
+/** A whole number from min to max; its default when empty. */
+export function readInteger(get: GetInput, input: string, min: number, max: number): number {
+  return readOptionalInteger(input, valueOf(get, input), min, max)!
 }
 
 /** A whole number from min to max, or undefined when empty. */
@@ -176,16 +179,28 @@ export function readU32(input: string, raw: string): number {
   return value
 }
 
-export function readChoice<T extends string>(
-  input: string,
-  raw: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const text = raw.trim()
-  if (!text) return fallback
+export function readChoice<T extends string>(get: GetInput, input: string, choices: readonly T[]): T {
+  const text = valueOf(get, input)
   if ((choices as readonly string[]).includes(text)) return text as T
   throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`)
+}
+
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+export function readMatchmakerPair(
+  get: GetInput,
+  hasNamespace: boolean,
+  needs: string,
+): { lobbyCountMax: number; maxPlayers: number } | undefined {
+  const lobbyCountMax = get(Input.LobbyCountMax).trim()
+  const maxPlayers = get(Input.MaxPlayers).trim()
+  if (!lobbyCountMax && !maxPlayers) return undefined
+  const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`
+  if (!lobbyCountMax || !maxPlayers) throw new UsageError(`${both} go together: give both or neither`)
+  if (!hasNamespace) throw new UsageError(`${both} need ${needs}`)
+  return {
+    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+  }
 }
 
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
@@ -227,24 +242,10 @@ export function nameIdLike(nameId: string): string | undefined {
 export function readCdnDomain(get: GetInput): string | undefined {
   const raw = get(Input.CdnDomain).trim()
   if (!raw) return undefined
-  if (raw.includes('://')) {
-    let url: URL | undefined
-    try {
-      url = new URL(raw)
-    } catch {
-      url = undefined
-    }
-    if (
-      url &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.pathname === '/' &&
-      !url.search &&
-      !url.username
-    )
-      return url.origin
-  } else if (isValidDomain(raw)) {
-    return raw
-  }
+  if (!raw.includes('://') && isValidDomain(raw)) return raw
+  const url = raw.includes('://') ? URL.parse(raw) : null
+  if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+    return url.origin
   throw new UsageError(
     `${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
   )
@@ -265,16 +266,9 @@ export interface VerifySettings {
 /** verify, verify-timeout and on-verify-failure. */
 export function readVerify(get: GetInput): VerifySettings {
   return {
-    enabled: readBoolean(Input.Verify, get(Input.Verify), true),
-    timeoutMs:
-      readInteger(
-        Input.VerifyTimeout,
-        get(Input.VerifyTimeout),
-        DEFAULT_VERIFY_TIMEOUT_SECONDS,
-        1,
-        MAX_VERIFY_TIMEOUT_SECONDS,
-      ) * 1000,
-    onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+    enabled: readBoolean(get, Input.Verify),
+    timeoutMs: 1000 * readInteger(get, Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+    onFailure: readChoice(get, Input.OnVerifyFailure, ON_VERIFY_FAILURE),
   }
 }
 

@@ -18,23 +18,19 @@ import {
   readChoice,
   readConnection,
   readInteger,
-  readU32,
+  readMatchmakerPair,
   readVerify,
   type Connection,
   type GetInput,
   type VerifySettings,
 } from './common.ts'
 import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
   Input,
   MAX_CONCURRENCY,
   MAX_RETRIES,
   MAX_RETRY_AFTER_SECONDS,
-  DEFAULT_SMOKE_TEST_SECONDS,
   MAX_SMOKE_TEST_SECONDS,
 } from './constants.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders, type HeaderRule } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
@@ -190,7 +186,7 @@ export function readInputs(
   context: RunContext | (() => RunContext) = {},
   options: ReadDeployOptions = {},
 ): DeployInputs {
-  const dryRun = readBoolean(Input.DryRun, get(Input.DryRun), false)
+  const dryRun = readBoolean(get, Input.DryRun)
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
@@ -208,11 +204,11 @@ export function readInputs(
     verify: readVerify(get),
     smoke: readSmoke(get, target),
     dryRun,
-    skipUnchanged: readBoolean(Input.SkipUnchanged, get(Input.SkipUnchanged), true),
-    ifNoToken: readChoice(Input.IfNoToken, get(Input.IfNoToken), ['auto', 'fail', 'skip'] as const, 'auto'),
-    comment: readBoolean(Input.Comment, get(Input.Comment), true),
-    siteRecord: readBoolean(Input.SiteRecord, get(Input.SiteRecord), true),
-    allowOlder: readBoolean(Input.AllowOlder, get(Input.AllowOlder), false),
+    skipUnchanged: readBoolean(get, Input.SkipUnchanged),
+    ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
+    comment: readBoolean(get, Input.Comment),
+    siteRecord: readBoolean(get, Input.SiteRecord),
+    allowOlder: readBoolean(get, Input.AllowOlder),
     compareWith: readCompareWith(get(Input.CompareWith)),
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
@@ -235,12 +231,12 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
   return {
     path: get(Input.Path).trim() || undefined,
     files: files.length ? files : ['**'],
-    includeHidden: readBoolean(Input.IncludeHidden, get(Input.IncludeHidden), false),
+    includeHidden: readBoolean(get, Input.IncludeHidden),
     name,
     nameGiven: Boolean(given),
-    webEngine: readChoice(Input.WebEngine, get(Input.WebEngine), WEB_ENGINES, 'auto'),
-    failOnWarning: readBoolean(Input.FailOnWarning, get(Input.FailOnWarning), false),
-    requireIndex: readBoolean(Input.RequireIndex, get(Input.RequireIndex), true),
+    webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
+    failOnWarning: readBoolean(get, Input.FailOnWarning),
+    requireIndex: readBoolean(get, Input.RequireIndex),
     headers: readHeaders(get(Input.Headers)),
   }
 }
@@ -280,7 +276,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     if (problem) throw new UsageError(problem)
   }
   const matchmaker = readMatchmaker(get, hasNamespace)
-  const publish = readBoolean(Input.Publish, get(Input.Publish), true) && path !== undefined
+  const publish = readBoolean(get, Input.Publish) && path !== undefined
   const cdnDomain = readCdnDomain(get)
   checkDomainOutsideCdn(domain, cdnDomain)
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
@@ -309,23 +305,12 @@ function readTarget(get: GetInput, path: string | undefined): Target {
  * create does not exist yet.
  */
 function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | undefined {
-  const lobbyCountMax = get(Input.LobbyCountMax).trim() || undefined
-  const maxPlayers = get(Input.MaxPlayers).trim() || undefined
-  if (lobbyCountMax === undefined && maxPlayers === undefined) return undefined
-  if (lobbyCountMax === undefined || maxPlayers === undefined) {
-    throw new UsageError(
-      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
-    )
-  }
-  if (!hasNamespace) {
-    throw new UsageError(
-      `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
-    )
-  }
-  const matchmaker = {
-    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-  }
+  const matchmaker = readMatchmakerPair(
+    get,
+    hasNamespace,
+    `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
+  )
+  if (!matchmaker) return undefined
   const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
   if (problems.length) throw matchmakerError(problems.map((path) => ({ path })))
   return matchmaker
@@ -339,44 +324,22 @@ export function matchmakerError(errors: ValidationError[]): ValidationFailedErro
   )
 }
 
-function readTransfer(get: GetInput): Transfer {
+export function readTransfer(get: GetInput): Transfer {
   return {
-    concurrency: readInteger(
-      Input.Concurrency,
-      get(Input.Concurrency),
-      DEFAULT_CONCURRENCY,
-      1,
-      MAX_CONCURRENCY,
-    ),
-    retries: readInteger(Input.Retries, get(Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-    requestTimeoutMs:
-      readInteger(Input.RequestTimeout, get(Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
-      1000,
-    maxRetryAfterMs:
-      readInteger(
-        Input.MaxRetryAfter,
-        get(Input.MaxRetryAfter),
-        DEFAULT_MAX_RETRY_AFTER_SECONDS,
-        0,
-        MAX_RETRY_AFTER_SECONDS,
-      ) * 1000,
+    concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
+    retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
+    requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, 3600),
+    maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }
 }
 
 /** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
 function readSmoke(get: GetInput, target: Target): SmokeSettings {
-  const enabled = readBoolean(Input.SmokeTest, get(Input.SmokeTest), false)
+  const enabled = readBoolean(get, Input.SmokeTest)
   const smoke: SmokeSettings = {
     enabled,
     browser: get(Input.Browser).trim() || undefined,
-    watchMs:
-      readInteger(
-        Input.SmokeTestSeconds,
-        get(Input.SmokeTestSeconds),
-        DEFAULT_SMOKE_TEST_SECONDS,
-        1,
-        MAX_SMOKE_TEST_SECONDS,
-      ) * 1000,
+    watchMs: readInteger(get, Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
   }
   if (!enabled) return smoke
   if (target.kind === 'none' || !target.publish)
@@ -384,7 +347,7 @@ function readSmoke(get: GetInput, target: Target): SmokeSettings {
       `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
         `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
-  if (!readBoolean(Input.Verify, get(Input.Verify), true))
+  if (!readBoolean(get, Input.Verify))
     throw new UsageError(
       `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
         'sooner may be served the build before)',

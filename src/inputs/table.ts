@@ -89,21 +89,24 @@ export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
 ])
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
-const row = (name: string, spec: Omit<InputRow, 'name'>): InputRow => ({ name, ...spec })
+/** A row; its default is empty unless given. */
+const row = (name: string, spec: Omit<InputRow, 'name' | 'default'> & { default?: string }): InputRow => ({
+  name,
+  default: '',
+  ...spec,
+})
 
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 export const INPUTS = {
   ApiUrl: row('api-url', {
     actions: ALL,
     requiredIn: ALL,
-    default: '',
     description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
     flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
   }),
   Token: row('token', {
     actions: ALL,
     requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-    default: '',
     secret: true,
     description: `The service token; default the ${TOKEN_ENV} environment variable`,
     flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
@@ -111,13 +114,11 @@ export const INPUTS = {
   GameId: row('game-id', {
     actions: ALL,
     requiredIn: ALL,
-    default: '',
     description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
     flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
   }),
   Path: row('path', {
     actions: ['deploy'],
-    default: '',
     description: 'Folder of the built site; without it, only provision',
     flag: { type: 'string', value: 'dir' },
   }),
@@ -135,14 +136,12 @@ export const INPUTS = {
   }),
   SiteName: row('site-name', {
     actions: ['deploy'],
-    default: '',
     shownDefault: 'derived',
     description: 'Display name of the site (default: repository, branch and short sha)',
     flag: { type: 'string', value: 'name' },
   }),
   Namespace: row('namespace', {
     actions: ['deploy', 'publish'],
-    default: '',
     description: 'name_id of the namespace to use, created when absent',
     flag: {
       type: 'string',
@@ -156,14 +155,12 @@ export const INPUTS = {
   }),
   NamespaceDisplayName: row('namespace-display-name', {
     actions: ['deploy'],
-    default: '',
     shownDefault: 'the `namespace`',
     description: 'Display name of the created namespace',
     flag: { type: 'string', value: 'name' },
   }),
   VersionId: row('version-id', {
     actions: ['deploy', 'publish'],
-    default: '',
     description:
       "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
     flag: {
@@ -175,7 +172,6 @@ export const INPUTS = {
   NamespaceId: row('namespace-id', {
     actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
     requiredIn: ['lobby-logs'],
-    default: '',
     description: 'An existing namespace to work on, checked to be in the game',
     flag: {
       type: 'string',
@@ -191,7 +187,6 @@ export const INPUTS = {
   }),
   Domain: row('domain', {
     actions: ['deploy'],
-    default: '',
     description: 'Domain to add to the namespace (host name only)',
     flag: {
       type: 'string',
@@ -202,7 +197,6 @@ export const INPUTS = {
   }),
   BasicAuth: row('basic-auth', {
     actions: ['deploy'],
-    default: '',
     secret: true,
     description:
       "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
@@ -263,7 +257,6 @@ export const INPUTS = {
   }),
   CdnDomain: row('cdn-domain', {
     actions: ['deploy', 'publish', 'sweep'],
-    default: '',
     description:
       "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
@@ -287,7 +280,6 @@ export const INPUTS = {
   }),
   Headers: row('headers', {
     actions: ['deploy'],
-    default: '',
     description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
     flag: { type: 'string', value: 'yaml' },
   }),
@@ -307,13 +299,11 @@ export const INPUTS = {
   }),
   LobbyCountMax: row('lobby-count-max', {
     actions: ['deploy', 'validate'],
-    default: '',
     description: 'Matchmaker config: lobby_count_max (with --max-players)',
     flag: { type: 'string', value: 'n' },
   }),
   MaxPlayers: row('max-players', {
     actions: ['deploy', 'validate'],
-    default: '',
     description: 'Matchmaker config: max_players (with --lobby-count-max)',
     flag: { type: 'string', value: 'n' },
   }),
@@ -390,7 +380,6 @@ export const INPUTS = {
   }),
   PullRequest: row('pull-request', {
     actions: ['deploy'],
-    default: '',
     description: 'On workflow_run only: the pull request whose build this run deploys',
     // The CLI has no workflow_run; its close shows the number on the page.
     flag: {
@@ -425,20 +414,17 @@ export const INPUTS = {
   }),
   FromNamespace: row('from-namespace', {
     actions: ['publish'],
-    default: '',
     description: 'Publish what this namespace serves (or --version-id)',
     flag: { type: 'string', value: 'name-id' },
   }),
   EnvironmentId: row('environment-id', {
     actions: ['servers'],
     requiredIn: ['servers'],
-    default: '',
     description: 'The environment whose servers to list (required)',
     flag: { type: 'string', value: 'id' },
   }),
   Tags: row('tags', {
     actions: ['servers'],
-    default: '',
     description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
     flag: { type: 'string', value: 'json' },
   }),
@@ -450,14 +436,12 @@ export const INPUTS = {
   }),
   Limit: row('limit', {
     actions: ['servers'],
-    default: '',
     description: 'At most this many servers, the newest (default all)',
     flag: { type: 'string', value: 'n' },
   }),
   LobbyId: row('lobby-id', {
     actions: ['lobby-logs'],
     requiredIn: ['lobby-logs'],
-    default: '',
     description: 'The lobby (required)',
     flag: { type: 'string', value: 'id' },
   }),
@@ -469,7 +453,6 @@ export const INPUTS = {
   }),
   GroupDisplayName: row('group-display-name', {
     actions: ['validate'],
-    default: '',
     description: 'A group display name to validate',
     flag: { type: 'string', value: 'name' },
   }),

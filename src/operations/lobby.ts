@@ -38,7 +38,7 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
       ...connection,
       namespaceId: readRequiredId(get, Input.NamespaceId, 'the namespace the lobby runs in'),
       lobbyId: readRequiredId(get, Input.LobbyId, 'the lobby to read'),
-      failIfFailed: readBoolean(Input.FailIfFailed, get(Input.FailIfFailed), true),
+      failIfFailed: readBoolean(get, Input.FailIfFailed),
     }
   },
 

@@ -11,6 +11,7 @@ import type { Logger } from '../common/logger.ts'
 import type { OutputValue, Report } from '../common/report.ts'
 import { openRun, type Run } from '../api/run.ts'
 import type { Clock } from '../common/timeouts.ts'
+import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
@@ -91,6 +92,7 @@ export async function runOperation<I extends Connection, R>(
     dispatcher: options.dispatcher,
     retry: options.retry,
     clock: options.clock,
+    explain: explainServiceFailure,
   })
   const journal: Journal = []
   try {

@@ -53,32 +53,22 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
 
   read(get, options) {
     const connection = readRequiredConnection(get, options)
-    const text = (name: string) => get(name).trim()
-    const nameId = text(Input.Namespace)
-    const namespaceId = text(Input.NamespaceId)
-    if (!nameId && !namespaceId)
-      throw new UsageError(
-        `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} is required: the namespace to publish to`,
-      )
-    if (nameId && namespaceId)
-      throw new UsageError(
-        `${inputName(Input.Namespace)} and ${inputName(Input.NamespaceId)} are both given: give one of the two`,
-      )
+    const oneOf = (a: string, b: string, why: string) => {
+      const [x, y] = [get(a).trim(), get(b).trim()]
+      if (x && y)
+        throw new UsageError(`${inputName(a)} and ${inputName(b)} are both given: give one of the two`)
+      if (!x && !y) throw new UsageError(`${inputName(a)} or ${inputName(b)} is required: ${why}`)
+      return [x, y] as const
+    }
+    const [nameId, namespaceId] = oneOf(Input.Namespace, Input.NamespaceId, 'the namespace to publish to')
     const namespace = nameId
       ? { nameId: checkNameId(Input.Namespace, nameId) }
       : { id: checkUuid(Input.NamespaceId, namespaceId) }
-    const versionId = text(Input.VersionId)
-    const fromNamespace = text(Input.FromNamespace)
-    if (!versionId && !fromNamespace) {
-      throw new UsageError(
-        `${inputName(Input.VersionId)} or ${inputName(Input.FromNamespace)} is required: a version id ('previous' rolls back to the ` +
-          'version published before the current one), or the namespace whose version to promote',
-      )
-    }
-    if (versionId && fromNamespace)
-      throw new UsageError(
-        `${inputName(Input.VersionId)} and ${inputName(Input.FromNamespace)} are both given: give one of the two`,
-      )
+    const [versionId, fromNamespace] = oneOf(
+      Input.VersionId,
+      Input.FromNamespace,
+      "a version id ('previous' rolls back to the version published before the current one), or the namespace whose version to promote",
+    )
     const source: PublishInputs['source'] = fromNamespace
       ? { fromNamespace: checkNameId(Input.FromNamespace, fromNamespace) }
       : versionId === 'previous'

@@ -17,6 +17,7 @@ import type { Logger } from '../common/logger.ts'
 import type { Journal, Operation } from './operation.ts'
 import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock } from '../common/report.ts'
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 
 export const LIMIT_MAX = 1_000_000
 /** Rows of the servers table in a report; the output always holds every server. */
@@ -31,24 +32,18 @@ export interface ServersInputs extends Connection {
   limit: number | undefined
 }
 
-export interface ServersResult {
+export interface ServersResult extends Listing {
   environmentId: string
   tags: Record<string, string> | undefined
   includeDestroyed: boolean
+}
+
+interface Listing {
   servers: Server[]
   /** Requests made. */
   pages: number
   /** The limit was reached: more servers may match. */
   limited: boolean
-}
-
-export interface ListAllOptions {
-  tags?: Record<string, string>
-  includeDestroyed: boolean
-  limit?: number
-  logger: Pick<Logger, 'info' | 'warning'>
-  /** Hears of each page listed. */
-  journal?: Journal
 }
 
 /**
@@ -59,31 +54,28 @@ export interface ListAllOptions {
  */
 export async function listAllServers(
   client: ServiceClient,
-  gameId: string,
-  environmentId: string,
-  options: ListAllOptions,
-): Promise<{ servers: Server[]; pages: number; limited: boolean }> {
+  options: Omit<ServersInputs, 'apiUrl' | 'token'>,
+  logger: Pick<Logger, 'info' | 'warning'>,
+  journal?: Journal,
+): Promise<Listing> {
   const servers: Server[] = []
   const seen = new Set<string>()
   let cursor: string | undefined
   let longest = 0
   for (let pages = 1; ; pages++) {
+    const { tags, includeDestroyed } = options
     const page = (
-      await client.listServers(gameId, environmentId, {
-        tags: options.tags,
-        includeDestroyed: options.includeDestroyed,
-        cursor,
-      })
+      await client.listServers(options.gameId, options.environmentId, { tags, includeDestroyed, cursor })
     ).servers
     const fresh = page.filter((server) => !seen.has(server.id))
     for (const server of fresh) {
       seen.add(server.id)
       servers.push(server)
     }
-    options.logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`)
-    options.journal?.push(`page ${pages} listed (${servers.length} servers in all)`)
+    logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`)
+    journal?.push(`page ${pages} listed (${servers.length} servers in all)`)
     if (fresh.length < page.length) {
-      options.logger.warning(
+      logger.warning(
         `The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`,
       )
     }
@@ -109,7 +101,7 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
       ...connection,
       environmentId,
       tags: readTags(get(Input.Tags)),
-      includeDestroyed: readBoolean(Input.IncludeDestroyed, get(Input.IncludeDestroyed), false),
+      includeDestroyed: readBoolean(get, Input.IncludeDestroyed),
       limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
     }
   },
@@ -119,14 +111,7 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
     const destroyed = inputs.includeDestroyed ? ' (destroyed ones included)' : ''
     const listed = await run.logger.group(
       `List the servers of ${inputs.environmentId}${filter}${destroyed}`,
-      () =>
-        listAllServers(run.client, inputs.gameId, inputs.environmentId, {
-          tags: inputs.tags,
-          includeDestroyed: inputs.includeDestroyed,
-          limit: inputs.limit,
-          logger: run.logger,
-          journal,
-        }),
+      () => listAllServers(run.client, inputs, run.logger, journal),
     )
     run.logger.info(
       `${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${inputName(Input.Limit)} reached)` : ''}`,
@@ -198,10 +183,6 @@ function formatTags(tags: Record<string, string>): string {
       .map(([key, value]) => `${key}=${value}`)
       .join(', ') || '—'
   )
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
 /** The tag filter: a JSON object of string to string, as the service takes it; empty or {} is none. */

@@ -11,7 +11,6 @@
 // request GitHub cannot tell about is left as it is, and fails the run at its end.
 
 import { UsageError, errorMessage } from '../api/errors.ts'
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../api/run.ts'
@@ -23,22 +22,18 @@ import {
   readBoolean,
   readCdnDomain,
   readRequiredConnection,
+  readVerify,
   type Connection,
   type GetInput,
   type ReadOptions,
 } from '../inputs/common.ts'
-import {
-  ActionName,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  DEFAULT_VERIFY_TIMEOUT_SECONDS,
-  Input,
-  SweepOutput,
-} from '../inputs/constants.ts'
+import { ActionName, Input, SweepOutput } from '../inputs/constants.ts'
+import { readTransfer } from '../inputs/deploy.ts'
 import { nameIdProblems } from '../api/rules.ts'
 import { INPUTS } from '../inputs/table.ts'
 import type { Operation } from './operation.ts'
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 
 export interface SweepInputs extends Connection {
   /** Read by the face, which asks GitHub with it. */
@@ -122,7 +117,7 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
     ...connection,
     githubToken,
     prefix: readPrefix(get),
-    dryRun: readBoolean(Input.DryRun, get(Input.DryRun), false),
+    dryRun: readBoolean(get, Input.DryRun),
     cdnDomain: readCdnDomain(get),
   }
 }
@@ -153,7 +148,7 @@ export function sweepOperation(
         .sort((a, b) => a.number - b.number)
       journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`)
       run.logger.info(
-        `${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`,
+        `${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`,
       )
       const cdnDomain = previews.length
         ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
@@ -300,23 +295,16 @@ async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSu
       publish: false,
       cdnDomain: undefined,
     },
-    // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
-    verify: { enabled: true, timeoutMs: DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
-    transfer: {
-      concurrency: DEFAULT_CONCURRENCY,
-      retries: DEFAULT_RETRIES,
-      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
-      maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-    },
+    // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
+    verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },
+    transfer: readTransfer(NONE_GIVEN),
   }
 }
 
+const NONE_GIVEN = () => ''
+
 function namesOf(result: SweepResult, outcome: SweepOutcome): string[] {
   return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace)
-}
-
-function plural(count: number, what: string): string {
-  return `${count} ${what}${count === 1 ? '' : 's'}`
 }
 
 function reportTitle(result: SweepResult): string {

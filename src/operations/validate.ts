@@ -3,11 +3,18 @@
 
 import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
-import { checkUuid, readBoolean, readRequiredConnection, readU32, type Connection } from '../inputs/common.ts'
+import {
+  checkUuid,
+  readBoolean,
+  readMatchmakerPair,
+  readRequiredConnection,
+  type Connection,
+} from '../inputs/common.ts'
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { heading, keyValueTable, table, type ReportBlock } from '../common/report.ts'
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 
 export type Validation = 'matchmaker-config' | 'group-display-name'
 
@@ -39,25 +46,14 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     const optional = (name: string) => get(name).trim() || undefined
     const namespaceIdInput = optional(Input.NamespaceId)
     const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-    const lobbyCountMax = optional(Input.LobbyCountMax)
-    const maxPlayers = optional(Input.MaxPlayers)
     const groupDisplayName = optional(Input.GroupDisplayName)
-    let matchmaker: ValidateInputs['matchmaker']
-    if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-      if (lobbyCountMax === undefined || maxPlayers === undefined)
-        throw new UsageError(
-          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} go together: give both or neither`,
-        )
-      if (!namespaceId)
-        throw new UsageError(
-          `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} need ${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
-        )
-      matchmaker = {
-        namespaceId,
-        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-      }
-    } else if (namespaceId) {
+    const pair = readMatchmakerPair(
+      get,
+      Boolean(namespaceId),
+      `${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
+    )
+    const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
+    if (!pair && namespaceId) {
       throw new UsageError(
         `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
       )
@@ -72,7 +68,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       ...connection,
       matchmaker,
       groupDisplayName,
-      failOnError: readBoolean(Input.FailOnError, get(Input.FailOnError), true),
+      failOnError: readBoolean(get, Input.FailOnError),
     }
   },
 
@@ -133,7 +129,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       )
     }
     const n = result.errors.length
-    return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks }
+    return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks }
   },
 
   failure(result, inputs) {
@@ -149,7 +145,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
 }
 
 function verdict(errors: number): string {
-  return errors ? `invalid (${errors} error${errors === 1 ? '' : 's'})` : 'valid'
+  return errors ? `invalid (${plural(errors, 'error')})` : 'valid'
 }
 
 /** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */

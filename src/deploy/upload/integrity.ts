@@ -1,9 +1,7 @@
-// The one place the upload's integrity is kept: the SHA-256 of every file published, and the MD5 the
-// store's ETag is checked against, come from the bytes as they were sent. A file sent in one PUT is
-// hashed from that PUT's bytes. A file sent in parts is read once more after its last part is stored,
-// and each part's bytes as sent must be that read's: its SHA-256 is then the one of the bytes sent. A
-// file hashed before the upload (digest first) must have been sent as it was hashed. Any difference,
-// same size and time included, fails the upload naming the file, before it is completed.
+// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
+// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// is stored, and each part as sent must hash as that read's range. A file hashed before the upload
+// must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 import { createHash, hash, type Hash } from 'node:crypto'
 import { fstatSync, type Stats } from 'node:fs'
 import pLimit from 'p-limit'
@@ -12,7 +10,6 @@ import { closeFile, lstatFile, readAt, type OpenFile } from '../fd.ts'
 import { isScannedFile, openScanned, type ArtifactFile } from '../files.ts'
 import { isBytesFile, type Part, type UploadFile, type UploadPlan } from './plan.ts'
 
-/** The MD5 and SHA-256 (hex) of the bytes a PUT sent. */
 export interface SentDigests {
   md5: string
   sha256: string
@@ -22,7 +19,6 @@ export function digestsOf(bytes: Buffer): SentDigests {
   return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
 }
 
-/** The digests of a streamed part, fed each chunk as it is sent. */
 export class SentHash {
   readonly #md5 = createHash('md5')
   readonly #sha256 = createHash('sha256')
@@ -44,21 +40,19 @@ export interface IntegrityOptions {
   files: readonly UploadFile[]
   plan: UploadPlan
   requests: PresignedRequestList
-  /** The SHA-256 of each file when it was hashed before the upload, by its index; undefined: not hashed. */
+  /** By file index; undefined: not hashed first. */
   expected: readonly (string | undefined)[] | undefined
   open: OpenFile | undefined
-  /** A file sent in parts was found changed: the upload stops with this error. */
+  /** A file sent in parts was found changed. */
   failed: (error: Error) => void
 }
 
-/** What the upload proved of each file, from the parts stored. */
 export class Integrity {
-  /** The SHA-256 of each file, by its index, once proved. */
   readonly digests: string[]
   readonly #options: IntegrityOptions
-  /** The SHA-256 of each stored part of a file sent in parts, by its request's index. */
+  /** By request index. */
   readonly #sent: string[] = []
-  /** The parts of each file not stored yet, by the file's index. */
+  /** Parts not stored yet, by file index. */
   readonly #left: number[]
   readonly #checks: Promise<void>[] = []
   readonly #limit = pLimit(2)
@@ -69,10 +63,6 @@ export class Integrity {
     this.#left = [...options.plan.partCount]
   }
 
-  /**
-   * The part was stored with these bytes: a file in one part has its digest now (throws naming it
-   * when it was hashed first, otherwise); a file in parts is read again once its last part is stored.
-   */
   stored(part: Part, sent: SentDigests): void {
     const f = part.fileIndex
     if (part.of === 1) return this.#prove(f, sent.sha256)
@@ -83,7 +73,6 @@ export class Integrity {
     this.#checks.push(check)
   }
 
-  /** Once every part is stored: the SHA-256 of each file (rejects naming a file that changed). */
   async finish(): Promise<string[]> {
     await Promise.all(this.#checks)
     await this.#checkUnrequested()
@@ -98,7 +87,6 @@ export class Integrity {
     this.digests[f] = sha256
   }
 
-  /** Reads the file in order: each part's range must hash as its bytes sent did; the whole gives its SHA-256. */
   async #checkParts(f: number): Promise<void> {
     const { files, plan, requests } = this.#options
     const file = files[f]!
@@ -133,10 +121,7 @@ export class Integrity {
     this.#prove(f, whole.digest('hex'))
   }
 
-  /**
-   * A file no request asked for (an empty one: planUpload checked that requests cover every byte)
-   * is checked to be the file the scan found, as it was, and given the SHA-256 of no bytes.
-   */
+  /** A file no request asked for is empty (planUpload checked): checked as scanned. */
   async #checkUnrequested(): Promise<void> {
     const { files, plan } = this.#options
     for (const [f, count] of plan.partCount.entries()) {
@@ -158,7 +143,6 @@ export class Integrity {
   }
 }
 
-/** Each chunk of the file's bytes in order, with its offset; the file checked unchanged once read. */
 async function readInOrder(
   file: UploadFile,
   openWith: OpenFile | undefined,
@@ -188,12 +172,7 @@ export function shrank(file: ArtifactFile): Error {
   return changed(file, 'it is shorter than when it was scanned')
 }
 
-/**
- * A file read for the upload is as the scan found it, checked through the descriptor it was read
- * from once read. fstat on a descriptor held open reads an inode the kernel already has (NFS too: the
- * open revalidated it), so it is made synchronously rather than as a round trip through the thread
- * pool. A change of its bytes alone is caught by the digests above.
- */
+/** Given a synchronous fstat of the descriptor read; a change of the bytes alone is the digests' to catch. */
 export function assertUnchanged(file: ArtifactFile, now: Stats): void {
   if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
     throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`)

@@ -17,9 +17,9 @@ export class PartUploadError extends Error {
   }
 }
 
-/** A refusal that may pass: what the store or the network said, made an error only if the upload gives up. */
+/** Made an error only if the upload gives up. */
 export interface Failure {
-  /** What failed and why, after the part's name: `the store answered 500 InternalError`. */
+  /** `the store answered 500 InternalError`. */
   detail: string
   status: number | undefined
   cause?: unknown
@@ -27,54 +27,39 @@ export interface Failure {
 
 export type Outcome =
   | { kind: 'stored' }
-  /** A straggler at the upload's end, aborted by the tail rule (see TAIL_STALL_MS): how long it was quiet. */
   | { kind: 'restart'; quiet: string }
-  /** The file could not be opened for want of file descriptors (EMFILE, ENFILE): no failure of the part. */
   | { kind: 'out-of-descriptors'; code: 'EMFILE' | 'ENFILE'; cause: unknown }
-  /** A refusal that may mean the store is overloaded (503 SlowDown, 429, a connection lost): `signal` names it. */
+  /** 503 SlowDown, 429, a connection lost: `signal` names it. */
   | { kind: 'overload'; signal: string; failure: Failure }
   | { kind: 'retryable'; failure: Failure }
   | { kind: 'fatal'; error: Error }
 
-/** A part's attempts so far, as the table needs them. */
 export interface AttemptState {
-  /** The part's name for the log and its errors (describePart). */
   describe: string
-  /** Retries after a failure so far: neither a straggler's restart nor a wait for descriptors counts. */
+  /** Neither a straggler's restart nor a wait for descriptors counts. */
   retries: number
-  /** Waits for file descriptors in a row with no part stored in between (one stored gives some back). */
+  /** In a row with no part stored in between. */
   descriptorWaits: number
-  /** The upload's parts stored when this part last waited for descriptors. */
   storedAtDescriptorWait: number
-  /** Other PUTs were stored during the last attempt: the store is up, the refusal this part's bad luck. */
+  /** The store is up: the refusal is this part's bad luck. */
   storedMeanwhile: boolean
-  /** When the part's first attempt started, and now (RetryPolicy.now). */
   firstAttemptAt: number
   now: number
-  /** PUTs allowed at a time now. */
   concurrency: number
 }
 
 export type Action =
   | { kind: 'done' }
-  /** Send again at once, without a retry's wait; `note` is the log line. */
   | { kind: 'send-again'; note: string }
-  /** Wait, then retry; `overload` (when set) is the refusal the adaptive limit is told of. */
+  /** `overload`: the refusal the adaptive limit is told of. */
   | { kind: 'retry'; waitMs: number; note: string; overload: string | undefined }
-  /** Fewer uploads at a time, then wait for some to end and try again (no retry of its own). */
   | { kind: 'fewer'; waitMs: number; code: 'EMFILE' | 'ENFILE' }
-  /** The upload stops: this part failed for good. */
   | { kind: 'stop'; error: Error }
 
-/**
- * Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. The
- * part gives up only after this many in a row with no part of the upload stored meanwhile (about 11 s
- * in which no descriptor came back): while the upload moves, a full table is waited out.
- */
+/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
 export const DESCRIPTOR_WAITS = 10
 const descriptorWait = (wait: number) => Math.min(2_000, 50 * 2 ** wait)
 
-/** The decision table: what to do after an attempt came to `outcome`. */
 export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolicy): Action {
   switch (outcome.kind) {
     case 'stored':
@@ -108,12 +93,7 @@ export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolic
   }
 }
 
-/**
- * A retry after a backoff, unless the retries are spent or the next would start past maxElapsedMs.
- * A part refused while the store stored other PUTs waits a first retry's wait: only a refusal with
- * nothing stored meanwhile (a store down) waits as its failures so far make it; the load is the
- * adaptive concurrency's to shed.
- */
+/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
 function retryOrStop(
   failure: Failure,
   state: AttemptState,

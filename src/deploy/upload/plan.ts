@@ -1,7 +1,7 @@
 import type { PresignedRequestList } from '../../api/presigned.ts'
 import type { ArtifactFile } from '../files.ts'
 
-/** A file whose bytes the caller holds: sent from memory, nothing read from disk. */
+/** Sent from memory. */
 export interface BytesFile {
   path: string
   size: number
@@ -9,19 +9,16 @@ export interface BytesFile {
   bytes: Buffer
 }
 
-/** A file of the upload: one the scan found, or one in memory. */
 export type UploadFile = ArtifactFile | BytesFile
 
 export function isBytesFile(file: UploadFile): file is BytesFile {
   return 'bytes' in file
 }
 
-/** One presigned request paired with its file. */
 export interface Part {
-  /** Its request's index in the site's PresignedRequestList. */
+  /** The request's index. */
   index: number
   file: UploadFile
-  /** The file's index in UploadOptions.files. */
   fileIndex: number
   /** 1-based, within the file. */
   number: number
@@ -29,18 +26,15 @@ export interface Part {
 }
 
 export interface UploadPlan {
-  /** One per request, by the request's index. */
+  /** By request index. */
   parts: Part[]
-  /** The parts of each file, by its index: 0 when no request asks for it (an empty file may not be). */
+  /** By file index: 0 when no request asks for it (an empty file may not be). */
   partCount: number[]
-  /** The requests of each file sent in more than one part, in order of offset, by the file's index. */
+  /** The requests of each file in more than one part, by offset. */
   inParts: Map<number, number[]>
 }
 
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
+/** Checks that the requests of each file cover each of its bytes exactly once. */
 export function planUpload(files: readonly UploadFile[], requests: PresignedRequestList): UploadPlan {
   const byPath = new Map(files.map((f, i) => [f.path, i]))
   const partCount = files.map(() => 0)
@@ -57,7 +51,6 @@ export function planUpload(files: readonly UploadFile[], requests: PresignedRequ
     }
     parts.push({ index: i, file, fileIndex: f, number: ++partCount[f]!, of: 0 })
   }
-  // A file in one request (every file of a CDN site) is checked without a list of its own.
   const inParts = new Map<number, number[]>()
   for (const part of parts) {
     const count = partCount[part.fileIndex]!
@@ -81,11 +74,7 @@ export function planUpload(files: readonly UploadFile[], requests: PresignedRequ
   return { parts, partCount, inParts }
 }
 
-/**
- * A file's ranges, in order of offset, must follow one another from its first byte to its last:
- * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
- * with bytes that are not the file's.
- */
+/** Ranges that merely add up to the size may overlap and leave a gap. */
 function checkRanges(file: UploadFile, list: number[], requests: PresignedRequestList): void {
   list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b))
   const range = (i: number) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`
@@ -112,7 +101,7 @@ function checkRanges(file: UploadFile, list: number[], requests: PresignedReques
   }
 }
 
-/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+/** Never by URL. */
 export function describePart(part: Part): string {
   return part.of === 1
     ? `Upload of ${part.file.path}`

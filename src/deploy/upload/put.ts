@@ -2,7 +2,7 @@
 import type { Dispatcher } from 'undici'
 import type { InFlight, InFlightPuts } from './watchdog.ts'
 
-/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+/** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024
 
 export interface PutRequest {
@@ -10,11 +10,9 @@ export interface PutRequest {
   url: string
   headers: Record<string, string>
   body: Buffer | AsyncIterable<Buffer>
-  /** Where the PUT is while on the wire: the watchdog and cancellation abort it from there. */
   inFlight: InFlightPuts
-  /** Its deadline in all, progress or not (Timeouts.putDeadlineMs). */
+  /** In all, progress or not. */
   deadlineMs: number
-  /** It may be sent again as a straggler at the upload's end (see TAIL_STALL_MS). */
   restartable: boolean
   /** Each chunk undici wrote to the socket. */
   onSent: (chunk: Buffer) => void
@@ -23,16 +21,11 @@ export interface PutRequest {
 export interface StoreAnswer {
   status: number
   etag: string | undefined
-  /** The body of an answer that is not 2xx (its start); empty otherwise. */
+  /** The start of a non-2xx answer's body. */
   text: string
 }
 
-/**
- * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
- * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
- * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
- * aborted for.
- */
+/** undici's request() tells nothing of the bytes as written (onBodySent): the watchdog's progress, the bytes hashed. */
 export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
   const { url } = request
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
@@ -60,13 +53,8 @@ export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
 }
 
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
- *
- * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
- * ETag come with its headers, and its body is never read; an error's body is kept up to
- * ERROR_BODY_LIMIT and waited for stallMs after the headers at most (the watchdog: its bytes are no
- * progress), then taken as far as it came. The request stays in flight, its body drained, until it
- * ends or the watchdog or the upload's end aborts it; that abort is no failure.
+ * The answer is taken as soon as known: a 2xx with its headers (its body never read), an error's body
+ * up to ERROR_BODY_LIMIT or as far as it came. The request stays in flight until it ends or is aborted.
  */
 class PutHandler implements InFlight {
   slot = -1
@@ -162,7 +150,6 @@ class PutHandler implements InFlight {
     this.resolve({ status: this.status, etag: this.etag, text })
   }
 
-  /** The request has ended: it leaves the PUTs in flight. */
   private leave(): void {
     if (this.finished) return
     this.finished = true

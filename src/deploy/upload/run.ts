@@ -17,37 +17,22 @@ import { sendPart, type SendContext } from './send.ts'
 import { Watchdog } from './watchdog.ts'
 
 export interface UploadOptions {
-  /** The files the requests ask for: scanned ones, read from disk, or bytes held in memory. */
   files: readonly UploadFile[]
-  /** The site's requests as the client gives them; a plain list is made into one. */
   requests: PresignedRequestList
-  /**
-   * The SHA-256 each file had when it was hashed before the upload, by its index: each must be the
-   * one of the bytes sent (see upload/integrity.ts). Undefined, or undefined for a file: not hashed.
-   */
+  /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
   expected?: readonly (string | undefined)[]
   dispatcher: Dispatcher
-  /**
-   * PUTs in flight at most; fewer as the upload starts and while the store signals overload (see
-   * AdaptiveConcurrency).
-   */
+  /** The most PUTs in flight (AdaptiveConcurrency decides below it). */
   concurrency: number
   retry: RetryPolicy
-  /**
-   * The run's time limits: a PUT that moves no byte and gets no answer for stallMs is aborted and
-   * retried; one that takes longer than putDeadlineMs in all, however it trickles, too. An answer's
-   * body is waited for stallMs after its headers at most (a 2xx answer's not at all).
-   */
   timeouts: Timeouts
-  /** How long a straggler at the upload's end waits before it is sent again (default TAIL_STALL_MS). */
+  /** How long a straggler at the upload's end waits before it is sent again. */
   tailStallMs?: number
   logger: Logger
   progressIntervalMs?: number
-  /** The progress of a larger whole this upload is part of (a site's files, then its record): its owner stops it. */
+  /** The progress of a larger whole (a site's files, then its record): its owner stops it. */
   progress?: Progress
-  /** When aborted: no new PUT starts, the PUTs in flight are aborted, and the upload rejects with its reason. */
   signal?: AbortSignal
-  /** Opens the files (default fs.open): a test's may fail as a full descriptor table would. */
   open?: OpenFile
 }
 
@@ -56,7 +41,7 @@ export interface UploadResult {
   bytes: number
   retries: number
   durationMs: number
-  /** The SHA-256 (hex) of each file's bytes as sent, by its index in UploadOptions.files. */
+  /** Of each file's bytes as sent, by index. */
   sha256: string[]
 }
 
@@ -66,7 +51,6 @@ export class UploadRun {
   readonly watchdog: Watchdog
   readonly adaptive: AdaptiveConcurrency
   readonly scheduler: Scheduler<Part>
-  /** Retries and straggler restarts, for the result. */
   retries = 0
   /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
   stored = 0
@@ -75,9 +59,7 @@ export class UploadRun {
   readonly #plan: UploadPlan
   readonly #send: SendContext
   readonly #policy: RetryPolicy
-  // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
-  // aborted, and the upload returns only when every part's task has ended (or drainMs has passed).
-  // Nothing is left to send through the dispatcher its caller closes next.
+  // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
   readonly #stop = new AbortController()
   readonly halted: AbortSignal
   #descriptorsShort = false
@@ -125,7 +107,7 @@ export class UploadRun {
     }
   }
 
-  /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
+  /** The SHA-256 of each file proved (integrity.ts); rejects with the first failure. */
   async sendAll(): Promise<string[]> {
     const { signal } = this.#options
     this.watchdog.start()
@@ -135,7 +117,6 @@ export class UploadRun {
       onAbort = () => {
         const reason: unknown = signal.reason
         this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)))
-        // The caller's own reason, whatever it is, as AbortSignal users expect.
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
         reject(reason)
       }
@@ -169,7 +150,6 @@ export class UploadRun {
     this.watchdog.everyPartStarted()
   }
 
-  /** A part's attempts, until the decision table says it is done or the upload stops. */
   async #uploadPart(part: Part): Promise<void> {
     if (this.halted.aborted) return
     const state: AttemptState = {
@@ -209,7 +189,6 @@ export class UploadRun {
     this.progress.partDone(part.file.path, part.of)
   }
 
-  /** What the decision table said, short of done: the part is tried again after it, or the upload stops. */
   async #act(action: Exclude<Action, { kind: 'done' }>, state: AttemptState, epoch: number): Promise<void> {
     const { logger } = this.#options
     switch (action.kind) {
@@ -220,7 +199,6 @@ export class UploadRun {
         logger.info(action.note)
         return
       case 'retry':
-        // Judged by the round: a cut or its undoing is logged through AdaptiveConcurrency's callback.
         if (action.overload) this.adaptive.refused(epoch, action.overload)
         state.retries++
         this.retries++
@@ -241,14 +219,13 @@ export class UploadRun {
     }
   }
 
-  /** The first failure stops the upload: no new PUT, those in flight aborted. */
   #fail(error: unknown): void {
     if (this.#stop.signal.aborted) return
     this.#stop.abort(error)
     this.watchdog.abortAll(new Error('another part of the upload failed'))
   }
 
-  /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
+  /** Rejects at once when the upload is halted. */
   #pause(ms: number): Promise<void> {
     const halted = this.halted
     return new Promise<void>((resolve, reject) => {
@@ -263,11 +240,7 @@ export class UploadRun {
     })
   }
 
-  /**
-   * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
-   * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
-   * answers already taken (their headers said 2xx) whose bodies are still arriving: nothing waits for them.
-   */
+  /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
   async #end(): Promise<void> {
     if (this.scheduler.running > 0) {
       let timer: NodeJS.Timeout | undefined

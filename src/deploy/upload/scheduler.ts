@@ -1,10 +1,6 @@
 /**
- * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
- * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
- * the upload learns as it goes (the tail rule starts once the last item has been taken).
- *
- * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
- * left to end (`whenIdle`).
+ * A task per item, at most `concurrency` at a time; an item is taken only when a place is free. The
+ * first failure rejects `run`; running tasks are left to end (`whenIdle`).
  */
 export class Scheduler<T> {
   #concurrency: number
@@ -24,13 +20,11 @@ export class Scheduler<T> {
     return this.#concurrency
   }
 
-  /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
   set concurrency(limit: number) {
     this.#concurrency = Math.max(1, limit)
     this.#feed()
   }
 
-  /** Tasks started and not yet ended. */
   get running(): number {
     return this.#unfinished
   }
@@ -44,7 +38,6 @@ export class Scheduler<T> {
     })
   }
 
-  /** Resolves once no task is running. */
   whenIdle(): Promise<void> {
     if (this.#unfinished === 0) return Promise.resolve()
     return new Promise<void>((resolve) => (this.#idle = resolve))

@@ -13,7 +13,6 @@ import { dispatchPut, type StoreAnswer } from './put.ts'
 import { StalledError, TailStallError, type InFlightPuts } from './watchdog.ts'
 import { redact } from '../../common/secrets.ts'
 
-/** What every attempt at a part shares. */
 export interface SendContext {
   requests: PresignedRequestList
   dispatcher: Dispatcher
@@ -21,15 +20,13 @@ export interface SendContext {
   inFlight: InFlightPuts
   progress: Progress
   open: OpenFile | undefined
-  /** Buffers earlier PUTs sent, for small parts to be read into (see body.ts). */
+  /** Buffers earlier PUTs sent, for small parts (body.ts). */
   buffers: Buffer[]
-  /** Told of each part stored, with the digests of the bytes it sent. */
   integrity: Integrity
-  /** The upload failed or was cancelled: nothing more is sent. */
   halted: AbortSignal
 }
 
-/** Sends the part once; `restartable`: it may be sent again as a straggler (see TAIL_STALL_MS). */
+/** `restartable`: it may be sent again as a straggler. */
 export async function sendPart(part: Part, context: SendContext, restartable: boolean): Promise<Outcome> {
   const { requests, progress } = context
   const length = requests.contentLength(part.index)
@@ -44,7 +41,6 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
   let sent = 0
   let outcome: Outcome
   try {
-    // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
     context.halted.throwIfAborted()
     const answer = await dispatchPut({
       dispatcher: context.dispatcher,
@@ -75,7 +71,7 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
   return outcome
 }
 
-/** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
+/** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error: unknown): Outcome {
   if (isOutOfDescriptors(error)) {
     const code = (error as { code?: unknown }).code === 'ENFILE' ? 'ENFILE' : 'EMFILE'
@@ -84,7 +80,7 @@ function unopened(error: unknown): Outcome {
   return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) }
 }
 
-/** The store's answer: stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
+/** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
 function judgeAnswer(part: Part, answer: StoreAnswer, short: string | undefined, body: PartBody): Outcome {
   const { status } = answer
   if (status < 200 || status >= 300) {
@@ -106,14 +102,12 @@ function judgeAnswer(part: Part, answer: StoreAnswer, short: string | undefined,
   return { kind: 'stored' }
 }
 
-/** The PUT failed without an answer: aborted by the watchdog, or the network's doing, or neither. */
 function judgeError(part: Part, error: unknown, halted: AbortSignal): Outcome {
   if (halted.aborted) return { kind: 'fatal', error: halted.reason as Error }
   if (error instanceof TailStallError) return { kind: 'restart', quiet: error.message }
   const detail = error instanceof Error ? error.message : String(error)
-  if (error instanceof StalledError)
-    return { kind: 'retryable', failure: { detail, status: undefined, cause: error } }
   const failure = { detail, status: undefined, cause: error }
+  if (error instanceof StalledError) return { kind: 'retryable', failure }
   if (isNetworkFailure(error)) return { kind: 'overload', signal: 'connection lost', failure }
   return {
     kind: 'fatal',
@@ -121,7 +115,6 @@ function judgeError(part: Part, error: unknown, halted: AbortSignal): Outcome {
   }
 }
 
-/** The code and message of an object store's XML error body, or the start of whatever it sent. */
 function storeError(text: string): string {
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]

@@ -2,62 +2,50 @@
 // straggler holding up the end of the upload.
 import type { Timeouts } from '../../common/timeouts.ts'
 
-/** Why the watchdog aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
+/** Retried like a lost connection. */
 export class StalledError extends Error {
   override name = 'StalledError'
 }
 
-/** Why the watchdog aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+/** A straggler at the upload's end: sent again at once. */
 export class TailStallError extends Error {
   override name = 'TailStallError'
 }
 
 /**
- * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
- * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
- * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
- * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
- * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
- * holds the run.
+ * Once every part has started, a PUT quiet this long and 4 times the longest quiet seen is a
+ * straggler the upload waits for: sent again at once, once per part.
  */
 export const TAIL_STALL_MS = 1_000
 
-/** A PUT on the wire: what the watchdog and cancellation need to reach it. */
 export interface InFlight {
   lastProgress: number
-  /** A straggler at the upload's end may be sent again once (TAIL_STALL_MS): not sent again yet. */
+  /** Not sent again yet (TAIL_STALL_MS). */
   readonly restartable: boolean
-  /** performance.now() past which it is aborted, progress or not (Timeouts.putDeadlineMs). */
+  /** performance.now() past which it is aborted, progress or not. */
   readonly deadline: number
-  /** Its deadline, in ms from its start. */
+  /** The deadline in ms from its start. */
   readonly limit: number
-  /** Its answer's headers arrived: only the body is left, whose bytes are no progress. */
+  /** Its headers arrived: its body's bytes are no progress. */
   readonly answered: boolean
   abort(reason: Error): void
-  /** Its index in InFlightPuts. */
+  /** Index in InFlightPuts. */
   slot: number
 }
 
 /**
- * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
- * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
- * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
+ * Swap-remove rather than a Set: V8 links each rehashed table of a Set to the next, so one promoted
+ * table keeps the later ones alive until a full collection (BENCHMARKS.md).
  */
 export class InFlightPuts {
   readonly #puts: InFlight[] = []
-  /**
-   * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
-   * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
-   */
+  /** In ms: the pace of this network and store, which a straggler must fall far behind. */
   longestQuiet = 0
 
   get size(): number {
     return this.#puts.length
   }
 
-  /** Progress of `put` now: its quiet time is measured against the longest. */
   progressed(put: InFlight, now: number): void {
     if (now - put.lastProgress > this.longestQuiet) this.longestQuiet = now - put.lastProgress
     put.lastProgress = now
@@ -84,13 +72,7 @@ export class InFlightPuts {
   }
 }
 
-/**
- * One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
- * byte sent or received for Timeouts.stallMs is aborted (and retried) within a sweep more; so is one
- * past its deadline, and an answer whose body is still arriving stallMs after its headers (its bytes
- * are no progress). Once every part has started, a straggler is aborted to be sent again (the tail
- * rule, TAIL_STALL_MS).
- */
+/** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 export class Watchdog {
   readonly puts = new InFlightPuts()
   readonly #timeouts: Timeouts
@@ -108,12 +90,10 @@ export class Watchdog {
     this.#timer.unref()
   }
 
-  /** No part is left to start: the tail rule applies from now on. */
   everyPartStarted(): void {
     this.#everyPartStarted = true
   }
 
-  /** Aborts each PUT in flight that is past one of its limits at `now` (performance.now()). */
   sweep(now: number): void {
     const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet)
     for (const put of this.puts.all()) {
@@ -141,7 +121,6 @@ export class Watchdog {
     return undefined
   }
 
-  /** Aborts every PUT in flight with `reason`. */
   abortAll(reason: Error): void {
     for (const put of this.puts.all()) put.abort(reason)
   }
