@@ -39360,10 +39360,59 @@ module.exports = {
 
 /***/ }),
 
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
 /***/ 181:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
@@ -39385,6 +39434,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_h
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+
+/***/ }),
+
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 
 /***/ }),
 
@@ -39451,6 +39507,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
@@ -39479,6 +39549,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -39486,10 +39563,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -39549,10 +39640,52 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
@@ -48548,14 +48681,13 @@ function shortReason(error) {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
-    operation;
     status;
     code;
     serviceMessage;
     rayId;
-    documentation;
     metadata;
     retryAfter;
+    concern;
     /**
      * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
@@ -48582,14 +48714,13 @@ class ServiceError extends Error {
         message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
-        this.operation = operation;
         this.status = status;
         this.code = code;
         this.serviceMessage = serviceMessage;
         this.rayId = rayId;
-        this.documentation = body.documentation;
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
+        this.concern = init.concern;
         this.inputs = init.inputs ?? [];
         this.gaveUp = init.gaveUp;
         this.#init = init;
@@ -48650,20 +48781,24 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
     /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
     #reason;
-    constructor(reason, options) {
-        super(reason + gaveUpNote(options?.gaveUp), options);
-        this.inputs = options?.inputs ?? [];
-        this.gaveUp = options?.gaveUp;
+    concern;
+    #options;
+    constructor(reason, options = {}) {
+        super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
+        this.inputs = options.inputs ?? [];
+        this.gaveUp = options.gaveUp;
+        this.concern = options.concern;
         this.#reason = reason;
+        this.#options = options;
     }
     /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
-        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+        return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
 }
 /**
@@ -48927,20 +49062,23 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-const row = (name, spec) => ({ name, ...spec });
+/** A row; its default is empty unless given. */
+const row = (name, spec) => ({
+    name,
+    default: '',
+    ...spec,
+});
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-        default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
@@ -48948,13 +49086,11 @@ const INPUTS = {
     GameId: row('game-id', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
-        default: '',
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
@@ -48972,14 +49108,12 @@ const INPUTS = {
     }),
     SiteName: row('site-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
     Namespace: row('namespace', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -48993,14 +49127,12 @@ const INPUTS = {
     }),
     NamespaceDisplayName: row('namespace-display-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -49011,7 +49143,6 @@ const INPUTS = {
     NamespaceId: row('namespace-id', {
         actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
             type: 'string',
@@ -49027,7 +49158,6 @@ const INPUTS = {
     }),
     Domain: row('domain', {
         actions: ['deploy'],
-        default: '',
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -49038,7 +49168,6 @@ const INPUTS = {
     }),
     BasicAuth: row('basic-auth', {
         actions: ['deploy'],
-        default: '',
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
@@ -49093,7 +49222,6 @@ const INPUTS = {
     }),
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish', 'sweep'],
-        default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -49114,7 +49242,6 @@ const INPUTS = {
     }),
     Headers: row('headers', {
         actions: ['deploy'],
-        default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
@@ -49132,13 +49259,11 @@ const INPUTS = {
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
     MaxPlayers: row('max-players', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
@@ -49211,7 +49336,6 @@ const INPUTS = {
     }),
     PullRequest: row('pull-request', {
         actions: ['deploy'],
-        default: '',
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -49245,20 +49369,17 @@ const INPUTS = {
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
-        default: '',
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
     EnvironmentId: row('environment-id', {
         actions: ['servers'],
         requiredIn: ['servers'],
-        default: '',
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
     Tags: row('tags', {
         actions: ['servers'],
-        default: '',
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
@@ -49270,14 +49391,12 @@ const INPUTS = {
     }),
     Limit: row('limit', {
         actions: ['servers'],
-        default: '',
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
     LobbyId: row('lobby-id', {
         actions: ['lobby-logs'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
@@ -49289,7 +49408,6 @@ const INPUTS = {
     }),
     GroupDisplayName: row('group-display-name', {
         actions: ['validate'],
-        default: '',
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
@@ -49668,6 +49786,7 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
@@ -49691,11 +49810,8 @@ function checkApiUrl(apiUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
             `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
+    const parsedUrl = URL.parse(apiUrl);
+    if (!parsedUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
@@ -49761,20 +49877,22 @@ function readRequired(get, input, what) {
         throw new errors_UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
+/** What an empty input stands for: its default in the table of inputs. */
+function common_valueOf(get, input) {
+    return get(input).trim() || (inputRow(input)?.default ?? '');
+}
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readBoolean(get, input) {
+    const text = common_valueOf(get, input);
     if (['true', 'True', 'TRUE'].includes(text))
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
+/** A whole number from min to max; its default when empty. */
+function readInteger(get, input, min, max) {
+    return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
 /** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
@@ -49795,13 +49913,27 @@ function readU32(input, raw) {
     }
     return value;
 }
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readChoice(get, input, choices) {
+    const text = common_valueOf(get, input);
     if (choices.includes(text))
         return text;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+function readMatchmakerPair(get, hasNamespace, needs) {
+    const lobbyCountMax = get(table_Input.LobbyCountMax).trim();
+    const maxPlayers = get(table_Input.MaxPlayers).trim();
+    if (!lobbyCountMax && !maxPlayers)
+        return undefined;
+    const both = `${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}`;
+    if (!lobbyCountMax || !maxPlayers)
+        throw new errors_UsageError(`${both} go together: give both or neither`);
+    if (!hasNamespace)
+        throw new errors_UsageError(`${both} need ${needs}`);
+    return {
+        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
+    };
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -49839,24 +49971,11 @@ function readCdnDomain(get) {
     const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
         return undefined;
-    if (raw.includes('://')) {
-        let url;
-        try {
-            url = new URL(raw);
-        }
-        catch {
-            url = undefined;
-        }
-        if (url &&
-            (url.protocol === 'http:' || url.protocol === 'https:') &&
-            url.pathname === '/' &&
-            !url.search &&
-            !url.username)
-            return url.origin;
-    }
-    else if (isValidDomain(raw)) {
+    if (!raw.includes('://') && isValidDomain(raw))
         return raw;
-    }
+    const url = raw.includes('://') ? URL.parse(raw) : null;
+    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+        return url.origin;
     throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 /** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
@@ -49864,9 +49983,9 @@ const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
 /** verify, verify-timeout and on-verify-failure. */
 function readVerify(get) {
     return {
-        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
-        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
-        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+        enabled: readBoolean(get, table_Input.Verify),
+        timeoutMs: 1000 * readInteger(get, table_Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+        onFailure: readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
 /** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
@@ -51069,8 +51188,8 @@ function matchmakerProblems(matchmaker, regions) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 ;// CONCATENATED MODULE: ./node_modules/bcryptjs/index.js
 /*
  Copyright (c) 2012 Nevins Bartolomeo <nevins.bartolomeo@gmail.com>
@@ -51127,7 +51246,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_namespaceObject.randomBytes(len);
+    return external_crypto_.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -52279,8 +52398,8 @@ async function sendUnauthorized(req, res) {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: external "node:stream/promises"
-const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+// EXTERNAL MODULE: external "node:stream/promises"
+var external_node_stream_promises_ = __nccwpck_require__(6466);
 ;// CONCATENATED MODULE: ./src/emulator/static-sites.ts
 // GET/HEAD /_sites/{site_id}/{path}: the files of completed sites, as a browser would get them. The
 // namespaces' live sites (served by Host, see cdn-hosts.ts) are answered the same way.
@@ -52323,7 +52442,7 @@ async function sendSiteFile(core, req, res, site, path, headers = {}) {
         res.end();
         return;
     }
-    await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
+    await (0,external_node_stream_promises_.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/cdn-hosts.ts
@@ -54137,8 +54256,6 @@ const API_ROUTES = [
 ];
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
-// Resources and request/response bodies of the service, as in shared/service-interface.md.
-// Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
@@ -54537,7 +54654,7 @@ class PartStorage {
         const hash = (0,external_node_crypto_.createHash)('md5');
         let received = 0;
         try {
-            await (0,external_node_stream_promises_namespaceObject.pipeline)(body, async function* (source) {
+            await (0,external_node_stream_promises_.pipeline)(body, async function* (source) {
                 for await (let chunk of source) {
                     if (corruptByteAt !== undefined && corruptByteAt >= received) {
                         const at = corruptByteAt - received;
@@ -54567,7 +54684,7 @@ class PartStorage {
         let received = 0;
         body.on('data', (chunk) => (received += chunk.length));
         try {
-            await (0,external_node_stream_promises_namespaceObject.finished)(body);
+            await (0,external_node_stream_promises_.finished)(body);
         }
         catch {
             return undefined;
@@ -54595,7 +54712,7 @@ class PartStorage {
         if (parts.length === 1)
             await (0,promises_.rename)(parts[0], target);
         else
-            await (0,external_node_stream_promises_namespaceObject.pipeline)(async function* () {
+            await (0,external_node_stream_promises_.pipeline)(async function* () {
                 for (const part of parts)
                     yield* (0,external_node_fs_.createReadStream)(part);
             }, (0,external_node_fs_.createWriteStream)(target));
@@ -55461,12 +55578,11 @@ const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * URL or the preview comment.
  */
 const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /**
  * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
  * DNS label long. It becomes part of a host name, the url output and the log.
  */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
 /**
@@ -57395,17 +57511,9 @@ function urlExpiry(url) {
  * last and upload alone at the end.
  */
 function soonestExpiringOrder(count, expiry, size) {
-    // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(count);
-    const sizes = new Float64Array(count);
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-        expires[i] = expiry(i) ?? Infinity;
-        sizes[i] = size(i);
-        order[i] = i;
-    }
-    order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return order;
+    const expires = Array.from({ length: count }, (_, i) => expiry(i) ?? Infinity);
+    // Two unknown expiries (Infinity - Infinity is NaN) compare by size as equal ones do.
+    return [...expires.keys()].sort((a, b) => expires[a] - expires[b] || size(b) - size(a));
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
@@ -57447,11 +57555,7 @@ class PresignedRequestList {
         const pathBytes = Buffer.byteLength(request.path);
         const urlBytes = Buffer.byteLength(request.url);
         const bytes = pathBytes + urlBytes;
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        const chunk = this.#chunks.at(-1);
+        const chunk = this.#room(bytes);
         chunk.write(request.path, this.#used);
         chunk.write(request.url, this.#used + pathBytes);
         this.#chunk.push(this.#chunks.length - 1);
@@ -57484,11 +57588,7 @@ class PresignedRequestList {
     #copy(from, index) {
         const start = from.#start[index];
         const bytes = from.#pathBytes[index] + from.#urlBytes[index];
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        from.#chunks[from.#chunk[index]].copy(this.#room(bytes), this.#used, start, start + bytes);
         this.#chunk.push(this.#chunks.length - 1);
         this.#start.push(this.#used);
         this.#pathBytes.push(from.#pathBytes[index]);
@@ -57497,6 +57597,14 @@ class PresignedRequestList {
         this.#contentLength.push(from.#contentLength[index]);
         this.#expiry.push(from.#expiry[index]);
         this.#used += bytes;
+    }
+    /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
+    #room(bytes) {
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        return this.#chunks.at(-1);
     }
     path(index) {
         const start = this.#start[index];
@@ -57620,7 +57728,183 @@ function standIn(token, requests) {
     return token.value;
 }
 
+;// CONCATENATED MODULE: ./src/api/operations.ts
+// The service's operations: each one's name, whether a retry is safe, and the answer it promises;
+// and the classifier that says which failures of a call a retry can fix.
+
+
+
+
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
+const OPS = {
+    listServers: {
+        name: 'servers.list',
+        safety: 'read',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
+    },
+    getNamespaceLobby: {
+        name: 'games.namespaces.logs.getNamespaceLobby',
+        safety: 'read',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
+    },
+    validateMatchmakerConfig: {
+        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
+        safety: 'read',
+        answer: validated,
+    },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
+    createNamespace: {
+        name: 'games.namespaces.createGameNamespace',
+        safety: 'create',
+        answer: objectOf({ namespace_id: anId }),
+    },
+    validateGroup: {
+        name: 'groups.validate',
+        safety: 'read',
+        answer: validated,
+    },
+    addNamespaceDomain: {
+        name: 'games.namespaces.addNamespaceDomain',
+        safety: 'create',
+    },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: siteAnswer,
+        stream: siteAnswerStream,
+    },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        answer: objectOf({
+            // The name ids make the host name of the url output: only a name id's characters.
+            game: objectOf({
+                name_id: aNameId,
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: shape_optional(aString),
+                            verification_method: shape_optional(objectOf({ http: shape_optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                        auth_type: shape_optional(shape_oneOf(['basic', 'none'])),
+                        auth_user_list: shape_optional(listOf(objectOf({ user: aString }))),
+                    }),
+                }),
+            }),
+        }),
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    getVersion: {
+        name: 'games.versions.getGameVersionById',
+        safety: 'read',
+        answer: objectOf({
+            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+        }),
+    },
+    validateVersion: {
+        name: 'games.versions.validateGameVersion',
+        safety: 'read',
+        answer: validated,
+    },
+    reserveVersionName: {
+        name: 'games.versions.reserveVersionName',
+        safety: 'read',
+        answer: objectOf({ version_display_name: aString }),
+    },
+    createVersion: {
+        name: 'games.versions.createGameVersion',
+        safety: 'create',
+        answer: objectOf({ version_id: anId }),
+    },
+    // Publishing the version a namespace already has changes nothing: safe to repeat.
+    setNamespaceVersion: {
+        name: 'games.namespaces.updateGameNamespaceVersion',
+        safety: 'read',
+        answer: anObject,
+    },
+    getNamespaceVersionHistory: {
+        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
+        safety: 'read',
+        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        answer: objectOf({ domains: shape_optional(objectOf({ cdn: shape_optional(aHostName) })) }),
+    },
+    // Completing twice is harmless: the service assembles the same parts again.
+    completeUpload: {
+        name: 'uploads.complete',
+        safety: 'read',
+    },
+};
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
+function shouldRetry(op, error) {
+    if (error instanceof ServiceError) {
+        if ([429, 502, 503, 504].includes(error.status))
+            return true;
+        if (op.safety === 'create')
+            return false;
+        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
+        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
+    }
+    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
+}
+
 ;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function formatBytes(bytes) {
     if (bytes < 1024)
@@ -57635,12 +57919,9 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/api/http.ts
+// The wire under the client: the connection pool, reading an answer within its limits, and what an
+// answer or a failure of it says (a refusal's concern, an answer that is not the service's).
 
 
 
@@ -57670,483 +57951,15 @@ function createAgent() {
 }
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
-const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
-const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        internalErrorInputs: ['environment-id'],
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
-        internalErrorInputs: ['namespace-id', 'lobby-id'],
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        internalErrorInputs: ['group-display-name'],
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        internalErrorInputs: ['site-name', 'files'],
-        answer: siteAnswer,
-        stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
-        }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: shape_optional(aString),
-                            verification_method: shape_optional(objectOf({ http: shape_optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: shape_optional(shape_oneOf(['basic', 'none'])),
-                        auth_user_list: shape_optional(listOf(objectOf({ user: aString }))),
-                    }),
-                }),
-            }),
-        }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        internalErrorInputs: ['version-id', 'headers'],
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        internalErrorInputs: ['headers', 'version-id'],
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['namespace-id', 'version-id'],
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        internalErrorInputs: ['cdn-domain'],
-        answer: objectOf({ domains: shape_optional(objectOf({ cdn: shape_optional(aHostName) })) }),
-    },
-    // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        internalErrorInputs: ['path'],
-    },
-};
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
-function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
-}
-function shouldRetry(op, error) {
-    if (error instanceof ServiceError) {
-        if ([429, 502, 503, 504].includes(error.status))
-            return true;
-        if (op.safety === 'create')
-            return false;
-        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
-        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
-    }
-    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
-}
-/**
- * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
- * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
- * exist) is `game-id`'s, or the token's.
- */
-const AUTH_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
-};
-const NO_ROUTE_HINT = {
-    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
-        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
-    inputs: ['api-url'],
-};
-/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
-function refusalHint(op, status, code) {
-    if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
-    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
-    if (status === 404 && code === 'API_NOT_FOUND')
-        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
-    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
-    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
-}
-/**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
- */
-const FIRST_CONTACT_RETRIES = 2;
-const FIRST_CONTACT_MS = 5_000;
-const seg = encodeURIComponent;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
-class ServiceClient {
-    #options;
-    #base;
-    #retry;
-    #timeouts;
-    /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
-    #answered = false;
-    constructor(options) {
-        this.#options = options;
-        this.#base = options.baseUrl.replace(/\/+$/, '');
-        this.#retry = options.retry ?? retryPolicy();
-        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
-        if (options.signal)
-            this.#retry = { ...this.#retry, signal: options.signal };
-    }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
-    #host() {
-        try {
-            return new URL(this.#base).host;
-        }
-        catch {
-            return 'the service';
-        }
-    }
-    listServers(gameId, environmentId, query = {}) {
-        const params = new URLSearchParams();
-        if (query.tags)
-            params.set('tags_json', JSON.stringify(query.tags));
-        if (query.includeDestroyed !== undefined)
-            params.set('include_destroyed', String(query.includeDestroyed));
-        if (query.cursor)
-            params.set('cursor', query.cursor);
-        const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
-    }
-    getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
-    }
-    validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`, config);
-    }
-    listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`);
-    }
-    createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body);
-    }
-    validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
-    }
-    async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
-    }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
-    getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
-    }
-    /** A namespace with its config, the domains it has included. */
-    getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
-    }
-    async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
-    }
-    /** A version with its whole config. */
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
-    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
-    }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
-    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
-    }
-    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
-    }
-    getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
-    }
-    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-    validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body);
-    }
-    /** A display name no version of the game has yet. */
-    reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {});
-    }
-    createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body);
-    }
-    /** Publishes a version to a namespace: what the namespace serves from then on. */
-    async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`, { version_id: versionId });
-    }
-    /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
-    }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
-    bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
-    }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
-    createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
-    }
-    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
-    async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
-    }
-    #call(op, method, path, body) {
-        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        let firstContact;
-        const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
-                return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
-            firstContact ??= { retries: 0, started: this.#retry.now() };
-            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
-                firstContact.retries < FIRST_CONTACT_RETRIES &&
-                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
-                shouldRetry(op, error);
-            if (again)
-                firstContact.retries++;
-            else if (firstContact.retries > 0)
-                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
-            return again;
-        };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
-    }
-    /** One attempt at a call: its answer, or the error it came to. */
-    async #send(op, method, path, payload) {
-        this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-        const exchange = await this.#exchange(op, method, path, payload);
-        return answerOf(op, exchange);
-    }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
-    async #exchange(op, method, path, payload) {
-        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            const response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            return { response, ...(await this.#read(op, response)) };
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
-        }
-        finally {
-            clearTimeout(clock);
-        }
-    }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
-    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
-    async #read(op, response) {
-        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-        const length = header(response.headers, 'content-length');
-        if (op.stream && response.statusCode === 200) {
-            const stream = op.stream();
-            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-            return { text: '', streamed: stream.end() };
-        }
-        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
-    }
-    #networkError(op, error) {
-        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-        const unreached = !this.#answered && isUnreachable(error);
-        const check = unreached
-            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
-            : '';
-        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
-    }
-}
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-function answerOf(op, { response, text, streamed }) {
+function answerOf(op, { response, text, streamed }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
     const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''));
     if (streamed && 'problem' in streamed)
         throw unexpected(streamed.problem);
     const parsed = streamed ? streamed.value : parseJson(text);
-    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+    if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
         const problem = op.answer?.(parsed, '');
         if (problem)
             throw unexpected(problem);
@@ -58167,28 +57980,48 @@ function answerOf(op, { response, text, streamed }) {
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...(serviceBody
-            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
-            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
+        ...explained(explain, serviceBody
+            ? refusalConcern(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+function explained(explain, found) {
+    if (!found || !('about' in found))
+        return found ?? {};
+    return { concern: found, ...explain(found) };
+}
+/** The service's codes for a token it refuses (400, 401, 403): the token's fault, or the game's. */
+const TOKEN_REFUSALS = new Set([
+    'TOKEN_INVALID',
+    'API_UNAUTHORIZED',
+    'CLAIMS_ENTITLEMENT_EXPIRED',
+    'API_FORBIDDEN',
+]);
+/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
+function refusalConcern(op, status, code) {
+    if (status === 500 && code === 'ERROR')
+        return { about: 'unknown-id', operation: op.name };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is the base URL's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { about: 'base-url', problem: 'no-route' };
+    if ((status === 400 || status === 401 || status === 403) && TOKEN_REFUSALS.has(code))
+        return { about: 'token', code };
+    return undefined;
 }
 /**
  * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
- * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
- * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ * the base URL most likely reaches another server (a web site, a proxy's page, the wrong path). A
+ * gateway's page for a 5xx or a 429 is an outage in front of the right server: named, not blamed.
  */
-function foreignAnswerHint(status, contentType) {
+function foreignAnswer(status, contentType) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'application/json' && status === 200)
         return {};
     const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
-    return {
-        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
-            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: ['api-url'],
-    };
+    return { about: 'base-url', problem: 'foreign', what };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -58212,11 +58045,17 @@ async function readBody(body, contentLength, operation, limit, onChunk) {
         onChunk(chunk);
     }
 }
-/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
-async function readText(body, contentLength, operation, limit) {
+/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+async function readAnswer(op, response, limit) {
+    const length = header(response.headers, 'content-length');
+    if (op.stream && response.statusCode === 200) {
+        const stream = op.stream();
+        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+        return { text: '', streamed: stream.end() };
+    }
     const chunks = [];
-    await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk));
-    return new TextDecoder().decode(Buffer.concat(chunks));
+    await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk));
+    return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined };
 }
 function parseJson(text) {
     try {
@@ -58267,11 +58106,237 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+
+
+
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+const FIRST_CONTACT_RETRIES = 2;
+const FIRST_CONTACT_MS = 5_000;
+const seg = encodeURIComponent;
+const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
+const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
+class ServiceClient {
+    #options;
+    #base;
+    #retry;
+    #timeouts;
+    #explain;
+    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    #answered = false;
+    constructor(options) {
+        this.#options = options;
+        this.#base = options.baseUrl.replace(/\/+$/, '');
+        this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+        this.#explain = options.explain ?? (() => undefined);
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
+    }
+    listServers(gameId, environmentId, query = {}) {
+        const params = new URLSearchParams();
+        if (query.tags)
+            params.set('tags_json', JSON.stringify(query.tags));
+        if (query.includeDestroyed !== undefined)
+            params.set('include_destroyed', String(query.includeDestroyed));
+        if (query.cursor)
+            params.set('cursor', query.cursor);
+        const qs = params.size ? `?${params.toString()}` : '';
+        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+    }
+    getNamespaceLobby(gameId, namespaceId, lobbyId) {
+        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+    }
+    validateMatchmakerConfig(gameId, namespaceId, config) {
+        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+    }
+    listCustomAvatars(gameId) {
+        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+    }
+    createNamespace(gameId, body) {
+        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+    }
+    validateGroup(displayName) {
+        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+    }
+    async addNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
+            domain,
+        });
+    }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+    }
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+            auth_type: authType,
+        });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+    }
+    getVersion(gameId, versionId) {
+        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+    }
+    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
+    validateVersion(gameId, body) {
+        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+    }
+    /** A display name no version of the game has yet. */
+    reserveVersionName(gameId) {
+        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+    }
+    createVersion(gameId, body) {
+        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+    }
+    /** Publishes a version to a namespace: what the namespace serves from then on. */
+    async setNamespaceVersion(gameId, namespaceId, versionId) {
+        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+            version_id: versionId,
+        });
+    }
+    /** What was published to the namespace, newest first (creating a namespace records nothing). */
+    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
+        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
+    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+    createCdnSite(gameId, body) {
+        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+    }
+    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
+    async completeUpload(uploadId) {
+        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+    }
+    #call(op, method, path, body) {
+        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        let firstContact;
+        const retry = (error, now) => {
+            if (this.#answered || !isConnectFailure(error))
+                return classify(op, error, now);
+            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+            firstContact ??= { retries: 0, started: this.#retry.now() };
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+                firstContact.retries < FIRST_CONTACT_RETRIES &&
+                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+                shouldRetry(op, error);
+            if (again)
+                firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
+            return again;
+        };
+        return withRetries(op.name, async () => {
+            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return {
+                response,
+                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+            };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
+        const headers = {
+            authorization: `Bearer ${this.#options.token}`,
+            accept: 'application/json',
+            'user-agent': USER_AGENT,
+        };
+        if (payload) {
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(payload.length);
+        }
+        return headers;
+    }
+    #networkError(op, error) {
+        // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
+        const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
+        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})`, { cause: error, ...(concern && { concern, ...this.#explain(concern) }) });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
 // pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
 
 
 
@@ -58283,9 +58348,6 @@ class RunDeadlineError extends Error {
         super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
         this.deadlineMs = deadlineMs;
     }
-}
-function isRunDeadline(error) {
-    return error instanceof RunDeadlineError;
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
@@ -58302,6 +58364,7 @@ function openTransferRun(inputs, face, name) {
         deadlineMs: face.deadlineMs,
         name,
         clock: face.clock,
+        explain: face.explain,
     });
 }
 function openRun(options) {
@@ -58350,6 +58413,7 @@ function openRun(options) {
                 retry,
                 timeouts,
                 signal,
+                explain: options.explain,
             }));
         },
         retry,
@@ -58368,11 +58432,110 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
+;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
+
+const unknownId = (...inputs) => ({
+    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
+    inputs,
+});
+/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+const INTERNAL_ERROR_HINTS = {
+    'servers.list': {
+        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
+        inputs: ['environment-id'],
+    },
+    'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
+    'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
+    'games.avatars.listGameCustomAvatars': unknownId('game-id'),
+    'games.namespaces.createGameNamespace': unknownId('version-id'),
+    'groups.validate': {
+        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
+        inputs: ['group-display-name'],
+    },
+    'games.namespaces.addNamespaceDomain': {
+        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
+        inputs: ['namespace-id', 'namespace', 'domain'],
+    },
+    'games.cdn.createGameCdnSite': {
+        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
+        inputs: ['site-name', 'files'],
+    },
+    'games.getGameById': unknownId('game-id'),
+    'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
+    'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
+    'cloud.games.namespaces.updateNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
+    'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'games.versions.getGameVersionById': unknownId('version-id'),
+    'games.versions.validateGameVersion': {
+        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
+        inputs: ['version-id', 'headers'],
+    },
+    'games.versions.reserveVersionName': unknownId('game-id'),
+    'games.versions.createGameVersion': {
+        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
+        inputs: ['headers', 'version-id'],
+    },
+    'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
+    'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
+    'cloud.bootstrap': {
+        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
+        inputs: ['cdn-domain'],
+    },
+    'uploads.complete': {
+        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
+        inputs: ['path'],
+    },
+};
+/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
+const TOKEN_HINTS = {
+    TOKEN_INVALID: {
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_UNAUTHORIZED: {
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
+        inputs: ['token'],
+    },
+    CLAIMS_ENTITLEMENT_EXPIRED: {
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_FORBIDDEN: {
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
+        inputs: ['game-id', 'token'],
+    },
+};
+function baseUrlHint(concern) {
+    const url = input_naming_inputName('api-url');
+    switch (concern.problem) {
+        case 'unreached':
+            return `nothing at ${url} has answered in this run; check ${url} (its host and port)`;
+        case 'no-route':
+            return (`The service has no such route: ${url} has a path it should not have (every call adds /cloud/...). ` +
+                `Check ${url}: the base URL of the service's API, such as https://api.example.com`);
+        case 'foreign':
+            return (`The answer is not the service's (${concern.what}): ${url} reaches another server. ` +
+                `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
+    }
+}
+/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+function explainServiceFailure(concern) {
+    if (concern.about === 'base-url')
+        return { hint: baseUrlHint(concern), inputs: ['api-url'] };
+    const known = concern.about === 'token'
+        ? Object.hasOwn(TOKEN_HINTS, concern.code) && TOKEN_HINTS[concern.code]
+        : INTERNAL_ERROR_HINTS[concern.operation];
+    return known ? { hint: known.hint(), inputs: known.inputs } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
 // operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
 // bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+
 
 
 /**
@@ -58410,6 +58573,7 @@ async function runOperation(operation, inputs, options) {
         dispatcher: options.dispatcher,
         retry: options.retry,
         clock: options.clock,
+        explain: explainServiceFailure,
     });
     const journal = [];
     try {
@@ -58496,14 +58660,12 @@ function errorCode(error) {
 function print(io, outputs, report, failure) {
     io.logger.close();
     if (io.json) {
-        const document = failure === undefined ? outputs : { ...outputs, error: errorJson(failure) };
+        const error = failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } };
+        const document = { ...outputs, ...error };
         write('stdout', inertJson(document, 2) + '\n');
     }
     else if (report)
         write('stdout', '\n' + renderText(report));
-}
-function errorJson(error) {
-    return { code: errorCode(error), message: errorMessage(error) };
 }
 /** The error on standard error, each problem of a validation first. */
 function reportError(logger, error) {
@@ -58563,6 +58725,19 @@ function flagReader(flags) {
 function missingToken() {
     return new errors_UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${table_Input.Token})`);
 }
+/** `body`, which Ctrl-C cancels; `stopped` throws its failure or makes it the outcome of a run that did something. */
+async function cancellable(io, body, stopped) {
+    const cancellation = cancelOnCtrlC(io);
+    try {
+        return await body(cancellation.signal);
+    }
+    catch (error) {
+        return stopped(error);
+    }
+    finally {
+        cancellation.dispose();
+    }
+}
 /** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
 function cancelOnCtrlC(io) {
     const cancellation = cancelOnSignals(cancelSignals(), () => {
@@ -58574,8 +58749,8 @@ function cancelOnCtrlC(io) {
     return cancellation;
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(1421);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -58583,7 +58758,6 @@ var mime_types = __nccwpck_require__(4096);
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
 
-/** A file's own metadata, a link's and not its target's. */
 function lstatFile(path) {
     return new Promise((resolve, reject) => {
         (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
@@ -58592,7 +58766,6 @@ function lstatFile(path) {
 const openFile = (path, flags) => new Promise((resolve, reject) => {
     (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
-/** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
         (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
@@ -58603,24 +58776,16 @@ function closeFile(fd) {
         (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
-/**
- * Closes a file that was only read, at once and on this thread: such a close is fast, where an
- * asynchronous one costs a round trip through the thread pool per file that nothing needs to wait
- * for. Its error is ignored (a file only read has nothing left to lose).
- */
+/** A file only read: closed on this thread, no round trip through the pool; its error is ignored. */
 function closeNow(fd) {
     try {
         (0,external_node_fs_.closeSync)(fd);
     }
     catch {
-        // Nothing to do: the descriptor is gone either way.
+        // The descriptor is gone either way.
     }
 }
-/**
- * How many more files this process may open: its open-files limit (the soft one, `ulimit -n`) less
- * the descriptors it holds. Node has no getrlimit: Linux says both in /proc; elsewhere (macOS,
- * Windows) it is unknown, and a full table is waited out as the upload goes (see outcome.ts).
- */
+/** `ulimit -n` less the descriptors held; Node has no getrlimit, so only Linux's /proc tells. */
 function descriptorsFree() {
     try {
         const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
@@ -58632,15 +58797,11 @@ function descriptorsFree() {
         return undefined;
     }
 }
-/** What one PUT holds open: its file and its connection's socket. */
+/** A PUT's file and socket. */
 const DESCRIPTORS_PER_PUT = 2;
-/** Left for everything else: the API's connections, the readers hashing files sent in parts, the runtime's own. */
+/** The API's connections, the readers of files in parts, the runtime's own. */
 const DESCRIPTORS_SPARED = 16;
-/**
- * The uploads at a time that `free` descriptors allow (undefined: unknown, `wanted` as it is), at
- * least one: so that a low open-files limit is lived within from the start, not found out by EMFILE
- * once the site exists.
- */
+/** A low open-files limit is lived within from the start, not found out by EMFILE. */
 function uploadsWithin(wanted, free) {
     if (free === undefined)
         return wanted;
@@ -58648,38 +58809,20 @@ function uploadsWithin(wanted, free) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/platform.ts
-// What the operating system offers the file reads, in one place, so that a test on Linux can take
-// the path a platform without it takes.
 
-/**
- * The open flag that refuses a link in a path's last component (Linux, macOS), or 0 where the system
- * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
- * opened file's device and inode with it (see openWithoutFollowing in files.ts).
- */
+/** 0 on Windows: there the path is lstat'ed before the open (openWithoutFollowing in files.ts). */
 const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
-/**
- * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
- * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
- * FIFO put in its place opens at once, and its fstat tells it is no file).
- */
+/** Never through a link (ELOOP), never waiting for a writer (O_NONBLOCK: a FIFO opens at once). */
 function readFlags(noFollow = NO_FOLLOW) {
     return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 }
-/**
- * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
- * fewer uploads at once would help (the upload), not for the scan. Windows has no ulimit; macOS's
- * shell limit is raised with ulimit -n up to launchd's (launchctl limit maxfiles).
- */
-function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = false) {
-    const orFewer = lowerConcurrency ? ', or lower concurrency' : '';
-    if (platform === 'win32') {
-        return lowerConcurrency
-            ? 'lower concurrency (Windows has no ulimit)'
-            : 'close the programs holding many files open (Windows has no ulimit)';
-    }
+/** What to do when out of file descriptors: the upload already lowers its concurrency itself. */
+function descriptorLimitRemedy(platform = process.platform) {
+    if (platform === 'win32')
+        return 'close the programs holding many files open (Windows has no ulimit)';
     if (platform === 'darwin')
-        return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
-    return `raise the limit (ulimit -n)${orFewer}`;
+        return 'raise the limit (ulimit -n, up to launchctl limit maxfiles)';
+    return 'raise the limit (ulimit -n)';
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/files.ts
@@ -58693,11 +58836,7 @@ function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = f
 
 
 const HASH_BUFFER = 256 * 1024;
-/**
- * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
- * a buffer taken from a small free list (one per file running): no garbage and no pending promise
- * per file, so memory stays flat whatever the file count and size.
- */
+/** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 async function hashArtifacts(files, workers = 8, openWith) {
     const digests = new Array(files.length);
     const free = [];
@@ -58716,7 +58855,6 @@ async function hashArtifacts(files, workers = 8, openWith) {
     });
     return digests;
 }
-/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
 function buildManifest(files, sha256) {
     const sorted = files
         .map((file, i) => ({ ...file, sha256: sha256[i] }))
@@ -58735,7 +58873,6 @@ function buildManifest(files, sha256) {
         digest: `sha256:${digest.digest('hex')}`,
     };
 }
-/** The file descriptors `createGameCdnSite` takes. */
 function files_fileDescriptors(files) {
     return files.map((f) => ({
         path: f.path,
@@ -58743,11 +58880,7 @@ function files_fileDescriptors(files) {
         ...(f.contentType ? { content_type: f.contentType } : {}),
     }));
 }
-/**
- * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
- * written a batch of lines at a time: one string of the whole and the objects to make it were the
- * peak of a big site's deploy.
- */
+/** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 async function writeManifest(manifest, file) {
     const handle = await (0,promises_.open)(file, 'w');
     try {
@@ -58779,10 +58912,8 @@ function contentTypeOf(file) {
     return contentTypes.get(extension);
 }
 /**
- * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
- * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
- * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
- * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
+ * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
+ * waited for: a read-only descriptor has nothing to flush.
  */
 async function statOpened(file, openWith, noFollow) {
     if (noFollow === 0) {
@@ -58798,11 +58929,7 @@ async function statOpened(file, openWith, noFollow) {
         closeFile(fd).catch(() => { });
     }
 }
-/**
- * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
- * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
- * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
- */
+/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
 async function openWithoutFollowing(file, openWith) {
     const seen = await lstatFile(file);
     if (seen.isSymbolicLink())
@@ -58820,7 +58947,7 @@ const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its pa
     syscall: 'open',
     path: file,
 });
-/** statOpened on a local file system: open, fstat and close without the thread pool. */
+/** statOpened without the thread pool, on a local file system. */
 function statOpenedSync(file, noFollow) {
     const fd = (0,external_node_fs_.openSync)(file, readFlags(noFollow));
     try {
@@ -58830,7 +58957,6 @@ function statOpenedSync(file, noFollow) {
         (0,external_node_fs_.closeSync)(fd);
     }
 }
-/** Why a file could not be opened, in words, with its code. */
 function openFailure(error) {
     const code = error.code;
     switch (code) {
@@ -58849,15 +58975,12 @@ function openFailure(error) {
     const message = error instanceof Error ? error.message : String(error);
     return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
-/** Is `stats` (an fstat or lstat) the very file the scan opened? */
 function isScannedFile(file, stats) {
     return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
 }
 /**
- * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
- * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
- * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
- * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
+ * Opens only the file the scan opened (same device and inode), never a link put at its path since;
+ * else fails naming it. EMFILE and ENFILE are thrown as they are, for the caller to wait and retry.
  */
 async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     const fd = await openAtScannedPath(file, openWith, noFollow);
@@ -58870,12 +58993,7 @@ async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     }
     return fd;
 }
-/**
- * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
- * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
- * followed, and the identity check refuses the file it leads to (not the scanned one).
- */
+/** openScanned without its fstat: for a reader that checks identity (assertScannedFile) after its read. */
 async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
     try {
         if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
@@ -58895,7 +59013,6 @@ async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
         throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
     }
 }
-/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
 function assertScannedFile(file, stats) {
     if (!isScannedFile(file, stats)) {
         throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${files_kindOf(stats)})`} is at its path now`);
@@ -58910,12 +59027,7 @@ function files_kindOf(stats) {
         return 'a device';
     return 'not a regular file';
 }
-/**
- * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
- * A read that comes back short once the size found by the scan is reached is the end of the file:
- * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
- * end, so a file that grew is still seen to differ.
- */
+/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
 async function hashFile(file, buffer, openWith) {
     const expectedSize = file.size;
     const fd = await openScanned(file, openWith);
@@ -58937,17 +59049,12 @@ async function hashFile(file, buffer, openWith) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
 
 
 
 /**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
+ * `given`, else GET /cloud/bootstrap's `domains.cdn`: a domain (https), or with an API on http or a
+ * port of its own, an origin of that scheme and port. None named: no URL rather than a wrong one.
  */
 async function resolveCdnDomain(client, given, apiUrl, logger) {
     if (given)
@@ -59003,30 +59110,21 @@ async function pollUntil(check, options) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/site-record.ts
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+// The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
+// size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
+// user's build: the manifest and the outputs leave the record out.
 
 
 
 
 
-/** The record's path on the site (no leading slash, as the site's files are named). */
 const RECORD_PATH = '.well-known/gamehost.json';
 const RECORD_FORMAT = 1;
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
+/** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024;
 const ZERO_SHA256 = '0'.repeat(64);
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
+/** Every SHA-256 is 64 hex digits: recordSize knows the size before any file is hashed. */
 function recordText(files, digest, source) {
     const head = JSON.stringify({
         format: RECORD_FORMAT,
@@ -59039,15 +59137,10 @@ function recordText(files, digest, source) {
     const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
     return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
 function recordSize(files, source) {
     const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
 }
-/** The record of the manifest's build, as the file the site carries. */
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
     return {
@@ -59055,21 +59148,19 @@ function recordFile(manifest, source) {
         size: bytes.length,
         contentType: RECORD_CONTENT_TYPE,
         bytes,
-        sha256: (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex'),
+        sha256: (0,external_node_crypto_.hash)('sha256', bytes),
     };
 }
-/** What the site is created with for the record: its path, size and type. */
 function recordDescriptor(size) {
     return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
 }
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
 function checkRecordPathFree(files) {
     if (files.some((file) => file.path === RECORD_PATH)) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.Path)} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
             `or set ${input_naming_inputAssignment(table_Input.SiteRecord, 'false')}`);
     }
 }
-/** The record in `text`, or why it is not one. */
+/** The record, or why it is not one. */
 function parseRecord(text) {
     let value;
     try {
@@ -59110,10 +59201,10 @@ function parseRecord(text) {
     };
 }
 /**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
+ * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
  */
-function hostRequest(url, authorization) {
+function hostGet(url, urlPath, options, method = 'GET') {
     const target = new URL(url);
     const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
     const origin = local
@@ -59122,24 +59213,21 @@ function hostRequest(url, authorization) {
     const headers = { 'accept-encoding': 'identity' };
     if (local)
         headers.host = target.host;
-    if (authorization)
-        headers.authorization = authorization;
-    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+    if (options.authorization)
+        headers.authorization = options.authorization;
+    return (0,undici/* request */.Em)(`${origin}${target.pathname.replace(/\/$/, '')}${urlPath}`, {
+        dispatcher: options.dispatcher,
+        method,
+        headers,
+        signal: options.signal,
+        headersTimeout: options.stallMs,
+        bodyTimeout: options.stallMs,
+    });
 }
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
+/** The record the host serves, or why there is none: reading it never fails the deploy. */
 async function readServedRecord(url, options) {
-    const { origin, base, headers } = hostRequest(url);
     try {
-        const answer = await (0,undici/* request */.Em)(`${origin}${base}/${RECORD_PATH}`, {
-            dispatcher: options.dispatcher,
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
-        });
+        const answer = await hostGet(url, `/${RECORD_PATH}`, options);
         if (answer.statusCode !== 200) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
@@ -59158,7 +59246,7 @@ async function readServedRecord(url, options) {
             return { absent: `it is not a record: ${parsed}` };
         return {
             record: parsed,
-            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) },
         };
     }
     catch (error) {
@@ -59168,10 +59256,9 @@ async function readServedRecord(url, options) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/engines.ts
-// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
-// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
-// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
-// its build is served is planned in web-engine.ts from these marks.
+// The engines the deploy knows, in one table: what marks each one's web build, its files and their
+// compressed forms, which seen-live fetches and the size report always shows. A new engine is added
+// here (and its planner in web-engine.ts).
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
     { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
@@ -59183,17 +59270,13 @@ const ENGINE_FILES = [
     { ending: '.pck', engines: ['godot'], heavy: true },
     { ending: '.js', engines: ['godot'], heavy: false },
 ];
-/**
- * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
- * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
- */
+/** The Content-Encoding each suffix is served with; a `.unityweb` file's is told by its first bytes. */
 const COMPRESSIONS = [
     { suffix: '.br', encoding: 'br' },
     { suffix: '.gz', encoding: 'gzip' },
     { suffix: '.unityweb', encoding: 'first-bytes' },
 ];
 const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
-/** What marks a Unity WebGL build. */
 const UNITY = {
     title: 'Unity WebGL build',
     /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
@@ -59210,11 +59293,9 @@ const UNITY = {
     missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
 };
 /**
- * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
- * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
- * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
- * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
- * export ship an emscripten `<name>.worker.js`.
+ * `<name>.pck` (or `<name>.asyncpck/`) beside `<name>.wasm` and `<name>.js`. Godot 4.3+ write
+ * GODOT_THREADS_ENABLED into the HTML (export_plugin.cpp) and the isolation and service worker
+ * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 const GODOT = {
     title: 'Godot web export',
@@ -59229,16 +59310,15 @@ const GODOT = {
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
-/** Each engine's marks, by the name the `web-engine` input gives it. */
 const ENGINES = { unity: UNITY, godot: GODOT };
-/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+/** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
     return found
         ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
         : { inner: name };
 }
-/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+/** A `.unityweb` file is one whatever is inside. */
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
@@ -59246,21 +59326,17 @@ function engineFileOf(path) {
         return kind;
     return { ending: '.unityweb', engines: ['unity'], heavy: false };
 }
-/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+/** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
-/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+/** The size report always shows it: what a player downloads the most of. */
 const isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
-/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
 function unityPartOf(name) {
     const { inner } = compressionOf(name);
     return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
 }
-/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+/** The evidence when `web-engine` is unity. */
 const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
-/**
- * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
- * unity is named, a compressed part. No engine is recognised in a folder without one.
- */
+/** No engine is recognised in a folder without a file this says yes to. */
 function isBuildEvidence(path, unityNamed) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     return (name.endsWith(UNITY.loaderEnding) ||
@@ -59270,10 +59346,8 @@ function isBuildEvidence(path, unityNamed) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
+// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
 
 
 
@@ -59281,19 +59355,13 @@ function isBuildEvidence(path, unityNamed) {
 
 
 
-
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
 const PAGES_CHECKED = 3;
 const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
 const PAGE = /\.html?$/i;
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
+/** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
     const routes = serving?.routes ?? [];
     const probes = [];
@@ -59339,7 +59407,7 @@ function probeFor(file, urlPath, routes, compare) {
         probe.contentEncoding = encoding;
     return probe;
 }
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+/** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path, routes) {
     let chosen;
     for (const route of routes.slice(0, CDN_SERVED_MAX)) {
@@ -59348,7 +59416,6 @@ function encodingFor(path, routes) {
     }
     return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
 }
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
     const differs = (reason) => ({ urlPath, reason });
@@ -59363,26 +59430,17 @@ function compareServed(probe, served) {
     if (probe.compare === 'size' && served.bytes === undefined)
         return differs(`gave no Content-Length to compare with the build's ${file.path}`);
     const type = served.headers['content-type']?.split(';')[0]?.trim();
-    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-        return differs(type
-            ? `came with Content-Type ${type}, not ${probe.contentType}`
-            : `came without Content-Type ${probe.contentType}`);
-    }
-    const encoding = served.headers['content-encoding'];
-    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-        return differs(encoding
-            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-            : `came without Content-Encoding: ${probe.contentEncoding}`);
-    }
-    return undefined;
+    const header = (name, got, wanted, colon = '') => {
+        if (!wanted || got?.toLowerCase() === wanted.toLowerCase())
+            return undefined;
+        return differs(got ? `came with ${name} ${got}, not ${wanted}` : `came without ${name}${colon} ${wanted}`);
+    };
+    return (header('Content-Type', type, probe.contentType) ??
+        header('Content-Encoding', served.headers['content-encoding'], probe.contentEncoding, ':'));
 }
 const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${formatBytes(bytes)} (${bytes} bytes)`;
 const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
-/**
- * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
- * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
- * again (the host served the build's bytes for it, and a publish only moves forward).
- */
+/** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
 async function pollUntilLive(options) {
     const pending = [...options.probes];
     const check = async () => {
@@ -59401,23 +59459,12 @@ async function pollUntilLive(options) {
     });
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
+/** Bytes are taken as sent, to compare with the uploaded file's. */
 function hostFetcher(url, options) {
-    const { origin, base, headers } = hostRequest(url, options.authorization);
     return async (probe) => {
-        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        const path = probe.urlPath.split('/').map(encodeURIComponent).join('/');
         try {
-            const answer = await (0,undici/* request */.Em)(`${origin}${path}`, {
-                dispatcher: options.dispatcher,
-                method: probe.compare === 'size' ? 'HEAD' : 'GET',
-                headers,
-                signal: options.signal,
-                headersTimeout: options.stallMs,
-                bodyTimeout: options.stallMs,
-            });
+            const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
             if (probe.compare === 'size') {
                 await answer.body.dump();
@@ -59434,7 +59481,6 @@ function hostFetcher(url, options) {
             let bytes = 0;
             for await (const chunk of answer.body) {
                 bytes += chunk.length;
-                // More than the file: no need to read the rest.
                 if (bytes > probe.file.size)
                     break;
                 hash.update(chunk);
@@ -59454,7 +59500,6 @@ function flatHeaders(headers) {
     }
     return flat;
 }
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
 function unreachable(error, host) {
     const failure = networkFailure(error);
     const fetched = 'could not be fetched:';
@@ -59496,7 +59541,6 @@ function describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
 }
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 async function verifyLive(options) {
     const { url, settings, run, logger } = options;
     const probes = sampleProbes(options.files, options.serving);
@@ -59515,7 +59559,7 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
@@ -59523,7 +59567,6 @@ async function verifyLive(options) {
     }
     return seen;
 }
-/** The record fetched whole: it matches only when the host serves this very build. */
 function recordProbe(record) {
     const { path, size, sha256, contentType } = record;
     return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
@@ -59534,22 +59577,15 @@ function describeMismatch(url, mismatch) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
-// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
-// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
-// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
-// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
-// cancelled says so, and what the namespace serves.
+// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
+// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 
 
 
 
 
-/**
- * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
- * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
- * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
- */
+/** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
     const { run, logger, settings } = options;
@@ -59565,8 +59601,8 @@ async function publishAndSee(change, options) {
         return undefined;
     const { expected } = options;
     if (!settings.enabled || 'unknown' in expected) {
-        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
-        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        const why = settings.enabled && 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${why})`);
         return undefined;
     }
     const started = run.clock.now();
@@ -59602,10 +59638,7 @@ async function publishAndSee(change, options) {
     notLive(settings.onFailure, seen, published, nameId, logger);
     return seen;
 }
-/**
- * Polls the host's record until it is another than the one it served before the publish: the edge
- * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
- */
+/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
 async function seeRecordChange(url, before, options) {
     const { run, logger, settings } = options;
     const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -59642,10 +59675,9 @@ async function seeRecordChange(url, before, options) {
     return seen;
 }
 /**
- * What proves that a namespace serves a version the run did not build (promote, rollback), read before
- * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
- * the namespace itself when nothing changes), the files it names and its bytes; else the record the
- * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ * What proves a namespace serves a version the run did not build (promote, rollback), read before it
+ * is published: the record served where the version is (`servedAt`), else the record served now,
+ * which it must no longer serve.
  */
 async function expectedOfVersion(run, to) {
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -59669,9 +59701,6 @@ async function expectedOfVersion(run, to) {
         return unknown(`${to.url} served no record before (${before.absent})`);
     return { otherThan: { sha256: before.bytes.sha256 } };
 }
-// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
-// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
-/** The deploy published a build its namespace's host did not serve within the bound. */
 class NotLiveError extends Error {
     name = 'NotLiveError';
     verification;
@@ -59683,18 +59712,13 @@ class NotLiveError extends Error {
 function isNotLive(error) {
     return error instanceof NotLiveError;
 }
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
 function notLiveAccount(seen) {
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
 }
-/**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
- */
+/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
         return await putBack(client, gameId, namespaceId, published, logger);
@@ -59716,10 +59740,7 @@ async function putBack(client, gameId, namespaceId, published, logger) {
     logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
     return previous;
 }
-/**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
- */
+/** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = notLiveAccount(seen);
     const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
@@ -59746,20 +59767,16 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
+// A CDN site is served only once a version whose config names it is published to a namespace.
 
 
 
 
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 /**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
+ * The base config with the new site and `routes` (none keeps the base's). The service answers the
+ * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
+ * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
  */
 function deployConfig(base, siteId, routes) {
     const { matchmaker, cdn, ...rest } = structuredClone(base);
@@ -59774,31 +59791,27 @@ function deployConfig(base, siteId, routes) {
     return config;
 }
 /**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
+ * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (the emulator).
  */
 function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
     const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
     const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
     return `${origin.protocol}//${host}.${origin.host}/`;
 }
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
 async function readVersion(client, gameId, versionId) {
     try {
         return (await client.getVersion(gameId, versionId)).version;
     }
     catch (error) {
         if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
+            const message = `${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
+            throw new ServiceStateError(message, { cause: error });
         }
         throw error;
     }
 }
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+/** The newest create_ts; the last listed on a tie. */
 function latestVersion(versions) {
     let latest;
     for (const version of versions) {
@@ -59813,10 +59826,7 @@ async function versionName(client, gameId, wanted, versions) {
         return wanted;
     return (await client.reserveVersionName(gameId)).version_display_name;
 }
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
+/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 async function validateDeployVersion(client, gameId, displayName, base, routes) {
     const { errors } = await client.validateVersion(gameId, {
         display_name: displayName,
@@ -59825,7 +59835,7 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
     if (errors.length)
         throw versionError(errors);
 }
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+/** A name taken meanwhile by another run is replaced by a reserved one, once. */
 async function createVersion(client, gameId, displayName, config, logger) {
     try {
         const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
@@ -59848,10 +59858,7 @@ function versionError(errors) {
 function isBytesFile(file) {
     return 'bytes' in file;
 }
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
+/** Checks that the requests of each file cover each of its bytes exactly once. */
 function planUpload(files, requests) {
     const byPath = new Map(files.map((f, i) => [f.path, i]));
     const partCount = files.map(() => 0);
@@ -59869,7 +59876,6 @@ function planUpload(files, requests) {
         }
         parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
     }
-    // A file in one request (every file of a CDN site) is checked without a list of its own.
     const inParts = new Map();
     for (const part of parts) {
         const count = partCount[part.fileIndex];
@@ -59894,11 +59900,7 @@ function planUpload(files, requests) {
         checkRanges(files[f], list, requests);
     return { parts, partCount, inParts };
 }
-/**
- * A file's ranges, in order of offset, must follow one another from its first byte to its last:
- * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
- * with bytes that are not the file's.
- */
+/** Ranges that merely add up to the size may overlap and leave a gap. */
 function checkRanges(file, list, requests) {
     list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
     const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
@@ -59921,7 +59923,7 @@ function checkRanges(file, list, requests) {
             `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
     }
 }
-/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+/** Never by URL. */
 function describePart(part) {
     return part.of === 1
         ? `Upload of ${part.file.path}`
@@ -59930,66 +59932,41 @@ function describePart(part) {
 
 ;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
 
-/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+/** PUTs in flight at the start: the default concurrency, the fastest in the benchmark (BENCHMARKS.md). */
 const SLOW_START = DEFAULT_CONCURRENCY;
-/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
+/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower). */
 const FLOOR = 4;
-/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
+/** The fewest finished PUTs a round counts. */
 const MIN_ROUND = 16;
 /**
- * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
- * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
- * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
- * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
- * floor.
+ * Adaptive concurrency for the PUTs, as TCP does with its window, in rounds of as many finished PUTs
+ * as were allowed when the round began (MIN_ROUND at least); at most one cut a round. Slow start adds
+ * one per PUT stored until the ceiling or overload (503, 429, a dropped connection).
  *
- * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
- * that is stored, which doubles the number each round, until the ceiling or the first sign of
- * overload.
- *
- * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
- * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
- * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
- * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
- * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
- * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
- * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
- * share of requests whatever the rate): the limit goes back to where it was and that share is
- * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
- * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
- * falls again with the shares of later rounds that are lower.
- *
- * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
- * once instead (`overloaded`), ending the slow start, at most once per round too.
- *
- * A refused PUT or a stored one that was started before the last cut or restore says nothing about
- * the new limit (it was sent at the old one), so it is not counted.
+ * A round refusing more than the `tolerated` share (with a margin for chance) halves the limit, and
+ * the next round tests the cut: if the share stored did not grow by half, the refusals are not our
+ * load (a flaky network), so the limit is restored and that share tolerated from then on; random
+ * errors never grind an upload down to one PUT. Else the cut stays and the limit grows by an eighth
+ * each clean round. `overloaded` (out of descriptors) halves at once. PUTs started before the last
+ * cut or restore (another epoch) are not counted.
  */
 class AdaptiveConcurrency {
     max;
     floor;
     #current;
-    /** Bumped by each cut and restore: PUTs started before it are not counted. */
     #epoch = 0;
-    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
     #finished = 0;
     #refused = 0;
     #kinds = new Set();
-    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
     #roundSize;
     #slowStart = true;
     /** The limit changed in this round: no other cut until it ends. */
     #fresh = false;
-    /** The share of PUTs the store refuses whatever our load, as far as we know. */
     #tolerated = 0;
-    /** The cut under test: the limit before it and what its round saw. */
+    /** The cut under test. */
     #trial;
     #onChange;
-    /**
-     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
-     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
-     */
+    /** `onChange` hears each new limit, with a line for the log when it is news. */
     constructor(max, onChange = () => { }, start = SLOW_START) {
         this.max = Math.max(1, Math.floor(max));
         this.floor = Math.min(FLOOR, this.max);
@@ -60000,11 +59977,9 @@ class AdaptiveConcurrency {
     get current() {
         return this.#current;
     }
-    /** Finished PUTs (of the current epoch) that end the current round. */
     get roundSize() {
         return this.#roundSize;
     }
-    /** The share of PUTs refused that is taken for the store's own, not overload. */
     get tolerated() {
         return this.#tolerated;
     }
@@ -60012,22 +59987,17 @@ class AdaptiveConcurrency {
     started() {
         return this.#epoch;
     }
-    /** A PUT started at `epoch` was stored. */
     succeeded(epoch) {
         if (epoch !== this.#epoch)
             return;
         this.#finished++;
-        // Slow start: one more per PUT stored, unless this round is already refused too much.
         if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
             this.#current++;
             this.#onChange(this.#current, undefined);
         }
         this.#endRound();
     }
-    /**
-     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
-     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
-     */
+    /** `kind` names it for the log (`503`, `429`, `connection lost`). */
     refused(epoch, kind) {
         if (epoch !== this.#epoch)
             return;
@@ -60036,11 +60006,7 @@ class AdaptiveConcurrency {
         this.#kinds.add(kind);
         this.#endRound();
     }
-    /**
-     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
-     * already changed in this round (or the PUT started before that). Returns true when this lowered
-     * the limit; the caller says so in the log.
-     */
+    /** A sure sign of overload: true when this lowered the limit. */
     overloaded(epoch) {
         if (epoch !== this.#epoch || this.#fresh)
             return false;
@@ -60052,11 +60018,9 @@ class AdaptiveConcurrency {
         this.#change(lower, undefined);
         return true;
     }
-    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
     #mayGrow() {
         return !this.#tooMany() && 2 * this.#refused <= this.#finished;
     }
-    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
     #tooMany() {
         const n = this.#finished;
         const t = this.#tolerated;
@@ -60108,7 +60072,6 @@ class AdaptiveConcurrency {
         }
         this.#roundSize = Math.max(MIN_ROUND, this.#current);
     }
-    /** A cut or a restore: a new epoch, and a round of the new limit. */
     #change(limit, note) {
         this.#epoch++;
         this.#fresh = true;
@@ -60126,20 +60089,17 @@ function percent(share) {
 
 ;// CONCATENATED MODULE: ./src/deploy/progress.ts
 
-/** How often an upload's progress is printed when its face asks for no other interval. */
 const PROGRESS_INTERVAL_MS = 5_000;
-/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
 function createProgress(options) {
     const started = options.now();
-    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+    // Only files sent in several parts.
     const partsLeft = new Map();
     let bytes = 0;
     let filesDone = 0;
     const line = () => {
         const seconds = Math.max((options.now() - started) / 1000, 0.001);
         const rate = bytes / seconds;
-        // The later of two estimates: by bytes, and by files (many small files are slow by their round
-        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        // By bytes and by files: many small files are slow by their round trips, not their bytes.
         const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
         const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
         const eta = Math.max(byBytes, byFiles);
@@ -60422,12 +60382,10 @@ function validateConcurrency(concurrency) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
-// The one place the upload's integrity is kept: the SHA-256 of every file published, and the MD5 the
-// store's ETag is checked against, come from the bytes as they were sent. A file sent in one PUT is
-// hashed from that PUT's bytes. A file sent in parts is read once more after its last part is stored,
-// and each part's bytes as sent must be that read's: its SHA-256 is then the one of the bytes sent. A
-// file hashed before the upload (digest first) must have been sent as it was hashed. Any difference,
-// same size and time included, fails the upload naming the file, before it is completed.
+// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
+// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// is stored, and each part as sent must hash as that read's range. A file hashed before the upload
+// must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 
 
 
@@ -60437,7 +60395,6 @@ function validateConcurrency(concurrency) {
 function digestsOf(bytes) {
     return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
 }
-/** The digests of a streamed part, fed each chunk as it is sent. */
 class SentHash {
     #md5 = (0,external_node_crypto_.createHash)('md5');
     #sha256 = (0,external_node_crypto_.createHash)('sha256');
@@ -60452,14 +60409,12 @@ class SentHash {
         return this.#digests;
     }
 }
-/** What the upload proved of each file, from the parts stored. */
 class Integrity {
-    /** The SHA-256 of each file, by its index, once proved. */
     digests;
     #options;
-    /** The SHA-256 of each stored part of a file sent in parts, by its request's index. */
+    /** By request index. */
     #sent = [];
-    /** The parts of each file not stored yet, by the file's index. */
+    /** Parts not stored yet, by file index. */
     #left;
     #checks = [];
     #limit = pLimit(2);
@@ -60468,10 +60423,6 @@ class Integrity {
         this.digests = new Array(options.files.length);
         this.#left = [...options.plan.partCount];
     }
-    /**
-     * The part was stored with these bytes: a file in one part has its digest now (throws naming it
-     * when it was hashed first, otherwise); a file in parts is read again once its last part is stored.
-     */
     stored(part, sent) {
         const f = part.fileIndex;
         if (part.of === 1)
@@ -60483,7 +60434,6 @@ class Integrity {
         check.catch((error) => this.#options.failed(error));
         this.#checks.push(check);
     }
-    /** Once every part is stored: the SHA-256 of each file (rejects naming a file that changed). */
     async finish() {
         await Promise.all(this.#checks);
         await this.#checkUnrequested();
@@ -60496,7 +60446,6 @@ class Integrity {
         }
         this.digests[f] = sha256;
     }
-    /** Reads the file in order: each part's range must hash as its bytes sent did; the whole gives its SHA-256. */
     async #checkParts(f) {
         const { files, plan, requests } = this.#options;
         const file = files[f];
@@ -60528,10 +60477,7 @@ class Integrity {
         closeRanges(file.size);
         this.#prove(f, whole.digest('hex'));
     }
-    /**
-     * A file no request asked for (an empty one: planUpload checked that requests cover every byte)
-     * is checked to be the file the scan found, as it was, and given the SHA-256 of no bytes.
-     */
+    /** A file no request asked for is empty (planUpload checked): checked as scanned. */
     async #checkUnrequested() {
         const { files, plan } = this.#options;
         for (const [f, count] of plan.partCount.entries()) {
@@ -60551,7 +60497,6 @@ class Integrity {
         }
     }
 }
-/** Each chunk of the file's bytes in order, with its offset; the file checked unchanged once read. */
 async function readInOrder(file, openWith, chunk) {
     if (isBytesFile(file))
         return chunk(file.bytes, 0);
@@ -60577,12 +60522,7 @@ function changed(file, why) {
 function shrank(file) {
     return changed(file, 'it is shorter than when it was scanned');
 }
-/**
- * A file read for the upload is as the scan found it, checked through the descriptor it was read
- * from once read. fstat on a descriptor held open reads an inode the kernel already has (NFS too: the
- * open revalidated it), so it is made synchronously rather than as a round trip through the thread
- * pool. A change of its bytes alone is caught by the digests above.
- */
+/** Given a synchronous fstat of the descriptor read; a change of the bytes alone is the digests' to catch. */
 function assertUnchanged(file, now) {
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
         throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`);
@@ -60607,14 +60547,9 @@ class PartUploadError extends Error {
         this.retryable = retryable;
     }
 }
-/**
- * Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. The
- * part gives up only after this many in a row with no part of the upload stored meanwhile (about 11 s
- * in which no descriptor came back): while the upload moves, a full table is waited out.
- */
+/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
 const DESCRIPTOR_WAITS = 10;
 const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
-/** The decision table: what to do after an attempt came to `outcome`. */
 function decide(outcome, state, policy) {
     switch (outcome.kind) {
         case 'stored':
@@ -60642,12 +60577,7 @@ function decide(outcome, state, policy) {
             return { kind: 'stop', error: outcome.error };
     }
 }
-/**
- * A retry after a backoff, unless the retries are spent or the next would start past maxElapsedMs.
- * A part refused while the store stored other PUTs waits a first retry's wait: only a refusal with
- * nothing stored meanwhile (a store down) waits as its failures so far make it; the load is the
- * adaptive concurrency's to shed.
- */
+/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
 function retryOrStop(failure, state, policy, overload) {
     const attempts = state.retries + 1;
     const giveUp = (gaveUp) => ({
@@ -60668,12 +60598,8 @@ function retryOrStop(failure, state, policy, overload) {
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
 /**
- * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
- * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
- * the upload learns as it goes (the tail rule starts once the last item has been taken).
- *
- * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
- * left to end (`whenIdle`).
+ * A task per item, at most `concurrency` at a time; an item is taken only when a place is free. The
+ * first failure rejects `run`; running tasks are left to end (`whenIdle`).
  */
 class Scheduler {
     #concurrency;
@@ -60690,12 +60616,10 @@ class Scheduler {
     get concurrency() {
         return this.#concurrency;
     }
-    /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
     set concurrency(limit) {
         this.#concurrency = Math.max(1, limit);
         this.#feed();
     }
-    /** Tasks started and not yet ended. */
     get running() {
         return this.#unfinished;
     }
@@ -60707,7 +60631,6 @@ class Scheduler {
             this.#feed();
         });
     }
-    /** Resolves once no task is running. */
     whenIdle() {
         if (this.#unfinished === 0)
             return Promise.resolve();
@@ -60759,21 +60682,17 @@ class Scheduler {
 
 
 const READ_BUFFER = 256 * 1024;
-/** Read buffers per streamed part, used in turn (see ChunkReader). */
 const RING = 3;
-/** Parts up to this size are read whole; larger ones are streamed. */
 const SMALL_PART = 1024 * 1024;
-/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
 const REUSED_BUFFER = 64 * 1024;
-/** The body of bytes offset..offset+length of the part's file. */
 async function openBody(part, offset, length, openWith, buffers) {
     const { file } = part;
     if (isBytesFile(file))
         return bytesBody(file.bytes.subarray(offset, offset + length));
     if (length > SMALL_PART)
         return new ChunkReader(await openScanned(file, openWith), file, offset, length);
-    // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
-    // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+    // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
+    // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
     const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
     const body = bytesBody(await readRange(file, offset, length, reused, openWith));
     // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
@@ -60786,10 +60705,7 @@ async function openBody(part, offset, length, openWith, buffers) {
     };
     return body;
 }
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
- */
+/** Never more buffers than PUTs in flight, none larger than REUSED_BUFFER. */
 function reusableBuffer(buffers, length) {
     const buffer = buffers.pop();
     if (buffer && buffer.length >= length)
@@ -60805,12 +60721,7 @@ function bytesBody(bytes) {
         end: async () => { },
     };
 }
-/**
- * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
- * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
- * before any of them is sent. A read that fails on something that is no longer the file fails naming
- * it as replaced.
- */
+/** One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent. */
 async function readRange(file, offset, length, into, openWith) {
     const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     const fd = await openAtScannedPath(file, openWith);
@@ -60837,14 +60748,9 @@ async function readRange(file, offset, length, into, openWith) {
     }
 }
 /**
- * A streamed part: its bytes in chunks of up to READ_BUFFER, each hashed as undici writes it, read into
- * RING buffers used in turn instead of a new buffer per read, as a read stream makes (the mixed site
- * in 0.73x the time, BENCHMARKS.md). Safe because undici writes an iterable body chunk by chunk and
- * waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS:
- * less than a chunk): when the next chunk is asked for, the last full one was at least partly
- * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
- * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
- * The file was opened (openScanned) before the PUT, so no byte of another file is ever sent.
+ * A streamed part, each chunk hashed as undici writes it, read into RING buffers used in turn
+ * (BENCHMARKS.md). Safe because undici waits for 'drain' past its high-water mark (less than a
+ * chunk): when the next chunk is asked for, every chunk before the last has left the process.
  */
 class ChunkReader {
     body;
@@ -60852,7 +60758,6 @@ class ChunkReader {
     file;
     #hash = new SentHash();
     #started = false;
-    /** The file's fstat once every byte of the part was read. */
     #stats;
     constructor(fd, file, offset, length) {
         this.fd = fd;
@@ -60865,11 +60770,7 @@ class ChunkReader {
     digests() {
         return this.#hash.digests();
     }
-    /**
-     * A reader undici started closes its file in its own `finally` (return() waits for a read in
-     * progress to end first, so the descriptor is never closed under it); one it never started is
-     * closed here.
-     */
+    /** A started reader closes its file in its own `finally` (after a read in progress); else here. */
     async end(stored) {
         await this.body.return(undefined).catch(() => { });
         if (!this.#started) {
@@ -60893,8 +60794,7 @@ class ChunkReader {
                 if (bytesRead === 0)
                     throw shrank(this.file);
                 done += bytesRead;
-                // Checked after the last read, before its bytes go: the PUT may be answered before undici
-                // asks for the end of the chunks.
+                // Before the last bytes go: the PUT may be answered before undici asks for the end.
                 if (done === length)
                     this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
                 yield buffer.subarray(0, bytesRead);
@@ -60907,14 +60807,9 @@ class ChunkReader {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
-/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+/** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024;
-/**
- * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
- * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
- * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
- * aborted for.
- */
+/** undici's request() tells nothing of the bytes as written (onBodySent): the watchdog's progress, the bytes hashed. */
 function dispatchPut(request) {
     const { url } = request;
     // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
@@ -60939,13 +60834,8 @@ function dispatchPut(request) {
     });
 }
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
- *
- * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
- * ETag come with its headers, and its body is never read; an error's body is kept up to
- * ERROR_BODY_LIMIT and waited for stallMs after the headers at most (the watchdog: its bytes are no
- * progress), then taken as far as it came. The request stays in flight, its body drained, until it
- * ends or the watchdog or the upload's end aborts it; that abort is no failure.
+ * The answer is taken as soon as known: a 2xx with its headers (its body never read), an error's body
+ * up to ERROR_BODY_LIMIT or as far as it came. The request stays in flight until it ends or is aborted.
  */
 class PutHandler {
     slot = -1;
@@ -61039,7 +60929,6 @@ class PutHandler {
         this.chunks = undefined;
         this.resolve({ status: this.status, etag: this.etag, text });
     }
-    /** The request has ended: it leaves the PUTs in flight. */
     leave() {
         if (this.finished)
             return;
@@ -61049,41 +60938,30 @@ class PutHandler {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/watchdog.ts
-/** Why the watchdog aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
+/** Retried like a lost connection. */
 class StalledError extends Error {
     name = 'StalledError';
 }
-/** Why the watchdog aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+/** A straggler at the upload's end: sent again at once. */
 class TailStallError extends Error {
     name = 'TailStallError';
 }
 /**
- * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
- * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
- * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
- * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
- * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
- * holds the run.
+ * Once every part has started, a PUT quiet this long and 4 times the longest quiet seen is a
+ * straggler the upload waits for: sent again at once, once per part.
  */
 const TAIL_STALL_MS = 1_000;
 /**
- * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
- * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
- * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
+ * Swap-remove rather than a Set: V8 links each rehashed table of a Set to the next, so one promoted
+ * table keeps the later ones alive until a full collection (BENCHMARKS.md).
  */
 class InFlightPuts {
     #puts = [];
-    /**
-     * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
-     * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
-     */
+    /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
     get size() {
         return this.#puts.length;
     }
-    /** Progress of `put` now: its quiet time is measured against the longest. */
     progressed(put, now) {
         if (now - put.lastProgress > this.longestQuiet)
             this.longestQuiet = now - put.lastProgress;
@@ -61108,13 +60986,7 @@ class InFlightPuts {
         return [...this.#puts];
     }
 }
-/**
- * One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
- * byte sent or received for Timeouts.stallMs is aborted (and retried) within a sweep more; so is one
- * past its deadline, and an answer whose body is still arriving stallMs after its headers (its bytes
- * are no progress). Once every part has started, a straggler is aborted to be sent again (the tail
- * rule, TAIL_STALL_MS).
- */
+/** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 class Watchdog {
     puts = new InFlightPuts();
     #timeouts;
@@ -61129,11 +61001,9 @@ class Watchdog {
         this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs);
         this.#timer.unref();
     }
-    /** No part is left to start: the tail rule applies from now on. */
     everyPartStarted() {
         this.#everyPartStarted = true;
     }
-    /** Aborts each PUT in flight that is past one of its limits at `now` (performance.now()). */
     sweep(now) {
         const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         for (const put of this.puts.all()) {
@@ -61158,7 +61028,6 @@ class Watchdog {
         }
         return undefined;
     }
-    /** Aborts every PUT in flight with `reason`. */
     abortAll(reason) {
         for (const put of this.puts.all())
             put.abort(reason);
@@ -61176,7 +61045,7 @@ class Watchdog {
 
 
 
-/** Sends the part once; `restartable`: it may be sent again as a straggler (see TAIL_STALL_MS). */
+/** `restartable`: it may be sent again as a straggler. */
 async function sendPart(part, context, restartable) {
     const { requests, progress } = context;
     const length = requests.contentLength(part.index);
@@ -61193,7 +61062,6 @@ async function sendPart(part, context, restartable) {
     let sent = 0;
     let outcome;
     try {
-        // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
         context.halted.throwIfAborted();
         const answer = await dispatchPut({
             dispatcher: context.dispatcher,
@@ -61227,7 +61095,7 @@ async function sendPart(part, context, restartable) {
     }
     return outcome;
 }
-/** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
+/** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error) {
     if (isOutOfDescriptors(error)) {
         const code = error.code === 'ENFILE' ? 'ENFILE' : 'EMFILE';
@@ -61235,7 +61103,7 @@ function unopened(error) {
     }
     return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
 }
-/** The store's answer: stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
+/** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
 function judgeAnswer(part, answer, short, body) {
     const { status } = answer;
     if (status < 200 || status >= 300) {
@@ -61259,16 +61127,15 @@ function judgeAnswer(part, answer, short, body) {
     }
     return { kind: 'stored' };
 }
-/** The PUT failed without an answer: aborted by the watchdog, or the network's doing, or neither. */
 function judgeError(part, error, halted) {
     if (halted.aborted)
         return { kind: 'fatal', error: halted.reason };
     if (error instanceof TailStallError)
         return { kind: 'restart', quiet: error.message };
     const detail = error instanceof Error ? error.message : String(error);
-    if (error instanceof StalledError)
-        return { kind: 'retryable', failure: { detail, status: undefined, cause: error } };
     const failure = { detail, status: undefined, cause: error };
+    if (error instanceof StalledError)
+        return { kind: 'retryable', failure };
     if (isNetworkFailure(error))
         return { kind: 'overload', signal: 'connection lost', failure };
     return {
@@ -61276,7 +61143,6 @@ function judgeError(part, error, halted) {
         error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
     };
 }
-/** The code and message of an object store's XML error body, or the start of whatever it sent. */
 function storeError(text) {
     const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
     const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
@@ -61302,7 +61168,6 @@ class UploadRun {
     watchdog;
     adaptive;
     scheduler;
-    /** Retries and straggler restarts, for the result. */
     retries = 0;
     /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
     stored = 0;
@@ -61311,9 +61176,7 @@ class UploadRun {
     #plan;
     #send;
     #policy;
-    // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
-    // aborted, and the upload returns only when every part's task has ended (or drainMs has passed).
-    // Nothing is left to send through the dispatcher its caller closes next.
+    // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
     #stop = new AbortController();
     halted;
     #descriptorsShort = false;
@@ -61360,7 +61223,7 @@ class UploadRun {
             halted: this.halted,
         };
     }
-    /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
+    /** The SHA-256 of each file proved (integrity.ts); rejects with the first failure. */
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
@@ -61371,7 +61234,6 @@ class UploadRun {
             onAbort = () => {
                 const reason = signal.reason;
                 this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)));
-                // The caller's own reason, whatever it is, as AbortSignal users expect.
                 // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
                 reject(reason);
             };
@@ -61403,7 +61265,6 @@ class UploadRun {
             yield parts[index];
         this.watchdog.everyPartStarted();
     }
-    /** A part's attempts, until the decision table says it is done or the upload stops. */
     async #uploadPart(part) {
         if (this.halted.aborted)
             return;
@@ -61447,7 +61308,6 @@ class UploadRun {
         }
         this.progress.partDone(part.file.path, part.of);
     }
-    /** What the decision table said, short of done: the part is tried again after it, or the upload stops. */
     async #act(action, state, epoch) {
         const { logger } = this.#options;
         switch (action.kind) {
@@ -61458,7 +61318,6 @@ class UploadRun {
                 logger.info(action.note);
                 return;
             case 'retry':
-                // Judged by the round: a cut or its undoing is logged through AdaptiveConcurrency's callback.
                 if (action.overload)
                     this.adaptive.refused(epoch, action.overload);
                 state.retries++;
@@ -61478,14 +61337,13 @@ class UploadRun {
                 return this.#pause(action.waitMs);
         }
     }
-    /** The first failure stops the upload: no new PUT, those in flight aborted. */
     #fail(error) {
         if (this.#stop.signal.aborted)
             return;
         this.#stop.abort(error);
         this.watchdog.abortAll(new Error('another part of the upload failed'));
     }
-    /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
+    /** Rejects at once when the upload is halted. */
     #pause(ms) {
         const halted = this.halted;
         return new Promise((resolve, reject) => {
@@ -61497,11 +61355,7 @@ class UploadRun {
             this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
         });
     }
-    /**
-     * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
-     * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
-     * answers already taken (their headers said 2xx) whose bodies are still arriving: nothing waits for them.
-     */
+    /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
         if (this.scheduler.running > 0) {
             let timer;
@@ -61519,16 +61373,11 @@ class UploadRun {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload.ts
-// The upload of a site's parts to their presigned URLs. Its pieces, each a module of its own:
-// upload/plan.ts pairs requests with files; upload/scheduler.ts starts parts under the adaptive limit;
-// upload/send.ts sends one part (its body from upload/body.ts, its PUT from upload/put.ts) and says
-// what came of it; upload/outcome.ts's table decides what follows; upload/watchdog.ts aborts the PUTs
-// that stall; upload/run.ts ties them together for one upload.
+// The upload of a site's parts to their presigned URLs; its pieces are in upload/.
 
 
 
 
-/** Uploads every presigned part with bounded concurrency; each file's SHA-256 is the one of the bytes sent. */
 async function uploadParts(options) {
     options.signal?.throwIfAborted();
     const { requests } = options;
@@ -61546,10 +61395,8 @@ async function uploadParts(options) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
-// Closing a preview: the service can delete neither a namespace nor a site, so a closed pull
-// request's preview namespace is given a version whose site is a small page saying the preview was
-// closed (no build content, every other part of the config kept), and its custom domain is freed.
-// Running it twice changes nothing the second time.
+// Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
+// a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
 
 
@@ -61558,7 +61405,8 @@ async function uploadParts(options) {
 
 
 
-/** The name of the closed page's version: one per pull request, so a second close finds it live. */
+
+/** One per pull request, so a second close finds it live. */
 function closedVersionName(nameId, pullRequest) {
     return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
 }
@@ -61566,7 +61414,7 @@ async function closePreview(inputs, deps) {
     const { logger } = deps;
     const { target } = inputs;
     const { gameId } = inputs.connection;
-    const run = openTransferRun(inputs, deps, 'close');
+    const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close');
     const nothing = {
         namespace: undefined,
         alreadyClosed: false,
@@ -61604,7 +61452,6 @@ function alreadyClosed(current, namespace, logger) {
     logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${current.display_name}')`);
     return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
 }
-/** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
 async function publishClosedPage(run, to, pullRequest, verify) {
     const { gameId, namespace, current, name } = to;
     const { client, logger } = run;
@@ -61634,21 +61481,15 @@ async function publishClosedPage(run, to, pullRequest, verify) {
         url: to.url,
         domain: undefined,
     };
-    const page = { ...file, sha256: (0,external_node_crypto_.createHash)('sha256').update(file.bytes).digest('hex') };
+    const page = { ...file, sha256: (0,external_node_crypto_.hash)('sha256', file.bytes) };
     // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
     const settings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' };
-    const change = {
-        gameId,
-        namespaceId: namespace.namespace_id,
-        nameId: namespace.name_id,
-        published,
-        alreadyServed: false,
-    };
+    const { namespace_id: namespaceId, name_id: nameId } = namespace;
+    const change = { gameId, namespaceId, nameId, published, alreadyServed: false };
     await publishAndSee(change, { settings, expected: { files: [page] }, run, logger });
     logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`);
     return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
 }
-/** Removes the domain from the namespace when it holds it; the domain removed, if any. */
 async function freeDomain(client, gameId, namespace, domain, logger) {
     const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id);
     if (!detail.config.cdn.domains.some((entry) => entry.domain === domain)) {
@@ -61659,7 +61500,6 @@ async function freeDomain(client, gameId, namespace, domain, logger) {
     logger.info(`Removed domain ${domain} from namespace ${namespace.name_id}: it is free again`);
     return domain;
 }
-/** The closed page: the pull request's number, no build content, sent from memory. */
 function closedPage(pullRequest) {
     const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`;
     const html = '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
@@ -61869,7 +61709,6 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 
 
-
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
 function hasTarget(inputs) {
@@ -61885,7 +61724,7 @@ function targetNameId(target) {
  * is only asked for when site-name is empty.
  */
 function readInputs(get, context = {}, options = {}) {
-    const dryRun = readBoolean(table_Input.DryRun, get(table_Input.DryRun), false);
+    const dryRun = readBoolean(get, table_Input.DryRun);
     const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
     const site = readSite(get, context);
     const target = readTarget(get, site.path);
@@ -61901,11 +61740,11 @@ function readInputs(get, context = {}, options = {}) {
         verify: readVerify(get),
         smoke: readSmoke(get, target),
         dryRun,
-        skipUnchanged: readBoolean(table_Input.SkipUnchanged, get(table_Input.SkipUnchanged), true),
-        ifNoToken: readChoice(table_Input.IfNoToken, get(table_Input.IfNoToken), ['auto', 'fail', 'skip'], 'auto'),
-        comment: readBoolean(table_Input.Comment, get(table_Input.Comment), true),
-        siteRecord: readBoolean(table_Input.SiteRecord, get(table_Input.SiteRecord), true),
-        allowOlder: readBoolean(table_Input.AllowOlder, get(table_Input.AllowOlder), false),
+        skipUnchanged: readBoolean(get, table_Input.SkipUnchanged),
+        ifNoToken: readChoice(get, table_Input.IfNoToken, ['auto', 'fail', 'skip']),
+        comment: readBoolean(get, table_Input.Comment),
+        siteRecord: readBoolean(get, table_Input.SiteRecord),
+        allowOlder: readBoolean(get, table_Input.AllowOlder),
         compareWith: readCompareWith(get(table_Input.CompareWith)),
     };
     if (!site.path && target.kind === 'none' && !options.closing) {
@@ -61925,12 +61764,12 @@ function readSite(get, context) {
     return {
         path: get(table_Input.Path).trim() || undefined,
         files: files.length ? files : ['**'],
-        includeHidden: readBoolean(table_Input.IncludeHidden, get(table_Input.IncludeHidden), false),
+        includeHidden: readBoolean(get, table_Input.IncludeHidden),
         name,
         nameGiven: Boolean(given),
-        webEngine: readChoice(table_Input.WebEngine, get(table_Input.WebEngine), WEB_ENGINES, 'auto'),
-        failOnWarning: readBoolean(table_Input.FailOnWarning, get(table_Input.FailOnWarning), false),
-        requireIndex: readBoolean(table_Input.RequireIndex, get(table_Input.RequireIndex), true),
+        webEngine: readChoice(get, table_Input.WebEngine, WEB_ENGINES),
+        failOnWarning: readBoolean(get, table_Input.FailOnWarning),
+        requireIndex: readBoolean(get, table_Input.RequireIndex),
         headers: readHeaders(get(table_Input.Headers)),
     };
 }
@@ -61965,7 +61804,7 @@ function readTarget(get, path) {
             throw new errors_UsageError(problem);
     }
     const matchmaker = readMatchmaker(get, hasNamespace);
-    const publish = readBoolean(table_Input.Publish, get(table_Input.Publish), true) && path !== undefined;
+    const publish = readBoolean(get, table_Input.Publish) && path !== undefined;
     const cdnDomain = readCdnDomain(get);
     checkDomainOutsideCdn(domain, cdnDomain);
     const basicAuth = readBasicAuth(get(table_Input.BasicAuth).trim());
@@ -61993,20 +61832,9 @@ function readTarget(get, path) {
  * create does not exist yet.
  */
 function readMatchmaker(get, hasNamespace) {
-    const lobbyCountMax = get(table_Input.LobbyCountMax).trim() || undefined;
-    const maxPlayers = get(table_Input.MaxPlayers).trim() || undefined;
-    if (lobbyCountMax === undefined && maxPlayers === undefined)
+    const matchmaker = readMatchmakerPair(get, hasNamespace, `${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to validate against`);
+    if (!matchmaker)
         return undefined;
-    if (lobbyCountMax === undefined || maxPlayers === undefined) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} go together: give both or neither`);
-    }
-    if (!hasNamespace) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} need ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to validate against`);
-    }
-    const matchmaker = {
-        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
-    };
     const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
     if (problems.length)
         throw matchmakerError(problems.map((path) => ({ path })));
@@ -62018,27 +61846,26 @@ function matchmakerError(errors) {
 }
 function readTransfer(get) {
     return {
-        concurrency: readInteger(table_Input.Concurrency, get(table_Input.Concurrency), DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY),
-        retries: readInteger(table_Input.Retries, get(table_Input.Retries), DEFAULT_RETRIES, 0, MAX_RETRIES),
-        requestTimeoutMs: readInteger(table_Input.RequestTimeout, get(table_Input.RequestTimeout), DEFAULT_REQUEST_TIMEOUT_SECONDS, 1, 3600) *
-            1000,
-        maxRetryAfterMs: readInteger(table_Input.MaxRetryAfter, get(table_Input.MaxRetryAfter), DEFAULT_MAX_RETRY_AFTER_SECONDS, 0, MAX_RETRY_AFTER_SECONDS) * 1000,
+        concurrency: readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
+        retries: readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
+        requestTimeoutMs: 1000 * readInteger(get, table_Input.RequestTimeout, 1, 3600),
+        maxRetryAfterMs: 1000 * readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
     };
 }
 /** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
 function readSmoke(get, target) {
-    const enabled = readBoolean(table_Input.SmokeTest, get(table_Input.SmokeTest), false);
+    const enabled = readBoolean(get, table_Input.SmokeTest);
     const smoke = {
         enabled,
         browser: get(table_Input.Browser).trim() || undefined,
-        watchMs: readInteger(table_Input.SmokeTestSeconds, get(table_Input.SmokeTestSeconds), DEFAULT_SMOKE_TEST_SECONDS, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
+        watchMs: readInteger(get, table_Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
     };
     if (!enabled)
         return smoke;
     if (target.kind === 'none' || !target.publish)
         throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${input_naming_inputName(table_Input.Path)} and ` +
             `${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
-    if (!readBoolean(table_Input.Verify, get(table_Input.Verify), true))
+    if (!readBoolean(get, table_Input.Verify))
         throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${input_naming_inputName(table_Input.Verify)} on (a browser opened ` +
             'sooner may be served the build before)');
     return smoke;
@@ -62346,10 +62173,8 @@ function matchesName(tokens, name) {
 // EXTERNAL MODULE: external "node:buffer"
 var external_node_buffer_ = __nccwpck_require__(4573);
 ;// CONCATENATED MODULE: ./src/deploy/walk.ts
-// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
-// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
-// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
-// batches, so a cancel is heard whatever the tree.
+// The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
+// run between batches so a cancel is heard whatever the tree.
 
 
 
@@ -62358,13 +62183,10 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 
 
 
-/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
 const LISTING_AHEAD = 16;
 const ENTRIES_A_TURN = 1024;
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+/** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD';
-const isHidden = (name) => name.startsWith('.');
-/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
 async function walkSite({ root, patterns, includeHidden, signal }) {
     const selected = fileSelector(patterns);
     const walked = { found: [], others: new Set(), hidden: [] };
@@ -62372,8 +62194,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     let level = [root];
     while (level.length) {
         const next = [];
-        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
-        // only the listings of those few are held at once.
+        // A few listings ahead, taken in order: the file system's order, few listings held at once.
         const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
         for (let i = 0; i < level.length; i++) {
             const dir = level[i];
@@ -62387,7 +62208,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
                 if (entry.name.includes(REPLACEMENT))
                     await refuseUndecodable(root, dir);
                 const entryPath = `${dir}${(external_node_path_default()).sep}${entry.name}`;
-                if (!includeHidden && isHidden(entry.name)) {
+                if (!includeHidden && entry.name.startsWith('.')) {
                     walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
                 }
                 else if (entry.isDirectory())
@@ -62404,27 +62225,20 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     walked.hidden.sort();
     return walked;
 }
-/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+/** A listing left unread (the walk failed) fails without an unhandled rejection. */
 function listFolder(dir) {
     const listing = (0,promises_.readdir)(dir, { withFileTypes: true });
     listing.catch(() => { });
     return listing;
 }
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
+/** With `/` separators whatever the platform's (`pathApi`: path.win32 in a test). */
 function relativeSitePath(root, absolutePath, pathApi = (external_node_path_default())) {
     const relative = absolutePath.startsWith(root + pathApi.sep)
         ? absolutePath.slice(root.length + 1)
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
-/**
- * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
- * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
- * path that no longer leads to the file. A name with a real U+FFFD passes.
- */
+/** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
     const names = [];
@@ -62440,7 +62254,6 @@ async function refuseUndecodable(root, folder) {
         `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
         `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
 }
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
 function escapeBytes(name) {
     let text = '';
     for (const byte of name) {
@@ -62451,7 +62264,6 @@ function escapeBytes(name) {
     }
     return text;
 }
-/** The line that says which hidden files and folders were left out, and how to upload them. */
 function hiddenLeftOut(hidden) {
     if (!hidden.length)
         return undefined;
@@ -62467,9 +62279,8 @@ function hiddenLeftOut(hidden) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/scan.ts
-// The scan of a site's folder: the root checked, the files the walk found (walk.ts) looked at and
-// opened one by one, each recorded with the file it is, and every refusal said before anything is
-// created. Reading the files is files.ts'.
+// The scan of a site's folder: each file the walk found opened and recorded with the file it is, and
+// every refusal said before anything is created.
 
 
 
@@ -62482,15 +62293,9 @@ function hiddenLeftOut(hidden) {
 
 
 
-/**
- * Finds the files of the site with their size, time and content type, opens each one (a file that
- * cannot be opened fails the scan, naming it, before anything is created) and records which file it
- * is, and checks the site's size, before reading any file.
- */
 async function scanArtifacts(options) {
     return (await scanSite(options)).files;
 }
-/** scanArtifacts, with the hidden files and folders it left out. */
 async function scanSite(options) {
     const { files, hidden } = await findFiles(options);
     const total = files.reduce((sum, f) => sum + f.size, 0);
@@ -62508,8 +62313,7 @@ async function findFiles(options) {
     const describe = async (absolutePath, i) => {
         described[i] = await describeFile(absolutePath, scan);
     };
-    // Synchronous calls have nothing to wait for together: one file after the other, no queue, the
-    // event loop let run between batches so that a cancel is heard.
+    // Synchronous calls one after the other, the event loop let run between batches so a cancel is heard.
     if (scan.local) {
         for (const [i, absolutePath] of found.entries()) {
             if (i % FILES_A_TURN === FILES_A_TURN - 1) {
@@ -62523,7 +62327,6 @@ async function findFiles(options) {
         await forEachLimited(found, 16, describe);
     return { files: collected(described, options), hidden };
 }
-/** The root's real path, once it is known to be a folder fit to deploy and the patterns are checked. */
 async function checkRoot(root, options) {
     const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
     if (!rootStat)
@@ -62546,19 +62349,13 @@ async function checkRoot(root, options) {
     }
     return realRoot;
 }
-/**
- * Where a relative path was looked for: the folder it names, and the working directory it is taken
- * from (a step's working-directory, or the checkout's root, is often not where the build is).
- */
 function whereLooked(given, resolved) {
     if (external_node_path_default().isAbsolute(given))
         return 'there is no such folder';
     return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
 }
 function scanOf(root, realRoot, others, options) {
-    // On a local file system each file is opened, stated and closed synchronously: a few microseconds
-    // each, where a round trip through the thread pool costs several times that. A network one (or a
-    // test's open) keeps the asynchronous calls, which wait without holding up the process.
+    // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool.
     const local = options.open === undefined && isLocalFileSystem(realRoot);
     const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
     const noFollow = options.noFollow ?? NO_FOLLOW;
@@ -62610,11 +62407,8 @@ async function describeFile(absolutePath, scan) {
         ...(contentType ? { contentType } : {}),
     };
 }
-/** Where a found path's bytes are read: the file itself, or the file a link inside path leads to. */
+/** The file itself, or the file a link inside path leads to; a device is never opened. */
 async function whereToRead(absolutePath, relative, scan) {
-    // The walk's listing has each entry's type from the kernel: a file is opened at once (one round
-    // trip less than an lstat first); anything else is looked at first: a device is never opened. Its
-    // folders were listed as folders (no link) from the root down: none leads outside.
     if (!scan.others.has(absolutePath))
         return absolutePath;
     const stats = scan.local ? (0,external_node_fs_.lstatSync)(absolutePath) : await lstatFile(absolutePath);
@@ -62622,14 +62416,12 @@ async function whereToRead(absolutePath, relative, scan) {
         return linkTarget(absolutePath, relative, scan);
     return stats.isFile() ? absolutePath : notRegular(relative, stats);
 }
-/** The file a link leads to, when it is a regular file inside path. */
 async function linkTarget(link, relative, scan) {
     const real = await (0,promises_.realpath)(link).catch(() => undefined);
     if (real === undefined) {
         scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
         return SKIPPED;
     }
-    // Links are not followed out of path: one warning for the link, nothing walked behind it.
     if (!scan.inside(real)) {
         scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
         return SKIPPED;
@@ -62641,7 +62433,6 @@ async function linkTarget(link, relative, scan) {
     }
     return target.isFile() ? real : notRegular(relative, target);
 }
-/** The files found, in their order; refused, all named, when any is not a regular file or cannot be opened. */
 function collected(described, options) {
     const files = [];
     const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
@@ -62676,18 +62467,12 @@ function collected(described, options) {
     }
     return files;
 }
-/**
- * Linux's magic numbers (statfs(2)) of the file systems whose calls go over a network or through a
- * process of their own: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre.
- */
+/** statfs(2) magic numbers: NFS, SMB, CIFS, SMB2, Coda, AFS, Ceph, FUSE, 9P, GFS2, OCFS2, Lustre. */
 const REMOTE_FILE_SYSTEMS = new Set([
     0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x73757245, 0x5346414f, 0x00c36400, 0x65735546, 0x01021997,
     0x01161970, 0x7461636f, 0x0bd00bd0,
 ]);
-/**
- * Whether the site's root is on a local file system, where a synchronous open, fstat and close take
- * microseconds. Only Linux's statfs names the file system; elsewhere (a runner's own disk) it is taken as local.
- */
+/** Only Linux's statfs names the file system; elsewhere it is taken as local. */
 function isLocalFileSystem(root) {
     if (process.platform !== 'linux')
         return true;
@@ -62700,19 +62485,15 @@ function isLocalFileSystem(root) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/routes.ts
-// The routes of the published version: the engine's (web-engine.ts) and the `headers` input's, with
-// their priorities, checked against what the CDN reads, and the warnings where they overlap.
 
 
 
 
 
 /**
- * The routes of the published version: the engine's and the `headers` input's. Priorities, from 100
- * down: the more specific glob first (see compareGlobSpecificity), and of two as specific a `headers`
- * glob before an engine's, then in the order given. A `headers` glob that is the same as an engine's
- * replaces it. Throws a UsageError when they are more than the CDN reads; warns where two overlap,
- * since only the higher-priority one's header is sent there.
+ * Priorities from 100 down: the more specific glob first, then `headers` before the engine's, then
+ * as given. A `headers` glob equal to an engine's replaces it. Warns where two overlap: only the
+ * higher one's header is sent there.
  */
 function planRoutes(engine, headers, files = []) {
     const warnings = [];
@@ -62762,11 +62543,7 @@ function planRoutes(engine, headers, files = []) {
     warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []));
     return { routes, warnings };
 }
-/**
- * A `headers` route whose header the CDN's page layer sets or removes on pages, when its glob matches
- * pages of this site and other files (one matching only pages is refused by readHeaders): what reaches
- * the browser on which of this site's files.
- */
+/** A `headers` route whose header the CDN's page layer sets or removes on the pages it matches. */
 function pageLayerWarning(route, files) {
     const layer = pageLayer(route.header.name);
     if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob))
@@ -62788,10 +62565,7 @@ function pageLayerWarning(route, files) {
     return (`${input_naming_inputName(table_Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
         `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`);
 }
-/**
- * For each pair of overlapping routes, how many files both match and the first of them: each file
- * visited once, matched against each glob of a pair once.
- */
+/** For each pair of overlapping routes, how many files both match and the first. */
 function filesInBoth(pairs, files) {
     const shared = pairs.map(() => ({ count: 0, first: undefined }));
     if (!pairs.length)
@@ -62814,20 +62588,10 @@ function filesInBoth(pairs, files) {
 const source = (route) => (route.from === 'headers' ? table_Input.Headers : table_Input.WebEngine);
 
 ;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
-// Serving a game's web build the way its engine needs, on a CDN whose only levers are each file's
-// content type (given when the site is created) and the published version's routes (one header per
-// glob; the CDN applies the highest-priority route that matches a path, of the first 10).
-//
-// - A Unity WebGL build compressed with Brotli or gzip (`Build/*.wasm.br`, `*.framework.js.gz`,
-//   `*.data.br`; `*.unityweb` with the compression inside, in older versions or with decompression
-//   fallback) starts only when the compressed files come with `Content-Encoding` and the content
-//   type of the file inside: a route per build folder and encoding, and content types.
-// - A Godot web export exported with thread support needs the page cross-origin isolated: two
-//   headers (Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy) on the page, which this CDN
-//   cannot send (one header a path). What works is said: Godot's service worker ("Ensure Cross Origin
-//   Isolation Headers" of a Progressive Web App export), or a single-threaded export.
-//
-// What marks each engine's build and its files is engines.ts'.
+// Serving a game's web build the way its engine needs, with the CDN's only levers: each file's content
+// type and the version's routes (one header per glob). A compressed Unity build needs Content-Encoding
+// and the inner file's type; a threaded Godot export needs two isolation headers this CDN cannot
+// send, so what works is said. What marks each engine's build is engines.ts'.
 
 
 
@@ -62837,12 +62601,7 @@ const source = (route) => (route.from === 'headers' ? table_Input.Headers : tabl
 
 
 const OCTET_STREAM = 'application/octet-stream';
-/**
- * What the site needs served: the engine's builds (recognised from the files' names, the Godot HTML
- * read where it tells more), their content types and routes, and the `headers` rules, with every
- * route's priority. Throws a UsageError, before anything is created, when the routes do not fit the
- * CDN or a named engine's build is not there.
- */
+/** Throws a UsageError when the routes do not fit the CDN or a named engine's build is not there. */
 async function planServing(files, engine, headers, readStart = readFileStart) {
     const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
     const engineRoutes = [];
@@ -62862,7 +62621,6 @@ async function planServing(files, engine, headers, readStart = readFileStart) {
     plan.warnings.push(...routes.warnings);
     return plan;
 }
-/** Gives the files the content types the plan set (before the site is created and the manifest made). */
 function applyContentTypes(files, plan) {
     const types = new Map(plan.contentTypes.map(({ path, contentType }) => [path, contentType]));
     for (const file of files) {
@@ -62871,7 +62629,6 @@ function applyContentTypes(files, plan) {
             file.contentType = contentType;
     }
 }
-/** The plan's routes as a version config has them: one custom_headers middleware with one header each. */
 function cdnRoutes(routes) {
     return routes.map((route) => ({
         glob: route.glob,
@@ -62879,7 +62636,7 @@ function cdnRoutes(routes) {
         middlewares: [{ kind: { custom_headers: { headers: [{ ...route.header }] } } }],
     }));
 }
-/** True when two route lists say the same (globs as the service writes them back, in any order). */
+/** Globs as the service writes them back, in any order. */
 function sameRoutes(a, b) {
     const key = (route) => JSON.stringify([
         normalizeGlob(route.glob),
@@ -62889,7 +62646,6 @@ function sameRoutes(a, b) {
     const keys = (routes) => routes.map(key).sort();
     return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
 }
-/** Logs what was recognised, the content types and the routes set, and the warnings. */
 function logServingPlan(plan, logger) {
     if (plan.engine === 'none')
         logger.info(`${input_naming_inputAssignment(table_Input.WebEngine, 'none')}: no engine's needs are looked for`);
@@ -62909,7 +62665,6 @@ function logServingPlan(plan, logger) {
     for (const warning of plan.warnings)
         logger.warning(warning);
 }
-/** `Build/*.br: Content-Encoding: br (priority 100, web-engine)`. */
 function describeRoute(route) {
     return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? table_Input.WebEngine : table_Input.Headers})`;
 }
@@ -62974,10 +62729,7 @@ async function planUnity(folders, forced, plan, routes, readStart) {
         }
     }
 }
-/**
- * The first `<name>.loader.js` with a part of its build beside it (a name that starts `<name>.` and
- * is a modern part, engines.ts): every prefix up to a dot of the parts' names, gathered once.
- */
+/** The first `<name>.loader.js` with a modern part named `<name>.…` beside it. */
 function unityLoader(names) {
     const partPrefixes = new Set();
     for (const name of names) {
@@ -62989,17 +62741,14 @@ function unityLoader(names) {
     }
     return names.find((name) => name.endsWith(UNITY.loaderEnding) && partPrefixes.has(name.slice(0, 1 - UNITY.loaderEnding.length)));
 }
-/**
- * The names of the site's root files that make it look like the inside of a Unity WebGL build's
- * `Build/` folder (its loader and parts, no page): empty when it does not.
- */
+/** The root files that make the site look like the inside of a Unity build's `Build/` folder. */
 function unityBuildFolderParts(rootNames) {
     const parts = rootNames.filter((name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding));
     const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes(UNITY.legacyLoader);
     const heavy = (name) => unityPartOf(name) === 'modern' && engineFileOf(name)?.heavy;
     return hasLoader || parts.some(heavy) ? parts : [];
 }
-/** The compression of a `.unityweb` file, from its first bytes (as Unity's loader tells it). */
+/** As Unity's loader tells it. */
 function unitywebEncoding(start) {
     const [first, second] = UNITY.unityweb.gzipMagic;
     if (start.length >= 2 && start[0] === first && start[1] === second)
@@ -63011,7 +62760,6 @@ function unitywebEncoding(start) {
 function encodingRoute(glob, encoding) {
     return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
 }
-// Godot.
 async function planGodot(folders, _named, plan, _routes, readStart) {
     for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
         const byName = new Map(files.map((file, i) => [names[i], file]));
@@ -63057,7 +62805,6 @@ async function planGodot(folders, _named, plan, _routes, readStart) {
         }
     }
 }
-/** Whether the export has thread support, and what says so. */
 function godotThreads(text, html, workerJs, folder) {
     const constant = text && GODOT.threadsConstant.exec(text);
     if (constant) {
@@ -63093,7 +62840,7 @@ function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
         'headers; the first visit reloads the page once), or export single-threaded (Godot 4.3 and later: Variant > ' +
         'Thread Support off).');
 }
-/** The HTML page of a Godot export named otherwise than its files: the folder's page that holds GODOT_CONFIG. */
+/** The page of a Godot export named otherwise than its files. */
 async function godotHtml(files, readStart) {
     for (const file of files) {
         if (!/\.html?$/i.test(file.path))
@@ -63103,15 +62850,8 @@ async function godotHtml(files, readStart) {
     }
     return undefined;
 }
-/**
- * The folders that may hold a build, with their files, in two passes over the files: the first finds
- * them (a file that is a build's evidence, or a path through an async pack), the second gathers their
- * files. Why only those: one object and three lists for each folder of a site of thousands of
- * folders are megabytes that outlive several young collections, which makes V8 double its young
- * generation (BENCHMARKS.md); the folders without evidence are the ones the engines skip.
- */
+/** Only the folders with a build's evidence are indexed: a list per folder of every folder costs (BENCHMARKS.md). */
 function indexFolders(files, unityNamed) {
-    // The folders that may hold a build, each with its async packs.
     const candidates = new Map();
     const candidate = (folder) => {
         let packs = candidates.get(folder);
@@ -63122,7 +62862,6 @@ function indexFolders(files, unityNamed) {
     for (const { path } of files) {
         if (isBuildEvidence(path, unityNamed))
             candidate(parentOf(path));
-        // Every folder of the path named `<name>.asyncpck` is an async pack of the folder above it.
         for (let end = path.indexOf(`${GODOT.asyncPack}/`); end >= 0; end = path.indexOf(`${GODOT.asyncPack}/`, end + 1)) {
             const pack = path.slice(0, end + GODOT.asyncPack.length);
             candidate(parentOf(pack)).add(baseName(pack));
@@ -63132,9 +62871,7 @@ function indexFolders(files, unityNamed) {
     if (candidates.size === 0)
         return folders;
     for (const file of files) {
-        const path = file.path;
-        const slash = path.lastIndexOf('/');
-        const name = slash < 0 ? '' : path.slice(0, slash);
+        const name = parentOf(file.path);
         const packs = candidates.get(name);
         if (!packs)
             continue;
@@ -63142,7 +62879,7 @@ function indexFolders(files, unityNamed) {
         if (!folder)
             folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }));
         folder.files.push(file);
-        folder.names.push(path.slice(slash + 1));
+        folder.names.push(baseName(file.path));
     }
     return folders;
 }
@@ -63152,16 +62889,14 @@ function parentOf(path) {
 }
 const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
 const pathIn = (folder, name) => (folder ? `${folder}/${name}` : name);
-/** A glob for the files of `folder` that `pattern` matches; `**` before it when the folder's name is no glob. */
+/** `**` before the pattern when the folder's name is no glob. */
 function folderGlob(folder, pattern) {
     const glob = pathIn(folder, pattern);
     return parseGlob(glob) ? glob : `**/${pattern}`;
 }
-/** A glob for one file (a `*` in its name matches more, but matches it). */
 function literalGlob(path) {
     return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
 }
-/** The first bytes of a file, read from the file the scan found (openScanned), never through a link. */
 async function readFileStart(file, bytes) {
     const fd = await openScanned(file);
     try {
@@ -63175,9 +62910,8 @@ async function readFileStart(file, bytes) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/collect.ts
-// The deploy's first stage: the site's files found, opened and identified, how they are served
-// planned and checked, and (when it is needed before anything is created) their digest. Nothing here
-// calls the service.
+// The deploy's first stage, which calls no service: the files found and opened, how they are served,
+// and their digest when needed before anything is created.
 
 
 
@@ -63214,7 +62948,6 @@ async function collectSite(site, options) {
     const noPage = site.requireIndex === false ? undefined : missingIndex(files, site.path);
     if (noPage)
         throw new errors_UsageError(noPage);
-    // What the engine needs, and the headers' routes, checked before anything is created.
     const serving = await planServing(files, site.webEngine, site.headers);
     applyContentTypes(files, serving);
     logServingPlan(serving, logger);
@@ -63230,16 +62963,11 @@ async function collectSite(site, options) {
     }
     return { files, serving, fileCount: files.length, totalBytes, manifest, hidden };
 }
-/** fail-on-warning's refusal: the warnings (above in the log), before anything is created. */
 function warningsRefusal(warnings) {
     const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
     return new errors_UsageError(`${input_naming_inputName(table_Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
 }
-/**
- * Why a site with no `index.html` at its root is refused before anything is created (its `/` would
- * answer 404), with the folder to give instead: a Unity build's parent for its inner `Build/` folder,
- * or the folder one down that holds the page. Undefined when it has one (or no files at all).
- */
+/** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */
 function missingIndex(files, root) {
     if (!files.length || files.some((file) => file.path === 'index.html'))
         return undefined;
@@ -63261,31 +62989,23 @@ function missingIndex(files, root) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/private.ts
-// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
-// ever published to it, in the order the service needs: the user added (its password sent only as a
-// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
-// publish. An empty basic-auth makes a private namespace public again.
+// Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
+// seen answering 401 without credentials, and only then the publish.
 
 
 
 
 
 
-/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+/** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
-/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+/** The CDN applies only the first users; the others' credentials are refused. */
 const private_CDN_AUTH_USERS_APPLIED = 10;
-/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
 async function readAccess(client, gameId, namespaceId) {
     const { cdn } = (await client.getNamespace(gameId, namespaceId)).namespace.config;
     return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) };
 }
-/**
- * Makes the namespace private before anything of the build is published to it: adds the user (a
- * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
- * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
- * read showed; undefined for a namespace this run created (a new namespace is public).
- */
+/** A user of that name is replaced, so a changed password takes effect. `before`: undefined for a new namespace. */
 async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     const { client, gameId, namespaceId, logger } = target;
     const name = target.nameId ?? namespaceId;
@@ -63315,7 +63035,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     }
     await waitUntilPrivate(url);
 }
-/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+/** What an empty basic-auth asks for. */
 async function makePublic(target, before) {
     const { client, gameId, namespaceId, logger } = target;
     await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none');
@@ -63327,14 +63047,9 @@ async function makePublic(target, before) {
     logger.info(`${input_naming_inputName(table_Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
-/**
- * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
- * checks); anything else (nothing served yet, what it served before) is waited out.
- */
 function privateHostWaiter(options) {
     const { timeoutMs, logger } = options;
     return async (url) => {
-        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
         const fetchRoot = hostFetcher(url, options);
         const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
         logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
@@ -63357,7 +63072,7 @@ function privateHostWaiter(options) {
             `published to it, as it would not be private. Run again (the CDN may be slow: ${input_naming_inputName(table_Input.VerifyTimeout)} bounds the wait)`);
     };
 }
-/** What the summary and the comment say of a private namespace: never its password. */
+/** Never the password. */
 function privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
@@ -63368,14 +63083,11 @@ function privateNote(user) {
 
 
 
-/** The namespace a release is served from (at the game's own host name). */
 const PROD = 'prod';
 /**
- * Gets or creates the namespace, attaches the domain when the namespace lacks it and has the service
- * validate the matchmaker config. Everything that decides where the bytes go is read from the
- * service, so any run, a re-run after a failure or a run beside another, ends on the same namespace.
- * `onNamespace` hears of the namespace as soon as it is known. With `createLater`, a namespace the
- * game does not have is not created here: the deploy creates it after the upload (createNamespaceOn).
+ * Gets or creates the namespace, attaches the domain and validates the matchmaker config. All that
+ * decides where the bytes go is read from the service, so a re-run ends on the same namespace. With
+ * `createLater`, a missing namespace is created after the upload (createNamespaceOn).
  */
 async function provision(client, inputs, logger, options = {}) {
     const { target } = inputs;
@@ -63407,8 +63119,7 @@ async function provision(client, inputs, logger, options = {}) {
         prepared = await prepareNamespace(client, inputs, namespaceId, false, logger);
     }
     else if (target.matchmaker && game.namespaces[0]) {
-        // The namespace is created after the upload: its matchmaker config is validated now, against
-        // another namespace of the game (the service's rules are the same for all of them).
+        // Created after the upload: validated now against another namespace (the rules are the same).
         const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger);
         prepared = { ...nothingYet, matchmakerValidated: validated };
     }
@@ -63416,16 +63127,12 @@ async function provision(client, inputs, logger, options = {}) {
     return { provisioned, located: { game, namespace } };
 }
 /**
- * Creates the namespace the game did not have on `base`, the version the deploy builds on (never on
- * the new one: the service may never serve a namespace created directly on a version), then attaches
- * its domain and validates the matchmaker config. The caller publishes the new version to it, which
- * rebuilds its CDN config and records the history `previous` reads. Created meanwhile by another run:
- * that one is used. Returns what is provisioned now.
+ * Creates the namespace on `base`, never on the new version (the service may never serve a namespace
+ * created directly on a version); the caller publishes the new version to it.
  */
 async function createNamespaceOn(client, inputs, base, provisioned, logger, onNamespace) {
     const { target } = inputs;
     const { gameId } = inputs.connection;
-    // Only a namespace named by its name_id can be missing: one given by id exists (checkNamespaceId).
     if (target.kind !== 'name')
         throw new Error(`namespace ${target.namespaceId} is not created: it exists`);
     const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger);
@@ -63433,7 +63140,6 @@ async function createNamespaceOn(client, inputs, base, provisioned, logger, onNa
     const prepared = await prepareNamespace(client, inputs, namespaceId, provisioned.matchmakerValidated, logger);
     return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared };
 }
-/** Attaches the domain and validates the matchmaker config (unless validated already). */
 async function prepareNamespace(client, inputs, namespaceId, matchmakerValidated, logger) {
     const { domain } = inputs.target;
     const domainStatus = domain
@@ -63445,7 +63151,6 @@ async function prepareNamespace(client, inputs, namespaceId, matchmakerValidated
         matchmakerValidated: matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
     };
 }
-/** Has the service validate the matchmaker config against a namespace; false when there is none to validate. */
 async function validateMatchmaker(client, inputs, namespaceId, logger) {
     const { matchmaker } = inputs.target;
     if (!matchmaker)
@@ -63459,7 +63164,6 @@ async function validateMatchmaker(client, inputs, namespaceId, logger) {
     logger.info(`Matchmaker config is valid: lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}`);
     return true;
 }
-/** namespace-id must name a namespace of the game (and the one `namespace` names, when both are given). */
 function checkNamespaceId(game, gameId, target, logger) {
     const { namespaceId, nameId } = target;
     const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
@@ -63474,10 +63178,7 @@ function checkNamespaceId(game, gameId, target, logger) {
     logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
     return found;
 }
-/**
- * Creates the namespace `namespace` names on `version`. When the create answers name-id.not-unique,
- * another run created it meanwhile: it is looked up again.
- */
+/** name-id.not-unique: another run created it meanwhile, and it is looked up again. */
 async function createNamespace(client, gameId, target, version, logger) {
     const { nameId, displayName } = target;
     try {
@@ -63501,9 +63202,8 @@ async function createNamespace(client, gameId, target, version, logger) {
     }
 }
 /**
- * The version a new namespace starts on and the deploy builds on: version-id; else what `prod` serves
- * when the game has a `prod` namespace (so a preview inherits the released config, not another
- * preview's routes); else the game's latest version (the newest create_ts; the last listed on a tie).
+ * The version a new namespace starts on: version-id; else what `prod` serves (a preview inherits the
+ * released config, not another preview's routes); else the game's latest.
  */
 function chooseVersion(inputs, game) {
     const given = inputs.target.versionId;
@@ -63527,11 +63227,7 @@ function chooseVersion(inputs, game) {
         description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${input_naming_inputName(table_Input.VersionId)} was given and it has no ${PROD} namespace)`,
     };
 }
-/**
- * Adds the domain unless the namespace has it, and returns its state as the namespace read then shows
- * it. The service answers a domain the namespace has already with 500 ERROR, so the namespace is read
- * first; CLOUD_HOSTNAME_TAKEN means another namespace (or another customer) holds it.
- */
+/** The service answers a domain the namespace has already with 500 ERROR, so the namespace is read first. */
 async function attachDomain(client, gameId, namespaceId, domain, logger) {
     const had = await findDomain(client, gameId, namespaceId, domain);
     if (had) {
@@ -63547,8 +63243,7 @@ async function attachDomain(client, gameId, namespaceId, domain, logger) {
         const refused = domainRefusal(error, domain, namespaceId);
         if (refused)
             throw refused;
-        // A run beside this one may have added it between the read and the add: the service then
-        // answers 500 ERROR. Reading again tells.
+        // A run beside this one may have added it between the read and the add (500 ERROR).
         const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain));
         if (!meanwhile)
             throw error;
@@ -63560,7 +63255,6 @@ async function attachDomain(client, gameId, namespaceId, domain, logger) {
     logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`);
     return status;
 }
-/** A refusal of the domain a re-run would meet again, said with what to do. */
 function domainRefusal(error, domain, namespaceId) {
     const quoted = `(${error.message})`;
     if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
@@ -63604,8 +63298,6 @@ function isNameTaken(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/go-live.ts
-// The deploy's last stage: the version of the new site made from the planned base version, and
-// published to the namespace (a missing namespace created first, on the base version).
 
 
 
@@ -63613,10 +63305,8 @@ function isNameTaken(error) {
 
 
 /**
- * Makes the version of the new site from the base version, for publishAndSee to publish; a namespace
- * the game does not have is created on the base version first, then published to like any other (see
- * createNamespaceOn). A namespace that already serves a version of this site (a re-run of an
- * unchanged build) is left as it is.
+ * Makes the version of the new site from the base version, for publishAndSee to publish; a missing
+ * namespace is created on the base version first. One already serving this site is left as it is.
  */
 async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
     const { gameId } = inputs.connection;
@@ -63680,7 +63370,6 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
     logWhere(published, logger);
     return { published, provisioned: now, namespaceId, alreadyServed: false };
 }
-/** The namespace serves the base version, and it is of this site with the same routes. */
 function servesAlready(plan, siteId) {
     return (plan.current === plan.base.version_id &&
         plan.base.config.cdn?.site_id === siteId &&
@@ -63697,10 +63386,7 @@ function publishedDomain(provisioned, url) {
         cnameTarget: domainStatus?.cnameRecord ?? (url && new URL(url).hostname),
     };
 }
-/**
- * Where the build is served, before it is seen there: the URL is said live only once the deploy has
- * fetched it (verify.ts). A custom domain's state is said now.
- */
+/** The URL is said live only once seen (live.ts); a custom domain's state is said now. */
 function logWhere(published, logger) {
     const { domain, url } = published;
     if (!url)
@@ -63711,7 +63397,6 @@ function logWhere(published, logger) {
         ? `Custom domain ${domain.url} is active: it serves what the namespace's own host serves`
         : domainLine(domain));
 }
-/** What a custom domain that is not active yet needs, in one line. */
 function domainLine(domain) {
     if (domain.status === 'pending') {
         return (`Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
@@ -63721,9 +63406,8 @@ function domainLine(domain) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/target.ts
-// The deploy's second stage: the namespace found (or planned), its domain and matchmaker config
-// checked, and, when the site is to be published, the version it will be made from read and the new
-// version validated with the service. Nothing the upload needs is decided after this.
+// The deploy's second stage: the namespace found (or planned), and the new version validated with the
+// service. Nothing the upload needs is decided after this.
 
 
 
@@ -63780,7 +63464,6 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
     };
     return { provisioned, publishing };
 }
-/** What becomes of the routes: exactly the ones computed, or the base version's kept. */
 function routesLine(base, routes) {
     const baseRoutes = base.config.cdn?.routes ?? [];
     const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
@@ -63790,18 +63473,13 @@ function routesLine(base, routes) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload-site.ts
-// The deploy's third stage: the CDN site created, every part uploaded, the upload completed. A
-// cancelled upload is never completed: the site stays empty rather than half there.
+// The deploy's third stage. A cancelled upload is never completed: the site stays empty, not half there.
 
 
 
 
 
-/**
- * Creates the site and uploads its files. With a record: when the files were hashed already, it is
- * uploaded with them; else the site is created with the record's size (known before hashing, see
- * recordSize), the files are uploaded and hashed, and the record, made from their hashes, last.
- */
+/** A record is uploaded with files hashed already; else last, made from their hashes (its size known before). */
 async function uploadSite(options) {
     const { client, logger, files, signal, record: source } = options;
     signal?.throwIfAborted();
@@ -63876,7 +63554,6 @@ async function uploadSite(options) {
     logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${count} files`);
     return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record };
 }
-/** The SHA-256 of each file as the manifest made before the upload has it, in the order of `files`. */
 function hashedBefore(files, manifest) {
     const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]));
     return files.map((f) => byPath.get(f.path));
@@ -63964,7 +63641,7 @@ function browserName(file, version) {
 // first problem in words and what a user can do about it.
 
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function judge(seen, watchMs) {
@@ -63973,9 +63650,9 @@ function judge(seen, watchMs) {
     const { canvas } = seen;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
-        plural(errors, 'error'),
-        plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -64148,7 +63825,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -64441,95 +64118,65 @@ async function screenshotFile(options) {
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 ;// CONCATENATED MODULE: ./src/deploy/older.ts
-// Never an older build over a newer one: before publishing to a namespace, the commit its record
-// names is compared with this run's (GitHub's compare API, through the function the face hands in).
-// When this run's commit is behind it, nothing is published unless allow-older says so. Another
-// branch's commit (diverged) is published as always: only history says what is older.
+// Never an older build over a newer one: the commit the namespace's record names is compared with
+// this run's (GitHub's compare API). Another branch's commit (diverged) is published as always.
 
 
 
 /** Whether this run may publish over what the namespace serves; said in the log either way. */
 async function checkOlder(options) {
     const { commit, live, nameId, logger } = options;
-    const said = (check, warn = false) => {
+    const said = (reason, found = {}, warn = false, blocked = false) => {
         if (warn)
-            logger.warning(check.reason, { title: 'Older commit' });
+            logger.warning(reason, { title: 'Older commit' });
         else
-            logger.info(check.reason);
-        return check;
+            logger.info(reason);
+        return { blocked, reason, ...found };
     };
     if ('absent' in live)
-        return said({
-            blocked: false,
-            reason: `Namespace ${nameId} serves no record of a build (${live.absent}): nothing to compare with`,
-        });
+        return said(`Namespace ${nameId} serves no record of a build (${live.absent}): nothing to compare with`);
     const liveCommit = live.record.commit;
-    if (!liveCommit || !commit)
-        return said({
-            blocked: false,
-            liveCommit,
-            reason: `Not compared with what namespace ${nameId} serves: ${liveCommit ? 'this run knows no commit' : 'its record names no commit'}`,
-        });
+    const serves = `Namespace ${nameId} serves commit ${liveCommit && older_short(liveCommit)}`;
+    if (!liveCommit || !commit) {
+        const why = liveCommit ? 'this run knows no commit' : 'its record names no commit';
+        return said(`Not compared with what namespace ${nameId} serves: ${why}`, { liveCommit });
+    }
     if (liveCommit === commit)
-        return said({
-            blocked: false,
-            liveCommit,
-            status: 'identical',
-            reason: `Namespace ${nameId} serves commit ${older_short(commit)}, this run's`,
-        });
-    if (!options.compareCommits)
-        return said({
-            blocked: false,
-            liveCommit,
-            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; whether ${older_short(commit)} is older could not be checked ` +
-                '(no GitHub token or repository): it is published',
-        }, true);
+        return said(`${serves}, this run's`, { liveCommit, status: 'identical' });
+    if (!options.compareCommits) {
+        const reason = `${serves}; whether ${older_short(commit)} is older could not be checked (no GitHub token or repository): it is published`;
+        return said(reason, { liveCommit }, true);
+    }
     let status;
     try {
         status = await options.compareCommits(liveCommit, commit);
     }
     catch (error) {
-        return said({
-            blocked: false,
-            liveCommit,
-            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; GitHub could not compare it with ${older_short(commit)} (${errorMessage(error)}): it is published`,
-        }, true);
+        const reason = `${serves}; GitHub could not compare it with ${older_short(commit)} (${errorMessage(error)}): it is published`;
+        return said(reason, { liveCommit }, true);
     }
-    if (status !== 'behind')
-        return said({
-            blocked: false,
-            liveCommit,
-            status,
-            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}; this run's ${older_short(commit)} is ${status ?? 'unknown to GitHub'} of it: it is published`,
-        });
+    const found = { liveCommit, status };
+    if (status !== 'behind') {
+        const reason = `${serves}; this run's ${older_short(commit)} is ${status ?? 'unknown to GitHub'} of it: it is published`;
+        return said(reason, found);
+    }
+    const newer = `${serves}, newer than this run's ${older_short(commit)}`;
     if (options.allowOlder)
-        return said({
-            blocked: false,
-            liveCommit,
-            status,
-            reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: published all the same (${input_naming_inputName(table_Input.AllowOlder)} is true)`,
-        }, true);
-    return said({
-        blocked: true,
-        liveCommit,
-        status,
-        reason: `Namespace ${nameId} serves commit ${older_short(liveCommit)}, newer than this run's ${older_short(commit)}: nothing was published, ` +
-            `it still serves ${older_short(liveCommit)}. Set ${input_naming_inputAssignment(table_Input.AllowOlder, 'true')} to publish an older commit on purpose (or use the publish action to roll back)`,
-    }, true);
+        return said(`${newer}: published all the same (${input_naming_inputName(table_Input.AllowOlder)} is true)`, found, true);
+    const reason = `${newer}: nothing was published, it still serves ${older_short(liveCommit)}. Set ${input_naming_inputAssignment(table_Input.AllowOlder, 'true')} ` +
+        'to publish an older commit on purpose (or use the publish action to roll back)';
+    return said(reason, found, true, true);
 }
 function older_short(commit) {
     return /^[0-9a-f]{40,64}$/i.test(commit) ? commit.slice(0, 7) : commit;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/sizes.ts
-// What changed in size: this build compared with what a base namespace serves (compare-with), read
-// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
-// always shown, the other changes largest first, in a table of a few rows.
+// This build's sizes against what compare-with's namespace serves (its record): the engine's files
+// always shown, the other changes largest first.
 
 
-/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 const SIZE_ROWS_SHOWN = 15;
-/** The build (`manifest`) compared with the base's record. */
 function compareSizes(base, record, manifest) {
     const before = new Map(record.files.map((f) => [f.path, f.size]));
     const after = new Map(manifest.files.map((f) => [f.path, f.size]));
@@ -64563,11 +64210,10 @@ function compareSizes(base, record, manifest) {
         changed: changed.length,
     };
 }
-/** after - before, a new file's whole size, a removed file's negated. */
 function delta(row) {
     return (row.after ?? 0) - (row.before ?? 0);
 }
-/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`. */
 function describeDelta(before, after) {
     const change = (after ?? 0) - (before ?? 0);
     if (after === undefined)
@@ -64582,17 +64228,14 @@ function describeDelta(before, after) {
 function signed(bytes) {
     return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`;
 }
-/** A size, or `-` for a file one side does not have. */
 function sizeCell(bytes) {
     return bytes === undefined ? '-' : formatBytes(bytes);
 }
-/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
 function sizeSummary(change) {
     const { totalBefore, totalAfter } = change;
     const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
-/** The line under the table for the changes it leaves out; undefined when it shows every one. */
 function moreLine(change) {
     const { count, delta: sum } = change.more;
     if (!count)
@@ -64619,11 +64262,8 @@ function moreLine(change) {
 
 
 
-/**
- * What deploy() throws when it fails past the local checks: the error it failed with (`cause`, whose
- * message it has) and what it had done before (`partial`: the namespace, the site it created). A
- * failure of the local checks is thrown as it is. See deployFailure.
- */
+
+/** A failure past the local checks, with what was done before (`partial`); local checks throw as they are. */
 class DeployError extends Error {
     name = 'DeployError';
     partial;
@@ -64632,25 +64272,19 @@ class DeployError extends Error {
         this.partial = partial;
     }
 }
-/**
- * A failed deploy's own error, unwrapped from a DeployError, and what the deploy had done before it
- * (undefined when it failed before anything was sent).
- */
 function deployFailure(error) {
     return error instanceof DeployError
         ? { error: error.cause, partial: error.partial }
         : { error, partial: undefined };
 }
 /**
- * The deploy, in stages: collect the files (nothing is created before every local check passed), plan
- * the target (the namespace, and the version to publish, validated), upload the site, go live. Each
- * stage returns what it did; the journal (the result) is written here alone, and a failure past the
- * local checks carries it as a DeployError.
+ * The deploy, in stages: collect (every local check passes before anything is created), plan the
+ * target, upload, go live. The journal (the result) is written here alone.
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
     // Its pool and client are made on first use: a dry run or a failed local check makes neither.
-    const run = openTransferRun(inputs, deps, 'deploy');
+    const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'deploy');
     const started = run.clock.now();
     const finished = (journal) => Object.assign(journal, { durationMs: run.clock.now() - started });
     try {
@@ -64676,7 +64310,6 @@ async function deploy(inputs, deps) {
         await run.dispose();
     }
 }
-/** The first stage, when there is a site: its files, how they are served, and the digest when needed now. */
 async function collect(inputs, deps) {
     const { site, target } = inputs;
     const { path: root } = site;
@@ -64688,7 +64321,6 @@ async function collect(inputs, deps) {
     const publish = target.kind !== 'none' && target.publish;
     return deps.logger.group('Collect files', () => collectSite({ ...site, path: root }, { ...deps, digestFirst, publish, siteRecord: inputs.siteRecord }));
 }
-/** Writes the manifest's file and records it in the journal. */
 function manifestSaver(journal, deps) {
     const file = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     return async (manifest) => {
@@ -64700,7 +64332,6 @@ function manifestSaver(journal, deps) {
         deps.logger.info(`Manifest written to ${written}`);
     };
 }
-/** The stages that call the service: plan the target, upload the site (or reuse it), go live. */
 async function sendAndGoLive(inputs, run, site, journal, deps) {
     const { logger } = deps;
     const onNamespace = (id) => {
@@ -64732,7 +64363,7 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
     run.signal.throwIfAborted();
     await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace });
 }
-/** Whether this run's commit is behind the one live (and not allowed): then nothing is uploaded or published. */
+/** This run's commit is behind the one live (and not allowed): nothing is uploaded or published. */
 async function olderThanLive(inputs, live, liveUrl, journal, deps) {
     journal.older = await checkOlder({
         commit: deps.source?.commit,
@@ -64744,12 +64375,10 @@ async function olderThanLive(inputs, live, liveUrl, journal, deps) {
     });
     if (!journal.older.blocked)
         return false;
-    // The namespace keeps the newer build.
     journal.older.url = liveUrl;
     journal.skipped = true;
     return true;
 }
-/** The site's upload, with its record; or the last site of this preview when its files are unchanged. */
 async function uploadOrReuse(inputs, run, site, journal, deps) {
     const { logger } = deps;
     const reused = reusableSite(inputs, site, deps.previous, logger);
@@ -64780,7 +64409,6 @@ async function uploadOrReuse(inputs, run, site, journal, deps) {
         journal.record = { path: recordPath, size, sha256, contentType };
     }
 }
-/** Go live (a private namespace made private first), then see it live at the namespace's own host. */
 async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
     const { logger } = deps;
     const waitUntilPrivate = privateHostWaiter({
@@ -64795,8 +64423,7 @@ async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
     const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
     journal.provisioned = live.provisioned;
     journal.published = live.published;
-    // The namespace's own host (a custom domain serves only once the user's DNS points at it); unknown
-    // when the service names no CDN domain, and then not checked (go-live said so).
+    // The namespace's own host: a custom domain serves only once the user's DNS points at it.
     const { manifest } = journal;
     const seen = await publishAndSee({
         gameId: targeted.connection.gameId,
@@ -64819,10 +64446,7 @@ async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
     if (seen?.verified && url)
         await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal });
 }
-/**
- * The records the namespace (when it exists) and compare-with's namespace serve, read once each,
- * side by side: neither is there when the service names no CDN domain.
- */
+/** The records the namespace and compare-with's namespace serve, read once each, side by side. */
 async function readServed(inputs, run, plan, journal, logger) {
     const { cdnDomain } = plan;
     const nameId = journal.provisioned.nameId;
@@ -64845,7 +64469,6 @@ async function readServed(inputs, run, plan, journal, logger) {
             : undefined,
     };
 }
-/** What is known before anything is sent: what the run will do, and what it collected. */
 function startJournal(inputs, site) {
     const { target } = inputs;
     return {
@@ -64856,11 +64479,9 @@ function startJournal(inputs, site) {
         uploadId: undefined,
         provisioned: {
             nameId: targetNameId(target),
-            // namespace-id is known to be the game's only once provisioning found it (onNamespace): a run
-            // that fails before must not report a namespace that may not exist as one a re-run reuses.
+            // namespace-id is the game's only once provisioning found it: a run failing before must not report it.
             namespaceId: inputs.dryRun && target.kind === 'id' ? target.namespaceId : undefined,
             namespaceCreated: false,
-            // Known to be attached only once provisioning is done (a dry run plans it).
             domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
             matchmakerValidated: false,
         },
@@ -64869,7 +64490,6 @@ function startJournal(inputs, site) {
         upload: undefined,
         uploadCompleted: false,
         published: undefined,
-        // The service's answer decides the requests; for a CDN site it gives one PUT per file.
         plannedParts: site?.fileCount ?? 0,
         durationMs: 0,
         serving: site?.serving,
@@ -64880,7 +64500,6 @@ function startJournal(inputs, site) {
         },
     };
 }
-/** The last completed site of this preview, when the files are the same (skip-unchanged). */
 function reusableSite(inputs, site, previous, logger) {
     const { manifest } = site;
     if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest)
@@ -64956,11 +64575,7 @@ function smokeRerun(smoke) {
 
 
 
-/**
- * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
- * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
- * summary names it. The file count and size are the scan's when no manifest was made.
- */
+/** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 function deployOutputs(result) {
     const done = result.uploadCompleted;
     return {
@@ -64981,7 +64596,6 @@ function deployOutputs(result) {
         [Output.Screenshot]: result.smoke?.screenshot ?? null,
     };
 }
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 function deployReport(result) {
     const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
@@ -65003,7 +64617,6 @@ function deployReport(result) {
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
-/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
 function sizeBlocks(result) {
     const change = result.sizes;
     if (!change)
@@ -65026,7 +64639,6 @@ function sizeBlocks(result) {
         blocks.push(report_text(more));
     return blocks;
 }
-/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
@@ -65062,10 +64674,6 @@ function servingBlocks(result) {
         blocks.push(report_text(`Warning: ${warning}`));
     return blocks;
 }
-/**
- * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
- * the partial result; none when it failed before anything was sent), and what a re-run will do.
- */
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
@@ -65083,10 +64691,6 @@ function failureReport(error, result) {
     blocks.push(heading('A re-run'), report_text(rerunText(result, error)));
     return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
 }
-/**
- * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
- * `error`: an input the error names must be fixed first, else the re-run fails the same way.
- */
 function rerunText(result, error) {
     const sentences = [];
     const namespaceId = result?.provisioned.namespaceId;
@@ -65113,7 +64717,6 @@ function rerunText(result, error) {
         sentences.push('A re-run starts over: nothing this run did is in its way.');
     return sentences.join(' ');
 }
-/** What a re-run does after a publish that was not seen live. */
 function notLiveRerun(seen) {
     const now = seen.rolledBackTo
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
@@ -65125,10 +64728,7 @@ function notLiveRerun(seen) {
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
         `a longer ${input_naming_inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
-/**
- * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
- * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
- */
+/** A failure a re-run with the same inputs would repeat. */
 function inputToFix(error) {
     if (error instanceof errors_UsageError || error instanceof ValidationFailedError)
         return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
@@ -65226,7 +64826,6 @@ function resultRows(result, failed) {
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
 }
-/** Where the build is served: an active custom domain first, then the namespace's own host. */
 function whereRows(published) {
     const { domain, url } = published;
     const host = [
@@ -65247,7 +64846,6 @@ function whereRows(published) {
         : [`${domain.status}: it does not serve the build`];
     return [host, ['Domain', [`${domain.name} `, ...needs]]];
 }
-/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
@@ -65259,18 +64857,15 @@ function liveCell(result) {
     const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
     return `not seen live: ${notLiveAccount(seen)}${back}`;
 }
-/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
 function cancelledCheck(seen, published) {
     const serves = published
         ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
         : `not yet seen at ${seen.url}`;
     return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
 }
-/** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
     return { title: 'gamehost deploy skipped', blocks: [text(reason)] };
 }
-/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
 function closeOutputs(result) {
     return {
         [Output.SiteId]: result.siteId ?? null,
@@ -65289,7 +64884,6 @@ function closeOutputs(result) {
         [Output.Screenshot]: null,
     };
 }
-/** What closing a preview did. */
 function closeReport(result) {
     const { namespace } = result;
     if (!namespace) {
@@ -65415,7 +65009,7 @@ const lobbyOperation = {
             ...connection,
             namespaceId: readRequiredId(get, table_Input.NamespaceId, 'the namespace the lobby runs in'),
             lobbyId: readRequiredId(get, table_Input.LobbyId, 'the lobby to read'),
-            failIfFailed: readBoolean(table_Input.FailIfFailed, get(table_Input.FailIfFailed), true),
+            failIfFailed: readBoolean(get, table_Input.FailIfFailed),
         };
     },
     async run(inputs, run, journal) {
@@ -65512,24 +65106,19 @@ const publishOperation = {
     name: ActionName.Publish,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
-        const text = (name) => get(name).trim();
-        const nameId = text(table_Input.Namespace);
-        const namespaceId = text(table_Input.NamespaceId);
-        if (!nameId && !namespaceId)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} is required: the namespace to publish to`);
-        if (nameId && namespaceId)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} and ${input_naming_inputName(table_Input.NamespaceId)} are both given: give one of the two`);
+        const oneOf = (a, b, why) => {
+            const [x, y] = [get(a).trim(), get(b).trim()];
+            if (x && y)
+                throw new errors_UsageError(`${input_naming_inputName(a)} and ${input_naming_inputName(b)} are both given: give one of the two`);
+            if (!x && !y)
+                throw new errors_UsageError(`${input_naming_inputName(a)} or ${input_naming_inputName(b)} is required: ${why}`);
+            return [x, y];
+        };
+        const [nameId, namespaceId] = oneOf(table_Input.Namespace, table_Input.NamespaceId, 'the namespace to publish to');
         const namespace = nameId
             ? { nameId: checkNameId(table_Input.Namespace, nameId) }
             : { id: checkUuid(table_Input.NamespaceId, namespaceId) };
-        const versionId = text(table_Input.VersionId);
-        const fromNamespace = text(table_Input.FromNamespace);
-        if (!versionId && !fromNamespace) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} or ${input_naming_inputName(table_Input.FromNamespace)} is required: a version id ('previous' rolls back to the ` +
-                'version published before the current one), or the namespace whose version to promote');
-        }
-        if (versionId && fromNamespace)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} and ${input_naming_inputName(table_Input.FromNamespace)} are both given: give one of the two`);
+        const [versionId, fromNamespace] = oneOf(table_Input.VersionId, table_Input.FromNamespace, "a version id ('previous' rolls back to the version published before the current one), or the namespace whose version to promote");
         const source = fromNamespace
             ? { fromNamespace: checkNameId(table_Input.FromNamespace, fromNamespace) }
             : versionId === 'previous'
@@ -65667,6 +65256,7 @@ function publish_describeNamespaces(namespaces) {
 
 
 
+
 const LIMIT_MAX = 1_000_000;
 /** Rows of the servers table in a report; the output always holds every server. */
 const REPORT_ROWS_MAX = 200;
@@ -65676,26 +65266,23 @@ const REPORT_ROWS_MAX = 200;
  * its page size, so the listing ends at an empty page, at a page shorter than an earlier one (the
  * service's "short page"), at a page holding nothing new, or at the limit.
  */
-async function listAllServers(client, gameId, environmentId, options) {
+async function listAllServers(client, options, logger, journal) {
     const servers = [];
     const seen = new Set();
     let cursor;
     let longest = 0;
     for (let pages = 1;; pages++) {
-        const page = (await client.listServers(gameId, environmentId, {
-            tags: options.tags,
-            includeDestroyed: options.includeDestroyed,
-            cursor,
-        })).servers;
+        const { tags, includeDestroyed } = options;
+        const page = (await client.listServers(options.gameId, options.environmentId, { tags, includeDestroyed, cursor })).servers;
         const fresh = page.filter((server) => !seen.has(server.id));
         for (const server of fresh) {
             seen.add(server.id);
             servers.push(server);
         }
-        options.logger.info(`Page ${pages}: ${servers_plural(page.length, 'server')} (${servers.length} in all)`);
-        options.journal?.push(`page ${pages} listed (${servers.length} servers in all)`);
+        logger.info(`Page ${pages}: ${plural(page.length, 'server')} (${servers.length} in all)`);
+        journal?.push(`page ${pages} listed (${servers.length} servers in all)`);
         if (fresh.length < page.length) {
-            options.logger.warning(`The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`);
+            logger.warning(`The service sent ${page.length - fresh.length} servers again on page ${pages}: the listing ends here`);
         }
         const last = page.at(-1);
         const ended = !last || fresh.length < page.length || page.length < longest;
@@ -65718,21 +65305,15 @@ const serversOperation = {
             ...connection,
             environmentId,
             tags: readTags(get(table_Input.Tags)),
-            includeDestroyed: readBoolean(table_Input.IncludeDestroyed, get(table_Input.IncludeDestroyed), false),
+            includeDestroyed: readBoolean(get, table_Input.IncludeDestroyed),
             limit: readOptionalInteger(table_Input.Limit, get(table_Input.Limit), 1, LIMIT_MAX),
         };
     },
     async run(inputs, run, journal) {
         const filter = inputs.tags ? ` with tags ${formatTags(inputs.tags)}` : '';
         const destroyed = inputs.includeDestroyed ? ' (destroyed ones included)' : '';
-        const listed = await run.logger.group(`List the servers of ${inputs.environmentId}${filter}${destroyed}`, () => listAllServers(run.client, inputs.gameId, inputs.environmentId, {
-            tags: inputs.tags,
-            includeDestroyed: inputs.includeDestroyed,
-            limit: inputs.limit,
-            logger: run.logger,
-            journal,
-        }));
-        run.logger.info(`${servers_plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${input_naming_inputName(table_Input.Limit)} reached)` : ''}`);
+        const listed = await run.logger.group(`List the servers of ${inputs.environmentId}${filter}${destroyed}`, () => listAllServers(run.client, inputs, run.logger, journal));
+        run.logger.info(`${plural(listed.servers.length, 'server')}${listed.limited ? ` (the first ${inputs.limit}: ${input_naming_inputName(table_Input.Limit)} reached)` : ''}`);
         return {
             environmentId: inputs.environmentId,
             tags: inputs.tags,
@@ -65785,9 +65366,6 @@ function formatTags(tags) {
         .map(([key, value]) => `${key}=${value}`)
         .join(', ') || '—');
 }
-function servers_plural(count, noun) {
-    return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
 /** The tag filter: a JSON object of string to string, as the service takes it; empty or {} is none. */
 function readTags(raw) {
     const json = raw.trim();
@@ -65831,6 +65409,7 @@ function readTags(raw) {
 
 
 
+
 /** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
 function readPrefix(get) {
     const prefix = get(table_Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default;
@@ -65850,7 +65429,7 @@ function readSweepInputs(get, options) {
         ...connection,
         githubToken,
         prefix: readPrefix(get),
-        dryRun: readBoolean(table_Input.DryRun, get(table_Input.DryRun), false),
+        dryRun: readBoolean(get, table_Input.DryRun),
         cdnDomain: readCdnDomain(get),
     };
 }
@@ -65875,7 +65454,7 @@ function sweepOperation(github) {
                 .filter((p) => p.number !== undefined)
                 .sort((a, b) => a.number - b.number);
             journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`);
-            run.logger.info(`${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`);
+            run.logger.info(`${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`);
             const cdnDomain = previews.length
                 ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
                 : undefined;
@@ -66001,26 +65580,19 @@ async function closeInputs(inputs, run, namespace) {
             publish: false,
             cdnDomain: undefined,
         },
-        // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
-        verify: { enabled: true, timeoutMs: DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
-        transfer: {
-            concurrency: DEFAULT_CONCURRENCY,
-            retries: DEFAULT_RETRIES,
-            requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
-            maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        },
+        // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
+        verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },
+        transfer: readTransfer(NONE_GIVEN),
     };
 }
+const NONE_GIVEN = () => '';
 function namesOf(result, outcome) {
     return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace);
 }
-function sweep_plural(count, what) {
-    return `${count} ${what}${count === 1 ? '' : 's'}`;
-}
 function reportTitle(result) {
     if (result.dryRun)
-        return `gamehost sweep (dry run): would retire ${sweep_plural(namesOf(result, 'would-retire').length, 'preview')}`;
-    return `gamehost sweep: retired ${sweep_plural(namesOf(result, 'retired').length, 'preview')}`;
+        return `gamehost sweep (dry run): would retire ${plural(namesOf(result, 'would-retire').length, 'preview')}`;
+    return `gamehost sweep: retired ${plural(namesOf(result, 'retired').length, 'preview')}`;
 }
 const OUTCOME_TEXT = {
     retired: 'closed: retired (the closed page, the domain freed)',
@@ -66054,6 +65626,7 @@ function reportBlocks(result) {
 
 
 
+
 const validateOperation = {
     name: ActionName.Validate,
     read(get, options) {
@@ -66061,22 +65634,10 @@ const validateOperation = {
         const optional = (name) => get(name).trim() || undefined;
         const namespaceIdInput = optional(table_Input.NamespaceId);
         const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
-        const lobbyCountMax = optional(table_Input.LobbyCountMax);
-        const maxPlayers = optional(table_Input.MaxPlayers);
         const groupDisplayName = optional(table_Input.GroupDisplayName);
-        let matchmaker;
-        if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-            if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} go together: give both or neither`);
-            if (!namespaceId)
-                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} need ${input_naming_inputName(table_Input.NamespaceId)}: the service validates a matchmaker config against a namespace`);
-            matchmaker = {
-                namespaceId,
-                lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
-            };
-        }
-        else if (namespaceId) {
+        const pair = readMatchmakerPair(get, Boolean(namespaceId), `${input_naming_inputName(table_Input.NamespaceId)}: the service validates a matchmaker config against a namespace`);
+        const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined;
+        if (!pair && namespaceId) {
             throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespaceId)} is only used with ${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
@@ -66087,7 +65648,7 @@ const validateOperation = {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(table_Input.FailOnError, get(table_Input.FailOnError), true),
+            failOnError: readBoolean(get, table_Input.FailOnError),
         };
     },
     async run(inputs, run, journal) {
@@ -66136,7 +65697,7 @@ const validateOperation = {
             blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
         }
         const n = result.errors.length;
-        return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks };
+        return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks };
     },
     failure(result, inputs) {
         if (!result.errors.length || !inputs.failOnError)
@@ -66151,7 +65712,7 @@ const validateOperation = {
     },
 };
 function verdict(errors) {
-    return errors ? `invalid (${errors} error${errors === 1 ? '' : 's'})` : 'valid';
+    return errors ? `invalid (${plural(errors, 'error')})` : 'valid';
 }
 /** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
 function problems(errors) {
@@ -66282,13 +65843,11 @@ const DEPLOY = {
         const inputs = readInputs(get, contextOnce);
         if (!inputs.connection.token && !inputs.dryRun)
             throw missingToken();
-        const cancellation = cancelOnCtrlC(io);
         const keepManifest = get(Output.Manifest).trim();
         // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
         const tempDir = await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
-        let result;
-        try {
-            result = await deploy(inputs, {
+        const run = async (signal) => {
+            const result = await deploy(inputs, {
                 deadlineMs: deadlineFromEnv(process.env),
                 logger: io.logger,
                 tempDir,
@@ -66296,29 +65855,30 @@ const DEPLOY = {
                 tempDirRemoved: true,
                 // A terminal shows the upload's progress in its status line: update it often.
                 progressIntervalMs: io.interactive ? 250 : undefined,
-                signal: cancellation.signal,
+                signal,
                 // No GitHub client here (no compareCommits): the guard against an older build says it could
                 // not run, and publishes.
                 source: { commit: contextOnce().sha, ref: contextOnce().ref },
             });
-        }
-        catch (thrown) {
-            const { error, partial } = deployFailure(thrown);
-            if (!isCancelled(error) && !partial)
-                throw error;
-            return {
-                outputs: partial ? deployOutputs(partial) : {},
-                report: failureReport(error, partial),
-                failure: error,
-            };
+            if (result.siteId)
+                io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
+            return { outputs: deployOutputs(result), report: deployReport(result) };
+        };
+        try {
+            return await cancellable(io, run, (thrown) => {
+                const { error, partial } = deployFailure(thrown);
+                if (!isCancelled(error) && !partial)
+                    throw error;
+                return {
+                    outputs: partial ? deployOutputs(partial) : {},
+                    report: failureReport(error, partial),
+                    failure: error,
+                };
+            });
         }
         finally {
-            cancellation.dispose();
             await (0,promises_.rm)(tempDir, { recursive: true, force: true });
         }
-        if (result.siteId)
-            io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
-        return { outputs: deployOutputs(result), report: deployReport(result) };
     },
 };
 const SERVERS = operationCommand(serversOperation, {
@@ -66379,24 +65939,16 @@ const CLOSE = {
             throw missingToken();
         if (!hasTarget(inputs))
             throw new errors_UsageError(`--${table_Input.Namespace} or --${table_Input.NamespaceId} is required: the preview's namespace`);
-        const cancellation = cancelOnCtrlC(io);
-        try {
+        const pullRequest = readPullRequestNumber(get);
+        return cancellable(io, async (signal) => {
             const result = await closePreview(inputs, {
                 deadlineMs: deadlineFromEnv(process.env),
                 logger: io.logger,
-                pullRequest: readPullRequestNumber(get),
-                signal: cancellation.signal,
+                pullRequest,
+                signal,
             });
             return { outputs: closeOutputs(result), report: closeReport(result) };
-        }
-        catch (error) {
-            if (!isCancelled(error))
-                throw error;
-            return { outputs: {}, report: undefined, failure: error };
-        }
-        finally {
-            cancellation.dispose();
-        }
+        }, (error) => stoppedOutcome(error, isCancelled(error)));
     },
 };
 const SWEEP_REPOSITORY = 'repository';
@@ -66449,28 +66001,21 @@ function operationCommand(operation, spec) {
 /** Reads the operation's inputs from the flags, runs it: its outputs and report, and its failure. */
 async function runOperationCommand(operation, flags, io) {
     const inputs = operation.read(flagReader(flags), { missingToken: missingToken });
-    const cancellation = cancelOnCtrlC(io);
-    let result;
-    try {
-        result = await runOperation(operation, inputs, {
-            logger: io.logger,
-            signal: cancellation.signal,
-            deadlineMs: deadlineFromEnv(process.env),
-        });
-    }
-    catch (error) {
-        if (!(error instanceof OperationStoppedError))
-            throw error;
-        return { outputs: {}, report: undefined, failure: error };
-    }
-    finally {
-        cancellation.dispose();
-    }
-    return {
-        outputs: operation.outputs(result),
-        report: operation.report(result, inputs),
-        failure: operation.failure?.(result, inputs),
-    };
+    return cancellable(io, async (signal) => {
+        const deadlineMs = deadlineFromEnv(process.env);
+        const result = await runOperation(operation, inputs, { logger: io.logger, signal, deadlineMs });
+        return {
+            outputs: operation.outputs(result),
+            report: operation.report(result, inputs),
+            failure: operation.failure?.(result, inputs),
+        };
+    }, (error) => stoppedOutcome(error, error instanceof OperationStoppedError));
+}
+/** A run stopped midway (`stopped`): its failure, with nothing to report; anything else is thrown. */
+function stoppedOutcome(error, stopped) {
+    if (!stopped)
+        throw error;
+    return { outputs: {}, report: undefined, failure: error };
 }
 /**
  * Where the deploy runs from, for the default site name (`<repository> <branch> <short sha>`, as the
@@ -66483,7 +66028,7 @@ function runContext(env) {
         return { repository: env.CI_PROJECT_PATH, ref: env.CI_COMMIT_REF_NAME, sha: env.CI_COMMIT_SHA };
     try {
         // --abbrev-ref applies to the revisions after it: the sha first, then the branch name.
-        const [top, sha, branch] = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'], {
+        const [top, sha, branch] = (0,external_node_child_process_.execFileSync)('git', ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'], {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
             timeout: 5000,
@@ -66716,6 +66261,11 @@ function terminalLogger(options) {
         stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`);
         statusShown = true;
     };
+    const stop = () => {
+        clearStatus();
+        clearInterval(timer);
+        timer = undefined;
+    };
     const write = (text) => {
         const indent = '  '.repeat(depth);
         stream.write(text
@@ -66775,20 +66325,11 @@ function terminalLogger(options) {
                 if (current.progress)
                     line(current.progress);
                 depth--;
-                if (!phase) {
-                    clearStatus();
-                    if (timer)
-                        clearInterval(timer);
-                    timer = undefined;
-                }
+                if (!phase)
+                    stop();
             }
         },
-        close() {
-            clearStatus();
-            if (timer)
-                clearInterval(timer);
-            timer = undefined;
-        },
+        close: stop,
     };
 }
 function titled(message, annotation) {

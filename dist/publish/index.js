@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(60);
+/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3813);
 
 await (0,_src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 60:
+/***/ 3813:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28522,10 +28522,10 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -28539,15 +28539,15 @@ function file_command_issueFileCommand(command, message) {
     if (!filePath) {
         throw new Error(`Unable to find environment variable for file command ${command}`);
     }
-    if (!external_fs_namespaceObject.existsSync(filePath)) {
+    if (!external_fs_.existsSync(filePath)) {
         throw new Error(`Missing file at path: ${filePath}`);
     }
-    external_fs_namespaceObject.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
+    external_fs_.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
         encoding: 'utf8'
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -28561,8 +28561,8 @@ function file_command_prepareKeyValueMessage(key, value) {
     return `${key}<<${delimiter}${external_os_namespaceObject.EOL}${convertedValue}${external_os_namespaceObject.EOL}${delimiter}`;
 }
 //# sourceMappingURL=file-command.js.map
-;// CONCATENATED MODULE: external "path"
-const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+// EXTERNAL MODULE: external "path"
+var external_path_ = __nccwpck_require__(6928);
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
@@ -29521,7 +29521,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const { access, appendFile, writeFile } = external_fs_.promises;
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -29544,7 +29544,7 @@ class Summary {
                 throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
             }
             try {
-                yield access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
+                yield access(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
             }
             catch (_a) {
                 throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
@@ -29844,7 +29844,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir: io_util_mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_namespaceObject.promises;
+const { chmod, copyFile, lstat, mkdir: io_util_mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -29871,7 +29871,7 @@ function readlink(fsPath) {
 }
 // See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
 const UV_FS_O_EXLOCK = 0x10000000;
-const READONLY = external_fs_namespaceObject.constants.O_RDONLY;
+const READONLY = external_fs_.constants.O_RDONLY;
 function exists(fsPath) {
     return io_util_awaiter(this, void 0, void 0, function* () {
         try {
@@ -29929,7 +29929,7 @@ function tryGetExecutablePath(filePath, extensions) {
         if (stats && stats.isFile()) {
             if (IS_WINDOWS) {
                 // on Windows, test for valid extension
-                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
+                const upperExt = external_path_.extname(filePath).toUpperCase();
                 if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
                     return filePath;
                 }
@@ -29958,11 +29958,11 @@ function tryGetExecutablePath(filePath, extensions) {
                 if (IS_WINDOWS) {
                     // preserve the case of the actual file (since an extension was appended)
                     try {
-                        const directory = external_path_namespaceObject.dirname(filePath);
-                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
+                        const directory = external_path_.dirname(filePath);
+                        const upperName = external_path_.basename(filePath).toUpperCase();
                         for (const actualName of yield io_util_readdir(directory)) {
                             if (upperName === actualName.toUpperCase()) {
-                                filePath = external_path_namespaceObject.join(directory, actualName);
+                                filePath = external_path_.join(directory, actualName);
                                 break;
                             }
                         }
@@ -30182,7 +30182,7 @@ function findInPath(tool) {
         // build the list of extensions to try
         const extensions = [];
         if (IS_WINDOWS && process.env['PATHEXT']) {
-            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
+            for (const extension of process.env['PATHEXT'].split(external_path_.delimiter)) {
                 if (extension) {
                     extensions.push(extension);
                 }
@@ -30197,7 +30197,7 @@ function findInPath(tool) {
             return [];
         }
         // if any path separators, return empty
-        if (tool.includes(external_path_namespaceObject.sep)) {
+        if (tool.includes(external_path_.sep)) {
             return [];
         }
         // build the list of directories
@@ -30208,7 +30208,7 @@ function findInPath(tool) {
         // across platforms.
         const directories = [];
         if (process.env.PATH) {
-            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
+            for (const p of process.env.PATH.split(external_path_.delimiter)) {
                 if (p) {
                     directories.push(p);
                 }
@@ -30217,7 +30217,7 @@ function findInPath(tool) {
         // find all matches
         const matches = [];
         for (const directory of directories) {
-            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
+            const filePath = yield tryGetExecutablePath(external_path_.join(directory, tool), extensions);
             if (filePath) {
                 matches.push(filePath);
             }
@@ -30648,7 +30648,7 @@ class ToolRunner extends external_events_.EventEmitter {
                 (this.toolPath.includes('/') ||
                     (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
                 // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
-                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
+                this.toolPath = external_path_.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
             }
             // if the tool is only a file name, then resolve it from the PATH
             // otherwise verify it exists (add extension on Windows if necessary)
@@ -31556,14 +31556,13 @@ function shortReason(error) {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class errors_ServiceError extends Error {
-    operation;
     status;
     code;
     serviceMessage;
     rayId;
-    documentation;
     metadata;
     retryAfter;
+    concern;
     /**
      * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
@@ -31590,14 +31589,13 @@ class errors_ServiceError extends Error {
         message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
-        this.operation = operation;
         this.status = status;
         this.code = code;
         this.serviceMessage = serviceMessage;
         this.rayId = rayId;
-        this.documentation = body.documentation;
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
+        this.concern = init.concern;
         this.inputs = init.inputs ?? [];
         this.gaveUp = init.gaveUp;
         this.#init = init;
@@ -31658,20 +31656,24 @@ class UnexpectedAnswerError extends Error {
  */
 class errors_NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
     /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
     #reason;
-    constructor(reason, options) {
-        super(reason + gaveUpNote(options?.gaveUp), options);
-        this.inputs = options?.inputs ?? [];
-        this.gaveUp = options?.gaveUp;
+    concern;
+    #options;
+    constructor(reason, options = {}) {
+        super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
+        this.inputs = options.inputs ?? [];
+        this.gaveUp = options.gaveUp;
+        this.concern = options.concern;
         this.#reason = reason;
+        this.#options = options;
     }
     /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
-        return new errors_NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+        return new errors_NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
 }
 /**
@@ -32107,20 +32109,23 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-const row = (name, spec) => ({ name, ...spec });
+/** A row; its default is empty unless given. */
+const row = (name, spec) => ({
+    name,
+    default: '',
+    ...spec,
+});
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-        default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
@@ -32128,13 +32133,11 @@ const INPUTS = {
     GameId: row('game-id', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
-        default: '',
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
@@ -32152,14 +32155,12 @@ const INPUTS = {
     }),
     SiteName: row('site-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
     Namespace: row('namespace', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -32173,14 +32174,12 @@ const INPUTS = {
     }),
     NamespaceDisplayName: row('namespace-display-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -32191,7 +32190,6 @@ const INPUTS = {
     NamespaceId: row('namespace-id', {
         actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
             type: 'string',
@@ -32207,7 +32205,6 @@ const INPUTS = {
     }),
     Domain: row('domain', {
         actions: ['deploy'],
-        default: '',
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -32218,7 +32215,6 @@ const INPUTS = {
     }),
     BasicAuth: row('basic-auth', {
         actions: ['deploy'],
-        default: '',
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
@@ -32273,7 +32269,6 @@ const INPUTS = {
     }),
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish', 'sweep'],
-        default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -32294,7 +32289,6 @@ const INPUTS = {
     }),
     Headers: row('headers', {
         actions: ['deploy'],
-        default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
@@ -32312,13 +32306,11 @@ const INPUTS = {
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
     MaxPlayers: row('max-players', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
@@ -32391,7 +32383,6 @@ const INPUTS = {
     }),
     PullRequest: row('pull-request', {
         actions: ['deploy'],
-        default: '',
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -32425,20 +32416,17 @@ const INPUTS = {
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
-        default: '',
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
     EnvironmentId: row('environment-id', {
         actions: ['servers'],
         requiredIn: ['servers'],
-        default: '',
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
     Tags: row('tags', {
         actions: ['servers'],
-        default: '',
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
@@ -32450,14 +32438,12 @@ const INPUTS = {
     }),
     Limit: row('limit', {
         actions: ['servers'],
-        default: '',
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
     LobbyId: row('lobby-id', {
         actions: ['lobby-logs'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
@@ -32469,7 +32455,6 @@ const INPUTS = {
     }),
     GroupDisplayName: row('group-display-name', {
         actions: ['validate'],
-        default: '',
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
@@ -32678,6 +32663,7 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
@@ -32701,11 +32687,8 @@ function checkApiUrl(apiUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
             `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
+    const parsedUrl = URL.parse(apiUrl);
+    if (!parsedUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
@@ -32771,20 +32754,22 @@ function readRequired(get, input, what) {
         throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
+/** What an empty input stands for: its default in the table of inputs. */
+function common_valueOf(get, input) {
+    return get(input).trim() || (inputRow(input)?.default ?? '');
+}
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readBoolean(get, input) {
+    const text = common_valueOf(get, input);
     if (['true', 'True', 'TRUE'].includes(text))
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
+/** A whole number from min to max; its default when empty. */
+function readInteger(get, input, min, max) {
+    return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
 /** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
@@ -32805,13 +32790,27 @@ function readU32(input, raw) {
     }
     return value;
 }
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readChoice(get, input, choices) {
+    const text = common_valueOf(get, input);
     if (choices.includes(text))
         return text;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+function readMatchmakerPair(get, hasNamespace, needs) {
+    const lobbyCountMax = get(Input.LobbyCountMax).trim();
+    const maxPlayers = get(Input.MaxPlayers).trim();
+    if (!lobbyCountMax && !maxPlayers)
+        return undefined;
+    const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`;
+    if (!lobbyCountMax || !maxPlayers)
+        throw new UsageError(`${both} go together: give both or neither`);
+    if (!hasNamespace)
+        throw new UsageError(`${both} need ${needs}`);
+    return {
+        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+    };
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -32849,24 +32848,11 @@ function readCdnDomain(get) {
     const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
         return undefined;
-    if (raw.includes('://')) {
-        let url;
-        try {
-            url = new URL(raw);
-        }
-        catch {
-            url = undefined;
-        }
-        if (url &&
-            (url.protocol === 'http:' || url.protocol === 'https:') &&
-            url.pathname === '/' &&
-            !url.search &&
-            !url.username)
-            return url.origin;
-    }
-    else if (isValidDomain(raw)) {
+    if (!raw.includes('://') && isValidDomain(raw))
         return raw;
-    }
+    const url = raw.includes('://') ? URL.parse(raw) : null;
+    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+        return url.origin;
     throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 /** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
@@ -32874,9 +32860,9 @@ const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
 /** verify, verify-timeout and on-verify-failure. */
 function readVerify(get) {
     return {
-        enabled: readBoolean(table_Input.Verify, get(table_Input.Verify), true),
-        timeoutMs: readInteger(table_Input.VerifyTimeout, get(table_Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
-        onFailure: readChoice(table_Input.OnVerifyFailure, get(table_Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+        enabled: readBoolean(get, table_Input.Verify),
+        timeoutMs: 1000 * readInteger(get, table_Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+        onFailure: readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
 /** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
@@ -33087,12 +33073,11 @@ const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * URL or the preview comment.
  */
 const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /**
  * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
  * DNS label long. It becomes part of a host name, the url output and the log.
  */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
 /**
@@ -35021,17 +35006,9 @@ function urlExpiry(url) {
  * last and upload alone at the end.
  */
 function soonestExpiringOrder(count, expiry, size) {
-    // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(count);
-    const sizes = new Float64Array(count);
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-        expires[i] = expiry(i) ?? Infinity;
-        sizes[i] = size(i);
-        order[i] = i;
-    }
-    order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return order;
+    const expires = Array.from({ length: count }, (_, i) => expiry(i) ?? Infinity);
+    // Two unknown expiries (Infinity - Infinity is NaN) compare by size as equal ones do.
+    return [...expires.keys()].sort((a, b) => expires[a] - expires[b] || size(b) - size(a));
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
@@ -35073,11 +35050,7 @@ class PresignedRequestList {
         const pathBytes = Buffer.byteLength(request.path);
         const urlBytes = Buffer.byteLength(request.url);
         const bytes = pathBytes + urlBytes;
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        const chunk = this.#chunks.at(-1);
+        const chunk = this.#room(bytes);
         chunk.write(request.path, this.#used);
         chunk.write(request.url, this.#used + pathBytes);
         this.#chunk.push(this.#chunks.length - 1);
@@ -35110,11 +35083,7 @@ class PresignedRequestList {
     #copy(from, index) {
         const start = from.#start[index];
         const bytes = from.#pathBytes[index] + from.#urlBytes[index];
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        from.#chunks[from.#chunk[index]].copy(this.#room(bytes), this.#used, start, start + bytes);
         this.#chunk.push(this.#chunks.length - 1);
         this.#start.push(this.#used);
         this.#pathBytes.push(from.#pathBytes[index]);
@@ -35123,6 +35092,14 @@ class PresignedRequestList {
         this.#contentLength.push(from.#contentLength[index]);
         this.#expiry.push(from.#expiry[index]);
         this.#used += bytes;
+    }
+    /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
+    #room(bytes) {
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        return this.#chunks.at(-1);
     }
     path(index) {
         const start = this.#start[index];
@@ -35246,13 +35223,187 @@ function standIn(token, requests) {
     return token.value;
 }
 
+;// CONCATENATED MODULE: ./src/api/operations.ts
+// The service's operations: each one's name, whether a retry is safe, and the answer it promises;
+// and the classifier that says which failures of a call a retry can fix.
+
+
+
+
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
+const OPS = {
+    listServers: {
+        name: 'servers.list',
+        safety: 'read',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
+    },
+    getNamespaceLobby: {
+        name: 'games.namespaces.logs.getNamespaceLobby',
+        safety: 'read',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
+    },
+    validateMatchmakerConfig: {
+        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
+        safety: 'read',
+        answer: validated,
+    },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
+    createNamespace: {
+        name: 'games.namespaces.createGameNamespace',
+        safety: 'create',
+        answer: objectOf({ namespace_id: anId }),
+    },
+    validateGroup: {
+        name: 'groups.validate',
+        safety: 'read',
+        answer: validated,
+    },
+    addNamespaceDomain: {
+        name: 'games.namespaces.addNamespaceDomain',
+        safety: 'create',
+    },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: siteAnswer,
+        stream: siteAnswerStream,
+    },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        answer: objectOf({
+            // The name ids make the host name of the url output: only a name id's characters.
+            game: objectOf({
+                name_id: aNameId,
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: optional(aString),
+                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                        auth_type: optional(oneOf(['basic', 'none'])),
+                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
+                    }),
+                }),
+            }),
+        }),
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    getVersion: {
+        name: 'games.versions.getGameVersionById',
+        safety: 'read',
+        answer: objectOf({
+            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+        }),
+    },
+    validateVersion: {
+        name: 'games.versions.validateGameVersion',
+        safety: 'read',
+        answer: validated,
+    },
+    reserveVersionName: {
+        name: 'games.versions.reserveVersionName',
+        safety: 'read',
+        answer: objectOf({ version_display_name: aString }),
+    },
+    createVersion: {
+        name: 'games.versions.createGameVersion',
+        safety: 'create',
+        answer: objectOf({ version_id: anId }),
+    },
+    // Publishing the version a namespace already has changes nothing: safe to repeat.
+    setNamespaceVersion: {
+        name: 'games.namespaces.updateGameNamespaceVersion',
+        safety: 'read',
+        answer: anObject,
+    },
+    getNamespaceVersionHistory: {
+        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
+        safety: 'read',
+        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
+    },
+    // Completing twice is harmless: the service assembles the same parts again.
+    completeUpload: {
+        name: 'uploads.complete',
+        safety: 'read',
+    },
+};
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
+function shouldRetry(op, error) {
+    if (error instanceof errors_ServiceError) {
+        if ([429, 502, 503, 504].includes(error.status))
+            return true;
+        if (op.safety === 'create')
+            return false;
+        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
+        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
+    }
+    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
+}
+
 ;// CONCATENATED MODULE: ./src/api/types.ts
-// Resources and request/response bodies of the service, as in shared/service-interface.md.
-// Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function format_formatBytes(bytes) {
     if (bytes < 1024)
@@ -35267,12 +35418,9 @@ function format_formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/api/http.ts
+// The wire under the client: the connection pool, reading an answer within its limits, and what an
+// answer or a failure of it says (a refusal's concern, an answer that is not the service's).
 
 
 
@@ -35302,483 +35450,15 @@ function createAgent() {
 }
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
-const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
-const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        internalErrorInputs: ['environment-id'],
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
-        internalErrorInputs: ['namespace-id', 'lobby-id'],
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        internalErrorInputs: ['group-display-name'],
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        internalErrorInputs: ['site-name', 'files'],
-        answer: siteAnswer,
-        stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
-        }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
-                }),
-            }),
-        }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        internalErrorInputs: ['version-id', 'headers'],
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        internalErrorInputs: ['headers', 'version-id'],
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['namespace-id', 'version-id'],
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        internalErrorInputs: ['cdn-domain'],
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
-    // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        internalErrorInputs: ['path'],
-    },
-};
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
-function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
-}
-function shouldRetry(op, error) {
-    if (error instanceof errors_ServiceError) {
-        if ([429, 502, 503, 504].includes(error.status))
-            return true;
-        if (op.safety === 'create')
-            return false;
-        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
-        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
-    }
-    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
-}
-/**
- * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
- * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
- * exist) is `game-id`'s, or the token's.
- */
-const AUTH_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
-};
-const NO_ROUTE_HINT = {
-    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
-        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
-    inputs: ['api-url'],
-};
-/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
-function refusalHint(op, status, code) {
-    if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
-    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
-    if (status === 404 && code === 'API_NOT_FOUND')
-        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
-    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
-    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
-}
-/**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
- */
-const FIRST_CONTACT_RETRIES = 2;
-const FIRST_CONTACT_MS = 5_000;
-const seg = encodeURIComponent;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
-class ServiceClient {
-    #options;
-    #base;
-    #retry;
-    #timeouts;
-    /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
-    #answered = false;
-    constructor(options) {
-        this.#options = options;
-        this.#base = options.baseUrl.replace(/\/+$/, '');
-        this.#retry = options.retry ?? retryPolicy();
-        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
-        if (options.signal)
-            this.#retry = { ...this.#retry, signal: options.signal };
-    }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
-    #host() {
-        try {
-            return new URL(this.#base).host;
-        }
-        catch {
-            return 'the service';
-        }
-    }
-    listServers(gameId, environmentId, query = {}) {
-        const params = new URLSearchParams();
-        if (query.tags)
-            params.set('tags_json', JSON.stringify(query.tags));
-        if (query.includeDestroyed !== undefined)
-            params.set('include_destroyed', String(query.includeDestroyed));
-        if (query.cursor)
-            params.set('cursor', query.cursor);
-        const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
-    }
-    getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
-    }
-    validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`, config);
-    }
-    listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`);
-    }
-    createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body);
-    }
-    validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
-    }
-    async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
-    }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
-    getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
-    }
-    /** A namespace with its config, the domains it has included. */
-    getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
-    }
-    async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
-    }
-    /** A version with its whole config. */
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
-    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
-    }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
-    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
-    }
-    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
-    }
-    getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
-    }
-    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-    validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body);
-    }
-    /** A display name no version of the game has yet. */
-    reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {});
-    }
-    createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body);
-    }
-    /** Publishes a version to a namespace: what the namespace serves from then on. */
-    async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`, { version_id: versionId });
-    }
-    /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
-    }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
-    bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
-    }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
-    createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
-    }
-    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
-    async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
-    }
-    #call(op, method, path, body) {
-        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        let firstContact;
-        const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
-                return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
-            firstContact ??= { retries: 0, started: this.#retry.now() };
-            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
-                firstContact.retries < FIRST_CONTACT_RETRIES &&
-                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
-                shouldRetry(op, error);
-            if (again)
-                firstContact.retries++;
-            else if (firstContact.retries > 0)
-                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
-            return again;
-        };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
-    }
-    /** One attempt at a call: its answer, or the error it came to. */
-    async #send(op, method, path, payload) {
-        this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-        const exchange = await this.#exchange(op, method, path, payload);
-        return answerOf(op, exchange);
-    }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
-    async #exchange(op, method, path, payload) {
-        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            const response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            return { response, ...(await this.#read(op, response)) };
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
-        }
-        finally {
-            clearTimeout(clock);
-        }
-    }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
-    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
-    async #read(op, response) {
-        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-        const length = header(response.headers, 'content-length');
-        if (op.stream && response.statusCode === 200) {
-            const stream = op.stream();
-            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-            return { text: '', streamed: stream.end() };
-        }
-        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
-    }
-    #networkError(op, error) {
-        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-        const unreached = !this.#answered && isUnreachable(error);
-        const check = unreached
-            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
-            : '';
-        return new errors_NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
-    }
-}
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-function answerOf(op, { response, text, streamed }) {
+function answerOf(op, { response, text, streamed }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
     const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''));
     if (streamed && 'problem' in streamed)
         throw unexpected(streamed.problem);
     const parsed = streamed ? streamed.value : parseJson(text);
-    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+    if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
         const problem = op.answer?.(parsed, '');
         if (problem)
             throw unexpected(problem);
@@ -35799,28 +35479,48 @@ function answerOf(op, { response, text, streamed }) {
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...(serviceBody
-            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
-            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
+        ...explained(explain, serviceBody
+            ? refusalConcern(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+function explained(explain, found) {
+    if (!found || !('about' in found))
+        return found ?? {};
+    return { concern: found, ...explain(found) };
+}
+/** The service's codes for a token it refuses (400, 401, 403): the token's fault, or the game's. */
+const TOKEN_REFUSALS = new Set([
+    'TOKEN_INVALID',
+    'API_UNAUTHORIZED',
+    'CLAIMS_ENTITLEMENT_EXPIRED',
+    'API_FORBIDDEN',
+]);
+/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
+function refusalConcern(op, status, code) {
+    if (status === 500 && code === 'ERROR')
+        return { about: 'unknown-id', operation: op.name };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is the base URL's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { about: 'base-url', problem: 'no-route' };
+    if ((status === 400 || status === 401 || status === 403) && TOKEN_REFUSALS.has(code))
+        return { about: 'token', code };
+    return undefined;
 }
 /**
  * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
- * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
- * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ * the base URL most likely reaches another server (a web site, a proxy's page, the wrong path). A
+ * gateway's page for a 5xx or a 429 is an outage in front of the right server: named, not blamed.
  */
-function foreignAnswerHint(status, contentType) {
+function foreignAnswer(status, contentType) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'application/json' && status === 200)
         return {};
     const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
-    return {
-        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
-            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: ['api-url'],
-    };
+    return { about: 'base-url', problem: 'foreign', what };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -35844,11 +35544,17 @@ async function readBody(body, contentLength, operation, limit, onChunk) {
         onChunk(chunk);
     }
 }
-/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
-async function readText(body, contentLength, operation, limit) {
+/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+async function readAnswer(op, response, limit) {
+    const length = header(response.headers, 'content-length');
+    if (op.stream && response.statusCode === 200) {
+        const stream = op.stream();
+        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+        return { text: '', streamed: stream.end() };
+    }
     const chunks = [];
-    await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk));
-    return new TextDecoder().decode(Buffer.concat(chunks));
+    await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk));
+    return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined };
 }
 function parseJson(text) {
     try {
@@ -35899,11 +35605,237 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+
+
+
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+const FIRST_CONTACT_RETRIES = 2;
+const FIRST_CONTACT_MS = 5_000;
+const seg = encodeURIComponent;
+const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
+const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
+class ServiceClient {
+    #options;
+    #base;
+    #retry;
+    #timeouts;
+    #explain;
+    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    #answered = false;
+    constructor(options) {
+        this.#options = options;
+        this.#base = options.baseUrl.replace(/\/+$/, '');
+        this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+        this.#explain = options.explain ?? (() => undefined);
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
+    }
+    listServers(gameId, environmentId, query = {}) {
+        const params = new URLSearchParams();
+        if (query.tags)
+            params.set('tags_json', JSON.stringify(query.tags));
+        if (query.includeDestroyed !== undefined)
+            params.set('include_destroyed', String(query.includeDestroyed));
+        if (query.cursor)
+            params.set('cursor', query.cursor);
+        const qs = params.size ? `?${params.toString()}` : '';
+        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+    }
+    getNamespaceLobby(gameId, namespaceId, lobbyId) {
+        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+    }
+    validateMatchmakerConfig(gameId, namespaceId, config) {
+        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+    }
+    listCustomAvatars(gameId) {
+        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+    }
+    createNamespace(gameId, body) {
+        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+    }
+    validateGroup(displayName) {
+        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+    }
+    async addNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
+            domain,
+        });
+    }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+    }
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+            auth_type: authType,
+        });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+    }
+    getVersion(gameId, versionId) {
+        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+    }
+    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
+    validateVersion(gameId, body) {
+        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+    }
+    /** A display name no version of the game has yet. */
+    reserveVersionName(gameId) {
+        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+    }
+    createVersion(gameId, body) {
+        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+    }
+    /** Publishes a version to a namespace: what the namespace serves from then on. */
+    async setNamespaceVersion(gameId, namespaceId, versionId) {
+        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+            version_id: versionId,
+        });
+    }
+    /** What was published to the namespace, newest first (creating a namespace records nothing). */
+    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
+        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
+    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+    createCdnSite(gameId, body) {
+        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+    }
+    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
+    async completeUpload(uploadId) {
+        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+    }
+    #call(op, method, path, body) {
+        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        let firstContact;
+        const retry = (error, now) => {
+            if (this.#answered || !isConnectFailure(error))
+                return classify(op, error, now);
+            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+            firstContact ??= { retries: 0, started: this.#retry.now() };
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+                firstContact.retries < FIRST_CONTACT_RETRIES &&
+                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+                shouldRetry(op, error);
+            if (again)
+                firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
+            return again;
+        };
+        return withRetries(op.name, async () => {
+            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return {
+                response,
+                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+            };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
+        const headers = {
+            authorization: `Bearer ${this.#options.token}`,
+            accept: 'application/json',
+            'user-agent': USER_AGENT,
+        };
+        if (payload) {
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(payload.length);
+        }
+        return headers;
+    }
+    #networkError(op, error) {
+        // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
+        const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
+        return new errors_NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})`, { cause: error, ...(concern && { concern, ...this.#explain(concern) }) });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
 // pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
 
 
 
@@ -35915,9 +35847,6 @@ class RunDeadlineError extends Error {
         super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
         this.deadlineMs = deadlineMs;
     }
-}
-function isRunDeadline(error) {
-    return error instanceof RunDeadlineError;
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
@@ -35934,6 +35863,7 @@ function openTransferRun(inputs, face, name) {
         deadlineMs: face.deadlineMs,
         name,
         clock: face.clock,
+        explain: face.explain,
     });
 }
 function openRun(options) {
@@ -35982,6 +35912,7 @@ function openRun(options) {
                 retry,
                 timeouts,
                 signal,
+                explain: options.explain,
             }));
         },
         retry,
@@ -36000,11 +35931,110 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
+;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
+
+const unknownId = (...inputs) => ({
+    hint: () => `The service answers this for an unknown id: check ${input_naming_inputList(inputs)}`,
+    inputs,
+});
+/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+const INTERNAL_ERROR_HINTS = {
+    'servers.list': {
+        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
+        inputs: ['environment-id'],
+    },
+    'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
+    'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
+    'games.avatars.listGameCustomAvatars': unknownId('game-id'),
+    'games.namespaces.createGameNamespace': unknownId('version-id'),
+    'groups.validate': {
+        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
+        inputs: ['group-display-name'],
+    },
+    'games.namespaces.addNamespaceDomain': {
+        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
+        inputs: ['namespace-id', 'namespace', 'domain'],
+    },
+    'games.cdn.createGameCdnSite': {
+        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
+        inputs: ['site-name', 'files'],
+    },
+    'games.getGameById': unknownId('game-id'),
+    'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
+    'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
+    'cloud.games.namespaces.updateNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
+    'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'games.versions.getGameVersionById': unknownId('version-id'),
+    'games.versions.validateGameVersion': {
+        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
+        inputs: ['version-id', 'headers'],
+    },
+    'games.versions.reserveVersionName': unknownId('game-id'),
+    'games.versions.createGameVersion': {
+        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
+        inputs: ['headers', 'version-id'],
+    },
+    'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
+    'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
+    'cloud.bootstrap': {
+        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
+        inputs: ['cdn-domain'],
+    },
+    'uploads.complete': {
+        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
+        inputs: ['path'],
+    },
+};
+/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
+const TOKEN_HINTS = {
+    TOKEN_INVALID: {
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_UNAUTHORIZED: {
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
+        inputs: ['token'],
+    },
+    CLAIMS_ENTITLEMENT_EXPIRED: {
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_FORBIDDEN: {
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
+        inputs: ['game-id', 'token'],
+    },
+};
+function baseUrlHint(concern) {
+    const url = input_naming_inputName('api-url');
+    switch (concern.problem) {
+        case 'unreached':
+            return `nothing at ${url} has answered in this run; check ${url} (its host and port)`;
+        case 'no-route':
+            return (`The service has no such route: ${url} has a path it should not have (every call adds /cloud/...). ` +
+                `Check ${url}: the base URL of the service's API, such as https://api.example.com`);
+        case 'foreign':
+            return (`The answer is not the service's (${concern.what}): ${url} reaches another server. ` +
+                `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
+    }
+}
+/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+function explainServiceFailure(concern) {
+    if (concern.about === 'base-url')
+        return { hint: baseUrlHint(concern), inputs: ['api-url'] };
+    const known = concern.about === 'token'
+        ? Object.hasOwn(TOKEN_HINTS, concern.code) && TOKEN_HINTS[concern.code]
+        : INTERNAL_ERROR_HINTS[concern.operation];
+    return known ? { hint: known.hint(), inputs: known.inputs } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
 // operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
 // bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+
 
 
 /**
@@ -36042,6 +36072,7 @@ async function runOperation(operation, inputs, options) {
         dispatcher: options.dispatcher,
         retry: options.retry,
         clock: options.clock,
+        explain: explainServiceFailure,
     });
     const journal = [];
     try {
@@ -36254,16 +36285,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, outputText(value));
+        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 }
 /** Sets an output, the run's secrets redacted: the one place the actions set one. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
 }
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
@@ -36309,17 +36335,12 @@ function inertHtml(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
 
 
 
 /**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
+ * `given`, else GET /cloud/bootstrap's `domains.cdn`: a domain (https), or with an API on http or a
+ * port of its own, an origin of that scheme and port. None named: no URL rather than a wrong one.
  */
 async function resolveCdnDomain(client, given, apiUrl, logger) {
     if (given)
@@ -36377,30 +36398,21 @@ async function poll_pollUntil(check, options) {
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/deploy/site-record.ts
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+// The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
+// size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
+// user's build: the manifest and the outputs leave the record out.
 
 
 
 
 
-/** The record's path on the site (no leading slash, as the site's files are named). */
 const RECORD_PATH = '.well-known/gamehost.json';
 const RECORD_FORMAT = 1;
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
+/** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024;
 const ZERO_SHA256 = '0'.repeat(64);
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
+/** Every SHA-256 is 64 hex digits: recordSize knows the size before any file is hashed. */
 function recordText(files, digest, source) {
     const head = JSON.stringify({
         format: RECORD_FORMAT,
@@ -36413,15 +36425,10 @@ function recordText(files, digest, source) {
     const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
     return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
 function recordSize(files, source) {
     const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
 }
-/** The record of the manifest's build, as the file the site carries. */
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
     return {
@@ -36429,21 +36436,19 @@ function recordFile(manifest, source) {
         size: bytes.length,
         contentType: RECORD_CONTENT_TYPE,
         bytes,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
+        sha256: hash('sha256', bytes),
     };
 }
-/** What the site is created with for the record: its path, size and type. */
 function recordDescriptor(size) {
     return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
 }
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
 function checkRecordPathFree(files) {
     if (files.some((file) => file.path === RECORD_PATH)) {
         throw new UsageError(`${inputName(Input.Path)} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
             `or set ${inputAssignment(Input.SiteRecord, 'false')}`);
     }
 }
-/** The record in `text`, or why it is not one. */
+/** The record, or why it is not one. */
 function parseRecord(text) {
     let value;
     try {
@@ -36484,10 +36489,10 @@ function parseRecord(text) {
     };
 }
 /**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
+ * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
  */
-function hostRequest(url, authorization) {
+function hostGet(url, urlPath, options, method = 'GET') {
     const target = new URL(url);
     const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
     const origin = local
@@ -36496,24 +36501,21 @@ function hostRequest(url, authorization) {
     const headers = { 'accept-encoding': 'identity' };
     if (local)
         headers.host = target.host;
-    if (authorization)
-        headers.authorization = authorization;
-    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+    if (options.authorization)
+        headers.authorization = options.authorization;
+    return (0,undici/* request */.Em)(`${origin}${target.pathname.replace(/\/$/, '')}${urlPath}`, {
+        dispatcher: options.dispatcher,
+        method,
+        headers,
+        signal: options.signal,
+        headersTimeout: options.stallMs,
+        bodyTimeout: options.stallMs,
+    });
 }
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
+/** The record the host serves, or why there is none: reading it never fails the deploy. */
 async function readServedRecord(url, options) {
-    const { origin, base, headers } = hostRequest(url);
     try {
-        const answer = await (0,undici/* request */.Em)(`${origin}${base}/${RECORD_PATH}`, {
-            dispatcher: options.dispatcher,
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
-        });
+        const answer = await hostGet(url, `/${RECORD_PATH}`, options);
         if (answer.statusCode !== 200) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
@@ -36532,7 +36534,7 @@ async function readServedRecord(url, options) {
             return { absent: `it is not a record: ${parsed}` };
         return {
             record: parsed,
-            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) },
         };
     }
     catch (error) {
@@ -36716,10 +36718,9 @@ function compareGlobSpecificity(a, b) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/engines.ts
-// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
-// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
-// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
-// its build is served is planned in web-engine.ts from these marks.
+// The engines the deploy knows, in one table: what marks each one's web build, its files and their
+// compressed forms, which seen-live fetches and the size report always shows. A new engine is added
+// here (and its planner in web-engine.ts).
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
     { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
@@ -36731,17 +36732,13 @@ const ENGINE_FILES = [
     { ending: '.pck', engines: ['godot'], heavy: true },
     { ending: '.js', engines: ['godot'], heavy: false },
 ];
-/**
- * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
- * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
- */
+/** The Content-Encoding each suffix is served with; a `.unityweb` file's is told by its first bytes. */
 const COMPRESSIONS = [
     { suffix: '.br', encoding: 'br' },
     { suffix: '.gz', encoding: 'gzip' },
     { suffix: '.unityweb', encoding: 'first-bytes' },
 ];
 const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
-/** What marks a Unity WebGL build. */
 const UNITY = {
     title: 'Unity WebGL build',
     /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
@@ -36758,11 +36755,9 @@ const UNITY = {
     missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
 };
 /**
- * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
- * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
- * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
- * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
- * export ship an emscripten `<name>.worker.js`.
+ * `<name>.pck` (or `<name>.asyncpck/`) beside `<name>.wasm` and `<name>.js`. Godot 4.3+ write
+ * GODOT_THREADS_ENABLED into the HTML (export_plugin.cpp) and the isolation and service worker
+ * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 const GODOT = {
     title: 'Godot web export',
@@ -36777,16 +36772,15 @@ const GODOT = {
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
-/** Each engine's marks, by the name the `web-engine` input gives it. */
 const ENGINES = { unity: UNITY, godot: GODOT };
-/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+/** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
     return found
         ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
         : { inner: name };
 }
-/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+/** A `.unityweb` file is one whatever is inside. */
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
@@ -36794,21 +36788,17 @@ function engineFileOf(path) {
         return kind;
     return { ending: '.unityweb', engines: ['unity'], heavy: false };
 }
-/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+/** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
-/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+/** The size report always shows it: what a player downloads the most of. */
 const engines_isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
-/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
 function unityPartOf(name) {
     const { inner } = compressionOf(name);
     return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
 }
-/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+/** The evidence when `web-engine` is unity. */
 const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
-/**
- * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
- * unity is named, a compressed part. No engine is recognised in a folder without one.
- */
+/** No engine is recognised in a folder without a file this says yes to. */
 function isBuildEvidence(path, unityNamed) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     return (name.endsWith(UNITY.loaderEnding) ||
@@ -36818,10 +36808,8 @@ function isBuildEvidence(path, unityNamed) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
+// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
 
 
 
@@ -36829,19 +36817,13 @@ function isBuildEvidence(path, unityNamed) {
 
 
 
-
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
 const PAGES_CHECKED = 3;
 const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
 const PAGE = /\.html?$/i;
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
+/** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
     const routes = serving?.routes ?? [];
     const probes = [];
@@ -36887,7 +36869,7 @@ function probeFor(file, urlPath, routes, compare) {
         probe.contentEncoding = encoding;
     return probe;
 }
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+/** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path, routes) {
     let chosen;
     for (const route of routes.slice(0, CDN_SERVED_MAX)) {
@@ -36896,7 +36878,6 @@ function encodingFor(path, routes) {
     }
     return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
 }
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
     const differs = (reason) => ({ urlPath, reason });
@@ -36911,26 +36892,17 @@ function compareServed(probe, served) {
     if (probe.compare === 'size' && served.bytes === undefined)
         return differs(`gave no Content-Length to compare with the build's ${file.path}`);
     const type = served.headers['content-type']?.split(';')[0]?.trim();
-    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-        return differs(type
-            ? `came with Content-Type ${type}, not ${probe.contentType}`
-            : `came without Content-Type ${probe.contentType}`);
-    }
-    const encoding = served.headers['content-encoding'];
-    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-        return differs(encoding
-            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-            : `came without Content-Encoding: ${probe.contentEncoding}`);
-    }
-    return undefined;
+    const header = (name, got, wanted, colon = '') => {
+        if (!wanted || got?.toLowerCase() === wanted.toLowerCase())
+            return undefined;
+        return differs(got ? `came with ${name} ${got}, not ${wanted}` : `came without ${name}${colon} ${wanted}`);
+    };
+    return (header('Content-Type', type, probe.contentType) ??
+        header('Content-Encoding', served.headers['content-encoding'], probe.contentEncoding, ':'));
 }
 const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${format_formatBytes(bytes)} (${bytes} bytes)`;
 const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
-/**
- * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
- * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
- * again (the host served the build's bytes for it, and a publish only moves forward).
- */
+/** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
 async function pollUntilLive(options) {
     const pending = [...options.probes];
     const check = async () => {
@@ -36949,23 +36921,12 @@ async function pollUntilLive(options) {
     });
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
+/** Bytes are taken as sent, to compare with the uploaded file's. */
 function verify_hostFetcher(url, options) {
-    const { origin, base, headers } = hostRequest(url, options.authorization);
     return async (probe) => {
-        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        const path = probe.urlPath.split('/').map(encodeURIComponent).join('/');
         try {
-            const answer = await (0,undici/* request */.Em)(`${origin}${path}`, {
-                dispatcher: options.dispatcher,
-                method: probe.compare === 'size' ? 'HEAD' : 'GET',
-                headers,
-                signal: options.signal,
-                headersTimeout: options.stallMs,
-                bodyTimeout: options.stallMs,
-            });
+            const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
             if (probe.compare === 'size') {
                 await answer.body.dump();
@@ -36982,7 +36943,6 @@ function verify_hostFetcher(url, options) {
             let bytes = 0;
             for await (const chunk of answer.body) {
                 bytes += chunk.length;
-                // More than the file: no need to read the rest.
                 if (bytes > probe.file.size)
                     break;
                 hash.update(chunk);
@@ -37002,7 +36962,6 @@ function flatHeaders(headers) {
     }
     return flat;
 }
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
 function unreachable(error, host) {
     const failure = networkFailure(error);
     const fetched = 'could not be fetched:';
@@ -37044,7 +37003,6 @@ function describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
 }
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 async function verifyLive(options) {
     const { url, settings, run, logger } = options;
     const probes = sampleProbes(options.files, options.serving);
@@ -37063,7 +37021,7 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
@@ -37071,7 +37029,6 @@ async function verifyLive(options) {
     }
     return seen;
 }
-/** The record fetched whole: it matches only when the host serves this very build. */
 function recordProbe(record) {
     const { path, size, sha256, contentType } = record;
     return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
@@ -37082,22 +37039,15 @@ function describeMismatch(url, mismatch) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
-// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
-// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
-// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
-// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
-// cancelled says so, and what the namespace serves.
+// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
+// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 
 
 
 
 
-/**
- * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
- * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
- * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
- */
+/** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
     const { run, logger, settings } = options;
@@ -37113,8 +37063,8 @@ async function publishAndSee(change, options) {
         return undefined;
     const { expected } = options;
     if (!settings.enabled || 'unknown' in expected) {
-        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
-        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        const why = settings.enabled && 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${why})`);
         return undefined;
     }
     const started = run.clock.now();
@@ -37150,10 +37100,7 @@ async function publishAndSee(change, options) {
     notLive(settings.onFailure, seen, published, nameId, logger);
     return seen;
 }
-/**
- * Polls the host's record until it is another than the one it served before the publish: the edge
- * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
- */
+/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
 async function seeRecordChange(url, before, options) {
     const { run, logger, settings } = options;
     const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -37190,10 +37137,9 @@ async function seeRecordChange(url, before, options) {
     return seen;
 }
 /**
- * What proves that a namespace serves a version the run did not build (promote, rollback), read before
- * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
- * the namespace itself when nothing changes), the files it names and its bytes; else the record the
- * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ * What proves a namespace serves a version the run did not build (promote, rollback), read before it
+ * is published: the record served where the version is (`servedAt`), else the record served now,
+ * which it must no longer serve.
  */
 async function expectedOfVersion(run, to) {
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -37217,9 +37163,6 @@ async function expectedOfVersion(run, to) {
         return unknown(`${to.url} served no record before (${before.absent})`);
     return { otherThan: { sha256: before.bytes.sha256 } };
 }
-// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
-// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
-/** The deploy published a build its namespace's host did not serve within the bound. */
 class NotLiveError extends Error {
     name = 'NotLiveError';
     verification;
@@ -37231,18 +37174,13 @@ class NotLiveError extends Error {
 function live_isNotLive(error) {
     return error instanceof NotLiveError;
 }
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
 function notLiveAccount(seen) {
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
 }
-/**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
- */
+/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
         return await live_putBack(client, gameId, namespaceId, published, logger);
@@ -37264,10 +37202,7 @@ async function live_putBack(client, gameId, namespaceId, published, logger) {
     logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
     return previous;
 }
-/**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
- */
+/** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = notLiveAccount(seen);
     const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
@@ -37294,20 +37229,16 @@ function live_afterFailure(onFailure, rolledBackTo, published, nameId) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
+// A CDN site is served only once a version whose config names it is published to a namespace.
 
 
 
 
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 /**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
+ * The base config with the new site and `routes` (none keeps the base's). The service answers the
+ * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
+ * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
  */
 function deployConfig(base, siteId, routes) {
     const { matchmaker, cdn, ...rest } = structuredClone(base);
@@ -37322,31 +37253,27 @@ function deployConfig(base, siteId, routes) {
     return config;
 }
 /**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
+ * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (the emulator).
  */
 function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
     const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
     const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
     return `${origin.protocol}//${host}.${origin.host}/`;
 }
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
 async function readVersion(client, gameId, versionId) {
     try {
         return (await client.getVersion(gameId, versionId)).version;
     }
     catch (error) {
         if (error instanceof errors_ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
+            const message = `${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
+            throw new ServiceStateError(message, { cause: error });
         }
         throw error;
     }
 }
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+/** The newest create_ts; the last listed on a tie. */
 function latestVersion(versions) {
     let latest;
     for (const version of versions) {
@@ -37361,10 +37288,7 @@ async function versionName(client, gameId, wanted, versions) {
         return wanted;
     return (await client.reserveVersionName(gameId)).version_display_name;
 }
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
+/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 async function validateDeployVersion(client, gameId, displayName, base, routes) {
     const { errors } = await client.validateVersion(gameId, {
         display_name: displayName,
@@ -37373,7 +37297,7 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
     if (errors.length)
         throw versionError(errors);
 }
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+/** A name taken meanwhile by another run is replaced by a reserved one, once. */
 async function createVersion(client, gameId, displayName, config, logger) {
     try {
         const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
@@ -37448,7 +37372,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_namespaceObject.randomBytes(len);
+    return external_crypto_.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -37563,7 +37487,7 @@ function hashSync(password, salt) {
  * @returns {!Promise} If `callback` has been omitted
  * @throws {Error} If `callback` is present but not a function
  */
-function hash(password, salt, callback, progressCallback) {
+function bcryptjs_hash(password, salt, callback, progressCallback) {
   function _async(callback) {
     if (typeof password === "string" && typeof salt === "number")
       genSalt(salt, function (err, salt) {
@@ -37655,7 +37579,7 @@ function compare(password, hashValue, callback, progressCallback) {
       nextTick(callback.bind(this, null, false));
       return;
     }
-    hash(
+    bcryptjs_hash(
       password,
       hashValue.substring(0, 29),
       function (err, comp) {
@@ -38543,7 +38467,7 @@ function decodeBase64(string, length) {
   genSaltSync,
   genSalt,
   hashSync,
-  hash,
+  hash: bcryptjs_hash,
   compareSync,
   compare,
   getRounds,
@@ -38554,31 +38478,23 @@ function decodeBase64(string, length) {
 });
 
 ;// CONCATENATED MODULE: ./src/deploy/private.ts
-// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
-// ever published to it, in the order the service needs: the user added (its password sent only as a
-// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
-// publish. An empty basic-auth makes a private namespace public again.
+// Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
+// seen answering 401 without credentials, and only then the publish.
 
 
 
 
 
 
-/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+/** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
-/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+/** The CDN applies only the first users; the others' credentials are refused. */
 const CDN_AUTH_USERS_APPLIED = 10;
-/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
 async function readAccess(client, gameId, namespaceId) {
     const { cdn } = (await client.getNamespace(gameId, namespaceId)).namespace.config;
     return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) };
 }
-/**
- * Makes the namespace private before anything of the build is published to it: adds the user (a
- * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
- * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
- * read showed; undefined for a namespace this run created (a new namespace is public).
- */
+/** A user of that name is replaced, so a changed password takes effect. `before`: undefined for a new namespace. */
 async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     const { client, gameId, namespaceId, logger } = target;
     const name = target.nameId ?? namespaceId;
@@ -38608,7 +38524,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     }
     await waitUntilPrivate(url);
 }
-/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+/** What an empty basic-auth asks for. */
 async function makePublic(target, before) {
     const { client, gameId, namespaceId, logger } = target;
     await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none');
@@ -38620,14 +38536,9 @@ async function makePublic(target, before) {
     logger.info(`${inputName(Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
-/**
- * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
- * checks); anything else (nothing served yet, what it served before) is waited out.
- */
 function privateHostWaiter(options) {
     const { timeoutMs, logger } = options;
     return async (url) => {
-        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
         const fetchRoot = hostFetcher(url, options);
         const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
         logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
@@ -38650,19 +38561,19 @@ function privateHostWaiter(options) {
             `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`);
     };
 }
-/** What the summary and the comment say of a private namespace: never its password. */
+/** Never the password. */
 function private_privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
 // Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
 // machine names in the usual environment variables, else the first at its usual install path on this
@@ -38745,7 +38656,7 @@ function browser_browserName(file, version) {
 // first problem in words and what a user can do about it.
 
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function verdict_judge(seen, watchMs) {
@@ -38754,9 +38665,9 @@ function verdict_judge(seen, watchMs) {
     const { canvas } = seen;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
-        plural(errors, 'error'),
-        plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -38874,7 +38785,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watch_watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -39167,14 +39078,11 @@ async function screenshotFile(options) {
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 ;// CONCATENATED MODULE: ./src/deploy/sizes.ts
-// What changed in size: this build compared with what a base namespace serves (compare-with), read
-// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
-// always shown, the other changes largest first, in a table of a few rows.
+// This build's sizes against what compare-with's namespace serves (its record): the engine's files
+// always shown, the other changes largest first.
 
 
-/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 const SIZE_ROWS_SHOWN = 15;
-/** The build (`manifest`) compared with the base's record. */
 function compareSizes(base, record, manifest) {
     const before = new Map(record.files.map((f) => [f.path, f.size]));
     const after = new Map(manifest.files.map((f) => [f.path, f.size]));
@@ -39208,11 +39116,10 @@ function compareSizes(base, record, manifest) {
         changed: changed.length,
     };
 }
-/** after - before, a new file's whole size, a removed file's negated. */
 function delta(row) {
     return (row.after ?? 0) - (row.before ?? 0);
 }
-/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`. */
 function sizes_describeDelta(before, after) {
     const change = (after ?? 0) - (before ?? 0);
     if (after === undefined)
@@ -39227,17 +39134,14 @@ function sizes_describeDelta(before, after) {
 function signed(bytes) {
     return `${bytes < 0 ? '-' : '+'}${formatBytes(Math.abs(bytes))}`;
 }
-/** A size, or `-` for a file one side does not have. */
 function sizes_sizeCell(bytes) {
     return bytes === undefined ? '-' : formatBytes(bytes);
 }
-/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
 function sizes_sizeSummary(change) {
     const { totalBefore, totalAfter } = change;
     const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
-/** The line under the table for the changes it leaves out; undefined when it shows every one. */
 function sizes_moreLine(change) {
     const { count, delta: sum } = change.more;
     if (!count)
@@ -39459,10 +39363,8 @@ function matchesName(tokens, name) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/walk.ts
-// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
-// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
-// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
-// batches, so a cancel is heard whatever the tree.
+// The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
+// run between batches so a cancel is heard whatever the tree.
 
 
 
@@ -39471,13 +39373,10 @@ function matchesName(tokens, name) {
 
 
 
-/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
 const LISTING_AHEAD = 16;
 const ENTRIES_A_TURN = 1024;
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+/** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD';
-const isHidden = (name) => name.startsWith('.');
-/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
 async function walkSite({ root, patterns, includeHidden, signal }) {
     const selected = fileSelector(patterns);
     const walked = { found: [], others: new Set(), hidden: [] };
@@ -39485,8 +39384,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     let level = [root];
     while (level.length) {
         const next = [];
-        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
-        // only the listings of those few are held at once.
+        // A few listings ahead, taken in order: the file system's order, few listings held at once.
         const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
         for (let i = 0; i < level.length; i++) {
             const dir = level[i];
@@ -39500,7 +39398,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
                 if (entry.name.includes(REPLACEMENT))
                     await refuseUndecodable(root, dir);
                 const entryPath = `${dir}${path.sep}${entry.name}`;
-                if (!includeHidden && isHidden(entry.name)) {
+                if (!includeHidden && entry.name.startsWith('.')) {
                     walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
                 }
                 else if (entry.isDirectory())
@@ -39517,27 +39415,20 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     walked.hidden.sort();
     return walked;
 }
-/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+/** A listing left unread (the walk failed) fails without an unhandled rejection. */
 function listFolder(dir) {
     const listing = readdir(dir, { withFileTypes: true });
     listing.catch(() => { });
     return listing;
 }
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
+/** With `/` separators whatever the platform's (`pathApi`: path.win32 in a test). */
 function relativeSitePath(root, absolutePath, pathApi = path) {
     const relative = absolutePath.startsWith(root + pathApi.sep)
         ? absolutePath.slice(root.length + 1)
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
-/**
- * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
- * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
- * path that no longer leads to the file. A name with a real U+FFFD passes.
- */
+/** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
     const names = [];
@@ -39553,7 +39444,6 @@ async function refuseUndecodable(root, folder) {
         `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
         `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
 }
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
 function escapeBytes(name) {
     let text = '';
     for (const byte of name) {
@@ -39564,7 +39454,6 @@ function escapeBytes(name) {
     }
     return text;
 }
-/** The line that says which hidden files and folders were left out, and how to upload them. */
 function walk_hiddenLeftOut(hidden) {
     if (!hidden.length)
         return undefined;
@@ -39594,11 +39483,7 @@ function walk_hiddenLeftOut(hidden) {
 
 
 
-/**
- * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
- * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
- * summary names it. The file count and size are the scan's when no manifest was made.
- */
+/** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 function deployOutputs(result) {
     const done = result.uploadCompleted;
     return {
@@ -39619,7 +39504,6 @@ function deployOutputs(result) {
         [Output.Screenshot]: result.smoke?.screenshot ?? null,
     };
 }
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 function deployReport(result) {
     const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
@@ -39641,7 +39525,6 @@ function deployReport(result) {
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
-/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
 function sizeBlocks(result) {
     const change = result.sizes;
     if (!change)
@@ -39664,7 +39547,6 @@ function sizeBlocks(result) {
         blocks.push(text(more));
     return blocks;
 }
-/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
@@ -39700,10 +39582,6 @@ function servingBlocks(result) {
         blocks.push(text(`Warning: ${warning}`));
     return blocks;
 }
-/**
- * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
- * the partial result; none when it failed before anything was sent), and what a re-run will do.
- */
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
@@ -39721,10 +39599,6 @@ function failureReport(error, result) {
     blocks.push(heading('A re-run'), text(rerunText(result, error)));
     return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
 }
-/**
- * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
- * `error`: an input the error names must be fixed first, else the re-run fails the same way.
- */
 function rerunText(result, error) {
     const sentences = [];
     const namespaceId = result?.provisioned.namespaceId;
@@ -39751,7 +39625,6 @@ function rerunText(result, error) {
         sentences.push('A re-run starts over: nothing this run did is in its way.');
     return sentences.join(' ');
 }
-/** What a re-run does after a publish that was not seen live. */
 function notLiveRerun(seen) {
     const now = seen.rolledBackTo
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
@@ -39763,10 +39636,7 @@ function notLiveRerun(seen) {
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
         `a longer ${inputName(Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
-/**
- * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
- * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
- */
+/** A failure a re-run with the same inputs would repeat. */
 function inputToFix(error) {
     if (error instanceof UsageError || error instanceof ValidationFailedError)
         return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
@@ -39864,7 +39734,6 @@ function resultRows(result, failed) {
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
 }
-/** Where the build is served: an active custom domain first, then the namespace's own host. */
 function whereRows(published) {
     const { domain, url } = published;
     const host = [
@@ -39885,7 +39754,6 @@ function whereRows(published) {
         : [`${domain.status}: it does not serve the build`];
     return [host, ['Domain', [`${domain.name} `, ...needs]]];
 }
-/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
@@ -39897,18 +39765,15 @@ function liveCell(result) {
     const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
     return `not seen live: ${notLiveAccount(seen)}${back}`;
 }
-/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
 function cancelledCheck(seen, published) {
     const serves = published
         ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
         : `not yet seen at ${seen.url}`;
     return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
 }
-/** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
     return { title: 'gamehost deploy skipped', blocks: [text(reason)] };
 }
-/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
 function closeOutputs(result) {
     return {
         [Output.SiteId]: result.siteId ?? null,
@@ -39927,7 +39792,6 @@ function closeOutputs(result) {
         [Output.Screenshot]: null,
     };
 }
-/** What closing a preview did. */
 function closeReport(result) {
     const { namespace } = result;
     if (!namespace) {
@@ -39971,24 +39835,19 @@ const publishOperation = {
     name: ActionName.Publish,
     read(get, options) {
         const connection = readRequiredConnection(get, options);
-        const text = (name) => get(name).trim();
-        const nameId = text(table_Input.Namespace);
-        const namespaceId = text(table_Input.NamespaceId);
-        if (!nameId && !namespaceId)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} is required: the namespace to publish to`);
-        if (nameId && namespaceId)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Namespace)} and ${input_naming_inputName(table_Input.NamespaceId)} are both given: give one of the two`);
+        const oneOf = (a, b, why) => {
+            const [x, y] = [get(a).trim(), get(b).trim()];
+            if (x && y)
+                throw new errors_UsageError(`${input_naming_inputName(a)} and ${input_naming_inputName(b)} are both given: give one of the two`);
+            if (!x && !y)
+                throw new errors_UsageError(`${input_naming_inputName(a)} or ${input_naming_inputName(b)} is required: ${why}`);
+            return [x, y];
+        };
+        const [nameId, namespaceId] = oneOf(table_Input.Namespace, table_Input.NamespaceId, 'the namespace to publish to');
         const namespace = nameId
             ? { nameId: checkNameId(table_Input.Namespace, nameId) }
             : { id: checkUuid(table_Input.NamespaceId, namespaceId) };
-        const versionId = text(table_Input.VersionId);
-        const fromNamespace = text(table_Input.FromNamespace);
-        if (!versionId && !fromNamespace) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} or ${input_naming_inputName(table_Input.FromNamespace)} is required: a version id ('previous' rolls back to the ` +
-                'version published before the current one), or the namespace whose version to promote');
-        }
-        if (versionId && fromNamespace)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} and ${input_naming_inputName(table_Input.FromNamespace)} are both given: give one of the two`);
+        const [versionId, fromNamespace] = oneOf(table_Input.VersionId, table_Input.FromNamespace, "a version id ('previous' rolls back to the version published before the current one), or the namespace whose version to promote");
         const source = fromNamespace
             ? { fromNamespace: checkNameId(table_Input.FromNamespace, fromNamespace) }
             : versionId === 'previous'
@@ -40118,8 +39977,7 @@ function describeNamespaces(namespaces) {
 }
 
 ;// CONCATENATED MODULE: ./src/actions/publish.ts
-// Entry of the publish action (publish/action.yml): exports run(), which the bundle's index (dist/publish/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the publish action: run() is called by dist/publish/index.js (scripts/package.ts); nothing runs at import.
 
 
 const run = operationAction(publishOperation);
@@ -40134,10 +39992,31 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
 /***/ 4434:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
@@ -40183,6 +40062,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+
+/***/ }),
+
 /***/ 7540:
 /***/ ((module) => {
 
@@ -40218,6 +40104,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -40232,10 +40132,38 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -40246,6 +40174,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -40253,10 +40188,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -40302,6 +40251,27 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
 /***/ }),
 
+/***/ 6928:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+
+/***/ }),
+
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -40316,10 +40286,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ })
 

@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(514);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8251);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 514:
+/***/ 8251:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29753,14 +29753,13 @@ function shortReason(error) {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class errors_ServiceError extends Error {
-    operation;
     status;
     code;
     serviceMessage;
     rayId;
-    documentation;
     metadata;
     retryAfter;
+    concern;
     /**
      * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
@@ -29787,14 +29786,13 @@ class errors_ServiceError extends Error {
         message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
-        this.operation = operation;
         this.status = status;
         this.code = code;
         this.serviceMessage = serviceMessage;
         this.rayId = rayId;
-        this.documentation = body.documentation;
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
+        this.concern = init.concern;
         this.inputs = init.inputs ?? [];
         this.gaveUp = init.gaveUp;
         this.#init = init;
@@ -29855,20 +29853,24 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
     /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
     #reason;
-    constructor(reason, options) {
-        super(reason + gaveUpNote(options?.gaveUp), options);
-        this.inputs = options?.inputs ?? [];
-        this.gaveUp = options?.gaveUp;
+    concern;
+    #options;
+    constructor(reason, options = {}) {
+        super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
+        this.inputs = options.inputs ?? [];
+        this.gaveUp = options.gaveUp;
+        this.concern = options.concern;
         this.#reason = reason;
+        this.#options = options;
     }
     /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
-        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+        return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
 }
 /**
@@ -29959,11 +29961,11 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
  * is never served well within a CI job's time.
  */
-const table_DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const table_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
 /** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
 const DEFAULT_SMOKE_TEST_SECONDS = 3;
-const MAX_SMOKE_TEST_SECONDS = 120;
+const table_MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
 /**
  * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
@@ -29978,20 +29980,23 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-const row = (name, spec) => ({ name, ...spec });
+/** A row; its default is empty unless given. */
+const row = (name, spec) => ({
+    name,
+    default: '',
+    ...spec,
+});
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-        default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
@@ -29999,13 +30004,11 @@ const INPUTS = {
     GameId: row('game-id', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
-        default: '',
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
@@ -30023,14 +30026,12 @@ const INPUTS = {
     }),
     SiteName: row('site-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
     Namespace: row('namespace', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -30044,14 +30045,12 @@ const INPUTS = {
     }),
     NamespaceDisplayName: row('namespace-display-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -30062,7 +30061,6 @@ const INPUTS = {
     NamespaceId: row('namespace-id', {
         actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
             type: 'string',
@@ -30078,7 +30076,6 @@ const INPUTS = {
     }),
     Domain: row('domain', {
         actions: ['deploy'],
-        default: '',
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -30089,7 +30086,6 @@ const INPUTS = {
     }),
     BasicAuth: row('basic-auth', {
         actions: ['deploy'],
-        default: '',
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
@@ -30114,8 +30110,8 @@ const INPUTS = {
     }),
     VerifyTimeout: row('verify-timeout', {
         actions: ['deploy', 'publish'],
-        default: String(table_DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${table_DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
@@ -30139,12 +30135,11 @@ const INPUTS = {
     SmokeTestSeconds: row('smoke-test-seconds', {
         actions: ['deploy'],
         default: String(DEFAULT_SMOKE_TEST_SECONDS),
-        description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${table_MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish', 'sweep'],
-        default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -30165,7 +30160,6 @@ const INPUTS = {
     }),
     Headers: row('headers', {
         actions: ['deploy'],
-        default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
@@ -30183,13 +30177,11 @@ const INPUTS = {
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
     MaxPlayers: row('max-players', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
@@ -30262,7 +30254,6 @@ const INPUTS = {
     }),
     PullRequest: row('pull-request', {
         actions: ['deploy'],
-        default: '',
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -30296,20 +30287,17 @@ const INPUTS = {
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
-        default: '',
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
     EnvironmentId: row('environment-id', {
         actions: ['servers'],
         requiredIn: ['servers'],
-        default: '',
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
     Tags: row('tags', {
         actions: ['servers'],
-        default: '',
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
@@ -30321,14 +30309,12 @@ const INPUTS = {
     }),
     Limit: row('limit', {
         actions: ['servers'],
-        default: '',
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
     LobbyId: row('lobby-id', {
         actions: ['lobby-logs'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
@@ -30340,7 +30326,6 @@ const INPUTS = {
     }),
     GroupDisplayName: row('group-display-name', {
         actions: ['validate'],
-        default: '',
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
@@ -30725,7 +30710,7 @@ var undici = __nccwpck_require__(6752);
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const rules_I32_MAX = 0x7fff_ffff;
 const rules_NAME_ID_MAX = 16;
-const DISPLAY_NAME_MAX_BYTES = 128;
+const rules_DISPLAY_NAME_MAX_BYTES = 128;
 const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
 const LOBBY_COUNT_LIMIT = 32768;
 const DOMAIN_MAX = 255;
@@ -30779,7 +30764,7 @@ function rules_nameIdProblems(nameId) {
  * Problems of a display name: 1 to maxBytes bytes of UTF-8, the only whitespace a single space that
  * is neither leading, trailing nor doubled.
  */
-function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
+function rules_displayNameProblems(name, maxBytes = rules_DISPLAY_NAME_MAX_BYTES) {
     const bytes = Buffer.byteLength(name, 'utf8');
     if (bytes < 1)
         return ['too-short'];
@@ -30791,7 +30776,7 @@ function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
 /** The service's error paths for a namespace creation request, in the order it reports them. */
 function createNamespaceProblems(displayName, nameId) {
     return [
-        ...displayNameProblems(displayName).map((p) => ['display-name', p]),
+        ...rules_displayNameProblems(displayName).map((p) => ['display-name', p]),
         ...rules_nameIdProblems(nameId).map((p) => ['name-id', p]),
     ];
 }
@@ -30800,7 +30785,7 @@ function createNamespaceProblems(displayName, nameId) {
  * display-name check has the length in it, so a name too long is `display-name-invalid` as well.
  */
 function groupDisplayNameProblems(name) {
-    const problems = displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES);
+    const problems = rules_displayNameProblems(name, GROUP_DISPLAY_NAME_MAX_BYTES);
     if (problems[0] === 'too-long')
         problems.push('invalid');
     return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
@@ -30811,7 +30796,7 @@ const MAX_PLAYERS_KINDS = (/* unused pure expression or super */ null && (['clie
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
  * below 1 fails six checks: the value itself and the limit of each kind of client.
  */
-function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
+function rules_matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     const errors = [];
     if (lobbyCountMax < 1)
         errors.push(['lobby-count', 'too-low']);
@@ -30849,7 +30834,7 @@ function bytesBetween(text, min, max) {
     return bytes >= min && bytes <= max;
 }
 /** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
-function isValidDomain(domain) {
+function rules_isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
 /** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
@@ -30861,7 +30846,7 @@ const HOST_LABEL_MAX = 63;
  * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
  * client checks it; the service, and so the emulator, checks only isValidDomain.
  */
-function hostNameProblem(domain) {
+function rules_hostNameProblem(domain) {
     if (domain.endsWith('.') && domain.length > 1)
         return "it ends with '.', which the service would keep as part of another domain";
     if (domain.length > HOST_NAME_MAX)
@@ -30894,7 +30879,7 @@ function rules_describeValidationPath(path) {
         'name-id.invalid': 'the namespace name_id may hold only a-z, 0-9 and single dashes between them (no leading, trailing or double dash)',
         'name-id.not-unique': 'a namespace with this name_id already exists in the game',
         'display-name.too-short': 'the display name must not be empty',
-        'display-name.too-long': `the display name must be at most ${DISPLAY_NAME_MAX_BYTES} bytes`,
+        'display-name.too-long': `the display name must be at most ${rules_DISPLAY_NAME_MAX_BYTES} bytes`,
         'display-name.invalid': 'the display name may contain only single spaces as whitespace, never leading, trailing or doubled',
         'too-short': 'the group display name must not be empty',
         'too-long': `the group display name must be at most ${GROUP_DISPLAY_NAME_MAX_BYTES} bytes`,
@@ -30947,19 +30932,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * URL or the preview comment.
  */
 const anId = (value, at) => typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /**
  * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
  * DNS label long. It becomes part of a host name, the url output and the log.
  */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
 /**
  * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
  * output and of links in the comment.
  */
-const aHostName = (value, at) => typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
+const aHostName = (value, at) => typeof value === 'string' && rules_isValidDomain(value) && !rules_hostNameProblem(value)
     ? undefined
     : named(at, 'a host name', value);
 const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
@@ -32881,17 +32865,9 @@ function urlExpiry(url) {
  * last and upload alone at the end.
  */
 function soonestExpiringOrder(count, expiry, size) {
-    // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(count);
-    const sizes = new Float64Array(count);
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-        expires[i] = expiry(i) ?? Infinity;
-        sizes[i] = size(i);
-        order[i] = i;
-    }
-    order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return order;
+    const expires = Array.from({ length: count }, (_, i) => expiry(i) ?? Infinity);
+    // Two unknown expiries (Infinity - Infinity is NaN) compare by size as equal ones do.
+    return [...expires.keys()].sort((a, b) => expires[a] - expires[b] || size(b) - size(a));
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
@@ -32933,11 +32909,7 @@ class PresignedRequestList {
         const pathBytes = Buffer.byteLength(request.path);
         const urlBytes = Buffer.byteLength(request.url);
         const bytes = pathBytes + urlBytes;
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        const chunk = this.#chunks.at(-1);
+        const chunk = this.#room(bytes);
         chunk.write(request.path, this.#used);
         chunk.write(request.url, this.#used + pathBytes);
         this.#chunk.push(this.#chunks.length - 1);
@@ -32970,11 +32942,7 @@ class PresignedRequestList {
     #copy(from, index) {
         const start = from.#start[index];
         const bytes = from.#pathBytes[index] + from.#urlBytes[index];
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        from.#chunks[from.#chunk[index]].copy(this.#room(bytes), this.#used, start, start + bytes);
         this.#chunk.push(this.#chunks.length - 1);
         this.#start.push(this.#used);
         this.#pathBytes.push(from.#pathBytes[index]);
@@ -32983,6 +32951,14 @@ class PresignedRequestList {
         this.#contentLength.push(from.#contentLength[index]);
         this.#expiry.push(from.#expiry[index]);
         this.#used += bytes;
+    }
+    /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
+    #room(bytes) {
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        return this.#chunks.at(-1);
     }
     path(index) {
         const start = this.#start[index];
@@ -33106,13 +33082,187 @@ function standIn(token, requests) {
     return token.value;
 }
 
+;// CONCATENATED MODULE: ./src/api/operations.ts
+// The service's operations: each one's name, whether a retry is safe, and the answer it promises;
+// and the classifier that says which failures of a call a retry can fix.
+
+
+
+
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
+const OPS = {
+    listServers: {
+        name: 'servers.list',
+        safety: 'read',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
+    },
+    getNamespaceLobby: {
+        name: 'games.namespaces.logs.getNamespaceLobby',
+        safety: 'read',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
+    },
+    validateMatchmakerConfig: {
+        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
+        safety: 'read',
+        answer: validated,
+    },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
+    createNamespace: {
+        name: 'games.namespaces.createGameNamespace',
+        safety: 'create',
+        answer: objectOf({ namespace_id: anId }),
+    },
+    validateGroup: {
+        name: 'groups.validate',
+        safety: 'read',
+        answer: validated,
+    },
+    addNamespaceDomain: {
+        name: 'games.namespaces.addNamespaceDomain',
+        safety: 'create',
+    },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: siteAnswer,
+        stream: siteAnswerStream,
+    },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        answer: objectOf({
+            // The name ids make the host name of the url output: only a name id's characters.
+            game: objectOf({
+                name_id: aNameId,
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: optional(aString),
+                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                        auth_type: optional(oneOf(['basic', 'none'])),
+                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
+                    }),
+                }),
+            }),
+        }),
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    getVersion: {
+        name: 'games.versions.getGameVersionById',
+        safety: 'read',
+        answer: objectOf({
+            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+        }),
+    },
+    validateVersion: {
+        name: 'games.versions.validateGameVersion',
+        safety: 'read',
+        answer: validated,
+    },
+    reserveVersionName: {
+        name: 'games.versions.reserveVersionName',
+        safety: 'read',
+        answer: objectOf({ version_display_name: aString }),
+    },
+    createVersion: {
+        name: 'games.versions.createGameVersion',
+        safety: 'create',
+        answer: objectOf({ version_id: anId }),
+    },
+    // Publishing the version a namespace already has changes nothing: safe to repeat.
+    setNamespaceVersion: {
+        name: 'games.namespaces.updateGameNamespaceVersion',
+        safety: 'read',
+        answer: anObject,
+    },
+    getNamespaceVersionHistory: {
+        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
+        safety: 'read',
+        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
+    },
+    // Completing twice is harmless: the service assembles the same parts again.
+    completeUpload: {
+        name: 'uploads.complete',
+        safety: 'read',
+    },
+};
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
+function shouldRetry(op, error) {
+    if (error instanceof errors_ServiceError) {
+        if ([429, 502, 503, 504].includes(error.status))
+            return true;
+        if (op.safety === 'create')
+            return false;
+        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
+        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
+    }
+    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
+}
+
 ;// CONCATENATED MODULE: ./src/api/types.ts
-// Resources and request/response bodies of the service, as in shared/service-interface.md.
-// Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function format_formatBytes(bytes) {
     if (bytes < 1024)
@@ -33127,45 +33277,9 @@ function format_formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
-/** An action's inputs, as a workflow's `with:` writes them. */
-const ACTION_NAMING = {
-    name: (input) => input,
-    assignment: (input, value) => `${input}: ${value}`,
-    source: (input) => input,
-};
-let naming = ACTION_NAMING;
-/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
-function nameInputsAs(face) {
-    naming = face;
-}
-function input_naming_inputName(input) {
-    return naming.name(input);
-}
-function input_naming_inputAssignment(input, value) {
-    return naming.assignment(input, value);
-}
-function input_naming_inputSource(input) {
-    return naming.source(input);
-}
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
-function inputList(inputs) {
-    const names = inputs.map(input_naming_inputName);
-    return names.length < 2
-        ? (names[0] ?? '')
-        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
-
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/api/http.ts
+// The wire under the client: the connection pool, reading an answer within its limits, and what an
+// answer or a failure of it says (a refusal's concern, an answer that is not the service's).
 
 
 
@@ -33195,483 +33309,15 @@ function createAgent() {
 }
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
-const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
-const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        internalErrorInputs: ['environment-id'],
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
-        internalErrorInputs: ['namespace-id', 'lobby-id'],
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        internalErrorInputs: ['group-display-name'],
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        internalErrorInputs: ['site-name', 'files'],
-        answer: siteAnswer,
-        stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
-        }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
-                }),
-            }),
-        }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        internalErrorInputs: ['version-id', 'headers'],
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        internalErrorInputs: ['headers', 'version-id'],
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['namespace-id', 'version-id'],
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        internalErrorInputs: ['cdn-domain'],
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
-    // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        internalErrorInputs: ['path'],
-    },
-};
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
-function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
-}
-function shouldRetry(op, error) {
-    if (error instanceof errors_ServiceError) {
-        if ([429, 502, 503, 504].includes(error.status))
-            return true;
-        if (op.safety === 'create')
-            return false;
-        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
-        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
-    }
-    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
-}
-/**
- * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
- * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
- * exist) is `game-id`'s, or the token's.
- */
-const AUTH_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
-};
-const NO_ROUTE_HINT = {
-    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
-        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
-    inputs: ['api-url'],
-};
-/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
-function refusalHint(op, status, code) {
-    if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
-    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
-    if (status === 404 && code === 'API_NOT_FOUND')
-        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
-    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
-    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
-}
-/**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
- */
-const FIRST_CONTACT_RETRIES = 2;
-const FIRST_CONTACT_MS = 5_000;
-const seg = encodeURIComponent;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
-class ServiceClient {
-    #options;
-    #base;
-    #retry;
-    #timeouts;
-    /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
-    #answered = false;
-    constructor(options) {
-        this.#options = options;
-        this.#base = options.baseUrl.replace(/\/+$/, '');
-        this.#retry = options.retry ?? retryPolicy();
-        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
-        if (options.signal)
-            this.#retry = { ...this.#retry, signal: options.signal };
-    }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
-    #host() {
-        try {
-            return new URL(this.#base).host;
-        }
-        catch {
-            return 'the service';
-        }
-    }
-    listServers(gameId, environmentId, query = {}) {
-        const params = new URLSearchParams();
-        if (query.tags)
-            params.set('tags_json', JSON.stringify(query.tags));
-        if (query.includeDestroyed !== undefined)
-            params.set('include_destroyed', String(query.includeDestroyed));
-        if (query.cursor)
-            params.set('cursor', query.cursor);
-        const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
-    }
-    getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
-    }
-    validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`, config);
-    }
-    listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`);
-    }
-    createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body);
-    }
-    validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
-    }
-    async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
-    }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
-    getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
-    }
-    /** A namespace with its config, the domains it has included. */
-    getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
-    }
-    async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
-    }
-    /** A version with its whole config. */
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
-    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
-    }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
-    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
-    }
-    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
-    }
-    getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
-    }
-    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-    validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body);
-    }
-    /** A display name no version of the game has yet. */
-    reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {});
-    }
-    createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body);
-    }
-    /** Publishes a version to a namespace: what the namespace serves from then on. */
-    async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`, { version_id: versionId });
-    }
-    /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
-    }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
-    bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
-    }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
-    createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
-    }
-    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
-    async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
-    }
-    #call(op, method, path, body) {
-        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        let firstContact;
-        const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
-                return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
-            firstContact ??= { retries: 0, started: this.#retry.now() };
-            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
-                firstContact.retries < FIRST_CONTACT_RETRIES &&
-                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
-                shouldRetry(op, error);
-            if (again)
-                firstContact.retries++;
-            else if (firstContact.retries > 0)
-                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
-            return again;
-        };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
-    }
-    /** One attempt at a call: its answer, or the error it came to. */
-    async #send(op, method, path, payload) {
-        this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-        const exchange = await this.#exchange(op, method, path, payload);
-        return answerOf(op, exchange);
-    }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
-    async #exchange(op, method, path, payload) {
-        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            const response = await (0,undici.request)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            return { response, ...(await this.#read(op, response)) };
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
-        }
-        finally {
-            clearTimeout(clock);
-        }
-    }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
-    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
-    async #read(op, response) {
-        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-        const length = header(response.headers, 'content-length');
-        if (op.stream && response.statusCode === 200) {
-            const stream = op.stream();
-            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-            return { text: '', streamed: stream.end() };
-        }
-        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
-    }
-    #networkError(op, error) {
-        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-        const unreached = !this.#answered && isUnreachable(error);
-        const check = unreached
-            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
-            : '';
-        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
-    }
-}
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-function answerOf(op, { response, text, streamed }) {
+function answerOf(op, { response, text, streamed }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
     const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''));
     if (streamed && 'problem' in streamed)
         throw unexpected(streamed.problem);
     const parsed = streamed ? streamed.value : parseJson(text);
-    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+    if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
         const problem = op.answer?.(parsed, '');
         if (problem)
             throw unexpected(problem);
@@ -33692,28 +33338,48 @@ function answerOf(op, { response, text, streamed }) {
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...(serviceBody
-            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
-            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
+        ...explained(explain, serviceBody
+            ? refusalConcern(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+function explained(explain, found) {
+    if (!found || !('about' in found))
+        return found ?? {};
+    return { concern: found, ...explain(found) };
+}
+/** The service's codes for a token it refuses (400, 401, 403): the token's fault, or the game's. */
+const TOKEN_REFUSALS = new Set([
+    'TOKEN_INVALID',
+    'API_UNAUTHORIZED',
+    'CLAIMS_ENTITLEMENT_EXPIRED',
+    'API_FORBIDDEN',
+]);
+/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
+function refusalConcern(op, status, code) {
+    if (status === 500 && code === 'ERROR')
+        return { about: 'unknown-id', operation: op.name };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is the base URL's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { about: 'base-url', problem: 'no-route' };
+    if ((status === 400 || status === 401 || status === 403) && TOKEN_REFUSALS.has(code))
+        return { about: 'token', code };
+    return undefined;
 }
 /**
  * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
- * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
- * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ * the base URL most likely reaches another server (a web site, a proxy's page, the wrong path). A
+ * gateway's page for a 5xx or a 429 is an outage in front of the right server: named, not blamed.
  */
-function foreignAnswerHint(status, contentType) {
+function foreignAnswer(status, contentType) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'application/json' && status === 200)
         return {};
     const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
-    return {
-        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
-            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: ['api-url'],
-    };
+    return { about: 'base-url', problem: 'foreign', what };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -33737,11 +33403,17 @@ async function readBody(body, contentLength, operation, limit, onChunk) {
         onChunk(chunk);
     }
 }
-/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
-async function readText(body, contentLength, operation, limit) {
+/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+async function readAnswer(op, response, limit) {
+    const length = header(response.headers, 'content-length');
+    if (op.stream && response.statusCode === 200) {
+        const stream = op.stream();
+        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+        return { text: '', streamed: stream.end() };
+    }
     const chunks = [];
-    await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk));
-    return new TextDecoder().decode(Buffer.concat(chunks));
+    await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk));
+    return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined };
 }
 function parseJson(text) {
     try {
@@ -33792,11 +33464,237 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+
+
+
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+const FIRST_CONTACT_RETRIES = 2;
+const FIRST_CONTACT_MS = 5_000;
+const seg = encodeURIComponent;
+const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
+const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
+class ServiceClient {
+    #options;
+    #base;
+    #retry;
+    #timeouts;
+    #explain;
+    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    #answered = false;
+    constructor(options) {
+        this.#options = options;
+        this.#base = options.baseUrl.replace(/\/+$/, '');
+        this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+        this.#explain = options.explain ?? (() => undefined);
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
+    }
+    listServers(gameId, environmentId, query = {}) {
+        const params = new URLSearchParams();
+        if (query.tags)
+            params.set('tags_json', JSON.stringify(query.tags));
+        if (query.includeDestroyed !== undefined)
+            params.set('include_destroyed', String(query.includeDestroyed));
+        if (query.cursor)
+            params.set('cursor', query.cursor);
+        const qs = params.size ? `?${params.toString()}` : '';
+        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+    }
+    getNamespaceLobby(gameId, namespaceId, lobbyId) {
+        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+    }
+    validateMatchmakerConfig(gameId, namespaceId, config) {
+        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+    }
+    listCustomAvatars(gameId) {
+        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+    }
+    createNamespace(gameId, body) {
+        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+    }
+    validateGroup(displayName) {
+        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+    }
+    async addNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
+            domain,
+        });
+    }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+    }
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+            auth_type: authType,
+        });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+    }
+    getVersion(gameId, versionId) {
+        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+    }
+    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
+    validateVersion(gameId, body) {
+        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+    }
+    /** A display name no version of the game has yet. */
+    reserveVersionName(gameId) {
+        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+    }
+    createVersion(gameId, body) {
+        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+    }
+    /** Publishes a version to a namespace: what the namespace serves from then on. */
+    async setNamespaceVersion(gameId, namespaceId, versionId) {
+        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+            version_id: versionId,
+        });
+    }
+    /** What was published to the namespace, newest first (creating a namespace records nothing). */
+    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
+        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
+    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+    createCdnSite(gameId, body) {
+        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+    }
+    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
+    async completeUpload(uploadId) {
+        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+    }
+    #call(op, method, path, body) {
+        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        let firstContact;
+        const retry = (error, now) => {
+            if (this.#answered || !isConnectFailure(error))
+                return classify(op, error, now);
+            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+            firstContact ??= { retries: 0, started: this.#retry.now() };
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+                firstContact.retries < FIRST_CONTACT_RETRIES &&
+                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+                shouldRetry(op, error);
+            if (again)
+                firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
+            return again;
+        };
+        return withRetries(op.name, async () => {
+            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici.request)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return {
+                response,
+                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+            };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
+        const headers = {
+            authorization: `Bearer ${this.#options.token}`,
+            accept: 'application/json',
+            'user-agent': USER_AGENT,
+        };
+        if (payload) {
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(payload.length);
+        }
+        return headers;
+    }
+    #networkError(op, error) {
+        // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
+        const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
+        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})`, { cause: error, ...(concern && { concern, ...this.#explain(concern) }) });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
 // pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
 
 
 
@@ -33808,9 +33706,6 @@ class RunDeadlineError extends Error {
         super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
         this.deadlineMs = deadlineMs;
     }
-}
-function isRunDeadline(error) {
-    return error instanceof RunDeadlineError;
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
@@ -33827,6 +33722,7 @@ function openTransferRun(inputs, face, name) {
         deadlineMs: face.deadlineMs,
         name,
         clock: face.clock,
+        explain: face.explain,
     });
 }
 function openRun(options) {
@@ -33875,6 +33771,7 @@ function openRun(options) {
                 retry,
                 timeouts,
                 signal,
+                explain: options.explain,
             }));
         },
         retry,
@@ -33893,13 +33790,13 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -33907,44 +33804,34 @@ var mime_types = __nccwpck_require__(4096);
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
 
-/** A file's own metadata, a link's and not its target's. */
 function fd_lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
-/** Reads up to `length` bytes at `position` into `buffer` from `offset`; resolves to the count read. */
 function fd_readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function fd_closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
-/**
- * Closes a file that was only read, at once and on this thread: such a close is fast, where an
- * asynchronous one costs a round trip through the thread pool per file that nothing needs to wait
- * for. Its error is ignored (a file only read has nothing left to lose).
- */
+/** A file only read: closed on this thread, no round trip through the pool; its error is ignored. */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
     catch {
-        // Nothing to do: the descriptor is gone either way.
+        // The descriptor is gone either way.
     }
 }
-/**
- * How many more files this process may open: its open-files limit (the soft one, `ulimit -n`) less
- * the descriptors it holds. Node has no getrlimit: Linux says both in /proc; elsewhere (macOS,
- * Windows) it is unknown, and a full table is waited out as the upload goes (see outcome.ts).
- */
+/** `ulimit -n` less the descriptors held; Node has no getrlimit, so only Linux's /proc tells. */
 function descriptorsFree() {
     try {
         const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
@@ -33956,15 +33843,11 @@ function descriptorsFree() {
         return undefined;
     }
 }
-/** What one PUT holds open: its file and its connection's socket. */
+/** A PUT's file and socket. */
 const DESCRIPTORS_PER_PUT = 2;
-/** Left for everything else: the API's connections, the readers hashing files sent in parts, the runtime's own. */
+/** The API's connections, the readers of files in parts, the runtime's own. */
 const DESCRIPTORS_SPARED = 16;
-/**
- * The uploads at a time that `free` descriptors allow (undefined: unknown, `wanted` as it is), at
- * least one: so that a low open-files limit is lived within from the start, not found out by EMFILE
- * once the site exists.
- */
+/** A low open-files limit is lived within from the start, not found out by EMFILE. */
 function uploadsWithin(wanted, free) {
     if (free === undefined)
         return wanted;
@@ -33972,38 +33855,20 @@ function uploadsWithin(wanted, free) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/platform.ts
-// What the operating system offers the file reads, in one place, so that a test on Linux can take
-// the path a platform without it takes.
 
-/**
- * The open flag that refuses a link in a path's last component (Linux, macOS), or 0 where the system
- * has none (Windows): there, the scan and the upload lstat the path before the open and compare the
- * opened file's device and inode with it (see openWithoutFollowing in files.ts).
- */
-const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
-/**
- * The flags a file of the site is opened with: never through a link in its last component (`noFollow`:
- * a link put in a scanned file's place fails with ELOOP), and never waiting for a writer (O_NONBLOCK: a
- * FIFO put in its place opens at once, and its fstat tells it is no file).
- */
+/** 0 on Windows: there the path is lstat'ed before the open (openWithoutFollowing in files.ts). */
+const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
+/** Never through a link (ELOOP), never waiting for a writer (O_NONBLOCK: a FIFO opens at once). */
 function platform_readFlags(noFollow = NO_FOLLOW) {
-    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 }
-/**
- * What to do when the process runs out of file descriptors on `platform`; `lowerConcurrency` when
- * fewer uploads at once would help (the upload), not for the scan. Windows has no ulimit; macOS's
- * shell limit is raised with ulimit -n up to launchd's (launchctl limit maxfiles).
- */
-function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = false) {
-    const orFewer = lowerConcurrency ? ', or lower concurrency' : '';
-    if (platform === 'win32') {
-        return lowerConcurrency
-            ? 'lower concurrency (Windows has no ulimit)'
-            : 'close the programs holding many files open (Windows has no ulimit)';
-    }
+/** What to do when out of file descriptors: the upload already lowers its concurrency itself. */
+function descriptorLimitRemedy(platform = process.platform) {
+    if (platform === 'win32')
+        return 'close the programs holding many files open (Windows has no ulimit)';
     if (platform === 'darwin')
-        return `raise the limit (ulimit -n, up to launchctl limit maxfiles)${orFewer}`;
-    return `raise the limit (ulimit -n)${orFewer}`;
+        return 'raise the limit (ulimit -n, up to launchctl limit maxfiles)';
+    return 'raise the limit (ulimit -n)';
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/files.ts
@@ -34017,11 +33882,7 @@ function descriptorLimitRemedy(platform = process.platform, lowerConcurrency = f
 
 
 const HASH_BUFFER = (/* unused pure expression or super */ null && (256 * 1024));
-/**
- * The SHA-256 (hex) of each file, in the order of `files`, hashed `workers` at a time, each read into
- * a buffer taken from a small free list (one per file running): no garbage and no pending promise
- * per file, so memory stays flat whatever the file count and size.
- */
+/** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 async function hashArtifacts(files, workers = 8, openWith) {
     const digests = new Array(files.length);
     const free = [];
@@ -34040,7 +33901,6 @@ async function hashArtifacts(files, workers = 8, openWith) {
     });
     return digests;
 }
-/** The manifest of `files`, given the SHA-256 of each (hex, in the order of `files`). */
 function buildManifest(files, sha256) {
     const sorted = files
         .map((file, i) => ({ ...file, sha256: sha256[i] }))
@@ -34059,7 +33919,6 @@ function buildManifest(files, sha256) {
         digest: `sha256:${digest.digest('hex')}`,
     };
 }
-/** The file descriptors `createGameCdnSite` takes. */
 function fileDescriptors(files) {
     return files.map((f) => ({
         path: f.path,
@@ -34067,11 +33926,7 @@ function fileDescriptors(files) {
         ...(f.contentType ? { content_type: f.contentType } : {}),
     }));
 }
-/**
- * Writes the manifest as JSON (without absolute paths), one file a line, and returns where. It is
- * written a batch of lines at a time: one string of the whole and the objects to make it were the
- * peak of a big site's deploy.
- */
+/** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 async function writeManifest(manifest, file) {
     const handle = await open(file, 'w');
     try {
@@ -34103,10 +33958,8 @@ function contentTypeOf(file) {
     return contentTypes.get(extension);
 }
 /**
- * The stats of the file at `file` as opened for reading (no link followed there), closed again: what
- * the hashing and the upload will open. fstat on the descriptor is synchronous: the kernel has the
- * inode at hand once it is open (see assertUnchanged in upload.ts). The close is not waited for (a
- * read-only descriptor has nothing to flush): the next file's open queues behind it at once.
+ * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
+ * waited for: a read-only descriptor has nothing to flush.
  */
 async function statOpened(file, openWith, noFollow) {
     if (noFollow === 0) {
@@ -34122,11 +33975,7 @@ async function statOpened(file, openWith, noFollow) {
         closeFile(fd).catch(() => { });
     }
 }
-/**
- * Opens `file` where the system has no O_NOFOLLOW (Windows): refused as a link when its lstat is one,
- * and when the file opened is not the one lstat saw (a link swapped in between the two was followed:
- * its target has another device or inode). Both fail with ELOOP, as O_NOFOLLOW would.
- */
+/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
 async function openWithoutFollowing(file, openWith) {
     const seen = await lstatFile(file);
     if (seen.isSymbolicLink())
@@ -34144,7 +33993,7 @@ const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its pa
     syscall: 'open',
     path: file,
 });
-/** statOpened on a local file system: open, fstat and close without the thread pool. */
+/** statOpened without the thread pool, on a local file system. */
 function statOpenedSync(file, noFollow) {
     const fd = openSync(file, readFlags(noFollow));
     try {
@@ -34154,7 +34003,6 @@ function statOpenedSync(file, noFollow) {
         closeSync(fd);
     }
 }
-/** Why a file could not be opened, in words, with its code. */
 function openFailure(error) {
     const code = error.code;
     switch (code) {
@@ -34173,33 +34021,25 @@ function openFailure(error) {
     const message = error instanceof Error ? error.message : String(error);
     return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
-/** Is `stats` (an fstat or lstat) the very file the scan opened? */
 function isScannedFile(file, stats) {
     return stats.isFile() && stats.ino === file.ino && stats.dev === file.dev;
 }
 /**
- * Opens a file the scan found, to read it: only the file the scan opened (the same device and inode),
- * never a link put at its path since (not followed: O_NOFOLLOW), nor another file; either fails naming
- * it before a byte is read. A full descriptor table (EMFILE, ENFILE) is thrown as it is, for the
- * caller to wait and retry. A change of its size or time is the caller's to check once it has read.
+ * Opens only the file the scan opened (same device and inode), never a link put at its path since;
+ * else fails naming it. EMFILE and ENFILE are thrown as they are, for the caller to wait and retry.
  */
 async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
-        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
+        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
     }
     catch (error) {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
         throw error;
     }
     return fd;
 }
-/**
- * openScanned without its fstat: for a reader that fstats once after its read and checks the file's
- * identity then (assertScannedFile), before any byte it read is used. Without O_NOFOLLOW (`noFollow`
- * 0, Windows) a link at the path is refused by an lstat first; one swapped in after that lstat is
- * followed, and the identity check refuses the file it leads to (not the scanned one).
- */
+/** openScanned without its fstat: for a reader that checks identity (assertScannedFile) after its read. */
 async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
     try {
         if (noFollow === 0 && (await fd_lstatFile(file.absolutePath)).isSymbolicLink()) {
@@ -34219,7 +34059,6 @@ async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
         throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
     }
 }
-/** Fails naming the file unless `stats` (an fstat) is the very file the scan opened. */
 function assertScannedFile(file, stats) {
     if (!isScannedFile(file, stats)) {
         throw new Error(`${file.path} was replaced after it was scanned: ${stats.isFile() ? 'another file' : `something else (${files_kindOf(stats)})`} is at its path now`);
@@ -34234,12 +34073,7 @@ function files_kindOf(stats) {
         return 'a device';
     return 'not a regular file';
 }
-/**
- * SHA-256 of a file, read into the caller's buffer: hashing leaves no garbage, whatever the file size.
- * A read that comes back short once the size found by the scan is reached is the end of the file:
- * no further read to hear it (a quarter of the calls for small files). Anything else reads on to the
- * end, so a file that grew is still seen to differ.
- */
+/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
 async function hashFile(file, buffer, openWith) {
     const expectedSize = file.size;
     const fd = await openScanned(file, openWith);
@@ -34260,18 +34094,46 @@ async function hashFile(file, buffer, openWith) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+/** An action's inputs, as a workflow's `with:` writes them. */
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+function input_naming_inputName(input) {
+    return naming.name(input);
+}
+function input_naming_inputAssignment(input, value) {
+    return naming.assignment(input, value);
+}
+function input_naming_inputSource(input) {
+    return naming.source(input);
+}
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
-// The domain the service serves namespaces under: `cdn-domain` when given, else the service's own, as
-// it answers GET /cloud/bootstrap (what the official client reads). A service that names none gets
-// no URL rather than a wrong one.
 
 
 
 /**
- * `given`, else the service's `domains.cdn`: a domain (served over https), or, when the API itself is
- * served over http or on a port of its own (a local or self-hosted service), an origin of that scheme
- * and port, since such a service answers its namespaces' host names where it answers its API.
- * Undefined, with a warning, when the service names none.
+ * `given`, else GET /cloud/bootstrap's `domains.cdn`: a domain (https), or with an API on http or a
+ * port of its own, an origin of that scheme and port. None named: no URL rather than a wrong one.
  */
 async function resolveCdnDomain(client, given, apiUrl, logger) {
     if (given)
@@ -34327,30 +34189,21 @@ async function poll_pollUntil(check, options) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/site-record.ts
-// The deploy's record on the site: a small JSON file at /.well-known/gamehost.json that says which
-// build the site is (the commit, the ref, the digest, each file's path, size and SHA-256). It is what
-// lets a later run see in one fetch which build a namespace serves: seen-live, the guard against an
-// older build (older.ts) and the size comparison (sizes.ts), with no storage of ours.
-//
-// It describes the user's build: its digest and files are the manifest's, which leaves the record out
-// (the `digest`, `file-count` and `total-bytes` outputs are the build's, as without a record).
+// The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
+// size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
+// user's build: the manifest and the outputs leave the record out.
 
 
 
 
 
-/** The record's path on the site (no leading slash, as the site's files are named). */
 const site_record_RECORD_PATH = '.well-known/gamehost.json';
 const RECORD_FORMAT = 1;
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A served record larger than this is not read (a site of the service's largest holds far less). */
+/** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024;
 const ZERO_SHA256 = '0'.repeat(64);
-/**
- * The record's bytes. Each file's line, the digest and the counts are written from the same
- * template as recordSize measures: every SHA-256 is 64 hex digits, so the size is known before any
- * file is hashed.
- */
+/** Every SHA-256 is 64 hex digits: recordSize knows the size before any file is hashed. */
 function recordText(files, digest, source) {
     const head = JSON.stringify({
         format: RECORD_FORMAT,
@@ -34363,15 +34216,10 @@ function recordText(files, digest, source) {
     const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
     return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
-/**
- * The size the record of these files will have, before they are hashed: the site is created with
- * every file's size, the record's too, and the files are hashed while they upload.
- */
 function recordSize(files, source) {
     const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
 }
-/** The record of the manifest's build, as the file the site carries. */
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
     return {
@@ -34379,21 +34227,19 @@ function recordFile(manifest, source) {
         size: bytes.length,
         contentType: RECORD_CONTENT_TYPE,
         bytes,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
+        sha256: hash('sha256', bytes),
     };
 }
-/** What the site is created with for the record: its path, size and type. */
 function recordDescriptor(size) {
     return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
 }
-/** The user's build may not hold a file at the record's path while the deploy writes one there. */
 function checkRecordPathFree(files) {
     if (files.some((file) => file.path === site_record_RECORD_PATH)) {
         throw new UsageError(`${inputName(Input.Path)} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
             `or set ${inputAssignment(Input.SiteRecord, 'false')}`);
     }
 }
-/** The record in `text`, or why it is not one. */
+/** The record, or why it is not one. */
 function parseRecord(text) {
     let value;
     try {
@@ -34434,10 +34280,10 @@ function parseRecord(text) {
     };
 }
 /**
- * Where a request for a path of the host of `url` goes: a host under `localhost` (the emulator's
- * CDN) is reached at 127.0.0.1 with its name in the Host header, as a browser resolves it.
+ * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
+ * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
  */
-function hostRequest(url, authorization) {
+function hostGet(url, urlPath, options, method = 'GET') {
     const target = new URL(url);
     const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
     const origin = local
@@ -34446,24 +34292,21 @@ function hostRequest(url, authorization) {
     const headers = { 'accept-encoding': 'identity' };
     if (local)
         headers.host = target.host;
-    if (authorization)
-        headers.authorization = authorization;
-    return { origin, base: target.pathname.replace(/\/$/, ''), headers };
+    if (options.authorization)
+        headers.authorization = options.authorization;
+    return (0,undici.request)(`${origin}${target.pathname.replace(/\/$/, '')}${urlPath}`, {
+        dispatcher: options.dispatcher,
+        method,
+        headers,
+        signal: options.signal,
+        headersTimeout: options.stallMs,
+        bodyTimeout: options.stallMs,
+    });
 }
-/**
- * The record the host of `url` serves, or why there is none to compare with (it answered 404, it
- * could not be reached, it is not a record): reading it never fails the deploy.
- */
+/** The record the host serves, or why there is none: reading it never fails the deploy. */
 async function site_record_readServedRecord(url, options) {
-    const { origin, base, headers } = hostRequest(url);
     try {
-        const answer = await (0,undici.request)(`${origin}${base}/${site_record_RECORD_PATH}`, {
-            dispatcher: options.dispatcher,
-            headers,
-            signal: options.signal,
-            headersTimeout: options.stallMs,
-            bodyTimeout: options.stallMs,
-        });
+        const answer = await hostGet(url, `/${site_record_RECORD_PATH}`, options);
         if (answer.statusCode !== 200) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
@@ -34482,7 +34325,7 @@ async function site_record_readServedRecord(url, options) {
             return { absent: `it is not a record: ${parsed}` };
         return {
             record: parsed,
-            bytes: { size: text.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') },
+            bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) },
         };
     }
     catch (error) {
@@ -34497,18 +34340,18 @@ async function site_record_readServedRecord(url, options) {
 // is created, and route globs as the service parses and the CDN matches them. What the service does
 // with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
 // Limits.
-const CDN_HEADER_NAME_MAX_BYTES = 512;
-const CDN_HEADER_VALUE_MAX_BYTES = 1024;
+const versions_CDN_HEADER_NAME_MAX_BYTES = 512;
+const versions_CDN_HEADER_VALUE_MAX_BYTES = 1024;
 const CDN_PRIORITY_MAX = 100;
 /** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
-const CDN_SERVED_MAX = 10;
+const versions_CDN_SERVED_MAX = 10;
 /**
  * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
  * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
  * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
  * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
  */
-function parseGlob(glob) {
+function versions_parseGlob(glob) {
     const segments = [];
     let current = '';
     let escaped = false;
@@ -34554,8 +34397,8 @@ function globToString(tokens) {
     return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
 }
 /** The glob as the service stores and answers it; the glob itself when it does not parse. */
-function normalizeGlob(glob) {
-    const tokens = parseGlob(glob);
+function versions_normalizeGlob(glob) {
+    const tokens = versions_parseGlob(glob);
     return tokens ? globToString(tokens) : glob;
 }
 /**
@@ -34564,8 +34407,8 @@ function normalizeGlob(glob) {
  * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
  * with a dozen stars against a long path).
  */
-function globMatches(glob, path) {
-    const tokens = parseGlob(glob);
+function versions_globMatches(glob, path) {
+    const tokens = versions_parseGlob(glob);
     if (tokens === undefined || tokens.length === 0)
         return false;
     const steps = [{ char: '/' }, ...globSteps(tokens)];
@@ -34613,9 +34456,9 @@ function stepsMeet(a, b) {
  * where two routes overlap, only the one of higher priority adds its header. False when either glob
  * does not parse.
  */
-function globsOverlap(a, b) {
-    const tokensA = parseGlob(a);
-    const tokensB = parseGlob(b);
+function versions_globsOverlap(a, b) {
+    const tokensA = versions_parseGlob(a);
+    const tokensB = versions_parseGlob(b);
     if (!tokensA?.length || !tokensB?.length)
         return false;
     const stepsA = globSteps(tokensA);
@@ -34653,7 +34496,7 @@ function globsOverlap(a, b) {
  */
 function compareGlobSpecificity(a, b) {
     const measure = (glob) => {
-        const tokens = parseGlob(glob) ?? [];
+        const tokens = versions_parseGlob(glob) ?? [];
         return {
             recursive: tokens.filter((t) => t === 'recursive').length,
             literal: tokens.filter((t) => typeof t === 'object').length,
@@ -34666,10 +34509,9 @@ function compareGlobSpecificity(a, b) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/engines.ts
-// The engines the deploy knows, in one table: what marks each one's web build, the files it is made
-// of and their compressed forms, and how the rest of the deploy treats those files (seen-live fetches
-// an engine's files, the size report always shows its heavy ones). A new engine is added here; how
-// its build is served is planned in web-engine.ts from these marks.
+// The engines the deploy knows, in one table: what marks each one's web build, its files and their
+// compressed forms, which seen-live fetches and the size report always shows. A new engine is added
+// here (and its planner in web-engine.ts).
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
     { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
@@ -34681,17 +34523,13 @@ const ENGINE_FILES = [
     { ending: '.pck', engines: ['godot'], heavy: true },
     { ending: '.js', engines: ['godot'], heavy: false },
 ];
-/**
- * The compressed forms of an engine's files, by suffix, and the Content-Encoding each is served
- * with; a `.unityweb` file's compression is told by its first bytes (see UNITY.unityweb).
- */
+/** The Content-Encoding each suffix is served with; a `.unityweb` file's is told by its first bytes. */
 const COMPRESSIONS = [
     { suffix: '.br', encoding: 'br' },
     { suffix: '.gz', encoding: 'gzip' },
     { suffix: '.unityweb', encoding: 'first-bytes' },
 ];
 const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
-/** What marks a Unity WebGL build. */
 const UNITY = {
     title: 'Unity WebGL build',
     /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
@@ -34708,11 +34546,9 @@ const UNITY = {
     missing: `no <name>.loader.js (or UnityLoader.js) beside its .wasm, .framework.js and .data files. Give the folder Unity built into`,
 };
 /**
- * What marks a Godot web export: `<name>.pck` (or a `<name>.asyncpck` folder) beside `<name>.wasm` and
- * `<name>.js`. Godot 4.3 and later write `const GODOT_THREADS_ENABLED = true|false;` into the exported
- * HTML (export_plugin.cpp, from `variant/thread_support`), and `"ensureCrossOriginIsolationHeaders"`
- * and `"serviceWorker"` into its GODOT_CONFIG; 4.0 to 4.2 (always threaded) and a Godot 3 threads
- * export ship an emscripten `<name>.worker.js`.
+ * `<name>.pck` (or `<name>.asyncpck/`) beside `<name>.wasm` and `<name>.js`. Godot 4.3+ write
+ * GODOT_THREADS_ENABLED into the HTML (export_plugin.cpp) and the isolation and service worker
+ * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 const GODOT = {
     title: 'Godot web export',
@@ -34727,16 +34563,15 @@ const GODOT = {
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
-/** Each engine's marks, by the name the `web-engine` input gives it. */
 const ENGINES = { unity: UNITY, godot: GODOT };
-/** The compression of a file by its suffix (names are matched as the CDN's globs match them: case counts) (undefined: none), and its name without it. */
+/** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
     return found
         ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
         : { inner: name };
 }
-/** The kind of engine file `path` is, compressed or not; a `.unityweb` file is one whatever is inside. */
+/** A `.unityweb` file is one whatever is inside. */
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
@@ -34744,21 +34579,17 @@ function engineFileOf(path) {
         return kind;
     return { ending: '.unityweb', engines: ['unity'], heavy: false };
 }
-/** A file seen-live fetches whole when it is in a build's folder: the build cannot start without it. */
+/** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
-/** A file the size report always shows (whatever the case of its name): what a player downloads the most of. */
+/** The size report always shows it: what a player downloads the most of. */
 const engines_isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
-/** A part of a Unity build (see EngineFile.unityPart), compressed or not. */
 function unityPartOf(name) {
     const { inner } = compressionOf(name);
     return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
 }
-/** A compressed part of a Unity build, the evidence when `web-engine` is unity. */
+/** The evidence when `web-engine` is unity. */
 const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
-/**
- * Whether the file at `path` can make its folder a build's: a Unity loader, a Godot pack, or when
- * unity is named, a compressed part. No engine is recognised in a folder without one.
- */
+/** No engine is recognised in a folder without a file this says yes to. */
 function isBuildEvidence(path, unityNamed) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     return (name.endsWith(UNITY.loaderEnding) ||
@@ -34768,10 +34599,8 @@ function isBuildEvidence(path, unityNamed) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
-// Seen live: after a publish, the namespace's host is fetched until it serves this build (`/` and a
-// sample of the manifest's files, their bytes, sizes and the headers the build needs), within a bound.
-// A publish reaches the CDN's edge seconds later (its router polls its configuration every 2.5 s,
-// after a queued worker), so the host is polled with a backoff; the first full match ends it.
+// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
+// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
 
 
 
@@ -34779,19 +34608,13 @@ function isBuildEvidence(path, unityNamed) {
 
 
 
-
-/** Pages checked besides `/`, engine files, largest files, and the most fetched whole per attempt. */
 const PAGES_CHECKED = 3;
 const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
-/** A file larger than this is checked by its size alone: fetching it whole on every attempt costs too much. */
+/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
 const PAGE = /\.html?$/i;
-/**
- * The files to fetch: `/` (the site's index.html), the other pages, the engine's key files (every
- * file a route gives a Content-Encoding, and its .wasm, .data, .pck, loader and framework), and the
- * largest of the others (their sizes), each once, in that order, the cheapest and likeliest to differ first.
- */
+/** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
     const routes = serving?.routes ?? [];
     const probes = [];
@@ -34837,16 +34660,15 @@ function probeFor(file, urlPath, routes, compare) {
         probe.contentEncoding = encoding;
     return probe;
 }
-/** The Content-Encoding the highest-priority route matching the path sends, of the first the CDN reads. */
+/** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path, routes) {
     let chosen;
-    for (const route of routes.slice(0, CDN_SERVED_MAX)) {
-        if ((!chosen || route.priority > chosen.priority) && globMatches(route.glob, `/${path}`))
+    for (const route of routes.slice(0, versions_CDN_SERVED_MAX)) {
+        if ((!chosen || route.priority > chosen.priority) && versions_globMatches(route.glob, `/${path}`))
             chosen = route;
     }
     return chosen && chosen.header.name.toLowerCase() === 'content-encoding' ? chosen.header.value : undefined;
 }
-/** How what the host served differs from the probe's file, or undefined when it is the file. */
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
     const differs = (reason) => ({ urlPath, reason });
@@ -34861,26 +34683,17 @@ function compareServed(probe, served) {
     if (probe.compare === 'size' && served.bytes === undefined)
         return differs(`gave no Content-Length to compare with the build's ${file.path}`);
     const type = served.headers['content-type']?.split(';')[0]?.trim();
-    if (probe.contentType && type?.toLowerCase() !== probe.contentType.toLowerCase()) {
-        return differs(type
-            ? `came with Content-Type ${type}, not ${probe.contentType}`
-            : `came without Content-Type ${probe.contentType}`);
-    }
-    const encoding = served.headers['content-encoding'];
-    if (probe.contentEncoding && encoding?.toLowerCase() !== probe.contentEncoding.toLowerCase()) {
-        return differs(encoding
-            ? `came with Content-Encoding ${encoding}, not ${probe.contentEncoding}`
-            : `came without Content-Encoding: ${probe.contentEncoding}`);
-    }
-    return undefined;
+    const header = (name, got, wanted, colon = '') => {
+        if (!wanted || got?.toLowerCase() === wanted.toLowerCase())
+            return undefined;
+        return differs(got ? `came with ${name} ${got}, not ${wanted}` : `came without ${name}${colon} ${wanted}`);
+    };
+    return (header('Content-Type', type, probe.contentType) ??
+        header('Content-Encoding', served.headers['content-encoding'], probe.contentEncoding, ':'));
 }
 const describeSize = (bytes) => bytes < 1024 ? `${bytes} bytes` : `${format_formatBytes(bytes)} (${bytes} bytes)`;
 const verify_short = (sha256) => (sha256 ? `${sha256.slice(0, 12)}…` : 'unknown');
-/**
- * Fetches the probes until every one matches, within `timeoutMs` (the poll loop's). An attempt stops
- * at its first mismatch (the host does not serve the build yet); a probe that matched is not fetched
- * again (the host served the build's bytes for it, and a publish only moves forward).
- */
+/** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
 async function pollUntilLive(options) {
     const pending = [...options.probes];
     const check = async () => {
@@ -34899,23 +34712,12 @@ async function pollUntilLive(options) {
     });
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
-/**
- * A FetchProbe for the host of `url`, through the run's dispatcher (see hostRequest). Bytes are taken
- * as sent (no decompression), so that they compare with the uploaded file's.
- */
+/** Bytes are taken as sent, to compare with the uploaded file's. */
 function verify_hostFetcher(url, options) {
-    const { origin, base, headers } = hostRequest(url, options.authorization);
     return async (probe) => {
-        const path = `${base}${probe.urlPath.split('/').map(encodeURIComponent).join('/')}`;
+        const path = probe.urlPath.split('/').map(encodeURIComponent).join('/');
         try {
-            const answer = await (0,undici.request)(`${origin}${path}`, {
-                dispatcher: options.dispatcher,
-                method: probe.compare === 'size' ? 'HEAD' : 'GET',
-                headers,
-                signal: options.signal,
-                headersTimeout: options.stallMs,
-                bodyTimeout: options.stallMs,
-            });
+            const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
             if (probe.compare === 'size') {
                 await answer.body.dump();
@@ -34932,7 +34734,6 @@ function verify_hostFetcher(url, options) {
             let bytes = 0;
             for await (const chunk of answer.body) {
                 bytes += chunk.length;
-                // More than the file: no need to read the rest.
                 if (bytes > probe.file.size)
                     break;
                 hash.update(chunk);
@@ -34952,7 +34753,6 @@ function flatHeaders(headers) {
     }
     return flat;
 }
-/** A request that got no answer, in words; a name that does not resolve or a refused certificate is permanent. */
 function unreachable(error, host) {
     const failure = networkFailure(error);
     const fetched = 'could not be fetched:';
@@ -34994,7 +34794,6 @@ function verify_describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
 }
-/** Polls the host of `url` until it serves the build (see pollUntilLive), and logs what it saw. */
 async function verifyLive(options) {
     const { url, settings, run, logger } = options;
     const probes = sampleProbes(options.files, options.serving);
@@ -35013,7 +34812,7 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`),
+        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
@@ -35021,7 +34820,6 @@ async function verifyLive(options) {
     }
     return seen;
 }
-/** The record fetched whole: it matches only when the host serves this very build. */
 function recordProbe(record) {
     const { path, size, sha256, contentType } = record;
     return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
@@ -35032,22 +34830,15 @@ function describeMismatch(url, mismatch) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
-// The one "publish and see it" step: whatever changes what a namespace serves (the deploy, promote,
-// rollback, the close of a preview, the sweep) sets its version here and then fetches its host until
-// it serves the change (verify.ts), within verify-timeout. "Live at" is said only once it was seen;
-// not seen, on-verify-failure puts the namespace back, fails or warns (below); a check
-// cancelled says so, and what the namespace serves.
+// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
+// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 
 
 
 
 
-/**
- * Publishes the change (unless the namespace serves it already) and sees it live at its host: the
- * Verification, or undefined when it was not checked (verify false, no URL, nothing to tell it by).
- * Not seen within the bound: on-verify-failure's rollback, failure (a NotLiveError) or warning.
- */
+/** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
     const { run, logger, settings } = options;
@@ -35063,8 +34854,8 @@ async function publishAndSee(change, options) {
         return undefined;
     const { expected } = options;
     if (!settings.enabled || 'unknown' in expected) {
-        const why = 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
-        logger.info(`Published at ${url} (not checked: ${!settings.enabled ? `${input_naming_inputName(table_Input.Verify)} is false` : why})`);
+        const why = settings.enabled && 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        logger.info(`Published at ${url} (not checked: ${why})`);
         return undefined;
     }
     const started = run.clock.now();
@@ -35100,10 +34891,7 @@ async function publishAndSee(change, options) {
     notLive(settings.onFailure, seen, published, nameId, logger);
     return seen;
 }
-/**
- * Polls the host's record until it is another than the one it served before the publish: the edge
- * serves the namespace's new config (a version whose build no namespace serves, as a rollback's).
- */
+/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
 async function seeRecordChange(url, before, options) {
     const { run, logger, settings } = options;
     const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -35140,10 +34928,9 @@ async function seeRecordChange(url, before, options) {
     return seen;
 }
 /**
- * What proves that a namespace serves a version the run did not build (promote, rollback), read before
- * it is published: the record a namespace serving it serves (`servedAt`: the others that serve it, or
- * the namespace itself when nothing changes), the files it names and its bytes; else the record the
- * namespace serves now, which it must no longer serve. `unknown` when nothing tells them apart.
+ * What proves a namespace serves a version the run did not build (promote, rollback), read before it
+ * is published: the record served where the version is (`servedAt`), else the record served now,
+ * which it must no longer serve.
  */
 async function expectedOfVersion(run, to) {
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -35167,9 +34954,6 @@ async function expectedOfVersion(run, to) {
         return unknown(`${to.url} served no record before (${before.absent})`);
     return { otherThan: { sha256: before.bytes.sha256 } };
 }
-// Not seen within verify-timeout: on-verify-failure puts the namespace back on the version it served
-// before (rollback), fails as it is (fail), or warns (warn). Never a silent success.
-/** The deploy published a build its namespace's host did not serve within the bound. */
 class NotLiveError extends Error {
     name = 'NotLiveError';
     verification;
@@ -35181,18 +34965,13 @@ class NotLiveError extends Error {
 function isNotLive(error) {
     return error instanceof NotLiveError;
 }
-/** "https://…/ did not serve this build within 300.0 s (34 checks): / answered 404, not 200 with index.html". */
 function live_notLiveAccount(seen) {
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${verify_describeTiming(seen)}: ${instead}`;
 }
-/**
- * A namespace that served another version before the publish is put back on it (the publish's
- * replacedVersionId); returns that version, or undefined when there is none to go back to (a new
- * namespace, or nothing was published). A failure to put it back is thrown, with the account.
- */
+/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
         return await live_putBack(client, gameId, namespaceId, published, logger);
@@ -35214,10 +34993,7 @@ async function live_putBack(client, gameId, namespaceId, published, logger) {
     logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
     return previous;
 }
-/**
- * The end of a deploy not seen live: a NotLiveError saying what the host served instead and what was
- * done about it (rollback, fail), or a warning (warn), after which the run succeeds with `verified` false.
- */
+/** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = live_notLiveAccount(seen);
     const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
@@ -35244,20 +35020,16 @@ function live_afterFailure(onFailure, rolledBackTo, published, nameId) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
-// Going live: a CDN site is served only once a version whose config names it is published to a
-// namespace. The deploy creates that version from the namespace's current one, keeping every other
-// part of its config; the publish operation sets a namespace's version without uploading anything.
+// A CDN site is served only once a version whose config names it is published to a namespace.
 
 
 
 
-/** Stands for the new site when the config is validated before the site exists: validation only needs a site_id. */
 const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 /**
- * The config of the version a deploy creates: the base version's whole config with the new site, and
- * `routes` instead of the base's routes when there are any (none keeps the base's). The service answers the matchmaker both as `game_modes` and as the legacy `lobby_groups`; posted
- * back, `lobby_groups` makes it ignore `game_modes` and reset some of their settings, so the legacy
- * form is left out whenever the current one is there.
+ * The base config with the new site and `routes` (none keeps the base's). The service answers the
+ * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
+ * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
  */
 function deployConfig(base, siteId, routes) {
     const { matchmaker, cdn, ...rest } = structuredClone(base);
@@ -35272,31 +35044,27 @@ function deployConfig(base, siteId, routes) {
     return config;
 }
 /**
- * Where a namespace is served: its own host name under the CDN domain (`{game}--{namespace}.{cdn}`,
- * the namespace `prod` at `{game}.{cdn}`), never its custom domain, which serves nothing until its
- * DNS points at that host. `cdnDomain` is a domain (https), or an origin with a scheme and port (a
- * local emulator: `http://localhost:8080`).
+ * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (the emulator).
  */
 function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
     const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
     const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
     return `${origin.protocol}//${host}.${origin.host}/`;
 }
-/** The version to build on: `version-id` when given, read from the service (a clear error when unknown). */
 async function readVersion(client, gameId, versionId) {
     try {
         return (await client.getVersion(gameId, versionId)).version;
     }
     catch (error) {
         if (error instanceof errors_ServiceError && error.status === 500 && error.code === 'ERROR') {
-            throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`, {
-                cause: error,
-            });
+            const message = `${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
+            throw new ServiceStateError(message, { cause: error });
         }
         throw error;
     }
 }
-/** The game's latest version (the newest create_ts; the last listed on a tie), if it has one. */
+/** The newest create_ts; the last listed on a tie. */
 function latestVersion(versions) {
     let latest;
     for (const version of versions) {
@@ -35311,10 +35079,7 @@ async function versionName(client, gameId, wanted, versions) {
         return wanted;
     return (await client.reserveVersionName(gameId)).version_display_name;
 }
-/**
- * Has the service validate the version a deploy will create, before anything is created: the new
- * site does not exist yet, and validation needs only a site_id, so a placeholder stands for it.
- */
+/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 async function validateDeployVersion(client, gameId, displayName, base, routes) {
     const { errors } = await client.validateVersion(gameId, {
         display_name: displayName,
@@ -35323,7 +35088,7 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
     if (errors.length)
         throw versionError(errors);
 }
-/** Creates the version; a name taken meanwhile by another run is replaced by a reserved one, once. */
+/** A name taken meanwhile by another run is replaced by a reserved one, once. */
 async function createVersion(client, gameId, displayName, config, logger) {
     try {
         const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
@@ -35346,10 +35111,7 @@ function versionError(errors) {
 function isBytesFile(file) {
     return 'bytes' in file;
 }
-/**
- * Pairs each presigned request with its file and checks it asks for a range the file has, and that
- * the requests of each file cover each of its bytes exactly once: no gap, no overlap.
- */
+/** Checks that the requests of each file cover each of its bytes exactly once. */
 function planUpload(files, requests) {
     const byPath = new Map(files.map((f, i) => [f.path, i]));
     const partCount = files.map(() => 0);
@@ -35367,7 +35129,6 @@ function planUpload(files, requests) {
         }
         parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
     }
-    // A file in one request (every file of a CDN site) is checked without a list of its own.
     const inParts = new Map();
     for (const part of parts) {
         const count = partCount[part.fileIndex];
@@ -35392,11 +35153,7 @@ function planUpload(files, requests) {
         checkRanges(files[f], list, requests);
     return { parts, partCount, inParts };
 }
-/**
- * A file's ranges, in order of offset, must follow one another from its first byte to its last:
- * ranges that merely add up to its size may overlap and leave a gap, and the site would be completed
- * with bytes that are not the file's.
- */
+/** Ranges that merely add up to the size may overlap and leave a gap. */
 function checkRanges(file, list, requests) {
     list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
     const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
@@ -35419,7 +35176,7 @@ function checkRanges(file, list, requests) {
             `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
     }
 }
-/** `Upload of <path>` (and `part n/N`): how a part is named in the log and its errors, never by URL. */
+/** Never by URL. */
 function describePart(part) {
     return part.of === 1
         ? `Upload of ${part.file.path}`
@@ -35428,66 +35185,41 @@ function describePart(part) {
 
 ;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
 
-/** PUTs in flight when an upload starts, below a higher ceiling: the default concurrency (see AdaptiveConcurrency). */
+/** PUTs in flight at the start: the default concurrency, the fastest in the benchmark (BENCHMARKS.md). */
 const SLOW_START = DEFAULT_CONCURRENCY;
-/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower): a store's errors never starve an upload. */
+/** The fewest PUTs in flight a cut leaves (or the ceiling, if lower). */
 const FLOOR = 4;
-/** The fewest finished PUTs a round counts: fewer say too little about a share refused. */
+/** The fewest finished PUTs a round counts. */
 const MIN_ROUND = 16;
 /**
- * Adaptive concurrency for the part uploads, as TCP does with its window, in rounds: a round ends
- * when as many PUTs have finished (stored, or refused for overload) as were allowed in flight when it
- * began, about one round trip, and at least MIN_ROUND. The limit is cut at most once per round, from
- * what the round saw. The configured concurrency is the ceiling; FLOOR (or the ceiling, if lower) the
- * floor.
+ * Adaptive concurrency for the PUTs, as TCP does with its window, in rounds of as many finished PUTs
+ * as were allowed when the round began (MIN_ROUND at least); at most one cut a round. Slow start adds
+ * one per PUT stored until the ceiling or overload (503, 429, a dropped connection).
  *
- * An upload starts with SLOW_START PUTs in flight (or the ceiling, if lower): as many as the default
- * concurrency, where the benchmark found the upload fastest (BENCHMARKS.md). Above it, one more for each PUT
- * that is stored, which doubles the number each round, until the ceiling or the first sign of
- * overload.
- *
- * Overload is a 503 SlowDown, a 429 or a dropped connection. A round in which the store refused more
- * PUTs than it is known to refuse anyway (`tolerated`, with a margin for chance) halves the limit,
- * and the round after it is the test: it counts only PUTs started after the cut. A store that takes
- * what it can and refuses the rest stores about as many PUTs per round at half the limit, so the
- * share it stores grows by half or more (doubles, past twice its capacity): then it was overloaded,
- * the cut stays, and from then on the limit grows by an eighth each clean round. If the share stored
- * did not grow so, the refusals do not come from our load (a flaky network, a store that fails a
- * share of requests whatever the rate): the limit goes back to where it was and that share is
- * tolerated from then on, so random errors never grind an upload down to one PUT at a time. At the
- * floor no cut is possible, and what the store refuses there is tolerated too. The tolerated share
- * falls again with the shares of later rounds that are lower.
- *
- * A sign of overload that leaves no doubt (our own: out of file descriptors) halves the limit at
- * once instead (`overloaded`), ending the slow start, at most once per round too.
- *
- * A refused PUT or a stored one that was started before the last cut or restore says nothing about
- * the new limit (it was sent at the old one), so it is not counted.
+ * A round refusing more than the `tolerated` share (with a margin for chance) halves the limit, and
+ * the next round tests the cut: if the share stored did not grow by half, the refusals are not our
+ * load (a flaky network), so the limit is restored and that share tolerated from then on; random
+ * errors never grind an upload down to one PUT. Else the cut stays and the limit grows by an eighth
+ * each clean round. `overloaded` (out of descriptors) halves at once. PUTs started before the last
+ * cut or restore (another epoch) are not counted.
  */
 class AdaptiveConcurrency {
     max;
     floor;
     #current;
-    /** Bumped by each cut and restore: PUTs started before it are not counted. */
     #epoch = 0;
-    /** PUTs of the current epoch finished in this round, and of them refused for overload. */
     #finished = 0;
     #refused = 0;
     #kinds = new Set();
-    /** Finished PUTs that end the round: the limit when it began, MIN_ROUND at least. */
     #roundSize;
     #slowStart = true;
     /** The limit changed in this round: no other cut until it ends. */
     #fresh = false;
-    /** The share of PUTs the store refuses whatever our load, as far as we know. */
     #tolerated = 0;
-    /** The cut under test: the limit before it and what its round saw. */
+    /** The cut under test. */
     #trial;
     #onChange;
-    /**
-     * `onChange` is called with each new limit (not with the first, `current`), and with a line for the
-     * log when the change is news: a cut, a cut undone, the ceiling reached again after a cut.
-     */
+    /** `onChange` hears each new limit, with a line for the log when it is news. */
     constructor(max, onChange = () => { }, start = SLOW_START) {
         this.max = Math.max(1, Math.floor(max));
         this.floor = Math.min(FLOOR, this.max);
@@ -35498,11 +35230,9 @@ class AdaptiveConcurrency {
     get current() {
         return this.#current;
     }
-    /** Finished PUTs (of the current epoch) that end the current round. */
     get roundSize() {
         return this.#roundSize;
     }
-    /** The share of PUTs refused that is taken for the store's own, not overload. */
     get tolerated() {
         return this.#tolerated;
     }
@@ -35510,22 +35240,17 @@ class AdaptiveConcurrency {
     started() {
         return this.#epoch;
     }
-    /** A PUT started at `epoch` was stored. */
     succeeded(epoch) {
         if (epoch !== this.#epoch)
             return;
         this.#finished++;
-        // Slow start: one more per PUT stored, unless this round is already refused too much.
         if (this.#slowStart && !this.#trial && this.#current < this.max && this.#mayGrow()) {
             this.#current++;
             this.#onChange(this.#current, undefined);
         }
         this.#endRound();
     }
-    /**
-     * The store refused a PUT started at `epoch` in a way that may mean overload: `kind` names it for
-     * the log (`503`, `429`, `connection lost`). Judged with the rest of its round.
-     */
+    /** `kind` names it for the log (`503`, `429`, `connection lost`). */
     refused(epoch, kind) {
         if (epoch !== this.#epoch)
             return;
@@ -35534,11 +35259,7 @@ class AdaptiveConcurrency {
         this.#kinds.add(kind);
         this.#endRound();
     }
-    /**
-     * A PUT started at `epoch` met a sure sign of overload: the limit is halved now, unless it was
-     * already changed in this round (or the PUT started before that). Returns true when this lowered
-     * the limit; the caller says so in the log.
-     */
+    /** A sure sign of overload: true when this lowered the limit. */
     overloaded(epoch) {
         if (epoch !== this.#epoch || this.#fresh)
             return false;
@@ -35550,11 +35271,9 @@ class AdaptiveConcurrency {
         this.#change(lower, undefined);
         return true;
     }
-    /** Not too many refusals in this round, nor more refused than stored: a store refusing most gets no more. */
     #mayGrow() {
         return !this.#tooMany() && 2 * this.#refused <= this.#finished;
     }
-    /** More refusals in this round than the tolerated share explains, with a margin for chance. */
     #tooMany() {
         const n = this.#finished;
         const t = this.#tolerated;
@@ -35606,7 +35325,6 @@ class AdaptiveConcurrency {
         }
         this.#roundSize = Math.max(MIN_ROUND, this.#current);
     }
-    /** A cut or a restore: a new epoch, and a round of the new limit. */
     #change(limit, note) {
         this.#epoch++;
         this.#fresh = true;
@@ -35624,20 +35342,17 @@ function percent(share) {
 
 ;// CONCATENATED MODULE: ./src/deploy/progress.ts
 
-/** How often an upload's progress is printed when its face asks for no other interval. */
 const PROGRESS_INTERVAL_MS = 5_000;
-/** Prints `files n/N, bytes x/y, rate, ETA` every interval while an upload runs, and once at the end. */
 function createProgress(options) {
     const started = options.now();
-    // Only files sent in several parts are counted here (a site's files are mostly one PUT each).
+    // Only files sent in several parts.
     const partsLeft = new Map();
     let bytes = 0;
     let filesDone = 0;
     const line = () => {
         const seconds = Math.max((options.now() - started) / 1000, 0.001);
         const rate = bytes / seconds;
-        // The later of two estimates: by bytes, and by files (many small files are slow by their round
-        // trips, not their bytes: counting bytes alone reads `ETA 0 s` for long while they upload).
+        // By bytes and by files: many small files are slow by their round trips, not their bytes.
         const byBytes = rate > 0 ? (options.bytes - bytes) / rate : Infinity;
         const byFiles = filesDone > 0 ? ((options.files - filesDone) * seconds) / filesDone : 0;
         const eta = Math.max(byBytes, byFiles);
@@ -35920,12 +35635,10 @@ function validateConcurrency(concurrency) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
-// The one place the upload's integrity is kept: the SHA-256 of every file published, and the MD5 the
-// store's ETag is checked against, come from the bytes as they were sent. A file sent in one PUT is
-// hashed from that PUT's bytes. A file sent in parts is read once more after its last part is stored,
-// and each part's bytes as sent must be that read's: its SHA-256 is then the one of the bytes sent. A
-// file hashed before the upload (digest first) must have been sent as it was hashed. Any difference,
-// same size and time included, fails the upload naming the file, before it is completed.
+// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
+// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// is stored, and each part as sent must hash as that read's range. A file hashed before the upload
+// must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 
 
 
@@ -35935,7 +35648,6 @@ function validateConcurrency(concurrency) {
 function digestsOf(bytes) {
     return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
 }
-/** The digests of a streamed part, fed each chunk as it is sent. */
 class SentHash {
     #md5 = (0,external_node_crypto_.createHash)('md5');
     #sha256 = (0,external_node_crypto_.createHash)('sha256');
@@ -35950,14 +35662,12 @@ class SentHash {
         return this.#digests;
     }
 }
-/** What the upload proved of each file, from the parts stored. */
 class Integrity {
-    /** The SHA-256 of each file, by its index, once proved. */
     digests;
     #options;
-    /** The SHA-256 of each stored part of a file sent in parts, by its request's index. */
+    /** By request index. */
     #sent = [];
-    /** The parts of each file not stored yet, by the file's index. */
+    /** Parts not stored yet, by file index. */
     #left;
     #checks = [];
     #limit = pLimit(2);
@@ -35966,10 +35676,6 @@ class Integrity {
         this.digests = new Array(options.files.length);
         this.#left = [...options.plan.partCount];
     }
-    /**
-     * The part was stored with these bytes: a file in one part has its digest now (throws naming it
-     * when it was hashed first, otherwise); a file in parts is read again once its last part is stored.
-     */
     stored(part, sent) {
         const f = part.fileIndex;
         if (part.of === 1)
@@ -35981,7 +35687,6 @@ class Integrity {
         check.catch((error) => this.#options.failed(error));
         this.#checks.push(check);
     }
-    /** Once every part is stored: the SHA-256 of each file (rejects naming a file that changed). */
     async finish() {
         await Promise.all(this.#checks);
         await this.#checkUnrequested();
@@ -35994,7 +35699,6 @@ class Integrity {
         }
         this.digests[f] = sha256;
     }
-    /** Reads the file in order: each part's range must hash as its bytes sent did; the whole gives its SHA-256. */
     async #checkParts(f) {
         const { files, plan, requests } = this.#options;
         const file = files[f];
@@ -36026,10 +35730,7 @@ class Integrity {
         closeRanges(file.size);
         this.#prove(f, whole.digest('hex'));
     }
-    /**
-     * A file no request asked for (an empty one: planUpload checked that requests cover every byte)
-     * is checked to be the file the scan found, as it was, and given the SHA-256 of no bytes.
-     */
+    /** A file no request asked for is empty (planUpload checked): checked as scanned. */
     async #checkUnrequested() {
         const { files, plan } = this.#options;
         for (const [f, count] of plan.partCount.entries()) {
@@ -36049,7 +35750,6 @@ class Integrity {
         }
     }
 }
-/** Each chunk of the file's bytes in order, with its offset; the file checked unchanged once read. */
 async function readInOrder(file, openWith, chunk) {
     if (isBytesFile(file))
         return chunk(file.bytes, 0);
@@ -36063,7 +35763,7 @@ async function readInOrder(file, openWith, chunk) {
             chunk(buffer.subarray(0, bytesRead), done);
             done += bytesRead;
         }
-        assertUnchanged(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
+        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
     }
     finally {
         await fd_closeFile(fd);
@@ -36075,12 +35775,7 @@ function changed(file, why) {
 function shrank(file) {
     return changed(file, 'it is shorter than when it was scanned');
 }
-/**
- * A file read for the upload is as the scan found it, checked through the descriptor it was read
- * from once read. fstat on a descriptor held open reads an inode the kernel already has (NFS too: the
- * open revalidated it), so it is made synchronously rather than as a round trip through the thread
- * pool. A change of its bytes alone is caught by the digests above.
- */
+/** Given a synchronous fstat of the descriptor read; a change of the bytes alone is the digests' to catch. */
 function assertUnchanged(file, now) {
     if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
         throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`);
@@ -36105,14 +35800,9 @@ class PartUploadError extends Error {
         this.retryable = retryable;
     }
 }
-/**
- * Waits after EMFILE / ENFILE before the part opens its file again: 50 ms, doubling, at most 2 s. The
- * part gives up only after this many in a row with no part of the upload stored meanwhile (about 11 s
- * in which no descriptor came back): while the upload moves, a full table is waited out.
- */
+/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
 const DESCRIPTOR_WAITS = 10;
 const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
-/** The decision table: what to do after an attempt came to `outcome`. */
 function decide(outcome, state, policy) {
     switch (outcome.kind) {
         case 'stored':
@@ -36140,12 +35830,7 @@ function decide(outcome, state, policy) {
             return { kind: 'stop', error: outcome.error };
     }
 }
-/**
- * A retry after a backoff, unless the retries are spent or the next would start past maxElapsedMs.
- * A part refused while the store stored other PUTs waits a first retry's wait: only a refusal with
- * nothing stored meanwhile (a store down) waits as its failures so far make it; the load is the
- * adaptive concurrency's to shed.
- */
+/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
 function retryOrStop(failure, state, policy, overload) {
     const attempts = state.retries + 1;
     const giveUp = (gaveUp) => ({
@@ -36166,12 +35851,8 @@ function retryOrStop(failure, state, policy, overload) {
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
 /**
- * Runs a task per item, at most `concurrency` at a time (the adaptive limit sets it): an item is taken
- * from its iterator, in the iterator's order, only when a place is free, so the order can follow what
- * the upload learns as it goes (the tail rule starts once the last item has been taken).
- *
- * The first task to fail rejects `run`; no item is taken after it, and the tasks already running are
- * left to end (`whenIdle`).
+ * A task per item, at most `concurrency` at a time; an item is taken only when a place is free. The
+ * first failure rejects `run`; running tasks are left to end (`whenIdle`).
  */
 class Scheduler {
     #concurrency;
@@ -36188,12 +35869,10 @@ class Scheduler {
     get concurrency() {
         return this.#concurrency;
     }
-    /** A new limit: more places are fed at once; fewer take effect as running tasks end. */
     set concurrency(limit) {
         this.#concurrency = Math.max(1, limit);
         this.#feed();
     }
-    /** Tasks started and not yet ended. */
     get running() {
         return this.#unfinished;
     }
@@ -36205,7 +35884,6 @@ class Scheduler {
             this.#feed();
         });
     }
-    /** Resolves once no task is running. */
     whenIdle() {
         if (this.#unfinished === 0)
             return Promise.resolve();
@@ -36257,21 +35935,17 @@ class Scheduler {
 
 
 const READ_BUFFER = 256 * 1024;
-/** Read buffers per streamed part, used in turn (see ChunkReader). */
 const RING = 3;
-/** Parts up to this size are read whole; larger ones are streamed. */
 const SMALL_PART = 1024 * 1024;
-/** Parts up to this size are read into a buffer reused from PUT to PUT (see reusableBuffer). */
 const REUSED_BUFFER = 64 * 1024;
-/** The body of bytes offset..offset+length of the part's file. */
 async function openBody(part, offset, length, openWith, buffers) {
     const { file } = part;
     if (isBytesFile(file))
         return bytesBody(file.bytes.subarray(offset, offset + length));
     if (length > SMALL_PART)
         return new ChunkReader(await openScanned(file, openWith), file, offset, length);
-    // The smallest go into a buffer an earlier PUT sent: a new buffer per file is memory outside V8's
-    // heap that stays until V8 collects its wrapper (the 20,000-file peak 260 to 347 MiB without it).
+    // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
+    // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
     const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
     const body = bytesBody(await readRange(file, offset, length, reused, openWith));
     // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
@@ -36284,10 +35958,7 @@ async function openBody(part, offset, length, openWith, buffers) {
     };
     return body;
 }
-/**
- * A buffer of at least `length` bytes that an earlier PUT sent, or a new one of the next power of two
- * (4 KiB at least). There are never more buffers than PUTs in flight, none larger than REUSED_BUFFER.
- */
+/** Never more buffers than PUTs in flight, none larger than REUSED_BUFFER. */
 function reusableBuffer(buffers, length) {
     const buffer = buffers.pop();
     if (buffer && buffer.length >= length)
@@ -36303,12 +35974,7 @@ function bytesBody(bytes) {
         end: async () => { },
     };
 }
-/**
- * Bytes offset..offset+length of the file, read in one go (small parts only), from the file the scan
- * opened: one fstat once they are read tells both that it is that file and that it is unchanged,
- * before any of them is sent. A read that fails on something that is no longer the file fails naming
- * it as replaced.
- */
+/** One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent. */
 async function readRange(file, offset, length, into, openWith) {
     const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     const fd = await openAtScannedPath(file, openWith);
@@ -36322,10 +35988,10 @@ async function readRange(file, offset, length, into, openWith) {
             }
         }
         catch (error) {
-            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
+            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
             throw error;
         }
-        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        const stats = (0,external_node_fs_.fstatSync)(fd);
         assertScannedFile(file, stats);
         assertUnchanged(file, stats);
         return bytes;
@@ -36335,14 +36001,9 @@ async function readRange(file, offset, length, into, openWith) {
     }
 }
 /**
- * A streamed part: its bytes in chunks of up to READ_BUFFER, each hashed as undici writes it, read into
- * RING buffers used in turn instead of a new buffer per read, as a read stream makes (the mixed site
- * in 0.73x the time, BENCHMARKS.md). Safe because undici writes an iterable body chunk by chunk and
- * waits for 'drain' whenever the socket holds more than its high-water mark (64 KiB, 16 KiB with TLS:
- * less than a chunk): when the next chunk is asked for, the last full one was at least partly
- * written, so every chunk before it has left the process; a buffer is reused only RING chunks later,
- * which leaves room for one short read. The MD5 of what was sent is checked against the ETag anyway.
- * The file was opened (openScanned) before the PUT, so no byte of another file is ever sent.
+ * A streamed part, each chunk hashed as undici writes it, read into RING buffers used in turn
+ * (BENCHMARKS.md). Safe because undici waits for 'drain' past its high-water mark (less than a
+ * chunk): when the next chunk is asked for, every chunk before the last has left the process.
  */
 class ChunkReader {
     body;
@@ -36350,7 +36011,6 @@ class ChunkReader {
     file;
     #hash = new SentHash();
     #started = false;
-    /** The file's fstat once every byte of the part was read. */
     #stats;
     constructor(fd, file, offset, length) {
         this.fd = fd;
@@ -36363,11 +36023,7 @@ class ChunkReader {
     digests() {
         return this.#hash.digests();
     }
-    /**
-     * A reader undici started closes its file in its own `finally` (return() waits for a read in
-     * progress to end first, so the descriptor is never closed under it); one it never started is
-     * closed here.
-     */
+    /** A started reader closes its file in its own `finally` (after a read in progress); else here. */
     async end(stored) {
         await this.body.return(undefined).catch(() => { });
         if (!this.#started) {
@@ -36391,10 +36047,9 @@ class ChunkReader {
                 if (bytesRead === 0)
                     throw shrank(this.file);
                 done += bytesRead;
-                // Checked after the last read, before its bytes go: the PUT may be answered before undici
-                // asks for the end of the chunks.
+                // Before the last bytes go: the PUT may be answered before undici asks for the end.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
+                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
@@ -36405,14 +36060,9 @@ class ChunkReader {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
-/** Store answers kept to explain a refusal (S3's XML errors are far smaller). */
+/** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024;
-/**
- * One PUT through undici's dispatch API with a handler of its own: undici's request() tells nothing of
- * the body's bytes as they are written (onBodySent), which are the progress the watchdog judges a
- * slow PUT by, and the bytes hashed. Rejects with the request's error, or with the reason it was
- * aborted for.
- */
+/** undici's request() tells nothing of the bytes as written (onBodySent): the watchdog's progress, the bytes hashed. */
 function dispatchPut(request) {
     const { url } = request;
     // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
@@ -36437,13 +36087,8 @@ function dispatchPut(request) {
     });
 }
 /**
- * One PUT's handler for undici's dispatch API, and its entry among the PUTs in flight.
- *
- * The answer is taken as soon as it is known, not when its body ends: a 2xx answer's status and
- * ETag come with its headers, and its body is never read; an error's body is kept up to
- * ERROR_BODY_LIMIT and waited for stallMs after the headers at most (the watchdog: its bytes are no
- * progress), then taken as far as it came. The request stays in flight, its body drained, until it
- * ends or the watchdog or the upload's end aborts it; that abort is no failure.
+ * The answer is taken as soon as known: a 2xx with its headers (its body never read), an error's body
+ * up to ERROR_BODY_LIMIT or as far as it came. The request stays in flight until it ends or is aborted.
  */
 class PutHandler {
     slot = -1;
@@ -36537,7 +36182,6 @@ class PutHandler {
         this.chunks = undefined;
         this.resolve({ status: this.status, etag: this.etag, text });
     }
-    /** The request has ended: it leaves the PUTs in flight. */
     leave() {
         if (this.finished)
             return;
@@ -36547,41 +36191,30 @@ class PutHandler {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/watchdog.ts
-/** Why the watchdog aborted a PUT (no progress, or past its deadline): retried like a lost connection. */
+/** Retried like a lost connection. */
 class StalledError extends Error {
     name = 'StalledError';
 }
-/** Why the watchdog aborted a straggler at the upload's end (see TAIL_STALL_MS): sent again at once. */
+/** A straggler at the upload's end: sent again at once. */
 class TailStallError extends Error {
     name = 'TailStallError';
 }
 /**
- * Once every part has started, a PUT with no progress for this long, and for 4 times the longest any
- * PUT went without progress before it came (InFlightPuts.longestQuiet: a slow link's long pauses
- * between chunks, a slow store's answers), is a straggler the whole upload waits for: it is aborted
- * and sent again at once, without a retry's wait, once per part (a second stall waits request-timeout
- * as any PUT does). Before that, a stalled PUT holds one of many places in flight; at the end it
- * holds the run.
+ * Once every part has started, a PUT quiet this long and 4 times the longest quiet seen is a
+ * straggler the upload waits for: sent again at once, once per part.
  */
 const TAIL_STALL_MS = 1_000;
 /**
- * The PUTs on the wire, in an array with swap-remove rather than a Set: a Set that is added to and
- * deleted from thousands of times is rehashed into new tables again and again, and V8 links each
- * replaced table to the next one (for iterators), so once one table is promoted to the old
- * generation, the later tables and the PUTs in them are kept alive by it until a full collection
- * (with a Set the 20,000-file deploy peaked at 294 MiB against 204, BENCHMARKS.md).
+ * Swap-remove rather than a Set: V8 links each rehashed table of a Set to the next, so one promoted
+ * table keeps the later ones alive until a full collection (BENCHMARKS.md).
  */
 class InFlightPuts {
     #puts = [];
-    /**
-     * The longest any PUT went without progress before progress came (a chunk taken by the socket, or
-     * the answer), in ms: the pace of this network and store, which a straggler must fall far behind.
-     */
+    /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
     get size() {
         return this.#puts.length;
     }
-    /** Progress of `put` now: its quiet time is measured against the longest. */
     progressed(put, now) {
         if (now - put.lastProgress > this.longestQuiet)
             this.longestQuiet = now - put.lastProgress;
@@ -36606,13 +36239,7 @@ class InFlightPuts {
         return [...this.#puts];
     }
 }
-/**
- * One timer for every PUT in flight instead of one per PUT, re-armed on every chunk: a PUT with no
- * byte sent or received for Timeouts.stallMs is aborted (and retried) within a sweep more; so is one
- * past its deadline, and an answer whose body is still arriving stallMs after its headers (its bytes
- * are no progress). Once every part has started, a straggler is aborted to be sent again (the tail
- * rule, TAIL_STALL_MS).
- */
+/** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 class Watchdog {
     puts = new InFlightPuts();
     #timeouts;
@@ -36627,11 +36254,9 @@ class Watchdog {
         this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs);
         this.#timer.unref();
     }
-    /** No part is left to start: the tail rule applies from now on. */
     everyPartStarted() {
         this.#everyPartStarted = true;
     }
-    /** Aborts each PUT in flight that is past one of its limits at `now` (performance.now()). */
     sweep(now) {
         const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         for (const put of this.puts.all()) {
@@ -36656,7 +36281,6 @@ class Watchdog {
         }
         return undefined;
     }
-    /** Aborts every PUT in flight with `reason`. */
     abortAll(reason) {
         for (const put of this.puts.all())
             put.abort(reason);
@@ -36674,7 +36298,7 @@ class Watchdog {
 
 
 
-/** Sends the part once; `restartable`: it may be sent again as a straggler (see TAIL_STALL_MS). */
+/** `restartable`: it may be sent again as a straggler. */
 async function sendPart(part, context, restartable) {
     const { requests, progress } = context;
     const length = requests.contentLength(part.index);
@@ -36691,7 +36315,6 @@ async function sendPart(part, context, restartable) {
     let sent = 0;
     let outcome;
     try {
-        // The upload failed or was cancelled while this part's bytes were read: nothing more is sent.
         context.halted.throwIfAborted();
         const answer = await dispatchPut({
             dispatcher: context.dispatcher,
@@ -36725,7 +36348,7 @@ async function sendPart(part, context, restartable) {
     }
     return outcome;
 }
-/** The file could not be opened or read: out of descriptors waits; anything else (it changed) is fatal, as it is. */
+/** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error) {
     if (isOutOfDescriptors(error)) {
         const code = error.code === 'ENFILE' ? 'ENFILE' : 'EMFILE';
@@ -36733,7 +36356,7 @@ function unopened(error) {
     }
     return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
 }
-/** The store's answer: stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
+/** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
 function judgeAnswer(part, answer, short, body) {
     const { status } = answer;
     if (status < 200 || status >= 300) {
@@ -36757,16 +36380,15 @@ function judgeAnswer(part, answer, short, body) {
     }
     return { kind: 'stored' };
 }
-/** The PUT failed without an answer: aborted by the watchdog, or the network's doing, or neither. */
 function judgeError(part, error, halted) {
     if (halted.aborted)
         return { kind: 'fatal', error: halted.reason };
     if (error instanceof TailStallError)
         return { kind: 'restart', quiet: error.message };
     const detail = error instanceof Error ? error.message : String(error);
-    if (error instanceof StalledError)
-        return { kind: 'retryable', failure: { detail, status: undefined, cause: error } };
     const failure = { detail, status: undefined, cause: error };
+    if (error instanceof StalledError)
+        return { kind: 'retryable', failure };
     if (isNetworkFailure(error))
         return { kind: 'overload', signal: 'connection lost', failure };
     return {
@@ -36774,7 +36396,6 @@ function judgeError(part, error, halted) {
         error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
     };
 }
-/** The code and message of an object store's XML error body, or the start of whatever it sent. */
 function storeError(text) {
     const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
     const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
@@ -36800,7 +36421,6 @@ class UploadRun {
     watchdog;
     adaptive;
     scheduler;
-    /** Retries and straggler restarts, for the result. */
     retries = 0;
     /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
     stored = 0;
@@ -36809,9 +36429,7 @@ class UploadRun {
     #plan;
     #send;
     #policy;
-    // Once a part has failed for good, the upload is over: no retry, no new PUT, those in flight are
-    // aborted, and the upload returns only when every part's task has ended (or drainMs has passed).
-    // Nothing is left to send through the dispatcher its caller closes next.
+    // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
     #stop = new AbortController();
     halted;
     #descriptorsShort = false;
@@ -36858,7 +36476,7 @@ class UploadRun {
             halted: this.halted,
         };
     }
-    /** Every part sent, and the SHA-256 of each file it proved (integrity.ts); rejects with the first failure. */
+    /** The SHA-256 of each file proved (integrity.ts); rejects with the first failure. */
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
@@ -36869,7 +36487,6 @@ class UploadRun {
             onAbort = () => {
                 const reason = signal.reason;
                 this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)));
-                // The caller's own reason, whatever it is, as AbortSignal users expect.
                 // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
                 reject(reason);
             };
@@ -36901,7 +36518,6 @@ class UploadRun {
             yield parts[index];
         this.watchdog.everyPartStarted();
     }
-    /** A part's attempts, until the decision table says it is done or the upload stops. */
     async #uploadPart(part) {
         if (this.halted.aborted)
             return;
@@ -36945,7 +36561,6 @@ class UploadRun {
         }
         this.progress.partDone(part.file.path, part.of);
     }
-    /** What the decision table said, short of done: the part is tried again after it, or the upload stops. */
     async #act(action, state, epoch) {
         const { logger } = this.#options;
         switch (action.kind) {
@@ -36956,7 +36571,6 @@ class UploadRun {
                 logger.info(action.note);
                 return;
             case 'retry':
-                // Judged by the round: a cut or its undoing is logged through AdaptiveConcurrency's callback.
                 if (action.overload)
                     this.adaptive.refused(epoch, action.overload);
                 state.retries++;
@@ -36976,14 +36590,13 @@ class UploadRun {
                 return this.#pause(action.waitMs);
         }
     }
-    /** The first failure stops the upload: no new PUT, those in flight aborted. */
     #fail(error) {
         if (this.#stop.signal.aborted)
             return;
         this.#stop.abort(error);
         this.watchdog.abortAll(new Error('another part of the upload failed'));
     }
-    /** Waits `ms` through the retry policy's sleep; rejects at once when the upload is halted. */
+    /** Rejects at once when the upload is halted. */
     #pause(ms) {
         const halted = this.halted;
         return new Promise((resolve, reject) => {
@@ -36995,11 +36608,7 @@ class UploadRun {
             this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
         });
     }
-    /**
-     * A failed or cancelled upload ends its parts' tasks first (each is aborted or stops at its next
-     * step; drainMs at most, so that a stuck one cannot hold the run). What is left in flight then are
-     * answers already taken (their headers said 2xx) whose bodies are still arriving: nothing waits for them.
-     */
+    /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
         if (this.scheduler.running > 0) {
             let timer;
@@ -37017,16 +36626,11 @@ class UploadRun {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload.ts
-// The upload of a site's parts to their presigned URLs. Its pieces, each a module of its own:
-// upload/plan.ts pairs requests with files; upload/scheduler.ts starts parts under the adaptive limit;
-// upload/send.ts sends one part (its body from upload/body.ts, its PUT from upload/put.ts) and says
-// what came of it; upload/outcome.ts's table decides what follows; upload/watchdog.ts aborts the PUTs
-// that stall; upload/run.ts ties them together for one upload.
+// The upload of a site's parts to their presigned URLs; its pieces are in upload/.
 
 
 
 
-/** Uploads every presigned part with bounded concurrency; each file's SHA-256 is the one of the bytes sent. */
 async function uploadParts(options) {
     options.signal?.throwIfAborted();
     const { requests } = options;
@@ -37043,11 +36647,107 @@ async function uploadParts(options) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
+
+const unknownId = (...inputs) => ({
+    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
+    inputs,
+});
+/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+const INTERNAL_ERROR_HINTS = {
+    'servers.list': {
+        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
+        inputs: ['environment-id'],
+    },
+    'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
+    'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
+    'games.avatars.listGameCustomAvatars': unknownId('game-id'),
+    'games.namespaces.createGameNamespace': unknownId('version-id'),
+    'groups.validate': {
+        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
+        inputs: ['group-display-name'],
+    },
+    'games.namespaces.addNamespaceDomain': {
+        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
+        inputs: ['namespace-id', 'namespace', 'domain'],
+    },
+    'games.cdn.createGameCdnSite': {
+        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
+        inputs: ['site-name', 'files'],
+    },
+    'games.getGameById': unknownId('game-id'),
+    'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
+    'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
+    'cloud.games.namespaces.updateNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
+    'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'games.versions.getGameVersionById': unknownId('version-id'),
+    'games.versions.validateGameVersion': {
+        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
+        inputs: ['version-id', 'headers'],
+    },
+    'games.versions.reserveVersionName': unknownId('game-id'),
+    'games.versions.createGameVersion': {
+        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
+        inputs: ['headers', 'version-id'],
+    },
+    'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
+    'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
+    'cloud.bootstrap': {
+        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
+        inputs: ['cdn-domain'],
+    },
+    'uploads.complete': {
+        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
+        inputs: ['path'],
+    },
+};
+/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
+const TOKEN_HINTS = {
+    TOKEN_INVALID: {
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_UNAUTHORIZED: {
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
+        inputs: ['token'],
+    },
+    CLAIMS_ENTITLEMENT_EXPIRED: {
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_FORBIDDEN: {
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
+        inputs: ['game-id', 'token'],
+    },
+};
+function baseUrlHint(concern) {
+    const url = input_naming_inputName('api-url');
+    switch (concern.problem) {
+        case 'unreached':
+            return `nothing at ${url} has answered in this run; check ${url} (its host and port)`;
+        case 'no-route':
+            return (`The service has no such route: ${url} has a path it should not have (every call adds /cloud/...). ` +
+                `Check ${url}: the base URL of the service's API, such as https://api.example.com`);
+        case 'foreign':
+            return (`The answer is not the service's (${concern.what}): ${url} reaches another server. ` +
+                `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
+    }
+}
+/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+function explainServiceFailure(concern) {
+    if (concern.about === 'base-url')
+        return { hint: baseUrlHint(concern), inputs: ['api-url'] };
+    const known = concern.about === 'token'
+        ? Object.hasOwn(TOKEN_HINTS, concern.code) && TOKEN_HINTS[concern.code]
+        : INTERNAL_ERROR_HINTS[concern.operation];
+    return known ? { hint: known.hint(), inputs: known.inputs } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
-// Closing a preview: the service can delete neither a namespace nor a site, so a closed pull
-// request's preview namespace is given a version whose site is a small page saying the preview was
-// closed (no build content, every other part of the config kept), and its custom domain is freed.
-// Running it twice changes nothing the second time.
+// Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
+// a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
 
 
@@ -37056,7 +36756,8 @@ async function uploadParts(options) {
 
 
 
-/** The name of the closed page's version: one per pull request, so a second close finds it live. */
+
+/** One per pull request, so a second close finds it live. */
 function closedVersionName(nameId, pullRequest) {
     return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
 }
@@ -37064,7 +36765,7 @@ async function closePreview(inputs, deps) {
     const { logger } = deps;
     const { target } = inputs;
     const { gameId } = inputs.connection;
-    const run = openTransferRun(inputs, deps, 'close');
+    const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close');
     const nothing = {
         namespace: undefined,
         alreadyClosed: false,
@@ -37102,7 +36803,6 @@ function alreadyClosed(current, namespace, logger) {
     logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${current.display_name}')`);
     return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
 }
-/** The closed page uploaded as a site of its own, made a version of the current one's config, published. */
 async function publishClosedPage(run, to, pullRequest, verify) {
     const { gameId, namespace, current, name } = to;
     const { client, logger } = run;
@@ -37132,21 +36832,15 @@ async function publishClosedPage(run, to, pullRequest, verify) {
         url: to.url,
         domain: undefined,
     };
-    const page = { ...file, sha256: (0,external_node_crypto_.createHash)('sha256').update(file.bytes).digest('hex') };
+    const page = { ...file, sha256: (0,external_node_crypto_.hash)('sha256', file.bytes) };
     // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
     const settings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' };
-    const change = {
-        gameId,
-        namespaceId: namespace.namespace_id,
-        nameId: namespace.name_id,
-        published,
-        alreadyServed: false,
-    };
+    const { namespace_id: namespaceId, name_id: nameId } = namespace;
+    const change = { gameId, namespaceId, nameId, published, alreadyServed: false };
     await publishAndSee(change, { settings, expected: { files: [page] }, run, logger });
     logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`);
     return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
 }
-/** Removes the domain from the namespace when it holds it; the domain removed, if any. */
 async function freeDomain(client, gameId, namespace, domain, logger) {
     const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id);
     if (!detail.config.cdn.domains.some((entry) => entry.domain === domain)) {
@@ -37157,7 +36851,6 @@ async function freeDomain(client, gameId, namespace, domain, logger) {
     logger.info(`Removed domain ${domain} from namespace ${namespace.name_id}: it is free again`);
     return domain;
 }
-/** The closed page: the pull request's number, no build content, sent from memory. */
 function closedPage(pullRequest) {
     const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`;
     const html = '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
@@ -37174,8 +36867,9 @@ function closedPage(pullRequest) {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
+function common_readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
     const gameId = get(table_Input.GameId).trim();
     // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
@@ -37186,7 +36880,7 @@ function readConnection(get, gameIdPurpose = 'the id of the game', options = {})
         return { apiUrl, token, gameId: '' };
     if (!gameId)
         throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+    return { apiUrl, token, gameId: common_checkUuid(table_Input.GameId, gameId) };
 }
 /** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
 function checkApiUrl(apiUrl) {
@@ -37197,11 +36891,8 @@ function checkApiUrl(apiUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
             `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
+    const parsedUrl = URL.parse(apiUrl);
+    if (!parsedUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
@@ -37240,18 +36931,18 @@ const common_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
  * The service answers an id of another form with a puzzling 404 "route not found".
  */
-function checkUuid(input, id) {
+function common_checkUuid(input, id) {
     if (common_UUID.test(id))
         return id;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 /** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
-    return checkUuid(input, readRequired(get, input, what));
+    return common_checkUuid(input, readRequired(get, input, what));
 }
 /** Reads the connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
+    const connection = common_readConnection(get);
     if (!connection.token)
         throw (options.missingToken ?? missingServiceToken)();
     return connection;
@@ -37267,20 +36958,22 @@ function readRequired(get, input, what) {
         throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
+/** What an empty input stands for: its default in the table of inputs. */
+function common_valueOf(get, input) {
+    return get(input).trim() || (inputRow(input)?.default ?? '');
+}
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function common_readBoolean(get, input) {
+    const text = common_valueOf(get, input);
     if (['true', 'True', 'TRUE'].includes(text))
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
+/** A whole number from min to max; its default when empty. */
+function common_readInteger(get, input, min, max) {
+    return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
 /** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
@@ -37289,7 +36982,7 @@ function readOptionalInteger(input, raw, min, max) {
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     }
     return value;
 }
@@ -37301,20 +36994,34 @@ function readU32(input, raw) {
     }
     return value;
 }
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function common_readChoice(get, input, choices) {
+    const text = common_valueOf(get, input);
     if (choices.includes(text))
         return text;
-    throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+function common_readMatchmakerPair(get, hasNamespace, needs) {
+    const lobbyCountMax = get(Input.LobbyCountMax).trim();
+    const maxPlayers = get(Input.MaxPlayers).trim();
+    if (!lobbyCountMax && !maxPlayers)
+        return undefined;
+    const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`;
+    if (!lobbyCountMax || !maxPlayers)
+        throw new UsageError(`${both} go together: give both or neither`);
+    if (!hasNamespace)
+        throw new UsageError(`${both} need ${needs}`);
+    return {
+        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+    };
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
     return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 /** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
-function checkNameId(input, nameId) {
+function common_checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
     if (!problem)
         return nameId;
@@ -37341,38 +37048,25 @@ function nameIdLike(nameId) {
  * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
  * the service says its own (resolveCdnDomain).
  */
-function readCdnDomain(get) {
+function common_readCdnDomain(get) {
     const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
         return undefined;
-    if (raw.includes('://')) {
-        let url;
-        try {
-            url = new URL(raw);
-        }
-        catch {
-            url = undefined;
-        }
-        if (url &&
-            (url.protocol === 'http:' || url.protocol === 'https:') &&
-            url.pathname === '/' &&
-            !url.search &&
-            !url.username)
-            return url.origin;
-    }
-    else if (isValidDomain(raw)) {
+    if (!raw.includes('://') && rules_isValidDomain(raw))
         return raw;
-    }
+    const url = raw.includes('://') ? URL.parse(raw) : null;
+    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+        return url.origin;
     throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 /** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
-const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['rollback', 'fail', 'warn']));
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
 /** verify, verify-timeout and on-verify-failure. */
-function readVerify(get) {
+function common_readVerify(get) {
     return {
-        enabled: readBoolean(Input.Verify, get(Input.Verify), true),
-        timeoutMs: readInteger(Input.VerifyTimeout, get(Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
-        onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+        enabled: common_readBoolean(get, table_Input.Verify),
+        timeoutMs: 1000 * common_readInteger(get, table_Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+        onFailure: common_readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
 /** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
@@ -37383,7 +37077,7 @@ function cdnHost(cdnDomain) {
  * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
  * CDN_INVALID_DOMAIN): refused here, before anything is created.
  */
-function checkDomainOutsideCdn(domain, cdnDomain) {
+function common_checkDomainOutsideCdn(domain, cdnDomain) {
     if (!domain || !cdnDomain)
         return;
     const host = cdnHost(cdnDomain).toLowerCase();
@@ -37391,6 +37085,522 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
         return;
     throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
         `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
+}
+
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(3136);
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const basic_auth_CONTROL = /[\u0000-\u001f\u007f]/;
+/** basic-auth, checked; undefined when empty (the namespace is public). */
+function basic_auth_readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user)) {
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
+            (user ? '' : ' (it is empty)'));
+    }
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+    if (basic_auth_CONTROL.test(password))
+        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
+    return hiddenPassword({ user, password });
+}
+/**
+ * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
+ * the password.
+ */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
+}
+/** The header a browser sends for these credentials. */
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/inputs/headers.ts
+// The `headers` input: a YAML map of route glob to the one header the CDN adds to the paths it matches,
+// like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
+// anything is created: the service stores one header per glob (a second one makes the version's
+// creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
+
+
+
+
+
+const EXAMPLE = (/* unused pure expression or super */ null && (`'assets/**': {Cache-Control: max-age=31536000}`));
+/** An HTTP field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** True when a header value holds a character it cannot (a control character but tab). */
+const hasControl = (value) => [...value].some((char) => {
+    const code = char.charCodeAt(0);
+    return (code < 0x20 && code !== 0x09) || code === 0x7f;
+});
+/**
+ * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
+ * UsageError naming the glob and header for anything the service or its CDN would not take.
+ */
+function headers_readHeaders(raw) {
+    if (!raw.trim())
+        return [];
+    const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false });
+    const parseError = document.errors[0];
+    if (parseError) {
+        throw new UsageError(`${inputName(Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
+            `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
+    }
+    const value = document.toJS({ mapAsMap: true });
+    if (value === null || value === undefined)
+        return [];
+    if (!(value instanceof Map)) {
+        throw new UsageError(`${inputName(Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
+    }
+    const rules = [];
+    const globs = new Map();
+    for (const [key, header] of value) {
+        if (typeof key === 'object' && key !== null) {
+            throw new UsageError(`${inputName(Input.Headers)}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
+        }
+        const glob = scalarText(key ?? '');
+        checkGlob(glob);
+        const normalized = normalizeGlob(glob);
+        const same = globs.get(normalized);
+        if (same !== undefined) {
+            throw new UsageError(`${inputName(Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
+                'keeps one route per glob: merge them');
+        }
+        globs.set(normalized, glob);
+        rules.push(readHeader(glob, header));
+    }
+    if (rules.length > CDN_SERVED_MAX) {
+        throw new UsageError(`${inputName(Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
+            `(these and the ones ${inputName(Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`);
+    }
+    return rules;
+}
+function checkGlob(glob) {
+    const at = `${inputName(Input.Headers)}: '${glob}'`;
+    if (glob === '')
+        throw new UsageError(`${inputName(Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`);
+    if (glob.startsWith('/')) {
+        throw new UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
+    }
+    if (!parseGlob(glob)?.length) {
+        throw new UsageError(`${at} is not a glob the service takes: a segment with ** holds nothing else, and * never follows * ` +
+            `(write '**/*.html', not '**.html')`);
+    }
+}
+function readHeader(glob, header) {
+    const at = `${inputName(Input.Headers)}: '${glob}'`;
+    if (!(header instanceof Map)) {
+        throw new UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
+    }
+    const entries = [...header];
+    if (entries.length === 0)
+        throw new UsageError(`${at} has no header: give one, like ${EXAMPLE}`);
+    if (entries.length > 1) {
+        const names = entries.map(([name]) => scalarText(name));
+        throw new UsageError(`${at} has ${entries.length} headers (${names.join(', ')}): the service stores one header per glob, and a ` +
+            'version with more fails to be created. Keep one, or give each header its own glob');
+    }
+    const [[rawName, rawValue]] = entries;
+    const name = scalarText(rawName);
+    const atHeader = `${at} header '${name}'`;
+    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES) {
+        throw new UsageError(`${at}: the header name is longer than ${CDN_HEADER_NAME_MAX_BYTES} bytes, the most the service takes`);
+    }
+    if (!TOKEN.test(name)) {
+        throw new UsageError(`${atHeader} is not a header name: use letters, digits and - (like Cache-Control)`);
+    }
+    if (rawValue === null || rawValue === undefined)
+        throw new UsageError(`${atHeader} has no value`);
+    if (typeof rawValue === 'object') {
+        throw new UsageError(`${atHeader} must have one value (text), not ${headers_describe(rawValue)}`);
+    }
+    const value = scalarText(rawValue);
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > CDN_HEADER_VALUE_MAX_BYTES) {
+        throw new UsageError(`${atHeader} has a value of ${bytes} bytes; the service takes at most ${CDN_HEADER_VALUE_MAX_BYTES}`);
+    }
+    if (hasControl(value)) {
+        throw new UsageError(`${atHeader} has a line break or control character in its value, which a header cannot hold`);
+    }
+    const dropped = pageLayer(name);
+    if (dropped && globMatchesOnlyPages(glob)) {
+        throw new UsageError(`${atHeader} never reaches a browser: '${glob}' matches only pages (${PAGES}), and on pages the CDN ${dropped.effect} ` +
+            `after the routes' headers. ${dropped.instead}`);
+    }
+    return { glob, name, value };
+}
+/** The paths the CDN serves through its page layer. */
+const PAGES = '/, paths ending in /, and *.html';
+/**
+ * What the CDN's page layer does to a header on pages, after the routes' headers, and what to do
+ * instead; undefined for a header it leaves alone.
+ */
+function pageLayer(name) {
+    switch (name.toLowerCase()) {
+        case 'cache-control':
+            return {
+                effect: 'sends Cache-Control: no-cache, no-store in its place',
+                sent: 'Cache-Control: no-cache, no-store',
+                instead: 'Remove it: pages are never cached',
+            };
+        case 'content-security-policy':
+            return {
+                effect: 'removes Content-Security-Policy',
+                sent: 'no Content-Security-Policy',
+                instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
+            };
+        case 'x-frame-options':
+            return {
+                effect: 'removes X-Frame-Options',
+                sent: 'no X-Frame-Options',
+                instead: 'Remove it: this CDN cannot keep its pages out of frames',
+            };
+        case 'x-xss-protection':
+            return {
+                effect: 'removes X-XSS-Protection',
+                sent: 'no X-XSS-Protection',
+                instead: 'Remove it (browsers ignore it today anyway)',
+            };
+        default:
+            return undefined;
+    }
+}
+/** True when some page (see PAGES) is matched by the glob. */
+function globMatchesPages(glob) {
+    return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
+}
+/** True when every path the glob matches is a page: it ends in `.html` or `/` whatever its wildcards take. */
+function globMatchesOnlyPages(glob) {
+    const tokens = parseGlob(glob);
+    if (!tokens?.length)
+        return false;
+    let tail = '';
+    for (let i = tokens.length - 1; i >= 0; i--) {
+        const token = tokens[i];
+        if (typeof token !== 'object')
+            break;
+        tail = token.char + tail;
+    }
+    return tail.endsWith('.html') || tail.endsWith('/');
+}
+function headers_describe(value) {
+    if (value === null || value === undefined)
+        return 'empty';
+    if (value instanceof Map)
+        return 'a map';
+    if (Array.isArray(value))
+        return 'a list';
+    return `the ${typeof value} '${scalarText(value)}'`;
+}
+/** A YAML scalar (text, a number, a boolean) as text. */
+function scalarText(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+        return String(value);
+    return typeof value;
+}
+const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
+
+;// CONCATENATED MODULE: ./src/inputs/deploy.ts
+
+
+
+
+
+
+
+
+
+/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
+const WEB_ENGINES = (/* unused pure expression or super */ null && (['auto', 'unity', 'godot', 'none']));
+function hasTarget(inputs) {
+    return inputs.target.kind !== 'none';
+}
+/** The name_id the inputs give the namespace, whichever way they name it. */
+function targetNameId(target) {
+    return target.kind === 'none' ? undefined : target.nameId;
+}
+/**
+ * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
+ * and together with the others, before any file is read. `context` (or the function that finds it)
+ * is only asked for when site-name is empty.
+ */
+function readInputs(get, context = {}, options = {}) {
+    const dryRun = readBoolean(get, Input.DryRun);
+    const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
+    const site = readSite(get, context);
+    const target = readTarget(get, site.path);
+    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
+        throw new UsageError(`${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
+            `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
+    }
+    const inputs = {
+        connection,
+        site,
+        target,
+        transfer: readTransfer(get),
+        verify: readVerify(get),
+        smoke: readSmoke(get, target),
+        dryRun,
+        skipUnchanged: readBoolean(get, Input.SkipUnchanged),
+        ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip']),
+        comment: readBoolean(get, Input.Comment),
+        siteRecord: readBoolean(get, Input.SiteRecord),
+        allowOlder: readBoolean(get, Input.AllowOlder),
+        compareWith: readCompareWith(get(Input.CompareWith)),
+    };
+    if (!site.path && target.kind === 'none' && !options.closing) {
+        throw new UsageError(`${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
+            `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`);
+    }
+    return inputs;
+}
+function readSite(get, context) {
+    const files = get(Input.Files)
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'));
+    const given = get(Input.SiteName).trim();
+    const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
+    checkDisplayName(Input.SiteName, name);
+    return {
+        path: get(Input.Path).trim() || undefined,
+        files: files.length ? files : ['**'],
+        includeHidden: readBoolean(get, Input.IncludeHidden),
+        name,
+        nameGiven: Boolean(given),
+        webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
+        failOnWarning: readBoolean(get, Input.FailOnWarning),
+        requireIndex: readBoolean(get, Input.RequireIndex),
+        headers: readHeaders(get(Input.Headers)),
+    };
+}
+/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
+function readTarget(get, path) {
+    const optional = (name) => get(name).trim() || undefined;
+    const nameId = optional(Input.Namespace);
+    const namespaceIdInput = optional(Input.NamespaceId);
+    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput);
+    const versionIdInput = optional(Input.VersionId);
+    const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput);
+    const displayNameInput = optional(Input.NamespaceDisplayName);
+    let displayName;
+    if (nameId) {
+        checkNameId(Input.Namespace, nameId);
+        displayName = displayNameInput ?? nameId;
+        checkDisplayName(Input.NamespaceDisplayName, displayName);
+    }
+    else if (displayNameInput) {
+        throw new UsageError(`${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`);
+    }
+    else if (versionId && !namespaceId) {
+        throw new UsageError(`${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`);
+    }
+    const hasNamespace = Boolean(nameId || namespaceId);
+    const domain = optional(Input.Domain);
+    if (domain) {
+        if (!hasNamespace)
+            throw new UsageError(`${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`);
+        const problem = domainProblem(domain);
+        if (problem)
+            throw new UsageError(problem);
+    }
+    const matchmaker = readMatchmaker(get, hasNamespace);
+    const publish = readBoolean(get, Input.Publish) && path !== undefined;
+    const cdnDomain = readCdnDomain(get);
+    checkDomainOutsideCdn(domain, cdnDomain);
+    const basicAuth = readBasicAuth(get(Input.BasicAuth).trim());
+    if (basicAuth && !(hasNamespace && publish)) {
+        throw new UsageError(`${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
+            `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
+    }
+    const work = {
+        versionId,
+        domain,
+        matchmaker,
+        publish,
+        cdnDomain,
+        ...(basicAuth && { basicAuth }),
+    };
+    if (namespaceId)
+        return { kind: 'id', namespaceId, nameId, ...work };
+    if (nameId)
+        return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work };
+    return { kind: 'none' };
+}
+/**
+ * lobby-count-max and max-players, checked against the service's rules before anything is created:
+ * the service can only validate a config against a namespace, and a namespace the deploy is about to
+ * create does not exist yet.
+ */
+function readMatchmaker(get, hasNamespace) {
+    const matchmaker = readMatchmakerPair(get, hasNamespace, `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`);
+    if (!matchmaker)
+        return undefined;
+    const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
+    if (problems.length)
+        throw matchmakerError(problems.map((path) => ({ path })));
+    return matchmaker;
+}
+/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
+function matchmakerError(errors) {
+    return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
+}
+function readTransfer(get) {
+    return {
+        concurrency: common_readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
+        retries: common_readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
+        requestTimeoutMs: 1000 * common_readInteger(get, table_Input.RequestTimeout, 1, 3600),
+        maxRetryAfterMs: 1000 * common_readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
+    };
+}
+/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
+function readSmoke(get, target) {
+    const enabled = readBoolean(get, Input.SmokeTest);
+    const smoke = {
+        enabled,
+        browser: get(Input.Browser).trim() || undefined,
+        watchMs: readInteger(get, Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
+    };
+    if (!enabled)
+        return smoke;
+    if (target.kind === 'none' || !target.publish)
+        throw new UsageError(`${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
+            `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
+    if (!readBoolean(get, Input.Verify))
+        throw new UsageError(`${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
+            'sooner may be served the build before)');
+    return smoke;
+}
+/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+function readPullRequestNumber(get) {
+    const value = get(Input.PullRequest).trim();
+    if (!value)
+        return undefined;
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+        throw new UsageError(`${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
+            'saved, digits only (see docs/previews.md on previews of forks)');
+    }
+    return Number(value);
+}
+/** Why an empty token fails the step. */
+function missingTokenError() {
+    return new UsageError(`${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
+        `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`);
+}
+/**
+ * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
+ * single spaces, at most 128 bytes.
+ */
+function defaultSiteName(context) {
+    const repo = context.repository?.split('/').pop();
+    const ref = context.ref
+        ?.replace(/^refs\/heads\//, '')
+        .replace(/^refs\/tags\//, '')
+        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
+    const sha = context.sha?.slice(0, 7);
+    const parts = [repo, ref, sha].filter((p) => Boolean(p));
+    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
+        .replace(/\s+/g, ' ')
+        .trim();
+    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
+}
+function truncateUtf8(text, maxBytes) {
+    let out = '';
+    for (const char of text) {
+        if (Buffer.byteLength(out + char) > maxBytes)
+            break;
+        out += char;
+    }
+    return out;
+}
+function checkDisplayName(input, value) {
+    const problem = displayNameProblems(value)[0];
+    if (!problem)
+        return;
+    const why = problem === 'too-long'
+        ? `is longer than ${DISPLAY_NAME_MAX_BYTES} bytes`
+        : problem === 'too-short'
+            ? 'is empty'
+            : 'has whitespace the service refuses';
+    throw new UsageError(`${inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
+}
+/**
+ * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
+ * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
+ * clear (lower case, the punycode of an internationalised name, no trailing dot).
+ */
+function domainProblem(domain) {
+    const base = `${inputName(Input.Domain)} '${domain}'`;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
+        return `${base} has a protocol: give the host name only, like play.example.com`;
+    if (domain.includes('/'))
+        return `${base} has a path: give the host name only, like play.example.com`;
+    // An internationalised name: the service takes only its ASCII form (what Node's URL parser makes of it).
+    if ([...domain].some((char) => char.charCodeAt(0) > 0x7f)) {
+        const ascii = domainToASCII(domain.replace(/\.$/, ''));
+        return ascii && !hostNameProblem(ascii)
+            ? `${base} is an internationalised name: the service takes only its ASCII (punycode) form, ${ascii}`
+            : `${base} is not a valid domain: use a-z, 0-9, '.' and '-' (an internationalised name in its punycode form), like play.example.com`;
+    }
+    if (/[A-Z]/.test(domain))
+        return `${base} has upper-case letters: write it in lower case (${domain.toLowerCase()})`;
+    if (domain.endsWith('.') && isValidDomain(domain) && !hostNameProblem(domain.slice(0, -1)))
+        return `${base} ends with '.': leave it out (${domain.slice(0, -1)}); the service would keep it as another domain`;
+    if (!isValidDomain(domain))
+        return `${base} is not a valid domain: use 1 to 255 characters of a-z, 0-9, '.' and '-', like play.example.com`;
+    const problem = hostNameProblem(domain);
+    return problem
+        ? `${base} is not a host name: ${problem}. Use labels of 1 to 63 characters of a-z, 0-9 and inner '-', ` +
+            'joined by single dots, at most 253 characters in all, like play.example.com'
+        : undefined;
+}
+/** compare-with: a namespace name_id, or empty for no comparison. */
+function readCompareWith(raw) {
+    const nameId = raw.trim();
+    return nameId ? checkNameId(Input.CompareWith, nameId) : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/operations/sweep.ts
@@ -37405,6 +37615,7 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 // face: the core never calls GitHub) whether the pull request is open, and closes the closed ones'
 // previews as the `closed` run does (closePreview, then the face's comment and deployments). A pull
 // request GitHub cannot tell about is left as it is, and fails the run at its end.
+
 
 
 
@@ -37436,8 +37647,8 @@ function readSweepInputs(get, options) {
         ...connection,
         githubToken,
         prefix: readPrefix(get),
-        dryRun: readBoolean(table_Input.DryRun, get(table_Input.DryRun), false),
-        cdnDomain: readCdnDomain(get),
+        dryRun: common_readBoolean(get, table_Input.DryRun),
+        cdnDomain: common_readCdnDomain(get),
     };
 }
 /** The number a namespace's name gives after the prefix (`pr-12` -> 12), or undefined for any other name. */
@@ -37461,7 +37672,7 @@ function sweepOperation(github) {
                 .filter((p) => p.number !== undefined)
                 .sort((a, b) => a.number - b.number);
             journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`);
-            run.logger.info(`${previews.length} namespace${previews.length === 1 ? '' : 's'} named ${inputs.prefix}<number> in game ${game.name_id}`);
+            run.logger.info(`${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`);
             const cdnDomain = previews.length
                 ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
                 : undefined;
@@ -37587,21 +37798,14 @@ async function closeInputs(inputs, run, namespace) {
             publish: false,
             cdnDomain: undefined,
         },
-        // The sweep has no verify inputs: each closed page is seen live, and a slow edge only warns.
-        verify: { enabled: true, timeoutMs: table_DEFAULT_VERIFY_TIMEOUT_SECONDS * 1000, onFailure: 'warn' },
-        transfer: {
-            concurrency: DEFAULT_CONCURRENCY,
-            retries: DEFAULT_RETRIES,
-            requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
-            maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        },
+        // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
+        verify: { ...common_readVerify(NONE_GIVEN), onFailure: 'warn' },
+        transfer: readTransfer(NONE_GIVEN),
     };
 }
+const NONE_GIVEN = () => '';
 function namesOf(result, outcome) {
     return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace);
-}
-function plural(count, what) {
-    return `${count} ${what}${count === 1 ? '' : 's'}`;
 }
 function reportTitle(result) {
     if (result.dryRun)
@@ -37761,8 +37965,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -37786,7 +37990,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -40574,71 +40778,6 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
-
-
-
-
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const basic_auth_CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
-    }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (basic_auth_CONTROL.test(password))
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
-}
-
 ;// CONCATENATED MODULE: ./src/inputs/secrets.ts
 // Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
 // ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
@@ -40731,6 +40870,7 @@ function cancelOnSignals(signals, again) {
 // bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
 
 
+
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
  * call can take at the default limits (retries stop 3 min after its first attempt, and the last
@@ -40766,6 +40906,7 @@ async function runOperation(operation, inputs, options) {
         dispatcher: options.dispatcher,
         retry: options.retry,
         clock: options.clock,
+        explain: explainServiceFailure,
     });
     const journal = [];
     try {
@@ -40909,16 +41050,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, outputText(value));
+        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 }
 /** Sets an output, the run's secrets redacted: the one place the actions set one. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
 }
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
@@ -41019,7 +41155,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_namespaceObject.randomBytes(len);
+    return external_crypto_.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -41134,7 +41270,7 @@ function hashSync(password, salt) {
  * @returns {!Promise} If `callback` has been omitted
  * @throws {Error} If `callback` is present but not a function
  */
-function hash(password, salt, callback, progressCallback) {
+function bcryptjs_hash(password, salt, callback, progressCallback) {
   function _async(callback) {
     if (typeof password === "string" && typeof salt === "number")
       genSalt(salt, function (err, salt) {
@@ -41226,7 +41362,7 @@ function compare(password, hashValue, callback, progressCallback) {
       nextTick(callback.bind(this, null, false));
       return;
     }
-    hash(
+    bcryptjs_hash(
       password,
       hashValue.substring(0, 29),
       function (err, comp) {
@@ -42114,7 +42250,7 @@ function decodeBase64(string, length) {
   genSaltSync,
   genSalt,
   hashSync,
-  hash,
+  hash: bcryptjs_hash,
   compareSync,
   compare,
   getRounds,
@@ -42125,31 +42261,23 @@ function decodeBase64(string, length) {
 });
 
 ;// CONCATENATED MODULE: ./src/deploy/private.ts
-// Private previews: a namespace's hosts ask for HTTP basic auth (`basic-auth`) before the build is
-// ever published to it, in the order the service needs: the user added (its password sent only as a
-// bcrypt hash), `basic` set, the host seen answering 401 without credentials, and only then the
-// publish. An empty basic-auth makes a private namespace public again.
+// Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
+// seen answering 401 without credentials, and only then the publish.
 
 
 
 
 
 
-/** bcrypt's cost: 2^10 rounds, the libraries' default; the CDN checks the hash on its side. */
+/** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
-/** The users the CDN applies, of those the namespace has; the others' credentials are refused. */
+/** The CDN applies only the first users; the others' credentials are refused. */
 const CDN_AUTH_USERS_APPLIED = 10;
-/** A namespace's basic auth, as the namespace read shows it (public when it says nothing). */
 async function readAccess(client, gameId, namespaceId) {
     const { cdn } = (await client.getNamespace(gameId, namespaceId)).namespace.config;
     return { authType: cdn.auth_type ?? 'none', users: (cdn.auth_user_list ?? []).map((entry) => entry.user) };
 }
-/**
- * Makes the namespace private before anything of the build is published to it: adds the user (a
- * user of that name is replaced, so a changed password takes effect), turns basic auth on unless it
- * is on, and waits until its host answers 401 without credentials. `before` is what the namespace
- * read showed; undefined for a namespace this run created (a new namespace is public).
- */
+/** A user of that name is replaced, so a changed password takes effect. `before`: undefined for a new namespace. */
 async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     const { client, gameId, namespaceId, logger } = target;
     const name = target.nameId ?? namespaceId;
@@ -42179,7 +42307,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     }
     await waitUntilPrivate(url);
 }
-/** Turns basic auth off and removes the namespace's users: what an empty basic-auth asks for. */
+/** What an empty basic-auth asks for. */
 async function makePublic(target, before) {
     const { client, gameId, namespaceId, logger } = target;
     await client.setNamespaceCdnAuthType(gameId, namespaceId, 'none');
@@ -42191,14 +42319,9 @@ async function makePublic(target, before) {
     logger.info(`${inputName(Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
-/**
- * Polls the host's `/` without credentials until it answers 401 (the poll loop of the seen-live
- * checks); anything else (nothing served yet, what it served before) is waited out.
- */
 function privateHostWaiter(options) {
     const { timeoutMs, logger } = options;
     return async (url) => {
-        // The host's `/` by a HEAD without credentials, as seen-live fetches (hostFetcher).
         const fetchRoot = hostFetcher(url, options);
         const root = { urlPath: '/', file: { path: '', size: 0, sha256: '' }, compare: 'size' };
         logger.info(`Waiting until ${url} answers 401 without credentials, for up to ${timeoutMs / 1000} s`);
@@ -42221,7 +42344,7 @@ function privateHostWaiter(options) {
             `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(Input.VerifyTimeout)} bounds the wait)`);
     };
 }
-/** What the summary and the comment say of a private namespace: never its password. */
+/** Never the password. */
 function private_privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
@@ -42312,7 +42435,7 @@ function renderComment(view) {
     const { state } = view;
     const rows = [];
     const preview = (url) => (PLAIN_URL.test(url) ? `[${url}](${url})` : markdownCode(url));
-    const domainLink = (domain) => isValidDomain(domain) ? `[${domain}](https://${domain}/)` : markdownCode(domain);
+    const domainLink = (domain) => rules_isValidDomain(domain) ? `[${domain}](https://${domain}/)` : markdownCode(domain);
     // An active custom domain is the link shown first; one that is not serves nothing yet.
     const domainActive = state.domain !== undefined && state.domainStatus === 'active';
     if (state.domain && domainActive)
@@ -42425,6 +42548,7 @@ function describeGitHubError(error) {
 // What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
 // leaves with the run's secrets redacted: one Octokit plugin every client is made with.
 
+
 /** What Octokit needs as it is: where and how to send the request. */
 const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType']);
 /**
@@ -42442,8 +42566,42 @@ const redactRequests = (octokit) => {
     });
     return {};
 };
+/** A client for `repository` that redacts what it sends, and its owner and name. */
+async function githubClient(token, repository) {
+    // Loaded only when GitHub is called: Octokit costs start-up time and memory most runs never need.
+    // "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const [owner = '', repo = ''] = repository.split('/');
+    return { octokit: github.getOctokit(token, {}, redactRequests), owner, repo };
+}
+/**
+ * `call` on `repository`, ended after `timeoutMs` (or by `signal`); a failure goes to `failed` with
+ * the reason in words: no answer in time, or what GitHub answered (describeGitHubError).
+ */
+async function githubCall(options, call, failed) {
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+    // let the process end with the step's outcome unwritten.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    try {
+        const { octokit, owner, repo } = await githubClient(options.token, options.repository);
+        return await call(octokit, { owner, repo, request: { signal } });
+    }
+    catch (error) {
+        const timedOut = controller.signal.aborted;
+        const reason = timedOut
+            ? `no answer from GitHub within ${options.timeoutMs / 1000} s`
+            : describeGitHubError(error);
+        return failed(error, reason, timedOut);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/actions/comment.ts
+
 
 
 
@@ -42519,8 +42677,7 @@ class BoundedCalls {
         if (remaining <= 0)
             throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
         const timeout = Math.min(this.#bounds.callTimeoutMs, remaining);
-        // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
-        // let the process end with the step's outcome unwritten.
+        // A timer of our own, not AbortSignal.timeout(), as in githubCall.
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), timeout);
         try {
@@ -42540,9 +42697,7 @@ class BoundedCalls {
 class PreviewComment {
     #options;
     #calls;
-    #owner;
-    #repo;
-    #octokit;
+    #client;
     #marker;
     #commentId;
     #loaded = false;
@@ -42550,12 +42705,7 @@ class PreviewComment {
     constructor(options) {
         this.#options = options;
         this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger);
-        const [owner = '', repo = ''] = options.repository.split('/');
-        this.#owner = owner;
-        this.#repo = repo;
-        // Evaluated only when a comment is made: Octokit costs start-up time and memory most runs never
-        // need. "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-        this.#octokit = Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then((github) => github.getOctokit(options.token, {}, redactRequests));
+        this.#client = githubClient(options.token, options.repository);
         this.#marker = previewMarker(options.key);
     }
     async load() {
@@ -42576,18 +42726,18 @@ class PreviewComment {
         const text = `${this.#marker}\n${body}`;
         const { issue, logger } = this.#options;
         try {
-            const octokit = await this.#octokit;
             if (!this.#loaded)
                 await this.#find();
             if (this.#commentId !== undefined) {
-                await this.#update(octokit, this.#commentId, text);
+                await this.#update(this.#commentId, text);
                 logger.info(`Updated the preview comment on #${issue}`);
             }
             else {
-                const created = await this.#create(octokit, text);
-                this.#commentId = created;
+                // Not retried after a time-out: the comment may have been created, and a second would follow.
+                const created = await this.#rest((octokit, base) => octokit.rest.issues.createComment({ ...base, issue_number: issue, body: text }), false);
+                this.#commentId = created.data.id;
                 logger.info(`Commented on #${issue}`);
-                await this.#keepOldest(text, created);
+                await this.#keepOldest(text, created.data.id);
             }
         }
         catch (error) {
@@ -42599,6 +42749,11 @@ class PreviewComment {
                     : '.'));
         }
     }
+    /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
+    async #rest(call, retryTimeouts = true) {
+        const { octokit, owner, repo } = await this.#client;
+        return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts);
+    }
     /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
     async #find() {
         const { ours, ignored, self: login } = await this.#listOurs(true);
@@ -42608,7 +42763,7 @@ class PreviewComment {
             return first.state;
         }
         if (ignored > 0) {
-            this.#options.logger.warning(`Ignored ${ignored} comment${ignored === 1 ? '' : 's'} on #${this.#options.issue} that carry the preview's marker ` +
+            this.#options.logger.warning(`Ignored ${plural(ignored, 'comment')} on #${this.#options.issue} that carry the preview's marker ` +
                 `but were not written by ${login}, the identity of github-token`);
         }
         return undefined;
@@ -42618,13 +42773,17 @@ class PreviewComment {
      * oldest first), and how many others carry the marker. With `firstOnly`, it stops at the first.
      */
     async #listOurs(firstOnly) {
-        const octokit = await this.#octokit;
-        const login = await this.#login(octokit);
+        const login = await this.#login();
         const ours = [];
         let ignored = 0;
         // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
         for (let page = 1;; page++) {
-            const data = await this.#page(octokit, page);
+            const { data } = await this.#rest((octokit, base) => octokit.rest.issues.listComments({
+                ...base,
+                issue_number: this.#options.issue,
+                per_page: PER_PAGE,
+                page,
+            }));
             for (const comment of data) {
                 const state = comment.body ? readState(comment.body, this.#options.key) : undefined;
                 if (!state)
@@ -42642,44 +42801,24 @@ class PreviewComment {
         }
         return { ours, ignored, self: login };
     }
-    /** github-token's login, asked once (again after a failure). */
-    #login(octokit) {
-        this.#identity ??= ownLogin(octokit, (call) => this.#calls.run(call));
+    /**
+     * github-token's login, asked once (again after a failure): a personal token's user, else (an
+     * installation token, which may not read /user) the Actions bot.
+     */
+    #login() {
+        this.#identity ??= this.#rest((octokit, base) => octokit.rest.users.getAuthenticated({ request: base.request })).then(({ data }) => data.login, (error) => {
+            const status = lastFailure(error).status;
+            if (status === 401 || status === 403)
+                return ACTIONS_BOT;
+            throw error;
+        });
         return this.#identity.catch((error) => {
             this.#identity = undefined;
             throw error;
         });
     }
-    async #page(octokit, page) {
-        const { data } = await this.#calls.run((signal) => octokit.rest.issues.listComments({
-            owner: this.#owner,
-            repo: this.#repo,
-            issue_number: this.#options.issue,
-            per_page: PER_PAGE,
-            page,
-            request: { signal },
-        }));
-        return data;
-    }
-    #update(octokit, id, body) {
-        return this.#calls.run((signal) => octokit.rest.issues.updateComment({
-            owner: this.#owner,
-            repo: this.#repo,
-            comment_id: id,
-            body,
-            request: { signal },
-        }));
-    }
-    /** The new comment's id. Not retried after a time-out: the comment may have been created, and a second would follow. */
-    async #create(octokit, body) {
-        const created = await this.#calls.run((signal) => octokit.rest.issues.createComment({
-            owner: this.#owner,
-            repo: this.#repo,
-            issue_number: this.#options.issue,
-            body,
-            request: { signal },
-        }), false);
-        return created.data.id;
+    #update(id, body) {
+        return this.#rest((octokit, base) => octokit.rest.issues.updateComment({ ...base, comment_id: id, body }));
     }
     /**
      * After this run created its comment: another run of the same preview may have created one at the
@@ -42690,54 +42829,29 @@ class PreviewComment {
     async #keepOldest(text, mine) {
         const { issue, logger } = this.#options;
         try {
-            const octokit = await this.#octokit;
             const { ours } = await this.#listOurs(false);
-            const oldest = ours.reduce((min, c) => (min === undefined || c.id < min ? c.id : min), undefined);
-            if (oldest === undefined || oldest === mine)
+            const oldest = Math.min(...ours.map((c) => c.id));
+            if (!ours.length || oldest === mine)
                 return;
-            await this.#update(octokit, oldest, text);
+            await this.#update(oldest, text);
             this.#commentId = oldest;
-            await this.#delete(octokit, mine);
+            try {
+                await this.#rest((octokit, base) => octokit.rest.issues.deleteComment({ ...base, comment_id: mine }));
+            }
+            catch (error) {
+                // Deleted already (by a run that saw the same two): nothing left to do.
+                if (statusOf(error) !== 404)
+                    throw error;
+            }
             logger.info(`Another run of this preview commented on #${issue} at the same time: its comment was updated and this run's removed`);
         }
         catch (error) {
             logger.warning(`Could not check #${issue} for a second preview comment made at the same time: ${comment_describe(error)}`);
         }
     }
-    async #delete(octokit, id) {
-        try {
-            await this.#calls.run((signal) => octokit.rest.issues.deleteComment({
-                owner: this.#owner,
-                repo: this.#repo,
-                comment_id: id,
-                request: { signal },
-            }));
-        }
-        catch (error) {
-            // Deleted already (by a run that saw the same two): nothing left to do.
-            if (statusOf(error) !== 404)
-                throw error;
-        }
-    }
 }
 /** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
 const ACTIONS_BOT = 'github-actions[bot]';
-/**
- * The login github-token writes comments as: a personal token's user, else (an installation token,
- * which may not read /user) the Actions bot.
- */
-async function ownLogin(octokit, bounded) {
-    try {
-        const { data } = await bounded((signal) => octokit.rest.users.getAuthenticated({ request: { signal } }));
-        return data.login;
-    }
-    catch (error) {
-        const status = lastFailure(error).status;
-        if (status === 401 || status === 403)
-            return ACTIONS_BOT;
-        throw error;
-    }
-}
 /** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
 function comment_describe(error) {
     return error instanceof GitHubCallError || error instanceof RetriedCallError
@@ -42777,6 +42891,7 @@ function retryable(error) {
 ;// CONCATENATED MODULE: ./src/actions/deployments.ts
 
 
+
 /** All the calls together: the closing run ends in bounded time whatever GitHub does. */
 const BUDGET_MS = 30_000;
 /**
@@ -42786,59 +42901,37 @@ const BUDGET_MS = 30_000;
  * GitHub failure is a warning, and the preview is closed all the same.
  */
 async function retireDeployments(options) {
-    const [owner = '', repo = ''] = options.repository.split('/');
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), BUDGET_MS);
-    const request = { signal: controller.signal };
-    try {
-        const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = github.getOctokit(options.token, {}, redactRequests);
+    return githubCall({ ...options, timeoutMs: BUDGET_MS }, async (octokit, repo) => {
         let retired = 0;
         for (const ref of new Set(options.refs)) {
             const { data: deployments } = await octokit.rest.repos.listDeployments({
-                owner,
-                repo,
+                ...repo,
                 ref,
                 per_page: 100,
-                request,
             });
-            for (const deployment of deployments) {
+            for (const { id } of deployments) {
                 const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
-                    owner,
-                    repo,
-                    deployment_id: deployment.id,
+                    ...repo,
+                    deployment_id: id,
                     per_page: 1,
-                    request,
                 });
                 if (statuses[0]?.state === 'inactive')
                     continue;
-                await octokit.rest.repos.createDeploymentStatus({
-                    owner,
-                    repo,
-                    deployment_id: deployment.id,
-                    state: 'inactive',
-                    request,
-                });
+                await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' });
                 retired++;
             }
         }
-        options.logger.info(`Marked ${retired} GitHub deployment${retired === 1 ? '' : 's'} of the pull request inactive`);
+        options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`);
         return retired;
-    }
-    catch (error) {
-        // A connection error reads as one, not as the status 500 Octokit gives it.
+    }, (error, reason) => {
         const status = githubStatus(error);
-        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${describeGitHubError(error)}` +
+        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${reason}` +
             (status === 403 || status === 404
                 ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
                 : '.') +
             ' The preview is closed all the same.');
         return 0;
-    }
-    finally {
-        clearTimeout(timer);
-    }
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/actions/event.ts
@@ -42915,8 +43008,8 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
 // Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
 // machine names in the usual environment variables, else the first at its usual install path on this
@@ -43128,7 +43221,7 @@ function launchArgs(platform) {
 }
 /** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watch_watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 611).then(__nccwpck_require__.t.bind(__nccwpck_require__, 7611, 23));
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
     const browser = await puppeteer.launch({
         executablePath: options.browserPath,
         headless: true,
@@ -43440,14 +43533,11 @@ function smokeRerun(smoke) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/sizes.ts
-// What changed in size: this build compared with what a base namespace serves (compare-with), read
-// from its record. Size is what decides whether a web game loads on a phone: the engine's files are
-// always shown, the other changes largest first, in a table of a few rows.
+// This build's sizes against what compare-with's namespace serves (its record): the engine's files
+// always shown, the other changes largest first.
 
 
-/** Rows shown at most: the engine's files, then the largest other changes; the rest summed up. */
 const SIZE_ROWS_SHOWN = 15;
-/** The build (`manifest`) compared with the base's record. */
 function compareSizes(base, record, manifest) {
     const before = new Map(record.files.map((f) => [f.path, f.size]));
     const after = new Map(manifest.files.map((f) => [f.path, f.size]));
@@ -43481,11 +43571,10 @@ function compareSizes(base, record, manifest) {
         changed: changed.length,
     };
 }
-/** after - before, a new file's whole size, a removed file's negated. */
 function delta(row) {
     return (row.after ?? 0) - (row.before ?? 0);
 }
-/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`: a change in bytes, signed. */
+/** `+1.5 MiB (+12.0%)`, `-300 B`, `no change`. */
 function sizes_describeDelta(before, after) {
     const change = (after ?? 0) - (before ?? 0);
     if (after === undefined)
@@ -43500,17 +43589,14 @@ function sizes_describeDelta(before, after) {
 function signed(bytes) {
     return `${bytes < 0 ? '-' : '+'}${format_formatBytes(Math.abs(bytes))}`;
 }
-/** A size, or `-` for a file one side does not have. */
 function sizes_sizeCell(bytes) {
     return bytes === undefined ? '-' : format_formatBytes(bytes);
 }
-/** One line: the total and what changed, `Total 12.0 MiB → 14.0 MiB: +2.0 MiB (+16.7%); 3 files changed, 1 new, 0 removed`. */
 function sizes_sizeSummary(change) {
     const { totalBefore, totalAfter } = change;
     const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${format_formatBytes(totalBefore)} → ${format_formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
-/** The line under the table for the changes it leaves out; undefined when it shows every one. */
 function sizes_moreLine(change) {
     const { count, delta: sum } = change.more;
     if (!count)
@@ -43732,10 +43818,8 @@ function matchesName(tokens, name) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/walk.ts
-// The one walk of a site's folder, for the action and the CLI: every folder listed once (links not
-// followed, hidden ones not entered unless asked), each entry's name checked and matched against the
-// `files` patterns (glob.ts). It listens to the run's signal and lets the event loop run between
-// batches, so a cancel is heard whatever the tree.
+// The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
+// run between batches so a cancel is heard whatever the tree.
 
 
 
@@ -43744,13 +43828,10 @@ function matchesName(tokens, name) {
 
 
 
-/** Folders listed ahead of the one being read, and entries handled between two turns of the event loop. */
 const LISTING_AHEAD = 16;
 const ENTRIES_A_TURN = 1024;
-/** What a name's bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
+/** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD';
-const isHidden = (name) => name.startsWith('.');
-/** Lists the files under `root` that `patterns` select (see fileSelector), level by level. */
 async function walkSite({ root, patterns, includeHidden, signal }) {
     const selected = fileSelector(patterns);
     const walked = { found: [], others: new Set(), hidden: [] };
@@ -43758,8 +43839,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     let level = [root];
     while (level.length) {
         const next = [];
-        // Listed LISTING_AHEAD folders ahead and taken in order, so that the order is the file system's and
-        // only the listings of those few are held at once.
+        // A few listings ahead, taken in order: the file system's order, few listings held at once.
         const ahead = level.slice(0, LISTING_AHEAD).map(listFolder);
         for (let i = 0; i < level.length; i++) {
             const dir = level[i];
@@ -43773,7 +43853,7 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
                 if (entry.name.includes(REPLACEMENT))
                     await refuseUndecodable(root, dir);
                 const entryPath = `${dir}${path.sep}${entry.name}`;
-                if (!includeHidden && isHidden(entry.name)) {
+                if (!includeHidden && entry.name.startsWith('.')) {
                     walked.hidden.push(relativeSitePath(root, entryPath) + (entry.isDirectory() ? '/' : ''));
                 }
                 else if (entry.isDirectory())
@@ -43790,27 +43870,20 @@ async function walkSite({ root, patterns, includeHidden, signal }) {
     walked.hidden.sort();
     return walked;
 }
-/** A folder's entries; a listing left unread (the walk failed) fails without an unhandled rejection. */
+/** A listing left unread (the walk failed) fails without an unhandled rejection. */
 function listFolder(dir) {
     const listing = readdir(dir, { withFileTypes: true });
     listing.catch(() => { });
     return listing;
 }
-/**
- * `absolutePath` relative to `root`, with `/` separators whatever the platform's (`pathApi`: the
- * platform's path module, path.win32 in a test): the path the manifest and the site know the file by.
- */
+/** With `/` separators whatever the platform's (`pathApi`: path.win32 in a test). */
 function relativeSitePath(root, absolutePath, pathApi = path) {
     const relative = absolutePath.startsWith(root + pathApi.sep)
         ? absolutePath.slice(root.length + 1)
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
-/**
- * Refuses the site when `folder` holds a name that is not UTF-8, naming each by its bytes (escaped):
- * the service knows files by UTF-8 paths, and Node reads such a name with replacement characters, a
- * path that no longer leads to the file. A name with a real U+FFFD passes.
- */
+/** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
     const names = [];
@@ -43826,7 +43899,6 @@ async function refuseUndecodable(root, folder) {
         `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
         `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
 }
-/** A name's bytes as text: printable ASCII as it is, every other byte as \xHH. */
 function escapeBytes(name) {
     let text = '';
     for (const byte of name) {
@@ -43837,7 +43909,6 @@ function escapeBytes(name) {
     }
     return text;
 }
-/** The line that says which hidden files and folders were left out, and how to upload them. */
 function walk_hiddenLeftOut(hidden) {
     if (!hidden.length)
         return undefined;
@@ -43867,11 +43938,7 @@ function walk_hiddenLeftOut(hidden) {
 
 
 
-/**
- * The deploy's outputs, by name: null for what this run did not produce. A site whose upload was never
- * completed (a failed or cancelled run) serves nothing: `site-id` and `upload-id` stay empty, and the
- * summary names it. The file count and size are the scan's when no manifest was made.
- */
+/** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 function deployOutputs(result) {
     const done = result.uploadCompleted;
     return {
@@ -43892,7 +43959,6 @@ function deployOutputs(result) {
         [Output.Screenshot]: result.smoke?.screenshot ?? null,
     };
 }
-/** A table of what was provisioned and uploaded, with sizes and timing, and the largest files. */
 function deployReport(result) {
     const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
@@ -43914,7 +43980,6 @@ function deployReport(result) {
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
-/** The build's sizes compared with what compare-with's namespace serves: a line, a table, what it left out. */
 function sizeBlocks(result) {
     const change = result.sizes;
     if (!change)
@@ -43937,7 +44002,6 @@ function sizeBlocks(result) {
         blocks.push(text(more));
     return blocks;
 }
-/** What web-engine recognised and set, the routes of the version, and the warnings (Godot's isolation above all). */
 function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
@@ -43973,10 +44037,6 @@ function servingBlocks(result) {
         blocks.push(text(`Warning: ${warning}`));
     return blocks;
 }
-/**
- * The report of a deploy that failed or was cancelled: what failed, what was done before it (from
- * the partial result; none when it failed before anything was sent), and what a re-run will do.
- */
 function failureReport(error, result) {
     const cancelled = isCancelled(error);
     const blocks = [
@@ -43994,10 +44054,6 @@ function failureReport(error, result) {
     blocks.push(heading('A re-run'), text(rerunText(result, error)));
     return { title: cancelled ? 'gamehost deploy cancelled' : 'gamehost deploy failed', blocks };
 }
-/**
- * What a re-run does after a run that ended with `result` done (undefined: nothing done), failing with
- * `error`: an input the error names must be fixed first, else the re-run fails the same way.
- */
 function rerunText(result, error) {
     const sentences = [];
     const namespaceId = result?.provisioned.namespaceId;
@@ -44024,7 +44080,6 @@ function rerunText(result, error) {
         sentences.push('A re-run starts over: nothing this run did is in its way.');
     return sentences.join(' ');
 }
-/** What a re-run does after a publish that was not seen live. */
 function notLiveRerun(seen) {
     const now = seen.rolledBackTo
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
@@ -44036,10 +44091,7 @@ function notLiveRerun(seen) {
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
         `a longer ${input_naming_inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
-/**
- * The sentence for a failure a re-run with the same inputs would repeat: an input found wrong before
- * anything was sent, or one the service refused (the token, an unknown id, a value it does not take).
- */
+/** A failure a re-run with the same inputs would repeat. */
 function inputToFix(error) {
     if (error instanceof errors_UsageError || error instanceof errors_ValidationFailedError)
         return 'A re-run with the same inputs fails the same way: fix the input the error names first.';
@@ -44137,7 +44189,6 @@ function resultRows(result, failed) {
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
 }
-/** Where the build is served: an active custom domain first, then the namespace's own host. */
 function whereRows(published) {
     const { domain, url } = published;
     const host = [
@@ -44158,7 +44209,6 @@ function whereRows(published) {
         : [`${domain.status}: it does not serve the build`];
     return [host, ['Domain', [`${domain.name} `, ...needs]]];
 }
-/** Whether the URL was seen serving the build: when, what was checked, or what it served instead. */
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
@@ -44170,18 +44220,15 @@ function liveCell(result) {
     const back = seen.rolledBackTo ? `; the namespace was put back on version ${seen.rolledBackTo}` : '';
     return `not seen live: ${notLiveAccount(seen)}${back}`;
 }
-/** A check cancelled: said so, with what the namespace serves (the version published, not yet seen). */
 function cancelledCheck(seen, published) {
     const serves = published
         ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
         : `not yet seen at ${seen.url}`;
     return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
 }
-/** The report of a deploy skipped for want of a token. */
 function skipReport(reason) {
     return { title: 'gamehost deploy skipped', blocks: [text(reason)] };
 }
-/** The outputs of a run that closed a preview: its namespace, the closed page's site and version, the URL. */
 function closeOutputs(result) {
     return {
         [Output.SiteId]: result.siteId ?? null,
@@ -44200,7 +44247,6 @@ function closeOutputs(result) {
         [Output.Screenshot]: null,
     };
 }
-/** What closing a preview did. */
 function closeReport(result) {
     const { namespace } = result;
     if (!namespace) {
@@ -44249,6 +44295,20 @@ function previewRecord(ending, context) {
         case 'closed':
             return closedRecord(ending.result, ending.pullRequest, context);
     }
+}
+/** The comment after a run (without its marker): its record, titled by the preview's name. */
+function commentAfter(ending, context) {
+    const { state, status } = previewRecord(ending, context);
+    const { namespaceNameId, runUrl, repositoryUrl, commit } = context;
+    return renderComment({
+        title: `gamehost preview: ${context.name}`,
+        status,
+        state,
+        namespaceNameId,
+        runUrl,
+        repositoryUrl,
+        commit,
+    });
 }
 function deployedStatus(result) {
     const sizes = result.sizes ? `\n\n${sizeMarkdown(result.sizes)}` : '';
@@ -44411,29 +44471,16 @@ function actionsGitHub(token, event, connection) {
 }
 /** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
 async function readPullRequestState(token, repository, number, signal) {
-    const [owner = '', repo = ''] = repository.split('/');
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const octokit = github.getOctokit(token, {}, redactRequests);
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd (see comment.ts).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), PULL_REQUEST_TIMEOUT_MS);
-    const request = { signal: AbortSignal.any([signal, controller.signal]) };
-    try {
-        const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number, request });
+    return githubCall({ token, repository, timeoutMs: PULL_REQUEST_TIMEOUT_MS, signal }, async (octokit, repo) => {
+        const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
         return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha };
-    }
-    catch (error) {
+    }, (error, reason) => {
         const status = githubStatus(error);
         if (status === 404)
             throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error });
-        throw new Error((controller.signal.aborted
-            ? `no answer from GitHub within ${PULL_REQUEST_TIMEOUT_MS / 1000} s`
-            : describeGitHubError(error)) +
+        throw new Error(reason +
             (status === 401 || status === 403 ? ` (${table_Input.GitHubToken} needs pull-requests: read)` : ''), { cause: error });
-    }
-    finally {
-        clearTimeout(timer);
-    }
+    });
 }
 /** The preview's sticky comment, when it has one, says the pull request was closed (as the `closed` run writes it). */
 async function updateComment(token, event, connection, preview) {
@@ -44462,17 +44509,16 @@ async function updateComment(token, event, connection, preview) {
         actionsLogger.info(`Pull request #${preview.number} has no preview comment of ${nameId} to update`);
         return;
     }
-    const commit = preview.pullRequest.headSha;
-    const { state, status } = previewRecord({ kind: 'closed', result: preview.result, pullRequest: preview.number }, { key, previous, namespaceNameId: nameId, commit });
-    await comment.save(renderComment({
-        title: `gamehost preview: ${nameId}`,
-        status,
-        state,
+    const { runUrl, repositoryUrl } = event;
+    const context = {
+        key,
+        previous,
         namespaceNameId: nameId,
-        runUrl: event.runUrl,
-        repositoryUrl: event.repositoryUrl,
-        commit,
-    }));
+        commit: preview.pullRequest.headSha,
+        name: nameId,
+    };
+    const ending = { kind: 'closed', result: preview.result, pullRequest: preview.number };
+    await comment.save(commentAfter(ending, { ...context, runUrl, repositoryUrl }));
 }
 
 
@@ -44482,6 +44528,20 @@ async function updateComment(token, event, connection, preview) {
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
@@ -44541,6 +44601,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
+/***/ 1421:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+
+/***/ }),
+
 /***/ 7540:
 /***/ ((module) => {
 
@@ -44576,6 +44643,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -44590,10 +44671,38 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 8995:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
+
+/***/ }),
+
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -44604,6 +44713,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
+/***/ 1708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
+
+/***/ }),
+
 /***/ 1792:
 /***/ ((module) => {
 
@@ -44611,10 +44727,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
+/***/ 481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+
+/***/ }),
+
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 6466:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -44674,6 +44804,27 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 
 /***/ }),
 
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
+/***/ 3480:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -44688,10 +44839,8591 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
+
+/***/ }),
+
+/***/ 7349:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveBlockMap = __nccwpck_require__(7103);
+var resolveBlockSeq = __nccwpck_require__(334);
+var resolveFlowCollection = __nccwpck_require__(3142);
+
+function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+    const coll = token.type === 'block-map'
+        ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag)
+        : token.type === 'block-seq'
+            ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag)
+            : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+    const Coll = coll.constructor;
+    // If we got a tagName matching the class, or the tag name is '!',
+    // then use the tagName from the node class used to create it.
+    if (tagName === '!' || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+    }
+    if (tagName)
+        coll.tag = tagName;
+    return coll;
+}
+function composeCollection(CN, ctx, token, props, onError) {
+    const tagToken = props.tag;
+    const tagName = !tagToken
+        ? null
+        : ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg));
+    if (token.type === 'block-seq') {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken
+            ? anchor.offset > tagToken.offset
+                ? anchor
+                : tagToken
+            : (anchor ?? tagToken);
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+            const message = 'Missing newline after block sequence props';
+            onError(lastProp, 'MISSING_CHAR', message);
+        }
+    }
+    const expType = token.type === 'block-map'
+        ? 'map'
+        : token.type === 'block-seq'
+            ? 'seq'
+            : token.start.source === '{'
+                ? 'map'
+                : 'seq';
+    // shortcut: check if it's a generic YAMLMap or YAMLSeq
+    // before jumping into the custom tag logic.
+    if (!tagToken ||
+        !tagName ||
+        tagName === '!' ||
+        (tagName === YAMLMap.YAMLMap.tagName && expType === 'map') ||
+        (tagName === YAMLSeq.YAMLSeq.tagName && expType === 'seq')) {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+    }
+    let tag = ctx.schema.tags.find(t => t.tag === tagName && t.collection === expType);
+    if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+            ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+            tag = kt;
+        }
+        else {
+            if (kt) {
+                onError(tagToken, 'BAD_COLLECTION_TYPE', `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? 'scalar'}`, true);
+            }
+            else {
+                onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, true);
+            }
+            return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+    }
+    const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+    const res = tag.resolve?.(coll, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg), ctx.options) ?? coll;
+    const node = identity.isNode(res)
+        ? res
+        : new Scalar.Scalar(res);
+    node.range = coll.range;
+    node.tag = tagName;
+    if (tag?.format)
+        node.format = tag.format;
+    return node;
+}
+
+exports.composeCollection = composeCollection;
+
+
+/***/ }),
+
+/***/ 3683:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(5937);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+
+function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    const opts = Object.assign({ _directives: directives }, options);
+    const doc = new Document.Document(undefined, opts);
+    const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+    };
+    const props = resolveProps.resolveProps(start, {
+        indicator: 'doc-start',
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+    });
+    if (props.found) {
+        doc.directives.docStart = true;
+        if (value &&
+            (value.type === 'block-map' || value.type === 'block-seq') &&
+            !props.hasNewline)
+            onError(props.end, 'MISSING_CHAR', 'Block collection cannot start on same line with directives-end marker');
+    }
+    // @ts-expect-error If Contents is set, let's trust the user
+    doc.contents = value
+        ? composeNode.composeNode(ctx, value, props, onError)
+        : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+    const contentEnd = doc.contents.range[2];
+    const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+    if (re.comment)
+        doc.comment = re.comment;
+    doc.range = [offset, contentEnd, re.offset];
+    return doc;
+}
+
+exports.composeDoc = composeDoc;
+
+
+/***/ }),
+
+/***/ 5937:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var composeCollection = __nccwpck_require__(7349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(7788);
+var utilEmptyScalarPosition = __nccwpck_require__(2599);
+
+const CN = { composeNode, composeEmptyNode };
+function composeNode(ctx, token, props, onError) {
+    const atKey = ctx.atKey;
+    const { spaceBefore, comment, anchor, tag } = props;
+    let node;
+    let isSrcToken = true;
+    switch (token.type) {
+        case 'alias':
+            node = composeAlias(ctx, token, onError);
+            if (anchor || tag)
+                onError(token, 'ALIAS_PROPS', 'An alias node must not specify any properties');
+            break;
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'block-scalar':
+            node = composeScalar.composeScalar(ctx, token, tag, onError);
+            if (anchor)
+                node.anchor = anchor.source.substring(1);
+            break;
+        case 'block-map':
+        case 'block-seq':
+        case 'flow-collection':
+            try {
+                node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+                if (anchor)
+                    node.anchor = anchor.source.substring(1);
+            }
+            catch (error) {
+                // Almost certainly here due to a stack overflow
+                const message = error instanceof Error ? error.message : String(error);
+                onError(token, 'RESOURCE_EXHAUSTION', message);
+            }
+            break;
+        default: {
+            const message = token.type === 'error'
+                ? token.message
+                : `Unsupported token (type: ${token.type})`;
+            onError(token, 'UNEXPECTED_TOKEN', message);
+            isSrcToken = false;
+        }
+    }
+    node ?? (node = composeEmptyNode(ctx, token.offset, undefined, null, props, onError));
+    if (anchor && node.anchor === '')
+        onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    if (atKey &&
+        ctx.options.stringKeys &&
+        (!identity.isScalar(node) ||
+            typeof node.value !== 'string' ||
+            (node.tag && node.tag !== 'tag:yaml.org,2002:str'))) {
+        const msg = 'With stringKeys, all keys must be strings';
+        onError(tag ?? token, 'NON_STRING_KEY', msg);
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        if (token.type === 'scalar' && token.source === '')
+            node.comment = comment;
+        else
+            node.commentBefore = comment;
+    }
+    // @ts-expect-error Type checking misses meaning of isSrcToken
+    if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+    return node;
+}
+function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    const token = {
+        type: 'scalar',
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ''
+    };
+    const node = composeScalar.composeScalar(ctx, token, tag, onError);
+    if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === '')
+            onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+    }
+    return node;
+}
+function composeAlias({ options }, { offset, source, end }, onError) {
+    const alias = new Alias.Alias(source.substring(1));
+    if (alias.source === '')
+        onError(offset, 'BAD_ALIAS', 'Alias cannot be an empty string');
+    if (alias.source.endsWith(':'))
+        onError(offset + source.length - 1, 'BAD_ALIAS', 'Alias ending in : is ambiguous', true);
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+    alias.range = [offset, valueEnd, re.offset];
+    if (re.comment)
+        alias.comment = re.comment;
+    return alias;
+}
+
+exports.composeEmptyNode = composeEmptyNode;
+exports.composeNode = composeNode;
+
+
+/***/ }),
+
+/***/ 5413:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+
+function composeScalar(ctx, token, tagToken, onError) {
+    const { value, type, comment, range } = token.type === 'block-scalar'
+        ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError)
+        : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+    const tagName = tagToken
+        ? ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg))
+        : null;
+    let tag;
+    if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+    }
+    else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+    else if (token.type === 'scalar')
+        tag = findScalarTagByTest(ctx, value, token, onError);
+    else
+        tag = ctx.schema[identity.SCALAR];
+    let scalar;
+    try {
+        const res = tag.resolve(value, msg => onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+    }
+    catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg);
+        scalar = new Scalar.Scalar(value);
+    }
+    scalar.range = range;
+    scalar.source = value;
+    if (type)
+        scalar.type = type;
+    if (tagName)
+        scalar.tag = tagName;
+    if (tag.format)
+        scalar.format = tag.format;
+    if (comment)
+        scalar.comment = comment;
+    return scalar;
+}
+function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    if (tagName === '!')
+        return schema[identity.SCALAR]; // non-specific tag
+    const matchWithTest = [];
+    for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+            if (tag.default && tag.test)
+                matchWithTest.push(tag);
+            else
+                return tag;
+        }
+    }
+    for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+            return tag;
+    const kt = schema.knownTags[tagName];
+    if (kt && !kt.collection) {
+        // Ensure that the known tag is available for stringifying,
+        // but does not get used by default.
+        schema.tags.push(Object.assign({}, kt, { default: false, test: undefined }));
+        return kt;
+    }
+    onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, tagName !== 'tag:yaml.org,2002:str');
+    return schema[identity.SCALAR];
+}
+function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+    const tag = schema.tags.find(tag => (tag.default === true || (atKey && tag.default === 'key')) &&
+        tag.test?.test(value)) || schema[identity.SCALAR];
+    if (schema.compat) {
+        const compat = schema.compat.find(tag => tag.default && tag.test?.test(value)) ??
+            schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+            const ts = directives.tagString(tag.tag);
+            const cs = directives.tagString(compat.tag);
+            const msg = `Value may be parsed as either ${ts} or ${cs}`;
+            onError(token, 'TAG_RESOLVE_FAILED', msg, true);
+        }
+    }
+    return tag;
+}
+
+exports.composeScalar = composeScalar;
+
+
+/***/ }),
+
+/***/ 9984:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var directives = __nccwpck_require__(1342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var identity = __nccwpck_require__(1127);
+var composeDoc = __nccwpck_require__(3683);
+var resolveEnd = __nccwpck_require__(7788);
+
+function getErrorPos(src) {
+    if (typeof src === 'number')
+        return [src, src + 1];
+    if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+    const { offset, source } = src;
+    return [offset, offset + (typeof source === 'string' ? source.length : 1)];
+}
+function parsePrelude(prelude) {
+    let comment = '';
+    let atComment = false;
+    let afterEmptyLine = false;
+    for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+            case '#':
+                comment +=
+                    (comment === '' ? '' : afterEmptyLine ? '\n\n' : '\n') +
+                        (source.substring(1) || ' ');
+                atComment = true;
+                afterEmptyLine = false;
+                break;
+            case '%':
+                if (prelude[i + 1]?.[0] !== '#')
+                    i += 1;
+                atComment = false;
+                break;
+            default:
+                // This may be wrong after doc-end, but in that case it doesn't matter
+                if (!atComment)
+                    afterEmptyLine = true;
+                atComment = false;
+        }
+    }
+    return { comment, afterEmptyLine };
+}
+/**
+ * Compose a stream of CST nodes into a stream of YAML Documents.
+ *
+ * ```ts
+ * import { Composer, Parser } from 'yaml'
+ *
+ * const src: string = ...
+ * const tokens = new Parser().parse(src)
+ * const docs = new Composer().compose(tokens)
+ * ```
+ */
+class Composer {
+    constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning) => {
+            const pos = getErrorPos(source);
+            if (warning)
+                this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            else
+                this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        this.directives = new directives.Directives({ version: options.version || '1.2' });
+        this.options = options;
+    }
+    decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        //console.log({ dc: doc.comment, prelude, comment })
+        if (comment) {
+            const dc = doc.contents;
+            if (afterDoc) {
+                doc.comment = doc.comment ? `${doc.comment}\n${comment}` : comment;
+            }
+            else if (afterEmptyLine || doc.directives.docStart || !dc) {
+                doc.commentBefore = comment;
+            }
+            else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+                let it = dc.items[0];
+                if (identity.isPair(it))
+                    it = it.key;
+                const cb = it.commentBefore;
+                it.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+            else {
+                const cb = dc.commentBefore;
+                dc.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+        }
+        if (afterDoc) {
+            for (let i = 0; i < this.errors.length; ++i)
+                doc.errors.push(this.errors[i]);
+            for (let i = 0; i < this.warnings.length; ++i)
+                doc.warnings.push(this.warnings[i]);
+        }
+        else {
+            doc.errors = this.errors;
+            doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+    }
+    /**
+     * Current stream status information.
+     *
+     * Mostly useful at the end of input for an empty stream.
+     */
+    streamInfo() {
+        return {
+            comment: parsePrelude(this.prelude).comment,
+            directives: this.directives,
+            errors: this.errors,
+            warnings: this.warnings
+        };
+    }
+    /**
+     * Compose tokens into documents.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+            yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+    }
+    /** Advance the composer by one CST token. */
+    *next(token) {
+        if (node_process.env.LOG_STREAM)
+            console.dir(token, { depth: null });
+        switch (token.type) {
+            case 'directive':
+                this.directives.add(token.source, (offset, message, warning) => {
+                    const pos = getErrorPos(token);
+                    pos[0] += offset;
+                    this.onError(pos, 'BAD_DIRECTIVE', message, warning);
+                });
+                this.prelude.push(token.source);
+                this.atDirectives = true;
+                break;
+            case 'document': {
+                const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+                if (this.atDirectives && !doc.directives.docStart)
+                    this.onError(token, 'MISSING_CHAR', 'Missing directives-end/doc-start indicator line');
+                this.decorate(doc, false);
+                if (this.doc)
+                    yield this.doc;
+                this.doc = doc;
+                this.atDirectives = false;
+                break;
+            }
+            case 'byte-order-mark':
+            case 'space':
+                break;
+            case 'comment':
+            case 'newline':
+                this.prelude.push(token.source);
+                break;
+            case 'error': {
+                const msg = token.source
+                    ? `${token.message}: ${JSON.stringify(token.source)}`
+                    : token.message;
+                const error = new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg);
+                if (this.atDirectives || !this.doc)
+                    this.errors.push(error);
+                else
+                    this.doc.errors.push(error);
+                break;
+            }
+            case 'doc-end': {
+                if (!this.doc) {
+                    const msg = 'Unexpected doc-end without preceding document';
+                    this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg));
+                    break;
+                }
+                this.doc.directives.docEnd = true;
+                const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+                this.decorate(this.doc, true);
+                if (end.comment) {
+                    const dc = this.doc.comment;
+                    this.doc.comment = dc ? `${dc}\n${end.comment}` : end.comment;
+                }
+                this.doc.range[2] = end.offset;
+                break;
+            }
+            default:
+                this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', `Unsupported token ${token.type}`));
+        }
+    }
+    /**
+     * Call at end of input to yield any remaining document.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+            this.decorate(this.doc, true);
+            yield this.doc;
+            this.doc = null;
+        }
+        else if (forceDoc) {
+            const opts = Object.assign({ _directives: this.directives }, this.options);
+            const doc = new Document.Document(undefined, opts);
+            if (this.atDirectives)
+                this.onError(endOffset, 'MISSING_CHAR', 'Missing directives-end indicator line');
+            doc.range = [0, endOffset, endOffset];
+            this.decorate(doc, false);
+            yield doc;
+        }
+    }
+}
+
+exports.Composer = Composer;
+
+
+/***/ }),
+
+/***/ 7103:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const startColMsg = 'All mapping items must start at the same column';
+function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+    const map = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    let offset = bm.offset;
+    let commentEnd = null;
+    for (const collItem of bm.items) {
+        const { start, key, sep, value } = collItem;
+        // key properties
+        const keyProps = resolveProps.resolveProps(start, {
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+            if (key) {
+                if (key.type === 'block-seq')
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'A block sequence may not be used as an implicit map key');
+                else if ('indent' in key && key.indent !== bm.indent)
+                    onError(offset, 'BAD_INDENT', startColMsg);
+            }
+            if (!keyProps.anchor && !keyProps.tag && !sep) {
+                commentEnd = keyProps.end;
+                if (keyProps.comment) {
+                    if (map.comment)
+                        map.comment += '\n' + keyProps.comment;
+                    else
+                        map.comment = keyProps.comment;
+                }
+                continue;
+            }
+            if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+                onError(key ?? start[start.length - 1], 'MULTILINE_IMPLICIT_KEY', 'Implicit keys need to be on a single line');
+            }
+        }
+        else if (keyProps.found?.indent !== bm.indent) {
+            onError(offset, 'BAD_INDENT', startColMsg);
+        }
+        // key value
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key
+            ? composeNode(ctx, key, keyProps, onError)
+            : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+            onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+        // value properties
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+            indicator: 'map-value-ind',
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: !key || key.type === 'block-scalar'
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+            if (implicitKey) {
+                if (value?.type === 'block-map' && !valueProps.hasNewline)
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'Nested mappings are not allowed in compact mappings');
+                if (ctx.options.strict &&
+                    keyProps.start < valueProps.found.offset - 1024)
+                    onError(keyNode.range, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit block mapping key');
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+            if (ctx.schema.compat)
+                utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+            offset = valueNode.range[2];
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+        else {
+            // key with no value
+            if (implicitKey)
+                onError(keyNode.range, 'MISSING_CHAR', 'Implicit map keys need to be followed by map values');
+            if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+    }
+    if (commentEnd && commentEnd < offset)
+        onError(commentEnd, 'IMPOSSIBLE', 'Map comment with trailing content');
+    map.range = [bm.offset, offset, commentEnd ?? offset];
+    return map;
+}
+
+exports.resolveBlockMap = resolveBlockMap;
+
+
+/***/ }),
+
+/***/ 8913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function resolveBlockScalar(ctx, scalar, onError) {
+    const start = scalar.offset;
+    const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+    if (!header)
+        return { value: '', type: null, comment: '', range: [start, start, start] };
+    const type = header.mode === '>' ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+    const lines = scalar.source ? splitLines(scalar.source) : [];
+    // determine the end of content & start of chomping
+    let chompStart = lines.length;
+    for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === '' || content === '\r')
+            chompStart = i;
+        else
+            break;
+    }
+    // shortcut for empty contents
+    if (chompStart === 0) {
+        const value = header.chomp === '+' && lines.length > 0
+            ? '\n'.repeat(Math.max(1, lines.length - 1))
+            : '';
+        let end = start + header.length;
+        if (scalar.source)
+            end += scalar.source.length;
+        return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    // find the indentation level to trim from start
+    let trimIndent = scalar.indent + header.indent;
+    let offset = scalar.offset + header.length;
+    let contentStart = 0;
+    for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === '' || content === '\r') {
+            if (header.indent === 0 && indent.length > trimIndent)
+                trimIndent = indent.length;
+        }
+        else {
+            if (indent.length < trimIndent) {
+                const message = 'Block scalars with more-indented leading empty lines must use an explicit indentation indicator';
+                onError(offset + indent.length, 'MISSING_CHAR', message);
+            }
+            if (header.indent === 0)
+                trimIndent = indent.length;
+            contentStart = i;
+            if (trimIndent === 0 && !ctx.atRoot) {
+                const message = 'Block scalar values in collections must be indented';
+                onError(offset, 'BAD_INDENT', message);
+            }
+            break;
+        }
+        offset += indent.length + content.length + 1;
+    }
+    // include trailing more-indented empty lines in content
+    for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+            chompStart = i + 1;
+    }
+    let value = '';
+    let sep = '';
+    let prevMoreIndented = false;
+    // leading whitespace is kept intact
+    for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + '\n';
+    for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === '\r';
+        if (crlf)
+            content = content.slice(0, -1);
+        /* istanbul ignore if already caught in lexer */
+        if (content && indent.length < trimIndent) {
+            const src = header.indent
+                ? 'explicit indentation indicator'
+                : 'first line';
+            const message = `Block scalar lines must not be less indented than their ${src}`;
+            onError(offset - content.length - (crlf ? 2 : 1), 'BAD_INDENT', message);
+            indent = '';
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+        }
+        else if (indent.length > trimIndent || content[0] === '\t') {
+            // more-indented content within a folded block
+            if (sep === ' ')
+                sep = '\n';
+            else if (!prevMoreIndented && sep === '\n')
+                sep = '\n\n';
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+            prevMoreIndented = true;
+        }
+        else if (content === '') {
+            // empty line
+            if (sep === '\n')
+                value += '\n';
+            else
+                sep = '\n';
+        }
+        else {
+            value += sep + content;
+            sep = ' ';
+            prevMoreIndented = false;
+        }
+    }
+    switch (header.chomp) {
+        case '-':
+            break;
+        case '+':
+            for (let i = chompStart; i < lines.length; ++i)
+                value += '\n' + lines[i][0].slice(trimIndent);
+            if (value[value.length - 1] !== '\n')
+                value += '\n';
+            break;
+        default:
+            value += '\n';
+    }
+    const end = start + header.length + scalar.source.length;
+    return { value, type, comment: header.comment, range: [start, end, end] };
+}
+function parseBlockScalarHeader({ offset, props }, strict, onError) {
+    /* istanbul ignore if should not happen */
+    if (props[0].type !== 'block-scalar-header') {
+        onError(props[0], 'IMPOSSIBLE', 'Block scalar header not found');
+        return null;
+    }
+    const { source } = props[0];
+    const mode = source[0];
+    let indent = 0;
+    let chomp = '';
+    let error = -1;
+    for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === '-' || ch === '+'))
+            chomp = ch;
+        else {
+            const n = Number(ch);
+            if (!indent && n)
+                indent = n;
+            else if (error === -1)
+                error = offset + i;
+        }
+    }
+    if (error !== -1)
+        onError(error, 'UNEXPECTED_TOKEN', `Block scalar header includes extra characters: ${source}`);
+    let hasSpace = false;
+    let comment = '';
+    let length = source.length;
+    for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+            case 'space':
+                hasSpace = true;
+            // fallthrough
+            case 'newline':
+                length += token.source.length;
+                break;
+            case 'comment':
+                if (strict && !hasSpace) {
+                    const message = 'Comments must be separated from other tokens by white space characters';
+                    onError(token, 'MISSING_CHAR', message);
+                }
+                length += token.source.length;
+                comment = token.source.substring(1);
+                break;
+            case 'error':
+                onError(token, 'UNEXPECTED_TOKEN', token.message);
+                length += token.source.length;
+                break;
+            /* istanbul ignore next should not happen */
+            default: {
+                const message = `Unexpected token in block scalar header: ${token.type}`;
+                onError(token, 'UNEXPECTED_TOKEN', message);
+                const ts = token.source;
+                if (ts && typeof ts === 'string')
+                    length += ts.length;
+            }
+        }
+    }
+    return { mode, indent, chomp, comment, length };
+}
+/** @returns Array of lines split up as `[indent, content]` */
+function splitLines(source) {
+    const split = source.split(/\n( *)/);
+    const first = split[0];
+    const m = first.match(/^( *)/);
+    const line0 = m?.[1]
+        ? [m[1], first.slice(m[1].length)]
+        : ['', first];
+    const lines = [line0];
+    for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+    return lines;
+}
+
+exports.resolveBlockScalar = resolveBlockScalar;
+
+
+/***/ }),
+
+/***/ 334:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveProps = __nccwpck_require__(4631);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+
+function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+    const seq = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = bs.offset;
+    let commentEnd = null;
+    for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+            indicator: 'seq-item-ind',
+            next: value,
+            offset,
+            onError,
+            parentIndent: bs.indent,
+            startOnNewline: true
+        });
+        if (!props.found) {
+            if (props.anchor || props.tag || value) {
+                if (value?.type === 'block-seq')
+                    onError(props.end, 'BAD_INDENT', 'All sequence items must start at the same column');
+                else
+                    onError(offset, 'MISSING_CHAR', 'Sequence item without - indicator');
+            }
+            else {
+                commentEnd = props.end;
+                if (props.comment)
+                    seq.comment = props.comment;
+                continue;
+            }
+        }
+        const node = value
+            ? composeNode(ctx, value, props, onError)
+            : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+    }
+    seq.range = [bs.offset, offset, commentEnd ?? offset];
+    return seq;
+}
+
+exports.resolveBlockSeq = resolveBlockSeq;
+
+
+/***/ }),
+
+/***/ 7788:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveEnd(end, offset, reqSpace, onError) {
+    let comment = '';
+    if (end) {
+        let hasSpace = false;
+        let sep = '';
+        for (const token of end) {
+            const { source, type } = token;
+            switch (type) {
+                case 'space':
+                    hasSpace = true;
+                    break;
+                case 'comment': {
+                    if (reqSpace && !hasSpace)
+                        onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                    const cb = source.substring(1) || ' ';
+                    if (!comment)
+                        comment = cb;
+                    else
+                        comment += sep + cb;
+                    sep = '';
+                    break;
+                }
+                case 'newline':
+                    if (comment)
+                        sep += source;
+                    hasSpace = true;
+                    break;
+                default:
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${type} at node end`);
+            }
+            offset += source.length;
+        }
+    }
+    return { comment, offset };
+}
+
+exports.resolveEnd = resolveEnd;
+
+
+/***/ }),
+
+/***/ 3142:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const blockMsg = 'Block collections are not allowed within flow collections';
+const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
+function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+    const isMap = fc.start.source === '{';
+    const fcName = isMap ? 'flow map' : 'flow sequence';
+    const NodeClass = (tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq));
+    const coll = new NodeClass(ctx.schema);
+    coll.flow = true;
+    const atRoot = ctx.atRoot;
+    if (atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = fc.offset + fc.start.source.length;
+    for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+            flow: fcName,
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+        });
+        if (!props.found) {
+            if (!props.anchor && !props.tag && !sep && !value) {
+                if (i === 0 && props.comma)
+                    onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+                else if (i < fc.items.length - 1)
+                    onError(props.start, 'UNEXPECTED_TOKEN', `Unexpected empty item in ${fcName}`);
+                if (props.comment) {
+                    if (coll.comment)
+                        coll.comment += '\n' + props.comment;
+                    else
+                        coll.comment = props.comment;
+                }
+                offset = props.end;
+                continue;
+            }
+            if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+                onError(key, // checked by containsNewline()
+                'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+        }
+        if (i === 0) {
+            if (props.comma)
+                onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+        }
+        else {
+            if (!props.comma)
+                onError(props.start, 'MISSING_CHAR', `Missing , between ${fcName} items`);
+            if (props.comment) {
+                let prevItemComment = '';
+                loop: for (const st of start) {
+                    switch (st.type) {
+                        case 'comma':
+                        case 'space':
+                            break;
+                        case 'comment':
+                            prevItemComment = st.source.substring(1);
+                            break loop;
+                        default:
+                            break loop;
+                    }
+                }
+                if (prevItemComment) {
+                    let prev = coll.items[coll.items.length - 1];
+                    if (identity.isPair(prev))
+                        prev = prev.value ?? prev.key;
+                    if (prev.comment)
+                        prev.comment += '\n' + prevItemComment;
+                    else
+                        prev.comment = prevItemComment;
+                    props.comment = props.comment.substring(prevItemComment.length + 1);
+                }
+            }
+        }
+        if (!isMap && !sep && !props.found) {
+            // item is a value in a seq
+            // → key & sep are empty, start does not include ? or :
+            const valueNode = value
+                ? composeNode(ctx, value, props, onError)
+                : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+            coll.items.push(valueNode);
+            offset = valueNode.range[2];
+            if (isBlock(value))
+                onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+        }
+        else {
+            // item is a key+value pair
+            // key value
+            ctx.atKey = true;
+            const keyStart = props.end;
+            const keyNode = key
+                ? composeNode(ctx, key, props, onError)
+                : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+            if (isBlock(key))
+                onError(keyNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            ctx.atKey = false;
+            // value properties
+            const valueProps = resolveProps.resolveProps(sep ?? [], {
+                flow: fcName,
+                indicator: 'map-value-ind',
+                next: value,
+                offset: keyNode.range[2],
+                onError,
+                parentIndent: fc.indent,
+                startOnNewline: false
+            });
+            if (valueProps.found) {
+                if (!isMap && !props.found && ctx.options.strict) {
+                    if (sep)
+                        for (const st of sep) {
+                            if (st === valueProps.found)
+                                break;
+                            if (st.type === 'newline') {
+                                onError(st, 'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+                                break;
+                            }
+                        }
+                    if (props.start < valueProps.found.offset - 1024)
+                        onError(valueProps.found, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit flow sequence key');
+                }
+            }
+            else if (value) {
+                if ('source' in value && value.source?.[0] === ':')
+                    onError(value, 'MISSING_CHAR', `Missing space after : in ${fcName}`);
+                else
+                    onError(valueProps.start, 'MISSING_CHAR', `Missing , or : between ${fcName} items`);
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : valueProps.found
+                    ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError)
+                    : null;
+            if (valueNode) {
+                if (isBlock(value))
+                    onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            }
+            else if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            if (isMap) {
+                const map = coll;
+                if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+                    onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+                map.items.push(pair);
+            }
+            else {
+                const map = new YAMLMap.YAMLMap(ctx.schema);
+                map.flow = true;
+                map.items.push(pair);
+                const endRange = (valueNode ?? keyNode).range;
+                map.range = [keyNode.range[0], endRange[1], endRange[2]];
+                coll.items.push(map);
+            }
+            offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+    }
+    const expectedEnd = isMap ? '}' : ']';
+    const [ce, ...ee] = fc.end;
+    let cePos = offset;
+    if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+    else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot
+            ? `${name} must end with a ${expectedEnd}`
+            : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? 'MISSING_CHAR' : 'BAD_INDENT', msg);
+        if (ce && ce.source.length !== 1)
+            ee.unshift(ce);
+    }
+    if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+            if (coll.comment)
+                coll.comment += '\n' + end.comment;
+            else
+                coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+    }
+    else {
+        coll.range = [fc.offset, cePos, cePos];
+    }
+    return coll;
+}
+
+exports.resolveFlowCollection = resolveFlowCollection;
+
+
+/***/ }),
+
+/***/ 6842:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var resolveEnd = __nccwpck_require__(7788);
+
+function resolveFlowScalar(scalar, strict, onError) {
+    const { offset, type, source, end } = scalar;
+    let _type;
+    let value;
+    const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+    switch (type) {
+        case 'scalar':
+            _type = Scalar.Scalar.PLAIN;
+            value = plainValue(source, _onError);
+            break;
+        case 'single-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_SINGLE;
+            value = singleQuotedValue(source, _onError);
+            break;
+        case 'double-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_DOUBLE;
+            value = doubleQuotedValue(source, _onError);
+            break;
+        /* istanbul ignore next should not happen */
+        default:
+            onError(scalar, 'UNEXPECTED_TOKEN', `Expected a flow scalar value, but found: ${type}`);
+            return {
+                value: '',
+                type: null,
+                comment: '',
+                range: [offset, offset + source.length, offset + source.length]
+            };
+    }
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+    return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+    };
+}
+function plainValue(source, onError) {
+    let badChar = '';
+    switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case '\t':
+            badChar = 'a tab character';
+            break;
+        case ',':
+            badChar = 'flow indicator character ,';
+            break;
+        case '%':
+            badChar = 'directive indicator character %';
+            break;
+        case '|':
+        case '>': {
+            badChar = `block scalar indicator ${source[0]}`;
+            break;
+        }
+        case '@':
+        case '`': {
+            badChar = `reserved character ${source[0]}`;
+            break;
+        }
+    }
+    if (badChar)
+        onError(0, 'BAD_SCALAR_START', `Plain value cannot start with ${badChar}`);
+    return unfoldLines(source);
+}
+function singleQuotedValue(source, onError) {
+    if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', "Missing closing 'quote");
+    return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+}
+function unfoldLines(source) {
+    const line = /(.*?)\r?\n/sy;
+    let match = line.exec(source);
+    if (!match)
+        return source;
+    /**
+     * The negative lookbehinds in these RegExps are to
+     * prevent causing a polynomial search time in certain cases.
+     *
+     * The try-catch is for Safari < 16.4 and other old browsers:
+     * https://caniuse.com/js-regexp-lookbehind
+     */
+    let trimEnd, trimBoth;
+    try {
+        trimEnd = new RegExp('(?<![ \t])[ \t]+$');
+        trimBoth = new RegExp('^[ \t]+|(?<![ \t])[ \t]+$', 'g');
+    }
+    catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+    }
+    let res = match[1].replace(trimEnd, '');
+    let sep = ' ';
+    let pos = line.lastIndex;
+    while ((match = line.exec(source))) {
+        const lm = match[1].replace(trimBoth, '');
+        if (lm === '') {
+            if (sep === '\n')
+                res += sep;
+            else
+                sep = '\n';
+        }
+        else {
+            res += sep + lm;
+            sep = ' ';
+        }
+        pos = line.lastIndex;
+    }
+    const last = /[ \t]*(.*)/sy;
+    last.lastIndex = pos;
+    match = last.exec(source);
+    return res + sep + (match?.[1] ?? '');
+}
+function doubleQuotedValue(source, onError) {
+    let res = '';
+    for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === '\r' && source[i + 1] === '\n')
+            continue;
+        if (ch === '\n') {
+            const { fold, offset } = foldNewline(source, i);
+            res += fold;
+            i = offset;
+        }
+        else if (ch === '\\') {
+            let next = source[++i];
+            const cc = escapeCodes[next];
+            if (cc)
+                res += cc;
+            else if (next === '\n') {
+                // skip escaped newlines, but still trim the following line
+                next = source[i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === '\r' && source[i + 1] === '\n') {
+                // skip escaped CRLF newlines, but still trim the following line
+                next = source[++i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === 'x' || next === 'u' || next === 'U') {
+                const length = next === 'x' ? 2 : next === 'u' ? 4 : 8;
+                res += parseCharCode(source, i + 1, length, onError);
+                i += length;
+            }
+            else {
+                const raw = source.substr(i - 1, 2);
+                onError(i - 1, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+                res += raw;
+            }
+        }
+        else if (ch === ' ' || ch === '\t') {
+            // trim trailing whitespace
+            const wsStart = i;
+            let next = source[i + 1];
+            while (next === ' ' || next === '\t')
+                next = source[++i + 1];
+            if (next !== '\n' && !(next === '\r' && source[i + 2] === '\n'))
+                res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        }
+        else {
+            res += ch;
+        }
+    }
+    if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', 'Missing closing "quote');
+    return res;
+}
+/**
+ * Fold a single newline into a space, multiple newlines to N - 1 newlines.
+ * Presumes `source[offset] === '\n'`
+ */
+function foldNewline(source, offset) {
+    let fold = '';
+    let ch = source[offset + 1];
+    while (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
+        if (ch === '\r' && source[offset + 2] !== '\n')
+            break;
+        if (ch === '\n')
+            fold += '\n';
+        offset += 1;
+        ch = source[offset + 1];
+    }
+    if (!fold)
+        fold = ' ';
+    return { fold, offset };
+}
+const escapeCodes = {
+    '0': '\0', // null character
+    a: '\x07', // bell character
+    b: '\b', // backspace
+    e: '\x1b', // escape character
+    f: '\f', // form feed
+    n: '\n', // line feed
+    r: '\r', // carriage return
+    t: '\t', // horizontal tab
+    v: '\v', // vertical tab
+    N: '\u0085', // Unicode next line
+    _: '\u00a0', // Unicode non-breaking space
+    L: '\u2028', // Unicode line separator
+    P: '\u2029', // Unicode paragraph separator
+    ' ': ' ',
+    '"': '"',
+    '/': '/',
+    '\\': '\\',
+    '\t': '\t'
+};
+function parseCharCode(source, offset, length, onError) {
+    const cc = source.substr(offset, length);
+    const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+    const code = ok ? parseInt(cc, 16) : NaN;
+    try {
+        return String.fromCodePoint(code);
+    }
+    catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+        return raw;
+    }
+}
+
+exports.resolveFlowScalar = resolveFlowScalar;
+
+
+/***/ }),
+
+/***/ 4631:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    let spaceBefore = false;
+    let atNewline = startOnNewline;
+    let hasSpace = startOnNewline;
+    let comment = '';
+    let commentSep = '';
+    let hasNewline = false;
+    let reqSpace = false;
+    let tab = null;
+    let anchor = null;
+    let tag = null;
+    let newlineAfterProp = null;
+    let comma = null;
+    let found = null;
+    let start = null;
+    for (const token of tokens) {
+        if (reqSpace) {
+            if (token.type !== 'space' &&
+                token.type !== 'newline' &&
+                token.type !== 'comma')
+                onError(token.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+            reqSpace = false;
+        }
+        if (tab) {
+            if (atNewline && token.type !== 'comment' && token.type !== 'newline') {
+                onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+            }
+            tab = null;
+        }
+        switch (token.type) {
+            case 'space':
+                // At the doc level, tabs at line start may be parsed
+                // as leading white space rather than indentation.
+                // In a flow collection, only the parser handles indent.
+                if (!flow &&
+                    (indicator !== 'doc-start' || next?.type !== 'flow-collection') &&
+                    token.source.includes('\t')) {
+                    tab = token;
+                }
+                hasSpace = true;
+                break;
+            case 'comment': {
+                if (!hasSpace)
+                    onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                const cb = token.source.substring(1) || ' ';
+                if (!comment)
+                    comment = cb;
+                else
+                    comment += commentSep + cb;
+                commentSep = '';
+                atNewline = false;
+                break;
+            }
+            case 'newline':
+                if (atNewline) {
+                    if (comment)
+                        comment += token.source;
+                    else if (!found || indicator !== 'seq-item-ind')
+                        spaceBefore = true;
+                }
+                else
+                    commentSep += token.source;
+                atNewline = true;
+                hasNewline = true;
+                if (anchor || tag)
+                    newlineAfterProp = token;
+                hasSpace = true;
+                break;
+            case 'anchor':
+                if (anchor)
+                    onError(token, 'MULTIPLE_ANCHORS', 'A node can have at most one anchor');
+                if (token.source.endsWith(':'))
+                    onError(token.offset + token.source.length - 1, 'BAD_ALIAS', 'Anchor ending in : is ambiguous', true);
+                anchor = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            case 'tag': {
+                if (tag)
+                    onError(token, 'MULTIPLE_TAGS', 'A node can have at most one tag');
+                tag = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            }
+            case indicator:
+                // Could here handle preceding comments differently
+                if (anchor || tag)
+                    onError(token, 'BAD_PROP_ORDER', `Anchors and tags must be after the ${token.source} indicator`);
+                if (found)
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.source} in ${flow ?? 'collection'}`);
+                found = token;
+                atNewline =
+                    indicator === 'seq-item-ind' || indicator === 'explicit-key-ind';
+                hasSpace = false;
+                break;
+            case 'comma':
+                if (flow) {
+                    if (comma)
+                        onError(token, 'UNEXPECTED_TOKEN', `Unexpected , in ${flow}`);
+                    comma = token;
+                    atNewline = false;
+                    hasSpace = false;
+                    break;
+                }
+            // else fallthrough
+            default:
+                onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.type} token`);
+                atNewline = false;
+                hasSpace = false;
+        }
+    }
+    const last = tokens[tokens.length - 1];
+    const end = last ? last.offset + last.source.length : offset;
+    if (reqSpace &&
+        next &&
+        next.type !== 'space' &&
+        next.type !== 'newline' &&
+        next.type !== 'comma' &&
+        (next.type !== 'scalar' || next.source !== '')) {
+        onError(next.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+    }
+    if (tab &&
+        ((atNewline && tab.indent <= parentIndent) ||
+            next?.type === 'block-map' ||
+            next?.type === 'block-seq'))
+        onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+    return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+    };
+}
+
+exports.resolveProps = resolveProps;
+
+
+/***/ }),
+
+/***/ 9499:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function containsNewline(key) {
+    if (!key)
+        return null;
+    switch (key.type) {
+        case 'alias':
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            if (key.source.includes('\n'))
+                return true;
+            if (key.end)
+                for (const st of key.end)
+                    if (st.type === 'newline')
+                        return true;
+            return false;
+        case 'flow-collection':
+            for (const it of key.items) {
+                for (const st of it.start)
+                    if (st.type === 'newline')
+                        return true;
+                if (it.sep)
+                    for (const st of it.sep)
+                        if (st.type === 'newline')
+                            return true;
+                if (containsNewline(it.key) || containsNewline(it.value))
+                    return true;
+            }
+            return false;
+        default:
+            return true;
+    }
+}
+
+exports.containsNewline = containsNewline;
+
+
+/***/ }),
+
+/***/ 2599:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function emptyScalarPosition(offset, before, pos) {
+    if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+            let st = before[i];
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                case 'newline':
+                    offset -= st.source.length;
+                    continue;
+            }
+            // Technically, an empty scalar is immediately after the last non-empty
+            // node, but it's more useful to place it after any whitespace.
+            st = before[++i];
+            while (st?.type === 'space') {
+                offset += st.source.length;
+                st = before[++i];
+            }
+            break;
+        }
+    }
+    return offset;
+}
+
+exports.emptyScalarPosition = emptyScalarPosition;
+
+
+/***/ }),
+
+/***/ 4051:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var utilContainsNewline = __nccwpck_require__(9499);
+
+function flowIndentCheck(indent, fc, onError) {
+    if (fc?.type === 'flow-collection') {
+        const end = fc.end[0];
+        if (end.indent === indent &&
+            (end.source === ']' || end.source === '}') &&
+            utilContainsNewline.containsNewline(fc)) {
+            const msg = 'Flow end indicator should be more indented than parent';
+            onError(end, 'BAD_INDENT', msg, true);
+        }
+    }
+}
+
+exports.flowIndentCheck = flowIndentCheck;
+
+
+/***/ }),
+
+/***/ 1187:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+function mapIncludes(ctx, items, search) {
+    const { uniqueKeys } = ctx.options;
+    if (uniqueKeys === false)
+        return false;
+    const isEqual = typeof uniqueKeys === 'function'
+        ? uniqueKeys
+        : (a, b) => a === b || (identity.isScalar(a) && identity.isScalar(b) && a.value === b.value);
+    return items.some(pair => isEqual(pair.key, search));
+}
+
+exports.mapIncludes = mapIncludes;
+
+
+/***/ }),
+
+/***/ 3021:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var toJS = __nccwpck_require__(6424);
+var Schema = __nccwpck_require__(5840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(1596);
+var applyReviver = __nccwpck_require__(3661);
+var createNode = __nccwpck_require__(2404);
+var directives = __nccwpck_require__(1342);
+
+class Document {
+    constructor(value, replacer, options) {
+        /** A comment before this Document */
+        this.commentBefore = null;
+        /** A comment immediately after this Document */
+        this.comment = null;
+        /** Errors encountered during parsing. */
+        this.errors = [];
+        /** Warnings encountered during parsing. */
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === 'function' || Array.isArray(replacer)) {
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const opt = Object.assign({
+            intAsBigInt: false,
+            keepSourceTokens: false,
+            logLevel: 'warn',
+            prettyErrors: true,
+            strict: true,
+            stringKeys: false,
+            uniqueKeys: true,
+            version: '1.2'
+        }, options);
+        this.options = opt;
+        let { version } = opt;
+        if (options?._directives) {
+            this.directives = options._directives.atDocument();
+            if (this.directives.yaml.explicit)
+                version = this.directives.yaml.version;
+        }
+        else
+            this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
+        // @ts-expect-error We can't really know that this matches Contents.
+        this.contents =
+            value === undefined ? null : this.createNode(value, _replacer, options);
+    }
+    /**
+     * Create a deep copy of this Document and its contents.
+     *
+     * Custom Node values that inherit from `Object` still refer to their original instances.
+     */
+    clone() {
+        const copy = Object.create(Document.prototype, {
+            [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+            copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        // @ts-expect-error We can't really know that this matches Contents.
+        copy.contents = identity.isNode(this.contents)
+            ? this.contents.clone(copy.schema)
+            : this.contents;
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** Adds a value to the document. */
+    add(value) {
+        if (assertCollection(this.contents))
+            this.contents.add(value);
+    }
+    /** Adds a value to the document. */
+    addIn(path, value) {
+        if (assertCollection(this.contents))
+            this.contents.addIn(path, value);
+    }
+    /**
+     * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+     *
+     * If `node` already has an anchor, `name` is ignored.
+     * Otherwise, the `node.anchor` value will be set to `name`,
+     * or if an anchor with that name is already present in the document,
+     * `name` will be used as a prefix for a new unique anchor.
+     * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+     */
+    createAlias(node, name) {
+        if (!node.anchor) {
+            const prev = anchors.anchorNames(this);
+            node.anchor =
+                // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+                !name || prev.has(name) ? anchors.findNewAnchor(name || 'a', prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+    }
+    createNode(value, replacer, options) {
+        let _replacer = undefined;
+        if (typeof replacer === 'function') {
+            value = replacer.call({ '': value }, '', value);
+            _replacer = replacer;
+        }
+        else if (Array.isArray(replacer)) {
+            const keyToStr = (v) => typeof v === 'number' || v instanceof String || v instanceof Number;
+            const asStr = replacer.filter(keyToStr).map(String);
+            if (asStr.length > 0)
+                replacer = replacer.concat(asStr);
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(this, 
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        anchorPrefix || 'a');
+        const ctx = {
+            aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+            keepUndefined: keepUndefined ?? false,
+            onAnchor,
+            onTagObj,
+            replacer: _replacer,
+            schema: this.schema,
+            sourceObjects
+        };
+        const node = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node))
+            node.flow = true;
+        setAnchors();
+        return node;
+    }
+    /**
+     * Convert a key and a value into a `Pair` using the current schema,
+     * recursively wrapping all values as `Scalar` or `Collection` nodes.
+     */
+    createPair(key, value, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value, null, options);
+        return new Pair.Pair(k, v);
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        if (Collection.isEmptyPath(path)) {
+            if (this.contents == null)
+                return false;
+            // @ts-expect-error Presumed impossible if Strict extends false
+            this.contents = null;
+            return true;
+        }
+        return assertCollection(this.contents)
+            ? this.contents.deleteIn(path)
+            : false;
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    get(key, keepScalar) {
+        return identity.isCollection(this.contents)
+            ? this.contents.get(key, keepScalar)
+            : undefined;
+    }
+    /**
+     * Returns item at `path`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        if (Collection.isEmptyPath(path))
+            return !keepScalar && identity.isScalar(this.contents)
+                ? this.contents.value
+                : this.contents;
+        return identity.isCollection(this.contents)
+            ? this.contents.getIn(path, keepScalar)
+            : undefined;
+    }
+    /**
+     * Checks if the document includes a value with the key `key`.
+     */
+    has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+    }
+    /**
+     * Checks if the document includes a value at `path`.
+     */
+    hasIn(path) {
+        if (Collection.isEmptyPath(path))
+            return this.contents !== undefined;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    set(key, value) {
+        if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, [key], value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.set(key, value);
+        }
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        if (Collection.isEmptyPath(path)) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = value;
+        }
+        else if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.setIn(path, value);
+        }
+    }
+    /**
+     * Change the YAML version and schema used by the document.
+     * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+     * It also requires the `schema` option to be given as a `Schema` instance value.
+     *
+     * Overrides all previously set schema options.
+     */
+    setSchema(version, options = {}) {
+        if (typeof version === 'number')
+            version = String(version);
+        let opt;
+        switch (version) {
+            case '1.1':
+                if (this.directives)
+                    this.directives.yaml.version = '1.1';
+                else
+                    this.directives = new directives.Directives({ version: '1.1' });
+                opt = { resolveKnownTags: false, schema: 'yaml-1.1' };
+                break;
+            case '1.2':
+            case 'next':
+                if (this.directives)
+                    this.directives.yaml.version = version;
+                else
+                    this.directives = new directives.Directives({ version });
+                opt = { resolveKnownTags: true, schema: 'core' };
+                break;
+            case null:
+                if (this.directives)
+                    delete this.directives;
+                opt = null;
+                break;
+            default: {
+                const sv = JSON.stringify(version);
+                throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+            }
+        }
+        // Not using `instanceof Schema` to allow for duck typing
+        if (options.schema instanceof Object)
+            this.schema = options.schema;
+        else if (opt)
+            this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+            throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+    }
+    // json & jsonArg are only used from toJSON()
+    toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+            anchors: new Map(),
+            doc: this,
+            keep: !json,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+    /**
+     * A JSON representation of the document `contents`.
+     *
+     * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+     *   property name.
+     */
+    toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+    }
+    /** A YAML representation of the document. */
+    toString(options = {}) {
+        if (this.errors.length > 0)
+            throw new Error('Document with errors cannot be stringified');
+        if ('indent' in options &&
+            (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+            const s = JSON.stringify(options.indent);
+            throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+    }
+}
+function assertCollection(contents) {
+    if (identity.isCollection(contents))
+        return true;
+    throw new Error('Expected a YAML collection as document contents');
+}
+
+exports.Document = Document;
+
+
+/***/ }),
+
+/***/ 1596:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+/**
+ * Verify that the input string is a valid anchor.
+ *
+ * Will throw on errors.
+ */
+function anchorIsValid(anchor) {
+    if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+    }
+    return true;
+}
+function anchorNames(root) {
+    const anchors = new Set();
+    visit.visit(root, {
+        Value(_key, node) {
+            if (node.anchor)
+                anchors.add(node.anchor);
+        }
+    });
+    return anchors;
+}
+/** Find a new anchor name with the given `prefix` and a one-indexed suffix. */
+function findNewAnchor(prefix, exclude) {
+    for (let i = 1; true; ++i) {
+        const name = `${prefix}${i}`;
+        if (!exclude.has(name))
+            return name;
+    }
+}
+function createNodeAnchors(doc, prefix) {
+    const aliasObjects = [];
+    const sourceObjects = new Map();
+    let prevAnchors = null;
+    return {
+        onAnchor: (source) => {
+            aliasObjects.push(source);
+            prevAnchors ?? (prevAnchors = anchorNames(doc));
+            const anchor = findNewAnchor(prefix, prevAnchors);
+            prevAnchors.add(anchor);
+            return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+            for (const source of aliasObjects) {
+                const ref = sourceObjects.get(source);
+                if (typeof ref === 'object' &&
+                    ref.anchor &&
+                    (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+                    ref.node.anchor = ref.anchor;
+                }
+                else {
+                    const error = new Error('Failed to resolve repeated object (this should not happen)');
+                    error.source = source;
+                    throw error;
+                }
+            }
+        },
+        sourceObjects
+    };
+}
+
+exports.anchorIsValid = anchorIsValid;
+exports.anchorNames = anchorNames;
+exports.createNodeAnchors = createNodeAnchors;
+exports.findNewAnchor = findNewAnchor;
+
+
+/***/ }),
+
+/***/ 3661:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Applies the JSON.parse reviver algorithm as defined in the ECMA-262 spec,
+ * in section 24.5.1.1 "Runtime Semantics: InternalizeJSONProperty" of the
+ * 2021 edition: https://tc39.es/ecma262/#sec-json.parse
+ *
+ * Includes extensions for handling Map and Set objects.
+ */
+function applyReviver(reviver, obj, key, val) {
+    if (val && typeof val === 'object') {
+        if (Array.isArray(val)) {
+            for (let i = 0, len = val.length; i < len; ++i) {
+                const v0 = val[i];
+                const v1 = applyReviver(reviver, val, String(i), v0);
+                // eslint-disable-next-line @typescript-eslint/no-array-delete
+                if (v1 === undefined)
+                    delete val[i];
+                else if (v1 !== v0)
+                    val[i] = v1;
+            }
+        }
+        else if (val instanceof Map) {
+            for (const k of Array.from(val.keys())) {
+                const v0 = val.get(k);
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    val.delete(k);
+                else if (v1 !== v0)
+                    val.set(k, v1);
+            }
+        }
+        else if (val instanceof Set) {
+            for (const v0 of Array.from(val)) {
+                const v1 = applyReviver(reviver, val, v0, v0);
+                if (v1 === undefined)
+                    val.delete(v0);
+                else if (v1 !== v0) {
+                    val.delete(v0);
+                    val.add(v1);
+                }
+            }
+        }
+        else {
+            for (const [k, v0] of Object.entries(val)) {
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    delete val[k];
+                else if (v1 !== v0)
+                    val[k] = v1;
+            }
+        }
+    }
+    return reviver.call(obj, key, val);
+}
+
+exports.applyReviver = applyReviver;
+
+
+/***/ }),
+
+/***/ 2404:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+const defaultTagPrefix = 'tag:yaml.org,2002:';
+function findTagObject(value, tagName, tags) {
+    if (tagName) {
+        const match = tags.filter(t => t.tag === tagName);
+        const tagObj = match.find(t => !t.format) ?? match[0];
+        if (!tagObj)
+            throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+    }
+    return tags.find(t => t.identify?.(value) && !t.format);
+}
+function createNode(value, tagName, ctx) {
+    if (identity.isDocument(value))
+        value = value.contents;
+    if (identity.isNode(value))
+        return value;
+    if (identity.isPair(value)) {
+        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value);
+        return map;
+    }
+    if (value instanceof String ||
+        value instanceof Number ||
+        value instanceof Boolean ||
+        (typeof BigInt !== 'undefined' && value instanceof BigInt) // not supported everywhere
+    ) {
+        // https://tc39.es/ecma262/#sec-serializejsonproperty
+        value = value.valueOf();
+    }
+    const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+    // Detect duplicate references to the same object & use Alias nodes for all
+    // after first. The `ref` wrapper allows for circular references to resolve.
+    let ref = undefined;
+    if (aliasDuplicateObjects && value && typeof value === 'object') {
+        ref = sourceObjects.get(value);
+        if (ref) {
+            ref.anchor ?? (ref.anchor = onAnchor(value));
+            return new Alias.Alias(ref.anchor);
+        }
+        else {
+            ref = { anchor: null, node: null };
+            sourceObjects.set(value, ref);
+        }
+    }
+    if (tagName?.startsWith('!!'))
+        tagName = defaultTagPrefix + tagName.slice(2);
+    let tagObj = findTagObject(value, tagName, schema.tags);
+    if (!tagObj) {
+        if (value && typeof value.toJSON === 'function') {
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+            value = value.toJSON();
+        }
+        if (!value || typeof value !== 'object') {
+            const node = new Scalar.Scalar(value);
+            if (ref)
+                ref.node = node;
+            return node;
+        }
+        tagObj =
+            value instanceof Map
+                ? schema[identity.MAP]
+                : Symbol.iterator in Object(value)
+                    ? schema[identity.SEQ]
+                    : schema[identity.MAP];
+    }
+    if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+    }
+    const node = tagObj?.createNode
+        ? tagObj.createNode(ctx.schema, value, ctx)
+        : typeof tagObj?.nodeClass?.from === 'function'
+            ? tagObj.nodeClass.from(ctx.schema, value, ctx)
+            : new Scalar.Scalar(value);
+    if (tagName)
+        node.tag = tagName;
+    else if (!tagObj.default)
+        node.tag = tagObj.tag;
+    if (ref)
+        ref.node = node;
+    return node;
+}
+
+exports.createNode = createNode;
+
+
+/***/ }),
+
+/***/ 1342:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+const escapeChars = {
+    '!': '%21',
+    ',': '%2C',
+    '[': '%5B',
+    ']': '%5D',
+    '{': '%7B',
+    '}': '%7D'
+};
+const escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, ch => escapeChars[ch]);
+class Directives {
+    constructor(yaml, tags) {
+        /**
+         * The directives-end/doc-start marker `---`. If `null`, a marker may still be
+         * included in the document's stringified representation.
+         */
+        this.docStart = null;
+        /** The doc-end marker `...`.  */
+        this.docEnd = false;
+        this.yaml = Object.assign({}, Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, Directives.defaultTags, tags);
+    }
+    clone() {
+        const copy = new Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+    }
+    /**
+     * During parsing, get a Directives instance for the current document and
+     * update the stream state according to the current version's spec.
+     */
+    atDocument() {
+        const res = new Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+            case '1.1':
+                this.atNextDocument = true;
+                break;
+            case '1.2':
+                this.atNextDocument = false;
+                this.yaml = {
+                    explicit: Directives.defaultYaml.explicit,
+                    version: '1.2'
+                };
+                this.tags = Object.assign({}, Directives.defaultTags);
+                break;
+        }
+        return res;
+    }
+    /**
+     * @param onError - May be called even if the action was successful
+     * @returns `true` on success
+     */
+    add(line, onError) {
+        if (this.atNextDocument) {
+            this.yaml = { explicit: Directives.defaultYaml.explicit, version: '1.1' };
+            this.tags = Object.assign({}, Directives.defaultTags);
+            this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+            case '%TAG': {
+                if (parts.length !== 2) {
+                    onError(0, '%TAG directive should contain exactly two parts');
+                    if (parts.length < 2)
+                        return false;
+                }
+                const [handle, prefix] = parts;
+                this.tags[handle] = prefix;
+                return true;
+            }
+            case '%YAML': {
+                this.yaml.explicit = true;
+                if (parts.length !== 1) {
+                    onError(0, '%YAML directive should contain exactly one part');
+                    return false;
+                }
+                const [version] = parts;
+                if (version === '1.1' || version === '1.2') {
+                    this.yaml.version = version;
+                    return true;
+                }
+                else {
+                    const isValid = /^\d+\.\d+$/.test(version);
+                    onError(6, `Unsupported YAML version ${version}`, isValid);
+                    return false;
+                }
+            }
+            default:
+                onError(0, `Unknown directive ${name}`, true);
+                return false;
+        }
+    }
+    /**
+     * Resolves a tag, matching handles to those defined in %TAG directives.
+     *
+     * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+     *   `'!local'` tag, or `null` if unresolvable.
+     */
+    tagName(source, onError) {
+        if (source === '!')
+            return '!'; // non-specific tag
+        if (source[0] !== '!') {
+            onError(`Not a valid tag: ${source}`);
+            return null;
+        }
+        if (source[1] === '<') {
+            const verbatim = source.slice(2, -1);
+            if (verbatim === '!' || verbatim === '!!') {
+                onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+                return null;
+            }
+            if (source[source.length - 1] !== '>')
+                onError('Verbatim tags must end with a >');
+            return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+            onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+            try {
+                return prefix + decodeURIComponent(suffix);
+            }
+            catch (error) {
+                onError(String(error));
+                return null;
+            }
+        }
+        if (handle === '!')
+            return source; // local tag
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+    }
+    /**
+     * Given a fully resolved tag, returns its printable string form,
+     * taking into account current tag prefixes and defaults.
+     */
+    tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+            if (tag.startsWith(prefix))
+                return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === '!' ? tag : `!<${tag}>`;
+    }
+    toString(doc) {
+        const lines = this.yaml.explicit
+            ? [`%YAML ${this.yaml.version || '1.2'}`]
+            : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+            const tags = {};
+            visit.visit(doc.contents, (_key, node) => {
+                if (identity.isNode(node) && node.tag)
+                    tags[node.tag] = true;
+            });
+            tagNames = Object.keys(tags);
+        }
+        else
+            tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+            if (handle === '!!' && prefix === 'tag:yaml.org,2002:')
+                continue;
+            if (!doc || tagNames.some(tn => tn.startsWith(prefix)))
+                lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join('\n');
+    }
+}
+Directives.defaultYaml = { explicit: false, version: '1.2' };
+Directives.defaultTags = { '!!': 'tag:yaml.org,2002:' };
+
+exports.Directives = Directives;
+
+
+/***/ }),
+
+/***/ 1464:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+class YAMLError extends Error {
+    constructor(name, pos, code, message) {
+        super();
+        this.name = name;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+    }
+}
+class YAMLParseError extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLParseError', pos, code, message);
+    }
+}
+class YAMLWarning extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLWarning', pos, code, message);
+    }
+}
+const prettifyError = (src, lc) => (error) => {
+    if (error.pos[0] === -1)
+        return;
+    error.linePos = error.pos.map(pos => lc.linePos(pos));
+    const { line, col } = error.linePos[0];
+    error.message += ` at line ${line}, column ${col}`;
+    let ci = col - 1;
+    let lineStr = src
+        .substring(lc.lineStarts[line - 1], lc.lineStarts[line])
+        .replace(/[\n\r]+$/, '');
+    // Trim to max 80 chars, keeping col position near the middle
+    if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = '…' + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+    }
+    if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + '…';
+    // Include previous line in context if pointing at line start
+    if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        // Regexp won't match if start is trimmed
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+            prev = prev.substring(0, 79) + '…\n';
+        lineStr = prev + lineStr;
+    }
+    if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error.linePos[1];
+        if (end?.line === line && end.col > col) {
+            count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = ' '.repeat(ci) + '^'.repeat(count);
+        error.message += `:\n\n${lineStr}\n${pointer}\n`;
+    }
+};
+
+exports.YAMLError = YAMLError;
+exports.YAMLParseError = YAMLParseError;
+exports.YAMLWarning = YAMLWarning;
+exports.prettifyError = prettifyError;
+
+
+/***/ }),
+
+/***/ 8815:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+var __webpack_unused_export__;
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(5840);
+var errors = __nccwpck_require__(1464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(4047);
+var visit = __nccwpck_require__(204);
+
+
+
+__webpack_unused_export__ = composer.Composer;
+__webpack_unused_export__ = Document.Document;
+__webpack_unused_export__ = Schema.Schema;
+__webpack_unused_export__ = errors.YAMLError;
+__webpack_unused_export__ = errors.YAMLParseError;
+__webpack_unused_export__ = errors.YAMLWarning;
+__webpack_unused_export__ = Alias.Alias;
+__webpack_unused_export__ = identity.isAlias;
+__webpack_unused_export__ = identity.isCollection;
+__webpack_unused_export__ = identity.isDocument;
+__webpack_unused_export__ = identity.isMap;
+__webpack_unused_export__ = identity.isNode;
+__webpack_unused_export__ = identity.isPair;
+__webpack_unused_export__ = identity.isScalar;
+__webpack_unused_export__ = identity.isSeq;
+__webpack_unused_export__ = Pair.Pair;
+__webpack_unused_export__ = Scalar.Scalar;
+__webpack_unused_export__ = YAMLMap.YAMLMap;
+__webpack_unused_export__ = YAMLSeq.YAMLSeq;
+__webpack_unused_export__ = cst;
+__webpack_unused_export__ = lexer.Lexer;
+__webpack_unused_export__ = lineCounter.LineCounter;
+__webpack_unused_export__ = parser.Parser;
+__webpack_unused_export__ = publicApi.parse;
+__webpack_unused_export__ = publicApi.parseAllDocuments;
+__webpack_unused_export__ = publicApi.parseDocument;
+__webpack_unused_export__ = publicApi.stringify;
+__webpack_unused_export__ = visit.visit;
+__webpack_unused_export__ = visit.visitAsync;
+
+
+/***/ }),
+
+/***/ 7249:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+
+function debug(logLevel, ...messages) {
+    if (logLevel === 'debug')
+        console.log(...messages);
+}
+function warn(logLevel, warning) {
+    if (logLevel === 'debug' || logLevel === 'warn') {
+        if (typeof node_process.emitWarning === 'function')
+            node_process.emitWarning(warning);
+        else
+            console.warn(warning);
+    }
+}
+
+exports.debug = debug;
+exports.warn = warn;
+
+
+/***/ }),
+
+/***/ 4065:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(6424);
+
+class Alias extends Node.NodeBase {
+    constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, 'tag', {
+            set() {
+                throw new Error('Alias nodes cannot have tags');
+            }
+        });
+    }
+    /**
+     * Resolve the value of this alias within `doc`, finding the last
+     * instance of the `source` anchor before this node.
+     */
+    resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+            throw new ReferenceError('Alias resolution is disabled');
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+            nodes = ctx.aliasResolveCache;
+        }
+        else {
+            nodes = [];
+            visit.visit(doc, {
+                Node: (_key, node) => {
+                    if (identity.isAlias(node) || identity.hasAnchor(node))
+                        nodes.push(node);
+                }
+            });
+            if (ctx)
+                ctx.aliasResolveCache = nodes;
+        }
+        let found = undefined;
+        for (const node of nodes) {
+            if (node === this)
+                break;
+            if (node.anchor === this.source)
+                found = node;
+        }
+        if (found && ctx) {
+            const { anchors, doc, maxAliasCount } = ctx;
+            let data = anchors.get(found);
+            if (!data) {
+                // Resolve anchors for Node.prototype.toJS()
+                toJS.toJS(found, null, ctx);
+                data = anchors.get(found);
+            }
+            /* istanbul ignore if */
+            if (data?.res === undefined) {
+                const msg = 'This should not happen: Alias anchor was not resolved?';
+                throw new ReferenceError(msg);
+            }
+            if (maxAliasCount >= 0) {
+                data.count += 1;
+                if (data.aliasCount === 0)
+                    data.aliasCount = getAliasCount(doc, found, anchors);
+                if (data.count * data.aliasCount > maxAliasCount) {
+                    const msg = 'Excessive alias count indicates a resource exhaustion attack';
+                    throw new ReferenceError(msg);
+                }
+            }
+        }
+        return found;
+    }
+    toJSON(_arg, ctx) {
+        if (!ctx)
+            return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+    }
+    toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+            anchors.anchorIsValid(this.source);
+            if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+                const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+                throw new Error(msg);
+            }
+            if (ctx.implicitKey)
+                return `${src} `;
+        }
+        return src;
+    }
+}
+function getAliasCount(doc, node, anchors) {
+    if (identity.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors && source && anchors.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+    }
+    else if (identity.isCollection(node)) {
+        let count = 0;
+        for (const item of node.items) {
+            const c = getAliasCount(doc, item, anchors);
+            if (c > count)
+                count = c;
+        }
+        return count;
+    }
+    else if (identity.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors);
+        const vc = getAliasCount(doc, node.value, anchors);
+        return Math.max(kc, vc);
+    }
+    return 1;
+}
+
+exports.Alias = Alias;
+
+
+/***/ }),
+
+/***/ 101:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+
+function collectionFromPath(schema, path, value) {
+    let v = value;
+    for (let i = path.length - 1; i >= 0; --i) {
+        const k = path[i];
+        if (typeof k === 'number' && Number.isInteger(k) && k >= 0) {
+            const a = [];
+            a[k] = v;
+            v = a;
+        }
+        else {
+            v = new Map([[k, v]]);
+        }
+    }
+    return createNode.createNode(v, undefined, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+            throw new Error('This should not happen, please report a bug.');
+        },
+        schema,
+        sourceObjects: new Map()
+    });
+}
+// Type guard is intentionally a little wrong so as to be more useful,
+// as it does not cover untypable empty non-string iterables (e.g. []).
+const isEmptyPath = (path) => path == null ||
+    (typeof path === 'object' && !!path[Symbol.iterator]().next().done);
+class Collection extends Node.NodeBase {
+    constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, 'schema', {
+            value: schema,
+            configurable: true,
+            enumerable: false,
+            writable: true
+        });
+    }
+    /**
+     * Create a copy of this collection.
+     *
+     * @param schema - If defined, overwrites the original's schema
+     */
+    clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+            copy.schema = schema;
+        copy.items = copy.items.map(it => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /**
+     * Adds a value to the collection. For `!!map` and `!!omap` the value must
+     * be a Pair instance or a `{ key, value }` object, which may not have a key
+     * that already exists in the map.
+     */
+    addIn(path, value) {
+        if (isEmptyPath(path))
+            this.add(value);
+        else {
+            const [key, ...rest] = path;
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.addIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+    /**
+     * Removes a value from the collection.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.delete(key);
+        const node = this.get(key, true);
+        if (identity.isCollection(node))
+            return node.deleteIn(rest);
+        else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+            return !keepScalar && identity.isScalar(node) ? node.value : node;
+        else
+            return identity.isCollection(node) ? node.getIn(rest, keepScalar) : undefined;
+    }
+    hasAllNullValues(allowScalar) {
+        return this.items.every(node => {
+            if (!identity.isPair(node))
+                return false;
+            const n = node.value;
+            return (n == null ||
+                (allowScalar &&
+                    identity.isScalar(n) &&
+                    n.value == null &&
+                    !n.commentBefore &&
+                    !n.comment &&
+                    !n.tag));
+        });
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     */
+    hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.has(key);
+        const node = this.get(key, true);
+        return identity.isCollection(node) ? node.hasIn(rest) : false;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+            this.set(key, value);
+        }
+        else {
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.setIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+}
+
+exports.Collection = Collection;
+exports.collectionFromPath = collectionFromPath;
+exports.isEmptyPath = isEmptyPath;
+
+
+/***/ }),
+
+/***/ 6673:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var applyReviver = __nccwpck_require__(3661);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
+
+class NodeBase {
+    constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+    }
+    /** Create a copy of this node.  */
+    clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** A plain JavaScript representation of this node. */
+    toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+            throw new TypeError('A document argument is required');
+        const ctx = {
+            anchors: new Map(),
+            doc,
+            keep: true,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+}
+
+exports.NodeBase = NodeBase;
+
+
+/***/ }),
+
+/***/ 7165:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyPair = __nccwpck_require__(9748);
+var addPairToJSMap = __nccwpck_require__(7104);
+var identity = __nccwpck_require__(1127);
+
+function createPair(key, value, ctx) {
+    const k = createNode.createNode(key, undefined, ctx);
+    const v = createNode.createNode(value, undefined, ctx);
+    return new Pair(k, v);
+}
+class Pair {
+    constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+    }
+    clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+            key = key.clone(schema);
+        if (identity.isNode(value))
+            value = value.clone(schema);
+        return new Pair(key, value);
+    }
+    toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc
+            ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep)
+            : JSON.stringify(this);
+    }
+}
+
+exports.Pair = Pair;
+exports.createPair = createPair;
+
+
+/***/ }),
+
+/***/ 3301:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(6424);
+
+const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
+class Scalar extends Node.NodeBase {
+    constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+    }
+    toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+    }
+    toString() {
+        return String(this.value);
+    }
+}
+Scalar.BLOCK_FOLDED = 'BLOCK_FOLDED';
+Scalar.BLOCK_LITERAL = 'BLOCK_LITERAL';
+Scalar.PLAIN = 'PLAIN';
+Scalar.QUOTE_DOUBLE = 'QUOTE_DOUBLE';
+Scalar.QUOTE_SINGLE = 'QUOTE_SINGLE';
+
+exports.Scalar = Scalar;
+exports.isScalarValue = isScalarValue;
+
+
+/***/ }),
+
+/***/ 4454:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyCollection = __nccwpck_require__(1212);
+var addPairToJSMap = __nccwpck_require__(7104);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+
+function findPair(items, key) {
+    const k = identity.isScalar(key) ? key.value : key;
+    for (const it of items) {
+        if (identity.isPair(it)) {
+            if (it.key === key || it.key === k)
+                return it;
+            if (identity.isScalar(it.key) && it.key.value === k)
+                return it;
+        }
+    }
+    return undefined;
+}
+class YAMLMap extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:map';
+    }
+    constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+    }
+    /**
+     * A generic collection parsing method that can be extended
+     * to other node classes that inherit from YAMLMap
+     */
+    static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value) => {
+            if (typeof replacer === 'function')
+                value = replacer.call(obj, key, value);
+            else if (Array.isArray(replacer) && !replacer.includes(key))
+                return;
+            if (value !== undefined || keepUndefined)
+                map.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+            for (const [key, value] of obj)
+                add(key, value);
+        }
+        else if (obj && typeof obj === 'object') {
+            for (const key of Object.keys(obj))
+                add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === 'function') {
+            map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+    }
+    /**
+     * Adds a value to the collection.
+     *
+     * @param overwrite - If not set `true`, using a key that is already in the
+     *   collection will throw. Otherwise, overwrites the previous value.
+     */
+    add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+            _pair = pair;
+        else if (!pair || typeof pair !== 'object' || !('key' in pair)) {
+            // In TypeScript, this never happens.
+            _pair = new Pair.Pair(pair, pair?.value);
+        }
+        else
+            _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+            if (!overwrite)
+                throw new Error(`Key ${_pair.key} already set`);
+            // For scalars, keep the old node & its comments and anchors
+            if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+                prev.value.value = _pair.value;
+            else
+                prev.value = _pair.value;
+        }
+        else if (sortEntries) {
+            const i = this.items.findIndex(item => sortEntries(_pair, item) < 0);
+            if (i === -1)
+                this.items.push(_pair);
+            else
+                this.items.splice(i, 0, _pair);
+        }
+        else {
+            this.items.push(_pair);
+        }
+    }
+    delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+            return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? undefined;
+    }
+    has(key) {
+        return !!findPair(this.items, key);
+    }
+    set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+    }
+    /**
+     * @param ctx - Conversion context, originally set in Document#toJS()
+     * @param {Class} Type - If set, forces the returned collection type
+     * @returns Instance of Type, Map, or Object
+     */
+    toJSON(_, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? new Map() : {};
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const item of this.items)
+            addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        for (const item of this.items) {
+            if (!identity.isPair(item))
+                throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+            ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '',
+            flowChars: { start: '{', end: '}' },
+            itemIndent: ctx.indent || '',
+            onChompKeep,
+            onComment
+        });
+    }
+}
+
+exports.YAMLMap = YAMLMap;
+exports.findPair = findPair;
+
+
+/***/ }),
+
+/***/ 2223:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyCollection = __nccwpck_require__(1212);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var toJS = __nccwpck_require__(6424);
+
+class YAMLSeq extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:seq';
+    }
+    constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+    }
+    add(value) {
+        this.items.push(value);
+    }
+    /**
+     * Removes a value from the collection.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     *
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return undefined;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     */
+    has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === 'number' && idx < this.items.length;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     *
+     * If `key` does not contain a representation of an integer, this will throw.
+     * It may be wrapped in a `Scalar`.
+     */
+    set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+            prev.value = value;
+        else
+            this.items[idx] = value;
+    }
+    toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+            ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+            seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '- ',
+            flowChars: { start: '[', end: ']' },
+            itemIndent: (ctx.indent || '') + '  ',
+            onChompKeep,
+            onComment
+        });
+    }
+    static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+            let i = 0;
+            for (let it of obj) {
+                if (typeof replacer === 'function') {
+                    const key = obj instanceof Set ? it : String(i++);
+                    it = replacer.call(obj, key, it);
+                }
+                seq.items.push(createNode.createNode(it, undefined, ctx));
+            }
+        }
+        return seq;
+    }
+}
+function asItemIndex(key) {
+    let idx = identity.isScalar(key) ? key.value : key;
+    if (idx && typeof idx === 'string')
+        idx = Number(idx);
+    return typeof idx === 'number' && Number.isInteger(idx) && idx >= 0
+        ? idx
+        : null;
+}
+
+exports.YAMLSeq = YAMLSeq;
+
+
+/***/ }),
+
+/***/ 7104:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var log = __nccwpck_require__(7249);
+var merge = __nccwpck_require__(452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
+
+function addPairToJSMap(ctx, map, { key, value }) {
+    if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value);
+    // TODO: Should drop this special case for bare << handling
+    else if (merge.isMergeKey(ctx, key))
+        merge.addMergeToJSMap(ctx, map, value);
+    else {
+        const jsKey = toJS.toJS(key, '', ctx);
+        if (map instanceof Map) {
+            map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        }
+        else if (map instanceof Set) {
+            map.add(jsKey);
+        }
+        else {
+            const stringKey = stringifyKey(key, jsKey, ctx);
+            const jsValue = toJS.toJS(value, stringKey, ctx);
+            if (stringKey in map)
+                Object.defineProperty(map, stringKey, {
+                    value: jsValue,
+                    writable: true,
+                    enumerable: true,
+                    configurable: true
+                });
+            else
+                map[stringKey] = jsValue;
+        }
+    }
+    return map;
+}
+function stringifyKey(key, jsKey, ctx) {
+    if (jsKey === null)
+        return '';
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    if (typeof jsKey !== 'object')
+        return String(jsKey);
+    if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = new Set();
+        for (const node of ctx.anchors.keys())
+            strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+            let jsonStr = JSON.stringify(strKey);
+            if (jsonStr.length > 40)
+                jsonStr = jsonStr.substring(0, 36) + '..."';
+            log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+            ctx.mapKeyWarned = true;
+        }
+        return strKey;
+    }
+    return JSON.stringify(jsKey);
+}
+
+exports.addPairToJSMap = addPairToJSMap;
+
+
+/***/ }),
+
+/***/ 1127:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const ALIAS = Symbol.for('yaml.alias');
+const DOC = Symbol.for('yaml.document');
+const MAP = Symbol.for('yaml.map');
+const PAIR = Symbol.for('yaml.pair');
+const SCALAR = Symbol.for('yaml.scalar');
+const SEQ = Symbol.for('yaml.seq');
+const NODE_TYPE = Symbol.for('yaml.node.type');
+const isAlias = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === ALIAS;
+const isDocument = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === DOC;
+const isMap = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === MAP;
+const isPair = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === PAIR;
+const isScalar = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SCALAR;
+const isSeq = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SEQ;
+function isCollection(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case MAP:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+function isNode(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case ALIAS:
+            case MAP:
+            case SCALAR:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+const hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
+
+exports.ALIAS = ALIAS;
+exports.DOC = DOC;
+exports.MAP = MAP;
+exports.NODE_TYPE = NODE_TYPE;
+exports.PAIR = PAIR;
+exports.SCALAR = SCALAR;
+exports.SEQ = SEQ;
+exports.hasAnchor = hasAnchor;
+exports.isAlias = isAlias;
+exports.isCollection = isCollection;
+exports.isDocument = isDocument;
+exports.isMap = isMap;
+exports.isNode = isNode;
+exports.isPair = isPair;
+exports.isScalar = isScalar;
+exports.isSeq = isSeq;
+
+
+/***/ }),
+
+/***/ 6424:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+/**
+ * Recursively convert any node or its contents to native JavaScript
+ *
+ * @param value - The input value
+ * @param arg - If `value` defines a `toJSON()` method, use this
+ *   as its first argument
+ * @param ctx - Conversion context, originally set in Document#toJS(). If
+ *   `{ keep: true }` is not set, output should be suitable for JSON
+ *   stringification.
+ */
+function toJS(value, arg, ctx) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return
+    if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+    if (value && typeof value.toJSON === 'function') {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+        if (!ctx || !identity.hasAnchor(value))
+            return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: undefined };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = res => {
+            data.res = res;
+            delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+            ctx.onCreate(res);
+        return res;
+    }
+    if (typeof value === 'bigint' && !ctx?.keep)
+        return Number(value);
+    return value;
+}
+
+exports.toJS = toJS;
+
+
+/***/ }),
+
+/***/ 110:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+var errors = __nccwpck_require__(1464);
+var stringifyString = __nccwpck_require__(3069);
+
+function resolveAsScalar(token, strict = true, onError) {
+    if (token) {
+        const _onError = (pos, code, message) => {
+            const offset = typeof pos === 'number' ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+            if (onError)
+                onError(offset, code, message);
+            else
+                throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+            case 'block-scalar':
+                return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+    }
+    return null;
+}
+/**
+ * Create a new scalar token with `value`
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.end Comments and whitespace after the end of the value, or after the block scalar header. If undefined, a newline will be added.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.indent The indent level of the token.
+ * @param context.inFlow Is this scalar within a flow collection? This may affect the resolved type of the token's value.
+ * @param context.offset The offset position of the token.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function createScalarToken(value, context) {
+    const { implicitKey = false, indent, inFlow = false, offset = -1, type = 'PLAIN' } = context;
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    const end = context.end ?? [
+        { type: 'newline', offset: -1, indent, source: '\n' }
+    ];
+    switch (source[0]) {
+        case '|':
+        case '>': {
+            const he = source.indexOf('\n');
+            const head = source.substring(0, he);
+            const body = source.substring(he + 1) + '\n';
+            const props = [
+                { type: 'block-scalar-header', offset, indent, source: head }
+            ];
+            if (!addEndtoBlockProps(props, end))
+                props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+            return { type: 'block-scalar', offset, indent, props, source: body };
+        }
+        case '"':
+            return { type: 'double-quoted-scalar', offset, indent, source, end };
+        case "'":
+            return { type: 'single-quoted-scalar', offset, indent, source, end };
+        default:
+            return { type: 'scalar', offset, indent, source, end };
+    }
+}
+/**
+ * Set the value of `token` to the given string `value`, overwriting any previous contents and type that it may have.
+ *
+ * Best efforts are made to retain any comments previously associated with the `token`,
+ * though all contents within a collection's `items` will be overwritten.
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param token Any token. If it does not include an `indent` value, the value will be stringified as if it were an implicit key.
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.afterKey In most cases, values after a key should have an additional level of indentation.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.inFlow Being within a flow collection may affect the resolved type of the token's value.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function setScalarValue(token, value, context = {}) {
+    let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+    let indent = 'indent' in token ? token.indent : null;
+    if (afterKey && typeof indent === 'number')
+        indent += 2;
+    if (!type)
+        switch (token.type) {
+            case 'single-quoted-scalar':
+                type = 'QUOTE_SINGLE';
+                break;
+            case 'double-quoted-scalar':
+                type = 'QUOTE_DOUBLE';
+                break;
+            case 'block-scalar': {
+                const header = token.props[0];
+                if (header.type !== 'block-scalar-header')
+                    throw new Error('Invalid block scalar header');
+                type = header.source[0] === '>' ? 'BLOCK_FOLDED' : 'BLOCK_LITERAL';
+                break;
+            }
+            default:
+                type = 'PLAIN';
+        }
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    switch (source[0]) {
+        case '|':
+        case '>':
+            setBlockScalarValue(token, source);
+            break;
+        case '"':
+            setFlowScalarValue(token, source, 'double-quoted-scalar');
+            break;
+        case "'":
+            setFlowScalarValue(token, source, 'single-quoted-scalar');
+            break;
+        default:
+            setFlowScalarValue(token, source, 'scalar');
+    }
+}
+function setBlockScalarValue(token, source) {
+    const he = source.indexOf('\n');
+    const head = source.substring(0, he);
+    const body = source.substring(he + 1) + '\n';
+    if (token.type === 'block-scalar') {
+        const header = token.props[0];
+        if (header.type !== 'block-scalar-header')
+            throw new Error('Invalid block scalar header');
+        header.source = head;
+        token.source = body;
+    }
+    else {
+        const { offset } = token;
+        const indent = 'indent' in token ? token.indent : -1;
+        const props = [
+            { type: 'block-scalar-header', offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, 'end' in token ? token.end : undefined))
+            props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+        for (const key of Object.keys(token))
+            if (key !== 'type' && key !== 'offset')
+                delete token[key];
+        Object.assign(token, { type: 'block-scalar', indent, props, source: body });
+    }
+}
+/** @returns `true` if last token is a newline */
+function addEndtoBlockProps(props, end) {
+    if (end)
+        for (const st of end)
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                    props.push(st);
+                    break;
+                case 'newline':
+                    props.push(st);
+                    return true;
+            }
+    return false;
+}
+function setFlowScalarValue(token, source, type) {
+    switch (token.type) {
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            token.type = type;
+            token.source = source;
+            break;
+        case 'block-scalar': {
+            const end = token.props.slice(1);
+            let oa = source.length;
+            if (token.props[0].type === 'block-scalar-header')
+                oa -= token.props[0].source.length;
+            for (const tok of end)
+                tok.offset += oa;
+            delete token.props;
+            Object.assign(token, { type, source, end });
+            break;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            const offset = token.offset + source.length;
+            const nl = { type: 'newline', offset, indent: token.indent, source: '\n' };
+            delete token.items;
+            Object.assign(token, { type, source, end: [nl] });
+            break;
+        }
+        default: {
+            const indent = 'indent' in token ? token.indent : -1;
+            const end = 'end' in token && Array.isArray(token.end)
+                ? token.end.filter(st => st.type === 'space' ||
+                    st.type === 'comment' ||
+                    st.type === 'newline')
+                : [];
+            for (const key of Object.keys(token))
+                if (key !== 'type' && key !== 'offset')
+                    delete token[key];
+            Object.assign(token, { type, indent, source, end });
+        }
+    }
+}
+
+exports.createScalarToken = createScalarToken;
+exports.resolveAsScalar = resolveAsScalar;
+exports.setScalarValue = setScalarValue;
+
+
+/***/ }),
+
+/***/ 1733:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringify a CST document, token, or collection item
+ *
+ * Fair warning: This applies no validation whatsoever, and
+ * simply concatenates the sources in their logical order.
+ */
+const stringify = (cst) => 'type' in cst ? stringifyToken(cst) : stringifyItem(cst);
+function stringifyToken(token) {
+    switch (token.type) {
+        case 'block-scalar': {
+            let res = '';
+            for (const tok of token.props)
+                res += stringifyToken(tok);
+            return res + token.source;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            let res = '';
+            for (const item of token.items)
+                res += stringifyItem(item);
+            return res;
+        }
+        case 'flow-collection': {
+            let res = token.start.source;
+            for (const item of token.items)
+                res += stringifyItem(item);
+            for (const st of token.end)
+                res += st.source;
+            return res;
+        }
+        case 'document': {
+            let res = stringifyItem(token);
+            if (token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+        default: {
+            let res = token.source;
+            if ('end' in token && token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+    }
+}
+function stringifyItem({ start, key, sep, value }) {
+    let res = '';
+    for (const st of start)
+        res += st.source;
+    if (key)
+        res += stringifyToken(key);
+    if (sep)
+        for (const st of sep)
+            res += st.source;
+    if (value)
+        res += stringifyToken(value);
+    return res;
+}
+
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 7715:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove item');
+/**
+ * Apply a visitor to a CST document or item.
+ *
+ * Walks through the tree (depth-first) starting from the root, calling a
+ * `visitor` function with two arguments when entering each item:
+ *   - `item`: The current item, which included the following members:
+ *     - `start: SourceToken[]` – Source tokens before the key or value,
+ *       possibly including its anchor or tag.
+ *     - `key?: Token | null` – Set for pair values. May then be `null`, if
+ *       the key before the `:` separator is empty.
+ *     - `sep?: SourceToken[]` – Source tokens between the key and the value,
+ *       which should include the `:` map value indicator if `value` is set.
+ *     - `value?: Token` – The value of a sequence item, or of a map pair.
+ *   - `path`: The steps from the root to the current node, as an array of
+ *     `['key' | 'value', number]` tuples.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this token, continue with
+ *      next sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current item, then continue with the next one
+ *   - `number`: Set the index of the next step. This is useful especially if
+ *     the index of the current token has changed.
+ *   - `function`: Define the next visitor for this item. After the original
+ *     visitor is called on item entry, next visitors are called after handling
+ *     a non-empty `key` and when exiting the item.
+ */
+function visit(cst, visitor) {
+    if ('type' in cst && cst.type === 'document')
+        cst = { start: cst.start, value: cst.value };
+    _visit(Object.freeze([]), cst, visitor);
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current item */
+visit.SKIP = SKIP;
+/** Remove the current item */
+visit.REMOVE = REMOVE;
+/** Find the item at `path` from `cst` as the root */
+visit.itemAtPath = (cst, path) => {
+    let item = cst;
+    for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && 'items' in tok) {
+            item = tok.items[index];
+        }
+        else
+            return undefined;
+    }
+    return item;
+};
+/**
+ * Get the immediate parent collection of the item at `path` from `cst` as the root.
+ *
+ * Throws an error if the collection is not found, which should never happen if the item itself exists.
+ */
+visit.parentCollection = (cst, path) => {
+    const parent = visit.itemAtPath(cst, path.slice(0, -1));
+    const field = path[path.length - 1][0];
+    const coll = parent?.[field];
+    if (coll && 'items' in coll)
+        return coll;
+    throw new Error('Parent collection not found');
+};
+function _visit(path, item, visitor) {
+    let ctrl = visitor(item, path);
+    if (typeof ctrl === 'symbol')
+        return ctrl;
+    for (const field of ['key', 'value']) {
+        const token = item[field];
+        if (token && 'items' in token) {
+            for (let i = 0; i < token.items.length; ++i) {
+                const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    token.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+            if (typeof ctrl === 'function' && field === 'key')
+                ctrl = ctrl(item, path);
+        }
+    }
+    return typeof ctrl === 'function' ? ctrl(item, path) : ctrl;
+}
+
+exports.visit = visit;
+
+
+/***/ }),
+
+/***/ 3461:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cstScalar = __nccwpck_require__(110);
+var cstStringify = __nccwpck_require__(1733);
+var cstVisit = __nccwpck_require__(7715);
+
+/** The byte order mark */
+const BOM = '\u{FEFF}';
+/** Start of doc-mode */
+const DOCUMENT = '\x02'; // C0: Start of Text
+/** Unexpected end of flow-mode */
+const FLOW_END = '\x18'; // C0: Cancel
+/** Next token is a scalar value */
+const SCALAR = '\x1f'; // C0: Unit Separator
+/** @returns `true` if `token` is a flow or block collection */
+const isCollection = (token) => !!token && 'items' in token;
+/** @returns `true` if `token` is a flow or block scalar; not an alias */
+const isScalar = (token) => !!token &&
+    (token.type === 'scalar' ||
+        token.type === 'single-quoted-scalar' ||
+        token.type === 'double-quoted-scalar' ||
+        token.type === 'block-scalar');
+/* istanbul ignore next */
+/** Get a printable representation of a lexer token */
+function prettyToken(token) {
+    switch (token) {
+        case BOM:
+            return '<BOM>';
+        case DOCUMENT:
+            return '<DOC>';
+        case FLOW_END:
+            return '<FLOW_END>';
+        case SCALAR:
+            return '<SCALAR>';
+        default:
+            return JSON.stringify(token);
+    }
+}
+/** Identify the type of a lexer token. May return `null` for unknown tokens. */
+function tokenType(source) {
+    switch (source) {
+        case BOM:
+            return 'byte-order-mark';
+        case DOCUMENT:
+            return 'doc-mode';
+        case FLOW_END:
+            return 'flow-error-end';
+        case SCALAR:
+            return 'scalar';
+        case '---':
+            return 'doc-start';
+        case '...':
+            return 'doc-end';
+        case '':
+        case '\n':
+        case '\r\n':
+            return 'newline';
+        case '-':
+            return 'seq-item-ind';
+        case '?':
+            return 'explicit-key-ind';
+        case ':':
+            return 'map-value-ind';
+        case '{':
+            return 'flow-map-start';
+        case '}':
+            return 'flow-map-end';
+        case '[':
+            return 'flow-seq-start';
+        case ']':
+            return 'flow-seq-end';
+        case ',':
+            return 'comma';
+    }
+    switch (source[0]) {
+        case ' ':
+        case '\t':
+            return 'space';
+        case '#':
+            return 'comment';
+        case '%':
+            return 'directive-line';
+        case '*':
+            return 'alias';
+        case '&':
+            return 'anchor';
+        case '!':
+            return 'tag';
+        case "'":
+            return 'single-quoted-scalar';
+        case '"':
+            return 'double-quoted-scalar';
+        case '|':
+        case '>':
+            return 'block-scalar-header';
+    }
+    return null;
+}
+
+exports.createScalarToken = cstScalar.createScalarToken;
+exports.resolveAsScalar = cstScalar.resolveAsScalar;
+exports.setScalarValue = cstScalar.setScalarValue;
+exports.stringify = cstStringify.stringify;
+exports.visit = cstVisit.visit;
+exports.BOM = BOM;
+exports.DOCUMENT = DOCUMENT;
+exports.FLOW_END = FLOW_END;
+exports.SCALAR = SCALAR;
+exports.isCollection = isCollection;
+exports.isScalar = isScalar;
+exports.prettyToken = prettyToken;
+exports.tokenType = tokenType;
+
+
+/***/ }),
+
+/***/ 361:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cst = __nccwpck_require__(3461);
+
+/*
+START -> stream
+
+stream
+  directive -> line-end -> stream
+  indent + line-end -> stream
+  [else] -> line-start
+
+line-end
+  comment -> line-end
+  newline -> .
+  input-end -> END
+
+line-start
+  doc-start -> doc
+  doc-end -> stream
+  [else] -> indent -> block-start
+
+block-start
+  seq-item-start -> block-start
+  explicit-key-start -> block-start
+  map-value-start -> block-start
+  [else] -> doc
+
+doc
+  line-end -> line-start
+  spaces -> doc
+  anchor -> doc
+  tag -> doc
+  flow-start -> flow -> doc
+  flow-end -> error -> doc
+  seq-item-start -> error -> doc
+  explicit-key-start -> error -> doc
+  map-value-start -> doc
+  alias -> doc
+  quote-start -> quoted-scalar -> doc
+  block-scalar-header -> line-end -> block-scalar(min) -> line-start
+  [else] -> plain-scalar(false, min) -> doc
+
+flow
+  line-end -> flow
+  spaces -> flow
+  anchor -> flow
+  tag -> flow
+  flow-start -> flow -> flow
+  flow-end -> .
+  seq-item-start -> error -> flow
+  explicit-key-start -> flow
+  map-value-start -> flow
+  alias -> flow
+  quote-start -> quoted-scalar -> flow
+  comma -> flow
+  [else] -> plain-scalar(true, 0) -> flow
+
+quoted-scalar
+  quote-end -> .
+  [else] -> quoted-scalar
+
+block-scalar(min)
+  newline + peek(indent < min) -> .
+  [else] -> block-scalar(min)
+
+plain-scalar(is-flow, min)
+  scalar-end(is-flow) -> .
+  peek(newline + (indent < min)) -> .
+  [else] -> plain-scalar(min)
+*/
+function isEmpty(ch) {
+    switch (ch) {
+        case undefined:
+        case ' ':
+        case '\n':
+        case '\r':
+        case '\t':
+            return true;
+        default:
+            return false;
+    }
+}
+const hexDigits = new Set('0123456789ABCDEFabcdef');
+const tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+const flowIndicatorChars = new Set(',[]{}');
+const invalidAnchorChars = new Set(' ,[]{}\n\r\t');
+const isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+/**
+ * Splits an input string into lexical tokens, i.e. smaller strings that are
+ * easily identifiable by `tokens.tokenType()`.
+ *
+ * Lexing starts always in a "stream" context. Incomplete input may be buffered
+ * until a complete token can be emitted.
+ *
+ * In addition to slices of the original input, the following control characters
+ * may also be emitted:
+ *
+ * - `\x02` (Start of Text): A document starts with the next token
+ * - `\x18` (Cancel): Unexpected end of flow-mode (indicates an error)
+ * - `\x1f` (Unit Separator): Next token is a scalar value
+ * - `\u{FEFF}` (Byte order mark): Emitted separately outside documents
+ */
+class Lexer {
+    constructor() {
+        /**
+         * Flag indicating whether the end of the current buffer marks the end of
+         * all input
+         */
+        this.atEnd = false;
+        /**
+         * Explicit indent set in block scalar header, as an offset from the current
+         * minimum indent, so e.g. set to 1 from a header `|2+`. Set to -1 if not
+         * explicitly set.
+         */
+        this.blockScalarIndent = -1;
+        /**
+         * Block scalars that include a + (keep) chomping indicator in their header
+         * include trailing empty lines, which are otherwise excluded from the
+         * scalar's contents.
+         */
+        this.blockScalarKeep = false;
+        /** Current input */
+        this.buffer = '';
+        /**
+         * Flag noting whether the map value indicator : can immediately follow this
+         * node within a flow context.
+         */
+        this.flowKey = false;
+        /** Count of surrounding flow collection levels. */
+        this.flowLevel = 0;
+        /**
+         * Minimum level of indentation required for next lines to be parsed as a
+         * part of the current scalar value.
+         */
+        this.indentNext = 0;
+        /** Indentation level of the current line. */
+        this.indentValue = 0;
+        /** Position of the next \n character. */
+        this.lineEndPos = null;
+        /** Stores the state of the lexer if reaching the end of incpomplete input */
+        this.next = null;
+        /** A pointer to `buffer`; the current position of the lexer. */
+        this.pos = 0;
+    }
+    /**
+     * Generate YAML tokens from the `source` string. If `incomplete`,
+     * a part of the last line may be left as a buffer for the next call.
+     *
+     * @returns A generator of lexical tokens
+     */
+    *lex(source, incomplete = false) {
+        if (source) {
+            if (typeof source !== 'string')
+                throw TypeError('source is not a string');
+            this.buffer = this.buffer ? this.buffer + source : source;
+            this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? 'stream';
+        while (next && (incomplete || this.hasChars(1)))
+            next = yield* this.parseNext(next);
+    }
+    atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === ' ' || ch === '\t')
+            ch = this.buffer[++i];
+        if (!ch || ch === '#' || ch === '\n')
+            return true;
+        if (ch === '\r')
+            return this.buffer[i + 1] === '\n';
+        return false;
+    }
+    charAt(n) {
+        return this.buffer[this.pos + n];
+    }
+    continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+            let indent = 0;
+            while (ch === ' ')
+                ch = this.buffer[++indent + offset];
+            if (ch === '\r') {
+                const next = this.buffer[indent + offset + 1];
+                if (next === '\n' || (!next && !this.atEnd))
+                    return offset + indent + 1;
+            }
+            return ch === '\n' || indent >= this.indentNext || (!ch && !this.atEnd)
+                ? offset + indent
+                : -1;
+        }
+        if (ch === '-' || ch === '.') {
+            const dt = this.buffer.substr(offset, 3);
+            if ((dt === '---' || dt === '...') && isEmpty(this.buffer[offset + 3]))
+                return -1;
+        }
+        return offset;
+    }
+    getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== 'number' || (end !== -1 && end < this.pos)) {
+            end = this.buffer.indexOf('\n', this.pos);
+            this.lineEndPos = end;
+        }
+        if (end === -1)
+            return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === '\r')
+            end -= 1;
+        return this.buffer.substring(this.pos, end);
+    }
+    hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+    }
+    setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+    }
+    peek(n) {
+        return this.buffer.substr(this.pos, n);
+    }
+    *parseNext(next) {
+        switch (next) {
+            case 'stream':
+                return yield* this.parseStream();
+            case 'line-start':
+                return yield* this.parseLineStart();
+            case 'block-start':
+                return yield* this.parseBlockStart();
+            case 'doc':
+                return yield* this.parseDocument();
+            case 'flow':
+                return yield* this.parseFlowCollection();
+            case 'quoted-scalar':
+                return yield* this.parseQuotedScalar();
+            case 'block-scalar':
+                return yield* this.parseBlockScalar();
+            case 'plain-scalar':
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+            return this.setNext('stream');
+        if (line[0] === cst.BOM) {
+            yield* this.pushCount(1);
+            line = line.substring(1);
+        }
+        if (line[0] === '%') {
+            let dirEnd = line.length;
+            let cs = line.indexOf('#');
+            while (cs !== -1) {
+                const ch = line[cs - 1];
+                if (ch === ' ' || ch === '\t') {
+                    dirEnd = cs - 1;
+                    break;
+                }
+                else {
+                    cs = line.indexOf('#', cs + 1);
+                }
+            }
+            while (true) {
+                const ch = line[dirEnd - 1];
+                if (ch === ' ' || ch === '\t')
+                    dirEnd -= 1;
+                else
+                    break;
+            }
+            const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+            yield* this.pushCount(line.length - n); // possible comment
+            this.pushNewline();
+            return 'stream';
+        }
+        if (this.atLineEnd()) {
+            const sp = yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - sp);
+            yield* this.pushNewline();
+            return 'stream';
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+    }
+    *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+            return this.setNext('line-start');
+        if (ch === '-' || ch === '.') {
+            if (!this.atEnd && !this.hasChars(4))
+                return this.setNext('line-start');
+            const s = this.peek(3);
+            if ((s === '---' || s === '...') && isEmpty(this.charAt(3))) {
+                yield* this.pushCount(3);
+                this.indentValue = 0;
+                this.indentNext = 0;
+                return s === '---' ? 'doc' : 'stream';
+            }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+            this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+    }
+    *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+            return this.setNext('block-start');
+        if ((ch0 === '-' || ch0 === '?' || ch0 === ':') && isEmpty(ch1)) {
+            const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+            this.indentNext = this.indentValue + 1;
+            this.indentValue += n;
+            return 'block-start';
+        }
+        return 'doc';
+    }
+    *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('doc');
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+            case '#':
+                yield* this.pushCount(line.length - n);
+            // fallthrough
+            case undefined:
+                yield* this.pushNewline();
+                return yield* this.parseLineStart();
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel = 1;
+                return 'flow';
+            case '}':
+            case ']':
+                // this is an error
+                yield* this.pushCount(1);
+                return 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'doc';
+            case '"':
+            case "'":
+                return yield* this.parseQuotedScalar();
+            case '|':
+            case '>':
+                n += yield* this.parseBlockScalarHeader();
+                n += yield* this.pushSpaces(true);
+                yield* this.pushCount(line.length - n);
+                yield* this.pushNewline();
+                return yield* this.parseBlockScalar();
+            default:
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+            nl = yield* this.pushNewline();
+            if (nl > 0) {
+                sp = yield* this.pushSpaces(false);
+                this.indentValue = indent = sp;
+            }
+            else {
+                sp = 0;
+            }
+            sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('flow');
+        if ((indent !== -1 && indent < this.indentNext && line[0] !== '#') ||
+            (indent === 0 &&
+                (line.startsWith('---') || line.startsWith('...')) &&
+                isEmpty(line[3]))) {
+            // Allowing for the terminal ] or } at the same (rather than greater)
+            // indent level as the initial [ or { is technically invalid, but
+            // failing here would be surprising to users.
+            const atFlowEndMarker = indent === this.indentNext - 1 &&
+                this.flowLevel === 1 &&
+                (line[0] === ']' || line[0] === '}');
+            if (!atFlowEndMarker) {
+                // this is an error
+                this.flowLevel = 0;
+                yield cst.FLOW_END;
+                return yield* this.parseLineStart();
+            }
+        }
+        let n = 0;
+        while (line[n] === ',') {
+            n += yield* this.pushCount(1);
+            n += yield* this.pushSpaces(true);
+            this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+            case undefined:
+                return 'flow';
+            case '#':
+                yield* this.pushCount(line.length - n);
+                return 'flow';
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel += 1;
+                return 'flow';
+            case '}':
+            case ']':
+                yield* this.pushCount(1);
+                this.flowKey = true;
+                this.flowLevel -= 1;
+                return this.flowLevel ? 'flow' : 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'flow';
+            case '"':
+            case "'":
+                this.flowKey = true;
+                return yield* this.parseQuotedScalar();
+            case ':': {
+                const next = this.charAt(1);
+                if (this.flowKey || isEmpty(next) || next === ',') {
+                    this.flowKey = false;
+                    yield* this.pushCount(1);
+                    yield* this.pushSpaces(true);
+                    return 'flow';
+                }
+            }
+            // fallthrough
+            default:
+                this.flowKey = false;
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+            while (end !== -1 && this.buffer[end + 1] === "'")
+                end = this.buffer.indexOf("'", end + 2);
+        }
+        else {
+            // double-quote
+            while (end !== -1) {
+                let n = 0;
+                while (this.buffer[end - 1 - n] === '\\')
+                    n += 1;
+                if (n % 2 === 0)
+                    break;
+                end = this.buffer.indexOf('"', end + 1);
+            }
+        }
+        // Only looking for newlines within the quotes
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf('\n', this.pos);
+        if (nl !== -1) {
+            while (nl !== -1) {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = qb.indexOf('\n', cs);
+            }
+            if (nl !== -1) {
+                // this is an error caused by an unexpected unindent
+                end = nl - (qb[nl - 1] === '\r' ? 2 : 1);
+            }
+        }
+        if (end === -1) {
+            if (!this.atEnd)
+                return this.setNext('quoted-scalar');
+            end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? 'flow' : 'doc';
+    }
+    *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+            const ch = this.buffer[++i];
+            if (ch === '+')
+                this.blockScalarKeep = true;
+            else if (ch > '0' && ch <= '9')
+                this.blockScalarIndent = Number(ch) - 1;
+            else if (ch !== '-')
+                break;
+        }
+        return yield* this.pushUntil(ch => isEmpty(ch) || ch === '#');
+    }
+    *parseBlockScalar() {
+        let nl = this.pos - 1; // may be -1 if this.pos === 0
+        let indent = 0;
+        let ch;
+        loop: for (let i = this.pos; (ch = this.buffer[i]); ++i) {
+            switch (ch) {
+                case ' ':
+                    indent += 1;
+                    break;
+                case '\n':
+                    nl = i;
+                    indent = 0;
+                    break;
+                case '\r': {
+                    const next = this.buffer[i + 1];
+                    if (!next && !this.atEnd)
+                        return this.setNext('block-scalar');
+                    if (next === '\n')
+                        break;
+                } // fallthrough
+                default:
+                    break loop;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('block-scalar');
+        if (indent >= this.indentNext) {
+            if (this.blockScalarIndent === -1)
+                this.indentNext = indent;
+            else {
+                this.indentNext =
+                    this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+            }
+            do {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = this.buffer.indexOf('\n', cs);
+            } while (nl !== -1);
+            if (nl === -1) {
+                if (!this.atEnd)
+                    return this.setNext('block-scalar');
+                nl = this.buffer.length;
+            }
+        }
+        // Trailing insufficiently indented tabs are invalid.
+        // To catch that during parsing, we include them in the block scalar value.
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === ' ')
+            ch = this.buffer[++i];
+        if (ch === '\t') {
+            while (ch === '\t' || ch === ' ' || ch === '\r' || ch === '\n')
+                ch = this.buffer[++i];
+            nl = i - 1;
+        }
+        else if (!this.blockScalarKeep) {
+            do {
+                let i = nl - 1;
+                let ch = this.buffer[i];
+                if (ch === '\r')
+                    ch = this.buffer[--i];
+                const lastChar = i; // Drop the line if last char not more indented
+                while (ch === ' ')
+                    ch = this.buffer[--i];
+                if (ch === '\n' && i >= this.pos && i + 1 + indent > lastChar)
+                    nl = i;
+                else
+                    break;
+            } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+    }
+    *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while ((ch = this.buffer[++i])) {
+            if (ch === ':') {
+                const next = this.buffer[i + 1];
+                if (isEmpty(next) || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                end = i;
+            }
+            else if (isEmpty(ch)) {
+                let next = this.buffer[i + 1];
+                if (ch === '\r') {
+                    if (next === '\n') {
+                        i += 1;
+                        ch = '\n';
+                        next = this.buffer[i + 1];
+                    }
+                    else
+                        end = i;
+                }
+                if (next === '#' || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                if (ch === '\n') {
+                    const cs = this.continueScalar(i + 1);
+                    if (cs === -1)
+                        break;
+                    i = Math.max(i, cs - 2); // to advance, but still account for ' #'
+                }
+            }
+            else {
+                if (inFlow && flowIndicatorChars.has(ch))
+                    break;
+                end = i;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('plain-scalar');
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? 'flow' : 'doc';
+    }
+    *pushCount(n) {
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos += n;
+            return n;
+        }
+        return 0;
+    }
+    *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+            yield s;
+            this.pos += s.length;
+            return s.length;
+        }
+        else if (allowEmpty)
+            yield '';
+        return 0;
+    }
+    *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+            switch (this.charAt(0)) {
+                case '!':
+                    n += yield* this.pushTag();
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '&':
+                    n += yield* this.pushUntil(isNotAnchorChar);
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '-': // this is an error
+                case '?': // this is an error outside flow collections
+                case ':': {
+                    const inFlow = this.flowLevel > 0;
+                    const ch1 = this.charAt(1);
+                    if (isEmpty(ch1) || (inFlow && flowIndicatorChars.has(ch1))) {
+                        if (!inFlow)
+                            this.indentNext = this.indentValue + 1;
+                        else if (this.flowKey)
+                            this.flowKey = false;
+                        n += yield* this.pushCount(1);
+                        n += yield* this.pushSpaces(true);
+                        continue loop;
+                    }
+                }
+            }
+            break loop;
+        }
+        return n;
+    }
+    *pushTag() {
+        if (this.charAt(1) === '<') {
+            let i = this.pos + 2;
+            let ch = this.buffer[i];
+            while (!isEmpty(ch) && ch !== '>')
+                ch = this.buffer[++i];
+            return yield* this.pushToIndex(ch === '>' ? i + 1 : i, false);
+        }
+        else {
+            let i = this.pos + 1;
+            let ch = this.buffer[i];
+            while (ch) {
+                if (tagChars.has(ch))
+                    ch = this.buffer[++i];
+                else if (ch === '%' &&
+                    hexDigits.has(this.buffer[i + 1]) &&
+                    hexDigits.has(this.buffer[i + 2])) {
+                    ch = this.buffer[(i += 3)];
+                }
+                else
+                    break;
+            }
+            return yield* this.pushToIndex(i, false);
+        }
+    }
+    *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === '\n')
+            return yield* this.pushCount(1);
+        else if (ch === '\r' && this.charAt(1) === '\n')
+            return yield* this.pushCount(2);
+        else
+            return 0;
+    }
+    *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+            ch = this.buffer[++i];
+        } while (ch === ' ' || (allowTabs && ch === '\t'));
+        const n = i - this.pos;
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos = i;
+        }
+        return n;
+    }
+    *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+            ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+    }
+}
+
+exports.Lexer = Lexer;
+
+
+/***/ }),
+
+/***/ 6628:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Tracks newlines during parsing in order to provide an efficient API for
+ * determining the one-indexed `{ line, col }` position for any offset
+ * within the input.
+ */
+class LineCounter {
+    constructor() {
+        this.lineStarts = [];
+        /**
+         * Should be called in ascending order. Otherwise, call
+         * `lineCounter.lineStarts.sort()` before calling `linePos()`.
+         */
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        /**
+         * Performs a binary search and returns the 1-indexed { line, col }
+         * position of `offset`. If `line === 0`, `addNewLine` has never been
+         * called or `offset` is before the first known newline.
+         */
+        this.linePos = (offset) => {
+            let low = 0;
+            let high = this.lineStarts.length;
+            while (low < high) {
+                const mid = (low + high) >> 1; // Math.floor((low + high) / 2)
+                if (this.lineStarts[mid] < offset)
+                    low = mid + 1;
+                else
+                    high = mid;
+            }
+            if (this.lineStarts[low] === offset)
+                return { line: low + 1, col: 1 };
+            if (low === 0)
+                return { line: 0, col: offset };
+            const start = this.lineStarts[low - 1];
+            return { line: low, col: offset - start + 1 };
+        };
+    }
+}
+
+exports.LineCounter = LineCounter;
+
+
+/***/ }),
+
+/***/ 3456:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+
+function includesToken(list, type) {
+    for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
+            return true;
+    return false;
+}
+function findNonEmptyIndex(list) {
+    for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                break;
+            default:
+                return i;
+        }
+    }
+    return -1;
+}
+function isFlowToken(token) {
+    switch (token?.type) {
+        case 'alias':
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'flow-collection':
+            return true;
+        default:
+            return false;
+    }
+}
+function getPrevProps(parent) {
+    switch (parent.type) {
+        case 'document':
+            return parent.start;
+        case 'block-map': {
+            const it = parent.items[parent.items.length - 1];
+            return it.sep ?? it.start;
+        }
+        case 'block-seq':
+            return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+            return [];
+    }
+}
+/** Note: May modify input array */
+function getFirstKeyStartProps(prev) {
+    if (prev.length === 0)
+        return [];
+    let i = prev.length;
+    loop: while (--i >= 0) {
+        switch (prev[i].type) {
+            case 'doc-start':
+            case 'explicit-key-ind':
+            case 'map-value-ind':
+            case 'seq-item-ind':
+            case 'newline':
+                break loop;
+        }
+    }
+    while (prev[++i]?.type === 'space') {
+        /* loop */
+    }
+    return prev.splice(i, prev.length);
+}
+function arrayPushArray(target, source) {
+    // May exhaust call stack with large `source` array
+    if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+    else
+        for (let i = 0; i < source.length; ++i)
+            target.push(source[i]);
+}
+function fixFlowSeqItems(fc) {
+    if (fc.start.type === 'flow-seq-start') {
+        for (const it of fc.items) {
+            if (it.sep &&
+                !it.value &&
+                !includesToken(it.start, 'explicit-key-ind') &&
+                !includesToken(it.sep, 'map-value-ind')) {
+                if (it.key)
+                    it.value = it.key;
+                delete it.key;
+                if (isFlowToken(it.value)) {
+                    if (it.value.end)
+                        arrayPushArray(it.value.end, it.sep);
+                    else
+                        it.value.end = it.sep;
+                }
+                else
+                    arrayPushArray(it.start, it.sep);
+                delete it.sep;
+            }
+        }
+    }
+}
+/**
+ * A YAML concrete syntax tree (CST) parser
+ *
+ * ```ts
+ * const src: string = ...
+ * for (const token of new Parser().parse(src)) {
+ *   // token: Token
+ * }
+ * ```
+ *
+ * To use the parser with a user-provided lexer:
+ *
+ * ```ts
+ * function* parse(source: string, lexer: Lexer) {
+ *   const parser = new Parser()
+ *   for (const lexeme of lexer.lex(source))
+ *     yield* parser.next(lexeme)
+ *   yield* parser.end()
+ * }
+ *
+ * const src: string = ...
+ * const lexer = new Lexer()
+ * for (const token of parse(src, lexer)) {
+ *   // token: Token
+ * }
+ * ```
+ */
+class Parser {
+    /**
+     * @param onNewLine - If defined, called separately with the start position of
+     *   each new line (in `parse()`, including the start of input).
+     */
+    constructor(onNewLine) {
+        /** If true, space and sequence indicators count as indentation */
+        this.atNewLine = true;
+        /** If true, next token is a scalar value */
+        this.atScalar = false;
+        /** Current indentation level */
+        this.indent = 0;
+        /** Current offset since the start of parsing */
+        this.offset = 0;
+        /** On the same line with a block map key */
+        this.onKeyLine = false;
+        /** Top indicates the node that's currently being built */
+        this.stack = [];
+        /** The source of the current token, set in parse() */
+        this.source = '';
+        /** The type of the current token, set in parse() */
+        this.type = '';
+        // Must be defined after `next()`
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+    }
+    /**
+     * Parse `source` as a YAML stream.
+     * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+     *
+     * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+     *
+     * @returns A generator of tokens representing each directive, document, and other structure.
+     */
+    *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+            this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+            yield* this.next(lexeme);
+        if (!incomplete)
+            yield* this.end();
+    }
+    /**
+     * Advance the parser by the `source` of one lexical token.
+     */
+    *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+            console.log('|', cst.prettyToken(source));
+        if (this.atScalar) {
+            this.atScalar = false;
+            yield* this.step();
+            this.offset += source.length;
+            return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+            const message = `Not a YAML token: ${source}`;
+            yield* this.pop({ type: 'error', offset: this.offset, message, source });
+            this.offset += source.length;
+        }
+        else if (type === 'scalar') {
+            this.atNewLine = false;
+            this.atScalar = true;
+            this.type = 'scalar';
+        }
+        else {
+            this.type = type;
+            yield* this.step();
+            switch (type) {
+                case 'newline':
+                    this.atNewLine = true;
+                    this.indent = 0;
+                    if (this.onNewLine)
+                        this.onNewLine(this.offset + source.length);
+                    break;
+                case 'space':
+                    if (this.atNewLine && source[0] === ' ')
+                        this.indent += source.length;
+                    break;
+                case 'explicit-key-ind':
+                case 'map-value-ind':
+                case 'seq-item-ind':
+                    if (this.atNewLine)
+                        this.indent += source.length;
+                    break;
+                case 'doc-mode':
+                case 'flow-error-end':
+                    return;
+                default:
+                    this.atNewLine = false;
+            }
+            this.offset += source.length;
+        }
+    }
+    /** Call at end of input to push out any remaining constructions */
+    *end() {
+        while (this.stack.length > 0)
+            yield* this.pop();
+    }
+    get sourceToken() {
+        const st = {
+            type: this.type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+        return st;
+    }
+    *step() {
+        const top = this.peek(1);
+        if (this.type === 'doc-end' && top?.type !== 'doc-end') {
+            while (this.stack.length > 0)
+                yield* this.pop();
+            this.stack.push({
+                type: 'doc-end',
+                offset: this.offset,
+                source: this.source
+            });
+            return;
+        }
+        if (!top)
+            return yield* this.stream();
+        switch (top.type) {
+            case 'document':
+                return yield* this.document(top);
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return yield* this.scalar(top);
+            case 'block-scalar':
+                return yield* this.blockScalar(top);
+            case 'block-map':
+                return yield* this.blockMap(top);
+            case 'block-seq':
+                return yield* this.blockSequence(top);
+            case 'flow-collection':
+                return yield* this.flowCollection(top);
+            case 'doc-end':
+                return yield* this.documentEnd(top);
+        }
+        /* istanbul ignore next should not happen */
+        yield* this.pop();
+    }
+    peek(n) {
+        return this.stack[this.stack.length - n];
+    }
+    *pop(error) {
+        const token = error ?? this.stack.pop();
+        /* istanbul ignore if should not happen */
+        if (!token) {
+            const message = 'Tried to pop an empty stack';
+            yield { type: 'error', offset: this.offset, source: '', message };
+        }
+        else if (this.stack.length === 0) {
+            yield token;
+        }
+        else {
+            const top = this.peek(1);
+            if (token.type === 'block-scalar') {
+                // Block scalars use their parent rather than header indent
+                token.indent = 'indent' in top ? top.indent : 0;
+            }
+            else if (token.type === 'flow-collection' && top.type === 'document') {
+                // Ignore all indent for top-level flow collections
+                token.indent = 0;
+            }
+            if (token.type === 'flow-collection')
+                fixFlowSeqItems(token);
+            switch (top.type) {
+                case 'document':
+                    top.value = token;
+                    break;
+                case 'block-scalar':
+                    top.props.push(token); // error
+                    break;
+                case 'block-map': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value) {
+                        top.items.push({ start: [], key: token, sep: [] });
+                        this.onKeyLine = true;
+                        return;
+                    }
+                    else if (it.sep) {
+                        it.value = token;
+                    }
+                    else {
+                        Object.assign(it, { key: token, sep: [] });
+                        this.onKeyLine = !it.explicitKey;
+                        return;
+                    }
+                    break;
+                }
+                case 'block-seq': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value)
+                        top.items.push({ start: [], value: token });
+                    else
+                        it.value = token;
+                    break;
+                }
+                case 'flow-collection': {
+                    const it = top.items[top.items.length - 1];
+                    if (!it || it.value)
+                        top.items.push({ start: [], key: token, sep: [] });
+                    else if (it.sep)
+                        it.value = token;
+                    else
+                        Object.assign(it, { key: token, sep: [] });
+                    return;
+                }
+                /* istanbul ignore next should not happen */
+                default:
+                    yield* this.pop();
+                    yield* this.pop(token);
+            }
+            if ((top.type === 'document' ||
+                top.type === 'block-map' ||
+                top.type === 'block-seq') &&
+                (token.type === 'block-map' || token.type === 'block-seq')) {
+                const last = token.items[token.items.length - 1];
+                if (last &&
+                    !last.sep &&
+                    !last.value &&
+                    last.start.length > 0 &&
+                    findNonEmptyIndex(last.start) === -1 &&
+                    (token.indent === 0 ||
+                        last.start.every(st => st.type !== 'comment' || st.indent < token.indent))) {
+                    if (top.type === 'document')
+                        top.end = last.start;
+                    else
+                        top.items.push({ start: last.start });
+                    token.items.splice(-1, 1);
+                }
+            }
+        }
+    }
+    *stream() {
+        switch (this.type) {
+            case 'directive-line':
+                yield { type: 'directive', offset: this.offset, source: this.source };
+                return;
+            case 'byte-order-mark':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                yield this.sourceToken;
+                return;
+            case 'doc-mode':
+            case 'doc-start': {
+                const doc = {
+                    type: 'document',
+                    offset: this.offset,
+                    start: []
+                };
+                if (this.type === 'doc-start')
+                    doc.start.push(this.sourceToken);
+                this.stack.push(doc);
+                return;
+            }
+        }
+        yield {
+            type: 'error',
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML stream`,
+            source: this.source
+        };
+    }
+    *document(doc) {
+        if (doc.value)
+            return yield* this.lineEnd(doc);
+        switch (this.type) {
+            case 'doc-start': {
+                if (findNonEmptyIndex(doc.start) !== -1) {
+                    yield* this.pop();
+                    yield* this.step();
+                }
+                else
+                    doc.start.push(this.sourceToken);
+                return;
+            }
+            case 'anchor':
+            case 'tag':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                doc.start.push(this.sourceToken);
+                return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+            this.stack.push(bv);
+        else {
+            yield {
+                type: 'error',
+                offset: this.offset,
+                message: `Unexpected ${this.type} token in YAML document`,
+                source: this.source
+            };
+        }
+    }
+    *scalar(scalar) {
+        if (this.type === 'map-value-ind') {
+            const prev = getPrevProps(this.peek(2));
+            const start = getFirstKeyStartProps(prev);
+            let sep;
+            if (scalar.end) {
+                sep = scalar.end;
+                sep.push(this.sourceToken);
+                delete scalar.end;
+            }
+            else
+                sep = [this.sourceToken];
+            const map = {
+                type: 'block-map',
+                offset: scalar.offset,
+                indent: scalar.indent,
+                items: [{ start, key: scalar, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+        }
+        else
+            yield* this.lineEnd(scalar);
+    }
+    *blockScalar(scalar) {
+        switch (this.type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                scalar.props.push(this.sourceToken);
+                return;
+            case 'scalar':
+                scalar.source = this.source;
+                // block-scalar source includes trailing newline
+                this.atNewLine = true;
+                this.indent = 0;
+                if (this.onNewLine) {
+                    let nl = this.source.indexOf('\n') + 1;
+                    while (nl !== 0) {
+                        this.onNewLine(this.offset + nl);
+                        nl = this.source.indexOf('\n', nl) + 1;
+                    }
+                }
+                yield* this.pop();
+                break;
+            /* istanbul ignore next should not happen */
+            default:
+                yield* this.pop();
+                yield* this.step();
+        }
+    }
+    *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        // it.sep is true-ish if pair already has key or : separator
+        switch (this.type) {
+            case 'newline':
+                this.onKeyLine = false;
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value) {
+                    map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    if (this.atIndentedComment(it.start, map.indent)) {
+                        const prev = map.items[map.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            map.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+        }
+        if (this.indent >= map.indent) {
+            const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+            const atNextItem = atMapIndent &&
+                (it.sep || it.explicitKey) &&
+                this.type !== 'seq-item-ind';
+            // For empty nodes, assign newline-separated not indented empty tokens to following node
+            let start = [];
+            if (atNextItem && it.sep && !it.value) {
+                const nl = [];
+                for (let i = 0; i < it.sep.length; ++i) {
+                    const st = it.sep[i];
+                    switch (st.type) {
+                        case 'newline':
+                            nl.push(i);
+                            break;
+                        case 'space':
+                            break;
+                        case 'comment':
+                            if (st.indent > map.indent)
+                                nl.length = 0;
+                            break;
+                        default:
+                            nl.length = 0;
+                    }
+                }
+                if (nl.length >= 2)
+                    start = it.sep.splice(nl[1]);
+            }
+            switch (this.type) {
+                case 'anchor':
+                case 'tag':
+                    if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        it.sep.push(this.sourceToken);
+                    }
+                    else {
+                        it.start.push(this.sourceToken);
+                    }
+                    return;
+                case 'explicit-key-ind':
+                    if (!it.sep && !it.explicitKey) {
+                        it.start.push(this.sourceToken);
+                        it.explicitKey = true;
+                    }
+                    else if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start, explicitKey: true });
+                    }
+                    else {
+                        this.stack.push({
+                            type: 'block-map',
+                            offset: this.offset,
+                            indent: this.indent,
+                            items: [{ start: [this.sourceToken], explicitKey: true }]
+                        });
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'map-value-ind':
+                    if (it.explicitKey) {
+                        if (!it.sep) {
+                            if (includesToken(it.start, 'newline')) {
+                                Object.assign(it, { key: null, sep: [this.sourceToken] });
+                            }
+                            else {
+                                const start = getFirstKeyStartProps(it.start);
+                                this.stack.push({
+                                    type: 'block-map',
+                                    offset: this.offset,
+                                    indent: this.indent,
+                                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                                });
+                            }
+                        }
+                        else if (it.value) {
+                            map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else if (isFlowToken(it.key) &&
+                            !includesToken(it.sep, 'newline')) {
+                            const start = getFirstKeyStartProps(it.start);
+                            const key = it.key;
+                            const sep = it.sep;
+                            sep.push(this.sourceToken);
+                            // @ts-expect-error type guard is wrong here
+                            delete it.key;
+                            // @ts-expect-error type guard is wrong here
+                            delete it.sep;
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key, sep }]
+                            });
+                        }
+                        else if (start.length > 0) {
+                            // Not actually at next item
+                            it.sep = it.sep.concat(start, this.sourceToken);
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    else {
+                        if (!it.sep) {
+                            Object.assign(it, { key: null, sep: [this.sourceToken] });
+                        }
+                        else if (it.value || atNextItem) {
+                            map.items.push({ start, key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (atNextItem || it.value) {
+                        map.items.push({ start, key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        this.stack.push(fs);
+                    }
+                    else {
+                        Object.assign(it, { key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    return;
+                }
+                default: {
+                    const bv = this.startBlockValue(map);
+                    if (bv) {
+                        if (bv.type === 'block-seq') {
+                            if (!it.explicitKey &&
+                                it.sep &&
+                                !includesToken(it.sep, 'newline')) {
+                                yield* this.pop({
+                                    type: 'error',
+                                    offset: this.offset,
+                                    message: 'Unexpected block-seq-ind on same line with key',
+                                    source: this.source
+                                });
+                                return;
+                            }
+                        }
+                        else if (atMapIndent) {
+                            map.items.push({ start });
+                        }
+                        this.stack.push(bv);
+                        return;
+                    }
+                }
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+            case 'newline':
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        seq.items.push({ start: [this.sourceToken] });
+                }
+                else
+                    it.start.push(this.sourceToken);
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value)
+                    seq.items.push({ start: [this.sourceToken] });
+                else {
+                    if (this.atIndentedComment(it.start, seq.indent)) {
+                        const prev = seq.items[seq.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            seq.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'anchor':
+            case 'tag':
+                if (it.value || this.indent <= seq.indent)
+                    break;
+                it.start.push(this.sourceToken);
+                return;
+            case 'seq-item-ind':
+                if (this.indent !== seq.indent)
+                    break;
+                if (it.value || includesToken(it.start, 'seq-item-ind'))
+                    seq.items.push({ start: [this.sourceToken] });
+                else
+                    it.start.push(this.sourceToken);
+                return;
+        }
+        if (this.indent > seq.indent) {
+            const bv = this.startBlockValue(seq);
+            if (bv) {
+                this.stack.push(bv);
+                return;
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === 'flow-error-end') {
+            let top;
+            do {
+                yield* this.pop();
+                top = this.peek(1);
+            } while (top?.type === 'flow-collection');
+        }
+        else if (fc.end.length === 0) {
+            switch (this.type) {
+                case 'comma':
+                case 'explicit-key-ind':
+                    if (!it || it.sep)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'map-value-ind':
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        Object.assign(it, { key: null, sep: [this.sourceToken] });
+                    return;
+                case 'space':
+                case 'comment':
+                case 'newline':
+                case 'anchor':
+                case 'tag':
+                    if (!it || it.value)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: fs, sep: [] });
+                    else if (it.sep)
+                        this.stack.push(fs);
+                    else
+                        Object.assign(it, { key: fs, sep: [] });
+                    return;
+                }
+                case 'flow-map-end':
+                case 'flow-seq-end':
+                    fc.end.push(this.sourceToken);
+                    return;
+            }
+            const bv = this.startBlockValue(fc);
+            /* istanbul ignore else should not happen */
+            if (bv)
+                this.stack.push(bv);
+            else {
+                yield* this.pop();
+                yield* this.step();
+            }
+        }
+        else {
+            const parent = this.peek(2);
+            if (parent.type === 'block-map' &&
+                ((this.type === 'map-value-ind' && parent.indent === fc.indent) ||
+                    (this.type === 'newline' &&
+                        !parent.items[parent.items.length - 1].sep))) {
+                yield* this.pop();
+                yield* this.step();
+            }
+            else if (this.type === 'map-value-ind' &&
+                parent.type !== 'flow-collection') {
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                fixFlowSeqItems(fc);
+                const sep = fc.end.splice(1, fc.end.length);
+                sep.push(this.sourceToken);
+                const map = {
+                    type: 'block-map',
+                    offset: fc.offset,
+                    indent: fc.indent,
+                    items: [{ start, key: fc, sep }]
+                };
+                this.onKeyLine = true;
+                this.stack[this.stack.length - 1] = map;
+            }
+            else {
+                yield* this.lineEnd(fc);
+            }
+        }
+    }
+    flowScalar(type) {
+        if (this.onNewLine) {
+            let nl = this.source.indexOf('\n') + 1;
+            while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf('\n', nl) + 1;
+            }
+        }
+        return {
+            type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+    }
+    startBlockValue(parent) {
+        switch (this.type) {
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return this.flowScalar(this.type);
+            case 'block-scalar-header':
+                return {
+                    type: 'block-scalar',
+                    offset: this.offset,
+                    indent: this.indent,
+                    props: [this.sourceToken],
+                    source: ''
+                };
+            case 'flow-map-start':
+            case 'flow-seq-start':
+                return {
+                    type: 'flow-collection',
+                    offset: this.offset,
+                    indent: this.indent,
+                    start: this.sourceToken,
+                    items: [],
+                    end: []
+                };
+            case 'seq-item-ind':
+                return {
+                    type: 'block-seq',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [this.sourceToken] }]
+                };
+            case 'explicit-key-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                start.push(this.sourceToken);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, explicitKey: true }]
+                };
+            }
+            case 'map-value-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                };
+            }
+        }
+        return null;
+    }
+    atIndentedComment(start, indent) {
+        if (this.type !== 'comment')
+            return false;
+        if (this.indent <= indent)
+            return false;
+        return start.every(st => st.type === 'newline' || st.type === 'space');
+    }
+    *documentEnd(docEnd) {
+        if (this.type !== 'doc-mode') {
+            if (docEnd.end)
+                docEnd.end.push(this.sourceToken);
+            else
+                docEnd.end = [this.sourceToken];
+            if (this.type === 'newline')
+                yield* this.pop();
+        }
+    }
+    *lineEnd(token) {
+        switch (this.type) {
+            case 'comma':
+            case 'doc-start':
+            case 'doc-end':
+            case 'flow-seq-end':
+            case 'flow-map-end':
+            case 'map-value-ind':
+                yield* this.pop();
+                yield* this.step();
+                break;
+            case 'newline':
+                this.onKeyLine = false;
+            // fallthrough
+            case 'space':
+            case 'comment':
+            default:
+                // all other values are errors
+                if (token.end)
+                    token.end.push(this.sourceToken);
+                else
+                    token.end = [this.sourceToken];
+                if (this.type === 'newline')
+                    yield* this.pop();
+        }
+    }
+}
+
+exports.Parser = Parser;
+
+
+/***/ }),
+
+/***/ 4047:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var log = __nccwpck_require__(7249);
+var identity = __nccwpck_require__(1127);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+
+function parseOptions(options) {
+    const prettyErrors = options.prettyErrors !== false;
+    const lineCounter$1 = options.lineCounter || (prettyErrors && new lineCounter.LineCounter()) || null;
+    return { lineCounter: lineCounter$1, prettyErrors };
+}
+/**
+ * Parse the input as a stream of YAML documents.
+ *
+ * Documents should be separated from each other by `...` or `---` marker lines.
+ *
+ * @returns If an empty `docs` array is returned, it will be of type
+ *   EmptyStream and contain additional stream information. In
+ *   TypeScript, you should use `'empty' in docs` as a type guard for it.
+ */
+function parseAllDocuments(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+    if (prettyErrors && lineCounter)
+        for (const doc of docs) {
+            doc.errors.forEach(errors.prettifyError(source, lineCounter));
+            doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+        }
+    if (docs.length > 0)
+        return docs;
+    return Object.assign([], { empty: true }, composer$1.streamInfo());
+}
+/** Parse an input string into a single YAML.Document */
+function parseDocument(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    // `doc` is always set by compose.end(true) at the very latest
+    let doc = null;
+    for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+            doc = _doc;
+        else if (doc.options.logLevel !== 'silent') {
+            doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+            break;
+        }
+    }
+    if (prettyErrors && lineCounter) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+    }
+    return doc;
+}
+function parse(src, reviver, options) {
+    let _reviver = undefined;
+    if (typeof reviver === 'function') {
+        _reviver = reviver;
+    }
+    else if (options === undefined && reviver && typeof reviver === 'object') {
+        options = reviver;
+    }
+    const doc = parseDocument(src, options);
+    if (!doc)
+        return null;
+    doc.warnings.forEach(warning => log.warn(doc.options.logLevel, warning));
+    if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== 'silent')
+            throw doc.errors[0];
+        else
+            doc.errors = [];
+    }
+    return doc.toJS(Object.assign({ reviver: _reviver }, options));
+}
+function stringify(value, replacer, options) {
+    let _replacer = null;
+    if (typeof replacer === 'function' || Array.isArray(replacer)) {
+        _replacer = replacer;
+    }
+    else if (options === undefined && replacer) {
+        options = replacer;
+    }
+    if (typeof options === 'string')
+        options = options.length;
+    if (typeof options === 'number') {
+        const indent = Math.round(options);
+        options = indent < 1 ? undefined : indent > 8 ? { indent: 8 } : { indent };
+    }
+    if (value === undefined) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+            return undefined;
+    }
+    if (identity.isDocument(value) && !_replacer)
+        return value.toString(options);
+    return new Document.Document(value, _replacer, options).toString(options);
+}
+
+exports.parse = parse;
+exports.parseAllDocuments = parseAllDocuments;
+exports.parseDocument = parseDocument;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 5840:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var tags = __nccwpck_require__(18);
+
+const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+class Schema {
+    constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat)
+            ? tags.getTags(compat, 'compat')
+            : compat
+                ? tags.getTags(null, compat)
+                : null;
+        this.name = (typeof schema === 'string' && schema) || 'core';
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        // Used by createMap()
+        this.sortMapEntries =
+            typeof sortMapEntries === 'function'
+                ? sortMapEntries
+                : sortMapEntries === true
+                    ? sortMapEntriesByKey
+                    : null;
+    }
+    clone() {
+        const copy = Object.create(Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+    }
+}
+
+exports.Schema = Schema;
+
+
+/***/ }),
+
+/***/ 7451:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLMap = __nccwpck_require__(4454);
+
+const map = {
+    collection: 'map',
+    default: true,
+    nodeClass: YAMLMap.YAMLMap,
+    tag: 'tag:yaml.org,2002:map',
+    resolve(map, onError) {
+        if (!identity.isMap(map))
+            onError('Expected a mapping for this tag');
+        return map;
+    },
+    createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+};
+
+exports.map = map;
+
+
+/***/ }),
+
+/***/ 3632:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const nullTag = {
+    identify: value => value == null,
+    createNode: () => new Scalar.Scalar(null),
+    default: true,
+    tag: 'tag:yaml.org,2002:null',
+    test: /^(?:~|[Nn]ull|NULL)?$/,
+    resolve: () => new Scalar.Scalar(null),
+    stringify: ({ source }, ctx) => typeof source === 'string' && nullTag.test.test(source)
+        ? source
+        : ctx.options.nullStr
+};
+
+exports.nullTag = nullTag;
+
+
+/***/ }),
+
+/***/ 1706:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLSeq = __nccwpck_require__(2223);
+
+const seq = {
+    collection: 'seq',
+    default: true,
+    nodeClass: YAMLSeq.YAMLSeq,
+    tag: 'tag:yaml.org,2002:seq',
+    resolve(seq, onError) {
+        if (!identity.isSeq(seq))
+            onError('Expected a sequence for this tag');
+        return seq;
+    },
+    createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+};
+
+exports.seq = seq;
+
+
+/***/ }),
+
+/***/ 6464:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyString = __nccwpck_require__(3069);
+
+const string = {
+    identify: value => typeof value === 'string',
+    default: true,
+    tag: 'tag:yaml.org,2002:str',
+    resolve: str => str,
+    stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.string = string;
+
+
+/***/ }),
+
+/***/ 3959:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const boolTag = {
+    identify: value => typeof value === 'boolean',
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+    resolve: str => new Scalar.Scalar(str[0] === 't' || str[0] === 'T'),
+    stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+            const sv = source[0] === 't' || source[0] === 'T';
+            if (value === sv)
+                return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+};
+
+exports.boolTag = boolTag;
+
+
+/***/ }),
+
+/***/ 8405:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: str => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+    resolve: str => parseFloat(str),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf('.');
+        if (dot !== -1 && str[str.length - 1] === '0')
+            node.minFractionDigits = str.length - dot - 1;
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 9874:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+    return stringifyNumber.stringifyNumber(node);
+}
+const intOct = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^0o[0-7]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+    stringify: node => intStringify(node, 8, '0o')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^0x[0-9a-fA-F]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 896:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.boolTag,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 3559:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+
+function intIdentify(value) {
+    return typeof value === 'bigint' || Number.isInteger(value);
+}
+const stringifyJSON = ({ value }) => JSON.stringify(value);
+const jsonScalars = [
+    {
+        identify: value => typeof value === 'string',
+        default: true,
+        tag: 'tag:yaml.org,2002:str',
+        resolve: str => str,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: 'tag:yaml.org,2002:null',
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => typeof value === 'boolean',
+        default: true,
+        tag: 'tag:yaml.org,2002:bool',
+        test: /^true$|^false$/,
+        resolve: str => str === 'true',
+        stringify: stringifyJSON
+    },
+    {
+        identify: intIdentify,
+        default: true,
+        tag: 'tag:yaml.org,2002:int',
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+    },
+    {
+        identify: value => typeof value === 'number',
+        default: true,
+        tag: 'tag:yaml.org,2002:float',
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: str => parseFloat(str),
+        stringify: stringifyJSON
+    }
+];
+const jsonError = {
+    default: true,
+    tag: '',
+    test: /^/,
+    resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+    }
+};
+const schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 18:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+var schema = __nccwpck_require__(896);
+var schema$1 = __nccwpck_require__(3559);
+var binary = __nccwpck_require__(6083);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var schema$2 = __nccwpck_require__(5913);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(4371);
+
+const schemas = new Map([
+    ['core', schema.schema],
+    ['failsafe', [map.map, seq.seq, string.string]],
+    ['json', schema$1.schema],
+    ['yaml11', schema$2.schema],
+    ['yaml-1.1', schema$2.schema]
+]);
+const tagsByName = {
+    binary: binary.binary,
+    bool: bool.boolTag,
+    float: float.float,
+    floatExp: float.floatExp,
+    floatNaN: float.floatNaN,
+    floatTime: timestamp.floatTime,
+    int: int.int,
+    intHex: int.intHex,
+    intOct: int.intOct,
+    intTime: timestamp.intTime,
+    map: map.map,
+    merge: merge.merge,
+    null: _null.nullTag,
+    omap: omap.omap,
+    pairs: pairs.pairs,
+    seq: seq.seq,
+    set: set.set,
+    timestamp: timestamp.timestamp
+};
+const coreKnownTags = {
+    'tag:yaml.org,2002:binary': binary.binary,
+    'tag:yaml.org,2002:merge': merge.merge,
+    'tag:yaml.org,2002:omap': omap.omap,
+    'tag:yaml.org,2002:pairs': pairs.pairs,
+    'tag:yaml.org,2002:set': set.set,
+    'tag:yaml.org,2002:timestamp': timestamp.timestamp
+};
+function getTags(customTags, schemaName, addMergeTag) {
+    const schemaTags = schemas.get(schemaName);
+    if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge.merge)
+            ? schemaTags.concat(merge.merge)
+            : schemaTags.slice();
+    }
+    let tags = schemaTags;
+    if (!tags) {
+        if (Array.isArray(customTags))
+            tags = [];
+        else {
+            const keys = Array.from(schemas.keys())
+                .filter(key => key !== 'yaml11')
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+    }
+    if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+            tags = tags.concat(tag);
+    }
+    else if (typeof customTags === 'function') {
+        tags = customTags(tags.slice());
+    }
+    if (addMergeTag)
+        tags = tags.concat(merge.merge);
+    return tags.reduce((tags, tag) => {
+        const tagObj = typeof tag === 'string' ? tagsByName[tag] : tag;
+        if (!tagObj) {
+            const tagName = JSON.stringify(tag);
+            const keys = Object.keys(tagsByName)
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags.includes(tagObj))
+            tags.push(tagObj);
+        return tags;
+    }, []);
+}
+
+exports.coreKnownTags = coreKnownTags;
+exports.getTags = getTags;
+
+
+/***/ }),
+
+/***/ 6083:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_buffer = __nccwpck_require__(181);
+var Scalar = __nccwpck_require__(3301);
+var stringifyString = __nccwpck_require__(3069);
+
+const binary = {
+    identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
+    default: false,
+    tag: 'tag:yaml.org,2002:binary',
+    /**
+     * Returns a Buffer in node and an Uint8Array in browsers
+     *
+     * To use the resulting buffer as an image, you'll want to do something like:
+     *
+     *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+     *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+     */
+    resolve(src, onError) {
+        if (typeof node_buffer.Buffer === 'function') {
+            return node_buffer.Buffer.from(src, 'base64');
+        }
+        else if (typeof atob === 'function') {
+            // On IE 11, atob() can't handle newlines
+            const str = atob(src.replace(/[\n\r]/g, ''));
+            const buffer = new Uint8Array(str.length);
+            for (let i = 0; i < str.length; ++i)
+                buffer[i] = str.charCodeAt(i);
+            return buffer;
+        }
+        else {
+            onError('This environment does not support reading binary tags; either Buffer or atob is required');
+            return src;
+        }
+    },
+    stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+            return '';
+        const buf = value; // checked earlier by binary.identify()
+        let str;
+        if (typeof node_buffer.Buffer === 'function') {
+            str =
+                buf instanceof node_buffer.Buffer
+                    ? buf.toString('base64')
+                    : node_buffer.Buffer.from(buf.buffer).toString('base64');
+        }
+        else if (typeof btoa === 'function') {
+            let s = '';
+            for (let i = 0; i < buf.length; ++i)
+                s += String.fromCharCode(buf[i]);
+            str = btoa(s);
+        }
+        else {
+            throw new Error('This environment does not support writing binary tags; either Buffer or btoa is required');
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+            const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+            const n = Math.ceil(str.length / lineWidth);
+            const lines = new Array(n);
+            for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+                lines[i] = str.substr(o, lineWidth);
+            }
+            str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? '\n' : ' ');
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.binary = binary;
+
+
+/***/ }),
+
+/***/ 8398:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function boolStringify({ value, source }, ctx) {
+    const boolObj = value ? trueTag : falseTag;
+    if (source && boolObj.test.test(source))
+        return source;
+    return value ? ctx.options.trueStr : ctx.options.falseStr;
+}
+const trueTag = {
+    identify: value => value === true,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+    resolve: () => new Scalar.Scalar(true),
+    stringify: boolStringify
+};
+const falseTag = {
+    identify: value => value === false,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+    resolve: () => new Scalar.Scalar(false),
+    stringify: boolStringify
+};
+
+exports.falseTag = falseTag;
+exports.trueTag = trueTag;
+
+
+/***/ }),
+
+/***/ 5782:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: (str) => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+    resolve: (str) => parseFloat(str.replace(/_/g, '')),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, '')));
+        const dot = str.indexOf('.');
+        if (dot !== -1) {
+            const f = str.substring(dot + 1).replace(/_/g, '');
+            if (f[f.length - 1] === '0')
+                node.minFractionDigits = f.length;
+        }
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 873:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+function intResolve(str, offset, radix, { intAsBigInt }) {
+    const sign = str[0];
+    if (sign === '-' || sign === '+')
+        offset += 1;
+    str = str.substring(offset).replace(/_/g, '');
+    if (intAsBigInt) {
+        switch (radix) {
+            case 2:
+                str = `0b${str}`;
+                break;
+            case 8:
+                str = `0o${str}`;
+                break;
+            case 16:
+                str = `0x${str}`;
+                break;
+        }
+        const n = BigInt(str);
+        return sign === '-' ? BigInt(-1) * n : n;
+    }
+    const n = parseInt(str, radix);
+    return sign === '-' ? -1 * n : n;
+}
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? '-' + prefix + str.substr(1) : prefix + str;
+    }
+    return stringifyNumber.stringifyNumber(node);
+}
+const intBin = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'BIN',
+    test: /^[-+]?0b[0-1_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+    stringify: node => intStringify(node, 2, '0b')
+};
+const intOct = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^[-+]?0[0-7_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+    stringify: node => intStringify(node, 8, '0')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9][0-9_]*$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^[-+]?0x[0-9a-fA-F_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intBin = intBin;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 452:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+// If the value associated with a merge key is a single mapping node, each of
+// its key/value pairs is inserted into the current mapping, unless the key
+// already exists in it. If the value associated with the merge key is a
+// sequence, then this sequence is expected to contain mapping nodes and each
+// of these nodes is merged in turn according to its order in the sequence.
+// Keys in mapping nodes earlier in the sequence override keys specified in
+// later mapping nodes. -- http://yaml.org/type/merge.html
+const MERGE_KEY = '<<';
+const merge = {
+    identify: value => value === MERGE_KEY ||
+        (typeof value === 'symbol' && value.description === MERGE_KEY),
+    default: 'key',
+    tag: 'tag:yaml.org,2002:merge',
+    test: /^<<$/,
+    resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+    }),
+    stringify: () => MERGE_KEY
+};
+const isMergeKey = (ctx, key) => (merge.identify(key) ||
+    (identity.isScalar(key) &&
+        (!key.type || key.type === Scalar.Scalar.PLAIN) &&
+        merge.identify(key.value))) &&
+    ctx?.doc.schema.tags.some(tag => tag.tag === merge.tag && tag.default);
+function addMergeToJSMap(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (identity.isSeq(source))
+        for (const it of source.items)
+            mergeValue(ctx, map, it);
+    else if (Array.isArray(source))
+        for (const it of source)
+            mergeValue(ctx, map, it);
+    else
+        mergeValue(ctx, map, source);
+}
+function mergeValue(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (!identity.isMap(source))
+        throw new Error('Merge sources must be maps or map aliases');
+    const srcMap = source.toJSON(null, ctx, Map);
+    for (const [key, value] of srcMap) {
+        if (map instanceof Map) {
+            if (!map.has(key))
+                map.set(key, value);
+        }
+        else if (map instanceof Set) {
+            map.add(key);
+        }
+        else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+            Object.defineProperty(map, key, {
+                value,
+                writable: true,
+                enumerable: true,
+                configurable: true
+            });
+        }
+    }
+    return map;
+}
+function resolveAliasValue(ctx, value) {
+    return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+}
+
+exports.addMergeToJSMap = addMergeToJSMap;
+exports.isMergeKey = isMergeKey;
+exports.merge = merge;
+
+
+/***/ }),
+
+/***/ 303:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var pairs = __nccwpck_require__(8385);
+
+class YAMLOMap extends YAMLSeq.YAMLSeq {
+    constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = YAMLOMap.tag;
+    }
+    /**
+     * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+     * but TypeScript won't allow widening the signature of a child method.
+     */
+    toJSON(_, ctx) {
+        if (!ctx)
+            return super.toJSON(_);
+        const map = new Map();
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const pair of this.items) {
+            let key, value;
+            if (identity.isPair(pair)) {
+                key = toJS.toJS(pair.key, '', ctx);
+                value = toJS.toJS(pair.value, key, ctx);
+            }
+            else {
+                key = toJS.toJS(pair, '', ctx);
+            }
+            if (map.has(key))
+                throw new Error('Ordered maps must not include duplicate keys');
+            map.set(key, value);
+        }
+        return map;
+    }
+    static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap = new this();
+        omap.items = pairs$1.items;
+        return omap;
+    }
+}
+YAMLOMap.tag = 'tag:yaml.org,2002:omap';
+const omap = {
+    collection: 'seq',
+    identify: value => value instanceof Map,
+    nodeClass: YAMLOMap,
+    default: false,
+    tag: 'tag:yaml.org,2002:omap',
+    resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+            if (identity.isScalar(key)) {
+                if (seenKeys.includes(key.value)) {
+                    onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+                }
+                else {
+                    seenKeys.push(key.value);
+                }
+            }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+    },
+    createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+};
+
+exports.YAMLOMap = YAMLOMap;
+exports.omap = omap;
+
+
+/***/ }),
+
+/***/ 8385:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLSeq = __nccwpck_require__(2223);
+
+function resolvePairs(seq, onError) {
+    if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+            let item = seq.items[i];
+            if (identity.isPair(item))
+                continue;
+            else if (identity.isMap(item)) {
+                if (item.items.length > 1)
+                    onError('Each pair must have its own sequence indicator');
+                const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+                if (item.commentBefore)
+                    pair.key.commentBefore = pair.key.commentBefore
+                        ? `${item.commentBefore}\n${pair.key.commentBefore}`
+                        : item.commentBefore;
+                if (item.comment) {
+                    const cn = pair.value ?? pair.key;
+                    cn.comment = cn.comment
+                        ? `${item.comment}\n${cn.comment}`
+                        : item.comment;
+                }
+                item = pair;
+            }
+            seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+    }
+    else
+        onError('Expected a sequence for this tag');
+    return seq;
+}
+function createPairs(schema, iterable, ctx) {
+    const { replacer } = ctx;
+    const pairs = new YAMLSeq.YAMLSeq(schema);
+    pairs.tag = 'tag:yaml.org,2002:pairs';
+    let i = 0;
+    if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+            if (typeof replacer === 'function')
+                it = replacer.call(iterable, String(i++), it);
+            let key, value;
+            if (Array.isArray(it)) {
+                if (it.length === 2) {
+                    key = it[0];
+                    value = it[1];
+                }
+                else
+                    throw new TypeError(`Expected [key, value] tuple: ${it}`);
+            }
+            else if (it && it instanceof Object) {
+                const keys = Object.keys(it);
+                if (keys.length === 1) {
+                    key = keys[0];
+                    value = it[key];
+                }
+                else {
+                    throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+                }
+            }
+            else {
+                key = it;
+            }
+            pairs.items.push(Pair.createPair(key, value, ctx));
+        }
+    return pairs;
+}
+const pairs = {
+    collection: 'seq',
+    default: false,
+    tag: 'tag:yaml.org,2002:pairs',
+    resolve: resolvePairs,
+    createNode: createPairs
+};
+
+exports.createPairs = createPairs;
+exports.pairs = pairs;
+exports.resolvePairs = resolvePairs;
+
+
+/***/ }),
+
+/***/ 5913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var binary = __nccwpck_require__(6083);
+var bool = __nccwpck_require__(8398);
+var float = __nccwpck_require__(5782);
+var int = __nccwpck_require__(873);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(4371);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.trueTag,
+    bool.falseTag,
+    int.intBin,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float,
+    binary.binary,
+    merge.merge,
+    omap.omap,
+    pairs.pairs,
+    set.set,
+    timestamp.intTime,
+    timestamp.floatTime,
+    timestamp.timestamp
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 1528:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+
+class YAMLSet extends YAMLMap.YAMLMap {
+    constructor(schema) {
+        super(schema);
+        this.tag = YAMLSet.tag;
+    }
+    add(key) {
+        let pair;
+        if (identity.isPair(key))
+            pair = key;
+        else if (key &&
+            typeof key === 'object' &&
+            'key' in key &&
+            'value' in key &&
+            key.value === null)
+            pair = new Pair.Pair(key.key, null);
+        else
+            pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+            this.items.push(pair);
+    }
+    /**
+     * If `keepPair` is `true`, returns the Pair matching `key`.
+     * Otherwise, returns the value of that Pair's key.
+     */
+    get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair)
+            ? identity.isScalar(pair.key)
+                ? pair.key.value
+                : pair.key
+            : pair;
+    }
+    set(key, value) {
+        if (typeof value !== 'boolean')
+            throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+            this.items.splice(this.items.indexOf(prev), 1);
+        }
+        else if (!prev && value) {
+            this.items.push(new Pair.Pair(key));
+        }
+    }
+    toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+            return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+            throw new Error('Set items must all have null values');
+    }
+    static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+            for (let value of iterable) {
+                if (typeof replacer === 'function')
+                    value = replacer.call(iterable, value, value);
+                set.items.push(Pair.createPair(value, null, ctx));
+            }
+        return set;
+    }
+}
+YAMLSet.tag = 'tag:yaml.org,2002:set';
+const set = {
+    collection: 'map',
+    identify: value => value instanceof Set,
+    nodeClass: YAMLSet,
+    default: false,
+    tag: 'tag:yaml.org,2002:set',
+    createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+    resolve(map, onError) {
+        if (identity.isMap(map)) {
+            if (map.hasAllNullValues(true))
+                return Object.assign(new YAMLSet(), map);
+            else
+                onError('Set items must all have null values');
+        }
+        else
+            onError('Expected a mapping for this tag');
+        return map;
+    }
+};
+
+exports.YAMLSet = YAMLSet;
+exports.set = set;
+
+
+/***/ }),
+
+/***/ 4371:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+/** Internal types handle bigint as number, because TS can't figure it out. */
+function parseSexagesimal(str, asBigInt) {
+    const sign = str[0];
+    const parts = sign === '-' || sign === '+' ? str.substring(1) : str;
+    const num = (n) => asBigInt ? BigInt(n) : Number(n);
+    const res = parts
+        .replace(/_/g, '')
+        .split(':')
+        .reduce((res, p) => res * num(60) + num(p), num(0));
+    return (sign === '-' ? num(-1) * res : res);
+}
+/**
+ * hhhh:mm:ss.sss
+ *
+ * Internal types handle bigint as number, because TS can't figure it out.
+ */
+function stringifySexagesimal(node) {
+    let { value } = node;
+    let num = (n) => n;
+    if (typeof value === 'bigint')
+        num = n => BigInt(n);
+    else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node);
+    let sign = '';
+    if (value < 0) {
+        sign = '-';
+        value *= num(-1);
+    }
+    const _60 = num(60);
+    const parts = [value % _60]; // seconds, including ms
+    if (value < 60) {
+        parts.unshift(0); // at least one : is required
+    }
+    else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60); // minutes
+        if (value >= 60) {
+            value = (value - parts[0]) / _60;
+            parts.unshift(value); // hours
+        }
+    }
+    return (sign +
+        parts
+            .map(n => String(n).padStart(2, '0'))
+            .join(':')
+            .replace(/000000\d*$/, '') // % 60 may introduce error
+    );
+}
+const intTime = {
+    identify: value => typeof value === 'bigint' || Number.isInteger(value),
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+    resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+    stringify: stringifySexagesimal
+};
+const floatTime = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+    resolve: str => parseSexagesimal(str, false),
+    stringify: stringifySexagesimal
+};
+const timestamp = {
+    identify: value => value instanceof Date,
+    default: true,
+    tag: 'tag:yaml.org,2002:timestamp',
+    // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+    // may be omitted altogether, resulting in a date format. In such a case, the time part is
+    // assumed to be 00:00:00Z (start of day, UTC).
+    test: RegExp('^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})' + // YYYY-Mm-Dd
+        '(?:' + // time is optional
+        '(?:t|T|[ \\t]+)' + // t | T | whitespace
+        '([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)' + // Hh:Mm:Ss(.ss)?
+        '(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?' + // Z | +5 | -03:30
+        ')?$'),
+    resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+            throw new Error('!!timestamp expects a date, starting with yyyy-mm-dd');
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + '00').substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== 'Z') {
+            let d = parseSexagesimal(tz, false);
+            if (Math.abs(d) < 30)
+                d *= 60;
+            date -= 60000 * d;
+        }
+        return new Date(date);
+    },
+    stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, '') ?? ''
+};
+
+exports.floatTime = floatTime;
+exports.intTime = intTime;
+exports.timestamp = timestamp;
+
+
+/***/ }),
+
+/***/ 4475:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const FOLD_FLOW = 'flow';
+const FOLD_BLOCK = 'block';
+const FOLD_QUOTED = 'quoted';
+/**
+ * Tries to keep input at up to `lineWidth` characters, splitting only on spaces
+ * not followed by newlines or spaces unless `mode` is `'quoted'`. Lines are
+ * terminated with `\n` and started with `indent`.
+ */
+function foldFlowLines(text, indent, mode = 'flow', { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    if (!lineWidth || lineWidth < 0)
+        return text;
+    if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+    const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+    if (text.length <= endStep)
+        return text;
+    const folds = [];
+    const escapedFolds = {};
+    let end = lineWidth - indent.length;
+    if (typeof indentAtStart === 'number') {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+            folds.push(0);
+        else
+            end = lineWidth - indentAtStart;
+    }
+    let split = undefined;
+    let prev = undefined;
+    let overflow = false;
+    let i = -1;
+    let escStart = -1;
+    let escEnd = -1;
+    if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text, i, indent.length);
+        if (i !== -1)
+            end = i + endStep;
+    }
+    for (let ch; (ch = text[(i += 1)]);) {
+        if (mode === FOLD_QUOTED && ch === '\\') {
+            escStart = i;
+            switch (text[i + 1]) {
+                case 'x':
+                    i += 3;
+                    break;
+                case 'u':
+                    i += 5;
+                    break;
+                case 'U':
+                    i += 9;
+                    break;
+                default:
+                    i += 1;
+            }
+            escEnd = i;
+        }
+        if (ch === '\n') {
+            if (mode === FOLD_BLOCK)
+                i = consumeMoreIndentedLines(text, i, indent.length);
+            end = i + indent.length + endStep;
+            split = undefined;
+        }
+        else {
+            if (ch === ' ' &&
+                prev &&
+                prev !== ' ' &&
+                prev !== '\n' &&
+                prev !== '\t') {
+                // space surrounded by non-space can be replaced with newline + indent
+                const next = text[i + 1];
+                if (next && next !== ' ' && next !== '\n' && next !== '\t')
+                    split = i;
+            }
+            if (i >= end) {
+                if (split) {
+                    folds.push(split);
+                    end = split + endStep;
+                    split = undefined;
+                }
+                else if (mode === FOLD_QUOTED) {
+                    // white-space collected at end may stretch past lineWidth
+                    while (prev === ' ' || prev === '\t') {
+                        prev = ch;
+                        ch = text[(i += 1)];
+                        overflow = true;
+                    }
+                    // Account for newline escape, but don't break preceding escape
+                    const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+                    // Bail out if lineWidth & minContentWidth are shorter than an escape string
+                    if (escapedFolds[j])
+                        return text;
+                    folds.push(j);
+                    escapedFolds[j] = true;
+                    end = j + endStep;
+                    split = undefined;
+                }
+                else {
+                    overflow = true;
+                }
+            }
+        }
+        prev = ch;
+    }
+    if (overflow && onOverflow)
+        onOverflow();
+    if (folds.length === 0)
+        return text;
+    if (onFold)
+        onFold();
+    let res = text.slice(0, folds[0]);
+    for (let i = 0; i < folds.length; ++i) {
+        const fold = folds[i];
+        const end = folds[i + 1] || text.length;
+        if (fold === 0)
+            res = `\n${indent}${text.slice(0, end)}`;
+        else {
+            if (mode === FOLD_QUOTED && escapedFolds[fold])
+                res += `${text[fold]}\\`;
+            res += `\n${indent}${text.slice(fold + 1, end)}`;
+        }
+    }
+    return res;
+}
+/**
+ * Presumes `i + 1` is at the start of a line
+ * @returns index of last newline in more-indented block
+ */
+function consumeMoreIndentedLines(text, i, indent) {
+    let end = i;
+    let start = i + 1;
+    let ch = text[start];
+    while (ch === ' ' || ch === '\t') {
+        if (i < start + indent) {
+            ch = text[++i];
+        }
+        else {
+            do {
+                ch = text[++i];
+            } while (ch && ch !== '\n');
+            end = i;
+            start = i + 1;
+            ch = text[start];
+        }
+    }
+    return end;
+}
+
+exports.FOLD_BLOCK = FOLD_BLOCK;
+exports.FOLD_FLOW = FOLD_FLOW;
+exports.FOLD_QUOTED = FOLD_QUOTED;
+exports.foldFlowLines = foldFlowLines;
+
+
+/***/ }),
+
+/***/ 2148:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var identity = __nccwpck_require__(1127);
+var stringifyComment = __nccwpck_require__(9799);
+var stringifyString = __nccwpck_require__(3069);
+
+function createStringifyContext(doc, options) {
+    const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: 'PLAIN',
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: 'false',
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: 'null',
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: 'true',
+        verifyAliasOrder: true
+    }, doc.schema.toStringOptions, options);
+    let inFlow;
+    switch (opt.collectionStyle) {
+        case 'block':
+            inFlow = false;
+            break;
+        case 'flow':
+            inFlow = true;
+            break;
+        default:
+            inFlow = null;
+    }
+    return {
+        anchors: new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? ' ' : '',
+        indent: '',
+        indentStep: typeof opt.indent === 'number' ? ' '.repeat(opt.indent) : '  ',
+        inFlow,
+        options: opt
+    };
+}
+function getTagObject(tags, item) {
+    if (item.tag) {
+        const match = tags.filter(t => t.tag === item.tag);
+        if (match.length > 0)
+            return match.find(t => t.format === item.format) ?? match[0];
+    }
+    let tagObj = undefined;
+    let obj;
+    if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter(t => t.identify?.(obj));
+        if (match.length > 1) {
+            const testMatch = match.filter(t => t.test);
+            if (testMatch.length > 0)
+                match = testMatch;
+        }
+        tagObj =
+            match.find(t => t.format === item.format) ?? match.find(t => !t.format);
+    }
+    else {
+        obj = item;
+        tagObj = tags.find(t => t.nodeClass && obj instanceof t.nodeClass);
+    }
+    if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? 'null' : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+    }
+    return tagObj;
+}
+// needs to be called before value stringifier to allow for circular anchor refs
+function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+    if (!doc.directives)
+        return '';
+    const props = [];
+    const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+    if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+    }
+    const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+    if (tag)
+        props.push(doc.directives.tagString(tag));
+    return props.join(' ');
+}
+function stringify(item, ctx, onComment, onChompKeep) {
+    if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+    if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+            return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+            throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        }
+        else {
+            if (ctx.resolvedAliases)
+                ctx.resolvedAliases.add(item);
+            else
+                ctx.resolvedAliases = new Set([item]);
+            item = item.resolve(ctx.doc);
+        }
+    }
+    let tagObj = undefined;
+    const node = identity.isNode(item)
+        ? item
+        : ctx.doc.createNode(item, { onTagObj: o => (tagObj = o) });
+    tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+    const props = stringifyProps(node, tagObj, ctx);
+    if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+    const str = typeof tagObj.stringify === 'function'
+        ? tagObj.stringify(node, ctx, onComment, onChompKeep)
+        : identity.isScalar(node)
+            ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep)
+            : node.toString(ctx, onComment, onChompKeep);
+    if (!props)
+        return str;
+    return identity.isScalar(node) || str[0] === '{' || str[0] === '['
+        ? `${props} ${str}`
+        : `${props}\n${ctx.indent}${str}`;
+}
+
+exports.createStringifyContext = createStringifyContext;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 1212:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyCollection(collection, ctx, options) {
+    const flow = ctx.inFlow ?? collection.flow;
+    const stringify = flow ? stringifyFlowCollection : stringifyBlockCollection;
+    return stringify(collection, ctx, options);
+}
+function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    const { indent, options: { commentString } } = ctx;
+    const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+    let chompKeep = false; // flag for the preceding node's status
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (!chompKeep && item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (!chompKeep && ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+            }
+        }
+        chompKeep = false;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null), () => (chompKeep = true));
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        if (chompKeep && comment)
+            chompKeep = false;
+        lines.push(blockItemPrefix + str);
+    }
+    let str;
+    if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+    }
+    else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+            const line = lines[i];
+            str += line ? `\n${indent}${line}` : '\n';
+        }
+    }
+    if (comment) {
+        str += '\n' + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+            onComment();
+    }
+    else if (chompKeep && onChompKeep)
+        onChompKeep();
+    return str;
+}
+function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+    const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+    itemIndent += indentStep;
+    const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+    });
+    let reqNewline = false;
+    let linesAtValue = 0;
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, false);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, false);
+                if (ik.comment)
+                    reqNewline = true;
+            }
+            const iv = identity.isNode(item.value) ? item.value : null;
+            if (iv) {
+                if (iv.comment)
+                    comment = iv.comment;
+                if (iv.commentBefore)
+                    reqNewline = true;
+            }
+            else if (item.value == null && ik?.comment) {
+                comment = ik.comment;
+            }
+        }
+        if (comment)
+            reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null));
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes('\n'));
+        if (i < items.length - 1) {
+            str += ',';
+        }
+        else if (ctx.options.trailingComma) {
+            if (ctx.options.lineWidth > 0) {
+                reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) +
+                    (str.length + 2) >
+                    ctx.options.lineWidth);
+            }
+            if (reqNewline) {
+                str += ',';
+            }
+        }
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+    }
+    const { start, end } = flowChars;
+    if (lines.length === 0) {
+        return start + end;
+    }
+    else {
+        if (!reqNewline) {
+            const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+            reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+            let str = start;
+            for (const line of lines)
+                str += line ? `\n${indentStep}${indent}${line}` : '\n';
+            return `${str}\n${indent}${end}`;
+        }
+        else {
+            return `${start}${fcPadding}${lines.join(' ')}${fcPadding}${end}`;
+        }
+    }
+}
+function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+    if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, '');
+    if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart()); // Avoid double indent on first line
+    }
+}
+
+exports.stringifyCollection = stringifyCollection;
+
+
+/***/ }),
+
+/***/ 9799:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringifies a comment.
+ *
+ * Empty comment lines are left empty,
+ * lines consisting of a single space are replaced by `#`,
+ * and all other lines are prefixed with a `#`.
+ */
+const stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, '#');
+function indentComment(comment, indent) {
+    if (/^\n+$/.test(comment))
+        return comment.substring(1);
+    return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+}
+const lineComment = (str, indent, comment) => str.endsWith('\n')
+    ? indentComment(comment, indent)
+    : comment.includes('\n')
+        ? '\n' + indentComment(comment, indent)
+        : (str.endsWith(' ') ? '' : ' ') + comment;
+
+exports.indentComment = indentComment;
+exports.lineComment = lineComment;
+exports.stringifyComment = stringifyComment;
+
+
+/***/ }),
+
+/***/ 6829:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyDocument(doc, options) {
+    const lines = [];
+    let hasDirectives = options.directives === true;
+    if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+            lines.push(dir);
+            hasDirectives = true;
+        }
+        else if (doc.directives.docStart)
+            hasDirectives = true;
+    }
+    if (hasDirectives)
+        lines.push('---');
+    const ctx = stringify.createStringifyContext(doc, options);
+    const { commentString } = ctx.options;
+    if (doc.commentBefore) {
+        if (lines.length !== 1)
+            lines.unshift('');
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ''));
+    }
+    let chompKeep = false;
+    let contentComment = null;
+    if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+            if (doc.contents.spaceBefore && hasDirectives)
+                lines.push('');
+            if (doc.contents.commentBefore) {
+                const cs = commentString(doc.contents.commentBefore);
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            // top-level block scalars need to be indented if followed by a comment
+            ctx.forceBlockIndent = !!doc.comment;
+            contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? undefined : () => (chompKeep = true);
+        let body = stringify.stringify(doc.contents, ctx, () => (contentComment = null), onChompKeep);
+        if (contentComment)
+            body += stringifyComment.lineComment(body, '', commentString(contentComment));
+        if ((body[0] === '|' || body[0] === '>') &&
+            lines[lines.length - 1] === '---') {
+            // Top-level block scalars with a preceding doc marker ought to use the
+            // same line for their header.
+            lines[lines.length - 1] = `--- ${body}`;
+        }
+        else
+            lines.push(body);
+    }
+    else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+    }
+    if (doc.directives?.docEnd) {
+        if (doc.comment) {
+            const cs = commentString(doc.comment);
+            if (cs.includes('\n')) {
+                lines.push('...');
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            else {
+                lines.push(`... ${cs}`);
+            }
+        }
+        else {
+            lines.push('...');
+        }
+    }
+    else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+            dc = dc.replace(/^\n+/, '');
+        if (dc) {
+            if ((!chompKeep || contentComment) && lines[lines.length - 1] !== '')
+                lines.push('');
+            lines.push(stringifyComment.indentComment(commentString(dc), ''));
+        }
+    }
+    return lines.join('\n') + '\n';
+}
+
+exports.stringifyDocument = stringifyDocument;
+
+
+/***/ }),
+
+/***/ 8689:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function stringifyNumber({ format, minFractionDigits, tag, value }) {
+    if (typeof value === 'bigint')
+        return String(value);
+    const num = typeof value === 'number' ? value : Number(value);
+    if (!isFinite(num))
+        return isNaN(num) ? '.nan' : num < 0 ? '-.inf' : '.inf';
+    let n = Object.is(value, -0) ? '-0' : JSON.stringify(value);
+    if (!format &&
+        minFractionDigits &&
+        (!tag || tag === 'tag:yaml.org,2002:float') &&
+        /^-?\d/.test(n) &&
+        !n.includes('e')) {
+        let i = n.indexOf('.');
+        if (i < 0) {
+            i = n.length;
+            n += '.';
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+            n += '0';
+    }
+    return n;
+}
+
+exports.stringifyNumber = stringifyNumber;
+
+
+/***/ }),
+
+/***/ 9748:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+    let keyComment = (identity.isNode(key) && key.comment) || null;
+    if (simpleKeys) {
+        if (keyComment) {
+            throw new Error('With simple keys, key nodes cannot have comments');
+        }
+        if (identity.isCollection(key) || (!identity.isNode(key) && typeof key === 'object')) {
+            const msg = 'With simple keys, collection cannot be used as a key value';
+            throw new Error(msg);
+        }
+    }
+    let explicitKey = !simpleKeys &&
+        (!key ||
+            (keyComment && value == null && !ctx.inFlow) ||
+            identity.isCollection(key) ||
+            (identity.isScalar(key)
+                ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL
+                : typeof key === 'object'));
+    ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+    });
+    let keyCommentDone = false;
+    let chompKeep = false;
+    let str = stringify.stringify(key, ctx, () => (keyCommentDone = true), () => (chompKeep = true));
+    if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+            throw new Error('With simple keys, single line scalar must not span more than 1024 characters');
+        explicitKey = true;
+    }
+    if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+            if (keyCommentDone && onComment)
+                onComment();
+            return str === '' ? '?' : explicitKey ? `? ${str}` : str;
+        }
+    }
+    else if ((allNullValues && !simpleKeys) || (value == null && explicitKey)) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        }
+        else if (chompKeep && onChompKeep)
+            onChompKeep();
+        return str;
+    }
+    if (keyCommentDone)
+        keyComment = null;
+    if (explicitKey) {
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}\n${indent}:`;
+    }
+    else {
+        str = `${str}:`;
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+    }
+    let vsb, vcb, valueComment;
+    if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+    }
+    else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === 'object')
+            value = doc.createNode(value);
+    }
+    ctx.implicitKey = false;
+    if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+    chompKeep = false;
+    if (!indentSeq &&
+        indentStep.length >= 2 &&
+        !ctx.inFlow &&
+        !explicitKey &&
+        identity.isSeq(value) &&
+        !value.flow &&
+        !value.tag &&
+        !value.anchor) {
+        // If indentSeq === false, consider '- ' as part of indentation where possible
+        ctx.indent = ctx.indent.substring(2);
+    }
+    let valueCommentDone = false;
+    const valueStr = stringify.stringify(value, ctx, () => (valueCommentDone = true), () => (chompKeep = true));
+    let ws = ' ';
+    if (keyComment || vsb || vcb) {
+        ws = vsb ? '\n' : '';
+        if (vcb) {
+            const cs = commentString(vcb);
+            ws += `\n${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === '' && !ctx.inFlow) {
+            if (ws === '\n' && valueComment)
+                ws = '\n\n';
+        }
+        else {
+            ws += `\n${ctx.indent}`;
+        }
+    }
+    else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf('\n');
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+            let hasPropsLine = false;
+            if (hasNewline && (vs0 === '&' || vs0 === '!')) {
+                let sp0 = valueStr.indexOf(' ');
+                if (vs0 === '&' &&
+                    sp0 !== -1 &&
+                    sp0 < nl0 &&
+                    valueStr[sp0 + 1] === '!') {
+                    sp0 = valueStr.indexOf(' ', sp0 + 1);
+                }
+                if (sp0 === -1 || nl0 < sp0)
+                    hasPropsLine = true;
+            }
+            if (!hasPropsLine)
+                ws = `\n${ctx.indent}`;
+        }
+    }
+    else if (valueStr === '' || valueStr[0] === '\n') {
+        ws = '';
+    }
+    str += ws + valueStr;
+    if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+            onComment();
+    }
+    else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+    }
+    else if (chompKeep && onChompKeep) {
+        onChompKeep();
+    }
+    return str;
+}
+
+exports.stringifyPair = stringifyPair;
+
+
+/***/ }),
+
+/***/ 3069:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var foldFlowLines = __nccwpck_require__(4475);
+
+const getFoldOptions = (ctx, isBlock) => ({
+    indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+    lineWidth: ctx.options.lineWidth,
+    minContentWidth: ctx.options.minContentWidth
+});
+// Also checks for lines starting with %, as parsing the output as YAML 1.1 will
+// presume that's starting a new document.
+const containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+function lineLengthOverLimit(str, lineWidth, indentLength) {
+    if (!lineWidth || lineWidth < 0)
+        return false;
+    const limit = lineWidth - indentLength;
+    const strLen = str.length;
+    if (strLen <= limit)
+        return false;
+    for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === '\n') {
+            if (i - start > limit)
+                return true;
+            start = i + 1;
+            if (strLen - start <= limit)
+                return false;
+        }
+    }
+    return true;
+}
+function doubleQuotedString(value, ctx) {
+    const json = JSON.stringify(value);
+    if (ctx.options.doubleQuotedAsJSON)
+        return json;
+    const { implicitKey } = ctx;
+    const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    let str = '';
+    let start = 0;
+    for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === ' ' && json[i + 1] === '\\' && json[i + 2] === 'n') {
+            // space before newline needs to be escaped to not be folded
+            str += json.slice(start, i) + '\\ ';
+            i += 1;
+            start = i;
+            ch = '\\';
+        }
+        if (ch === '\\')
+            switch (json[i + 1]) {
+                case 'u':
+                    {
+                        str += json.slice(start, i);
+                        const code = json.substr(i + 2, 4);
+                        switch (code) {
+                            case '0000':
+                                str += '\\0';
+                                break;
+                            case '0007':
+                                str += '\\a';
+                                break;
+                            case '000b':
+                                str += '\\v';
+                                break;
+                            case '001b':
+                                str += '\\e';
+                                break;
+                            case '0085':
+                                str += '\\N';
+                                break;
+                            case '00a0':
+                                str += '\\_';
+                                break;
+                            case '2028':
+                                str += '\\L';
+                                break;
+                            case '2029':
+                                str += '\\P';
+                                break;
+                            default:
+                                if (code.substr(0, 2) === '00')
+                                    str += '\\x' + code.substr(2);
+                                else
+                                    str += json.substr(i, 6);
+                        }
+                        i += 5;
+                        start = i + 1;
+                    }
+                    break;
+                case 'n':
+                    if (implicitKey ||
+                        json[i + 2] === '"' ||
+                        json.length < minMultiLineLength) {
+                        i += 1;
+                    }
+                    else {
+                        // folding will eat first newline
+                        str += json.slice(start, i) + '\n\n';
+                        while (json[i + 2] === '\\' &&
+                            json[i + 3] === 'n' &&
+                            json[i + 4] !== '"') {
+                            str += '\n';
+                            i += 2;
+                        }
+                        str += indent;
+                        // space after newline needs to be escaped to not be folded
+                        if (json[i + 2] === ' ')
+                            str += '\\';
+                        i += 1;
+                        start = i + 1;
+                    }
+                    break;
+                default:
+                    i += 1;
+            }
+    }
+    str = start ? str + json.slice(start) : json;
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+}
+function singleQuotedString(value, ctx) {
+    if (ctx.options.singleQuote === false ||
+        (ctx.implicitKey && value.includes('\n')) ||
+        /[ \t]\n|\n[ \t]/.test(value) // single quoted string can't have leading or trailing whitespace around newline
+    )
+        return doubleQuotedString(value, ctx);
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&\n${indent}`) + "'";
+    return ctx.implicitKey
+        ? res
+        : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function quotedString(value, ctx) {
+    const { singleQuote } = ctx.options;
+    let qs;
+    if (singleQuote === false)
+        qs = doubleQuotedString;
+    else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+            qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+            qs = doubleQuotedString;
+        else
+            qs = singleQuote ? singleQuotedString : doubleQuotedString;
+    }
+    return qs(value, ctx);
+}
+// The negative lookbehind avoids a polynomial search,
+// but isn't supported yet on Safari: https://caniuse.com/js-regexp-lookbehind
+let blockEndNewlines;
+try {
+    blockEndNewlines = new RegExp('(^|(?<!\n))\n+(?!\n|$)', 'g');
+}
+catch {
+    blockEndNewlines = /\n+(?!\n|$)/g;
+}
+function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+    const { blockQuote, commentString, lineWidth } = ctx.options;
+    // 1. Block can't end in whitespace unless the last line is non-empty.
+    // 2. Strings consisting of only whitespace are best rendered explicitly.
+    if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+    }
+    const indent = ctx.indent ||
+        (ctx.forceBlockIndent || containsDocumentMarker(value) ? '  ' : '');
+    const literal = blockQuote === 'literal'
+        ? true
+        : blockQuote === 'folded' || type === Scalar.Scalar.BLOCK_FOLDED
+            ? false
+            : type === Scalar.Scalar.BLOCK_LITERAL
+                ? true
+                : !lineLengthOverLimit(value, lineWidth, indent.length);
+    if (!value)
+        return literal ? '|\n' : '>\n';
+    // determine chomping from whitespace at value end
+    let chomp;
+    let endStart;
+    for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== '\n' && ch !== '\t' && ch !== ' ')
+            break;
+    }
+    let end = value.substring(endStart);
+    const endNlPos = end.indexOf('\n');
+    if (endNlPos === -1) {
+        chomp = '-'; // strip
+    }
+    else if (value === end || endNlPos !== end.length - 1) {
+        chomp = '+'; // keep
+        if (onChompKeep)
+            onChompKeep();
+    }
+    else {
+        chomp = ''; // clip
+    }
+    if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === '\n')
+            end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+    }
+    // determine indent indicator from whitespace at value start
+    let startWithSpace = false;
+    let startEnd;
+    let startNlPos = -1;
+    for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === ' ')
+            startWithSpace = true;
+        else if (ch === '\n')
+            startNlPos = startEnd;
+        else
+            break;
+    }
+    let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+    if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+    }
+    const indentSize = indent ? '2' : '1'; // root is at -1
+    // Leading | or > is added later
+    let header = (startWithSpace ? indentSize : '') + chomp;
+    if (comment) {
+        header += ' ' + commentString(comment.replace(/ ?[\r\n]+/g, ' '));
+        if (onComment)
+            onComment();
+    }
+    if (!literal) {
+        const foldedValue = value
+            .replace(/\n+/g, '\n$&')
+            .replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, '$1$2') // more-indented lines aren't folded
+            //                ^ more-ind. ^ empty     ^ capture next empty lines only at end of indent
+            .replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== 'folded' && type !== Scalar.Scalar.BLOCK_FOLDED) {
+            foldOptions.onOverflow = () => {
+                literalFallback = true;
+            };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+            return `>${header}\n${indent}${body}`;
+    }
+    value = value.replace(/\n+/g, `$&${indent}`);
+    return `|${header}\n${indent}${start}${value}${end}`;
+}
+function plainString(item, ctx, onComment, onChompKeep) {
+    const { type, value } = item;
+    const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+    if ((implicitKey && value.includes('\n')) ||
+        (inFlow && /[[\]{},]/.test(value))) {
+        return quotedString(value, ctx);
+    }
+    if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        // not allowed:
+        // - '-' or '?'
+        // - start with an indicator character (except [?:-]) or /[?-] /
+        // - '\n ', ': ' or ' \n' anywhere
+        // - '#' not preceded by a non-space char
+        // - end with ' ' or ':'
+        return implicitKey || inFlow || !value.includes('\n')
+            ? quotedString(value, ctx)
+            : blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (!implicitKey &&
+        !inFlow &&
+        type !== Scalar.Scalar.PLAIN &&
+        value.includes('\n')) {
+        // Where allowed & type not set explicitly, prefer block style for multiline strings
+        return blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (containsDocumentMarker(value)) {
+        if (indent === '') {
+            ctx.forceBlockIndent = true;
+            return blockString(item, ctx, onComment, onChompKeep);
+        }
+        else if (implicitKey && indent === indentStep) {
+            return quotedString(value, ctx);
+        }
+    }
+    const str = value.replace(/\n+/g, `$&\n${indent}`);
+    // Verify that output will be parsed as a string, as e.g. plain numbers and
+    // booleans get parsed with those types in v1.2 (e.g. '42', 'true' & '0.9e-3'),
+    // and others in v1.1.
+    if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== 'tag:yaml.org,2002:str' && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+            return quotedString(value, ctx);
+    }
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function stringifyString(item, ctx, onComment, onChompKeep) {
+    const { implicitKey, inFlow } = ctx;
+    const ss = typeof item.value === 'string'
+        ? item
+        : Object.assign({}, item, { value: String(item.value) });
+    let { type } = item;
+    if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        // force double quotes on control characters & unpaired surrogates
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+            type = Scalar.Scalar.QUOTE_DOUBLE;
+    }
+    const _stringify = (_type) => {
+        switch (_type) {
+            case Scalar.Scalar.BLOCK_FOLDED:
+            case Scalar.Scalar.BLOCK_LITERAL:
+                return implicitKey || inFlow
+                    ? quotedString(ss.value, ctx) // blocks are not valid inside flow containers
+                    : blockString(ss, ctx, onComment, onChompKeep);
+            case Scalar.Scalar.QUOTE_DOUBLE:
+                return doubleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.QUOTE_SINGLE:
+                return singleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.PLAIN:
+                return plainString(ss, ctx, onComment, onChompKeep);
+            default:
+                return null;
+        }
+    };
+    let res = _stringify(type);
+    if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = (implicitKey && defaultKeyType) || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+            throw new Error(`Unsupported default string type ${t}`);
+    }
+    return res;
+}
+
+exports.stringifyString = stringifyString;
+
+
+/***/ }),
+
+/***/ 204:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove node');
+/**
+ * Apply a visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+function visit(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        visit_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visit.SKIP = SKIP;
+/** Remove the current node */
+visit.REMOVE = REMOVE;
+function visit_(key, node, visitor, path) {
+    const ctrl = callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = visit_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = visit_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = visit_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+/**
+ * Apply an async visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `Promise`: Must resolve to one of the following values
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+async function visitAsync(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visitAsync.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visitAsync.SKIP = SKIP;
+/** Remove the current node */
+visitAsync.REMOVE = REMOVE;
+async function visitAsync_(key, node, visitor, path) {
+    const ctrl = await callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = await visitAsync_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = await visitAsync_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = await visitAsync_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+function initVisitor(visitor) {
+    if (typeof visitor === 'object' &&
+        (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+            Alias: visitor.Node,
+            Map: visitor.Node,
+            Scalar: visitor.Node,
+            Seq: visitor.Node
+        }, visitor.Value && {
+            Map: visitor.Value,
+            Scalar: visitor.Value,
+            Seq: visitor.Value
+        }, visitor.Collection && {
+            Map: visitor.Collection,
+            Seq: visitor.Collection
+        }, visitor);
+    }
+    return visitor;
+}
+function callVisitor(key, node, visitor, path) {
+    if (typeof visitor === 'function')
+        return visitor(key, node, path);
+    if (identity.isMap(node))
+        return visitor.Map?.(key, node, path);
+    if (identity.isSeq(node))
+        return visitor.Seq?.(key, node, path);
+    if (identity.isPair(node))
+        return visitor.Pair?.(key, node, path);
+    if (identity.isScalar(node))
+        return visitor.Scalar?.(key, node, path);
+    if (identity.isAlias(node))
+        return visitor.Alias?.(key, node, path);
+    return undefined;
+}
+function replaceNode(key, path, node) {
+    const parent = path[path.length - 1];
+    if (identity.isCollection(parent)) {
+        parent.items[key] = node;
+    }
+    else if (identity.isPair(parent)) {
+        if (key === 'key')
+            parent.key = node;
+        else
+            parent.value = node;
+    }
+    else if (identity.isDocument(parent)) {
+        parent.contents = node;
+    }
+    else {
+        const pt = identity.isAlias(parent) ? 'alias' : 'scalar';
+        throw new Error(`Cannot replace node with ${pt} parent`);
+    }
+}
+
+exports.visit = visit;
+exports.visitAsync = visitAsync;
+
 
 /***/ }),
 

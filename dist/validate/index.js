@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6447);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3693);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6447:
+/***/ 3693:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31556,14 +31556,13 @@ function shortReason(error) {
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
-    operation;
     status;
     code;
     serviceMessage;
     rayId;
-    documentation;
     metadata;
     retryAfter;
+    concern;
     /**
      * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
      * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
@@ -31590,14 +31589,13 @@ class ServiceError extends Error {
         message += gaveUpNote(init.gaveUp);
         super(message);
         this.name = 'ServiceError';
-        this.operation = operation;
         this.status = status;
         this.code = code;
         this.serviceMessage = serviceMessage;
         this.rayId = rayId;
-        this.documentation = body.documentation;
         this.metadata = body.metadata;
         this.retryAfter = init.retryAfter;
+        this.concern = init.concern;
         this.inputs = init.inputs ?? [];
         this.gaveUp = init.gaveUp;
         this.#init = init;
@@ -31658,20 +31656,24 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check: api-url, when nothing at it ever answered. Empty when none. */
+    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
     /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
     #reason;
-    constructor(reason, options) {
-        super(reason + gaveUpNote(options?.gaveUp), options);
-        this.inputs = options?.inputs ?? [];
-        this.gaveUp = options?.gaveUp;
+    concern;
+    #options;
+    constructor(reason, options = {}) {
+        super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
+        this.inputs = options.inputs ?? [];
+        this.gaveUp = options.gaveUp;
+        this.concern = options.concern;
         this.#reason = reason;
+        this.#options = options;
     }
     /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
-        return new NetworkError(this.#reason, { cause: this.cause, inputs: this.inputs, gaveUp });
+        return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
 }
 /**
@@ -32088,7 +32090,7 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
  * is never served well within a CI job's time.
  */
-const table_DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 const table_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
 /** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
 const DEFAULT_SMOKE_TEST_SECONDS = 3;
@@ -32107,20 +32109,23 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-const row = (name, spec) => ({ name, ...spec });
+/** A row; its default is empty unless given. */
+const row = (name, spec) => ({
+    name,
+    default: '',
+    ...spec,
+});
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
     Token: row('token', {
         actions: ALL,
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-        default: '',
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
@@ -32128,13 +32133,11 @@ const INPUTS = {
     GameId: row('game-id', {
         actions: ALL,
         requiredIn: ALL,
-        default: '',
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
     Path: row('path', {
         actions: ['deploy'],
-        default: '',
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
@@ -32152,14 +32155,12 @@ const INPUTS = {
     }),
     SiteName: row('site-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
     Namespace: row('namespace', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -32173,14 +32174,12 @@ const INPUTS = {
     }),
     NamespaceDisplayName: row('namespace-display-name', {
         actions: ['deploy'],
-        default: '',
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
     VersionId: row('version-id', {
         actions: ['deploy', 'publish'],
-        default: '',
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -32191,7 +32190,6 @@ const INPUTS = {
     NamespaceId: row('namespace-id', {
         actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
             type: 'string',
@@ -32207,7 +32205,6 @@ const INPUTS = {
     }),
     Domain: row('domain', {
         actions: ['deploy'],
-        default: '',
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -32218,7 +32215,6 @@ const INPUTS = {
     }),
     BasicAuth: row('basic-auth', {
         actions: ['deploy'],
-        default: '',
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
@@ -32243,8 +32239,8 @@ const INPUTS = {
     }),
     VerifyTimeout: row('verify-timeout', {
         actions: ['deploy', 'publish'],
-        default: String(table_DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${table_DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', {
@@ -32273,7 +32269,6 @@ const INPUTS = {
     }),
     CdnDomain: row('cdn-domain', {
         actions: ['deploy', 'publish', 'sweep'],
-        default: '',
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -32294,7 +32289,6 @@ const INPUTS = {
     }),
     Headers: row('headers', {
         actions: ['deploy'],
-        default: '',
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
@@ -32312,13 +32306,11 @@ const INPUTS = {
     }),
     LobbyCountMax: row('lobby-count-max', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
     MaxPlayers: row('max-players', {
         actions: ['deploy', 'validate'],
-        default: '',
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
@@ -32391,7 +32383,6 @@ const INPUTS = {
     }),
     PullRequest: row('pull-request', {
         actions: ['deploy'],
-        default: '',
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -32425,20 +32416,17 @@ const INPUTS = {
     }),
     FromNamespace: row('from-namespace', {
         actions: ['publish'],
-        default: '',
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
     EnvironmentId: row('environment-id', {
         actions: ['servers'],
         requiredIn: ['servers'],
-        default: '',
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
     Tags: row('tags', {
         actions: ['servers'],
-        default: '',
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
@@ -32450,14 +32438,12 @@ const INPUTS = {
     }),
     Limit: row('limit', {
         actions: ['servers'],
-        default: '',
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
     LobbyId: row('lobby-id', {
         actions: ['lobby-logs'],
         requiredIn: ['lobby-logs'],
-        default: '',
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
@@ -32469,7 +32455,6 @@ const INPUTS = {
     }),
     GroupDisplayName: row('group-display-name', {
         actions: ['validate'],
-        default: '',
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
@@ -32678,6 +32663,7 @@ const ActionName = {
 
 
 
+
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
@@ -32701,11 +32687,8 @@ function checkApiUrl(apiUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
             `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
     }
-    let parsedUrl;
-    try {
-        parsedUrl = new URL(apiUrl);
-    }
-    catch {
+    const parsedUrl = URL.parse(apiUrl);
+    if (!parsedUrl) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
@@ -32771,20 +32754,22 @@ function readRequired(get, input, what) {
         throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
+/** What an empty input stands for: its default in the table of inputs. */
+function common_valueOf(get, input) {
+    return get(input).trim() || (inputRow(input)?.default ?? '');
+}
 /** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function readBoolean(input, raw, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readBoolean(get, input) {
+    const text = common_valueOf(get, input);
     if (['true', 'True', 'TRUE'].includes(text))
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; `fallback` when empty. */
-function readInteger(input, raw, fallback, min, max) {
-    return readOptionalInteger(input, raw, min, max) ?? fallback;
+/** A whole number from min to max; its default when empty. */
+function readInteger(get, input, min, max) {
+    return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
 /** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
@@ -32805,13 +32790,27 @@ function readU32(input, raw) {
     }
     return value;
 }
-function readChoice(input, raw, choices, fallback) {
-    const text = raw.trim();
-    if (!text)
-        return fallback;
+function readChoice(get, input, choices) {
+    const text = common_valueOf(get, input);
     if (choices.includes(text))
         return text;
     throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+function readMatchmakerPair(get, hasNamespace, needs) {
+    const lobbyCountMax = get(table_Input.LobbyCountMax).trim();
+    const maxPlayers = get(table_Input.MaxPlayers).trim();
+    if (!lobbyCountMax && !maxPlayers)
+        return undefined;
+    const both = `${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}`;
+    if (!lobbyCountMax || !maxPlayers)
+        throw new errors_UsageError(`${both} go together: give both or neither`);
+    if (!hasNamespace)
+        throw new errors_UsageError(`${both} need ${needs}`);
+    return {
+        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
+    };
 }
 /** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
 function urlUserInfo(url) {
@@ -32849,24 +32848,11 @@ function readCdnDomain(get) {
     const raw = get(Input.CdnDomain).trim();
     if (!raw)
         return undefined;
-    if (raw.includes('://')) {
-        let url;
-        try {
-            url = new URL(raw);
-        }
-        catch {
-            url = undefined;
-        }
-        if (url &&
-            (url.protocol === 'http:' || url.protocol === 'https:') &&
-            url.pathname === '/' &&
-            !url.search &&
-            !url.username)
-            return url.origin;
-    }
-    else if (isValidDomain(raw)) {
+    if (!raw.includes('://') && isValidDomain(raw))
         return raw;
-    }
+    const url = raw.includes('://') ? URL.parse(raw) : null;
+    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+        return url.origin;
     throw new UsageError(`${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
 }
 /** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
@@ -32874,9 +32860,9 @@ const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['roll
 /** verify, verify-timeout and on-verify-failure. */
 function readVerify(get) {
     return {
-        enabled: readBoolean(Input.Verify, get(Input.Verify), true),
-        timeoutMs: readInteger(Input.VerifyTimeout, get(Input.VerifyTimeout), DEFAULT_VERIFY_TIMEOUT_SECONDS, 1, MAX_VERIFY_TIMEOUT_SECONDS) * 1000,
-        onFailure: readChoice(Input.OnVerifyFailure, get(Input.OnVerifyFailure), ON_VERIFY_FAILURE, 'rollback'),
+        enabled: readBoolean(get, Input.Verify),
+        timeoutMs: 1000 * readInteger(get, Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+        onFailure: readChoice(get, Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
 /** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
@@ -33087,12 +33073,11 @@ const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * URL or the preview comment.
  */
 const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-const shape_NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /**
  * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
  * DNS label long. It becomes part of a host name, the url output and the log.
  */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && shape_NAME_ID.test(value)
+const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
 /**
@@ -35021,17 +35006,9 @@ function urlExpiry(url) {
  * last and upload alone at the end.
  */
 function soonestExpiringOrder(count, expiry, size) {
-    // Keys in typed arrays and an index permutation: no object per item (sites have 20,000 files).
-    const expires = new Float64Array(count);
-    const sizes = new Float64Array(count);
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-        expires[i] = expiry(i) ?? Infinity;
-        sizes[i] = size(i);
-        order[i] = i;
-    }
-    order.sort((a, b) => (expires[a] === expires[b] ? sizes[b] - sizes[a] : expires[a] - expires[b]));
-    return order;
+    const expires = Array.from({ length: count }, (_, i) => expiry(i) ?? Infinity);
+    // Two unknown expiries (Infinity - Infinity is NaN) compare by size as equal ones do.
+    return [...expires.keys()].sort((a, b) => expires[a] - expires[b] || size(b) - size(a));
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
@@ -35073,11 +35050,7 @@ class PresignedRequestList {
         const pathBytes = Buffer.byteLength(request.path);
         const urlBytes = Buffer.byteLength(request.url);
         const bytes = pathBytes + urlBytes;
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        const chunk = this.#chunks.at(-1);
+        const chunk = this.#room(bytes);
         chunk.write(request.path, this.#used);
         chunk.write(request.url, this.#used + pathBytes);
         this.#chunk.push(this.#chunks.length - 1);
@@ -35110,11 +35083,7 @@ class PresignedRequestList {
     #copy(from, index) {
         const start = from.#start[index];
         const bytes = from.#pathBytes[index] + from.#urlBytes[index];
-        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
-            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
-            this.#used = 0;
-        }
-        from.#chunks[from.#chunk[index]].copy(this.#chunks.at(-1), this.#used, start, start + bytes);
+        from.#chunks[from.#chunk[index]].copy(this.#room(bytes), this.#used, start, start + bytes);
         this.#chunk.push(this.#chunks.length - 1);
         this.#start.push(this.#used);
         this.#pathBytes.push(from.#pathBytes[index]);
@@ -35123,6 +35092,14 @@ class PresignedRequestList {
         this.#contentLength.push(from.#contentLength[index]);
         this.#expiry.push(from.#expiry[index]);
         this.#used += bytes;
+    }
+    /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
+    #room(bytes) {
+        if (this.#used + bytes > (this.#chunks.at(-1)?.length ?? 0)) {
+            this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, bytes)));
+            this.#used = 0;
+        }
+        return this.#chunks.at(-1);
     }
     path(index) {
         const start = this.#start[index];
@@ -35246,13 +35223,187 @@ function standIn(token, requests) {
     return token.value;
 }
 
+;// CONCATENATED MODULE: ./src/api/operations.ts
+// The service's operations: each one's name, whether a retry is safe, and the answer it promises;
+// and the classifier that says which failures of a call a retry can fix.
+
+
+
+
+const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
+const OPS = {
+    listServers: {
+        name: 'servers.list',
+        safety: 'read',
+        answer: objectOf({
+            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
+        }),
+    },
+    getNamespaceLobby: {
+        name: 'games.namespaces.logs.getNamespaceLobby',
+        safety: 'read',
+        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
+    },
+    validateMatchmakerConfig: {
+        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
+        safety: 'read',
+        answer: validated,
+    },
+    listCustomAvatars: {
+        name: 'games.avatars.listGameCustomAvatars',
+        safety: 'read',
+        answer: objectOf({
+            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+        }),
+    },
+    createNamespace: {
+        name: 'games.namespaces.createGameNamespace',
+        safety: 'create',
+        answer: objectOf({ namespace_id: anId }),
+    },
+    validateGroup: {
+        name: 'groups.validate',
+        safety: 'read',
+        answer: validated,
+    },
+    addNamespaceDomain: {
+        name: 'games.namespaces.addNamespaceDomain',
+        safety: 'create',
+    },
+    createCdnSite: {
+        name: 'games.cdn.createGameCdnSite',
+        safety: 'create',
+        answer: siteAnswer,
+        stream: siteAnswerStream,
+    },
+    getGame: {
+        name: 'games.getGameById',
+        safety: 'read',
+        answer: objectOf({
+            // The name ids make the host name of the url output: only a name id's characters.
+            game: objectOf({
+                name_id: aNameId,
+                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
+            }),
+        }),
+    },
+    getNamespace: {
+        name: 'games.namespaces.getGameNamespaceById',
+        safety: 'read',
+        answer: objectOf({
+            namespace: objectOf({
+                namespace_id: anId,
+                config: objectOf({
+                    cdn: objectOf({
+                        domains: listOf(objectOf({
+                            domain: aString,
+                            verification_status: optional(aString),
+                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                        })),
+                        auth_type: optional(oneOf(['basic', 'none'])),
+                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
+                    }),
+                }),
+            }),
+        }),
+    },
+    // Removing a domain twice removes nothing the second time.
+    removeNamespaceDomain: {
+        name: 'games.namespaces.removeNamespaceDomain',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Adding a user replaces one of the same name: safe to repeat.
+    updateNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    setNamespaceCdnAuthType: {
+        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
+        safety: 'read',
+        answer: anObject,
+    },
+    // Removing a user twice removes nothing the second time.
+    removeNamespaceCdnAuthUser: {
+        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
+        safety: 'read',
+        answer: anObject,
+    },
+    getVersion: {
+        name: 'games.versions.getGameVersionById',
+        safety: 'read',
+        answer: objectOf({
+            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+        }),
+    },
+    validateVersion: {
+        name: 'games.versions.validateGameVersion',
+        safety: 'read',
+        answer: validated,
+    },
+    reserveVersionName: {
+        name: 'games.versions.reserveVersionName',
+        safety: 'read',
+        answer: objectOf({ version_display_name: aString }),
+    },
+    createVersion: {
+        name: 'games.versions.createGameVersion',
+        safety: 'create',
+        answer: objectOf({ version_id: anId }),
+    },
+    // Publishing the version a namespace already has changes nothing: safe to repeat.
+    setNamespaceVersion: {
+        name: 'games.namespaces.updateGameNamespaceVersion',
+        safety: 'read',
+        answer: anObject,
+    },
+    getNamespaceVersionHistory: {
+        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
+        safety: 'read',
+        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+    },
+    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
+    bootstrap: {
+        name: 'cloud.bootstrap',
+        safety: 'read',
+        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
+    },
+    // Completing twice is harmless: the service assembles the same parts again.
+    completeUpload: {
+        name: 'uploads.complete',
+        safety: 'read',
+    },
+};
+/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+function classify(op, error, now) {
+    if (!shouldRetry(op, error))
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
+function shouldRetry(op, error) {
+    if (error instanceof ServiceError) {
+        if ([429, 502, 503, 504].includes(error.status))
+            return true;
+        if (op.safety === 'create')
+            return false;
+        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
+        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
+    }
+    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
+}
+
 ;// CONCATENATED MODULE: ./src/api/types.ts
-// Resources and request/response bodies of the service, as in shared/service-interface.md.
-// Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 function formatBytes(bytes) {
     if (bytes < 1024)
@@ -35267,12 +35418,9 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/api/http.ts
+// The wire under the client: the connection pool, reading an answer within its limits, and what an
+// answer or a failure of it says (a refusal's concern, an answer that is not the service's).
 
 
 
@@ -35302,483 +35450,15 @@ function createAgent() {
 }
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
-const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
-const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        internalErrorInputs: ['environment-id'],
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('lobby-id')}`,
-        internalErrorInputs: ['namespace-id', 'lobby-id'],
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        internalErrorHint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        internalErrorInputs: ['group-display-name'],
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        internalErrorInputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        internalErrorInputs: ['site-name', 'files'],
-        answer: siteAnswer,
-        stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
-        }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
-                }),
-            }),
-        }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['version-id'],
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        internalErrorInputs: ['version-id', 'headers'],
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('game-id')}`,
-        internalErrorInputs: ['game-id'],
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        internalErrorHint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        internalErrorInputs: ['headers', 'version-id'],
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')} and ${input_naming_inputName('version-id')}`,
-        internalErrorInputs: ['namespace-id', 'version-id'],
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this for an unknown id: check ${input_naming_inputName('namespace-id')}`,
-        internalErrorInputs: ['namespace-id'],
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        internalErrorHint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        internalErrorInputs: ['cdn-domain'],
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
-    // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-        internalErrorHint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        internalErrorInputs: ['path'],
-    },
-};
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
-function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
-}
-function shouldRetry(op, error) {
-    if (error instanceof ServiceError) {
-        if ([429, 502, 503, 504].includes(error.status))
-            return true;
-        if (op.safety === 'create')
-            return false;
-        // 500 ERROR is how the service answers an unknown id: retrying cannot help.
-        return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
-    }
-    return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
-}
-/**
- * What the service's refusals of the token mean, and the inputs to fix: a malformed, missing or
- * expired token is the `token`'s fault; a token that may not act on the game (or a game that does not
- * exist) is `game-id`'s, or the token's.
- */
-const AUTH_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
-};
-const NO_ROUTE_HINT = {
-    hint: () => `The service has no such route: ${input_naming_inputName('api-url')} has a path it should not have (every call adds /cloud/...). ` +
-        `Check ${input_naming_inputName('api-url')}: the base URL of the service's API, such as https://api.example.com`,
-    inputs: ['api-url'],
-};
-/** The hint and the inputs to fix of a refusal: the token's, the operation's unknown id, or api-url's path. */
-function refusalHint(op, status, code) {
-    if (status === 500 && code === 'ERROR')
-        return { hint: op.internalErrorHint?.(), inputs: op.internalErrorInputs };
-    // Every id in a path is checked as a UUID first: the service knowing no such route is api-url's path.
-    if (status === 404 && code === 'API_NOT_FOUND')
-        return { hint: NO_ROUTE_HINT.hint(), inputs: NO_ROUTE_HINT.inputs };
-    const auth = (status === 400 || status === 401 || status === 403) && Object.hasOwn(AUTH_HINTS, code);
-    return auth ? { hint: AUTH_HINTS[code].hint(), inputs: AUTH_HINTS[code].inputs } : {};
-}
-/**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong api-url (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
- */
-const FIRST_CONTACT_RETRIES = 2;
-const FIRST_CONTACT_MS = 5_000;
-const seg = encodeURIComponent;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
-class ServiceClient {
-    #options;
-    #base;
-    #retry;
-    #timeouts;
-    /** Something of the service answered a call of this client (any HTTP status): api-url is right. */
-    #answered = false;
-    constructor(options) {
-        this.#options = options;
-        this.#base = options.baseUrl.replace(/\/+$/, '');
-        this.#retry = options.retry ?? retryPolicy();
-        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
-        if (options.signal)
-            this.#retry = { ...this.#retry, signal: options.signal };
-    }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
-    #host() {
-        try {
-            return new URL(this.#base).host;
-        }
-        catch {
-            return 'the service';
-        }
-    }
-    listServers(gameId, environmentId, query = {}) {
-        const params = new URLSearchParams();
-        if (query.tags)
-            params.set('tags_json', JSON.stringify(query.tags));
-        if (query.includeDestroyed !== undefined)
-            params.set('include_destroyed', String(query.includeDestroyed));
-        if (query.cursor)
-            params.set('cursor', query.cursor);
-        const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
-    }
-    getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
-    }
-    validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/mm-config/validate`, config);
-    }
-    listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `/cloud/games/${seg(gameId)}/avatars`);
-    }
-    createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `/cloud/games/${seg(gameId)}/namespaces`, body);
-    }
-    validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
-    }
-    async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains`, { domain });
-    }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
-    getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', `/cloud/games/${seg(gameId)}`);
-    }
-    /** A namespace with its config, the domains it has included. */
-    getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}`);
-    }
-    async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/domains/${seg(domain)}`);
-    }
-    /** A version with its whole config. */
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
-    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user`, body);
-    }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
-    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/cdn-auth`, { auth_type: authType });
-    }
-    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/auth-user/${seg(user)}`);
-    }
-    getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `/cloud/games/${seg(gameId)}/versions/${seg(versionId)}`);
-    }
-    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-    validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `/cloud/games/${seg(gameId)}/versions/validate`, body);
-    }
-    /** A display name no version of the game has yet. */
-    reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `/cloud/games/${seg(gameId)}/versions/reserve-name`, {});
-    }
-    createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `/cloud/games/${seg(gameId)}/versions`, body);
-    }
-    /** Publishes a version to a namespace: what the namespace serves from then on. */
-    async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version`, { version_id: versionId });
-    }
-    /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `/cloud/games/${seg(gameId)}/namespaces/${seg(namespaceId)}/version-history?limit=${limit}`);
-    }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
-    bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
-    }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
-    createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `/cloud/games/${seg(gameId)}/cdn/sites`, body);
-    }
-    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
-    async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
-    }
-    #call(op, method, path, body) {
-        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        let firstContact;
-        const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
-                return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
-            firstContact ??= { retries: 0, started: this.#retry.now() };
-            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
-                firstContact.retries < FIRST_CONTACT_RETRIES &&
-                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
-                shouldRetry(op, error);
-            if (again)
-                firstContact.retries++;
-            else if (firstContact.retries > 0)
-                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
-            return again;
-        };
-        return withRetries(op.name, () => this.#send(op, method, path, payload), retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
-    }
-    /** One attempt at a call: its answer, or the error it came to. */
-    async #send(op, method, path, payload) {
-        this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-        const exchange = await this.#exchange(op, method, path, payload);
-        return answerOf(op, exchange);
-    }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
-    async #exchange(op, method, path, payload) {
-        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
-        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
-        const overdue = new AbortController();
-        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
-        const signal = this.#options.signal
-            ? AbortSignal.any([this.#options.signal, overdue.signal])
-            : overdue.signal;
-        try {
-            const response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
-                body: payload,
-                dispatcher: this.#options.dispatcher,
-                headersTimeout: timeout,
-                bodyTimeout: timeout,
-                signal,
-            });
-            this.#answered = true;
-            return { response, ...(await this.#read(op, response)) };
-        }
-        catch (caught) {
-            if (this.#options.signal?.aborted)
-                throw this.#options.signal.reason;
-            if (caught instanceof UnexpectedAnswerError)
-                throw caught;
-            // Whatever undici made of the abort, a call past its deadline says so.
-            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
-        }
-        finally {
-            clearTimeout(clock);
-        }
-    }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
-    /** The answer's body: streamed into the operation's parser when it has one, else as text. */
-    async #read(op, response) {
-        const limit = this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT;
-        const length = header(response.headers, 'content-length');
-        if (op.stream && response.statusCode === 200) {
-            const stream = op.stream();
-            await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
-            return { text: '', streamed: stream.end() };
-        }
-        return { text: await readText(response.body, length, op.name, limit), streamed: undefined };
-    }
-    #networkError(op, error) {
-        // Nothing at api-url ever answered this run: the likeliest cause is api-url itself.
-        const unreached = !this.#answered && isUnreachable(error);
-        const check = unreached
-            ? `: nothing at ${input_naming_inputName('api-url')} has answered in this run; check ${input_naming_inputName('api-url')} (its host and port)`
-            : '';
-        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})${check}`, { cause: error, inputs: unreached ? ['api-url'] : [] });
-    }
-}
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-function answerOf(op, { response, text, streamed }) {
+function answerOf(op, { response, text, streamed }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
     const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''));
     if (streamed && 'problem' in streamed)
         throw unexpected(streamed.problem);
     const parsed = streamed ? streamed.value : parseJson(text);
-    if (response.statusCode === 200 && parsed !== undefined && typeof parsed === 'object' && parsed !== null) {
+    if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
         const problem = op.answer?.(parsed, '');
         if (problem)
             throw unexpected(problem);
@@ -35799,28 +35479,48 @@ function answerOf(op, { response, text, streamed }) {
         body: errorBody,
         rayId,
         retryAfter: header(response.headers, 'retry-after'),
-        ...(serviceBody
-            ? refusalHint(op, response.statusCode, errorBody.code ?? '')
-            : foreignAnswerHint(response.statusCode, header(response.headers, 'content-type'))),
+        ...explained(explain, serviceBody
+            ? refusalConcern(op, response.statusCode, errorBody.code ?? '')
+            : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
+}
+/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+function explained(explain, found) {
+    if (!found || !('about' in found))
+        return found ?? {};
+    return { concern: found, ...explain(found) };
+}
+/** The service's codes for a token it refuses (400, 401, 403): the token's fault, or the game's. */
+const TOKEN_REFUSALS = new Set([
+    'TOKEN_INVALID',
+    'API_UNAUTHORIZED',
+    'CLAIMS_ENTITLEMENT_EXPIRED',
+    'API_FORBIDDEN',
+]);
+/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
+function refusalConcern(op, status, code) {
+    if (status === 500 && code === 'ERROR')
+        return { about: 'unknown-id', operation: op.name };
+    // Every id in a path is checked as a UUID first: the service knowing no such route is the base URL's path.
+    if (status === 404 && code === 'API_NOT_FOUND')
+        return { about: 'base-url', problem: 'no-route' };
+    if ((status === 400 || status === 401 || status === 403) && TOKEN_REFUSALS.has(code))
+        return { about: 'token', code };
+    return undefined;
 }
 /**
  * An answer that is no answer of the service (an HTML page, a 404 without the service's error body):
- * api-url most likely reaches another server (a web site, a proxy's page, the wrong path). A gateway's
- * page for a 5xx or a 429 is an outage in front of the right server: named, but api-url not blamed.
+ * the base URL most likely reaches another server (a web site, a proxy's page, the wrong path). A
+ * gateway's page for a 5xx or a 429 is an outage in front of the right server: named, not blamed.
  */
-function foreignAnswerHint(status, contentType) {
+function foreignAnswer(status, contentType) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'application/json' && status === 200)
         return {};
     const what = type === 'text/html' ? 'an HTML page' : type ? `${type}, not the service's JSON` : 'no JSON';
     if (status >= 500 || status === 429)
         return { hint: `The answer is not the service's (${what}): a proxy or gateway in front of it answered` };
-    return {
-        hint: `The answer is not the service's (${what}): ${input_naming_inputName('api-url')} reaches another server. ` +
-            `Check ${input_naming_inputName('api-url')}: the base URL of the service's API (such as https://api.example.com), not a web page`,
-        inputs: ['api-url'],
-    };
+    return { about: 'base-url', problem: 'foreign', what };
 }
 function header(headers, name) {
     const value = headers[name];
@@ -35844,11 +35544,17 @@ async function readBody(body, contentLength, operation, limit, onChunk) {
         onChunk(chunk);
     }
 }
-/** The whole body as text, without a byte-order mark, failing once it is larger than `limit`. */
-async function readText(body, contentLength, operation, limit) {
+/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+async function readAnswer(op, response, limit) {
+    const length = header(response.headers, 'content-length');
+    if (op.stream && response.statusCode === 200) {
+        const stream = op.stream();
+        await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk));
+        return { text: '', streamed: stream.end() };
+    }
     const chunks = [];
-    await readBody(body, contentLength, operation, limit, (chunk) => chunks.push(chunk));
-    return new TextDecoder().decode(Buffer.concat(chunks));
+    await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk));
+    return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined };
 }
 function parseJson(text) {
     try {
@@ -35899,11 +35605,237 @@ function networkReason(error, timeoutMs) {
     return typeof code === 'string' ? `${message} (${code})` : message;
 }
 
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+
+
+
+/**
+ * Retries of a connection that cannot be made before anything of the service has answered in this
+ * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
+ * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
+ * couple of quick retries still cover a service that is a second late. Once the service has answered,
+ * a connection that cannot be made is an outage, and gets the ordinary retries.
+ */
+const FIRST_CONTACT_RETRIES = 2;
+const FIRST_CONTACT_MS = 5_000;
+const seg = encodeURIComponent;
+const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
+const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
+class ServiceClient {
+    #options;
+    #base;
+    #retry;
+    #timeouts;
+    #explain;
+    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    #answered = false;
+    constructor(options) {
+        this.#options = options;
+        this.#base = options.baseUrl.replace(/\/+$/, '');
+        this.#retry = options.retry ?? retryPolicy();
+        this.#timeouts = options.timeouts ?? timeoutsFor(DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+        if (options.signal)
+            this.#retry = { ...this.#retry, signal: options.signal };
+        this.#explain = options.explain ?? (() => undefined);
+    }
+    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    #host() {
+        try {
+            return new URL(this.#base).host;
+        }
+        catch {
+            return 'the service';
+        }
+    }
+    listServers(gameId, environmentId, query = {}) {
+        const params = new URLSearchParams();
+        if (query.tags)
+            params.set('tags_json', JSON.stringify(query.tags));
+        if (query.includeDestroyed !== undefined)
+            params.set('include_destroyed', String(query.includeDestroyed));
+        if (query.cursor)
+            params.set('cursor', query.cursor);
+        const qs = params.size ? `?${params.toString()}` : '';
+        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+    }
+    getNamespaceLobby(gameId, namespaceId, lobbyId) {
+        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+    }
+    validateMatchmakerConfig(gameId, namespaceId, config) {
+        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+    }
+    listCustomAvatars(gameId) {
+        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+    }
+    createNamespace(gameId, body) {
+        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+    }
+    validateGroup(displayName) {
+        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+    }
+    async addNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
+            domain,
+        });
+    }
+    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    getGame(gameId) {
+        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+    }
+    /** A namespace with its config, the domains it has included. */
+    getNamespace(gameId, namespaceId) {
+        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+    }
+    async removeNamespaceDomain(gameId, namespaceId, domain) {
+        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+    }
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
+        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+    }
+    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
+    async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
+        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+            auth_type: authType,
+        });
+    }
+    async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
+        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+    }
+    getVersion(gameId, versionId) {
+        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+    }
+    /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
+    validateVersion(gameId, body) {
+        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+    }
+    /** A display name no version of the game has yet. */
+    reserveVersionName(gameId) {
+        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+    }
+    createVersion(gameId, body) {
+        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+    }
+    /** Publishes a version to a namespace: what the namespace serves from then on. */
+    async setNamespaceVersion(gameId, namespaceId, versionId) {
+        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+            version_id: versionId,
+        });
+    }
+    /** What was published to the namespace, newest first (creating a namespace records nothing). */
+    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
+        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    }
+    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
+    bootstrap() {
+        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+    }
+    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
+    createCdnSite(gameId, body) {
+        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+    }
+    /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
+    async completeUpload(uploadId) {
+        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+    }
+    #call(op, method, path, body) {
+        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        let firstContact;
+        const retry = (error, now) => {
+            if (this.#answered || !isConnectFailure(error))
+                return classify(op, error, now);
+            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+            firstContact ??= { retries: 0, started: this.#retry.now() };
+            const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
+                firstContact.retries < FIRST_CONTACT_RETRIES &&
+                this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
+                shouldRetry(op, error);
+            if (again)
+                firstContact.retries++;
+            else if (firstContact.retries > 0)
+                return { kind: 'retries-spent', attempts: firstContact.retries + 1 };
+            return again;
+        };
+        return withRetries(op.name, async () => {
+            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, {
+            onRetry: this.#options.onRetry,
+            retriesFor: (error) => this.#answered || !isConnectFailure(error)
+                ? this.#retry.retries
+                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
+        });
+    }
+    /**
+     * The request and its whole answer, read within the call's time limits; a request that got no
+     * complete answer fails as a NetworkError naming the operation and the host.
+     */
+    async #exchange(op, method, path, payload) {
+        const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
+        // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
+        const overdue = new AbortController();
+        const clock = setTimeout(() => overdue.abort(new DeadlineError(deadline)), deadline);
+        const signal = this.#options.signal
+            ? AbortSignal.any([this.#options.signal, overdue.signal])
+            : overdue.signal;
+        try {
+            const response = await (0,undici/* request */.Em)(this.#base + path, {
+                method,
+                headers: this.#headers(payload),
+                body: payload,
+                dispatcher: this.#options.dispatcher,
+                headersTimeout: timeout,
+                bodyTimeout: timeout,
+                signal,
+            });
+            this.#answered = true;
+            return {
+                response,
+                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+            };
+        }
+        catch (caught) {
+            if (this.#options.signal?.aborted)
+                throw this.#options.signal.reason;
+            if (caught instanceof UnexpectedAnswerError)
+                throw caught;
+            // Whatever undici made of the abort, a call past its deadline says so.
+            throw this.#networkError(op, overdue.signal.aborted ? overdue.signal.reason : caught);
+        }
+        finally {
+            clearTimeout(clock);
+        }
+    }
+    #headers(payload) {
+        const headers = {
+            authorization: `Bearer ${this.#options.token}`,
+            accept: 'application/json',
+            'user-agent': USER_AGENT,
+        };
+        if (payload) {
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(payload.length);
+        }
+        return headers;
+    }
+    #networkError(op, error) {
+        // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
+        const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
+        return new NetworkError(`${op.name} failed: ${networkReason(error, this.#timeouts.apiStallMs)} (${this.#host()})`, { cause: error, ...(concern && { concern, ...this.#explain(concern) }) });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
 // policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
 // cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
 // pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+
 
 
 
@@ -35915,9 +35847,6 @@ class RunDeadlineError extends Error {
         super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
         this.deadlineMs = deadlineMs;
     }
-}
-function isRunDeadline(error) {
-    return error instanceof RunDeadlineError;
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
@@ -35934,6 +35863,7 @@ function openTransferRun(inputs, face, name) {
         deadlineMs: face.deadlineMs,
         name,
         clock: face.clock,
+        explain: face.explain,
     });
 }
 function openRun(options) {
@@ -35982,6 +35912,7 @@ function openRun(options) {
                 retry,
                 timeouts,
                 signal,
+                explain: options.explain,
             }));
         },
         retry,
@@ -36000,11 +35931,110 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
+;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
+
+const unknownId = (...inputs) => ({
+    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
+    inputs,
+});
+/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+const INTERNAL_ERROR_HINTS = {
+    'servers.list': {
+        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
+        inputs: ['environment-id'],
+    },
+    'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
+    'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
+    'games.avatars.listGameCustomAvatars': unknownId('game-id'),
+    'games.namespaces.createGameNamespace': unknownId('version-id'),
+    'groups.validate': {
+        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
+        inputs: ['group-display-name'],
+    },
+    'games.namespaces.addNamespaceDomain': {
+        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
+        inputs: ['namespace-id', 'namespace', 'domain'],
+    },
+    'games.cdn.createGameCdnSite': {
+        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
+        inputs: ['site-name', 'files'],
+    },
+    'games.getGameById': unknownId('game-id'),
+    'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
+    'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
+    'cloud.games.namespaces.updateNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
+    'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
+    'games.versions.getGameVersionById': unknownId('version-id'),
+    'games.versions.validateGameVersion': {
+        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
+        inputs: ['version-id', 'headers'],
+    },
+    'games.versions.reserveVersionName': unknownId('game-id'),
+    'games.versions.createGameVersion': {
+        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
+        inputs: ['headers', 'version-id'],
+    },
+    'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
+    'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
+    'cloud.bootstrap': {
+        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
+        inputs: ['cdn-domain'],
+    },
+    'uploads.complete': {
+        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
+        inputs: ['path'],
+    },
+};
+/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
+const TOKEN_HINTS = {
+    TOKEN_INVALID: {
+        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_UNAUTHORIZED: {
+        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
+        inputs: ['token'],
+    },
+    CLAIMS_ENTITLEMENT_EXPIRED: {
+        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
+        inputs: ['token'],
+    },
+    API_FORBIDDEN: {
+        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
+            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
+        inputs: ['game-id', 'token'],
+    },
+};
+function baseUrlHint(concern) {
+    const url = input_naming_inputName('api-url');
+    switch (concern.problem) {
+        case 'unreached':
+            return `nothing at ${url} has answered in this run; check ${url} (its host and port)`;
+        case 'no-route':
+            return (`The service has no such route: ${url} has a path it should not have (every call adds /cloud/...). ` +
+                `Check ${url}: the base URL of the service's API, such as https://api.example.com`);
+        case 'foreign':
+            return (`The answer is not the service's (${concern.what}): ${url} reaches another server. ` +
+                `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
+    }
+}
+/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+function explainServiceFailure(concern) {
+    if (concern.about === 'base-url')
+        return { hint: baseUrlHint(concern), inputs: ['api-url'] };
+    const known = concern.about === 'token'
+        ? Object.hasOwn(TOKEN_HINTS, concern.code) && TOKEN_HINTS[concern.code]
+        : INTERNAL_ERROR_HINTS[concern.operation];
+    return known ? { hint: known.hint(), inputs: known.inputs } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
 // One operation of the service as every front end runs it: the GitHub action of its folder
 // (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
 // operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
 // bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+
 
 
 /**
@@ -36042,6 +36072,7 @@ async function runOperation(operation, inputs, options) {
         dispatcher: options.dispatcher,
         retry: options.retry,
         clock: options.clock,
+        explain: explainServiceFailure,
     });
     const journal = [];
     try {
@@ -36254,16 +36285,11 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, outputText(value));
+        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 }
 /** Sets an output, the run's secrets redacted: the one place the actions set one. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
-}
-function outputText(value) {
-    if (value === null)
-        return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
 }
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
@@ -36317,6 +36343,7 @@ function inertHtml(text) {
 
 
 
+
 const validateOperation = {
     name: ActionName.Validate,
     read(get, options) {
@@ -36324,22 +36351,10 @@ const validateOperation = {
         const optional = (name) => get(name).trim() || undefined;
         const namespaceIdInput = optional(table_Input.NamespaceId);
         const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
-        const lobbyCountMax = optional(table_Input.LobbyCountMax);
-        const maxPlayers = optional(table_Input.MaxPlayers);
         const groupDisplayName = optional(table_Input.GroupDisplayName);
-        let matchmaker;
-        if (lobbyCountMax !== undefined || maxPlayers !== undefined) {
-            if (lobbyCountMax === undefined || maxPlayers === undefined)
-                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} go together: give both or neither`);
-            if (!namespaceId)
-                throw new errors_UsageError(`${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)} need ${input_naming_inputName(table_Input.NamespaceId)}: the service validates a matchmaker config against a namespace`);
-            matchmaker = {
-                namespaceId,
-                lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
-                maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
-            };
-        }
-        else if (namespaceId) {
+        const pair = readMatchmakerPair(get, Boolean(namespaceId), `${input_naming_inputName(table_Input.NamespaceId)}: the service validates a matchmaker config against a namespace`);
+        const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined;
+        if (!pair && namespaceId) {
             throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespaceId)} is only used with ${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}, which are empty`);
         }
         if (!matchmaker && groupDisplayName === undefined) {
@@ -36350,7 +36365,7 @@ const validateOperation = {
             ...connection,
             matchmaker,
             groupDisplayName,
-            failOnError: readBoolean(table_Input.FailOnError, get(table_Input.FailOnError), true),
+            failOnError: readBoolean(get, table_Input.FailOnError),
         };
     },
     async run(inputs, run, journal) {
@@ -36399,7 +36414,7 @@ const validateOperation = {
             blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
         }
         const n = result.errors.length;
-        return { title: `gamehost validate: ${n ? `${n} error${n === 1 ? '' : 's'}` : 'valid'}`, blocks };
+        return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks };
     },
     failure(result, inputs) {
         if (!result.errors.length || !inputs.failOnError)
@@ -36414,7 +36429,7 @@ const validateOperation = {
     },
 };
 function verdict(errors) {
-    return errors ? `invalid (${errors} error${errors === 1 ? '' : 's'})` : 'valid';
+    return errors ? `invalid (${plural(errors, 'error')})` : 'valid';
 }
 /** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
 function problems(errors) {
@@ -36428,8 +36443,7 @@ function problems(errors) {
 }
 
 ;// CONCATENATED MODULE: ./src/actions/validate.ts
-// Entry of the validate action (validate/action.yml): exports run(), which the bundle's index (dist/validate/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
+// Entry of the validate action: run() is called by dist/validate/index.js (scripts/package.ts); nothing runs at import.
 
 
 const run = operationAction(validateOperation);
