@@ -38,6 +38,51 @@ const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
+interface Phase {
+  name: string
+  started: number
+  progress: string | undefined
+}
+
+/** The status line of a terminal: the phase, its seconds and progress beside a spinner, redrawn in place. */
+function statusLine(
+  stream: TerminalStream,
+  interactive: boolean,
+  paint: (code: string, text: string) => string,
+  now: () => number,
+  phase: () => Phase | undefined,
+) {
+  let frame = 0
+  let timer: NodeJS.Timeout | undefined
+  let shown = false
+  const clear = () => {
+    if (shown) stream.write('\r\x1b[2K')
+    shown = false
+  }
+  const draw = () => {
+    const current = phase()
+    if (!interactive || !current) return
+    const seconds = ((now() - current.started) / 1000).toFixed(1)
+    const detail = current.progress ? ` · ${current.progress.replace(/^Uploaded /, '')}` : ''
+    let status = `${current.name} ${seconds} s${detail}`
+    if (stream.columns && status.length > stream.columns - 3)
+      status = status.slice(0, stream.columns - 4) + '…'
+    stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
+    shown = true
+  }
+  const start = (frameMs: number) => {
+    if (!interactive || timer) return
+    timer = setInterval(draw, frameMs)
+    timer.unref()
+  }
+  const stop = () => {
+    clear()
+    clearInterval(timer)
+    timer = undefined
+  }
+  return { clear, draw, start, stop }
+}
+
 export function terminalLogger(options: TerminalOptions): TerminalLogger {
   const { stream } = options
   const interactive = options.interactive ?? stream.isTTY === true
@@ -46,30 +91,11 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text)
 
   let depth = 0
-  let phase: { name: string; started: number; progress: string | undefined } | undefined
-  let frame = 0
-  let timer: NodeJS.Timeout | undefined
-  let statusShown = false
-
-  const clearStatus = () => {
-    if (statusShown) stream.write('\r\x1b[2K')
-    statusShown = false
-  }
-  const drawStatus = () => {
-    if (!interactive || !phase) return
-    const seconds = ((now() - phase.started) / 1000).toFixed(1)
-    const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
-    let status = `${phase.name} ${seconds} s${detail}`
-    if (stream.columns && status.length > stream.columns - 3)
-      status = status.slice(0, stream.columns - 4) + '…'
-    stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
-    statusShown = true
-  }
-  const stop = () => {
-    clearStatus()
-    clearInterval(timer)
-    timer = undefined
-  }
+  let phase: Phase | undefined
+  const status = statusLine(stream, interactive, paint, now, () => phase)
+  const clearStatus = status.clear
+  const drawStatus = status.draw
+  const stop = status.stop
   const write = (text: string) => {
     const indent = '  '.repeat(depth)
     stream.write(
@@ -118,10 +144,7 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
       phase = { name, started: now(), progress: undefined }
       const current = phase
       depth++
-      if (interactive && !timer) {
-        timer = setInterval(drawStatus, options.frameMs ?? 100)
-        timer.unref()
-      }
+      status.start(options.frameMs ?? 100)
       drawStatus()
       try {
         return await fn()

@@ -100,31 +100,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     routeOrder: mulberry32(resolved.routeOrderSeed),
   }
   const requests: RecordedRequest[] = []
-  // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
-  const unused = new Set<Socket>()
-  const server = createServer((req, res) => {
-    unused.delete(req.socket)
-    void handleRequest(core, requests, req, res)
-  })
-  const storeServer = createServer((req, res) => {
-    unused.delete(req.socket)
-    void handleStoreRequest(core, requests, req, res)
-  })
-  for (const each of [server, storeServer]) {
-    each.on('connection', (socket) => {
-      unused.add(socket)
-      socket.once('close', () => unused.delete(socket))
-    })
-  }
-  try {
-    await listen(server, resolved.port, resolved.host)
-    await listen(storeServer, resolved.storePort, resolved.host)
-  } catch (error) {
-    server.close()
-    storeServer.close()
-    await storage.close()
-    throw error
-  }
+  const { server, storeServer, unused } = await listenBoth(core, requests)
   core.baseUrl = `http://${urlHost(resolved.host)}:${(server.address() as AddressInfo).port}`
   core.storeUrl = `http://${urlHost(resolved.host)}:${(storeServer.address() as AddressInfo).port}`
   let closing: Promise<void> | undefined
@@ -178,6 +154,37 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     versionHistory: (gameId, namespaceId) =>
       namespaceOf(gameId, namespaceId).namespace.history.map((deploy) => ({ ...deploy })),
   }
+}
+
+/** The API's server and the store's, listening; `unused` holds connections that sent no request yet. */
+async function listenBoth(core: EmulatorCore, requests: RecordedRequest[]) {
+  const resolved = core.options
+  // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
+  const unused = new Set<Socket>()
+  const server = createServer((req, res) => {
+    unused.delete(req.socket)
+    void handleRequest(core, requests, req, res)
+  })
+  const storeServer = createServer((req, res) => {
+    unused.delete(req.socket)
+    void handleStoreRequest(core, requests, req, res)
+  })
+  for (const each of [server, storeServer]) {
+    each.on('connection', (socket) => {
+      unused.add(socket)
+      socket.once('close', () => unused.delete(socket))
+    })
+  }
+  try {
+    await listen(server, resolved.port, resolved.host)
+    await listen(storeServer, resolved.storePort, resolved.host)
+  } catch (error) {
+    server.close()
+    storeServer.close()
+    await core.storage.close()
+    throw error
+  }
+  return { server, storeServer, unused }
 }
 
 async function handleRequest(
