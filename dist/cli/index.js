@@ -54886,32 +54886,7 @@ async function startEmulator(options = {}) {
         routeOrder: mulberry32(resolved.routeOrderSeed),
     };
     const requests = [];
-    // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
-    const unused = new Set();
-    const server = (0,external_node_http_.createServer)((req, res) => {
-        unused.delete(req.socket);
-        void handleRequest(core, requests, req, res);
-    });
-    const storeServer = (0,external_node_http_.createServer)((req, res) => {
-        unused.delete(req.socket);
-        void handleStoreRequest(core, requests, req, res);
-    });
-    for (const each of [server, storeServer]) {
-        each.on('connection', (socket) => {
-            unused.add(socket);
-            socket.once('close', () => unused.delete(socket));
-        });
-    }
-    try {
-        await listen(server, resolved.port, resolved.host);
-        await listen(storeServer, resolved.storePort, resolved.host);
-    }
-    catch (error) {
-        server.close();
-        storeServer.close();
-        await storage.close();
-        throw error;
-    }
+    const { server, storeServer, unused } = await listenBoth(core, requests);
     core.baseUrl = `http://${urlHost(resolved.host)}:${server.address().port}`;
     core.storeUrl = `http://${urlHost(resolved.host)}:${storeServer.address().port}`;
     let closing;
@@ -54965,6 +54940,37 @@ async function startEmulator(options = {}) {
         },
         versionHistory: (gameId, namespaceId) => namespaceOf(gameId, namespaceId).namespace.history.map((deploy) => ({ ...deploy })),
     };
+}
+/** The API's server and the store's, listening; `unused` holds connections that sent no request yet. */
+async function listenBoth(core, requests) {
+    const resolved = core.options;
+    // Connections that have not sent a request yet: Node's closeIdleConnections() leaves them open.
+    const unused = new Set();
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        unused.delete(req.socket);
+        void handleRequest(core, requests, req, res);
+    });
+    const storeServer = (0,external_node_http_.createServer)((req, res) => {
+        unused.delete(req.socket);
+        void handleStoreRequest(core, requests, req, res);
+    });
+    for (const each of [server, storeServer]) {
+        each.on('connection', (socket) => {
+            unused.add(socket);
+            socket.once('close', () => unused.delete(socket));
+        });
+    }
+    try {
+        await listen(server, resolved.port, resolved.host);
+        await listen(storeServer, resolved.storePort, resolved.host);
+    }
+    catch (error) {
+        server.close();
+        storeServer.close();
+        await core.storage.close();
+        throw error;
+    }
+    return { server, storeServer, unused };
 }
 async function handleRequest(core, requests, req, res) {
     const rayId = (0,external_node_crypto_.randomUUID)();
@@ -66234,6 +66240,41 @@ function didYouMean(word, known, show = (name) => name) {
  */
 const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** The status line of a terminal: the phase, its seconds and progress beside a spinner, redrawn in place. */
+function statusLine(stream, interactive, paint, now, phase) {
+    let frame = 0;
+    let timer;
+    let shown = false;
+    const clear = () => {
+        if (shown)
+            stream.write('\r\x1b[2K');
+        shown = false;
+    };
+    const draw = () => {
+        const current = phase();
+        if (!interactive || !current)
+            return;
+        const seconds = ((now() - current.started) / 1000).toFixed(1);
+        const detail = current.progress ? ` · ${current.progress.replace(/^Uploaded /, '')}` : '';
+        let status = `${current.name} ${seconds} s${detail}`;
+        if (stream.columns && status.length > stream.columns - 3)
+            status = status.slice(0, stream.columns - 4) + '…';
+        stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`);
+        shown = true;
+    };
+    const start = (frameMs) => {
+        if (!interactive || timer)
+            return;
+        timer = setInterval(draw, frameMs);
+        timer.unref();
+    };
+    const stop = () => {
+        clear();
+        clearInterval(timer);
+        timer = undefined;
+    };
+    return { clear, draw, start, stop };
+}
 function terminalLogger(options) {
     const { stream } = options;
     const interactive = options.interactive ?? stream.isTTY === true;
@@ -66242,30 +66283,10 @@ function terminalLogger(options) {
     const paint = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
     let depth = 0;
     let phase;
-    let frame = 0;
-    let timer;
-    let statusShown = false;
-    const clearStatus = () => {
-        if (statusShown)
-            stream.write('\r\x1b[2K');
-        statusShown = false;
-    };
-    const drawStatus = () => {
-        if (!interactive || !phase)
-            return;
-        const seconds = ((now() - phase.started) / 1000).toFixed(1);
-        const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : '';
-        let status = `${phase.name} ${seconds} s${detail}`;
-        if (stream.columns && status.length > stream.columns - 3)
-            status = status.slice(0, stream.columns - 4) + '…';
-        stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`);
-        statusShown = true;
-    };
-    const stop = () => {
-        clearStatus();
-        clearInterval(timer);
-        timer = undefined;
-    };
+    const status = statusLine(stream, interactive, paint, now, () => phase);
+    const clearStatus = status.clear;
+    const drawStatus = status.draw;
+    const stop = status.stop;
     const write = (text) => {
         const indent = '  '.repeat(depth);
         stream.write(text
@@ -66312,10 +66333,7 @@ function terminalLogger(options) {
             phase = { name, started: now(), progress: undefined };
             const current = phase;
             depth++;
-            if (interactive && !timer) {
-                timer = setInterval(drawStatus, options.frameMs ?? 100);
-                timer.unref();
-            }
+            status.start(options.frameMs ?? 100);
             drawStatus();
             try {
                 return await fn();
