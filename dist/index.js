@@ -41833,476 +41833,9 @@ function privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
-// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
-// machine names in the usual environment variables, else the first at its usual install path on this
-// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
-// /usr/bin/chromium.
-
-
-
-
-/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
-const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'];
-/** The install paths looked at, for each OS, in order. */
-function installPaths(platform, env) {
-    if (platform === 'darwin') {
-        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
-        return env.HOME ? [...apps, ...apps.map((app) => external_node_path_default().posix.join(env.HOME, app))] : apps;
-    }
-    if (platform === 'win32') {
-        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
-        return roots.flatMap((root) => [
-            external_node_path_default().win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
-            external_node_path_default().win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
-        ]);
-    }
-    return [
-        '/usr/bin/google-chrome',
-        '/usr/bin/google-chrome-stable',
-        '/usr/bin/chromium',
-        '/usr/bin/chromium-browser',
-        '/snap/bin/chromium',
-        '/opt/google/chrome/chrome',
-    ];
-}
-function isRunnable(file) {
-    try {
-        if (!(0,external_node_fs_.statSync)(file).isFile())
-            return false;
-        (0,external_node_fs_.accessSync)(file, process.platform === 'win32' ? external_node_fs_.constants.F_OK : external_node_fs_.constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-/**
- * The browser to open, or why there is none: a `browser` input that is not a browser here is said
- * as such (its path named), never replaced by another.
- */
-function findBrowser(options) {
-    const runnable = options.runnable ?? isRunnable;
-    const given = options.given?.trim();
-    if (given) {
-        return runnable(given)
-            ? { path: given, from: input_naming_inputName(table_Input.Browser) }
-            : { missing: `${input_naming_inputName(table_Input.Browser)} is ${given}, which is not a program this runner can run` };
-    }
-    for (const name of BROWSER_ENV) {
-        const value = options.env[name]?.trim();
-        if (value && runnable(value))
-            return { path: value, from: name };
-    }
-    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
-    if (found)
-        return { path: found, from: found };
-    return {
-        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
-            `set ${input_naming_inputName(table_Input.Browser)} to one's path, or install one (apt-get install chromium)`,
-    };
-}
-/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
-function browserName(file, version) {
-    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
-    const lower = file.toLowerCase();
-    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
-    return major ? `${product} ${major}` : product;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
-// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it.
-
-
-const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
-function judge(seen, watchMs) {
-    const requests = seen.problems.filter((p) => p.kind === 'request');
-    const errors = seen.problems.length - requests.length;
-    const { canvas } = seen;
-    const flat = canvas !== undefined && canvas.colours <= 1;
-    const counts = [
-        verdict_plural(errors, 'error'),
-        verdict_plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
-    ];
-    const drew = !canvas
-        ? 'no canvas on the page'
-        : flat
-            ? `the canvas one flat colour (${canvas.first})`
-            : 'the canvas drew';
-    const screenshot = seen.screenshot;
-    const first = seen.problems[0];
-    if (!first && !flat) {
-        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
-        return {
-            status: 'passed',
-            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-            screenshot,
-        };
-    }
-    const problem = first
-        ? describeProblem(first)
-        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
-    return {
-        status: 'failed',
-        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
-        problem,
-        remedy: remedyFor(seen.problems, first, watchMs),
-        screenshot,
-    };
-}
-/** One problem, in words, naming the URL or the message. */
-function describeProblem(problem) {
-    switch (problem.kind) {
-        case 'exception':
-            return `uncaught ${problem.message}`;
-        case 'console':
-            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
-        case 'request':
-            return problem.status !== undefined
-                ? `${problem.url} answered ${problem.status}`
-                : `${problem.url} could not be fetched (${problem.failure})`;
-        case 'alert':
-            return `the page alerted: ${problem.message}`;
-        case 'engine':
-            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
-        case 'load':
-            return `the page did not load: ${problem.message}`;
-    }
-}
-/**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
- */
-const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
-const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
-const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
-/** What a user can do: about the first problem, with the engines' causes the others reveal. */
-function remedyFor(problems, first, watchMs) {
-    if (!first)
-        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${input_naming_inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
-    if (first.kind === 'request')
-        return requestRemedy(first.status);
-    const said = problems
-        .filter((p) => p.kind !== 'request')
-        .map(describeProblem)
-        .join('\n');
-    if (COMPRESSED.test(said))
-        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
-            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${input_naming_inputName(table_Input.Headers)} rule ` +
-            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
-    if (WASM_TYPE.test(said))
-        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
-            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
-    if (ISOLATION.test(said))
-        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
-            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
-    if (first.kind === 'load')
-        return 'check that the URL opens in a browser; a re-run checks again';
-    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
-}
-function requestRemedy(status) {
-    if (status === 404)
-        return (`the page asks for a file the site does not have: check that the ${input_naming_inputName(table_Input.Files)} patterns select it ` +
-            `(and ${input_naming_inputName(table_Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
-    if (status === 401 || status === 403)
-        return `the host refused the request: on a private namespace, check ${input_naming_inputName(table_Input.BasicAuth)}`;
-    if (status !== undefined && status >= 500)
-        return 'the host failed to answer: a re-run checks again';
-    if (status !== undefined)
-        return 'the host refused the request the page made: check the URL the game builds for it';
-    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/engine-reports.ts
-// What a game engine's page template shows when the game cannot start, read from the page at the end
-// of a smoke test. Unity's WebGL template (2020 and later) shows its loader's errors as red banners in
-// #unity-warning (unityShowBanner, type 'error'), and alert()s what createUnityInstance rejected with;
-// Godot's web export shows a start-up failure in #status-notice (displayFailureNotice).
-/** Runs in the page (serialised by the browser driver): it may use nothing from outside itself. */
-function engineReports() {
-    const { document, getComputedStyle } = globalThis;
-    const reports = [];
-    const text = (element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim();
-    for (const banner of document.querySelectorAll('#unity-warning > div')) {
-        if (/red/i.test(banner.style.background || banner.style.backgroundColor) && text(banner))
-            reports.push({ engine: 'unity', message: text(banner) });
-    }
-    const notice = document.getElementById('status-notice');
-    if (notice &&
-        notice.style.display !== 'none' &&
-        getComputedStyle(notice).display !== 'none' &&
-        text(notice))
-        reports.push({ engine: 'godot', message: text(notice) });
-    return reports;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/pixels.ts
-// Whether a canvas drew anything: the screenshot's pixels inside the canvas, decoded by the browser
-// itself (in a blank page of its own, out of the game's reach), are one flat colour or not.
-/** Past this many colours the count stops: it says the canvas drew, not how much. */
-const COLOURS_COUNTED = 256;
-async function countColours(browser, png, rect) {
-    const page = await browser.newPage();
-    try {
-        return await page.evaluate(async (base64, area, most) => {
-            const { createImageBitmap, OffscreenCanvas } = globalThis;
-            const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-            const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-            const x = Math.floor(area.x);
-            const y = Math.floor(area.y);
-            const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)));
-            const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)));
-            const canvas = new OffscreenCanvas(width, height);
-            const context = canvas.getContext('2d');
-            context.drawImage(bitmap, x, y, width, height, 0, 0, width, height);
-            const data = context.getImageData(0, 0, width, height).data;
-            const seen = new Set();
-            for (let i = 0; i < data.length && seen.size < most; i += 4)
-                seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-            const first = (data[0] << 16) | (data[1] << 8) | data[2];
-            return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` };
-        }, png.toString('base64'), rect, COLOURS_COUNTED);
-    }
-    finally {
-        await page.close().catch(() => undefined);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
-// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
-// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
-// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
-
-
-
-
-
-/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
-function launchArgs(platform) {
-    return [
-        ...(platform === 'linux' ? ['--no-sandbox'] : []),
-        '--disable-gpu',
-        '--enable-unsafe-swiftshader',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--window-size=1280,720',
-    ];
-}
-/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
-async function watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
-    const browser = await puppeteer.launch({
-        executablePath: options.browserPath,
-        headless: true,
-        pipe: true,
-        args: launchArgs(process.platform),
-        defaultViewport: { width: 1280, height: 720 },
-        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        timeout: options.loadTimeoutMs,
-    });
-    const close = () => void browser.close().catch(() => undefined);
-    options.signal.addEventListener('abort', close, { once: true });
-    try {
-        const seen = {
-            browser: browserName(options.browserPath, await browser.version()),
-            problems: [],
-            answered: 0,
-        };
-        const page = await browser.newPage();
-        const inFlight = listen(page, seen);
-        const cdp = await page.createCDPSession();
-        await listenForExceptions(cdp, seen);
-        if (options.basicAuth)
-            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
-        await load(page, seen, options);
-        await settle(page, inFlight, options);
-        await readEngineReports(page, seen);
-        await screenshot(browser, page, seen, options);
-        options.signal.throwIfAborted();
-        return seen;
-    }
-    finally {
-        options.signal.removeEventListener('abort', close);
-        await browser.close().catch(() => undefined);
-    }
-}
-/** Records what happens on the page; returns the requests in flight. */
-function listen(page, seen) {
-    const inFlight = new Set();
-    const refused = new Set();
-    const problem = (p) => seen.problems.push(p);
-    page.on('console', (message) => {
-        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
-        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
-            return;
-        problem({ kind: 'console', message: message.text(), url: message.location().url });
-    });
-    page.on('dialog', (dialog) => {
-        problem({ kind: 'alert', message: dialog.message() });
-        void dialog.dismiss().catch(() => undefined);
-    });
-    page.on('request', (request) => void inFlight.add(request));
-    // A page that left for another keeps none of its requests waited for (some never report an end).
-    page.on('framenavigated', (frame) => {
-        if (frame === page.mainFrame())
-            inFlight.clear();
-    });
-    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
-    page.on('response', (response) => {
-        const request = response.request();
-        if (!web(request.url()) || icon(request))
-            return;
-        if (response.status() < 400)
-            return void seen.answered++;
-        refused.add(request);
-        problem({ kind: 'request', url: request.url(), status: response.status() });
-    });
-    page.on('requestfinished', (request) => void inFlight.delete(request));
-    page.on('requestfailed', (request) => {
-        inFlight.delete(request);
-        const failure = request.failure()?.errorText ?? 'failed';
-        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
-        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
-        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
-            return;
-        problem({ kind: 'request', url: request.url(), failure });
-    });
-    return inFlight;
-}
-const web = (url) => url.startsWith('http:') || url.startsWith('https:');
-/** The browser's own request for the tab's icon: a site without one still starts. */
-const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
-/**
- * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
- * script read as text), which the driver's page errors leave out.
- */
-async function listenForExceptions(cdp, seen) {
-    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
-        const frame = details.stackTrace?.callFrames[0];
-        const url = frame?.url || details.url;
-        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
-        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
-        const what = details.exception?.description?.split('\n')[0] ?? details.text;
-        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
-    });
-    await cdp.send('Runtime.enable');
-}
-/**
- * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
- * page loads from never sees the credentials.
- */
-async function answerAuth(cdp, origin, auth) {
-    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
-    cdp.on('Fetch.requestPaused', (event) => {
-        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    });
-    cdp.on('Fetch.authRequired', (event) => {
-        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
-        void cdp
-            .send('Fetch.continueWithAuth', {
-            requestId: event.requestId,
-            authChallengeResponse: ours
-                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
-                : { response: 'CancelAuth' },
-        })
-            .catch(() => undefined);
-    });
-}
-async function load(page, seen, options) {
-    const started = options.now();
-    try {
-        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
-        seen.loadMs = options.now() - started;
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        seen.problems.push({ kind: 'load', message });
-    }
-}
-/**
- * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
- * a game that polls or streams is not waited for beyond that.
- */
-async function settle(page, inFlight, options) {
-    await sleep(options.watchMs, options.signal);
-    const until = options.now() + options.watchMs;
-    while (inFlight.size && options.now() < until && !page.isClosed())
-        await sleep(100, options.signal);
-}
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        signal.throwIfAborted();
-        const timer = setTimeout(done, ms);
-        function done() {
-            signal.removeEventListener('abort', abort);
-            resolve();
-        }
-        function abort() {
-            clearTimeout(timer);
-            reject(signal.reason);
-        }
-        signal.addEventListener('abort', abort, { once: true });
-    });
-}
-async function readEngineReports(page, seen) {
-    const reports = await page.evaluate(engineReports).catch(() => []);
-    // Unity's template alerts what its banner shows: said once.
-    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
-    for (const report of reports)
-        if (!alerted.has(report.message))
-            seen.problems.push({ kind: 'engine', ...report });
-}
-/** The viewport as a PNG, and what the largest canvas on it shows. */
-async function screenshot(browser, page, seen, options) {
-    const rect = await page
-        .evaluate(() => {
-        const { document, innerWidth, innerHeight } = globalThis;
-        let best;
-        for (const canvas of document.querySelectorAll('canvas')) {
-            const r = canvas.getBoundingClientRect();
-            const x = Math.max(0, r.left);
-            const y = Math.max(0, r.top);
-            const width = Math.min(innerWidth, r.right) - x;
-            const height = Math.min(innerHeight, r.bottom) - y;
-            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-                best = { x, y, width, height };
-        }
-        return best;
-    })
-        .catch(() => undefined);
-    await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
-    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
-    seen.screenshot = options.screenshotFile;
-    if (rect)
-        seen.canvas = await countColours(browser, Buffer.from(png), rect);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
-// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
-// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
-// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
+// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
 /** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
 class SmokeTestError extends Error {
     name = 'SmokeTestError';
@@ -42312,87 +41845,6 @@ class SmokeTestError extends Error {
         this.smoke = smoke;
     }
 }
-/** How long the page may take to load: the seen-live bound, since the host already served it. */
-const LOAD_TIMEOUT_MS = 60_000;
-/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
-async function smokeTest(options) {
-    const { inputs, logger } = options;
-    if (!inputs.smoke.enabled)
-        return;
-    const smoke = await logger.group('Smoke test', () => look(options));
-    options.journal.smoke = smoke;
-    if (smoke.status !== 'failed')
-        return;
-    const onFailure = inputs.verify.onFailure;
-    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
-    if (onFailure === 'warn') {
-        logger.warning(`Smoke test: ${account} ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${input_naming_inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
-        return;
-    }
-    const namespaceId = options.journal.provisioned.namespaceId;
-    if (onFailure === 'rollback' && namespaceId) {
-        try {
-            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
-        }
-        catch (error) {
-            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
-        }
-    }
-    const nameId = options.journal.provisioned.nameId;
-    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
-}
-/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
-async function look(options) {
-    const { inputs, logger, url } = options;
-    const { smoke: settings } = inputs;
-    const browser = findBrowser({
-        given: settings.browser,
-        env: options.env ?? process.env,
-        platform: process.platform,
-    });
-    if ('missing' in browser) {
-        const line = `skipped: ${browser.missing}`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
-    }
-    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
-    let seen;
-    try {
-        seen = await (options.watch ?? watchPage)({
-            browserPath: browser.path,
-            url,
-            basicAuth: inputs.target.basicAuth,
-            watchMs: settings.watchMs,
-            loadTimeoutMs: LOAD_TIMEOUT_MS,
-            screenshotFile: await screenshotFile(options),
-            signal: options.run.signal,
-            now: () => options.run.clock.now(),
-        });
-    }
-    catch (error) {
-        options.run.signal.throwIfAborted();
-        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
-    }
-    const smoke = judge(seen, settings.watchMs);
-    logger.info(`Smoke test: ${smoke.line}`);
-    if (smoke.screenshot)
-        logger.info(`Screenshot: ${smoke.screenshot}`);
-    return smoke;
-}
-async function screenshotFile(options) {
-    const dir = options.tempDirRemoved
-        ? await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-smoke-'))
-        : options.tempDir;
-    return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
-}
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
-// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
 /** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
 function smokeSentence(smoke) {
     const parts = [smoke.line];
@@ -42803,7 +42255,6 @@ function hiddenLeftOut(hidden) {
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
-
 
 
 
@@ -45243,6 +44694,556 @@ function hashedBefore(files, manifest) {
     const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]));
     return files.map((f) => byPath.get(f.path));
 }
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
+// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
+// machine names in the usual environment variables, else the first at its usual install path on this
+// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
+// /usr/bin/chromium.
+
+
+
+
+/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
+const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'];
+/** The install paths looked at, for each OS, in order. */
+function installPaths(platform, env) {
+    if (platform === 'darwin') {
+        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
+        return env.HOME ? [...apps, ...apps.map((app) => external_node_path_default().posix.join(env.HOME, app))] : apps;
+    }
+    if (platform === 'win32') {
+        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
+        return roots.flatMap((root) => [
+            external_node_path_default().win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+            external_node_path_default().win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
+        ]);
+    }
+    return [
+        '/usr/bin/google-chrome',
+        '/usr/bin/google-chrome-stable',
+        '/usr/bin/chromium',
+        '/usr/bin/chromium-browser',
+        '/snap/bin/chromium',
+        '/opt/google/chrome/chrome',
+    ];
+}
+function isRunnable(file) {
+    try {
+        if (!(0,external_node_fs_.statSync)(file).isFile())
+            return false;
+        (0,external_node_fs_.accessSync)(file, process.platform === 'win32' ? external_node_fs_.constants.F_OK : external_node_fs_.constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * The browser to open, or why there is none: a `browser` input that is not a browser here is said
+ * as such (its path named), never replaced by another.
+ */
+function findBrowser(options) {
+    const runnable = options.runnable ?? isRunnable;
+    const given = options.given?.trim();
+    if (given) {
+        return runnable(given)
+            ? { path: given, from: input_naming_inputName(table_Input.Browser) }
+            : { missing: `${input_naming_inputName(table_Input.Browser)} is ${given}, which is not a program this runner can run` };
+    }
+    for (const name of BROWSER_ENV) {
+        const value = options.env[name]?.trim();
+        if (value && runnable(value))
+            return { path: value, from: name };
+    }
+    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
+    if (found)
+        return { path: found, from: found };
+    return {
+        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
+            `set ${input_naming_inputName(table_Input.Browser)} to one's path, or install one (apt-get install chromium)`,
+    };
+}
+/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
+function browserName(file, version) {
+    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
+    const lower = file.toLowerCase();
+    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
+    return major ? `${product} ${major}` : product;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it.
+
+
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+/** One problem, in words, naming the URL or the message. */
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
+}
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${input_naming_inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${input_naming_inputName(table_Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${input_naming_inputName(table_Input.Files)} patterns select it ` +
+            `(and ${input_naming_inputName(table_Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${input_naming_inputName(table_Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/engine-reports.ts
+// What a game engine's page template shows when the game cannot start, read from the page at the end
+// of a smoke test. Unity's WebGL template (2020 and later) shows its loader's errors as red banners in
+// #unity-warning (unityShowBanner, type 'error'), and alert()s what createUnityInstance rejected with;
+// Godot's web export shows a start-up failure in #status-notice (displayFailureNotice).
+/** Runs in the page (serialised by the browser driver): it may use nothing from outside itself. */
+function engineReports() {
+    const { document, getComputedStyle } = globalThis;
+    const reports = [];
+    const text = (element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+    for (const banner of document.querySelectorAll('#unity-warning > div')) {
+        if (/red/i.test(banner.style.background || banner.style.backgroundColor) && text(banner))
+            reports.push({ engine: 'unity', message: text(banner) });
+    }
+    const notice = document.getElementById('status-notice');
+    if (notice &&
+        notice.style.display !== 'none' &&
+        getComputedStyle(notice).display !== 'none' &&
+        text(notice))
+        reports.push({ engine: 'godot', message: text(notice) });
+    return reports;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/pixels.ts
+// Whether a canvas drew anything: the screenshot's pixels inside the canvas, decoded by the browser
+// itself (in a blank page of its own, out of the game's reach), are one flat colour or not.
+/** Past this many colours the count stops: it says the canvas drew, not how much. */
+const COLOURS_COUNTED = 256;
+async function countColours(browser, png, rect) {
+    const page = await browser.newPage();
+    try {
+        return await page.evaluate(async (base64, area, most) => {
+            const { createImageBitmap, OffscreenCanvas } = globalThis;
+            const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+            const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+            const x = Math.floor(area.x);
+            const y = Math.floor(area.y);
+            const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)));
+            const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)));
+            const canvas = new OffscreenCanvas(width, height);
+            const context = canvas.getContext('2d');
+            context.drawImage(bitmap, x, y, width, height, 0, 0, width, height);
+            const data = context.getImageData(0, 0, width, height).data;
+            const seen = new Set();
+            for (let i = 0; i < data.length && seen.size < most; i += 4)
+                seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+            const first = (data[0] << 16) | (data[1] << 8) | data[2];
+            return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` };
+        }, png.toString('base64'), rect, COLOURS_COUNTED);
+    }
+    finally {
+        await page.close().catch(() => undefined);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
+// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
+// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
+// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
+// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+
+
+
+
+/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
+function launchArgs(platform) {
+    return [
+        ...(platform === 'linux' ? ['--no-sandbox'] : []),
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1280,720',
+    ];
+}
+/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
+async function watchPage(options) {
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    const browser = await puppeteer.launch({
+        executablePath: options.browserPath,
+        headless: true,
+        pipe: true,
+        args: launchArgs(process.platform),
+        defaultViewport: { width: 1280, height: 720 },
+        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: options.loadTimeoutMs,
+    });
+    const close = () => void browser.close().catch(() => undefined);
+    options.signal.addEventListener('abort', close, { once: true });
+    try {
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: [],
+            answered: 0,
+        };
+        const page = await browser.newPage();
+        const inFlight = listen(page, seen);
+        const cdp = await page.createCDPSession();
+        await listenForExceptions(cdp, seen);
+        if (options.basicAuth)
+            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
+        await load(page, seen, options);
+        await settle(page, inFlight, options);
+        await readEngineReports(page, seen);
+        await screenshot(browser, page, seen, options);
+        options.signal.throwIfAborted();
+        return seen;
+    }
+    finally {
+        options.signal.removeEventListener('abort', close);
+        await browser.close().catch(() => undefined);
+    }
+}
+/** Records what happens on the page; returns the requests in flight. */
+function listen(page, seen) {
+    const inFlight = new Set();
+    const refused = new Set();
+    const problem = (p) => seen.problems.push(p);
+    page.on('console', (message) => {
+        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
+        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
+            return;
+        problem({ kind: 'console', message: message.text(), url: message.location().url });
+    });
+    page.on('dialog', (dialog) => {
+        problem({ kind: 'alert', message: dialog.message() });
+        void dialog.dismiss().catch(() => undefined);
+    });
+    page.on('request', (request) => void inFlight.add(request));
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame())
+            inFlight.clear();
+    });
+    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
+    page.on('response', (response) => {
+        const request = response.request();
+        if (!web(request.url()) || icon(request))
+            return;
+        if (response.status() < 400)
+            return void seen.answered++;
+        refused.add(request);
+        problem({ kind: 'request', url: request.url(), status: response.status() });
+    });
+    page.on('requestfinished', (request) => void inFlight.delete(request));
+    page.on('requestfailed', (request) => {
+        inFlight.delete(request);
+        const failure = request.failure()?.errorText ?? 'failed';
+        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
+        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
+        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
+            return;
+        problem({ kind: 'request', url: request.url(), failure });
+    });
+    return inFlight;
+}
+const web = (url) => url.startsWith('http:') || url.startsWith('https:');
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
+/**
+ * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
+ * script read as text), which the driver's page errors leave out.
+ */
+async function listenForExceptions(cdp, seen) {
+    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
+        const frame = details.stackTrace?.callFrames[0];
+        const url = frame?.url || details.url;
+        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
+        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
+        const what = details.exception?.description?.split('\n')[0] ?? details.text;
+        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
+    });
+    await cdp.send('Runtime.enable');
+}
+/**
+ * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
+ * page loads from never sees the credentials.
+ */
+async function answerAuth(cdp, origin, auth) {
+    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
+    cdp.on('Fetch.requestPaused', (event) => {
+        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    });
+    cdp.on('Fetch.authRequired', (event) => {
+        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
+        void cdp
+            .send('Fetch.continueWithAuth', {
+            requestId: event.requestId,
+            authChallengeResponse: ours
+                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
+                : { response: 'CancelAuth' },
+        })
+            .catch(() => undefined);
+    });
+}
+async function load(page, seen, options) {
+    const started = options.now();
+    try {
+        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
+        seen.loadMs = options.now() - started;
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        seen.problems.push({ kind: 'load', message });
+    }
+}
+/**
+ * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
+ * a game that polls or streams is not waited for beyond that.
+ */
+async function settle(page, inFlight, options) {
+    await sleep(options.watchMs, options.signal);
+    const until = options.now() + options.watchMs;
+    while (inFlight.size && options.now() < until && !page.isClosed())
+        await sleep(100, options.signal);
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        signal.throwIfAborted();
+        const timer = setTimeout(done, ms);
+        function done() {
+            signal.removeEventListener('abort', abort);
+            resolve();
+        }
+        function abort() {
+            clearTimeout(timer);
+            reject(signal.reason);
+        }
+        signal.addEventListener('abort', abort, { once: true });
+    });
+}
+async function readEngineReports(page, seen) {
+    const reports = await page.evaluate(engineReports).catch(() => []);
+    // Unity's template alerts what its banner shows: said once.
+    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
+    for (const report of reports)
+        if (!alerted.has(report.message))
+            seen.problems.push({ kind: 'engine', ...report });
+}
+/** The viewport as a PNG, and what the largest canvas on it shows. */
+async function screenshot(browser, page, seen, options) {
+    const rect = await page
+        .evaluate(() => {
+        const { document, innerWidth, innerHeight } = globalThis;
+        let best;
+        for (const canvas of document.querySelectorAll('canvas')) {
+            const r = canvas.getBoundingClientRect();
+            const x = Math.max(0, r.left);
+            const y = Math.max(0, r.top);
+            const width = Math.min(innerWidth, r.right) - x;
+            const height = Math.min(innerHeight, r.bottom) - y;
+            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+                best = { x, y, width, height };
+        }
+        return best;
+    })
+        .catch(() => undefined);
+    await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
+    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
+    seen.screenshot = options.screenshotFile;
+    if (rect)
+        seen.canvas = await countColours(browser, Buffer.from(png), rect);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
+// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
+// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
+// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
+
+
+
+
+
+
+
+
+
+
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const LOAD_TIMEOUT_MS = 60_000;
+/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+async function smokeTest(options) {
+    const { inputs, logger } = options;
+    if (!inputs.smoke.enabled)
+        return;
+    const smoke = await logger.group('Smoke test', () => look(options));
+    options.journal.smoke = smoke;
+    if (smoke.status !== 'failed')
+        return;
+    const onFailure = inputs.verify.onFailure;
+    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
+    if (onFailure === 'warn') {
+        logger.warning(`Smoke test: ${account} ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${input_naming_inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
+        return;
+    }
+    const namespaceId = options.journal.provisioned.namespaceId;
+    if (onFailure === 'rollback' && namespaceId) {
+        try {
+            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
+        }
+        catch (error) {
+            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
+                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
+        }
+    }
+    const nameId = options.journal.provisioned.nameId;
+    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
+}
+/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
+async function look(options) {
+    const { inputs, logger, url } = options;
+    const { smoke: settings } = inputs;
+    const browser = findBrowser({
+        given: settings.browser,
+        env: options.env ?? process.env,
+        platform: process.platform,
+    });
+    if ('missing' in browser) {
+        const line = `skipped: ${browser.missing}`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
+    let seen;
+    try {
+        seen = await (options.watch ?? watchPage)({
+            browserPath: browser.path,
+            url,
+            basicAuth: inputs.target.basicAuth,
+            watchMs: settings.watchMs,
+            loadTimeoutMs: LOAD_TIMEOUT_MS,
+            screenshotFile: await screenshotFile(options),
+            signal: options.run.signal,
+            now: () => options.run.clock.now(),
+        });
+    }
+    catch (error) {
+        options.run.signal.throwIfAborted();
+        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
+        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line };
+    }
+    const smoke = judge(seen, settings.watchMs);
+    logger.info(`Smoke test: ${smoke.line}`);
+    if (smoke.screenshot)
+        logger.info(`Screenshot: ${smoke.screenshot}`);
+    return smoke;
+}
+async function screenshotFile(options) {
+    const dir = options.tempDirRemoved
+        ? await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-smoke-'))
+        : options.tempDir;
+    return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
+}
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 ;// CONCATENATED MODULE: ./src/deploy/older.ts
 // Never an older build over a newer one: the commit the namespace's record names is compared with

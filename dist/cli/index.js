@@ -63642,6 +63642,35 @@ function browserName(file, version) {
     return major ? `${product} ${major}` : product;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
+// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+class SmokeTestError extends Error {
+    name = 'SmokeTestError';
+    smoke;
+    constructor(message, smoke, options) {
+        super(message, options);
+        this.smoke = smoke;
+    }
+}
+/** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
+function smokeSentence(smoke) {
+    const parts = [smoke.line];
+    if (smoke.remedy)
+        parts.push(smoke.remedy);
+    if (smoke.rolledBackTo)
+        parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`);
+    return parts.join('; ');
+}
+/** What a re-run does after a game that did not start. */
+function smokeRerun(smoke) {
+    const now = smoke.rolledBackTo
+        ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
+        : '';
+    return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
 // What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
 // first problem in words and what a user can do about it.
@@ -64035,15 +64064,7 @@ async function screenshot(browser, page, seen, options) {
 
 
 
-/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
-class SmokeTestError extends Error {
-    name = 'SmokeTestError';
-    smoke;
-    constructor(message, smoke, options) {
-        super(message, options);
-        this.smoke = smoke;
-    }
-}
+
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const LOAD_TIMEOUT_MS = 60_000;
 /** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
@@ -64547,28 +64568,8 @@ function logSitePlan(inputs, result, logger) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
-// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
-/** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
-function smokeSentence(smoke) {
-    const parts = [smoke.line];
-    if (smoke.remedy)
-        parts.push(smoke.remedy);
-    if (smoke.rolledBackTo)
-        parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`);
-    return parts.join('; ');
-}
-/** What a re-run does after a game that did not start. */
-function smokeRerun(smoke) {
-    const now = smoke.rolledBackTo
-        ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
-        : '';
-    return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`;
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
-
 
 
 

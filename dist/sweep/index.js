@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8251);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8406);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8251:
+/***/ 8406:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33790,13 +33790,13 @@ function formatSeconds(ms) {
     return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
@@ -33806,26 +33806,26 @@ var mime_types = __nccwpck_require__(4096);
 
 function fd_lstatFile(path) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
+        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
     });
 }
 const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
+    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
 });
 function fd_readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
+        (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
     });
 }
 function fd_closeFile(fd) {
     return new Promise((resolve, reject) => {
-        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
+        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /** A file only read: closed on this thread, no round trip through the pool; its error is ignored. */
 function closeNow(fd) {
     try {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
     catch {
         // The descriptor is gone either way.
@@ -33857,10 +33857,10 @@ function uploadsWithin(wanted, free) {
 ;// CONCATENATED MODULE: ./src/deploy/platform.ts
 
 /** 0 on Windows: there the path is lstat'ed before the open (openWithoutFollowing in files.ts). */
-const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
+const NO_FOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
 /** Never through a link (ELOOP), never waiting for a writer (O_NONBLOCK: a FIFO opens at once). */
 function platform_readFlags(noFollow = NO_FOLLOW) {
-    return external_node_fs_.constants.O_RDONLY | noFollow | (external_node_fs_.constants.O_NONBLOCK ?? 0);
+    return external_node_fs_namespaceObject.constants.O_RDONLY | noFollow | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
 }
 /** What to do when out of file descriptors: the upload already lowers its concurrency itself. */
 function descriptorLimitRemedy(platform = process.platform) {
@@ -34031,10 +34031,10 @@ function isScannedFile(file, stats) {
 async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
     const fd = await openAtScannedPath(file, openWith, noFollow);
     try {
-        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+        assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     catch (error) {
-        (0,external_node_fs_.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
         throw error;
     }
     return fd;
@@ -34974,7 +34974,7 @@ function live_notLiveAccount(seen) {
 /** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
-        return await live_putBack(client, gameId, namespaceId, published, logger);
+        return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
         throw new NotLiveError(`Not live: ${live_notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
@@ -34985,7 +34985,7 @@ async function rollBack(client, gameId, namespaceId, published, seen, logger) {
  * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
  * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
  */
-async function live_putBack(client, gameId, namespaceId, published, logger) {
+async function putBack(client, gameId, namespaceId, published, logger) {
     const previous = published.replacedVersionId;
     if (!published.created || !previous || previous === published.versionId)
         return undefined;
@@ -35003,10 +35003,10 @@ function notLive(onFailure, seen, published, nameId, logger) {
             `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
         return;
     }
-    throw new NotLiveError(`Not live: ${account}. ${live_afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+    throw new NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
 }
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
-function live_afterFailure(onFailure, rolledBackTo, published, nameId) {
+function afterFailure(onFailure, rolledBackTo, published, nameId) {
     const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
     const version = `version '${published.versionName}' (${published.versionId})`;
     const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
@@ -35763,7 +35763,7 @@ async function readInOrder(file, openWith, chunk) {
             chunk(buffer.subarray(0, bytesRead), done);
             done += bytesRead;
         }
-        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
+        assertUnchanged(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
     }
     finally {
         await fd_closeFile(fd);
@@ -35988,10 +35988,10 @@ async function readRange(file, offset, length, into, openWith) {
             }
         }
         catch (error) {
-            assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
+            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
             throw error;
         }
-        const stats = (0,external_node_fs_.fstatSync)(fd);
+        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
         assertScannedFile(file, stats);
         assertUnchanged(file, stats);
         return bytes;
@@ -36049,7 +36049,7 @@ class ChunkReader {
                 done += bytesRead;
                 // Before the last bytes go: the PUT may be answered before undici asks for the end.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
@@ -37965,8 +37965,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-// EXTERNAL MODULE: external "crypto"
-var external_crypto_ = __nccwpck_require__(6982);
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -37990,7 +37990,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -39285,7 +39285,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir: io_util_mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir: io_util_readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -41155,7 +41155,7 @@ function randomBytes(len) {
   } catch {}
   // Node.js crypto module for non-browser environments.
   try {
-    return external_crypto_.randomBytes(len);
+    return external_crypto_namespaceObject.randomBytes(len);
   } catch {}
   // Custom fallback specified with `setRandomFallback`.
   if (!randomFallback) {
@@ -43008,423 +43008,9 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
-;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
-// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
-// machine names in the usual environment variables, else the first at its usual install path on this
-// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
-// /usr/bin/chromium.
-
-
-
-
-/** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
-const BROWSER_ENV = (/* unused pure expression or super */ null && (['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH']));
-/** The install paths looked at, for each OS, in order. */
-function installPaths(platform, env) {
-    if (platform === 'darwin') {
-        const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
-        return env.HOME ? [...apps, ...apps.map((app) => path.posix.join(env.HOME, app))] : apps;
-    }
-    if (platform === 'win32') {
-        const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((root) => Boolean(root));
-        return roots.flatMap((root) => [
-            path.win32.join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
-            path.win32.join(root, 'Chromium', 'Application', 'chrome.exe'),
-        ]);
-    }
-    return [
-        '/usr/bin/google-chrome',
-        '/usr/bin/google-chrome-stable',
-        '/usr/bin/chromium',
-        '/usr/bin/chromium-browser',
-        '/snap/bin/chromium',
-        '/opt/google/chrome/chrome',
-    ];
-}
-function isRunnable(file) {
-    try {
-        if (!statSync(file).isFile())
-            return false;
-        accessSync(file, process.platform === 'win32' ? constants.F_OK : constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-/**
- * The browser to open, or why there is none: a `browser` input that is not a browser here is said
- * as such (its path named), never replaced by another.
- */
-function browser_findBrowser(options) {
-    const runnable = options.runnable ?? isRunnable;
-    const given = options.given?.trim();
-    if (given) {
-        return runnable(given)
-            ? { path: given, from: inputName(Input.Browser) }
-            : { missing: `${inputName(Input.Browser)} is ${given}, which is not a program this runner can run` };
-    }
-    for (const name of BROWSER_ENV) {
-        const value = options.env[name]?.trim();
-        if (value && runnable(value))
-            return { path: value, from: name };
-    }
-    const found = installPaths(options.platform, options.env).find((file) => runnable(file));
-    if (found)
-        return { path: found, from: found };
-    return {
-        missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
-            `set ${inputName(Input.Browser)} to one's path, or install one (apt-get install chromium)`,
-    };
-}
-/** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
-function browser_browserName(file, version) {
-    const major = /\/(\d+)\./.exec(version)?.[1] ?? /(\d+)\./.exec(version)?.[1];
-    const lower = file.toLowerCase();
-    const product = lower.includes('chromium') ? 'Chromium' : lower.includes('msedge') ? 'Edge' : 'Chrome';
-    return major ? `${product} ${major}` : product;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
-// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it.
-
-
-const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
-function verdict_judge(seen, watchMs) {
-    const requests = seen.problems.filter((p) => p.kind === 'request');
-    const errors = seen.problems.length - requests.length;
-    const { canvas } = seen;
-    const flat = canvas !== undefined && canvas.colours <= 1;
-    const counts = [
-        verdict_plural(errors, 'error'),
-        verdict_plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
-    ];
-    const drew = !canvas
-        ? 'no canvas on the page'
-        : flat
-            ? `the canvas one flat colour (${canvas.first})`
-            : 'the canvas drew';
-    const screenshot = seen.screenshot;
-    const first = seen.problems[0];
-    if (!first && !flat) {
-        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
-        return {
-            status: 'passed',
-            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-            screenshot,
-        };
-    }
-    const problem = first
-        ? describeProblem(first)
-        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
-    return {
-        status: 'failed',
-        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
-        problem,
-        remedy: remedyFor(seen.problems, first, watchMs),
-        screenshot,
-    };
-}
-/** One problem, in words, naming the URL or the message. */
-function describeProblem(problem) {
-    switch (problem.kind) {
-        case 'exception':
-            return `uncaught ${problem.message}`;
-        case 'console':
-            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
-        case 'request':
-            return problem.status !== undefined
-                ? `${problem.url} answered ${problem.status}`
-                : `${problem.url} could not be fetched (${problem.failure})`;
-        case 'alert':
-            return `the page alerted: ${problem.message}`;
-        case 'engine':
-            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
-        case 'load':
-            return `the page did not load: ${problem.message}`;
-    }
-}
-/**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
- */
-const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
-const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
-const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
-/** What a user can do: about the first problem, with the engines' causes the others reveal. */
-function remedyFor(problems, first, watchMs) {
-    if (!first)
-        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
-    if (first.kind === 'request')
-        return requestRemedy(first.status);
-    const said = problems
-        .filter((p) => p.kind !== 'request')
-        .map(describeProblem)
-        .join('\n');
-    if (COMPRESSED.test(said))
-        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
-            `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
-            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
-    if (WASM_TYPE.test(said))
-        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
-            `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
-    if (ISOLATION.test(said))
-        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
-            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
-    if (first.kind === 'load')
-        return 'check that the URL opens in a browser; a re-run checks again';
-    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
-}
-function requestRemedy(status) {
-    if (status === 404)
-        return (`the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
-            `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
-    if (status === 401 || status === 403)
-        return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`;
-    if (status !== undefined && status >= 500)
-        return 'the host failed to answer: a re-run checks again';
-    if (status !== undefined)
-        return 'the host refused the request the page made: check the URL the game builds for it';
-    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
-// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
-// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
-// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
-
-
-
-
-
-/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
-function launchArgs(platform) {
-    return [
-        ...(platform === 'linux' ? ['--no-sandbox'] : []),
-        '--disable-gpu',
-        '--enable-unsafe-swiftshader',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--window-size=1280,720',
-    ];
-}
-/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
-async function watch_watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
-    const browser = await puppeteer.launch({
-        executablePath: options.browserPath,
-        headless: true,
-        pipe: true,
-        args: launchArgs(process.platform),
-        defaultViewport: { width: 1280, height: 720 },
-        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        timeout: options.loadTimeoutMs,
-    });
-    const close = () => void browser.close().catch(() => undefined);
-    options.signal.addEventListener('abort', close, { once: true });
-    try {
-        const seen = {
-            browser: browserName(options.browserPath, await browser.version()),
-            problems: [],
-            answered: 0,
-        };
-        const page = await browser.newPage();
-        const inFlight = listen(page, seen);
-        const cdp = await page.createCDPSession();
-        await listenForExceptions(cdp, seen);
-        if (options.basicAuth)
-            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
-        await load(page, seen, options);
-        await settle(page, inFlight, options);
-        await readEngineReports(page, seen);
-        await screenshot(browser, page, seen, options);
-        options.signal.throwIfAborted();
-        return seen;
-    }
-    finally {
-        options.signal.removeEventListener('abort', close);
-        await browser.close().catch(() => undefined);
-    }
-}
-/** Records what happens on the page; returns the requests in flight. */
-function listen(page, seen) {
-    const inFlight = new Set();
-    const refused = new Set();
-    const problem = (p) => seen.problems.push(p);
-    page.on('console', (message) => {
-        // The browser's own "Failed to load resource" lines are the failed requests, said once below.
-        if (message.type() !== 'error' || message.text().startsWith('Failed to load resource'))
-            return;
-        problem({ kind: 'console', message: message.text(), url: message.location().url });
-    });
-    page.on('dialog', (dialog) => {
-        problem({ kind: 'alert', message: dialog.message() });
-        void dialog.dismiss().catch(() => undefined);
-    });
-    page.on('request', (request) => void inFlight.add(request));
-    // A page that left for another keeps none of its requests waited for (some never report an end).
-    page.on('framenavigated', (frame) => {
-        if (frame === page.mainFrame())
-            inFlight.clear();
-    });
-    // Said as soon as its headers arrive: before what the page does about it (a loader's error).
-    page.on('response', (response) => {
-        const request = response.request();
-        if (!web(request.url()) || icon(request))
-            return;
-        if (response.status() < 400)
-            return void seen.answered++;
-        refused.add(request);
-        problem({ kind: 'request', url: request.url(), status: response.status() });
-    });
-    page.on('requestfinished', (request) => void inFlight.delete(request));
-    page.on('requestfailed', (request) => {
-        inFlight.delete(request);
-        const failure = request.failure()?.errorText ?? 'failed';
-        // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
-        // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
-        if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
-            return;
-        problem({ kind: 'request', url: request.url(), failure });
-    });
-    return inFlight;
-}
-const web = (url) => url.startsWith('http:') || url.startsWith('https:');
-/** The browser's own request for the tab's icon: a site without one still starts. */
-const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
-/**
- * Uncaught exceptions, from the protocol itself: it names the file a SyntaxError is in (a compressed
- * script read as text), which the driver's page errors leave out.
- */
-async function listenForExceptions(cdp, seen) {
-    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {
-        const frame = details.stackTrace?.callFrames[0];
-        const url = frame?.url || details.url;
-        const line = (frame?.lineNumber ?? details.lineNumber) + 1;
-        const column = (frame?.columnNumber ?? details.columnNumber) + 1;
-        const what = details.exception?.description?.split('\n')[0] ?? details.text;
-        seen.problems.push({ kind: 'exception', message: url ? `${what} at ${url}:${line}:${column}` : what });
-    });
-    await cdp.send('Runtime.enable');
-}
-/**
- * Answers the host's basic-auth challenges for the namespace's own origin only: another origin the
- * page loads from never sees the credentials.
- */
-async function answerAuth(cdp, origin, auth) {
-    await cdp.send('Fetch.enable', { handleAuthRequests: true, patterns: [{ urlPattern: `${origin}/*` }] });
-    cdp.on('Fetch.requestPaused', (event) => {
-        void cdp.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    });
-    cdp.on('Fetch.authRequired', (event) => {
-        const ours = new URL(event.request.url).origin === origin && event.authChallenge.source === 'Server';
-        void cdp
-            .send('Fetch.continueWithAuth', {
-            requestId: event.requestId,
-            authChallengeResponse: ours
-                ? { response: 'ProvideCredentials', username: auth.user, password: auth.password }
-                : { response: 'CancelAuth' },
-        })
-            .catch(() => undefined);
-    });
-}
-async function load(page, seen, options) {
-    const started = options.now();
-    try {
-        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
-        seen.loadMs = options.now() - started;
-    }
-    catch (error) {
-        options.signal.throwIfAborted();
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        seen.problems.push({ kind: 'load', message });
-    }
-}
-/**
- * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
- * a game that polls or streams is not waited for beyond that.
- */
-async function settle(page, inFlight, options) {
-    await sleep(options.watchMs, options.signal);
-    const until = options.now() + options.watchMs;
-    while (inFlight.size && options.now() < until && !page.isClosed())
-        await sleep(100, options.signal);
-}
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        signal.throwIfAborted();
-        const timer = setTimeout(done, ms);
-        function done() {
-            signal.removeEventListener('abort', abort);
-            resolve();
-        }
-        function abort() {
-            clearTimeout(timer);
-            reject(signal.reason);
-        }
-        signal.addEventListener('abort', abort, { once: true });
-    });
-}
-async function readEngineReports(page, seen) {
-    const reports = await page.evaluate(engineReports).catch(() => []);
-    // Unity's template alerts what its banner shows: said once.
-    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
-    for (const report of reports)
-        if (!alerted.has(report.message))
-            seen.problems.push({ kind: 'engine', ...report });
-}
-/** The viewport as a PNG, and what the largest canvas on it shows. */
-async function screenshot(browser, page, seen, options) {
-    const rect = await page
-        .evaluate(() => {
-        const { document, innerWidth, innerHeight } = globalThis;
-        let best;
-        for (const canvas of document.querySelectorAll('canvas')) {
-            const r = canvas.getBoundingClientRect();
-            const x = Math.max(0, r.left);
-            const y = Math.max(0, r.top);
-            const width = Math.min(innerWidth, r.right) - x;
-            const height = Math.min(innerHeight, r.bottom) - y;
-            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-                best = { x, y, width, height };
-        }
-        return best;
-    })
-        .catch(() => undefined);
-    await mkdir(path.dirname(options.screenshotFile), { recursive: true });
-    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
-    seen.screenshot = options.screenshotFile;
-    if (rect)
-        seen.canvas = await countColours(browser, Buffer.from(png), rect);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
-// The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
-// watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
-// rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
+// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
 /** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
 class SmokeTestError extends Error {
     name = 'SmokeTestError';
@@ -43434,87 +43020,6 @@ class SmokeTestError extends Error {
         this.smoke = smoke;
     }
 }
-/** How long the page may take to load: the seen-live bound, since the host already served it. */
-const LOAD_TIMEOUT_MS = 60_000;
-/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
-async function smokeTest(options) {
-    const { inputs, logger } = options;
-    if (!inputs.smoke.enabled)
-        return;
-    const smoke = await logger.group('Smoke test', () => look(options));
-    options.journal.smoke = smoke;
-    if (smoke.status !== 'failed')
-        return;
-    const onFailure = inputs.verify.onFailure;
-    const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
-    if (onFailure === 'warn') {
-        logger.warning(`Smoke test: ${account} ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
-        return;
-    }
-    const namespaceId = options.journal.provisioned.namespaceId;
-    if (onFailure === 'rollback' && namespaceId) {
-        try {
-            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
-        }
-        catch (error) {
-            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
-        }
-    }
-    const nameId = options.journal.provisioned.nameId;
-    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
-}
-/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
-async function look(options) {
-    const { inputs, logger, url } = options;
-    const { smoke: settings } = inputs;
-    const browser = findBrowser({
-        given: settings.browser,
-        env: options.env ?? process.env,
-        platform: process.platform,
-    });
-    if ('missing' in browser) {
-        const line = `skipped: ${browser.missing}`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
-    }
-    logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
-    let seen;
-    try {
-        seen = await (options.watch ?? watchPage)({
-            browserPath: browser.path,
-            url,
-            basicAuth: inputs.target.basicAuth,
-            watchMs: settings.watchMs,
-            loadTimeoutMs: LOAD_TIMEOUT_MS,
-            screenshotFile: await screenshotFile(options),
-            signal: options.run.signal,
-            now: () => options.run.clock.now(),
-        });
-    }
-    catch (error) {
-        options.run.signal.throwIfAborted();
-        // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
-    }
-    const smoke = judge(seen, settings.watchMs);
-    logger.info(`Smoke test: ${smoke.line}`);
-    if (smoke.screenshot)
-        logger.info(`Screenshot: ${smoke.screenshot}`);
-    return smoke;
-}
-async function screenshotFile(options) {
-    const dir = options.tempDirRemoved
-        ? await mkdtemp(path.join(os.tmpdir(), 'gamehost-smoke-'))
-        : options.tempDir;
-    return path.join(dir, `gamehost-screenshot-${process.pid}.png`);
-}
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
-// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
 /** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
 function report_smokeSentence(smoke) {
     const parts = [smoke.line];
@@ -43925,7 +43430,6 @@ function walk_hiddenLeftOut(hidden) {
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
-
 
 
 
@@ -44538,13 +44042,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
 
 /***/ }),
 
-/***/ 6982:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-
-/***/ }),
-
 /***/ 4434:
 /***/ ((module) => {
 
@@ -44601,13 +44098,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
-/***/ 1421:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-
-/***/ }),
-
 /***/ 7540:
 /***/ ((module) => {
 
@@ -44643,20 +44133,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
-/***/ 3024:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-
-/***/ }),
-
-/***/ 1455:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-
-/***/ }),
-
 /***/ 7067:
 /***/ ((module) => {
 
@@ -44671,38 +44147,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 
 /***/ }),
 
-/***/ 4708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-
-/***/ }),
-
-/***/ 8995:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
-
-/***/ }),
-
 /***/ 7030:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 8161:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-
-/***/ }),
-
-/***/ 6760:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -44713,13 +44161,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_ho
 
 /***/ }),
 
-/***/ 1708:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process");
-
-/***/ }),
-
 /***/ 1792:
 /***/ ((module) => {
 
@@ -44727,24 +44168,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 
 /***/ }),
 
-/***/ 481:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
-
-/***/ }),
-
 /***/ 7075:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 6466:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 
 /***/ }),
 
@@ -44811,20 +44238,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 
 /***/ }),
 
-/***/ 3480:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("querystring");
-
-/***/ }),
-
-/***/ 2203:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
-
-/***/ }),
-
 /***/ 3193:
 /***/ ((module) => {
 
@@ -44839,24 +44252,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
-/***/ 7016:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
-
-/***/ }),
-
 /***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 3106:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
@@ -58485,9 +57884,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	return module.exports;
 /******/ }
 /******/ 
-/******/ // expose the modules object (__webpack_modules__)
-/******/ __nccwpck_require__.m = __webpack_modules__;
-/******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
 /******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
@@ -58573,36 +57969,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 	};
 /******/ })();
 /******/ 
-/******/ /* webpack/runtime/create fake namespace object */
-/******/ (() => {
-/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
-/******/ 	var leafPrototypes;
-/******/ 	// create a fake namespace object
-/******/ 	// mode & 1: value is a module id, require it
-/******/ 	// mode & 2: merge all properties of value into the ns
-/******/ 	// mode & 4: return value when already ns object
-/******/ 	// mode & 16: return value when it's Promise-like
-/******/ 	// mode & 8|1: behave like require
-/******/ 	__nccwpck_require__.t = function(value, mode) {
-/******/ 		if(mode & 1) value = this(value);
-/******/ 		if(mode & 8) return value;
-/******/ 		if(typeof value === 'object' && value) {
-/******/ 			if((mode & 4) && value.__esModule) return value;
-/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
-/******/ 		}
-/******/ 		var ns = Object.create(null);
-/******/ 		__nccwpck_require__.r(ns);
-/******/ 		var def = {};
-/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
-/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
-/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
-/******/ 		}
-/******/ 		def['default'] = () => (value);
-/******/ 		__nccwpck_require__.d(ns, def);
-/******/ 		return ns;
-/******/ 	};
-/******/ })();
-/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -58612,28 +57978,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
 /******/ 			}
 /******/ 		}
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/ensure chunk */
-/******/ (() => {
-/******/ 	__nccwpck_require__.f = {};
-/******/ 	// This file contains only the entry chunk.
-/******/ 	// The chunk loading function for additional chunks
-/******/ 	__nccwpck_require__.e = (chunkId) => {
-/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
-/******/ 			__nccwpck_require__.f[key](chunkId, promises);
-/******/ 			return promises;
-/******/ 		}, []));
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/get javascript chunk filename */
-/******/ (() => {
-/******/ 	// This function allow to reference async chunks
-/******/ 	__nccwpck_require__.u = (chunkId) => {
-/******/ 		// return url for filenames based on template
-/******/ 		return "" + chunkId + ".index.js";
 /******/ 	};
 /******/ })();
 /******/ 
@@ -58651,69 +57995,6 @@ module.exports = /*#__PURE__*/JSON.parse('{"application/1d-interleaved-parityfec
 /******/ 		}
 /******/ 		Object.defineProperty(exports, '__esModule', { value: true });
 /******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/import chunk loading */
-/******/ (() => {
-/******/ 	// no baseURI
-/******/ 	
-/******/ 	// object to store loaded and loading chunks
-/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
-/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
-/******/ 	var installedChunks = {
-/******/ 		792: 0
-/******/ 	};
-/******/ 	
-/******/ 	var installChunk = (data) => {
-/******/ 		var {ids, modules, runtime} = data;
-/******/ 		// add "modules" to the modules object,
-/******/ 		// then flag all "ids" as loaded and fire callback
-/******/ 		var moduleId, chunkId, i = 0;
-/******/ 		for(moduleId in modules) {
-/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
-/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
-/******/ 			}
-/******/ 		}
-/******/ 		if(runtime) runtime(__nccwpck_require__);
-/******/ 		for(;i < ids.length; i++) {
-/******/ 			chunkId = ids[i];
-/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
-/******/ 				installedChunks[chunkId][0]();
-/******/ 			}
-/******/ 			installedChunks[ids[i]] = 0;
-/******/ 		}
-/******/ 	
-/******/ 	}
-/******/ 	
-/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
-/******/ 			// import() chunk loading for javascript
-/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
-/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
-/******/ 	
-/******/ 				// a Promise means "currently loading".
-/******/ 				if(installedChunkData) {
-/******/ 					promises.push(installedChunkData[1]);
-/******/ 				} else {
-/******/ 					if(true) { // all chunks have JS
-/******/ 						// setup Promise in chunk cache
-/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
-/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
-/******/ 							throw e;
-/******/ 						});
-/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
-/******/ 						promises.push(installedChunkData[1] = promise);
-/******/ 					}
-/******/ 				}
-/******/ 			}
-/******/ 	};
-/******/ 	
-/******/ 	// no prefetching
-/******/ 	
-/******/ 	// no preloaded
-/******/ 	
-/******/ 	// no external install chunk
-/******/ 	
-/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

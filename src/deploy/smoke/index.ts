@@ -13,20 +13,11 @@ import type { TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../go-live.ts'
 import { afterFailure, putBack } from '../live.ts'
 import { findBrowser } from './browser.ts'
+import { SmokeTestError } from './report.ts'
 import { judge, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
 
 export type { SmokeResult, SmokeStatus } from './verdict.ts'
-
-/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
-export class SmokeTestError extends Error {
-  override name = 'SmokeTestError'
-  readonly smoke: SmokeResult
-  constructor(message: string, smoke: SmokeResult, options?: ErrorOptions) {
-    super(message, options)
-    this.smoke = smoke
-  }
-}
 
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const LOAD_TIMEOUT_MS = 60_000

@@ -4,6 +4,17 @@ import type { SmokeResult } from './verdict.ts'
 
 export type { SmokeResult }
 
+// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+export class SmokeTestError extends Error {
+  override name = 'SmokeTestError'
+  readonly smoke: SmokeResult
+  constructor(message: string, smoke: SmokeResult, options?: ErrorOptions) {
+    super(message, options)
+    this.smoke = smoke
+  }
+}
+
 /** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
 export function smokeSentence(smoke: SmokeResult): string {
   const parts = [smoke.line]
