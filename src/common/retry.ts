@@ -208,7 +208,7 @@ export async function withRetries<T>(
 }
 
 /** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise
   if (signal.aborted) return Promise.reject(signal.reason as Error)
   return new Promise<T>((resolve, reject) => {

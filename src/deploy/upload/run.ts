@@ -2,7 +2,7 @@
 // each part's attempts, driven by the decision table (outcome.ts).
 import type { Dispatcher } from 'undici'
 import type { PresignedRequestList } from '../../api/presigned.ts'
-import type { RetryPolicy } from '../../common/retry.ts'
+import { abortable, type RetryPolicy } from '../../common/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
@@ -227,17 +227,7 @@ export class UploadRun {
 
   /** Rejects at once when the upload is halted. */
   #pause(ms: number): Promise<void> {
-    const halted = this.halted
-    return new Promise<void>((resolve, reject) => {
-      if (halted.aborted) return reject(halted.reason as Error)
-      const onAbort = () => reject(halted.reason as Error)
-      halted.addEventListener('abort', onAbort, { once: true })
-      const done = () => halted.removeEventListener('abort', onAbort)
-      this.#policy.sleep(ms, halted).then(
-        () => (done(), resolve()),
-        (error: unknown) => (done(), reject(error instanceof Error ? error : new Error(String(error)))),
-      )
-    })
+    return abortable(this.#policy.sleep(ms, this.halted), this.halted)
   }
 
   /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
