@@ -207,7 +207,8 @@ const SWEEP: Command = {
   description:
     "List the game's preview namespaces (named <namespace-prefix><number>, as the deploy makes them), ask GitHub\n" +
     "whether each pull request is open, and retire the closed ones as a closed pull request's run does: the closed\n" +
-    'page, the domain freed. Previews retired already and open pull requests are left alone; --dry-run only lists.\n' +
+    'page, the domain freed. Only a namespace whose record names that pull request is retired; any other is skipped,\n' +
+    'saying why. Previews retired already and open pull requests are left alone; --dry-run only lists.\n' +
     "The pull request's comment and GitHub deployments are updated by the sweep action, not here.",
   flags: [
     ...flagsOf(ActionName.Sweep),
