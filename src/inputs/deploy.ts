@@ -196,13 +196,14 @@ export function readInputs(
         `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
   }
+  const verify = readVerify(get)
   const inputs: DeployInputs = {
     connection,
     site,
     target,
     transfer: readTransfer(get),
-    verify: readVerify(get),
-    smoke: readSmoke(get, target),
+    verify,
+    smoke: readSmoke(get, target, verify),
     dryRun,
     skipUnchanged: readBoolean(get, Input.SkipUnchanged),
     ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
@@ -334,7 +335,7 @@ export function readTransfer(get: GetInput): Transfer {
 }
 
 /** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
-function readSmoke(get: GetInput, target: Target): SmokeSettings {
+function readSmoke(get: GetInput, target: Target, verify: VerifySettings): SmokeSettings {
   const enabled = readBoolean(get, Input.SmokeTest)
   const smoke: SmokeSettings = {
     enabled,
@@ -347,7 +348,7 @@ function readSmoke(get: GetInput, target: Target): SmokeSettings {
       `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
         `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
     )
-  if (!readBoolean(get, Input.Verify))
+  if (!verify.enabled)
     throw new UsageError(
       `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
         'sooner may be served the build before)',
