@@ -61168,6 +61168,7 @@ function storeError(text) {
 
 
 
+
 class UploadRun {
     integrity;
     progress;
@@ -61351,15 +61352,7 @@ class UploadRun {
     }
     /** Rejects at once when the upload is halted. */
     #pause(ms) {
-        const halted = this.halted;
-        return new Promise((resolve, reject) => {
-            if (halted.aborted)
-                return reject(halted.reason);
-            const onAbort = () => reject(halted.reason);
-            halted.addEventListener('abort', onAbort, { once: true });
-            const done = () => halted.removeEventListener('abort', onAbort);
-            this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
-        });
+        return abortable(this.#policy.sleep(ms, this.halted), this.halted);
     }
     /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
@@ -61738,13 +61731,14 @@ function readInputs(get, context = {}, options = {}) {
         throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} are routes of the published version: they need ${input_naming_inputName(table_Input.Path)} and ${input_naming_inputName(table_Input.Namespace)} ` +
             `(or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
     }
+    const verify = readVerify(get);
     const inputs = {
         connection,
         site,
         target,
         transfer: readTransfer(get),
-        verify: readVerify(get),
-        smoke: readSmoke(get, target),
+        verify,
+        smoke: readSmoke(get, target, verify),
         dryRun,
         skipUnchanged: readBoolean(get, table_Input.SkipUnchanged),
         ifNoToken: readChoice(get, table_Input.IfNoToken, ['auto', 'fail', 'skip']),
@@ -61859,7 +61853,7 @@ function readTransfer(get) {
     };
 }
 /** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
-function readSmoke(get, target) {
+function readSmoke(get, target, verify) {
     const enabled = readBoolean(get, table_Input.SmokeTest);
     const smoke = {
         enabled,
@@ -61871,7 +61865,7 @@ function readSmoke(get, target) {
     if (target.kind === 'none' || !target.publish)
         throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${input_naming_inputName(table_Input.Path)} and ` +
             `${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
-    if (!readBoolean(get, table_Input.Verify))
+    if (!verify.enabled)
         throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${input_naming_inputName(table_Input.Verify)} on (a browser opened ` +
             'sooner may be served the build before)');
     return smoke;
@@ -65964,7 +65958,8 @@ const SWEEP = {
     summary: 'Retire the previews whose pull requests are closed',
     description: "List the game's preview namespaces (named <namespace-prefix><number>, as the deploy makes them), ask GitHub\n" +
         "whether each pull request is open, and retire the closed ones as a closed pull request's run does: the closed\n" +
-        'page, the domain freed. Previews retired already and open pull requests are left alone; --dry-run only lists.\n' +
+        'page, the domain freed. Only a namespace whose record names that pull request is retired; any other is skipped,\n' +
+        'saying why. Previews retired already and open pull requests are left alone; --dry-run only lists.\n' +
         "The pull request's comment and GitHub deployments are updated by the sweep action, not here.",
     flags: [
         ...flagsOf(ActionName.Sweep),

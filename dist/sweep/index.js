@@ -36415,6 +36415,7 @@ function storeError(text) {
 
 
 
+
 class UploadRun {
     integrity;
     progress;
@@ -36598,15 +36599,7 @@ class UploadRun {
     }
     /** Rejects at once when the upload is halted. */
     #pause(ms) {
-        const halted = this.halted;
-        return new Promise((resolve, reject) => {
-            if (halted.aborted)
-                return reject(halted.reason);
-            const onAbort = () => reject(halted.reason);
-            halted.addEventListener('abort', onAbort, { once: true });
-            const done = () => halted.removeEventListener('abort', onAbort);
-            this.#policy.sleep(ms, halted).then(() => (done(), resolve()), (error) => (done(), reject(error instanceof Error ? error : new Error(String(error)))));
-        });
+        return abortable(this.#policy.sleep(ms, this.halted), this.halted);
     }
     /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
@@ -37376,13 +37369,14 @@ function readInputs(get, context = {}, options = {}) {
         throw new UsageError(`${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
             `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
     }
+    const verify = readVerify(get);
     const inputs = {
         connection,
         site,
         target,
         transfer: readTransfer(get),
-        verify: readVerify(get),
-        smoke: readSmoke(get, target),
+        verify,
+        smoke: readSmoke(get, target, verify),
         dryRun,
         skipUnchanged: readBoolean(get, Input.SkipUnchanged),
         ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip']),
@@ -37497,7 +37491,7 @@ function readTransfer(get) {
     };
 }
 /** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
-function readSmoke(get, target) {
+function readSmoke(get, target, verify) {
     const enabled = readBoolean(get, Input.SmokeTest);
     const smoke = {
         enabled,
@@ -37509,7 +37503,7 @@ function readSmoke(get, target) {
     if (target.kind === 'none' || !target.publish)
         throw new UsageError(`${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
             `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
-    if (!readBoolean(get, Input.Verify))
+    if (!verify.enabled)
         throw new UsageError(`${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
             'sooner may be served the build before)');
     return smoke;
