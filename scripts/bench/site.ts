@@ -36,6 +36,10 @@ export async function buildSite(dir: string, spec: SiteSpec): Promise<{ files: n
     bytes += size
   }
   await mkdir(dir, { recursive: true })
+  // A game's page: the deploy refuses a site without one (require-index).
+  const page = '<!doctype html><title>bench</title><canvas></canvas>\n'
+  await writeFile(path.join(dir, 'index.html'), page)
+  bytes += page.length
   for (let i = 0; i < spec.bigFiles; i++) {
     const handle = await open(path.join(dir, `build-${i}.data`), 'w')
     try {
@@ -49,5 +53,5 @@ export async function buildSite(dir: string, spec: SiteSpec): Promise<{ files: n
     }
     bytes += spec.bigBytes
   }
-  return { files: spec.smallFiles + spec.bigFiles, bytes }
+  return { files: spec.smallFiles + spec.bigFiles + 1, bytes }
 }
