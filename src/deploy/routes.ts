@@ -1,6 +1,6 @@
 import { inputName } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnHeader } from '../api/versions.ts'
 import {
   CDN_PRIORITY_MAX,
   CDN_SERVED_MAX,
@@ -8,23 +8,24 @@ import {
   globMatches,
   globsOverlap,
   normalizeGlob,
+  type CdnHeader,
 } from '../api/versions.ts'
 import { Input } from '../inputs/constants.ts'
 import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import type { ArtifactFile } from './files.ts'
 
-export interface PlannedRoute {
-  glob: string
-  priority: number
-  header: CdnHeader
-  from: 'web-engine' | 'headers'
-}
-
 export interface RouteSpec {
   glob: string
   header: CdnHeader
-  from: PlannedRoute['from']
+  /** The input that asked for the route, by its name. */
+  from: 'web-engine' | 'headers'
 }
+
+export interface PlannedRoute extends RouteSpec {
+  priority: number
+}
+
+type SitePaths = readonly Pick<ArtifactFile, 'path'>[]
 
 /**
  * Priorities from 100 down: the more specific glob first, then `headers` before the engine's, then
@@ -34,10 +35,10 @@ export interface RouteSpec {
 export function planRoutes(
   engine: readonly RouteSpec[],
   headers: readonly HeaderRule[],
-  files: readonly Pick<ArtifactFile, 'path'>[] = [],
+  files: SitePaths = [],
 ): { routes: PlannedRoute[]; warnings: string[] } {
   const warnings: string[] = []
-  const user: RouteSpec[] = headers.map(({ glob, name, value }) => ({
+  const user = headers.map(({ glob, name, value }): RouteSpec => ({
     glob,
     header: { name, value },
     from: 'headers',
@@ -60,60 +61,50 @@ export function planRoutes(
         `Give fewer ${inputName(Input.Headers)}${kept.length ? `, or set ${inputName(Input.WebEngine)} to none and give the engine's headers yourself` : ''}`,
     )
   }
-  const order = (route: RouteSpec) => (route.from === 'headers' ? 0 : 1)
-  const sorted = all
-    .map((route, index) => ({ route, index }))
-    .sort(
-      (a, b) =>
-        compareGlobSpecificity(a.route.glob, b.route.glob) ||
-        order(a.route) - order(b.route) ||
-        a.index - b.index,
-    )
-  const routes = sorted.map(({ route }, index): PlannedRoute => ({
-    ...route,
-    priority: CDN_PRIORITY_MAX - index,
-  }))
-  const overlaps = routes.flatMap((higher, i) =>
-    routes
-      .slice(i + 1)
-      .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])),
-  )
-  const shared = filesInBoth(overlaps, files)
-  for (const [i, { higher, lower }] of overlaps.entries()) {
-    const { count, first } = shared[i]!
-    const example = first
-      ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
-      : ' (no file of this site yet)'
-    warnings.push(
-      `Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-        `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-        `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-        `${lower.header.name} is not sent there`,
-    )
-  }
+  // A stable sort: among equally specific globs, `headers` (listed first) before the engine's, as given.
+  const routes = all
+    .sort((a, b) => compareGlobSpecificity(a.glob, b.glob))
+    .map((route, index): PlannedRoute => ({ ...route, priority: CDN_PRIORITY_MAX - index }))
+  warnings.push(...overlapWarnings(routes, files))
   warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []))
   return { routes, warnings }
 }
 
+function overlapWarnings(routes: readonly PlannedRoute[], files: SitePaths): string[] {
+  const overlaps = routes.flatMap((higher, i) =>
+    routes
+      .slice(i + 1)
+      .filter((lower) => globsOverlap(higher.glob, lower.glob))
+      .map((lower) => ({ higher, lower })),
+  )
+  const shared = filesInBoth(overlaps, files)
+  return overlaps.map(({ higher, lower }, i) => {
+    const { count, first } = shared[i]!
+    const example = first
+      ? ` (${plural(count, 'file')} of this site, like ${first})`
+      : ' (no file of this site yet)'
+    return (
+      `Routes '${lower.glob}' (${lower.header.name}, ${lower.from}) and '${higher.glob}' ` +
+      `(${higher.header.name}, ${higher.from}) overlap: where both match${example}, the CDN sends only ` +
+      `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+      `${lower.header.name} is not sent there`
+    )
+  })
+}
+
 /** A `headers` route whose header the CDN's page layer sets or removes on the pages it matches. */
-function pageLayerWarning(
-  route: PlannedRoute,
-  files: readonly Pick<ArtifactFile, 'path'>[],
-): string | undefined {
+function pageLayerWarning(route: PlannedRoute, files: SitePaths): string | undefined {
   const layer = pageLayer(route.header.name)
   if (route.from !== 'headers' || !layer || !globMatchesPages(route.glob)) return undefined
   const pages: string[] = []
   const others: string[] = []
   for (const { path } of files) {
-    if (!globMatches(route.glob, `/${path}`)) continue
-    ;(path.endsWith('.html') ? pages : others).push(path)
+    if (globMatches(route.glob, `/${path}`)) (path.endsWith('.html') ? pages : others).push(path)
   }
   // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
   if (!pages.length) return undefined
   const some = (list: string[]) =>
-    list.length
-      ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
-      : 'none of this site yet'
+    list.length ? `${plural(list.length, 'file')} of this site, like ${list[0]}` : 'none of this site yet'
   const header = `${route.header.name}: ${route.header.value}`
   return (
     `${inputName(Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
@@ -121,16 +112,15 @@ function pageLayerWarning(
   )
 }
 
-/** For each pair of overlapping routes, how many files both match and the first. */
+/** For each pair of overlapping routes, how many files both match and the first: each glob tried once a file. */
 function filesInBoth(
   pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
-  files: readonly Pick<ArtifactFile, 'path'>[],
-): Array<{ count: number; first: string | undefined }> {
-  const shared = pairs.map(() => ({ count: 0, first: undefined as string | undefined }))
+  files: SitePaths,
+): Array<{ count: number; first?: string }> {
+  const shared = pairs.map((): { count: number; first?: string } => ({ count: 0 }))
   if (!pairs.length) return shared
   const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
-  for (const file of files) {
-    const path = file.path
+  for (const { path } of files) {
     const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
     if (matched.size === 0) continue
     for (const [i, { higher, lower }] of pairs.entries()) {
@@ -141,5 +131,3 @@ function filesInBoth(
   }
   return shared
 }
-
-const source = (route: RouteSpec) => (route.from === 'headers' ? Input.Headers : Input.WebEngine)

@@ -5,12 +5,12 @@
 
 import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
-import type { CdnRoute } from '../api/versions.ts'
-import { normalizeGlob, parseGlob } from '../api/versions.ts'
+import { normalizeGlob, parseGlob, type CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { HeaderRule } from '../inputs/headers.ts'
 import {
+  COMPRESSIONS,
   ENCODING_NAMES,
   ENGINES,
   GODOT,
@@ -19,7 +19,6 @@ import {
   engineFileOf,
   isBuildEvidence,
   isCompressedUnityPart,
-  unityPartOf,
   type Encoding,
   type EngineName,
 } from './engines.ts'
@@ -62,12 +61,12 @@ export async function planServing(
   readStart: ReadStart = readFileStart,
 ): Promise<ServingPlan> {
   const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
-  const engineRoutes: RouteSpec[] = []
+  const planning: Planning = { plan, routes: [], readStart }
   if (engine !== 'none') {
     const folders = indexFolders(files, engine === 'unity')
-    for (const [name, planner] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
-      if (engine === 'auto' || engine === name)
-        await planner(folders, engine === name, plan, engineRoutes, readStart)
+    for (const [name, planFolder] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
+      if (engine !== 'auto' && engine !== name) continue
+      for (const folder of folders.values()) await planFolder(folder, planning, engine === name)
     }
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
@@ -76,9 +75,9 @@ export async function planServing(
       )
     }
   }
-  const routes = planRoutes(engineRoutes, headers, files)
-  plan.routes = routes.routes
-  plan.warnings.push(...routes.warnings)
+  const { routes, warnings } = planRoutes(planning.routes, headers, files)
+  plan.routes = routes
+  plan.warnings.push(...warnings)
   return plan
 }
 
@@ -111,105 +110,98 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 }
 
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
-  if (plan.engine === 'none')
-    logger.info(`${inputAssignment(Input.WebEngine, 'none')}: no engine's needs are looked for`)
+  const choice = inputAssignment(Input.WebEngine, plan.engine)
+  if (plan.engine === 'none') logger.info(`${choice}: no engine's needs are looked for`)
   else if (plan.builds.length === 0) {
-    logger.info(
-      `${inputAssignment(Input.WebEngine, plan.engine)}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`,
-    )
+    logger.info(`${choice}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`)
   }
-  for (const build of plan.builds) {
-    logger.info(
-      `${inputAssignment(Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`,
-    )
-  }
+  for (const build of plan.builds) logger.info(`${choice}: recognised a ${build.summary} (${build.evidence})`)
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
     logger.info(
       `Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`,
     )
   }
-  for (const route of plan.routes) logger.info(`Route ${describeRoute(route)}`)
+  for (const { glob, header, priority, from } of plan.routes) {
+    logger.info(`Route ${glob}: ${header.name}: ${header.value} (priority ${priority}, ${from})`)
+  }
   for (const warning of plan.warnings) logger.warning(warning)
 }
 
-function describeRoute(route: PlannedRoute): string {
-  return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? Input.WebEngine : Input.Headers})`
+interface Folder {
+  /** '' for the root. */
+  path: string
+  /** By base name, in the site's order. */
+  files: Map<string, ArtifactFile>
+  /** `<name>` of each subfolder named `<name>.asyncpck`. */
+  asyncPacks: string[]
 }
 
-/** A new engine of engines.ts gets its planner here. */
-type Planner = (
-  folders: Map<string, Folder>,
-  named: boolean,
-  plan: ServingPlan,
-  routes: RouteSpec[],
-  readStart: ReadStart,
-) => Promise<void>
+interface Planning {
+  plan: ServingPlan
+  /** The engines' routes. */
+  routes: RouteSpec[]
+  readStart: ReadStart
+}
+
+/** A new engine of engines.ts gets its planner here; `named`: web-engine names it. */
+type Planner = (folder: Folder, planning: Planning, named: boolean) => Promise<void>
 const PLANNERS: Record<EngineName, Planner> = { unity: planUnity, godot: planGodot }
 
-async function planUnity(
-  folders: Map<string, Folder>,
-  forced: boolean,
-  plan: ServingPlan,
-  routes: RouteSpec[],
-  readStart: ReadStart,
-): Promise<void> {
-  for (const [folder, { files, names }] of folders) {
-    const loader = unityLoader(names)
-    const legacyLoader =
-      names.includes(UNITY.legacyLoader) &&
-      names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)))
-        ? UNITY.legacyLoader
-        : undefined
-    const compressed = files.filter((file) => compressionOf(file.path).suffix !== undefined)
-    const unityCompressed = compressed.filter((file) => isCompressedUnityPart(file.path))
-    const evidenceName =
-      loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined)
-    if (!evidenceName) continue
+async function planUnity({ path: folder, files }: Folder, planning: Planning, named: boolean): Promise<void> {
+  const { plan, routes, readStart } = planning
+  const names = [...files.keys()]
+  const legacy =
+    names.includes(UNITY.legacyLoader) &&
+    names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)))
+  const evidenceName =
+    unityLoader(names) ??
+    (legacy ? UNITY.legacyLoader : undefined) ??
+    (named ? names.find(isCompressedUnityPart) : undefined)
+  if (!evidenceName) return
 
-    const encodings = new Map<Encoding | 'none', ArtifactFile[]>()
-    const unitywebEncodings = new Map<Encoding | 'none', ArtifactFile[]>()
-    for (const file of compressed) {
-      const { inner, suffix, encoding: bySuffix } = compressionOf(file.path)
-      const encoding =
-        bySuffix === 'first-bytes' ? unitywebEncoding(await readStart(file, UNITY.unityweb.bytes)) : bySuffix!
-      const group = suffix === '.unityweb' ? unitywebEncodings : encodings
-      const same = group.get(encoding)
-      if (same) same.push(file)
-      else group.set(encoding, [file])
-      // The type of the file inside: the browser sees it once it has decoded the answer.
-      const contentType = contentTypeOf(inner) ?? OCTET_STREAM
-      if (contentType !== file.contentType) plan.contentTypes.push({ path: file.path, contentType })
+  const encodings = new Set<Encoding>()
+  const unityweb = new Map<Encoding | 'none', ArtifactFile[]>()
+  for (const file of files.values()) {
+    const { inner, encoding } = compressionOf(file.path)
+    if (!encoding) continue
+    if (encoding === 'first-bytes') {
+      const told = unitywebEncoding(await readStart(file, UNITY.unityweb.bytes))
+      if (!unityweb.has(told)) unityweb.set(told, [])
+      unityweb.get(told)!.push(file)
+    } else encodings.add(encoding)
+    // The type of the file inside: the browser sees it once it has decoded the answer.
+    const contentType = contentTypeOf(inner) ?? OCTET_STREAM
+    if (contentType !== file.contentType) plan.contentTypes.push({ path: file.path, contentType })
+  }
+  for (const { suffix, encoding } of COMPRESSIONS) {
+    if (encoding !== 'first-bytes' && encodings.has(encoding)) {
+      routes.push(encodingRoute(folderGlob(folder, `*${suffix}`), encoding))
     }
-    const at = (pattern: string) => folderGlob(folder, pattern)
-    for (const [encoding, extension] of [
-      ['br', 'br'],
-      ['gzip', 'gz'],
-    ] as const) {
-      if (encodings.has(encoding)) routes.push(encodingRoute(at(`*.${extension}`), encoding))
+  }
+  const unitywebCompressed = [...unityweb].filter(
+    (group): group is [Encoding, ArtifactFile[]] => group[0] !== 'none',
+  )
+  if (unitywebCompressed.length === 1 && !unityweb.has('none')) {
+    routes.push(encodingRoute(folderGlob(folder, '*.unityweb'), unitywebCompressed[0]![0]))
+  } else {
+    // Mixed (or some not compressed): each compressed one by its own name.
+    for (const [encoding, group] of unitywebCompressed) {
+      for (const file of group) routes.push(encodingRoute(literalGlob(file.path), encoding))
     }
-    const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none')
-    if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
-      routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0]![0] as Encoding))
-    } else {
-      // Mixed (or some not compressed): each compressed one by its own name.
-      for (const [encoding, group] of unitywebCompressed) {
-        for (const file of group) routes.push(encodingRoute(literalGlob(file.path), encoding as Encoding))
-      }
-    }
-    const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e): e is Encoding => e !== 'none')
-    const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ')
-    plan.builds.push({
-      engine: 'unity',
-      folder,
-      summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-      evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
-    })
-    if (!compression) {
-      plan.notes.push(
-        `The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`,
-      )
-    }
+  }
+  const used = new Set([...encodings, ...unitywebCompressed.map(([encoding]) => encoding)])
+  const compression = [...used].map((encoding) => ENCODING_NAMES[encoding]).join(' and ')
+  plan.builds.push({
+    engine: 'unity',
+    folder,
+    summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+    evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? '; the .unityweb files told by their first bytes' : ''}`,
+  })
+  if (!compression) {
+    plan.notes.push(
+      `The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`,
+    )
   }
 }
 
@@ -217,7 +209,7 @@ async function planUnity(
 function unityLoader(names: readonly string[]): string | undefined {
   const partPrefixes = new Set<string>()
   for (const name of names) {
-    if (unityPartOf(name) !== 'modern') continue
+    if (engineFileOf(name)?.unityPart !== 'modern') continue
     for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
       partPrefixes.add(name.slice(0, dot + 1))
     }
@@ -230,12 +222,10 @@ function unityLoader(names: readonly string[]): string | undefined {
 
 /** The root files that make the site look like the inside of a Unity build's `Build/` folder. */
 export function unityBuildFolderParts(rootNames: readonly string[]): string[] {
-  const parts = rootNames.filter(
-    (name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding),
-  )
-  const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes(UNITY.legacyLoader)
-  const heavy = (name: string) => unityPartOf(name) === 'modern' && engineFileOf(name)?.heavy
-  return hasLoader || parts.some(heavy) ? parts : []
+  const modern = (name: string) => engineFileOf(name)?.unityPart === 'modern'
+  const parts = rootNames.filter((name) => modern(name) || name.endsWith(UNITY.loaderEnding))
+  const hasLoader = unityLoader(rootNames) !== undefined || rootNames.includes(UNITY.legacyLoader)
+  return hasLoader || parts.some((name) => modern(name) && engineFileOf(name)!.heavy) ? parts : []
 }
 
 /** As Unity's loader tells it. */
@@ -251,60 +241,46 @@ function encodingRoute(glob: string, encoding: Encoding): RouteSpec {
 }
 
 async function planGodot(
-  folders: Map<string, Folder>,
-  _named: boolean,
-  plan: ServingPlan,
-  _routes: RouteSpec[],
-  readStart: ReadStart,
+  { path: folder, files, asyncPacks }: Folder,
+  { plan, readStart }: Planning,
 ): Promise<void> {
-  for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
-    const byName = new Map(files.map((file, i) => [names[i]!, file]))
-    const asyncPacks = packFolders.map((name) => name.slice(0, -GODOT.asyncPack.length))
-    const packs = [
-      ...[...byName.keys()]
-        .filter((name) => name.endsWith(GODOT.pack))
-        .map((name) => name.slice(0, -GODOT.pack.length)),
-      ...asyncPacks,
-    ]
-    let folderHtml: Promise<ArtifactFile | undefined> | undefined
-    for (const name of new Set(packs)) {
-      if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`)) continue
-      const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)))
-      const text = html ? (await readStart(html, GODOT.htmlBytes)).toString('utf8') : undefined
-      const pack = byName.get(`${name}${GODOT.pack}`)
-      if (pack && pack.contentType !== OCTET_STREAM) {
-        plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM })
-      }
-      const threads = godotThreads(
-        text,
-        html,
-        byName.has(`${name}${GODOT.threadsWorker}`) ? `${name}${GODOT.threadsWorker}` : undefined,
-        folder,
+  const packs = [...files.keys()]
+    .filter((name) => name.endsWith(GODOT.pack))
+    .map((name) => name.slice(0, -GODOT.pack.length))
+  let folderHtml: Promise<ArtifactFile | undefined> | undefined
+  for (const name of new Set([...packs, ...asyncPacks])) {
+    if (!files.has(`${name}.wasm`) || !files.has(`${name}.js`)) continue
+    const html = files.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)))
+    const text = html && (await readStart(html, GODOT.htmlBytes)).toString('utf8')
+    const pack = files.get(`${name}${GODOT.pack}`)
+    if (pack && pack.contentType !== OCTET_STREAM) {
+      plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM })
+    }
+    const worker = `${name}${GODOT.threadsWorker}`
+    const threads = godotThreads(text, html, files.has(worker) ? worker : undefined, folder)
+    const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1]
+    const ensures = text !== undefined && GODOT.ensuresIsolation.test(text)
+    const isolatedByWorker = ensures && serviceWorker !== undefined && files.has(serviceWorker)
+    const page = html?.path ?? pathIn(folder, `${name}.html`)
+    plan.builds.push({
+      engine: 'godot',
+      folder,
+      summary:
+        `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+        (threads.threads && isolatedByWorker ? ', isolated by its service worker' : ''),
+      evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+    })
+    if (!threads.threads) {
+      plan.notes.push(
+        `${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`,
       )
-      const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1]
-      const ensures = text !== undefined && GODOT.ensuresIsolation.test(text)
-      const workerThere = serviceWorker !== undefined && byName.has(serviceWorker)
-      const page = html?.path ?? pathIn(folder, `${name}.html`)
-      plan.builds.push({
-        engine: 'godot',
-        folder,
-        summary:
-          `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
-          (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
-        evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
-      })
-      if (!threads.threads) {
-        plan.notes.push(
-          `${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`,
-        )
-      } else if (ensures && workerThere) {
-        plan.notes.push(
-          `${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
-            '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once',
-        )
-      } else {
-        plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker))
-      }
+    } else if (isolatedByWorker) {
+      plan.notes.push(
+        `${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
+          '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once',
+      )
+    } else {
+      plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker))
     }
   }
 }
@@ -328,12 +304,8 @@ function godotThreads(
       evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
     }
   }
-  return {
-    threads: false,
-    evidence: html
-      ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
-      : 'no HTML page to read, and no .worker.js',
-  }
+  const noConstant = html ? `no GODOT_THREADS_ENABLED in ${html.path}` : 'no HTML page to read,'
+  return { threads: false, evidence: `${noConstant} and no .worker.js` }
 }
 
 function godotIsolationWarning(
@@ -360,53 +332,43 @@ function godotIsolationWarning(
 
 /** The page of a Godot export named otherwise than its files. */
 async function godotHtml(
-  files: readonly ArtifactFile[],
+  files: Iterable<ArtifactFile>,
   readStart: ReadStart,
 ): Promise<ArtifactFile | undefined> {
   for (const file of files) {
-    if (!/\.html?$/i.test(file.path)) continue
-    if ((await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) return file
+    if (
+      /\.html?$/i.test(file.path) &&
+      (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)
+    ) {
+      return file
+    }
   }
   return undefined
-}
-
-interface Folder {
-  files: ArtifactFile[]
-  /** Base names, in the files' order. */
-  names: string[]
-  /** Subfolders named `<name>.asyncpck`. */
-  asyncPacks: string[]
 }
 
 /** Only the folders with a build's evidence are indexed: a list per folder of every folder costs (BENCHMARKS.md). */
 function indexFolders(files: readonly ArtifactFile[], unityNamed: boolean): Map<string, Folder> {
   const candidates = new Map<string, Set<string>>()
   const candidate = (folder: string) => {
-    let packs = candidates.get(folder)
-    if (!packs) candidates.set(folder, (packs = new Set()))
-    return packs
+    if (!candidates.has(folder)) candidates.set(folder, new Set())
+    return candidates.get(folder)!
   }
+  const marker = `${GODOT.asyncPack}/`
   for (const { path } of files) {
     if (isBuildEvidence(path, unityNamed)) candidate(parentOf(path))
-    for (
-      let end = path.indexOf(`${GODOT.asyncPack}/`);
-      end >= 0;
-      end = path.indexOf(`${GODOT.asyncPack}/`, end + 1)
-    ) {
-      const pack = path.slice(0, end + GODOT.asyncPack.length)
+    for (let end = path.indexOf(marker); end >= 0; end = path.indexOf(marker, end + 1)) {
+      const pack = path.slice(0, end)
       candidate(parentOf(pack)).add(baseName(pack))
     }
   }
   const folders = new Map<string, Folder>()
   if (candidates.size === 0) return folders
   for (const file of files) {
-    const name = parentOf(file.path)
-    const packs = candidates.get(name)
+    const path = parentOf(file.path)
+    const packs = candidates.get(path)
     if (!packs) continue
-    let folder = folders.get(name)
-    if (!folder) folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }))
-    folder.files.push(file)
-    folder.names.push(baseName(file.path))
+    if (!folders.has(path)) folders.set(path, { path, files: new Map(), asyncPacks: [...packs] })
+    folders.get(path)!.files.set(baseName(file.path), file)
   }
   return folders
 }
