@@ -5,8 +5,8 @@
 export type EngineName = 'unity' | 'godot'
 export type Encoding = 'br' | 'gzip'
 
-/** By the end of its name once its compression is taken off. */
 interface EngineFile {
+  /** Of the name once its compression is taken off. */
   ending: string
   engines: readonly EngineName[]
   /** What a player downloads the most of: always a row of the size report. */
@@ -75,23 +75,24 @@ export const GODOT = {
 export const ENGINES: Record<EngineName, { title: string; missing: string }> = { unity: UNITY, godot: GODOT }
 
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
-export function compressionOf(name: string): {
-  inner: string
-  suffix?: string
-  encoding?: Encoding | 'first-bytes'
-} {
+export function compressionOf(name: string) {
   const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix))
-  return found
-    ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
-    : { inner: name }
+  return {
+    inner: found ? name.slice(0, -found.suffix.length) : name,
+    suffix: found?.suffix,
+    encoding: found?.encoding,
+  }
 }
 
 /** A `.unityweb` file is one whatever is inside. */
+const UNITYWEB: EngineFile = { ending: '.unityweb', engines: ['unity'], heavy: false }
+
 export function engineFileOf(path: string): EngineFile | undefined {
   const { inner, suffix } = compressionOf(path)
-  const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))
-  if (kind || suffix !== '.unityweb') return kind
-  return { ending: '.unityweb', engines: ['unity'], heavy: false }
+  return (
+    ENGINE_FILES.find(({ ending }) => inner.endsWith(ending)) ??
+    (suffix === UNITYWEB.ending ? UNITYWEB : undefined)
+  )
 }
 
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
@@ -100,14 +101,9 @@ export const isEngineFile = (path: string) => engineFileOf(path) !== undefined
 /** The size report always shows it: what a player downloads the most of. */
 export const isHeavyEngineFile = (path: string) => engineFileOf(path.toLowerCase())?.heavy === true
 
-export function unityPartOf(name: string): EngineFile['unityPart'] {
-  const { inner } = compressionOf(name)
-  return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart
-}
-
 /** The evidence when `web-engine` is unity. */
 export const isCompressedUnityPart = (name: string) =>
-  compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined
+  compressionOf(name).suffix !== undefined && engineFileOf(name)?.unityPart !== undefined
 
 /** No engine is recognised in a folder without a file this says yes to. */
 export function isBuildEvidence(path: string, unityNamed: boolean): boolean {

@@ -2,6 +2,7 @@
 // run between batches so a cancel is heard whatever the tree.
 
 import { inputAssignment } from '../common/input-naming.ts'
+import { plural } from '../common/format.ts'
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
@@ -85,43 +86,40 @@ export function relativeSitePath(
   return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
 }
 
+/** The first `shown` of `list`, and how many more. */
+export function listSome(list: readonly string[], shown: number): string {
+  return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`
+}
+
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root: string, folder: string): Promise<void> {
   const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`
-  const names: string[] = []
-  for (const name of await readdir(folder, { encoding: 'buffer' })) {
-    if (!isUtf8(name)) names.push(prefix + escapeBytes(name))
-  }
+  const names = (await readdir(folder, { encoding: 'buffer' }))
+    .filter((name) => !isUtf8(name))
+    .map((name) => prefix + escapeBytes(name))
+    .sort()
   if (!names.length) return
-  names.sort()
   const one = names.length === 1
   throw new UsageError(
     `path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-      `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+      `not UTF-8 (shown by their bytes): ${listSome(names, 10)}. ` +
       `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`,
   )
 }
 
-function escapeBytes(name: Buffer): string {
-  let text = ''
-  for (const byte of name) {
-    text +=
-      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-        ? String.fromCharCode(byte)
-        : `\\x${byte.toString(16).padStart(2, '0')}`
-  }
-  return text
-}
+const escapeBytes = (name: Buffer) =>
+  Array.from(name, (byte) =>
+    byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+      ? String.fromCharCode(byte)
+      : `\\x${byte.toString(16).padStart(2, '0')}`,
+  ).join('')
 
 export function hiddenLeftOut(hidden: readonly string[]): string | undefined {
   if (!hidden.length) return undefined
-  const shown = hidden.slice(0, 5).join(', ')
-  const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : ''
   const folders = hidden.filter((name) => name.endsWith('/')).length
-  const counted = (count: number, noun: string) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`
   const what = [
-    ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-    ...(folders ? [counted(folders, 'folder')] : []),
+    ...(hidden.length > folders ? [plural(hidden.length - folders, 'hidden file')] : []),
+    ...(folders ? [plural(folders, 'hidden folder')] : []),
   ].join(' and ')
-  return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`
+  return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${listSome(hidden, 5)}`
 }
