@@ -9,9 +9,9 @@ import { UsageError } from '../api/errors.ts'
 
 const GLOBSTAR = Symbol('**')
 const STAR = Symbol('*')
-const ONE = Symbol('?')
 
-type Token = typeof STAR | typeof ONE | string | ((char: string) => boolean)
+/** `*`, or a test of one character. */
+type Token = typeof STAR | ((char: string) => boolean)
 /** A segment of a pattern: `**`, a literal name, or tokens to match one name with. */
 type Segment = typeof GLOBSTAR | string | Token[]
 
@@ -22,11 +22,7 @@ interface Rule {
   directoryOnly: boolean
 }
 
-/**
- * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
+/** `\` separates on every platform, as on Windows: one selection on every runner (`[*]`: a `*`). */
 export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
 
 /** Checks patterns: relative, and never reaching above the root. */
@@ -87,16 +83,13 @@ function compileSegment(segment: string): Segment {
   const tokens: Token[] = []
   for (let i = 0; i < segment.length; i++) {
     const char = segment[i]!
+    const parsed = char === '[' ? parseClass(segment, i) : undefined
     if (char === '*') {
       if (tokens.at(-1) !== STAR) tokens.push(STAR)
-    } else if (char === '?') tokens.push(ONE)
-    else if (char === '[') {
-      const parsed = parseClass(segment, i)
-      if (parsed) {
-        tokens.push(parsed.test)
-        i = parsed.end
-      } else tokens.push(char)
-    } else tokens.push(char)
+    } else if (parsed) {
+      tokens.push(parsed.test)
+      i = parsed.end
+    } else tokens.push(char === '?' ? () => true : (c) => c === char)
   }
   return tokens
 }
@@ -198,19 +191,14 @@ function matchesName(tokens: readonly Token[], name: string): boolean {
     if (token === STAR) {
       starToken = t++
       starAt = i
-      continue
-    }
-    if (
-      token !== undefined &&
-      (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i]!)))
-    ) {
+    } else if (token?.(name[i]!)) {
       t++
       i++
-      continue
+    } else if (starToken < 0) return false
+    else {
+      t = starToken + 1
+      i = ++starAt
     }
-    if (starToken < 0) return false
-    t = starToken + 1
-    i = ++starAt
   }
   while (tokens[t] === STAR) t++
   return t === tokens.length

@@ -112,7 +112,7 @@ function pageLayerWarning(route: PlannedRoute, files: SitePaths): string | undef
   )
 }
 
-/** For each pair of overlapping routes, how many files both match and the first: each glob tried once a file. */
+/** For each overlapping pair, how many files both match and the first: each glob tried once a file. */
 function filesInBoth(
   pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
   files: SitePaths,
