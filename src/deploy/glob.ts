@@ -7,6 +7,7 @@
 import path from 'node:path'
 import { UsageError } from '../api/errors.ts'
 
+const NOCASE = process.platform === 'win32'
 const GLOBSTAR = Symbol('**')
 const STAR = Symbol('*')
 
@@ -42,17 +43,14 @@ export function checkPatterns(patterns: readonly string[]): void {
  * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
  * that matches it, or a folder above it, decides (`!` excludes).
  */
-export function fileSelector(
-  patterns: readonly string[],
-  nocase = process.platform === 'win32',
-): (relative: string) => boolean {
-  const rules = patterns.map((pattern) => compileRule(pattern, nocase))
+export function fileSelector(patterns: readonly string[]): (relative: string) => boolean {
+  const rules = patterns.map(compileRule)
   const [only] = rules
   if (rules.length === 1 && !only!.exclude && only!.segments.length === 1 && only!.segments[0] === GLOBSTAR) {
     return () => true
   }
   return (relative) => {
-    const parts = (nocase ? relative.toLowerCase() : relative).split('/')
+    const parts = (NOCASE ? relative.toLowerCase() : relative).split('/')
     let chosen = false
     for (const rule of rules) {
       if (chosen === rule.exclude && matchesRule(rule, parts)) chosen = !rule.exclude
@@ -61,11 +59,11 @@ export function fileSelector(
   }
 }
 
-function compileRule(raw: string, nocase: boolean): Rule {
+function compileRule(raw: string): Rule {
   let pattern = sitePattern(raw)
   const exclude = pattern.startsWith('!')
   if (exclude) pattern = pattern.slice(1)
-  if (nocase) pattern = pattern.toLowerCase()
+  if (NOCASE) pattern = pattern.toLowerCase()
   const normal = path.posix.normalize(pattern)
   const body = normal.replace(/\/+$/, '')
   const directoryOnly = normal.endsWith('/') && body !== '.'

@@ -257,7 +257,7 @@ async function planGodot(
       plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM })
     }
     const worker = `${name}${GODOT.threadsWorker}`
-    const threads = godotThreads(text, html, files.has(worker) ? worker : undefined, folder)
+    const threads = godotThreads(text, html, files.has(worker) ? pathIn(folder, worker) : undefined)
     const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1]
     const ensures = text !== undefined && GODOT.ensuresIsolation.test(text)
     const isolatedByWorker = ensures && serviceWorker !== undefined && files.has(serviceWorker)
@@ -285,12 +285,8 @@ async function planGodot(
   }
 }
 
-function godotThreads(
-  text: string | undefined,
-  html: ArtifactFile | undefined,
-  workerJs: string | undefined,
-  folder: string,
-): { threads: boolean; evidence: string } {
+/** `worker`: the path of `<name>.worker.js` when there is one. */
+function godotThreads(text: string | undefined, html: ArtifactFile | undefined, worker: string | undefined) {
   const constant = text && GODOT.threadsConstant.exec(text)
   if (constant) {
     return {
@@ -298,27 +294,22 @@ function godotThreads(
       evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html!.path}`,
     }
   }
-  if (workerJs) {
+  if (worker) {
     return {
       threads: true,
-      evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
+      evidence: `${worker}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
     }
   }
   const noConstant = html ? `no GODOT_THREADS_ENABLED in ${html.path}` : 'no HTML page to read,'
   return { threads: false, evidence: `${noConstant} and no .worker.js` }
 }
 
-function godotIsolationWarning(
-  page: string,
-  evidence: string,
-  ensures: boolean,
-  serviceWorker: string | undefined,
-): string {
-  const own = serviceWorker
-    ? ensures
-      ? ` Its service worker ${serviceWorker} is not in ${inputName(Input.Path)}.`
-      : ' Its service worker does not ensure the isolation headers (the option is off).'
-    : ''
+function godotIsolationWarning(page: string, evidence: string, ensures: boolean, serviceWorker?: string) {
+  let own = ''
+  if (serviceWorker && ensures)
+    own = ` Its service worker ${serviceWorker} is not in ${inputName(Input.Path)}.`
+  else if (serviceWorker)
+    own = ' Its service worker does not ensure the isolation headers (the option is off).'
   return (
     `${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
     'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
