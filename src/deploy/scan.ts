@@ -41,11 +41,11 @@ export async function scanSite(
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
   const { found, others, hidden } = await walkSite({ ...options, root })
-  // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool.
+  // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool:
+  // one file at a time there, the event loop let run between batches so a cancel is heard.
   const local = options.open === undefined && isLocalFileSystem(realRoot)
   const scan: Scan = { root, realRoot, others, local, options, noFollow: options.noFollow ?? NO_FOLLOW }
   const described = new Array<Described>(found.length)
-  // Locally one file at a time; the event loop let run between batches so a cancel is heard.
   await forEachLimited(found, local ? 1 : 16, async (absolutePath, i) => {
     if (i % FILES_A_TURN === FILES_A_TURN - 1) {
       await yieldToEventLoop()
@@ -76,7 +76,8 @@ async function checkRoot(root: string, { root: given, includeHidden, patterns, l
       `path: '${given}' is the root of the file system; give the folder of the built site (say 'dist')`,
     )
   }
-  if (!(await lstat(path.join(root, '.git')).catch(() => undefined))) return realRoot
+  const gitEntry = await lstat(path.join(root, '.git')).catch(() => undefined)
+  if (!gitEntry) return realRoot
   if (includeHidden) {
     throw new UsageError(
       `path: '${given}' is the root of a git repository, and include-hidden would upload its .git ` +
