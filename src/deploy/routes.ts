@@ -70,16 +70,26 @@ export function planRoutes(
   return { routes, warnings }
 }
 
+/** Each overlapping pair, with how many files both match and the first: each glob tried once a file. */
 function overlapWarnings(routes: readonly PlannedRoute[], files: SitePaths): string[] {
-  const overlaps = routes.flatMap((higher, i) =>
+  const pairs = routes.flatMap((higher, i) =>
     routes
       .slice(i + 1)
       .filter((lower) => globsOverlap(higher.glob, lower.glob))
-      .map((lower) => ({ higher, lower })),
+      .map((lower) => ({ higher, lower, count: 0, first: undefined as string | undefined })),
   )
-  const shared = filesInBoth(overlaps, files)
-  return overlaps.map(({ higher, lower }, i) => {
-    const { count, first } = shared[i]!
+  if (!pairs.length) return []
+  const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
+  for (const { path } of files) {
+    const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
+    if (matched.size === 0) continue
+    for (const pair of pairs) {
+      if (!matched.has(pair.higher.glob) || !matched.has(pair.lower.glob)) continue
+      pair.count++
+      pair.first ??= path
+    }
+  }
+  return pairs.map(({ higher, lower, count, first }) => {
     const example = first
       ? ` (${plural(count, 'file')} of this site, like ${first})`
       : ' (no file of this site yet)'
@@ -110,24 +120,4 @@ function pageLayerWarning(route: PlannedRoute, files: SitePaths): string | undef
     `${inputName(Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
     `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`
   )
-}
-
-/** For each overlapping pair, how many files both match and the first: each glob tried once a file. */
-function filesInBoth(
-  pairs: ReadonlyArray<{ higher: PlannedRoute; lower: PlannedRoute }>,
-  files: SitePaths,
-): Array<{ count: number; first?: string }> {
-  const shared = pairs.map((): { count: number; first?: string } => ({ count: 0 }))
-  if (!pairs.length) return shared
-  const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))]
-  for (const { path } of files) {
-    const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)))
-    if (matched.size === 0) continue
-    for (const [i, { higher, lower }] of pairs.entries()) {
-      if (!matched.has(higher.glob) || !matched.has(lower.glob)) continue
-      shared[i]!.count++
-      shared[i]!.first ??= path
-    }
-  }
-  return shared
 }
