@@ -89,10 +89,8 @@ const UNITYWEB: EngineFile = { ending: '.unityweb', engines: ['unity'], heavy: f
 
 export function engineFileOf(path: string): EngineFile | undefined {
   const { inner, suffix } = compressionOf(path)
-  return (
-    ENGINE_FILES.find(({ ending }) => inner.endsWith(ending)) ??
-    (suffix === UNITYWEB.ending ? UNITYWEB : undefined)
-  )
+  const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))
+  return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB
 }
 
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
