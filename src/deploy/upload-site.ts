@@ -8,7 +8,7 @@ import type { Timeouts } from '../common/timeouts.ts'
 import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { recordDescriptor, recordFile, recordSize, type BuildSource, type RecordFile } from './site-record.ts'
-import { createProgress, PROGRESS_INTERVAL_MS } from './progress.ts'
+import { createProgress } from './progress.ts'
 import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
 
 interface SiteUploadOptions {
@@ -76,7 +76,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     bytes: descriptors.reduce((sum, file) => sum + file.content_length, 0),
     logger,
     now: options.retry.now,
-    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    intervalMs: options.progressIntervalMs,
   })
   const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'expected'>) =>
     uploadParts({

@@ -41,8 +41,8 @@ export interface IntegrityOptions {
   plan: UploadPlan
   requests: PresignedRequestList
   /** By file index; undefined: not hashed first. */
-  expected: readonly (string | undefined)[] | undefined
-  open: OpenFile | undefined
+  expected?: readonly (string | undefined)[]
+  open?: OpenFile
   /** A file sent in parts was found changed. */
   failed: (error: Error) => void
 }

@@ -19,7 +19,7 @@ export interface SendContext {
   timeouts: Timeouts
   inFlight: InFlightPuts
   progress: Progress
-  open: OpenFile | undefined
+  open?: OpenFile
   /** Buffers earlier PUTs sent, for small parts (body.ts). */
   buffers: Buffer[]
   integrity: Integrity
