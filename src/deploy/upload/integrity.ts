@@ -19,20 +19,17 @@ export function digestsOf(bytes: Buffer): SentDigests {
   return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
 }
 
-export class SentHash {
-  readonly #md5 = createHash('md5')
-  readonly #sha256 = createHash('sha256')
-  #digests: SentDigests | undefined
-
-  update(chunk: Buffer): void {
-    this.#md5.update(chunk)
-    this.#sha256.update(chunk)
-  }
-
-  /** Once every byte was sent. */
-  digests(): SentDigests {
-    this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') }
-    return this.#digests
+/** The digests of a body's chunks as sent, asked for once every byte was. */
+export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests } {
+  const md5 = createHash('md5')
+  const sha256 = createHash('sha256')
+  let digests: SentDigests | undefined
+  return {
+    sent: (chunk) => {
+      md5.update(chunk)
+      sha256.update(chunk)
+    },
+    digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
   }
 }
 
