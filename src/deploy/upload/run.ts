@@ -70,7 +70,6 @@ export class UploadRun {
   stored = 0
   readonly #options: UploadOptions
   readonly #send: SendContext
-  readonly #policy: RetryPolicy
   // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
   readonly #stop = new AbortController()
   readonly halted: AbortSignal
@@ -79,12 +78,11 @@ export class UploadRun {
   constructor(options: UploadOptions) {
     this.#options = options
     this.plan = planUpload(options.files, options.requests)
-    this.#policy = options.retry
     this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal
     this.integrity = new Integrity({
       ...options,
       plan: this.plan,
-      failed: (error) => this.#fail(error),
+      failed: (error) => this.#stop.abort(error),
     })
     this.progress =
       options.progress ??
@@ -127,7 +125,7 @@ export class UploadRun {
       signal?.throwIfAborted()
       return digests
     } catch (error) {
-      this.#fail(error)
+      this.#stop.abort(error)
       throw error
     } finally {
       await this.#end()
@@ -155,7 +153,7 @@ export class UploadRun {
       descriptorWaits: 0,
       storedAtDescriptorWait: this.stored,
       storedMeanwhile: false,
-      firstAttemptAt: this.#policy.now(),
+      firstAttemptAt: this.#options.retry.now(),
       now: 0,
       concurrency: 0,
     }
@@ -172,15 +170,15 @@ export class UploadRun {
           this.adaptive.succeeded(epoch)
           this.stored++
         }
-        state.now = this.#policy.now()
+        state.now = this.#options.retry.now()
         state.concurrency = this.adaptive.current
-        const action = decide(outcome, state, this.#policy)
+        const action = decide(outcome, state, this.#options.retry)
         if (action.kind === 'done') break
         if (action.kind === 'send-again') restarted = true
         await this.#act(action, state, epoch)
       }
     } catch (error) {
-      this.#fail(error)
+      this.#stop.abort(error)
       throw error
     }
     this.progress.partDone(part.file.path, part.of)
@@ -216,13 +214,9 @@ export class UploadRun {
     }
   }
 
-  #fail(error: unknown): void {
-    if (!this.#stop.signal.aborted) this.#stop.abort(error)
-  }
-
   /** Rejects at once when the upload is halted. */
   #pause(ms: number): Promise<void> {
-    return abortable(this.#policy.sleep(ms, this.halted), this.halted)
+    return abortable(this.#options.retry.sleep(ms, this.halted), this.halted)
   }
 
   /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
