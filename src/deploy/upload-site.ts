@@ -79,17 +79,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     intervalMs: options.progressIntervalMs,
   })
   const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'expected'>) =>
-    uploadParts({
-      progress,
-      ...sent,
-      dispatcher: options.dispatcher,
-      concurrency,
-      retry: options.retry,
-      timeouts: options.timeouts,
-      logger,
-      signal,
-      open: options.open,
-    })
+    uploadParts({ ...options, progress, concurrency, ...sent })
   let upload: UploadResult
   let manifest = options.manifest
   let record = known
