@@ -41,15 +41,10 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     addBytes: (count) => void (bytes += count),
     partDone: (path, of) => {
-      if (of <= 1) {
-        filesDone++
-        return
-      }
       const left = (partsLeft.get(path) ?? of) - 1
-      if (left === 0) {
-        partsLeft.delete(path)
-        filesDone++
-      } else partsLeft.set(path, left)
+      if (left > 0) return void partsLeft.set(path, left)
+      partsLeft.delete(path)
+      filesDone++
     },
     stop: () => {
       clearInterval(timer)
