@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, type Stats } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
 import type { FileDescriptor } from '../api/types.ts'
@@ -94,27 +94,24 @@ export function fileDescriptors(
 
 /** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 export async function writeManifest(manifest: Manifest, file: string): Promise<string> {
-  const handle = await open(file, 'w')
-  try {
-    const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes }
-    await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`)
-    const { files } = manifest
-    for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-      let lines = ''
-      for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-        const { path: p, size, sha256, contentType } = files[i]!
-        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
-      }
-      await handle.write(lines)
-    }
-    await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`)
-  } finally {
-    await handle.close()
-  }
+  await writeFile(file, manifestText(manifest))
   return file
 }
 
 const MANIFEST_BATCH = 500
+
+function* manifestText({ digest, fileCount, totalBytes, files }: Manifest): Generator<string> {
+  yield `${JSON.stringify({ digest, fileCount, totalBytes }, null, 2).slice(0, -2)},\n  "files": [`
+  let lines = ''
+  for (const [i, { path: p, size, sha256, contentType }] of files.entries()) {
+    lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
+    if ((i + 1) % MANIFEST_BATCH === 0) {
+      yield lines
+      lines = ''
+    }
+  }
+  yield `${lines}${files.length ? '\n  ' : ''}]\n}\n`
+}
 
 const contentTypes = new Map<string, string | undefined>()
 
