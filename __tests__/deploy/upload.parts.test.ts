@@ -9,7 +9,6 @@ import { retryPolicy } from '../../src/common/retry.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
 import { uploadParts, type BytesFile } from '../../src/deploy/upload.ts'
-import { planUpload } from '../../src/deploy/upload/plan.ts'
 import { UploadRun } from '../../src/deploy/upload/run.ts'
 import { Scheduler } from '../../src/deploy/upload/scheduler.ts'
 import { StalledError, TailStallError, Watchdog, type InFlight } from '../../src/deploy/upload/watchdog.ts'
@@ -94,19 +93,15 @@ test("the upload's scheduler runs at the adaptive limit: it starts at SLOW_START
   const requests = PresignedRequestList.of([
     { path: 'a.txt', url: 'http://127.0.0.1:9/a', byte_offset: 0, content_length: 1 },
   ])
-  const run = new UploadRun(
-    {
-      files,
-      requests,
-      dispatcher: agent,
-      concurrency: 200,
-      retry: retryPolicy(),
-      timeouts: timeoutsFor(1000),
-      logger: memoryLogger(),
-    },
+  const run = new UploadRun({
+    files,
     requests,
-    planUpload(files, requests),
-  )
+    dispatcher: agent,
+    concurrency: 200,
+    retry: retryPolicy(),
+    timeouts: timeoutsFor(1000),
+    logger: memoryLogger(),
+  })
   run.progress.stop()
   assert.equal(run.scheduler.concurrency, run.adaptive.current)
   assert.ok(run.adaptive.current < 200)

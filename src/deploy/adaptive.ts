@@ -112,57 +112,53 @@ export class AdaptiveConcurrency {
     const tooMany = this.#tooMany()
     const mayGrow = this.#mayGrow()
     const kinds = [...this.#kinds].join(', ')
-    this.#finished = 0
-    this.#refused = 0
-    this.#kinds.clear()
-    this.#fresh = false
     const trial = this.#trial
     this.#trial = undefined
-    if (trial) {
-      if (1 - share < 1.5 * (1 - trial.share)) {
-        // Half the PUTs in flight, and the store took no larger a share: not overload.
-        this.#tolerated = (share + trial.share) / 2
-        this.#slowStart = trial.slowStart
-        this.#change(
-          trial.from,
-          `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
-            `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`,
-        )
-        return
-      }
-      this.#slowStart = false
+    this.#fresh = false
+    if (trial && 1 - share < 1.5 * (1 - trial.share)) {
+      // Half the PUTs in flight, and the store took no larger a share: not overload.
+      this.#tolerated = (share + trial.share) / 2
+      this.#slowStart = trial.slowStart
+      return this.#change(
+        trial.from,
+        `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
+          `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`,
+      )
     }
-    if (tooMany) {
-      if (this.#current <= this.floor) {
-        // No cut below the floor: what the store refuses here is its own.
-        this.#tolerated = share
-        this.#roundSize = Math.max(MIN_ROUND, this.#current)
-        return
-      }
+    if (trial) this.#slowStart = false
+    if (tooMany && this.#current > this.floor) {
       const half = Math.max(this.floor, Math.floor(this.#current / 2))
       this.#trial = { from: this.#current, share, slowStart: this.#slowStart }
-      this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`)
-      return
+      return this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`)
     }
-    // A clean round: the tolerated share follows a lower one down.
-    if (share < this.#tolerated) this.#tolerated += (share - this.#tolerated) / 8
-    if (!this.#slowStart && this.#current < this.max && mayGrow) {
-      const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)))
-      this.#current = next
-      this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined)
+    if (tooMany) {
+      // No cut below the floor: what the store refuses here is its own.
+      this.#tolerated = share
+    } else {
+      // A clean round: the tolerated share follows a lower one down.
+      if (share < this.#tolerated) this.#tolerated += (share - this.#tolerated) / 8
+      if (!this.#slowStart && this.#current < this.max && mayGrow) {
+        const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)))
+        this.#current = next
+        this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined)
+      }
     }
-    this.#roundSize = Math.max(MIN_ROUND, this.#current)
+    this.#newRound()
   }
 
   #change(limit: number, note: string | undefined): void {
     this.#epoch++
     this.#fresh = true
+    this.#current = limit
+    this.#newRound()
+    this.#onChange(limit, note)
+  }
+
+  #newRound(): void {
     this.#finished = 0
     this.#refused = 0
     this.#kinds.clear()
-    this.#current = limit
-    this.#roundSize = Math.max(MIN_ROUND, limit)
-    this.#onChange(limit, note)
+    this.#roundSize = Math.max(MIN_ROUND, this.#current)
   }
 }
 

@@ -2,21 +2,18 @@
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
 import { close, closeSync, lstat, open, read, readdirSync, readFileSync, type Stats } from 'node:fs'
+import { promisify } from 'node:util'
 
-export function lstatFile(path: string): Promise<Stats> {
-  return new Promise((resolve, reject) => {
-    lstat(path, (error, stats) => (error ? reject(error) : resolve(stats)))
-  })
-}
+export const lstatFile: (path: string) => Promise<Stats> = promisify(lstat)
 
 /** fs.open's, or a test's that fails as a full descriptor table would. */
 export type OpenFile = (path: string, flags: number) => Promise<number>
 
-export const openFile: OpenFile = (path, flags) =>
-  new Promise((resolve, reject) => {
-    open(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)))
-  })
+export const openFile: OpenFile = promisify(open)
 
+export const closeFile: (fd: number) => Promise<void> = promisify(close)
+
+/** Not promisify(read): it resolves with a new object per read. */
 export function readAt(
   fd: number,
   buffer: Buffer,
@@ -28,12 +25,6 @@ export function readAt(
     read(fd, buffer, offset, length, position, (error, bytesRead) =>
       error ? reject(error) : resolve(bytesRead),
     )
-  })
-}
-
-export function closeFile(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    close(fd, (error) => (error ? reject(error) : resolve()))
   })
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, type Stats } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
 import type { FileDescriptor } from '../api/types.ts'
@@ -38,7 +38,7 @@ export interface Manifest {
   digest: string
 }
 
-const HASH_BUFFER = 256 * 1024
+export const READ_BUFFER = 256 * 1024
 
 /** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 export async function hashArtifacts(
@@ -49,13 +49,14 @@ export async function hashArtifacts(
   const digests = new Array<string>(files.length)
   const free: Buffer[] = []
   await forEachLimited(files, workers, async (file, i) => {
-    const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER)
+    const buffer = free.pop() ?? Buffer.allocUnsafe(READ_BUFFER)
     try {
-      const { sha256, size } = await hashFile(file, buffer, openWith)
+      const hash = createHash('sha256')
+      const { size } = await readScanned(file, buffer, openWith, (chunk) => hash.update(chunk))
       if (size !== file.size) {
         throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
       }
-      digests[i] = sha256
+      digests[i] = hash.digest('hex')
     } finally {
       free.push(buffer)
     }
@@ -93,27 +94,24 @@ export function fileDescriptors(
 
 /** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 export async function writeManifest(manifest: Manifest, file: string): Promise<string> {
-  const handle = await open(file, 'w')
-  try {
-    const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes }
-    await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`)
-    const { files } = manifest
-    for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-      let lines = ''
-      for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-        const { path: p, size, sha256, contentType } = files[i]!
-        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
-      }
-      await handle.write(lines)
-    }
-    await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`)
-  } finally {
-    await handle.close()
-  }
+  await writeFile(file, manifestText(manifest))
   return file
 }
 
 const MANIFEST_BATCH = 500
+
+function* manifestText({ digest, fileCount, totalBytes, files }: Manifest): Generator<string> {
+  yield `${JSON.stringify({ digest, fileCount, totalBytes }, null, 2).slice(0, -2)},\n  "files": [`
+  let lines = ''
+  for (const [i, { path: p, size, sha256, contentType }] of files.entries()) {
+    lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`
+    if ((i + 1) % MANIFEST_BATCH === 0) {
+      yield lines
+      lines = ''
+    }
+  }
+  yield `${lines}${files.length ? '\n  ' : ''}]\n}\n`
+}
 
 const contentTypes = new Map<string, string | undefined>()
 
@@ -124,42 +122,31 @@ export function contentTypeOf(file: string): string | undefined {
   return contentTypes.get(extension)
 }
 
-/**
- * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
- * waited for: a read-only descriptor has nothing to flush.
- */
+/** The close is not waited for: a read-only descriptor has nothing to flush. */
 export async function statOpened(
   file: string,
   openWith: OpenFile | undefined,
   noFollow: number,
 ): Promise<Stats> {
-  if (noFollow === 0) {
-    const { fd, stats } = await openWithoutFollowing(file, openWith)
-    closeFile(fd).catch(() => {})
-    return stats
-  }
-  const fd = await (openWith ?? openFile)(file, readFlags(noFollow))
+  const { fd, seen } = await openUnfollowed(file, openWith, noFollow)
   try {
-    return fstatSync(fd)
+    const stats = fstatSync(fd)
+    if (seen && (stats.dev !== seen.dev || stats.ino !== seen.ino)) throw becameLink(file)
+    return stats
   } finally {
     closeFile(fd).catch(() => {})
   }
 }
 
-/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
-async function openWithoutFollowing(
+/** Without O_NOFOLLOW (noFollow 0, Windows) an lstat first refuses a link; what it saw is returned to compare. */
+async function openUnfollowed(
   file: string,
   openWith: OpenFile | undefined,
-): Promise<{ fd: number; stats: Stats }> {
-  const seen = await lstatFile(file)
-  if (seen.isSymbolicLink()) throw becameLink(file)
-  const fd = await (openWith ?? openFile)(file, readFlags(0))
-  const stats = fstatSync(fd)
-  if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-    closeSync(fd)
-    throw becameLink(file)
-  }
-  return { fd, stats }
+  noFollow: number,
+): Promise<{ fd: number; seen: Stats | undefined }> {
+  const seen = noFollow === 0 ? await lstatFile(file) : undefined
+  if (seen?.isSymbolicLink()) throw becameLink(file)
+  return { fd: await (openWith ?? openFile)(file, readFlags(noFollow)), seen }
 }
 
 const becameLink = (file: string) =>
@@ -228,10 +215,7 @@ export async function openAtScannedPath(
   noFollow: number = NO_FOLLOW,
 ): Promise<number> {
   try {
-    if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
-      throw becameLink(file.absolutePath)
-    }
-    return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow))
+    return (await openUnfollowed(file.absolutePath, openWith, noFollow)).fd
   } catch (error) {
     if (isOutOfDescriptors(error)) throw error
     const code = (error as { code?: unknown }).code
@@ -260,24 +244,27 @@ export function kindOf(stats: Stats): string {
   return 'not a regular file'
 }
 
-/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
-async function hashFile(
+/**
+ * The scanned file read from its start, each chunk handed on as read. A short read at the scanned size
+ * ends the file without one more read; a file that grew is still read on (its size says so).
+ */
+export async function readScanned(
   file: ArtifactFile,
   buffer: Buffer,
   openWith: OpenFile | undefined,
-): Promise<{ sha256: string; size: number }> {
-  const expectedSize = file.size
+  chunk: (bytes: Buffer, offset: number) => void,
+): Promise<{ size: number; stats: Stats }> {
   const fd = await openScanned(file, openWith)
   try {
-    const hash = createHash('sha256')
     let size = 0
     for (;;) {
       const bytesRead = await readAt(fd, buffer, 0, buffer.length, size)
-      hash.update(buffer.subarray(0, bytesRead))
+      if (bytesRead === 0) break
+      chunk(buffer.subarray(0, bytesRead), size)
       size += bytesRead
-      if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize)) break
+      if (bytesRead < buffer.length && size === file.size) break
     }
-    return { sha256: hash.digest('hex'), size }
+    return { size, stats: fstatSync(fd) }
   } finally {
     await closeFile(fd)
   }

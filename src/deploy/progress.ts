@@ -1,7 +1,7 @@
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 
-export const PROGRESS_INTERVAL_MS = 5_000
+const PROGRESS_INTERVAL_MS = 5_000
 
 export interface Progress {
   addBytes(count: number): void
@@ -15,7 +15,7 @@ interface ProgressOptions {
   bytes: number
   logger: Pick<Logger, 'info'>
   now: () => number
-  intervalMs: number
+  intervalMs?: number
 }
 
 export function createProgress(options: ProgressOptions): Progress {
@@ -36,20 +36,15 @@ export function createProgress(options: ProgressOptions): Progress {
       `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`
     )
   }
-  const timer = setInterval(() => options.logger.info(line()), options.intervalMs)
+  const timer = setInterval(() => options.logger.info(line()), options.intervalMs ?? PROGRESS_INTERVAL_MS)
   timer.unref()
   return {
     addBytes: (count) => void (bytes += count),
     partDone: (path, of) => {
-      if (of <= 1) {
-        filesDone++
-        return
-      }
       const left = (partsLeft.get(path) ?? of) - 1
-      if (left === 0) {
-        partsLeft.delete(path)
-        filesDone++
-      } else partsLeft.set(path, left)
+      if (left > 0) return void partsLeft.set(path, left)
+      partsLeft.delete(path)
+      filesDone++
     },
     stop: () => {
       clearInterval(timer)

@@ -1,32 +1,24 @@
 // The deploy's third stage. A cancelled upload is never completed: the site stays empty, not half there.
 
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../common/retry.ts'
-import type { Logger } from '../common/logger.ts'
-import type { Timeouts } from '../common/timeouts.ts'
-import { descriptorsFree, uploadsWithin, type OpenFile } from './fd.ts'
+import { descriptorsFree, uploadsWithin } from './fd.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from './files.ts'
 import { recordDescriptor, recordFile, recordSize, type BuildSource, type RecordFile } from './site-record.ts'
-import { createProgress, PROGRESS_INTERVAL_MS } from './progress.ts'
+import { createProgress } from './progress.ts'
 import { uploadParts, type UploadOptions, type UploadResult } from './upload.ts'
 
-interface SiteUploadOptions {
+interface SiteUploadOptions extends Pick<
+  UploadOptions,
+  'dispatcher' | 'retry' | 'logger' | 'concurrency' | 'timeouts' | 'signal' | 'open'
+> {
   client: ServiceClient
-  dispatcher: Dispatcher
-  retry: RetryPolicy
-  logger: Logger
   gameId: string
   siteName: string
   files: ArtifactFile[]
   /** When hashed already (the upload proves it sent those bytes). */
   manifest: Manifest | undefined
-  concurrency: number
   descriptorsFree?: () => number | undefined
-  timeouts: Timeouts
   progressIntervalMs?: number
-  signal?: AbortSignal
-  open?: OpenFile
   onSiteCreated: (site: { siteId: string; uploadId: string }) => void
   /** Before the upload is completed. */
   onHashed: (manifest: Manifest) => Promise<void>
@@ -76,20 +68,10 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     bytes: descriptors.reduce((sum, file) => sum + file.content_length, 0),
     logger,
     now: options.retry.now,
-    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    intervalMs: options.progressIntervalMs,
   })
   const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'expected'>) =>
-    uploadParts({
-      progress,
-      ...sent,
-      dispatcher: options.dispatcher,
-      concurrency,
-      retry: options.retry,
-      timeouts: options.timeouts,
-      logger,
-      signal,
-      open: options.open,
-    })
+    uploadParts({ ...options, progress, concurrency, ...sent })
   let upload: UploadResult
   let manifest = options.manifest
   let record = known

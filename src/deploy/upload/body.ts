@@ -2,8 +2,14 @@
 // bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
 import { fstatSync, type Stats } from 'node:fs'
 import { closeNow, readAt, type OpenFile } from '../fd.ts'
-import { assertScannedFile, openAtScannedPath, openScanned, type ArtifactFile } from '../files.ts'
-import { assertUnchanged, digestsOf, SentHash, shrank, type SentDigests } from './integrity.ts'
+import {
+  assertScannedFile,
+  openAtScannedPath,
+  openScanned,
+  READ_BUFFER,
+  type ArtifactFile,
+} from '../files.ts'
+import { assertUnchanged, digestsOf, sentHash, shrank, type SentDigests } from './integrity.ts'
 import { isBytesFile, type Part } from './plan.ts'
 
 export interface PartBody {
@@ -16,7 +22,6 @@ export interface PartBody {
   end(stored: boolean): Promise<void>
 }
 
-const READ_BUFFER = 256 * 1024
 const RING = 3
 const SMALL_PART = 1024 * 1024
 const REUSED_BUFFER = 64 * 1024
@@ -30,7 +35,7 @@ export async function openBody(
 ): Promise<PartBody> {
   const { file } = part
   if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length))
-  if (length > SMALL_PART) return new ChunkReader(await openScanned(file, openWith), file, offset, length)
+  if (length > SMALL_PART) return streamedBody(await openScanned(file, openWith), file, offset, length)
   // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
   // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
   const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
@@ -98,56 +103,41 @@ async function readRange(
  * (BENCHMARKS.md). Safe because undici waits for 'drain' past its high-water mark (less than a
  * chunk): when the next chunk is asked for, every chunk before the last has left the process.
  */
-class ChunkReader implements PartBody {
-  readonly body: AsyncGenerator<Buffer>
-  readonly fd: number
-  readonly file: ArtifactFile
-  readonly #hash = new SentHash()
-  #started = false
-  #stats: Stats | undefined
-
-  constructor(fd: number, file: ArtifactFile, offset: number, length: number) {
-    this.fd = fd
-    this.file = file
-    this.body = this.#chunks(offset, length)
-  }
-
-  sent(chunk: Buffer): void {
-    this.#hash.update(chunk)
-  }
-
-  digests(): SentDigests {
-    return this.#hash.digests()
-  }
-
-  /** A started reader closes its file in its own `finally` (after a read in progress); else here. */
-  async end(stored: boolean): Promise<void> {
-    await this.body.return(undefined).catch(() => {})
-    if (!this.#started) {
-      this.#started = true
-      closeNow(this.fd)
-    }
-    if (!stored) return
-    if (!this.#stats) throw shrank(this.file)
-    assertUnchanged(this.file, this.#stats)
-  }
-
-  async *#chunks(offset: number, length: number): AsyncGenerator<Buffer> {
-    this.#started = true
+function streamedBody(fd: number, file: ArtifactFile, offset: number, length: number): PartBody {
+  let started = false
+  let stats: Stats | undefined
+  async function* chunks(): AsyncGenerator<Buffer> {
+    started = true
     try {
       const size = Math.min(READ_BUFFER, length)
       const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size))
       for (let done = 0, turn = 0; done < length; turn++) {
         const buffer = ring[turn % RING]!
-        const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done)
-        if (bytesRead === 0) throw shrank(this.file)
+        const bytesRead = await readAt(fd, buffer, 0, Math.min(size, length - done), offset + done)
+        if (bytesRead === 0) throw shrank(file)
         done += bytesRead
         // Before the last bytes go: the PUT may be answered before undici asks for the end.
-        if (done === length) this.#stats = fstatSync(this.fd)
+        if (done === length) stats = fstatSync(fd)
         yield buffer.subarray(0, bytesRead)
       }
     } finally {
-      closeNow(this.fd)
+      closeNow(fd)
     }
+  }
+  const body = chunks()
+  return {
+    body,
+    ...sentHash(),
+    // A started reader closes its file in its own `finally` (after a read in progress); else here.
+    async end(stored) {
+      await body.return(undefined).catch(() => {})
+      if (!started) {
+        started = true
+        closeNow(fd)
+      }
+      if (!stored) return
+      if (!stats) throw shrank(file)
+      assertUnchanged(file, stats)
+    },
   }
 }

@@ -2,12 +2,12 @@
 // checked against, come from the bytes as sent. A file in parts is read once more after its last part
 // is stored, and each part as sent must hash as that read's range. A file hashed before the upload
 // must have been sent as hashed. Any difference fails the upload naming the file, before completion.
-import { createHash, hash, type Hash } from 'node:crypto'
-import { fstatSync, type Stats } from 'node:fs'
+import { createHash, hash } from 'node:crypto'
+import type { Stats } from 'node:fs'
 import pLimit from 'p-limit'
 import type { PresignedRequestList } from '../../api/presigned.ts'
-import { closeFile, lstatFile, readAt, type OpenFile } from '../fd.ts'
-import { isScannedFile, openScanned, type ArtifactFile } from '../files.ts'
+import { lstatFile, type OpenFile } from '../fd.ts'
+import { isScannedFile, READ_BUFFER, readScanned, type ArtifactFile } from '../files.ts'
 import { isBytesFile, type Part, type UploadFile, type UploadPlan } from './plan.ts'
 
 export interface SentDigests {
@@ -19,20 +19,17 @@ export function digestsOf(bytes: Buffer): SentDigests {
   return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
 }
 
-export class SentHash {
-  readonly #md5 = createHash('md5')
-  readonly #sha256 = createHash('sha256')
-  #digests: SentDigests | undefined
-
-  update(chunk: Buffer): void {
-    this.#md5.update(chunk)
-    this.#sha256.update(chunk)
-  }
-
-  /** Once every byte was sent. */
-  digests(): SentDigests {
-    this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') }
-    return this.#digests
+/** The digests of a body's chunks as sent, asked for once every byte was. */
+export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests } {
+  const md5 = createHash('md5')
+  const sha256 = createHash('sha256')
+  let digests: SentDigests | undefined
+  return {
+    sent: (chunk) => {
+      md5.update(chunk)
+      sha256.update(chunk)
+    },
+    digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
   }
 }
 
@@ -41,8 +38,8 @@ export interface IntegrityOptions {
   plan: UploadPlan
   requests: PresignedRequestList
   /** By file index; undefined: not hashed first. */
-  expected: readonly (string | undefined)[] | undefined
-  open: OpenFile | undefined
+  expected?: readonly (string | undefined)[]
+  open?: OpenFile
   /** A file sent in parts was found changed. */
   failed: (error: Error) => void
 }
@@ -91,32 +88,38 @@ export class Integrity {
     const { files, plan, requests } = this.#options
     const file = files[f]!
     const list = plan.inParts.get(f)!
+    const end = (r: number) => requests.byteOffset(list[r]!) + requests.contentLength(list[r]!)
     const whole = createHash('sha256')
-    let range: Hash = createHash('sha256')
+    let range = createHash('sha256')
     let r = 0
     const closeRanges = (position: number) => {
-      for (; r < list.length; r++) {
-        const i = list[r]!
-        if (requests.byteOffset(i) + requests.contentLength(i) > position) return
-        if (range.digest('hex') !== this.#sent[i]) {
+      for (; r < list.length && end(r) <= position; r++) {
+        if (range.digest('hex') !== this.#sent[list[r]!]) {
           throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`)
         }
         range = createHash('sha256')
       }
     }
-    await readInOrder(file, this.#options.open, (chunk, offset) => {
+    const hashChunk = (chunk: Buffer, offset: number) => {
+      whole.update(chunk)
       for (let at = 0; at < chunk.length;) {
         closeRanges(offset + at)
-        const i = list[r]!
-        const take = Math.min(
-          chunk.length - at,
-          requests.byteOffset(i) + requests.contentLength(i) - offset - at,
-        )
-        range.update(chunk.subarray(at, at + take))
-        at += take
+        const length = Math.min(chunk.length - at, end(r) - offset - at)
+        range.update(chunk.subarray(at, at + length))
+        at += length
       }
-      whole.update(chunk)
-    })
+    }
+    if (isBytesFile(file)) hashChunk(file.bytes, 0)
+    else {
+      const read = await readScanned(
+        file,
+        Buffer.allocUnsafe(READ_BUFFER),
+        this.#options.open,
+        (chunk, offset) => hashChunk(chunk.subarray(0, Math.max(0, file.size - offset)), offset),
+      )
+      if (read.size < file.size) throw shrank(file)
+      assertUnchanged(file, read.stats)
+    }
     closeRanges(file.size)
     this.#prove(f, whole.digest('hex'))
   }
@@ -140,27 +143,6 @@ export class Integrity {
       }
       this.#prove(f, hash('sha256', ''))
     }
-  }
-}
-
-async function readInOrder(
-  file: UploadFile,
-  openWith: OpenFile | undefined,
-  chunk: (bytes: Buffer, offset: number) => void,
-): Promise<void> {
-  if (isBytesFile(file)) return chunk(file.bytes, 0)
-  const fd = await openScanned(file, openWith)
-  try {
-    const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)))
-    for (let done = 0; done < file.size;) {
-      const bytesRead = await readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done)
-      if (bytesRead === 0) throw shrank(file)
-      chunk(buffer.subarray(0, bytesRead), done)
-      done += bytesRead
-    }
-    assertUnchanged(file, fstatSync(fd))
-  } finally {
-    await closeFile(fd)
   }
 }
 

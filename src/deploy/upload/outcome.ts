@@ -1,8 +1,7 @@
 // What one attempt at a part came to (an Outcome), and the one table that decides what follows it
 // (an Action). Retry decisions are values; an error is built once, when the upload gives up.
 import { descriptorLimitRemedy } from '../platform.ts'
-import { gaveUpNote, type GaveUp } from '../../common/retry.ts'
-import { backoffDelay, outOfTime, type RetryPolicy } from '../../common/retry.ts'
+import { backoffDelay, gaveUpNote, outOfTime, type GaveUp, type RetryPolicy } from '../../common/retry.ts'
 import { errorCodes } from '../../common/network.ts'
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
@@ -85,9 +84,8 @@ export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolic
         ),
       }
     case 'overload':
-      return retryOrStop(outcome.failure, state, policy, outcome.signal)
     case 'retryable':
-      return retryOrStop(outcome.failure, state, policy, undefined)
+      return retryOrStop(outcome, state, policy)
     case 'fatal':
       return { kind: 'stop', error: outcome.error }
   }
@@ -95,11 +93,12 @@ export function decide(outcome: Outcome, state: AttemptState, policy: RetryPolic
 
 /** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
 function retryOrStop(
-  failure: Failure,
+  outcome: Extract<Outcome, { failure: Failure }>,
   state: AttemptState,
   policy: RetryPolicy,
-  overload: string | undefined,
 ): Action {
+  const { failure } = outcome
+  const overload = outcome.kind === 'overload' ? outcome.signal : undefined
   const attempts = state.retries + 1
   const giveUp = (gaveUp: GaveUp | undefined): Action => ({
     kind: 'stop',

@@ -53,26 +53,23 @@ export function planUpload(files: readonly UploadFile[], requests: PresignedRequ
   }
   const inParts = new Map<number, number[]>()
   for (const part of parts) {
-    const count = partCount[part.fileIndex]!
-    part.of = count
-    if (count > 1) {
-      const list = inParts.get(part.fileIndex)
-      if (list) list.push(part.index)
-      else inParts.set(part.fileIndex, [part.index])
+    part.of = partCount[part.fileIndex]!
+    if (part.of > 1) {
+      if (!inParts.has(part.fileIndex)) inParts.set(part.fileIndex, [])
+      inParts.get(part.fileIndex)!.push(part.index)
     } else if (requests.contentLength(part.index) !== part.file.size) {
-      throw new Error(
-        `The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`,
-      )
+      throw uncovered(part.file, requests.contentLength(part.index))
     }
   }
   files.forEach((file, f) => {
-    if (partCount[f] === 0 && file.size !== 0) {
-      throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`)
-    }
+    if (partCount[f] === 0 && file.size !== 0) throw uncovered(file, 0)
   })
   for (const [f, list] of inParts) checkRanges(files[f]!, list, requests)
   return { parts, partCount, inParts }
 }
+
+const uncovered = (file: UploadFile, covered: number) =>
+  new Error(`The service's upload requests for '${file.path}' cover ${covered} of its ${file.size} bytes`)
 
 /** Ranges that merely add up to the size may overlap and leave a gap. */
 function checkRanges(file: UploadFile, list: number[], requests: PresignedRequestList): void {

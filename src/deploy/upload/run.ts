@@ -8,10 +8,10 @@ import type { Logger } from '../../common/logger.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
 import { AdaptiveConcurrency } from '../adaptive.ts'
 import type { OpenFile } from '../fd.ts'
-import { PROGRESS_INTERVAL_MS, createProgress, type Progress } from '../progress.ts'
+import { createProgress, type Progress } from '../progress.ts'
 import { Integrity } from './integrity.ts'
 import { decide, type Action, type AttemptState } from './outcome.ts'
-import { describePart, type Part, type UploadFile, type UploadPlan } from './plan.ts'
+import { describePart, planUpload, type Part, type UploadFile, type UploadPlan } from './plan.ts'
 import { Scheduler } from './scheduler.ts'
 import { sendPart, type SendContext } from './send.ts'
 import { Watchdog } from './watchdog.ts'
@@ -29,7 +29,6 @@ export interface UploadOptions {
   /** How long a straggler at the upload's end waits before it is sent again. */
   tailStallMs?: number
   logger: Logger
-  progressIntervalMs?: number
   /** The progress of a larger whole (a site's files, then its record): its owner stops it. */
   progress?: Progress
   signal?: AbortSignal
@@ -45,7 +44,22 @@ export interface UploadResult {
   sha256: string[]
 }
 
+export async function uploadParts(options: UploadOptions): Promise<UploadResult> {
+  options.signal?.throwIfAborted()
+  const run = new UploadRun(options)
+  const started = options.retry.now()
+  const sha256 = await run.sendAll()
+  return {
+    parts: run.plan.parts.length,
+    bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+    retries: run.retries,
+    durationMs: options.retry.now() - started,
+    sha256,
+  }
+}
+
 export class UploadRun {
+  readonly plan: UploadPlan
   readonly integrity: Integrity
   readonly progress: Progress
   readonly watchdog: Watchdog
@@ -55,28 +69,20 @@ export class UploadRun {
   /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
   stored = 0
   readonly #options: UploadOptions
-  readonly #requests: PresignedRequestList
-  readonly #plan: UploadPlan
   readonly #send: SendContext
-  readonly #policy: RetryPolicy
   // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
   readonly #stop = new AbortController()
   readonly halted: AbortSignal
   #descriptorsShort = false
 
-  constructor(options: UploadOptions, requests: PresignedRequestList, plan: UploadPlan) {
+  constructor(options: UploadOptions) {
     this.#options = options
-    this.#requests = requests
-    this.#plan = plan
-    this.#policy = options.retry
+    this.plan = planUpload(options.files, options.requests)
     this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal
     this.integrity = new Integrity({
-      files: options.files,
-      plan,
-      requests,
-      expected: options.expected,
-      open: options.open,
-      failed: (error) => this.#fail(error),
+      ...options,
+      plan: this.plan,
+      failed: (error) => this.#stop.abort(error),
     })
     this.progress =
       options.progress ??
@@ -85,9 +91,11 @@ export class UploadRun {
         bytes: options.files.reduce((sum, f) => sum + f.size, 0),
         logger: options.logger,
         now: options.retry.now,
-        intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
       })
     this.watchdog = new Watchdog(options.timeouts, options.tailStallMs)
+    this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason as Error), {
+      once: true,
+    })
     this.scheduler = new Scheduler<Part>(options.concurrency)
     this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
       this.scheduler.concurrency = limit
@@ -95,12 +103,9 @@ export class UploadRun {
     })
     this.scheduler.concurrency = this.adaptive.current
     this.#send = {
-      requests,
-      dispatcher: options.dispatcher,
-      timeouts: options.timeouts,
+      ...options,
       inFlight: this.watchdog.puts,
       progress: this.progress,
-      open: options.open,
       buffers: [],
       integrity: this.integrity,
       halted: this.halted,
@@ -111,36 +116,26 @@ export class UploadRun {
   async sendAll(): Promise<string[]> {
     const { signal } = this.#options
     this.watchdog.start()
-    let onAbort: (() => void) | undefined
-    const cancelled = new Promise<never>((_resolve, reject) => {
-      if (!signal) return
-      onAbort = () => {
-        const reason: unknown = signal.reason
-        this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)))
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        reject(reason)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-    })
-    cancelled.catch(() => {})
     try {
       const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part))
-      const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled])
+      const digests = await abortable(
+        uploaded.then(() => this.integrity.finish()),
+        signal,
+      )
       signal?.throwIfAborted()
       return digests
     } catch (error) {
-      this.#fail(error)
+      this.#stop.abort(error)
       throw error
     } finally {
-      if (onAbort) signal?.removeEventListener('abort', onAbort)
       await this.#end()
     }
   }
 
   /** The parts, the soonest-expiring first; the tail rule starts once the last has been taken. */
   *#partsInOrder(): Generator<Part> {
-    const requests = this.#requests
-    const { parts } = this.#plan
+    const { requests } = this.#options
+    const { parts } = this.plan
     const order = soonestExpiringOrder(
       parts.length,
       (i) => requests.expiry(i),
@@ -158,7 +153,7 @@ export class UploadRun {
       descriptorWaits: 0,
       storedAtDescriptorWait: this.stored,
       storedMeanwhile: false,
-      firstAttemptAt: this.#policy.now(),
+      firstAttemptAt: this.#options.retry.now(),
       now: 0,
       concurrency: 0,
     }
@@ -175,15 +170,15 @@ export class UploadRun {
           this.adaptive.succeeded(epoch)
           this.stored++
         }
-        state.now = this.#policy.now()
+        state.now = this.#options.retry.now()
         state.concurrency = this.adaptive.current
-        const action = decide(outcome, state, this.#policy)
+        const action = decide(outcome, state, this.#options.retry)
         if (action.kind === 'done') break
         if (action.kind === 'send-again') restarted = true
         await this.#act(action, state, epoch)
       }
     } catch (error) {
-      this.#fail(error)
+      this.#stop.abort(error)
       throw error
     }
     this.progress.partDone(part.file.path, part.of)
@@ -219,15 +214,9 @@ export class UploadRun {
     }
   }
 
-  #fail(error: unknown): void {
-    if (this.#stop.signal.aborted) return
-    this.#stop.abort(error)
-    this.watchdog.abortAll(new Error('another part of the upload failed'))
-  }
-
   /** Rejects at once when the upload is halted. */
   #pause(ms: number): Promise<void> {
-    return abortable(this.#policy.sleep(ms, this.halted), this.halted)
+    return abortable(this.#options.retry.sleep(ms, this.halted), this.halted)
   }
 
   /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */

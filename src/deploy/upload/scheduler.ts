@@ -4,12 +4,8 @@
  */
 export class Scheduler<T> {
   #concurrency: number
-  #items: Iterator<T> | undefined
-  #task: ((item: T) => Promise<void>) | undefined
-  #unfinished = 0
-  #exhausted = false
-  #failed = false
-  #settle: { resolve: () => void; reject: (error: Error) => void } | undefined
+  #running = 0
+  #feed = () => {}
   #idle: (() => void) | undefined
 
   constructor(concurrency: number) {
@@ -26,54 +22,45 @@ export class Scheduler<T> {
   }
 
   get running(): number {
-    return this.#unfinished
+    return this.#running
   }
 
   run(items: Iterable<T>, task: (item: T) => Promise<void>): Promise<void> {
-    this.#items = items[Symbol.iterator]()
-    this.#task = task
+    const iterator = items[Symbol.iterator]()
+    let exhausted = false
+    let failed = false
     return new Promise<void>((resolve, reject) => {
-      this.#settle = { resolve, reject }
+      const fail = (error: unknown) => {
+        if (failed) return
+        failed = true
+        reject(error instanceof Error ? error : new Error(String(error)))
+      }
+      const ended = () => {
+        this.#running--
+        if (this.#running === 0) this.#idle?.()
+        this.#feed()
+      }
+      this.#feed = () => {
+        try {
+          while (!failed && !exhausted && this.#running < this.#concurrency) {
+            const next = iterator.next()
+            if (next.done) exhausted = true
+            else {
+              this.#running++
+              task(next.value).catch(fail).finally(ended)
+            }
+          }
+        } catch (error) {
+          fail(error)
+        }
+        if (exhausted && this.#running === 0 && !failed) resolve()
+      }
       this.#feed()
     })
   }
 
   whenIdle(): Promise<void> {
-    if (this.#unfinished === 0) return Promise.resolve()
+    if (this.#running === 0) return Promise.resolve()
     return new Promise<void>((resolve) => (this.#idle = resolve))
-  }
-
-  #feed(): void {
-    const task = this.#task
-    if (!task || !this.#items) return
-    try {
-      while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
-        const next = this.#items.next()
-        if (next.done) this.#exhausted = true
-        else {
-          this.#unfinished++
-          task(next.value).then(
-            () => this.#ended(undefined),
-            (error: unknown) => this.#ended(error instanceof Error ? error : new Error(String(error))),
-          )
-        }
-      }
-    } catch (error) {
-      this.#fail(error instanceof Error ? error : new Error(String(error)))
-    }
-    if (this.#exhausted && this.#unfinished === 0 && !this.#failed) this.#settle?.resolve()
-  }
-
-  #ended(error: Error | undefined): void {
-    this.#unfinished--
-    if (error) this.#fail(error)
-    if (this.#unfinished === 0) this.#idle?.()
-    this.#feed()
-  }
-
-  #fail(error: Error): void {
-    if (this.#failed) return
-    this.#failed = true
-    this.#settle?.reject(error)
   }
 }

@@ -19,7 +19,7 @@ export interface SendContext {
   timeouts: Timeouts
   inFlight: InFlightPuts
   progress: Progress
-  open: OpenFile | undefined
+  open?: OpenFile
   /** Buffers earlier PUTs sent, for small parts (body.ts). */
   buffers: Buffer[]
   integrity: Integrity
@@ -66,10 +66,15 @@ export async function sendPart(part: Part, context: SendContext, restartable: bo
     await body.end(stored)
     if (stored) context.integrity.stored(part, body.digests())
   } catch (error) {
-    return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) }
+    return fatal(error)
   }
   return outcome
 }
+
+const fatal = (error: unknown): Outcome => ({
+  kind: 'fatal',
+  error: error instanceof Error ? error : new Error(String(error)),
+})
 
 /** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error: unknown): Outcome {
@@ -77,7 +82,7 @@ function unopened(error: unknown): Outcome {
     const code = (error as { code?: unknown }).code === 'ENFILE' ? 'ENFILE' : 'EMFILE'
     return { kind: 'out-of-descriptors', code, cause: error }
   }
-  return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) }
+  return fatal(error)
 }
 
 /** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
@@ -87,10 +92,7 @@ function judgeAnswer(part: Part, answer: StoreAnswer, short: string | undefined,
     const failure = { detail: `the store answered ${status} ${storeError(answer.text)}`, status }
     if (status === 503 || status === 429) return { kind: 'overload', signal: String(status), failure }
     if (status >= 500 || status === 408) return { kind: 'retryable', failure }
-    return {
-      kind: 'fatal',
-      error: new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false),
-    }
+    return fatal(new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false))
   }
   if (short) return { kind: 'retryable', failure: { detail: short, status } }
   const { etag } = answer
@@ -109,10 +111,7 @@ function judgeError(part: Part, error: unknown, halted: AbortSignal): Outcome {
   const failure = { detail, status: undefined, cause: error }
   if (error instanceof StalledError) return { kind: 'retryable', failure }
   if (isNetworkFailure(error)) return { kind: 'overload', signal: 'connection lost', failure }
-  return {
-    kind: 'fatal',
-    error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
-  }
+  return fatal(new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }))
 }
 
 function storeError(text: string): string {

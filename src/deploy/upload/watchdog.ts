@@ -16,7 +16,7 @@ export class TailStallError extends Error {
  * Once every part has started, a PUT quiet this long and 4 times the longest quiet seen is a
  * straggler the upload waits for: sent again at once, once per part.
  */
-export const TAIL_STALL_MS = 1_000
+const TAIL_STALL_MS = 1_000
 
 export interface InFlight {
   lastProgress: number
@@ -41,10 +41,6 @@ export class InFlightPuts {
   readonly #puts: InFlight[] = []
   /** In ms: the pace of this network and store, which a straggler must fall far behind. */
   longestQuiet = 0
-
-  get size(): number {
-    return this.#puts.length
-  }
 
   progressed(put: InFlight, now: number): void {
     if (now - put.lastProgress > this.longestQuiet) this.longestQuiet = now - put.lastProgress
@@ -95,15 +91,16 @@ export class Watchdog {
   }
 
   sweep(now: number): void {
-    const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet)
     for (const put of this.puts.all()) {
-      const reason = this.#verdict(put, now - put.lastProgress, now, tailStall)
+      const reason = this.#verdict(put, now)
       if (reason) put.abort(reason)
     }
   }
 
-  #verdict(put: InFlight, quiet: number, now: number, tailStall: number): Error | undefined {
+  #verdict(put: InFlight, now: number): Error | undefined {
     const { stallMs } = this.#timeouts
+    const quiet = now - put.lastProgress
+    const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet)
     const straggler = this.#everyPartStarted && put.restartable && !put.answered
     if (straggler && quiet >= tailStall && quiet < stallMs) {
       return new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`)
@@ -118,7 +115,6 @@ export class Watchdog {
     if (now >= put.deadline && !put.answered) {
       return new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`)
     }
-    return undefined
   }
 
   abortAll(reason: Error): void {
