@@ -14,6 +14,7 @@ import {
   contentTypeOf,
   fileDescriptors,
   hashArtifacts,
+  readScanned,
   writeManifest,
 } from '../../src/deploy/files.ts'
 import { scanArtifacts, scanSite } from '../../src/deploy/scan.ts'
@@ -273,6 +274,24 @@ test('a file that grew or shrank between the scan and its hashing is refused', a
   await assert.rejects(
     hashArtifacts(only('shrinks.txt')),
     /shrinks\.txt changed while it was hashed \(size 1000 -> 10\)/,
+  )
+})
+
+test('a file far larger than scanned is read one buffer past its scanned size, not to its end', async () => {
+  const root = await tempDir()
+  await writeTree(root, { 'log.txt': 'x'.repeat(1000) })
+  const [file] = await scanArtifacts({ root, patterns: ['**'], includeHidden: false, logger: memoryLogger() })
+  await appendFile(path.join(root, 'log.txt'), Buffer.alloc(8 * 1024 * 1024))
+  let read = 0
+  const { size, stats } = await readScanned(file!, Buffer.alloc(64 * 1024), undefined, (chunk) => {
+    read += chunk.length
+  })
+  assert.equal(stats.size, 1000 + 8 * 1024 * 1024)
+  assert.equal(size, read)
+  assert.ok(size > 1000 && size <= 1000 + 64 * 1024, `read ${size} bytes`)
+  await assert.rejects(
+    hashArtifacts([file!]),
+    /log\.txt changed while it was hashed \(size 1000 -> 8389608\)/,
   )
 })
 

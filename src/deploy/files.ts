@@ -52,9 +52,9 @@ export async function hashArtifacts(
     const buffer = free.pop() ?? Buffer.allocUnsafe(READ_BUFFER)
     try {
       const hash = createHash('sha256')
-      const { size } = await readScanned(file, buffer, openWith, (chunk) => hash.update(chunk))
+      const { size, stats } = await readScanned(file, buffer, openWith, (chunk) => hash.update(chunk))
       if (size !== file.size) {
-        throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`)
+        throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${stats.size})`)
       }
       digests[i] = hash.digest('hex')
     } finally {
@@ -246,7 +246,7 @@ export function kindOf(stats: Stats): string {
 
 /**
  * The scanned file read from its start, each chunk handed on as read. A short read at the scanned size
- * ends the file without one more read; a file that grew is still read on (its size says so).
+ * ends the file without one more read; a file that grew is read one buffer past its scanned size.
  */
 export async function readScanned(
   file: ArtifactFile,
@@ -262,7 +262,7 @@ export async function readScanned(
       if (bytesRead === 0) break
       chunk(buffer.subarray(0, bytesRead), size)
       size += bytesRead
-      if (bytesRead < buffer.length && size === file.size) break
+      if (size > file.size || (bytesRead < buffer.length && size === file.size)) break
     }
     return { size, stats: fstatSync(fd) }
   } finally {
