@@ -3,25 +3,7 @@ import { NetworkError, UnexpectedAnswerError, type Concern, type Explain } from 
 import { errorCodes, isConnectFailure, isUnreachable } from '../common/network.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import type { CdnSite } from './site-answer.ts'
-import type {
-  BootstrapResponse,
-  CdnAuthType,
-  CdnAuthUserRequest,
-  CreateCdnSiteRequest,
-  CreateNamespaceRequest,
-  CreateNamespaceResponse,
-  CreateVersionRequest,
-  GameVersion,
-  GetGameResponse,
-  GetLobbyResponse,
-  GetNamespaceResponse,
-  ListAvatarsResponse,
-  ListServersQuery,
-  ListServersResponse,
-  MatchmakerConfig,
-  NamespaceVersionHistory,
-  ValidateResponse,
-} from './types.ts'
+import type * as Api from './types.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import type { Logger } from '../common/logger.ts'
 import { OPS, classify, shouldRetry, type Operation } from './operations.ts'
@@ -42,16 +24,13 @@ export interface ClientOptions {
   logger: Pick<Logger, 'info' | 'debug'>
   retry?: RetryPolicy
   /**
-   * A call that gets no answer, or no further bytes of one, for `apiStallMs` is aborted; one not
-   * complete after `apiDeadlineMs`, however steadily its bytes trickle, fails as a lost connection
-   * would (a read is retried, a create is not). Default: those of the default `request-timeout`.
+   * A call with no byte of answer for `apiStallMs` is aborted; one not complete after
+   * `apiDeadlineMs` fails as a lost connection would. Default: those of the default `request-timeout`.
    */
   timeouts?: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
-  /** Cancels the run: every request in flight is aborted and none is started. */
   signal?: AbortSignal
-  /** The largest answer read (default ANSWER_BYTES_LIMIT); a larger one fails the call. */
+  /** Default ANSWER_BYTES_LIMIT; a larger answer fails the call. */
   maxAnswerBytes?: number
-  /** Turns what a failure points at into the inputs to check and a hint (src/inputs/service-hints.ts). */
   explain?: Explain
 }
 
@@ -100,8 +79,8 @@ export class ServiceClient {
   listServers(
     gameId: string,
     environmentId: string,
-    query: ListServersQuery = {},
-  ): Promise<ListServersResponse> {
+    query: Api.ListServersQuery = {},
+  ): Promise<Api.ListServersResponse> {
     const params = new URLSearchParams()
     if (query.tags) params.set('tags_json', JSON.stringify(query.tags))
     if (query.includeDestroyed !== undefined) params.set('include_destroyed', String(query.includeDestroyed))
@@ -113,15 +92,15 @@ export class ServiceClient {
     )
   }
 
-  getNamespaceLobby(gameId: string, namespaceId: string, lobbyId: string): Promise<GetLobbyResponse> {
+  getNamespaceLobby(gameId: string, namespaceId: string, lobbyId: string): Promise<Api.GetLobbyResponse> {
     return this.#call(OPS.getNamespaceLobby, `${nsPath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`)
   }
 
   validateMatchmakerConfig(
     gameId: string,
     namespaceId: string,
-    config: MatchmakerConfig,
-  ): Promise<ValidateResponse> {
+    config: Api.MatchmakerConfig,
+  ): Promise<Api.ValidateResponse> {
     return this.#call(
       OPS.validateMatchmakerConfig,
       `${nsPath(gameId, namespaceId)}/mm-config/validate`,
@@ -129,15 +108,15 @@ export class ServiceClient {
     )
   }
 
-  listCustomAvatars(gameId: string): Promise<ListAvatarsResponse> {
+  listCustomAvatars(gameId: string): Promise<Api.ListAvatarsResponse> {
     return this.#call(OPS.listCustomAvatars, `${gamePath(gameId)}/avatars`)
   }
 
-  createNamespace(gameId: string, body: CreateNamespaceRequest): Promise<CreateNamespaceResponse> {
+  createNamespace(gameId: string, body: Api.CreateNamespaceRequest): Promise<Api.CreateNamespaceResponse> {
     return this.#call(OPS.createNamespace, `${gamePath(gameId)}/namespaces`, body)
   }
 
-  validateGroup(displayName: string): Promise<ValidateResponse> {
+  validateGroup(displayName: string): Promise<Api.ValidateResponse> {
     return this.#call(OPS.validateGroup, '/cloud/groups/validate', { display_name: displayName })
   }
 
@@ -146,11 +125,11 @@ export class ServiceClient {
   }
 
   /** The game with its namespaces (name_id included) and versions, oldest first. */
-  getGame(gameId: string): Promise<GetGameResponse> {
+  getGame(gameId: string): Promise<Api.GetGameResponse> {
     return this.#call(OPS.getGame, gamePath(gameId))
   }
 
-  getNamespace(gameId: string, namespaceId: string): Promise<GetNamespaceResponse> {
+  getNamespace(gameId: string, namespaceId: string): Promise<Api.GetNamespaceResponse> {
     return this.#call(OPS.getNamespace, nsPath(gameId, namespaceId))
   }
 
@@ -162,12 +141,16 @@ export class ServiceClient {
   async updateNamespaceCdnAuthUser(
     gameId: string,
     namespaceId: string,
-    body: CdnAuthUserRequest,
+    body: Api.CdnAuthUserRequest,
   ): Promise<void> {
     await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body)
   }
 
-  async setNamespaceCdnAuthType(gameId: string, namespaceId: string, authType: CdnAuthType): Promise<void> {
+  async setNamespaceCdnAuthType(
+    gameId: string,
+    namespaceId: string,
+    authType: Api.CdnAuthType,
+  ): Promise<void> {
     await this.#call(OPS.setNamespaceCdnAuthType, `${nsPath(gameId, namespaceId)}/cdn-auth`, {
       auth_type: authType,
     })
@@ -177,12 +160,12 @@ export class ServiceClient {
     await this.#call(OPS.removeNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user/${seg(user)}`)
   }
 
-  getVersion(gameId: string, versionId: string): Promise<{ version: GameVersion }> {
+  getVersion(gameId: string, versionId: string): Promise<{ version: Api.GameVersion }> {
     return this.#call(OPS.getVersion, `${gamePath(gameId)}/versions/${seg(versionId)}`)
   }
 
   /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-  validateVersion(gameId: string, body: CreateVersionRequest): Promise<ValidateResponse> {
+  validateVersion(gameId: string, body: Api.CreateVersionRequest): Promise<Api.ValidateResponse> {
     return this.#call(OPS.validateVersion, `${gamePath(gameId)}/versions/validate`, body)
   }
 
@@ -191,7 +174,7 @@ export class ServiceClient {
     return this.#call(OPS.reserveVersionName, `${gamePath(gameId)}/versions/reserve-name`, {})
   }
 
-  createVersion(gameId: string, body: CreateVersionRequest): Promise<{ version_id: string }> {
+  createVersion(gameId: string, body: Api.CreateVersionRequest): Promise<{ version_id: string }> {
     return this.#call(OPS.createVersion, `${gamePath(gameId)}/versions`, body)
   }
 
@@ -207,18 +190,18 @@ export class ServiceClient {
     gameId: string,
     namespaceId: string,
     limit = 32,
-  ): Promise<NamespaceVersionHistory> {
+  ): Promise<Api.NamespaceVersionHistory> {
     return this.#call(
       OPS.getNamespaceVersionHistory,
       `${nsPath(gameId, namespaceId)}/version-history?limit=${limit}`,
     )
   }
 
-  bootstrap(): Promise<BootstrapResponse> {
+  bootstrap(): Promise<Api.BootstrapResponse> {
     return this.#call(OPS.bootstrap, '/cloud/bootstrap')
   }
 
-  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
+  createCdnSite(gameId: string, body: Api.CreateCdnSiteRequest): Promise<CdnSite> {
     return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body)
   }
 
