@@ -22,27 +22,17 @@ export const aString: ShapeCheck = (value, at) =>
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
+/** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
 export const anId: ShapeCheck = (value, at) =>
   typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value)
 
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
+/** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 export const aNameId: ShapeCheck = (value, at) =>
   typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
     ? undefined
     : named(at, 'a name id (a-z, 0-9 and single dashes)', value)
 
-/**
- * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
- * output and of links in the comment.
- */
+/** It becomes the host of the url output and of links in the comment. */
 export const aHostName: ShapeCheck = (value, at) =>
   typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
     ? undefined
@@ -54,7 +44,6 @@ export const aNumber: ShapeCheck = (value, at) =>
 export const aBoolean: ShapeCheck = (value, at) =>
   typeof value === 'boolean' ? undefined : named(at, 'true or false', value)
 
-/** Any JSON object; its fields unchecked. */
 export const anObject: ShapeCheck = (value, at) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
     ? undefined
@@ -89,7 +78,6 @@ export function objectOf(fields: Record<string, ShapeCheck>): ShapeCheck {
   }
 }
 
-/** One of a few strings (an enum of the service). */
 export function oneOf(values: readonly string[]): ShapeCheck {
   return (value, at) =>
     typeof value === 'string' && values.includes(value)
