@@ -186,14 +186,10 @@ export class ServiceClient {
   }
 
   /** What was published to the namespace, newest first (creating a namespace records nothing). */
-  getNamespaceVersionHistory(
-    gameId: string,
-    namespaceId: string,
-    limit = 32,
-  ): Promise<Api.NamespaceVersionHistory> {
+  getNamespaceVersionHistory(gameId: string, namespaceId: string): Promise<Api.NamespaceVersionHistory> {
     return this.#call(
       OPS.getNamespaceVersionHistory,
-      `${nsPath(gameId, namespaceId)}/version-history?limit=${limit}`,
+      `${nsPath(gameId, namespaceId)}/version-history?limit=32`,
     )
   }
 
