@@ -249,9 +249,7 @@ export function globMatches(glob: string, path: string): boolean {
     for (const i of states) {
       const step = steps[i]
       if (step === undefined) continue
-      if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
-        reach(next, repeats(step) ? i : i + 1)
-      }
+      if (stepsMeet(step, { char })) reach(next, repeats(step) ? i : i + 1)
     }
     if (next.size === 0) return false
     states = next

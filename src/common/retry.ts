@@ -7,16 +7,13 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from './logger.ts'
 import { errorCodes } from './network.ts'
 
-/**
- * Why a retried call stopped, when its retries ended before a success: the retries were spent, the
- * next would have started past the time bound, or the service asked for a wait longer than allowed.
- */
+/** Why a retried call stopped before a success. */
 export type GaveUp =
   | { kind: 'retries-spent'; attempts: number }
   | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
   | { kind: 'wait-too-long'; askedMs: number; until: number; maxRetryAfterMs: number }
 
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+/** Said after the message of its last error: ` (gave up after 3 attempts)`. */
 export function gaveUpNote(gaveUp: GaveUp | undefined): string {
   switch (gaveUp?.kind) {
     case undefined:
@@ -47,7 +44,6 @@ function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
   return error
 }
 
-/** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
 export interface RetryPolicy {
   /** Attempts after the first. */
   retries: number
