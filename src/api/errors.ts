@@ -169,17 +169,10 @@ export class NetworkError extends Error {
  */
 export function requestedDelay(error: unknown, now: number): number | undefined {
   if (!(error instanceof ServiceError)) return undefined
-  const candidates: number[] = []
-  const header = error.retryAfter?.trim()
-  if (header) {
-    if (/^\d+(\.\d+)?$/.test(header)) candidates.push(Number(header) * 1000)
-    else {
-      const at = Date.parse(header)
-      if (!Number.isNaN(at)) candidates.push(at - now)
-    }
-  }
-  if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-    candidates.push(error.metadata - now)
-  if (candidates.length === 0) return undefined
-  return Math.max(0, ...candidates)
+  const header = error.retryAfter?.trim() ?? ''
+  const candidates = [
+    /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
+    typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+  ].filter(Number.isFinite)
+  return candidates.length ? Math.max(0, ...candidates) : undefined
 }
