@@ -38,13 +38,17 @@ export interface Operation {
   stream?: () => AnswerStream
 }
 
+/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
 function op<N extends string, A extends ShapeCheck | undefined = undefined>(
   method: Method,
   name: N,
-  safety: Safety,
   answer?: A,
 ): { name: N; method: Method; safety: Safety; answer: A } {
-  return { name, method, safety, answer: answer as A }
+  return { name, method, safety: 'read', answer: answer as A }
+}
+
+function creates<O extends Operation>(operation: O): O {
+  return { ...operation, safety: 'create' }
 }
 
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) })
@@ -53,47 +57,35 @@ export const OPS = {
   listServers: op(
     'GET',
     'servers.list',
-    'read',
     objectOf({ servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })) }),
   ),
   getNamespaceLobby: op(
     'GET',
     'games.namespaces.logs.getNamespaceLobby',
-    'read',
     objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
   ),
-  validateMatchmakerConfig: op(
-    'POST',
-    'games.namespaces.validateGameNamespaceMatchmakerConfig',
-    'read',
-    validated,
-  ),
+  validateMatchmakerConfig: op('POST', 'games.namespaces.validateGameNamespaceMatchmakerConfig', validated),
   listCustomAvatars: op(
     'GET',
     'games.avatars.listGameCustomAvatars',
-    'read',
     objectOf({
       custom_avatars: listOf(
         objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean }),
       ),
     }),
   ),
-  createNamespace: op(
-    'POST',
-    'games.namespaces.createGameNamespace',
-    'create',
-    objectOf({ namespace_id: anId }),
+  createNamespace: creates(
+    op('POST', 'games.namespaces.createGameNamespace', objectOf({ namespace_id: anId })),
   ),
-  validateGroup: op('POST', 'groups.validate', 'read', validated),
-  addNamespaceDomain: op('POST', 'games.namespaces.addNamespaceDomain', 'create'),
-  createCdnSite: {
-    ...op('POST', 'games.cdn.createGameCdnSite', 'create', siteAnswer),
+  validateGroup: op('POST', 'groups.validate', validated),
+  addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
+  createCdnSite: creates({
+    ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
     stream: siteAnswerStream,
-  },
+  }),
   getGame: op(
     'GET',
     'games.getGameById',
-    'read',
     objectOf({
       // The name ids make the host name of the url output: only a name id's characters.
       game: objectOf({
@@ -106,7 +98,6 @@ export const OPS = {
   getNamespace: op(
     'GET',
     'games.namespaces.getGameNamespaceById',
-    'read',
     objectOf({
       namespace: objectOf({
         namespace_id: anId,
@@ -130,51 +121,37 @@ export const OPS = {
   ),
   // Removing a domain or a user twice removes nothing the second time; adding a user replaces one of
   // the same name; publishing the version a namespace already has changes nothing: all safe to repeat.
-  removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', 'read', anObject),
-  updateNamespaceCdnAuthUser: op(
-    'POST',
-    'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-    'read',
-    anObject,
-  ),
-  setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', 'read', anObject),
-  removeNamespaceCdnAuthUser: op(
-    'DELETE',
-    'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-    'read',
-    anObject,
-  ),
+  removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', anObject),
+  updateNamespaceCdnAuthUser: op('POST', 'cloud.games.namespaces.updateNamespaceCdnAuthUser', anObject),
+  setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', anObject),
+  removeNamespaceCdnAuthUser: op('DELETE', 'cloud.games.namespaces.removeNamespaceCdnAuthUser', anObject),
   getVersion: op(
     'GET',
     'games.versions.getGameVersionById',
-    'read',
     objectOf({
       version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
     }),
   ),
-  validateVersion: op('POST', 'games.versions.validateGameVersion', 'read', validated),
+  validateVersion: op('POST', 'games.versions.validateGameVersion', validated),
   reserveVersionName: op(
     'POST',
     'games.versions.reserveVersionName',
-    'read',
     objectOf({ version_display_name: aString }),
   ),
-  createVersion: op('POST', 'games.versions.createGameVersion', 'create', objectOf({ version_id: anId })),
-  setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', 'read', anObject),
+  createVersion: creates(op('POST', 'games.versions.createGameVersion', objectOf({ version_id: anId }))),
+  setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', anObject),
   getNamespaceVersionHistory: op(
     'GET',
     'games.namespaces.getGameNamespaceVersionHistoryList',
-    'read',
     objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
   ),
   bootstrap: op(
     'GET',
     'cloud.bootstrap',
-    'read',
     objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
   ),
   // Completing twice is harmless: the service assembles the same parts again.
-  completeUpload: op('POST', 'uploads.complete', 'read'),
+  completeUpload: op('POST', 'uploads.complete'),
 } as const satisfies Record<string, Operation>
 
 /** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
