@@ -22,12 +22,11 @@ export interface AnnotationProperties {
 
 /** A logger that keeps every line, for tests. */
 export function memoryLogger(lines: string[] = []): Logger & { lines: string[] } {
-  const titled = (a: AnnotationProperties | undefined) => (a?.title ? `${a.title}: ` : '')
   return {
     lines,
     info: (m) => void lines.push(m),
-    warning: (m, a) => void lines.push(`warning: ${titled(a)}${m}`),
-    error: (m, a) => void lines.push(`error: ${titled(a)}${m}`),
+    warning: (m, a) => void lines.push(`warning: ${a?.title ? `${a.title}: ` : ''}${m}`),
+    error: (m, a) => void lines.push(`error: ${a?.title ? `${a.title}: ` : ''}${m}`),
     debug: (m) => void lines.push(`debug: ${m}`),
     group: async (name, fn) => {
       lines.push(`group: ${name}`)

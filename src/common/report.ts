@@ -44,11 +44,10 @@ export function text(value: string): ReportBlock {
   return { kind: 'text', text: value }
 }
 
+/** The cell as plain text. */
 function cellText(cell: Cell): string {
-  return [cell]
-    .flat()
-    .map((part) => (typeof part === 'string' ? part : part.code))
-    .join('')
+  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
+  return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('')
 }
 
 /**
@@ -56,8 +55,8 @@ function cellText(cell: Cell): string {
  * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
  */
 export function cellHtml(cell: Cell): string {
-  return [cell]
-    .flat()
+  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
+  return parts
     .map((part) =>
       typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`,
     )
