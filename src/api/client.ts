@@ -3,25 +3,7 @@ import { NetworkError, UnexpectedAnswerError, type Concern, type Explain } from 
 import { errorCodes, isConnectFailure, isUnreachable } from '../common/network.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import type { CdnSite } from './site-answer.ts'
-import type {
-  BootstrapResponse,
-  CdnAuthType,
-  CdnAuthUserRequest,
-  CreateCdnSiteRequest,
-  CreateNamespaceRequest,
-  CreateNamespaceResponse,
-  CreateVersionRequest,
-  GameVersion,
-  GetGameResponse,
-  GetLobbyResponse,
-  GetNamespaceResponse,
-  ListAvatarsResponse,
-  ListServersQuery,
-  ListServersResponse,
-  MatchmakerConfig,
-  NamespaceVersionHistory,
-  ValidateResponse,
-} from './types.ts'
+import type * as Api from './types.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import type { Logger } from '../common/logger.ts'
 import { OPS, classify, shouldRetry, type Operation } from './operations.ts'
@@ -42,17 +24,13 @@ export interface ClientOptions {
   logger: Pick<Logger, 'info' | 'debug'>
   retry?: RetryPolicy
   /**
-   * A call that gets no answer, or no further bytes of one, for `apiStallMs` is aborted; one not
-   * complete after `apiDeadlineMs`, however steadily its bytes trickle, fails as a lost connection
-   * would (a read is retried, a create is not). Default: those of the default `request-timeout`.
+   * A call with no byte of answer for `apiStallMs` is aborted; one not complete after
+   * `apiDeadlineMs` fails as a lost connection would. Default: those of the default `request-timeout`.
    */
   timeouts?: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
-  onRetry?: (error: unknown) => void
-  /** Cancels the run: every request in flight is aborted and none is started. */
   signal?: AbortSignal
-  /** The largest answer read (default ANSWER_BYTES_LIMIT); a larger one fails the call. */
+  /** Default ANSWER_BYTES_LIMIT; a larger answer fails the call. */
   maxAnswerBytes?: number
-  /** Turns what a failure points at into the inputs to check and a hint (src/inputs/service-hints.ts). */
   explain?: Explain
 }
 
@@ -68,8 +46,7 @@ const FIRST_CONTACT_MS = 5_000
 
 const seg = encodeURIComponent
 const gamePath = (gameId: string) => `/cloud/games/${seg(gameId)}`
-const namespacePath = (gameId: string, namespaceId: string) =>
-  `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`
+const nsPath = (gameId: string, namespaceId: string) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`
 
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 export class ServiceClient {
@@ -102,8 +79,8 @@ export class ServiceClient {
   listServers(
     gameId: string,
     environmentId: string,
-    query: ListServersQuery = {},
-  ): Promise<ListServersResponse> {
+    query: Api.ListServersQuery = {},
+  ): Promise<Api.ListServersResponse> {
     const params = new URLSearchParams()
     if (query.tags) params.set('tags_json', JSON.stringify(query.tags))
     if (query.includeDestroyed !== undefined) params.set('include_destroyed', String(query.includeDestroyed))
@@ -111,162 +88,133 @@ export class ServiceClient {
     const qs = params.size ? `?${params.toString()}` : ''
     return this.#call(
       OPS.listServers,
-      'GET',
       `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`,
     )
   }
 
-  getNamespaceLobby(gameId: string, namespaceId: string, lobbyId: string): Promise<GetLobbyResponse> {
-    return this.#call(
-      OPS.getNamespaceLobby,
-      'GET',
-      `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`,
-    )
+  getNamespaceLobby(gameId: string, namespaceId: string, lobbyId: string): Promise<Api.GetLobbyResponse> {
+    return this.#call(OPS.getNamespaceLobby, `${nsPath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`)
   }
 
   validateMatchmakerConfig(
     gameId: string,
     namespaceId: string,
-    config: MatchmakerConfig,
-  ): Promise<ValidateResponse> {
+    config: Api.MatchmakerConfig,
+  ): Promise<Api.ValidateResponse> {
     return this.#call(
       OPS.validateMatchmakerConfig,
-      'POST',
-      `${namespacePath(gameId, namespaceId)}/mm-config/validate`,
+      `${nsPath(gameId, namespaceId)}/mm-config/validate`,
       config,
     )
   }
 
-  listCustomAvatars(gameId: string): Promise<ListAvatarsResponse> {
-    return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`)
+  listCustomAvatars(gameId: string): Promise<Api.ListAvatarsResponse> {
+    return this.#call(OPS.listCustomAvatars, `${gamePath(gameId)}/avatars`)
   }
 
-  createNamespace(gameId: string, body: CreateNamespaceRequest): Promise<CreateNamespaceResponse> {
-    return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body)
+  createNamespace(gameId: string, body: Api.CreateNamespaceRequest): Promise<Api.CreateNamespaceResponse> {
+    return this.#call(OPS.createNamespace, `${gamePath(gameId)}/namespaces`, body)
   }
 
-  validateGroup(displayName: string): Promise<ValidateResponse> {
-    return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName })
+  validateGroup(displayName: string): Promise<Api.ValidateResponse> {
+    return this.#call(OPS.validateGroup, '/cloud/groups/validate', { display_name: displayName })
   }
 
   async addNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
-    await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
-      domain,
-    })
+    await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain })
   }
 
   /** The game with its namespaces (name_id included) and versions, oldest first. */
-  getGame(gameId: string): Promise<GetGameResponse> {
-    return this.#call(OPS.getGame, 'GET', gamePath(gameId))
+  getGame(gameId: string): Promise<Api.GetGameResponse> {
+    return this.#call(OPS.getGame, gamePath(gameId))
   }
 
-  /** A namespace with its config, the domains it has included. */
-  getNamespace(gameId: string, namespaceId: string): Promise<GetNamespaceResponse> {
-    return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId))
+  getNamespace(gameId: string, namespaceId: string): Promise<Api.GetNamespaceResponse> {
+    return this.#call(OPS.getNamespace, nsPath(gameId, namespaceId))
   }
 
   async removeNamespaceDomain(gameId: string, namespaceId: string, domain: string): Promise<void> {
-    await this.#call(
-      OPS.removeNamespaceDomain,
-      'DELETE',
-      `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`,
-    )
+    await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`)
   }
 
   /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
   async updateNamespaceCdnAuthUser(
     gameId: string,
     namespaceId: string,
-    body: CdnAuthUserRequest,
+    body: Api.CdnAuthUserRequest,
   ): Promise<void> {
-    await this.#call(
-      OPS.updateNamespaceCdnAuthUser,
-      'POST',
-      `${namespacePath(gameId, namespaceId)}/auth-user`,
-      body,
-    )
+    await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body)
   }
 
-  /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
-  async setNamespaceCdnAuthType(gameId: string, namespaceId: string, authType: CdnAuthType): Promise<void> {
-    await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+  async setNamespaceCdnAuthType(
+    gameId: string,
+    namespaceId: string,
+    authType: Api.CdnAuthType,
+  ): Promise<void> {
+    await this.#call(OPS.setNamespaceCdnAuthType, `${nsPath(gameId, namespaceId)}/cdn-auth`, {
       auth_type: authType,
     })
   }
 
   async removeNamespaceCdnAuthUser(gameId: string, namespaceId: string, user: string): Promise<void> {
-    await this.#call(
-      OPS.removeNamespaceCdnAuthUser,
-      'DELETE',
-      `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`,
-    )
+    await this.#call(OPS.removeNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user/${seg(user)}`)
   }
 
-  getVersion(gameId: string, versionId: string): Promise<{ version: GameVersion }> {
-    return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`)
+  getVersion(gameId: string, versionId: string): Promise<{ version: Api.GameVersion }> {
+    return this.#call(OPS.getVersion, `${gamePath(gameId)}/versions/${seg(versionId)}`)
   }
 
   /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
-  validateVersion(gameId: string, body: CreateVersionRequest): Promise<ValidateResponse> {
-    return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body)
+  validateVersion(gameId: string, body: Api.CreateVersionRequest): Promise<Api.ValidateResponse> {
+    return this.#call(OPS.validateVersion, `${gamePath(gameId)}/versions/validate`, body)
   }
 
   /** A display name no version of the game has yet. */
   reserveVersionName(gameId: string): Promise<{ version_display_name: string }> {
-    return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {})
+    return this.#call(OPS.reserveVersionName, `${gamePath(gameId)}/versions/reserve-name`, {})
   }
 
-  createVersion(gameId: string, body: CreateVersionRequest): Promise<{ version_id: string }> {
-    return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body)
+  createVersion(gameId: string, body: Api.CreateVersionRequest): Promise<{ version_id: string }> {
+    return this.#call(OPS.createVersion, `${gamePath(gameId)}/versions`, body)
   }
 
   /** Publishes a version to a namespace: what the namespace serves from then on. */
   async setNamespaceVersion(gameId: string, namespaceId: string, versionId: string): Promise<void> {
-    await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+    await this.#call(OPS.setNamespaceVersion, `${nsPath(gameId, namespaceId)}/version`, {
       version_id: versionId,
     })
   }
 
   /** What was published to the namespace, newest first (creating a namespace records nothing). */
-  getNamespaceVersionHistory(
-    gameId: string,
-    namespaceId: string,
-    limit = 32,
-  ): Promise<NamespaceVersionHistory> {
+  getNamespaceVersionHistory(gameId: string, namespaceId: string): Promise<Api.NamespaceVersionHistory> {
     return this.#call(
       OPS.getNamespaceVersionHistory,
-      'GET',
-      `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`,
+      `${nsPath(gameId, namespaceId)}/version-history?limit=32`,
     )
   }
 
-  /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
-  bootstrap(): Promise<BootstrapResponse> {
-    return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap')
+  bootstrap(): Promise<Api.BootstrapResponse> {
+    return this.#call(OPS.bootstrap, '/cloud/bootstrap')
   }
 
-  /** The site's presigned requests come in a compact list (see PresignedRequestList). */
-  createCdnSite(gameId: string, body: CreateCdnSiteRequest): Promise<CdnSite> {
-    return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body)
+  createCdnSite(gameId: string, body: Api.CreateCdnSiteRequest): Promise<CdnSite> {
+    return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body)
   }
 
   /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
   async completeUpload(uploadId: string): Promise<void> {
-    await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`)
+    await this.#call(OPS.completeUpload, `/cloud/uploads/${seg(uploadId)}/complete`)
   }
 
-  #call<T>(
-    op: Operation,
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    path: string,
-    body?: unknown,
-  ): Promise<T> {
+  #call<T>(op: Operation, path: string, body?: unknown): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
+    const beforeFirstContact = (error: unknown) => !this.#answered && isConnectFailure(error)
     let firstContact: { retries: number; started: number } | undefined
     const retry = (error: unknown, now: number): RetryVerdict => {
-      if (this.#answered || !isConnectFailure(error)) return classify(op, error, now)
-      // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
+      if (!beforeFirstContact(error)) return classify(op, error, now)
       firstContact ??= { retries: 0, started: this.#retry.now() }
+      // Never a retry after a 15 s connect time-out.
       const again =
         !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
         firstContact.retries < FIRST_CONTACT_RETRIES &&
@@ -279,19 +227,16 @@ export class ServiceClient {
     return withRetries(
       op.name,
       async () => {
-        this.#options.logger.debug(`${method} ${path.split('?')[0]}`)
-        return answerOf<T>(op, await this.#exchange(op, method, path, payload), this.#explain)
+        this.#options.logger.debug(`${op.method} ${path.split('?')[0]}`)
+        return answerOf<T>(op, await this.#exchange(op, path, payload), this.#explain)
       },
       retry,
       this.#retry,
       this.#options.logger,
-      {
-        onRetry: this.#options.onRetry,
-        retriesFor: (error) =>
-          this.#answered || !isConnectFailure(error)
-            ? this.#retry.retries
-            : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-      },
+      (error) =>
+        beforeFirstContact(error)
+          ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
+          : this.#retry.retries,
     )
   }
 
@@ -299,12 +244,7 @@ export class ServiceClient {
    * The request and its whole answer, read within the call's time limits; a request that got no
    * complete answer fails as a NetworkError naming the operation and the host.
    */
-  async #exchange(
-    op: Operation,
-    method: Dispatcher.HttpMethod,
-    path: string,
-    payload: Buffer | undefined,
-  ): Promise<Exchange> {
+  async #exchange(op: Operation, path: string, payload: Buffer | undefined): Promise<Exchange> {
     const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts
     // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
     const overdue = new AbortController()
@@ -314,8 +254,13 @@ export class ServiceClient {
       : overdue.signal
     try {
       const response = await request(this.#base + path, {
-        method,
-        headers: this.#headers(payload),
+        method: op.method,
+        headers: {
+          authorization: `Bearer ${this.#options.token}`,
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+          ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+        },
         body: payload,
         dispatcher: this.#options.dispatcher,
         headersTimeout: timeout,
@@ -335,19 +280,6 @@ export class ServiceClient {
     } finally {
       clearTimeout(clock)
     }
-  }
-
-  #headers(payload: Buffer | undefined): Record<string, string> {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#options.token}`,
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-    }
-    if (payload) {
-      headers['content-type'] = 'application/json'
-      headers['content-length'] = String(payload.length)
-    }
-    return headers
   }
 
   #networkError(op: Operation, error: unknown): NetworkError {

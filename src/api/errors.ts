@@ -20,16 +20,13 @@ export interface Explanation {
 
 export type Explain = (concern: Concern) => Explanation | undefined
 
-type ServiceErrorInit = {
+type ServiceErrorInit = Partial<Explanation> & {
   operation: string
   status: number
   body: Partial<ServiceErrorBody>
   rayId?: string
   retryAfter?: string
   concern?: Concern
-  /** Said after the service's words: the client's Explain of the concern, or what else the answer shows. */
-  hint?: string
-  inputs?: readonly string[]
   /** How the retries of the call ended, when it was retried and they stopped: said last in the message. */
   gaveUp?: GaveUp
 }
@@ -43,10 +40,7 @@ export class ServiceError extends Error {
   readonly metadata: unknown
   readonly retryAfter: string | undefined
   readonly concern: Concern | undefined
-  /**
-   * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
-   * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
-   */
+  /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
   readonly inputs: readonly string[]
   readonly gaveUp: GaveUp | undefined
   readonly #init: ServiceErrorInit
@@ -78,7 +72,6 @@ export class ServiceError extends Error {
     this.#init = init
   }
 
-  /** The same refusal, saying how the call's retries ended. */
   afterRetries(gaveUp: GaveUp): ServiceError {
     return new ServiceError({ ...this.#init, gaveUp })
   }
@@ -129,7 +122,6 @@ export class ValidationFailedError extends Error {
   }
 }
 
-/** The message of any thrown value, for logs. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
@@ -151,13 +143,10 @@ type NetworkErrorOptions = ErrorOptions & Partial<Explanation> & { concern?: Con
  */
 export class NetworkError extends Error {
   override name = 'NetworkError'
-  /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
   readonly inputs: readonly string[]
-  /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
   readonly gaveUp: GaveUp | undefined
-  readonly #reason: string
-
   readonly concern: Concern | undefined
+  readonly #reason: string
   readonly #options: NetworkErrorOptions
 
   constructor(reason: string, options: NetworkErrorOptions = {}) {
@@ -169,7 +158,6 @@ export class NetworkError extends Error {
     this.#options = options
   }
 
-  /** The same failure, saying how the call's retries ended. */
   afterRetries(gaveUp: GaveUp): NetworkError {
     return new NetworkError(this.#reason, { ...this.#options, gaveUp })
   }
@@ -181,17 +169,10 @@ export class NetworkError extends Error {
  */
 export function requestedDelay(error: unknown, now: number): number | undefined {
   if (!(error instanceof ServiceError)) return undefined
-  const candidates: number[] = []
-  const header = error.retryAfter?.trim()
-  if (header) {
-    if (/^\d+(\.\d+)?$/.test(header)) candidates.push(Number(header) * 1000)
-    else {
-      const at = Date.parse(header)
-      if (!Number.isNaN(at)) candidates.push(at - now)
-    }
-  }
-  if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-    candidates.push(error.metadata - now)
-  if (candidates.length === 0) return undefined
-  return Math.max(0, ...candidates)
+  const header = error.retryAfter?.trim() ?? ''
+  const candidates = [
+    /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
+    typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+  ].filter(Number.isFinite)
+  return candidates.length ? Math.max(0, ...candidates) : undefined
 }

@@ -1,7 +1,3 @@
-const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/
-const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/
-const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/
-
 /**
  * When a presigned URL stops working, in ms since the epoch, read from its query: AWS Signature V4
  * (`X-Amz-Date` as YYYYMMDDTHHMMSSZ plus `X-Amz-Expires` seconds, the real object store's form), or
@@ -11,19 +7,15 @@ const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/
 export function urlExpiry(url: string): number | undefined {
   const q = url.indexOf('?')
   if (q < 0) return undefined
-  const query = url.slice(q + 1)
-  const date = AMZ_DATE.exec(query)?.[1]
-  const expires = AMZ_EXPIRES.exec(query)?.[1]
-  if (date !== undefined && expires !== undefined) {
-    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date)
-    if (m && /^\d+$/.test(expires)) {
-      const signed = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!)
-      return signed + Number(expires) * 1000
-    }
+  const query = new URLSearchParams(url.slice(q + 1).split('#')[0])
+  const signed = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(query.get('X-Amz-Date') ?? '')
+  const seconds = query.get('X-Amz-Expires') ?? ''
+  if (signed && /^\d+$/.test(seconds)) {
+    const [, year, month, day, hours, minutes, secs] = signed.map(Number)
+    return Date.UTC(year!, month! - 1, day, hours, minutes, secs) + Number(seconds) * 1000
   }
-  const ms = EXPIRES_MS.exec(query)?.[1]
-  if (ms !== undefined && /^\d+$/.test(ms)) return Number(ms)
-  return undefined
+  const ms = query.get('expires') ?? ''
+  return /^\d+$/.test(ms) ? Number(ms) : undefined
 }
 
 /**

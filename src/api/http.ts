@@ -188,29 +188,26 @@ export class DeadlineError extends Error {
   }
 }
 
+const CLOSED = 'the connection was closed before the answer was complete'
+const UNRESOLVED = 'the host name could not be resolved'
+const REASONS: Record<string, (seconds: string) => string> = {
+  UND_ERR_HEADERS_TIMEOUT: (seconds) => `no answer within ${seconds}`,
+  UND_ERR_BODY_TIMEOUT: (seconds) => `the answer stopped arriving for ${seconds}`,
+  UND_ERR_SOCKET: () => CLOSED,
+  ECONNRESET: () => CLOSED,
+  EPIPE: () => CLOSED,
+  UND_ERR_CONNECT_TIMEOUT: () => 'could not connect within the connect time-out',
+  ECONNREFUSED: () => 'the connection was refused',
+  ENOTFOUND: () => UNRESOLVED,
+  EAI_AGAIN: () => UNRESOLVED,
+}
+
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 export function networkReason(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code
-  const seconds = `${timeoutMs / 1000} s`
-  switch (code) {
-    case DEADLINE_EXCEEDED:
-      return `${(error as Error).message} (${code})`
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return `no answer within ${seconds} (${code})`
-    case 'UND_ERR_BODY_TIMEOUT':
-      return `the answer stopped arriving for ${seconds} (${code})`
-    case 'UND_ERR_SOCKET':
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return `the connection was closed before the answer was complete (${code})`
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return `could not connect within the connect time-out (${code})`
-    case 'ECONNREFUSED':
-      return `the connection was refused (${code})`
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `the host name could not be resolved (${code})`
-  }
+  if (code === DEADLINE_EXCEEDED) return `${(error as Error).message} (${code})`
+  if (typeof code === 'string' && Object.hasOwn(REASONS, code))
+    return `${REASONS[code]!(`${timeoutMs / 1000} s`)} (${code})`
   const failure = networkFailure(error)
   if (failure?.kind === 'tls') return `the TLS handshake failed (${failure.code})`
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)

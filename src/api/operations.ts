@@ -20,14 +20,17 @@ import type { RetryVerdict } from '../common/retry.ts'
 import { siteAnswer, siteAnswerStream, type AnswerStream } from './site-answer.ts'
 
 /**
- * How a failed call may be retried. `read`: reads and validations, retried on any transient failure.
- * `create`: calls that create something, retried only where a retry cannot create a duplicate or
- * hide an error (429, 502-504, a connection that failed before the request was sent).
+ * How a failed call may be retried. `read`: reads, validations and calls that are safe to repeat,
+ * retried on any transient failure. `create`: calls that create something, retried only where a
+ * retry cannot create a duplicate or hide an error (429, 502-504, a connection that failed before
+ * the request was sent).
  */
 type Safety = 'read' | 'create'
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 export interface Operation {
   name: string
+  method: Method
   safety: Safety
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
   answer?: ShapeCheck
@@ -35,59 +38,55 @@ export interface Operation {
   stream?: () => AnswerStream
 }
 
+/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
+function op<N extends string, A extends ShapeCheck | undefined = undefined>(
+  method: Method,
+  name: N,
+  answer?: A,
+): { name: N; method: Method; safety: Safety; answer: A } {
+  return { name, method, safety: 'read', answer: answer as A }
+}
+
+function creates<O extends Operation>(operation: O): O {
+  return { ...operation, safety: 'create' }
+}
+
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) })
 
 export const OPS = {
-  listServers: {
-    name: 'servers.list',
-    safety: 'read',
-    answer: objectOf({
-      servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-    }),
-  },
-  getNamespaceLobby: {
-    name: 'games.namespaces.logs.getNamespaceLobby',
-    safety: 'read',
-    answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-  },
-  validateMatchmakerConfig: {
-    name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-    safety: 'read',
-    answer: validated,
-  },
-  listCustomAvatars: {
-    name: 'games.avatars.listGameCustomAvatars',
-    safety: 'read',
-    answer: objectOf({
+  listServers: op(
+    'GET',
+    'servers.list',
+    objectOf({ servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })) }),
+  ),
+  getNamespaceLobby: op(
+    'GET',
+    'games.namespaces.logs.getNamespaceLobby',
+    objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
+  ),
+  validateMatchmakerConfig: op('POST', 'games.namespaces.validateGameNamespaceMatchmakerConfig', validated),
+  listCustomAvatars: op(
+    'GET',
+    'games.avatars.listGameCustomAvatars',
+    objectOf({
       custom_avatars: listOf(
         objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean }),
       ),
     }),
-  },
-  createNamespace: {
-    name: 'games.namespaces.createGameNamespace',
-    safety: 'create',
-    answer: objectOf({ namespace_id: anId }),
-  },
-  validateGroup: {
-    name: 'groups.validate',
-    safety: 'read',
-    answer: validated,
-  },
-  addNamespaceDomain: {
-    name: 'games.namespaces.addNamespaceDomain',
-    safety: 'create',
-  },
-  createCdnSite: {
-    name: 'games.cdn.createGameCdnSite',
-    safety: 'create',
-    answer: siteAnswer,
+  ),
+  createNamespace: creates(
+    op('POST', 'games.namespaces.createGameNamespace', objectOf({ namespace_id: anId })),
+  ),
+  validateGroup: op('POST', 'groups.validate', validated),
+  addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
+  createCdnSite: creates({
+    ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
     stream: siteAnswerStream,
-  },
-  getGame: {
-    name: 'games.getGameById',
-    safety: 'read',
-    answer: objectOf({
+  }),
+  getGame: op(
+    'GET',
+    'games.getGameById',
+    objectOf({
       // The name ids make the host name of the url output: only a name id's characters.
       game: objectOf({
         name_id: aNameId,
@@ -95,11 +94,11 @@ export const OPS = {
         versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
       }),
     }),
-  },
-  getNamespace: {
-    name: 'games.namespaces.getGameNamespaceById',
-    safety: 'read',
-    answer: objectOf({
+  ),
+  getNamespace: op(
+    'GET',
+    'games.namespaces.getGameNamespaceById',
+    objectOf({
       namespace: objectOf({
         namespace_id: anId,
         config: objectOf({
@@ -119,74 +118,40 @@ export const OPS = {
         }),
       }),
     }),
-  },
-  // Removing a domain twice removes nothing the second time.
-  removeNamespaceDomain: {
-    name: 'games.namespaces.removeNamespaceDomain',
-    safety: 'read',
-    answer: anObject,
-  },
-  // Adding a user replaces one of the same name: safe to repeat.
-  updateNamespaceCdnAuthUser: {
-    name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-    safety: 'read',
-    answer: anObject,
-  },
-  setNamespaceCdnAuthType: {
-    name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-    safety: 'read',
-    answer: anObject,
-  },
-  // Removing a user twice removes nothing the second time.
-  removeNamespaceCdnAuthUser: {
-    name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-    safety: 'read',
-    answer: anObject,
-  },
-  getVersion: {
-    name: 'games.versions.getGameVersionById',
-    safety: 'read',
-    answer: objectOf({
+  ),
+  // Removing a domain or a user twice removes nothing the second time; adding a user replaces one of
+  // the same name; publishing the version a namespace already has changes nothing: all safe to repeat.
+  removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', anObject),
+  updateNamespaceCdnAuthUser: op('POST', 'cloud.games.namespaces.updateNamespaceCdnAuthUser', anObject),
+  setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', anObject),
+  removeNamespaceCdnAuthUser: op('DELETE', 'cloud.games.namespaces.removeNamespaceCdnAuthUser', anObject),
+  getVersion: op(
+    'GET',
+    'games.versions.getGameVersionById',
+    objectOf({
       version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
     }),
-  },
-  validateVersion: {
-    name: 'games.versions.validateGameVersion',
-    safety: 'read',
-    answer: validated,
-  },
-  reserveVersionName: {
-    name: 'games.versions.reserveVersionName',
-    safety: 'read',
-    answer: objectOf({ version_display_name: aString }),
-  },
-  createVersion: {
-    name: 'games.versions.createGameVersion',
-    safety: 'create',
-    answer: objectOf({ version_id: anId }),
-  },
-  // Publishing the version a namespace already has changes nothing: safe to repeat.
-  setNamespaceVersion: {
-    name: 'games.namespaces.updateGameNamespaceVersion',
-    safety: 'read',
-    answer: anObject,
-  },
-  getNamespaceVersionHistory: {
-    name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-    safety: 'read',
-    answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-  },
-  // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-  bootstrap: {
-    name: 'cloud.bootstrap',
-    safety: 'read',
-    answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-  },
+  ),
+  validateVersion: op('POST', 'games.versions.validateGameVersion', validated),
+  reserveVersionName: op(
+    'POST',
+    'games.versions.reserveVersionName',
+    objectOf({ version_display_name: aString }),
+  ),
+  createVersion: creates(op('POST', 'games.versions.createGameVersion', objectOf({ version_id: anId }))),
+  setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', anObject),
+  getNamespaceVersionHistory: op(
+    'GET',
+    'games.namespaces.getGameNamespaceVersionHistoryList',
+    objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
+  ),
+  bootstrap: op(
+    'GET',
+    'cloud.bootstrap',
+    objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
+  ),
   // Completing twice is harmless: the service assembles the same parts again.
-  completeUpload: {
-    name: 'uploads.complete',
-    safety: 'read',
-  },
+  completeUpload: op('POST', 'uploads.complete'),
 } as const satisfies Record<string, Operation>
 
 /** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */

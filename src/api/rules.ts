@@ -9,18 +9,12 @@ const GROUP_DISPLAY_NAME_MAX_BYTES = 24
 const LOBBY_COUNT_LIMIT = 32768
 const DOMAIN_MAX = 255
 export const DOMAINS_PER_NAMESPACE_MAX = 10
-/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
 const SERVER_TAGS_MAX = 8
 const TAG_KEY_MAX_BYTES = 32
 const TAG_VALUE_MAX_BYTES = 1024
-/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
 export const SERVERS_PAGE_SIZE = 64
-/** The total size of a CDN site's files must stay under this many bytes. */
 export const SITE_BYTES_LIMIT = 1_000_000_000
-/**
- * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
- * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
- */
+/** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 export const PART_SIZE = 100 * 1024 * 1024
 export const MAX_PARTS = 10_000
 /**
@@ -34,12 +28,10 @@ export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTE
 export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const DOMAIN = /^[0-9a-z.-]+$/
 
-/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 export function isNonNegativeI32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX
 }
 
-/** A whole number a signed 32-bit field parses (negative ones included). */
 export function isI32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX
 }
@@ -71,7 +63,7 @@ export function displayNameProblems(name: string, maxBytes = DISPLAY_NAME_MAX_BY
   return badWhitespace ? ['invalid'] : []
 }
 
-/** The service's error paths for a namespace creation request, in the order it reports them. */
+/** In the order the service reports them. */
 export function createNamespaceProblems(displayName: string, nameId: string): string[][] {
   return [
     ...displayNameProblems(displayName).map((p) => ['display-name', p]),
@@ -89,7 +81,7 @@ export function groupDisplayNameProblems(name: string): string[][] {
   return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p])
 }
 
-/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+/** The kinds of client whose player limit the service derives from max_players. */
 const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'] as const
 
 /**
@@ -107,10 +99,7 @@ export function matchmakerConfigProblems(lobbyCountMax: number, maxPlayers: numb
   return errors
 }
 
-/**
- * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
- * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
- */
+/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
 export function serverTagsProblem(tags: unknown): string | undefined {
   if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
     return 'expected a JSON object of string to string'
@@ -130,7 +119,7 @@ function bytesBetween(text: string, min: number, max: number): boolean {
   return bytes >= min && bytes <= max
 }
 
-/** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
+/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 export function isValidDomain(domain: string): boolean {
   return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain)
 }
@@ -159,7 +148,6 @@ export function hostNameProblem(domain: string): string | undefined {
   return undefined
 }
 
-/** A readable sentence for a validation error path, for annotations and error messages. */
 export function describeValidationPath(path: readonly string[]): string {
   const key = path.join('.')
   const known: Record<string, string> = {
@@ -197,9 +185,8 @@ export function validationTitle(path: readonly string[]): string {
 }
 
 /**
- * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
- * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
- * service's answer lists. The emulator uses it when asked for parts.
+ * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
+ * answers for a file. The client never plans with it: it uploads what the service's answer lists.
  */
 export function planParts(
   size: number,

@@ -24,20 +24,16 @@ export interface RunOptions {
   requestTimeoutMs?: number
   /** The time limits themselves, instead of those of requestTimeoutMs (tests make them short). */
   timeouts?: Timeouts
-  /** Attempts after the first, and the longest retry-after waited (default the policy's). */
   retries?: number
   maxRetryAfterMs?: number
-  /** Retry timing (tests inject a sleep that returns at once). */
   retry?: Partial<RetryPolicy>
   /** A pool to use instead of the run's own; it is never closed by the run. */
   dispatcher?: Dispatcher
-  /** Cancels the run (SIGINT, SIGTERM). */
   signal?: AbortSignal
   /** The whole run's time bound: past it the run's signal aborts with a RunDeadlineError. Default none. */
   deadlineMs?: number
   /** What the run does, for the deadline's message ("the servers run"). */
   name?: string
-  /** What the client's failures point at, made into inputs and hints (src/inputs/service-hints.ts). */
   explain?: Explain
   /** Durations are measured on it (default Date.now); the retry policy's own clock unless it has one. */
   clock?: Clock
@@ -62,9 +58,11 @@ export class RunDeadlineError extends Error {
   override name = 'TimeoutError'
   readonly deadlineMs: number
   constructor(what: string, deadlineMs: number) {
-    super(
-      `The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`,
-    )
+    const within =
+      deadlineMs % 60_000 === 0 && deadlineMs >= 60_000
+        ? `${deadlineMs / 60_000} min`
+        : `${deadlineMs / 1000} s`
+    super(`The ${what} ran out of time: it did not finish within its deadline of ${within}`)
     this.deadlineMs = deadlineMs
   }
 }
@@ -78,21 +76,7 @@ export function openTransferRun(
   face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'explain'>,
   name: string,
 ): Run {
-  const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer
-  return openRun({
-    connection: inputs.connection,
-    logger: face.logger,
-    requestTimeoutMs,
-    retries,
-    maxRetryAfterMs,
-    retry: face.retry,
-    dispatcher: face.dispatcher,
-    signal: face.signal,
-    deadlineMs: face.deadlineMs,
-    name,
-    clock: face.clock,
-    explain: face.explain,
-  })
+  return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name })
 }
 
 export function openRun(options: RunOptions): Run {
@@ -100,14 +84,11 @@ export function openRun(options: RunOptions): Run {
     options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000)
   const clock = options.clock ?? systemClock
   const overdue = new AbortController()
-  let timer: NodeJS.Timeout | undefined
-  if (options.deadlineMs !== undefined) {
-    const deadlineMs = options.deadlineMs
-    timer = setTimeout(
-      () => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)),
-      deadlineMs,
-    )
-  }
+  const { deadlineMs } = options
+  const timer =
+    deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs)
   const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal
   const retry = retryPolicy({
     now: () => clock.now(),
@@ -155,8 +136,4 @@ export function openRun(options: RunOptions): Run {
     dispose,
     [Symbol.asyncDispose]: dispose,
   }
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`
 }

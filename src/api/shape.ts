@@ -17,48 +17,33 @@ function named(at: string, what: string, value: unknown): string {
   return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`
 }
 
-export const aString: ShapeCheck = (value, at) =>
-  typeof value === 'string' ? undefined : named(at, 'a string', value)
+/** A check that `value` passes `test`, else names it as not `what`. */
+function fits(what: string, test: (value: unknown) => boolean): ShapeCheck {
+  return (value, at) => (test(value) ? undefined : named(at, what, value))
+}
 
+const isString = (value: unknown): value is string => typeof value === 'string'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
-export const anId: ShapeCheck = (value, at) =>
-  typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value)
-
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
-export const aNameId: ShapeCheck = (value, at) =>
-  typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
-    ? undefined
-    : named(at, 'a name id (a-z, 0-9 and single dashes)', value)
-
-/**
- * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
- * output and of links in the comment.
- */
-export const aHostName: ShapeCheck = (value, at) =>
-  typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
-    ? undefined
-    : named(at, 'a host name', value)
-
-export const aNumber: ShapeCheck = (value, at) =>
-  typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value)
-
-export const aBoolean: ShapeCheck = (value, at) =>
-  typeof value === 'boolean' ? undefined : named(at, 'true or false', value)
-
-/** Any JSON object; its fields unchecked. */
-export const anObject: ShapeCheck = (value, at) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : named(at, 'an object', value)
+export const aString = fits('a string', isString)
+/** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
+export const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value))
+/** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
+export const aNameId = fits(
+  'a name id (a-z, 0-9 and single dashes)',
+  (value) => isString(value) && value.length <= 63 && NAME_ID.test(value),
+)
+/** It becomes the host of the url output and of links in the comment. */
+export const aHostName = fits(
+  'a host name',
+  (value) => isString(value) && isValidDomain(value) && !hostNameProblem(value),
+)
+export const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value))
+export const aBoolean = fits('true or false', (value) => typeof value === 'boolean')
+export const anObject = fits(
+  'an object',
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+)
 
 /** A field that may be absent (or null); when there, it must fit `check`. */
 export function optional(check: ShapeCheck): ShapeCheck {
@@ -89,10 +74,6 @@ export function objectOf(fields: Record<string, ShapeCheck>): ShapeCheck {
   }
 }
 
-/** One of a few strings (an enum of the service). */
 export function oneOf(values: readonly string[]): ShapeCheck {
-  return (value, at) =>
-    typeof value === 'string' && values.includes(value)
-      ? undefined
-      : named(at, `one of ${values.join(', ')}`, value)
+  return fits(`one of ${values.join(', ')}`, (value) => isString(value) && values.includes(value))
 }

@@ -1,9 +1,7 @@
 // Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
-// is created, and route globs as the service parses and the CDN matches them. What the service does
-// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
-
-// The wire shape of a version config (snake_case, as sent and answered).
+// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
+// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// validation, storage) is the emulator's: version-rules.ts.
 
 export interface CdnHeader {
   name: string
@@ -165,15 +163,11 @@ export interface VersionConfig {
   identity?: unknown
 }
 
-// Limits.
-
 export const CDN_HEADER_NAME_MAX_BYTES = 512
 export const CDN_HEADER_VALUE_MAX_BYTES = 1024
 export const CDN_PRIORITY_MAX = 100
 /** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
 export const CDN_SERVED_MAX = 10
-
-// Globs, as the service parses and the CDN matches them.
 
 type GlobToken = { char: string } | 'any' | 'recursive'
 
@@ -227,7 +221,7 @@ export function globToString(tokens: readonly GlobToken[]): string {
   return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('')
 }
 
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+/** The glob as the service answers it; the glob itself when it does not parse. */
 export function normalizeGlob(glob: string): string {
   const tokens = parseGlob(glob)
   return tokens ? globToString(tokens) : glob
@@ -255,9 +249,7 @@ export function globMatches(glob: string, path: string): boolean {
     for (const i of states) {
       const step = steps[i]
       if (step === undefined) continue
-      if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
-        reach(next, repeats(step) ? i : i + 1)
-      }
+      if (stepsMeet(step, { char })) reach(next, repeats(step) ? i : i + 1)
     }
     if (next.size === 0) return false
     states = next
@@ -268,7 +260,7 @@ export function globMatches(glob: string, path: string): boolean {
 /** What one position of a glob takes: a given character, one character but `/`, or any number of either. */
 type GlobStep = { char: string } | 'segment-char' | 'segment-chars' | 'any-chars'
 
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+/** `*` is one character of a segment and then any number more. */
 function globSteps(tokens: readonly GlobToken[]): GlobStep[] {
   return tokens.flatMap((token): GlobStep[] =>
     token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token],
@@ -277,7 +269,7 @@ function globSteps(tokens: readonly GlobToken[]): GlobStep[] {
 
 const repeats = (step: GlobStep) => step === 'segment-chars' || step === 'any-chars'
 
-/** Whether one character can be taken by both steps. */
+/** One character can be taken by both steps. */
 function stepsMeet(a: GlobStep, b: GlobStep): boolean {
   if (typeof a === 'object' && typeof b === 'object') return a.char === b.char
   if (typeof a === 'object') return b === 'any-chars' || a.char !== '/'

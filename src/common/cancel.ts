@@ -16,10 +16,7 @@ export function isCancelled(error: unknown): error is CancelledError {
   return error instanceof CancelledError
 }
 
-/**
- * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
- * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
- */
+/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 export function cancelSignals(platform: NodeJS.Platform = process.platform): NodeJS.Signals[] {
   return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM']
 }

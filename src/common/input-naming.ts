@@ -4,15 +4,14 @@
 // and every message naming an input names it through inputName, inputAssignment or inputSource.
 
 export interface InputNaming {
-  /** The input as its user gives it: `namespace`, `--namespace`. */
+  /** `namespace`, `--namespace`. */
   name(input: string): string
-  /** The input given a value, as its user writes it: `namespace: staging`, `--namespace staging`. */
+  /** `namespace: staging`, `--namespace staging`. */
   assignment(input: string, value: string): string
   /** Where a required input missing comes from: `game-id`, `--game-id (or GAMEHOST_GAME_ID)`. */
   source(input: string): string
 }
 
-/** An action's inputs, as a workflow's `with:` writes them. */
 export const ACTION_NAMING: InputNaming = {
   name: (input) => input,
   assignment: (input, value) => `${input}: ${value}`,
@@ -26,17 +25,9 @@ export function nameInputsAs(face: InputNaming): void {
   naming = face
 }
 
-export function inputName(input: string): string {
-  return naming.name(input)
-}
-
-export function inputAssignment(input: string, value: string): string {
-  return naming.assignment(input, value)
-}
-
-export function inputSource(input: string): string {
-  return naming.source(input)
-}
+export const inputName = (input: string): string => naming.name(input)
+export const inputAssignment = (input: string, value: string): string => naming.assignment(input, value)
+export const inputSource = (input: string): string => naming.source(input)
 
 /** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
 export function inputList(inputs: readonly string[]): string {

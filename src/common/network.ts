@@ -6,24 +6,13 @@
 /** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
 export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
 
-export type NetworkFailureKind =
-  /** The connection was not made: refused, unreachable, connect time-out. Nothing was sent. */
-  | 'refused'
-  /** The host name does not resolve (ENOTFOUND): a later attempt fails the same way. */
-  | 'dns'
-  /** The resolver could not answer for now (EAI_AGAIN). Nothing was sent. */
-  | 'dns-again'
-  /** The TLS handshake failed or the certificate was refused: a later attempt fails the same way. */
-  | 'tls'
-  /** The connection was lost, or the answer stopped, after the request may have been sent. */
-  | 'lost'
-  /** The process or the system has no file descriptor left (EMFILE, ENFILE). */
-  | 'descriptors'
-
-export interface NetworkFailure {
-  kind: NetworkFailureKind
-  code: string
-}
+/**
+ * `refused`: the connection was not made (refused, unreachable, connect time-out): nothing was sent.
+ * `dns`: the name does not resolve; `tls`: the handshake failed or the certificate was refused: a
+ * later attempt fails the same way. `dns-again`: the resolver could not answer for now. `lost`: the
+ * connection was lost after the request may have been sent. `descriptors`: EMFILE, ENFILE.
+ */
+type NetworkFailureKind = 'refused' | 'dns' | 'dns-again' | 'tls' | 'lost' | 'descriptors'
 
 const KINDS: Record<string, NetworkFailureKind> = {
   ECONNREFUSED: 'refused',
@@ -63,7 +52,7 @@ function kindOf(code: string): NetworkFailureKind | undefined {
 }
 
 /** What network failure `error` is (its outermost known code), or undefined when it is none. */
-export function networkFailure(error: unknown): NetworkFailure | undefined {
+export function networkFailure(error: unknown): { kind: NetworkFailureKind; code: string } | undefined {
   for (const code of errorCodes(error)) {
     const kind = kindOf(code)
     if (kind) return { kind, code }
@@ -71,8 +60,7 @@ export function networkFailure(error: unknown): NetworkFailure | undefined {
   return undefined
 }
 
-/** Is `error`, or one of its causes, a network failure of one of these kinds? */
-export function isFailureOf(error: unknown, ...kinds: NetworkFailureKind[]): boolean {
+function isFailureOf(error: unknown, ...kinds: NetworkFailureKind[]): boolean {
   return errorCodes(error).some((code) => kinds.includes(kindOf(code)!))
 }
 
@@ -87,5 +75,4 @@ export const isNetworkFailure = (error: unknown): boolean =>
 export const isUnreachable = (error: unknown): boolean =>
   isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls')
 
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 export const isOutOfDescriptors = (error: unknown): boolean => isFailureOf(error, 'descriptors')

@@ -7,16 +7,13 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from './logger.ts'
 import { errorCodes } from './network.ts'
 
-/**
- * Why a retried call stopped, when its retries ended before a success: the retries were spent, the
- * next would have started past the time bound, or the service asked for a wait longer than allowed.
- */
+/** Why a retried call stopped before a success. */
 export type GaveUp =
   | { kind: 'retries-spent'; attempts: number }
   | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
   | { kind: 'wait-too-long'; askedMs: number; until: number; maxRetryAfterMs: number }
 
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+/** Said after the message of its last error: ` (gave up after 3 attempts)`. */
 export function gaveUpNote(gaveUp: GaveUp | undefined): string {
   switch (gaveUp?.kind) {
     case undefined:
@@ -40,14 +37,13 @@ export function gaveUpNote(gaveUp: GaveUp | undefined): string {
  * The last error of a call whose retries stopped, made again saying how: an error that knows how to
  * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
  */
-export function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
+function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
   const own = (error as { afterRetries?: unknown } | null)?.afterRetries
   if (typeof own === 'function') return (own as (g: GaveUp) => unknown).call(error, gaveUp)
   if (error instanceof Error) return new Error(error.message + gaveUpNote(gaveUp), { cause: error })
   return error
 }
 
-/** How and when to try again. Clock, sleep and randomness are injectable so tests take milliseconds. */
 export interface RetryPolicy {
   /** Attempts after the first. */
   retries: number
@@ -55,10 +51,7 @@ export interface RetryPolicy {
   maxDelayMs: number
   /** The longest `retry-after` waited; a call asked to wait longer fails at once, saying when. */
   maxRetryAfterMs: number
-  /**
-   * No retry starts that would begin later than this after the first attempt: a service that stays
-   * down fails in a few minutes however many retries are allowed.
-   */
+  /** No retry starts later than this after the first attempt: a service that stays down fails in minutes. */
   maxElapsedMs: number
   /** Waits `ms`; the default ends at once with `signal` (the policy's own when none is given). */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>
@@ -73,7 +66,6 @@ export interface RetryPolicy {
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 export const DEFAULT_RETRIES = 8
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120
-const DEFAULT_MAX_ELAPSED_MS = 180_000
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy: RetryPolicy = {
@@ -81,15 +73,13 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
     baseDelayMs: 500,
     maxDelayMs: 30_000,
     maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-    maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-    sleep: (ms) => delay(ms),
+    maxElapsedMs: 180_000,
     random: Math.random,
     now: Date.now,
     ...overrides,
+    // The real sleep ends with the signal, so no timer outlives a cancelled run.
+    sleep: overrides.sleep ?? ((ms, signal) => delay(ms, undefined, { signal: signal ?? policy.signal })),
   }
-  // The real sleep ends with the signal, so no timer outlives a cancelled run.
-  if (!overrides.sleep)
-    policy.sleep = (ms, signal) => delay(ms, undefined, { signal: signal ?? policy.signal })
   return policy
 }
 
@@ -99,42 +89,25 @@ export function backoffDelay(attempt: number, policy: RetryPolicy): number {
   return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2)
 }
 
-export interface RetryHooks {
-  /** Called with the error before each retry's wait. */
-  onRetry?: (error: unknown) => void
-  /** The retries `error` may have in all, for the log line (default the policy's). */
-  retriesFor?: (error: unknown) => number
-}
-
 /**
- * What the caller's classifier says of a failure: retry it (true), retry it after the wait the
- * service asked for (`afterMs`), fail with it as it is (false), or fail saying how its retries stopped.
+ * What the caller's classifier says of a failure (`now` is the policy's clock): retry it (true), retry
+ * it after the wait the service asked for (`afterMs`), fail with it as it is (false), or fail saying
+ * how its retries stopped.
  */
 export type RetryVerdict = boolean | GaveUp | { afterMs: number }
-
-/** The caller's classifier: what a failure is worth. `now` is the policy's clock. */
 export type Classifier = (error: unknown, now: number) => RetryVerdict
 
-/** Where a retried call stands after a failed attempt. */
-export interface RetryState {
-  /** The failed attempt's index: 0 for the first. */
-  index: number
-  /** When the first attempt started, and now (RetryPolicy.now). */
-  startedAt: number
-  now: number
-}
-
 /**
- * What follows a failed attempt: a retry after `waitMs`, or failing with the error, as it is or (with
- * `gaveUp`) made again saying how its retries stopped.
+ * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
+ * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
+ * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
+ * `gaveUp` is made again saying how its retries stopped.
  */
-export type RetryDecision = { kind: 'fail'; gaveUp: GaveUp | undefined } | { kind: 'retry'; waitMs: number }
-
-/**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
- */
-export function decideRetry(verdict: RetryVerdict, state: RetryState, policy: RetryPolicy): RetryDecision {
+export function decideRetry(
+  verdict: RetryVerdict,
+  state: { index: number; startedAt: number; now: number },
+  policy: RetryPolicy,
+): { kind: 'fail'; gaveUp: GaveUp | undefined } | { kind: 'retry'; waitMs: number } {
   if (verdict === false) return { kind: 'fail', gaveUp: undefined }
   if (typeof verdict === 'object' && 'kind' in verdict) return { kind: 'fail', gaveUp: verdict }
   const attempts = state.index + 1
@@ -150,17 +123,14 @@ export function decideRetry(verdict: RetryVerdict, state: RetryState, policy: Re
     }
   }
   const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250
-  const late =
-    outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
-    (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
-      ? {
-          kind: 'out-of-time',
-          attempts,
-          elapsedMs: state.now - state.startedAt,
-          maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
-        }
-      : undefined)
-  return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs }
+  const elapsedMs = state.now - state.startedAt
+  const late = outOfTime(attempts, elapsedMs, waitMs, policy)
+  if (late) return { kind: 'fail', gaveUp: late }
+  if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
+    const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt)
+    return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } }
+  }
+  return { kind: 'retry', waitMs }
 }
 
 /** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
@@ -176,8 +146,8 @@ export function outOfTime(
 
 /**
  * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
+ * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
+ * policy's). A failure after retries is the last error made again with how they stopped.
  */
 export async function withRetries<T>(
   describe: string,
@@ -185,7 +155,7 @@ export async function withRetries<T>(
   classify: Classifier,
   policy: RetryPolicy,
   logger: Pick<Logger, 'info' | 'debug'>,
-  hooks: RetryHooks = {},
+  retriesFor: (error: unknown) => number = () => policy.retries,
 ): Promise<T> {
   const startedAt = policy.now()
   for (let index = 0; ; index++) {
@@ -195,12 +165,11 @@ export async function withRetries<T>(
     } catch (error) {
       if (policy.signal?.aborted) throw policy.signal.reason
       const now = policy.now()
-      const verdict = classify(error, now)
-      const decision = decideRetry(verdict, { index, startedAt, now }, policy)
+      const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy)
       if (decision.kind === 'fail') throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error
-      hooks.onRetry?.(error)
+      const wait = (decision.waitMs / 1000).toFixed(1)
       logger.info(
-        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
+        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`,
       )
       await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal)
     }

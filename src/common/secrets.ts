@@ -4,8 +4,8 @@
 // a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
 // the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
 
-/** What a secret is replaced with: what the runner's masking shows. */
-export const REDACTED = '***'
+/** What the runner's masking shows. */
+const REDACTED = '***'
 
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4
@@ -69,7 +69,6 @@ function htmlEscaped(secret: string, apostrophe: string): string {
     .replace(/'/g, apostrophe)
 }
 
-/** The secrets of a run, and the redaction of every form of them from a text. */
 export class Secrets {
   readonly #forms = new Set<string>()
   #pattern: RegExp | undefined
@@ -83,7 +82,6 @@ export class Secrets {
     this.#pattern = new RegExp(alternatives.join('|'), 'g')
   }
 
-  /** The text with every form of every secret replaced by `***`. */
   redact(text: string): string {
     return this.#pattern ? text.replace(this.#pattern, REDACTED) : text
   }
@@ -108,15 +106,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** The secrets of this run: one process runs one action or one command. */
+/** One process runs one action or one command. */
 export const runSecrets = new Secrets()
 
-/** The text with every secret of the run redacted. */
 export function redact(text: string): string {
   return runSecrets.redact(text)
 }
 
-/** The writable streams whose write() redacts already. */
 const guarded = new WeakSet<object>()
 
 /**

@@ -8,16 +8,10 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
-/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 export const SERVICE_REQUEST_LIMIT_MS = 60_000
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024
 
@@ -26,7 +20,7 @@ export interface Timeouts {
   readonly stallMs: number
   /** The same for an API call: never shorter than the service's own limit, so its answer arrives. */
   readonly apiStallMs: number
-  /** An API call's deadline in all, progress or not: a little over apiStallMs. */
+  /** An API call's deadline in all, progress or not: apiStallMs and a tenth more. */
   readonly apiDeadlineMs: number
   /** How often the PUTs in flight are checked against their limits. */
   readonly sweepMs: number
@@ -36,16 +30,13 @@ export interface Timeouts {
   putDeadlineMs(length: number): number
 }
 
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
+/** `serviceLimitMs`: what an API call waits at the least (a test gives a small one). */
 export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS): Timeouts {
   const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs)
   return {
     stallMs: requestTimeoutMs,
     apiStallMs,
-    apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+    apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
     sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
     drainMs: requestTimeoutMs,
     putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),

@@ -20,9 +20,7 @@ function escapeControl(char: string): string {
   return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`)
 }
 
-function hex(code: number, digits: number): string {
-  return code.toString(16).padStart(digits, '0')
-}
+const hex = (code: number, digits: number) => code.toString(16).padStart(digits, '0')
 
 /**
  * The text as one inert line of a log, whatever it holds:
@@ -77,16 +75,13 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${value}${pad}${fence}`
 }
 
-/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
-const WORD_JOINER = '\u2060'
-
 /**
  * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
  * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
- * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ * math; `@` and `#` followed by a word joiner (U+2060), so no mention or issue reference either.
  */
 export function markdownText(text: string): string {
   return visible(text).replace(/[!-/:-@[-`{-~]/g, (char) =>
-    char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`,
+    char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`,
   )
 }
