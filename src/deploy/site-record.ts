@@ -11,7 +11,7 @@ import type { BytesFile } from './upload.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export const RECORD_PATH = '.well-known/gamehost.json'
-export const RECORD_FORMAT = 1
+const RECORD_FORMAT = 1
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024
@@ -105,17 +105,11 @@ export function parseRecord(text: string): SiteRecord | string {
   if (record.format !== RECORD_FORMAT) return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`
   if (typeof record.digest !== 'string') return 'it has no digest'
   if (!Array.isArray(record.files)) return 'it has no files'
-  const fileOk = (f: unknown) => {
-    const file = f as Partial<RecordedFile> | null
-    return (
-      typeof file === 'object' &&
-      file !== null &&
-      typeof file.path === 'string' &&
-      typeof file.sha256 === 'string' &&
-      Number.isSafeInteger(file.size) &&
-      file.size! >= 0
-    )
-  }
+  const fileOk = (file: Partial<RecordedFile> | null) =>
+    typeof file?.path === 'string' &&
+    typeof file.sha256 === 'string' &&
+    Number.isSafeInteger(file.size) &&
+    file.size! >= 0
   if (!record.files.every(fileOk)) return 'a file of it has no path, size or SHA-256'
   const files = record.files
   return {
