@@ -39,7 +39,6 @@ export interface CollectOptions {
 export interface CollectedSite {
   files: ArtifactFile[]
   serving: ServingPlan
-  fileCount: number
   totalBytes: number
   /** Only when hashed first. */
   manifest: Manifest | undefined
@@ -83,7 +82,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
     logger.info(`Digest ${manifest.digest}`)
   }
-  return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
+  return { files, serving, totalBytes, manifest, hidden }
 }
 
 function warningsRefusal(warnings: readonly string[]): UsageError {

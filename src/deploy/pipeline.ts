@@ -191,7 +191,22 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
   run.signal.throwIfAborted()
 
   const served = planned?.publishing && (await readServed(stage, planned.publishing))
-  if (served?.live && targeted && (await olderThanLive(stage, served.live, served.liveUrl))) return
+  if (served?.live) {
+    journal.older = await checkOlder({
+      commit: deps.source?.commit,
+      live: served.live,
+      nameId: journal.provisioned.nameId ?? '',
+      allowOlder: inputs.allowOlder,
+      compareCommits: deps.compareCommits,
+      logger,
+    })
+    // This run's commit is behind the one live (and not allowed): nothing is uploaded or published.
+    if (journal.older.blocked) {
+      journal.older.url = served.liveUrl
+      journal.skipped = true
+      return
+    }
+  }
   run.signal.throwIfAborted()
 
   if (site) await uploadOrReuse(stage, site)
@@ -205,26 +220,6 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
   await publishAndSeeLive(stage, targeted, plan, siteId)
-}
-
-/** This run's commit is behind the one live (and not allowed): nothing is uploaded or published. */
-async function olderThanLive(
-  { inputs, journal, deps }: Stage,
-  live: NonNullable<Served['live']>,
-  liveUrl: string | undefined,
-): Promise<boolean> {
-  journal.older = await checkOlder({
-    commit: deps.source?.commit,
-    live,
-    nameId: journal.provisioned.nameId ?? '',
-    allowOlder: inputs.allowOlder,
-    compareCommits: deps.compareCommits,
-    logger: deps.logger,
-  })
-  if (!journal.older.blocked) return false
-  journal.older.url = liveUrl
-  journal.skipped = true
-  return true
 }
 
 async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: CollectedSite): Promise<void> {
@@ -308,7 +303,6 @@ async function publishAndSeeLive(
     await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal })
 }
 
-/** What the namespace and the base of the size comparison serve, read from their records. */
 interface Served {
   live?: { record: SiteRecord } | { absent: string }
   liveUrl?: string
@@ -354,11 +348,11 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
       matchmakerValidated: false,
     },
     uploadCompleted: false,
-    plannedParts: site?.fileCount ?? 0,
+    plannedParts: site?.files.length ?? 0,
     durationMs: 0,
     serving: site?.serving,
     collected: site && {
-      fileCount: site.fileCount,
+      fileCount: site.files.length,
       totalBytes: site.totalBytes,
       ...(site.hidden.length ? { hidden: site.hidden } : {}),
     },

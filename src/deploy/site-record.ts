@@ -70,13 +70,7 @@ export function recordSize(files: readonly ArtifactFile[], source: BuildSource):
 
 export function recordFile(manifest: Manifest, source: BuildSource): RecordFile {
   const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source))
-  return {
-    path: RECORD_PATH,
-    size: bytes.length,
-    contentType: RECORD_CONTENT_TYPE,
-    bytes,
-    sha256: hash('sha256', bytes),
-  }
+  return { ...recordDescriptor(bytes.length), bytes, sha256: hash('sha256', bytes) }
 }
 
 export function recordDescriptor(size: number): { path: string; size: number; contentType: string } {
