@@ -234,10 +234,7 @@ async function attachDomain(job: Provisioning, namespaceId: string, domain: stri
     logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
     return meanwhile
   }
-  const status = (await findDomain(job, namespaceId, domain)) ?? {
-    status: 'unknown',
-    cnameRecord: undefined,
-  }
+  const status = (await findDomain(job, namespaceId, domain)) ?? { status: 'unknown', cnameRecord: undefined }
   logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`)
   return status
 }

@@ -169,10 +169,7 @@ export async function readServedRecord(
     const text = Buffer.concat(chunks)
     const parsed = parseRecord(text.toString('utf8'))
     if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
-    return {
-      record: parsed,
-      bytes: { size: text.length, sha256: hash('sha256', text) },
-    }
+    return { record: parsed, bytes: { size: text.length, sha256: hash('sha256', text) } }
   } catch (error) {
     options.signal.throwIfAborted()
     return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
