@@ -1,10 +1,7 @@
 import path from 'node:path'
-import type { Dispatcher } from 'undici'
-import type { RetryPolicy } from '../common/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../api/run.ts'
-import type { Clock } from '../common/timeouts.ts'
+import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
@@ -62,26 +59,22 @@ export interface PreviousSite {
   commit?: string
 }
 
-export interface DeployDependencies {
-  logger: Logger
+export interface DeployDependencies extends Pick<
+  RunOptions,
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'
+> {
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
   /** The CLI's --manifest FILE. */
   manifestFile?: string
   /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
   tempDirRemoved?: boolean
-  dispatcher?: Dispatcher
-  retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
   /** The last completed site of this preview (skip-unchanged). */
   previous?: PreviousSite
   onNamespace?: (namespaceId: string) => void
-  signal?: AbortSignal
   open?: OpenFile
-  /** GAMEHOST_DEADLINE_SECONDS; default none: every call and PUT has its own. */
-  deadlineMs?: number
   sleep?: PollOptions['sleep']
-  clock?: Clock
   source?: BuildSource
   /** Without it the guard against an older build cannot run, and says so. */
   compareCommits?: CompareCommits
@@ -223,9 +216,17 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
 }
 
 async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: CollectedSite): Promise<void> {
-  const { logger } = deps
-  const reused = reusableSite(inputs, site, deps.previous, logger)
-  if (reused) return void Object.assign(journal, reused)
+  const { logger, previous } = deps
+  const { manifest } = site
+  if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+    const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
+    logger.info(
+      `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+        'no new site is created. Set skip-unchanged: false to upload anyway.',
+    )
+    const { siteId, uploadId } = previous
+    return void Object.assign(journal, { skipped: true, uploadCompleted: true, siteId, uploadId })
+  }
   const uploaded = await logger.group('Upload', () =>
     uploadSite({
       ...deps,
@@ -237,7 +238,7 @@ async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: Collec
       gameId: inputs.connection.gameId,
       siteName: inputs.site.name,
       files: site.files,
-      manifest: site.manifest,
+      manifest,
       concurrency: inputs.transfer.concurrency,
       onSiteCreated: (created) => Object.assign(journal, created),
       onHashed: async (manifest) => {
@@ -357,22 +358,6 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
       ...(site.hidden.length ? { hidden: site.hidden } : {}),
     },
   }
-}
-
-function reusableSite(
-  inputs: DeployInputs,
-  site: CollectedSite,
-  previous: PreviousSite | undefined,
-  logger: Logger,
-): Pick<DeployResult, 'skipped' | 'uploadCompleted' | 'siteId' | 'uploadId'> | undefined {
-  const { manifest } = site
-  if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest) return
-  const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
-  logger.info(
-    `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
-      'no new site is created. Set skip-unchanged: false to upload anyway.',
-  )
-  return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId }
 }
 
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
