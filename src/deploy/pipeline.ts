@@ -158,7 +158,6 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   }
 }
 
-/** What the stages past the local checks share; they alone write the journal (the result). */
 interface Stage {
   inputs: DeployInputs
   run: Run
