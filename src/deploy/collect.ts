@@ -48,12 +48,10 @@ export interface CollectedSite {
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
   const { files, hidden } = await scanSite({
+    ...options,
     root: site.path,
     patterns: site.files,
-    signal: options.signal,
     includeHidden: site.includeHidden,
-    logger,
-    open: options.open,
     sizeLimit: {
       bytes: SITE_BYTES_LIMIT,
       message: (total) =>
