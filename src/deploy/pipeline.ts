@@ -279,13 +279,7 @@ async function publishAndSeeLive(
   // The namespace's own host: a custom domain serves only once the user's DNS points at it.
   const { manifest } = journal
   const seen = await publishAndSee(
-    {
-      gameId: targeted.connection.gameId,
-      namespaceId: live.namespaceId,
-      nameId: live.provisioned.nameId ?? live.namespaceId,
-      published: live.published,
-      alreadyServed: live.alreadyServed,
-    },
+    { ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId },
     {
       settings: targeted.verify,
       expected: manifest
