@@ -29,6 +29,7 @@ export interface DomainStatus {
 type Game = GetGameResponse['game']
 type Prepared = Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'>
 type VersionChoice = { id: string; description: string }
+type IdTarget = Extract<NamespaceTarget, { kind: 'id' }>
 
 interface Provisioning {
   client: ServiceClient
@@ -136,11 +137,7 @@ async function validateMatchmaker(
   return true
 }
 
-function checkNamespaceId(
-  { inputs, logger }: Provisioning,
-  game: Game,
-  target: Extract<NamespaceTarget, { kind: 'id' }>,
-): NamespaceSummary {
+function checkNamespaceId({ inputs, logger }: Provisioning, game: Game, target: IdTarget): NamespaceSummary {
   const { namespaceId, nameId } = target
   const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
   if (!found) {
