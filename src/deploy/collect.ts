@@ -39,7 +39,6 @@ export interface CollectOptions {
 export interface CollectedSite {
   files: ArtifactFile[]
   serving: ServingPlan
-  fileCount: number
   totalBytes: number
   /** Only when hashed first. */
   manifest: Manifest | undefined
@@ -49,12 +48,10 @@ export interface CollectedSite {
 export async function collectSite(site: SiteSource, options: CollectOptions): Promise<CollectedSite> {
   const { logger } = options
   const { files, hidden } = await scanSite({
+    ...options,
     root: site.path,
     patterns: site.files,
-    signal: options.signal,
     includeHidden: site.includeHidden,
-    logger,
-    open: options.open,
     sizeLimit: {
       bytes: SITE_BYTES_LIMIT,
       message: (total) =>
@@ -83,7 +80,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
     logger.info(`Digest ${manifest.digest}`)
   }
-  return { files, serving, fileCount: files.length, totalBytes, manifest, hidden }
+  return { files, serving, totalBytes, manifest, hidden }
 }
 
 function warningsRefusal(warnings: readonly string[]): UsageError {

@@ -22,6 +22,8 @@ export interface OlderCheck {
   url?: string
 }
 
+type Found = Omit<OlderCheck, 'reason' | 'blocked'>
+
 interface OlderCheckOptions {
   commit: string | undefined
   live: { record: SiteRecord } | { absent: string }
@@ -34,12 +36,7 @@ interface OlderCheckOptions {
 /** Whether this run may publish over what the namespace serves; said in the log either way. */
 export async function checkOlder(options: OlderCheckOptions): Promise<OlderCheck> {
   const { commit, live, nameId, logger } = options
-  const said = (
-    reason: string,
-    found: Omit<OlderCheck, 'reason' | 'blocked'> = {},
-    warn = false,
-    blocked = false,
-  ) => {
+  const said = (reason: string, found: Found = {}, warn = false, blocked = false): OlderCheck => {
     if (warn) logger.warning(reason, { title: 'Older commit' })
     else logger.info(reason)
     return { blocked, reason, ...found }

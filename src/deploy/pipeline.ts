@@ -1,10 +1,7 @@
 import path from 'node:path'
-import type { Dispatcher } from 'undici'
-import type { RetryPolicy } from '../common/retry.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../api/run.ts'
-import type { Clock } from '../common/timeouts.ts'
+import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect.ts'
@@ -27,22 +24,20 @@ import type { PublishPlan } from './target.ts'
 import { cdnRoutes, type ServingPlan } from './web-engine.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
-export type { Published }
-
 export interface DeployResult {
   dryRun: boolean
   /** The files equal the last completed site of this preview: no site was created, siteId is that one. */
   skipped: boolean
   siteName: string
-  siteId: string | undefined
-  uploadId: string | undefined
+  siteId?: string
+  uploadId?: string
   provisioned: Provisioned
-  manifest: Manifest | undefined
-  manifestPath: string | undefined
-  upload: UploadResult | undefined
+  manifest?: Manifest
+  manifestPath?: string
+  upload?: UploadResult
   /** The upload was completed (or the site is the reused, unchanged one). */
   uploadCompleted: boolean
-  published: Published | undefined
+  published?: Published
   /** Requests a dry run expects: one per file, as the service answers for CDN sites. */
   plannedParts: number
   durationMs: number
@@ -50,7 +45,6 @@ export interface DeployResult {
   /** Known before any file is hashed: a run that fails before its manifest exists still reports them. */
   collected?: { fileCount: number; totalBytes: number; hidden?: string[] }
   verification?: Verification
-  /** What the browser saw of the game (smoke-test); undefined when it was not run. */
   smoke?: SmokeResult
   /** Undefined for none or a reused site. */
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
@@ -65,26 +59,22 @@ export interface PreviousSite {
   commit?: string
 }
 
-export interface DeployDependencies {
-  logger: Logger
+export interface DeployDependencies extends Pick<
+  RunOptions,
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'
+> {
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
   /** The CLI's --manifest FILE. */
   manifestFile?: string
   /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
   tempDirRemoved?: boolean
-  dispatcher?: Dispatcher
-  retry?: Partial<RetryPolicy>
   progressIntervalMs?: number
   /** The last completed site of this preview (skip-unchanged). */
   previous?: PreviousSite
   onNamespace?: (namespaceId: string) => void
-  signal?: AbortSignal
   open?: OpenFile
-  /** GAMEHOST_DEADLINE_SECONDS; default none: every call and PUT has its own. */
-  deadlineMs?: number
   sleep?: PollOptions['sleep']
-  clock?: Clock
   source?: BuildSource
   /** Without it the guard against an older build cannot run, and says so. */
   compareCommits?: CompareCommits
@@ -129,8 +119,12 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       )
       return finished(journal)
     }
+    const onNamespace = (id: string) => {
+      journal.provisioned.namespaceId = id
+      deps.onNamespace?.(id)
+    }
     try {
-      await sendAndGoLive(inputs, run, site, journal, { ...deps, saveManifest })
+      await sendAndGoLive({ inputs, run, journal, deps: { ...deps, saveManifest, onNamespace } }, site)
     } catch (error) {
       throw new DeployError(error, finished(journal))
     }
@@ -164,35 +158,50 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
   }
 }
 
-type StageDeps = DeployDependencies & { saveManifest: (manifest: Manifest) => Promise<void> }
-
-async function sendAndGoLive(
-  inputs: DeployInputs,
-  run: Run,
-  site: CollectedSite | undefined,
-  journal: DeployResult,
-  deps: StageDeps,
-): Promise<void> {
-  const { logger } = deps
-  const onNamespace = (id: string) => {
-    journal.provisioned.namespaceId = id
-    deps.onNamespace?.(id)
+interface Stage {
+  inputs: DeployInputs
+  run: Run
+  journal: DeployResult
+  deps: DeployDependencies & {
+    saveManifest: (manifest: Manifest) => Promise<void>
+    onNamespace: (namespaceId: string) => void
   }
+}
+
+async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Promise<void> {
+  const { inputs, run, journal, deps } = stage
+  const { logger } = deps
   // Exactly the routes of the published version when there are any; none keeps the base version's.
   const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
   const targeted: TargetedInputs | undefined = hasTarget(inputs) ? inputs : undefined
   const planned =
     targeted &&
-    (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, onNamespace)))
+    (await logger.group('Provision', () =>
+      planTarget(run.client, targeted, routes, logger, deps.onNamespace),
+    ))
   if (planned) journal.provisioned = planned.provisioned
   run.signal.throwIfAborted()
 
-  const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger))
-  if (served?.live && targeted && (await olderThanLive(inputs, served.live, served.liveUrl, journal, deps)))
-    return
+  const served = planned?.publishing && (await readServed(stage, planned.publishing))
+  if (served?.live) {
+    journal.older = await checkOlder({
+      commit: deps.source?.commit,
+      live: served.live,
+      nameId: journal.provisioned.nameId ?? '',
+      allowOlder: inputs.allowOlder,
+      compareCommits: deps.compareCommits,
+      logger,
+    })
+    // This run's commit is behind the one live (and not allowed): nothing is uploaded or published.
+    if (journal.older.blocked) {
+      journal.older.url = served.liveUrl
+      journal.skipped = true
+      return
+    }
+  }
   run.signal.throwIfAborted()
 
-  if (site) await uploadOrReuse(inputs, run, site, journal, deps)
+  if (site) await uploadOrReuse(stage, site)
   if (served?.base && journal.manifest) {
     journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest)
     logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`)
@@ -202,41 +211,21 @@ async function sendAndGoLive(
   const siteId = journal.siteId
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
-  await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace })
+  await publishAndSeeLive(stage, targeted, plan, siteId)
 }
 
-/** This run's commit is behind the one live (and not allowed): nothing is uploaded or published. */
-async function olderThanLive(
-  inputs: DeployInputs,
-  live: NonNullable<Served['live']>,
-  liveUrl: string | undefined,
-  journal: DeployResult,
-  deps: StageDeps,
-): Promise<boolean> {
-  journal.older = await checkOlder({
-    commit: deps.source?.commit,
-    live,
-    nameId: journal.provisioned.nameId ?? '',
-    allowOlder: inputs.allowOlder,
-    compareCommits: deps.compareCommits,
-    logger: deps.logger,
-  })
-  if (!journal.older.blocked) return false
-  journal.older.url = liveUrl
-  journal.skipped = true
-  return true
-}
-
-async function uploadOrReuse(
-  inputs: DeployInputs,
-  run: Run,
-  site: CollectedSite,
-  journal: DeployResult,
-  deps: StageDeps,
-): Promise<void> {
-  const { logger } = deps
-  const reused = reusableSite(inputs, site, deps.previous, logger)
-  if (reused) return void Object.assign(journal, reused)
+async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: CollectedSite): Promise<void> {
+  const { logger, previous } = deps
+  const { manifest } = site
+  if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+    const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
+    logger.info(
+      `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+        'no new site is created. Set skip-unchanged: false to upload anyway.',
+    )
+    const { siteId, uploadId } = previous
+    return void Object.assign(journal, { skipped: true, uploadCompleted: true, siteId, uploadId })
+  }
   const uploaded = await logger.group('Upload', () =>
     uploadSite({
       ...deps,
@@ -248,7 +237,7 @@ async function uploadOrReuse(
       gameId: inputs.connection.gameId,
       siteName: inputs.site.name,
       files: site.files,
-      manifest: site.manifest,
+      manifest,
       concurrency: inputs.transfer.concurrency,
       onSiteCreated: (created) => Object.assign(journal, created),
       onHashed: async (manifest) => {
@@ -266,12 +255,10 @@ async function uploadOrReuse(
 }
 
 async function publishAndSeeLive(
+  { run, journal, deps }: Stage,
   targeted: TargetedInputs,
-  run: Run,
   plan: PublishPlan,
   siteId: string,
-  journal: DeployResult,
-  deps: StageDeps & { onNamespace: (id: string) => void },
 ): Promise<void> {
   const { logger } = deps
   const waitUntilPrivate = privateHostWaiter({
@@ -283,30 +270,16 @@ async function publishAndSeeLive(
     logger,
     sleep: deps.sleep,
   })
+  const { provisioned } = journal
   const live = await logger.group('Publish', () =>
-    goLive(
-      run.client,
-      targeted,
-      plan,
-      journal.provisioned,
-      siteId,
-      logger,
-      deps.onNamespace,
-      waitUntilPrivate,
-    ),
+    goLive(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate),
   )
   journal.provisioned = live.provisioned
   journal.published = live.published
   // The namespace's own host: a custom domain serves only once the user's DNS points at it.
   const { manifest } = journal
   const seen = await publishAndSee(
-    {
-      gameId: targeted.connection.gameId,
-      namespaceId: live.namespaceId,
-      nameId: live.provisioned.nameId ?? live.namespaceId,
-      published: live.published,
-      alreadyServed: live.alreadyServed,
-    },
+    { ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId },
     {
       settings: targeted.verify,
       expected: manifest
@@ -324,7 +297,6 @@ async function publishAndSeeLive(
     await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal })
 }
 
-/** What the namespace and the base of the size comparison serve, read from their records. */
 interface Served {
   live?: { record: SiteRecord } | { absent: string }
   liveUrl?: string
@@ -332,13 +304,7 @@ interface Served {
 }
 
 /** The records the namespace and compare-with's namespace serve, read once each, side by side. */
-async function readServed(
-  inputs: DeployInputs,
-  run: Run,
-  plan: PublishPlan,
-  journal: DeployResult,
-  logger: Logger,
-): Promise<Served> {
+async function readServed({ inputs, run, journal, deps }: Stage, plan: PublishPlan): Promise<Served> {
   const { cdnDomain } = plan
   const nameId = journal.provisioned.nameId
   if (!cdnDomain) return {}
@@ -350,7 +316,7 @@ async function readServed(
   const base = compareWith && (compareWith === nameId && live ? live : read(compareWith))
   const [liveRead, baseRead] = await Promise.all([live, base || undefined])
   if (compareWith && baseRead && 'absent' in baseRead)
-    logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`)
+    deps.logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`)
   return {
     live: liveRead,
     liveUrl: nameId && namespaceUrl(cdnDomain, plan.gameNameId, nameId),
@@ -367,8 +333,6 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
     dryRun: inputs.dryRun,
     skipped: false,
     siteName: inputs.site.name,
-    siteId: undefined,
-    uploadId: undefined,
     provisioned: {
       nameId: targetNameId(target),
       // namespace-id is the game's only once provisioning found it: a run failing before must not report it.
@@ -377,71 +341,48 @@ function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): De
       domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
       matchmakerValidated: false,
     },
-    manifest: undefined,
-    manifestPath: undefined,
-    upload: undefined,
     uploadCompleted: false,
-    published: undefined,
-    plannedParts: site?.fileCount ?? 0,
+    plannedParts: site?.files.length ?? 0,
     durationMs: 0,
     serving: site?.serving,
     collected: site && {
-      fileCount: site.fileCount,
+      fileCount: site.files.length,
       totalBytes: site.totalBytes,
       ...(site.hidden.length ? { hidden: site.hidden } : {}),
     },
   }
 }
 
-function reusableSite(
-  inputs: DeployInputs,
-  site: CollectedSite,
-  previous: PreviousSite | undefined,
-  logger: Logger,
-): Pick<DeployResult, 'skipped' | 'uploadCompleted' | 'siteId' | 'uploadId'> | undefined {
-  const { manifest } = site
-  if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest) return
-  const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
-  logger.info(
-    `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
-      'no new site is created. Set skip-unchanged: false to upload anyway.',
-  )
-  return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId }
-}
-
 function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
   const { target } = inputs
+  const { manifest } = result
+  const sitePlan =
+    manifest &&
+    `Would create CDN site '${inputs.site.name}' with ${manifest.fileCount} files ` +
+      `(${formatBytes(manifest.totalBytes)}): one request per file, as the service answers for CDN sites`
+  if (target.kind === 'none') {
+    if (sitePlan) logger.info(sitePlan)
+    return
+  }
   if (target.kind === 'name')
     logger.info(`Would use namespace ${target.nameId}, or create it when the game has none of that name`)
-  else if (target.kind === 'id')
-    logger.info(`Would check that namespace ${target.namespaceId} is in the game`)
-  if (target.kind === 'none') return logSitePlan(inputs, result, logger)
+  else logger.info(`Would check that namespace ${target.namespaceId} is in the game`)
   if (target.domain) logger.info(`Would add domain ${target.domain} unless the namespace has it`)
   if (target.matchmaker) logger.info('Would validate the matchmaker config with the service')
   if (target.basicAuth)
     logger.info(
       `Would make the namespace private (basic auth, user ${target.basicAuth.user}) and wait until its host answers 401, before publishing`,
     )
-  logSitePlan(inputs, result, logger)
-  if (target.publish) {
-    const base =
-      target.versionId ??
-      "the namespace's current version (for a new namespace: what prod serves, else the game's latest)"
-    const routes = result.serving?.routes.length
-    logger.info(
-      `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
-        (routes
-          ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
-          : ', its routes kept'),
-    )
-  }
-}
-
-function logSitePlan(inputs: DeployInputs, result: DeployResult, logger: Logger): void {
-  if (result.manifest) {
-    logger.info(
-      `Would create CDN site '${inputs.site.name}' with ${result.manifest.fileCount} files ` +
-        `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`,
-    )
-  }
+  if (sitePlan) logger.info(sitePlan)
+  if (!target.publish) return
+  const base =
+    target.versionId ??
+    "the namespace's current version (for a new namespace: what prod serves, else the game's latest)"
+  const routes = result.serving?.routes.length
+  logger.info(
+    `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
+      (routes
+        ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+        : ', its routes kept'),
+  )
 }

@@ -1,6 +1,6 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, ServiceStateError, UsageError } from '../api/errors.ts'
-import type { GetGameResponse, NamespaceDomain, NamespaceSummary, ValidationError } from '../api/types.ts'
+import type { GetGameResponse, NamespaceSummary, ValidationError } from '../api/types.ts'
 import { Input } from '../inputs/constants.ts'
 import { matchmakerError, type NamespaceTarget, type TargetedInputs } from '../inputs/deploy.ts'
 import type { Logger } from '../common/logger.ts'
@@ -27,14 +27,17 @@ export interface DomainStatus {
 }
 
 type Game = GetGameResponse['game']
+type Prepared = Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'>
+type VersionChoice = { id: string; description: string }
+type IdTarget = Extract<NamespaceTarget, { kind: 'id' }>
+
+interface Provisioning {
+  client: ServiceClient
+  inputs: TargetedInputs
+  logger: Logger
+}
 
 const PROD = 'prod'
-
-interface Located {
-  game: Game
-  /** Before this run changed anything. */
-  namespace: NamespaceSummary | undefined
-}
 
 /**
  * Gets or creates the namespace, attaches the domain and validates the matchmaker config. All that
@@ -51,43 +54,35 @@ export async function provision(
     /** A check that may still refuse, before anything is created or attached. */
     beforeChanges?: () => Promise<void>
   } = {},
-): Promise<{ provisioned: Provisioned; located: Located }> {
+): Promise<{ provisioned: Provisioned; located: { game: Game; namespace: NamespaceSummary | undefined } }> {
+  const job = { client, inputs, logger }
   const { target } = inputs
   const { game } = await client.getGame(inputs.connection.gameId)
   await options.beforeChanges?.()
   let namespace: NamespaceSummary | undefined
-  let namespaceId: string | undefined
-  let namespaceCreated = false
+  let created: { namespaceId: string; created: boolean } | undefined
   if (target.kind === 'id') {
-    namespace = checkNamespaceId(game, inputs.connection.gameId, target, logger)
-    namespaceId = namespace.namespace_id
+    namespace = checkNamespaceId(job, game, target)
   } else {
     namespace = game.namespaces.find((ns) => ns.name_id === target.nameId)
-    if (namespace) {
-      logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`)
-      namespaceId = namespace.namespace_id
-    } else if (!options.createLater) {
-      ;({ namespaceId, created: namespaceCreated } = await createNamespace(
-        client,
-        inputs.connection.gameId,
-        target,
-        chooseVersion(inputs, game),
-        logger,
-      ))
-    }
+    if (namespace) logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`)
+    else if (!options.createLater) created = await createNamespace(job, target, chooseVersion(inputs, game))
   }
-  const nameId = namespace?.name_id ?? target.nameId
-  const nothingYet = { domain: undefined, matchmakerValidated: false }
-  let prepared: Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'> = nothingYet
+  const namespaceId = namespace?.namespace_id ?? created?.namespaceId
+  let prepared: Prepared = { domain: undefined, matchmakerValidated: false }
   if (namespaceId) {
     options.onNamespace?.(namespaceId)
-    prepared = await prepareNamespace(client, inputs, namespaceId, false, logger)
+    prepared = await prepareNamespace(job, namespaceId, false)
   } else if (target.matchmaker && game.namespaces[0]) {
     // Created after the upload: validated now against another namespace (the rules are the same).
-    const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger)
-    prepared = { ...nothingYet, matchmakerValidated: validated }
+    prepared.matchmakerValidated = await validateMatchmaker(job, game.namespaces[0].namespace_id)
   }
-  const provisioned: Provisioned = { nameId, namespaceId, namespaceCreated, ...prepared }
+  const provisioned: Provisioned = {
+    nameId: namespace?.name_id ?? target.nameId,
+    namespaceId,
+    namespaceCreated: created?.created ?? false,
+    ...prepared,
+  }
   return { provisioned, located: { game, namespace } }
 }
 
@@ -98,50 +93,36 @@ export async function provision(
 export async function createNamespaceOn(
   client: ServiceClient,
   inputs: TargetedInputs,
-  base: { id: string; description: string },
+  base: VersionChoice,
   provisioned: Provisioned,
   logger: Logger,
   onNamespace?: (namespaceId: string) => void,
 ): Promise<Provisioned & { namespaceId: string }> {
   const { target } = inputs
-  const { gameId } = inputs.connection
   if (target.kind !== 'name') throw new Error(`namespace ${target.namespaceId} is not created: it exists`)
-  const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger)
+  const job = { client, inputs, logger }
+  const { namespaceId, created } = await createNamespace(job, target, base)
   onNamespace?.(namespaceId)
-  const prepared = await prepareNamespace(
-    client,
-    inputs,
-    namespaceId,
-    provisioned.matchmakerValidated,
-    logger,
-  )
+  const prepared = await prepareNamespace(job, namespaceId, provisioned.matchmakerValidated)
   return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared }
 }
 
 async function prepareNamespace(
-  client: ServiceClient,
-  inputs: TargetedInputs,
+  job: Provisioning,
   namespaceId: string,
   matchmakerValidated: boolean,
-  logger: Logger,
-): Promise<Pick<Provisioned, 'domain' | 'domainStatus' | 'matchmakerValidated'>> {
-  const { domain } = inputs.target
-  const domainStatus = domain
-    ? await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
-    : undefined
+): Promise<Prepared> {
+  const { domain } = job.inputs.target
   return {
     domain,
-    domainStatus,
-    matchmakerValidated:
-      matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
+    domainStatus: domain ? await attachDomain(job, namespaceId, domain) : undefined,
+    matchmakerValidated: matchmakerValidated || (await validateMatchmaker(job, namespaceId)),
   }
 }
 
 async function validateMatchmaker(
-  client: ServiceClient,
-  inputs: TargetedInputs,
+  { client, inputs, logger }: Provisioning,
   namespaceId: string,
-  logger: Logger,
 ): Promise<boolean> {
   const { matchmaker } = inputs.target
   if (!matchmaker) return false
@@ -156,18 +137,14 @@ async function validateMatchmaker(
   return true
 }
 
-function checkNamespaceId(
-  game: Game,
-  gameId: string,
-  target: Extract<NamespaceTarget, { kind: 'id' }>,
-  logger: Logger,
-): NamespaceSummary {
+function checkNamespaceId({ inputs, logger }: Provisioning, game: Game, target: IdTarget): NamespaceSummary {
   const { namespaceId, nameId } = target
   const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId)
   if (!found) {
+    const known = game.namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`)
     throw new ServiceStateError(
-      `${inputName(Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${gameId}: ` +
-        `it has ${describeNamespaces(game.namespaces)}`,
+      `${inputName(Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${inputs.connection.gameId}: ` +
+        `it has ${known.length ? known.join(', ') : 'no namespace'}`,
     )
   }
   if (nameId && found.name_id !== nameId) {
@@ -182,13 +159,12 @@ function checkNamespaceId(
 
 /** name-id.not-unique: another run created it meanwhile, and it is looked up again. */
 async function createNamespace(
-  client: ServiceClient,
-  gameId: string,
+  { client, inputs, logger }: Provisioning,
   target: Extract<NamespaceTarget, { kind: 'name' }>,
-  version: { id: string; description: string },
-  logger: Logger,
+  version: VersionChoice,
 ): Promise<{ namespaceId: string; created: boolean }> {
   const { nameId, displayName } = target
+  const { gameId } = inputs.connection
   try {
     const created = await client.createNamespace(gameId, {
       name_id: nameId,
@@ -211,7 +187,7 @@ async function createNamespace(
  * The version a new namespace starts on: version-id; else what `prod` serves (a preview inherits the
  * released config, not another preview's routes); else the game's latest.
  */
-export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string; description: string } {
+export function chooseVersion(inputs: TargetedInputs, game: Game): VersionChoice {
   const given = inputs.target.versionId
   if (given) return { id: given, description: given }
   const prod = game.namespaces.find((namespace) => namespace.name_id === PROD)
@@ -236,84 +212,71 @@ export function chooseVersion(inputs: TargetedInputs, game: Game): { id: string;
 }
 
 /** The service answers a domain the namespace has already with 500 ERROR, so the namespace is read first. */
-async function attachDomain(
-  client: ServiceClient,
-  gameId: string,
-  namespaceId: string,
-  domain: string,
-  logger: Logger,
-): Promise<DomainStatus> {
-  const had = await findDomain(client, gameId, namespaceId, domain)
+async function attachDomain(job: Provisioning, namespaceId: string, domain: string): Promise<DomainStatus> {
+  const { client, inputs, logger } = job
+  const had = await findDomain(job, namespaceId, domain)
   if (had) {
-    logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${statusOf(had).status})`)
-    return statusOf(had)
+    logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${had.status})`)
+    return had
   }
   try {
-    await client.addNamespaceDomain(gameId, namespaceId, domain)
+    await client.addNamespaceDomain(inputs.connection.gameId, namespaceId, domain)
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error
     const refused = domainRefusal(error, domain, namespaceId)
     if (refused) throw refused
     // A run beside this one may have added it between the read and the add (500 ERROR).
-    const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain))
+    const meanwhile = error.code === 'ERROR' && (await findDomain(job, namespaceId, domain))
     if (!meanwhile) throw error
     logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`)
-    return statusOf(meanwhile)
+    return meanwhile
   }
-  const added = await findDomain(client, gameId, namespaceId, domain)
-  const status = added ? statusOf(added) : { status: 'unknown', cnameRecord: undefined }
+  const status = (await findDomain(job, namespaceId, domain)) ?? { status: 'unknown', cnameRecord: undefined }
   logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`)
   return status
 }
 
 function domainRefusal(error: ServiceError, domain: string, namespaceId: string): UsageError | undefined {
+  const given = `${inputName(Input.Domain)} '${domain}'`
   const quoted = `(${error.message})`
-  if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
-    return new ServiceStateError(
-      `${inputName(Input.Domain)} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-        `remove it there first, or choose another ${inputName(Input.Domain)}. ${quoted}`,
-      { cause: error },
-    )
-  }
-  if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
-    return new ServiceStateError(
-      `${inputName(Input.Domain)} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
-        "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
-        'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-        `its ${inputName(Input.Domain)}); for a preview per pull request, leave ${inputName(Input.Domain)} empty: each namespace is served at its own host. ${quoted}`,
-      { cause: error },
-    )
-  }
-  if (error.code === 'CDN_INVALID_DOMAIN') {
-    return new UsageError(
-      `${inputName(Input.Domain)} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
-        `is never taken): give a domain of your own. ${quoted}`,
-      { cause: error },
-    )
+  switch (error.code) {
+    case 'CLOUD_HOSTNAME_TAKEN':
+      return new ServiceStateError(
+        `${given} is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+          `remove it there first, or choose another ${inputName(Input.Domain)}. ${quoted}`,
+        { cause: error },
+      )
+    case 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP':
+      return new ServiceStateError(
+        `${given} cannot be added: the team already holds the most custom domains the service lets wait ` +
+          "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
+          'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
+          `its ${inputName(Input.Domain)}); for a preview per pull request, leave ${inputName(Input.Domain)} empty: each namespace is served at its own host. ${quoted}`,
+        { cause: error },
+      )
+    case 'CDN_INVALID_DOMAIN':
+      return new UsageError(
+        `${given} is refused by the service as a custom domain (a domain under its own CDN domain ` +
+          `is never taken): give a domain of your own. ${quoted}`,
+        { cause: error },
+      )
   }
   return undefined
 }
 
-function statusOf(entry: NamespaceDomain): DomainStatus {
-  return {
-    status: entry.verification_status ?? 'unknown',
-    cnameRecord: entry.verification_method?.http?.cname_record ?? undefined,
-  }
-}
-
 async function findDomain(
-  client: ServiceClient,
-  gameId: string,
+  { client, inputs }: Provisioning,
   namespaceId: string,
   domain: string,
-): Promise<NamespaceDomain | undefined> {
-  const { namespace } = await client.getNamespace(gameId, namespaceId)
-  return namespace.config.cdn.domains.find((entry) => entry.domain === domain)
-}
-
-function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {
-  if (namespaces.length === 0) return 'no namespace'
-  return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ')
+): Promise<DomainStatus | undefined> {
+  const { namespace } = await client.getNamespace(inputs.connection.gameId, namespaceId)
+  const entry = namespace.config.cdn.domains.find((e) => e.domain === domain)
+  return (
+    entry && {
+      status: entry.verification_status ?? 'unknown',
+      cnameRecord: entry.verification_method?.http?.cname_record ?? undefined,
+    }
+  )
 }
 
 function isNameTaken(error: unknown): boolean {

@@ -9,7 +9,8 @@ import { privateNote } from './private.ts'
 import { SmokeTestError, smokeRerun, smokeSentence } from './smoke/report.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
-import type { DeployResult, Published } from './pipeline.ts'
+import type { DeployResult } from './pipeline.ts'
+import type { Published } from './go-live.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
 import { hiddenLeftOut } from './walk.ts'
@@ -105,16 +106,11 @@ function sizeBlocks(result: DeployResult): ReportBlock[] {
 function servingBlocks(result: DeployResult): ReportBlock[] {
   const { serving } = result
   if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length)) return []
-  const blocks: ReportBlock[] = [heading('Web engine')]
-  blocks.push(
-    keyValueTable([
-      ['web-engine', serving.engine],
-      ...serving.builds.map((build): [string, Cell] => [
-        'Recognised',
-        `${build.summary} (${build.evidence})`,
-      ]),
-    ]),
-  )
+  const recognised = serving.builds.map((build): [string, Cell] => [
+    'Recognised',
+    `${build.summary} (${build.evidence})`,
+  ])
+  const blocks = [heading('Web engine'), keyValueTable([['web-engine', serving.engine], ...recognised])]
   if (serving.contentTypes.length) {
     const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED)
     blocks.push(
@@ -244,36 +240,21 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   }
   if (provisioned.domain && !result.published?.domain) rows.push(['Domain', provisioned.domain])
   if (provisioned.matchmakerValidated) rows.push(['Matchmaker config', 'valid'])
+  // A site without a manifest was created but never completed: its files were hashed before completion.
+  if (manifest || result.siteId) rows.push(['Site', siteCell(result, failed)])
   if (manifest) {
-    const site: Cell = result.skipped
-      ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
-      : result.siteId
-        ? [
-            `${result.siteName} `,
-            { code: result.siteId },
-            failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
-          ]
-        : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`
-    rows.push(['Site', site])
     rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`])
     rows.push(['Parts', String(upload?.parts ?? result.plannedParts)])
     rows.push(['Digest', { code: manifest.digest }])
-  }
-  if (result.record)
-    rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]])
-  if (!manifest && result.siteId) {
-    rows.push([
-      'Site',
-      [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
-    ])
-  }
-  if (!manifest && result.collected) {
+  } else if (result.collected) {
     const { fileCount, totalBytes } = result.collected
     rows.push([
       'Files',
       `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
     ])
   }
+  if (result.record)
+    rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]])
   const leftOut = hiddenLeftOut(result.collected?.hidden ?? [])
   if (leftOut) rows.push(['Hidden', leftOut])
   const { published } = result
@@ -283,12 +264,12 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
     else if (published.replacedVersionId)
       version.push(' (replaced ', { code: published.replacedVersionId }, ')')
     rows.push(['Version', version])
-    const access: Array<[string, Cell]> = published.privateUser
-      ? [['Access', privateNote(published.privateUser)]]
-      : []
-    const smoke: Array<[string, Cell]> = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : []
-    if (result.smoke?.screenshot) smoke.push(['Screenshot', { code: result.smoke.screenshot }])
-    rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke)
+    const first = whereRows(published)
+    if (published.privateUser) first.push(['Access', privateNote(published.privateUser)])
+    first.push(['Live', liveCell(result)])
+    if (result.smoke) first.push(['Smoke test', smokeSentence(result.smoke)])
+    if (result.smoke?.screenshot) first.push(['Screenshot', { code: result.smoke.screenshot }])
+    rows.unshift(...first)
   } else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
     rows.push(['Version', 'would be made and published'])
   }
@@ -301,6 +282,17 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   }
   rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`])
   return rows
+}
+
+function siteCell(result: DeployResult, failed: boolean): Cell {
+  const { siteId, siteName } = result
+  if (result.skipped) return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)']
+  if (!siteId) return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`
+  return [
+    `${siteName} `,
+    { code: siteId },
+    failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+  ]
 }
 
 function whereRows(published: NonNullable<DeployResult['published']>): Array<[string, Cell]> {

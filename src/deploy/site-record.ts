@@ -11,7 +11,7 @@ import type { BytesFile } from './upload.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export const RECORD_PATH = '.well-known/gamehost.json'
-export const RECORD_FORMAT = 1
+const RECORD_FORMAT = 1
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** A site of the service's largest has a far smaller record. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024
@@ -70,13 +70,7 @@ export function recordSize(files: readonly ArtifactFile[], source: BuildSource):
 
 export function recordFile(manifest: Manifest, source: BuildSource): RecordFile {
   const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source))
-  return {
-    path: RECORD_PATH,
-    size: bytes.length,
-    contentType: RECORD_CONTENT_TYPE,
-    bytes,
-    sha256: hash('sha256', bytes),
-  }
+  return { ...recordDescriptor(bytes.length), bytes, sha256: hash('sha256', bytes) }
 }
 
 export function recordDescriptor(size: number): { path: string; size: number; contentType: string } {
@@ -105,17 +99,11 @@ export function parseRecord(text: string): SiteRecord | string {
   if (record.format !== RECORD_FORMAT) return `its format is ${String(record.format)}, not ${RECORD_FORMAT}`
   if (typeof record.digest !== 'string') return 'it has no digest'
   if (!Array.isArray(record.files)) return 'it has no files'
-  const fileOk = (f: unknown) => {
-    const file = f as Partial<RecordedFile> | null
-    return (
-      typeof file === 'object' &&
-      file !== null &&
-      typeof file.path === 'string' &&
-      typeof file.sha256 === 'string' &&
-      Number.isSafeInteger(file.size) &&
-      file.size! >= 0
-    )
-  }
+  const fileOk = (file: Partial<RecordedFile> | null) =>
+    typeof file?.path === 'string' &&
+    typeof file.sha256 === 'string' &&
+    Number.isSafeInteger(file.size) &&
+    file.size! >= 0
   if (!record.files.every(fileOk)) return 'a file of it has no path, size or SHA-256'
   const files = record.files
   return {
@@ -181,10 +169,7 @@ export async function readServedRecord(
     const text = Buffer.concat(chunks)
     const parsed = parseRecord(text.toString('utf8'))
     if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
-    return {
-      record: parsed,
-      bytes: { size: text.length, sha256: hash('sha256', text) },
-    }
+    return { record: parsed, bytes: { size: text.length, sha256: hash('sha256', text) } }
   } catch (error) {
     options.signal.throwIfAborted()
     return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }

@@ -45,19 +45,14 @@ export function compareSizes(base: string, record: SiteRecord, manifest: Manifes
     (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
     (a.path < b.path ? -1 : 1)
   const engine = rows.filter((row) => row.engine).sort(byChange)
-  const others = changed.filter((row) => !row.engine).sort(byChange)
-  const engineShown = engine.slice(0, SIZE_ROWS_SHOWN)
-  const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length)
-  const shown = [...engineShown, ...othersShown]
-  const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter(
-    (row) => row.before !== row.after,
-  )
+  const listed = [...engine, ...changed.filter((row) => !row.engine).sort(byChange)]
+  const left = listed.slice(SIZE_ROWS_SHOWN).filter((row) => row.before !== row.after)
   return {
     base,
     baseCommit: record.commit,
     totalBefore: record.totalBytes,
     totalAfter: manifest.totalBytes,
-    rows: shown.sort(byChange),
+    rows: listed.slice(0, SIZE_ROWS_SHOWN).sort(byChange),
     more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
     added: rows.filter((row) => row.before === undefined).length,
     removed: rows.filter((row) => row.after === undefined).length,
@@ -65,7 +60,7 @@ export function compareSizes(base: string, record: SiteRecord, manifest: Manifes
   }
 }
 
-export function delta(row: Pick<SizeRow, 'before' | 'after'>): number {
+function delta(row: Pick<SizeRow, 'before' | 'after'>): number {
   return (row.after ?? 0) - (row.before ?? 0)
 }
 

@@ -28,20 +28,15 @@ export interface PublishPlan {
   cdnDomain: string | undefined
 }
 
-interface TargetPlan {
-  provisioned: Provisioned
-  publishing: PublishPlan | undefined
-}
-
 export async function planTarget(
   client: ServiceClient,
   inputs: TargetedInputs,
   routes: CdnRoute[] | undefined,
   logger: Logger,
   onNamespace: (namespaceId: string) => void,
-): Promise<TargetPlan> {
+): Promise<{ provisioned: Provisioned; publishing: PublishPlan | undefined }> {
   const { target } = inputs
-  const { gameId } = inputs.connection
+  const { gameId, apiUrl } = inputs.connection
   let cdnDomain: string | undefined
   const { provisioned, located } = await provision(client, inputs, logger, {
     onNamespace,
@@ -49,7 +44,7 @@ export async function planTarget(
     // Known before anything is created: a domain under it is refused by the service.
     beforeChanges: async () => {
       if (!target.publish && !target.domain) return
-      cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
+      cdnDomain = await resolveCdnDomain(client, target.cdnDomain, apiUrl, logger)
       checkDomainOutsideCdn(target.domain, cdnDomain)
       if (target.basicAuth && !cdnDomain) {
         throw new UsageError(
@@ -81,16 +76,9 @@ export async function planTarget(
     )
   }
   logger.info(routesLine(base, routes))
-  const publishing: PublishPlan = {
-    base,
-    name,
-    gameNameId: located.game.name_id,
-    current: namespace?.version_id,
-    createOn: choice,
-    routes,
-    cdnDomain,
-  }
-  return { provisioned, publishing }
+  const gameNameId = located.game.name_id
+  const current = namespace?.version_id
+  return { provisioned, publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain } }
 }
 
 function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
