@@ -6,7 +6,6 @@ import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
-import { pollUntil } from '../common/poll.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { OnVerifyFailure, VerifySettings } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
@@ -16,18 +15,10 @@ import {
   describeMismatch,
   describeTiming,
   verifyLive,
-  type Mismatch,
+  type Expected,
   type PollOptions,
-  type ProbedFile,
   type Verification,
 } from './verify.ts'
-import type { ServingPlan } from './web-engine.ts'
-
-export interface Expected {
-  files: readonly ProbedFile[]
-  record?: ProbedFile
-  serving?: ServingPlan
-}
 
 export interface LiveRun {
   client: ServiceClient
@@ -46,15 +37,10 @@ export interface Change {
   alreadyServed: boolean
 }
 
-/** The record the host served before the publish: the change is seen when it serves another. */
-export interface OtherThan {
-  otherThan: { sha256: string }
-}
-
 export interface SeeOptions {
   settings: VerifySettings
   /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
-  expected: Expected | OtherThan | { unknown: string }
+  expected: Expected | { unknown: string }
   run: LiveRun
   logger: Logger
   sleep?: PollOptions['sleep']
@@ -90,19 +76,15 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   let seen: Verification
   try {
     seen = await logger.group('Verify', () =>
-      'otherThan' in expected
-        ? seeRecordChange(url, expected.otherThan.sha256, options)
-        : verifyLive({
-            url,
-            files: expected.files,
-            record: expected.record,
-            serving: expected.serving,
-            settings,
-            run,
-            logger,
-            sleep: options.sleep,
-            authorization: options.authorization,
-          }),
+      verifyLive({
+        url,
+        expected,
+        settings,
+        run,
+        logger,
+        sleep: options.sleep,
+        authorization: options.authorization,
+      }),
     )
   } catch (error) {
     if (run.signal.aborted) {
@@ -119,46 +101,6 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   if (settings.onFailure === 'rollback')
     seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger)
   notLive(settings.onFailure, seen, published, nameId, logger)
-  return seen
-}
-
-/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
-async function seeRecordChange(url: string, before: string, options: SeeOptions): Promise<Verification> {
-  const { run, logger, settings } = options
-  const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
-  const urlPath = `/${RECORD_PATH}`
-  logger.info(
-    `Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`,
-  )
-  const polled = await pollUntil(
-    async (): Promise<Mismatch | undefined> => {
-      const served = await readServedRecord(url, record)
-      if ('absent' in served) return { urlPath, reason: served.absent.replace(/^it /, '') }
-      if (served.bytes.sha256 !== before) return undefined
-      return { urlPath, reason: 'is still the record of the build it served before the publish' }
-    },
-    {
-      timeoutMs: settings.timeoutMs,
-      clock: run.clock,
-      signal: run.signal,
-      sleep: options.sleep,
-      onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-    },
-  )
-  const { seen: verified, attempts, durationMs, notYet } = polled
-  const checked: Verification['checked'] = [
-    { urlPath, file: { path: RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
-  ]
-  const seen: Verification = {
-    verified,
-    url,
-    durationMs,
-    attempts,
-    checked,
-    ...(notYet ? { mismatch: notYet } : {}),
-  }
-  if (verified)
-    logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`)
   return seen
 }
 
