@@ -7,7 +7,7 @@ import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Clock } from '../common/timeouts.ts'
-import type { OnVerifyFailure, VerifySettings } from '../inputs/common.ts'
+import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
 import { readServedRecord, RECORD_PATH } from './site-record.ts'
@@ -16,7 +16,7 @@ import {
   describeTiming,
   verifyLive,
   type Expected,
-  type PollOptions,
+  type VerifyLiveOptions,
   type Verification,
 } from './verify.ts'
 
@@ -37,14 +37,11 @@ export interface Change {
   alreadyServed: boolean
 }
 
-export interface SeeOptions {
-  settings: VerifySettings
+export interface SeeOptions extends Omit<VerifyLiveOptions, 'url' | 'expected'> {
   /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
   expected: Expected | { unknown: string }
   run: LiveRun
   logger: Logger
-  sleep?: PollOptions['sleep']
-  authorization?: string
   /** Hears of the verification as soon as it ends, cancelled included (the journal). */
   onSeen?: (seen: Verification) => void
   onPublished?: () => void
@@ -54,7 +51,6 @@ export interface SeeOptions {
 export async function publishAndSee(change: Change, options: SeeOptions): Promise<Verification | undefined> {
   const { gameId, namespaceId, nameId, published } = change
   const { run, logger, settings } = options
-  const version = `version '${published.versionName}' (${published.versionId})`
   if (!change.alreadyServed) {
     await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId)
     const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : ''
@@ -75,23 +71,13 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   const started = run.clock.now()
   let seen: Verification
   try {
-    seen = await logger.group('Verify', () =>
-      verifyLive({
-        url,
-        expected,
-        settings,
-        run,
-        logger,
-        sleep: options.sleep,
-        authorization: options.authorization,
-      }),
-    )
+    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }))
   } catch (error) {
     if (run.signal.aborted) {
       const durationMs = run.clock.now() - started
       options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] })
       logger.info(
-        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`,
+        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
       )
     }
     throw error
@@ -140,10 +126,6 @@ export class NotLiveError extends Error {
   }
 }
 
-export function isNotLive(error: unknown): error is NotLiveError {
-  return error instanceof NotLiveError
-}
-
 export function notLiveAccount(seen: Verification): string {
   const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
   if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
@@ -164,7 +146,7 @@ async function rollBack(
   } catch (error) {
     throw new NotLiveError(
       `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-        `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`,
+        `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`,
       seen,
       { cause: error },
     )
@@ -198,12 +180,10 @@ export function notLive(
   logger: Pick<Logger, 'warning'>,
 ): void {
   const account = notLiveAccount(seen)
-  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
-  const version = `version '${published.versionName}' (${published.versionId})`
   if (onFailure === 'warn') {
     logger.warning(
       `Not seen live: ${account}. ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-        `and ${namespace} stays on ${version}.`,
+        `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`,
       { title: 'Not seen live' },
     )
     return
@@ -221,8 +201,8 @@ export function afterFailure(
   published: Published,
   nameId: string | undefined,
 ): string {
-  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
-  const version = `version '${published.versionName}' (${published.versionId})`
+  const namespace = namespaceOf(nameId)
+  const version = versionOf(published)
   const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
   return rolledBackTo !== undefined
     ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
@@ -232,3 +212,6 @@ export function afterFailure(
         ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
         : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
 }
+
+const namespaceOf = (nameId: string | undefined) => (nameId ? `namespace ${nameId}` : 'the namespace')
+const versionOf = (published: Published) => `version '${published.versionName}' (${published.versionId})`
