@@ -230,7 +230,7 @@ describe('pollUntilLive', () => {
       timeoutMs: 30_000,
       ...time,
       signal: new AbortController().signal,
-      onAttempt: (n) => attempts.push(n),
+      onNotYet: (n) => attempts.push(n),
     })
     assert.equal(result.verified, false)
     assert.equal(result.durationMs, 30_000)

@@ -169,10 +169,9 @@ const short = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}â
 
 export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 
-export interface PollOptions extends Omit<LoopOptions<Mismatch>, 'onNotYet'> {
+export interface PollOptions extends LoopOptions<Mismatch> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  onAttempt?: (attempt: number, mismatch: Mismatch) => void
 }
 
 /** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
@@ -189,10 +188,7 @@ export async function pollUntilLive(
     }
     return undefined
   }
-  const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
-    ...options,
-    onNotYet: options.onAttempt,
-  })
+  const { seen, attempts, durationMs, notYet } = await pollUntil(check, options)
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
@@ -312,7 +308,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     clock: run.clock,
     signal: run.signal,
     sleep: options.sleep,
-    onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
   })
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
