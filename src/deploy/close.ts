@@ -20,12 +20,12 @@ import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
-  namespace: NamespaceSummary | undefined
+  namespace?: NamespaceSummary
   alreadyClosed: boolean
-  siteId: string | undefined
-  versionId: string | undefined
-  domainRemoved: string | undefined
-  url: string | undefined
+  siteId?: string
+  versionId?: string
+  domainRemoved?: string
+  url?: string
 }
 
 export interface CloseDependencies {
@@ -49,14 +49,6 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
   const { target } = inputs
   const { gameId } = inputs.connection
   const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close')
-  const nothing: CloseResult = {
-    namespace: undefined,
-    alreadyClosed: false,
-    siteId: undefined,
-    versionId: undefined,
-    domainRemoved: undefined,
-    url: undefined,
-  }
   try {
     const { client } = run
     const { game } = await client.getGame(gameId)
@@ -66,7 +58,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
     if (!namespace) {
       const named = target.kind === 'id' ? target.namespaceId : target.nameId
       logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`)
-      return nothing
+      return { alreadyClosed: false }
     }
     const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
     const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id)
@@ -86,7 +78,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
     const domainRemoved = target.domain
       ? await freeDomain(client, gameId, namespace, target.domain, logger)
       : undefined
-    return { ...nothing, namespace, url, ...page, domainRemoved }
+    return { namespace, url, ...page, domainRemoved }
   } finally {
     await run.dispose()
   }
