@@ -260,7 +260,7 @@ export function describeChecked(probes: readonly Probe[]): string {
     .join(', ')
 }
 
-/** "after 2.6 s (3 attempts)". */
+/** "2.6 s (3 checks)". */
 export function describeTiming(verification: Pick<Verification, 'durationMs' | 'attempts'>): string {
   const { durationMs, attempts } = verification
   return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`
