@@ -2,11 +2,9 @@
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 import { inputName } from '../common/input-naming.ts'
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Clock } from '../common/timeouts.ts'
 import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
@@ -20,14 +18,6 @@ import {
   type Verification,
 } from './verify.ts'
 
-export interface LiveRun {
-  client: ServiceClient
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  clock: Clock
-  timeouts: { stallMs: number }
-}
-
 export interface Change {
   gameId: string
   namespaceId: string
@@ -40,7 +30,7 @@ export interface Change {
 export interface SeeOptions extends Omit<VerifyLiveOptions, 'url' | 'expected'> {
   /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
   expected: Expected | { unknown: string }
-  run: LiveRun
+  run: VerifyLiveOptions['run'] & { client: ServiceClient }
   logger: Logger
   /** Hears of the verification as soon as it ends, cancelled included (the journal). */
   onSeen?: (seen: Verification) => void
@@ -96,7 +86,7 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
  * which it must no longer serve.
  */
 export async function expectedOfVersion(
-  run: Pick<LiveRun, 'dispatcher' | 'signal' | 'timeouts'>,
+  run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
   to: { url: string; servedAt: readonly string[]; sameSite: () => Promise<boolean> },
 ): Promise<SeeOptions['expected']> {
   const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
