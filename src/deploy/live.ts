@@ -122,7 +122,6 @@ export function notLiveAccount(seen: Verification): string {
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }
 
-/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(
   client: ServiceClient,
   gameId: string,

@@ -64,7 +64,6 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   }
 }
 
-/** One problem, in words, naming the URL or the message. */
 export function describeProblem(problem: Problem): string {
   switch (problem.kind) {
     case 'exception':

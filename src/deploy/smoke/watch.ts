@@ -63,7 +63,6 @@ export function launchArgs(platform: NodeJS.Platform): string[] {
   ]
 }
 
-/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 export async function watchPage(options: WatchOptions): Promise<Seen> {
   const { default: puppeteer } = await import('puppeteer-core')
   const browser = await puppeteer.launch({
