@@ -283,15 +283,8 @@ export interface VerifyLiveOptions {
 
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, expected, settings, run, logger } = options
-  const record = (file: ProbedFile, compare: Probe['compare']): Probe => {
-    const { path, size, sha256, contentType } = file
-    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare }
-  }
+  const probes = probesFor(expected)
   const changed = 'otherThan' in expected
-  const probes = changed
-    ? [record({ path: RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')]
-    : sampleProbes(expected.files, expected.serving)
-  if (!changed && expected.record) probes.push(record(expected.record, 'content'))
   const checking = changed
     ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${RECORD_PATH} (its record)`
     : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`
@@ -318,4 +311,17 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     )
   }
   return seen
+}
+
+/** The record alone for a change, else the sample of the build's files, then its record. */
+function probesFor(expected: Expected): Probe[] {
+  const atRecord = (file: ProbedFile, compare: Probe['compare']): Probe => {
+    const { path, size, sha256, contentType } = file
+    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare }
+  }
+  if ('otherThan' in expected)
+    return [atRecord({ path: RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')]
+  const probes = sampleProbes(expected.files, expected.serving)
+  if (expected.record) probes.push(atRecord(expected.record, 'content'))
+  return probes
 }
