@@ -2,13 +2,11 @@
 // a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
 import { hash } from 'node:crypto'
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../common/retry.ts'
 import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../api/run.ts'
+import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
@@ -28,13 +26,11 @@ export interface CloseResult {
   url?: string
 }
 
-export interface CloseDependencies {
-  logger: Logger
+export type CloseDependencies = Pick<
+  RunOptions,
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
+> & {
   pullRequest: number | undefined
-  dispatcher?: Dispatcher
-  retry?: Partial<RetryPolicy>
-  signal?: AbortSignal
-  deadlineMs?: number
 }
 
 /** One per pull request, so a second close finds it live. */
