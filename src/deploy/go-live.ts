@@ -92,15 +92,12 @@ export async function goLive(
   const config = deployConfig(plan.base.config, siteId, plan.routes)
   const created = await createVersion(client, gameId, plan.name, config, logger)
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
-  let now = provisioned
-  let namespaceId = existing
-  if (!namespaceId) {
-    const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
-    ;({ namespaceId } = made)
-    now = made
-    // A new namespace serves the base version, publicly: it is made private before the publish.
-    if (basicAuth) await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
-  }
+  const now = existing
+    ? { ...provisioned, namespaceId: existing }
+    : await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
+  // A new namespace serves the base version, publicly: it is made private before the publish.
+  if (!existing && basicAuth)
+    await makePrivate(access(now.namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
   const published: Published = {
     ...unchanged,
     versionId: created.versionId,
@@ -109,7 +106,7 @@ export async function goLive(
     domain: publishedDomain(now, url),
   }
   logWhere(published, logger)
-  return { published, provisioned: now, namespaceId, alreadyServed: false }
+  return { published, provisioned: now, namespaceId: now.namespaceId, alreadyServed: false }
 }
 
 function servesAlready(plan: PublishPlan, siteId: string): boolean {
