@@ -117,8 +117,7 @@ describe('seen live, against the emulator', () => {
     const logger = memoryLogger()
     const seen = await verifyLive({
       url: second.published!.url!,
-      files: second.manifest!.files,
-      serving: second.serving,
+      expected: { files: second.manifest!.files, serving: second.serving },
       settings: { enabled: true, timeoutMs: 20_000, onFailure: 'rollback' },
       run: {
         dispatcher: agent,

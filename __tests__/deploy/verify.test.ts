@@ -174,6 +174,22 @@ describe('compareServed', () => {
     assert.match(compareServed(big, { status: 200, headers: {}, bytes: 99 })!.reason, /was 99 bytes/)
     assert.match(compareServed(big, { status: 200, headers: {} })!.reason, /gave no Content-Length/)
   })
+
+  test('a change is seen when the record served is another than before, whatever its size', () => {
+    const before = sha('record before')
+    const record: Probe = {
+      urlPath: '/.well-known/gamehost.json',
+      file: { path: '.well-known/gamehost.json', size: 0, sha256: before },
+      compare: 'other',
+    }
+    const answer = (status: number, sha256: string): Served => ({ status, headers: {}, bytes: 99, sha256 })
+    assert.equal(compareServed(record, answer(200, sha('record after'))), undefined)
+    assert.equal(
+      compareServed(record, answer(200, before))?.reason,
+      'is still the record of the build it served before the publish',
+    )
+    assert.equal(compareServed(record, answer(404, sha('not found')))?.reason, 'answered 404')
+  })
 })
 
 describe('pollUntilLive', () => {
@@ -230,7 +246,7 @@ describe('pollUntilLive', () => {
       timeoutMs: 30_000,
       ...time,
       signal: new AbortController().signal,
-      onAttempt: (n) => attempts.push(n),
+      onNotYet: (n) => attempts.push(n),
     })
     assert.equal(result.verified, false)
     assert.equal(result.durationMs, 30_000)
@@ -318,6 +334,10 @@ describe('hostFetcher', () => {
       const size = (await fetch({ ...probe, compare: 'size' })) as Served
       assert.equal(size.bytes, body.length)
       assert.equal(size.sha256, undefined)
+      // A record compared with the one before is read whole, whatever size the probe names.
+      const other = (await fetch({ ...probe, file: { ...probe.file, size: 0 }, compare: 'other' })) as Served
+      assert.equal(other.bytes, body.length)
+      assert.equal(other.sha256, sha(body))
     } finally {
       await dispatcher.close()
       server.close()

@@ -2,13 +2,11 @@
 // a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
 import { hash } from 'node:crypto'
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
-import type { RetryPolicy } from '../common/retry.ts'
 import type { GameVersion, NamespaceSummary } from '../api/types.ts'
 import { escapeHtml } from '../common/report.ts'
 import type { Logger } from '../common/logger.ts'
-import { openTransferRun, type Run } from '../api/run.ts'
+import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
 import { contentTypeOf } from './files.ts'
@@ -20,21 +18,19 @@ import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
-  namespace: NamespaceSummary | undefined
+  namespace?: NamespaceSummary
   alreadyClosed: boolean
-  siteId: string | undefined
-  versionId: string | undefined
-  domainRemoved: string | undefined
-  url: string | undefined
+  siteId?: string
+  versionId?: string
+  domainRemoved?: string
+  url?: string
 }
 
-export interface CloseDependencies {
-  logger: Logger
+export type CloseDependencies = Pick<
+  RunOptions,
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
+> & {
   pullRequest: number | undefined
-  dispatcher?: Dispatcher
-  retry?: Partial<RetryPolicy>
-  signal?: AbortSignal
-  deadlineMs?: number
 }
 
 /** One per pull request, so a second close finds it live. */
@@ -49,14 +45,6 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
   const { target } = inputs
   const { gameId } = inputs.connection
   const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close')
-  const nothing: CloseResult = {
-    namespace: undefined,
-    alreadyClosed: false,
-    siteId: undefined,
-    versionId: undefined,
-    domainRemoved: undefined,
-    url: undefined,
-  }
   try {
     const { client } = run
     const { game } = await client.getGame(gameId)
@@ -66,7 +54,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
     if (!namespace) {
       const named = target.kind === 'id' ? target.namespaceId : target.nameId
       logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`)
-      return nothing
+      return { alreadyClosed: false }
     }
     const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
     const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id)
@@ -86,7 +74,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
     const domainRemoved = target.domain
       ? await freeDomain(client, gameId, namespace, target.domain, logger)
       : undefined
-    return { ...nothing, namespace, url, ...page, domainRemoved }
+    return { namespace, url, ...page, domainRemoved }
   } finally {
     await run.dispose()
   }

@@ -2,7 +2,7 @@ import type { ServiceClient } from '../api/client.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
-import { makePrivate, makePublic, readAccess, type AccessTarget, type WaitUntilPrivate } from './private.ts'
+import { makePrivate, makePublic, readAccess, type WaitUntilPrivate } from './private.ts'
 import { createNamespaceOn, type Provisioned } from './provision.ts'
 import { createVersion, deployConfig, namespaceUrl } from './publish.ts'
 import type { PublishPlan } from './target.ts'
@@ -65,7 +65,7 @@ export async function goLive(
     domain: publishedDomain(provisioned, url),
     privateUser: basicAuth?.user,
   }
-  const access = (namespaceId: string): AccessTarget => ({
+  const access = (namespaceId: string) => ({
     client,
     gameId,
     namespaceId,
@@ -92,15 +92,12 @@ export async function goLive(
   const config = deployConfig(plan.base.config, siteId, plan.routes)
   const created = await createVersion(client, gameId, plan.name, config, logger)
   logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`)
-  let now = provisioned
-  let namespaceId = existing
-  if (!namespaceId) {
-    const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
-    ;({ namespaceId } = made)
-    now = made
-    // A new namespace serves the base version, publicly: it is made private before the publish.
-    if (basicAuth) await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
-  }
+  const now = existing
+    ? { ...provisioned, namespaceId: existing }
+    : await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace)
+  // A new namespace serves the base version, publicly: it is made private before the publish.
+  if (!existing && basicAuth)
+    await makePrivate(access(now.namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate)
   const published: Published = {
     ...unchanged,
     versionId: created.versionId,
@@ -109,7 +106,7 @@ export async function goLive(
     domain: publishedDomain(now, url),
   }
   logWhere(published, logger)
-  return { published, provisioned: now, namespaceId, alreadyServed: false }
+  return { published, provisioned: now, namespaceId: now.namespaceId, alreadyServed: false }
 }
 
 function servesAlready(plan: PublishPlan, siteId: string): boolean {
@@ -138,20 +135,15 @@ function logWhere(published: Published, logger: Logger): void {
     logger.warning(
       `Published, but its URL is unknown: the service names no CDN domain. Set ${inputName(Input.CdnDomain)} to the domain it serves namespaces under`,
     )
-  if (!domain) return
-  logger.info(
-    domain.status === 'active'
-      ? `Custom domain ${domain.url} is active: it serves what the namespace's own host serves`
-      : domainLine(domain),
-  )
-}
-
-function domainLine(domain: PublishedDomain): string {
-  if (domain.status === 'pending') {
-    return (
+  if (domain?.status === 'active')
+    logger.info(`Custom domain ${domain.url} is active: it serves what the namespace's own host serves`)
+  else if (domain?.status === 'pending')
+    logger.info(
       `Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
-      'it serves the build once the service sees it (then its certificate is issued)'
+        'it serves the build once the service sees it (then its certificate is issued)',
     )
-  }
-  return `Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`
+  else if (domain)
+    logger.info(
+      `Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`,
+    )
 }

@@ -2,13 +2,10 @@
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
 import { inputName } from '../common/input-naming.ts'
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
 import type { Logger } from '../common/logger.ts'
-import { pollUntil } from '../common/poll.ts'
-import type { Clock } from '../common/timeouts.ts'
-import type { OnVerifyFailure, VerifySettings } from '../inputs/common.ts'
+import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
 import type { Published } from './go-live.ts'
 import { readServedRecord, RECORD_PATH } from './site-record.ts'
@@ -16,26 +13,10 @@ import {
   describeMismatch,
   describeTiming,
   verifyLive,
-  type Mismatch,
-  type PollOptions,
-  type ProbedFile,
+  type Expected,
+  type VerifyLiveOptions,
   type Verification,
 } from './verify.ts'
-import type { ServingPlan } from './web-engine.ts'
-
-export interface Expected {
-  files: readonly ProbedFile[]
-  record?: ProbedFile
-  serving?: ServingPlan
-}
-
-export interface LiveRun {
-  client: ServiceClient
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  clock: Clock
-  timeouts: { stallMs: number }
-}
 
 export interface Change {
   gameId: string
@@ -46,19 +27,11 @@ export interface Change {
   alreadyServed: boolean
 }
 
-/** The record the host served before the publish: the change is seen when it serves another. */
-export interface OtherThan {
-  otherThan: { sha256: string }
-}
-
-export interface SeeOptions {
-  settings: VerifySettings
+export interface SeeOptions extends Omit<VerifyLiveOptions, 'url' | 'expected'> {
   /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
-  expected: Expected | OtherThan | { unknown: string }
-  run: LiveRun
+  expected: Expected | { unknown: string }
+  run: VerifyLiveOptions['run'] & { client: ServiceClient }
   logger: Logger
-  sleep?: PollOptions['sleep']
-  authorization?: string
   /** Hears of the verification as soon as it ends, cancelled included (the journal). */
   onSeen?: (seen: Verification) => void
   onPublished?: () => void
@@ -68,7 +41,6 @@ export interface SeeOptions {
 export async function publishAndSee(change: Change, options: SeeOptions): Promise<Verification | undefined> {
   const { gameId, namespaceId, nameId, published } = change
   const { run, logger, settings } = options
-  const version = `version '${published.versionName}' (${published.versionId})`
   if (!change.alreadyServed) {
     await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId)
     const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : ''
@@ -89,27 +61,13 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   const started = run.clock.now()
   let seen: Verification
   try {
-    seen = await logger.group('Verify', () =>
-      'otherThan' in expected
-        ? seeRecordChange(url, expected.otherThan.sha256, options)
-        : verifyLive({
-            url,
-            files: expected.files,
-            record: expected.record,
-            serving: expected.serving,
-            settings,
-            run,
-            logger,
-            sleep: options.sleep,
-            authorization: options.authorization,
-          }),
-    )
+    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }))
   } catch (error) {
     if (run.signal.aborted) {
       const durationMs = run.clock.now() - started
       options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] })
       logger.info(
-        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`,
+        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
       )
     }
     throw error
@@ -122,53 +80,13 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   return seen
 }
 
-/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
-async function seeRecordChange(url: string, before: string, options: SeeOptions): Promise<Verification> {
-  const { run, logger, settings } = options
-  const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
-  const urlPath = `/${RECORD_PATH}`
-  logger.info(
-    `Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`,
-  )
-  const polled = await pollUntil(
-    async (): Promise<Mismatch | undefined> => {
-      const served = await readServedRecord(url, record)
-      if ('absent' in served) return { urlPath, reason: served.absent.replace(/^it /, '') }
-      if (served.bytes.sha256 !== before) return undefined
-      return { urlPath, reason: 'is still the record of the build it served before the publish' }
-    },
-    {
-      timeoutMs: settings.timeoutMs,
-      clock: run.clock,
-      signal: run.signal,
-      sleep: options.sleep,
-      onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-    },
-  )
-  const { seen: verified, attempts, durationMs, notYet } = polled
-  const checked: Verification['checked'] = [
-    { urlPath, file: { path: RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
-  ]
-  const seen: Verification = {
-    verified,
-    url,
-    durationMs,
-    attempts,
-    checked,
-    ...(notYet ? { mismatch: notYet } : {}),
-  }
-  if (verified)
-    logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`)
-  return seen
-}
-
 /**
  * What proves a namespace serves a version the run did not build (promote, rollback), read before it
  * is published: the record served where the version is (`servedAt`), else the record served now,
  * which it must no longer serve.
  */
 export async function expectedOfVersion(
-  run: Pick<LiveRun, 'dispatcher' | 'signal' | 'timeouts'>,
+  run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
   to: { url: string; servedAt: readonly string[]; sameSite: () => Promise<boolean> },
 ): Promise<SeeOptions['expected']> {
   const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
@@ -198,17 +116,12 @@ export class NotLiveError extends Error {
   }
 }
 
-export function isNotLive(error: unknown): error is NotLiveError {
-  return error instanceof NotLiveError
-}
-
 export function notLiveAccount(seen: Verification): string {
   const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
   if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }
 
-/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(
   client: ServiceClient,
   gameId: string,
@@ -222,7 +135,7 @@ async function rollBack(
   } catch (error) {
     throw new NotLiveError(
       `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-        `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`,
+        `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`,
       seen,
       { cause: error },
     )
@@ -256,12 +169,10 @@ export function notLive(
   logger: Pick<Logger, 'warning'>,
 ): void {
   const account = notLiveAccount(seen)
-  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
-  const version = `version '${published.versionName}' (${published.versionId})`
   if (onFailure === 'warn') {
     logger.warning(
       `Not seen live: ${account}. ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-        `and ${namespace} stays on ${version}.`,
+        `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`,
       { title: 'Not seen live' },
     )
     return
@@ -279,8 +190,8 @@ export function afterFailure(
   published: Published,
   nameId: string | undefined,
 ): string {
-  const namespace = nameId ? `namespace ${nameId}` : 'the namespace'
-  const version = `version '${published.versionName}' (${published.versionId})`
+  const namespace = namespaceOf(nameId)
+  const version = versionOf(published)
   const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
   return rolledBackTo !== undefined
     ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
@@ -290,3 +201,6 @@ export function afterFailure(
         ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
         : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
 }
+
+const namespaceOf = (nameId: string | undefined) => (nameId ? `namespace ${nameId}` : 'the namespace')
+const versionOf = (published: Published) => `version '${published.versionName}' (${published.versionId})`

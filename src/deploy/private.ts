@@ -2,15 +2,14 @@
 // seen answering 401 without credentials, and only then the publish.
 
 import bcrypt from 'bcryptjs'
-import type { Dispatcher } from 'undici'
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
 import type { CdnAuthType } from '../api/types.ts'
 import type { Logger } from '../common/logger.ts'
-import { pollUntil } from '../common/poll.ts'
-import type { Clock } from '../common/timeouts.ts'
+import { pollUntil, type NotYet, type PollOptions } from '../common/poll.ts'
 import type { BasicAuth } from '../inputs/basic-auth.ts'
 import { Input } from '../inputs/constants.ts'
+import type { HostOptions } from './site-record.ts'
 import { hostFetcher } from './verify.ts'
 import { inputName } from '../common/input-naming.ts'
 
@@ -102,16 +101,9 @@ export async function makePublic(target: AccessTarget, before: NamespaceAccess):
   )
 }
 
-export interface WaitOptions {
-  dispatcher: Dispatcher
-  signal: AbortSignal
-  clock: Clock
-  stallMs: number
-  /** verify-timeout: the CDN applies an auth change as it does a publish. */
-  timeoutMs: number
-  logger: Pick<Logger, 'info' | 'debug'>
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
-}
+/** `timeoutMs` is verify-timeout's: the CDN applies an auth change as it does a publish. */
+export type WaitOptions = HostOptions &
+  Omit<PollOptions<NotYet>, 'onNotYet'> & { logger: Pick<Logger, 'info' | 'debug'> }
 
 export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
   const { timeoutMs, logger } = options

@@ -3,7 +3,7 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, ServiceStateError, ValidationFailedError } from '../api/errors.ts'
 import { describeValidationPath } from '../api/rules.ts'
-import type { GameVersion, ValidationError, VersionConfig, VersionSummary } from '../api/types.ts'
+import type { GameVersion, VersionConfig, VersionSummary } from '../api/types.ts'
 import type { CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
@@ -91,7 +91,10 @@ export async function validateDeployVersion(
     display_name: displayName,
     config: deployConfig(base, SITE_PLACEHOLDER, routes),
   })
-  if (errors.length) throw versionError(errors)
+  if (errors.length) {
+    const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }))
+    throw new ValidationFailedError('The new version', described)
+  }
 }
 
 /** A name taken meanwhile by another run is replaced by a reserved one, once. */
@@ -113,11 +116,4 @@ export async function createVersion(
     const { version_id } = await client.createVersion(gameId, { display_name: reserved, config })
     return { versionId: version_id, displayName: reserved }
   }
-}
-
-function versionError(errors: ValidationError[]): ValidationFailedError {
-  return new ValidationFailedError(
-    'The new version',
-    errors.map(({ path }) => ({ path, description: describeValidationPath(path) })),
-  )
 }

@@ -3,10 +3,10 @@
 import { NetworkError, ServiceError, UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { Input, Output } from '../inputs/constants.ts'
-import { isNotLive, notLiveAccount } from './live.ts'
+import { NotLiveError, notLiveAccount } from './live.ts'
 import { describeChecked, describeTiming } from './verify.ts'
 import { privateNote } from './private.ts'
-import { SmokeTestError, smokeRerun, smokeSentence } from './smoke/report.ts'
+import { SmokeTestError, smokeRerun, smokeSentence } from './smoke/verdict.ts'
 import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
@@ -185,7 +185,7 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
         'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.',
     )
   }
-  if (isNotLive(error)) sentences.push(notLiveRerun(error.verification))
+  if (error instanceof NotLiveError) sentences.push(notLiveRerun(error.verification))
   if (error instanceof SmokeTestError) sentences.push(smokeRerun(error.smoke))
   const fix = inputToFix(error)
   if (fix) sentences.push(fix)

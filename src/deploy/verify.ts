@@ -1,9 +1,10 @@
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
-// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
+// manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
+// is another than before. A publish reaches the CDN's edge seconds later.
 
 import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import { errorCodes, networkFailure } from '../common/network.ts'
+import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
@@ -21,8 +22,11 @@ export interface Probe {
   /** `/` for the site's index.html, else `/` and the file's path. */
   urlPath: string
   file: ProbedFile
-  /** `content`: fetched whole, SHA-256 and size compared; `size`: a HEAD, its Content-Length compared. */
-  compare: 'content' | 'size'
+  /**
+   * `content`: fetched whole, SHA-256 and size compared; `size`: a HEAD, its Content-Length compared;
+   * `other`: fetched whole, its SHA-256 must differ from the file's (the record served before).
+   */
+  compare: 'content' | 'size' | 'other'
   /** Compared case-insensitively without parameters. */
   contentType?: string
   /** The Content-Encoding the version's routes give it. */
@@ -57,6 +61,19 @@ export interface Verification {
   cancelled?: boolean
 }
 
+/** What the host must serve: this build's files, or a record other than the one it served before. */
+export type Expected =
+  | {
+      files: readonly ProbedFile[]
+      /**
+       * The record this run put on the site proves in one fetch that the host serves every file of
+       * this build; fetched after the sample, which proves headers and says best what is served instead.
+       */
+      record?: ProbedFile
+      serving?: ServingPlan
+    }
+  | { otherThan: { sha256: string } }
+
 const PAGES_CHECKED = 3
 const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
@@ -72,7 +89,16 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
   const add = (file: ProbedFile, urlPath = `/${file.path}`, compare?: Probe['compare']) => {
     if (taken.has(file.path)) return
     taken.add(file.path)
-    probes.push(probeFor(file, urlPath, routes, compare))
+    const probe: Probe = {
+      urlPath,
+      file,
+      compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+    }
+    const contentType = file.contentType?.split(';')[0]?.trim()
+    if (contentType) probe.contentType = contentType
+    const encoding = encodingFor(file.path, routes)
+    if (encoding) probe.contentEncoding = encoding
+    probes.push(probe)
   }
   const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const index = byPath.find((file) => file.path === 'index.html')
@@ -96,24 +122,6 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
   return probes
 }
 
-function probeFor(
-  file: ProbedFile,
-  urlPath: string,
-  routes: readonly PlannedRoute[],
-  compare?: Probe['compare'],
-): Probe {
-  const probe: Probe = {
-    urlPath,
-    file,
-    compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
-  }
-  const contentType = file.contentType?.split(';')[0]?.trim()
-  if (contentType) probe.contentType = contentType
-  const encoding = encodingFor(file.path, routes)
-  if (encoding) probe.contentEncoding = encoding
-  return probe
-}
-
 /** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path: string, routes: readonly PlannedRoute[]): string | undefined {
   let chosen: PlannedRoute | undefined
@@ -126,6 +134,11 @@ function encodingFor(path: string, routes: readonly PlannedRoute[]): string | un
 export function compareServed(probe: Probe, served: Served): Mismatch | undefined {
   const { urlPath, file } = probe
   const differs = (reason: string): Mismatch => ({ urlPath, reason })
+  if (probe.compare === 'other') {
+    if (served.status !== 200) return differs(`answered ${served.status}`)
+    if (served.sha256 !== file.sha256) return undefined
+    return differs('is still the record of the build it served before the publish')
+  }
   if (served.status !== 200) return differs(`answered ${served.status}, not 200 with ${file.path}`)
   if (served.bytes !== undefined && served.bytes !== file.size) {
     return differs(
@@ -156,10 +169,9 @@ const short = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}â
 
 export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 
-export interface PollOptions extends Omit<LoopOptions<Mismatch>, 'onNotYet'> {
+export interface PollOptions extends LoopOptions<Mismatch> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  onAttempt?: (attempt: number, mismatch: Mismatch) => void
 }
 
 /** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
@@ -176,10 +188,7 @@ export async function pollUntilLive(
     }
     return undefined
   }
-  const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
-    ...options,
-    onNotYet: options.onAttempt,
-  })
+  const { seen, attempts, durationMs, notYet } = await pollUntil(check, options)
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
@@ -190,24 +199,22 @@ export function hostFetcher(url: string, options: HostOptions): FetchProbe {
     try {
       const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET')
       const served: Served = { status: answer.statusCode, headers: flatHeaders(answer.headers) }
-      if (probe.compare === 'size') {
+      if (probe.compare === 'size' || answer.statusCode !== 200) {
         await answer.body.dump()
         const length = served.headers['content-length']
-        if (length !== undefined && /^\d+$/.test(length)) served.bytes = Number(length)
+        if (probe.compare === 'size' && length !== undefined && /^\d+$/.test(length))
+          served.bytes = Number(length)
         return served
       }
-      if (answer.statusCode !== 200) {
-        await answer.body.dump()
-        return served
-      }
+      const most = probe.compare === 'other' ? Infinity : probe.file.size
       const hash = createHash('sha256')
       let bytes = 0
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         bytes += chunk.length
-        if (bytes > probe.file.size) break
+        if (bytes > most) break
         hash.update(chunk)
       }
-      return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') }
+      return { ...served, bytes, sha256: bytes > most ? undefined : hash.digest('hex') }
     } catch (error) {
       options.signal.throwIfAborted()
       return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) }
@@ -226,21 +233,15 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Se
 function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
   const failure = networkFailure(error)
   const fetched = 'could not be fetched:'
-  switch (failure?.kind) {
-    case 'dns':
-      return {
-        reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
-        permanent: true,
-      }
-    case 'tls':
-      return {
-        reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
-        permanent: true,
-      }
-    case 'dns-again':
-      return {
-        reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
-      }
+  const known: Partial<Record<NetworkFailureKind, string>> = {
+    dns: `DNS: the host name ${host} does not resolve`,
+    tls: `TLS: the certificate of ${host} was refused`,
+    'dns-again': `DNS: the host name ${host} could not be resolved for now`,
+  }
+  const said = failure && known[failure.kind]
+  if (said) {
+    const reason = `${fetched} ${said} (${failure.code})`
+    return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true }
   }
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
   const code = failure?.code ?? errorCodes(error)[0]
@@ -251,7 +252,7 @@ function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
 export function describeChecked(probes: readonly Probe[]): string {
   return probes
     .map((probe) => {
-      const what = [probe.compare === 'content' ? 'bytes' : 'size']
+      const what = [probe.compare === 'size' ? 'size' : 'bytes']
       if (probe.contentType) what.push(probe.contentType)
       if (probe.contentEncoding) what.push(`Content-Encoding: ${probe.contentEncoding}`)
       return `${probe.urlPath} (${what.join(', ')})`
@@ -259,21 +260,20 @@ export function describeChecked(probes: readonly Probe[]): string {
     .join(', ')
 }
 
-/** "after 2.6 s (3 attempts)". */
+/** "2.6 s (3 checks)". */
 export function describeTiming(verification: Pick<Verification, 'durationMs' | 'attempts'>): string {
   const { durationMs, attempts } = verification
   return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`
 }
 
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+export function describeMismatch(url: string, mismatch: Mismatch): string {
+  return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`
+}
+
 export interface VerifyLiveOptions {
   url: string
-  files: readonly ProbedFile[]
-  /**
-   * The record this run put on the site proves in one fetch that the host serves every file of this
-   * build; fetched after the sample, which proves headers and says best what is served instead.
-   */
-  record?: ProbedFile
-  serving: ServingPlan | undefined
+  expected: Expected
   settings: VerifySettings
   run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
   logger: Pick<Logger, 'info' | 'debug'>
@@ -282,12 +282,13 @@ export interface VerifyLiveOptions {
 }
 
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
-  const { url, settings, run, logger } = options
-  const probes = sampleProbes(options.files, options.serving)
-  if (options.record) probes.push(recordProbe(options.record))
-  logger.info(
-    `Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`,
-  )
+  const { url, expected, settings, run, logger } = options
+  const probes = probesFor(expected)
+  const changed = 'otherThan' in expected
+  const checking = changed
+    ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${RECORD_PATH} (its record)`
+    : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`
+  logger.info(`Checking that ${url} serves ${checking}`)
   const polled = await pollUntilLive({
     probes,
     fetch: hostFetcher(url, {
@@ -300,23 +301,27 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     clock: run.clock,
     signal: run.signal,
     sleep: options.sleep,
-    onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+    onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
   })
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
+    const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`
     logger.info(
-      `Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`,
+      `Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`,
     )
   }
   return seen
 }
 
-function recordProbe(record: ProbedFile): Probe {
-  const { path, size, sha256, contentType } = record
-  return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' }
-}
-
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
-export function describeMismatch(url: string, mismatch: Mismatch): string {
-  return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`
+/** The record alone for a change, else the sample of the build's files, then its record. */
+function probesFor(expected: Expected): Probe[] {
+  const atRecord = (file: ProbedFile, compare: Probe['compare']): Probe => {
+    const { path, size, sha256, contentType } = file
+    return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare }
+  }
+  if ('otherThan' in expected)
+    return [atRecord({ path: RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')]
+  const probes = sampleProbes(expected.files, expected.serving)
+  if (expected.record) probes.push(atRecord(expected.record, 'content'))
+  return probes
 }

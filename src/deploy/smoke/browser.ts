@@ -26,7 +26,6 @@ export interface FindOptions {
   runnable?: (file: string) => boolean
 }
 
-/** The install paths looked at, for each OS, in order. */
 export function installPaths(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
   if (platform === 'darwin') {
     const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map(

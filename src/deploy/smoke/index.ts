@@ -13,8 +13,7 @@ import type { TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../go-live.ts'
 import { afterFailure, putBack } from '../live.ts'
 import { findBrowser } from './browser.ts'
-import { SmokeTestError } from './report.ts'
-import { judge, type SmokeResult } from './verdict.ts'
+import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
 
 export type { SmokeResult, SmokeStatus } from './verdict.ts'
@@ -80,7 +79,6 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
   )
 }
 
-/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
 async function look(options: SmokeOptions): Promise<SmokeResult> {
   const { inputs, logger, url } = options
   const { smoke: settings } = inputs
@@ -89,11 +87,11 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
     env: options.env ?? process.env,
     platform: process.platform,
   })
-  if ('missing' in browser) {
-    const line = `skipped: ${browser.missing}`
-    logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' })
-    return { status: 'skipped', line }
+  const skipped = (why: string): SmokeResult => {
+    logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' })
+    return { status: 'skipped', line: `skipped: ${why}` }
   }
+  if ('missing' in browser) return skipped(browser.missing)
   logger.info(
     `Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`,
   )
@@ -112,9 +110,8 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
   } catch (error) {
     options.run.signal.throwIfAborted()
     // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-    const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
-    logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' })
-    return { status: 'skipped', line }
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    return skipped(`${browser.path} could not be driven (${message})`)
   }
   const smoke = judge(seen, settings.watchMs)
   logger.info(`Smoke test: ${smoke.line}`)

@@ -1,5 +1,6 @@
 // What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it.
+// first problem in words and what a user can do about it; and the same in the words of the summary,
+// the CLI's report and the pull request's comment.
 
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
@@ -63,7 +64,6 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   }
 }
 
-/** One problem, in words, naming the URL or the message. */
 export function describeProblem(problem: Problem): string {
   switch (problem.kind) {
     case 'exception':
@@ -133,4 +133,31 @@ function requestRemedy(status: number | undefined): string {
   if (status !== undefined)
     return 'the host refused the request the page made: check the URL the game builds for it'
   return 'the browser could not fetch it: a file from another host, or an address the game makes for this one'
+}
+
+// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
+/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+export class SmokeTestError extends Error {
+  override name = 'SmokeTestError'
+  readonly smoke: SmokeResult
+  constructor(message: string, smoke: SmokeResult, options?: ErrorOptions) {
+    super(message, options)
+    this.smoke = smoke
+  }
+}
+
+/** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
+export function smokeSentence(smoke: SmokeResult): string {
+  const parts = [smoke.line]
+  if (smoke.remedy) parts.push(smoke.remedy)
+  if (smoke.rolledBackTo) parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`)
+  return parts.join('; ')
+}
+
+/** What a re-run does after a game that did not start. */
+export function smokeRerun(smoke: SmokeResult): string {
+  const now = smoke.rolledBackTo
+    ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
+    : ''
+  return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`
 }

@@ -5,12 +5,11 @@
 
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import { browserName } from './browser.ts'
-import { engineReports, type EngineReport } from './engine-reports.ts'
-import type { PageWindow } from './page-dom.ts'
-import { countColours, type CanvasSeen } from './pixels.ts'
+import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 
 export type Problem =
   | { kind: 'exception'; message: string }
@@ -64,7 +63,6 @@ export function launchArgs(platform: NodeJS.Platform): string[] {
   ]
 }
 
-/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 export async function watchPage(options: WatchOptions): Promise<Seen> {
   const { default: puppeteer } = await import('puppeteer-core')
   const browser = await puppeteer.launch({
@@ -204,25 +202,10 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
  * a game that polls or streams is not waited for beyond that.
  */
 async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
-  await sleep(options.watchMs, options.signal)
+  const { signal } = options
+  await sleep(options.watchMs, undefined, { signal })
   const until = options.now() + options.watchMs
-  while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, options.signal)
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted()
-    const timer = setTimeout(done, ms)
-    function done() {
-      signal.removeEventListener('abort', abort)
-      resolve()
-    }
-    function abort() {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', abort, { once: true })
-  })
+  while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, undefined, { signal })
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
@@ -235,22 +218,7 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
 
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
-  const rect = await page
-    .evaluate(() => {
-      const { document, innerWidth, innerHeight } = globalThis as unknown as PageWindow
-      let best: { x: number; y: number; width: number; height: number } | undefined
-      for (const canvas of document.querySelectorAll('canvas')) {
-        const r = canvas.getBoundingClientRect()
-        const x = Math.max(0, r.left)
-        const y = Math.max(0, r.top)
-        const width = Math.min(innerWidth, r.right) - x
-        const height = Math.min(innerHeight, r.bottom) - y
-        if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-          best = { x, y, width, height }
-      }
-      return best
-    })
-    .catch(() => undefined)
+  const rect = await page.evaluate(largestCanvas).catch(() => undefined)
   await mkdir(path.dirname(options.screenshotFile), { recursive: true })
   const png = await page.screenshot({ path: options.screenshotFile, type: 'png' })
   seen.screenshot = options.screenshotFile
