@@ -189,6 +189,15 @@ describe('compareServed', () => {
       'is still the record of the build it served before the publish',
     )
     assert.equal(compareServed(record, answer(404, sha('not found')))?.reason, 'answered 404')
+    // A 200 that is no record (a placeholder page, a body cut at the bound) is not the change.
+    assert.match(
+      compareServed(record, { ...answer(200, sha('<html>')), notRecord: 'not JSON' })!.reason,
+      /^is not a record: not JSON$/,
+    )
+    assert.match(
+      compareServed(record, { status: 200, headers: {}, bytes: 99 })!.reason,
+      /^is larger than \d+ bytes$/,
+    )
   })
 })
 
@@ -338,6 +347,7 @@ describe('hostFetcher', () => {
       const other = (await fetch({ ...probe, file: { ...probe.file, size: 0 }, compare: 'other' })) as Served
       assert.equal(other.bytes, body.length)
       assert.equal(other.sha256, sha(body))
+      assert.ok(other.notRecord, 'a body that is no record says so')
     } finally {
       await dispatcher.close()
       server.close()

@@ -12,7 +12,7 @@ export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
  * later attempt fails the same way. `dns-again`: the resolver could not answer for now. `lost`: the
  * connection was lost after the request may have been sent. `descriptors`: EMFILE, ENFILE.
  */
-type NetworkFailureKind = 'refused' | 'dns' | 'dns-again' | 'tls' | 'lost' | 'descriptors'
+export type NetworkFailureKind = 'refused' | 'dns' | 'dns-again' | 'tls' | 'lost' | 'descriptors'
 
 const KINDS: Record<string, NetworkFailureKind> = {
   ECONNREFUSED: 'refused',

@@ -14,7 +14,7 @@ export const RECORD_PATH = '.well-known/gamehost.json'
 const RECORD_FORMAT = 1
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** A site of the service's largest has a far smaller record. */
-const RECORD_MAX_BYTES = 64 * 1024 * 1024
+export const RECORD_MAX_BYTES = 64 * 1024 * 1024
 
 export interface BuildSource {
   commit?: string

@@ -12,7 +12,7 @@ import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './files.ts'
-import { hostGet, RECORD_PATH, type HostOptions } from './site-record.ts'
+import { hostGet, parseRecord, RECORD_MAX_BYTES, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 import { isEngineFile } from './engines.ts'
 
@@ -24,7 +24,7 @@ export interface Probe {
   file: ProbedFile
   /**
    * `content`: fetched whole, SHA-256 and size compared; `size`: a HEAD, its Content-Length compared;
-   * `other`: fetched whole, its SHA-256 must differ from the file's (the record served before).
+   * `other`: fetched whole, a record whose SHA-256 differs from the file's (the record served before).
    */
   compare: 'content' | 'size' | 'other'
   /** Compared case-insensitively without parameters. */
@@ -39,6 +39,8 @@ export interface Served {
   headers: Record<string, string | undefined>
   bytes?: number
   sha256?: string
+  /** With `compare: 'other'`: why the answer is not a record, when it is not. */
+  notRecord?: string
 }
 
 export interface Mismatch {
@@ -136,6 +138,8 @@ export function compareServed(probe: Probe, served: Served): Mismatch | undefine
   const differs = (reason: string): Mismatch => ({ urlPath, reason })
   if (probe.compare === 'other') {
     if (served.status !== 200) return differs(`answered ${served.status}`)
+    if (served.sha256 === undefined) return differs(`is larger than ${RECORD_MAX_BYTES} bytes`)
+    if (served.notRecord !== undefined) return differs(`is not a record: ${served.notRecord}`)
     if (served.sha256 !== file.sha256) return undefined
     return differs('is still the record of the build it served before the publish')
   }
@@ -206,15 +210,25 @@ export function hostFetcher(url: string, options: HostOptions): FetchProbe {
           served.bytes = Number(length)
         return served
       }
-      const most = probe.compare === 'other' ? Infinity : probe.file.size
+      const record = probe.compare === 'other' ? ([] as Buffer[]) : undefined
+      const most = record ? RECORD_MAX_BYTES : probe.file.size
       const hash = createHash('sha256')
       let bytes = 0
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         bytes += chunk.length
         if (bytes > most) break
         hash.update(chunk)
+        record?.push(chunk)
       }
-      return { ...served, bytes, sha256: bytes > most ? undefined : hash.digest('hex') }
+      if (bytes > most) return { ...served, bytes }
+      const parsed = record && parseRecord(Buffer.concat(record).toString('utf8'))
+      const notRecord = typeof parsed === 'string' ? parsed : undefined
+      return {
+        ...served,
+        bytes,
+        sha256: hash.digest('hex'),
+        ...(notRecord === undefined ? {} : { notRecord }),
+      }
     } catch (error) {
       options.signal.throwIfAborted()
       return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) }
