@@ -12,13 +12,14 @@ import type { ValidationError } from '../api/types.ts'
 import {
   checkNameId,
   checkDomainOutsideCdn,
-  checkUuid,
   readBoolean,
   readCdnDomain,
   readChoice,
   readConnection,
   readInteger,
   readMatchmakerPair,
+  readOptional,
+  readOptionalId,
   readVerify,
   type Connection,
   type GetInput,
@@ -41,12 +42,11 @@ export { readBoolean, type GetInput }
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
-/** The smoke test's inputs (smoke-test, browser, smoke-test-seconds): deploy/smoke/ runs it. */
+/** smoke-test, browser (undefined: found on the machine) and smoke-test-seconds: deploy/smoke/ runs it. */
 export interface SmokeSettings {
   enabled: boolean
-  /** The `browser` input; undefined: found on the machine (deploy/smoke/browser.ts). */
   browser: string | undefined
-  /** How long the page is watched after its load event (`smoke-test-seconds`). */
+  /** How long the page is watched after its load event. */
   watchMs: number
 }
 
@@ -54,55 +54,37 @@ export interface SmokeSettings {
 export interface DeployInputs {
   connection: Connection
   site: Site
-  /** The namespace worked on, if any: what a domain, a matchmaker config and publishing need. */
   target: Target
   transfer: Transfer
-  /** After publishing: check that the URL serves the build, and what to do when it does not. */
   verify: VerifySettings
-  /** Once seen live: open the URL in a browser and watch the game start (smoke/). */
   smoke: SmokeSettings
   dryRun: boolean
-  /** Reuse the last site of this preview when the build is unchanged. */
   skipUnchanged: boolean
-  /** What an empty token means: fail the step, skip the deploy, or skip only on fork pull requests. */
   ifNoToken: 'auto' | 'fail' | 'skip'
-  /** Sticky pull-request comment; the GitHub token is only read by the action. */
+  /** The sticky pull-request comment; the GitHub token is only read by the action. */
   comment: boolean
-  /** The site carries the record of the build (site-record.ts). */
   siteRecord: boolean
-  /** Publish a commit behind the one the namespace serves (the guard, older.ts). */
   allowOlder: boolean
-  /** The namespace whose served build the sizes are compared with; undefined: none. */
   compareWith: string | undefined
 }
 
 /** The built site and how it is collected and served. */
 export interface Site {
-  /** Folder of the built site; undefined when only provisioning. */
+  /** Undefined when only provisioning. */
   path: string | undefined
   files: string[]
   includeHidden: boolean
-  /** The site's display name: site-name, or one made from where the run is (defaultSiteName). */
   name: string
   /** site-name was given (a preview without a namespace is then known by it), not made. */
   nameGiven: boolean
-  /** Whose needs to serve the build with (content types, routes): see planServing. */
   webEngine: WebEngineChoice
-  /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
   failOnWarning: boolean
-  /** A site without index.html at its root (its / answers 404) is refused before anything is created. */
   requireIndex: boolean
-  /**
-   * Headers the published version's routes add, one per glob, checked against the service's limits.
-   * Only with a target that publishes.
-   */
+  /** Only with a target that publishes. */
   headers: HeaderRule[]
 }
 
-export interface Matchmaker {
-  lobbyCountMax: number
-  maxPlayers: number
-}
+export type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
 /** What a deploy to a namespace does there, however the namespace is named. */
 interface NamespaceWork {
@@ -112,19 +94,12 @@ interface NamespaceWork {
    */
   versionId: string | undefined
   domain: string | undefined
-  /** Checked against the service's rules by the reader; validated by the service before anything is created. */
   matchmaker: Matchmaker | undefined
-  /**
-   * Publish the new site to the namespace: a version made from the namespace's current one (or
-   * `versionId`'s), with the new site. Only with a path.
-   */
+  /** Only with a path. */
   publish: boolean
-  /** Where namespaces are served (see namespaceUrl); undefined: the service says (resolveCdnDomain). */
+  /** Undefined: the service says (resolveCdnDomain). */
   cdnDomain: string | undefined
-  /**
-   * basic-auth: the namespace is made private before the build is published to it; undefined makes a
-   * private namespace public again when the deploy publishes.
-   */
+  /** The namespace is made private before the build is published; undefined makes it public again. */
   basicAuth?: BasicAuth
 }
 
@@ -139,15 +114,12 @@ export type Target =
   | (NamespaceWork & { kind: 'id'; namespaceId: string; nameId: string | undefined })
 
 export type NamespaceTarget = Exclude<Target, { kind: 'none' }>
-
-/** The inputs of a deploy to a namespace (see hasTarget). */
 export type TargetedInputs = DeployInputs & { target: NamespaceTarget }
 
 export function hasTarget(inputs: DeployInputs): inputs is TargetedInputs {
   return inputs.target.kind !== 'none'
 }
 
-/** How the bytes travel: parts in flight, retries and time limits. */
 export interface Transfer {
   concurrency: number
   retries: number
@@ -163,28 +135,22 @@ export interface RunContext {
   sha?: string
 }
 
-export interface ReadDeployOptions {
-  /**
-   * Closing a preview: no path is needed, and the face says why a namespace is (instead of the
-   * deploy's "nothing to do").
-   */
-  closing?: boolean
-}
-
-/** The name_id the inputs give the namespace, whichever way they name it. */
 export function targetNameId(target: Target): string | undefined {
   return target.kind === 'none' ? undefined : target.nameId
 }
 
+/** What a namespace's work needs to be published: said by each input that needs it. */
+const publishing = () =>
+  `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`
+
 /**
- * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
- * and together with the others, before any file is read. `context` (or the function that finds it)
- * is only asked for when site-name is empty.
+ * Reads and checks every input, alone and together, before any file is read. `context` is only asked
+ * for when site-name is empty. `closing` a preview needs no path.
  */
 export function readInputs(
   get: GetInput,
   context: RunContext | (() => RunContext) = {},
-  options: ReadDeployOptions = {},
+  options: { closing?: boolean } = {},
 ): DeployInputs {
   const dryRun = readBoolean(get, Input.DryRun)
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
@@ -192,8 +158,7 @@ export function readInputs(
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
     throw new UsageError(
-      `${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
-        `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
+      `${inputName(Input.Headers)} are routes of the published version: they need ${publishing()}`,
     )
   }
   const verify = readVerify(get)
@@ -210,7 +175,7 @@ export function readInputs(
     comment: readBoolean(get, Input.Comment),
     siteRecord: readBoolean(get, Input.SiteRecord),
     allowOlder: readBoolean(get, Input.AllowOlder),
-    compareWith: readCompareWith(get(Input.CompareWith)),
+    compareWith: readCompareWith(get),
   }
   if (!site.path && target.kind === 'none' && !options.closing) {
     throw new UsageError(
@@ -244,13 +209,10 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
 
 /** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get: GetInput, path: string | undefined): Target {
-  const optional = (name: string) => get(name).trim() || undefined
-  const nameId = optional(Input.Namespace)
-  const namespaceIdInput = optional(Input.NamespaceId)
-  const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-  const versionIdInput = optional(Input.VersionId)
-  const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
-  const displayNameInput = optional(Input.NamespaceDisplayName)
+  const nameId = readOptional(get, Input.Namespace)
+  const namespaceId = readOptionalId(get, Input.NamespaceId)
+  const versionId = readOptionalId(get, Input.VersionId)
+  const displayNameInput = readOptional(get, Input.NamespaceDisplayName)
   let displayName: string | undefined
   if (nameId) {
     checkNameId(Input.Namespace, nameId)
@@ -267,7 +229,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   }
   const hasNamespace = Boolean(nameId || namespaceId)
 
-  const domain = optional(Input.Domain)
+  const domain = readOptional(get, Input.Domain)
   if (domain) {
     if (!hasNamespace)
       throw new UsageError(
@@ -283,8 +245,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
   if (basicAuth && !(hasNamespace && publish)) {
     throw new UsageError(
-      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
-        `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
+      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ${publishing()}`,
     )
   }
   const work: NamespaceWork = {
@@ -334,7 +295,6 @@ export function readTransfer(get: GetInput): Transfer {
   }
 }
 
-/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
 function readSmoke(get: GetInput, target: Target, verify: VerifySettings): SmokeSettings {
   const enabled = readBoolean(get, Input.SmokeTest)
   const smoke: SmokeSettings = {
@@ -345,8 +305,7 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings): Smoke
   if (!enabled) return smoke
   if (target.kind === 'none' || !target.publish)
     throw new UsageError(
-      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
-        `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
+      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${publishing()}`,
     )
   if (!verify.enabled)
     throw new UsageError(
@@ -369,7 +328,6 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   return Number(value)
 }
 
-/** Why an empty token fails the step. */
 export function missingTokenError(): UsageError {
   return new UsageError(
     `${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
@@ -448,8 +406,7 @@ function domainProblem(domain: string): string | undefined {
     : undefined
 }
 
-/** compare-with: a namespace name_id, or empty for no comparison. */
-function readCompareWith(raw: string): string | undefined {
-  const nameId = raw.trim()
-  return nameId ? checkNameId(Input.CompareWith, nameId) : undefined
+function readCompareWith(get: GetInput): string | undefined {
+  const nameId = readOptional(get, Input.CompareWith)
+  return nameId && checkNameId(Input.CompareWith, nameId)
 }
