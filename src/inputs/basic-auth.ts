@@ -33,12 +33,11 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
     )
   const user = raw.slice(0, colon)
   const password = raw.slice(colon + 1)
-  if (!USER.test(user)) {
+  if (!USER.test(user))
     throw new UsageError(
       `${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
         (user ? '' : ' (it is empty)'),
     )
-  }
   if ([...password].length < PASSWORD_MIN_CHARACTERS)
     throw new UsageError(
       `${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`,

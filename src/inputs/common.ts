@@ -46,21 +46,18 @@ function checkApiUrl(apiUrl: string): void {
       `${inputSource(Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`,
     )
   // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-  if (urlUserInfo(apiUrl) !== undefined) {
+  if (urlUserInfo(apiUrl) !== undefined)
     throw new UsageError(
       `${inputName(Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
         `give the base URL without them, and the secret in ${inputName(Input.Token)}. (The URL is not shown here.)`,
     )
-  }
   const parsedUrl = URL.parse(apiUrl)
-  if (!parsedUrl) {
+  if (!parsedUrl)
     throw new UsageError(
       `${inputName(Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
     )
-  }
-  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
     throw new UsageError(`${inputName(Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`)
-  }
   if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
     const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
     throw new UsageError(
@@ -82,12 +79,11 @@ function checkToken(token: string): string {
           : code > 0xff
             ? 'a character that is not Latin-1'
             : undefined
-    if (what) {
+    if (what)
       throw new UsageError(
         `${inputName(Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
           'copy the token again, on one line with nothing around it (the token is not shown here)',
       )
-    }
   }
   return token
 }
@@ -163,18 +159,16 @@ export function readOptionalInteger(
   const text = raw.trim()
   if (!text) return undefined
   const value = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max)
     throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`)
-  }
   return value
 }
 
 /** The service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input: string, raw: string): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!isNonNegativeI32(value)) {
+  if (!isNonNegativeI32(value))
     throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
-  }
   return value
 }
 

@@ -156,11 +156,10 @@ export function readInputs(
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
-  if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
+  if (site.headers.length && !(target.kind !== 'none' && target.publish))
     throw new UsageError(
       `${inputName(Input.Headers)} are routes of the published version: they need ${publishing()}`,
     )
-  }
   const verify = readVerify(get)
   const inputs: DeployInputs = {
     connection,
@@ -177,12 +176,11 @@ export function readInputs(
     allowOlder: readBoolean(get, Input.AllowOlder),
     compareWith: readCompareWith(get),
   }
-  if (!site.path && target.kind === 'none' && !options.closing) {
+  if (!site.path && target.kind === 'none' && !options.closing)
     throw new UsageError(
       `${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
         `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`,
     )
-  }
   return inputs
 }
 
@@ -243,11 +241,10 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const cdnDomain = readCdnDomain(get)
   checkDomainOutsideCdn(domain, cdnDomain)
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
-  if (basicAuth && !(hasNamespace && publish)) {
+  if (basicAuth && !(hasNamespace && publish))
     throw new UsageError(
       `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ${publishing()}`,
     )
-  }
   const work: NamespaceWork = {
     versionId,
     domain,
@@ -319,12 +316,11 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings): Smoke
 export function readPullRequestNumber(get: GetInput): number | undefined {
   const value = get(Input.PullRequest).trim()
   if (!value) return undefined
-  if (!/^[1-9][0-9]{0,9}$/.test(value)) {
+  if (!/^[1-9][0-9]{0,9}$/.test(value))
     throw new UsageError(
       `${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
         'saved, digits only (see docs/previews.md on previews of forks)',
     )
-  }
   return Number(value)
 }
 

@@ -96,23 +96,21 @@ export interface SweepResult {
 /** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
 function readPrefix(get: GetInput): string {
   const prefix = get(Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default
-  if (nameIdProblems(`${prefix}1`).length) {
+  if (nameIdProblems(`${prefix}1`).length)
     throw new UsageError(
       `${inputName(Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
         "ending with a dash or not (like 'pr-')",
     )
-  }
   return prefix
 }
 
 function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
   const connection = readRequiredConnection(get, options)
   const githubToken = get(Input.GitHubToken).trim()
-  if (!githubToken) {
+  if (!githubToken)
     throw new UsageError(
       `${inputName(Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`,
     )
-  }
   return {
     ...connection,
     githubToken,

@@ -53,17 +53,15 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       `${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
     )
     const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
-    if (!pair && namespaceId) {
+    if (!pair && namespaceId)
       throw new UsageError(
         `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
       )
-    }
-    if (!matchmaker && groupDisplayName === undefined) {
+    if (!matchmaker && groupDisplayName === undefined)
       throw new UsageError(
         `${inputName(Input.GroupDisplayName)}, or ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} with ${inputName(Input.NamespaceId)}: ` +
           'give at least one, there is nothing to validate',
       )
-    }
     return {
       ...connection,
       matchmaker,
