@@ -19,24 +19,19 @@ import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock 
 import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
-export const LIMIT_MAX = 1_000_000
+const LIMIT_MAX = 1_000_000
 /** Rows of the servers table in a report; the output always holds every server. */
-export const REPORT_ROWS_MAX = 200
+const REPORT_ROWS_MAX = 200
 
-export interface ServersInputs extends Connection {
+interface ServersInputs extends Connection {
   environmentId: string
-  /** Only servers with all of these tags; undefined for no filter. */
+  /** Only servers with all of these tags. */
   tags: Record<string, string> | undefined
   includeDestroyed: boolean
-  /** At most this many servers; undefined for all. */
   limit: number | undefined
 }
 
-export interface ServersResult extends Listing {
-  environmentId: string
-  tags: Record<string, string> | undefined
-  includeDestroyed: boolean
-}
+type ServersResult = Listing & Pick<ServersInputs, 'environmentId' | 'tags' | 'includeDestroyed'>
 
 interface Listing {
   servers: Server[]
@@ -96,10 +91,9 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
 
   read(get, options) {
     const connection = readRequiredConnection(get, options)
-    const environmentId = readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list')
     return {
       ...connection,
-      environmentId,
+      environmentId: readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list'),
       tags: readTags(get(Input.Tags)),
       includeDestroyed: readBoolean(get, Input.IncludeDestroyed),
       limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
