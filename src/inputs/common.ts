@@ -240,13 +240,9 @@ const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
 export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
 
 /** verify, verify-timeout and on-verify-failure: of the deploy and of publish. */
-export interface VerifySettings {
-  enabled: boolean
-  timeoutMs: number
-  onFailure: OnVerifyFailure
-}
+export type VerifySettings = ReturnType<typeof readVerify>
 
-export function readVerify(get: GetInput): VerifySettings {
+export function readVerify(get: GetInput) {
   return {
     enabled: readBoolean(get, Input.Verify),
     timeoutMs: 1000 * readInteger(get, Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),

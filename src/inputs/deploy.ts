@@ -21,7 +21,6 @@ import {
   readOptional,
   readOptionalId,
   readVerify,
-  type Connection,
   type GetInput,
   type VerifySettings,
 } from './common.ts'
@@ -33,7 +32,7 @@ import {
   MAX_SMOKE_TEST_SECONDS,
 } from './constants.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
-import { readHeaders, type HeaderRule } from './headers.ts'
+import { readHeaders } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 export { readBoolean, type GetInput }
@@ -42,47 +41,12 @@ export { readBoolean, type GetInput }
 export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
-/** smoke-test, browser (undefined: found on the machine) and smoke-test-seconds: deploy/smoke/ runs it. */
-export interface SmokeSettings {
-  enabled: boolean
-  browser: string | undefined
-  /** How long the page is watched after its load event. */
-  watchMs: number
-}
-
 /** Every input of the deploy, read and checked once, in groups. */
-export interface DeployInputs {
-  connection: Connection
-  site: Site
-  target: Target
-  transfer: Transfer
-  verify: VerifySettings
-  smoke: SmokeSettings
-  dryRun: boolean
-  skipUnchanged: boolean
-  ifNoToken: 'auto' | 'fail' | 'skip'
-  /** The sticky pull-request comment; the GitHub token is only read by the action. */
-  comment: boolean
-  siteRecord: boolean
-  allowOlder: boolean
-  compareWith: string | undefined
-}
-
+export type DeployInputs = ReturnType<typeof readInputs>
 /** The built site and how it is collected and served. */
-export interface Site {
-  /** Undefined when only provisioning. */
-  path: string | undefined
-  files: string[]
-  includeHidden: boolean
-  name: string
-  /** site-name was given (a preview without a namespace is then known by it), not made. */
-  nameGiven: boolean
-  webEngine: WebEngineChoice
-  failOnWarning: boolean
-  requireIndex: boolean
-  /** Only with a target that publishes. */
-  headers: HeaderRule[]
-}
+export type Site = ReturnType<typeof readSite>
+export type Transfer = ReturnType<typeof readTransfer>
+export type SmokeSettings = ReturnType<typeof readSmoke>
 
 export type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
@@ -120,14 +84,6 @@ export function hasTarget(inputs: DeployInputs): inputs is TargetedInputs {
   return inputs.target.kind !== 'none'
 }
 
-export interface Transfer {
-  concurrency: number
-  retries: number
-  requestTimeoutMs: number
-  /** The longest retry-after waited; a longer one fails the call at once. */
-  maxRetryAfterMs: number
-}
-
 /** Where the deploy runs from, for the default site name. */
 export interface RunContext {
   repository?: string
@@ -151,7 +107,7 @@ export function readInputs(
   get: GetInput,
   context: RunContext | (() => RunContext) = {},
   options: { closing?: boolean } = {},
-): DeployInputs {
+) {
   const dryRun = readBoolean(get, Input.DryRun)
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
@@ -161,7 +117,7 @@ export function readInputs(
       `${inputName(Input.Headers)} are routes of the published version: they need ${publishing()}`,
     )
   const verify = readVerify(get)
-  const inputs: DeployInputs = {
+  const inputs = {
     connection,
     site,
     target,
@@ -171,6 +127,7 @@ export function readInputs(
     dryRun,
     skipUnchanged: readBoolean(get, Input.SkipUnchanged),
     ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
+    // The sticky pull-request comment; the GitHub token is only read by the action.
     comment: readBoolean(get, Input.Comment),
     siteRecord: readBoolean(get, Input.SiteRecord),
     allowOlder: readBoolean(get, Input.AllowOlder),
@@ -184,7 +141,7 @@ export function readInputs(
   return inputs
 }
 
-function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site {
+function readSite(get: GetInput, context: RunContext | (() => RunContext)) {
   const files = get(Input.Files)
     .split('\n')
     .map((line) => line.trim())
@@ -197,6 +154,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
     files: files.length ? files : ['**'],
     includeHidden: readBoolean(get, Input.IncludeHidden),
     name,
+    // A preview without a namespace is known by a name given.
     nameGiven: Boolean(given),
     webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
     failOnWarning: readBoolean(get, Input.FailOnWarning),
@@ -283,20 +241,22 @@ export function matchmakerError(errors: ValidationError[]): ValidationFailedErro
   )
 }
 
-export function readTransfer(get: GetInput): Transfer {
+export function readTransfer(get: GetInput) {
   return {
     concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
     retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
     requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, 3600),
+    // The longest retry-after waited; a longer one fails the call at once.
     maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }
 }
 
-function readSmoke(get: GetInput, target: Target, verify: VerifySettings): SmokeSettings {
+function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
   const enabled = readBoolean(get, Input.SmokeTest)
-  const smoke: SmokeSettings = {
+  const smoke = {
     enabled,
-    browser: get(Input.Browser).trim() || undefined,
+    // Undefined: found on the machine (deploy/smoke/browser.ts).
+    browser: readOptional(get, Input.Browser),
     watchMs: readInteger(get, Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
   }
   if (!enabled) return smoke
