@@ -35,10 +35,8 @@ import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
-export { readBoolean, type GetInput }
-
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
-export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
+const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
 /** Every input of the deploy, read and checked once, in groups. */
@@ -48,7 +46,7 @@ export type Site = ReturnType<typeof readSite>
 export type Transfer = ReturnType<typeof readTransfer>
 export type SmokeSettings = ReturnType<typeof readSmoke>
 
-export type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
+type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
 /** What a deploy to a namespace does there, however the namespace is named. */
 interface NamespaceWork {
@@ -150,7 +148,7 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)) {
   const name = given || defaultSiteName(typeof context === 'function' ? context() : context)
   checkDisplayName(Input.SiteName, name)
   return {
-    path: get(Input.Path).trim() || undefined,
+    path: readOptional(get, Input.Path),
     files: files.length ? files : ['**'],
     includeHidden: readBoolean(get, Input.IncludeHidden),
     name,
@@ -274,7 +272,7 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
 
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
 export function readPullRequestNumber(get: GetInput): number | undefined {
-  const value = get(Input.PullRequest).trim()
+  const value = readOptional(get, Input.PullRequest)
   if (!value) return undefined
   if (!/^[1-9][0-9]{0,9}$/.test(value))
     throw new UsageError(
