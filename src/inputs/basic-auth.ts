@@ -17,13 +17,13 @@ const USER = /^[A-Za-z0-9._@+-]{1,64}$/
  * GitHub masks the password in every line of the log: a short one would mask common words, and is
  * guessed in seconds.
  */
-export const PASSWORD_MIN_CHARACTERS = 8
+const PASSWORD_MIN_CHARACTERS = 8
 /** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-export const PASSWORD_MAX_BYTES = 72
+const PASSWORD_MAX_BYTES = 72
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/
 
-/** basic-auth, checked; undefined when empty (the namespace is public). */
+/** Undefined when empty (the namespace is public). */
 export function readBasicAuth(raw: string): BasicAuth | undefined {
   if (!raw) return undefined
   const colon = raw.indexOf(':')
@@ -53,11 +53,8 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
   return hiddenPassword({ user, password })
 }
 
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-export function hiddenPassword(auth: BasicAuth): BasicAuth {
+/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+function hiddenPassword(auth: BasicAuth): BasicAuth {
   const shown = { user: auth.user, password: '***' }
   return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
 }

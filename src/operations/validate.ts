@@ -4,9 +4,10 @@
 import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
-  checkUuid,
   readBoolean,
   readMatchmakerPair,
+  readOptional,
+  readOptionalId,
   readRequiredConnection,
   type Connection,
 } from '../inputs/common.ts'
@@ -16,37 +17,30 @@ import { heading, keyValueTable, table, type ReportBlock } from '../common/repor
 import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
-export type Validation = 'matchmaker-config' | 'group-display-name'
+type Validation = 'matchmaker-config' | 'group-display-name'
 
-export interface ValidateInputs extends Connection {
+interface ValidateInputs extends Connection {
   matchmaker: { namespaceId: string; lobbyCountMax: number; maxPlayers: number } | undefined
   groupDisplayName: string | undefined
   failOnError: boolean
 }
 
-/** One validation error of the service, with what was validated and a readable sentence. */
-export interface ValidateError {
-  /** The service's path of the error, as it sent it. */
+/** One validation error of the service: its path as sent, what was validated, a readable sentence. */
+interface ValidateError {
   path: string[]
   validation: Validation
   message: string
 }
 
-export interface ValidateResult {
-  matchmaker: ValidateInputs['matchmaker']
-  groupDisplayName: string | undefined
-  errors: ValidateError[]
-}
+type ValidateResult = Pick<ValidateInputs, 'matchmaker' | 'groupDisplayName'> & { errors: ValidateError[] }
 
 export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
   name: ActionName.Validate,
 
   read(get, options) {
     const connection = readRequiredConnection(get, options)
-    const optional = (name: string) => get(name).trim() || undefined
-    const namespaceIdInput = optional(Input.NamespaceId)
-    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-    const groupDisplayName = optional(Input.GroupDisplayName)
+    const namespaceId = readOptionalId(get, Input.NamespaceId)
+    const groupDisplayName = readOptional(get, Input.GroupDisplayName)
     const pair = readMatchmakerPair(
       get,
       Boolean(namespaceId),
