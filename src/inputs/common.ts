@@ -223,7 +223,7 @@ function nameIdLike(nameId: string): string | undefined {
   return like && like !== nameId && !nameIdProblems(like).length ? like : undefined
 }
 
-/** cdn-domain: a domain, or an http(s) origin with a port for a local emulator; undefined: the service says. */
+/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 export function readCdnDomain(get: GetInput): string | undefined {
   const raw = get(Input.CdnDomain).trim()
   if (!raw) return undefined

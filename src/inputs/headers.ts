@@ -34,36 +34,35 @@ const hasControl = (value: string) =>
     return (code < 0x20 && code !== 0x09) || code === 0x7f
   })
 
-/** The header rules, in the order given; a UsageError naming the glob and header for what the service would not take. */
+/** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 export function readHeaders(raw: string): HeaderRule[] {
   if (!raw.trim()) return []
+  const headers = inputName(Input.Headers)
   const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false })
   const parseError = document.errors[0]
   if (parseError)
     throw new UsageError(
-      `${inputName(Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
+      `${headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
         `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`,
     )
   const value: unknown = document.toJS({ mapAsMap: true })
   if (value === null || value === undefined) return []
   if (!(value instanceof Map))
     throw new UsageError(
-      `${inputName(Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`,
+      `${headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`,
     )
   const rules: HeaderRule[] = []
   const globs = new Map<string, string>()
   for (const [key, header] of value as Map<unknown, unknown>) {
     if (typeof key === 'object' && key !== null)
-      throw new UsageError(
-        `${inputName(Input.Headers)}: each glob must be text, like '**/*.html'; one is ${describe(key)}`,
-      )
+      throw new UsageError(`${headers}: each glob must be text, like '**/*.html'; one is ${describe(key)}`)
     const glob = scalarText(key ?? '')
     checkGlob(glob)
     const normalized = normalizeGlob(glob)
     const same = globs.get(normalized)
     if (same !== undefined)
       throw new UsageError(
-        `${inputName(Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
+        `${headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
           'keeps one route per glob: merge them',
       )
     globs.set(normalized, glob)
@@ -71,18 +70,17 @@ export function readHeaders(raw: string): HeaderRule[] {
   }
   if (rules.length > CDN_SERVED_MAX)
     throw new UsageError(
-      `${inputName(Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
+      `${headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
         `(these and the ones ${inputName(Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`,
     )
   return rules
 }
 
 function checkGlob(glob: string): void {
-  const at = `${inputName(Input.Headers)}: '${glob}'`
+  const headers = inputName(Input.Headers)
+  const at = `${headers}: '${glob}'`
   if (glob === '')
-    throw new UsageError(
-      `${inputName(Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`,
-    )
+    throw new UsageError(`${headers}: an empty glob matches nothing; give one like '**/*.html'`)
   if (glob.startsWith('/'))
     throw new UsageError(
       `${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`,
