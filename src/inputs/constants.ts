@@ -1,18 +1,5 @@
-/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
-export {
-  Input,
-  TOKEN_ENV,
-  GITHUB_TOKEN_ENV,
-  DEFAULT_CONCURRENCY,
-  MAX_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  MAX_RETRIES,
-  MAX_RETRY_AFTER_SECONDS,
-  DEFAULT_VERIFY_TIMEOUT_SECONDS,
-  MAX_VERIFY_TIMEOUT_SECONDS,
-  DEFAULT_SMOKE_TEST_SECONDS,
-  MAX_SMOKE_TEST_SECONDS,
-} from './table.ts'
+// The names of the inputs (`Input.ApiUrl` is 'api-url') and their bounds are the table's (table.ts).
+export * from './table.ts'
 import type { ActionName as ActionId } from './table.ts'
 
 /** Output names of each action, as in its action.yml and README. */
