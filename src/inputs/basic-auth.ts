@@ -5,6 +5,7 @@ import { inspect } from 'node:util'
 import { UsageError } from '../api/errors.ts'
 import { Input } from './table.ts'
 import { inputName } from '../common/input-naming.ts'
+import { usage } from './common.ts'
 
 export interface BasicAuth {
   user: string
@@ -27,10 +28,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 export function readBasicAuth(raw: string): BasicAuth | undefined {
   if (!raw) return undefined
   const colon = raw.indexOf(':')
-  if (colon < 0)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`,
-    )
+  if (colon < 0) throw usage`{basic-auth} must be user:password (one ':' after the user name): it has no ':'`
   const user = raw.slice(0, colon)
   const password = raw.slice(colon + 1)
   if (!USER.test(user))
@@ -39,17 +37,11 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
         (user ? '' : ' (it is empty)'),
     )
   if ([...password].length < PASSWORD_MIN_CHARACTERS)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`,
-    )
+    throw usage`{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`
   if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`,
-    )
+    throw usage`{basic-auth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`
   if (CONTROL.test(password))
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password has a line break or another control character`,
-    )
+    throw usage`{basic-auth}: the password has a line break or another control character`
   return hiddenPassword({ user, password })
 }
 

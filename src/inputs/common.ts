@@ -8,6 +8,16 @@ import { Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
 import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 
+/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+export function namedInputs(text: string): string {
+  return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input: string) => inputName(input))
+}
+
+/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+export function usage(parts: TemplateStringsArray, ...values: unknown[]): UsageError {
+  return new UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values))
+}
+
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
 export type GetInput = (name: string) => string
 
@@ -53,16 +63,12 @@ function checkApiUrl(apiUrl: string): void {
     )
   const parsedUrl = URL.parse(apiUrl)
   if (!parsedUrl)
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
-    )
+    throw usage`{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`
   if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
-    throw new UsageError(`${inputName(Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`)
+    throw usage`{api-url} '${apiUrl}' must be an http:// or https:// URL`
   if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
     const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`,
-    )
+    throw usage`{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`
   }
 }
 
@@ -110,9 +116,7 @@ export function readRequiredConnection(get: GetInput, options: ReadOptions = {})
 }
 
 function missingServiceToken(): UsageError {
-  return new UsageError(
-    `${inputName(Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
-  )
+  return usage`{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`
 }
 
 function readRequired(get: GetInput, input: string, what: string): string {
@@ -231,9 +235,7 @@ export function readCdnDomain(get: GetInput): string | undefined {
   const url = raw.includes('://') ? URL.parse(raw) : null
   if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
     return url.origin
-  throw new UsageError(
-    `${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
-  )
+  throw usage`{cdn-domain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`
 }
 
 const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const

@@ -21,6 +21,7 @@ import {
   readOptional,
   readOptionalId,
   readVerify,
+  usage,
   type GetInput,
   type VerifySettings,
 } from './common.ts'
@@ -111,9 +112,7 @@ export function readInputs(
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
   if (site.headers.length && !(target.kind !== 'none' && target.publish))
-    throw new UsageError(
-      `${inputName(Input.Headers)} are routes of the published version: they need ${publishing()}`,
-    )
+    throw usage`{headers} are routes of the published version: they need ${publishing()}`
   const verify = readVerify(get)
   const inputs = {
     connection,
@@ -173,22 +172,15 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     displayName = displayNameInput ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
   } else if (displayNameInput) {
-    throw new UsageError(
-      `${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`,
-    )
+    throw usage`{namespace-display-name} is only used with {namespace}, which is empty`
   } else if (versionId && !namespaceId) {
-    throw new UsageError(
-      `${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`,
-    )
+    throw usage`{version-id} is only used with {namespace} or {namespace-id}, which are empty`
   }
   const hasNamespace = Boolean(nameId || namespaceId)
 
   const domain = readOptional(get, Input.Domain)
   if (domain) {
-    if (!hasNamespace)
-      throw new UsageError(
-        `${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`,
-      )
+    if (!hasNamespace) throw usage`{domain} needs {namespace} or {namespace-id} to add it to`
     const problem = domainProblem(domain)
     if (problem) throw new UsageError(problem)
   }
@@ -198,9 +190,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   checkDomainOutsideCdn(domain, cdnDomain)
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
   if (basicAuth && !(hasNamespace && publish))
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ${publishing()}`,
-    )
+    throw usage`{basic-auth} makes the namespace private before the build is published to it: it needs ${publishing()}`
   const work: NamespaceWork = {
     versionId,
     domain,
@@ -259,9 +249,7 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
   }
   if (!enabled) return smoke
   if (target.kind === 'none' || !target.publish)
-    throw new UsageError(
-      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${publishing()}`,
-    )
+    throw usage`{smoke-test} opens the namespace's URL once the build is published there: it needs ${publishing()}`
   if (!verify.enabled)
     throw new UsageError(
       `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +

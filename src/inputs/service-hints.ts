@@ -3,13 +3,14 @@
 // fix and a hint that names it as the face does.
 import type { Concern, Explanation } from '../api/errors.ts'
 import type { OperationName } from '../api/operations.ts'
+import { namedInputs } from './common.ts'
 import { inputName as n } from '../common/input-naming.ts'
 
 type Hint = { hint: () => string; inputs: readonly string[] }
 
 /** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
 function hint(text: string, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1]!)): Hint {
-  return { hint: () => text.replace(/\{([a-z-]+)\}/g, (_, input: string) => n(input)), inputs }
+  return { hint: () => namedInputs(text), inputs }
 }
 
 const unknownId = (...inputs: string[]): Hint =>

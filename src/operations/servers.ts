@@ -2,7 +2,6 @@
 // service's pages.
 
 import type { ServiceClient } from '../api/client.ts'
-import { UsageError } from '../api/errors.ts'
 import { serverTagsProblem } from '../api/rules.ts'
 import type { Server } from '../api/types.ts'
 import {
@@ -10,6 +9,7 @@ import {
   readOptionalInteger,
   readRequiredId,
   readRequiredConnection,
+  usage,
   type Connection,
 } from '../inputs/common.ts'
 import { ActionName, Input, ServersOutput } from '../inputs/constants.ts'
@@ -187,12 +187,10 @@ export function readTags(raw: string): Record<string, string> | undefined {
   try {
     tags = JSON.parse(json)
   } catch {
-    throw new UsageError(
-      `${inputName(Input.Tags)} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`,
-    )
+    throw usage`{tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`
   }
   const problem = serverTagsProblem(tags)
-  if (problem) throw new UsageError(`${inputName(Input.Tags)} '${json}': ${problem}, like {"region": "eu"}`)
+  if (problem) throw usage`{tags} '${json}': ${problem}, like {"region": "eu"}`
   const filter = tags as Record<string, string>
   return Object.keys(filter).length ? filter : undefined
 }

@@ -18,6 +18,7 @@ import {
   readCdnDomain,
   readOptional,
   readRequiredConnection,
+  usage,
   readVerify,
   type Connection,
   type GetInput,
@@ -104,9 +105,7 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
   const connection = readRequiredConnection(get, options)
   const githubToken = readOptional(get, Input.GitHubToken)
   if (!githubToken)
-    throw new UsageError(
-      `${inputName(Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`,
-    )
+    throw usage`{github-token} is required: the sweep asks GitHub whether each pull request is still open`
   return {
     ...connection,
     githubToken,

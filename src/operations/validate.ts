@@ -9,6 +9,7 @@ import {
   readOptional,
   readOptionalId,
   readRequiredConnection,
+  usage,
   type Connection,
 } from '../inputs/common.ts'
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
@@ -48,9 +49,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     )
     const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
     if (!pair && namespaceId)
-      throw new UsageError(
-        `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
-      )
+      throw usage`{namespace-id} is only used with {lobby-count-max} and {max-players}, which are empty`
     if (!matchmaker && groupDisplayName === undefined)
       throw new UsageError(
         `${inputName(Input.GroupDisplayName)}, or ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} with ${inputName(Input.NamespaceId)}: ` +
