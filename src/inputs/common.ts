@@ -57,10 +57,7 @@ function checkApiUrl(apiUrl: string): void {
     )
   // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
   if (urlUserInfo(apiUrl) !== undefined)
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-        `give the base URL without them, and the secret in ${inputName(Input.Token)}. (The URL is not shown here.)`,
-    )
+    throw usage`{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`
   const parsedUrl = URL.parse(apiUrl)
   if (!parsedUrl)
     throw usage`{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`
@@ -86,10 +83,7 @@ function checkToken(token: string): string {
             ? 'a character that is not Latin-1'
             : undefined
     if (what)
-      throw new UsageError(
-        `${inputName(Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-          'copy the token again, on one line with nothing around it (the token is not shown here)',
-      )
+      throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
   }
   return token
 }
@@ -257,8 +251,5 @@ export function checkDomainOutsideCdn(domain: string | undefined, cdnDomain: str
   if (!domain || !cdnDomain) return
   const host = (cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain).toLowerCase()
   if (domain !== host && !domain.endsWith(`.${host}`)) return
-  throw new UsageError(
-    `${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-      `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`,
-  )
+  throw usage`{domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain (CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave {domain} empty`
 }

@@ -131,10 +131,7 @@ export function readInputs(
     compareWith: readCompareWith(get),
   }
   if (!site.path && target.kind === 'none' && !options.closing)
-    throw new UsageError(
-      `${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`,
-    )
+    throw usage`{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`
   return inputs
 }
 
@@ -251,10 +248,7 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
   if (target.kind === 'none' || !target.publish)
     throw usage`{smoke-test} opens the namespace's URL once the build is published there: it needs ${publishing()}`
   if (!verify.enabled)
-    throw new UsageError(
-      `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
-        'sooner may be served the build before)',
-    )
+    throw usage`{smoke-test} runs once the URL is seen serving this build: it needs {verify} on (a browser opened sooner may be served the build before)`
   return smoke
 }
 
@@ -263,18 +257,12 @@ export function readPullRequestNumber(get: GetInput): number | undefined {
   const value = readOptional(get, Input.PullRequest)
   if (!value) return undefined
   if (!/^[1-9][0-9]{0,9}$/.test(value))
-    throw new UsageError(
-      `${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
-        'saved, digits only (see docs/previews.md on previews of forks)',
-    )
+    throw usage`{pull-request} '${value}' is not a pull request number: pass the number the build workflow saved, digits only (see docs/previews.md on previews of forks)`
   return Number(value)
 }
 
 export function missingTokenError(): UsageError {
-  return new UsageError(
-    `${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-      `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`,
-  )
+  return usage`{token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} (or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 } from '../api/versions.ts'
 import { Input } from './constants.ts'
 import { inputName } from '../common/input-naming.ts'
+import { usage } from './common.ts'
 
 /** One header the CDN adds to every path `glob` matches (a route of the published version). */
 export interface HeaderRule {
@@ -37,50 +38,36 @@ const hasControl = (value: string) =>
 /** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 export function readHeaders(raw: string): HeaderRule[] {
   if (!raw.trim()) return []
-  const headers = inputName(Input.Headers)
   const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false })
   const parseError = document.errors[0]
   if (parseError)
-    throw new UsageError(
-      `${headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
-        `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`,
-    )
+    throw usage`{headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`
   const value: unknown = document.toJS({ mapAsMap: true })
   if (value === null || value === undefined) return []
   if (!(value instanceof Map))
-    throw new UsageError(
-      `${headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`,
-    )
+    throw usage`{headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${describe(value)}`
   const rules: HeaderRule[] = []
   const globs = new Map<string, string>()
   for (const [key, header] of value as Map<unknown, unknown>) {
     if (typeof key === 'object' && key !== null)
-      throw new UsageError(`${headers}: each glob must be text, like '**/*.html'; one is ${describe(key)}`)
+      throw usage`{headers}: each glob must be text, like '**/*.html'; one is ${describe(key)}`
     const glob = scalarText(key ?? '')
     checkGlob(glob)
     const normalized = normalizeGlob(glob)
     const same = globs.get(normalized)
     if (same !== undefined)
-      throw new UsageError(
-        `${headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
-          'keeps one route per glob: merge them',
-      )
+      throw usage`{headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which keeps one route per glob: merge them`
     globs.set(normalized, glob)
     rules.push(readHeader(glob, header))
   }
   if (rules.length > CDN_SERVED_MAX)
-    throw new UsageError(
-      `${headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-        `(these and the ones ${inputName(Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`,
-    )
+    throw usage`{headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version (these and the ones {web-engine} sets, together): give at most ${CDN_SERVED_MAX}`
   return rules
 }
 
 function checkGlob(glob: string): void {
-  const headers = inputName(Input.Headers)
-  const at = `${headers}: '${glob}'`
-  if (glob === '')
-    throw new UsageError(`${headers}: an empty glob matches nothing; give one like '**/*.html'`)
+  const at = `${inputName(Input.Headers)}: '${glob}'`
+  if (glob === '') throw usage`{headers}: an empty glob matches nothing; give one like '**/*.html'`
   if (glob.startsWith('/'))
     throw new UsageError(
       `${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`,

@@ -5,7 +5,7 @@
 // why. It asks GitHub (through the face) whether each pull request is open, and closes the closed ones'
 // previews as the `closed` run does; a pull request GitHub cannot tell about fails the run at its end.
 
-import { UsageError, errorMessage } from '../api/errors.ts'
+import { errorMessage } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../api/run.ts'
@@ -29,7 +29,6 @@ import { readTransfer } from '../inputs/deploy.ts'
 import { nameIdProblems } from '../api/rules.ts'
 import { INPUTS } from '../inputs/table.ts'
 import type { Operation } from './operation.ts'
-import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
 export interface SweepInputs extends Connection {
@@ -94,10 +93,7 @@ export interface SweepResult {
 function readPrefix(get: GetInput): string {
   const prefix = readOptional(get, Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default
   if (nameIdProblems(`${prefix}1`).length)
-    throw new UsageError(
-      `${inputName(Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
-        "ending with a dash or not (like 'pr-')",
-    )
+    throw usage`{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`
   return prefix
 }
 

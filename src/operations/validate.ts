@@ -1,7 +1,7 @@
 // The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
 // on a group display name, for a pull-request check.
 
-import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
+import { ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
   readBoolean,
@@ -51,10 +51,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     if (!pair && namespaceId)
       throw usage`{namespace-id} is only used with {lobby-count-max} and {max-players}, which are empty`
     if (!matchmaker && groupDisplayName === undefined)
-      throw new UsageError(
-        `${inputName(Input.GroupDisplayName)}, or ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} with ${inputName(Input.NamespaceId)}: ` +
-          'give at least one, there is nothing to validate',
-      )
+      throw usage`{group-display-name}, or {lobby-count-max} and {max-players} with {namespace-id}: give at least one, there is nothing to validate`
     return {
       ...connection,
       matchmaker,
