@@ -35,7 +35,7 @@ test('every {input} a message of src/ names is an input of the table', async () 
   const named: string[] = []
   for (const file of files) {
     const text = await readFile(path.join(root, 'src', file), 'utf8')
-    const messages = [...text.matchAll(/usage`((?:[^`\\]|\\.)*)`|hint\(\s*(['"])(.*?)\2/gs)]
+    const messages = [...text.matchAll(/usage`((?:[^`\\]|\\.)*)`|(?:hint|namedInputs)\(\s*(['"])(.*?)\2/gs)]
     for (const [, template, , hint] of messages) {
       for (const [, input] of (template ?? hint ?? '').matchAll(/(?<!\$)\{([a-z][a-z-]*)\}/g))
         named.push(input!)

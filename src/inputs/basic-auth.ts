@@ -2,9 +2,6 @@
 // a message: a problem with it is said without its value.
 
 import { inspect } from 'node:util'
-import { UsageError } from '../api/errors.ts'
-import { Input } from './table.ts'
-import { inputName } from '../common/input-naming.ts'
 import { usage } from './common.ts'
 
 export interface BasicAuth {
@@ -32,10 +29,7 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
   const user = raw.slice(0, colon)
   const password = raw.slice(colon + 1)
   if (!USER.test(user))
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-        (user ? '' : ' (it is empty)'),
-    )
+    throw usage`{basic-auth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'${user ? '' : ' (it is empty)'}`
   if ([...password].length < PASSWORD_MIN_CHARACTERS)
     throw usage`{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`
   if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)

@@ -185,7 +185,7 @@ export function readMatchmakerPair(
   const lobbyCountMax = get(Input.LobbyCountMax).trim()
   const maxPlayers = get(Input.MaxPlayers).trim()
   if (!lobbyCountMax && !maxPlayers) return undefined
-  const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`
+  const both = namedInputs('{lobby-count-max} and {max-players}')
   if (!lobbyCountMax || !maxPlayers) throw new UsageError(`${both} go together: give both or neither`)
   if (!hasNamespace) throw new UsageError(`${both} need ${needs}`)
   return {

@@ -18,6 +18,7 @@ import {
   readConnection,
   readInteger,
   readMatchmakerPair,
+  namedInputs,
   readOptional,
   readOptionalId,
   readVerify,
@@ -95,8 +96,7 @@ export function targetNameId(target: Target): string | undefined {
 }
 
 /** What a namespace's work needs to be published: said by each input that needs it. */
-const publishing = () =>
-  `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`
+const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on')
 
 /**
  * Reads and checks every input, alone and together, before any file is read. `context` is only asked
@@ -210,7 +210,7 @@ function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | unde
   const matchmaker = readMatchmakerPair(
     get,
     hasNamespace,
-    `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
+    namedInputs('{namespace} or {namespace-id} to validate against'),
   )
   if (!matchmaker) return undefined
   const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)

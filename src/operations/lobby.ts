@@ -1,11 +1,16 @@
 // The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
 import type { LobbySummary } from '../api/types.ts'
-import { readBoolean, readRequiredConnection, readRequiredId, type Connection } from '../inputs/common.ts'
+import {
+  namedInputs,
+  readBoolean,
+  readRequiredConnection,
+  readRequiredId,
+  type Connection,
+} from '../inputs/common.ts'
 import { ActionName, Input, LobbyOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../common/report.ts'
-import { inputName } from '../common/input-naming.ts'
 
 interface LobbyInputs extends Connection {
   namespaceId: string
@@ -53,7 +58,7 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
       `Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`,
     )
     if (result.failed && !inputs.failIfFailed) {
-      const passes = `${inputName(Input.FailIfFailed)} is false: the step passes.`
+      const passes = namedInputs('{fail-if-failed} is false: the step passes.')
       run.logger.warning(`${failureMessage(result)}. ${passes}`, { title: 'Lobby failed' })
     }
     return result

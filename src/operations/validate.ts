@@ -6,6 +6,7 @@ import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
   readBoolean,
   readMatchmakerPair,
+  namedInputs,
   readOptional,
   readOptionalId,
   readRequiredConnection,
@@ -45,7 +46,7 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     const pair = readMatchmakerPair(
       get,
       Boolean(namespaceId),
-      `${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
+      namedInputs('{namespace-id}: the service validates a matchmaker config against a namespace'),
     )
     const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
     if (!pair && namespaceId)
