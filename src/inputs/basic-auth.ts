@@ -45,7 +45,6 @@ function hiddenPassword(auth: BasicAuth): BasicAuth {
   return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
 }
 
-/** The header a browser sends for these credentials. */
 export function basicAuthorization(auth: BasicAuth): string {
   return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`
 }

@@ -119,12 +119,10 @@ function readRequired(get: GetInput, input: string, what: string): string {
   return value
 }
 
-/** An optional input, trimmed; undefined when empty. */
 export function readOptional(get: GetInput, input: string): string | undefined {
   return get(input).trim() || undefined
 }
 
-/** An optional id input, checked as a UUID. */
 export function readOptionalId(get: GetInput, input: string): string | undefined {
   const id = readOptional(get, input)
   return id && checkUuid(input, id)
@@ -147,7 +145,6 @@ export function readInteger(get: GetInput, input: string, min: number, max: numb
   return readOptionalInteger(input, valueOf(get, input), min, max)!
 }
 
-/** Undefined when empty. */
 export function readOptionalInteger(
   input: string,
   raw: string,
