@@ -38,9 +38,8 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
   name: ActionName.LobbyLogs,
 
   read(get, options) {
-    const connection = readRequiredConnection(get, options)
     return {
-      ...connection,
+      ...readRequiredConnection(get, options),
       namespaceId: readRequiredId(get, Input.NamespaceId, 'the namespace the lobby runs in'),
       lobbyId: readRequiredId(get, Input.LobbyId, 'the lobby to read'),
       failIfFailed: readBoolean(get, Input.FailIfFailed),

@@ -90,9 +90,8 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
   name: ActionName.Servers,
 
   read(get, options) {
-    const connection = readRequiredConnection(get, options)
     return {
-      ...connection,
+      ...readRequiredConnection(get, options),
       environmentId: readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list'),
       tags: readTags(get(Input.Tags)),
       includeDestroyed: readBoolean(get, Input.IncludeDestroyed),

@@ -4,9 +4,9 @@
 import { ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
+  namedInputs,
   readBoolean,
   readMatchmakerPair,
-  namedInputs,
   readOptional,
   readOptionalId,
   readRequiredConnection,
