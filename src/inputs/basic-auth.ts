@@ -2,9 +2,7 @@
 // a message: a problem with it is said without its value.
 
 import { inspect } from 'node:util'
-import { UsageError } from '../api/errors.ts'
-import { Input } from './table.ts'
-import { inputName } from '../common/input-naming.ts'
+import { usage } from './common.ts'
 
 export interface BasicAuth {
   user: string
@@ -17,53 +15,36 @@ const USER = /^[A-Za-z0-9._@+-]{1,64}$/
  * GitHub masks the password in every line of the log: a short one would mask common words, and is
  * guessed in seconds.
  */
-export const PASSWORD_MIN_CHARACTERS = 8
+const PASSWORD_MIN_CHARACTERS = 8
 /** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-export const PASSWORD_MAX_BYTES = 72
+const PASSWORD_MAX_BYTES = 72
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/
 
-/** basic-auth, checked; undefined when empty (the namespace is public). */
+/** Undefined when empty (the namespace is public). */
 export function readBasicAuth(raw: string): BasicAuth | undefined {
   if (!raw) return undefined
   const colon = raw.indexOf(':')
-  if (colon < 0)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`,
-    )
+  if (colon < 0) throw usage`{basic-auth} must be user:password (one ':' after the user name): it has no ':'`
   const user = raw.slice(0, colon)
   const password = raw.slice(colon + 1)
-  if (!USER.test(user)) {
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-        (user ? '' : ' (it is empty)'),
-    )
-  }
+  if (!USER.test(user))
+    throw usage`{basic-auth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'${user ? '' : ' (it is empty)'}`
   if ([...password].length < PASSWORD_MIN_CHARACTERS)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`,
-    )
+    throw usage`{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`
   if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`,
-    )
+    throw usage`{basic-auth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`
   if (CONTROL.test(password))
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)}: the password has a line break or another control character`,
-    )
+    throw usage`{basic-auth}: the password has a line break or another control character`
   return hiddenPassword({ user, password })
 }
 
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-export function hiddenPassword(auth: BasicAuth): BasicAuth {
+/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+function hiddenPassword(auth: BasicAuth): BasicAuth {
   const shown = { user: auth.user, password: '***' }
   return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
 }
 
-/** The header a browser sends for these credentials. */
 export function basicAuthorization(auth: BasicAuth): string {
   return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`
 }

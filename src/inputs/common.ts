@@ -8,6 +8,16 @@ import { Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
 import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 
+/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+export function namedInputs(text: string): string {
+  return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input: string) => inputName(input))
+}
+
+/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+export function usage(parts: TemplateStringsArray, ...values: unknown[]): UsageError {
+  return new UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values))
+}
+
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
 export type GetInput = (name: string) => string
 
@@ -20,7 +30,7 @@ export interface Connection {
 }
 
 export interface ReadOptions {
-  /** The error for an empty token. Default: the action's, naming the input and a secret. */
+  /** The error for an empty token; default the action's. */
   missingToken?: () => UsageError
 }
 
@@ -40,42 +50,27 @@ export function readConnection(
   return { apiUrl, token, gameId: checkUuid(Input.GameId, gameId) }
 }
 
-/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
 function checkApiUrl(apiUrl: string): void {
   if (!apiUrl)
     throw new UsageError(
       `${inputSource(Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`,
     )
   // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-  if (urlUserInfo(apiUrl) !== undefined) {
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-        `give the base URL without them, and the secret in ${inputName(Input.Token)}. (The URL is not shown here.)`,
-    )
-  }
+  if (urlUserInfo(apiUrl) !== undefined)
+    throw usage`{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`
   const parsedUrl = URL.parse(apiUrl)
-  if (!parsedUrl) {
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`,
-    )
-  }
-  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-    throw new UsageError(`${inputName(Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`)
-  }
+  if (!parsedUrl)
+    throw usage`{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+    throw usage`{api-url} '${apiUrl}' must be an http:// or https:// URL`
   if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
     const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
-    throw new UsageError(
-      `${inputName(Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`,
-    )
+    throw usage`{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`
   }
 }
 
-/**
- * The token, when it can be sent in the Authorization header: no line break or other control
- * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
- * what is wrong where, never the token: undici would refuse the header on the first call, with a
- * message that names neither.
- */
+// undici would refuse a token it cannot send in a header on the first call, with a message that names
+// neither the input nor where it is wrong.
 function checkToken(token: string): string {
   for (let index = 0; index < token.length; index++) {
     const code = token.charCodeAt(index)
@@ -87,22 +82,15 @@ function checkToken(token: string): string {
           : code > 0xff
             ? 'a character that is not Latin-1'
             : undefined
-    if (what) {
-      throw new UsageError(
-        `${inputName(Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-          'copy the token again, on one line with nothing around it (the token is not shown here)',
-      )
-    }
+    if (what)
+      throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
   }
   return token
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
+/** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 export function checkUuid(input: string, id: string): string {
   if (UUID.test(id)) return id
   throw new UsageError(
@@ -110,33 +98,37 @@ export function checkUuid(input: string, id: string): string {
   )
 }
 
-/** A required id input, trimmed and checked as a UUID. */
 export function readRequiredId(get: GetInput, input: string, what: string): string {
   return checkUuid(input, readRequired(get, input, what))
 }
 
-/** Reads the connection of an action that always calls the service: the token is required. */
+/** The connection of an action that always calls the service: the token is required. */
 export function readRequiredConnection(get: GetInput, options: ReadOptions = {}): Connection {
   const connection = readConnection(get)
   if (!connection.token) throw (options.missingToken ?? missingServiceToken)()
   return connection
 }
 
-/** Why an empty token fails an action that always calls the service. */
 function missingServiceToken(): UsageError {
-  return new UsageError(
-    `${inputName(Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`,
-  )
+  return usage`{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`
 }
 
-/** A required input, trimmed. */
 function readRequired(get: GetInput, input: string, what: string): string {
   const value = get(input).trim()
   if (!value) throw new UsageError(`${inputSource(input)} is required: ${what}`)
   return value
 }
 
-/** What an empty input stands for: its default in the table of inputs. */
+export function readOptional(get: GetInput, input: string): string | undefined {
+  return get(input).trim() || undefined
+}
+
+export function readOptionalId(get: GetInput, input: string): string | undefined {
+  const id = readOptional(get, input)
+  return id && checkUuid(input, id)
+}
+
+/** An empty input stands for its default in the table of inputs. */
 function valueOf(get: GetInput, input: string): string {
   return get(input).trim() || (inputRow(input)?.default ?? '')
 }
@@ -149,12 +141,10 @@ export function readBoolean(get: GetInput, input: string): boolean {
   throw new UsageError(`${inputName(input)} '${text}' must be true or false`)
 }
 
-/** A whole number from min to max; its default when empty. */
 export function readInteger(get: GetInput, input: string, min: number, max: number): number {
   return readOptionalInteger(input, valueOf(get, input), min, max)!
 }
 
-/** A whole number from min to max, or undefined when empty. */
 export function readOptionalInteger(
   input: string,
   raw: string,
@@ -164,18 +154,16 @@ export function readOptionalInteger(
   const text = raw.trim()
   if (!text) return undefined
   const value = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max)
     throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`)
-  }
   return value
 }
 
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
-export function readU32(input: string, raw: string): number {
+/** The service's matchmaker config takes signed 32-bit numbers. */
+function readU32(input: string, raw: string): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!isNonNegativeI32(value)) {
+  if (!isNonNegativeI32(value))
     throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
-  }
   return value
 }
 
@@ -194,7 +182,7 @@ export function readMatchmakerPair(
   const lobbyCountMax = get(Input.LobbyCountMax).trim()
   const maxPlayers = get(Input.MaxPlayers).trim()
   if (!lobbyCountMax && !maxPlayers) return undefined
-  const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`
+  const both = namedInputs('{lobby-count-max} and {max-players}')
   if (!lobbyCountMax || !maxPlayers) throw new UsageError(`${both} go together: give both or neither`)
   if (!hasNamespace) throw new UsageError(`${both} need ${needs}`)
   return {
@@ -203,12 +191,11 @@ export function readMatchmakerPair(
   }
 }
 
-/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+/** The `user:password` of a URL like `https://user:pass@host`. */
 export function urlUserInfo(url: string): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]
 }
 
-/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
 export function checkNameId(input: string, nameId: string): string {
   const problem = nameIdProblems(nameId)[0]
   if (!problem) return nameId
@@ -221,11 +208,8 @@ export function checkNameId(input: string, nameId: string): string {
   )
 }
 
-/**
- * The valid name id nearest to what was written, when there is one: lowercased, every run of other
- * characters made one dash, no dash at either end, cut to the longest a name id may be.
- */
-export function nameIdLike(nameId: string): string | undefined {
+/** The valid name id nearest to what was written, when there is one. */
+function nameIdLike(nameId: string): string | undefined {
   const like = nameId
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -234,11 +218,7 @@ export function nameIdLike(nameId: string): string | undefined {
   return like && like !== nameId && !nameIdProblems(like).length ? like : undefined
 }
 
-/**
- * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
- * the service says its own (resolveCdnDomain).
- */
+/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 export function readCdnDomain(get: GetInput): string | undefined {
   const raw = get(Input.CdnDomain).trim()
   if (!raw) return undefined
@@ -246,25 +226,16 @@ export function readCdnDomain(get: GetInput): string | undefined {
   const url = raw.includes('://') ? URL.parse(raw) : null
   if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
     return url.origin
-  throw new UsageError(
-    `${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`,
-  )
+  throw usage`{cdn-domain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`
 }
 
-/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
-export const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
 export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
 
-/** The `verify` inputs: of the deploy and of publish. */
-export interface VerifySettings {
-  enabled: boolean
-  /** How long the host may take to serve the change (`verify-timeout`). */
-  timeoutMs: number
-  onFailure: OnVerifyFailure
-}
+/** verify, verify-timeout and on-verify-failure: of the deploy and of publish. */
+export type VerifySettings = ReturnType<typeof readVerify>
 
-/** verify, verify-timeout and on-verify-failure. */
-export function readVerify(get: GetInput): VerifySettings {
+export function readVerify(get: GetInput) {
   return {
     enabled: readBoolean(get, Input.Verify),
     timeoutMs: 1000 * readInteger(get, Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
@@ -272,21 +243,10 @@ export function readVerify(get: GetInput): VerifySettings {
   }
 }
 
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-export function cdnHost(cdnDomain: string): string {
-  return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain
-}
-
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
+/** The service refuses a custom domain under the CDN domain itself (400 CDN_INVALID_DOMAIN). */
 export function checkDomainOutsideCdn(domain: string | undefined, cdnDomain: string | undefined): void {
   if (!domain || !cdnDomain) return
-  const host = cdnHost(cdnDomain).toLowerCase()
+  const host = (cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain).toLowerCase()
   if (domain !== host && !domain.endsWith(`.${host}`)) return
-  throw new UsageError(
-    `${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-      `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`,
-  )
+  throw usage`{domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain (CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave {domain} empty`
 }

@@ -1,21 +1,8 @@
-/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
-export {
-  Input,
-  TOKEN_ENV,
-  GITHUB_TOKEN_ENV,
-  DEFAULT_CONCURRENCY,
-  MAX_CONCURRENCY,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  MAX_RETRIES,
-  MAX_RETRY_AFTER_SECONDS,
-  DEFAULT_VERIFY_TIMEOUT_SECONDS,
-  MAX_VERIFY_TIMEOUT_SECONDS,
-  DEFAULT_SMOKE_TEST_SECONDS,
-  MAX_SMOKE_TEST_SECONDS,
-} from './table.ts'
+// The names of the inputs (`Input.ApiUrl` is 'api-url') and their bounds are the table's (table.ts).
+export * from './table.ts'
 import type { ActionName as ActionId } from './table.ts'
 
-/** Output names of the deploy action, as in action.yml. */
+/** Output names of each action, as in its action.yml and README. */
 export const Output = {
   SiteId: 'site-id',
   UploadId: 'upload-id',
@@ -32,48 +19,27 @@ export const Output = {
   SmokeTest: 'smoke-test',
   Screenshot: 'screenshot',
 } as const
-
-/** Output names of the publish action. */
 export const PublishOutput = {
   NamespaceId: 'namespace-id',
   VersionId: 'version-id',
   Url: 'url',
   ReplacedVersionId: 'replaced-version-id',
 } as const
-
-/** Output names of the servers action. */
-export const ServersOutput = {
-  Servers: 'servers',
-  Count: 'count',
-} as const
-
-/** Output names of the lobby-logs action. */
+export const ServersOutput = { Servers: 'servers', Count: 'count' } as const
 export const LobbyOutput = {
   Lobby: 'lobby',
   Status: 'status',
   ExitCode: 'exit-code',
   Failed: 'failed',
 } as const
-
-/** Output names of the avatars action. */
 export const AvatarsOutput = {
   CustomAvatars: 'custom-avatars',
   Count: 'count',
   CompleteCount: 'complete-count',
 } as const
+export const ValidateOutput = { Errors: 'errors', Valid: 'valid' } as const
+export const SweepOutput = { Retired: 'retired' } as const
 
-/** Output names of the validate action. */
-export const ValidateOutput = {
-  Errors: 'errors',
-  Valid: 'valid',
-} as const
-
-/** Output names of the sweep action. */
-export const SweepOutput = {
-  Retired: 'retired',
-} as const
-
-/** The outputs of each action, as in its action.yml and README. */
 export const OUTPUTS: Record<ActionId, Record<string, string>> = {
   deploy: Output,
   publish: PublishOutput,

@@ -12,15 +12,17 @@ import type { ValidationError } from '../api/types.ts'
 import {
   checkNameId,
   checkDomainOutsideCdn,
-  checkUuid,
+  namedInputs,
   readBoolean,
   readCdnDomain,
   readChoice,
   readConnection,
   readInteger,
   readMatchmakerPair,
+  readOptional,
+  readOptionalId,
   readVerify,
-  type Connection,
+  usage,
   type GetInput,
   type VerifySettings,
 } from './common.ts'
@@ -32,77 +34,21 @@ import {
   MAX_SMOKE_TEST_SECONDS,
 } from './constants.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
-import { readHeaders, type HeaderRule } from './headers.ts'
+import { readHeaders } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
-export { readBoolean, type GetInput }
-
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
-export const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
+const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
-/** The smoke test's inputs (smoke-test, browser, smoke-test-seconds): deploy/smoke/ runs it. */
-export interface SmokeSettings {
-  enabled: boolean
-  /** The `browser` input; undefined: found on the machine (deploy/smoke/browser.ts). */
-  browser: string | undefined
-  /** How long the page is watched after its load event (`smoke-test-seconds`). */
-  watchMs: number
-}
-
 /** Every input of the deploy, read and checked once, in groups. */
-export interface DeployInputs {
-  connection: Connection
-  site: Site
-  /** The namespace worked on, if any: what a domain, a matchmaker config and publishing need. */
-  target: Target
-  transfer: Transfer
-  /** After publishing: check that the URL serves the build, and what to do when it does not. */
-  verify: VerifySettings
-  /** Once seen live: open the URL in a browser and watch the game start (smoke/). */
-  smoke: SmokeSettings
-  dryRun: boolean
-  /** Reuse the last site of this preview when the build is unchanged. */
-  skipUnchanged: boolean
-  /** What an empty token means: fail the step, skip the deploy, or skip only on fork pull requests. */
-  ifNoToken: 'auto' | 'fail' | 'skip'
-  /** Sticky pull-request comment; the GitHub token is only read by the action. */
-  comment: boolean
-  /** The site carries the record of the build (site-record.ts). */
-  siteRecord: boolean
-  /** Publish a commit behind the one the namespace serves (the guard, older.ts). */
-  allowOlder: boolean
-  /** The namespace whose served build the sizes are compared with; undefined: none. */
-  compareWith: string | undefined
-}
-
+export type DeployInputs = ReturnType<typeof readInputs>
 /** The built site and how it is collected and served. */
-export interface Site {
-  /** Folder of the built site; undefined when only provisioning. */
-  path: string | undefined
-  files: string[]
-  includeHidden: boolean
-  /** The site's display name: site-name, or one made from where the run is (defaultSiteName). */
-  name: string
-  /** site-name was given (a preview without a namespace is then known by it), not made. */
-  nameGiven: boolean
-  /** Whose needs to serve the build with (content types, routes): see planServing. */
-  webEngine: WebEngineChoice
-  /** A warning about the site (see ServingPlan.warnings) fails the run before anything is created. */
-  failOnWarning: boolean
-  /** A site without index.html at its root (its / answers 404) is refused before anything is created. */
-  requireIndex: boolean
-  /**
-   * Headers the published version's routes add, one per glob, checked against the service's limits.
-   * Only with a target that publishes.
-   */
-  headers: HeaderRule[]
-}
+export type Site = ReturnType<typeof readSite>
+export type Transfer = ReturnType<typeof readTransfer>
+export type SmokeSettings = ReturnType<typeof readSmoke>
 
-export interface Matchmaker {
-  lobbyCountMax: number
-  maxPlayers: number
-}
+type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
 /** What a deploy to a namespace does there, however the namespace is named. */
 interface NamespaceWork {
@@ -112,19 +58,12 @@ interface NamespaceWork {
    */
   versionId: string | undefined
   domain: string | undefined
-  /** Checked against the service's rules by the reader; validated by the service before anything is created. */
   matchmaker: Matchmaker | undefined
-  /**
-   * Publish the new site to the namespace: a version made from the namespace's current one (or
-   * `versionId`'s), with the new site. Only with a path.
-   */
+  /** Only with a path. */
   publish: boolean
-  /** Where namespaces are served (see namespaceUrl); undefined: the service says (resolveCdnDomain). */
+  /** Undefined: the service says (resolveCdnDomain). */
   cdnDomain: string | undefined
-  /**
-   * basic-auth: the namespace is made private before the build is published to it; undefined makes a
-   * private namespace public again when the deploy publishes.
-   */
+  /** The namespace is made private before the build is published; undefined makes it public again. */
   basicAuth?: BasicAuth
 }
 
@@ -139,21 +78,10 @@ export type Target =
   | (NamespaceWork & { kind: 'id'; namespaceId: string; nameId: string | undefined })
 
 export type NamespaceTarget = Exclude<Target, { kind: 'none' }>
-
-/** The inputs of a deploy to a namespace (see hasTarget). */
 export type TargetedInputs = DeployInputs & { target: NamespaceTarget }
 
 export function hasTarget(inputs: DeployInputs): inputs is TargetedInputs {
   return inputs.target.kind !== 'none'
-}
-
-/** How the bytes travel: parts in flight, retries and time limits. */
-export interface Transfer {
-  concurrency: number
-  retries: number
-  requestTimeoutMs: number
-  /** The longest retry-after waited; a longer one fails the call at once. */
-  maxRetryAfterMs: number
 }
 
 /** Where the deploy runs from, for the default site name. */
@@ -163,41 +91,30 @@ export interface RunContext {
   sha?: string
 }
 
-export interface ReadDeployOptions {
-  /**
-   * Closing a preview: no path is needed, and the face says why a namespace is (instead of the
-   * deploy's "nothing to do").
-   */
-  closing?: boolean
-}
-
-/** The name_id the inputs give the namespace, whichever way they name it. */
 export function targetNameId(target: Target): string | undefined {
   return target.kind === 'none' ? undefined : target.nameId
 }
 
+/** What a namespace's work needs to be published: said by each input that needs it. */
+const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on')
+
 /**
- * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
- * and together with the others, before any file is read. `context` (or the function that finds it)
- * is only asked for when site-name is empty.
+ * Reads and checks every input, alone and together, before any file is read. `context` is only asked
+ * for when site-name is empty. `closing` a preview needs no path.
  */
 export function readInputs(
   get: GetInput,
   context: RunContext | (() => RunContext) = {},
-  options: ReadDeployOptions = {},
-): DeployInputs {
+  options: { closing?: boolean } = {},
+) {
   const dryRun = readBoolean(get, Input.DryRun)
   const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun })
   const site = readSite(get, context)
   const target = readTarget(get, site.path)
-  if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
-    throw new UsageError(
-      `${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
-        `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
-    )
-  }
+  if (site.headers.length && !(target.kind !== 'none' && target.publish))
+    throw usage`{headers} are routes of the published version: they need ${publishing()}`
   const verify = readVerify(get)
-  const inputs: DeployInputs = {
+  const inputs = {
     connection,
     site,
     target,
@@ -207,21 +124,18 @@ export function readInputs(
     dryRun,
     skipUnchanged: readBoolean(get, Input.SkipUnchanged),
     ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
+    // The sticky pull-request comment; the GitHub token is only read by the action.
     comment: readBoolean(get, Input.Comment),
     siteRecord: readBoolean(get, Input.SiteRecord),
     allowOlder: readBoolean(get, Input.AllowOlder),
-    compareWith: readCompareWith(get(Input.CompareWith)),
+    compareWith: readCompareWith(get),
   }
-  if (!site.path && target.kind === 'none' && !options.closing) {
-    throw new UsageError(
-      `${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
-        `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`,
-    )
-  }
+  if (!site.path && target.kind === 'none' && !options.closing)
+    throw usage`{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`
   return inputs
 }
 
-function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site {
+function readSite(get: GetInput, context: RunContext | (() => RunContext)) {
   const files = get(Input.Files)
     .split('\n')
     .map((line) => line.trim())
@@ -230,10 +144,11 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
   const name = given || defaultSiteName(typeof context === 'function' ? context() : context)
   checkDisplayName(Input.SiteName, name)
   return {
-    path: get(Input.Path).trim() || undefined,
+    path: readOptional(get, Input.Path),
     files: files.length ? files : ['**'],
     includeHidden: readBoolean(get, Input.IncludeHidden),
     name,
+    // A preview without a namespace is known by a name given.
     nameGiven: Boolean(given),
     webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
     failOnWarning: readBoolean(get, Input.FailOnWarning),
@@ -244,35 +159,25 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)): Site
 
 /** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get: GetInput, path: string | undefined): Target {
-  const optional = (name: string) => get(name).trim() || undefined
-  const nameId = optional(Input.Namespace)
-  const namespaceIdInput = optional(Input.NamespaceId)
-  const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-  const versionIdInput = optional(Input.VersionId)
-  const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput)
-  const displayNameInput = optional(Input.NamespaceDisplayName)
+  const nameId = readOptional(get, Input.Namespace)
+  const namespaceId = readOptionalId(get, Input.NamespaceId)
+  const versionId = readOptionalId(get, Input.VersionId)
+  const displayNameInput = readOptional(get, Input.NamespaceDisplayName)
   let displayName: string | undefined
   if (nameId) {
     checkNameId(Input.Namespace, nameId)
     displayName = displayNameInput ?? nameId
     checkDisplayName(Input.NamespaceDisplayName, displayName)
   } else if (displayNameInput) {
-    throw new UsageError(
-      `${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`,
-    )
+    throw usage`{namespace-display-name} is only used with {namespace}, which is empty`
   } else if (versionId && !namespaceId) {
-    throw new UsageError(
-      `${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`,
-    )
+    throw usage`{version-id} is only used with {namespace} or {namespace-id}, which are empty`
   }
   const hasNamespace = Boolean(nameId || namespaceId)
 
-  const domain = optional(Input.Domain)
+  const domain = readOptional(get, Input.Domain)
   if (domain) {
-    if (!hasNamespace)
-      throw new UsageError(
-        `${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`,
-      )
+    if (!hasNamespace) throw usage`{domain} needs {namespace} or {namespace-id} to add it to`
     const problem = domainProblem(domain)
     if (problem) throw new UsageError(problem)
   }
@@ -281,12 +186,8 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const cdnDomain = readCdnDomain(get)
   checkDomainOutsideCdn(domain, cdnDomain)
   const basicAuth = readBasicAuth(get(Input.BasicAuth).trim())
-  if (basicAuth && !(hasNamespace && publish)) {
-    throw new UsageError(
-      `${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
-        `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
-    )
-  }
+  if (basicAuth && !(hasNamespace && publish))
+    throw usage`{basic-auth} makes the namespace private before the build is published to it: it needs ${publishing()}`
   const work: NamespaceWork = {
     versionId,
     domain,
@@ -309,7 +210,7 @@ function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | unde
   const matchmaker = readMatchmakerPair(
     get,
     hasNamespace,
-    `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`,
+    namedInputs('{namespace} or {namespace-id} to validate against'),
   )
   if (!matchmaker) return undefined
   const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers)
@@ -325,56 +226,43 @@ export function matchmakerError(errors: ValidationError[]): ValidationFailedErro
   )
 }
 
-export function readTransfer(get: GetInput): Transfer {
+export function readTransfer(get: GetInput) {
   return {
     concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
     retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
     requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, 3600),
+    // The longest retry-after waited; a longer one fails the call at once.
     maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }
 }
 
-/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
-function readSmoke(get: GetInput, target: Target, verify: VerifySettings): SmokeSettings {
+function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
   const enabled = readBoolean(get, Input.SmokeTest)
-  const smoke: SmokeSettings = {
+  const smoke = {
     enabled,
-    browser: get(Input.Browser).trim() || undefined,
+    // Undefined: found on the machine (deploy/smoke/browser.ts).
+    browser: readOptional(get, Input.Browser),
     watchMs: readInteger(get, Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
   }
   if (!enabled) return smoke
   if (target.kind === 'none' || !target.publish)
-    throw new UsageError(
-      `${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
-        `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`,
-    )
+    throw usage`{smoke-test} opens the namespace's URL once the build is published there: it needs ${publishing()}`
   if (!verify.enabled)
-    throw new UsageError(
-      `${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
-        'sooner may be served the build before)',
-    )
+    throw usage`{smoke-test} runs once the URL is seen serving this build: it needs {verify} on (a browser opened sooner may be served the build before)`
   return smoke
 }
 
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
 export function readPullRequestNumber(get: GetInput): number | undefined {
-  const value = get(Input.PullRequest).trim()
+  const value = readOptional(get, Input.PullRequest)
   if (!value) return undefined
-  if (!/^[1-9][0-9]{0,9}$/.test(value)) {
-    throw new UsageError(
-      `${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
-        'saved, digits only (see docs/previews.md on previews of forks)',
-    )
-  }
+  if (!/^[1-9][0-9]{0,9}$/.test(value))
+    throw usage`{pull-request} '${value}' is not a pull request number: pass the number the build workflow saved, digits only (see docs/previews.md on previews of forks)`
   return Number(value)
 }
 
-/** Why an empty token fails the step. */
 export function missingTokenError(): UsageError {
-  return new UsageError(
-    `${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-      `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`,
-  )
+  return usage`{token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} (or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`
 }
 
 /**
@@ -448,8 +336,7 @@ function domainProblem(domain: string): string | undefined {
     : undefined
 }
 
-/** compare-with: a namespace name_id, or empty for no comparison. */
-function readCompareWith(raw: string): string | undefined {
-  const nameId = raw.trim()
-  return nameId ? checkNameId(Input.CompareWith, nameId) : undefined
+function readCompareWith(get: GetInput): string | undefined {
+  const nameId = readOptional(get, Input.CompareWith)
+  return nameId && checkNameId(Input.CompareWith, nameId)
 }

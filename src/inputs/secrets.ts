@@ -1,6 +1,4 @@
-// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
-// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
-// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 import { runSecrets } from '../common/secrets.ts'
 import { basicAuthSecrets } from './basic-auth.ts'

@@ -3,40 +3,37 @@
 // fix and a hint that names it as the face does.
 import type { Concern, Explanation } from '../api/errors.ts'
 import type { OperationName } from '../api/operations.ts'
-import { inputList, inputName as n } from '../common/input-naming.ts'
+import { namedInputs } from './common.ts'
+import { inputName as n } from '../common/input-naming.ts'
 
 type Hint = { hint: () => string; inputs: readonly string[] }
 
-const unknownId = (...inputs: string[]): Hint => ({
-  hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
-  inputs,
-})
+/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+function hint(text: string, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1]!)): Hint {
+  return { hint: () => namedInputs(text), inputs }
+}
+
+const unknownId = (...inputs: string[]): Hint =>
+  hint(
+    `The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`,
+  )
 
 /** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
 const INTERNAL_ERROR_HINTS: Record<OperationName, Hint> = {
-  'servers.list': {
-    hint: () =>
-      `The service answers this for an unknown id: check ${n('environment-id')} (or the paging cursor)`,
-    inputs: ['environment-id'],
-  },
+  'servers.list': hint(
+    'The service answers this for an unknown id: check {environment-id} (or the paging cursor)',
+  ),
   'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
   'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
   'games.avatars.listGameCustomAvatars': unknownId('game-id'),
   'games.namespaces.createGameNamespace': unknownId('version-id'),
-  'groups.validate': {
-    hint: () => `The service could not check the name: check ${n('group-display-name')}`,
-    inputs: ['group-display-name'],
-  },
-  'games.namespaces.addNamespaceDomain': {
-    hint: () =>
-      `The service answers this for an unknown namespace, or a domain the namespace already has: check ${n('namespace-id')} (or ${n('namespace')}) and ${n('domain')}`,
-    inputs: ['namespace-id', 'namespace', 'domain'],
-  },
-  'games.cdn.createGameCdnSite': {
-    hint: () =>
-      `The service answers this for a site display name it refuses or a file path given twice: check ${n('site-name')} and ${n('files')}`,
-    inputs: ['site-name', 'files'],
-  },
+  'groups.validate': hint('The service could not check the name: check {group-display-name}'),
+  'games.namespaces.addNamespaceDomain': hint(
+    'The service answers this for an unknown namespace, or a domain the namespace already has: check {namespace-id} (or {namespace}) and {domain}',
+  ),
+  'games.cdn.createGameCdnSite': hint(
+    'The service answers this for a site display name it refuses or a file path given twice: check {site-name} and {files}',
+  ),
   'games.getGameById': unknownId('game-id'),
   'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
   'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
@@ -44,52 +41,36 @@ const INTERNAL_ERROR_HINTS: Record<OperationName, Hint> = {
   'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
   'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
   'games.versions.getGameVersionById': unknownId('version-id'),
-  'games.versions.validateGameVersion': {
-    hint: () =>
-      `The service could not read the config it was given: check ${n('version-id')} (the version the new one is made from) and ${n('headers')}`,
-    inputs: ['version-id', 'headers'],
-  },
+  'games.versions.validateGameVersion': hint(
+    'The service could not read the config it was given: check {version-id} (the version the new one is made from) and {headers}',
+  ),
   'games.versions.reserveVersionName': unknownId('game-id'),
-  'games.versions.createGameVersion': {
-    hint: () =>
-      `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${n('headers')} (one header per glob) and ${n('version-id')} (the version the new one is made from)`,
-    inputs: ['headers', 'version-id'],
-  },
+  'games.versions.createGameVersion': hint(
+    "The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check {headers} (one header per glob) and {version-id} (the version the new one is made from)",
+  ),
   'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
   'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
-  'cloud.bootstrap': {
-    hint: () =>
-      `The service could not say which domain it serves namespaces under: set ${n('cdn-domain')} to that domain`,
-    inputs: ['cdn-domain'],
-  },
-  'uploads.complete': {
-    hint: () =>
-      `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${n('files')} under path during the upload`,
-    inputs: ['path'],
-  },
+  'cloud.bootstrap': hint(
+    'The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain',
+  ),
+  'uploads.complete': hint(
+    'The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload',
+    ['path'],
+  ),
 }
 
 /** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS: Record<string, Hint> = {
-  TOKEN_INVALID: {
-    hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${n('token')}`,
-    inputs: ['token'],
-  },
-  API_UNAUTHORIZED: {
-    hint: () =>
-      `The service got no bearer token it could read: check ${n('token')} (an empty or missing secret?)`,
-    inputs: ['token'],
-  },
-  CLAIMS_ENTITLEMENT_EXPIRED: {
-    hint: () => `The token has expired: make a new one and put it in ${n('token')}`,
-    inputs: ['token'],
-  },
-  API_FORBIDDEN: {
-    hint: () =>
-      'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-      `check ${n('game-id')}, and that ${n('token')} is a token of that game`,
-    inputs: ['game-id', 'token'],
-  },
+  TOKEN_INVALID: hint(
+    'The service does not know this token (mistyped, cut short, or revoked): check {token}',
+  ),
+  API_UNAUTHORIZED: hint(
+    'The service got no bearer token it could read: check {token} (an empty or missing secret?)',
+  ),
+  CLAIMS_ENTITLEMENT_EXPIRED: hint('The token has expired: make a new one and put it in {token}'),
+  API_FORBIDDEN: hint(
+    'The token does not grant access to this game (a token of another game, or a game that does not exist): check {game-id}, and that {token} is a token of that game',
+  ),
 }
 
 function baseUrlHint(concern: Extract<Concern, { about: 'base-url' }>): string {

@@ -15,20 +15,16 @@ export type ActionName = (typeof ACTIONS)[number]
 /** The CLI's subcommands that take inputs: one per action, and the close of a preview. */
 export type CommandName = ActionName | 'close'
 
-/** Where the CLI reads the token when --token is not given. */
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
-/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
 export const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN'
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 export const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH'
-/** Where the CLI reads api-url and game-id when their flags are not given. */
 export const API_URL_ENV = 'GAMEHOST_API_URL'
 export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
 export const MAX_RETRIES = 20
-/** The longest `max-retry-after` a user may set: an hour. */
 export const MAX_RETRY_AFTER_SECONDS = 3600
 /**
  * How long a publish may take to be served at its URL. The CDN's router polls its configuration
@@ -90,58 +86,50 @@ export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
 /** A row; its default is empty unless given. */
-const row = (name: string, spec: Omit<InputRow, 'name' | 'default'> & { default?: string }): InputRow => ({
-  name,
-  default: '',
-  ...spec,
-})
+const row = (
+  name: string,
+  actions: readonly ActionName[],
+  spec: Omit<InputRow, 'name' | 'actions' | 'default'> & { default?: string },
+): InputRow => ({ name, actions, default: '', ...spec })
 
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 export const INPUTS = {
-  ApiUrl: row('api-url', {
-    actions: ALL,
+  ApiUrl: row('api-url', ALL, {
     requiredIn: ALL,
     description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
     flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
   }),
-  Token: row('token', {
-    actions: ALL,
+  Token: row('token', ALL, {
     requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
     secret: true,
     description: `The service token; default the ${TOKEN_ENV} environment variable`,
     flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
   }),
-  GameId: row('game-id', {
-    actions: ALL,
+  GameId: row('game-id', ALL, {
     requiredIn: ALL,
     description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
     flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
   }),
-  Path: row('path', {
-    actions: ['deploy'],
+  Path: row('path', ['deploy'], {
     description: 'Folder of the built site; without it, only provision',
     flag: { type: 'string', value: 'dir' },
   }),
-  Files: row('files', {
-    actions: ['deploy'],
+  Files: row('files', ['deploy'], {
     default: '**',
     description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
     flag: { type: 'list', value: 'glob' },
   }),
-  IncludeHidden: row('include-hidden', {
-    actions: ['deploy'],
+  IncludeHidden: row('include-hidden', ['deploy'], {
     default: 'false',
     description: 'Upload hidden files and folders (.env, .git/) too',
     flag: { type: 'boolean' },
   }),
-  SiteName: row('site-name', {
-    actions: ['deploy'],
+  SiteName: row('site-name', ['deploy'], {
     shownDefault: 'derived',
     description: 'Display name of the site (default: repository, branch and short sha)',
     flag: { type: 'string', value: 'name' },
   }),
-  Namespace: row('namespace', {
-    actions: ['deploy', 'publish'],
+  Namespace: row('namespace', ['deploy', 'publish'], {
     description: 'name_id of the namespace to use, created when absent',
     flag: {
       type: 'string',
@@ -153,14 +141,12 @@ export const INPUTS = {
       },
     },
   }),
-  NamespaceDisplayName: row('namespace-display-name', {
-    actions: ['deploy'],
+  NamespaceDisplayName: row('namespace-display-name', ['deploy'], {
     shownDefault: 'the `namespace`',
     description: 'Display name of the created namespace',
     flag: { type: 'string', value: 'name' },
   }),
-  VersionId: row('version-id', {
-    actions: ['deploy', 'publish'],
+  VersionId: row('version-id', ['deploy', 'publish'], {
     description:
       "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
     flag: {
@@ -169,8 +155,7 @@ export const INPUTS = {
       help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
     },
   }),
-  NamespaceId: row('namespace-id', {
-    actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+  NamespaceId: row('namespace-id', ['deploy', 'publish', 'lobby-logs', 'validate'], {
     requiredIn: ['lobby-logs'],
     description: 'An existing namespace to work on, checked to be in the game',
     flag: {
@@ -185,8 +170,7 @@ export const INPUTS = {
       },
     },
   }),
-  Domain: row('domain', {
-    actions: ['deploy'],
+  Domain: row('domain', ['deploy'], {
     description: 'Domain to add to the namespace (host name only)',
     flag: {
       type: 'string',
@@ -195,22 +179,19 @@ export const INPUTS = {
       help: { close: 'The domain to free, when the preview had one' },
     },
   }),
-  BasicAuth: row('basic-auth', {
-    actions: ['deploy'],
+  BasicAuth: row('basic-auth', ['deploy'], {
     secret: true,
     description:
       "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
     flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
   }),
-  Publish: row('publish', {
-    actions: ['deploy'],
+  Publish: row('publish', ['deploy'], {
     default: 'true',
     description:
       'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
     flag: { type: 'boolean' },
   }),
-  Verify: row('verify', {
-    actions: ['deploy', 'publish'],
+  Verify: row('verify', ['deploy', 'publish'], {
     default: 'true',
     description:
       'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
@@ -223,40 +204,33 @@ export const INPUTS = {
       },
     },
   }),
-  VerifyTimeout: row('verify-timeout', {
-    actions: ['deploy', 'publish'],
+  VerifyTimeout: row('verify-timeout', ['deploy', 'publish'], {
     default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
     description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
     flag: { type: 'string', value: 's' },
   }),
-  OnVerifyFailure: row('on-verify-failure', {
-    actions: ['deploy', 'publish'],
+  OnVerifyFailure: row('on-verify-failure', ['deploy', 'publish'], {
     default: 'rollback',
     description:
       'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
     flag: { type: 'string', value: 'action' },
   }),
-  SmokeTest: row('smoke-test', {
-    actions: ['deploy'],
+  SmokeTest: row('smoke-test', ['deploy'], {
     default: 'false',
     description:
       'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
     flag: { type: 'boolean' },
   }),
-  Browser: row('browser', {
-    actions: ['deploy'],
-    default: '',
+  Browser: row('browser', ['deploy'], {
     description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
     flag: { type: 'string', value: 'path' },
   }),
-  SmokeTestSeconds: row('smoke-test-seconds', {
-    actions: ['deploy'],
+  SmokeTestSeconds: row('smoke-test-seconds', ['deploy'], {
     default: String(DEFAULT_SMOKE_TEST_SECONDS),
     description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
     flag: { type: 'string', value: 's' },
   }),
-  CdnDomain: row('cdn-domain', {
-    actions: ['deploy', 'publish', 'sweep'],
+  CdnDomain: row('cdn-domain', ['deploy', 'publish', 'sweep'], {
     description:
       "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
     flag: {
@@ -271,70 +245,59 @@ export const INPUTS = {
       },
     },
   }),
-  WebEngine: row('web-engine', {
-    actions: ['deploy'],
+  WebEngine: row('web-engine', ['deploy'], {
     default: 'auto',
     description:
       'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
     flag: { type: 'string', value: 'engine' },
   }),
-  Headers: row('headers', {
-    actions: ['deploy'],
+  Headers: row('headers', ['deploy'], {
     description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
     flag: { type: 'string', value: 'yaml' },
   }),
-  FailOnWarning: row('fail-on-warning', {
-    actions: ['deploy'],
+  FailOnWarning: row('fail-on-warning', ['deploy'], {
     default: 'false',
     description:
       'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
     flag: { type: 'boolean' },
   }),
-  RequireIndex: row('require-index', {
-    actions: ['deploy'],
+  RequireIndex: row('require-index', ['deploy'], {
     default: 'true',
     description:
       'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
     flag: { type: 'boolean', negatable: true },
   }),
-  LobbyCountMax: row('lobby-count-max', {
-    actions: ['deploy', 'validate'],
+  LobbyCountMax: row('lobby-count-max', ['deploy', 'validate'], {
     description: 'Matchmaker config: lobby_count_max (with --max-players)',
     flag: { type: 'string', value: 'n' },
   }),
-  MaxPlayers: row('max-players', {
-    actions: ['deploy', 'validate'],
+  MaxPlayers: row('max-players', ['deploy', 'validate'], {
     description: 'Matchmaker config: max_players (with --lobby-count-max)',
     flag: { type: 'string', value: 'n' },
   }),
-  Concurrency: row('concurrency', {
-    actions: ['deploy'],
+  Concurrency: row('concurrency', ['deploy'], {
     default: String(DEFAULT_CONCURRENCY),
     description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
     flag: { type: 'string', value: 'n' },
   }),
-  Retries: row('retries', {
-    actions: ['deploy'],
+  Retries: row('retries', ['deploy'], {
     default: String(DEFAULT_RETRIES),
     description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
     flag: { type: 'string', value: 'n' },
   }),
-  MaxRetryAfter: row('max-retry-after', {
-    actions: ['deploy'],
+  MaxRetryAfter: row('max-retry-after', ['deploy'], {
     default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
     description:
       `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
       `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
     flag: { type: 'string', value: 's' },
   }),
-  RequestTimeout: row('request-timeout', {
-    actions: ['deploy'],
+  RequestTimeout: row('request-timeout', ['deploy'], {
     default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
     description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
     flag: { type: 'string', value: 's' },
   }),
-  DryRun: row('dry-run', {
-    actions: ['deploy', 'sweep'],
+  DryRun: row('dry-run', ['deploy', 'sweep'], {
     default: 'false',
     description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
     flag: {
@@ -342,44 +305,37 @@ export const INPUTS = {
       help: { sweep: 'List the previews it would retire, and change nothing' },
     },
   }),
-  SkipUnchanged: row('skip-unchanged', {
-    actions: ['deploy'],
+  SkipUnchanged: row('skip-unchanged', ['deploy'], {
     default: 'true',
     description: "On a preview, reuse the preview's last site when the files are unchanged",
   }),
-  SiteRecord: row('site-record', {
-    actions: ['deploy'],
+  SiteRecord: row('site-record', ['deploy'], {
     default: 'true',
     description:
       "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
     flag: { type: 'boolean', negatable: true },
   }),
-  AllowOlder: row('allow-older', {
-    actions: ['deploy'],
+  AllowOlder: row('allow-older', ['deploy'], {
     default: 'false',
     description:
       "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
     flag: { type: 'boolean' },
   }),
-  CompareWith: row('compare-with', {
-    actions: ['deploy'],
+  CompareWith: row('compare-with', ['deploy'], {
     default: 'prod',
     description:
       'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
     flag: { type: 'string', value: 'name-id' },
   }),
-  IfNoToken: row('if-no-token', {
-    actions: ['deploy'],
+  IfNoToken: row('if-no-token', ['deploy'], {
     default: 'auto',
     description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
   }),
-  Comment: row('comment', {
-    actions: ['deploy'],
+  Comment: row('comment', ['deploy'], {
     default: 'true',
     description: 'On pull requests, keep one comment per preview on the pull request',
   }),
-  PullRequest: row('pull-request', {
-    actions: ['deploy'],
+  PullRequest: row('pull-request', ['deploy'], {
     description: 'On workflow_run only: the pull request whose build this run deploys',
     // The CLI has no workflow_run; its close shows the number on the page.
     flag: {
@@ -389,8 +345,7 @@ export const INPUTS = {
       help: { close: 'The number of the pull request, shown on the page' },
     },
   }),
-  GitHubToken: row('github-token', {
-    actions: ['deploy', 'sweep'],
+  GitHubToken: row('github-token', ['deploy', 'sweep'], {
     default: '${{ github.token }}',
     secret: true,
     description: 'Token for the pull-request comment; needs pull-requests: write',
@@ -405,59 +360,49 @@ export const INPUTS = {
       },
     },
   }),
-  NamespacePrefix: row('namespace-prefix', {
-    actions: ['sweep'],
+  NamespacePrefix: row('namespace-prefix', ['sweep'], {
     default: 'pr-',
     description:
       "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
     flag: { type: 'string', value: 'prefix' },
   }),
-  FromNamespace: row('from-namespace', {
-    actions: ['publish'],
+  FromNamespace: row('from-namespace', ['publish'], {
     description: 'Publish what this namespace serves (or --version-id)',
     flag: { type: 'string', value: 'name-id' },
   }),
-  EnvironmentId: row('environment-id', {
-    actions: ['servers'],
+  EnvironmentId: row('environment-id', ['servers'], {
     requiredIn: ['servers'],
     description: 'The environment whose servers to list (required)',
     flag: { type: 'string', value: 'id' },
   }),
-  Tags: row('tags', {
-    actions: ['servers'],
+  Tags: row('tags', ['servers'], {
     description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
     flag: { type: 'string', value: 'json' },
   }),
-  IncludeDestroyed: row('include-destroyed', {
-    actions: ['servers'],
+  IncludeDestroyed: row('include-destroyed', ['servers'], {
     default: 'false',
     description: 'List destroyed servers too',
     flag: { type: 'boolean' },
   }),
-  Limit: row('limit', {
-    actions: ['servers'],
+  Limit: row('limit', ['servers'], {
     description: 'At most this many servers, the newest (default all)',
     flag: { type: 'string', value: 'n' },
   }),
-  LobbyId: row('lobby-id', {
-    actions: ['lobby-logs'],
+  LobbyId: row('lobby-id', ['lobby-logs'], {
     requiredIn: ['lobby-logs'],
     description: 'The lobby (required)',
     flag: { type: 'string', value: 'id' },
   }),
-  FailIfFailed: row('fail-if-failed', {
-    actions: ['lobby-logs'],
+  FailIfFailed: row('fail-if-failed', ['lobby-logs'], {
     default: 'true',
     description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
     flag: { type: 'boolean', negatable: true },
   }),
-  GroupDisplayName: row('group-display-name', {
-    actions: ['validate'],
+  GroupDisplayName: row('group-display-name', ['validate'], {
     description: 'A group display name to validate',
     flag: { type: 'string', value: 'name' },
   }),
-  FailOnError: row('fail-on-error', {
-    actions: ['validate'],
+  FailOnError: row('fail-on-error', ['validate'], {
     default: 'true',
     description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
     flag: { type: 'boolean', negatable: true },
@@ -471,15 +416,12 @@ export const Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) =>
   readonly [K in InputKey]: string
 }
 
-/** The rows, in the order of the table. */
 const INPUT_ROWS: readonly InputRow[] = Object.values(INPUTS)
 
-/** The row of an input, by its name. */
 export function inputRow(name: string): InputRow | undefined {
   return INPUT_ROWS.find((r) => r.name === name)
 }
 
-/** The rows of one action's inputs. */
 export function inputsOf(action: ActionName): InputRow[] {
   return INPUT_ROWS.filter((r) => r.actions.includes(action))
 }

@@ -16,9 +16,7 @@ export interface AvatarsResult {
 export const avatarsOperation: Operation<Connection, AvatarsResult> = {
   name: ActionName.Avatars,
 
-  read(get, options) {
-    return readRequiredConnection(get, options)
-  },
+  read: readRequiredConnection,
 
   async run(inputs, run, journal) {
     const { custom_avatars: avatars } = await run.client.listCustomAvatars(inputs.gameId)

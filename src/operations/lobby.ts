@@ -1,13 +1,18 @@
 // The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
 import type { LobbySummary } from '../api/types.ts'
-import { readBoolean, readRequiredConnection, readRequiredId, type Connection } from '../inputs/common.ts'
+import {
+  namedInputs,
+  readBoolean,
+  readRequiredConnection,
+  readRequiredId,
+  type Connection,
+} from '../inputs/common.ts'
 import { ActionName, Input, LobbyOutput } from '../inputs/constants.ts'
 import type { Operation } from './operation.ts'
 import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../common/report.ts'
-import { inputName } from '../common/input-naming.ts'
 
-export interface LobbyInputs extends Connection {
+interface LobbyInputs extends Connection {
   namespaceId: string
   lobbyId: string
   /** A lobby that stopped with failed: true fails the step. */
@@ -33,9 +38,8 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
   name: ActionName.LobbyLogs,
 
   read(get, options) {
-    const connection = readRequiredConnection(get, options)
     return {
-      ...connection,
+      ...readRequiredConnection(get, options),
       namespaceId: readRequiredId(get, Input.NamespaceId, 'the namespace the lobby runs in'),
       lobbyId: readRequiredId(get, Input.LobbyId, 'the lobby to read'),
       failIfFailed: readBoolean(get, Input.FailIfFailed),
@@ -53,12 +57,8 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
       `Lobby ${lobby.lobby_id} (${lobby.lobby_group_name_id} in ${lobby.region_id}): ${statusText(result)}`,
     )
     if (result.failed && !inputs.failIfFailed) {
-      run.logger.warning(
-        `${failureMessage(result)}. ${inputName(Input.FailIfFailed)} is false: the step passes.`,
-        {
-          title: 'Lobby failed',
-        },
-      )
+      const passes = namedInputs('{fail-if-failed} is false: the step passes.')
+      run.logger.warning(`${failureMessage(result)}. ${passes}`, { title: 'Lobby failed' })
     }
     return result
   },
@@ -89,19 +89,12 @@ export const lobbyOperation: Operation<LobbyInputs, LobbyResult> = {
     const { metrics } = lobby
     if (metrics) {
       const allocated = metrics.allocated_memory
+      const memory = `Memory (MB${allocated !== undefined ? ` of ${number(allocated)} allocated` : ''})`
       blocks.push(
         heading(`Metrics of job ${metrics.job}`),
         table(
           ['Metric', 'Samples', 'Last', 'Peak'],
-          [
-            ['CPU', String(metrics.cpu.length), number(metrics.cpu.at(-1)), number(peak(metrics.cpu))],
-            [
-              `Memory (MB${allocated !== undefined ? ` of ${number(allocated)} allocated` : ''})`,
-              String(metrics.memory.length),
-              number(metrics.memory.at(-1)),
-              number(peak(metrics.memory)),
-            ],
-          ],
+          [metricRow('CPU', metrics.cpu), metricRow(memory, metrics.memory)],
         ),
       )
     }
@@ -127,8 +120,9 @@ function failureMessage(result: LobbyResult): string {
   )
 }
 
-function peak(values: readonly number[]): number | undefined {
-  return values.length ? Math.max(...values) : undefined
+function metricRow(metric: string, values: readonly number[]): string[] {
+  const peak = values.length ? Math.max(...values) : undefined
+  return [metric, String(values.length), number(values.at(-1)), number(peak)]
 }
 
 function number(value: number | undefined): string {

@@ -1,7 +1,6 @@
-// One operation of the service as every front end runs it: the GitHub action of its folder
-// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
-// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+// One operation of the service as every front end runs it: the GitHub action of its folder through
+// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
+// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
 import { UsageError } from '../api/errors.ts'
 import type { RetryPolicy } from '../common/retry.ts'
@@ -19,7 +18,6 @@ import { explainServiceFailure } from '../inputs/service-hints.ts'
  * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
  */
 export const OPERATION_DEADLINE_MS = 10 * 60_000
-/** The environment variable that sets an operation's deadline, in seconds. */
 export const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
 
 /** What was done so far, in words, for the message of a run stopped before its end. */
@@ -28,13 +26,11 @@ export type Journal = string[]
 export interface Operation<I extends Connection, R> {
   /** The action's folder and the CLI's subcommand. */
   name: string
-  /** Reads and checks every input (core.getInput in the action, the flags in the CLI). Throws UsageError. */
+  /** Reads and checks every input; throws UsageError. */
   read(get: GetInput, options?: ReadOptions): I
   /** Calls the service through the run's client; notes each step done in `journal`. */
   run(inputs: I, run: Run, journal: Journal): Promise<R>
-  /**
-   * What a run stopped midway has changed at the service, beyond its journal. Default: it only reads.
-   */
+  /** What a run stopped midway has changed at the service, beyond its journal. Default: it only reads. */
   stoppedNote?: string
   /** Every output, by its name in action.yml. */
   outputs(result: R): Record<string, OutputValue>
@@ -42,28 +38,23 @@ export interface Operation<I extends Connection, R> {
   report(result: R, inputs: I): Report
   /**
    * Why the step fails although every call succeeded (a crashed lobby, a config the service finds
-   * invalid), or undefined. The error is thrown after the outputs are set and the report written.
+   * invalid): thrown after the outputs are set and the report written.
    */
   failure?(result: R, inputs: I): Error | undefined
 }
 
 export interface RunOperationOptions {
   logger: Logger
-  /** Cancels the operation: the front end's SIGINT / SIGTERM. */
+  /** The front end's SIGINT / SIGTERM. */
   signal?: AbortSignal
-  /** Default OPERATION_DEADLINE_MS. */
   deadlineMs?: number
   /** Default: a keep-alive pool of this run, closed at its end. */
   dispatcher?: Dispatcher
-  /** Retry timing (tests inject a sleep that returns at once). */
   retry?: Partial<RetryPolicy>
   clock?: Clock
 }
 
-/**
- * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
- * with): says what was done before.
- */
+/** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 export class OperationStoppedError extends Error {
   override name = 'OperationStoppedError'
   readonly journal: readonly string[]
@@ -77,21 +68,17 @@ export class OperationStoppedError extends Error {
   }
 }
 
-/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+/** A cancelled or overdue run says what it did. */
 export async function runOperation<I extends Connection, R>(
   operation: Operation<I, R>,
   inputs: I,
   options: RunOperationOptions,
 ): Promise<R> {
   const run = openRun({
+    ...options,
     connection: inputs,
-    logger: options.logger,
-    signal: options.signal,
     deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
     name: `${operation.name} run`,
-    dispatcher: options.dispatcher,
-    retry: options.retry,
-    clock: options.clock,
     explain: explainServiceFailure,
   })
   const journal: Journal = []
@@ -110,7 +97,7 @@ export async function runOperation<I extends Connection, R>(
   }
 }
 
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const raw = env[DEADLINE_ENV]?.trim()
   if (!raw) return undefined

@@ -203,21 +203,19 @@ async function chooseVersion(
   if ('versionId' in source) return source.versionId
   if ('fromNamespace' in source) {
     const from = namespaces.find((ns) => ns.name_id === source.fromNamespace)
-    if (!from) {
+    if (!from)
       throw new ServiceStateError(
         `${inputName(Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`,
       )
-    }
     return from.version_id
   }
   const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id)
   const previous = versions.find((entry) => entry.version_id !== target.version_id)
-  if (!previous) {
+  if (!previous)
     throw new ServiceStateError(
       `${inputName(Input.VersionId)} 'previous': namespace ${target.name_id} has had no other version published ` +
         `(it serves ${target.version_id}); give a ${inputName(Input.VersionId)}`,
     )
-  }
   return previous.version_id
 }
 

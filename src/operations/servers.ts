@@ -2,7 +2,6 @@
 // service's pages.
 
 import type { ServiceClient } from '../api/client.ts'
-import { UsageError } from '../api/errors.ts'
 import { serverTagsProblem } from '../api/rules.ts'
 import type { Server } from '../api/types.ts'
 import {
@@ -10,6 +9,7 @@ import {
   readOptionalInteger,
   readRequiredId,
   readRequiredConnection,
+  usage,
   type Connection,
 } from '../inputs/common.ts'
 import { ActionName, Input, ServersOutput } from '../inputs/constants.ts'
@@ -19,24 +19,19 @@ import { formatEpochMs, keyValueTable, table, text, type Cell, type ReportBlock 
 import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
-export const LIMIT_MAX = 1_000_000
+const LIMIT_MAX = 1_000_000
 /** Rows of the servers table in a report; the output always holds every server. */
-export const REPORT_ROWS_MAX = 200
+const REPORT_ROWS_MAX = 200
 
-export interface ServersInputs extends Connection {
+interface ServersInputs extends Connection {
   environmentId: string
-  /** Only servers with all of these tags; undefined for no filter. */
+  /** Only servers with all of these tags. */
   tags: Record<string, string> | undefined
   includeDestroyed: boolean
-  /** At most this many servers; undefined for all. */
   limit: number | undefined
 }
 
-export interface ServersResult extends Listing {
-  environmentId: string
-  tags: Record<string, string> | undefined
-  includeDestroyed: boolean
-}
+type ServersResult = Listing & Pick<ServersInputs, 'environmentId' | 'tags' | 'includeDestroyed'>
 
 interface Listing {
   servers: Server[]
@@ -95,11 +90,9 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
   name: ActionName.Servers,
 
   read(get, options) {
-    const connection = readRequiredConnection(get, options)
-    const environmentId = readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list')
     return {
-      ...connection,
-      environmentId,
+      ...readRequiredConnection(get, options),
+      environmentId: readRequiredId(get, Input.EnvironmentId, 'the environment whose servers to list'),
       tags: readTags(get(Input.Tags)),
       includeDestroyed: readBoolean(get, Input.IncludeDestroyed),
       limit: readOptionalInteger(Input.Limit, get(Input.Limit), 1, LIMIT_MAX),
@@ -193,12 +186,10 @@ export function readTags(raw: string): Record<string, string> | undefined {
   try {
     tags = JSON.parse(json)
   } catch {
-    throw new UsageError(
-      `${inputName(Input.Tags)} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`,
-    )
+    throw usage`{tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`
   }
   const problem = serverTagsProblem(tags)
-  if (problem) throw new UsageError(`${inputName(Input.Tags)} '${json}': ${problem}, like {"region": "eu"}`)
+  if (problem) throw usage`{tags} '${json}': ${problem}, like {"region": "eu"}`
   const filter = tags as Record<string, string>
   return Object.keys(filter).length ? filter : undefined
 }

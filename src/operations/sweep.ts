@@ -1,16 +1,11 @@
 // The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
-// never happened (the workflow came later, the run was cancelled, its token lacked rights). It lists
-// the game's namespaces named `<prefix><number>`, leaves alone those that serve the closed page
-// already, and retires only what it can prove is a preview: a namespace whose site record
-// (site-record.ts, served at its own host) names the ref a deploy of that pull request builds,
-// `refs/pull/<number>/merge` (or `/head`). Any other namespace the prefix matches (a release `v2`
-// under prefix `v`, a preview deployed without a record, a private one whose host refuses us) is
-// listed as skipped, saying why, and never touched. For the proven ones it asks GitHub (through the
-// face: the core never calls GitHub) whether the pull request is open, and closes the closed ones'
-// previews as the `closed` run does (closePreview, then the face's comment and deployments). A pull
-// request GitHub cannot tell about is left as it is, and fails the run at its end.
+// never happened. It retires only what it can prove is a preview: a namespace named `<prefix><number>`
+// whose site record (served at its own host) names the ref a deploy of that pull request builds. Any
+// other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped, saying
+// why. It asks GitHub (through the face) whether each pull request is open, and closes the closed ones'
+// previews as the `closed` run does; a pull request GitHub cannot tell about fails the run at its end.
 
-import { UsageError, errorMessage } from '../api/errors.ts'
+import { errorMessage } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../api/run.ts'
@@ -21,8 +16,10 @@ import { readServedRecord } from '../deploy/site-record.ts'
 import {
   readBoolean,
   readCdnDomain,
+  readOptional,
   readRequiredConnection,
   readVerify,
+  usage,
   type Connection,
   type GetInput,
   type ReadOptions,
@@ -32,7 +29,6 @@ import { readTransfer } from '../inputs/deploy.ts'
 import { nameIdProblems } from '../api/rules.ts'
 import { INPUTS } from '../inputs/table.ts'
 import type { Operation } from './operation.ts'
-import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
 export interface SweepInputs extends Connection {
@@ -40,7 +36,6 @@ export interface SweepInputs extends Connection {
   githubToken: string
   prefix: string
   dryRun: boolean
-  /** Where namespaces are served, to read each one's record; undefined: the service says. */
   cdnDomain: string | undefined
 }
 
@@ -51,7 +46,6 @@ export interface PullRequestState {
   headSha?: string
 }
 
-/** A preview the sweep retired, as the face is told of it. */
 export interface RetiredPreview {
   number: number
   pullRequest: PullRequestState
@@ -66,17 +60,19 @@ export interface SweepGitHub {
   retired?(preview: RetiredPreview): Promise<void>
 }
 
-export type SweepOutcome =
-  | 'retired'
-  | 'would-retire'
-  | 'open'
-  | 'already-retired'
-  | 'undecided'
-  /** Nothing proves it is the preview of its pull request: never touched. */
-  | 'skipped'
+/** Each one's words in the report. */
+const OUTCOME_TEXT = {
+  retired: 'closed: retired (the closed page, the domain freed)',
+  'would-retire': 'closed: would be retired',
+  open: 'open: left as it is',
+  'already-retired': 'serves the closed page already: left as it is',
+  undecided: 'unknown: left as it is',
+  skipped: 'skipped: left as it is',
+}
+type SweepOutcome = keyof typeof OUTCOME_TEXT
 
-export interface SweptPreview {
-  /** The namespace's name_id (`pr-12`) and id. */
+interface SweptPreview {
+  /** The namespace's name_id (`pr-12`). */
   namespace: string
   namespaceId: string
   number: number
@@ -89,30 +85,23 @@ export interface SweptPreview {
 export interface SweepResult {
   dryRun: boolean
   prefix: string
-  /** Every namespace named <prefix><number>, by that number: the previews, and those skipped. */
+  /** Every namespace named <prefix><number>, by that number. */
   previews: SweptPreview[]
 }
 
 /** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
 function readPrefix(get: GetInput): string {
-  const prefix = get(Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default
-  if (nameIdProblems(`${prefix}1`).length) {
-    throw new UsageError(
-      `${inputName(Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
-        "ending with a dash or not (like 'pr-')",
-    )
-  }
+  const prefix = readOptional(get, Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default
+  if (nameIdProblems(`${prefix}1`).length)
+    throw usage`{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`
   return prefix
 }
 
 function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
   const connection = readRequiredConnection(get, options)
-  const githubToken = get(Input.GitHubToken).trim()
-  if (!githubToken) {
-    throw new UsageError(
-      `${inputName(Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`,
-    )
-  }
+  const githubToken = readOptional(get, Input.GitHubToken)
+  if (!githubToken)
+    throw usage`{github-token} is required: the sweep asks GitHub whether each pull request is still open`
   return {
     ...connection,
     githubToken,
@@ -122,14 +111,13 @@ function readSweepInputs(get: GetInput, options?: ReadOptions): SweepInputs {
   }
 }
 
-/** The number a namespace's name gives after the prefix (`pr-12` -> 12), or undefined for any other name. */
-export function previewNumber(nameId: string, prefix: string): number | undefined {
+/** The number a namespace's name gives after the prefix (`pr-12` -> 12). */
+function previewNumber(nameId: string, prefix: string): number | undefined {
   if (!nameId.startsWith(prefix)) return undefined
   const digits = nameId.slice(prefix.length)
   return /^[1-9][0-9]{0,9}$/.test(digits) ? Number(digits) : undefined
 }
 
-/** The sweep, asking GitHub through what `github` makes of the inputs. */
 export function sweepOperation(
   github: (inputs: SweepInputs) => SweepGitHub,
 ): Operation<SweepInputs, SweepResult> {
@@ -153,11 +141,10 @@ export function sweepOperation(
       const cdnDomain = previews.length
         ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
         : undefined
-      const hostOf = (nameId: string) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, nameId)
       const swept: SweptPreview[] = []
       for (const { namespace, number } of previews) {
         run.signal.throwIfAborted()
-        const host = hostOf(namespace.name_id)
+        const host = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id)
         swept.push(await sweepOne(inputs, run, gitHub, { namespace, number, host }, journal))
       }
       return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept }
@@ -192,17 +179,12 @@ interface Candidate {
   host: string | undefined
 }
 
-/** The refs a deploy of pull request `number` builds, as its site record names them (event.ts). */
-function previewRefs(number: number): string[] {
-  return [`refs/pull/${number}/merge`, `refs/pull/${number}/head`]
-}
-
 /**
- * Why the namespace is not known for the preview of pull request `number`, or undefined when its
- * record says it is: the record its host serves names a ref of that pull request.
+ * Why the namespace is not known for the preview of pull request `number`, or undefined when the
+ * record its host serves names a ref a deploy of that pull request builds (event.ts).
  */
 async function notProven(run: Run, { number, host }: Candidate): Promise<string | undefined> {
-  const ref = previewRefs(number)[0]!
+  const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`]
   if (!host)
     return `its host is unknown (the service names no CDN domain: set ${Input.CdnDomain}), so no record says it is a preview`
   const served = await readServedRecord(host, {
@@ -213,7 +195,7 @@ async function notProven(run: Run, { number, host }: Candidate): Promise<string 
   if ('absent' in served)
     return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`
   const { record } = served
-  if (record.ref !== undefined && previewRefs(number).includes(record.ref)) return undefined
+  if (record.ref === ref || record.ref === headRef) return undefined
   const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`
   return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`
 }
@@ -311,15 +293,6 @@ function reportTitle(result: SweepResult): string {
   if (result.dryRun)
     return `gamehost sweep (dry run): would retire ${plural(namesOf(result, 'would-retire').length, 'preview')}`
   return `gamehost sweep: retired ${plural(namesOf(result, 'retired').length, 'preview')}`
-}
-
-const OUTCOME_TEXT: Record<SweepOutcome, string> = {
-  retired: 'closed: retired (the closed page, the domain freed)',
-  'would-retire': 'closed: would be retired',
-  open: 'open: left as it is',
-  'already-retired': 'serves the closed page already: left as it is',
-  undecided: 'unknown: left as it is',
-  skipped: 'skipped: left as it is',
 }
 
 function reportBlocks(result: SweepResult): ReportBlock[] {

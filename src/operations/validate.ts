@@ -1,13 +1,16 @@
 // The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
 // on a group display name, for a pull-request check.
 
-import { UsageError, ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
+import { ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
-  checkUuid,
+  namedInputs,
   readBoolean,
   readMatchmakerPair,
+  readOptional,
+  readOptionalId,
   readRequiredConnection,
+  usage,
   type Connection,
 } from '../inputs/common.ts'
 import { ActionName, Input, ValidateOutput } from '../inputs/constants.ts'
@@ -16,54 +19,40 @@ import { heading, keyValueTable, table, type ReportBlock } from '../common/repor
 import { inputName } from '../common/input-naming.ts'
 import { plural } from '../common/format.ts'
 
-export type Validation = 'matchmaker-config' | 'group-display-name'
+type Validation = 'matchmaker-config' | 'group-display-name'
 
-export interface ValidateInputs extends Connection {
+interface ValidateInputs extends Connection {
   matchmaker: { namespaceId: string; lobbyCountMax: number; maxPlayers: number } | undefined
   groupDisplayName: string | undefined
   failOnError: boolean
 }
 
-/** One validation error of the service, with what was validated and a readable sentence. */
-export interface ValidateError {
-  /** The service's path of the error, as it sent it. */
+/** One validation error of the service: its path as sent, what was validated, a readable sentence. */
+interface ValidateError {
   path: string[]
   validation: Validation
   message: string
 }
 
-export interface ValidateResult {
-  matchmaker: ValidateInputs['matchmaker']
-  groupDisplayName: string | undefined
-  errors: ValidateError[]
-}
+type ValidateResult = Pick<ValidateInputs, 'matchmaker' | 'groupDisplayName'> & { errors: ValidateError[] }
 
 export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
   name: ActionName.Validate,
 
   read(get, options) {
     const connection = readRequiredConnection(get, options)
-    const optional = (name: string) => get(name).trim() || undefined
-    const namespaceIdInput = optional(Input.NamespaceId)
-    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput)
-    const groupDisplayName = optional(Input.GroupDisplayName)
+    const namespaceId = readOptionalId(get, Input.NamespaceId)
+    const groupDisplayName = readOptional(get, Input.GroupDisplayName)
     const pair = readMatchmakerPair(
       get,
       Boolean(namespaceId),
-      `${inputName(Input.NamespaceId)}: the service validates a matchmaker config against a namespace`,
+      namedInputs('{namespace-id}: the service validates a matchmaker config against a namespace'),
     )
     const matchmaker = pair && namespaceId ? { namespaceId, ...pair } : undefined
-    if (!pair && namespaceId) {
-      throw new UsageError(
-        `${inputName(Input.NamespaceId)} is only used with ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}, which are empty`,
-      )
-    }
-    if (!matchmaker && groupDisplayName === undefined) {
-      throw new UsageError(
-        `${inputName(Input.GroupDisplayName)}, or ${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)} with ${inputName(Input.NamespaceId)}: ` +
-          'give at least one, there is nothing to validate',
-      )
-    }
+    if (!pair && namespaceId)
+      throw usage`{namespace-id} is only used with {lobby-count-max} and {max-players}, which are empty`
+    if (!matchmaker && groupDisplayName === undefined)
+      throw usage`{group-display-name}, or {lobby-count-max} and {max-players} with {namespace-id}: give at least one, there is nothing to validate`
     return {
       ...connection,
       matchmaker,
