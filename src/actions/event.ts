@@ -1,6 +1,6 @@
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
-import type { BuildHead } from './pull-request.ts'
+import type { BuildHead } from './github.ts'
 
 /** What the action needs to know about the event that started the run. */
 export interface RunEvent {

@@ -45,7 +45,7 @@ const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/
  */
 export function previewKey(inputs: {
   connection: Pick<Connection, 'apiUrl' | 'gameId'>
-  target: Target
+  target: Target | { kind: 'name'; nameId: string }
   site: Pick<Site, 'name' | 'nameGiven'>
 }): string {
   const { connection, target, site } = inputs
