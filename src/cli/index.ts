@@ -127,8 +127,7 @@ function parseFlags(command: Command, args: string[]): Flags {
     )
   }
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false, allowNegative: true })
-      .values as Flags
+    return parseArgs({ args, options, strict: true, allowPositionals: false, allowNegative: true }).values
   } catch (error) {
     throw new UsageError(errorMessage(error), { cause: error })
   }

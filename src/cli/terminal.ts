@@ -7,7 +7,6 @@ import { visible } from '../common/untrusted.ts'
 export interface TerminalStream {
   write(text: string): unknown
   isTTY?: boolean
-  /** The terminal's width: the status line is cut to it, so that it never wraps. */
   columns?: number
 }
 
@@ -55,19 +54,14 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
   let frame = 0
   let timer: NodeJS.Timeout | undefined
   let shown = false
-
   const clearStatus = () => {
     if (shown) stream.write('\r\x1b[2K')
     shown = false
   }
-  // The phase, its seconds and progress beside a spinner, redrawn in place.
+  // The status line: the phase beside a spinner, redrawn in place.
   const drawStatus = () => {
     if (!interactive || !phase) return
-    const seconds = ((now() - phase.started) / 1000).toFixed(1)
-    const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
-    let status = `${phase.name} ${seconds} s${detail}`
-    if (stream.columns && status.length > stream.columns - 3)
-      status = status.slice(0, stream.columns - 4) + '…'
+    const status = statusText(phase, now(), stream.columns)
     stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
     shown = true
   }
@@ -76,10 +70,7 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     clearInterval(timer)
     timer = undefined
   }
-  const write = (text: string) => {
-    const indent = '  '.repeat(depth)
-    stream.write(text.replace(/^/gm, indent) + '\n')
-  }
+  const write = (text: string) => stream.write(text.replace(/^/gm, '  '.repeat(depth)) + '\n')
   const line = (text: string) => {
     clearStatus()
     // The progress shown in the status line goes into the log before the line that follows it.
@@ -129,6 +120,14 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     },
     close: stop,
   }
+}
+
+/** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
+function statusText(phase: Phase, now: number, columns: number | undefined): string {
+  const seconds = ((now - phase.started) / 1000).toFixed(1)
+  const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
+  const status = `${phase.name} ${seconds} s${detail}`
+  return columns && status.length > columns - 3 ? status.slice(0, columns - 4) + '…' : status
 }
 
 function titled(message: string, annotation: AnnotationProperties | undefined): string {
