@@ -311,7 +311,6 @@ function describe(error: unknown): string {
     : describeGitHubError(error)
 }
 
-/** The failure of the call's last attempt. */
 function lastFailure(error: unknown): unknown {
   return error instanceof RetriedCallError ? error.cause : error
 }

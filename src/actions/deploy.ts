@@ -32,7 +32,6 @@ import { checkPullRequest, githubCompareCommits, retireDeployments } from './git
 import { previewKey, type PreviewState } from './preview.ts'
 import { commentAfter, type RunEnding } from './preview-record.ts'
 
-/** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
   await runAction(
     secretInputs(ActionName.Deploy),
@@ -92,7 +91,6 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   await writeReport(skipReport(decision.reason))
 }
 
-/** What the deploy and the close of one preview share. */
 interface Preview {
   inputs: DeployInputs
   event: RunEvent
@@ -217,7 +215,6 @@ function previewComment(
   return stickyComment({ token, repository, issue: pullRequest.number, key, logger: actionsLogger })
 }
 
-/** The preview's comment after the run, when it has one. */
 async function saveComment(
   { inputs, event, key, comment }: Preview,
   ending: RunEnding,

@@ -256,15 +256,12 @@ function operationCommand<I extends Connection, R>(
 ): Command {
   return {
     name: operation.name,
-    summary: spec.summary,
-    description: spec.description,
+    ...spec,
     flags: [...flagsOf(operation.name as CommandName), ...OUTPUT_FLAGS],
-    examples: spec.examples,
     run: (flags, io) => runOperationCommand(operation, flags, io),
   }
 }
 
-/** Reads the operation's inputs from the flags, runs it: its outputs and report, and its failure. */
 async function runOperationCommand<I extends Connection, R>(
   operation: Operation<I, R>,
   flags: Flags,
@@ -303,20 +300,15 @@ function runContext(env: NodeJS.ProcessEnv): RunContext {
     return { repository: env.CI_PROJECT_PATH, ref: env.CI_COMMIT_REF_NAME, sha: env.CI_COMMIT_SHA }
   try {
     // --abbrev-ref applies to the revisions after it: the sha first, then the branch name.
-    const [top, sha, branch] = execFileSync(
-      'git',
-      ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'],
-      {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 5000,
-      },
-    ).split('\n')
-    return {
-      repository: top ? path.basename(top) : undefined,
-      ref: branch === 'HEAD' ? undefined : branch,
-      sha,
-    }
+    const args = ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD']
+    const answer = execFileSync('git', args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    })
+    const [top, sha, branch] = answer.split('\n')
+    const ref = branch === 'HEAD' ? undefined : branch
+    return { repository: top ? path.basename(top) : undefined, ref, sha }
   } catch {
     return {}
   }

@@ -69,7 +69,6 @@ export async function main(args: string[]): Promise<number | undefined> {
   return runCommand(command, rest)
 }
 
-/** Parses the command's flags and runs it: its report or JSON on standard output, its exit code. */
 async function runCommand(command: Command, args: string[]): Promise<number> {
   const json = args.includes('--json')
   const logger = terminalLogger({ stream: stderrStream, verbose: args.includes('--verbose') })

@@ -20,7 +20,6 @@ export function write(channel: 'stdout' | 'stderr', text: string): void {
   process[channel].write(text)
 }
 
-/** Standard error as the terminal logger's stream: its lines written through `write`. */
 export const stderrStream: TerminalStream = {
   write: (text: string) => write('stderr', text),
   get isTTY() {
@@ -75,7 +74,6 @@ export function print(
   } else if (report) write('stdout', '\n' + renderText(report))
 }
 
-/** The error on standard error, each problem of a validation first. */
 export function reportError(logger: TerminalLogger, error: unknown): void {
   if (error instanceof ValidationFailedError) {
     for (const problem of error.problems)
