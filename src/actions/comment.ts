@@ -7,7 +7,7 @@ import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { plural } from '../common/format.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
-import { describeGitHubError, githubClient, githubStatus, type Octokit, type RepoCall } from './octokit.ts'
+import { describeGitHubError, githubCall, githubStatus, type Octokit, type RepoCall } from './octokit.ts'
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
@@ -70,7 +70,6 @@ class PreviewComment {
   readonly #bounds: GitHubBounds
   readonly #policy: RetryPolicy
   readonly #created = Date.now()
-  readonly #client: ReturnType<typeof githubClient>
   readonly #marker: string
   #commentId: number | undefined
   #loaded = false
@@ -87,7 +86,6 @@ class PreviewComment {
       maxElapsedMs: budgetMs,
       deadlineAt: this.#created + budgetMs,
     })
-    this.#client = githubClient(options.token, options.repository)
     this.#marker = previewMarker(options.key)
   }
 
@@ -146,13 +144,12 @@ class PreviewComment {
    * not run twice.
    */
   async #rest<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>, retryTimeouts = true): Promise<T> {
-    const { octokit, owner, repo } = await this.#client
     let attempts = 0
     let last: unknown
     const attempt = async () => {
       attempts++
       try {
-        return await this.#attempt((signal) => call(octokit, { owner, repo, request: { signal } }))
+        return await this.#attempt(call)
       } catch (error) {
         last = error
         throw error
@@ -174,23 +171,16 @@ class PreviewComment {
     }
   }
 
-  async #attempt<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  #attempt<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>): Promise<T> {
     const deadline = this.#policy.deadlineAt!
     const remaining = deadline - Date.now()
     if (remaining <= 0)
       throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
-    const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
-    // A timer of our own, not AbortSignal.timeout(), as in githubCall.
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), timeout)
-    try {
-      return await call(controller.signal)
-    } catch (error) {
-      if (!controller.signal.aborted) throw error
-      throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
-    } finally {
-      clearTimeout(timer)
-    }
+    const { token, repository } = this.#options
+    const timeoutMs = Math.min(this.#bounds.callTimeoutMs, remaining)
+    return githubCall({ token, repository, timeoutMs }, call, (error, reason, _status, timedOut) => {
+      throw timedOut ? new GitHubCallError(reason, { cause: error }) : error
+    })
   }
 
   /** The state of the first of our comments, remembering its id; warns of others' comments when none. */

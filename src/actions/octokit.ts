@@ -33,7 +33,7 @@ export interface RepoCall {
   request: { signal: AbortSignal }
 }
 
-export async function githubClient(token: string, repository: string) {
+async function githubClient(token: string, repository: string) {
   // Loaded only when GitHub is called: Octokit costs start-up time and memory most runs never need.
   // "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
   const github = await import(/* webpackMode: "eager" */ '@actions/github')
