@@ -39,13 +39,6 @@ export interface Command {
   run(flags: Flags, io: RunIO): Promise<Outcome>
 }
 
-export const flag = (
-  name: string,
-  type: Flag['type'],
-  help: string,
-  options: { value?: string; group?: Flag['group'] } = {},
-): Flag => ({ name, type, help, value: options.value, group: options.group ?? 'common' })
-
 /** The flags of the CLI itself, listed last in every --help. */
 export const OUTPUT_FLAGS: Flag[] = (
   [
@@ -53,7 +46,7 @@ export const OUTPUT_FLAGS: Flag[] = (
     ['verbose', 'Show debug lines (each request made)'],
     ['help', 'Show this help'],
   ] as const
-).map(([name, help]) => flag(name, 'boolean', help, { group: 'output' }))
+).map(([name, help]) => ({ name, type: 'boolean', help, group: 'output' }))
 
 /** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
 const shellWord = (value: string) =>

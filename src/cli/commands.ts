@@ -31,7 +31,6 @@ import { validateOperation } from '../operations/validate.ts'
 import {
   OUTPUT_FLAGS,
   cancellable,
-  flag,
   flagReader,
   missingToken,
   type Command,
@@ -54,12 +53,13 @@ const DEPLOY: Command = {
     'as a new version, so that it is live at the URL printed: what the deploy action does.',
   flags: [
     ...flagsOf('deploy'),
-    flag(
-      Output.Manifest,
-      'string',
-      'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
-      { value: 'file', group: 'advanced' },
-    ),
+    {
+      name: Output.Manifest,
+      type: 'string',
+      value: 'file',
+      group: 'advanced',
+      help: 'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
+    },
     ...OUTPUT_FLAGS,
   ],
   examples: [
@@ -212,12 +212,13 @@ const SWEEP: Command = {
     "The pull request's comment and GitHub deployments are updated by the sweep action, not here.",
   flags: [
     ...flagsOf(ActionName.Sweep),
-    flag(
-      SWEEP_REPOSITORY,
-      'string',
-      'The GitHub repository of the pull requests, owner/name (default the GITHUB_REPOSITORY environment variable)',
-      { value: 'owner/name' },
-    ),
+    {
+      name: SWEEP_REPOSITORY,
+      type: 'string',
+      value: 'owner/name',
+      group: 'common',
+      help: 'The GitHub repository of the pull requests, owner/name (default the GITHUB_REPOSITORY environment variable)',
+    },
     ...OUTPUT_FLAGS,
   ],
   examples: [
