@@ -139,6 +139,11 @@ export function setOutput(name: string, value: string): void {
  */
 export async function writeReport(report: Report): Promise<void> {
   summaryWritten = true
+  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
+    return
+  }
   const summary = core.summary.addHeading(inertHtml(report.title), 2)
   for (const block of report.blocks) {
     if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)
@@ -151,12 +156,6 @@ export async function writeReport(report: Report): Promise<void> {
         ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
       ])
     }
-  }
-  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-  if (!process.env.GITHUB_STEP_SUMMARY) {
-    summary.emptyBuffer()
-    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
-    return
   }
   try {
     // Whatever a block holds, the summary leaves with the run's secrets redacted.
