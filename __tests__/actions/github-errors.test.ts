@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { stickyComment } from '../../src/actions/comment.ts'
-import { retireDeployments } from '../../src/actions/deployments.ts'
-import { describeGitHubError, githubStatus } from '../../src/actions/github-errors.ts'
-import { checkPullRequest } from '../../src/actions/pull-request.ts'
+import { checkPullRequest, retireDeployments } from '../../src/actions/github.ts'
+import { describeGitHubError, githubStatus } from '../../src/actions/octokit.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { deadPort } from '../support/helpers.ts'
 
@@ -61,7 +60,12 @@ test("the check of a workflow_run's pull request: a connection error, no permiss
 test("retiring a closed preview's deployments: a connection error, no permissions advice", async () => {
   const logger = memoryLogger()
   assert.equal(
-    await retireDeployments({ token: 't', repository: 'studio/game', refs: ['patch-1'], logger }),
+    await retireDeployments({
+      token: 't',
+      repository: 'studio/game',
+      pullRequest: { number: 1, headRef: 'patch-1' },
+      logger,
+    }),
     0,
   )
   const [warning] = warnings(logger)

@@ -14,7 +14,7 @@ after(() => {
   server.close()
 })
 process.env.GITHUB_API_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-const { checkPullRequest } = await import('../../src/actions/pull-request.ts')
+const { checkPullRequest } = await import('../../src/actions/github.ts')
 
 test('a GitHub that never answers fails the pull request check within its time-out, saying so', async () => {
   await assert.rejects(

@@ -34,21 +34,16 @@ export function notice(message: string, annotation?: AnnotationProperties): void
   core.notice(visible(message), inertAnnotation(annotation))
 }
 
-/** Fails the step with this message, shown as the logger shows a line. */
-export function setFailed(message: string): void {
-  core.setFailed(visible(message))
-}
-
 function inertAnnotation(annotation: AnnotationProperties | undefined): AnnotationProperties | undefined {
   if (!annotation) return annotation
+  const { title, file } = annotation
   return {
     ...annotation,
-    ...(annotation.title !== undefined ? { title: visible(annotation.title) } : {}),
-    ...(annotation.file !== undefined ? { file: visible(annotation.file) } : {}),
+    ...(title !== undefined && { title: visible(title) }),
+    ...(file !== undefined && { file: visible(file) }),
   }
 }
 
-/** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false
 
 /**
@@ -76,12 +71,12 @@ export async function runAction(
         actionsLogger.error(problem.description, { title: problem.title ?? validationTitle(problem.path) })
     }
     if (!summaryWritten) await writeReport(failure(error))
-    setFailed(errorMessage(error))
+    core.setFailed(visible(errorMessage(error)))
   }
 }
 
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
-export function operationFailureReport(action: string, error: unknown): Report {
+function operationFailureReport(action: string, error: unknown): Report {
   const inputWrong = error instanceof UsageError || error instanceof ValidationFailedError
   return {
     title: `gamehost ${action} failed`,
@@ -97,14 +92,13 @@ export function operationFailureReport(action: string, error: unknown): Report {
   }
 }
 
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 export function operationAction<I extends Connection, R>(operation: Operation<I, R>): () => Promise<void> {
   return () =>
     runAction(
       secretInputs(operation.name as ActionName),
       async () => {
         const inputs = operation.read((name) => core.getInput(name))
-        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {}
+        const hidden = 'githubToken' in inputs && { githubToken: '***' }
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals())
@@ -130,10 +124,10 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 export function setOutputs(outputs: Record<string, OutputValue>): void {
   for (const [name, value] of Object.entries(outputs))
-    setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value))
+    setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value))
 }
 
-/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+/** The run's secrets redacted: the one place the actions set an output. */
 export function setOutput(name: string, value: string): void {
   core.setOutput(name, redact(value))
 }
@@ -145,6 +139,11 @@ export function setOutput(name: string, value: string): void {
  */
 export async function writeReport(report: Report): Promise<void> {
   summaryWritten = true
+  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
+    return
+  }
   const summary = core.summary.addHeading(inertHtml(report.title), 2)
   for (const block of report.blocks) {
     if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)
@@ -157,12 +156,6 @@ export async function writeReport(report: Report): Promise<void> {
         ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
       ])
     }
-  }
-  // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-  if (!process.env.GITHUB_STEP_SUMMARY) {
-    summary.emptyBuffer()
-    core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
-    return
   }
   try {
     // Whatever a block holds, the summary leaves with the run's secrets redacted.

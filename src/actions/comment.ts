@@ -1,31 +1,23 @@
+// A pull request's sticky preview comment: found by its marker on any page, among the comments the
+// action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
+// neither read nor edited. A comment never fails a deploy: each GitHub call has a time-out and a
+// retry or two, all of them one budget, and a failure is a warning.
+
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
-import { previewMarker, readState, type PreviewState } from './preview.ts'
-import { describeGitHubError, githubStatus } from './github-errors.ts'
-import { githubClient, type Octokit, type RepoCall } from './octokit.ts'
 import { plural } from '../common/format.ts'
-
-/**
- * A pull request's sticky preview comment: found by its marker on any page, among the comments the
- * action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
- * neither read nor edited.
- */
-export interface StickyComment {
-  /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
-  load(): Promise<PreviewState | undefined>
-  /** Creates the comment or updates it in place. Never throws: a comment must not fail a deploy. */
-  save(body: string, options?: { withinMs?: number }): Promise<void>
-}
+import { previewMarker, readState, type PreviewState } from './preview.ts'
+import { describeGitHubError, githubCall, githubStatus, type Octokit, type RepoCall } from './octokit.ts'
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
- * `retries` more times if it may succeed then; all calls together stop after `budgetMs`.
+ * `retries` more times if it may succeed then (the first after `retryDelayMs`, doubled for each next
+ * one); all calls together stop after `budgetMs`.
  */
 export interface GitHubBounds {
   callTimeoutMs: number
   retries: number
   budgetMs: number
-  /** The first retry's backoff, doubled for each next one (with the retry engine's jitter). */
   retryDelayMs: number
 }
 
@@ -38,6 +30,9 @@ const GITHUB_BOUNDS: GitHubBounds = {
 
 const PER_PAGE = 100
 
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]'
+
 interface StickyCommentOptions {
   token: string
   repository: string
@@ -46,6 +41,8 @@ interface StickyCommentOptions {
   logger: Pick<Logger, 'info' | 'warning'>
   bounds?: Partial<GitHubBounds>
 }
+
+export type StickyComment = PreviewComment
 
 export function stickyComment(options: StickyCommentOptions): StickyComment {
   return new PreviewComment(options)
@@ -57,91 +54,22 @@ export function stickyComment(options: StickyCommentOptions): StickyComment {
  * `retryTimeouts` is false.
  */
 export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVerdict {
-  if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError)) return false
+  if (failure instanceof GitHubCallError) return retryTimeouts && !failure.message.includes('in all')
+  const status = githubStatus(failure)
+  if (status !== undefined && status !== 429 && status < 500) return false
   const asked = (failure as { response?: { headers?: Record<string, unknown> } }).response?.headers?.[
     'retry-after'
   ]
   return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true
 }
 
-/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
-class BoundedCalls {
-  readonly #bounds: GitHubBounds
-  readonly #policy: RetryPolicy
-  readonly #logger: Pick<Logger, 'info' | 'debug'>
-  readonly #created = Date.now()
-
-  constructor(bounds: GitHubBounds, logger: Pick<Logger, 'info'>) {
-    this.#bounds = bounds
-    this.#policy = retryPolicy({
-      retries: bounds.retries,
-      baseDelayMs: bounds.retryDelayMs,
-      maxDelayMs: bounds.budgetMs,
-      maxElapsedMs: bounds.budgetMs,
-      deadlineAt: this.#created + bounds.budgetMs,
-    })
-    this.#logger = { info: (line) => logger.info(line), debug: () => {} }
-  }
-
-  /** Ends the budget within `ms` from now, if it would end later. */
-  shorten(ms: number): void {
-    this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt!, Date.now() + ms)
-  }
-
-  /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
-  async run<T>(call: (signal: AbortSignal) => Promise<T>, retryTimeouts = true): Promise<T> {
-    let attempts = 0
-    let last: unknown
-    const attempt = async () => {
-      attempts++
-      try {
-        return await this.#attempt(call)
-      } catch (error) {
-        last = error
-        throw error
-      }
-    }
-    try {
-      return await withRetries(
-        'GitHub call',
-        attempt,
-        (failure) => githubVerdict(failure, retryTimeouts),
-        this.#policy,
-        this.#logger,
-      )
-    } catch (error) {
-      if (attempts > 1 && last instanceof Error) throw new RetriedCallError(last, attempts)
-      throw last ?? error
-    }
-  }
-
-  async #attempt<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = this.#policy.deadlineAt!
-    const remaining = deadline - Date.now()
-    if (remaining <= 0)
-      throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
-    const timeout = Math.min(this.#bounds.callTimeoutMs, remaining)
-    // A timer of our own, not AbortSignal.timeout(), as in githubCall.
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), timeout)
-    try {
-      return await call(controller.signal)
-    } catch (error) {
-      if (!controller.signal.aborted) throw error
-      throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error })
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-}
-
 type Ours = Array<{ id: number; state: PreviewState }>
 
-/** The sticky comment of one preview on one pull request. */
-class PreviewComment implements StickyComment {
+class PreviewComment {
   readonly #options: StickyCommentOptions
-  readonly #calls: BoundedCalls
-  readonly #client: ReturnType<typeof githubClient>
+  readonly #bounds: GitHubBounds
+  readonly #policy: RetryPolicy
+  readonly #created = Date.now()
   readonly #marker: string
   #commentId: number | undefined
   #loaded = false
@@ -149,11 +77,19 @@ class PreviewComment implements StickyComment {
 
   constructor(options: StickyCommentOptions) {
     this.#options = options
-    this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger)
-    this.#client = githubClient(options.token, options.repository)
+    this.#bounds = { ...GITHUB_BOUNDS, ...options.bounds }
+    const { retries, retryDelayMs, budgetMs } = this.#bounds
+    this.#policy = retryPolicy({
+      retries,
+      baseDelayMs: retryDelayMs,
+      maxDelayMs: budgetMs,
+      maxElapsedMs: budgetMs,
+      deadlineAt: this.#created + budgetMs,
+    })
     this.#marker = previewMarker(options.key)
   }
 
+  /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
   async load(): Promise<PreviewState | undefined> {
     try {
       const state = await this.#find()
@@ -167,9 +103,12 @@ class PreviewComment implements StickyComment {
     }
   }
 
+  /** Creates the comment or updates it in place. Never throws. */
   async save(body: string, saveOptions?: { withinMs?: number }): Promise<void> {
     // A cancelled run has seconds left before it is killed: its comment gets no more.
-    if (saveOptions?.withinMs !== undefined) this.#calls.shorten(saveOptions.withinMs)
+    const { withinMs } = saveOptions ?? {}
+    if (withinMs !== undefined)
+      this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt!, Date.now() + withinMs)
     const text = `${this.#marker}\n${body}`
     const { issue, logger } = this.#options
     try {
@@ -199,10 +138,49 @@ class PreviewComment implements StickyComment {
     }
   }
 
-  /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
+  /**
+   * A call on this repository, through the retry engine, each attempt with its time-out; its last
+   * failure, with its attempts when it had more than one. `retryTimeouts` false for one that must
+   * not run twice.
+   */
   async #rest<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>, retryTimeouts = true): Promise<T> {
-    const { octokit, owner, repo } = await this.#client
-    return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts)
+    let attempts = 0
+    let last: unknown
+    const attempt = async () => {
+      attempts++
+      try {
+        return await this.#attempt(call)
+      } catch (error) {
+        last = error
+        throw error
+      }
+    }
+    const logger = { info: (line: string) => this.#options.logger.info(line), debug: () => {} }
+    try {
+      return await withRetries(
+        'GitHub call',
+        attempt,
+        (f) => githubVerdict(f, retryTimeouts),
+        this.#policy,
+        logger,
+      )
+    } catch (error) {
+      if (attempts > 1 && last instanceof Error)
+        throw new RetriedCallError(`${describe(last)} (${attempts} attempts)`, { cause: last })
+      throw last ?? error
+    }
+  }
+
+  #attempt<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>): Promise<T> {
+    const deadline = this.#policy.deadlineAt!
+    const remaining = deadline - Date.now()
+    if (remaining <= 0)
+      throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
+    const { token, repository } = this.#options
+    const timeoutMs = Math.min(this.#bounds.callTimeoutMs, remaining)
+    return githubCall({ token, repository, timeoutMs }, call, (error, reason, _status, timedOut) => {
+      throw timedOut ? new GitHubCallError(reason, { cause: error }) : error
+    })
   }
 
   /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
@@ -311,45 +289,24 @@ class PreviewComment implements StickyComment {
   }
 }
 
-/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
-const ACTIONS_BOT = 'github-actions[bot]'
+/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+class GitHubCallError extends Error {}
 
-/** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
+/** A GitHub call that failed after retries: its last failure is the cause. */
+class RetriedCallError extends Error {}
+
 function describe(error: unknown): string {
   return error instanceof GitHubCallError || error instanceof RetriedCallError
     ? error.message
     : describeGitHubError(error)
 }
 
-/** The status GitHub answered with; undefined for a time-out or a connection error. */
-function statusOf(error: unknown): number | undefined {
-  const failure = lastFailure(error)
-  return failure instanceof GitHubCallError ? undefined : githubStatus(failure)
-}
-
-/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
-class GitHubCallError extends Error {
-  override name = 'GitHubCallError'
-}
-
-/** A GitHub call that failed after retries: its last failure (the cause) and how many attempts it had. */
-class RetriedCallError extends Error {
-  override name = 'RetriedCallError'
-  readonly attempts: number
-  constructor(failure: Error, attempts: number) {
-    super(`${describe(failure)} (${attempts} attempts)`, { cause: failure })
-    this.attempts = attempts
-  }
-}
-
-/** The failure of the call's last attempt. */
 function lastFailure(error: unknown): unknown {
   return error instanceof RetriedCallError ? error.cause : error
 }
 
-/** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */
-function retryable(error: unknown): boolean {
-  if (error instanceof GitHubCallError) return !error.message.includes('in all')
-  const status = statusOf(error)
-  return status === undefined || status === 429 || status >= 500
+/** The status GitHub answered with; undefined for a time-out or a connection error. */
+function statusOf(error: unknown): number | undefined {
+  const failure = lastFailure(error)
+  return failure instanceof GitHubCallError ? undefined : githubStatus(failure)
 }

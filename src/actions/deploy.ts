@@ -2,7 +2,6 @@ import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, setOutput, setOutputs, writeReport } from './action.ts'
-import { retireDeployments } from './deployments.ts'
 import { closePreview } from '../deploy/close.ts'
 import {
   closeOutputs,
@@ -10,15 +9,14 @@ import {
   deployOutputs,
   deployReport,
   failureReport,
+  rerunText,
   skipReport,
 } from '../deploy/report.ts'
-import { UsageError } from '../api/errors.ts'
-import { errorMessage } from '../api/errors.ts'
+import { UsageError, errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { secretInputs } from '../inputs/table.ts'
-import { rerunText } from '../deploy/report.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
@@ -30,13 +28,10 @@ import {
   targetNameId,
   type DeployInputs,
 } from '../inputs/deploy.ts'
-import { checkPullRequest } from './pull-request.ts'
-import { githubCompareCommits } from './compare-commits.ts'
-import type { CompareCommits } from '../deploy/older.ts'
+import { checkPullRequest, githubCompareCommits, retireDeployments } from './github.ts'
 import { previewKey, type PreviewState } from './preview.ts'
 import { commentAfter, type RunEnding } from './preview-record.ts'
 
-/** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 export async function run(): Promise<void> {
   await runAction(
     secretInputs(ActionName.Deploy),
@@ -44,13 +39,10 @@ export async function run(): Promise<void> {
       const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
       checkPullRequestRead(event, process.env)
       const inputs = readActionInputs(event)
+      const githubToken = getInput(Input.GitHubToken)
       if (event.pullRequest?.build && event.repository) {
-        await checkPullRequest({
-          token: core.getInput(Input.GitHubToken),
-          repository: event.repository,
-          number: event.pullRequest.number,
-          build: event.pullRequest.build,
-        })
+        const { number, build } = event.pullRequest
+        await checkPullRequest({ token: githubToken, repository: event.repository, number, build })
       }
       if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
 
@@ -58,8 +50,8 @@ export async function run(): Promise<void> {
       const cancellation = cancelOnSignals(cancelSignals())
       try {
         const key = previewKey(inputs)
-        const comment = previewComment(inputs, event, key)
-        const preview = { inputs, event, key, comment }
+        const comment = previewComment(inputs, event, key, githubToken)
+        const preview = { inputs, event, key, comment, githubToken }
         if (event.pullRequest?.closed) await closeRun(preview, cancellation.signal)
         else await deployRun(preview, cancellation.signal)
       } finally {
@@ -99,16 +91,16 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   await writeReport(skipReport(decision.reason))
 }
 
-/** What the deploy and the close of one preview share: its inputs, event, and sticky comment. */
 interface Preview {
   inputs: DeployInputs
   event: RunEvent
   key: string
   comment: StickyComment | undefined
+  githubToken: string
 }
 
 async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
-  const { inputs, comment } = preview
+  const { inputs, comment, event, githubToken } = preview
   let namespaceId: string | undefined
   let result: DeployResult
   let previous: PreviewState | undefined
@@ -122,11 +114,12 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
       previous,
       onNamespace: (id) => (namespaceId = id),
       signal,
-      source: {
-        commit: preview.event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-        ref: preview.event.ref,
-      },
-      compareCommits: compareCommitsOf(preview.event),
+      source: { commit: event.pullRequest?.headSha ?? process.env.GITHUB_SHA, ref: event.ref },
+      // The guard against an older build asks GitHub; without a token or repository it cannot.
+      compareCommits:
+        githubToken && event.repository
+          ? githubCompareCommits({ token: githubToken, repository: event.repository })
+          : undefined,
     })
   } catch (thrown) {
     return reportFailure(preview, previous, namespaceId, thrown)
@@ -172,7 +165,7 @@ async function reportFailure(
  * comment says so, and its GitHub deployments are marked inactive where the token may.
  */
 async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
-  const { inputs, event, comment } = preview
+  const { inputs, event, comment, githubToken } = preview
   const pullRequest = event.pullRequest!
   if (!hasTarget(inputs)) {
     throw new UsageError(
@@ -191,45 +184,37 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
   await writeReport(closeReport(result))
   const { namespace } = result
   if (namespace) {
-    await saveComment(
-      preview,
-      { kind: 'closed', result: { ...result, namespace }, pullRequest: pullRequest.number },
-      previous,
-    )
+    const ending = {
+      kind: 'closed',
+      result: { ...result, namespace },
+      pullRequest: pullRequest.number,
+    } as const
+    await saveComment(preview, ending, previous)
   }
-  const token = core.getInput(Input.GitHubToken)
-  if (token && event.repository) {
-    const refs = [pullRequest.headRef, `refs/pull/${pullRequest.number}/merge`].filter(
-      (r): r is string => !!r,
-    )
-    await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger })
-  }
+  if (githubToken && event.repository)
+    await retireDeployments({
+      token: githubToken,
+      repository: event.repository,
+      pullRequest,
+      logger: actionsLogger,
+    })
 }
 
-/** GitHub's comparison of two commits, for the guard against an older build; none without a token or repository. */
-function compareCommitsOf(event: RunEvent): CompareCommits | undefined {
-  const token = core.getInput(Input.GitHubToken)
-  if (!token || !event.repository) return undefined
-  return githubCompareCommits({ token, repository: event.repository })
-}
-
-function previewComment(inputs: DeployInputs, event: RunEvent, key: string): StickyComment | undefined {
-  const token = core.getInput(Input.GitHubToken)
+function previewComment(
+  inputs: DeployInputs,
+  event: RunEvent,
+  key: string,
+  token: string,
+): StickyComment | undefined {
   if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository) return undefined
   if (!token) {
     actionsLogger.warning('No github-token: the preview comment is skipped.')
     return undefined
   }
-  return stickyComment({
-    token,
-    repository: event.repository,
-    issue: event.pullRequest.number,
-    key,
-    logger: actionsLogger,
-  })
+  const { repository, pullRequest } = event
+  return stickyComment({ token, repository, issue: pullRequest.number, key, logger: actionsLogger })
 }
 
-/** The preview's comment after the run, when it has one. */
 async function saveComment(
   { inputs, event, key, comment }: Preview,
   ending: RunEnding,
@@ -241,15 +226,8 @@ async function saveComment(
   const namespaceNameId = targetNameId(target)
   const name = namespaceNameId ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name)
   const { runUrl, repositoryUrl } = event
-  const context = {
-    key,
-    previous,
-    namespaceNameId,
-    commit: event.pullRequest?.headSha,
-    name,
-    runUrl,
-    repositoryUrl,
-  }
+  const commit = event.pullRequest?.headSha
+  const context = { key, previous, namespaceNameId, commit, name, runUrl, repositoryUrl }
   await comment.save(commentAfter(ending, context), { withinMs })
 }
 

@@ -1,6 +1,6 @@
 import { UsageError } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
-import type { BuildHead } from './pull-request.ts'
+import type { BuildHead } from './github.ts'
 
 /** What the action needs to know about the event that started the run. */
 export interface RunEvent {
@@ -56,8 +56,7 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
     env.GITHUB_SERVER_URL && repository ? `${env.GITHUB_SERVER_URL}/${repository}` : undefined
   const runUrl =
     repositoryUrl && env.GITHUB_RUN_ID ? `${repositoryUrl}/actions/runs/${env.GITHUB_RUN_ID}` : undefined
-  const pr = (payload as PullRequestPayload | undefined)?.pull_request
-  const workflowRun = (payload as PullRequestPayload | undefined)?.workflow_run
+  const { action, pull_request: pr, workflow_run: workflowRun } = (payload ?? {}) as PullRequestPayload
   let pullRequest: PullRequestInfo | undefined
   let ref = env.GITHUB_REF
   if (pullRequestInput !== undefined) {
@@ -82,7 +81,7 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
       number: pr.number,
       headSha: pr.head?.sha,
       headRef: pr.head?.ref,
-      closed: (payload as PullRequestPayload).action === 'closed',
+      closed: action === 'closed',
       // A deleted fork has no head repository: it was a fork all the same.
       fromFork: head === undefined || head !== base,
     }

@@ -21,7 +21,7 @@ export type RunEnding =
   | { kind: 'closed'; result: ClosedPreview; pullRequest: number }
 
 /** A close that found the preview's namespace. */
-export type ClosedPreview = CloseResult & { namespace: NonNullable<CloseResult['namespace']> }
+type ClosedPreview = CloseResult & { namespace: NonNullable<CloseResult['namespace']> }
 
 export interface PreviewRecord {
   state: PreviewState
@@ -42,9 +42,9 @@ export function previewRecord(ending: RunEnding, context: RecordContext): Previe
     case 'deployed':
       return { state: stateAfter(ending.result, context), status: deployedStatus(ending.result) }
     case 'failed':
-      return failedRecord(ending.error, ending.partial, ending.namespaceId, context)
+      return failedRecord(ending, context)
     case 'closed':
-      return closedRecord(ending.result, ending.pullRequest, context)
+      return closedRecord(ending, context)
   }
 }
 
@@ -53,16 +53,10 @@ export function commentAfter(
   ending: RunEnding,
   context: RecordContext & { name: string; runUrl?: string; repositoryUrl?: string },
 ): string {
-  const { state, status } = previewRecord(ending, context)
-  const { namespaceNameId, runUrl, repositoryUrl, commit } = context
   return renderComment({
+    ...context,
+    ...previewRecord(ending, context),
     title: `gamehost preview: ${context.name}`,
-    status,
-    state,
-    namespaceNameId,
-    runUrl,
-    repositoryUrl,
-    commit,
   })
 }
 
@@ -108,10 +102,10 @@ function smokeMarkdown(result: DeployResult): string {
   return `\n\n${mark} Smoke test: ${markdownText(smokeSentence(smoke))}.`
 }
 
+type Ending<K extends RunEnding['kind']> = Extract<RunEnding, { kind: K }>
+
 function failedRecord(
-  error: unknown,
-  partial: DeployResult | undefined,
-  namespaceId: string,
+  { error, partial, namespaceId }: Ending<'failed'>,
   context: RecordContext,
 ): PreviewRecord {
   // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
@@ -127,14 +121,12 @@ function failedRecord(
   return { state, status }
 }
 
-function closedRecord(result: ClosedPreview, pullRequest: number, context: RecordContext): PreviewRecord {
+function closedRecord({ result, pullRequest }: Ending<'closed'>, context: RecordContext): PreviewRecord {
   const state = nextState(context.key, context.previous, {
     namespaceId: result.namespace.namespace_id,
     namespaceNameId: result.namespace.name_id,
   })
-  delete state.domain
-  delete state.domainStatus
-  delete state.cnameTarget
+  for (const field of ['domain', 'domainStatus', 'cnameTarget'] as const) delete state[field]
   if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
   const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
   return {

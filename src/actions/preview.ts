@@ -11,26 +11,34 @@ import { privateNote } from '../deploy/private.ts'
  * which namespace a run deploys to is always read from the service. Kept in the comment as
  * base64url JSON in an HTML comment.
  */
-export interface PreviewState {
+export interface PreviewState extends Partial<CompletedSite & PublishedVersion> {
   key: string
   namespaceNameId?: string
   namespaceId?: string
   domain?: string
-  /** The domain's state when last published (`active`, `pending`, ...) and its CNAME record's target. */
-  domainStatus?: string
-  cnameTarget?: string
-  /** The last completed site, its name, and the digest of its files. */
-  siteId?: string
+}
+
+/** The last completed site, its name, and the digest of its files. */
+interface CompletedSite {
+  siteId: string
   siteName?: string
   uploadId?: string
-  digest?: string
-  fileCount?: number
-  totalBytes?: number
+  digest: string
+  fileCount: number
+  totalBytes: number
   commit?: string
-  /** The version made for the last site and published to the namespace, and where it is served. */
-  versionId?: string
+}
+
+/**
+ * The version made for the last site and published to the namespace, where it is served, the domain's
+ * state (`active`, `pending`, ...) and its CNAME record's target, and the user whose password the
+ * preview's hosts ask for (absent when it is public).
+ */
+interface PublishedVersion {
+  versionId: string
   url?: string
-  /** The user whose password the preview's hosts ask for; absent when it is public. */
+  domainStatus?: string
+  cnameTarget?: string
   privateUser?: string
 }
 
@@ -45,7 +53,7 @@ const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/
  */
 export function previewKey(inputs: {
   connection: Pick<Connection, 'apiUrl' | 'gameId'>
-  target: Target
+  target: Target | { kind: 'name'; nameId: string }
   site: Pick<Site, 'name' | 'nameGiven'>
 }): string {
   const { connection, target, site } = inputs
@@ -95,10 +103,8 @@ export function nextState(
   key: string,
   previous: PreviewState | undefined,
   update: Pick<PreviewState, 'namespaceNameId' | 'namespaceId' | 'domain'> & {
-    completed?: Required<Pick<PreviewState, 'siteId' | 'digest' | 'fileCount' | 'totalBytes'>> &
-      Pick<PreviewState, 'siteName' | 'uploadId' | 'commit'>
-    published?: Required<Pick<PreviewState, 'versionId'>> &
-      Pick<PreviewState, 'url' | 'domainStatus' | 'cnameTarget' | 'privateUser'>
+    completed?: CompletedSite
+    published?: PublishedVersion
   },
 ): PreviewState {
   const state: PreviewState = { ...previous, key }
@@ -111,13 +117,10 @@ export function nextState(
   if (update.published) {
     // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
     for (const field of ['url', 'domainStatus', 'cnameTarget', 'privateUser'] as const) delete state[field]
-    Object.assign(state, withoutUndefined(update.published))
+    const defined = Object.entries(update.published).filter(([, value]) => value !== undefined)
+    Object.assign(state, Object.fromEntries(defined))
   }
   return state
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
 export interface CommentView {

@@ -2,18 +2,15 @@
 // its flags as the action reads its inputs, the token's absence, Ctrl-C.
 
 import { UsageError } from '../api/errors.ts'
-import { cancelOnSignals, cancelSignals, type SignalCancellation } from '../common/cancel.ts'
+import { cancelOnSignals, cancelSignals } from '../common/cancel.ts'
 import type { OutputValue, Report } from '../common/report.ts'
 import type { InputNaming } from '../common/input-naming.ts'
 import type { GetInput } from '../inputs/common.ts'
 import { Input, TOKEN_ENV } from '../inputs/constants.ts'
 import { inputRow } from '../inputs/table.ts'
-import type { CliFlag } from './flags.ts'
+import type { Flag } from './flags.ts'
 import { EXIT_CANCELLED, write } from './output.ts'
 import type { TerminalLogger } from './terminal.ts'
-
-/** A flag: an input's (from the table of inputs) or one of the CLI's own. */
-export type Flag = CliFlag
 
 export type Flags = Record<string, string | boolean | string[] | undefined>
 
@@ -38,25 +35,18 @@ export interface Command {
   description: string
   flags: Flag[]
   examples: string[]
-  /** Runs the command with its parsed flags; a failure before anything was done is thrown. */
+  /** A failure before anything was done is thrown. */
   run(flags: Flags, io: RunIO): Promise<Outcome>
 }
 
-export const flag = (
-  name: string,
-  type: Flag['type'],
-  help: string,
-  options: { value?: string; group?: Flag['group'] } = {},
-): Flag => ({ name, type, help, value: options.value, group: options.group ?? 'common' })
-
 /** The flags of the CLI itself, listed last in every --help. */
-export const OUTPUT_FLAGS: Flag[] = [
-  flag('json', 'boolean', "Print one JSON document with the action's outputs (and the error, on a failure)", {
-    group: 'output',
-  }),
-  flag('verbose', 'boolean', 'Show debug lines (each request made)', { group: 'output' }),
-  flag('help', 'boolean', 'Show this help', { group: 'output' }),
-]
+export const OUTPUT_FLAGS: Flag[] = (
+  [
+    ['json', "Print one JSON document with the action's outputs (and the error, on a failure)"],
+    ['verbose', 'Show debug lines (each request made)'],
+    ['help', 'Show this help'],
+  ] as const
+).map(([name, help]) => ({ name, type: 'boolean', help, group: 'output' }))
 
 /** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
 const shellWord = (value: string) =>
@@ -82,9 +72,7 @@ export function flagReader(flags: Flags): GetInput {
     const value = flags[name]
     const env = inputRow(name)?.flag?.env
     if (env && (value === undefined || value === '')) return process.env[env] ?? ''
-    if (value === undefined) return ''
-    if (Array.isArray(value)) return value.join('\n')
-    return String(value)
+    return Array.isArray(value) ? value.join('\n') : String(value ?? '')
   }
 }
 
@@ -98,18 +86,7 @@ export async function cancellable(
   body: (signal: AbortSignal) => Promise<Outcome>,
   stopped: (error: unknown) => Outcome,
 ): Promise<Outcome> {
-  const cancellation = cancelOnCtrlC(io)
-  try {
-    return await body(cancellation.signal)
-  } catch (error) {
-    return stopped(error)
-  } finally {
-    cancellation.dispose()
-  }
-}
-
-/** Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once. */
-export function cancelOnCtrlC(io: RunIO): SignalCancellation {
+  // Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
   const cancellation = cancelOnSignals(cancelSignals(), () => {
     io.logger.close()
     write('stderr', 'gamehost: quit at once\n')
@@ -120,5 +97,11 @@ export function cancelOnCtrlC(io: RunIO): SignalCancellation {
       'Cancelling: nothing new starts, requests in flight are aborted (Ctrl-C again to quit at once)',
     ),
   )
-  return cancellation
+  try {
+    return await body(cancellation.signal)
+  } catch (error) {
+    return stopped(error)
+  } finally {
+    cancellation.dispose()
+  }
 }

@@ -31,7 +31,6 @@ import { validateOperation } from '../operations/validate.ts'
 import {
   OUTPUT_FLAGS,
   cancellable,
-  flag,
   flagReader,
   missingToken,
   type Command,
@@ -54,12 +53,13 @@ const DEPLOY: Command = {
     'as a new version, so that it is live at the URL printed: what the deploy action does.',
   flags: [
     ...flagsOf('deploy'),
-    flag(
-      Output.Manifest,
-      'string',
-      'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
-      { value: 'file', group: 'advanced' },
-    ),
+    {
+      name: Output.Manifest,
+      type: 'string',
+      value: 'file',
+      group: 'advanced',
+      help: 'Keep the manifest in this file (default: written to a private temporary folder, removed at the end)',
+    },
     ...OUTPUT_FLAGS,
   ],
   examples: [
@@ -212,12 +212,13 @@ const SWEEP: Command = {
     "The pull request's comment and GitHub deployments are updated by the sweep action, not here.",
   flags: [
     ...flagsOf(ActionName.Sweep),
-    flag(
-      SWEEP_REPOSITORY,
-      'string',
-      'The GitHub repository of the pull requests, owner/name (default the GITHUB_REPOSITORY environment variable)',
-      { value: 'owner/name' },
-    ),
+    {
+      name: SWEEP_REPOSITORY,
+      type: 'string',
+      value: 'owner/name',
+      group: 'common',
+      help: 'The GitHub repository of the pull requests, owner/name (default the GITHUB_REPOSITORY environment variable)',
+    },
     ...OUTPUT_FLAGS,
   ],
   examples: [
@@ -256,15 +257,12 @@ function operationCommand<I extends Connection, R>(
 ): Command {
   return {
     name: operation.name,
-    summary: spec.summary,
-    description: spec.description,
+    ...spec,
     flags: [...flagsOf(operation.name as CommandName), ...OUTPUT_FLAGS],
-    examples: spec.examples,
     run: (flags, io) => runOperationCommand(operation, flags, io),
   }
 }
 
-/** Reads the operation's inputs from the flags, runs it: its outputs and report, and its failure. */
 async function runOperationCommand<I extends Connection, R>(
   operation: Operation<I, R>,
   flags: Flags,
@@ -303,20 +301,15 @@ function runContext(env: NodeJS.ProcessEnv): RunContext {
     return { repository: env.CI_PROJECT_PATH, ref: env.CI_COMMIT_REF_NAME, sha: env.CI_COMMIT_SHA }
   try {
     // --abbrev-ref applies to the revisions after it: the sha first, then the branch name.
-    const [top, sha, branch] = execFileSync(
-      'git',
-      ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD'],
-      {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 5000,
-      },
-    ).split('\n')
-    return {
-      repository: top ? path.basename(top) : undefined,
-      ref: branch === 'HEAD' ? undefined : branch,
-      sha,
-    }
+    const args = ['rev-parse', '--show-toplevel', 'HEAD', '--abbrev-ref', 'HEAD']
+    const answer = execFileSync('git', args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    })
+    const [top, sha, branch] = answer.split('\n')
+    const ref = branch === 'HEAD' ? undefined : branch
+    return { repository: top ? path.basename(top) : undefined, ref, sha }
   } catch {
     return {}
   }

@@ -1,54 +1,36 @@
 // The CLI's flags that are inputs: each subcommand's, from the table of inputs, with the group --help
 // lists it in (the README's: required, common, advanced).
 
-import {
-  ADVANCED_DEPLOY_INPUTS,
-  INPUTS,
-  type ActionName,
-  type CommandName,
-  type FlagSpec,
-  type InputRow,
-} from '../inputs/table.ts'
+import { ADVANCED_DEPLOY_INPUTS, INPUTS, type CommandName, type FlagSpec } from '../inputs/table.ts'
 
-/** The rows, in the order of the table. */
-const INPUT_ROWS: readonly InputRow[] = Object.values(INPUTS)
-
-/** A flag of the CLI, as its parser and --help need it. */
-export interface CliFlag {
+/** A flag of the CLI: an input's, or one of the CLI's own. */
+export interface Flag {
   name: string
   type: FlagSpec['type']
   value?: string
   help: string
   negatable?: boolean
   env?: string
-  /** Where --help lists it: with the required flags, the common ones, the advanced ones, or the CLI's own. */
   group: FlagGroup
 }
 
 export type FlagGroup = 'required' | 'common' | 'advanced' | 'output'
 
 /** The flags of a subcommand that are inputs, in the order of the table. */
-export function flagsOf(command: CommandName): CliFlag[] {
+export function flagsOf(command: CommandName): Flag[] {
   // The close of a preview is a part of the deploy action: its flags are grouped as the deploy's.
-  const action: ActionName = command === 'close' ? 'deploy' : command
-  return INPUT_ROWS.flatMap((r) => {
-    const flag = r.flag
-    if (!flag || !(flag.commands ?? r.actions).includes(command)) return []
-    const group: FlagGroup = r.requiredIn?.includes(action)
+  const action = command === 'close' ? 'deploy' : command
+  return Object.values(INPUTS).flatMap((row) => {
+    const { flag } = row
+    if (!flag || !(flag.commands ?? row.actions).includes(command)) return []
+    const group: FlagGroup = row.requiredIn?.includes(action)
       ? 'required'
-      : action === 'deploy' && ADVANCED_DEPLOY_INPUTS.has(r.name)
+      : action === 'deploy' && ADVANCED_DEPLOY_INPUTS.has(row.name)
         ? 'advanced'
         : 'common'
+    const { type, value, negatable, env } = flag
     return [
-      {
-        name: r.name,
-        type: flag.type,
-        value: flag.value,
-        help: flag.help?.[command] ?? r.description,
-        negatable: flag.negatable,
-        env: flag.env,
-        group,
-      },
+      { name: row.name, type, value, help: flag.help?.[command] ?? row.description, negatable, env, group },
     ]
   })
 }

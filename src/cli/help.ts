@@ -4,10 +4,10 @@
 
 import { TOKEN_ENV } from '../inputs/constants.ts'
 import { API_URL_ENV, GAME_ID_ENV } from '../inputs/table.ts'
-import type { FlagGroup } from './flags.ts'
-import type { Command, Flag } from './command.ts'
+import type { Flag, FlagGroup } from './flags.ts'
+import type { Command } from './command.ts'
 
-export const DEFAULT_WIDTH = 80
+const DEFAULT_WIDTH = 80
 /** Below this, a terminal's width is not followed: nothing readable fits. */
 const MIN_WIDTH = 40
 /** The longest flag label beside which its help starts; a longer one has its help on the next line. */
@@ -22,7 +22,6 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
 
 const EXIT_CODES = 'Exit codes: 0 success, 1 failure (of the service or what it holds), 2 bad usage.'
 
-/** The width help is wrapped to: the terminal's, or 80 columns when standard output is not one. */
 export function helpWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
   return stream.isTTY && stream.columns ? Math.max(stream.columns, MIN_WIDTH) : DEFAULT_WIDTH
 }
@@ -87,22 +86,18 @@ function label(f: Flag): string {
   return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`
 }
 
-function flagLines(flags: readonly Flag[], column: number, width: number): string[] {
-  return flags.flatMap((f) => {
-    const name = `  ${label(f)}`
-    const indent = ' '.repeat(column)
-    if (name.length + 2 > column) return [name, ...wrap(f.help, width, indent)]
-    return wrap(f.help, width, name.padEnd(column), indent)
-  })
-}
-
-/** `gamehost <command> --help`. */
 export function commandHelp(command: Command, width = DEFAULT_WIDTH): string {
   // One column for the help of every group's flags.
   const column = Math.min(Math.max(...command.flags.map((f) => label(f).length)), LABEL_MAX) + 4
   const groups = (Object.keys(GROUP_TITLES) as FlagGroup[]).flatMap((group) => {
     const flags = command.flags.filter((f) => f.group === group)
-    return flags.length ? ['', GROUP_TITLES[group], ...flagLines(flags, column, width)] : []
+    const indent = ' '.repeat(column)
+    const lines = flags.flatMap((f) => {
+      const name = `  ${label(f)}`
+      if (name.length + 2 > column) return [name, ...wrap(f.help, width, indent)]
+      return wrap(f.help, width, name.padEnd(column), indent)
+    })
+    return flags.length ? ['', GROUP_TITLES[group], ...lines] : []
   })
   const fromEnv = command.flags.filter((f) => f.env).map((f) => `  ${f.env} (--${f.name})`)
   return [
@@ -121,7 +116,6 @@ export function commandHelp(command: Command, width = DEFAULT_WIDTH): string {
   ].join('\n')
 }
 
-/** `gamehost --help`. */
 export function mainHelp(
   commands: ReadonlyArray<Pick<Command, 'name' | 'summary'>>,
   width = DEFAULT_WIDTH,

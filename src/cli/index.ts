@@ -69,7 +69,6 @@ export async function main(args: string[]): Promise<number | undefined> {
   return runCommand(command, rest)
 }
 
-/** Parses the command's flags and runs it: its report or JSON on standard output, its exit code. */
 async function runCommand(command: Command, args: string[]): Promise<number> {
   const json = args.includes('--json')
   const logger = terminalLogger({ stream: stderrStream, verbose: args.includes('--verbose') })
@@ -105,31 +104,29 @@ async function runCommand(command: Command, args: string[]): Promise<number> {
   }
 }
 
+const PARSED_AS = {
+  list: { type: 'string', multiple: true },
+  boolean: { type: 'boolean' },
+  string: { type: 'string' },
+} as const
+const HELP_OPTION = { type: 'boolean', short: 'h' } as const
+
 /** The flags, as the command's table of flags types them; an unknown one is named with the nearest known. */
 function parseFlags(command: Command, args: string[]): Flags {
   const options = Object.fromEntries(
-    command.flags.map((f) => [
-      f.name,
-      f.type === 'list'
-        ? { type: 'string' as const, multiple: true }
-        : f.type === 'boolean'
-          ? { type: 'boolean' as const, ...(f.name === 'help' ? { short: 'h' } : {}) }
-          : { type: 'string' as const },
-    ]),
+    command.flags.map((f) => [f.name, f.name === 'help' ? HELP_OPTION : PARSED_AS[f.type]]),
   )
   const known = command.flags.map((f) => f.name)
   const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true })
   for (const token of tokens) {
-    if (token.kind !== 'option' || token.name in options) continue
-    const negated = token.name.startsWith('no-') && token.name.slice(3) in options
-    if (negated) continue
+    const negated = token.kind === 'option' && token.name.startsWith('no-') && token.name.slice(3) in options
+    if (token.kind !== 'option' || token.name in options || negated) continue
     throw new UsageError(
       `Unknown option ${visible(token.rawName)}.${didYouMean(token.name, known, (f) => `--${f}`)}`,
     )
   }
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false, allowNegative: true })
-      .values as Flags
+    return parseArgs({ args, options, strict: true, allowPositionals: false, allowNegative: true }).values
   } catch (error) {
     throw new UsageError(errorMessage(error), { cause: error })
   }

@@ -17,10 +17,9 @@ import { OperationStoppedError } from '../operations/operation.ts'
 import type { TerminalLogger, TerminalStream } from './terminal.ts'
 
 export function write(channel: 'stdout' | 'stderr', text: string): void {
-  ;(channel === 'stdout' ? process.stdout : process.stderr).write(text)
+  process[channel].write(text)
 }
 
-/** Standard error as the terminal logger's stream: its lines written through `write`. */
 export const stderrStream: TerminalStream = {
   write: (text: string) => write('stderr', text),
   get isTTY() {
@@ -46,7 +45,7 @@ export function exitCodeOf(error: unknown): number {
 }
 
 /** The error's code in a --json document: the service's own code when it answered one. */
-export function errorCode(error: unknown): string {
+function errorCode(error: unknown): string {
   const cause = error instanceof OperationStoppedError ? error.cause : error
   if (cause instanceof ServiceError) return cause.code
   if (isCancelled(cause)) return 'CANCELLED'
@@ -57,17 +56,12 @@ export function errorCode(error: unknown): string {
   return 'FAILED'
 }
 
-export interface PrintIO {
-  logger: TerminalLogger
-  json: boolean
-}
-
 /**
  * The result on standard output: with --json one document, the outputs known and, on a failure, the
  * error's code and message beside them; else the report as text.
  */
 export function print(
-  io: PrintIO,
+  io: { logger: TerminalLogger; json: boolean },
   outputs: Record<string, OutputValue>,
   report: Report | undefined,
   failure?: unknown,
@@ -76,12 +70,10 @@ export function print(
   if (io.json) {
     const error =
       failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } }
-    const document = { ...outputs, ...error }
-    write('stdout', inertJson(document, 2) + '\n')
+    write('stdout', inertJson({ ...outputs, ...error }, 2) + '\n')
   } else if (report) write('stdout', '\n' + renderText(report))
 }
 
-/** The error on standard error, each problem of a validation first. */
 export function reportError(logger: TerminalLogger, error: unknown): void {
   if (error instanceof ValidationFailedError) {
     for (const problem of error.problems)

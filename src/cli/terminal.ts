@@ -7,7 +7,6 @@ import { visible } from '../common/untrusted.ts'
 export interface TerminalStream {
   write(text: string): unknown
   isTTY?: boolean
-  /** The terminal's width: the status line is cut to it, so that it never wraps. */
   columns?: number
 }
 
@@ -17,7 +16,6 @@ export interface TerminalOptions {
   interactive?: boolean
   /** ANSI colours. Default: interactive and NO_COLOR unset. */
   color?: boolean
-  /** Show debug lines. */
   verbose?: boolean
   /** Milliseconds between redraws of the status line. */
   frameMs?: number
@@ -44,45 +42,6 @@ interface Phase {
   progress: string | undefined
 }
 
-/** The status line of a terminal: the phase, its seconds and progress beside a spinner, redrawn in place. */
-function statusLine(
-  stream: TerminalStream,
-  interactive: boolean,
-  paint: (code: string, text: string) => string,
-  now: () => number,
-  phase: () => Phase | undefined,
-) {
-  let frame = 0
-  let timer: NodeJS.Timeout | undefined
-  let shown = false
-  const clear = () => {
-    if (shown) stream.write('\r\x1b[2K')
-    shown = false
-  }
-  const draw = () => {
-    const current = phase()
-    if (!interactive || !current) return
-    const seconds = ((now() - current.started) / 1000).toFixed(1)
-    const detail = current.progress ? ` · ${current.progress.replace(/^Uploaded /, '')}` : ''
-    let status = `${current.name} ${seconds} s${detail}`
-    if (stream.columns && status.length > stream.columns - 3)
-      status = status.slice(0, stream.columns - 4) + '…'
-    stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
-    shown = true
-  }
-  const start = (frameMs: number) => {
-    if (!interactive || timer) return
-    timer = setInterval(draw, frameMs)
-    timer.unref()
-  }
-  const stop = () => {
-    clear()
-    clearInterval(timer)
-    timer = undefined
-  }
-  return { clear, draw, start, stop }
-}
-
 export function terminalLogger(options: TerminalOptions): TerminalLogger {
   const { stream } = options
   const interactive = options.interactive ?? stream.isTTY === true
@@ -92,19 +51,26 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
 
   let depth = 0
   let phase: Phase | undefined
-  const status = statusLine(stream, interactive, paint, now, () => phase)
-  const clearStatus = status.clear
-  const drawStatus = status.draw
-  const stop = status.stop
-  const write = (text: string) => {
-    const indent = '  '.repeat(depth)
-    stream.write(
-      text
-        .split('\n')
-        .map((part) => indent + part)
-        .join('\n') + '\n',
-    )
+  let frame = 0
+  let timer: NodeJS.Timeout | undefined
+  let shown = false
+  const clearStatus = () => {
+    if (shown) stream.write('\r\x1b[2K')
+    shown = false
   }
+  // The status line: the phase beside a spinner, redrawn in place.
+  const drawStatus = () => {
+    if (!interactive || !phase) return
+    const status = statusText(phase, now(), stream.columns)
+    stream.write(`\r\x1b[2K${paint('36', SPINNER[frame++ % SPINNER.length] ?? '')} ${status}`)
+    shown = true
+  }
+  const stop = () => {
+    clearStatus()
+    clearInterval(timer)
+    timer = undefined
+  }
+  const write = (text: string) => stream.write(text.replace(/^/gm, '  '.repeat(depth)) + '\n')
   const line = (text: string) => {
     clearStatus()
     // The progress shown in the status line goes into the log before the line that follows it.
@@ -124,16 +90,10 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
       if (interactive && phase && PROGRESS_LINE.test(text)) {
         phase.progress = text
         drawStatus()
-        return
-      }
-      line(text)
+      } else line(text)
     },
-    warning(message, annotation) {
-      line(`${paint('33', 'warning:')} ${titled(message, annotation)}`)
-    },
-    error(message, annotation) {
-      line(`${paint('31', 'error:')} ${titled(message, annotation)}`)
-    },
+    warning: (message, annotation) => line(`${paint('33', 'warning:')} ${titled(message, annotation)}`),
+    error: (message, annotation) => line(`${paint('31', 'error:')} ${titled(message, annotation)}`),
     debug(message) {
       if (options.verbose) line(paint('2', `debug: ${visible(message)}`))
     },
@@ -141,10 +101,13 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
       const name = visible(rawName)
       line(paint('1', `> ${name}`))
       const outer = phase
-      phase = { name, started: now(), progress: undefined }
-      const current = phase
+      const current: Phase = { name, started: now(), progress: undefined }
+      phase = current
       depth++
-      status.start(options.frameMs ?? 100)
+      if (interactive && !timer) {
+        timer = setInterval(drawStatus, options.frameMs ?? 100)
+        timer.unref()
+      }
       drawStatus()
       try {
         return await fn()
@@ -157,6 +120,14 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     },
     close: stop,
   }
+}
+
+/** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
+function statusText(phase: Phase, now: number, columns: number | undefined): string {
+  const seconds = ((now - phase.started) / 1000).toFixed(1)
+  const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
+  const status = `${phase.name} ${seconds} s${detail}`
+  return columns && status.length > columns - 3 ? status.slice(0, columns - 4) + '…' : status
 }
 
 function titled(message: string, annotation: AnnotationProperties | undefined): string {

@@ -1,0 +1,159 @@
+// The actions' calls to GitHub, each on @actions/github in bounded time (githubCall): the guard against
+// an older build, the check of a workflow_run's pull request, a pull request's state for the sweep,
+// and the retirement of a closed preview's GitHub deployments.
+
+import { UsageError } from '../api/errors.ts'
+import type { Logger } from '../common/logger.ts'
+import { plural } from '../common/format.ts'
+import type { CommitStatus, CompareCommits } from '../deploy/older.ts'
+import { Input } from '../inputs/constants.ts'
+import type { PullRequestState } from '../operations/sweep.ts'
+import { githubCall } from './octokit.ts'
+
+const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical'] satisfies CommitStatus[]
+
+/**
+ * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
+ * or cannot compare (422) is undefined: the guard then publishes, saying so, as it does when the
+ * comparison fails.
+ */
+export function githubCompareCommits(options: { token: string; repository: string }): CompareCommits {
+  return (base, head) =>
+    githubCall(
+      options,
+      async (octokit, repo) => {
+        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+          ...repo,
+          basehead: `${base}...${head}`,
+          per_page: 1,
+        })
+        return STATUSES.includes(data.status) ? data.status : undefined
+      },
+      (error, reason, status, timedOut) => {
+        if (status === 404 || status === 422) return undefined
+        throw new Error(timedOut ? reason : `GitHub's compare failed: ${reason}`, { cause: error })
+      },
+    )
+}
+
+/** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
+export interface BuildHead {
+  repository: string | undefined
+  branch: string | undefined
+}
+
+/**
+ * Checks that pull request `number` of `repository` is the one the workflow_run's build ran for (the
+ * same head repository and branch, as GitHub itself matches runs to pull requests). The build hands the
+ * number over, and a fork's build runs the fork's code: it could name another pull request, whose
+ * preview and comment this run would then take over.
+ */
+export async function checkPullRequest(options: {
+  token: string
+  repository: string
+  number: number
+  build: BuildHead
+  timeoutMs?: number
+}): Promise<void> {
+  const head = await githubCall(
+    options,
+    async (octokit, repo) =>
+      (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head,
+    (error, reason, status) => {
+      if (status === 404)
+        throw new UsageError(
+          `${Input.PullRequest}: ${options.repository} has no pull request #${options.number}`,
+        )
+      throw new Error(
+        `Could not read pull request #${options.number} to check it is the one this build ran for: ${reason}` +
+          (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''),
+        { cause: error },
+      )
+    },
+  )
+  const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`
+  const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`
+  if (built !== wanted) {
+    throw new UsageError(
+      `${Input.PullRequest} #${options.number} is not the pull request this build ran for: its head is ${wanted}, ` +
+        `the build ran on ${built}. Nothing was deployed.`,
+    )
+  }
+}
+
+/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
+export function readPullRequestState(
+  token: string,
+  repository: string,
+  number: number,
+  signal: AbortSignal,
+): Promise<PullRequestState> {
+  return githubCall(
+    { token, repository, signal },
+    async (octokit, repo) => {
+      const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number })
+      return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha }
+    },
+    (error, reason, status) => {
+      if (status === 404)
+        throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error })
+      throw new Error(
+        reason +
+          (status === 401 || status === 403 ? ` (${Input.GitHubToken} needs pull-requests: read)` : ''),
+        { cause: error },
+      )
+    },
+  )
+}
+
+/**
+ * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
+ * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
+ * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
+ * GitHub failure is a warning, and the preview is closed all the same.
+ */
+export async function retireDeployments(options: {
+  token: string
+  repository: string
+  pullRequest: { number: number; headRef?: string | undefined }
+  logger: Pick<Logger, 'info' | 'warning'>
+}): Promise<number> {
+  const { number, headRef } = options.pullRequest
+  const refs = new Set([headRef, `refs/pull/${number}/merge`].filter((ref): ref is string => !!ref))
+  // The budget of all the calls together: the closing run ends in bounded time whatever GitHub does.
+  return githubCall(
+    options,
+    async (octokit, repo) => {
+      let retired = 0
+      for (const ref of refs) {
+        const { data: deployments } = await octokit.rest.repos.listDeployments({
+          ...repo,
+          ref,
+          per_page: 100,
+        })
+        for (const { id } of deployments) {
+          const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
+            ...repo,
+            deployment_id: id,
+            per_page: 1,
+          })
+          if (statuses[0]?.state === 'inactive') continue
+          await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' })
+          retired++
+        }
+      }
+      options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`)
+      return retired
+    },
+    (_error, reason, status) => {
+      options.logger.warning(
+        `Could not mark the pull request's GitHub deployments inactive: ${reason}` +
+          (status === 403 || status === 404
+            ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
+            : '.') +
+          ' The preview is closed all the same.',
+      )
+      return 0
+    },
+  )
+}
