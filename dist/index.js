@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6787);
+/* harmony import */ var _src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5206);
 
 await (0,_src_actions_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6787:
+/***/ 5206:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32536,7 +32536,6 @@ function networkFailure(error) {
     }
     return undefined;
 }
-/** Is `error`, or one of its causes, a network failure of one of these kinds? */
 function isFailureOf(error, ...kinds) {
     return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
 }
@@ -32546,7 +32545,6 @@ const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
 const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
 /** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
 const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 
 ;// CONCATENATED MODULE: ./src/common/retry.ts
@@ -32556,7 +32554,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // are injectable, so tests decide on events and take milliseconds.
 
 
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+/** Said after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
         case undefined:
@@ -32586,22 +32584,19 @@ function afterRetries(error, gaveUp) {
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 const DEFAULT_RETRIES = 8;
 const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
     const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
         maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        maxElapsedMs: 180_000,
         random: Math.random,
         now: Date.now,
         ...overrides,
+        // The real sleep ends with the signal, so no timer outlives a cancelled run.
+        sleep: overrides.sleep ?? ((ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal })),
     };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
     return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -32610,8 +32605,10 @@ function backoffDelay(attempt, policy) {
     return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
 }
 /**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
+ * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
+ * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
+ * `gaveUp` is made again saying how its retries stopped.
  */
 function decideRetry(verdict, state, policy) {
     if (verdict === false)
@@ -32631,16 +32628,15 @@ function decideRetry(verdict, state, policy) {
         };
     }
     const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
-        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
-            ? {
-                kind: 'out-of-time',
-                attempts,
-                elapsedMs: state.now - state.startedAt,
-                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
-            }
-            : undefined);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+    const elapsedMs = state.now - state.startedAt;
+    const late = outOfTime(attempts, elapsedMs, waitMs, policy);
+    if (late)
+        return { kind: 'fail', gaveUp: late };
+    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
+        const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt);
+        return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } };
+    }
+    return { kind: 'retry', waitMs };
 }
 /** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
 function outOfTime(attempts, elapsedMs, waitMs, policy) {
@@ -32650,10 +32646,10 @@ function outOfTime(attempts, elapsedMs, waitMs, policy) {
 }
 /**
  * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
+ * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
+ * policy's). A failure after retries is the last error made again with how they stopped.
  */
-async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+async function withRetries(describe, attempt, classify, policy, logger, retriesFor = () => policy.retries) {
     const startedAt = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
@@ -32664,12 +32660,11 @@ async function withRetries(describe, attempt, classify, policy, logger, hooks = 
             if (policy.signal?.aborted)
                 throw policy.signal.reason;
             const now = policy.now();
-            const verdict = classify(error, now);
-            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy);
             if (decision.kind === 'fail')
                 throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            const wait = (decision.waitMs / 1000).toFixed(1);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`);
             await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
@@ -32710,10 +32705,7 @@ class ServiceError extends Error {
     metadata;
     retryAfter;
     concern;
-    /**
-     * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
-     * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
-     */
+    /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
     inputs;
     gaveUp;
     #init;
@@ -32747,7 +32739,6 @@ class ServiceError extends Error {
         this.gaveUp = init.gaveUp;
         this.#init = init;
     }
-    /** The same refusal, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new ServiceError({ ...this.#init, gaveUp });
     }
@@ -32785,7 +32776,6 @@ class ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-/** The message of any thrown value, for logs. */
 function errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -32803,12 +32793,10 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
-    /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
-    #reason;
     concern;
+    #reason;
     #options;
     constructor(reason, options = {}) {
         super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
@@ -32818,7 +32806,6 @@ class NetworkError extends Error {
         this.#reason = reason;
         this.#options = options;
     }
-    /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
@@ -32830,22 +32817,12 @@ class NetworkError extends Error {
 function requestedDelay(error, now) {
     if (!(error instanceof ServiceError))
         return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
+    const header = error.retryAfter?.trim() ?? '';
+    const candidates = [
+        /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
+        typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+    ].filter(Number.isFinite);
+    return candidates.length ? Math.max(0, ...candidates) : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -32859,18 +32836,12 @@ const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
 const LOBBY_COUNT_LIMIT = 32768;
 const DOMAIN_MAX = 255;
 const DOMAINS_PER_NAMESPACE_MAX = 10;
-/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
 const SERVER_TAGS_MAX = 8;
 const TAG_KEY_MAX_BYTES = 32;
 const TAG_VALUE_MAX_BYTES = 1024;
-/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
 const SERVERS_PAGE_SIZE = 64;
-/** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/**
- * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
- * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
- */
+/** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 /**
@@ -32882,11 +32853,9 @@ const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 function isNonNegativeI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX;
 }
-/** A whole number a signed 32-bit field parses (negative ones included). */
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX;
 }
@@ -32917,7 +32886,7 @@ function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
     const badWhitespace = /[^\S ]/.test(name) || name.startsWith(' ') || name.endsWith(' ') || name.includes('  ');
     return badWhitespace ? ['invalid'] : [];
 }
-/** The service's error paths for a namespace creation request, in the order it reports them. */
+/** In the order the service reports them. */
 function createNamespaceProblems(displayName, nameId) {
     return [
         ...displayNameProblems(displayName).map((p) => ['display-name', p]),
@@ -32934,7 +32903,7 @@ function groupDisplayNameProblems(name) {
         problems.push('invalid');
     return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+/** The kinds of client whose player limit the service derives from max_players. */
 const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'];
 /**
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
@@ -32953,10 +32922,7 @@ function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     }
     return errors;
 }
-/**
- * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
- * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
- */
+/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
 function serverTagsProblem(tags) {
     if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
         return 'expected a JSON object of string to string';
@@ -32977,7 +32943,7 @@ function bytesBetween(text, min, max) {
     const bytes = Buffer.byteLength(text, 'utf8');
     return bytes >= min && bytes <= max;
 }
-/** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
+/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
@@ -33007,7 +32973,6 @@ function hostNameProblem(domain) {
     }
     return undefined;
 }
-/** A readable sentence for a validation error path, for annotations and error messages. */
 function describeValidationPath(path) {
     const key = path.join('.');
     const known = {
@@ -33038,9 +33003,8 @@ function validationTitle(path) {
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
 /**
- * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
- * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
- * service's answer lists. The emulator uses it when asked for parts.
+ * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
+ * answers for a file. The client never plans with it: it uploads what the service's answer lists.
  */
 function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
@@ -33057,7 +33021,7 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 // the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
 // a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
 // the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
-/** What a secret is replaced with: what the runner's masking shows. */
+/** What the runner's masking shows. */
 const REDACTED = '***';
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4;
@@ -33116,7 +33080,6 @@ function htmlEscaped(secret, apostrophe) {
         .replace(/"/g, '&quot;')
         .replace(/'/g, apostrophe);
 }
-/** The secrets of a run, and the redaction of every form of them from a text. */
 class Secrets {
     #forms = new Set();
     #pattern;
@@ -33130,7 +33093,6 @@ class Secrets {
         const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
         this.#pattern = new RegExp(alternatives.join('|'), 'g');
     }
-    /** The text with every form of every secret replaced by `***`. */
     redact(text) {
         return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
     }
@@ -33151,13 +33113,11 @@ class Secrets {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** The secrets of this run: one process runs one action or one command. */
+/** One process runs one action or one command. */
 const runSecrets = new Secrets();
-/** The text with every secret of the run redacted. */
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
-/** The writable streams whose write() redacts already. */
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -33178,27 +33138,18 @@ var external_node_util_ = __nccwpck_require__(7975);
 // Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
 // its stall sweep and its drain all read them from here, so changing what the input means is one edit.
 const systemClock = { now: () => Date.now() };
-/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
+/** `serviceLimitMs`: what an API call waits at the least (a test gives a small one). */
 function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
     const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
     return {
         stallMs: requestTimeoutMs,
         apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
         sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
         drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
@@ -33216,20 +33167,16 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
-/** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
-/** Where the CLI reads api-url and game-id when their flags are not given. */
 const API_URL_ENV = 'GAMEHOST_API_URL';
 const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
-/** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 /**
  * How long a publish may take to be served at its URL. The CDN's router polls its configuration
@@ -33257,57 +33204,45 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 /** A row; its default is empty unless given. */
-const row = (name, spec) => ({
-    name,
-    default: '',
-    ...spec,
-});
+const row = (name, actions, spec) => ({ name, actions, default: '', ...spec });
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
-    ApiUrl: row('api-url', {
-        actions: ALL,
+    ApiUrl: row('api-url', ALL, {
         requiredIn: ALL,
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
-    Token: row('token', {
-        actions: ALL,
+    Token: row('token', ALL, {
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
     }),
-    GameId: row('game-id', {
-        actions: ALL,
+    GameId: row('game-id', ALL, {
         requiredIn: ALL,
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
-    Path: row('path', {
-        actions: ['deploy'],
+    Path: row('path', ['deploy'], {
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
-    Files: row('files', {
-        actions: ['deploy'],
+    Files: row('files', ['deploy'], {
         default: '**',
         description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
         flag: { type: 'list', value: 'glob' },
     }),
-    IncludeHidden: row('include-hidden', {
-        actions: ['deploy'],
+    IncludeHidden: row('include-hidden', ['deploy'], {
         default: 'false',
         description: 'Upload hidden files and folders (.env, .git/) too',
         flag: { type: 'boolean' },
     }),
-    SiteName: row('site-name', {
-        actions: ['deploy'],
+    SiteName: row('site-name', ['deploy'], {
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
-    Namespace: row('namespace', {
-        actions: ['deploy', 'publish'],
+    Namespace: row('namespace', ['deploy', 'publish'], {
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -33319,14 +33254,12 @@ const INPUTS = {
             },
         },
     }),
-    NamespaceDisplayName: row('namespace-display-name', {
-        actions: ['deploy'],
+    NamespaceDisplayName: row('namespace-display-name', ['deploy'], {
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
-    VersionId: row('version-id', {
-        actions: ['deploy', 'publish'],
+    VersionId: row('version-id', ['deploy', 'publish'], {
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -33334,8 +33267,7 @@ const INPUTS = {
             help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
         },
     }),
-    NamespaceId: row('namespace-id', {
-        actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+    NamespaceId: row('namespace-id', ['deploy', 'publish', 'lobby-logs', 'validate'], {
         requiredIn: ['lobby-logs'],
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
@@ -33350,8 +33282,7 @@ const INPUTS = {
             },
         },
     }),
-    Domain: row('domain', {
-        actions: ['deploy'],
+    Domain: row('domain', ['deploy'], {
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -33360,20 +33291,17 @@ const INPUTS = {
             help: { close: 'The domain to free, when the preview had one' },
         },
     }),
-    BasicAuth: row('basic-auth', {
-        actions: ['deploy'],
+    BasicAuth: row('basic-auth', ['deploy'], {
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
     }),
-    Publish: row('publish', {
-        actions: ['deploy'],
+    Publish: row('publish', ['deploy'], {
         default: 'true',
         description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
         flag: { type: 'boolean' },
     }),
-    Verify: row('verify', {
-        actions: ['deploy', 'publish'],
+    Verify: row('verify', ['deploy', 'publish'], {
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
         flag: {
@@ -33384,38 +33312,31 @@ const INPUTS = {
             },
         },
     }),
-    VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy', 'publish'],
+    VerifyTimeout: row('verify-timeout', ['deploy', 'publish'], {
         default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
         description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
-    OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy', 'publish'],
+    OnVerifyFailure: row('on-verify-failure', ['deploy', 'publish'], {
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
-    SmokeTest: row('smoke-test', {
-        actions: ['deploy'],
+    SmokeTest: row('smoke-test', ['deploy'], {
         default: 'false',
         description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
         flag: { type: 'boolean' },
     }),
-    Browser: row('browser', {
-        actions: ['deploy'],
-        default: '',
+    Browser: row('browser', ['deploy'], {
         description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
         flag: { type: 'string', value: 'path' },
     }),
-    SmokeTestSeconds: row('smoke-test-seconds', {
-        actions: ['deploy'],
+    SmokeTestSeconds: row('smoke-test-seconds', ['deploy'], {
         default: String(DEFAULT_SMOKE_TEST_SECONDS),
         description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish', 'sweep'],
+    CdnDomain: row('cdn-domain', ['deploy', 'publish', 'sweep'], {
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -33428,66 +33349,55 @@ const INPUTS = {
             },
         },
     }),
-    WebEngine: row('web-engine', {
-        actions: ['deploy'],
+    WebEngine: row('web-engine', ['deploy'], {
         default: 'auto',
         description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
         flag: { type: 'string', value: 'engine' },
     }),
-    Headers: row('headers', {
-        actions: ['deploy'],
+    Headers: row('headers', ['deploy'], {
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
-    FailOnWarning: row('fail-on-warning', {
-        actions: ['deploy'],
+    FailOnWarning: row('fail-on-warning', ['deploy'], {
         default: 'false',
         description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
     }),
-    RequireIndex: row('require-index', {
-        actions: ['deploy'],
+    RequireIndex: row('require-index', ['deploy'], {
         default: 'true',
         description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
         flag: { type: 'boolean', negatable: true },
     }),
-    LobbyCountMax: row('lobby-count-max', {
-        actions: ['deploy', 'validate'],
+    LobbyCountMax: row('lobby-count-max', ['deploy', 'validate'], {
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
-    MaxPlayers: row('max-players', {
-        actions: ['deploy', 'validate'],
+    MaxPlayers: row('max-players', ['deploy', 'validate'], {
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
-    Concurrency: row('concurrency', {
-        actions: ['deploy'],
+    Concurrency: row('concurrency', ['deploy'], {
         default: String(DEFAULT_CONCURRENCY),
         description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
         flag: { type: 'string', value: 'n' },
     }),
-    Retries: row('retries', {
-        actions: ['deploy'],
+    Retries: row('retries', ['deploy'], {
         default: String(DEFAULT_RETRIES),
         description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
         flag: { type: 'string', value: 'n' },
     }),
-    MaxRetryAfter: row('max-retry-after', {
-        actions: ['deploy'],
+    MaxRetryAfter: row('max-retry-after', ['deploy'], {
         default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
         description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
             `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    RequestTimeout: row('request-timeout', {
-        actions: ['deploy'],
+    RequestTimeout: row('request-timeout', ['deploy'], {
         default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
         description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    DryRun: row('dry-run', {
-        actions: ['deploy', 'sweep'],
+    DryRun: row('dry-run', ['deploy', 'sweep'], {
         default: 'false',
         description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
         flag: {
@@ -33495,41 +33405,34 @@ const INPUTS = {
             help: { sweep: 'List the previews it would retire, and change nothing' },
         },
     }),
-    SkipUnchanged: row('skip-unchanged', {
-        actions: ['deploy'],
+    SkipUnchanged: row('skip-unchanged', ['deploy'], {
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
     }),
-    SiteRecord: row('site-record', {
-        actions: ['deploy'],
+    SiteRecord: row('site-record', ['deploy'], {
         default: 'true',
         description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
         flag: { type: 'boolean', negatable: true },
     }),
-    AllowOlder: row('allow-older', {
-        actions: ['deploy'],
+    AllowOlder: row('allow-older', ['deploy'], {
         default: 'false',
         description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
         flag: { type: 'boolean' },
     }),
-    CompareWith: row('compare-with', {
-        actions: ['deploy'],
+    CompareWith: row('compare-with', ['deploy'], {
         default: 'prod',
         description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
         flag: { type: 'string', value: 'name-id' },
     }),
-    IfNoToken: row('if-no-token', {
-        actions: ['deploy'],
+    IfNoToken: row('if-no-token', ['deploy'], {
         default: 'auto',
         description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
     }),
-    Comment: row('comment', {
-        actions: ['deploy'],
+    Comment: row('comment', ['deploy'], {
         default: 'true',
         description: 'On pull requests, keep one comment per preview on the pull request',
     }),
-    PullRequest: row('pull-request', {
-        actions: ['deploy'],
+    PullRequest: row('pull-request', ['deploy'], {
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -33539,8 +33442,7 @@ const INPUTS = {
             help: { close: 'The number of the pull request, shown on the page' },
         },
     }),
-    GitHubToken: row('github-token', {
-        actions: ['deploy', 'sweep'],
+    GitHubToken: row('github-token', ['deploy', 'sweep'], {
         default: '${{ github.token }}',
         secret: true,
         description: 'Token for the pull-request comment; needs pull-requests: write',
@@ -33555,58 +33457,48 @@ const INPUTS = {
             },
         },
     }),
-    NamespacePrefix: row('namespace-prefix', {
-        actions: ['sweep'],
+    NamespacePrefix: row('namespace-prefix', ['sweep'], {
         default: 'pr-',
         description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
         flag: { type: 'string', value: 'prefix' },
     }),
-    FromNamespace: row('from-namespace', {
-        actions: ['publish'],
+    FromNamespace: row('from-namespace', ['publish'], {
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
-    EnvironmentId: row('environment-id', {
-        actions: ['servers'],
+    EnvironmentId: row('environment-id', ['servers'], {
         requiredIn: ['servers'],
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
-    Tags: row('tags', {
-        actions: ['servers'],
+    Tags: row('tags', ['servers'], {
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
-    IncludeDestroyed: row('include-destroyed', {
-        actions: ['servers'],
+    IncludeDestroyed: row('include-destroyed', ['servers'], {
         default: 'false',
         description: 'List destroyed servers too',
         flag: { type: 'boolean' },
     }),
-    Limit: row('limit', {
-        actions: ['servers'],
+    Limit: row('limit', ['servers'], {
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
-    LobbyId: row('lobby-id', {
-        actions: ['lobby-logs'],
+    LobbyId: row('lobby-id', ['lobby-logs'], {
         requiredIn: ['lobby-logs'],
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
-    FailIfFailed: row('fail-if-failed', {
-        actions: ['lobby-logs'],
+    FailIfFailed: row('fail-if-failed', ['lobby-logs'], {
         default: 'true',
         description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
         flag: { type: 'boolean', negatable: true },
     }),
-    GroupDisplayName: row('group-display-name', {
-        actions: ['validate'],
+    GroupDisplayName: row('group-display-name', ['validate'], {
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
-    FailOnError: row('fail-on-error', {
-        actions: ['validate'],
+    FailOnError: row('fail-on-error', ['validate'], {
         default: 'true',
         description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
         flag: { type: 'boolean', negatable: true },
@@ -33614,13 +33506,10 @@ const INPUTS = {
 };
 /** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
 const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
-/** The rows, in the order of the table. */
 const INPUT_ROWS = Object.values(INPUTS);
-/** The row of an input, by its name. */
 function inputRow(name) {
     return INPUT_ROWS.find((r) => r.name === name);
 }
-/** The rows of one action's inputs. */
 function inputsOf(action) {
     return INPUT_ROWS.filter((r) => r.actions.includes(action));
 }
@@ -33631,106 +33520,10 @@ function table_secretInputs(action) {
         .map((r) => r.name);
 }
 
-;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
-/** An action's inputs, as a workflow's `with:` writes them. */
-const ACTION_NAMING = {
-    name: (input) => input,
-    assignment: (input, value) => `${input}: ${value}`,
-    source: (input) => input,
-};
-let naming = ACTION_NAMING;
-/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
-function nameInputsAs(face) {
-    naming = face;
-}
-function input_naming_inputName(input) {
-    return naming.name(input);
-}
-function inputAssignment(input, value) {
-    return naming.assignment(input, value);
-}
-function input_naming_inputSource(input) {
-    return naming.source(input);
-}
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
-function inputList(inputs) {
-    const names = inputs.map(input_naming_inputName);
-    return names.length < 2
-        ? (names[0] ?? '')
-        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
-
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
-
-
-
-
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
-    }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (CONTROL.test(password))
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
-}
-
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
-/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
+// The names of the inputs (`Input.ApiUrl` is 'api-url') and their bounds are the table's (table.ts).
 
-/** Output names of the deploy action, as in action.yml. */
+/** Output names of each action, as in its action.yml and README. */
 const Output = {
     SiteId: 'site-id',
     UploadId: 'upload-id',
@@ -33747,41 +33540,26 @@ const Output = {
     SmokeTest: 'smoke-test',
     Screenshot: 'screenshot',
 };
-/** Output names of the publish action. */
 const PublishOutput = {
     NamespaceId: 'namespace-id',
     VersionId: 'version-id',
     Url: 'url',
     ReplacedVersionId: 'replaced-version-id',
 };
-/** Output names of the servers action. */
-const ServersOutput = {
-    Servers: 'servers',
-    Count: 'count',
-};
-/** Output names of the lobby-logs action. */
+const ServersOutput = { Servers: 'servers', Count: 'count' };
 const LobbyOutput = {
     Lobby: 'lobby',
     Status: 'status',
     ExitCode: 'exit-code',
     Failed: 'failed',
 };
-/** Output names of the avatars action. */
 const AvatarsOutput = {
     CustomAvatars: 'custom-avatars',
     Count: 'count',
     CompleteCount: 'complete-count',
 };
-/** Output names of the validate action. */
-const ValidateOutput = {
-    Errors: 'errors',
-    Valid: 'valid',
-};
-/** Output names of the sweep action. */
-const SweepOutput = {
-    Retired: 'retired',
-};
-/** The outputs of each action, as in its action.yml and README. */
+const ValidateOutput = { Errors: 'errors', Valid: 'valid' };
+const SweepOutput = { Retired: 'retired' };
 const OUTPUTS = {
     deploy: Output,
     publish: PublishOutput,
@@ -33802,6 +33580,32 @@ const ActionName = {
     Sweep: 'sweep',
 };
 
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+const inputName = (input) => naming.name(input);
+const inputAssignment = (input, value) => naming.assignment(input, value);
+const input_naming_inputSource = (input) => naming.source(input);
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -33811,6 +33615,14 @@ const ActionName = {
 
 
 
+/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+function namedInputs(text) {
+    return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => inputName(input));
+}
+/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+function usage(parts, ...values) {
+    return new errors_UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values));
+}
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
@@ -33825,33 +33637,24 @@ function readConnection(get, gameIdPurpose = 'the id of the game', options = {})
         throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
 }
-/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
 function checkApiUrl(apiUrl) {
     if (!apiUrl)
         throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
-    }
+    if (urlUserInfo(apiUrl) !== undefined)
+        throw usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
     const parsedUrl = URL.parse(apiUrl);
-    if (!parsedUrl) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
-    }
+    if (!parsedUrl)
+        throw usage `{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`;
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+        throw usage `{api-url} '${apiUrl}' must be an http:// or https:// URL`;
     if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
         const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+        throw usage `{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`;
     }
 }
-/**
- * The token, when it can be sent in the Authorization header: no line break or other control
- * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
- * what is wrong where, never the token: undici would refuse the header on the first call, with a
- * message that names neither.
- */
+// undici would refuse a token it cannot send in a header on the first call, with a message that names
+// neither the input nor where it is wrong.
 function checkToken(token) {
     for (let index = 0; index < token.length; index++) {
         const code = token.charCodeAt(index);
@@ -33862,46 +33665,45 @@ function checkToken(token) {
                 : code > 0xff
                     ? 'a character that is not Latin-1'
                     : undefined;
-        if (what) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-                'copy the token again, on one line with nothing around it (the token is not shown here)');
-        }
+        if (what)
+            throw usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
     }
     return token;
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
+/** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
     if (UUID.test(id))
         return id;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+    throw new errors_UsageError(`${inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
-/** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
     return checkUuid(input, readRequired(get, input, what));
 }
-/** Reads the connection of an action that always calls the service: the token is required. */
+/** The connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
     const connection = readConnection(get);
     if (!connection.token)
         throw (options.missingToken ?? missingServiceToken)();
     return connection;
 }
-/** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new UsageError(`${inputName(Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
 }
-/** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
         throw new UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
-/** What an empty input stands for: its default in the table of inputs. */
+function readOptional(get, input) {
+    return get(input).trim() || undefined;
+}
+function readOptionalId(get, input) {
+    const id = readOptional(get, input);
+    return id && checkUuid(input, id);
+}
+/** An empty input stands for its default in the table of inputs. */
 function common_valueOf(get, input) {
     return get(input).trim() || (inputRow(input)?.default ?? '');
 }
@@ -33912,36 +33714,32 @@ function readBoolean(get, input) {
         return true;
     if (['false', 'False', 'FALSE'].includes(text))
         return false;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
+    throw new errors_UsageError(`${inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; its default when empty. */
 function readInteger(get, input, min, max) {
     return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
-/** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
     const text = raw.trim();
     if (!text)
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
-    }
+    if (!Number.isSafeInteger(value) || value < min || value > max)
+        throw new errors_UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     return value;
 }
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
+/** The service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value)) {
-        throw new errors_UsageError(`${input_naming_inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    }
+    if (!isNonNegativeI32(value))
+        throw new errors_UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
     return value;
 }
 function readChoice(get, input, choices) {
     const text = common_valueOf(get, input);
     if (choices.includes(text))
         return text;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+    throw new errors_UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
 /** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
 function readMatchmakerPair(get, hasNamespace, needs) {
@@ -33949,7 +33747,7 @@ function readMatchmakerPair(get, hasNamespace, needs) {
     const maxPlayers = get(table_Input.MaxPlayers).trim();
     if (!lobbyCountMax && !maxPlayers)
         return undefined;
-    const both = `${input_naming_inputName(table_Input.LobbyCountMax)} and ${input_naming_inputName(table_Input.MaxPlayers)}`;
+    const both = namedInputs('{lobby-count-max} and {max-players}');
     if (!lobbyCountMax || !maxPlayers)
         throw new errors_UsageError(`${both} go together: give both or neither`);
     if (!hasNamespace)
@@ -33959,25 +33757,21 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
     };
 }
-/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+/** The `user:password` of a URL like `https://user:pass@host`. */
 function urlUserInfo(url) {
     return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
-/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
 function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
     if (!problem)
         return nameId;
     const suggestion = nameIdLike(nameId);
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+    throw new errors_UsageError(`${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
         `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
         (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
-/**
- * The valid name id nearest to what was written, when there is one: lowercased, every run of other
- * characters made one dash, no dash at either end, cut to the longest a name id may be.
- */
+/** The valid name id nearest to what was written, when there is one. */
 function nameIdLike(nameId) {
     const like = nameId
         .toLowerCase()
@@ -33986,11 +33780,7 @@ function nameIdLike(nameId) {
         .replace(/^-+|-+$/g, '');
     return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
-/**
- * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
- * the service says its own (resolveCdnDomain).
- */
+/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 function readCdnDomain(get) {
     const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
@@ -34000,11 +33790,9 @@ function readCdnDomain(get) {
     const url = raw.includes('://') ? URL.parse(raw) : null;
     if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
         return url.origin;
-    throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw usage `{cdn-domain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`;
 }
-/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
 const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
-/** verify, verify-timeout and on-verify-failure. */
 function readVerify(get) {
     return {
         enabled: readBoolean(get, table_Input.Verify),
@@ -34012,28 +33800,73 @@ function readVerify(get) {
         onFailure: readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
-}
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
+/** The service refuses a custom domain under the CDN domain itself (400 CDN_INVALID_DOMAIN). */
 function checkDomainOutsideCdn(domain, cdnDomain) {
     if (!domain || !cdnDomain)
         return;
-    const host = cdnHost(cdnDomain).toLowerCase();
+    const host = (cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain).toLowerCase();
     if (domain !== host && !domain.endsWith(`.${host}`))
         return;
-    throw new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${input_naming_inputName(table_Input.Domain)} empty`);
+    throw usage `{domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain (CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave {domain} empty`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw usage `{basic-auth} must be user:password (one ':' after the user name): it has no ':'`;
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user))
+        throw usage `{basic-auth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'${user ? '' : ' (it is empty)'}`;
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw usage `{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw usage `{basic-auth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`;
+    if (CONTROL.test(password))
+        throw usage `{basic-auth}: the password has a line break or another control character`;
+    return hiddenPassword({ user, password });
+}
+/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
+}
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/secrets.ts
-// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
-// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
-// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
 
@@ -34087,9 +33920,7 @@ function escapeControl(char) {
     const code = char.charCodeAt(0);
     return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
 }
-function hex(code, digits) {
-    return code.toString(16).padStart(digits, '0');
-}
+const hex = (code, digits) => code.toString(16).padStart(digits, '0');
 /**
  * The text as one inert line of a log, whatever it holds:
  * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
@@ -34138,15 +33969,13 @@ function markdownCode(text) {
     const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
     return `${fence}${pad}${value}${pad}${fence}`;
 }
-/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
-const WORD_JOINER = '\u2060';
 /**
  * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
  * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
- * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ * math; `@` and `#` followed by a word joiner (U+2060), so no mention or issue reference either.
  */
 function markdownText(text) {
-    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
+    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`);
 }
 
 ;// CONCATENATED MODULE: ./src/common/cancel.ts
@@ -34165,10 +33994,7 @@ class CancelledError extends Error {
 function isCancelled(error) {
     return error instanceof CancelledError;
 }
-/**
- * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
- * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
- */
+/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 function cancel_cancelSignals(platform = process.platform) {
     return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
 }
@@ -34212,34 +34038,22 @@ function describe(value) {
 function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
-const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** A check that `value` passes `test`, else names it as not `what`. */
+function fits(what, test) {
+    return (value, at) => (test(value) ? undefined : named(at, what, value));
+}
+const isString = (value) => typeof value === 'string';
 const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
-const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
-    ? undefined
-    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
-/**
- * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
- * output and of links in the comment.
- */
-const aHostName = (value, at) => typeof value === 'string' && isValidDomain(value) && !hostNameProblem(value)
-    ? undefined
-    : named(at, 'a host name', value);
-const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
-const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
-/** Any JSON object; its fields unchecked. */
-const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : named(at, 'an object', value);
+const aString = fits('a string', isString);
+/** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
+const anId = fits('an id (a UUID)', (value) => isString(value) && shape_UUID.test(value));
+/** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
+const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
+/** It becomes the host of the url output and of links in the comment. */
+const aHostName = fits('a host name', (value) => isString(value) && isValidDomain(value) && !hostNameProblem(value));
+const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value));
+const aBoolean = fits('true or false', (value) => typeof value === 'boolean');
+const anObject = fits('an object', (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 /** A field that may be absent (or null); when there, it must fit `check`. */
 function optional(check) {
     return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
@@ -34270,11 +34084,8 @@ function objectOf(fields) {
         return undefined;
     };
 }
-/** One of a few strings (an enum of the service). */
 function oneOf(values) {
-    return (value, at) => typeof value === 'string' && values.includes(value)
-        ? undefined
-        : named(at, `one of ${values.join(', ')}`, value);
+    return fits(`one of ${values.join(', ')}`, (value) => isString(value) && values.includes(value));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -36118,9 +35929,6 @@ var TokenParserMode;
 
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./src/api/expiry.ts
-const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/;
-const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/;
-const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/;
 /**
  * When a presigned URL stops working, in ms since the epoch, read from its query: AWS Signature V4
  * (`X-Amz-Date` as YYYYMMDDTHHMMSSZ plus `X-Amz-Expires` seconds, the real object store's form), or
@@ -36131,20 +35939,15 @@ function urlExpiry(url) {
     const q = url.indexOf('?');
     if (q < 0)
         return undefined;
-    const query = url.slice(q + 1);
-    const date = AMZ_DATE.exec(query)?.[1];
-    const expires = AMZ_EXPIRES.exec(query)?.[1];
-    if (date !== undefined && expires !== undefined) {
-        const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date);
-        if (m && /^\d+$/.test(expires)) {
-            const signed = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
-            return signed + Number(expires) * 1000;
-        }
+    const query = new URLSearchParams(url.slice(q + 1).split('#')[0]);
+    const signed = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(query.get('X-Amz-Date') ?? '');
+    const seconds = query.get('X-Amz-Expires') ?? '';
+    if (signed && /^\d+$/.test(seconds)) {
+        const [, year, month, day, hours, minutes, secs] = signed.map(Number);
+        return Date.UTC(year, month - 1, day, hours, minutes, secs) + Number(seconds) * 1000;
     }
-    const ms = EXPIRES_MS.exec(query)?.[1];
-    if (ms !== undefined && /^\d+$/.test(ms))
-        return Number(ms);
-    return undefined;
+    const ms = query.get('expires') ?? '';
+    return /^\d+$/.test(ms) ? Number(ms) : undefined;
 }
 /**
  * The order to upload items 0..count-1 in, as their indices, from each one's URL expiry (urlExpiry's
@@ -36377,151 +36180,69 @@ function standIn(token, requests) {
 
 
 
+/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
+function op(method, name, answer) {
+    return { name, method, safety: 'read', answer: answer };
+}
+function creates(operation) {
+    return { ...operation, safety: 'create' };
+}
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        answer: siteAnswer,
+    listServers: op('GET', 'servers.list', objectOf({ servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })) })),
+    getNamespaceLobby: op('GET', 'games.namespaces.logs.getNamespaceLobby', objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) })),
+    validateMatchmakerConfig: op('POST', 'games.namespaces.validateGameNamespaceMatchmakerConfig', validated),
+    listCustomAvatars: op('GET', 'games.avatars.listGameCustomAvatars', objectOf({
+        custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+    })),
+    createNamespace: creates(op('POST', 'games.namespaces.createGameNamespace', objectOf({ namespace_id: anId }))),
+    validateGroup: op('POST', 'groups.validate', validated),
+    addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
+    createCdnSite: creates({
+        ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
         stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
+    }),
+    getGame: op('GET', 'games.getGameById', objectOf({
+        // The name ids make the host name of the url output: only a name id's characters.
+        game: objectOf({
+            name_id: aNameId,
+            namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+            versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
         }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
+    })),
+    getNamespace: op('GET', 'games.namespaces.getGameNamespaceById', objectOf({
+        namespace: objectOf({
+            namespace_id: anId,
+            config: objectOf({
+                cdn: objectOf({
+                    domains: listOf(objectOf({
+                        domain: aString,
+                        verification_status: optional(aString),
+                        verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                    })),
+                    auth_type: optional(oneOf(['basic', 'none'])),
+                    auth_user_list: optional(listOf(objectOf({ user: aString }))),
                 }),
             }),
         }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
+    })),
+    // Removing a domain or a user twice removes nothing the second time; adding a user replaces one of
+    // the same name; publishing the version a namespace already has changes nothing: all safe to repeat.
+    removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', anObject),
+    updateNamespaceCdnAuthUser: op('POST', 'cloud.games.namespaces.updateNamespaceCdnAuthUser', anObject),
+    setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', anObject),
+    removeNamespaceCdnAuthUser: op('DELETE', 'cloud.games.namespaces.removeNamespaceCdnAuthUser', anObject),
+    getVersion: op('GET', 'games.versions.getGameVersionById', objectOf({
+        version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+    })),
+    validateVersion: op('POST', 'games.versions.validateGameVersion', validated),
+    reserveVersionName: op('POST', 'games.versions.reserveVersionName', objectOf({ version_display_name: aString })),
+    createVersion: creates(op('POST', 'games.versions.createGameVersion', objectOf({ version_id: anId }))),
+    setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', anObject),
+    getNamespaceVersionHistory: op('GET', 'games.namespaces.getGameNamespaceVersionHistoryList', objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) })),
+    bootstrap: op('GET', 'cloud.bootstrap', objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) })),
     // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-    },
+    completeUpload: op('POST', 'uploads.complete'),
 };
 /** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
 function classify(op, error, now) {
@@ -36722,29 +36443,26 @@ class DeadlineError extends Error {
         super(`the answer was not complete within ${deadlineMs / 1000} s, the deadline of an API call`);
     }
 }
+const CLOSED = 'the connection was closed before the answer was complete';
+const UNRESOLVED = 'the host name could not be resolved';
+const REASONS = {
+    UND_ERR_HEADERS_TIMEOUT: (seconds) => `no answer within ${seconds}`,
+    UND_ERR_BODY_TIMEOUT: (seconds) => `the answer stopped arriving for ${seconds}`,
+    UND_ERR_SOCKET: () => CLOSED,
+    ECONNRESET: () => CLOSED,
+    EPIPE: () => CLOSED,
+    UND_ERR_CONNECT_TIMEOUT: () => 'could not connect within the connect time-out',
+    ECONNREFUSED: () => 'the connection was refused',
+    ENOTFOUND: () => UNRESOLVED,
+    EAI_AGAIN: () => UNRESOLVED,
+};
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 function networkReason(error, timeoutMs) {
     const code = error.code ?? error.cause?.code;
-    const seconds = `${timeoutMs / 1000} s`;
-    switch (code) {
-        case DEADLINE_EXCEEDED:
-            return `${error.message} (${code})`;
-        case 'UND_ERR_HEADERS_TIMEOUT':
-            return `no answer within ${seconds} (${code})`;
-        case 'UND_ERR_BODY_TIMEOUT':
-            return `the answer stopped arriving for ${seconds} (${code})`;
-        case 'UND_ERR_SOCKET':
-        case 'ECONNRESET':
-        case 'EPIPE':
-            return `the connection was closed before the answer was complete (${code})`;
-        case 'UND_ERR_CONNECT_TIMEOUT':
-            return `could not connect within the connect time-out (${code})`;
-        case 'ECONNREFUSED':
-            return `the connection was refused (${code})`;
-        case 'ENOTFOUND':
-        case 'EAI_AGAIN':
-            return `the host name could not be resolved (${code})`;
-    }
+    if (code === DEADLINE_EXCEEDED)
+        return `${error.message} (${code})`;
+    if (typeof code === 'string' && Object.hasOwn(REASONS, code))
+        return `${REASONS[code](`${timeoutMs / 1000} s`)} (${code})`;
     const failure = networkFailure(error);
     if (failure?.kind === 'tls')
         return `the TLS handshake failed (${failure.code})`;
@@ -36771,7 +36489,7 @@ const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
 const seg = encodeURIComponent;
 const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
-const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+const nsPath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
@@ -36808,96 +36526,92 @@ class ServiceClient {
         if (query.cursor)
             params.set('cursor', query.cursor);
         const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+        return this.#call(OPS.listServers, `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
     }
     getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+        return this.#call(OPS.getNamespaceLobby, `${nsPath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
     }
     validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+        return this.#call(OPS.validateMatchmakerConfig, `${nsPath(gameId, namespaceId)}/mm-config/validate`, config);
     }
     listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+        return this.#call(OPS.listCustomAvatars, `${gamePath(gameId)}/avatars`);
     }
     createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+        return this.#call(OPS.createNamespace, `${gamePath(gameId)}/namespaces`, body);
     }
     validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+        return this.#call(OPS.validateGroup, '/cloud/groups/validate', { display_name: displayName });
     }
     async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
-            domain,
-        });
+        await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain });
     }
     /** The game with its namespaces (name_id included) and versions, oldest first. */
     getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+        return this.#call(OPS.getGame, gamePath(gameId));
     }
-    /** A namespace with its config, the domains it has included. */
     getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+        return this.#call(OPS.getNamespace, nsPath(gameId, namespaceId));
     }
     async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+        await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`);
     }
     /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
     async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+        await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body);
     }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
     async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+        await this.#call(OPS.setNamespaceCdnAuthType, `${nsPath(gameId, namespaceId)}/cdn-auth`, {
             auth_type: authType,
         });
     }
     async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+        await this.#call(OPS.removeNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user/${seg(user)}`);
     }
     getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+        return this.#call(OPS.getVersion, `${gamePath(gameId)}/versions/${seg(versionId)}`);
     }
     /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
     validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+        return this.#call(OPS.validateVersion, `${gamePath(gameId)}/versions/validate`, body);
     }
     /** A display name no version of the game has yet. */
     reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+        return this.#call(OPS.reserveVersionName, `${gamePath(gameId)}/versions/reserve-name`, {});
     }
     createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+        return this.#call(OPS.createVersion, `${gamePath(gameId)}/versions`, body);
     }
     /** Publishes a version to a namespace: what the namespace serves from then on. */
     async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+        await this.#call(OPS.setNamespaceVersion, `${nsPath(gameId, namespaceId)}/version`, {
             version_id: versionId,
         });
     }
     /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    getNamespaceVersionHistory(gameId, namespaceId) {
+        return this.#call(OPS.getNamespaceVersionHistory, `${nsPath(gameId, namespaceId)}/version-history?limit=32`);
     }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
     bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+        return this.#call(OPS.bootstrap, '/cloud/bootstrap');
     }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
     createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+        return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body);
     }
     /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
     async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+        await this.#call(OPS.completeUpload, `/cloud/uploads/${seg(uploadId)}/complete`);
     }
-    #call(op, method, path, body) {
+    #call(op, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
+        const beforeFirstContact = (error) => !this.#answered && isConnectFailure(error);
         let firstContact;
         const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
+            if (!beforeFirstContact(error))
                 return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
+            // Never a retry after a 15 s connect time-out.
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
@@ -36909,20 +36623,17 @@ class ServiceClient {
             return again;
         };
         return withRetries(op.name, async () => {
-            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
-        }, retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
+            this.#options.logger.debug(`${op.method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, (error) => beforeFirstContact(error)
+            ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
+            : this.#retry.retries);
     }
     /**
      * The request and its whole answer, read within the call's time limits; a request that got no
      * complete answer fails as a NetworkError naming the operation and the host.
      */
-    async #exchange(op, method, path, payload) {
+    async #exchange(op, path, payload) {
         const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
         // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
         const overdue = new AbortController();
@@ -36932,8 +36643,13 @@ class ServiceClient {
             : overdue.signal;
         try {
             const response = await (0,undici.request)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
+                method: op.method,
+                headers: {
+                    authorization: `Bearer ${this.#options.token}`,
+                    accept: 'application/json',
+                    'user-agent': USER_AGENT,
+                    ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+                },
                 body: payload,
                 dispatcher: this.#options.dispatcher,
                 headersTimeout: timeout,
@@ -36958,18 +36674,6 @@ class ServiceClient {
             clearTimeout(clock);
         }
     }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
     #networkError(op, error) {
         // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
         const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
@@ -36991,37 +36695,25 @@ class RunDeadlineError extends Error {
     name = 'TimeoutError';
     deadlineMs;
     constructor(what, deadlineMs) {
-        super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
+        const within = deadlineMs % 60_000 === 0 && deadlineMs >= 60_000
+            ? `${deadlineMs / 60_000} min`
+            : `${deadlineMs / 1000} s`;
+        super(`The ${what} ran out of time: it did not finish within its deadline of ${within}`);
         this.deadlineMs = deadlineMs;
     }
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
-    const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer;
-    return run_openRun({
-        connection: inputs.connection,
-        logger: face.logger,
-        requestTimeoutMs,
-        retries,
-        maxRetryAfterMs,
-        retry: face.retry,
-        dispatcher: face.dispatcher,
-        signal: face.signal,
-        deadlineMs: face.deadlineMs,
-        name,
-        clock: face.clock,
-        explain: face.explain,
-    });
+    return run_openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name });
 }
 function run_openRun(options) {
     const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
     const clock = options.clock ?? systemClock;
     const overdue = new AbortController();
-    let timer;
-    if (options.deadlineMs !== undefined) {
-        const deadlineMs = options.deadlineMs;
-        timer = setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
-    }
+    const { deadlineMs } = options;
+    const timer = deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
     const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal;
     const retry = retryPolicy({
         now: () => clock.now(),
@@ -37074,38 +36766,25 @@ function run_openRun(options) {
         [Symbol.asyncDispose]: dispose,
     };
 }
-function formatSeconds(ms) {
-    return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
 
-const unknownId = (...inputs) => ({
-    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
-    inputs,
-});
+
+/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+function hint(text, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1])) {
+    return { hint: () => namedInputs(text), inputs };
+}
+const unknownId = (...inputs) => hint(`The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`);
 /** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
 const INTERNAL_ERROR_HINTS = {
-    'servers.list': {
-        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        inputs: ['environment-id'],
-    },
+    'servers.list': hint('The service answers this for an unknown id: check {environment-id} (or the paging cursor)'),
     'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
     'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
     'games.avatars.listGameCustomAvatars': unknownId('game-id'),
     'games.namespaces.createGameNamespace': unknownId('version-id'),
-    'groups.validate': {
-        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        inputs: ['group-display-name'],
-    },
-    'games.namespaces.addNamespaceDomain': {
-        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        inputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    'games.cdn.createGameCdnSite': {
-        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        inputs: ['site-name', 'files'],
-    },
+    'groups.validate': hint('The service could not check the name: check {group-display-name}'),
+    'games.namespaces.addNamespaceDomain': hint('The service answers this for an unknown namespace, or a domain the namespace already has: check {namespace-id} (or {namespace}) and {domain}'),
+    'games.cdn.createGameCdnSite': hint('The service answers this for a site display name it refuses or a file path given twice: check {site-name} and {files}'),
     'games.getGameById': unknownId('game-id'),
     'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
     'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
@@ -37113,48 +36792,23 @@ const INTERNAL_ERROR_HINTS = {
     'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
     'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
     'games.versions.getGameVersionById': unknownId('version-id'),
-    'games.versions.validateGameVersion': {
-        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        inputs: ['version-id', 'headers'],
-    },
+    'games.versions.validateGameVersion': hint('The service could not read the config it was given: check {version-id} (the version the new one is made from) and {headers}'),
     'games.versions.reserveVersionName': unknownId('game-id'),
-    'games.versions.createGameVersion': {
-        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        inputs: ['headers', 'version-id'],
-    },
+    'games.versions.createGameVersion': hint("The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check {headers} (one header per glob) and {version-id} (the version the new one is made from)"),
     'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
     'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
-    'cloud.bootstrap': {
-        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        inputs: ['cdn-domain'],
-    },
-    'uploads.complete': {
-        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        inputs: ['path'],
-    },
+    'cloud.bootstrap': hint('The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain'),
+    'uploads.complete': hint('The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload', ['path']),
 };
 /** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
+    TOKEN_INVALID: hint('The service does not know this token (mistyped, cut short, or revoked): check {token}'),
+    API_UNAUTHORIZED: hint('The service got no bearer token it could read: check {token} (an empty or missing secret?)'),
+    CLAIMS_ENTITLEMENT_EXPIRED: hint('The token has expired: make a new one and put it in {token}'),
+    API_FORBIDDEN: hint('The token does not grant access to this game (a token of another game, or a game that does not exist): check {game-id}, and that {token} is a token of that game'),
 };
 function baseUrlHint(concern) {
-    const url = input_naming_inputName('api-url');
+    const url = inputName('api-url');
     switch (concern.problem) {
         case 'unreached':
             return `nothing at ${url} has answered in this run; check ${url} (its host and port)`;
@@ -37177,10 +36831,9 @@ function service_hints_explainServiceFailure(concern) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder
-// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
-// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+// One operation of the service as every front end runs it: the GitHub action of its folder through
+// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
+// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
 
 
@@ -37190,12 +36843,8 @@ function service_hints_explainServiceFailure(concern) {
  * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
  */
 const OPERATION_DEADLINE_MS = (/* unused pure expression or super */ null && (10 * 60_000));
-/** The environment variable that sets an operation's deadline, in seconds. */
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
-/**
- * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
- * with): says what was done before.
- */
+/** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
@@ -37208,17 +36857,13 @@ class OperationStoppedError extends Error {
         this.journal = journal;
     }
 }
-/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+/** A cancelled or overdue run says what it did. */
 async function operation_runOperation(operation, inputs, options) {
     const run = openRun({
+        ...options,
         connection: inputs,
-        logger: options.logger,
-        signal: options.signal,
         deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
         name: `${operation.name} run`,
-        dispatcher: options.dispatcher,
-        retry: options.retry,
-        clock: options.clock,
         explain: explainServiceFailure,
     });
     const journal = [];
@@ -37234,7 +36879,7 @@ async function operation_runOperation(operation, inputs, options) {
         await run.dispose();
     }
 }
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 function operation_deadlineFromEnv(env) {
     const raw = env[DEADLINE_ENV]?.trim();
     if (!raw)
@@ -37345,20 +36990,16 @@ const actionsLogger = {
 function action_notice(message, annotation) {
     notice(untrusted_visible(message), inertAnnotation(annotation));
 }
-/** Fails the step with this message, shown as the logger shows a line. */
-function action_setFailed(message) {
-    setFailed(untrusted_visible(message));
-}
 function inertAnnotation(annotation) {
     if (!annotation)
         return annotation;
+    const { title, file } = annotation;
     return {
         ...annotation,
-        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
-        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+        ...(title !== undefined && { title: untrusted_visible(title) }),
+        ...(file !== undefined && { file: untrusted_visible(file) }),
     };
 }
-/** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
  * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
@@ -37384,7 +37025,7 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         }
         if (!summaryWritten)
             await writeReport(failure(error));
-        action_setFailed(errorMessage(error));
+        setFailed(untrusted_visible(errorMessage(error)));
     }
 }
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
@@ -37403,11 +37044,10 @@ function operationFailureReport(action, error) {
         ],
     };
 }
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => core.getInput(name));
-        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
+        const hidden = 'githubToken' in inputs && { githubToken: '***' };
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals());
@@ -37432,9 +37072,9 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+        action_setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value));
 }
-/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+/** The run's secrets redacted: the one place the actions set an output. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
 }
@@ -37445,6 +37085,11 @@ function action_setOutput(name, value) {
  */
 async function writeReport(report) {
     summaryWritten = true;
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
     const summary = summary_summary.addHeading(inertHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
@@ -37459,12 +37104,6 @@ async function writeReport(report) {
                 ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
             ]);
         }
-    }
-    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        summary.emptyBuffer();
-        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
-        return;
     }
     try {
         // Whatever a block holds, the summary leaves with the run's secrets redacted.
@@ -37481,141 +37120,6 @@ function inertHtml(text) {
     return escapeHtml(untrusted_visible(text));
 }
 
-;// CONCATENATED MODULE: ./src/actions/github-errors.ts
-// What a failed GitHub call was: an answer GitHub gave (a status), or no answer at all. Octokit reports
-// a request that never reached GitHub (refused, reset, not resolved) as a RequestError with status 500
-// and no response: shown as "500" it reads as GitHub's own failure, and hides a connection error.
-
-/** The HTTP status GitHub answered with; undefined when GitHub gave no answer (a connection error). */
-function githubStatus(error) {
-    const { status, response } = (error ?? {});
-    // An answer comes with its response; Octokit's status 500 without one is its own, for "no answer".
-    if (typeof status !== 'number' || response === undefined || response === null)
-        return undefined;
-    return status;
-}
-/** True when the call got no answer from GitHub: the connection failed, not GitHub. */
-function isGitHubConnectionError(error) {
-    const { status, response } = (error ?? {});
-    return typeof status === 'number' && (response === undefined || response === null);
-}
-/**
- * The failure in words: `403 Resource not accessible`, or `connection error (ECONNREFUSED): connect
- * ECONNREFUSED 127.0.0.1:443` for a call that got no answer.
- */
-function describeGitHubError(error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const status = githubStatus(error);
-    if (status !== undefined)
-        return `${status} ${message}`;
-    if (!isGitHubConnectionError(error))
-        return message;
-    const code = errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
-    return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
-}
-
-;// CONCATENATED MODULE: ./src/actions/octokit.ts
-// What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
-// leaves with the run's secrets redacted: one Octokit plugin every client is made with.
-
-
-/** What Octokit needs as it is: where and how to send the request. */
-const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType']);
-/**
- * Every parameter of every request (a comment's body, a status's description) redacted before it is
- * sent: the last writer of what goes to GitHub, whatever made the text. The token's header is not a
- * parameter: it is sent as it must be.
- */
-const redactRequests = (octokit) => {
-    // In place: the hooks of a request share its options (the token's hook reads the same object).
-    octokit.hook.before('request', (options) => {
-        const parameters = options;
-        for (const key of Object.keys(parameters))
-            if (!TRANSPORT.has(key))
-                parameters[key] = runSecrets.redactValue(parameters[key]);
-    });
-    return {};
-};
-/** A client for `repository` that redacts what it sends, and its owner and name. */
-async function githubClient(token, repository) {
-    // Loaded only when GitHub is called: Octokit costs start-up time and memory most runs never need.
-    // "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const [owner = '', repo = ''] = repository.split('/');
-    return { octokit: github.getOctokit(token, {}, redactRequests), owner, repo };
-}
-/**
- * `call` on `repository`, ended after `timeoutMs` (or by `signal`); a failure goes to `failed` with
- * the reason in words: no answer in time, or what GitHub answered (describeGitHubError).
- */
-async function githubCall(options, call, failed) {
-    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
-    // let the process end with the step's outcome unwritten.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    try {
-        const { octokit, owner, repo } = await githubClient(options.token, options.repository);
-        return await call(octokit, { owner, repo, request: { signal } });
-    }
-    catch (error) {
-        const timedOut = controller.signal.aborted;
-        const reason = timedOut
-            ? `no answer from GitHub within ${options.timeoutMs / 1000} s`
-            : describeGitHubError(error);
-        return failed(error, reason, timedOut);
-    }
-    finally {
-        clearTimeout(timer);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/actions/deployments.ts
-
-
-
-/** All the calls together: the closing run ends in bounded time whatever GitHub does. */
-const BUDGET_MS = 30_000;
-/**
- * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
- * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
- * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
- * GitHub failure is a warning, and the preview is closed all the same.
- */
-async function retireDeployments(options) {
-    return githubCall({ ...options, timeoutMs: BUDGET_MS }, async (octokit, repo) => {
-        let retired = 0;
-        for (const ref of new Set(options.refs)) {
-            const { data: deployments } = await octokit.rest.repos.listDeployments({
-                ...repo,
-                ref,
-                per_page: 100,
-            });
-            for (const { id } of deployments) {
-                const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
-                    ...repo,
-                    deployment_id: id,
-                    per_page: 1,
-                });
-                if (statuses[0]?.state === 'inactive')
-                    continue;
-                await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' });
-                retired++;
-            }
-        }
-        options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`);
-        return retired;
-    }, (error, reason) => {
-        const status = githubStatus(error);
-        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${reason}` +
-            (status === 403 || status === 404
-                ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
-                : '.') +
-            ' The preview is closed all the same.');
-        return 0;
-    });
-}
-
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
 // EXTERNAL MODULE: external "node:fs/promises"
@@ -37630,22 +37134,14 @@ var mime_types = __nccwpck_require__(4096);
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
 
-function lstatFile(path) {
-    return new Promise((resolve, reject) => {
-        (0,external_node_fs_.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
-    });
-}
-const openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
-});
+
+const lstatFile = (0,external_node_util_.promisify)(external_node_fs_.lstat);
+const openFile = (0,external_node_util_.promisify)(external_node_fs_.open);
+const closeFile = (0,external_node_util_.promisify)(external_node_fs_.close);
+/** Not promisify(read): it resolves with a new object per read. */
 function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
         (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
-    });
-}
-function closeFile(fd) {
-    return new Promise((resolve, reject) => {
-        (0,external_node_fs_.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /** A file only read: closed on this thread, no round trip through the pool; its error is ignored. */
@@ -37736,19 +37232,20 @@ async function forEachLimited(items, limit, task) {
 
 
 
-const HASH_BUFFER = 256 * 1024;
+const READ_BUFFER = 256 * 1024;
 /** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 async function hashArtifacts(files, workers = 8, openWith) {
     const digests = new Array(files.length);
     const free = [];
     await forEachLimited(files, workers, async (file, i) => {
-        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
+        const buffer = free.pop() ?? Buffer.allocUnsafe(READ_BUFFER);
         try {
-            const { sha256, size } = await hashFile(file, buffer, openWith);
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            const { size, stats } = await readScanned(file, buffer, openWith, (chunk) => hash.update(chunk));
             if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${stats.size})`);
             }
-            digests[i] = sha256;
+            digests[i] = hash.digest('hex');
         }
         finally {
             free.push(buffer);
@@ -37783,27 +37280,22 @@ function fileDescriptors(files) {
 }
 /** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 async function writeManifest(manifest, file) {
-    const handle = await (0,promises_.open)(file, 'w');
-    try {
-        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
-        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
-        const { files } = manifest;
-        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-            let lines = '';
-            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-                const { path: p, size, sha256, contentType } = files[i];
-                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
-            }
-            await handle.write(lines);
-        }
-        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
-    }
-    finally {
-        await handle.close();
-    }
+    await (0,promises_.writeFile)(file, manifestText(manifest));
     return file;
 }
 const MANIFEST_BATCH = 500;
+function* manifestText({ digest, fileCount, totalBytes, files }) {
+    yield `${JSON.stringify({ digest, fileCount, totalBytes }, null, 2).slice(0, -2)},\n  "files": [`;
+    let lines = '';
+    for (const [i, { path: p, size, sha256, contentType }] of files.entries()) {
+        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
+        if ((i + 1) % MANIFEST_BATCH === 0) {
+            yield lines;
+            lines = '';
+        }
+    }
+    yield `${lines}${files.length ? '\n  ' : ''}]\n}\n`;
+}
 const contentTypes = new Map();
 /** One string per extension, however many files share it (mime-types builds a new one each call). */
 function contentTypeOf(file) {
@@ -37812,36 +37304,25 @@ function contentTypeOf(file) {
         contentTypes.set(extension, mime_types.contentType(extension) || undefined);
     return contentTypes.get(extension);
 }
-/**
- * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
- * waited for: a read-only descriptor has nothing to flush.
- */
+/** The close is not waited for: a read-only descriptor has nothing to flush. */
 async function statOpened(file, openWith, noFollow) {
-    if (noFollow === 0) {
-        const { fd, stats } = await openWithoutFollowing(file, openWith);
-        closeFile(fd).catch(() => { });
-        return stats;
-    }
-    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
+    const { fd, seen } = await openUnfollowed(file, openWith, noFollow);
     try {
-        return (0,external_node_fs_.fstatSync)(fd);
+        const stats = (0,external_node_fs_.fstatSync)(fd);
+        if (seen && (stats.dev !== seen.dev || stats.ino !== seen.ino))
+            throw becameLink(file);
+        return stats;
     }
     finally {
         closeFile(fd).catch(() => { });
     }
 }
-/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
-async function openWithoutFollowing(file, openWith) {
-    const seen = await lstatFile(file);
-    if (seen.isSymbolicLink())
+/** Without O_NOFOLLOW (noFollow 0, Windows) an lstat first refuses a link; what it saw is returned to compare. */
+async function openUnfollowed(file, openWith, noFollow) {
+    const seen = noFollow === 0 ? await lstatFile(file) : undefined;
+    if (seen?.isSymbolicLink())
         throw becameLink(file);
-    const fd = await (openWith ?? openFile)(file, readFlags(0));
-    const stats = (0,external_node_fs_.fstatSync)(fd);
-    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-        (0,external_node_fs_.closeSync)(fd);
-        throw becameLink(file);
-    }
-    return { fd, stats };
+    return { fd: await (openWith ?? openFile)(file, readFlags(noFollow)), seen };
 }
 const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
     code: 'ELOOP',
@@ -37897,10 +37378,7 @@ async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
 /** openScanned without its fstat: for a reader that checks identity (assertScannedFile) after its read. */
 async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
     try {
-        if (noFollow === 0 && (await lstatFile(file.absolutePath)).isSymbolicLink()) {
-            throw becameLink(file.absolutePath);
-        }
-        return await (openWith ?? openFile)(file.absolutePath, readFlags(noFollow));
+        return (await openUnfollowed(file.absolutePath, openWith, noFollow)).fd;
     }
     catch (error) {
         if (isOutOfDescriptors(error))
@@ -37928,21 +37406,24 @@ function files_kindOf(stats) {
         return 'a device';
     return 'not a regular file';
 }
-/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
-async function hashFile(file, buffer, openWith) {
-    const expectedSize = file.size;
+/**
+ * The scanned file read from its start, each chunk handed on as read. A short read at the scanned size
+ * ends the file without one more read; a file that grew is read one buffer past its scanned size.
+ */
+async function readScanned(file, buffer, openWith, chunk) {
     const fd = await openScanned(file, openWith);
     try {
-        const hash = (0,external_node_crypto_.createHash)('sha256');
         let size = 0;
         for (;;) {
             const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
-            hash.update(buffer.subarray(0, bytesRead));
+            if (bytesRead === 0)
+                break;
+            chunk(buffer.subarray(0, bytesRead), size);
             size += bytesRead;
-            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
+            if (size > file.size || (bytesRead < buffer.length && size === file.size))
                 break;
         }
-        return { sha256: hash.digest('hex'), size };
+        return { size, stats: (0,external_node_fs_.fstatSync)(fd) };
     }
     finally {
         await closeFile(fd);
@@ -37971,43 +37452,13 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
     }
     if (!cdn) {
         logger.warning(`The service names no CDN domain (GET /cloud/bootstrap has no domains.cdn), so the namespace's URL is unknown ` +
-            `and url stays empty. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain the service serves namespaces under`);
+            `and url stays empty. Set ${inputName(table_Input.CdnDomain)} to the domain the service serves namespaces under`);
         return undefined;
     }
     const api = new URL(apiUrl);
     const origin = api.protocol === 'https:' && !api.port ? cdn : `${api.protocol}//${cdn}${api.port ? `:${api.port}` : ''}`;
     logger.info(`Namespaces are served under ${origin} (the service's CDN domain, from GET /cloud/bootstrap)`);
     return origin;
-}
-
-;// CONCATENATED MODULE: ./src/common/poll.ts
-// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
-// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
-// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
-// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
-
-const FIRST_WAIT_MS = 500;
-const LONGEST_WAIT_MS = 10_000;
-/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
-async function pollUntil(check, options) {
-    const { clock, signal, timeoutMs } = options;
-    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
-    const started = clock.now();
-    let wait = FIRST_WAIT_MS;
-    for (let attempt = 1;; attempt++) {
-        signal.throwIfAborted();
-        const notYet = await check(attempt);
-        signal.throwIfAborted();
-        const durationMs = clock.now() - started;
-        if (!notYet)
-            return { seen: true, attempts: attempt, durationMs };
-        options.onNotYet?.(attempt, notYet);
-        const left = timeoutMs - durationMs;
-        if (notYet.permanent || left <= 0)
-            return { seen: false, attempts: attempt, durationMs, notYet };
-        await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/site-record.ts
@@ -38044,20 +37495,14 @@ function recordSize(files, source) {
 }
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
-    return {
-        path: site_record_RECORD_PATH,
-        size: bytes.length,
-        contentType: RECORD_CONTENT_TYPE,
-        bytes,
-        sha256: (0,external_node_crypto_.hash)('sha256', bytes),
-    };
+    return { ...recordDescriptor(bytes.length), bytes, sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
 }
 function recordDescriptor(size) {
     return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
 }
 function checkRecordPathFree(files) {
     if (files.some((file) => file.path === site_record_RECORD_PATH)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Path)} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+        throw new errors_UsageError(`${inputName(table_Input.Path)} holds ${site_record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
             `or set ${inputAssignment(table_Input.SiteRecord, 'false')}`);
     }
 }
@@ -38079,15 +37524,10 @@ function parseRecord(text) {
         return 'it has no digest';
     if (!Array.isArray(record.files))
         return 'it has no files';
-    const fileOk = (f) => {
-        const file = f;
-        return (typeof file === 'object' &&
-            file !== null &&
-            typeof file.path === 'string' &&
-            typeof file.sha256 === 'string' &&
-            Number.isSafeInteger(file.size) &&
-            file.size >= 0);
-    };
+    const fileOk = (file) => typeof file?.path === 'string' &&
+        typeof file.sha256 === 'string' &&
+        Number.isSafeInteger(file.size) &&
+        file.size >= 0;
     if (!record.files.every(fileOk))
         return 'a file of it has no path, size or SHA-256';
     const files = record.files;
@@ -38145,10 +37585,7 @@ async function site_record_readServedRecord(url, options) {
         const parsed = parseRecord(text.toString('utf8'));
         if (typeof parsed === 'string')
             return { absent: `it is not a record: ${parsed}` };
-        return {
-            record: parsed,
-            bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) },
-        };
+        return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
     }
     catch (error) {
         options.signal.throwIfAborted();
@@ -38156,12 +37593,41 @@ async function site_record_readServedRecord(url, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/common/poll.ts
+// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
+// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
+// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
+async function pollUntil(check, options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        const notYet = await check(attempt);
+        signal.throwIfAborted();
+        const durationMs = clock.now() - started;
+        if (!notYet)
+            return { seen: true, attempts: attempt, durationMs };
+        options.onNotYet?.(attempt, notYet);
+        const left = timeoutMs - durationMs;
+        if (notYet.permanent || left <= 0)
+            return { seen: false, attempts: attempt, durationMs, notYet };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/versions.ts
 // Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
-// is created, and route globs as the service parses and the CDN matches them. What the service does
-// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
-// Limits.
+// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
+// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// validation, storage) is the emulator's: version-rules.ts.
 const CDN_HEADER_NAME_MAX_BYTES = 512;
 const CDN_HEADER_VALUE_MAX_BYTES = 1024;
 const CDN_PRIORITY_MAX = 100;
@@ -38218,7 +37684,7 @@ function parseGlob(glob) {
 function globToString(tokens) {
     return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
 }
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+/** The glob as the service answers it; the glob itself when it does not parse. */
 function normalizeGlob(glob) {
     const tokens = parseGlob(glob);
     return tokens ? globToString(tokens) : glob;
@@ -38248,9 +37714,8 @@ function globMatches(glob, path) {
             const step = steps[i];
             if (step === undefined)
                 continue;
-            if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+            if (stepsMeet(step, { char }))
                 reach(next, repeats(step) ? i : i + 1);
-            }
         }
         if (next.size === 0)
             return false;
@@ -38258,12 +37723,12 @@ function globMatches(glob, path) {
     }
     return states.has(end);
 }
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+/** `*` is one character of a segment and then any number more. */
 function globSteps(tokens) {
     return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
 }
 const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** Whether one character can be taken by both steps. */
+/** One character can be taken by both steps. */
 function stepsMeet(a, b) {
     if (typeof a === 'object' && typeof b === 'object')
         return a.char === b.char;
@@ -38389,28 +37854,25 @@ const ENGINES = { unity: UNITY, godot: GODOT };
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
-    return found
-        ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
-        : { inner: name };
+    return {
+        inner: found ? name.slice(0, -found.suffix.length) : name,
+        suffix: found?.suffix,
+        encoding: found?.encoding,
+    };
 }
 /** A `.unityweb` file is one whatever is inside. */
+const UNITYWEB = { ending: '.unityweb', engines: ['unity'], heavy: false };
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
-    if (kind || suffix !== '.unityweb')
-        return kind;
-    return { ending: '.unityweb', engines: ['unity'], heavy: false };
+    return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB;
 }
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
 /** The size report always shows it: what a player downloads the most of. */
 const isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
-function unityPartOf(name) {
-    const { inner } = compressionOf(name);
-    return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
-}
 /** The evidence when `web-engine` is unity. */
-const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
+const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && engineFileOf(name)?.unityPart !== undefined;
 /** No engine is recognised in a folder without a file this says yes to. */
 function isBuildEvidence(path, unityNamed) {
     const name = path.slice(path.lastIndexOf('/') + 1);
@@ -38422,7 +37884,8 @@ function isBuildEvidence(path, unityNamed) {
 
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
-// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
+// manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
+// is another than before. A publish reaches the CDN's edge seconds later.
 
 
 
@@ -38445,7 +37908,18 @@ function sampleProbes(files, serving) {
         if (taken.has(file.path))
             return;
         taken.add(file.path);
-        probes.push(probeFor(file, urlPath, routes, compare));
+        const probe = {
+            urlPath,
+            file,
+            compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+        };
+        const contentType = file.contentType?.split(';')[0]?.trim();
+        if (contentType)
+            probe.contentType = contentType;
+        const encoding = encodingFor(file.path, routes);
+        if (encoding)
+            probe.contentEncoding = encoding;
+        probes.push(probe);
     };
     const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const index = byPath.find((file) => file.path === 'index.html');
@@ -38468,20 +37942,6 @@ function sampleProbes(files, serving) {
         add(file, undefined, 'size');
     return probes;
 }
-function probeFor(file, urlPath, routes, compare) {
-    const probe = {
-        urlPath,
-        file,
-        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
-    };
-    const contentType = file.contentType?.split(';')[0]?.trim();
-    if (contentType)
-        probe.contentType = contentType;
-    const encoding = encodingFor(file.path, routes);
-    if (encoding)
-        probe.contentEncoding = encoding;
-    return probe;
-}
 /** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path, routes) {
     let chosen;
@@ -38494,6 +37954,17 @@ function encodingFor(path, routes) {
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
     const differs = (reason) => ({ urlPath, reason });
+    if (probe.compare === 'other') {
+        if (served.status !== 200)
+            return differs(`answered ${served.status}`);
+        if (served.sha256 === undefined)
+            return differs(`is larger than ${RECORD_MAX_BYTES} bytes`);
+        if (served.notRecord !== undefined)
+            return differs(`is not a record: ${served.notRecord}`);
+        if (served.sha256 !== file.sha256)
+            return undefined;
+        return differs('is still the record of the build it served before the publish');
+    }
     if (served.status !== 200)
         return differs(`answered ${served.status}, not 200 with ${file.path}`);
     if (served.bytes !== undefined && served.bytes !== file.size) {
@@ -38528,10 +37999,7 @@ async function pollUntilLive(options) {
         }
         return undefined;
     };
-    const { seen, attempts, durationMs, notYet } = await pollUntil(check, {
-        ...options,
-        onNotYet: options.onAttempt,
-    });
+    const { seen, attempts, durationMs, notYet } = await pollUntil(check, options);
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
 /** Bytes are taken as sent, to compare with the uploaded file's. */
@@ -38541,26 +38009,34 @@ function hostFetcher(url, options) {
         try {
             const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
-            if (probe.compare === 'size') {
+            if (probe.compare === 'size' || answer.statusCode !== 200) {
                 await answer.body.dump();
                 const length = served.headers['content-length'];
-                if (length !== undefined && /^\d+$/.test(length))
+                if (probe.compare === 'size' && length !== undefined && /^\d+$/.test(length))
                     served.bytes = Number(length);
                 return served;
             }
-            if (answer.statusCode !== 200) {
-                await answer.body.dump();
-                return served;
-            }
+            const record = probe.compare === 'other' ? [] : undefined;
+            const most = record ? RECORD_MAX_BYTES : probe.file.size;
             const hash = (0,external_node_crypto_.createHash)('sha256');
             let bytes = 0;
             for await (const chunk of answer.body) {
                 bytes += chunk.length;
-                if (bytes > probe.file.size)
+                if (bytes > most)
                     break;
                 hash.update(chunk);
+                record?.push(chunk);
             }
-            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+            if (bytes > most)
+                return { ...served, bytes };
+            const parsed = record && parseRecord(Buffer.concat(record).toString('utf8'));
+            const notRecord = typeof parsed === 'string' ? parsed : undefined;
+            return {
+                ...served,
+                bytes,
+                sha256: hash.digest('hex'),
+                ...(notRecord === undefined ? {} : { notRecord }),
+            };
         }
         catch (error) {
             options.signal.throwIfAborted();
@@ -38578,21 +38054,15 @@ function flatHeaders(headers) {
 function unreachable(error, host) {
     const failure = networkFailure(error);
     const fetched = 'could not be fetched:';
-    switch (failure?.kind) {
-        case 'dns':
-            return {
-                reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
-                permanent: true,
-            };
-        case 'tls':
-            return {
-                reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
-                permanent: true,
-            };
-        case 'dns-again':
-            return {
-                reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
-            };
+    const known = {
+        dns: `DNS: the host name ${host} does not resolve`,
+        tls: `TLS: the certificate of ${host} was refused`,
+        'dns-again': `DNS: the host name ${host} could not be resolved for now`,
+    };
+    const said = failure && known[failure.kind];
+    if (said) {
+        const reason = `${fetched} ${said} (${failure.code})`;
+        return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true };
     }
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     const code = failure?.code ?? errorCodes(error)[0];
@@ -38602,7 +38072,7 @@ function unreachable(error, host) {
 function describeChecked(probes) {
     return probes
         .map((probe) => {
-        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        const what = [probe.compare === 'size' ? 'size' : 'bytes'];
         if (probe.contentType)
             what.push(probe.contentType);
         if (probe.contentEncoding)
@@ -38611,17 +38081,23 @@ function describeChecked(probes) {
     })
         .join(', ');
 }
-/** "after 2.6 s (3 attempts)". */
+/** "2.6 s (3 checks)". */
 function describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
 }
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
 async function verifyLive(options) {
-    const { url, settings, run, logger } = options;
-    const probes = sampleProbes(options.files, options.serving);
-    if (options.record)
-        probes.push(recordProbe(options.record));
-    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`);
+    const { url, expected, settings, run, logger } = options;
+    const probes = probesFor(expected);
+    const changed = 'otherThan' in expected;
+    const checking = changed
+        ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${site_record_RECORD_PATH} (its record)`
+        : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`;
+    logger.info(`Checking that ${url} serves ${checking}`);
     const polled = await pollUntilLive({
         probes,
         fetch: hostFetcher(url, {
@@ -38634,21 +38110,27 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
-        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+        const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`;
+        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`);
     }
     return seen;
 }
-function recordProbe(record) {
-    const { path, size, sha256, contentType } = record;
-    return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
-}
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
-function describeMismatch(url, mismatch) {
-    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+/** The record alone for a change, else the sample of the build's files, then its record. */
+function probesFor(expected) {
+    const atRecord = (file, compare) => {
+        const { path, size, sha256, contentType } = file;
+        return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare };
+    };
+    if ('otherThan' in expected)
+        return [atRecord({ path: site_record_RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')];
+    const probes = sampleProbes(expected.files, expected.serving);
+    if (expected.record)
+        probes.push(atRecord(expected.record, 'content'));
+    return probes;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
@@ -38659,12 +38141,10 @@ function describeMismatch(url, mismatch) {
 
 
 
-
 /** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
     const { run, logger, settings } = options;
-    const version = `version '${published.versionName}' (${published.versionId})`;
     if (!change.alreadyServed) {
         await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId);
         const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : '';
@@ -38676,32 +38156,20 @@ async function publishAndSee(change, options) {
         return undefined;
     const { expected } = options;
     if (!settings.enabled || 'unknown' in expected) {
-        const why = settings.enabled && 'unknown' in expected ? expected.unknown : `${input_naming_inputName(table_Input.Verify)} is false`;
+        const why = settings.enabled && 'unknown' in expected ? expected.unknown : `${inputName(table_Input.Verify)} is false`;
         logger.info(`Published at ${url} (not checked: ${why})`);
         return undefined;
     }
     const started = run.clock.now();
     let seen;
     try {
-        seen = await logger.group('Verify', () => 'otherThan' in expected
-            ? seeRecordChange(url, expected.otherThan.sha256, options)
-            : verifyLive({
-                url,
-                files: expected.files,
-                record: expected.record,
-                serving: expected.serving,
-                settings,
-                run,
-                logger,
-                sleep: options.sleep,
-                authorization: options.authorization,
-            }));
+        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }));
     }
     catch (error) {
         if (run.signal.aborted) {
             const durationMs = run.clock.now() - started;
             options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
-            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`);
+            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
         }
         throw error;
     }
@@ -38711,42 +38179,6 @@ async function publishAndSee(change, options) {
     if (settings.onFailure === 'rollback')
         seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
     notLive(settings.onFailure, seen, published, nameId, logger);
-    return seen;
-}
-/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
-async function seeRecordChange(url, before, options) {
-    const { run, logger, settings } = options;
-    const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
-    const urlPath = `/${site_record_RECORD_PATH}`;
-    logger.info(`Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`);
-    const polled = await pollUntil(async () => {
-        const served = await site_record_readServedRecord(url, record);
-        if ('absent' in served)
-            return { urlPath, reason: served.absent.replace(/^it /, '') };
-        if (served.bytes.sha256 !== before)
-            return undefined;
-        return { urlPath, reason: 'is still the record of the build it served before the publish' };
-    }, {
-        timeoutMs: settings.timeoutMs,
-        clock: run.clock,
-        signal: run.signal,
-        sleep: options.sleep,
-        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-    });
-    const { seen: verified, attempts, durationMs, notYet } = polled;
-    const checked = [
-        { urlPath, file: { path: site_record_RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
-    ];
-    const seen = {
-        verified,
-        url,
-        durationMs,
-        attempts,
-        checked,
-        ...(notYet ? { mismatch: notYet } : {}),
-    };
-    if (verified)
-        logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, serving another build than before`);
     return seen;
 }
 /**
@@ -38784,23 +38216,19 @@ class NotLiveError extends Error {
         this.verification = verification;
     }
 }
-function isNotLive(error) {
-    return error instanceof NotLiveError;
-}
 function notLiveAccount(seen) {
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
 }
-/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
         return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
         throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-            `before, failed: ${errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+            `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`, seen, { cause: error });
     }
 }
 /**
@@ -38818,28 +38246,28 @@ async function putBack(client, gameId, namespaceId, published, logger) {
 /** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = notLiveAccount(seen);
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
     if (onFailure === 'warn') {
-        logger.warning(`Not seen live: ${account}. ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+        logger.warning(`Not seen live: ${account}. ${inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
+            `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`, { title: 'Not seen live' });
         return;
     }
     throw new NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
 }
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
+    const namespace = namespaceOf(nameId);
+    const version = versionOf(published);
     const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
     return rolledBackTo !== undefined
         ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
         : onFailure === 'fail'
-            ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+            ? `${inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
             : !published.created
                 ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
                 : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
+const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
+const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
 // A CDN site is served only once a version whose config names it is published to a namespace.
@@ -38880,7 +38308,7 @@ async function readVersion(client, gameId, versionId) {
     }
     catch (error) {
         if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-            const message = `${input_naming_inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
+            const message = `${inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
             throw new ServiceStateError(message, { cause: error });
         }
         throw error;
@@ -38907,8 +38335,10 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
         display_name: displayName,
         config: deployConfig(base, SITE_PLACEHOLDER, routes),
     });
-    if (errors.length)
-        throw versionError(errors);
+    if (errors.length) {
+        const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
+        throw new ValidationFailedError('The new version', described);
+    }
 }
 /** A name taken meanwhile by another run is replaced by a reserved one, once. */
 async function createVersion(client, gameId, displayName, config, logger) {
@@ -38925,84 +38355,72 @@ async function createVersion(client, gameId, displayName, config, logger) {
         return { versionId: version_id, displayName: reserved };
     }
 }
-function versionError(errors) {
-    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
 
-;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
-function isBytesFile(file) {
-    return 'bytes' in file;
+;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
+// What one attempt at a part came to (an Outcome), and the one table that decides what follows it
+// (an Action). Retry decisions are values; an error is built once, when the upload gives up.
+
+
+
+/** A part that could not be stored: names the file and part, never the URL (a credential). */
+class PartUploadError extends Error {
+    name = 'PartUploadError';
+    status;
+    retryable;
+    constructor(message, status, retryable, options) {
+        super(message, options);
+        this.status = status;
+        this.retryable = retryable;
+    }
 }
-/** Checks that the requests of each file cover each of its bytes exactly once. */
-function planUpload(files, requests) {
-    const byPath = new Map(files.map((f, i) => [f.path, i]));
-    const partCount = files.map(() => 0);
-    const parts = [];
-    for (let i = 0; i < requests.length; i++) {
-        const path = requests.path(i);
-        const f = byPath.get(path);
-        if (f === undefined)
-            throw new Error(`The service asked for '${path}', which is not a file of this site`);
-        const file = files[f];
-        const offset = requests.byteOffset(i);
-        const length = requests.contentLength(i);
-        if (offset < 0 || offset + length > file.size) {
-            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
-        }
-        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
+const DESCRIPTOR_WAITS = 10;
+const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
+function decide(outcome, state, policy) {
+    switch (outcome.kind) {
+        case 'stored':
+            return { kind: 'done' };
+        case 'restart':
+            return {
+                kind: 'send-again',
+                note: `${state.describe}: ${outcome.quiet}, while every other part has started: sent again`,
+            };
+        case 'out-of-descriptors':
+            if (state.descriptorWaits < DESCRIPTOR_WAITS) {
+                return { kind: 'fewer', waitMs: descriptorWait(state.descriptorWaits), code: outcome.code };
+            }
+            return {
+                kind: 'stop',
+                error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
+                    `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
+                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
+            };
+        case 'overload':
+        case 'retryable':
+            return retryOrStop(outcome, state, policy);
+        case 'fatal':
+            return { kind: 'stop', error: outcome.error };
     }
-    const inParts = new Map();
-    for (const part of parts) {
-        const count = partCount[part.fileIndex];
-        part.of = count;
-        if (count > 1) {
-            const list = inParts.get(part.fileIndex);
-            if (list)
-                list.push(part.index);
-            else
-                inParts.set(part.fileIndex, [part.index]);
-        }
-        else if (requests.contentLength(part.index) !== part.file.size) {
-            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
-        }
-    }
-    files.forEach((file, f) => {
-        if (partCount[f] === 0 && file.size !== 0) {
-            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
-        }
+}
+/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
+function retryOrStop(outcome, state, policy) {
+    const { failure } = outcome;
+    const overload = outcome.kind === 'overload' ? outcome.signal : undefined;
+    const attempts = state.retries + 1;
+    const giveUp = (gaveUp) => ({
+        kind: 'stop',
+        error: new PartUploadError(`${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`, failure.status, true, { cause: failure.cause }),
     });
-    for (const [f, list] of inParts)
-        checkRanges(files[f], list, requests);
-    return { parts, partCount, inParts };
-}
-/** Ranges that merely add up to the size may overlap and leave a gap. */
-function checkRanges(file, list, requests) {
-    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
-    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
-    const refused = `The service's upload requests for '${file.path}'`;
-    let end = 0;
-    let previous;
-    for (const i of list) {
-        const offset = requests.byteOffset(i);
-        if (offset < end)
-            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
-        if (offset > end) {
-            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
-                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
-        }
-        end = offset + requests.contentLength(i);
-        previous = i;
-    }
-    if (end !== file.size) {
-        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
-            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
-    }
-}
-/** Never by URL. */
-function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+    if (state.retries >= policy.retries)
+        return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined);
+    const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy);
+    const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
+    if (late)
+        return giveUp(late);
+    const code = errorCodes(failure.cause)[0];
+    const reason = code ? `${code} (${failure.detail})` : failure.detail;
+    const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
+    return { kind: 'retry', waitMs, note, overload };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
@@ -39108,54 +38526,51 @@ class AdaptiveConcurrency {
         const tooMany = this.#tooMany();
         const mayGrow = this.#mayGrow();
         const kinds = [...this.#kinds].join(', ');
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#fresh = false;
         const trial = this.#trial;
         this.#trial = undefined;
-        if (trial) {
-            if (1 - share < 1.5 * (1 - trial.share)) {
-                // Half the PUTs in flight, and the store took no larger a share: not overload.
-                this.#tolerated = (share + trial.share) / 2;
-                this.#slowStart = trial.slowStart;
-                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
-                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
-                return;
-            }
-            this.#slowStart = false;
+        this.#fresh = false;
+        if (trial && 1 - share < 1.5 * (1 - trial.share)) {
+            // Half the PUTs in flight, and the store took no larger a share: not overload.
+            this.#tolerated = (share + trial.share) / 2;
+            this.#slowStart = trial.slowStart;
+            return this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
+                `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
         }
-        if (tooMany) {
-            if (this.#current <= this.floor) {
-                // No cut below the floor: what the store refuses here is its own.
-                this.#tolerated = share;
-                this.#roundSize = Math.max(MIN_ROUND, this.#current);
-                return;
-            }
+        if (trial)
+            this.#slowStart = false;
+        if (tooMany && this.#current > this.floor) {
             const half = Math.max(this.floor, Math.floor(this.#current / 2));
             this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
-            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
-            return;
+            return this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
         }
-        // A clean round: the tolerated share follows a lower one down.
-        if (share < this.#tolerated)
-            this.#tolerated += (share - this.#tolerated) / 8;
-        if (!this.#slowStart && this.#current < this.max && mayGrow) {
-            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
-            this.#current = next;
-            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+        if (tooMany) {
+            // No cut below the floor: what the store refuses here is its own.
+            this.#tolerated = share;
         }
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+        else {
+            // A clean round: the tolerated share follows a lower one down.
+            if (share < this.#tolerated)
+                this.#tolerated += (share - this.#tolerated) / 8;
+            if (!this.#slowStart && this.#current < this.max && mayGrow) {
+                const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
+                this.#current = next;
+                this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+            }
+        }
+        this.#newRound();
     }
     #change(limit, note) {
         this.#epoch++;
         this.#fresh = true;
+        this.#current = limit;
+        this.#newRound();
+        this.#onChange(limit, note);
+    }
+    #newRound() {
         this.#finished = 0;
         this.#refused = 0;
         this.#kinds.clear();
-        this.#current = limit;
-        this.#roundSize = Math.max(MIN_ROUND, limit);
-        this.#onChange(limit, note);
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
     }
 }
 function percent(share) {
@@ -39181,22 +38596,16 @@ function createProgress(options) {
         return (`Uploaded files ${filesDone}/${options.files}, ` +
             `${formatBytes(bytes)}/${formatBytes(options.bytes)}, ${formatBytes(rate)}/s, ${formatEta(eta)}`);
     };
-    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
+    const timer = setInterval(() => options.logger.info(line()), options.intervalMs ?? PROGRESS_INTERVAL_MS);
     timer.unref();
     return {
         addBytes: (count) => void (bytes += count),
         partDone: (path, of) => {
-            if (of <= 1) {
-                filesDone++;
-                return;
-            }
             const left = (partsLeft.get(path) ?? of) - 1;
-            if (left === 0) {
-                partsLeft.delete(path);
-                filesDone++;
-            }
-            else
-                partsLeft.set(path, left);
+            if (left > 0)
+                return void partsLeft.set(path, left);
+            partsLeft.delete(path);
+            filesDone++;
         },
         stop: () => {
             clearInterval(timer);
@@ -39456,6 +38865,79 @@ function validateConcurrency(concurrency) {
 	}
 }
 
+;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
+function isBytesFile(file) {
+    return 'bytes' in file;
+}
+/** Checks that the requests of each file cover each of its bytes exactly once. */
+function planUpload(files, requests) {
+    const byPath = new Map(files.map((f, i) => [f.path, i]));
+    const partCount = files.map(() => 0);
+    const parts = [];
+    for (let i = 0; i < requests.length; i++) {
+        const path = requests.path(i);
+        const f = byPath.get(path);
+        if (f === undefined)
+            throw new Error(`The service asked for '${path}', which is not a file of this site`);
+        const file = files[f];
+        const offset = requests.byteOffset(i);
+        const length = requests.contentLength(i);
+        if (offset < 0 || offset + length > file.size) {
+            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
+        }
+        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+    }
+    const inParts = new Map();
+    for (const part of parts) {
+        part.of = partCount[part.fileIndex];
+        if (part.of > 1) {
+            if (!inParts.has(part.fileIndex))
+                inParts.set(part.fileIndex, []);
+            inParts.get(part.fileIndex).push(part.index);
+        }
+        else if (requests.contentLength(part.index) !== part.file.size) {
+            throw uncovered(part.file, requests.contentLength(part.index));
+        }
+    }
+    files.forEach((file, f) => {
+        if (partCount[f] === 0 && file.size !== 0)
+            throw uncovered(file, 0);
+    });
+    for (const [f, list] of inParts)
+        checkRanges(files[f], list, requests);
+    return { parts, partCount, inParts };
+}
+const uncovered = (file, covered) => new Error(`The service's upload requests for '${file.path}' cover ${covered} of its ${file.size} bytes`);
+/** Ranges that merely add up to the size may overlap and leave a gap. */
+function checkRanges(file, list, requests) {
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
+    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
+    const refused = `The service's upload requests for '${file.path}'`;
+    let end = 0;
+    let previous;
+    for (const i of list) {
+        const offset = requests.byteOffset(i);
+        if (offset < end)
+            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
+        if (offset > end) {
+            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
+                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
+        }
+        end = offset + requests.contentLength(i);
+        previous = i;
+    }
+    if (end !== file.size) {
+        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
+            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
+    }
+}
+/** Never by URL. */
+function describePart(part) {
+    return part.of === 1
+        ? `Upload of ${part.file.path}`
+        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
 // The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
 // checked against, come from the bytes as sent. A file in parts is read once more after its last part
@@ -39466,23 +38948,21 @@ function validateConcurrency(concurrency) {
 
 
 
-
 function digestsOf(bytes) {
     return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
 }
-class SentHash {
-    #md5 = (0,external_node_crypto_.createHash)('md5');
-    #sha256 = (0,external_node_crypto_.createHash)('sha256');
-    #digests;
-    update(chunk) {
-        this.#md5.update(chunk);
-        this.#sha256.update(chunk);
-    }
-    /** Once every byte was sent. */
-    digests() {
-        this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') };
-        return this.#digests;
-    }
+/** The digests of a body's chunks as sent, asked for once every byte was. */
+function sentHash() {
+    const md5 = (0,external_node_crypto_.createHash)('md5');
+    const sha256 = (0,external_node_crypto_.createHash)('sha256');
+    let digests;
+    return {
+        sent: (chunk) => {
+            md5.update(chunk);
+            sha256.update(chunk);
+        },
+        digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
+    };
 }
 class Integrity {
     digests;
@@ -39525,30 +39005,35 @@ class Integrity {
         const { files, plan, requests } = this.#options;
         const file = files[f];
         const list = plan.inParts.get(f);
+        const end = (r) => requests.byteOffset(list[r]) + requests.contentLength(list[r]);
         const whole = (0,external_node_crypto_.createHash)('sha256');
         let range = (0,external_node_crypto_.createHash)('sha256');
         let r = 0;
         const closeRanges = (position) => {
-            for (; r < list.length; r++) {
-                const i = list[r];
-                if (requests.byteOffset(i) + requests.contentLength(i) > position)
-                    return;
-                if (range.digest('hex') !== this.#sent[i]) {
+            for (; r < list.length && end(r) <= position; r++) {
+                if (range.digest('hex') !== this.#sent[list[r]]) {
                     throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`);
                 }
                 range = (0,external_node_crypto_.createHash)('sha256');
             }
         };
-        await readInOrder(file, this.#options.open, (chunk, offset) => {
+        const hashChunk = (chunk, offset) => {
+            whole.update(chunk);
             for (let at = 0; at < chunk.length;) {
                 closeRanges(offset + at);
-                const i = list[r];
-                const take = Math.min(chunk.length - at, requests.byteOffset(i) + requests.contentLength(i) - offset - at);
-                range.update(chunk.subarray(at, at + take));
-                at += take;
+                const length = Math.min(chunk.length - at, end(r) - offset - at);
+                range.update(chunk.subarray(at, at + length));
+                at += length;
             }
-            whole.update(chunk);
-        });
+        };
+        if (isBytesFile(file))
+            hashChunk(file.bytes, 0);
+        else {
+            const read = await readScanned(file, Buffer.allocUnsafe(READ_BUFFER), this.#options.open, (chunk, offset) => hashChunk(chunk.subarray(0, Math.max(0, file.size - offset)), offset));
+            if (read.size < file.size)
+                throw shrank(file);
+            assertUnchanged(file, read.stats);
+        }
         closeRanges(file.size);
         this.#prove(f, whole.digest('hex'));
     }
@@ -39572,25 +39057,6 @@ class Integrity {
         }
     }
 }
-async function readInOrder(file, openWith, chunk) {
-    if (isBytesFile(file))
-        return chunk(file.bytes, 0);
-    const fd = await openScanned(file, openWith);
-    try {
-        const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)));
-        for (let done = 0; done < file.size;) {
-            const bytesRead = await readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done);
-            if (bytesRead === 0)
-                throw shrank(file);
-            chunk(buffer.subarray(0, bytesRead), done);
-            done += bytesRead;
-        }
-        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
-    }
-    finally {
-        await closeFile(fd);
-    }
-}
 function changed(file, why) {
     return new Error(`${file.path} changed while it was uploaded: ${why}; the upload was not completed`);
 }
@@ -39604,73 +39070,6 @@ function assertUnchanged(file, now) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
-// What one attempt at a part came to (an Outcome), and the one table that decides what follows it
-// (an Action). Retry decisions are values; an error is built once, when the upload gives up.
-
-
-
-
-/** A part that could not be stored: names the file and part, never the URL (a credential). */
-class PartUploadError extends Error {
-    name = 'PartUploadError';
-    status;
-    retryable;
-    constructor(message, status, retryable, options) {
-        super(message, options);
-        this.status = status;
-        this.retryable = retryable;
-    }
-}
-/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
-const DESCRIPTOR_WAITS = 10;
-const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
-function decide(outcome, state, policy) {
-    switch (outcome.kind) {
-        case 'stored':
-            return { kind: 'done' };
-        case 'restart':
-            return {
-                kind: 'send-again',
-                note: `${state.describe}: ${outcome.quiet}, while every other part has started: sent again`,
-            };
-        case 'out-of-descriptors':
-            if (state.descriptorWaits < DESCRIPTOR_WAITS) {
-                return { kind: 'fewer', waitMs: descriptorWait(state.descriptorWaits), code: outcome.code };
-            }
-            return {
-                kind: 'stop',
-                error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
-                    `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
-                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
-            };
-        case 'overload':
-            return retryOrStop(outcome.failure, state, policy, outcome.signal);
-        case 'retryable':
-            return retryOrStop(outcome.failure, state, policy, undefined);
-        case 'fatal':
-            return { kind: 'stop', error: outcome.error };
-    }
-}
-/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
-function retryOrStop(failure, state, policy, overload) {
-    const attempts = state.retries + 1;
-    const giveUp = (gaveUp) => ({
-        kind: 'stop',
-        error: new PartUploadError(`${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`, failure.status, true, { cause: failure.cause }),
-    });
-    if (state.retries >= policy.retries)
-        return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined);
-    const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy);
-    const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
-    if (late)
-        return giveUp(late);
-    const code = errorCodes(failure.cause)[0];
-    const reason = code ? `${code} (${failure.detail})` : failure.detail;
-    const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
-    return { kind: 'retry', waitMs, note, overload };
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
 /**
  * A task per item, at most `concurrency` at a time; an item is taken only when a place is free. The
@@ -39678,12 +39077,8 @@ function retryOrStop(failure, state, policy, overload) {
  */
 class Scheduler {
     #concurrency;
-    #items;
-    #task;
-    #unfinished = 0;
-    #exhausted = false;
-    #failed = false;
-    #settle;
+    #running = 0;
+    #feed = () => { };
     #idle;
     constructor(concurrency) {
         this.#concurrency = Math.max(1, concurrency);
@@ -39696,55 +39091,50 @@ class Scheduler {
         this.#feed();
     }
     get running() {
-        return this.#unfinished;
+        return this.#running;
     }
     run(items, task) {
-        this.#items = items[Symbol.iterator]();
-        this.#task = task;
+        const iterator = items[Symbol.iterator]();
+        let exhausted = false;
+        let failed = false;
         return new Promise((resolve, reject) => {
-            this.#settle = { resolve, reject };
+            const fail = (error) => {
+                if (failed)
+                    return;
+                failed = true;
+                reject(error instanceof Error ? error : new Error(String(error)));
+            };
+            const ended = () => {
+                this.#running--;
+                if (this.#running === 0)
+                    this.#idle?.();
+                this.#feed();
+            };
+            this.#feed = () => {
+                try {
+                    while (!failed && !exhausted && this.#running < this.#concurrency) {
+                        const next = iterator.next();
+                        if (next.done)
+                            exhausted = true;
+                        else {
+                            this.#running++;
+                            task(next.value).catch(fail).finally(ended);
+                        }
+                    }
+                }
+                catch (error) {
+                    fail(error);
+                }
+                if (exhausted && this.#running === 0 && !failed)
+                    resolve();
+            };
             this.#feed();
         });
     }
     whenIdle() {
-        if (this.#unfinished === 0)
+        if (this.#running === 0)
             return Promise.resolve();
         return new Promise((resolve) => (this.#idle = resolve));
-    }
-    #feed() {
-        const task = this.#task;
-        if (!task || !this.#items)
-            return;
-        try {
-            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
-                const next = this.#items.next();
-                if (next.done)
-                    this.#exhausted = true;
-                else {
-                    this.#unfinished++;
-                    task(next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
-                }
-            }
-        }
-        catch (error) {
-            this.#fail(error instanceof Error ? error : new Error(String(error)));
-        }
-        if (this.#exhausted && this.#unfinished === 0 && !this.#failed)
-            this.#settle?.resolve();
-    }
-    #ended(error) {
-        this.#unfinished--;
-        if (error)
-            this.#fail(error);
-        if (this.#unfinished === 0)
-            this.#idle?.();
-        this.#feed();
-    }
-    #fail(error) {
-        if (this.#failed)
-            return;
-        this.#failed = true;
-        this.#settle?.reject(error);
     }
 }
 
@@ -39756,7 +39146,6 @@ class Scheduler {
 
 
 
-const READ_BUFFER = 256 * 1024;
 const RING = 3;
 const SMALL_PART = 1024 * 1024;
 const REUSED_BUFFER = 64 * 1024;
@@ -39765,7 +39154,7 @@ async function openBody(part, offset, length, openWith, buffers) {
     if (isBytesFile(file))
         return bytesBody(file.bytes.subarray(offset, offset + length));
     if (length > SMALL_PART)
-        return new ChunkReader(await openScanned(file, openWith), file, offset, length);
+        return streamedBody(await openScanned(file, openWith), file, offset, length);
     // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
     // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
     const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
@@ -39827,58 +39216,48 @@ async function readRange(file, offset, length, into, openWith) {
  * (BENCHMARKS.md). Safe because undici waits for 'drain' past its high-water mark (less than a
  * chunk): when the next chunk is asked for, every chunk before the last has left the process.
  */
-class ChunkReader {
-    body;
-    fd;
-    file;
-    #hash = new SentHash();
-    #started = false;
-    #stats;
-    constructor(fd, file, offset, length) {
-        this.fd = fd;
-        this.file = file;
-        this.body = this.#chunks(offset, length);
-    }
-    sent(chunk) {
-        this.#hash.update(chunk);
-    }
-    digests() {
-        return this.#hash.digests();
-    }
-    /** A started reader closes its file in its own `finally` (after a read in progress); else here. */
-    async end(stored) {
-        await this.body.return(undefined).catch(() => { });
-        if (!this.#started) {
-            this.#started = true;
-            closeNow(this.fd);
-        }
-        if (!stored)
-            return;
-        if (!this.#stats)
-            throw shrank(this.file);
-        assertUnchanged(this.file, this.#stats);
-    }
-    async *#chunks(offset, length) {
-        this.#started = true;
+function streamedBody(fd, file, offset, length) {
+    let started = false;
+    let stats;
+    async function* chunks() {
+        started = true;
         try {
             const size = Math.min(READ_BUFFER, length);
             const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
             for (let done = 0, turn = 0; done < length; turn++) {
                 const buffer = ring[turn % RING];
-                const bytesRead = await readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
+                const bytesRead = await readAt(fd, buffer, 0, Math.min(size, length - done), offset + done);
                 if (bytesRead === 0)
-                    throw shrank(this.file);
+                    throw shrank(file);
                 done += bytesRead;
                 // Before the last bytes go: the PUT may be answered before undici asks for the end.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_.fstatSync)(this.fd);
+                    stats = (0,external_node_fs_.fstatSync)(fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
         finally {
-            closeNow(this.fd);
+            closeNow(fd);
         }
     }
+    const body = chunks();
+    return {
+        body,
+        ...sentHash(),
+        // A started reader closes its file in its own `finally` (after a read in progress); else here.
+        async end(stored) {
+            await body.return(undefined).catch(() => { });
+            if (!started) {
+                started = true;
+                closeNow(fd);
+            }
+            if (!stored)
+                return;
+            if (!stats)
+                throw shrank(file);
+            assertUnchanged(file, stats);
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
@@ -40034,9 +39413,6 @@ class InFlightPuts {
     #puts = [];
     /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
-    get size() {
-        return this.#puts.length;
-    }
     progressed(put, now) {
         if (now - put.lastProgress > this.longestQuiet)
             this.longestQuiet = now - put.lastProgress;
@@ -40080,15 +39456,16 @@ class Watchdog {
         this.#everyPartStarted = true;
     }
     sweep(now) {
-        const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         for (const put of this.puts.all()) {
-            const reason = this.#verdict(put, now - put.lastProgress, now, tailStall);
+            const reason = this.#verdict(put, now);
             if (reason)
                 put.abort(reason);
         }
     }
-    #verdict(put, quiet, now, tailStall) {
+    #verdict(put, now) {
         const { stallMs } = this.#timeouts;
+        const quiet = now - put.lastProgress;
+        const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         const straggler = this.#everyPartStarted && put.restartable && !put.answered;
         if (straggler && quiet >= tailStall && quiet < stallMs) {
             return new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`);
@@ -40101,7 +39478,6 @@ class Watchdog {
         if (now >= put.deadline && !put.answered) {
             return new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`);
         }
-        return undefined;
     }
     abortAll(reason) {
         for (const put of this.puts.all())
@@ -40166,17 +39542,21 @@ async function sendPart(part, context, restartable) {
             context.integrity.stored(part, body.digests());
     }
     catch (error) {
-        return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+        return fatal(error);
     }
     return outcome;
 }
+const fatal = (error) => ({
+    kind: 'fatal',
+    error: error instanceof Error ? error : new Error(String(error)),
+});
 /** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error) {
     if (isOutOfDescriptors(error)) {
         const code = error.code === 'ENFILE' ? 'ENFILE' : 'EMFILE';
         return { kind: 'out-of-descriptors', code, cause: error };
     }
-    return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+    return fatal(error);
 }
 /** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
 function judgeAnswer(part, answer, short, body) {
@@ -40187,10 +39567,7 @@ function judgeAnswer(part, answer, short, body) {
             return { kind: 'overload', signal: String(status), failure };
         if (status >= 500 || status === 408)
             return { kind: 'retryable', failure };
-        return {
-            kind: 'fatal',
-            error: new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false),
-        };
+        return fatal(new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false));
     }
     if (short)
         return { kind: 'retryable', failure: { detail: short, status } };
@@ -40213,10 +39590,7 @@ function judgeError(part, error, halted) {
         return { kind: 'retryable', failure };
     if (isNetworkFailure(error))
         return { kind: 'overload', signal: 'connection lost', failure };
-    return {
-        kind: 'fatal',
-        error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
-    };
+    return fatal(new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }));
 }
 function storeError(text) {
     const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
@@ -40238,7 +39612,21 @@ function storeError(text) {
 
 
 
+async function uploadParts(options) {
+    options.signal?.throwIfAborted();
+    const run = new UploadRun(options);
+    const started = options.retry.now();
+    const sha256 = await run.sendAll();
+    return {
+        parts: run.plan.parts.length,
+        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+        retries: run.retries,
+        durationMs: options.retry.now() - started,
+        sha256,
+    };
+}
 class UploadRun {
+    plan;
     integrity;
     progress;
     watchdog;
@@ -40248,27 +39636,19 @@ class UploadRun {
     /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
     stored = 0;
     #options;
-    #requests;
-    #plan;
     #send;
-    #policy;
     // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
     #stop = new AbortController();
     halted;
     #descriptorsShort = false;
-    constructor(options, requests, plan) {
+    constructor(options) {
         this.#options = options;
-        this.#requests = requests;
-        this.#plan = plan;
-        this.#policy = options.retry;
+        this.plan = planUpload(options.files, options.requests);
         this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
         this.integrity = new Integrity({
-            files: options.files,
-            plan,
-            requests,
-            expected: options.expected,
-            open: options.open,
-            failed: (error) => this.#fail(error),
+            ...options,
+            plan: this.plan,
+            failed: (error) => this.#stop.abort(error),
         });
         this.progress =
             options.progress ??
@@ -40277,9 +39657,11 @@ class UploadRun {
                     bytes: options.files.reduce((sum, f) => sum + f.size, 0),
                     logger: options.logger,
                     now: options.retry.now,
-                    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
                 });
         this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
+        this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason), {
+            once: true,
+        });
         this.scheduler = new Scheduler(options.concurrency);
         this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
             this.scheduler.concurrency = limit;
@@ -40288,12 +39670,9 @@ class UploadRun {
         });
         this.scheduler.concurrency = this.adaptive.current;
         this.#send = {
-            requests,
-            dispatcher: options.dispatcher,
-            timeouts: options.timeouts,
+            ...options,
             inFlight: this.watchdog.puts,
             progress: this.progress,
-            open: options.open,
             buffers: [],
             integrity: this.integrity,
             halted: this.halted,
@@ -40303,39 +39682,24 @@ class UploadRun {
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
-        let onAbort;
-        const cancelled = new Promise((_resolve, reject) => {
-            if (!signal)
-                return;
-            onAbort = () => {
-                const reason = signal.reason;
-                this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)));
-                // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-                reject(reason);
-            };
-            signal.addEventListener('abort', onAbort, { once: true });
-        });
-        cancelled.catch(() => { });
         try {
             const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part));
-            const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled]);
+            const digests = await abortable(uploaded.then(() => this.integrity.finish()), signal);
             signal?.throwIfAborted();
             return digests;
         }
         catch (error) {
-            this.#fail(error);
+            this.#stop.abort(error);
             throw error;
         }
         finally {
-            if (onAbort)
-                signal?.removeEventListener('abort', onAbort);
             await this.#end();
         }
     }
     /** The parts, the soonest-expiring first; the tail rule starts once the last has been taken. */
     *#partsInOrder() {
-        const requests = this.#requests;
-        const { parts } = this.#plan;
+        const { requests } = this.#options;
+        const { parts } = this.plan;
         const order = soonestExpiringOrder(parts.length, (i) => requests.expiry(i), (i) => requests.contentLength(i));
         for (const index of order)
             yield parts[index];
@@ -40350,7 +39714,7 @@ class UploadRun {
             descriptorWaits: 0,
             storedAtDescriptorWait: this.stored,
             storedMeanwhile: false,
-            firstAttemptAt: this.#policy.now(),
+            firstAttemptAt: this.#options.retry.now(),
             now: 0,
             concurrency: 0,
         };
@@ -40368,9 +39732,9 @@ class UploadRun {
                     this.adaptive.succeeded(epoch);
                     this.stored++;
                 }
-                state.now = this.#policy.now();
+                state.now = this.#options.retry.now();
                 state.concurrency = this.adaptive.current;
-                const action = decide(outcome, state, this.#policy);
+                const action = decide(outcome, state, this.#options.retry);
                 if (action.kind === 'done')
                     break;
                 if (action.kind === 'send-again')
@@ -40379,7 +39743,7 @@ class UploadRun {
             }
         }
         catch (error) {
-            this.#fail(error);
+            this.#stop.abort(error);
             throw error;
         }
         this.progress.partDone(part.file.path, part.of);
@@ -40413,15 +39777,9 @@ class UploadRun {
                 return this.#pause(action.waitMs);
         }
     }
-    #fail(error) {
-        if (this.#stop.signal.aborted)
-            return;
-        this.#stop.abort(error);
-        this.watchdog.abortAll(new Error('another part of the upload failed'));
-    }
     /** Rejects at once when the upload is halted. */
     #pause(ms) {
-        return abortable(this.#policy.sleep(ms, this.halted), this.halted);
+        return abortable(this.#options.retry.sleep(ms, this.halted), this.halted);
     }
     /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
@@ -40446,22 +39804,6 @@ class UploadRun {
 
 
 
-async function uploadParts(options) {
-    options.signal?.throwIfAborted();
-    const { requests } = options;
-    const plan = planUpload(options.files, requests);
-    const started = options.retry.now();
-    const run = new UploadRun(options, requests, plan);
-    const sha256 = await run.sendAll();
-    return {
-        parts: plan.parts.length,
-        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
-        retries: run.retries,
-        durationMs: options.retry.now() - started,
-        sha256,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/close.ts
 // Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
 // a version whose site is a page saying the preview was closed, and its custom domain is freed.
@@ -40483,14 +39825,6 @@ async function closePreview(inputs, deps) {
     const { target } = inputs;
     const { gameId } = inputs.connection;
     const run = openTransferRun(inputs, { ...deps, explain: service_hints_explainServiceFailure }, 'close');
-    const nothing = {
-        namespace: undefined,
-        alreadyClosed: false,
-        siteId: undefined,
-        versionId: undefined,
-        domainRemoved: undefined,
-        url: undefined,
-    };
     try {
         const { client } = run;
         const { game } = await client.getGame(gameId);
@@ -40498,7 +39832,7 @@ async function closePreview(inputs, deps) {
         if (!namespace) {
             const named = target.kind === 'id' ? target.namespaceId : target.nameId;
             logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`);
-            return nothing;
+            return { alreadyClosed: false };
         }
         const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
         const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
@@ -40510,7 +39844,7 @@ async function closePreview(inputs, deps) {
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
-        return { ...nothing, namespace, url, ...page, domainRemoved };
+        return { namespace, url, ...page, domainRemoved };
     }
     finally {
         await run.dispose();
@@ -41773,7 +41107,7 @@ async function makePrivate(target, auth, before, url, waitUntilPrivate) {
     if (!wasPrivate)
         await client.setNamespaceCdnAuthType(gameId, namespaceId, 'basic');
     logger.info(wasPrivate
-        ? `Namespace ${name} is private: user ${auth.user} set again from ${input_naming_inputName(table_Input.BasicAuth)} (its password sent as a bcrypt hash)`
+        ? `Namespace ${name} is private: user ${auth.user} set again from ${inputName(table_Input.BasicAuth)} (its password sent as a bcrypt hash)`
         : `Namespace ${name} is made private before the build is published to it: user ${auth.user} added ` +
             '(its password sent as a bcrypt hash), basic auth on');
     const others = before?.users.filter((user) => user !== auth.user) ?? [];
@@ -41793,7 +41127,7 @@ async function makePublic(target, before) {
     const removed = before.users.length
         ? `, user${before.users.length === 1 ? '' : 's'} ${before.users.join(', ')} removed`
         : '';
-    logger.info(`${input_naming_inputName(table_Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
+    logger.info(`${inputName(table_Input.BasicAuth)} is empty: namespace ${target.nameId ?? namespaceId} was private and is made public again ` +
         `(basic auth off${removed}); anyone with its URL sees what it serves`);
 }
 function privateHostWaiter(options) {
@@ -41818,7 +41152,7 @@ function privateHostWaiter(options) {
             return;
         }
         throw new Error(`${url} still ${polled.notYet?.what} without credentials after ${after}: the build was not ` +
-            `published to it, as it would not be private. Run again (the CDN may be slow: ${input_naming_inputName(table_Input.VerifyTimeout)} bounds the wait)`);
+            `published to it, as it would not be private. Run again (the CDN may be slow: ${inputName(table_Input.VerifyTimeout)} bounds the wait)`);
     };
 }
 /** Never the password. */
@@ -41826,8 +41160,113 @@ function privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
-// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it; and the same in the words of the summary,
+// the CLI's report and the pull request's comment.
+
+
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
+}
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${inputName(table_Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(table_Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${inputName(table_Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${inputName(table_Input.Files)} patterns select it ` +
+            `(and ${inputName(table_Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${inputName(table_Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
 // Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
 /** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
 class SmokeTestError extends Error {
@@ -41877,17 +41316,14 @@ function compareSizes(base, record, manifest) {
         (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
         (a.path < b.path ? -1 : 1);
     const engine = rows.filter((row) => row.engine).sort(byChange);
-    const others = changed.filter((row) => !row.engine).sort(byChange);
-    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
-    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
-    const shown = [...engineShown, ...othersShown];
-    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
+    const listed = [...engine, ...changed.filter((row) => !row.engine).sort(byChange)];
+    const left = listed.slice(SIZE_ROWS_SHOWN).filter((row) => row.before !== row.after);
     return {
         base,
         baseCommit: record.commit,
         totalBefore: record.totalBytes,
         totalAfter: manifest.totalBytes,
-        rows: shown.sort(byChange),
+        rows: listed.slice(0, SIZE_ROWS_SHOWN).sort(byChange),
         more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
         added: rows.filter((row) => row.before === undefined).length,
         removed: rows.filter((row) => row.after === undefined).length,
@@ -41937,14 +41373,10 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 // time proportional to the name's length times the pattern's.
 
 
+const NOCASE = process.platform === 'win32';
 const GLOBSTAR = Symbol('**');
 const STAR = Symbol('*');
-const ONE = Symbol('?');
-/**
- * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
+/** `\` separates on every platform, as on Windows: one selection on every runner (`[*]`: a `*`). */
 const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 /** Checks patterns: relative, and never reaching above the root. */
 function checkPatterns(patterns) {
@@ -41962,14 +41394,14 @@ function checkPatterns(patterns) {
  * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
  * that matches it, or a folder above it, decides (`!` excludes).
  */
-function fileSelector(patterns, nocase = process.platform === 'win32') {
-    const rules = patterns.map((pattern) => compileRule(pattern, nocase));
+function fileSelector(patterns) {
+    const rules = patterns.map(compileRule);
     const [only] = rules;
     if (rules.length === 1 && !only.exclude && only.segments.length === 1 && only.segments[0] === GLOBSTAR) {
         return () => true;
     }
     return (relative) => {
-        const parts = (nocase ? relative.toLowerCase() : relative).split('/');
+        const parts = (NOCASE ? relative.toLowerCase() : relative).split('/');
         let chosen = false;
         for (const rule of rules) {
             if (chosen === rule.exclude && matchesRule(rule, parts))
@@ -41978,12 +41410,12 @@ function fileSelector(patterns, nocase = process.platform === 'win32') {
         return chosen;
     };
 }
-function compileRule(raw, nocase) {
+function compileRule(raw) {
     let pattern = sitePattern(raw);
     const exclude = pattern.startsWith('!');
     if (exclude)
         pattern = pattern.slice(1);
-    if (nocase)
+    if (NOCASE)
         pattern = pattern.toLowerCase();
     const normal = external_node_path_default().posix.normalize(pattern);
     const body = normal.replace(/\/+$/, '');
@@ -42003,23 +41435,17 @@ function compileSegment(segment) {
     const tokens = [];
     for (let i = 0; i < segment.length; i++) {
         const char = segment[i];
+        const parsed = char === '[' ? parseClass(segment, i) : undefined;
         if (char === '*') {
             if (tokens.at(-1) !== STAR)
                 tokens.push(STAR);
         }
-        else if (char === '?')
-            tokens.push(ONE);
-        else if (char === '[') {
-            const parsed = parseClass(segment, i);
-            if (parsed) {
-                tokens.push(parsed.test);
-                i = parsed.end;
-            }
-            else
-                tokens.push(char);
+        else if (parsed) {
+            tokens.push(parsed.test);
+            i = parsed.end;
         }
         else
-            tokens.push(char);
+            tokens.push(char === '?' ? () => true : (c) => c === char);
     }
     return tokens;
 }
@@ -42122,18 +41548,17 @@ function matchesName(tokens, name) {
         if (token === STAR) {
             starToken = t++;
             starAt = i;
-            continue;
         }
-        if (token !== undefined &&
-            (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i])))) {
+        else if (token?.(name[i])) {
             t++;
             i++;
-            continue;
         }
-        if (starToken < 0)
+        else if (starToken < 0)
             return false;
-        t = starToken + 1;
-        i = ++starAt;
+        else {
+            t = starToken + 1;
+            i = ++starAt;
+        }
     }
     while (tokens[t] === STAR)
         t++;
@@ -42143,6 +41568,7 @@ function matchesName(tokens, name) {
 ;// CONCATENATED MODULE: ./src/deploy/walk.ts
 // The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
 // run between batches so a cancel is heard whatever the tree.
+
 
 
 
@@ -42206,44 +41632,36 @@ function relativeSitePath(root, absolutePath, pathApi = (external_node_path_defa
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
+/** The first `shown` of `list`, and how many more. */
+function listSome(list, shown) {
+    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
+}
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
-    const names = [];
-    for (const name of await (0,promises_.readdir)(folder, { encoding: 'buffer' })) {
-        if (!(0,external_node_buffer_.isUtf8)(name))
-            names.push(prefix + escapeBytes(name));
-    }
+    const names = (await (0,promises_.readdir)(folder, { encoding: 'buffer' }))
+        .filter((name) => !(0,external_node_buffer_.isUtf8)(name))
+        .map((name) => prefix + escapeBytes(name))
+        .sort();
     if (!names.length)
         return;
-    names.sort();
     const one = names.length === 1;
     throw new errors_UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `not UTF-8 (shown by their bytes): ${listSome(names, 10)}. ` +
         `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
 }
-function escapeBytes(name) {
-    let text = '';
-    for (const byte of name) {
-        text +=
-            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-                ? String.fromCharCode(byte)
-                : `\\x${byte.toString(16).padStart(2, '0')}`;
-    }
-    return text;
-}
+const escapeBytes = (name) => Array.from(name, (byte) => byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+    ? String.fromCharCode(byte)
+    : `\\x${byte.toString(16).padStart(2, '0')}`).join('');
 function hiddenLeftOut(hidden) {
     if (!hidden.length)
         return undefined;
-    const shown = hidden.slice(0, 5).join(', ');
-    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
     const folders = hidden.filter((name) => name.endsWith('/')).length;
-    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
     const what = [
-        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-        ...(folders ? [counted(folders, 'folder')] : []),
+        ...(hidden.length > folders ? [plural(hidden.length - folders, 'hidden file')] : []),
+        ...(folders ? [plural(folders, 'hidden folder')] : []),
     ].join(' and ');
-    return `${what} left out (${inputAssignment(table_Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`;
+    return `${what} left out (${inputAssignment(table_Input.IncludeHidden, 'true')} to upload them): ${listSome(hidden, 5)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
@@ -42328,14 +41746,11 @@ function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
         return [];
-    const blocks = [heading('Web engine')];
-    blocks.push(keyValueTable([
-        ['web-engine', serving.engine],
-        ...serving.builds.map((build) => [
-            'Recognised',
-            `${build.summary} (${build.evidence})`,
-        ]),
-    ]));
+    const recognised = serving.builds.map((build) => [
+        'Recognised',
+        `${build.summary} (${build.evidence})`,
+    ]);
+    const blocks = [heading('Web engine'), keyValueTable([['web-engine', serving.engine], ...recognised])];
     if (serving.contentTypes.length) {
         const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED);
         blocks.push(table(['File', 'Content type set'], listed.map((c) => [{ code: c.path }, c.contentType])));
@@ -42391,7 +41806,7 @@ function rerunText(result, error) {
         sentences.push(`Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
             'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.');
     }
-    if (isNotLive(error))
+    if (error instanceof NotLiveError)
         sentences.push(notLiveRerun(error.verification));
     if (error instanceof SmokeTestError)
         sentences.push(smokeRerun(error.smoke));
@@ -42407,11 +41822,11 @@ function notLiveRerun(seen) {
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
         : '';
     if (seen.mismatch?.permanent) {
-        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${input_naming_inputName(table_Input.CdnDomain)} first.`;
+        return `${now}A re-run with the same inputs most likely fails the same way (${seen.mismatch.reason}): check ${inputName(table_Input.CdnDomain)} first.`;
     }
-    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${input_naming_inputName(table_Input.VerifyTimeout)} ` +
+    return (`${now}A re-run publishes this build again and checks ${seen.url} again, for up to ${inputName(table_Input.VerifyTimeout)} ` +
         `(${seen.durationMs >= 1000 ? `this run waited ${(seen.durationMs / 1000).toFixed(0)} s` : 'this run did not wait'}): ` +
-        `a longer ${input_naming_inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
+        `a longer ${inputName(table_Input.VerifyTimeout)} helps only when the CDN is slow, not when it serves something else.`);
 }
 /** A failure a re-run with the same inputs would repeat. */
 function inputToFix(error) {
@@ -42449,36 +41864,23 @@ function resultRows(result, failed) {
         rows.push(['Domain', provisioned.domain]);
     if (provisioned.matchmakerValidated)
         rows.push(['Matchmaker config', 'valid']);
+    // A site without a manifest was created but never completed: its files were hashed before completion.
+    if (manifest || result.siteId)
+        rows.push(['Site', siteCell(result, failed)]);
     if (manifest) {
-        const site = result.skipped
-            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
-            : result.siteId
-                ? [
-                    `${result.siteName} `,
-                    { code: result.siteId },
-                    failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
-                ]
-                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
-        rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
         rows.push(['Digest', { code: manifest.digest }]);
     }
-    if (result.record)
-        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
-    if (!manifest && result.siteId) {
-        rows.push([
-            'Site',
-            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
-        ]);
-    }
-    if (!manifest && result.collected) {
+    else if (result.collected) {
         const { fileCount, totalBytes } = result.collected;
         rows.push([
             'Files',
             `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
         ]);
     }
+    if (result.record)
+        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
     const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
     if (leftOut)
         rows.push(['Hidden', leftOut]);
@@ -42490,13 +41892,15 @@ function resultRows(result, failed) {
         else if (published.replacedVersionId)
             version.push(' (replaced ', { code: published.replacedVersionId }, ')');
         rows.push(['Version', version]);
-        const access = published.privateUser
-            ? [['Access', privateNote(published.privateUser)]]
-            : [];
-        const smoke = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : [];
+        const first = whereRows(published);
+        if (published.privateUser)
+            first.push(['Access', privateNote(published.privateUser)]);
+        first.push(['Live', liveCell(result)]);
+        if (result.smoke)
+            first.push(['Smoke test', smokeSentence(result.smoke)]);
         if (result.smoke?.screenshot)
-            smoke.push(['Screenshot', { code: result.smoke.screenshot }]);
-        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke);
+            first.push(['Screenshot', { code: result.smoke.screenshot }]);
+        rows.unshift(...first);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -42511,11 +41915,23 @@ function resultRows(result, failed) {
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
 }
+function siteCell(result, failed) {
+    const { siteId, siteName } = result;
+    if (result.skipped)
+        return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)'];
+    if (!siteId)
+        return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
+    return [
+        `${siteName} `,
+        { code: siteId },
+        failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+    ];
+}
 function whereRows(published) {
     const { domain, url } = published;
     const host = [
         'URL',
-        url ?? `unknown: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`,
+        url ?? `unknown: the service names no CDN domain (set ${inputName(table_Input.CdnDomain)})`,
     ];
     if (!domain)
         return [host];
@@ -42534,7 +41950,7 @@ function whereRows(published) {
 function liveCell(result) {
     const seen = result.verification;
     if (!seen)
-        return `not checked (${input_naming_inputName(table_Input.Verify)} is false)`;
+        return `not checked (${inputName(table_Input.Verify)} is false)`;
     if (seen.cancelled)
         return cancelledCheck(seen, result.published);
     if (seen.verified)
@@ -42664,12 +42080,10 @@ function nextState(key, previous, update) {
         // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
         for (const field of ['url', 'domainStatus', 'cnameTarget', 'privateUser'])
             delete state[field];
-        Object.assign(state, withoutUndefined(update.published));
+        const defined = Object.entries(update.published).filter(([, value]) => value !== undefined);
+        Object.assign(state, Object.fromEntries(defined));
     }
     return state;
-}
-function withoutUndefined(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 /**
  * The markdown of the sticky comment (without its marker). Every value is shown as code or escaped
@@ -42757,8 +42171,91 @@ const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/;
 const PLAIN_LINK = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~/-]*)?$/;
 const SHA = /^[0-9a-f]{7,64}$/i;
 
-;// CONCATENATED MODULE: ./src/actions/comment.ts
+;// CONCATENATED MODULE: ./src/actions/octokit.ts
+// What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
+// leaves with the run's secrets redacted: one Octokit plugin every client is made with. And what a
+// failed call was: an answer GitHub gave (a status), or no answer at all.
 
+
+/** What Octokit needs as it is: where and how to send the request. */
+const TRANSPORT = new Set(['method', 'url', 'baseUrl', 'headers', 'request', 'mediaType']);
+/**
+ * Every parameter of every request (a comment's body, a status's description) redacted before it is
+ * sent: the last writer of what goes to GitHub, whatever made the text. The token's header is not a
+ * parameter: it is sent as it must be.
+ */
+const redactRequests = (octokit) => {
+    // In place: the hooks of a request share its options (the token's hook reads the same object).
+    octokit.hook.before('request', (options) => {
+        const parameters = options;
+        for (const key of Object.keys(parameters))
+            if (!TRANSPORT.has(key))
+                parameters[key] = runSecrets.redactValue(parameters[key]);
+    });
+    return {};
+};
+async function githubClient(token, repository) {
+    // Loaded only when GitHub is called: Octokit costs start-up time and memory most runs never need.
+    // "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const [owner = '', repo = ''] = repository.split('/');
+    return { octokit: github.getOctokit(token, {}, redactRequests), owner, repo };
+}
+/**
+ * `call` on `repository`, ended after `timeoutMs` (default 30 s: a hung call never holds the run) or by
+ * `signal`; a failure goes to `failed` with the reason in words and the status GitHub answered.
+ */
+async function octokit_githubCall(options, call, failed) {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+    // let the process end with the step's outcome unwritten.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    try {
+        const { octokit, owner, repo } = await githubClient(options.token, options.repository);
+        return await call(octokit, { owner, repo, request: { signal } });
+    }
+    catch (error) {
+        const timedOut = controller.signal.aborted;
+        const reason = timedOut
+            ? `no answer from GitHub within ${timeoutMs / 1000} s`
+            : describeGitHubError(error);
+        return failed(error, reason, githubStatus(error), timedOut);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+/**
+ * The HTTP status GitHub answered with; undefined when GitHub gave no answer. Octokit reports a request
+ * that never reached GitHub (refused, reset, not resolved) as status 500 with no response: shown as
+ * "500" it would read as GitHub's own failure, and hide a connection error.
+ */
+function githubStatus(error) {
+    const { status, response } = (error ?? {});
+    return typeof status === 'number' && response != null ? status : undefined;
+}
+/**
+ * The failure in words: `403 Resource not accessible`, or `connection error (ECONNREFUSED): connect
+ * ECONNREFUSED 127.0.0.1:443` for a call that got no answer.
+ */
+function describeGitHubError(error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const status = githubStatus(error);
+    if (status !== undefined)
+        return `${status} ${message}`;
+    if (typeof error?.status !== 'number')
+        return message;
+    const code = errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
+    return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
+}
+
+;// CONCATENATED MODULE: ./src/actions/comment.ts
+// A pull request's sticky preview comment: found by its marker on any page, among the comments the
+// action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
+// neither read nor edited. A comment never fails a deploy: each GitHub call has a time-out and a
+// retry or two, all of them one budget, and a failure is a warning.
 
 
 
@@ -42770,6 +42267,8 @@ const GITHUB_BOUNDS = {
     retryDelayMs: 1_000,
 };
 const PER_PAGE = 100;
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
 function stickyComment(options) {
     return new PreviewComment(options);
 }
@@ -42779,92 +42278,37 @@ function stickyComment(options) {
  * `retryTimeouts` is false.
  */
 function githubVerdict(failure, retryTimeouts) {
-    if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError))
+    if (failure instanceof GitHubCallError)
+        return retryTimeouts && !failure.message.includes('in all');
+    const status = githubStatus(failure);
+    if (status !== undefined && status !== 429 && status < 500)
         return false;
     const asked = failure.response?.headers?.['retry-after'];
     return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true;
 }
-/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
-class BoundedCalls {
-    #bounds;
-    #policy;
-    #logger;
-    #created = Date.now();
-    constructor(bounds, logger) {
-        this.#bounds = bounds;
-        this.#policy = retryPolicy({
-            retries: bounds.retries,
-            baseDelayMs: bounds.retryDelayMs,
-            maxDelayMs: bounds.budgetMs,
-            maxElapsedMs: bounds.budgetMs,
-            deadlineAt: this.#created + bounds.budgetMs,
-        });
-        this.#logger = { info: (line) => logger.info(line), debug: () => { } };
-    }
-    /** Ends the budget within `ms` from now, if it would end later. */
-    shorten(ms) {
-        this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + ms);
-    }
-    /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
-    async run(call, retryTimeouts = true) {
-        let attempts = 0;
-        let last;
-        const attempt = async () => {
-            attempts++;
-            try {
-                return await this.#attempt(call);
-            }
-            catch (error) {
-                last = error;
-                throw error;
-            }
-        };
-        try {
-            return await withRetries('GitHub call', attempt, (failure) => githubVerdict(failure, retryTimeouts), this.#policy, this.#logger);
-        }
-        catch (error) {
-            if (attempts > 1 && last instanceof Error)
-                throw new RetriedCallError(last, attempts);
-            throw last ?? error;
-        }
-    }
-    async #attempt(call) {
-        const deadline = this.#policy.deadlineAt;
-        const remaining = deadline - Date.now();
-        if (remaining <= 0)
-            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
-        const timeout = Math.min(this.#bounds.callTimeoutMs, remaining);
-        // A timer of our own, not AbortSignal.timeout(), as in githubCall.
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), timeout);
-        try {
-            return await call(controller.signal);
-        }
-        catch (error) {
-            if (!controller.signal.aborted)
-                throw error;
-            throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error });
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-}
-/** The sticky comment of one preview on one pull request. */
 class PreviewComment {
     #options;
-    #calls;
-    #client;
+    #bounds;
+    #policy;
+    #created = Date.now();
     #marker;
     #commentId;
     #loaded = false;
     #identity;
     constructor(options) {
         this.#options = options;
-        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger);
-        this.#client = githubClient(options.token, options.repository);
+        this.#bounds = { ...GITHUB_BOUNDS, ...options.bounds };
+        const { retries, retryDelayMs, budgetMs } = this.#bounds;
+        this.#policy = retryPolicy({
+            retries,
+            baseDelayMs: retryDelayMs,
+            maxDelayMs: budgetMs,
+            maxElapsedMs: budgetMs,
+            deadlineAt: this.#created + budgetMs,
+        });
         this.#marker = previewMarker(options.key);
     }
+    /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
     async load() {
         try {
             const state = await this.#find();
@@ -42876,10 +42320,12 @@ class PreviewComment {
             return undefined;
         }
     }
+    /** Creates the comment or updates it in place. Never throws. */
     async save(body, saveOptions) {
         // A cancelled run has seconds left before it is killed: its comment gets no more.
-        if (saveOptions?.withinMs !== undefined)
-            this.#calls.shorten(saveOptions.withinMs);
+        const { withinMs } = saveOptions ?? {};
+        if (withinMs !== undefined)
+            this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + withinMs);
         const text = `${this.#marker}\n${body}`;
         const { issue, logger } = this.#options;
         try {
@@ -42906,10 +42352,44 @@ class PreviewComment {
                     : '.'));
         }
     }
-    /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
+    /**
+     * A call on this repository, through the retry engine, each attempt with its time-out; its last
+     * failure, with its attempts when it had more than one. `retryTimeouts` false for one that must
+     * not run twice.
+     */
     async #rest(call, retryTimeouts = true) {
-        const { octokit, owner, repo } = await this.#client;
-        return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts);
+        let attempts = 0;
+        let last;
+        const attempt = async () => {
+            attempts++;
+            try {
+                return await this.#attempt(call);
+            }
+            catch (error) {
+                last = error;
+                throw error;
+            }
+        };
+        const logger = { info: (line) => this.#options.logger.info(line), debug: () => { } };
+        try {
+            return await withRetries('GitHub call', attempt, (f) => githubVerdict(f, retryTimeouts), this.#policy, logger);
+        }
+        catch (error) {
+            if (attempts > 1 && last instanceof Error)
+                throw new RetriedCallError(`${comment_describe(last)} (${attempts} attempts)`, { cause: last });
+            throw last ?? error;
+        }
+    }
+    #attempt(call) {
+        const deadline = this.#policy.deadlineAt;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0)
+            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
+        const { token, repository } = this.#options;
+        const timeoutMs = Math.min(this.#bounds.callTimeoutMs, remaining);
+        return octokit_githubCall({ token, repository, timeoutMs }, call, (error, reason, _status, timedOut) => {
+            throw timedOut ? new GitHubCallError(reason, { cause: error }) : error;
+        });
     }
     /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
     async #find() {
@@ -43007,42 +42487,24 @@ class PreviewComment {
         }
     }
 }
-/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
+/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+class GitHubCallError extends Error {
+}
+/** A GitHub call that failed after retries: its last failure is the cause. */
+class RetriedCallError extends Error {
+}
 function comment_describe(error) {
     return error instanceof GitHubCallError || error instanceof RetriedCallError
         ? error.message
         : describeGitHubError(error);
 }
+function lastFailure(error) {
+    return error instanceof RetriedCallError ? error.cause : error;
+}
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
 function statusOf(error) {
     const failure = lastFailure(error);
     return failure instanceof GitHubCallError ? undefined : githubStatus(failure);
-}
-/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
-class GitHubCallError extends Error {
-    name = 'GitHubCallError';
-}
-/** A GitHub call that failed after retries: its last failure (the cause) and how many attempts it had. */
-class RetriedCallError extends Error {
-    name = 'RetriedCallError';
-    attempts;
-    constructor(failure, attempts) {
-        super(`${comment_describe(failure)} (${attempts} attempts)`, { cause: failure });
-        this.attempts = attempts;
-    }
-}
-/** The failure of the call's last attempt. */
-function lastFailure(error) {
-    return error instanceof RetriedCallError ? error.cause : error;
-}
-/** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */
-function retryable(error) {
-    if (error instanceof GitHubCallError)
-        return !error.message.includes('in all');
-    const status = statusOf(error);
-    return status === undefined || status === 429 || status >= 500;
 }
 
 // EXTERNAL MODULE: external "node:url"
@@ -43059,6 +42521,7 @@ var dist = __nccwpck_require__(8815);
 
 
 
+
 const EXAMPLE = `'assets/**': {Cache-Control: max-age=31536000}`;
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -43067,65 +42530,51 @@ const hasControl = (value) => [...value].some((char) => {
     const code = char.charCodeAt(0);
     return (code < 0x20 && code !== 0x09) || code === 0x7f;
 });
-/**
- * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
- * UsageError naming the glob and header for anything the service or its CDN would not take.
- */
+/** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 function readHeaders(raw) {
     if (!raw.trim())
         return [];
     const document = (0,dist/* parseDocument */.Tp)(raw, { uniqueKeys: true, prettyErrors: false });
     const parseError = document.errors[0];
-    if (parseError) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
-            `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
-    }
+    if (parseError)
+        throw usage `{headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`;
     const value = document.toJS({ mapAsMap: true });
     if (value === null || value === undefined)
         return [];
-    if (!(value instanceof Map)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
-    }
+    if (!(value instanceof Map))
+        throw usage `{headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`;
     const rules = [];
     const globs = new Map();
     for (const [key, header] of value) {
-        if (typeof key === 'object' && key !== null) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
-        }
+        if (typeof key === 'object' && key !== null)
+            throw usage `{headers}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`;
         const glob = scalarText(key ?? '');
         checkGlob(glob);
         const normalized = normalizeGlob(glob);
         const same = globs.get(normalized);
-        if (same !== undefined) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
-                'keeps one route per glob: merge them');
-        }
+        if (same !== undefined)
+            throw usage `{headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which keeps one route per glob: merge them`;
         globs.set(normalized, glob);
         rules.push(readHeader(glob, header));
     }
-    if (rules.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-            `(these and the ones ${input_naming_inputName(table_Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`);
-    }
+    if (rules.length > CDN_SERVED_MAX)
+        throw usage `{headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version (these and the ones {web-engine} sets, together): give at most ${CDN_SERVED_MAX}`;
     return rules;
 }
 function checkGlob(glob) {
-    const at = `${input_naming_inputName(table_Input.Headers)}: '${glob}'`;
+    const at = `${inputName(table_Input.Headers)}: '${glob}'`;
     if (glob === '')
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`);
-    if (glob.startsWith('/')) {
+        throw usage `{headers}: an empty glob matches nothing; give one like '**/*.html'`;
+    if (glob.startsWith('/'))
         throw new errors_UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
-    }
-    if (!parseGlob(glob)?.length) {
+    if (!parseGlob(glob)?.length)
         throw new errors_UsageError(`${at} is not a glob the service takes: a segment with ** holds nothing else, and * never follows * ` +
             `(write '**/*.html', not '**.html')`);
-    }
 }
 function readHeader(glob, header) {
-    const at = `${input_naming_inputName(table_Input.Headers)}: '${glob}'`;
-    if (!(header instanceof Map)) {
+    const at = `${inputName(table_Input.Headers)}: '${glob}'`;
+    if (!(header instanceof Map))
         throw new errors_UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
-    }
     const entries = [...header];
     if (entries.length === 0)
         throw new errors_UsageError(`${at} has no header: give one, like ${EXAMPLE}`);
@@ -43137,69 +42586,55 @@ function readHeader(glob, header) {
     const [[rawName, rawValue]] = entries;
     const name = scalarText(rawName);
     const atHeader = `${at} header '${name}'`;
-    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES) {
+    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES)
         throw new errors_UsageError(`${at}: the header name is longer than ${CDN_HEADER_NAME_MAX_BYTES} bytes, the most the service takes`);
-    }
-    if (!TOKEN.test(name)) {
+    if (!TOKEN.test(name))
         throw new errors_UsageError(`${atHeader} is not a header name: use letters, digits and - (like Cache-Control)`);
-    }
     if (rawValue === null || rawValue === undefined)
         throw new errors_UsageError(`${atHeader} has no value`);
-    if (typeof rawValue === 'object') {
+    if (typeof rawValue === 'object')
         throw new errors_UsageError(`${atHeader} must have one value (text), not ${headers_describe(rawValue)}`);
-    }
     const value = scalarText(rawValue);
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > CDN_HEADER_VALUE_MAX_BYTES) {
+    if (bytes > CDN_HEADER_VALUE_MAX_BYTES)
         throw new errors_UsageError(`${atHeader} has a value of ${bytes} bytes; the service takes at most ${CDN_HEADER_VALUE_MAX_BYTES}`);
-    }
-    if (hasControl(value)) {
+    if (hasControl(value))
         throw new errors_UsageError(`${atHeader} has a line break or control character in its value, which a header cannot hold`);
-    }
     const dropped = pageLayer(name);
-    if (dropped && globMatchesOnlyPages(glob)) {
+    if (dropped && globMatchesOnlyPages(glob))
         throw new errors_UsageError(`${atHeader} never reaches a browser: '${glob}' matches only pages (${PAGES}), and on pages the CDN ${dropped.effect} ` +
             `after the routes' headers. ${dropped.instead}`);
-    }
     return { glob, name, value };
 }
 /** The paths the CDN serves through its page layer. */
 const PAGES = '/, paths ending in /, and *.html';
-/**
- * What the CDN's page layer does to a header on pages, after the routes' headers, and what to do
- * instead; undefined for a header it leaves alone.
- */
+/** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
+const PAGE_LAYER = {
+    'cache-control': {
+        effect: 'sends Cache-Control: no-cache, no-store in its place',
+        sent: 'Cache-Control: no-cache, no-store',
+        instead: 'Remove it: pages are never cached',
+    },
+    'content-security-policy': {
+        effect: 'removes Content-Security-Policy',
+        sent: 'no Content-Security-Policy',
+        instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
+    },
+    'x-frame-options': {
+        effect: 'removes X-Frame-Options',
+        sent: 'no X-Frame-Options',
+        instead: 'Remove it: this CDN cannot keep its pages out of frames',
+    },
+    'x-xss-protection': {
+        effect: 'removes X-XSS-Protection',
+        sent: 'no X-XSS-Protection',
+        instead: 'Remove it (browsers ignore it today anyway)',
+    },
+};
+/** Undefined for a header the page layer leaves alone. */
 function pageLayer(name) {
-    switch (name.toLowerCase()) {
-        case 'cache-control':
-            return {
-                effect: 'sends Cache-Control: no-cache, no-store in its place',
-                sent: 'Cache-Control: no-cache, no-store',
-                instead: 'Remove it: pages are never cached',
-            };
-        case 'content-security-policy':
-            return {
-                effect: 'removes Content-Security-Policy',
-                sent: 'no Content-Security-Policy',
-                instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
-            };
-        case 'x-frame-options':
-            return {
-                effect: 'removes X-Frame-Options',
-                sent: 'no X-Frame-Options',
-                instead: 'Remove it: this CDN cannot keep its pages out of frames',
-            };
-        case 'x-xss-protection':
-            return {
-                effect: 'removes X-XSS-Protection',
-                sent: 'no X-XSS-Protection',
-                instead: 'Remove it (browsers ignore it today anyway)',
-            };
-        default:
-            return undefined;
-    }
+    return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined;
 }
-/** True when some page (see PAGES) is matched by the glob. */
 function globMatchesPages(glob) {
     return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
 }
@@ -43226,7 +42661,6 @@ function headers_describe(value) {
         return 'a list';
     return `the ${typeof value} '${scalarText(value)}'`;
 }
-/** A YAML scalar (text, a number, a boolean) as text. */
 function scalarText(value) {
     if (typeof value === 'string')
         return value;
@@ -43245,30 +42679,27 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 
 
-
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
 function hasTarget(inputs) {
     return inputs.target.kind !== 'none';
 }
-/** The name_id the inputs give the namespace, whichever way they name it. */
 function targetNameId(target) {
     return target.kind === 'none' ? undefined : target.nameId;
 }
+/** What a namespace's work needs to be published: said by each input that needs it. */
+const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on');
 /**
- * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
- * and together with the others, before any file is read. `context` (or the function that finds it)
- * is only asked for when site-name is empty.
+ * Reads and checks every input, alone and together, before any file is read. `context` is only asked
+ * for when site-name is empty. `closing` a preview needs no path.
  */
 function readInputs(get, context = {}, options = {}) {
     const dryRun = readBoolean(get, table_Input.DryRun);
     const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
     const site = readSite(get, context);
     const target = readTarget(get, site.path);
-    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Headers)} are routes of the published version: they need ${input_naming_inputName(table_Input.Path)} and ${input_naming_inputName(table_Input.Namespace)} ` +
-            `(or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
-    }
+    if (site.headers.length && !(target.kind !== 'none' && target.publish))
+        throw usage `{headers} are routes of the published version: they need ${publishing()}`;
     const verify = readVerify(get);
     const inputs = {
         connection,
@@ -43280,15 +42711,14 @@ function readInputs(get, context = {}, options = {}) {
         dryRun,
         skipUnchanged: readBoolean(get, table_Input.SkipUnchanged),
         ifNoToken: readChoice(get, table_Input.IfNoToken, ['auto', 'fail', 'skip']),
+        // The sticky pull-request comment; the GitHub token is only read by the action.
         comment: readBoolean(get, table_Input.Comment),
         siteRecord: readBoolean(get, table_Input.SiteRecord),
         allowOlder: readBoolean(get, table_Input.AllowOlder),
-        compareWith: readCompareWith(get(table_Input.CompareWith)),
+        compareWith: readCompareWith(get),
     };
-    if (!site.path && target.kind === 'none' && !options.closing) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
-            `(${input_naming_inputName(table_Input.Namespace)}, ${input_naming_inputName(table_Input.Domain)}, ${input_naming_inputName(table_Input.LobbyCountMax)}): nothing to do. Give ${input_naming_inputName(table_Input.Path)}, the folder of the built site`);
-    }
+    if (!site.path && target.kind === 'none' && !options.closing)
+        throw usage `{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`;
     return inputs;
 }
 function readSite(get, context) {
@@ -43300,10 +42730,11 @@ function readSite(get, context) {
     const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
     checkDisplayName(table_Input.SiteName, name);
     return {
-        path: get(table_Input.Path).trim() || undefined,
+        path: readOptional(get, table_Input.Path),
         files: files.length ? files : ['**'],
         includeHidden: readBoolean(get, table_Input.IncludeHidden),
         name,
+        // A preview without a namespace is known by a name given.
         nameGiven: Boolean(given),
         webEngine: readChoice(get, table_Input.WebEngine, WEB_ENGINES),
         failOnWarning: readBoolean(get, table_Input.FailOnWarning),
@@ -43313,13 +42744,10 @@ function readSite(get, context) {
 }
 /** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get, path) {
-    const optional = (name) => get(name).trim() || undefined;
-    const nameId = optional(table_Input.Namespace);
-    const namespaceIdInput = optional(table_Input.NamespaceId);
-    const namespaceId = namespaceIdInput && checkUuid(table_Input.NamespaceId, namespaceIdInput);
-    const versionIdInput = optional(table_Input.VersionId);
-    const versionId = versionIdInput && checkUuid(table_Input.VersionId, versionIdInput);
-    const displayNameInput = optional(table_Input.NamespaceDisplayName);
+    const nameId = readOptional(get, table_Input.Namespace);
+    const namespaceId = readOptionalId(get, table_Input.NamespaceId);
+    const versionId = readOptionalId(get, table_Input.VersionId);
+    const displayNameInput = readOptional(get, table_Input.NamespaceDisplayName);
     let displayName;
     if (nameId) {
         checkNameId(table_Input.Namespace, nameId);
@@ -43327,16 +42755,16 @@ function readTarget(get, path) {
         checkDisplayName(table_Input.NamespaceDisplayName, displayName);
     }
     else if (displayNameInput) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespaceDisplayName)} is only used with ${input_naming_inputName(table_Input.Namespace)}, which is empty`);
+        throw usage `{namespace-display-name} is only used with {namespace}, which is empty`;
     }
     else if (versionId && !namespaceId) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.VersionId)} is only used with ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)}, which are empty`);
+        throw usage `{version-id} is only used with {namespace} or {namespace-id}, which are empty`;
     }
     const hasNamespace = Boolean(nameId || namespaceId);
-    const domain = optional(table_Input.Domain);
+    const domain = readOptional(get, table_Input.Domain);
     if (domain) {
         if (!hasNamespace)
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} needs ${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to add it to`);
+            throw usage `{domain} needs {namespace} or {namespace-id} to add it to`;
         const problem = domainProblem(domain);
         if (problem)
             throw new errors_UsageError(problem);
@@ -43346,10 +42774,8 @@ function readTarget(get, path) {
     const cdnDomain = readCdnDomain(get);
     checkDomainOutsideCdn(domain, cdnDomain);
     const basicAuth = readBasicAuth(get(table_Input.BasicAuth).trim());
-    if (basicAuth && !(hasNamespace && publish)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
-            `${input_naming_inputName(table_Input.Path)} and ${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
-    }
+    if (basicAuth && !(hasNamespace && publish))
+        throw usage `{basic-auth} makes the namespace private before the build is published to it: it needs ${publishing()}`;
     const work = {
         versionId,
         domain,
@@ -43370,7 +42796,7 @@ function readTarget(get, path) {
  * create does not exist yet.
  */
 function readMatchmaker(get, hasNamespace) {
-    const matchmaker = readMatchmakerPair(get, hasNamespace, `${input_naming_inputName(table_Input.Namespace)} or ${input_naming_inputName(table_Input.NamespaceId)} to validate against`);
+    const matchmaker = readMatchmakerPair(get, hasNamespace, namedInputs('{namespace} or {namespace-id} to validate against'));
     if (!matchmaker)
         return undefined;
     const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
@@ -43387,42 +42813,37 @@ function readTransfer(get) {
         concurrency: readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
         retries: readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
         requestTimeoutMs: 1000 * readInteger(get, table_Input.RequestTimeout, 1, 3600),
+        // The longest retry-after waited; a longer one fails the call at once.
         maxRetryAfterMs: 1000 * readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
     };
 }
-/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
 function readSmoke(get, target, verify) {
     const enabled = readBoolean(get, table_Input.SmokeTest);
     const smoke = {
         enabled,
-        browser: get(table_Input.Browser).trim() || undefined,
+        // Undefined: found on the machine (deploy/smoke/browser.ts).
+        browser: readOptional(get, table_Input.Browser),
         watchMs: readInteger(get, table_Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
     };
     if (!enabled)
         return smoke;
     if (target.kind === 'none' || !target.publish)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${input_naming_inputName(table_Input.Path)} and ` +
-            `${input_naming_inputName(table_Input.Namespace)} (or ${input_naming_inputName(table_Input.NamespaceId)}), with ${input_naming_inputName(table_Input.Publish)} on`);
+        throw usage `{smoke-test} opens the namespace's URL once the build is published there: it needs ${publishing()}`;
     if (!verify.enabled)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${input_naming_inputName(table_Input.Verify)} on (a browser opened ` +
-            'sooner may be served the build before)');
+        throw usage `{smoke-test} runs once the URL is seen serving this build: it needs {verify} on (a browser opened sooner may be served the build before)`;
     return smoke;
 }
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
 function readPullRequestNumber(get) {
-    const value = get(table_Input.PullRequest).trim();
+    const value = readOptional(get, table_Input.PullRequest);
     if (!value)
         return undefined;
-    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
-            'saved, digits only (see docs/previews.md on previews of forks)');
-    }
+    if (!/^[1-9][0-9]{0,9}$/.test(value))
+        throw usage `{pull-request} '${value}' is not a pull request number: pass the number the build workflow saved, digits only (see docs/previews.md on previews of forks)`;
     return Number(value);
 }
-/** Why an empty token fails the step. */
 function missingTokenError() {
-    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-        `(or set ${inputAssignment(table_Input.IfNoToken, 'skip')} to skip the deploy without one)`);
+    return usage `{token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} (or set ${inputAssignment(table_Input.IfNoToken, 'skip')} to skip the deploy without one)`;
 }
 /**
  * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
@@ -43459,7 +42880,7 @@ function checkDisplayName(input, value) {
         : problem === 'too-short'
             ? 'is empty'
             : 'has whitespace the service refuses';
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
+    throw new errors_UsageError(`${inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
 }
 /**
  * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
@@ -43467,7 +42888,7 @@ function checkDisplayName(input, value) {
  * clear (lower case, the punycode of an internationalised name, no trailing dot).
  */
 function domainProblem(domain) {
-    const base = `${input_naming_inputName(table_Input.Domain)} '${domain}'`;
+    const base = `${inputName(table_Input.Domain)} '${domain}'`;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
         return `${base} has a protocol: give the host name only, like play.example.com`;
     if (domain.includes('/'))
@@ -43491,10 +42912,9 @@ function domainProblem(domain) {
             'joined by single dots, at most 253 characters in all, like play.example.com'
         : undefined;
 }
-/** compare-with: a namespace name_id, or empty for no comparison. */
-function readCompareWith(raw) {
-    const nameId = raw.trim();
-    return nameId ? checkNameId(table_Input.CompareWith, nameId) : undefined;
+function readCompareWith(get) {
+    const nameId = readOptional(get, table_Input.CompareWith);
+    return nameId && checkNameId(table_Input.CompareWith, nameId);
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/scan.ts
@@ -43515,116 +42935,91 @@ function readCompareWith(raw) {
 async function scanArtifacts(options) {
     return (await scanSite(options)).files;
 }
+const FILES_A_TURN = 1024;
+/** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
 async function scanSite(options) {
-    const { files, hidden } = await findFiles(options);
+    const root = external_node_path_default().resolve(options.root);
+    const realRoot = await checkRoot(root, options);
+    const { found, others, hidden } = await walkSite({ ...options, root });
+    // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool:
+    // one file at a time there, the event loop let run between batches so a cancel is heard.
+    const local = options.open === undefined && isLocalFileSystem(realRoot);
+    const scan = { root, realRoot, others, local, options, noFollow: options.noFollow ?? NO_FOLLOW };
+    const described = new Array(found.length);
+    await forEachLimited(found, local ? 1 : 16, async (absolutePath, i) => {
+        if (i % FILES_A_TURN === FILES_A_TURN - 1) {
+            await (0,promises_namespaceObject.setImmediate)();
+            options.signal?.throwIfAborted();
+        }
+        described[i] = await describeFile(absolutePath, scan);
+    });
+    const files = collected(described, options);
     const total = files.reduce((sum, f) => sum + f.size, 0);
     if (options.sizeLimit && total >= options.sizeLimit.bytes)
         throw new errors_UsageError(options.sizeLimit.message(total));
     return { files, hidden };
 }
-const FILES_A_TURN = 1024;
-async function findFiles(options) {
-    const root = external_node_path_default().resolve(options.root);
-    const realRoot = await checkRoot(root, options);
-    const { found, others, hidden } = await walkSite({ ...options, root });
-    const scan = scanOf(root, realRoot, others, options);
-    const described = new Array(found.length);
-    const describe = async (absolutePath, i) => {
-        described[i] = await describeFile(absolutePath, scan);
-    };
-    // Synchronous calls one after the other, the event loop let run between batches so a cancel is heard.
-    if (scan.local) {
-        for (const [i, absolutePath] of found.entries()) {
-            if (i % FILES_A_TURN === FILES_A_TURN - 1) {
-                await (0,promises_namespaceObject.setImmediate)();
-                options.signal?.throwIfAborted();
-            }
-            await describe(absolutePath, i);
-        }
-    }
-    else
-        await forEachLimited(found, 16, describe);
-    return { files: collected(described, options), hidden };
-}
-async function checkRoot(root, options) {
+async function checkRoot(root, { root: given, includeHidden, patterns, logger }) {
     const rootStat = await (0,promises_.stat)(root).catch(() => undefined);
-    if (!rootStat)
-        throw new errors_UsageError(`path: '${options.root}' does not exist: ${whereLooked(options.root, root)}`);
+    if (!rootStat) {
+        const where = external_node_path_default().isAbsolute(given)
+            ? 'there is no such folder'
+            : `looked for ${root}, as it is relative to the working directory ${process.cwd()}`;
+        throw new errors_UsageError(`path: '${given}' does not exist: ${where}`);
+    }
     if (!rootStat.isDirectory())
-        throw new errors_UsageError(`path: '${options.root}' is a file; give the folder of the site`);
-    checkPatterns(options.patterns);
+        throw new errors_UsageError(`path: '${given}' is a file; give the folder of the site`);
+    checkPatterns(patterns);
     const realRoot = await (0,promises_.realpath)(root);
     if (realRoot === external_node_path_default().parse(realRoot).root) {
-        throw new errors_UsageError(`path: '${options.root}' is the root of the file system; give the folder of the built site (say 'dist')`);
+        throw new errors_UsageError(`path: '${given}' is the root of the file system; give the folder of the built site (say 'dist')`);
     }
     const gitEntry = await (0,promises_.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
-    if (gitEntry && options.includeHidden) {
-        throw new errors_UsageError(`path: '${options.root}' is the root of a git repository, and include-hidden would upload its .git ` +
+    if (!gitEntry)
+        return realRoot;
+    if (includeHidden) {
+        throw new errors_UsageError(`path: '${given}' is the root of a git repository, and include-hidden would upload its .git ` +
             '(the whole history): give the folder of the built site (say dist), or set include-hidden: false');
     }
-    if (gitEntry) {
-        options.logger.warning(`path: '${options.root}' is the root of a git repository (it holds .git): every file of the repository ` +
-            'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
-    }
+    logger.warning(`path: '${given}' is the root of a git repository (it holds .git): every file of the repository ` +
+        'is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.');
     return realRoot;
-}
-function whereLooked(given, resolved) {
-    if (external_node_path_default().isAbsolute(given))
-        return 'there is no such folder';
-    return `looked for ${resolved}, as it is relative to the working directory ${process.cwd()}`;
-}
-function scanOf(root, realRoot, others, options) {
-    // Locally a synchronous open, fstat and close costs less than a round trip through the thread pool.
-    const local = options.open === undefined && isLocalFileSystem(realRoot);
-    const inside = (target) => target === realRoot || target.startsWith(realRoot + (external_node_path_default()).sep);
-    const noFollow = options.noFollow ?? NO_FOLLOW;
-    return { root, inside, others, local, logger: options.logger, open: options.open, noFollow };
 }
 const SKIPPED = { kind: 'skipped' };
 const notRegular = (relative, stats) => ({
     kind: 'not-regular',
     entry: `${relative} (${files_kindOf(stats)})`,
 });
-const unopenable = (relative, error) => ({
-    kind: 'unopenable',
-    entry: `${relative} (${openFailure(error)})`,
-});
 async function describeFile(absolutePath, scan) {
     const relative = relativeSitePath(scan.root, absolutePath);
     const bytes = Buffer.byteLength(relative);
     if (bytes > SITE_PATH_MAX_BYTES)
         return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
-    let readPath;
+    const { local, noFollow, options } = scan;
     try {
-        readPath = await whereToRead(absolutePath, relative, scan);
+        const readPath = await whereToRead(absolutePath, relative, scan);
+        if (typeof readPath !== 'string')
+            return readPath;
+        const opened = local && noFollow !== 0
+            ? statOpenedSync(readPath, noFollow)
+            : await statOpened(readPath, options.open, noFollow);
+        if (!opened.isFile())
+            return notRegular(relative, opened);
+        const contentType = contentTypeOf(relative);
+        const { size, mtimeMs, dev, ino } = opened;
+        return {
+            path: relative,
+            absolutePath: readPath,
+            size,
+            mtimeMs,
+            dev,
+            ino,
+            ...(contentType ? { contentType } : {}),
+        };
     }
     catch (error) {
-        return unopenable(relative, error);
+        return { kind: 'unopenable', entry: `${relative} (${openFailure(error)})` };
     }
-    if (typeof readPath !== 'string')
-        return readPath;
-    let opened;
-    try {
-        opened =
-            scan.local && scan.noFollow !== 0
-                ? statOpenedSync(readPath, scan.noFollow)
-                : await statOpened(readPath, scan.open, scan.noFollow);
-    }
-    catch (error) {
-        return unopenable(relative, error);
-    }
-    if (!opened.isFile())
-        return notRegular(relative, opened);
-    const contentType = contentTypeOf(relative);
-    return {
-        path: relative,
-        absolutePath: readPath,
-        size: opened.size,
-        mtimeMs: opened.mtimeMs,
-        dev: opened.dev,
-        ino: opened.ino,
-        ...(contentType ? { contentType } : {}),
-    };
 }
 /** The file itself, or the file a link inside path leads to; a device is never opened. */
 async function whereToRead(absolutePath, relative, scan) {
@@ -43635,50 +43030,45 @@ async function whereToRead(absolutePath, relative, scan) {
         return linkTarget(absolutePath, relative, scan);
     return stats.isFile() ? absolutePath : notRegular(relative, stats);
 }
-async function linkTarget(link, relative, scan) {
+async function linkTarget(link, relative, { realRoot, options }) {
     const real = await (0,promises_.realpath)(link).catch(() => undefined);
-    if (real === undefined) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to nothing`);
+    const skip = (why) => {
+        options.logger.warning(`Skipping ${relative}: it is a link ${why}`);
         return SKIPPED;
-    }
-    if (!scan.inside(real)) {
-        scan.logger.warning(`Skipping ${relative}: it is a link that leads outside path`);
-        return SKIPPED;
-    }
+    };
+    if (real === undefined)
+        return skip('to nothing');
+    if (real !== realRoot && !real.startsWith(realRoot + (external_node_path_default()).sep))
+        return skip('that leads outside path');
     const target = await (0,promises_.stat)(real);
-    if (target.isDirectory()) {
-        scan.logger.warning(`Skipping ${relative}: it is a link to a folder inside path, whose files are collected where they are`);
-        return SKIPPED;
-    }
+    if (target.isDirectory())
+        return skip('to a folder inside path, whose files are collected where they are');
     return target.isFile() ? real : notRegular(relative, target);
 }
+/** The first refusal found in this order is said. */
+const REFUSALS = {
+    'too-long': (count, them, list) => `path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
+        `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${count === 1 ? 'this one has' : `these ${count} have`} more: ` +
+        `${list}. Shorten ${them} (a folder's name), or leave ${them} out with files: '!<path>'`,
+    'not-regular': (count, them, list) => `path: a site holds only regular files; ${count === 1 ? 'this is not one' : 'these are not'}: ` +
+        `${list}. Remove ${them}, or leave ${them} out with files: '!<path>'`,
+    unopenable: (count, them, list) => `path: every file of the site is opened before anything is created, and ` +
+        `${count === 1 ? 'this one' : `these ${count}`} could not be: ${list}. ` +
+        `Make ${them} readable, or leave ${them} out with files: '!<path>'`,
+};
 function collected(described, options) {
     const files = [];
-    const refused = { 'not-regular': [], unopenable: [], 'too-long': [] };
+    const refused = { 'too-long': [], 'not-regular': [], unopenable: [] };
     for (const d of described) {
         if (!('kind' in d))
             files.push(d);
         else if (d.kind !== 'skipped')
             refused[d.kind].push(d.entry);
     }
-    const some = (list) => `${list.slice(0, 10).join(', ')}${list.length > 10 ? `, and ${list.length - 10} more` : ''}`;
-    const them = (list) => (list.length === 1 ? 'it' : 'them');
-    const long = refused['too-long'].sort();
-    if (long.length) {
-        throw new errors_UsageError(`path: the store keeps each file at the key <upload id>/<path>, at most ${OBJECT_KEY_MAX_BYTES} bytes, so a ` +
-            `path may have ${SITE_PATH_MAX_BYTES} bytes of UTF-8; ${long.length === 1 ? 'this one has' : `these ${long.length} have`} more: ` +
-            `${some(long)}. Shorten ${them(long)} (a folder's name), or leave ${them(long)} out with files: '!<path>'`);
-    }
-    const irregular = refused['not-regular'].sort();
-    if (irregular.length) {
-        throw new errors_UsageError(`path: a site holds only regular files; ${irregular.length === 1 ? 'this is not one' : 'these are not'}: ` +
-            `${some(irregular)}. Remove ${them(irregular)}, or leave ${them(irregular)} out with files: '!<path>'`);
-    }
-    const closed = refused.unopenable.sort();
-    if (closed.length) {
-        throw new errors_UsageError(`path: every file of the site is opened before anything is created, and ` +
-            `${closed.length === 1 ? 'this one' : `these ${closed.length}`} could not be: ${some(closed)}. ` +
-            `Make ${them(closed)} readable, or leave ${them(closed)} out with files: '!<path>'`);
+    for (const [kind, message] of Object.entries(REFUSALS)) {
+        const list = refused[kind].sort();
+        if (list.length)
+            throw new errors_UsageError(message(list.length, list.length === 1 ? 'it' : 'them', listSome(list, 10)));
     }
     if (files.length === 0) {
         throw new errors_UsageError(`files: no file under '${options.root}' matches ${options.patterns.map((p) => `'${p}'`).join(', ')}` +
@@ -43709,6 +43099,7 @@ function isLocalFileSystem(root) {
 
 
 
+
 /**
  * Priorities from 100 down: the more specific glob first, then `headers` before the engine's, then
  * as given. A `headers` glob equal to an engine's replaces it. Warns where two overlap: only the
@@ -43724,43 +43115,54 @@ function planRoutes(engine, headers, files = []) {
     const kept = engine.filter((route) => {
         const mine = user.find((rule) => normalizeGlob(rule.glob) === normalizeGlob(route.glob));
         if (mine) {
-            warnings.push(`${input_naming_inputName(table_Input.Headers)}: '${mine.glob}' replaces the route ${input_naming_inputName(table_Input.WebEngine)} set for that glob ` +
+            warnings.push(`${inputName(table_Input.Headers)}: '${mine.glob}' replaces the route ${inputName(table_Input.WebEngine)} set for that glob ` +
                 `(${route.header.name}: ${route.header.value}): the service keeps one header per glob`);
         }
         return !mine;
     });
     const all = [...user, ...kept];
     if (all.length > CDN_SERVED_MAX) {
-        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${input_naming_inputName(table_Input.Headers)} and ${kept.length} for the web engine ` +
+        throw new errors_UsageError(`${all.length} routes: ${user.length} from ${inputName(table_Input.Headers)} and ${kept.length} for the web engine ` +
             `(${kept.map((r) => r.glob).join(', ')}); the CDN reads only the first ${CDN_SERVED_MAX} routes of a version. ` +
-            `Give fewer ${input_naming_inputName(table_Input.Headers)}${kept.length ? `, or set ${input_naming_inputName(table_Input.WebEngine)} to none and give the engine's headers yourself` : ''}`);
+            `Give fewer ${inputName(table_Input.Headers)}${kept.length ? `, or set ${inputName(table_Input.WebEngine)} to none and give the engine's headers yourself` : ''}`);
     }
-    const order = (route) => (route.from === 'headers' ? 0 : 1);
-    const sorted = all
-        .map((route, index) => ({ route, index }))
-        .sort((a, b) => compareGlobSpecificity(a.route.glob, b.route.glob) ||
-        order(a.route) - order(b.route) ||
-        a.index - b.index);
-    const routes = sorted.map(({ route }, index) => ({
-        ...route,
-        priority: CDN_PRIORITY_MAX - index,
-    }));
-    const overlaps = routes.flatMap((higher, i) => routes
-        .slice(i + 1)
-        .flatMap((lower) => (globsOverlap(higher.glob, lower.glob) ? [{ higher, lower }] : [])));
-    const shared = filesInBoth(overlaps, files);
-    for (const [i, { higher, lower }] of overlaps.entries()) {
-        const { count, first } = shared[i];
-        const example = first
-            ? ` (${count} file${count === 1 ? '' : 's'} of this site, like ${first})`
-            : ' (no file of this site yet)';
-        warnings.push(`Routes '${lower.glob}' (${lower.header.name}, ${source(lower)}) and '${higher.glob}' ` +
-            `(${higher.header.name}, ${source(higher)}) overlap: where both match${example}, the CDN sends only ` +
-            `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
-            `${lower.header.name} is not sent there`);
-    }
+    // A stable sort: among equally specific globs, `headers` (listed first) before the engine's, as given.
+    const routes = all
+        .sort((a, b) => compareGlobSpecificity(a.glob, b.glob))
+        .map((route, index) => ({ ...route, priority: CDN_PRIORITY_MAX - index }));
+    warnings.push(...overlapWarnings(routes, files));
     warnings.push(...routes.flatMap((route) => pageLayerWarning(route, files) ?? []));
     return { routes, warnings };
+}
+/** Each overlapping pair, with how many files both match and the first: each glob tried once a file. */
+function overlapWarnings(routes, files) {
+    const pairs = routes.flatMap((higher, i) => routes
+        .slice(i + 1)
+        .filter((lower) => globsOverlap(higher.glob, lower.glob))
+        .map((lower) => ({ higher, lower, count: 0, first: undefined })));
+    if (!pairs.length)
+        return [];
+    const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))];
+    for (const { path } of files) {
+        const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)));
+        if (matched.size === 0)
+            continue;
+        for (const pair of pairs) {
+            if (!matched.has(pair.higher.glob) || !matched.has(pair.lower.glob))
+                continue;
+            pair.count++;
+            pair.first ??= path;
+        }
+    }
+    return pairs.map(({ higher, lower, count, first }) => {
+        const example = first
+            ? ` (${plural(count, 'file')} of this site, like ${first})`
+            : ' (no file of this site yet)';
+        return (`Routes '${lower.glob}' (${lower.header.name}, ${lower.from}) and '${higher.glob}' ` +
+            `(${higher.header.name}, ${higher.from}) overlap: where both match${example}, the CDN sends only ` +
+            `${higher.header.name}, from '${higher.glob}', whose priority is higher (${higher.priority} > ${lower.priority}); ` +
+            `${lower.header.name} is not sent there`);
+    });
 }
 /** A `headers` route whose header the CDN's page layer sets or removes on the pages it matches. */
 function pageLayerWarning(route, files) {
@@ -43770,41 +43172,17 @@ function pageLayerWarning(route, files) {
     const pages = [];
     const others = [];
     for (const { path } of files) {
-        if (!globMatches(route.glob, `/${path}`))
-            continue;
-        (path.endsWith('.html') ? pages : others).push(path);
+        if (globMatches(route.glob, `/${path}`))
+            (path.endsWith('.html') ? pages : others).push(path);
     }
     // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
     if (!pages.length)
         return undefined;
-    const some = (list) => list.length
-        ? `${list.length} file${list.length === 1 ? '' : 's'} of this site, like ${list[0]}`
-        : 'none of this site yet';
+    const some = (list) => list.length ? `${plural(list.length, 'file')} of this site, like ${list[0]}` : 'none of this site yet';
     const header = `${route.header.name}: ${route.header.value}`;
-    return (`${input_naming_inputName(table_Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
+    return (`${inputName(table_Input.Headers)}: '${route.glob}' sets ${header}, but on pages (${PAGES}: ${some(pages)}) the CDN ${layer.effect} ` +
         `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`);
 }
-/** For each pair of overlapping routes, how many files both match and the first. */
-function filesInBoth(pairs, files) {
-    const shared = pairs.map(() => ({ count: 0, first: undefined }));
-    if (!pairs.length)
-        return shared;
-    const globs = [...new Set(pairs.flatMap(({ higher, lower }) => [higher.glob, lower.glob]))];
-    for (const file of files) {
-        const path = file.path;
-        const matched = new Set(globs.filter((glob) => globMatches(glob, `/${path}`)));
-        if (matched.size === 0)
-            continue;
-        for (const [i, { higher, lower }] of pairs.entries()) {
-            if (!matched.has(higher.glob) || !matched.has(lower.glob))
-                continue;
-            shared[i].count++;
-            shared[i].first ??= path;
-        }
-    }
-    return shared;
-}
-const source = (route) => (route.from === 'headers' ? table_Input.Headers : table_Input.WebEngine);
 
 ;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
 // Serving a game's web build the way its engine needs, with the CDN's only levers: each file's content
@@ -43823,21 +43201,23 @@ const OCTET_STREAM = 'application/octet-stream';
 /** Throws a UsageError when the routes do not fit the CDN or a named engine's build is not there. */
 async function planServing(files, engine, headers, readStart = readFileStart) {
     const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
-    const engineRoutes = [];
+    const planning = { plan, routes: [], readStart };
     if (engine !== 'none') {
         const folders = indexFolders(files, engine === 'unity');
-        for (const [name, planner] of Object.entries(PLANNERS)) {
-            if (engine === 'auto' || engine === name)
-                await planner(folders, engine === name, plan, engineRoutes, readStart);
+        for (const [name, planFolder] of Object.entries(PLANNERS)) {
+            if (engine !== 'auto' && engine !== name)
+                continue;
+            for (const folder of folders.values())
+                await planFolder(folder, planning, engine === name);
         }
         if (engine !== 'auto' && plan.builds.length === 0) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${input_naming_inputName(table_Input.Path)}: ` +
-                `${ENGINES[engine].missing}, or set ${input_naming_inputName(table_Input.WebEngine)} to auto`);
+            throw new errors_UsageError(`${inputName(table_Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(table_Input.Path)}: ` +
+                `${ENGINES[engine].missing}, or set ${inputName(table_Input.WebEngine)} to auto`);
         }
     }
-    const routes = planRoutes(engineRoutes, headers, files);
-    plan.routes = routes.routes;
-    plan.warnings.push(...routes.warnings);
+    const { routes, warnings } = planRoutes(planning.routes, headers, files);
+    plan.routes = routes;
+    plan.warnings.push(...warnings);
     return plan;
 }
 function applyContentTypes(files, plan) {
@@ -43866,93 +43246,88 @@ function sameRoutes(a, b) {
     return JSON.stringify(keys(a ?? [])) === JSON.stringify(keys(b));
 }
 function logServingPlan(plan, logger) {
+    const choice = inputAssignment(table_Input.WebEngine, plan.engine);
     if (plan.engine === 'none')
-        logger.info(`${inputAssignment(table_Input.WebEngine, 'none')}: no engine's needs are looked for`);
+        logger.info(`${choice}: no engine's needs are looked for`);
     else if (plan.builds.length === 0) {
-        logger.info(`${inputAssignment(table_Input.WebEngine, plan.engine)}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`);
+        logger.info(`${choice}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`);
     }
-    for (const build of plan.builds) {
-        logger.info(`${inputAssignment(table_Input.WebEngine, plan.engine)}: recognised a ${build.summary} (${build.evidence})`);
-    }
+    for (const build of plan.builds)
+        logger.info(`${choice}: recognised a ${build.summary} (${build.evidence})`);
     for (const note of plan.notes)
         logger.info(note);
     if (plan.contentTypes.length) {
         logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
     }
-    for (const route of plan.routes)
-        logger.info(`Route ${describeRoute(route)}`);
+    for (const { glob, header, priority, from } of plan.routes) {
+        logger.info(`Route ${glob}: ${header.name}: ${header.value} (priority ${priority}, ${from})`);
+    }
     for (const warning of plan.warnings)
         logger.warning(warning);
 }
-function describeRoute(route) {
-    return `${route.glob}: ${route.header.name}: ${route.header.value} (priority ${route.priority}, ${route.from === 'web-engine' ? table_Input.WebEngine : table_Input.Headers})`;
-}
 const PLANNERS = { unity: planUnity, godot: planGodot };
-async function planUnity(folders, forced, plan, routes, readStart) {
-    for (const [folder, { files, names }] of folders) {
-        const loader = unityLoader(names);
-        const legacyLoader = names.includes(UNITY.legacyLoader) &&
-            names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)))
-            ? UNITY.legacyLoader
-            : undefined;
-        const compressed = files.filter((file) => compressionOf(file.path).suffix !== undefined);
-        const unityCompressed = compressed.filter((file) => isCompressedUnityPart(file.path));
-        const evidenceName = loader ?? legacyLoader ?? (forced ? unityCompressed[0] && baseName(unityCompressed[0].path) : undefined);
-        if (!evidenceName)
+async function planUnity({ path: folder, files }, planning, named) {
+    const { plan, routes, readStart } = planning;
+    const names = [...files.keys()];
+    const legacy = names.includes(UNITY.legacyLoader) &&
+        names.some((name) => UNITY.legacyCompanions.some((ending) => name.endsWith(ending)));
+    const evidenceName = unityLoader(names) ??
+        (legacy ? UNITY.legacyLoader : undefined) ??
+        (named ? names.find(isCompressedUnityPart) : undefined);
+    if (!evidenceName)
+        return;
+    const encodings = new Set();
+    const unityweb = new Map();
+    for (const file of files.values()) {
+        const { inner, encoding } = compressionOf(file.path);
+        if (!encoding)
             continue;
-        const encodings = new Map();
-        const unitywebEncodings = new Map();
-        for (const file of compressed) {
-            const { inner, suffix, encoding: bySuffix } = compressionOf(file.path);
-            const encoding = bySuffix === 'first-bytes' ? unitywebEncoding(await readStart(file, UNITY.unityweb.bytes)) : bySuffix;
-            const group = suffix === '.unityweb' ? unitywebEncodings : encodings;
-            const same = group.get(encoding);
-            if (same)
-                same.push(file);
-            else
-                group.set(encoding, [file]);
-            // The type of the file inside: the browser sees it once it has decoded the answer.
-            const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
-            if (contentType !== file.contentType)
-                plan.contentTypes.push({ path: file.path, contentType });
+        if (encoding === 'first-bytes') {
+            const told = unitywebEncoding(await readStart(file, UNITY.unityweb.bytes));
+            if (!unityweb.has(told))
+                unityweb.set(told, []);
+            unityweb.get(told).push(file);
         }
-        const at = (pattern) => folderGlob(folder, pattern);
-        for (const [encoding, extension] of [
-            ['br', 'br'],
-            ['gzip', 'gz'],
-        ]) {
-            if (encodings.has(encoding))
-                routes.push(encodingRoute(at(`*.${extension}`), encoding));
+        else
+            encodings.add(encoding);
+        // The type of the file inside: the browser sees it once it has decoded the answer.
+        const contentType = contentTypeOf(inner) ?? OCTET_STREAM;
+        if (contentType !== file.contentType)
+            plan.contentTypes.push({ path: file.path, contentType });
+    }
+    for (const { suffix, encoding } of COMPRESSIONS) {
+        if (encoding !== 'first-bytes' && encodings.has(encoding)) {
+            routes.push(encodingRoute(folderGlob(folder, `*${suffix}`), encoding));
         }
-        const unitywebCompressed = [...unitywebEncodings].filter(([encoding]) => encoding !== 'none');
-        if (unitywebCompressed.length === 1 && !unitywebEncodings.has('none')) {
-            routes.push(encodingRoute(at('*.unityweb'), unitywebCompressed[0][0]));
+    }
+    const unitywebCompressed = [...unityweb].filter((group) => group[0] !== 'none');
+    if (unitywebCompressed.length === 1 && !unityweb.has('none')) {
+        routes.push(encodingRoute(folderGlob(folder, '*.unityweb'), unitywebCompressed[0][0]));
+    }
+    else {
+        // Mixed (or some not compressed): each compressed one by its own name.
+        for (const [encoding, group] of unitywebCompressed) {
+            for (const file of group)
+                routes.push(encodingRoute(literalGlob(file.path), encoding));
         }
-        else {
-            // Mixed (or some not compressed): each compressed one by its own name.
-            for (const [encoding, group] of unitywebCompressed) {
-                for (const file of group)
-                    routes.push(encodingRoute(literalGlob(file.path), encoding));
-            }
-        }
-        const used = [...encodings.keys(), ...unitywebEncodings.keys()].filter((e) => e !== 'none');
-        const compression = [...new Set(used)].map((e) => ENCODING_NAMES[e]).join(' and ');
-        plan.builds.push({
-            engine: 'unity',
-            folder,
-            summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-            evidence: `${pathIn(folder, evidenceName)}${unitywebEncodings.size ? '; the .unityweb files told by their first bytes' : ''}`,
-        });
-        if (!compression) {
-            plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
-        }
+    }
+    const used = new Set([...encodings, ...unitywebCompressed.map(([encoding]) => encoding)]);
+    const compression = [...used].map((encoding) => ENCODING_NAMES[encoding]).join(' and ');
+    plan.builds.push({
+        engine: 'unity',
+        folder,
+        summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
+        evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? '; the .unityweb files told by their first bytes' : ''}`,
+    });
+    if (!compression) {
+        plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
     }
 }
 /** The first `<name>.loader.js` with a modern part named `<name>.…` beside it. */
 function unityLoader(names) {
     const partPrefixes = new Set();
     for (const name of names) {
-        if (unityPartOf(name) !== 'modern')
+        if (engineFileOf(name)?.unityPart !== 'modern')
             continue;
         for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
             partPrefixes.add(name.slice(0, dot + 1));
@@ -43962,10 +43337,10 @@ function unityLoader(names) {
 }
 /** The root files that make the site look like the inside of a Unity build's `Build/` folder. */
 function unityBuildFolderParts(rootNames) {
-    const parts = rootNames.filter((name) => unityPartOf(name) === 'modern' || name.endsWith(UNITY.loaderEnding));
-    const hasLoader = Boolean(unityLoader(rootNames)) || rootNames.includes(UNITY.legacyLoader);
-    const heavy = (name) => unityPartOf(name) === 'modern' && engineFileOf(name)?.heavy;
-    return hasLoader || parts.some(heavy) ? parts : [];
+    const modern = (name) => engineFileOf(name)?.unityPart === 'modern';
+    const parts = rootNames.filter((name) => modern(name) || name.endsWith(UNITY.loaderEnding));
+    const hasLoader = unityLoader(rootNames) !== undefined || rootNames.includes(UNITY.legacyLoader);
+    return hasLoader || parts.some((name) => modern(name) && engineFileOf(name).heavy) ? parts : [];
 }
 /** As Unity's loader tells it. */
 function unitywebEncoding(start) {
@@ -43979,52 +43354,47 @@ function unitywebEncoding(start) {
 function encodingRoute(glob, encoding) {
     return { glob, header: { name: 'Content-Encoding', value: encoding }, from: 'web-engine' };
 }
-async function planGodot(folders, _named, plan, _routes, readStart) {
-    for (const [folder, { files, names, asyncPacks: packFolders }] of folders) {
-        const byName = new Map(files.map((file, i) => [names[i], file]));
-        const asyncPacks = packFolders.map((name) => name.slice(0, -GODOT.asyncPack.length));
-        const packs = [
-            ...[...byName.keys()]
-                .filter((name) => name.endsWith(GODOT.pack))
-                .map((name) => name.slice(0, -GODOT.pack.length)),
-            ...asyncPacks,
-        ];
-        let folderHtml;
-        for (const name of new Set(packs)) {
-            if (!byName.has(`${name}.wasm`) || !byName.has(`${name}.js`))
-                continue;
-            const html = byName.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files, readStart)));
-            const text = html ? (await readStart(html, GODOT.htmlBytes)).toString('utf8') : undefined;
-            const pack = byName.get(`${name}${GODOT.pack}`);
-            if (pack && pack.contentType !== OCTET_STREAM) {
-                plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
-            }
-            const threads = godotThreads(text, html, byName.has(`${name}${GODOT.threadsWorker}`) ? `${name}${GODOT.threadsWorker}` : undefined, folder);
-            const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1];
-            const ensures = text !== undefined && GODOT.ensuresIsolation.test(text);
-            const workerThere = serviceWorker !== undefined && byName.has(serviceWorker);
-            const page = html?.path ?? pathIn(folder, `${name}.html`);
-            plan.builds.push({
-                engine: 'godot',
-                folder,
-                summary: `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
-                    (threads.threads && ensures && workerThere ? ', isolated by its service worker' : ''),
-                evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
-            });
-            if (!threads.threads) {
-                plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
-            }
-            else if (ensures && workerThere) {
-                plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
-                    '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
-            }
-            else {
-                plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
-            }
+async function planGodot({ path: folder, files, asyncPacks }, { plan, readStart }) {
+    const packs = [...files.keys()]
+        .filter((name) => name.endsWith(GODOT.pack))
+        .map((name) => name.slice(0, -GODOT.pack.length));
+    let folderHtml;
+    for (const name of new Set([...packs, ...asyncPacks])) {
+        if (!files.has(`${name}.wasm`) || !files.has(`${name}.js`))
+            continue;
+        const html = files.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)));
+        const text = html && (await readStart(html, GODOT.htmlBytes)).toString('utf8');
+        const pack = files.get(`${name}${GODOT.pack}`);
+        if (pack && pack.contentType !== OCTET_STREAM) {
+            plan.contentTypes.push({ path: pack.path, contentType: OCTET_STREAM });
+        }
+        const worker = `${name}${GODOT.threadsWorker}`;
+        const threads = godotThreads(text, html, files.has(worker) ? pathIn(folder, worker) : undefined);
+        const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1];
+        const ensures = text !== undefined && GODOT.ensuresIsolation.test(text);
+        const isolatedByWorker = ensures && serviceWorker !== undefined && files.has(serviceWorker);
+        const page = html?.path ?? pathIn(folder, `${name}.html`);
+        plan.builds.push({
+            engine: 'godot',
+            folder,
+            summary: `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
+                (threads.threads && isolatedByWorker ? ', isolated by its service worker' : ''),
+            evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+        });
+        if (!threads.threads) {
+            plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
+        }
+        else if (isolatedByWorker) {
+            plan.notes.push(`${page} needs cross-origin isolation, which its service worker (${pathIn(folder, serviceWorker)}, ` +
+                '"Ensure Cross Origin Isolation Headers") gives: on the first visit the page installs it and reloads once');
+        }
+        else {
+            plan.warnings.push(godotIsolationWarning(page, threads.evidence, ensures, serviceWorker));
         }
     }
 }
-function godotThreads(text, html, workerJs, folder) {
+/** `worker`: the path of `<name>.worker.js` when there is one. */
+function godotThreads(text, html, worker) {
     const constant = text && GODOT.threadsConstant.exec(text);
     if (constant) {
         return {
@@ -44032,25 +43402,21 @@ function godotThreads(text, html, workerJs, folder) {
             evidence: `GODOT_THREADS_ENABLED = ${constant[1]} in ${html.path}`,
         };
     }
-    if (workerJs) {
+    if (worker) {
         return {
             threads: true,
-            evidence: `${pathIn(folder, workerJs)}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
+            evidence: `${worker}, the threads' worker of Godot 4.0 to 4.2 (or a Godot 3 threads export)`,
         };
     }
-    return {
-        threads: false,
-        evidence: html
-            ? `no GODOT_THREADS_ENABLED in ${html.path} and no .worker.js`
-            : 'no HTML page to read, and no .worker.js',
-    };
+    const noConstant = html ? `no GODOT_THREADS_ENABLED in ${html.path}` : 'no HTML page to read,';
+    return { threads: false, evidence: `${noConstant} and no .worker.js` };
 }
 function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
-    const own = serviceWorker
-        ? ensures
-            ? ` Its service worker ${serviceWorker} is not in ${input_naming_inputName(table_Input.Path)}.`
-            : ' Its service worker does not ensure the isolation headers (the option is off).'
-        : '';
+    let own = '';
+    if (serviceWorker && ensures)
+        own = ` Its service worker ${serviceWorker} is not in ${inputName(table_Input.Path)}.`;
+    else if (serviceWorker)
+        own = ' Its service worker does not ensure the isolation headers (the option is off).';
     return (`${page} is a Godot web export with thread support (${evidence}): it needs the page cross-origin isolated, ` +
         'with both Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, and this ' +
         'CDN cannot send both (it adds at most one header to a path). As deployed, the game stops at start saying ' +
@@ -44062,10 +43428,10 @@ function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
 /** The page of a Godot export named otherwise than its files. */
 async function godotHtml(files, readStart) {
     for (const file of files) {
-        if (!/\.html?$/i.test(file.path))
-            continue;
-        if ((await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker))
+        if (/\.html?$/i.test(file.path) &&
+            (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) {
             return file;
+        }
     }
     return undefined;
 }
@@ -44073,16 +43439,16 @@ async function godotHtml(files, readStart) {
 function indexFolders(files, unityNamed) {
     const candidates = new Map();
     const candidate = (folder) => {
-        let packs = candidates.get(folder);
-        if (!packs)
-            candidates.set(folder, (packs = new Set()));
-        return packs;
+        if (!candidates.has(folder))
+            candidates.set(folder, new Set());
+        return candidates.get(folder);
     };
+    const marker = `${GODOT.asyncPack}/`;
     for (const { path } of files) {
         if (isBuildEvidence(path, unityNamed))
             candidate(parentOf(path));
-        for (let end = path.indexOf(`${GODOT.asyncPack}/`); end >= 0; end = path.indexOf(`${GODOT.asyncPack}/`, end + 1)) {
-            const pack = path.slice(0, end + GODOT.asyncPack.length);
+        for (let end = path.indexOf(marker); end >= 0; end = path.indexOf(marker, end + 1)) {
+            const pack = path.slice(0, end);
             candidate(parentOf(pack)).add(baseName(pack));
         }
     }
@@ -44090,15 +43456,13 @@ function indexFolders(files, unityNamed) {
     if (candidates.size === 0)
         return folders;
     for (const file of files) {
-        const name = parentOf(file.path);
-        const packs = candidates.get(name);
+        const path = parentOf(file.path);
+        const packs = candidates.get(path);
         if (!packs)
             continue;
-        let folder = folders.get(name);
-        if (!folder)
-            folders.set(name, (folder = { files: [], names: [], asyncPacks: [...packs] }));
-        folder.files.push(file);
-        folder.names.push(baseName(file.path));
+        if (!folders.has(path))
+            folders.set(path, { path, files: new Map(), asyncPacks: [...packs] });
+        folders.get(path).files.set(baseName(file.path), file);
     }
     return folders;
 }
@@ -44145,15 +43509,13 @@ async function readFileStart(file, bytes) {
 async function collectSite(site, options) {
     const { logger } = options;
     const { files, hidden } = await scanSite({
+        ...options,
         root: site.path,
         patterns: site.files,
-        signal: options.signal,
         includeHidden: site.includeHidden,
-        logger,
-        open: options.open,
         sizeLimit: {
             bytes: SITE_BYTES_LIMIT,
-            message: (total) => `${input_naming_inputName(table_Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
+            message: (total) => `${inputName(table_Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
         },
     });
     if (options.siteRecord)
@@ -44173,24 +43535,24 @@ async function collectSite(site, options) {
     if (site.failOnWarning && serving.warnings.length)
         throw warningsRefusal(serving.warnings);
     if (serving.routes.length && !options.publish) {
-        logger.info(`No version is published (${input_naming_inputName(table_Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`);
+        logger.info(`No version is published (${inputName(table_Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`);
     }
     let manifest;
     if (options.digestFirst) {
         manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open));
         logger.info(`Digest ${manifest.digest}`);
     }
-    return { files, serving, fileCount: files.length, totalBytes, manifest, hidden };
+    return { files, serving, totalBytes, manifest, hidden };
 }
 function warningsRefusal(warnings) {
     const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
-    return new errors_UsageError(`${input_naming_inputName(table_Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
+    return new errors_UsageError(`${inputName(table_Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
 }
 /** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */
 function missingIndex(files, root) {
     if (!files.length || files.some((file) => file.path === 'index.html'))
         return undefined;
-    const base = `${input_naming_inputName(table_Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`;
+    const base = `${inputName(table_Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`;
     const onPurpose = `; a site that is no page (an asset host) sets ${inputAssignment(table_Input.RequireIndex, 'false')}`;
     const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path);
     const unity = unityBuildFolderParts(rootNames);
@@ -44220,40 +43582,38 @@ const PROD = 'prod';
  * `createLater`, a missing namespace is created after the upload (createNamespaceOn).
  */
 async function provision(client, inputs, logger, options = {}) {
+    const job = { client, inputs, logger };
     const { target } = inputs;
     const { game } = await client.getGame(inputs.connection.gameId);
     await options.beforeChanges?.();
     let namespace;
-    let namespaceId;
-    let namespaceCreated = false;
+    let created;
     if (target.kind === 'id') {
-        namespace = checkNamespaceId(game, inputs.connection.gameId, target, logger);
-        namespaceId = namespace.namespace_id;
+        namespace = checkNamespaceId(job, game, target);
     }
     else {
         namespace = game.namespaces.find((ns) => ns.name_id === target.nameId);
-        if (namespace) {
+        if (namespace)
             logger.info(`Namespace ${namespace.name_id} exists: using ${namespace.namespace_id}`);
-            namespaceId = namespace.namespace_id;
-        }
-        else if (!options.createLater) {
-            ;
-            ({ namespaceId, created: namespaceCreated } = await createNamespace(client, inputs.connection.gameId, target, chooseVersion(inputs, game), logger));
-        }
+        else if (!options.createLater)
+            created = await createNamespace(job, target, chooseVersion(inputs, game));
     }
-    const nameId = namespace?.name_id ?? target.nameId;
-    const nothingYet = { domain: undefined, matchmakerValidated: false };
-    let prepared = nothingYet;
+    const namespaceId = namespace?.namespace_id ?? created?.namespaceId;
+    let prepared = { domain: undefined, matchmakerValidated: false };
     if (namespaceId) {
         options.onNamespace?.(namespaceId);
-        prepared = await prepareNamespace(client, inputs, namespaceId, false, logger);
+        prepared = await prepareNamespace(job, namespaceId, false);
     }
     else if (target.matchmaker && game.namespaces[0]) {
         // Created after the upload: validated now against another namespace (the rules are the same).
-        const validated = await validateMatchmaker(client, inputs, game.namespaces[0].namespace_id, logger);
-        prepared = { ...nothingYet, matchmakerValidated: validated };
+        prepared.matchmakerValidated = await validateMatchmaker(job, game.namespaces[0].namespace_id);
     }
-    const provisioned = { nameId, namespaceId, namespaceCreated, ...prepared };
+    const provisioned = {
+        nameId: namespace?.name_id ?? target.nameId,
+        namespaceId,
+        namespaceCreated: created?.created ?? false,
+        ...prepared,
+    };
     return { provisioned, located: { game, namespace } };
 }
 /**
@@ -44262,26 +43622,23 @@ async function provision(client, inputs, logger, options = {}) {
  */
 async function createNamespaceOn(client, inputs, base, provisioned, logger, onNamespace) {
     const { target } = inputs;
-    const { gameId } = inputs.connection;
     if (target.kind !== 'name')
         throw new Error(`namespace ${target.namespaceId} is not created: it exists`);
-    const { namespaceId, created } = await createNamespace(client, gameId, target, base, logger);
+    const job = { client, inputs, logger };
+    const { namespaceId, created } = await createNamespace(job, target, base);
     onNamespace?.(namespaceId);
-    const prepared = await prepareNamespace(client, inputs, namespaceId, provisioned.matchmakerValidated, logger);
+    const prepared = await prepareNamespace(job, namespaceId, provisioned.matchmakerValidated);
     return { ...provisioned, namespaceId, namespaceCreated: created, ...prepared };
 }
-async function prepareNamespace(client, inputs, namespaceId, matchmakerValidated, logger) {
-    const { domain } = inputs.target;
-    const domainStatus = domain
-        ? await attachDomain(client, inputs.connection.gameId, namespaceId, domain, logger)
-        : undefined;
+async function prepareNamespace(job, namespaceId, matchmakerValidated) {
+    const { domain } = job.inputs.target;
     return {
         domain,
-        domainStatus,
-        matchmakerValidated: matchmakerValidated || (await validateMatchmaker(client, inputs, namespaceId, logger)),
+        domainStatus: domain ? await attachDomain(job, namespaceId, domain) : undefined,
+        matchmakerValidated: matchmakerValidated || (await validateMatchmaker(job, namespaceId)),
     };
 }
-async function validateMatchmaker(client, inputs, namespaceId, logger) {
+async function validateMatchmaker({ client, inputs, logger }, namespaceId) {
     const { matchmaker } = inputs.target;
     if (!matchmaker)
         return false;
@@ -44294,23 +43651,25 @@ async function validateMatchmaker(client, inputs, namespaceId, logger) {
     logger.info(`Matchmaker config is valid: lobby_count_max ${matchmaker.lobbyCountMax}, max_players ${matchmaker.maxPlayers}`);
     return true;
 }
-function checkNamespaceId(game, gameId, target, logger) {
+function checkNamespaceId({ inputs, logger }, game, target) {
     const { namespaceId, nameId } = target;
     const found = game.namespaces.find((namespace) => namespace.namespace_id === namespaceId);
     if (!found) {
-        throw new ServiceStateError(`${input_naming_inputName(table_Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${gameId}: ` +
-            `it has ${describeNamespaces(game.namespaces)}`);
+        const known = game.namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`);
+        throw new ServiceStateError(`${inputName(table_Input.NamespaceId)} '${namespaceId}' is not a namespace of game ${inputs.connection.gameId}: ` +
+            `it has ${known.length ? known.join(', ') : 'no namespace'}`);
     }
     if (nameId && found.name_id !== nameId) {
-        throw new ServiceStateError(`${input_naming_inputName(table_Input.NamespaceId)} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${input_naming_inputName(table_Input.Namespace)} says: ` +
+        throw new ServiceStateError(`${inputName(table_Input.NamespaceId)} '${namespaceId}' is namespace '${found.name_id}', not '${nameId}' as ${inputName(table_Input.Namespace)} says: ` +
             'give one of the two, or two that agree');
     }
     logger.info(`Using namespace ${found.name_id} (${namespaceId})`);
     return found;
 }
 /** name-id.not-unique: another run created it meanwhile, and it is looked up again. */
-async function createNamespace(client, gameId, target, version, logger) {
+async function createNamespace({ client, inputs, logger }, target, version) {
     const { nameId, displayName } = target;
+    const { gameId } = inputs.connection;
     try {
         const created = await client.createNamespace(gameId, {
             name_id: nameId,
@@ -44344,28 +43703,29 @@ function chooseVersion(inputs, game) {
         const name = game.versions.find((version) => version.version_id === prod.version_id)?.display_name;
         return {
             id: prod.version_id,
-            description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${input_naming_inputName(table_Input.VersionId)} was given)`,
+            description: `${prod.version_id} (${name ? `'${name}', ` : ''}what ${PROD} serves: no ${inputName(table_Input.VersionId)} was given)`,
         };
     }
     const latest = latestVersion(game.versions);
     if (!latest) {
-        throw new ServiceStateError(`${input_naming_inputName(table_Input.Namespace)} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
-            `to create it on: publish a version, or pass ${input_naming_inputName(table_Input.VersionId)}`);
+        throw new ServiceStateError(`${inputName(table_Input.Namespace)} '${inputs.target.nameId}' does not exist and game ${inputs.connection.gameId} has no version ` +
+            `to create it on: publish a version, or pass ${inputName(table_Input.VersionId)}`);
     }
     return {
         id: latest.version_id,
-        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${input_naming_inputName(table_Input.VersionId)} was given and it has no ${PROD} namespace)`,
+        description: `${latest.version_id} ('${latest.display_name}', the game's latest: no ${inputName(table_Input.VersionId)} was given and it has no ${PROD} namespace)`,
     };
 }
 /** The service answers a domain the namespace has already with 500 ERROR, so the namespace is read first. */
-async function attachDomain(client, gameId, namespaceId, domain, logger) {
-    const had = await findDomain(client, gameId, namespaceId, domain);
+async function attachDomain(job, namespaceId, domain) {
+    const { client, inputs, logger } = job;
+    const had = await findDomain(job, namespaceId, domain);
     if (had) {
-        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${provision_statusOf(had).status})`);
-        return provision_statusOf(had);
+        logger.info(`Domain ${domain} is already attached to namespace ${namespaceId} (${had.status})`);
+        return had;
     }
     try {
-        await client.addNamespaceDomain(gameId, namespaceId, domain);
+        await client.addNamespaceDomain(inputs.connection.gameId, namespaceId, domain);
     }
     catch (error) {
         if (!(error instanceof ServiceError))
@@ -44374,49 +43734,41 @@ async function attachDomain(client, gameId, namespaceId, domain, logger) {
         if (refused)
             throw refused;
         // A run beside this one may have added it between the read and the add (500 ERROR).
-        const meanwhile = error.code === 'ERROR' && (await findDomain(client, gameId, namespaceId, domain));
+        const meanwhile = error.code === 'ERROR' && (await findDomain(job, namespaceId, domain));
         if (!meanwhile)
             throw error;
         logger.info(`Domain ${domain} was attached to namespace ${namespaceId} meanwhile by another run`);
-        return provision_statusOf(meanwhile);
+        return meanwhile;
     }
-    const added = await findDomain(client, gameId, namespaceId, domain);
-    const status = added ? provision_statusOf(added) : { status: 'unknown', cnameRecord: undefined };
+    const status = (await findDomain(job, namespaceId, domain)) ?? { status: 'unknown', cnameRecord: undefined };
     logger.info(`Added domain ${domain} to namespace ${namespaceId} (${status.status})`);
     return status;
 }
 function domainRefusal(error, domain, namespaceId) {
+    const given = `${inputName(table_Input.Domain)} '${domain}'`;
     const quoted = `(${error.message})`;
-    if (error.code === 'CLOUD_HOSTNAME_TAKEN') {
-        return new ServiceStateError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
-            `remove it there first, or choose another ${input_naming_inputName(table_Input.Domain)}. ${quoted}`, { cause: error });
-    }
-    if (error.code === 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP') {
-        return new ServiceStateError(`${input_naming_inputName(table_Input.Domain)} '${domain}' cannot be added: the team already holds the most custom domains the service lets wait ` +
-            "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
-            'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-            `its ${input_naming_inputName(table_Input.Domain)}); for a preview per pull request, leave ${input_naming_inputName(table_Input.Domain)} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
-    }
-    if (error.code === 'CDN_INVALID_DOMAIN') {
-        return new errors_UsageError(`${input_naming_inputName(table_Input.Domain)} '${domain}' is refused by the service as a custom domain (a domain under its own CDN domain ` +
-            `is never taken): give a domain of your own. ${quoted}`, { cause: error });
+    switch (error.code) {
+        case 'CLOUD_HOSTNAME_TAKEN':
+            return new ServiceStateError(`${given} is held by another namespace (or another account), not by namespace ${namespaceId}: ` +
+                `remove it there first, or choose another ${inputName(table_Input.Domain)}. ${quoted}`, { cause: error });
+        case 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP':
+            return new ServiceStateError(`${given} cannot be added: the team already holds the most custom domains the service lets wait ` +
+                "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
+                'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
+                `its ${inputName(table_Input.Domain)}); for a preview per pull request, leave ${inputName(table_Input.Domain)} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
+        case 'CDN_INVALID_DOMAIN':
+            return new errors_UsageError(`${given} is refused by the service as a custom domain (a domain under its own CDN domain ` +
+                `is never taken): give a domain of your own. ${quoted}`, { cause: error });
     }
     return undefined;
 }
-function provision_statusOf(entry) {
-    return {
+async function findDomain({ client, inputs }, namespaceId, domain) {
+    const { namespace } = await client.getNamespace(inputs.connection.gameId, namespaceId);
+    const entry = namespace.config.cdn.domains.find((e) => e.domain === domain);
+    return (entry && {
         status: entry.verification_status ?? 'unknown',
         cnameRecord: entry.verification_method?.http?.cname_record ?? undefined,
-    };
-}
-async function findDomain(client, gameId, namespaceId, domain) {
-    const { namespace } = await client.getNamespace(gameId, namespaceId);
-    return namespace.config.cdn.domains.find((entry) => entry.domain === domain);
-}
-function describeNamespaces(namespaces) {
-    if (namespaces.length === 0)
-        return 'no namespace';
-    return namespaces.map((namespace) => `${namespace.name_id} (${namespace.namespace_id})`).join(', ');
+    });
 }
 function isNameTaken(error) {
     if (!(error instanceof ServiceError) || error.code !== 'VALIDATION_ERROR')
@@ -44480,16 +43832,12 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
     const config = deployConfig(plan.base.config, siteId, plan.routes);
     const created = await createVersion(client, gameId, plan.name, config, logger);
     logger.info(`Created version '${created.displayName}' (${created.versionId}) with site ${siteId}`);
-    let now = provisioned;
-    let namespaceId = existing;
-    if (!namespaceId) {
-        const made = await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace);
-        ({ namespaceId } = made);
-        now = made;
-        // A new namespace serves the base version, publicly: it is made private before the publish.
-        if (basicAuth)
-            await makePrivate(access(namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate);
-    }
+    const now = existing
+        ? { ...provisioned, namespaceId: existing }
+        : await createNamespaceOn(client, inputs, plan.createOn, provisioned, logger, onNamespace);
+    // A new namespace serves the base version, publicly: it is made private before the publish.
+    if (!existing && basicAuth)
+        await makePrivate(access(now.namespaceId), basicAuth, undefined, privateAt(), waitUntilPrivate);
     const published = {
         ...unchanged,
         versionId: created.versionId,
@@ -44498,7 +43846,7 @@ async function goLive(client, inputs, plan, provisioned, siteId, logger, onNames
         domain: publishedDomain(now, url),
     };
     logWhere(published, logger);
-    return { published, provisioned: now, namespaceId, alreadyServed: false };
+    return { published, provisioned: now, namespaceId: now.namespaceId, alreadyServed: false };
 }
 function servesAlready(plan, siteId) {
     return (plan.current === plan.base.version_id &&
@@ -44520,19 +43868,14 @@ function publishedDomain(provisioned, url) {
 function logWhere(published, logger) {
     const { domain, url } = published;
     if (!url)
-        logger.warning(`Published, but its URL is unknown: the service names no CDN domain. Set ${input_naming_inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
-    if (!domain)
-        return;
-    logger.info(domain.status === 'active'
-        ? `Custom domain ${domain.url} is active: it serves what the namespace's own host serves`
-        : domainLine(domain));
-}
-function domainLine(domain) {
-    if (domain.status === 'pending') {
-        return (`Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
+        logger.warning(`Published, but its URL is unknown: the service names no CDN domain. Set ${inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
+    if (domain?.status === 'active')
+        logger.info(`Custom domain ${domain.url} is active: it serves what the namespace's own host serves`);
+    else if (domain?.status === 'pending')
+        logger.info(`Domain ${domain.name} is pending: create a CNAME record ${domain.name} → ${domain.cnameTarget ?? "the namespace's host name"}; ` +
             'it serves the build once the service sees it (then its certificate is issued)');
-    }
-    return `Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`;
+    else if (domain)
+        logger.info(`Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`);
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/target.ts
@@ -44547,7 +43890,7 @@ function domainLine(domain) {
 
 async function planTarget(client, inputs, routes, logger, onNamespace) {
     const { target } = inputs;
-    const { gameId } = inputs.connection;
+    const { gameId, apiUrl } = inputs.connection;
     let cdnDomain;
     const { provisioned, located } = await provision(client, inputs, logger, {
         onNamespace,
@@ -44556,11 +43899,11 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
         beforeChanges: async () => {
             if (!target.publish && !target.domain)
                 return;
-            cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
+            cdnDomain = await resolveCdnDomain(client, target.cdnDomain, apiUrl, logger);
             checkDomainOutsideCdn(target.domain, cdnDomain);
             if (target.basicAuth && !cdnDomain) {
-                throw new errors_UsageError(`${input_naming_inputName(table_Input.BasicAuth)}: the namespace's host must be seen answering 401 before the build is published, ` +
-                    `and the service names no CDN domain: set ${input_naming_inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
+                throw new errors_UsageError(`${inputName(table_Input.BasicAuth)}: the namespace's host must be seen answering 401 before the build is published, ` +
+                    `and the service names no CDN domain: set ${inputName(table_Input.CdnDomain)} to the domain it serves namespaces under`);
             }
         },
     });
@@ -44583,23 +43926,16 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
             'and the new version is published to it');
     }
     logger.info(routesLine(base, routes));
-    const publishing = {
-        base,
-        name,
-        gameNameId: located.game.name_id,
-        current: namespace?.version_id,
-        createOn: choice,
-        routes,
-        cdnDomain,
-    };
-    return { provisioned, publishing };
+    const gameNameId = located.game.name_id;
+    const current = namespace?.version_id;
+    return { provisioned, publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain } };
 }
 function routesLine(base, routes) {
     const baseRoutes = base.config.cdn?.routes ?? [];
     const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
     return routes
         ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
-        : `No routes computed (no web engine's needs, no ${input_naming_inputName(table_Input.Headers)}): it keeps the base version's ${had}`;
+        : `No routes computed (no web engine's needs, no ${inputName(table_Input.Headers)}): it keeps the base version's ${had}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload-site.ts
@@ -44637,19 +43973,9 @@ async function uploadSite(options) {
         bytes: descriptors.reduce((sum, file) => sum + file.content_length, 0),
         logger,
         now: options.retry.now,
-        intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+        intervalMs: options.progressIntervalMs,
     });
-    const send = (sent) => uploadParts({
-        progress,
-        ...sent,
-        dispatcher: options.dispatcher,
-        concurrency,
-        retry: options.retry,
-        timeouts: options.timeouts,
-        logger,
-        signal,
-        open: options.open,
-    });
+    const send = (sent) => uploadParts({ ...options, progress, concurrency, ...sent });
     let upload;
     let manifest = options.manifest;
     let record = known;
@@ -44700,7 +44026,6 @@ function hashedBefore(files, manifest) {
 
 /** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
 const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'];
-/** The install paths looked at, for each OS, in order. */
 function installPaths(platform, env) {
     if (platform === 'darwin') {
         const apps = ['Google Chrome', 'Google Chrome for Testing', 'Chromium'].map((name) => `/Applications/${name}.app/Contents/MacOS/${name}`);
@@ -44742,8 +44067,8 @@ function findBrowser(options) {
     const given = options.given?.trim();
     if (given) {
         return runnable(given)
-            ? { path: given, from: input_naming_inputName(table_Input.Browser) }
-            : { missing: `${input_naming_inputName(table_Input.Browser)} is ${given}, which is not a program this runner can run` };
+            ? { path: given, from: inputName(table_Input.Browser) }
+            : { missing: `${inputName(table_Input.Browser)} is ${given}, which is not a program this runner can run` };
     }
     for (const name of BROWSER_ENV) {
         const value = options.env[name]?.trim();
@@ -44755,7 +44080,7 @@ function findBrowser(options) {
         return { path: found, from: found };
     return {
         missing: `no Chrome or Chromium found (${BROWSER_ENV.join(', ')} are unset, and none is at the usual paths of this OS): ` +
-            `set ${input_naming_inputName(table_Input.Browser)} to one's path, or install one (apt-get install chromium)`,
+            `set ${inputName(table_Input.Browser)} to one's path, or install one (apt-get install chromium)`,
     };
 }
 /** "Chromium 156", "Chrome 131": the product by the program's name, the major version by what it says. */
@@ -44766,120 +44091,16 @@ function browserName(file, version) {
     return major ? `${product} ${major}` : product;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
-// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it.
-
-
-const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
-function judge(seen, watchMs) {
-    const requests = seen.problems.filter((p) => p.kind === 'request');
-    const errors = seen.problems.length - requests.length;
-    const { canvas } = seen;
-    const flat = canvas !== undefined && canvas.colours <= 1;
-    const counts = [
-        verdict_plural(errors, 'error'),
-        verdict_plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
-    ];
-    const drew = !canvas
-        ? 'no canvas on the page'
-        : flat
-            ? `the canvas one flat colour (${canvas.first})`
-            : 'the canvas drew';
-    const screenshot = seen.screenshot;
-    const first = seen.problems[0];
-    if (!first && !flat) {
-        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
-        return {
-            status: 'passed',
-            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-            screenshot,
-        };
-    }
-    const problem = first
-        ? describeProblem(first)
-        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
-    return {
-        status: 'failed',
-        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
-        problem,
-        remedy: remedyFor(seen.problems, first, watchMs),
-        screenshot,
-    };
-}
-/** One problem, in words, naming the URL or the message. */
-function describeProblem(problem) {
-    switch (problem.kind) {
-        case 'exception':
-            return `uncaught ${problem.message}`;
-        case 'console':
-            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
-        case 'request':
-            return problem.status !== undefined
-                ? `${problem.url} answered ${problem.status}`
-                : `${problem.url} could not be fetched (${problem.failure})`;
-        case 'alert':
-            return `the page alerted: ${problem.message}`;
-        case 'engine':
-            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
-        case 'load':
-            return `the page did not load: ${problem.message}`;
-    }
-}
+;// CONCATENATED MODULE: ./src/deploy/smoke/in-page.ts
+// What runs in the page, serialised by the browser driver: each function may use nothing from outside
+// itself, and casts globalThis to PageWindow, the little of the DOM it uses (the project compiles
+// without the DOM library).
 /**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ * What a game engine's page template shows when the game cannot start. Unity's WebGL template (2020
+ * and later) shows its loader's errors as red banners in #unity-warning (unityShowBanner, type
+ * 'error'), and alert()s what createUnityInstance rejected with; Godot's web export shows a start-up
+ * failure in #status-notice (displayFailureNotice).
  */
-const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
-const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
-const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
-/** What a user can do: about the first problem, with the engines' causes the others reveal. */
-function remedyFor(problems, first, watchMs) {
-    if (!first)
-        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${input_naming_inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
-    if (first.kind === 'request')
-        return requestRemedy(first.status);
-    const said = problems
-        .filter((p) => p.kind !== 'request')
-        .map(describeProblem)
-        .join('\n');
-    if (COMPRESSED.test(said))
-        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
-            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${input_naming_inputName(table_Input.Headers)} rule ` +
-            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
-    if (WASM_TYPE.test(said))
-        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
-            `${input_naming_inputName(table_Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
-    if (ISOLATION.test(said))
-        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
-            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
-    if (first.kind === 'load')
-        return 'check that the URL opens in a browser; a re-run checks again';
-    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
-}
-function requestRemedy(status) {
-    if (status === 404)
-        return (`the page asks for a file the site does not have: check that the ${input_naming_inputName(table_Input.Files)} patterns select it ` +
-            `(and ${input_naming_inputName(table_Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
-    if (status === 401 || status === 403)
-        return `the host refused the request: on a private namespace, check ${input_naming_inputName(table_Input.BasicAuth)}`;
-    if (status !== undefined && status >= 500)
-        return 'the host failed to answer: a re-run checks again';
-    if (status !== undefined)
-        return 'the host refused the request the page made: check the URL the game builds for it';
-    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/engine-reports.ts
-// What a game engine's page template shows when the game cannot start, read from the page at the end
-// of a smoke test. Unity's WebGL template (2020 and later) shows its loader's errors as red banners in
-// #unity-warning (unityShowBanner, type 'error'), and alert()s what createUnityInstance rejected with;
-// Godot's web export shows a start-up failure in #status-notice (displayFailureNotice).
-/** Runs in the page (serialised by the browser driver): it may use nothing from outside itself. */
 function engineReports() {
     const { document, getComputedStyle } = globalThis;
     const reports = [];
@@ -44896,12 +44117,27 @@ function engineReports() {
         reports.push({ engine: 'godot', message: text(notice) });
     return reports;
 }
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/pixels.ts
-// Whether a canvas drew anything: the screenshot's pixels inside the canvas, decoded by the browser
-// itself (in a blank page of its own, out of the game's reach), are one flat colour or not.
+/** The largest canvas in the viewport, clipped to it; undefined when the page shows none. */
+function largestCanvas() {
+    const { document, innerWidth, innerHeight } = globalThis;
+    let best;
+    for (const canvas of document.querySelectorAll('canvas')) {
+        const r = canvas.getBoundingClientRect();
+        const x = Math.max(0, r.left);
+        const y = Math.max(0, r.top);
+        const width = Math.min(innerWidth, r.right) - x;
+        const height = Math.min(innerHeight, r.bottom) - y;
+        if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
+            best = { x, y, width, height };
+    }
+    return best;
+}
 /** Past this many colours the count stops: it says the canvas drew, not how much. */
 const COLOURS_COUNTED = 256;
+/**
+ * Whether a canvas drew anything: the screenshot's pixels inside it, decoded by the browser itself (in
+ * a blank page of its own, out of the game's reach), are one flat colour or not.
+ */
 async function countColours(browser, png, rect) {
     const page = await browser.newPage();
     try {
@@ -44953,7 +44189,6 @@ function launchArgs(platform) {
         '--window-size=1280,720',
     ];
 }
-/** Opens the page, watches it, screenshots it; the browser is closed whatever happens. */
 async function watchPage(options) {
     const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
     const browser = await puppeteer.launch({
@@ -45093,25 +44328,11 @@ async function load(page, seen, options) {
  * a game that polls or streams is not waited for beyond that.
  */
 async function settle(page, inFlight, options) {
-    await sleep(options.watchMs, options.signal);
+    const { signal } = options;
+    await (0,promises_namespaceObject.setTimeout)(options.watchMs, undefined, { signal });
     const until = options.now() + options.watchMs;
     while (inFlight.size && options.now() < until && !page.isClosed())
-        await sleep(100, options.signal);
-}
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        signal.throwIfAborted();
-        const timer = setTimeout(done, ms);
-        function done() {
-            signal.removeEventListener('abort', abort);
-            resolve();
-        }
-        function abort() {
-            clearTimeout(timer);
-            reject(signal.reason);
-        }
-        signal.addEventListener('abort', abort, { once: true });
-    });
+        await (0,promises_namespaceObject.setTimeout)(100, undefined, { signal });
 }
 async function readEngineReports(page, seen) {
     const reports = await page.evaluate(engineReports).catch(() => []);
@@ -45123,22 +44344,7 @@ async function readEngineReports(page, seen) {
 }
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser, page, seen, options) {
-    const rect = await page
-        .evaluate(() => {
-        const { document, innerWidth, innerHeight } = globalThis;
-        let best;
-        for (const canvas of document.querySelectorAll('canvas')) {
-            const r = canvas.getBoundingClientRect();
-            const x = Math.max(0, r.left);
-            const y = Math.max(0, r.top);
-            const width = Math.min(innerWidth, r.right) - x;
-            const height = Math.min(innerHeight, r.bottom) - y;
-            if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-                best = { x, y, width, height };
-        }
-        return best;
-    })
-        .catch(() => undefined);
+    const rect = await page.evaluate(largestCanvas).catch(() => undefined);
     await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
     const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
     seen.screenshot = options.screenshotFile;
@@ -45150,7 +44356,6 @@ async function screenshot(browser, page, seen, options) {
 // The smoke test (`smoke-test`): once the URL is seen live, a headless Chrome or Chromium opens it and
 // watches the game start. A failure is handled as a publish not seen live is (on-verify-failure:
 // rollback, fail or warn); no browser on the machine is a skip, said so, never a pass.
-
 
 
 
@@ -45174,7 +44379,7 @@ async function smokeTest(options) {
     const onFailure = inputs.verify.onFailure;
     const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`;
     if (onFailure === 'warn') {
-        logger.warning(`Smoke test: ${account} ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${input_naming_inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
+        logger.warning(`Smoke test: ${account} ${inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
         return;
     }
     const namespaceId = options.journal.provisioned.namespaceId;
@@ -45190,7 +44395,6 @@ async function smokeTest(options) {
     const nameId = options.journal.provisioned.nameId;
     throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
 }
-/** Finds the browser, opens the page, judges what it saw, and says it in one line. */
 async function look(options) {
     const { inputs, logger, url } = options;
     const { smoke: settings } = inputs;
@@ -45199,11 +44403,12 @@ async function look(options) {
         env: options.env ?? process.env,
         platform: process.platform,
     });
-    if ('missing' in browser) {
-        const line = `skipped: ${browser.missing}`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
-    }
+    const skipped = (why) => {
+        logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' });
+        return { status: 'skipped', line: `skipped: ${why}` };
+    };
+    if ('missing' in browser)
+        return skipped(browser.missing);
     logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
     let seen;
     try {
@@ -45221,9 +44426,8 @@ async function look(options) {
     catch (error) {
         options.run.signal.throwIfAborted();
         // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-        const line = `skipped: ${browser.path} could not be driven (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-        logger.warning(`Smoke test ${line}`, { title: 'Smoke test skipped' });
-        return { status: 'skipped', line };
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        return skipped(`${browser.path} could not be driven (${message})`);
     }
     const smoke = judge(seen, settings.watchMs);
     logger.info(`Smoke test: ${smoke.line}`);
@@ -45284,7 +44488,7 @@ async function checkOlder(options) {
     }
     const newer = `${serves}, newer than this run's ${older_short(commit)}`;
     if (options.allowOlder)
-        return said(`${newer}: published all the same (${input_naming_inputName(table_Input.AllowOlder)} is true)`, found, true);
+        return said(`${newer}: published all the same (${inputName(table_Input.AllowOlder)} is true)`, found, true);
     const reason = `${newer}: nothing was published, it still serves ${older_short(liveCommit)}. Set ${inputAssignment(table_Input.AllowOlder, 'true')} ` +
         'to publish an older commit on purpose (or use the publish action to roll back)';
     return said(reason, found, true, true);
@@ -45348,8 +44552,12 @@ async function deploy(inputs, deps) {
             await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, journal, logger)));
             return finished(journal);
         }
+        const onNamespace = (id) => {
+            journal.provisioned.namespaceId = id;
+            deps.onNamespace?.(id);
+        };
         try {
-            await sendAndGoLive(inputs, run, site, journal, { ...deps, saveManifest });
+            await sendAndGoLive({ inputs, run, journal, deps: { ...deps, saveManifest, onNamespace } }, site);
         }
         catch (error) {
             throw new DeployError(error, finished(journal));
@@ -45382,26 +44590,37 @@ function manifestSaver(journal, deps) {
         deps.logger.info(`Manifest written to ${written}`);
     };
 }
-async function sendAndGoLive(inputs, run, site, journal, deps) {
+async function sendAndGoLive(stage, site) {
+    const { inputs, run, journal, deps } = stage;
     const { logger } = deps;
-    const onNamespace = (id) => {
-        journal.provisioned.namespaceId = id;
-        deps.onNamespace?.(id);
-    };
     // Exactly the routes of the published version when there are any; none keeps the base version's.
     const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined;
     const targeted = hasTarget(inputs) ? inputs : undefined;
     const planned = targeted &&
-        (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, onNamespace)));
+        (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, deps.onNamespace)));
     if (planned)
         journal.provisioned = planned.provisioned;
     run.signal.throwIfAborted();
-    const served = planned?.publishing && (await readServed(inputs, run, planned.publishing, journal, logger));
-    if (served?.live && targeted && (await olderThanLive(inputs, served.live, served.liveUrl, journal, deps)))
-        return;
+    const served = planned?.publishing && (await readServed(stage, planned.publishing));
+    if (served?.live) {
+        journal.older = await checkOlder({
+            commit: deps.source?.commit,
+            live: served.live,
+            nameId: journal.provisioned.nameId ?? '',
+            allowOlder: inputs.allowOlder,
+            compareCommits: deps.compareCommits,
+            logger,
+        });
+        // This run's commit is behind the one live (and not allowed): nothing is uploaded or published.
+        if (journal.older.blocked) {
+            journal.older.url = served.liveUrl;
+            journal.skipped = true;
+            return;
+        }
+    }
     run.signal.throwIfAborted();
     if (site)
-        await uploadOrReuse(inputs, run, site, journal, deps);
+        await uploadOrReuse(stage, site);
     if (served?.base && journal.manifest) {
         journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest);
         logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`);
@@ -45411,29 +44630,18 @@ async function sendAndGoLive(inputs, run, site, journal, deps) {
     if (!targeted || !plan || !siteId)
         return;
     run.signal.throwIfAborted();
-    await publishAndSeeLive(targeted, run, plan, siteId, journal, { ...deps, onNamespace });
+    await publishAndSeeLive(stage, targeted, plan, siteId);
 }
-/** This run's commit is behind the one live (and not allowed): nothing is uploaded or published. */
-async function olderThanLive(inputs, live, liveUrl, journal, deps) {
-    journal.older = await checkOlder({
-        commit: deps.source?.commit,
-        live,
-        nameId: journal.provisioned.nameId ?? '',
-        allowOlder: inputs.allowOlder,
-        compareCommits: deps.compareCommits,
-        logger: deps.logger,
-    });
-    if (!journal.older.blocked)
-        return false;
-    journal.older.url = liveUrl;
-    journal.skipped = true;
-    return true;
-}
-async function uploadOrReuse(inputs, run, site, journal, deps) {
-    const { logger } = deps;
-    const reused = reusableSite(inputs, site, deps.previous, logger);
-    if (reused)
-        return void Object.assign(journal, reused);
+async function uploadOrReuse({ inputs, run, journal, deps }, site) {
+    const { logger, previous } = deps;
+    const { manifest } = site;
+    if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+        const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : '';
+        logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+            'no new site is created. Set skip-unchanged: false to upload anyway.');
+        const { siteId, uploadId } = previous;
+        return void Object.assign(journal, { skipped: true, uploadCompleted: true, siteId, uploadId });
+    }
     const uploaded = await logger.group('Upload', () => uploadSite({
         ...deps,
         client: run.client,
@@ -45444,7 +44652,7 @@ async function uploadOrReuse(inputs, run, site, journal, deps) {
         gameId: inputs.connection.gameId,
         siteName: inputs.site.name,
         files: site.files,
-        manifest: site.manifest,
+        manifest,
         concurrency: inputs.transfer.concurrency,
         onSiteCreated: (created) => Object.assign(journal, created),
         onHashed: async (manifest) => {
@@ -45459,7 +44667,7 @@ async function uploadOrReuse(inputs, run, site, journal, deps) {
         journal.record = { path: recordPath, size, sha256, contentType };
     }
 }
-async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
+async function publishAndSeeLive({ run, journal, deps }, targeted, plan, siteId) {
     const { logger } = deps;
     const waitUntilPrivate = privateHostWaiter({
         dispatcher: run.dispatcher,
@@ -45470,18 +44678,13 @@ async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
         logger,
         sleep: deps.sleep,
     });
-    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, journal.provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
+    const { provisioned } = journal;
+    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
     journal.provisioned = live.provisioned;
     journal.published = live.published;
     // The namespace's own host: a custom domain serves only once the user's DNS points at it.
     const { manifest } = journal;
-    const seen = await publishAndSee({
-        gameId: targeted.connection.gameId,
-        namespaceId: live.namespaceId,
-        nameId: live.provisioned.nameId ?? live.namespaceId,
-        published: live.published,
-        alreadyServed: live.alreadyServed,
-    }, {
+    const seen = await publishAndSee({ ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId }, {
         settings: targeted.verify,
         expected: manifest
             ? { files: manifest.files, record: journal.record, serving: journal.serving }
@@ -45497,7 +44700,7 @@ async function publishAndSeeLive(targeted, run, plan, siteId, journal, deps) {
         await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal });
 }
 /** The records the namespace and compare-with's namespace serve, read once each, side by side. */
-async function readServed(inputs, run, plan, journal, logger) {
+async function readServed({ inputs, run, journal, deps }, plan) {
     const { cdnDomain } = plan;
     const nameId = journal.provisioned.nameId;
     if (!cdnDomain)
@@ -45510,7 +44713,7 @@ async function readServed(inputs, run, plan, journal, logger) {
     const base = compareWith && (compareWith === nameId && live ? live : read(compareWith));
     const [liveRead, baseRead] = await Promise.all([live, base || undefined]);
     if (compareWith && baseRead && 'absent' in baseRead)
-        logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`);
+        deps.logger.info(`No size comparison: ${compareWith} serves no record of a build (${baseRead.absent})`);
     return {
         live: liveRead,
         liveUrl: nameId && namespaceUrl(cdnDomain, plan.gameNameId, nameId),
@@ -45525,8 +44728,6 @@ function startJournal(inputs, site) {
         dryRun: inputs.dryRun,
         skipped: false,
         siteName: inputs.site.name,
-        siteId: undefined,
-        uploadId: undefined,
         provisioned: {
             nameId: targetNameId(target),
             // namespace-id is the game's only once provisioning found it: a run failing before must not report it.
@@ -45535,60 +44736,49 @@ function startJournal(inputs, site) {
             domain: inputs.dryRun && target.kind !== 'none' ? target.domain : undefined,
             matchmakerValidated: false,
         },
-        manifest: undefined,
-        manifestPath: undefined,
-        upload: undefined,
         uploadCompleted: false,
-        published: undefined,
-        plannedParts: site?.fileCount ?? 0,
+        plannedParts: site?.files.length ?? 0,
         durationMs: 0,
         serving: site?.serving,
         collected: site && {
-            fileCount: site.fileCount,
+            fileCount: site.files.length,
             totalBytes: site.totalBytes,
             ...(site.hidden.length ? { hidden: site.hidden } : {}),
         },
     };
 }
-function reusableSite(inputs, site, previous, logger) {
-    const { manifest } = site;
-    if (!manifest || !inputs.skipUnchanged || !previous?.siteId || previous.digest !== manifest.digest)
-        return;
-    const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : '';
-    logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
-        'no new site is created. Set skip-unchanged: false to upload anyway.');
-    return { skipped: true, uploadCompleted: true, siteId: previous.siteId, uploadId: previous.uploadId };
-}
 function logPlan(inputs, result, logger) {
     const { target } = inputs;
+    const { manifest } = result;
+    const sitePlan = manifest &&
+        `Would create CDN site '${inputs.site.name}' with ${manifest.fileCount} files ` +
+            `(${formatBytes(manifest.totalBytes)}): one request per file, as the service answers for CDN sites`;
+    if (target.kind === 'none') {
+        if (sitePlan)
+            logger.info(sitePlan);
+        return;
+    }
     if (target.kind === 'name')
         logger.info(`Would use namespace ${target.nameId}, or create it when the game has none of that name`);
-    else if (target.kind === 'id')
+    else
         logger.info(`Would check that namespace ${target.namespaceId} is in the game`);
-    if (target.kind === 'none')
-        return logSitePlan(inputs, result, logger);
     if (target.domain)
         logger.info(`Would add domain ${target.domain} unless the namespace has it`);
     if (target.matchmaker)
         logger.info('Would validate the matchmaker config with the service');
     if (target.basicAuth)
         logger.info(`Would make the namespace private (basic auth, user ${target.basicAuth.user}) and wait until its host answers 401, before publishing`);
-    logSitePlan(inputs, result, logger);
-    if (target.publish) {
-        const base = target.versionId ??
-            "the namespace's current version (for a new namespace: what prod serves, else the game's latest)";
-        const routes = result.serving?.routes.length;
-        logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
-            (routes
-                ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
-                : ', its routes kept'));
-    }
-}
-function logSitePlan(inputs, result, logger) {
-    if (result.manifest) {
-        logger.info(`Would create CDN site '${inputs.site.name}' with ${result.manifest.fileCount} files ` +
-            `(${formatBytes(result.manifest.totalBytes)}): one request per file, as the service answers for CDN sites`);
-    }
+    if (sitePlan)
+        logger.info(sitePlan);
+    if (!target.publish)
+        return;
+    const base = target.versionId ??
+        "the namespace's current version (for a new namespace: what prod serves, else the game's latest)";
+    const routes = result.serving?.routes.length;
+    logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
+        (routes
+            ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+            : ', its routes kept'));
 }
 
 ;// CONCATENATED MODULE: ./src/actions/event.ts
@@ -45604,8 +44794,7 @@ function readEvent(env, payload, pullRequestInput) {
     const repository = env.GITHUB_REPOSITORY;
     const repositoryUrl = env.GITHUB_SERVER_URL && repository ? `${env.GITHUB_SERVER_URL}/${repository}` : undefined;
     const runUrl = repositoryUrl && env.GITHUB_RUN_ID ? `${repositoryUrl}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-    const pr = payload?.pull_request;
-    const workflowRun = payload?.workflow_run;
+    const { action, pull_request: pr, workflow_run: workflowRun } = (payload ?? {});
     let pullRequest;
     let ref = env.GITHUB_REF;
     if (pullRequestInput !== undefined) {
@@ -45629,7 +44818,7 @@ function readEvent(env, payload, pullRequestInput) {
             number: pr.number,
             headSha: pr.head?.sha,
             headRef: pr.head?.ref,
-            closed: payload.action === 'closed',
+            closed: action === 'closed',
             // A deleted fork has no head repository: it was a fork all the same.
             fromFork: head === undefined || head !== base,
         };
@@ -45665,11 +44854,34 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
-;// CONCATENATED MODULE: ./src/actions/pull-request.ts
+;// CONCATENATED MODULE: ./src/actions/github.ts
+// The actions' calls to GitHub, each on @actions/github in bounded time (githubCall): the guard against
+// an older build, the check of a workflow_run's pull request, a pull request's state for the sweep,
+// and the retirement of a closed preview's GitHub deployments.
 
 
 
 
+const STATUSES = ['ahead', 'behind', 'diverged', 'identical'];
+/**
+ * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
+ * or cannot compare (422) is undefined: the guard then publishes, saying so, as it does when the
+ * comparison fails.
+ */
+function githubCompareCommits(options) {
+    return (base, head) => octokit_githubCall(options, async (octokit, repo) => {
+        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+            ...repo,
+            basehead: `${base}...${head}`,
+            per_page: 1,
+        });
+        return STATUSES.includes(data.status) ? data.status : undefined;
+    }, (error, reason, status, timedOut) => {
+        if (status === 404 || status === 422)
+            return undefined;
+        throw new Error(timedOut ? reason : `GitHub's compare failed: ${reason}`, { cause: error });
+    });
+}
 /**
  * Checks that pull request `number` of `repository` is the one the workflow_run's build ran for (the
  * same head repository and branch, as GitHub itself matches runs to pull requests). The build hands the
@@ -45677,8 +44889,7 @@ function whenNoToken(policy, event) {
  * preview and comment this run would then take over.
  */
 async function checkPullRequest(options) {
-    const head = await githubCall({ ...options, timeoutMs: options.timeoutMs ?? 30_000 }, async (octokit, repo) => (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head, (error, reason) => {
-        const status = githubStatus(error);
+    const head = await octokit_githubCall(options, async (octokit, repo) => (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head, (error, reason, status) => {
         if (status === 404)
             throw new errors_UsageError(`${table_Input.PullRequest}: ${options.repository} has no pull request #${options.number}`);
         throw new Error(`Could not read pull request #${options.number} to check it is the one this build ran for: ${reason}` +
@@ -45691,31 +44902,57 @@ async function checkPullRequest(options) {
             `the build ran on ${built}. Nothing was deployed.`);
     }
 }
-
-;// CONCATENATED MODULE: ./src/actions/compare-commits.ts
-// The deploy's guard against an older build asks GitHub how two commits stand: this is its
-// CompareCommits (src/deploy/older.ts) on @actions/github, for the run's repository and token.
-
-
-const STATUSES = ['ahead', 'behind', 'diverged', 'identical'];
+/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
+function readPullRequestState(token, repository, number, signal) {
+    return githubCall({ token, repository, signal }, async (octokit, repo) => {
+        const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
+        return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha };
+    }, (error, reason, status) => {
+        if (status === 404)
+            throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error });
+        throw new Error(reason +
+            (status === 401 || status === 403 ? ` (${Input.GitHubToken} needs pull-requests: read)` : ''), { cause: error });
+    });
+}
 /**
- * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
- * or cannot compare (422) is undefined: the guard then publishes, saying so. No answer within
- * `timeoutMs` fails the comparison (the guard says so and publishes): a hung call never holds the deploy.
+ * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
+ * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
+ * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
+ * GitHub failure is a warning, and the preview is closed all the same.
  */
-function githubCompareCommits(options) {
-    return (base, head) => githubCall({ ...options, timeoutMs: options.timeoutMs ?? 30_000 }, async (octokit, repo) => {
-        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
-            ...repo,
-            basehead: `${base}...${head}`,
-            per_page: 1,
-        });
-        return STATUSES.includes(data.status) ? data.status : undefined;
-    }, (error, reason, timedOut) => {
-        const status = githubStatus(error);
-        if (status === 404 || status === 422)
-            return undefined;
-        throw new Error(timedOut ? reason : `GitHub's compare failed: ${reason}`, { cause: error });
+async function retireDeployments(options) {
+    const { number, headRef } = options.pullRequest;
+    const refs = new Set([headRef, `refs/pull/${number}/merge`].filter((ref) => !!ref));
+    // The budget of all the calls together: the closing run ends in bounded time whatever GitHub does.
+    return octokit_githubCall(options, async (octokit, repo) => {
+        let retired = 0;
+        for (const ref of refs) {
+            const { data: deployments } = await octokit.rest.repos.listDeployments({
+                ...repo,
+                ref,
+                per_page: 100,
+            });
+            for (const { id } of deployments) {
+                const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
+                    ...repo,
+                    deployment_id: id,
+                    per_page: 1,
+                });
+                if (statuses[0]?.state === 'inactive')
+                    continue;
+                await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' });
+                retired++;
+            }
+        }
+        options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`);
+        return retired;
+    }, (_error, reason, status) => {
+        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${reason}` +
+            (status === 403 || status === 404
+                ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
+                : '.') +
+            ' The preview is closed all the same.');
+        return 0;
     });
 }
 
@@ -45737,23 +44974,17 @@ function previewRecord(ending, context) {
         case 'deployed':
             return { state: stateAfter(ending.result, context), status: deployedStatus(ending.result) };
         case 'failed':
-            return failedRecord(ending.error, ending.partial, ending.namespaceId, context);
+            return failedRecord(ending, context);
         case 'closed':
-            return closedRecord(ending.result, ending.pullRequest, context);
+            return closedRecord(ending, context);
     }
 }
 /** The comment after a run (without its marker): its record, titled by the preview's name. */
 function commentAfter(ending, context) {
-    const { state, status } = previewRecord(ending, context);
-    const { namespaceNameId, runUrl, repositoryUrl, commit } = context;
     return renderComment({
+        ...context,
+        ...previewRecord(ending, context),
         title: `gamehost preview: ${context.name}`,
-        status,
-        state,
-        namespaceNameId,
-        runUrl,
-        repositoryUrl,
-        commit,
     });
 }
 function deployedStatus(result) {
@@ -45798,7 +45029,7 @@ function smokeMarkdown(result) {
     const mark = smoke.status === 'passed' ? '🎮' : smoke.status === 'failed' ? '⚠️' : 'ℹ️';
     return `\n\n${mark} Smoke test: ${markdownText(smokeSentence(smoke))}.`;
 }
-function failedRecord(error, partial, namespaceId, context) {
+function failedRecord({ error, partial, namespaceId }, context) {
     // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
     const state = partial?.uploadCompleted
         ? stateAfter(partial, context)
@@ -45811,14 +45042,13 @@ function failedRecord(error, partial, namespaceId, context) {
         : `❌ The deploy failed: ${markdownText(errorMessage(error))}`;
     return { state, status };
 }
-function closedRecord(result, pullRequest, context) {
+function closedRecord({ result, pullRequest }, context) {
     const state = nextState(context.key, context.previous, {
         namespaceId: result.namespace.namespace_id,
         namespaceNameId: result.namespace.name_id,
     });
-    delete state.domain;
-    delete state.domainStatus;
-    delete state.cnameTarget;
+    for (const field of ['domain', 'domainStatus', 'cnameTarget'])
+        delete state[field];
     if (result.url && result.versionId)
         Object.assign(state, { url: result.url, versionId: result.versionId });
     const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : '';
@@ -45897,23 +45127,15 @@ function sizeMarkdown(change) {
 
 
 
-
-
-
-
-/** The deploy action: inputs, the deploy (or the close of a preview), its report, and one setFailed. */
 async function run() {
     await runAction(table_secretInputs(ActionName.Deploy), async () => {
         const event = readEvent(process.env, readPayload(), readPullRequestNumber(deploy_getInput));
         checkPullRequestRead(event, process.env);
         const inputs = readActionInputs(event);
+        const githubToken = deploy_getInput(table_Input.GitHubToken);
         if (event.pullRequest?.build && event.repository) {
-            await checkPullRequest({
-                token: getInput(table_Input.GitHubToken),
-                repository: event.repository,
-                number: event.pullRequest.number,
-                build: event.pullRequest.build,
-            });
+            const { number, build } = event.pullRequest;
+            await checkPullRequest({ token: githubToken, repository: event.repository, number, build });
         }
         if (!inputs.connection.token && !inputs.dryRun)
             return skipWithoutToken(inputs, event);
@@ -45921,8 +45143,8 @@ async function run() {
         const cancellation = cancel_cancelOnSignals(cancel_cancelSignals());
         try {
             const key = previewKey(inputs);
-            const comment = previewComment(inputs, event, key);
-            const preview = { inputs, event, key, comment };
+            const comment = previewComment(inputs, event, key, githubToken);
+            const preview = { inputs, event, key, comment, githubToken };
             if (event.pullRequest?.closed)
                 await closeRun(preview, cancellation.signal);
             else
@@ -45957,7 +45179,7 @@ async function skipWithoutToken(inputs, event) {
     await writeReport(skipReport(decision.reason));
 }
 async function deployRun(preview, signal) {
-    const { inputs, comment } = preview;
+    const { inputs, comment, event, githubToken } = preview;
     let namespaceId;
     let result;
     let previous;
@@ -45971,11 +45193,11 @@ async function deployRun(preview, signal) {
             previous,
             onNamespace: (id) => (namespaceId = id),
             signal,
-            source: {
-                commit: preview.event.pullRequest?.headSha ?? process.env.GITHUB_SHA,
-                ref: preview.event.ref,
-            },
-            compareCommits: compareCommitsOf(preview.event),
+            source: { commit: event.pullRequest?.headSha ?? process.env.GITHUB_SHA, ref: event.ref },
+            // The guard against an older build asks GitHub; without a token or repository it cannot.
+            compareCommits: githubToken && event.repository
+                ? githubCompareCommits({ token: githubToken, repository: event.repository })
+                : undefined,
         });
     }
     catch (thrown) {
@@ -46014,7 +45236,7 @@ async function reportFailure(preview, previous, namespaceId, thrown) {
  * comment says so, and its GitHub deployments are marked inactive where the token may.
  */
 async function closeRun(preview, signal) {
-    const { inputs, event, comment } = preview;
+    const { inputs, event, comment, githubToken } = preview;
     const pullRequest = event.pullRequest;
     if (!hasTarget(inputs)) {
         throw new errors_UsageError(`${table_Input.Namespace} is empty: pull request #${pullRequest.number} was closed, and its preview is found by ` +
@@ -46031,38 +45253,31 @@ async function closeRun(preview, signal) {
     await writeReport(closeReport(result));
     const { namespace } = result;
     if (namespace) {
-        await saveComment(preview, { kind: 'closed', result: { ...result, namespace }, pullRequest: pullRequest.number }, previous);
+        const ending = {
+            kind: 'closed',
+            result: { ...result, namespace },
+            pullRequest: pullRequest.number,
+        };
+        await saveComment(preview, ending, previous);
     }
-    const token = getInput(table_Input.GitHubToken);
-    if (token && event.repository) {
-        const refs = [pullRequest.headRef, `refs/pull/${pullRequest.number}/merge`].filter((r) => !!r);
-        await retireDeployments({ token, repository: event.repository, refs, logger: actionsLogger });
-    }
+    if (githubToken && event.repository)
+        await retireDeployments({
+            token: githubToken,
+            repository: event.repository,
+            pullRequest,
+            logger: actionsLogger,
+        });
 }
-/** GitHub's comparison of two commits, for the guard against an older build; none without a token or repository. */
-function compareCommitsOf(event) {
-    const token = getInput(table_Input.GitHubToken);
-    if (!token || !event.repository)
-        return undefined;
-    return githubCompareCommits({ token, repository: event.repository });
-}
-function previewComment(inputs, event, key) {
-    const token = getInput(table_Input.GitHubToken);
+function previewComment(inputs, event, key, token) {
     if (!inputs.comment || inputs.dryRun || !event.pullRequest || !event.repository)
         return undefined;
     if (!token) {
         actionsLogger.warning('No github-token: the preview comment is skipped.');
         return undefined;
     }
-    return stickyComment({
-        token,
-        repository: event.repository,
-        issue: event.pullRequest.number,
-        key,
-        logger: actionsLogger,
-    });
+    const { repository, pullRequest } = event;
+    return stickyComment({ token, repository, issue: pullRequest.number, key, logger: actionsLogger });
 }
-/** The preview's comment after the run, when it has one. */
 async function saveComment({ inputs, event, key, comment }, ending, previous, withinMs) {
     if (!comment)
         return;
@@ -46070,15 +45285,8 @@ async function saveComment({ inputs, event, key, comment }, ending, previous, wi
     const namespaceNameId = targetNameId(target);
     const name = namespaceNameId ?? (target.kind === 'id' ? target.namespaceId : inputs.site.name);
     const { runUrl, repositoryUrl } = event;
-    const context = {
-        key,
-        previous,
-        namespaceNameId,
-        commit: event.pullRequest?.headSha,
-        name,
-        runUrl,
-        repositoryUrl,
-    };
+    const commit = event.pullRequest?.headSha;
+    const context = { key, previous, namespaceNameId, commit, name, runUrl, repositoryUrl };
     await comment.save(commentAfter(ending, context), { withinMs });
 }
 /** The event payload, read as @actions/github's context reads it, without loading Octokit. */

@@ -31389,7 +31389,6 @@ function networkFailure(error) {
     }
     return undefined;
 }
-/** Is `error`, or one of its causes, a network failure of one of these kinds? */
 function isFailureOf(error, ...kinds) {
     return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
 }
@@ -31399,7 +31398,6 @@ const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
 const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
 /** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
 const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 
 ;// CONCATENATED MODULE: ./src/common/retry.ts
@@ -31409,7 +31407,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // are injectable, so tests decide on events and take milliseconds.
 
 
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+/** Said after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
         case undefined:
@@ -31439,22 +31437,19 @@ function afterRetries(error, gaveUp) {
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 const DEFAULT_RETRIES = 8;
 const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
     const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
         maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        maxElapsedMs: 180_000,
         random: Math.random,
         now: Date.now,
         ...overrides,
+        // The real sleep ends with the signal, so no timer outlives a cancelled run.
+        sleep: overrides.sleep ?? ((ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal })),
     };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
     return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -31463,8 +31458,10 @@ function backoffDelay(attempt, policy) {
     return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
 }
 /**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
+ * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
+ * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
+ * `gaveUp` is made again saying how its retries stopped.
  */
 function decideRetry(verdict, state, policy) {
     if (verdict === false)
@@ -31484,16 +31481,15 @@ function decideRetry(verdict, state, policy) {
         };
     }
     const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
-        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
-            ? {
-                kind: 'out-of-time',
-                attempts,
-                elapsedMs: state.now - state.startedAt,
-                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
-            }
-            : undefined);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+    const elapsedMs = state.now - state.startedAt;
+    const late = outOfTime(attempts, elapsedMs, waitMs, policy);
+    if (late)
+        return { kind: 'fail', gaveUp: late };
+    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
+        const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt);
+        return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } };
+    }
+    return { kind: 'retry', waitMs };
 }
 /** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
 function outOfTime(attempts, elapsedMs, waitMs, policy) {
@@ -31503,10 +31499,10 @@ function outOfTime(attempts, elapsedMs, waitMs, policy) {
 }
 /**
  * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
+ * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
+ * policy's). A failure after retries is the last error made again with how they stopped.
  */
-async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+async function withRetries(describe, attempt, classify, policy, logger, retriesFor = () => policy.retries) {
     const startedAt = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
@@ -31517,12 +31513,11 @@ async function withRetries(describe, attempt, classify, policy, logger, hooks = 
             if (policy.signal?.aborted)
                 throw policy.signal.reason;
             const now = policy.now();
-            const verdict = classify(error, now);
-            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy);
             if (decision.kind === 'fail')
                 throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            const wait = (decision.waitMs / 1000).toFixed(1);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`);
             await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
@@ -31563,10 +31558,7 @@ class ServiceError extends Error {
     metadata;
     retryAfter;
     concern;
-    /**
-     * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
-     * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
-     */
+    /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
     inputs;
     gaveUp;
     #init;
@@ -31600,7 +31592,6 @@ class ServiceError extends Error {
         this.gaveUp = init.gaveUp;
         this.#init = init;
     }
-    /** The same refusal, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new ServiceError({ ...this.#init, gaveUp });
     }
@@ -31638,7 +31629,6 @@ class ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-/** The message of any thrown value, for logs. */
 function errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -31656,12 +31646,10 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
-    /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
-    #reason;
     concern;
+    #reason;
     #options;
     constructor(reason, options = {}) {
         super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
@@ -31671,7 +31659,6 @@ class NetworkError extends Error {
         this.#reason = reason;
         this.#options = options;
     }
-    /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
@@ -31683,22 +31670,12 @@ class NetworkError extends Error {
 function requestedDelay(error, now) {
     if (!(error instanceof ServiceError))
         return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
+    const header = error.retryAfter?.trim() ?? '';
+    const candidates = [
+        /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
+        typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+    ].filter(Number.isFinite);
+    return candidates.length ? Math.max(0, ...candidates) : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -31712,18 +31689,12 @@ const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
 const LOBBY_COUNT_LIMIT = 32768;
 const DOMAIN_MAX = 255;
 const DOMAINS_PER_NAMESPACE_MAX = 10;
-/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
 const SERVER_TAGS_MAX = 8;
 const TAG_KEY_MAX_BYTES = 32;
 const TAG_VALUE_MAX_BYTES = 1024;
-/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
 const SERVERS_PAGE_SIZE = 64;
-/** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/**
- * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
- * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
- */
+/** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 /**
@@ -31735,11 +31706,9 @@ const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 function rules_isNonNegativeI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;
 }
-/** A whole number a signed 32-bit field parses (negative ones included). */
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -rules_I32_MAX - 1 && value <= rules_I32_MAX;
 }
@@ -31770,7 +31739,7 @@ function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
     const badWhitespace = /[^\S ]/.test(name) || name.startsWith(' ') || name.endsWith(' ') || name.includes('  ');
     return badWhitespace ? ['invalid'] : [];
 }
-/** The service's error paths for a namespace creation request, in the order it reports them. */
+/** In the order the service reports them. */
 function createNamespaceProblems(displayName, nameId) {
     return [
         ...displayNameProblems(displayName).map((p) => ['display-name', p]),
@@ -31787,7 +31756,7 @@ function groupDisplayNameProblems(name) {
         problems.push('invalid');
     return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+/** The kinds of client whose player limit the service derives from max_players. */
 const MAX_PLAYERS_KINDS = (/* unused pure expression or super */ null && (['client', 'vpn', 'proxy', 'tor', 'hosting']));
 /**
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
@@ -31806,10 +31775,7 @@ function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     }
     return errors;
 }
-/**
- * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
- * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
- */
+/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
 function serverTagsProblem(tags) {
     if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
         return 'expected a JSON object of string to string';
@@ -31830,7 +31796,7 @@ function bytesBetween(text, min, max) {
     const bytes = Buffer.byteLength(text, 'utf8');
     return bytes >= min && bytes <= max;
 }
-/** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
+/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function rules_isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
@@ -31860,7 +31826,6 @@ function hostNameProblem(domain) {
     }
     return undefined;
 }
-/** A readable sentence for a validation error path, for annotations and error messages. */
 function describeValidationPath(path) {
     const key = path.join('.');
     const known = {
@@ -31891,9 +31856,8 @@ function validationTitle(path) {
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
 /**
- * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
- * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
- * service's answer lists. The emulator uses it when asked for parts.
+ * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
+ * answers for a file. The client never plans with it: it uploads what the service's answer lists.
  */
 function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
@@ -31910,7 +31874,7 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 // the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
 // a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
 // the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
-/** What a secret is replaced with: what the runner's masking shows. */
+/** What the runner's masking shows. */
 const REDACTED = '***';
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4;
@@ -31969,7 +31933,6 @@ function htmlEscaped(secret, apostrophe) {
         .replace(/"/g, '&quot;')
         .replace(/'/g, apostrophe);
 }
-/** The secrets of a run, and the redaction of every form of them from a text. */
 class Secrets {
     #forms = new Set();
     #pattern;
@@ -31983,7 +31946,6 @@ class Secrets {
         const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
         this.#pattern = new RegExp(alternatives.join('|'), 'g');
     }
-    /** The text with every form of every secret replaced by `***`. */
     redact(text) {
         return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
     }
@@ -32004,13 +31966,11 @@ class Secrets {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** The secrets of this run: one process runs one action or one command. */
+/** One process runs one action or one command. */
 const runSecrets = new Secrets();
-/** The text with every secret of the run redacted. */
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
-/** The writable streams whose write() redacts already. */
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -32031,27 +31991,18 @@ var external_node_util_ = __nccwpck_require__(7975);
 // Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
 // its stall sweep and its drain all read them from here, so changing what the input means is one edit.
 const systemClock = { now: () => Date.now() };
-/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
 const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
+/** `serviceLimitMs`: what an API call waits at the least (a test gives a small one). */
 function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
     const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
     return {
         stallMs: requestTimeoutMs,
         apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
         sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
         drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
@@ -32069,20 +32020,16 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
 
 /** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
-/** Where the CLI reads the token when --token is not given. */
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
 /** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
-/** Where the CLI reads api-url and game-id when their flags are not given. */
 const API_URL_ENV = 'GAMEHOST_API_URL';
 const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 /** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
-/** The longest `max-retry-after` a user may set: an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 /**
  * How long a publish may take to be served at its URL. The CDN's router polls its configuration
@@ -32110,57 +32057,45 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
 /** A row; its default is empty unless given. */
-const row = (name, spec) => ({
-    name,
-    default: '',
-    ...spec,
-});
+const row = (name, actions, spec) => ({ name, actions, default: '', ...spec });
 /** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
-    ApiUrl: row('api-url', {
-        actions: ALL,
+    ApiUrl: row('api-url', ALL, {
         requiredIn: ALL,
         description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
         flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
     }),
-    Token: row('token', {
-        actions: ALL,
+    Token: row('token', ALL, {
         requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
         secret: true,
         description: `The service token; default the ${TOKEN_ENV} environment variable`,
         flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
     }),
-    GameId: row('game-id', {
-        actions: ALL,
+    GameId: row('game-id', ALL, {
         requiredIn: ALL,
         description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
         flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
     }),
-    Path: row('path', {
-        actions: ['deploy'],
+    Path: row('path', ['deploy'], {
         description: 'Folder of the built site; without it, only provision',
         flag: { type: 'string', value: 'dir' },
     }),
-    Files: row('files', {
-        actions: ['deploy'],
+    Files: row('files', ['deploy'], {
         default: '**',
         description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
         flag: { type: 'list', value: 'glob' },
     }),
-    IncludeHidden: row('include-hidden', {
-        actions: ['deploy'],
+    IncludeHidden: row('include-hidden', ['deploy'], {
         default: 'false',
         description: 'Upload hidden files and folders (.env, .git/) too',
         flag: { type: 'boolean' },
     }),
-    SiteName: row('site-name', {
-        actions: ['deploy'],
+    SiteName: row('site-name', ['deploy'], {
         shownDefault: 'derived',
         description: 'Display name of the site (default: repository, branch and short sha)',
         flag: { type: 'string', value: 'name' },
     }),
-    Namespace: row('namespace', {
-        actions: ['deploy', 'publish'],
+    Namespace: row('namespace', ['deploy', 'publish'], {
         description: 'name_id of the namespace to use, created when absent',
         flag: {
             type: 'string',
@@ -32172,14 +32107,12 @@ const INPUTS = {
             },
         },
     }),
-    NamespaceDisplayName: row('namespace-display-name', {
-        actions: ['deploy'],
+    NamespaceDisplayName: row('namespace-display-name', ['deploy'], {
         shownDefault: 'the `namespace`',
         description: 'Display name of the created namespace',
         flag: { type: 'string', value: 'name' },
     }),
-    VersionId: row('version-id', {
-        actions: ['deploy', 'publish'],
+    VersionId: row('version-id', ['deploy', 'publish'], {
         description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
         flag: {
             type: 'string',
@@ -32187,8 +32120,7 @@ const INPUTS = {
             help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
         },
     }),
-    NamespaceId: row('namespace-id', {
-        actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
+    NamespaceId: row('namespace-id', ['deploy', 'publish', 'lobby-logs', 'validate'], {
         requiredIn: ['lobby-logs'],
         description: 'An existing namespace to work on, checked to be in the game',
         flag: {
@@ -32203,8 +32135,7 @@ const INPUTS = {
             },
         },
     }),
-    Domain: row('domain', {
-        actions: ['deploy'],
+    Domain: row('domain', ['deploy'], {
         description: 'Domain to add to the namespace (host name only)',
         flag: {
             type: 'string',
@@ -32213,20 +32144,17 @@ const INPUTS = {
             help: { close: 'The domain to free, when the preview had one' },
         },
     }),
-    BasicAuth: row('basic-auth', {
-        actions: ['deploy'],
+    BasicAuth: row('basic-auth', ['deploy'], {
         secret: true,
         description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
         flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
     }),
-    Publish: row('publish', {
-        actions: ['deploy'],
+    Publish: row('publish', ['deploy'], {
         default: 'true',
         description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
         flag: { type: 'boolean' },
     }),
-    Verify: row('verify', {
-        actions: ['deploy', 'publish'],
+    Verify: row('verify', ['deploy', 'publish'], {
         default: 'true',
         description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
         flag: {
@@ -32237,38 +32165,31 @@ const INPUTS = {
             },
         },
     }),
-    VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy', 'publish'],
+    VerifyTimeout: row('verify-timeout', ['deploy', 'publish'], {
         default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
         description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
-    OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy', 'publish'],
+    OnVerifyFailure: row('on-verify-failure', ['deploy', 'publish'], {
         default: 'rollback',
         description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
         flag: { type: 'string', value: 'action' },
     }),
-    SmokeTest: row('smoke-test', {
-        actions: ['deploy'],
+    SmokeTest: row('smoke-test', ['deploy'], {
         default: 'false',
         description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
         flag: { type: 'boolean' },
     }),
-    Browser: row('browser', {
-        actions: ['deploy'],
-        default: '',
+    Browser: row('browser', ['deploy'], {
         description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
         flag: { type: 'string', value: 'path' },
     }),
-    SmokeTestSeconds: row('smoke-test-seconds', {
-        actions: ['deploy'],
+    SmokeTestSeconds: row('smoke-test-seconds', ['deploy'], {
         default: String(DEFAULT_SMOKE_TEST_SECONDS),
         description: `Seconds the smoke test watches the page after it loaded, 1 to ${MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish', 'sweep'],
+    CdnDomain: row('cdn-domain', ['deploy', 'publish', 'sweep'], {
         description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
         flag: {
             type: 'string',
@@ -32281,66 +32202,55 @@ const INPUTS = {
             },
         },
     }),
-    WebEngine: row('web-engine', {
-        actions: ['deploy'],
+    WebEngine: row('web-engine', ['deploy'], {
         default: 'auto',
         description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
         flag: { type: 'string', value: 'engine' },
     }),
-    Headers: row('headers', {
-        actions: ['deploy'],
+    Headers: row('headers', ['deploy'], {
         description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
         flag: { type: 'string', value: 'yaml' },
     }),
-    FailOnWarning: row('fail-on-warning', {
-        actions: ['deploy'],
+    FailOnWarning: row('fail-on-warning', ['deploy'], {
         default: 'false',
         description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
         flag: { type: 'boolean' },
     }),
-    RequireIndex: row('require-index', {
-        actions: ['deploy'],
+    RequireIndex: row('require-index', ['deploy'], {
         default: 'true',
         description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
         flag: { type: 'boolean', negatable: true },
     }),
-    LobbyCountMax: row('lobby-count-max', {
-        actions: ['deploy', 'validate'],
+    LobbyCountMax: row('lobby-count-max', ['deploy', 'validate'], {
         description: 'Matchmaker config: lobby_count_max (with --max-players)',
         flag: { type: 'string', value: 'n' },
     }),
-    MaxPlayers: row('max-players', {
-        actions: ['deploy', 'validate'],
+    MaxPlayers: row('max-players', ['deploy', 'validate'], {
         description: 'Matchmaker config: max_players (with --lobby-count-max)',
         flag: { type: 'string', value: 'n' },
     }),
-    Concurrency: row('concurrency', {
-        actions: ['deploy'],
+    Concurrency: row('concurrency', ['deploy'], {
         default: String(DEFAULT_CONCURRENCY),
         description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
         flag: { type: 'string', value: 'n' },
     }),
-    Retries: row('retries', {
-        actions: ['deploy'],
+    Retries: row('retries', ['deploy'], {
         default: String(DEFAULT_RETRIES),
         description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
         flag: { type: 'string', value: 'n' },
     }),
-    MaxRetryAfter: row('max-retry-after', {
-        actions: ['deploy'],
+    MaxRetryAfter: row('max-retry-after', ['deploy'], {
         default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
         description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
             `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    RequestTimeout: row('request-timeout', {
-        actions: ['deploy'],
+    RequestTimeout: row('request-timeout', ['deploy'], {
         default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
         description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
         flag: { type: 'string', value: 's' },
     }),
-    DryRun: row('dry-run', {
-        actions: ['deploy', 'sweep'],
+    DryRun: row('dry-run', ['deploy', 'sweep'], {
         default: 'false',
         description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
         flag: {
@@ -32348,41 +32258,34 @@ const INPUTS = {
             help: { sweep: 'List the previews it would retire, and change nothing' },
         },
     }),
-    SkipUnchanged: row('skip-unchanged', {
-        actions: ['deploy'],
+    SkipUnchanged: row('skip-unchanged', ['deploy'], {
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
     }),
-    SiteRecord: row('site-record', {
-        actions: ['deploy'],
+    SiteRecord: row('site-record', ['deploy'], {
         default: 'true',
         description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
         flag: { type: 'boolean', negatable: true },
     }),
-    AllowOlder: row('allow-older', {
-        actions: ['deploy'],
+    AllowOlder: row('allow-older', ['deploy'], {
         default: 'false',
         description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
         flag: { type: 'boolean' },
     }),
-    CompareWith: row('compare-with', {
-        actions: ['deploy'],
+    CompareWith: row('compare-with', ['deploy'], {
         default: 'prod',
         description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
         flag: { type: 'string', value: 'name-id' },
     }),
-    IfNoToken: row('if-no-token', {
-        actions: ['deploy'],
+    IfNoToken: row('if-no-token', ['deploy'], {
         default: 'auto',
         description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
     }),
-    Comment: row('comment', {
-        actions: ['deploy'],
+    Comment: row('comment', ['deploy'], {
         default: 'true',
         description: 'On pull requests, keep one comment per preview on the pull request',
     }),
-    PullRequest: row('pull-request', {
-        actions: ['deploy'],
+    PullRequest: row('pull-request', ['deploy'], {
         description: 'On workflow_run only: the pull request whose build this run deploys',
         // The CLI has no workflow_run; its close shows the number on the page.
         flag: {
@@ -32392,8 +32295,7 @@ const INPUTS = {
             help: { close: 'The number of the pull request, shown on the page' },
         },
     }),
-    GitHubToken: row('github-token', {
-        actions: ['deploy', 'sweep'],
+    GitHubToken: row('github-token', ['deploy', 'sweep'], {
         default: '${{ github.token }}',
         secret: true,
         description: 'Token for the pull-request comment; needs pull-requests: write',
@@ -32408,58 +32310,48 @@ const INPUTS = {
             },
         },
     }),
-    NamespacePrefix: row('namespace-prefix', {
-        actions: ['sweep'],
+    NamespacePrefix: row('namespace-prefix', ['sweep'], {
         default: 'pr-',
         description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
         flag: { type: 'string', value: 'prefix' },
     }),
-    FromNamespace: row('from-namespace', {
-        actions: ['publish'],
+    FromNamespace: row('from-namespace', ['publish'], {
         description: 'Publish what this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
     }),
-    EnvironmentId: row('environment-id', {
-        actions: ['servers'],
+    EnvironmentId: row('environment-id', ['servers'], {
         requiredIn: ['servers'],
         description: 'The environment whose servers to list (required)',
         flag: { type: 'string', value: 'id' },
     }),
-    Tags: row('tags', {
-        actions: ['servers'],
+    Tags: row('tags', ['servers'], {
         description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
         flag: { type: 'string', value: 'json' },
     }),
-    IncludeDestroyed: row('include-destroyed', {
-        actions: ['servers'],
+    IncludeDestroyed: row('include-destroyed', ['servers'], {
         default: 'false',
         description: 'List destroyed servers too',
         flag: { type: 'boolean' },
     }),
-    Limit: row('limit', {
-        actions: ['servers'],
+    Limit: row('limit', ['servers'], {
         description: 'At most this many servers, the newest (default all)',
         flag: { type: 'string', value: 'n' },
     }),
-    LobbyId: row('lobby-id', {
-        actions: ['lobby-logs'],
+    LobbyId: row('lobby-id', ['lobby-logs'], {
         requiredIn: ['lobby-logs'],
         description: 'The lobby (required)',
         flag: { type: 'string', value: 'id' },
     }),
-    FailIfFailed: row('fail-if-failed', {
-        actions: ['lobby-logs'],
+    FailIfFailed: row('fail-if-failed', ['lobby-logs'], {
         default: 'true',
         description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
         flag: { type: 'boolean', negatable: true },
     }),
-    GroupDisplayName: row('group-display-name', {
-        actions: ['validate'],
+    GroupDisplayName: row('group-display-name', ['validate'], {
         description: 'A group display name to validate',
         flag: { type: 'string', value: 'name' },
     }),
-    FailOnError: row('fail-on-error', {
-        actions: ['validate'],
+    FailOnError: row('fail-on-error', ['validate'], {
         default: 'true',
         description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
         flag: { type: 'boolean', negatable: true },
@@ -32467,13 +32359,10 @@ const INPUTS = {
 };
 /** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
 const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
-/** The rows, in the order of the table. */
 const INPUT_ROWS = Object.values(INPUTS);
-/** The row of an input, by its name. */
 function inputRow(name) {
     return INPUT_ROWS.find((r) => r.name === name);
 }
-/** The rows of one action's inputs. */
 function inputsOf(action) {
     return INPUT_ROWS.filter((r) => r.actions.includes(action));
 }
@@ -32484,106 +32373,10 @@ function secretInputs(action) {
         .map((r) => r.name);
 }
 
-;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
-/** An action's inputs, as a workflow's `with:` writes them. */
-const ACTION_NAMING = {
-    name: (input) => input,
-    assignment: (input, value) => `${input}: ${value}`,
-    source: (input) => input,
-};
-let naming = ACTION_NAMING;
-/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
-function nameInputsAs(face) {
-    naming = face;
-}
-function input_naming_inputName(input) {
-    return naming.name(input);
-}
-function input_naming_inputAssignment(input, value) {
-    return naming.assignment(input, value);
-}
-function inputSource(input) {
-    return naming.source(input);
-}
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
-function inputList(inputs) {
-    const names = inputs.map(input_naming_inputName);
-    return names.length < 2
-        ? (names[0] ?? '')
-        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
-
-;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
-// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
-// a message: a problem with it is said without its value.
-
-
-
-
-/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
-const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
-const PASSWORD_MIN_CHARACTERS = 8;
-/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
-const PASSWORD_MAX_BYTES = 72;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
-function readBasicAuth(raw) {
-    if (!raw)
-        return undefined;
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
-    const user = raw.slice(0, colon);
-    const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
-    }
-    if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
-    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
-    if (CONTROL.test(password))
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
-    return hiddenPassword({ user, password });
-}
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
-function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
-    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
-}
-/** The header a browser sends for these credentials. */
-function basicAuthorization(auth) {
-    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
-}
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
-function basicAuthSecrets(raw) {
-    const colon = raw.indexOf(':');
-    if (colon < 0)
-        return [];
-    const password = raw.slice(colon + 1);
-    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
-}
-
 ;// CONCATENATED MODULE: ./src/inputs/constants.ts
-/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
+// The names of the inputs (`Input.ApiUrl` is 'api-url') and their bounds are the table's (table.ts).
 
-/** Output names of the deploy action, as in action.yml. */
+/** Output names of each action, as in its action.yml and README. */
 const Output = {
     SiteId: 'site-id',
     UploadId: 'upload-id',
@@ -32600,41 +32393,26 @@ const Output = {
     SmokeTest: 'smoke-test',
     Screenshot: 'screenshot',
 };
-/** Output names of the publish action. */
 const PublishOutput = {
     NamespaceId: 'namespace-id',
     VersionId: 'version-id',
     Url: 'url',
     ReplacedVersionId: 'replaced-version-id',
 };
-/** Output names of the servers action. */
-const ServersOutput = {
-    Servers: 'servers',
-    Count: 'count',
-};
-/** Output names of the lobby-logs action. */
+const ServersOutput = { Servers: 'servers', Count: 'count' };
 const LobbyOutput = {
     Lobby: 'lobby',
     Status: 'status',
     ExitCode: 'exit-code',
     Failed: 'failed',
 };
-/** Output names of the avatars action. */
 const AvatarsOutput = {
     CustomAvatars: 'custom-avatars',
     Count: 'count',
     CompleteCount: 'complete-count',
 };
-/** Output names of the validate action. */
-const ValidateOutput = {
-    Errors: 'errors',
-    Valid: 'valid',
-};
-/** Output names of the sweep action. */
-const SweepOutput = {
-    Retired: 'retired',
-};
-/** The outputs of each action, as in its action.yml and README. */
+const ValidateOutput = { Errors: 'errors', Valid: 'valid' };
+const SweepOutput = { Retired: 'retired' };
 const OUTPUTS = {
     deploy: Output,
     publish: PublishOutput,
@@ -32655,6 +32433,32 @@ const ActionName = {
     Sweep: 'sweep',
 };
 
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+const input_naming_inputName = (input) => naming.name(input);
+const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
+const inputSource = (input) => naming.source(input);
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
@@ -32664,6 +32468,14 @@ const ActionName = {
 
 
 
+/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+function namedInputs(text) {
+    return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => input_naming_inputName(input));
+}
+/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+function common_usage(parts, ...values) {
+    return new errors_UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values));
+}
 /** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
@@ -32678,33 +32490,24 @@ function readConnection(get, gameIdPurpose = 'the id of the game', options = {})
         throw new errors_UsageError(`${inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
     return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
 }
-/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
 function checkApiUrl(apiUrl) {
     if (!apiUrl)
         throw new errors_UsageError(`${inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
     // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
-    }
+    if (urlUserInfo(apiUrl) !== undefined)
+        throw common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
     const parsedUrl = URL.parse(apiUrl);
-    if (!parsedUrl) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
-    }
+    if (!parsedUrl)
+        throw common_usage `{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`;
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+        throw common_usage `{api-url} '${apiUrl}' must be an http:// or https:// URL`;
     if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
         const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
+        throw common_usage `{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`;
     }
 }
-/**
- * The token, when it can be sent in the Authorization header: no line break or other control
- * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
- * what is wrong where, never the token: undici would refuse the header on the first call, with a
- * message that names neither.
- */
+// undici would refuse a token it cannot send in a header on the first call, with a message that names
+// neither the input nor where it is wrong.
 function checkToken(token) {
     for (let index = 0; index < token.length; index++) {
         const code = token.charCodeAt(index);
@@ -32715,46 +32518,45 @@ function checkToken(token) {
                 : code > 0xff
                     ? 'a character that is not Latin-1'
                     : undefined;
-        if (what) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-                'copy the token again, on one line with nothing around it (the token is not shown here)');
-        }
+        if (what)
+            throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
     }
     return token;
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
+/** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
     if (UUID.test(id))
         return id;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
-/** A required id input, trimmed and checked as a UUID. */
 function readRequiredId(get, input, what) {
     return checkUuid(input, readRequired(get, input, what));
 }
-/** Reads the connection of an action that always calls the service: the token is required. */
+/** The connection of an action that always calls the service: the token is required. */
 function readRequiredConnection(get, options = {}) {
     const connection = readConnection(get);
     if (!connection.token)
         throw (options.missingToken ?? missingServiceToken)();
     return connection;
 }
-/** Why an empty token fails an action that always calls the service. */
 function missingServiceToken() {
-    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
+    return common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
 }
-/** A required input, trimmed. */
 function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
         throw new errors_UsageError(`${inputSource(input)} is required: ${what}`);
     return value;
 }
-/** What an empty input stands for: its default in the table of inputs. */
+function readOptional(get, input) {
+    return get(input).trim() || undefined;
+}
+function readOptionalId(get, input) {
+    const id = readOptional(get, input);
+    return id && checkUuid(input, id);
+}
+/** An empty input stands for its default in the table of inputs. */
 function common_valueOf(get, input) {
     return get(input).trim() || (inputRow(input)?.default ?? '');
 }
@@ -32767,27 +32569,23 @@ function readBoolean(get, input) {
         return false;
     throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
 }
-/** A whole number from min to max; its default when empty. */
 function readInteger(get, input, min, max) {
     return readOptionalInteger(input, common_valueOf(get, input), min, max);
 }
-/** A whole number from min to max, or undefined when empty. */
 function readOptionalInteger(input, raw, min, max) {
     const text = raw.trim();
     if (!text)
         return undefined;
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
+    if (!Number.isSafeInteger(value) || value < min || value > max)
         throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
-    }
     return value;
 }
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
+/** The service's matchmaker config takes signed 32-bit numbers. */
 function readU32(input, raw) {
     const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value)) {
+    if (!isNonNegativeI32(value))
         throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    }
     return value;
 }
 function readChoice(get, input, choices) {
@@ -32802,7 +32600,7 @@ function readMatchmakerPair(get, hasNamespace, needs) {
     const maxPlayers = get(Input.MaxPlayers).trim();
     if (!lobbyCountMax && !maxPlayers)
         return undefined;
-    const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`;
+    const both = namedInputs('{lobby-count-max} and {max-players}');
     if (!lobbyCountMax || !maxPlayers)
         throw new UsageError(`${both} go together: give both or neither`);
     if (!hasNamespace)
@@ -32812,11 +32610,10 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
     };
 }
-/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
+/** The `user:password` of a URL like `https://user:pass@host`. */
 function urlUserInfo(url) {
     return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
-/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
 function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
     if (!problem)
@@ -32827,10 +32624,7 @@ function checkNameId(input, nameId) {
         (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
-/**
- * The valid name id nearest to what was written, when there is one: lowercased, every run of other
- * characters made one dash, no dash at either end, cut to the longest a name id may be.
- */
+/** The valid name id nearest to what was written, when there is one. */
 function nameIdLike(nameId) {
     const like = nameId
         .toLowerCase()
@@ -32839,11 +32633,7 @@ function nameIdLike(nameId) {
         .replace(/^-+|-+$/g, '');
     return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
-/**
- * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
- * the service says its own (resolveCdnDomain).
- */
+/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 function readCdnDomain(get) {
     const raw = get(Input.CdnDomain).trim();
     if (!raw)
@@ -32853,11 +32643,9 @@ function readCdnDomain(get) {
     const url = raw.includes('://') ? URL.parse(raw) : null;
     if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
         return url.origin;
-    throw new UsageError(`${inputName(Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
+    throw common_usage `{cdn-domain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`;
 }
-/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
 const ON_VERIFY_FAILURE = (/* unused pure expression or super */ null && (['rollback', 'fail', 'warn']));
-/** verify, verify-timeout and on-verify-failure. */
 function readVerify(get) {
     return {
         enabled: readBoolean(get, Input.Verify),
@@ -32865,28 +32653,73 @@ function readVerify(get) {
         onFailure: readChoice(get, Input.OnVerifyFailure, ON_VERIFY_FAILURE),
     };
 }
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
-}
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
+/** The service refuses a custom domain under the CDN domain itself (400 CDN_INVALID_DOMAIN). */
 function checkDomainOutsideCdn(domain, cdnDomain) {
     if (!domain || !cdnDomain)
         return;
-    const host = cdnHost(cdnDomain).toLowerCase();
+    const host = (cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain).toLowerCase();
     if (domain !== host && !domain.endsWith(`.${host}`))
         return;
-    throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
+    throw common_usage `{domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain (CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave {domain} empty`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
+// `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
+// a message: a problem with it is said without its value.
+
+
+/** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
+const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
+/**
+ * GitHub masks the password in every line of the log: a short one would mask common words, and is
+ * guessed in seconds.
+ */
+const PASSWORD_MIN_CHARACTERS = 8;
+/** bcrypt reads the first 72 bytes of a password and ignores the rest. */
+const PASSWORD_MAX_BYTES = 72;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Undefined when empty (the namespace is public). */
+function readBasicAuth(raw) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        throw usage `{basic-auth} must be user:password (one ':' after the user name): it has no ':'`;
+    const user = raw.slice(0, colon);
+    const password = raw.slice(colon + 1);
+    if (!USER.test(user))
+        throw usage `{basic-auth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'${user ? '' : ' (it is empty)'}`;
+    if ([...password].length < PASSWORD_MIN_CHARACTERS)
+        throw usage `{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
+    if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+        throw usage `{basic-auth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`;
+    if (CONTROL.test(password))
+        throw usage `{basic-auth}: the password has a line break or another control character`;
+    return hiddenPassword({ user, password });
+}
+/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+function hiddenPassword(auth) {
+    const shown = { user: auth.user, password: '***' };
+    return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
+}
+function basicAuthorization(auth) {
+    return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+}
+/**
+ * What the log must never show of a `user:password` besides the whole value: the password alone and
+ * the credentials as a Basic header carries them.
+ */
+function basicAuthSecrets(raw) {
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return [];
+    const password = raw.slice(colon + 1);
+    return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/secrets.ts
-// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
-// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
-// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
 
@@ -32940,9 +32773,7 @@ function escapeControl(char) {
     const code = char.charCodeAt(0);
     return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
 }
-function hex(code, digits) {
-    return code.toString(16).padStart(digits, '0');
-}
+const hex = (code, digits) => code.toString(16).padStart(digits, '0');
 /**
  * The text as one inert line of a log, whatever it holds:
  * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
@@ -32991,15 +32822,13 @@ function markdownCode(text) {
     const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
     return `${fence}${pad}${value}${pad}${fence}`;
 }
-/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
-const WORD_JOINER = '\u2060';
 /**
  * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
  * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
- * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ * math; `@` and `#` followed by a word joiner (U+2060), so no mention or issue reference either.
  */
 function markdownText(text) {
-    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
+    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`);
 }
 
 ;// CONCATENATED MODULE: ./src/common/cancel.ts
@@ -33018,10 +32847,7 @@ class CancelledError extends Error {
 function isCancelled(error) {
     return error instanceof CancelledError;
 }
-/**
- * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
- * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
- */
+/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 function cancelSignals(platform = process.platform) {
     return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
 }
@@ -33065,34 +32891,22 @@ function describe(value) {
 function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
-const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** A check that `value` passes `test`, else names it as not `what`. */
+function fits(what, test) {
+    return (value, at) => (test(value) ? undefined : named(at, what, value));
+}
+const isString = (value) => typeof value === 'string';
 const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
-const anId = (value, at) => typeof value === 'string' && shape_UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
-    ? undefined
-    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
-/**
- * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
- * output and of links in the comment.
- */
-const aHostName = (value, at) => typeof value === 'string' && rules_isValidDomain(value) && !hostNameProblem(value)
-    ? undefined
-    : named(at, 'a host name', value);
-const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
-const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
-/** Any JSON object; its fields unchecked. */
-const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : named(at, 'an object', value);
+const aString = fits('a string', isString);
+/** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
+const anId = fits('an id (a UUID)', (value) => isString(value) && shape_UUID.test(value));
+/** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
+const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
+/** It becomes the host of the url output and of links in the comment. */
+const aHostName = fits('a host name', (value) => isString(value) && rules_isValidDomain(value) && !hostNameProblem(value));
+const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value));
+const aBoolean = fits('true or false', (value) => typeof value === 'boolean');
+const anObject = fits('an object', (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 /** A field that may be absent (or null); when there, it must fit `check`. */
 function optional(check) {
     return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
@@ -33123,11 +32937,8 @@ function objectOf(fields) {
         return undefined;
     };
 }
-/** One of a few strings (an enum of the service). */
 function oneOf(values) {
-    return (value, at) => typeof value === 'string' && values.includes(value)
-        ? undefined
-        : named(at, `one of ${values.join(', ')}`, value);
+    return fits(`one of ${values.join(', ')}`, (value) => isString(value) && values.includes(value));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -34971,9 +34782,6 @@ var TokenParserMode;
 
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./src/api/expiry.ts
-const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/;
-const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/;
-const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/;
 /**
  * When a presigned URL stops working, in ms since the epoch, read from its query: AWS Signature V4
  * (`X-Amz-Date` as YYYYMMDDTHHMMSSZ plus `X-Amz-Expires` seconds, the real object store's form), or
@@ -34984,20 +34792,15 @@ function urlExpiry(url) {
     const q = url.indexOf('?');
     if (q < 0)
         return undefined;
-    const query = url.slice(q + 1);
-    const date = AMZ_DATE.exec(query)?.[1];
-    const expires = AMZ_EXPIRES.exec(query)?.[1];
-    if (date !== undefined && expires !== undefined) {
-        const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date);
-        if (m && /^\d+$/.test(expires)) {
-            const signed = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
-            return signed + Number(expires) * 1000;
-        }
+    const query = new URLSearchParams(url.slice(q + 1).split('#')[0]);
+    const signed = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(query.get('X-Amz-Date') ?? '');
+    const seconds = query.get('X-Amz-Expires') ?? '';
+    if (signed && /^\d+$/.test(seconds)) {
+        const [, year, month, day, hours, minutes, secs] = signed.map(Number);
+        return Date.UTC(year, month - 1, day, hours, minutes, secs) + Number(seconds) * 1000;
     }
-    const ms = EXPIRES_MS.exec(query)?.[1];
-    if (ms !== undefined && /^\d+$/.test(ms))
-        return Number(ms);
-    return undefined;
+    const ms = query.get('expires') ?? '';
+    return /^\d+$/.test(ms) ? Number(ms) : undefined;
 }
 /**
  * The order to upload items 0..count-1 in, as their indices, from each one's URL expiry (urlExpiry's
@@ -35230,151 +35033,69 @@ function standIn(token, requests) {
 
 
 
+/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
+function op(method, name, answer) {
+    return { name, method, safety: 'read', answer: answer };
+}
+function creates(operation) {
+    return { ...operation, safety: 'create' };
+}
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        answer: siteAnswer,
+    listServers: op('GET', 'servers.list', objectOf({ servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })) })),
+    getNamespaceLobby: op('GET', 'games.namespaces.logs.getNamespaceLobby', objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) })),
+    validateMatchmakerConfig: op('POST', 'games.namespaces.validateGameNamespaceMatchmakerConfig', validated),
+    listCustomAvatars: op('GET', 'games.avatars.listGameCustomAvatars', objectOf({
+        custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+    })),
+    createNamespace: creates(op('POST', 'games.namespaces.createGameNamespace', objectOf({ namespace_id: anId }))),
+    validateGroup: op('POST', 'groups.validate', validated),
+    addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
+    createCdnSite: creates({
+        ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
         stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
+    }),
+    getGame: op('GET', 'games.getGameById', objectOf({
+        // The name ids make the host name of the url output: only a name id's characters.
+        game: objectOf({
+            name_id: aNameId,
+            namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+            versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
         }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
+    })),
+    getNamespace: op('GET', 'games.namespaces.getGameNamespaceById', objectOf({
+        namespace: objectOf({
+            namespace_id: anId,
+            config: objectOf({
+                cdn: objectOf({
+                    domains: listOf(objectOf({
+                        domain: aString,
+                        verification_status: optional(aString),
+                        verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                    })),
+                    auth_type: optional(oneOf(['basic', 'none'])),
+                    auth_user_list: optional(listOf(objectOf({ user: aString }))),
                 }),
             }),
         }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
+    })),
+    // Removing a domain or a user twice removes nothing the second time; adding a user replaces one of
+    // the same name; publishing the version a namespace already has changes nothing: all safe to repeat.
+    removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', anObject),
+    updateNamespaceCdnAuthUser: op('POST', 'cloud.games.namespaces.updateNamespaceCdnAuthUser', anObject),
+    setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', anObject),
+    removeNamespaceCdnAuthUser: op('DELETE', 'cloud.games.namespaces.removeNamespaceCdnAuthUser', anObject),
+    getVersion: op('GET', 'games.versions.getGameVersionById', objectOf({
+        version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+    })),
+    validateVersion: op('POST', 'games.versions.validateGameVersion', validated),
+    reserveVersionName: op('POST', 'games.versions.reserveVersionName', objectOf({ version_display_name: aString })),
+    createVersion: creates(op('POST', 'games.versions.createGameVersion', objectOf({ version_id: anId }))),
+    setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', anObject),
+    getNamespaceVersionHistory: op('GET', 'games.namespaces.getGameNamespaceVersionHistoryList', objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) })),
+    bootstrap: op('GET', 'cloud.bootstrap', objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) })),
     // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-    },
+    completeUpload: op('POST', 'uploads.complete'),
 };
 /** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
 function classify(op, error, now) {
@@ -35575,29 +35296,26 @@ class DeadlineError extends Error {
         super(`the answer was not complete within ${deadlineMs / 1000} s, the deadline of an API call`);
     }
 }
+const CLOSED = 'the connection was closed before the answer was complete';
+const UNRESOLVED = 'the host name could not be resolved';
+const REASONS = {
+    UND_ERR_HEADERS_TIMEOUT: (seconds) => `no answer within ${seconds}`,
+    UND_ERR_BODY_TIMEOUT: (seconds) => `the answer stopped arriving for ${seconds}`,
+    UND_ERR_SOCKET: () => CLOSED,
+    ECONNRESET: () => CLOSED,
+    EPIPE: () => CLOSED,
+    UND_ERR_CONNECT_TIMEOUT: () => 'could not connect within the connect time-out',
+    ECONNREFUSED: () => 'the connection was refused',
+    ENOTFOUND: () => UNRESOLVED,
+    EAI_AGAIN: () => UNRESOLVED,
+};
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 function networkReason(error, timeoutMs) {
     const code = error.code ?? error.cause?.code;
-    const seconds = `${timeoutMs / 1000} s`;
-    switch (code) {
-        case DEADLINE_EXCEEDED:
-            return `${error.message} (${code})`;
-        case 'UND_ERR_HEADERS_TIMEOUT':
-            return `no answer within ${seconds} (${code})`;
-        case 'UND_ERR_BODY_TIMEOUT':
-            return `the answer stopped arriving for ${seconds} (${code})`;
-        case 'UND_ERR_SOCKET':
-        case 'ECONNRESET':
-        case 'EPIPE':
-            return `the connection was closed before the answer was complete (${code})`;
-        case 'UND_ERR_CONNECT_TIMEOUT':
-            return `could not connect within the connect time-out (${code})`;
-        case 'ECONNREFUSED':
-            return `the connection was refused (${code})`;
-        case 'ENOTFOUND':
-        case 'EAI_AGAIN':
-            return `the host name could not be resolved (${code})`;
-    }
+    if (code === DEADLINE_EXCEEDED)
+        return `${error.message} (${code})`;
+    if (typeof code === 'string' && Object.hasOwn(REASONS, code))
+        return `${REASONS[code](`${timeoutMs / 1000} s`)} (${code})`;
     const failure = networkFailure(error);
     if (failure?.kind === 'tls')
         return `the TLS handshake failed (${failure.code})`;
@@ -35624,7 +35342,7 @@ const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
 const seg = encodeURIComponent;
 const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
-const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+const nsPath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
@@ -35661,96 +35379,92 @@ class ServiceClient {
         if (query.cursor)
             params.set('cursor', query.cursor);
         const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+        return this.#call(OPS.listServers, `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
     }
     getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+        return this.#call(OPS.getNamespaceLobby, `${nsPath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
     }
     validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+        return this.#call(OPS.validateMatchmakerConfig, `${nsPath(gameId, namespaceId)}/mm-config/validate`, config);
     }
     listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+        return this.#call(OPS.listCustomAvatars, `${gamePath(gameId)}/avatars`);
     }
     createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+        return this.#call(OPS.createNamespace, `${gamePath(gameId)}/namespaces`, body);
     }
     validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+        return this.#call(OPS.validateGroup, '/cloud/groups/validate', { display_name: displayName });
     }
     async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
-            domain,
-        });
+        await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain });
     }
     /** The game with its namespaces (name_id included) and versions, oldest first. */
     getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+        return this.#call(OPS.getGame, gamePath(gameId));
     }
-    /** A namespace with its config, the domains it has included. */
     getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+        return this.#call(OPS.getNamespace, nsPath(gameId, namespaceId));
     }
     async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+        await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`);
     }
     /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
     async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+        await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body);
     }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
     async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+        await this.#call(OPS.setNamespaceCdnAuthType, `${nsPath(gameId, namespaceId)}/cdn-auth`, {
             auth_type: authType,
         });
     }
     async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+        await this.#call(OPS.removeNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user/${seg(user)}`);
     }
     getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+        return this.#call(OPS.getVersion, `${gamePath(gameId)}/versions/${seg(versionId)}`);
     }
     /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
     validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+        return this.#call(OPS.validateVersion, `${gamePath(gameId)}/versions/validate`, body);
     }
     /** A display name no version of the game has yet. */
     reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+        return this.#call(OPS.reserveVersionName, `${gamePath(gameId)}/versions/reserve-name`, {});
     }
     createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+        return this.#call(OPS.createVersion, `${gamePath(gameId)}/versions`, body);
     }
     /** Publishes a version to a namespace: what the namespace serves from then on. */
     async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+        await this.#call(OPS.setNamespaceVersion, `${nsPath(gameId, namespaceId)}/version`, {
             version_id: versionId,
         });
     }
     /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    getNamespaceVersionHistory(gameId, namespaceId) {
+        return this.#call(OPS.getNamespaceVersionHistory, `${nsPath(gameId, namespaceId)}/version-history?limit=32`);
     }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
     bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+        return this.#call(OPS.bootstrap, '/cloud/bootstrap');
     }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
     createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+        return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body);
     }
     /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
     async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+        await this.#call(OPS.completeUpload, `/cloud/uploads/${seg(uploadId)}/complete`);
     }
-    #call(op, method, path, body) {
+    #call(op, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
+        const beforeFirstContact = (error) => !this.#answered && isConnectFailure(error);
         let firstContact;
         const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
+            if (!beforeFirstContact(error))
                 return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
+            // Never a retry after a 15 s connect time-out.
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
@@ -35762,20 +35476,17 @@ class ServiceClient {
             return again;
         };
         return withRetries(op.name, async () => {
-            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
-        }, retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
+            this.#options.logger.debug(`${op.method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, (error) => beforeFirstContact(error)
+            ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
+            : this.#retry.retries);
     }
     /**
      * The request and its whole answer, read within the call's time limits; a request that got no
      * complete answer fails as a NetworkError naming the operation and the host.
      */
-    async #exchange(op, method, path, payload) {
+    async #exchange(op, path, payload) {
         const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
         // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
         const overdue = new AbortController();
@@ -35785,8 +35496,13 @@ class ServiceClient {
             : overdue.signal;
         try {
             const response = await (0,undici/* request */.Em)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
+                method: op.method,
+                headers: {
+                    authorization: `Bearer ${this.#options.token}`,
+                    accept: 'application/json',
+                    'user-agent': USER_AGENT,
+                    ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+                },
                 body: payload,
                 dispatcher: this.#options.dispatcher,
                 headersTimeout: timeout,
@@ -35811,18 +35527,6 @@ class ServiceClient {
             clearTimeout(clock);
         }
     }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
     #networkError(op, error) {
         // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
         const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
@@ -35844,37 +35548,25 @@ class RunDeadlineError extends Error {
     name = 'TimeoutError';
     deadlineMs;
     constructor(what, deadlineMs) {
-        super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
+        const within = deadlineMs % 60_000 === 0 && deadlineMs >= 60_000
+            ? `${deadlineMs / 60_000} min`
+            : `${deadlineMs / 1000} s`;
+        super(`The ${what} ran out of time: it did not finish within its deadline of ${within}`);
         this.deadlineMs = deadlineMs;
     }
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
-    const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer;
-    return openRun({
-        connection: inputs.connection,
-        logger: face.logger,
-        requestTimeoutMs,
-        retries,
-        maxRetryAfterMs,
-        retry: face.retry,
-        dispatcher: face.dispatcher,
-        signal: face.signal,
-        deadlineMs: face.deadlineMs,
-        name,
-        clock: face.clock,
-        explain: face.explain,
-    });
+    return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name });
 }
 function openRun(options) {
     const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
     const clock = options.clock ?? systemClock;
     const overdue = new AbortController();
-    let timer;
-    if (options.deadlineMs !== undefined) {
-        const deadlineMs = options.deadlineMs;
-        timer = setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
-    }
+    const { deadlineMs } = options;
+    const timer = deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
     const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal;
     const retry = retryPolicy({
         now: () => clock.now(),
@@ -35927,38 +35619,25 @@ function openRun(options) {
         [Symbol.asyncDispose]: dispose,
     };
 }
-function formatSeconds(ms) {
-    return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
 
-const unknownId = (...inputs) => ({
-    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
-    inputs,
-});
+
+/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+function hint(text, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1])) {
+    return { hint: () => namedInputs(text), inputs };
+}
+const unknownId = (...inputs) => hint(`The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`);
 /** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
 const INTERNAL_ERROR_HINTS = {
-    'servers.list': {
-        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        inputs: ['environment-id'],
-    },
+    'servers.list': hint('The service answers this for an unknown id: check {environment-id} (or the paging cursor)'),
     'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
     'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
     'games.avatars.listGameCustomAvatars': unknownId('game-id'),
     'games.namespaces.createGameNamespace': unknownId('version-id'),
-    'groups.validate': {
-        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        inputs: ['group-display-name'],
-    },
-    'games.namespaces.addNamespaceDomain': {
-        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        inputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    'games.cdn.createGameCdnSite': {
-        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        inputs: ['site-name', 'files'],
-    },
+    'groups.validate': hint('The service could not check the name: check {group-display-name}'),
+    'games.namespaces.addNamespaceDomain': hint('The service answers this for an unknown namespace, or a domain the namespace already has: check {namespace-id} (or {namespace}) and {domain}'),
+    'games.cdn.createGameCdnSite': hint('The service answers this for a site display name it refuses or a file path given twice: check {site-name} and {files}'),
     'games.getGameById': unknownId('game-id'),
     'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
     'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
@@ -35966,45 +35645,20 @@ const INTERNAL_ERROR_HINTS = {
     'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
     'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
     'games.versions.getGameVersionById': unknownId('version-id'),
-    'games.versions.validateGameVersion': {
-        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        inputs: ['version-id', 'headers'],
-    },
+    'games.versions.validateGameVersion': hint('The service could not read the config it was given: check {version-id} (the version the new one is made from) and {headers}'),
     'games.versions.reserveVersionName': unknownId('game-id'),
-    'games.versions.createGameVersion': {
-        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        inputs: ['headers', 'version-id'],
-    },
+    'games.versions.createGameVersion': hint("The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check {headers} (one header per glob) and {version-id} (the version the new one is made from)"),
     'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
     'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
-    'cloud.bootstrap': {
-        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        inputs: ['cdn-domain'],
-    },
-    'uploads.complete': {
-        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        inputs: ['path'],
-    },
+    'cloud.bootstrap': hint('The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain'),
+    'uploads.complete': hint('The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload', ['path']),
 };
 /** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
+    TOKEN_INVALID: hint('The service does not know this token (mistyped, cut short, or revoked): check {token}'),
+    API_UNAUTHORIZED: hint('The service got no bearer token it could read: check {token} (an empty or missing secret?)'),
+    CLAIMS_ENTITLEMENT_EXPIRED: hint('The token has expired: make a new one and put it in {token}'),
+    API_FORBIDDEN: hint('The token does not grant access to this game (a token of another game, or a game that does not exist): check {game-id}, and that {token} is a token of that game'),
 };
 function baseUrlHint(concern) {
     const url = input_naming_inputName('api-url');
@@ -36030,10 +35684,9 @@ function explainServiceFailure(concern) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder
-// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
-// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+// One operation of the service as every front end runs it: the GitHub action of its folder through
+// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
+// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
 
 
@@ -36043,12 +35696,8 @@ function explainServiceFailure(concern) {
  * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
  */
 const OPERATION_DEADLINE_MS = 10 * 60_000;
-/** The environment variable that sets an operation's deadline, in seconds. */
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
-/**
- * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
- * with): says what was done before.
- */
+/** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
@@ -36061,17 +35710,13 @@ class OperationStoppedError extends Error {
         this.journal = journal;
     }
 }
-/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+/** A cancelled or overdue run says what it did. */
 async function runOperation(operation, inputs, options) {
     const run = openRun({
+        ...options,
         connection: inputs,
-        logger: options.logger,
-        signal: options.signal,
         deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
         name: `${operation.name} run`,
-        dispatcher: options.dispatcher,
-        retry: options.retry,
-        clock: options.clock,
         explain: explainServiceFailure,
     });
     const journal = [];
@@ -36087,7 +35732,7 @@ async function runOperation(operation, inputs, options) {
         await run.dispose();
     }
 }
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 function deadlineFromEnv(env) {
     const raw = env[DEADLINE_ENV]?.trim();
     if (!raw)
@@ -36198,20 +35843,16 @@ const actionsLogger = {
 function action_notice(message, annotation) {
     core.notice(visible(message), inertAnnotation(annotation));
 }
-/** Fails the step with this message, shown as the logger shows a line. */
-function action_setFailed(message) {
-    setFailed(untrusted_visible(message));
-}
 function inertAnnotation(annotation) {
     if (!annotation)
         return annotation;
+    const { title, file } = annotation;
     return {
         ...annotation,
-        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
-        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+        ...(title !== undefined && { title: untrusted_visible(title) }),
+        ...(file !== undefined && { file: untrusted_visible(file) }),
     };
 }
-/** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
  * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
@@ -36237,7 +35878,7 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         }
         if (!summaryWritten)
             await writeReport(failure(error));
-        action_setFailed(errorMessage(error));
+        setFailed(untrusted_visible(errorMessage(error)));
     }
 }
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
@@ -36256,11 +35897,10 @@ function operationFailureReport(action, error) {
         ],
     };
 }
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => getInput(name));
-        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
+        const hidden = 'githubToken' in inputs && { githubToken: '***' };
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals());
@@ -36285,9 +35925,9 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+        action_setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value));
 }
-/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+/** The run's secrets redacted: the one place the actions set an output. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
 }
@@ -36298,6 +35938,11 @@ function action_setOutput(name, value) {
  */
 async function writeReport(report) {
     summaryWritten = true;
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
     const summary = summary_summary.addHeading(inertHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
@@ -36312,12 +35957,6 @@ async function writeReport(report) {
                 ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
             ]);
         }
-    }
-    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        summary.emptyBuffer();
-        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
-        return;
     }
     try {
         // Whatever a block holds, the summary leaves with the run's secrets redacted.
@@ -36337,7 +35976,6 @@ function inertHtml(text) {
 ;// CONCATENATED MODULE: ./src/operations/servers.ts
 // The servers operation: every game server of an environment that matches a tag filter, across the
 // service's pages.
-
 
 
 
@@ -36386,11 +36024,9 @@ async function listAllServers(client, options, logger, journal) {
 const serversOperation = {
     name: ActionName.Servers,
     read(get, options) {
-        const connection = readRequiredConnection(get, options);
-        const environmentId = readRequiredId(get, table_Input.EnvironmentId, 'the environment whose servers to list');
         return {
-            ...connection,
-            environmentId,
+            ...readRequiredConnection(get, options),
+            environmentId: readRequiredId(get, table_Input.EnvironmentId, 'the environment whose servers to list'),
             tags: readTags(get(table_Input.Tags)),
             includeDestroyed: readBoolean(get, table_Input.IncludeDestroyed),
             limit: readOptionalInteger(table_Input.Limit, get(table_Input.Limit), 1, LIMIT_MAX),
@@ -36463,11 +36099,11 @@ function readTags(raw) {
         tags = JSON.parse(json);
     }
     catch {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Tags)} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`);
+        throw common_usage `{tags} '${json}' is not JSON: give a JSON object of string to string, like {"region": "eu"}`;
     }
     const problem = serverTagsProblem(tags);
     if (problem)
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.Tags)} '${json}': ${problem}, like {"region": "eu"}`);
+        throw common_usage `{tags} '${json}': ${problem}, like {"region": "eu"}`;
     const filter = tags;
     return Object.keys(filter).length ? filter : undefined;
 }

@@ -29516,7 +29516,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8406);
+/* harmony import */ var _src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4809);
 
 await (0,_src_actions_sweep_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29525,7 +29525,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8406:
+/***/ 4809:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29586,7 +29586,6 @@ function networkFailure(error) {
     }
     return undefined;
 }
-/** Is `error`, or one of its causes, a network failure of one of these kinds? */
 function isFailureOf(error, ...kinds) {
     return errorCodes(error).some((code) => kinds.includes(kindOf(code)));
 }
@@ -29596,7 +29595,6 @@ const isConnectFailure = (error) => isFailureOf(error, 'refused', 'dns-again');
 const isNetworkFailure = (error) => isFailureOf(error, 'refused', 'dns-again', 'lost');
 /** The host cannot be reached at all: refused, unreachable, not resolved, no TLS handshake. */
 const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns', 'tls');
-/** The process, or the system, has no file descriptor left: EMFILE or ENFILE, on `error` or its causes. */
 const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 
 ;// CONCATENATED MODULE: ./src/common/retry.ts
@@ -29606,7 +29604,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // are injectable, so tests decide on events and take milliseconds.
 
 
-/** How a retried call stopped, in words, after the message of its last error: ` (gave up after 3 attempts)`. */
+/** Said after the message of its last error: ` (gave up after 3 attempts)`. */
 function gaveUpNote(gaveUp) {
     switch (gaveUp?.kind) {
         case undefined:
@@ -29636,22 +29634,19 @@ function afterRetries(error, gaveUp) {
 // Eight retries with backoff capped at 30 s wait at least 45 s in all: a half-minute outage is survived.
 const DEFAULT_RETRIES = 8;
 const DEFAULT_MAX_RETRY_AFTER_SECONDS = 120;
-const DEFAULT_MAX_ELAPSED_MS = 180_000;
 function retryPolicy(overrides = {}) {
     const policy = {
         retries: DEFAULT_RETRIES,
         baseDelayMs: 500,
         maxDelayMs: 30_000,
         maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_SECONDS * 1000,
-        maxElapsedMs: DEFAULT_MAX_ELAPSED_MS,
-        sleep: (ms) => (0,promises_namespaceObject.setTimeout)(ms),
+        maxElapsedMs: 180_000,
         random: Math.random,
         now: Date.now,
         ...overrides,
+        // The real sleep ends with the signal, so no timer outlives a cancelled run.
+        sleep: overrides.sleep ?? ((ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal })),
     };
-    // The real sleep ends with the signal, so no timer outlives a cancelled run.
-    if (!overrides.sleep)
-        policy.sleep = (ms, signal) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: signal ?? policy.signal });
     return policy;
 }
 /** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
@@ -29660,8 +29655,10 @@ function backoffDelay(attempt, policy) {
     return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
 }
 /**
- * The decision after a failed attempt: a retry after its wait, unless the caller says no, the retries
- * are spent, the service asks for a wait longer than allowed, or the retry would start past maxElapsedMs.
+ * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
+ * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
+ * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
+ * `gaveUp` is made again saying how its retries stopped.
  */
 function decideRetry(verdict, state, policy) {
     if (verdict === false)
@@ -29681,16 +29678,15 @@ function decideRetry(verdict, state, policy) {
         };
     }
     const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
-    const late = outOfTime(attempts, state.now - state.startedAt, waitMs, policy) ??
-        (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt
-            ? {
-                kind: 'out-of-time',
-                attempts,
-                elapsedMs: state.now - state.startedAt,
-                maxElapsedMs: Math.max(0, policy.deadlineAt - state.startedAt),
-            }
-            : undefined);
-    return late ? { kind: 'fail', gaveUp: late } : { kind: 'retry', waitMs };
+    const elapsedMs = state.now - state.startedAt;
+    const late = outOfTime(attempts, elapsedMs, waitMs, policy);
+    if (late)
+        return { kind: 'fail', gaveUp: late };
+    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
+        const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt);
+        return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } };
+    }
+    return { kind: 'retry', waitMs };
 }
 /** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
 function outOfTime(attempts, elapsedMs, waitMs, policy) {
@@ -29700,10 +29696,10 @@ function outOfTime(attempts, elapsedMs, waitMs, policy) {
 }
 /**
  * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials). A failure after retries is the last error made again with
- * how they stopped (afterRetries): no error's message is changed once thrown.
+ * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
+ * policy's). A failure after retries is the last error made again with how they stopped.
  */
-async function withRetries(describe, attempt, classify, policy, logger, hooks = {}) {
+async function withRetries(describe, attempt, classify, policy, logger, retriesFor = () => policy.retries) {
     const startedAt = policy.now();
     for (let index = 0;; index++) {
         policy.signal?.throwIfAborted();
@@ -29714,12 +29710,11 @@ async function withRetries(describe, attempt, classify, policy, logger, hooks = 
             if (policy.signal?.aborted)
                 throw policy.signal.reason;
             const now = policy.now();
-            const verdict = classify(error, now);
-            const decision = decideRetry(verdict, { index, startedAt, now }, policy);
+            const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy);
             if (decision.kind === 'fail')
                 throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            hooks.onRetry?.(error);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${hooks.retriesFor?.(error) ?? policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+            const wait = (decision.waitMs / 1000).toFixed(1);
+            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`);
             await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
@@ -29760,10 +29755,7 @@ class errors_ServiceError extends Error {
     metadata;
     retryAfter;
     concern;
-    /**
-     * The inputs the message says to check (`token`, `game-id`, `namespace-id`, ...): the refusal is
-     * about them, so a re-run with the same inputs most likely fails the same way. Empty when none.
-     */
+    /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
     inputs;
     gaveUp;
     #init;
@@ -29797,7 +29789,6 @@ class errors_ServiceError extends Error {
         this.gaveUp = init.gaveUp;
         this.#init = init;
     }
-    /** The same refusal, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new errors_ServiceError({ ...this.#init, gaveUp });
     }
@@ -29835,7 +29826,6 @@ class errors_ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-/** The message of any thrown value, for logs. */
 function errors_errorMessage(error) {
     if (error instanceof Error) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -29853,12 +29843,10 @@ class UnexpectedAnswerError extends Error {
  */
 class NetworkError extends Error {
     name = 'NetworkError';
-    /** The inputs the message says to check (the base URL's, when nothing at it ever answered). Empty when none. */
     inputs;
-    /** How the call's retries ended, when it was retried and they stopped: said last in the message. */
     gaveUp;
-    #reason;
     concern;
+    #reason;
     #options;
     constructor(reason, options = {}) {
         super(reason + (options.hint ? `: ${options.hint}` : '') + gaveUpNote(options.gaveUp), options);
@@ -29868,7 +29856,6 @@ class NetworkError extends Error {
         this.#reason = reason;
         this.#options = options;
     }
-    /** The same failure, saying how the call's retries ended. */
     afterRetries(gaveUp) {
         return new NetworkError(this.#reason, { ...this.#options, gaveUp });
     }
@@ -29880,555 +29867,13 @@ class NetworkError extends Error {
 function requestedDelay(error, now) {
     if (!(error instanceof errors_ServiceError))
         return undefined;
-    const candidates = [];
-    const header = error.retryAfter?.trim();
-    if (header) {
-        if (/^\d+(\.\d+)?$/.test(header))
-            candidates.push(Number(header) * 1000);
-        else {
-            const at = Date.parse(header);
-            if (!Number.isNaN(at))
-                candidates.push(at - now);
-        }
-    }
-    if (typeof error.metadata === 'number' && Number.isFinite(error.metadata))
-        candidates.push(error.metadata - now);
-    if (candidates.length === 0)
-        return undefined;
-    return Math.max(0, ...candidates);
+    const header = error.retryAfter?.trim() ?? '';
+    const candidates = [
+        /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
+        typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+    ].filter(Number.isFinite);
+    return candidates.length ? Math.max(0, ...candidates) : undefined;
 }
-
-;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
-const systemClock = { now: () => Date.now() };
-/** `request-timeout`'s default: a PUT or a call with no progress for this long is cut. */
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
-const SERVICE_REQUEST_LIMIT_MS = 60_000;
-/**
- * An API call's deadline in all is its stall limit and a tenth of it more: the service itself gives
- * up on a request after 50 s, so an answer still trickling in a little after that is never coming whole.
- */
-const API_DEADLINE_MARGIN = 10;
-/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
-const PUT_BUFFER = 256 * 1024;
-/**
- * The limits for `request-timeout`; `serviceLimitMs` is what an API call waits at the least (the
- * service's own limit with a margin: a test gives a small one).
- */
-function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
-    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
-    return {
-        stallMs: requestTimeoutMs,
-        apiStallMs,
-        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / API_DEADLINE_MARGIN),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/inputs/table.ts
-// Every input of every action, one row each: which actions take it (their action.yml), its default,
-// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
-// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
-// table if most deploys need it).
-
-
-
-/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
-const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
-/** Where the CLI reads the token when --token is not given. */
-const TOKEN_ENV = 'GAMEHOST_TOKEN';
-/** Where `gamehost sweep` reads the GitHub token when --github-token is not given. */
-const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
-/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
-const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
-/** Where the CLI reads api-url and game-id when their flags are not given. */
-const API_URL_ENV = 'GAMEHOST_API_URL';
-const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
-/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
-const DEFAULT_CONCURRENCY = 192;
-const MAX_CONCURRENCY = 256;
-const MAX_RETRIES = 20;
-/** The longest `max-retry-after` a user may set: an hour. */
-const MAX_RETRY_AFTER_SECONDS = 3600;
-/**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
- */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
-/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
-const DEFAULT_SMOKE_TEST_SECONDS = 3;
-const table_MAX_SMOKE_TEST_SECONDS = 120;
-const ALL = ACTIONS;
-/**
- * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
- * required (requiredIn) or common.
- */
-const ADVANCED_DEPLOY_INPUTS = new Set([
-    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
-    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
-    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
-    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
-    ...['browser', 'smoke-test-seconds'],
-]);
-/** The connection's flags: every subcommand's. */
-const WITH_CLOSE = [...ACTIONS, 'close'];
-/** A row; its default is empty unless given. */
-const row = (name, spec) => ({
-    name,
-    default: '',
-    ...spec,
-});
-/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
-const INPUTS = {
-    ApiUrl: row('api-url', {
-        actions: ALL,
-        requiredIn: ALL,
-        description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
-        flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
-    }),
-    Token: row('token', {
-        actions: ALL,
-        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
-        secret: true,
-        description: `The service token; default the ${TOKEN_ENV} environment variable`,
-        flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
-    }),
-    GameId: row('game-id', {
-        actions: ALL,
-        requiredIn: ALL,
-        description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
-        flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
-    }),
-    Path: row('path', {
-        actions: ['deploy'],
-        description: 'Folder of the built site; without it, only provision',
-        flag: { type: 'string', value: 'dir' },
-    }),
-    Files: row('files', {
-        actions: ['deploy'],
-        default: '**',
-        description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
-        flag: { type: 'list', value: 'glob' },
-    }),
-    IncludeHidden: row('include-hidden', {
-        actions: ['deploy'],
-        default: 'false',
-        description: 'Upload hidden files and folders (.env, .git/) too',
-        flag: { type: 'boolean' },
-    }),
-    SiteName: row('site-name', {
-        actions: ['deploy'],
-        shownDefault: 'derived',
-        description: 'Display name of the site (default: repository, branch and short sha)',
-        flag: { type: 'string', value: 'name' },
-    }),
-    Namespace: row('namespace', {
-        actions: ['deploy', 'publish'],
-        description: 'name_id of the namespace to use, created when absent',
-        flag: {
-            type: 'string',
-            value: 'name-id',
-            commands: ['deploy', 'publish', 'close'],
-            help: {
-                publish: 'name_id of the namespace to publish to (or --namespace-id)',
-                close: "name_id of the preview's namespace (or --namespace-id)",
-            },
-        },
-    }),
-    NamespaceDisplayName: row('namespace-display-name', {
-        actions: ['deploy'],
-        shownDefault: 'the `namespace`',
-        description: 'Display name of the created namespace',
-        flag: { type: 'string', value: 'name' },
-    }),
-    VersionId: row('version-id', {
-        actions: ['deploy', 'publish'],
-        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
-        flag: {
-            type: 'string',
-            value: 'id',
-            help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
-        },
-    }),
-    NamespaceId: row('namespace-id', {
-        actions: ['deploy', 'publish', 'lobby-logs', 'validate'],
-        requiredIn: ['lobby-logs'],
-        description: 'An existing namespace to work on, checked to be in the game',
-        flag: {
-            type: 'string',
-            value: 'id',
-            commands: ['deploy', 'publish', 'lobby-logs', 'validate', 'close'],
-            help: {
-                publish: 'The namespace to publish to (or --namespace)',
-                'lobby-logs': 'The namespace the lobby runs in (required)',
-                validate: 'The namespace to validate the matchmaker config against',
-                close: "The preview's namespace (or --namespace)",
-            },
-        },
-    }),
-    Domain: row('domain', {
-        actions: ['deploy'],
-        description: 'Domain to add to the namespace (host name only)',
-        flag: {
-            type: 'string',
-            value: 'host',
-            commands: ['deploy', 'close'],
-            help: { close: 'The domain to free, when the preview had one' },
-        },
-    }),
-    BasicAuth: row('basic-auth', {
-        actions: ['deploy'],
-        secret: true,
-        description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
-        flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
-    }),
-    Publish: row('publish', {
-        actions: ['deploy'],
-        default: 'true',
-        description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
-        flag: { type: 'boolean' },
-    }),
-    Verify: row('verify', {
-        actions: ['deploy', 'publish'],
-        default: 'true',
-        description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
-        flag: {
-            type: 'boolean',
-            negatable: true,
-            help: {
-                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
-            },
-        },
-    }),
-    VerifyTimeout: row('verify-timeout', {
-        actions: ['deploy', 'publish'],
-        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
-        flag: { type: 'string', value: 's' },
-    }),
-    OnVerifyFailure: row('on-verify-failure', {
-        actions: ['deploy', 'publish'],
-        default: 'rollback',
-        description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
-        flag: { type: 'string', value: 'action' },
-    }),
-    SmokeTest: row('smoke-test', {
-        actions: ['deploy'],
-        default: 'false',
-        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
-        flag: { type: 'boolean' },
-    }),
-    Browser: row('browser', {
-        actions: ['deploy'],
-        default: '',
-        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
-        flag: { type: 'string', value: 'path' },
-    }),
-    SmokeTestSeconds: row('smoke-test-seconds', {
-        actions: ['deploy'],
-        default: String(DEFAULT_SMOKE_TEST_SECONDS),
-        description: `Seconds the smoke test watches the page after it loaded, 1 to ${table_MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
-        flag: { type: 'string', value: 's' },
-    }),
-    CdnDomain: row('cdn-domain', {
-        actions: ['deploy', 'publish', 'sweep'],
-        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
-        flag: {
-            type: 'string',
-            value: 'domain',
-            commands: ['deploy', 'publish', 'close', 'sweep'],
-            help: {
-                publish: "Domain namespaces are served under, for the URL (default: the service's own)",
-                close: "Domain namespaces are served under, for the URL (default: the service's own)",
-                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
-            },
-        },
-    }),
-    WebEngine: row('web-engine', {
-        actions: ['deploy'],
-        default: 'auto',
-        description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
-        flag: { type: 'string', value: 'engine' },
-    }),
-    Headers: row('headers', {
-        actions: ['deploy'],
-        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
-        flag: { type: 'string', value: 'yaml' },
-    }),
-    FailOnWarning: row('fail-on-warning', {
-        actions: ['deploy'],
-        default: 'false',
-        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
-        flag: { type: 'boolean' },
-    }),
-    RequireIndex: row('require-index', {
-        actions: ['deploy'],
-        default: 'true',
-        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
-        flag: { type: 'boolean', negatable: true },
-    }),
-    LobbyCountMax: row('lobby-count-max', {
-        actions: ['deploy', 'validate'],
-        description: 'Matchmaker config: lobby_count_max (with --max-players)',
-        flag: { type: 'string', value: 'n' },
-    }),
-    MaxPlayers: row('max-players', {
-        actions: ['deploy', 'validate'],
-        description: 'Matchmaker config: max_players (with --lobby-count-max)',
-        flag: { type: 'string', value: 'n' },
-    }),
-    Concurrency: row('concurrency', {
-        actions: ['deploy'],
-        default: String(DEFAULT_CONCURRENCY),
-        description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
-        flag: { type: 'string', value: 'n' },
-    }),
-    Retries: row('retries', {
-        actions: ['deploy'],
-        default: String(DEFAULT_RETRIES),
-        description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
-        flag: { type: 'string', value: 'n' },
-    }),
-    MaxRetryAfter: row('max-retry-after', {
-        actions: ['deploy'],
-        default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
-        description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
-            `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
-        flag: { type: 'string', value: 's' },
-    }),
-    RequestTimeout: row('request-timeout', {
-        actions: ['deploy'],
-        default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
-        description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
-        flag: { type: 'string', value: 's' },
-    }),
-    DryRun: row('dry-run', {
-        actions: ['deploy', 'sweep'],
-        default: 'false',
-        description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
-        flag: {
-            type: 'boolean',
-            help: { sweep: 'List the previews it would retire, and change nothing' },
-        },
-    }),
-    SkipUnchanged: row('skip-unchanged', {
-        actions: ['deploy'],
-        default: 'true',
-        description: "On a preview, reuse the preview's last site when the files are unchanged",
-    }),
-    SiteRecord: row('site-record', {
-        actions: ['deploy'],
-        default: 'true',
-        description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
-        flag: { type: 'boolean', negatable: true },
-    }),
-    AllowOlder: row('allow-older', {
-        actions: ['deploy'],
-        default: 'false',
-        description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
-        flag: { type: 'boolean' },
-    }),
-    CompareWith: row('compare-with', {
-        actions: ['deploy'],
-        default: 'prod',
-        description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
-        flag: { type: 'string', value: 'name-id' },
-    }),
-    IfNoToken: row('if-no-token', {
-        actions: ['deploy'],
-        default: 'auto',
-        description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
-    }),
-    Comment: row('comment', {
-        actions: ['deploy'],
-        default: 'true',
-        description: 'On pull requests, keep one comment per preview on the pull request',
-    }),
-    PullRequest: row('pull-request', {
-        actions: ['deploy'],
-        description: 'On workflow_run only: the pull request whose build this run deploys',
-        // The CLI has no workflow_run; its close shows the number on the page.
-        flag: {
-            type: 'string',
-            value: 'n',
-            commands: ['close'],
-            help: { close: 'The number of the pull request, shown on the page' },
-        },
-    }),
-    GitHubToken: row('github-token', {
-        actions: ['deploy', 'sweep'],
-        default: '${{ github.token }}',
-        secret: true,
-        description: 'Token for the pull-request comment; needs pull-requests: write',
-        // The sweep asks GitHub whether each pull request is open, from the CLI too.
-        flag: {
-            type: 'string',
-            value: 'token',
-            env: GITHUB_TOKEN_ENV,
-            commands: ['sweep'],
-            help: {
-                sweep: `GitHub token that may read the repository's pull requests; default the ${GITHUB_TOKEN_ENV} environment variable`,
-            },
-        },
-    }),
-    NamespacePrefix: row('namespace-prefix', {
-        actions: ['sweep'],
-        default: 'pr-',
-        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
-        flag: { type: 'string', value: 'prefix' },
-    }),
-    FromNamespace: row('from-namespace', {
-        actions: ['publish'],
-        description: 'Publish what this namespace serves (or --version-id)',
-        flag: { type: 'string', value: 'name-id' },
-    }),
-    EnvironmentId: row('environment-id', {
-        actions: ['servers'],
-        requiredIn: ['servers'],
-        description: 'The environment whose servers to list (required)',
-        flag: { type: 'string', value: 'id' },
-    }),
-    Tags: row('tags', {
-        actions: ['servers'],
-        description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
-        flag: { type: 'string', value: 'json' },
-    }),
-    IncludeDestroyed: row('include-destroyed', {
-        actions: ['servers'],
-        default: 'false',
-        description: 'List destroyed servers too',
-        flag: { type: 'boolean' },
-    }),
-    Limit: row('limit', {
-        actions: ['servers'],
-        description: 'At most this many servers, the newest (default all)',
-        flag: { type: 'string', value: 'n' },
-    }),
-    LobbyId: row('lobby-id', {
-        actions: ['lobby-logs'],
-        requiredIn: ['lobby-logs'],
-        description: 'The lobby (required)',
-        flag: { type: 'string', value: 'id' },
-    }),
-    FailIfFailed: row('fail-if-failed', {
-        actions: ['lobby-logs'],
-        default: 'true',
-        description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
-        flag: { type: 'boolean', negatable: true },
-    }),
-    GroupDisplayName: row('group-display-name', {
-        actions: ['validate'],
-        description: 'A group display name to validate',
-        flag: { type: 'string', value: 'name' },
-    }),
-    FailOnError: row('fail-on-error', {
-        actions: ['validate'],
-        default: 'true',
-        description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
-        flag: { type: 'boolean', negatable: true },
-    }),
-};
-/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
-const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
-/** The rows, in the order of the table. */
-const INPUT_ROWS = Object.values(INPUTS);
-/** The row of an input, by its name. */
-function inputRow(name) {
-    return INPUT_ROWS.find((r) => r.name === name);
-}
-/** The rows of one action's inputs. */
-function inputsOf(action) {
-    return INPUT_ROWS.filter((r) => r.actions.includes(action));
-}
-/** The inputs of an action masked before anything runs. */
-function secretInputs(action) {
-    return inputsOf(action)
-        .filter((r) => r.secret)
-        .map((r) => r.name);
-}
-
-;// CONCATENATED MODULE: ./src/inputs/constants.ts
-/** Every input's name (`Input.ApiUrl` is 'api-url'), from the table of inputs (table.ts). */
-
-/** Output names of the deploy action, as in action.yml. */
-const constants_Output = {
-    SiteId: 'site-id',
-    UploadId: 'upload-id',
-    NamespaceId: 'namespace-id',
-    FileCount: 'file-count',
-    TotalBytes: 'total-bytes',
-    Digest: 'digest',
-    Manifest: 'manifest',
-    VersionId: 'version-id',
-    Url: 'url',
-    DomainStatus: 'domain-status',
-    Skipped: 'skipped',
-    Verified: 'verified',
-    SmokeTest: 'smoke-test',
-    Screenshot: 'screenshot',
-};
-/** Output names of the publish action. */
-const PublishOutput = {
-    NamespaceId: 'namespace-id',
-    VersionId: 'version-id',
-    Url: 'url',
-    ReplacedVersionId: 'replaced-version-id',
-};
-/** Output names of the servers action. */
-const ServersOutput = {
-    Servers: 'servers',
-    Count: 'count',
-};
-/** Output names of the lobby-logs action. */
-const LobbyOutput = {
-    Lobby: 'lobby',
-    Status: 'status',
-    ExitCode: 'exit-code',
-    Failed: 'failed',
-};
-/** Output names of the avatars action. */
-const AvatarsOutput = {
-    CustomAvatars: 'custom-avatars',
-    Count: 'count',
-    CompleteCount: 'complete-count',
-};
-/** Output names of the validate action. */
-const ValidateOutput = {
-    Errors: 'errors',
-    Valid: 'valid',
-};
-/** Output names of the sweep action. */
-const SweepOutput = {
-    Retired: 'retired',
-};
-/** The outputs of each action, as in its action.yml and README. */
-const OUTPUTS = {
-    deploy: constants_Output,
-    publish: PublishOutput,
-    servers: ServersOutput,
-    'lobby-logs': LobbyOutput,
-    avatars: AvatarsOutput,
-    validate: ValidateOutput,
-    sweep: SweepOutput,
-};
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
-const ActionName = {
-    Deploy: 'deploy',
-    Servers: 'servers',
-    LobbyLogs: 'lobby-logs',
-    Avatars: 'avatars',
-    Validate: 'validate',
-    Publish: 'publish',
-    Sweep: 'sweep',
-};
 
 ;// CONCATENATED MODULE: ./src/common/secrets.ts
 // The one redactor of a run. The faces register every secret of the run (the secret inputs, the
@@ -30436,7 +29881,7 @@ const ActionName = {
 // the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
 // a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
 // the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
-/** What a secret is replaced with: what the runner's masking shows. */
+/** What the runner's masking shows. */
 const REDACTED = '***';
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4;
@@ -30495,7 +29940,6 @@ function htmlEscaped(secret, apostrophe) {
         .replace(/"/g, '&quot;')
         .replace(/'/g, apostrophe);
 }
-/** The secrets of a run, and the redaction of every form of them from a text. */
 class Secrets {
     #forms = new Set();
     #pattern;
@@ -30509,7 +29953,6 @@ class Secrets {
         const alternatives = [...this.#forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
         this.#pattern = new RegExp(alternatives.join('|'), 'g');
     }
-    /** The text with every form of every secret replaced by `***`. */
     redact(text) {
         return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
     }
@@ -30530,13 +29973,11 @@ class Secrets {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** The secrets of this run: one process runs one action or one command. */
+/** One process runs one action or one command. */
 const runSecrets = new Secrets();
-/** The text with every secret of the run redacted. */
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
-/** The writable streams whose write() redacts already. */
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -30569,9 +30010,7 @@ function escapeControl(char) {
     const code = char.charCodeAt(0);
     return NAMED[char] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
 }
-function hex(code, digits) {
-    return code.toString(16).padStart(digits, '0');
-}
+const hex = (code, digits) => code.toString(16).padStart(digits, '0');
 /**
  * The text as one inert line of a log, whatever it holds:
  * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
@@ -30620,15 +30059,13 @@ function markdownCode(text) {
     const pad = /^[` ]|[` ]$/.test(value) ? ' ' : '';
     return `${fence}${pad}${value}${pad}${fence}`;
 }
-/** A word joiner: invisible, it keeps `@name` and `#123` from being read as a mention or a reference. */
-const WORD_JOINER = '\u2060';
 /**
  * The text as plain Markdown text, safe in a table cell and a heading: every ASCII punctuation
  * character backslash-escaped, so it makes no link, image, autolink, HTML, emphasis, table cell or
- * math; `@` and `#` followed by a word joiner, so no mention or issue reference either.
+ * math; `@` and `#` followed by a word joiner (U+2060), so no mention or issue reference either.
  */
 function markdownText(text) {
-    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}${WORD_JOINER}` : `\\${char}`);
+    return untrusted_visible(text).replace(/[!-/:-@[-`{-~]/g, (char) => char === '@' || char === '#' ? `\\${char}\u2060` : `\\${char}`);
 }
 
 ;// CONCATENATED MODULE: ./src/common/report.ts
@@ -30702,6 +30139,28 @@ function formatEpochMs(ms) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/common/timeouts.ts
+// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
+// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+const systemClock = { now: () => Date.now() };
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
+const SERVICE_REQUEST_LIMIT_MS = 60_000;
+/** A PUT's deadline grows by one stall limit per this many bytes it carries. */
+const PUT_BUFFER = 256 * 1024;
+/** `serviceLimitMs`: what an API call waits at the least (a test gives a small one). */
+function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS) {
+    const apiStallMs = Math.max(requestTimeoutMs, serviceLimitMs);
+    return {
+        stallMs: requestTimeoutMs,
+        apiStallMs,
+        apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
+        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
+        drainMs: requestTimeoutMs,
+        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    };
+}
+
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/api/rules.ts
@@ -30715,18 +30174,12 @@ const GROUP_DISPLAY_NAME_MAX_BYTES = 24;
 const LOBBY_COUNT_LIMIT = 32768;
 const DOMAIN_MAX = 255;
 const DOMAINS_PER_NAMESPACE_MAX = 10;
-/** The server list's tag filter (tags_json): at most this many tags, keys and values of these sizes. */
 const SERVER_TAGS_MAX = 8;
 const TAG_KEY_MAX_BYTES = 32;
 const TAG_VALUE_MAX_BYTES = 1024;
-/** Servers on a page of the list with destroyed servers; a shorter page is the last one. */
 const SERVERS_PAGE_SIZE = 64;
-/** The total size of a CDN site's files must stay under this many bytes. */
 const SITE_BYTES_LIMIT = 1_000_000_000;
-/**
- * Part size of the interface's multipart uploads. The real service never cuts a CDN site's files in
- * parts (one presigned PUT per file); only the emulator, asked to, plans parts with it.
- */
+/** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
 /**
@@ -30738,11 +30191,9 @@ const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN = /^[0-9a-z.-]+$/;
-/** A whole number from 0 to 2^31 - 1: what the matchmaker config accepts. */
 function rules_isNonNegativeI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;
 }
-/** A whole number a signed 32-bit field parses (negative ones included). */
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -rules_I32_MAX - 1 && value <= rules_I32_MAX;
 }
@@ -30773,7 +30224,7 @@ function rules_displayNameProblems(name, maxBytes = rules_DISPLAY_NAME_MAX_BYTES
     const badWhitespace = /[^\S ]/.test(name) || name.startsWith(' ') || name.endsWith(' ') || name.includes('  ');
     return badWhitespace ? ['invalid'] : [];
 }
-/** The service's error paths for a namespace creation request, in the order it reports them. */
+/** In the order the service reports them. */
 function createNamespaceProblems(displayName, nameId) {
     return [
         ...rules_displayNameProblems(displayName).map((p) => ['display-name', p]),
@@ -30790,7 +30241,7 @@ function groupDisplayNameProblems(name) {
         problems.push('invalid');
     return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
-/** The kinds of client whose player limit the service derives from max_players, each checked on its own. */
+/** The kinds of client whose player limit the service derives from max_players. */
 const MAX_PLAYERS_KINDS = (/* unused pure expression or super */ null && (['client', 'vpn', 'proxy', 'tor', 'hosting']));
 /**
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
@@ -30809,10 +30260,7 @@ function rules_matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     }
     return errors;
 }
-/**
- * Why a tag filter (a JSON object of string to string) is one the service refuses: too many tags, a
- * key or a value that is not a string or of the wrong size. Undefined when the service takes it.
- */
+/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
 function serverTagsProblem(tags) {
     if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
         return 'expected a JSON object of string to string';
@@ -30833,7 +30281,7 @@ function bytesBetween(text, min, max) {
     const bytes = Buffer.byteLength(text, 'utf8');
     return bytes >= min && bytes <= max;
 }
-/** True when the domain is one the service accepts: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
+/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function rules_isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
@@ -30863,7 +30311,6 @@ function rules_hostNameProblem(domain) {
     }
     return undefined;
 }
-/** A readable sentence for a validation error path, for annotations and error messages. */
 function rules_describeValidationPath(path) {
     const key = path.join('.');
     const known = {
@@ -30894,9 +30341,8 @@ function validationTitle(path) {
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
 /**
- * The parts a service that cuts files of at least `threshold` bytes would answer for a file of `size`
- * bytes: [byte_offset, content_length] pairs. The client never plans with it: it uploads what the
- * service's answer lists. The emulator uses it when asked for parts.
+ * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
+ * answers for a file. The client never plans with it: it uploads what the service's answer lists.
  */
 function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
@@ -30924,34 +30370,22 @@ function describe(value) {
 function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
-const aString = (value, at) => typeof value === 'string' ? undefined : named(at, 'a string', value);
+/** A check that `value` passes `test`, else names it as not `what`. */
+function fits(what, test) {
+    return (value, at) => (test(value) ? undefined : named(at, what, value));
+}
+const isString = (value) => typeof value === 'string';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * An id of the service: a UUID (8-4-4-4-12 hex digits, either case). An id of another form (one that
- * holds a line break, a path, a workflow command) is refused before it reaches a log, an output, a
- * URL or the preview comment.
- */
-const anId = (value, at) => typeof value === 'string' && UUID.test(value) ? undefined : named(at, 'an id (a UUID)', value);
-/**
- * A name id of the service (a game's, a namespace's): a-z and 0-9 with single inner dashes, at most a
- * DNS label long. It becomes part of a host name, the url output and the log.
- */
-const aNameId = (value, at) => typeof value === 'string' && value.length <= 63 && NAME_ID.test(value)
-    ? undefined
-    : named(at, 'a name id (a-z, 0-9 and single dashes)', value);
-/**
- * A host name (labels of a-z, 0-9 and inner dashes, joined by dots): it becomes the host of the url
- * output and of links in the comment.
- */
-const aHostName = (value, at) => typeof value === 'string' && rules_isValidDomain(value) && !rules_hostNameProblem(value)
-    ? undefined
-    : named(at, 'a host name', value);
-const aNumber = (value, at) => typeof value === 'number' && Number.isFinite(value) ? undefined : named(at, 'a number', value);
-const aBoolean = (value, at) => typeof value === 'boolean' ? undefined : named(at, 'true or false', value);
-/** Any JSON object; its fields unchecked. */
-const anObject = (value, at) => typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : named(at, 'an object', value);
+const aString = fits('a string', isString);
+/** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
+const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
+/** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
+const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
+/** It becomes the host of the url output and of links in the comment. */
+const aHostName = fits('a host name', (value) => isString(value) && rules_isValidDomain(value) && !rules_hostNameProblem(value));
+const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value));
+const aBoolean = fits('true or false', (value) => typeof value === 'boolean');
+const anObject = fits('an object', (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 /** A field that may be absent (or null); when there, it must fit `check`. */
 function optional(check) {
     return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
@@ -30982,11 +30416,8 @@ function objectOf(fields) {
         return undefined;
     };
 }
-/** One of a few strings (an enum of the service). */
 function oneOf(values) {
-    return (value, at) => typeof value === 'string' && values.includes(value)
-        ? undefined
-        : named(at, `one of ${values.join(', ')}`, value);
+    return fits(`one of ${values.join(', ')}`, (value) => isString(value) && values.includes(value));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@streamparser/json/dist/mjs/utils/bufferedString.js
@@ -32830,9 +32261,6 @@ var TokenParserMode;
 
 //# sourceMappingURL=index.js.map
 ;// CONCATENATED MODULE: ./src/api/expiry.ts
-const AMZ_DATE = /(?:^|&)X-Amz-Date=([^&#]*)/;
-const AMZ_EXPIRES = /(?:^|&)X-Amz-Expires=([^&#]*)/;
-const EXPIRES_MS = /(?:^|&)expires=([^&#]*)/;
 /**
  * When a presigned URL stops working, in ms since the epoch, read from its query: AWS Signature V4
  * (`X-Amz-Date` as YYYYMMDDTHHMMSSZ plus `X-Amz-Expires` seconds, the real object store's form), or
@@ -32843,20 +32271,15 @@ function urlExpiry(url) {
     const q = url.indexOf('?');
     if (q < 0)
         return undefined;
-    const query = url.slice(q + 1);
-    const date = AMZ_DATE.exec(query)?.[1];
-    const expires = AMZ_EXPIRES.exec(query)?.[1];
-    if (date !== undefined && expires !== undefined) {
-        const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date);
-        if (m && /^\d+$/.test(expires)) {
-            const signed = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
-            return signed + Number(expires) * 1000;
-        }
+    const query = new URLSearchParams(url.slice(q + 1).split('#')[0]);
+    const signed = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(query.get('X-Amz-Date') ?? '');
+    const seconds = query.get('X-Amz-Expires') ?? '';
+    if (signed && /^\d+$/.test(seconds)) {
+        const [, year, month, day, hours, minutes, secs] = signed.map(Number);
+        return Date.UTC(year, month - 1, day, hours, minutes, secs) + Number(seconds) * 1000;
     }
-    const ms = EXPIRES_MS.exec(query)?.[1];
-    if (ms !== undefined && /^\d+$/.test(ms))
-        return Number(ms);
-    return undefined;
+    const ms = query.get('expires') ?? '';
+    return /^\d+$/.test(ms) ? Number(ms) : undefined;
 }
 /**
  * The order to upload items 0..count-1 in, as their indices, from each one's URL expiry (urlExpiry's
@@ -33089,151 +32512,69 @@ function standIn(token, requests) {
 
 
 
+/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
+function op(method, name, answer) {
+    return { name, method, safety: 'read', answer: answer };
+}
+function creates(operation) {
+    return { ...operation, safety: 'create' };
+}
 const validated = objectOf({ errors: listOf(objectOf({ path: listOf(aString) })) });
 const OPS = {
-    listServers: {
-        name: 'servers.list',
-        safety: 'read',
-        answer: objectOf({
-            servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })),
-        }),
-    },
-    getNamespaceLobby: {
-        name: 'games.namespaces.logs.getNamespaceLobby',
-        safety: 'read',
-        answer: objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) }),
-    },
-    validateMatchmakerConfig: {
-        name: 'games.namespaces.validateGameNamespaceMatchmakerConfig',
-        safety: 'read',
-        answer: validated,
-    },
-    listCustomAvatars: {
-        name: 'games.avatars.listGameCustomAvatars',
-        safety: 'read',
-        answer: objectOf({
-            custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
-        }),
-    },
-    createNamespace: {
-        name: 'games.namespaces.createGameNamespace',
-        safety: 'create',
-        answer: objectOf({ namespace_id: anId }),
-    },
-    validateGroup: {
-        name: 'groups.validate',
-        safety: 'read',
-        answer: validated,
-    },
-    addNamespaceDomain: {
-        name: 'games.namespaces.addNamespaceDomain',
-        safety: 'create',
-    },
-    createCdnSite: {
-        name: 'games.cdn.createGameCdnSite',
-        safety: 'create',
-        answer: siteAnswer,
+    listServers: op('GET', 'servers.list', objectOf({ servers: listOf(objectOf({ id: anId, created_at: aNumber, tags: anObject })) })),
+    getNamespaceLobby: op('GET', 'games.namespaces.logs.getNamespaceLobby', objectOf({ lobby: objectOf({ lobby_id: anId, status: anObject }) })),
+    validateMatchmakerConfig: op('POST', 'games.namespaces.validateGameNamespaceMatchmakerConfig', validated),
+    listCustomAvatars: op('GET', 'games.avatars.listGameCustomAvatars', objectOf({
+        custom_avatars: listOf(objectOf({ upload_id: anId, display_name: aString, content_length: aNumber, complete: aBoolean })),
+    })),
+    createNamespace: creates(op('POST', 'games.namespaces.createGameNamespace', objectOf({ namespace_id: anId }))),
+    validateGroup: op('POST', 'groups.validate', validated),
+    addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
+    createCdnSite: creates({
+        ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
         stream: siteAnswerStream,
-    },
-    getGame: {
-        name: 'games.getGameById',
-        safety: 'read',
-        answer: objectOf({
-            // The name ids make the host name of the url output: only a name id's characters.
-            game: objectOf({
-                name_id: aNameId,
-                namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
-                versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
-            }),
+    }),
+    getGame: op('GET', 'games.getGameById', objectOf({
+        // The name ids make the host name of the url output: only a name id's characters.
+        game: objectOf({
+            name_id: aNameId,
+            namespaces: listOf(objectOf({ namespace_id: anId, name_id: aNameId })),
+            versions: listOf(objectOf({ version_id: anId, display_name: aString, create_ts: aString })),
         }),
-    },
-    getNamespace: {
-        name: 'games.namespaces.getGameNamespaceById',
-        safety: 'read',
-        answer: objectOf({
-            namespace: objectOf({
-                namespace_id: anId,
-                config: objectOf({
-                    cdn: objectOf({
-                        domains: listOf(objectOf({
-                            domain: aString,
-                            verification_status: optional(aString),
-                            verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
-                        })),
-                        auth_type: optional(oneOf(['basic', 'none'])),
-                        auth_user_list: optional(listOf(objectOf({ user: aString }))),
-                    }),
+    })),
+    getNamespace: op('GET', 'games.namespaces.getGameNamespaceById', objectOf({
+        namespace: objectOf({
+            namespace_id: anId,
+            config: objectOf({
+                cdn: objectOf({
+                    domains: listOf(objectOf({
+                        domain: aString,
+                        verification_status: optional(aString),
+                        verification_method: optional(objectOf({ http: optional(objectOf({ cname_record: aHostName })) })),
+                    })),
+                    auth_type: optional(oneOf(['basic', 'none'])),
+                    auth_user_list: optional(listOf(objectOf({ user: aString }))),
                 }),
             }),
         }),
-    },
-    // Removing a domain twice removes nothing the second time.
-    removeNamespaceDomain: {
-        name: 'games.namespaces.removeNamespaceDomain',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Adding a user replaces one of the same name: safe to repeat.
-    updateNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.updateNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    setNamespaceCdnAuthType: {
-        name: 'cloud.games.namespaces.setNamespaceCdnAuthType',
-        safety: 'read',
-        answer: anObject,
-    },
-    // Removing a user twice removes nothing the second time.
-    removeNamespaceCdnAuthUser: {
-        name: 'cloud.games.namespaces.removeNamespaceCdnAuthUser',
-        safety: 'read',
-        answer: anObject,
-    },
-    getVersion: {
-        name: 'games.versions.getGameVersionById',
-        safety: 'read',
-        answer: objectOf({
-            version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
-        }),
-    },
-    validateVersion: {
-        name: 'games.versions.validateGameVersion',
-        safety: 'read',
-        answer: validated,
-    },
-    reserveVersionName: {
-        name: 'games.versions.reserveVersionName',
-        safety: 'read',
-        answer: objectOf({ version_display_name: aString }),
-    },
-    createVersion: {
-        name: 'games.versions.createGameVersion',
-        safety: 'create',
-        answer: objectOf({ version_id: anId }),
-    },
-    // Publishing the version a namespace already has changes nothing: safe to repeat.
-    setNamespaceVersion: {
-        name: 'games.namespaces.updateGameNamespaceVersion',
-        safety: 'read',
-        answer: anObject,
-    },
-    getNamespaceVersionHistory: {
-        name: 'games.namespaces.getGameNamespaceVersionHistoryList',
-        safety: 'read',
-        answer: objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) }),
-    },
-    // What the service says of itself: the domain namespaces are served under (`domains.cdn`).
-    bootstrap: {
-        name: 'cloud.bootstrap',
-        safety: 'read',
-        answer: objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) }),
-    },
+    })),
+    // Removing a domain or a user twice removes nothing the second time; adding a user replaces one of
+    // the same name; publishing the version a namespace already has changes nothing: all safe to repeat.
+    removeNamespaceDomain: op('DELETE', 'games.namespaces.removeNamespaceDomain', anObject),
+    updateNamespaceCdnAuthUser: op('POST', 'cloud.games.namespaces.updateNamespaceCdnAuthUser', anObject),
+    setNamespaceCdnAuthType: op('PUT', 'cloud.games.namespaces.setNamespaceCdnAuthType', anObject),
+    removeNamespaceCdnAuthUser: op('DELETE', 'cloud.games.namespaces.removeNamespaceCdnAuthUser', anObject),
+    getVersion: op('GET', 'games.versions.getGameVersionById', objectOf({
+        version: objectOf({ version_id: anId, display_name: aString, create_ts: aString, config: anObject }),
+    })),
+    validateVersion: op('POST', 'games.versions.validateGameVersion', validated),
+    reserveVersionName: op('POST', 'games.versions.reserveVersionName', objectOf({ version_display_name: aString })),
+    createVersion: creates(op('POST', 'games.versions.createGameVersion', objectOf({ version_id: anId }))),
+    setNamespaceVersion: op('PUT', 'games.namespaces.updateGameNamespaceVersion', anObject),
+    getNamespaceVersionHistory: op('GET', 'games.namespaces.getGameNamespaceVersionHistoryList', objectOf({ versions: listOf(objectOf({ version_id: anId, deploy_ts: aString })) })),
+    bootstrap: op('GET', 'cloud.bootstrap', objectOf({ domains: optional(objectOf({ cdn: optional(aHostName) })) })),
     // Completing twice is harmless: the service assembles the same parts again.
-    completeUpload: {
-        name: 'uploads.complete',
-        safety: 'read',
-    },
+    completeUpload: op('POST', 'uploads.complete'),
 };
 /** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
 function classify(op, error, now) {
@@ -33260,7 +32601,7 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/common/format.ts
 /** `1 file`, `2 files`. */
-function plural(count, noun) {
+function format_plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
@@ -33434,29 +32775,26 @@ class DeadlineError extends Error {
         super(`the answer was not complete within ${deadlineMs / 1000} s, the deadline of an API call`);
     }
 }
+const CLOSED = 'the connection was closed before the answer was complete';
+const UNRESOLVED = 'the host name could not be resolved';
+const REASONS = {
+    UND_ERR_HEADERS_TIMEOUT: (seconds) => `no answer within ${seconds}`,
+    UND_ERR_BODY_TIMEOUT: (seconds) => `the answer stopped arriving for ${seconds}`,
+    UND_ERR_SOCKET: () => CLOSED,
+    ECONNRESET: () => CLOSED,
+    EPIPE: () => CLOSED,
+    UND_ERR_CONNECT_TIMEOUT: () => 'could not connect within the connect time-out',
+    ECONNREFUSED: () => 'the connection was refused',
+    ENOTFOUND: () => UNRESOLVED,
+    EAI_AGAIN: () => UNRESOLVED,
+};
 /** What went wrong on the wire, in words, with undici's code: not "Headers Timeout Error". */
 function networkReason(error, timeoutMs) {
     const code = error.code ?? error.cause?.code;
-    const seconds = `${timeoutMs / 1000} s`;
-    switch (code) {
-        case DEADLINE_EXCEEDED:
-            return `${error.message} (${code})`;
-        case 'UND_ERR_HEADERS_TIMEOUT':
-            return `no answer within ${seconds} (${code})`;
-        case 'UND_ERR_BODY_TIMEOUT':
-            return `the answer stopped arriving for ${seconds} (${code})`;
-        case 'UND_ERR_SOCKET':
-        case 'ECONNRESET':
-        case 'EPIPE':
-            return `the connection was closed before the answer was complete (${code})`;
-        case 'UND_ERR_CONNECT_TIMEOUT':
-            return `could not connect within the connect time-out (${code})`;
-        case 'ECONNREFUSED':
-            return `the connection was refused (${code})`;
-        case 'ENOTFOUND':
-        case 'EAI_AGAIN':
-            return `the host name could not be resolved (${code})`;
-    }
+    if (code === DEADLINE_EXCEEDED)
+        return `${error.message} (${code})`;
+    if (typeof code === 'string' && Object.hasOwn(REASONS, code))
+        return `${REASONS[code](`${timeoutMs / 1000} s`)} (${code})`;
     const failure = networkFailure(error);
     if (failure?.kind === 'tls')
         return `the TLS handshake failed (${failure.code})`;
@@ -33483,7 +32821,7 @@ const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
 const seg = encodeURIComponent;
 const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
-const namespacePath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
+const nsPath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
 /** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
@@ -33520,96 +32858,92 @@ class ServiceClient {
         if (query.cursor)
             params.set('cursor', query.cursor);
         const qs = params.size ? `?${params.toString()}` : '';
-        return this.#call(OPS.listServers, 'GET', `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
+        return this.#call(OPS.listServers, `/games/${seg(gameId)}/environments/${seg(environmentId)}/servers${qs}`);
     }
     getNamespaceLobby(gameId, namespaceId, lobbyId) {
-        return this.#call(OPS.getNamespaceLobby, 'GET', `${namespacePath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
+        return this.#call(OPS.getNamespaceLobby, `${nsPath(gameId, namespaceId)}/logs/lobbies/${seg(lobbyId)}`);
     }
     validateMatchmakerConfig(gameId, namespaceId, config) {
-        return this.#call(OPS.validateMatchmakerConfig, 'POST', `${namespacePath(gameId, namespaceId)}/mm-config/validate`, config);
+        return this.#call(OPS.validateMatchmakerConfig, `${nsPath(gameId, namespaceId)}/mm-config/validate`, config);
     }
     listCustomAvatars(gameId) {
-        return this.#call(OPS.listCustomAvatars, 'GET', `${gamePath(gameId)}/avatars`);
+        return this.#call(OPS.listCustomAvatars, `${gamePath(gameId)}/avatars`);
     }
     createNamespace(gameId, body) {
-        return this.#call(OPS.createNamespace, 'POST', `${gamePath(gameId)}/namespaces`, body);
+        return this.#call(OPS.createNamespace, `${gamePath(gameId)}/namespaces`, body);
     }
     validateGroup(displayName) {
-        return this.#call(OPS.validateGroup, 'POST', '/cloud/groups/validate', { display_name: displayName });
+        return this.#call(OPS.validateGroup, '/cloud/groups/validate', { display_name: displayName });
     }
     async addNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.addNamespaceDomain, 'POST', `${namespacePath(gameId, namespaceId)}/domains`, {
-            domain,
-        });
+        await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain });
     }
     /** The game with its namespaces (name_id included) and versions, oldest first. */
     getGame(gameId) {
-        return this.#call(OPS.getGame, 'GET', gamePath(gameId));
+        return this.#call(OPS.getGame, gamePath(gameId));
     }
-    /** A namespace with its config, the domains it has included. */
     getNamespace(gameId, namespaceId) {
-        return this.#call(OPS.getNamespace, 'GET', namespacePath(gameId, namespaceId));
+        return this.#call(OPS.getNamespace, nsPath(gameId, namespaceId));
     }
     async removeNamespaceDomain(gameId, namespaceId, domain) {
-        await this.#call(OPS.removeNamespaceDomain, 'DELETE', `${namespacePath(gameId, namespaceId)}/domains/${seg(domain)}`);
+        await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`);
     }
     /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
     async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
-        await this.#call(OPS.updateNamespaceCdnAuthUser, 'POST', `${namespacePath(gameId, namespaceId)}/auth-user`, body);
+        await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body);
     }
-    /** `basic`: every host of the namespace asks for a user's credentials; `none`: public. */
     async setNamespaceCdnAuthType(gameId, namespaceId, authType) {
-        await this.#call(OPS.setNamespaceCdnAuthType, 'PUT', `${namespacePath(gameId, namespaceId)}/cdn-auth`, {
+        await this.#call(OPS.setNamespaceCdnAuthType, `${nsPath(gameId, namespaceId)}/cdn-auth`, {
             auth_type: authType,
         });
     }
     async removeNamespaceCdnAuthUser(gameId, namespaceId, user) {
-        await this.#call(OPS.removeNamespaceCdnAuthUser, 'DELETE', `${namespacePath(gameId, namespaceId)}/auth-user/${seg(user)}`);
+        await this.#call(OPS.removeNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user/${seg(user)}`);
     }
     getVersion(gameId, versionId) {
-        return this.#call(OPS.getVersion, 'GET', `${gamePath(gameId)}/versions/${seg(versionId)}`);
+        return this.#call(OPS.getVersion, `${gamePath(gameId)}/versions/${seg(versionId)}`);
     }
     /** The service's verdict on a version it would be asked to create: its error paths, nothing created. */
     validateVersion(gameId, body) {
-        return this.#call(OPS.validateVersion, 'POST', `${gamePath(gameId)}/versions/validate`, body);
+        return this.#call(OPS.validateVersion, `${gamePath(gameId)}/versions/validate`, body);
     }
     /** A display name no version of the game has yet. */
     reserveVersionName(gameId) {
-        return this.#call(OPS.reserveVersionName, 'POST', `${gamePath(gameId)}/versions/reserve-name`, {});
+        return this.#call(OPS.reserveVersionName, `${gamePath(gameId)}/versions/reserve-name`, {});
     }
     createVersion(gameId, body) {
-        return this.#call(OPS.createVersion, 'POST', `${gamePath(gameId)}/versions`, body);
+        return this.#call(OPS.createVersion, `${gamePath(gameId)}/versions`, body);
     }
     /** Publishes a version to a namespace: what the namespace serves from then on. */
     async setNamespaceVersion(gameId, namespaceId, versionId) {
-        await this.#call(OPS.setNamespaceVersion, 'PUT', `${namespacePath(gameId, namespaceId)}/version`, {
+        await this.#call(OPS.setNamespaceVersion, `${nsPath(gameId, namespaceId)}/version`, {
             version_id: versionId,
         });
     }
     /** What was published to the namespace, newest first (creating a namespace records nothing). */
-    getNamespaceVersionHistory(gameId, namespaceId, limit = 32) {
-        return this.#call(OPS.getNamespaceVersionHistory, 'GET', `${namespacePath(gameId, namespaceId)}/version-history?limit=${limit}`);
+    getNamespaceVersionHistory(gameId, namespaceId) {
+        return this.#call(OPS.getNamespaceVersionHistory, `${nsPath(gameId, namespaceId)}/version-history?limit=32`);
     }
-    /** The service's own settings: `domains.cdn`, the domain namespaces are served under (absent without one). */
     bootstrap() {
-        return this.#call(OPS.bootstrap, 'GET', '/cloud/bootstrap');
+        return this.#call(OPS.bootstrap, '/cloud/bootstrap');
     }
-    /** The site's presigned requests come in a compact list (see PresignedRequestList). */
     createCdnSite(gameId, body) {
-        return this.#call(OPS.createCdnSite, 'POST', `${gamePath(gameId)}/cdn/sites`, body);
+        return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body);
     }
     /** Assembles the uploaded parts; not in the interface document, but the real service needs it. */
     async completeUpload(uploadId) {
-        await this.#call(OPS.completeUpload, 'POST', `/cloud/uploads/${seg(uploadId)}/complete`);
+        await this.#call(OPS.completeUpload, `/cloud/uploads/${seg(uploadId)}/complete`);
     }
-    #call(op, method, path, body) {
+    #call(op, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
+        const beforeFirstContact = (error) => !this.#answered && isConnectFailure(error);
         let firstContact;
         const retry = (error, now) => {
-            if (this.#answered || !isConnectFailure(error))
+            if (!beforeFirstContact(error))
                 return classify(op, error, now);
-            // Nothing answered yet: a few quick retries, never one after a 15 s connect time-out.
             firstContact ??= { retries: 0, started: this.#retry.now() };
+            // Never a retry after a 15 s connect time-out.
             const again = !errorCodes(error).includes('UND_ERR_CONNECT_TIMEOUT') &&
                 firstContact.retries < FIRST_CONTACT_RETRIES &&
                 this.#retry.now() - firstContact.started < FIRST_CONTACT_MS &&
@@ -33621,20 +32955,17 @@ class ServiceClient {
             return again;
         };
         return withRetries(op.name, async () => {
-            this.#options.logger.debug(`${method} ${path.split('?')[0]}`);
-            return answerOf(op, await this.#exchange(op, method, path, payload), this.#explain);
-        }, retry, this.#retry, this.#options.logger, {
-            onRetry: this.#options.onRetry,
-            retriesFor: (error) => this.#answered || !isConnectFailure(error)
-                ? this.#retry.retries
-                : Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries),
-        });
+            this.#options.logger.debug(`${op.method} ${path.split('?')[0]}`);
+            return answerOf(op, await this.#exchange(op, path, payload), this.#explain);
+        }, retry, this.#retry, this.#options.logger, (error) => beforeFirstContact(error)
+            ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
+            : this.#retry.retries);
     }
     /**
      * The request and its whole answer, read within the call's time limits; a request that got no
      * complete answer fails as a NetworkError naming the operation and the host.
      */
-    async #exchange(op, method, path, payload) {
+    async #exchange(op, path, payload) {
         const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
         // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
         const overdue = new AbortController();
@@ -33644,8 +32975,13 @@ class ServiceClient {
             : overdue.signal;
         try {
             const response = await (0,undici.request)(this.#base + path, {
-                method,
-                headers: this.#headers(payload),
+                method: op.method,
+                headers: {
+                    authorization: `Bearer ${this.#options.token}`,
+                    accept: 'application/json',
+                    'user-agent': USER_AGENT,
+                    ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+                },
                 body: payload,
                 dispatcher: this.#options.dispatcher,
                 headersTimeout: timeout,
@@ -33670,18 +33006,6 @@ class ServiceClient {
             clearTimeout(clock);
         }
     }
-    #headers(payload) {
-        const headers = {
-            authorization: `Bearer ${this.#options.token}`,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-        };
-        if (payload) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(payload.length);
-        }
-        return headers;
-    }
     #networkError(op, error) {
         // Nothing at the base URL ever answered this run: the likeliest cause is the base URL itself.
         const concern = !this.#answered && isUnreachable(error) ? { about: 'base-url', problem: 'unreached' } : undefined;
@@ -33703,37 +33027,25 @@ class RunDeadlineError extends Error {
     name = 'TimeoutError';
     deadlineMs;
     constructor(what, deadlineMs) {
-        super(`The ${what} ran out of time: it did not finish within its deadline of ${formatSeconds(deadlineMs)}`);
+        const within = deadlineMs % 60_000 === 0 && deadlineMs >= 60_000
+            ? `${deadlineMs / 60_000} min`
+            : `${deadlineMs / 1000} s`;
+        super(`The ${what} ran out of time: it did not finish within its deadline of ${within}`);
         this.deadlineMs = deadlineMs;
     }
 }
 /** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
 function openTransferRun(inputs, face, name) {
-    const { requestTimeoutMs, retries, maxRetryAfterMs } = inputs.transfer;
-    return openRun({
-        connection: inputs.connection,
-        logger: face.logger,
-        requestTimeoutMs,
-        retries,
-        maxRetryAfterMs,
-        retry: face.retry,
-        dispatcher: face.dispatcher,
-        signal: face.signal,
-        deadlineMs: face.deadlineMs,
-        name,
-        clock: face.clock,
-        explain: face.explain,
-    });
+    return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name });
 }
 function openRun(options) {
     const timeouts = options.timeouts ?? timeoutsFor(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
     const clock = options.clock ?? systemClock;
     const overdue = new AbortController();
-    let timer;
-    if (options.deadlineMs !== undefined) {
-        const deadlineMs = options.deadlineMs;
-        timer = setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
-    }
+    const { deadlineMs } = options;
+    const timer = deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => overdue.abort(new RunDeadlineError(options.name ?? 'run', deadlineMs)), deadlineMs);
     const signal = options.signal ? AbortSignal.any([options.signal, overdue.signal]) : overdue.signal;
     const retry = retryPolicy({
         now: () => clock.now(),
@@ -33786,9 +33098,6 @@ function openRun(options) {
         [Symbol.asyncDispose]: dispose,
     };
 }
-function formatSeconds(ms) {
-    return ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
-}
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
@@ -33799,27 +33108,21 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 // EXTERNAL MODULE: ./node_modules/mime-types/index.js
 var mime_types = __nccwpck_require__(4096);
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/deploy/fd.ts
 // File reads for the scan, the hashing and the upload, on plain file descriptors and fs's callbacks:
 // a FileHandle of fs/promises costs several times the CPU per small file, and a web build is mostly
 // small files (BENCHMARKS.md).
 
-function fd_lstatFile(path) {
-    return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.lstat)(path, (error, stats) => (error ? reject(error) : resolve(stats)));
-    });
-}
-const fd_openFile = (path, flags) => new Promise((resolve, reject) => {
-    (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd)));
-});
-function fd_readAt(fd, buffer, offset, length, position) {
+
+const lstatFile = (0,external_node_util_.promisify)(external_node_fs_namespaceObject.lstat);
+const openFile = (0,external_node_util_.promisify)(external_node_fs_namespaceObject.open);
+const fd_closeFile = (0,external_node_util_.promisify)(external_node_fs_namespaceObject.close);
+/** Not promisify(read): it resolves with a new object per read. */
+function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => {
         (0,external_node_fs_namespaceObject.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead));
-    });
-}
-function fd_closeFile(fd) {
-    return new Promise((resolve, reject) => {
-        (0,external_node_fs_namespaceObject.close)(fd, (error) => (error ? reject(error) : resolve()));
     });
 }
 /** A file only read: closed on this thread, no round trip through the pool; its error is ignored. */
@@ -33881,19 +33184,20 @@ function descriptorLimitRemedy(platform = process.platform) {
 
 
 
-const HASH_BUFFER = (/* unused pure expression or super */ null && (256 * 1024));
+const READ_BUFFER = 256 * 1024;
 /** Hashed `workers` at a time into buffers from a free list, so memory stays flat. */
 async function hashArtifacts(files, workers = 8, openWith) {
     const digests = new Array(files.length);
     const free = [];
     await forEachLimited(files, workers, async (file, i) => {
-        const buffer = free.pop() ?? Buffer.allocUnsafe(HASH_BUFFER);
+        const buffer = free.pop() ?? Buffer.allocUnsafe(READ_BUFFER);
         try {
-            const { sha256, size } = await hashFile(file, buffer, openWith);
+            const hash = createHash('sha256');
+            const { size, stats } = await readScanned(file, buffer, openWith, (chunk) => hash.update(chunk));
             if (size !== file.size) {
-                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${size})`);
+                throw new Error(`${file.path} changed while it was hashed (size ${file.size} -> ${stats.size})`);
             }
-            digests[i] = sha256;
+            digests[i] = hash.digest('hex');
         }
         finally {
             free.push(buffer);
@@ -33928,27 +33232,22 @@ function fileDescriptors(files) {
 }
 /** Without absolute paths, a batch of lines at a time: one string of the whole was a big deploy's peak. */
 async function writeManifest(manifest, file) {
-    const handle = await open(file, 'w');
-    try {
-        const head = { digest: manifest.digest, fileCount: manifest.fileCount, totalBytes: manifest.totalBytes };
-        await handle.write(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "files": [`);
-        const { files } = manifest;
-        for (let start = 0; start < files.length; start += MANIFEST_BATCH) {
-            let lines = '';
-            for (let i = start; i < Math.min(start + MANIFEST_BATCH, files.length); i++) {
-                const { path: p, size, sha256, contentType } = files[i];
-                lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
-            }
-            await handle.write(lines);
-        }
-        await handle.write(`${files.length ? '\n  ' : ''}]\n}\n`);
-    }
-    finally {
-        await handle.close();
-    }
+    await writeFile(file, manifestText(manifest));
     return file;
 }
 const MANIFEST_BATCH = 500;
+function* manifestText({ digest, fileCount, totalBytes, files }) {
+    yield `${JSON.stringify({ digest, fileCount, totalBytes }, null, 2).slice(0, -2)},\n  "files": [`;
+    let lines = '';
+    for (const [i, { path: p, size, sha256, contentType }] of files.entries()) {
+        lines += `${i ? ',' : ''}\n    ${JSON.stringify({ path: p, size, sha256, contentType })}`;
+        if ((i + 1) % MANIFEST_BATCH === 0) {
+            yield lines;
+            lines = '';
+        }
+    }
+    yield `${lines}${files.length ? '\n  ' : ''}]\n}\n`;
+}
 const contentTypes = new Map();
 /** One string per extension, however many files share it (mime-types builds a new one each call). */
 function contentTypeOf(file) {
@@ -33957,36 +33256,25 @@ function contentTypeOf(file) {
         contentTypes.set(extension, mime_types.contentType(extension) || undefined);
     return contentTypes.get(extension);
 }
-/**
- * The stats of `file` as the hashing and the upload will open it (no link followed). The close is not
- * waited for: a read-only descriptor has nothing to flush.
- */
+/** The close is not waited for: a read-only descriptor has nothing to flush. */
 async function statOpened(file, openWith, noFollow) {
-    if (noFollow === 0) {
-        const { fd, stats } = await openWithoutFollowing(file, openWith);
-        closeFile(fd).catch(() => { });
-        return stats;
-    }
-    const fd = await (openWith ?? openFile)(file, readFlags(noFollow));
+    const { fd, seen } = await openUnfollowed(file, openWith, noFollow);
     try {
-        return fstatSync(fd);
+        const stats = fstatSync(fd);
+        if (seen && (stats.dev !== seen.dev || stats.ino !== seen.ino))
+            throw becameLink(file);
+        return stats;
     }
     finally {
         closeFile(fd).catch(() => { });
     }
 }
-/** Without O_NOFOLLOW (Windows): ELOOP when lstat sees a link, or the file opened is not the one lstat saw. */
-async function openWithoutFollowing(file, openWith) {
-    const seen = await lstatFile(file);
-    if (seen.isSymbolicLink())
+/** Without O_NOFOLLOW (noFollow 0, Windows) an lstat first refuses a link; what it saw is returned to compare. */
+async function openUnfollowed(file, openWith, noFollow) {
+    const seen = noFollow === 0 ? await lstatFile(file) : undefined;
+    if (seen?.isSymbolicLink())
         throw becameLink(file);
-    const fd = await (openWith ?? openFile)(file, readFlags(0));
-    const stats = fstatSync(fd);
-    if (stats.dev !== seen.dev || stats.ino !== seen.ino) {
-        closeSync(fd);
-        throw becameLink(file);
-    }
-    return { fd, stats };
+    return { fd: await (openWith ?? openFile)(file, platform_readFlags(noFollow)), seen };
 }
 const becameLink = (file) => Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
     code: 'ELOOP',
@@ -34042,10 +33330,7 @@ async function openScanned(file, openWith, noFollow = NO_FOLLOW) {
 /** openScanned without its fstat: for a reader that checks identity (assertScannedFile) after its read. */
 async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
     try {
-        if (noFollow === 0 && (await fd_lstatFile(file.absolutePath)).isSymbolicLink()) {
-            throw becameLink(file.absolutePath);
-        }
-        return await (openWith ?? fd_openFile)(file.absolutePath, platform_readFlags(noFollow));
+        return (await openUnfollowed(file.absolutePath, openWith, noFollow)).fd;
     }
     catch (error) {
         if (isOutOfDescriptors(error))
@@ -34073,33 +33358,459 @@ function files_kindOf(stats) {
         return 'a device';
     return 'not a regular file';
 }
-/** A short read at the scanned size ends the file without one more read; a file that grew is still read on. */
-async function hashFile(file, buffer, openWith) {
-    const expectedSize = file.size;
+/**
+ * The scanned file read from its start, each chunk handed on as read. A short read at the scanned size
+ * ends the file without one more read; a file that grew is read one buffer past its scanned size.
+ */
+async function readScanned(file, buffer, openWith, chunk) {
     const fd = await openScanned(file, openWith);
     try {
-        const hash = createHash('sha256');
         let size = 0;
         for (;;) {
             const bytesRead = await readAt(fd, buffer, 0, buffer.length, size);
-            hash.update(buffer.subarray(0, bytesRead));
+            if (bytesRead === 0)
+                break;
+            chunk(buffer.subarray(0, bytesRead), size);
             size += bytesRead;
-            if (bytesRead === 0 || (bytesRead < buffer.length && size === expectedSize))
+            if (size > file.size || (bytesRead < buffer.length && size === file.size))
                 break;
         }
-        return { sha256: hash.digest('hex'), size };
+        return { size, stats: (0,external_node_fs_namespaceObject.fstatSync)(fd) };
     }
     finally {
-        await closeFile(fd);
+        await fd_closeFile(fd);
     }
 }
+
+;// CONCATENATED MODULE: ./src/inputs/table.ts
+// Every input of every action, one row each: which actions take it (their action.yml), its default,
+// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
+// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
+// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
+// table if most deploys need it).
+
+
+
+/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
+const TOKEN_ENV = 'GAMEHOST_TOKEN';
+const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
+/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
+const API_URL_ENV = 'GAMEHOST_API_URL';
+const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
+/** Chosen with `npm run bench -- --sweep` at 20 and 80 ms per PUT: see BENCHMARKS.md. */
+const DEFAULT_CONCURRENCY = 192;
+const MAX_CONCURRENCY = 256;
+const MAX_RETRIES = 20;
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const table_MAX_SMOKE_TEST_SECONDS = 120;
+const ALL = ACTIONS;
+/**
+ * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
+ * required (requiredIn) or common.
+ */
+const ADVANCED_DEPLOY_INPUTS = new Set([
+    ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
+    ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
+    ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds'],
+]);
+/** The connection's flags: every subcommand's. */
+const WITH_CLOSE = [...ACTIONS, 'close'];
+/** A row; its default is empty unless given. */
+const row = (name, actions, spec) => ({ name, actions, default: '', ...spec });
+/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
+const INPUTS = {
+    ApiUrl: row('api-url', ALL, {
+        requiredIn: ALL,
+        description: `Base URL of the service (required); default the ${API_URL_ENV} environment variable`,
+        flag: { type: 'string', value: 'url', env: API_URL_ENV, commands: WITH_CLOSE },
+    }),
+    Token: row('token', ALL, {
+        requiredIn: ['publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'],
+        secret: true,
+        description: `The service token; default the ${TOKEN_ENV} environment variable`,
+        flag: { type: 'string', value: 'token', env: TOKEN_ENV, commands: WITH_CLOSE },
+    }),
+    GameId: row('game-id', ALL, {
+        requiredIn: ALL,
+        description: `The id of the game (required); default the ${GAME_ID_ENV} environment variable`,
+        flag: { type: 'string', value: 'id', env: GAME_ID_ENV, commands: WITH_CLOSE },
+    }),
+    Path: row('path', ['deploy'], {
+        description: 'Folder of the built site; without it, only provision',
+        flag: { type: 'string', value: 'dir' },
+    }),
+    Files: row('files', ['deploy'], {
+        default: '**',
+        description: 'Glob pattern relative to --path, ! to exclude; repeat for more (default **)',
+        flag: { type: 'list', value: 'glob' },
+    }),
+    IncludeHidden: row('include-hidden', ['deploy'], {
+        default: 'false',
+        description: 'Upload hidden files and folders (.env, .git/) too',
+        flag: { type: 'boolean' },
+    }),
+    SiteName: row('site-name', ['deploy'], {
+        shownDefault: 'derived',
+        description: 'Display name of the site (default: repository, branch and short sha)',
+        flag: { type: 'string', value: 'name' },
+    }),
+    Namespace: row('namespace', ['deploy', 'publish'], {
+        description: 'name_id of the namespace to use, created when absent',
+        flag: {
+            type: 'string',
+            value: 'name-id',
+            commands: ['deploy', 'publish', 'close'],
+            help: {
+                publish: 'name_id of the namespace to publish to (or --namespace-id)',
+                close: "name_id of the preview's namespace (or --namespace-id)",
+            },
+        },
+    }),
+    NamespaceDisplayName: row('namespace-display-name', ['deploy'], {
+        shownDefault: 'the `namespace`',
+        description: 'Display name of the created namespace',
+        flag: { type: 'string', value: 'name' },
+    }),
+    VersionId: row('version-id', ['deploy', 'publish'], {
+        description: "Version whose config the published version copies (default: the namespace's current; for a new namespace, what prod serves)",
+        flag: {
+            type: 'string',
+            value: 'id',
+            help: { publish: "The version to publish, or 'previous' (or --from-namespace)" },
+        },
+    }),
+    NamespaceId: row('namespace-id', ['deploy', 'publish', 'lobby-logs', 'validate'], {
+        requiredIn: ['lobby-logs'],
+        description: 'An existing namespace to work on, checked to be in the game',
+        flag: {
+            type: 'string',
+            value: 'id',
+            commands: ['deploy', 'publish', 'lobby-logs', 'validate', 'close'],
+            help: {
+                publish: 'The namespace to publish to (or --namespace)',
+                'lobby-logs': 'The namespace the lobby runs in (required)',
+                validate: 'The namespace to validate the matchmaker config against',
+                close: "The preview's namespace (or --namespace)",
+            },
+        },
+    }),
+    Domain: row('domain', ['deploy'], {
+        description: 'Domain to add to the namespace (host name only)',
+        flag: {
+            type: 'string',
+            value: 'host',
+            commands: ['deploy', 'close'],
+            help: { close: 'The domain to free, when the preview had one' },
+        },
+    }),
+    BasicAuth: row('basic-auth', ['deploy'], {
+        secret: true,
+        description: "user:password (from a secret): the namespace's hosts ask for it before the build is published there; empty makes the namespace public again",
+        flag: { type: 'string', value: 'user:password', env: BASIC_AUTH_ENV },
+    }),
+    Publish: row('publish', ['deploy'], {
+        default: 'true',
+        description: 'Publish the site to the namespace, so that it is live (default; --no-publish to upload only)',
+        flag: { type: 'boolean' },
+    }),
+    Verify: row('verify', ['deploy', 'publish'], {
+        default: 'true',
+        description: 'After publishing, fetch the URL until it serves this build (its pages, engine files and largest files, their bytes and headers) before saying it is live (default; --no-verify to skip)',
+        flag: {
+            type: 'boolean',
+            negatable: true,
+            help: {
+                publish: 'After publishing, fetch the URL until it serves the version (the record of its build) before saying it is live (default; --no-verify to skip)',
+            },
+        },
+    }),
+    VerifyTimeout: row('verify-timeout', ['deploy', 'publish'], {
+        default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
+        description: `Seconds the URL may take to serve the build once published, 1 to ${MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        flag: { type: 'string', value: 's' },
+    }),
+    OnVerifyFailure: row('on-verify-failure', ['deploy', 'publish'], {
+        default: 'rollback',
+        description: 'When the URL does not serve the build in time: rollback (put the namespace back on the version it served before, and fail), fail, or warn (default rollback)',
+        flag: { type: 'string', value: 'action' },
+    }),
+    SmokeTest: row('smoke-test', ['deploy'], {
+        default: 'false',
+        description: 'Once seen live, open the URL in a headless Chrome or Chromium and watch the game start: errors, failed requests, a canvas that draws; a failure is handled as on-verify-failure says',
+        flag: { type: 'boolean' },
+    }),
+    Browser: row('browser', ['deploy'], {
+        description: `Path of the Chrome or Chromium for smoke-test (default: CHROME_PATH, CHROME_BIN, then the OS's usual install paths)`,
+        flag: { type: 'string', value: 'path' },
+    }),
+    SmokeTestSeconds: row('smoke-test-seconds', ['deploy'], {
+        default: String(DEFAULT_SMOKE_TEST_SECONDS),
+        description: `Seconds the smoke test watches the page after it loaded, 1 to ${table_MAX_SMOKE_TEST_SECONDS} (default ${DEFAULT_SMOKE_TEST_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    CdnDomain: row('cdn-domain', ['deploy', 'publish', 'sweep'], {
+        description: "Domain namespaces are served under, for the URL (default: the service's own, from GET /cloud/bootstrap; an origin like http://localhost:8787 for the emulator)",
+        flag: {
+            type: 'string',
+            value: 'domain',
+            commands: ['deploy', 'publish', 'close', 'sweep'],
+            help: {
+                publish: "Domain namespaces are served under, for the URL (default: the service's own)",
+                close: "Domain namespaces are served under, for the URL (default: the service's own)",
+                sweep: "Domain namespaces are served under, to read each preview's record (default: the service's own)",
+            },
+        },
+    }),
+    WebEngine: row('web-engine', ['deploy'], {
+        default: 'auto',
+        description: 'Serve the build as its engine needs: auto (recognise a Unity WebGL build or a Godot web export), unity, godot or none (default auto)',
+        flag: { type: 'string', value: 'engine' },
+    }),
+    Headers: row('headers', ['deploy'], {
+        description: `Headers of the published version, as YAML: a map of glob to one header, like '"assets/**": {Cache-Control: "public, max-age=31536000, immutable"}' (not on pages: the CDN sets their Cache-Control)`,
+        flag: { type: 'string', value: 'yaml' },
+    }),
+    FailOnWarning: row('fail-on-warning', ['deploy'], {
+        default: 'false',
+        description: 'Fail before anything is created when the site draws a warning (a Godot threads export that cannot start)',
+        flag: { type: 'boolean' },
+    }),
+    RequireIndex: row('require-index', ['deploy'], {
+        default: 'true',
+        description: 'Refuse a build with no index.html at its root, before anything is created: its / would answer 404 (default; --no-require-index for a site that is no page, like an asset host)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    LobbyCountMax: row('lobby-count-max', ['deploy', 'validate'], {
+        description: 'Matchmaker config: lobby_count_max (with --max-players)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxPlayers: row('max-players', ['deploy', 'validate'], {
+        description: 'Matchmaker config: max_players (with --lobby-count-max)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    Concurrency: row('concurrency', ['deploy'], {
+        default: String(DEFAULT_CONCURRENCY),
+        description: `Part uploads in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    Retries: row('retries', ['deploy'], {
+        default: String(DEFAULT_RETRIES),
+        description: `Attempts after the first for a failed request, 0 to ${MAX_RETRIES} (default ${DEFAULT_RETRIES})`,
+        flag: { type: 'string', value: 'n' },
+    }),
+    MaxRetryAfter: row('max-retry-after', ['deploy'], {
+        default: String(DEFAULT_MAX_RETRY_AFTER_SECONDS),
+        description: `The longest wait a rate-limited service may ask for, 0 to ${MAX_RETRY_AFTER_SECONDS} s; ` +
+            `longer fails at once (default ${DEFAULT_MAX_RETRY_AFTER_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    RequestTimeout: row('request-timeout', ['deploy'], {
+        default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+        description: `Seconds a request may make no progress (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+        flag: { type: 'string', value: 's' },
+    }),
+    DryRun: row('dry-run', ['deploy', 'sweep'], {
+        default: 'false',
+        description: 'Plan only: collect and hash the files, print the digest, call nothing (no token needed)',
+        flag: {
+            type: 'boolean',
+            help: { sweep: 'List the previews it would retire, and change nothing' },
+        },
+    }),
+    SkipUnchanged: row('skip-unchanged', ['deploy'], {
+        default: 'true',
+        description: "On a preview, reuse the preview's last site when the files are unchanged",
+    }),
+    SiteRecord: row('site-record', ['deploy'], {
+        default: 'true',
+        description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
+        flag: { type: 'boolean', negatable: true },
+    }),
+    AllowOlder: row('allow-older', ['deploy'], {
+        default: 'false',
+        description: "Publish even when this run's commit is behind the one the namespace serves (by its record); default: publish nothing then",
+        flag: { type: 'boolean' },
+    }),
+    CompareWith: row('compare-with', ['deploy'], {
+        default: 'prod',
+        description: 'Namespace whose served build (its record) the sizes are compared with, in the summary and comment; empty: no comparison',
+        flag: { type: 'string', value: 'name-id' },
+    }),
+    IfNoToken: row('if-no-token', ['deploy'], {
+        default: 'auto',
+        description: 'What an empty token means: auto (skip on fork pull requests, fail elsewhere), fail or skip',
+    }),
+    Comment: row('comment', ['deploy'], {
+        default: 'true',
+        description: 'On pull requests, keep one comment per preview on the pull request',
+    }),
+    PullRequest: row('pull-request', ['deploy'], {
+        description: 'On workflow_run only: the pull request whose build this run deploys',
+        // The CLI has no workflow_run; its close shows the number on the page.
+        flag: {
+            type: 'string',
+            value: 'n',
+            commands: ['close'],
+            help: { close: 'The number of the pull request, shown on the page' },
+        },
+    }),
+    GitHubToken: row('github-token', ['deploy', 'sweep'], {
+        default: '${{ github.token }}',
+        secret: true,
+        description: 'Token for the pull-request comment; needs pull-requests: write',
+        // The sweep asks GitHub whether each pull request is open, from the CLI too.
+        flag: {
+            type: 'string',
+            value: 'token',
+            env: GITHUB_TOKEN_ENV,
+            commands: ['sweep'],
+            help: {
+                sweep: `GitHub token that may read the repository's pull requests; default the ${GITHUB_TOKEN_ENV} environment variable`,
+            },
+        },
+    }),
+    NamespacePrefix: row('namespace-prefix', ['sweep'], {
+        default: 'pr-',
+        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        flag: { type: 'string', value: 'prefix' },
+    }),
+    FromNamespace: row('from-namespace', ['publish'], {
+        description: 'Publish what this namespace serves (or --version-id)',
+        flag: { type: 'string', value: 'name-id' },
+    }),
+    EnvironmentId: row('environment-id', ['servers'], {
+        requiredIn: ['servers'],
+        description: 'The environment whose servers to list (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    Tags: row('tags', ['servers'], {
+        description: 'Only servers with all these tags: a JSON object, like \'{"region":"eu"}\'',
+        flag: { type: 'string', value: 'json' },
+    }),
+    IncludeDestroyed: row('include-destroyed', ['servers'], {
+        default: 'false',
+        description: 'List destroyed servers too',
+        flag: { type: 'boolean' },
+    }),
+    Limit: row('limit', ['servers'], {
+        description: 'At most this many servers, the newest (default all)',
+        flag: { type: 'string', value: 'n' },
+    }),
+    LobbyId: row('lobby-id', ['lobby-logs'], {
+        requiredIn: ['lobby-logs'],
+        description: 'The lobby (required)',
+        flag: { type: 'string', value: 'id' },
+    }),
+    FailIfFailed: row('fail-if-failed', ['lobby-logs'], {
+        default: 'true',
+        description: 'Exit 1 when the lobby failed (default; --no-fail-if-failed to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+    GroupDisplayName: row('group-display-name', ['validate'], {
+        description: 'A group display name to validate',
+        flag: { type: 'string', value: 'name' },
+    }),
+    FailOnError: row('fail-on-error', ['validate'], {
+        default: 'true',
+        description: 'Exit 1 on a validation error (default; --no-fail-on-error to only warn)',
+        flag: { type: 'boolean', negatable: true },
+    }),
+};
+/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
+const INPUT_ROWS = Object.values(INPUTS);
+function inputRow(name) {
+    return INPUT_ROWS.find((r) => r.name === name);
+}
+function inputsOf(action) {
+    return INPUT_ROWS.filter((r) => r.actions.includes(action));
+}
+/** The inputs of an action masked before anything runs. */
+function secretInputs(action) {
+    return inputsOf(action)
+        .filter((r) => r.secret)
+        .map((r) => r.name);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/constants.ts
+// The names of the inputs (`Input.ApiUrl` is 'api-url') and their bounds are the table's (table.ts).
+
+/** Output names of each action, as in its action.yml and README. */
+const constants_Output = {
+    SiteId: 'site-id',
+    UploadId: 'upload-id',
+    NamespaceId: 'namespace-id',
+    FileCount: 'file-count',
+    TotalBytes: 'total-bytes',
+    Digest: 'digest',
+    Manifest: 'manifest',
+    VersionId: 'version-id',
+    Url: 'url',
+    DomainStatus: 'domain-status',
+    Skipped: 'skipped',
+    Verified: 'verified',
+    SmokeTest: 'smoke-test',
+    Screenshot: 'screenshot',
+};
+const PublishOutput = {
+    NamespaceId: 'namespace-id',
+    VersionId: 'version-id',
+    Url: 'url',
+    ReplacedVersionId: 'replaced-version-id',
+};
+const ServersOutput = { Servers: 'servers', Count: 'count' };
+const LobbyOutput = {
+    Lobby: 'lobby',
+    Status: 'status',
+    ExitCode: 'exit-code',
+    Failed: 'failed',
+};
+const AvatarsOutput = {
+    CustomAvatars: 'custom-avatars',
+    Count: 'count',
+    CompleteCount: 'complete-count',
+};
+const ValidateOutput = { Errors: 'errors', Valid: 'valid' };
+const SweepOutput = { Retired: 'retired' };
+const OUTPUTS = {
+    deploy: constants_Output,
+    publish: PublishOutput,
+    servers: ServersOutput,
+    'lobby-logs': LobbyOutput,
+    avatars: AvatarsOutput,
+    validate: ValidateOutput,
+    sweep: SweepOutput,
+};
+/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+const ActionName = {
+    Deploy: 'deploy',
+    Servers: 'servers',
+    LobbyLogs: 'lobby-logs',
+    Avatars: 'avatars',
+    Validate: 'validate',
+    Publish: 'publish',
+    Sweep: 'sweep',
+};
 
 ;// CONCATENATED MODULE: ./src/common/input-naming.ts
 // How a message names an input: in the face's words. The action's user writes `namespace: staging`
 // in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
 // problem is found, far from the face, so the face says once, as it starts, how inputs are named,
 // and every message naming an input names it through inputName, inputAssignment or inputSource.
-/** An action's inputs, as a workflow's `with:` writes them. */
 const ACTION_NAMING = {
     name: (input) => input,
     assignment: (input, value) => `${input}: ${value}`,
@@ -34110,15 +33821,9 @@ let naming = ACTION_NAMING;
 function nameInputsAs(face) {
     naming = face;
 }
-function input_naming_inputName(input) {
-    return naming.name(input);
-}
-function input_naming_inputAssignment(input, value) {
-    return naming.assignment(input, value);
-}
-function input_naming_inputSource(input) {
-    return naming.source(input);
-}
+const input_naming_inputName = (input) => naming.name(input);
+const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
+const input_naming_inputSource = (input) => naming.source(input);
 /** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
 function inputList(inputs) {
     const names = inputs.map(input_naming_inputName);
@@ -34158,36 +33863,6 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
     return origin;
 }
 
-;// CONCATENATED MODULE: ./src/common/poll.ts
-// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
-// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
-// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
-// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
-
-const FIRST_WAIT_MS = 500;
-const LONGEST_WAIT_MS = 10_000;
-/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
-async function poll_pollUntil(check, options) {
-    const { clock, signal, timeoutMs } = options;
-    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
-    const started = clock.now();
-    let wait = FIRST_WAIT_MS;
-    for (let attempt = 1;; attempt++) {
-        signal.throwIfAborted();
-        const notYet = await check(attempt);
-        signal.throwIfAborted();
-        const durationMs = clock.now() - started;
-        if (!notYet)
-            return { seen: true, attempts: attempt, durationMs };
-        options.onNotYet?.(attempt, notYet);
-        const left = timeoutMs - durationMs;
-        if (notYet.permanent || left <= 0)
-            return { seen: false, attempts: attempt, durationMs, notYet };
-        await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/site-record.ts
 // The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
 // size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
@@ -34222,13 +33897,7 @@ function recordSize(files, source) {
 }
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
-    return {
-        path: site_record_RECORD_PATH,
-        size: bytes.length,
-        contentType: RECORD_CONTENT_TYPE,
-        bytes,
-        sha256: hash('sha256', bytes),
-    };
+    return { ...recordDescriptor(bytes.length), bytes, sha256: hash('sha256', bytes) };
 }
 function recordDescriptor(size) {
     return { path: site_record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
@@ -34257,15 +33926,10 @@ function parseRecord(text) {
         return 'it has no digest';
     if (!Array.isArray(record.files))
         return 'it has no files';
-    const fileOk = (f) => {
-        const file = f;
-        return (typeof file === 'object' &&
-            file !== null &&
-            typeof file.path === 'string' &&
-            typeof file.sha256 === 'string' &&
-            Number.isSafeInteger(file.size) &&
-            file.size >= 0);
-    };
+    const fileOk = (file) => typeof file?.path === 'string' &&
+        typeof file.sha256 === 'string' &&
+        Number.isSafeInteger(file.size) &&
+        file.size >= 0;
     if (!record.files.every(fileOk))
         return 'a file of it has no path, size or SHA-256';
     const files = record.files;
@@ -34323,10 +33987,7 @@ async function site_record_readServedRecord(url, options) {
         const parsed = parseRecord(text.toString('utf8'));
         if (typeof parsed === 'string')
             return { absent: `it is not a record: ${parsed}` };
-        return {
-            record: parsed,
-            bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) },
-        };
+        return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
     }
     catch (error) {
         options.signal.throwIfAborted();
@@ -34334,12 +33995,41 @@ async function site_record_readServedRecord(url, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/common/poll.ts
+// The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
+// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
+// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+/** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
+async function poll_pollUntil(check, options) {
+    const { clock, signal, timeoutMs } = options;
+    const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const started = clock.now();
+    let wait = FIRST_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+        signal.throwIfAborted();
+        const notYet = await check(attempt);
+        signal.throwIfAborted();
+        const durationMs = clock.now() - started;
+        if (!notYet)
+            return { seen: true, attempts: attempt, durationMs };
+        options.onNotYet?.(attempt, notYet);
+        const left = timeoutMs - durationMs;
+        if (notYet.permanent || left <= 0)
+            return { seen: false, attempts: attempt, durationMs, notYet };
+        await sleep(Math.min(wait, left), signal);
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/versions.ts
 // Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits the client checks before anything
-// is created, and route globs as the service parses and the CDN matches them. What the service does
-// with a config beyond that (lobby groups, validation, storage) is the emulator's: version-rules.ts.
-// Limits.
+// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
+// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// validation, storage) is the emulator's: version-rules.ts.
 const versions_CDN_HEADER_NAME_MAX_BYTES = 512;
 const versions_CDN_HEADER_VALUE_MAX_BYTES = 1024;
 const CDN_PRIORITY_MAX = 100;
@@ -34396,7 +34086,7 @@ function versions_parseGlob(glob) {
 function globToString(tokens) {
     return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
 }
-/** The glob as the service stores and answers it; the glob itself when it does not parse. */
+/** The glob as the service answers it; the glob itself when it does not parse. */
 function versions_normalizeGlob(glob) {
     const tokens = versions_parseGlob(glob);
     return tokens ? globToString(tokens) : glob;
@@ -34426,9 +34116,8 @@ function versions_globMatches(glob, path) {
             const step = steps[i];
             if (step === undefined)
                 continue;
-            if (typeof step === 'object' ? step.char === char : step === 'any-chars' || char !== '/') {
+            if (stepsMeet(step, { char }))
                 reach(next, repeats(step) ? i : i + 1);
-            }
         }
         if (next.size === 0)
             return false;
@@ -34436,12 +34125,12 @@ function versions_globMatches(glob, path) {
     }
     return states.has(end);
 }
-/** A glob as steps of its matcher: `*` is one character of a segment and then any number more. */
+/** `*` is one character of a segment and then any number more. */
 function globSteps(tokens) {
     return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
 }
 const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** Whether one character can be taken by both steps. */
+/** One character can be taken by both steps. */
 function stepsMeet(a, b) {
     if (typeof a === 'object' && typeof b === 'object')
         return a.char === b.char;
@@ -34567,28 +34256,25 @@ const ENGINES = { unity: UNITY, godot: GODOT };
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
-    return found
-        ? { inner: name.slice(0, -found.suffix.length), suffix: found.suffix, encoding: found.encoding }
-        : { inner: name };
+    return {
+        inner: found ? name.slice(0, -found.suffix.length) : name,
+        suffix: found?.suffix,
+        encoding: found?.encoding,
+    };
 }
 /** A `.unityweb` file is one whatever is inside. */
+const UNITYWEB = { ending: '.unityweb', engines: ['unity'], heavy: false };
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
-    if (kind || suffix !== '.unityweb')
-        return kind;
-    return { ending: '.unityweb', engines: ['unity'], heavy: false };
+    return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB;
 }
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
 /** The size report always shows it: what a player downloads the most of. */
 const engines_isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
-function unityPartOf(name) {
-    const { inner } = compressionOf(name);
-    return ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))?.unityPart;
-}
 /** The evidence when `web-engine` is unity. */
-const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && unityPartOf(name) !== undefined;
+const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && engineFileOf(name)?.unityPart !== undefined;
 /** No engine is recognised in a folder without a file this says yes to. */
 function isBuildEvidence(path, unityNamed) {
     const name = path.slice(path.lastIndexOf('/') + 1);
@@ -34600,7 +34286,8 @@ function isBuildEvidence(path, unityNamed) {
 
 ;// CONCATENATED MODULE: ./src/deploy/verify.ts
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
-// manifest's files: bytes, sizes, headers). A publish reaches the CDN's edge seconds later.
+// manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
+// is another than before. A publish reaches the CDN's edge seconds later.
 
 
 
@@ -34623,7 +34310,18 @@ function sampleProbes(files, serving) {
         if (taken.has(file.path))
             return;
         taken.add(file.path);
-        probes.push(probeFor(file, urlPath, routes, compare));
+        const probe = {
+            urlPath,
+            file,
+            compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
+        };
+        const contentType = file.contentType?.split(';')[0]?.trim();
+        if (contentType)
+            probe.contentType = contentType;
+        const encoding = encodingFor(file.path, routes);
+        if (encoding)
+            probe.contentEncoding = encoding;
+        probes.push(probe);
     };
     const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const index = byPath.find((file) => file.path === 'index.html');
@@ -34646,20 +34344,6 @@ function sampleProbes(files, serving) {
         add(file, undefined, 'size');
     return probes;
 }
-function probeFor(file, urlPath, routes, compare) {
-    const probe = {
-        urlPath,
-        file,
-        compare: compare ?? (file.size > CONTENT_CHECK_MAX_BYTES ? 'size' : 'content'),
-    };
-    const contentType = file.contentType?.split(';')[0]?.trim();
-    if (contentType)
-        probe.contentType = contentType;
-    const encoding = encodingFor(file.path, routes);
-    if (encoding)
-        probe.contentEncoding = encoding;
-    return probe;
-}
 /** Of the routes the CDN reads, the highest-priority match's Content-Encoding. */
 function encodingFor(path, routes) {
     let chosen;
@@ -34672,6 +34356,17 @@ function encodingFor(path, routes) {
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
     const differs = (reason) => ({ urlPath, reason });
+    if (probe.compare === 'other') {
+        if (served.status !== 200)
+            return differs(`answered ${served.status}`);
+        if (served.sha256 === undefined)
+            return differs(`is larger than ${RECORD_MAX_BYTES} bytes`);
+        if (served.notRecord !== undefined)
+            return differs(`is not a record: ${served.notRecord}`);
+        if (served.sha256 !== file.sha256)
+            return undefined;
+        return differs('is still the record of the build it served before the publish');
+    }
     if (served.status !== 200)
         return differs(`answered ${served.status}, not 200 with ${file.path}`);
     if (served.bytes !== undefined && served.bytes !== file.size) {
@@ -34706,10 +34401,7 @@ async function pollUntilLive(options) {
         }
         return undefined;
     };
-    const { seen, attempts, durationMs, notYet } = await poll_pollUntil(check, {
-        ...options,
-        onNotYet: options.onAttempt,
-    });
+    const { seen, attempts, durationMs, notYet } = await poll_pollUntil(check, options);
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
 /** Bytes are taken as sent, to compare with the uploaded file's. */
@@ -34719,26 +34411,34 @@ function verify_hostFetcher(url, options) {
         try {
             const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
-            if (probe.compare === 'size') {
+            if (probe.compare === 'size' || answer.statusCode !== 200) {
                 await answer.body.dump();
                 const length = served.headers['content-length'];
-                if (length !== undefined && /^\d+$/.test(length))
+                if (probe.compare === 'size' && length !== undefined && /^\d+$/.test(length))
                     served.bytes = Number(length);
                 return served;
             }
-            if (answer.statusCode !== 200) {
-                await answer.body.dump();
-                return served;
-            }
+            const record = probe.compare === 'other' ? [] : undefined;
+            const most = record ? RECORD_MAX_BYTES : probe.file.size;
             const hash = (0,external_node_crypto_.createHash)('sha256');
             let bytes = 0;
             for await (const chunk of answer.body) {
                 bytes += chunk.length;
-                if (bytes > probe.file.size)
+                if (bytes > most)
                     break;
                 hash.update(chunk);
+                record?.push(chunk);
             }
-            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
+            if (bytes > most)
+                return { ...served, bytes };
+            const parsed = record && parseRecord(Buffer.concat(record).toString('utf8'));
+            const notRecord = typeof parsed === 'string' ? parsed : undefined;
+            return {
+                ...served,
+                bytes,
+                sha256: hash.digest('hex'),
+                ...(notRecord === undefined ? {} : { notRecord }),
+            };
         }
         catch (error) {
             options.signal.throwIfAborted();
@@ -34756,21 +34456,15 @@ function flatHeaders(headers) {
 function unreachable(error, host) {
     const failure = networkFailure(error);
     const fetched = 'could not be fetched:';
-    switch (failure?.kind) {
-        case 'dns':
-            return {
-                reason: `${fetched} DNS: the host name ${host} does not resolve (${failure.code})`,
-                permanent: true,
-            };
-        case 'tls':
-            return {
-                reason: `${fetched} TLS: the certificate of ${host} was refused (${failure.code})`,
-                permanent: true,
-            };
-        case 'dns-again':
-            return {
-                reason: `${fetched} DNS: the host name ${host} could not be resolved for now (${failure.code})`,
-            };
+    const known = {
+        dns: `DNS: the host name ${host} does not resolve`,
+        tls: `TLS: the certificate of ${host} was refused`,
+        'dns-again': `DNS: the host name ${host} could not be resolved for now`,
+    };
+    const said = failure && known[failure.kind];
+    if (said) {
+        const reason = `${fetched} ${said} (${failure.code})`;
+        return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true };
     }
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     const code = failure?.code ?? errorCodes(error)[0];
@@ -34780,7 +34474,7 @@ function unreachable(error, host) {
 function verify_describeChecked(probes) {
     return probes
         .map((probe) => {
-        const what = [probe.compare === 'content' ? 'bytes' : 'size'];
+        const what = [probe.compare === 'size' ? 'size' : 'bytes'];
         if (probe.contentType)
             what.push(probe.contentType);
         if (probe.contentEncoding)
@@ -34789,17 +34483,23 @@ function verify_describeChecked(probes) {
     })
         .join(', ');
 }
-/** "after 2.6 s (3 attempts)". */
+/** "2.6 s (3 checks)". */
 function verify_describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
 }
+/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+function describeMismatch(url, mismatch) {
+    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+}
 async function verifyLive(options) {
-    const { url, settings, run, logger } = options;
-    const probes = sampleProbes(options.files, options.serving);
-    if (options.record)
-        probes.push(recordProbe(options.record));
-    logger.info(`Checking that ${url} serves this build, for up to ${settings.timeoutMs / 1000} s: ${verify_describeChecked(probes)}`);
+    const { url, expected, settings, run, logger } = options;
+    const probes = probesFor(expected);
+    const changed = 'otherThan' in expected;
+    const checking = changed
+        ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${site_record_RECORD_PATH} (its record)`
+        : `this build, for up to ${settings.timeoutMs / 1000} s: ${verify_describeChecked(probes)}`;
+    logger.info(`Checking that ${url} serves ${checking}`);
     const polled = await pollUntilLive({
         probes,
         fetch: verify_hostFetcher(url, {
@@ -34812,21 +34512,27 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        onAttempt: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
+        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
-        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, ${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`);
+        const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`;
+        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`);
     }
     return seen;
 }
-function recordProbe(record) {
-    const { path, size, sha256, contentType } = record;
-    return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare: 'content' };
-}
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
-function describeMismatch(url, mismatch) {
-    return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
+/** The record alone for a change, else the sample of the build's files, then its record. */
+function probesFor(expected) {
+    const atRecord = (file, compare) => {
+        const { path, size, sha256, contentType } = file;
+        return { urlPath: `/${site_record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare };
+    };
+    if ('otherThan' in expected)
+        return [atRecord({ path: site_record_RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')];
+    const probes = sampleProbes(expected.files, expected.serving);
+    if (expected.record)
+        probes.push(atRecord(expected.record, 'content'));
+    return probes;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
@@ -34837,12 +34543,10 @@ function describeMismatch(url, mismatch) {
 
 
 
-
 /** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
     const { run, logger, settings } = options;
-    const version = `version '${published.versionName}' (${published.versionId})`;
     if (!change.alreadyServed) {
         await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId);
         const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : '';
@@ -34861,25 +34565,13 @@ async function publishAndSee(change, options) {
     const started = run.clock.now();
     let seen;
     try {
-        seen = await logger.group('Verify', () => 'otherThan' in expected
-            ? seeRecordChange(url, expected.otherThan.sha256, options)
-            : verifyLive({
-                url,
-                files: expected.files,
-                record: expected.record,
-                serving: expected.serving,
-                settings,
-                run,
-                logger,
-                sleep: options.sleep,
-                authorization: options.authorization,
-            }));
+        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }));
     }
     catch (error) {
         if (run.signal.aborted) {
             const durationMs = run.clock.now() - started;
             options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
-            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${version}, not yet seen live`);
+            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
         }
         throw error;
     }
@@ -34889,42 +34581,6 @@ async function publishAndSee(change, options) {
     if (settings.onFailure === 'rollback')
         seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
     notLive(settings.onFailure, seen, published, nameId, logger);
-    return seen;
-}
-/** Seen when the host's record is another than before (a version no namespace serves, as a rollback's). */
-async function seeRecordChange(url, before, options) {
-    const { run, logger, settings } = options;
-    const record = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
-    const urlPath = `/${site_record_RECORD_PATH}`;
-    logger.info(`Checking that ${url} serves another build than before, for up to ${settings.timeoutMs / 1000} s: ${urlPath} (its record)`);
-    const polled = await poll_pollUntil(async () => {
-        const served = await site_record_readServedRecord(url, record);
-        if ('absent' in served)
-            return { urlPath, reason: served.absent.replace(/^it /, '') };
-        if (served.bytes.sha256 !== before)
-            return undefined;
-        return { urlPath, reason: 'is still the record of the build it served before the publish' };
-    }, {
-        timeoutMs: settings.timeoutMs,
-        clock: run.clock,
-        signal: run.signal,
-        sleep: options.sleep,
-        onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-    });
-    const { seen: verified, attempts, durationMs, notYet } = polled;
-    const checked = [
-        { urlPath, file: { path: site_record_RECORD_PATH, size: 0, sha256: before }, compare: 'content' },
-    ];
-    const seen = {
-        verified,
-        url,
-        durationMs,
-        attempts,
-        checked,
-        ...(notYet ? { mismatch: notYet } : {}),
-    };
-    if (verified)
-        logger.info(`Live at ${url}: seen after ${verify_describeTiming(seen)}, serving another build than before`);
     return seen;
 }
 /**
@@ -34962,23 +34618,19 @@ class NotLiveError extends Error {
         this.verification = verification;
     }
 }
-function isNotLive(error) {
-    return error instanceof NotLiveError;
-}
 function live_notLiveAccount(seen) {
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${verify_describeTiming(seen)}: ${instead}`;
 }
-/** The version put back on, or undefined when there is none to go back to. */
 async function rollBack(client, gameId, namespaceId, published, seen, logger) {
     try {
         return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
         throw new NotLiveError(`Not live: ${live_notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-            `before, failed: ${errors_errorMessage(error)}. It is left on version '${published.versionName}' (${published.versionId}).`, seen, { cause: error });
+            `before, failed: ${errors_errorMessage(error)}. It is left on ${versionOf(published)}.`, seen, { cause: error });
     }
 }
 /**
@@ -34996,19 +34648,17 @@ async function putBack(client, gameId, namespaceId, published, logger) {
 /** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = live_notLiveAccount(seen);
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
     if (onFailure === 'warn') {
         logger.warning(`Not seen live: ${account}. ${input_naming_inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-            `and ${namespace} stays on ${version}.`, { title: 'Not seen live' });
+            `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`, { title: 'Not seen live' });
         return;
     }
     throw new NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
 }
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
-    const namespace = nameId ? `namespace ${nameId}` : 'the namespace';
-    const version = `version '${published.versionName}' (${published.versionId})`;
+    const namespace = namespaceOf(nameId);
+    const version = versionOf(published);
     const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
     return rolledBackTo !== undefined
         ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
@@ -35018,6 +34668,8 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
                 ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
                 : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
+const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
+const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
 
 ;// CONCATENATED MODULE: ./src/deploy/publish.ts
 // A CDN site is served only once a version whose config names it is published to a namespace.
@@ -35085,8 +34737,10 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
         display_name: displayName,
         config: deployConfig(base, SITE_PLACEHOLDER, routes),
     });
-    if (errors.length)
-        throw versionError(errors);
+    if (errors.length) {
+        const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
+        throw new ValidationFailedError('The new version', described);
+    }
 }
 /** A name taken meanwhile by another run is replaced by a reserved one, once. */
 async function createVersion(client, gameId, displayName, config, logger) {
@@ -35103,84 +34757,72 @@ async function createVersion(client, gameId, displayName, config, logger) {
         return { versionId: version_id, displayName: reserved };
     }
 }
-function versionError(errors) {
-    return new ValidationFailedError('The new version', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
-}
 
-;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
-function isBytesFile(file) {
-    return 'bytes' in file;
+;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
+// What one attempt at a part came to (an Outcome), and the one table that decides what follows it
+// (an Action). Retry decisions are values; an error is built once, when the upload gives up.
+
+
+
+/** A part that could not be stored: names the file and part, never the URL (a credential). */
+class PartUploadError extends Error {
+    name = 'PartUploadError';
+    status;
+    retryable;
+    constructor(message, status, retryable, options) {
+        super(message, options);
+        this.status = status;
+        this.retryable = retryable;
+    }
 }
-/** Checks that the requests of each file cover each of its bytes exactly once. */
-function planUpload(files, requests) {
-    const byPath = new Map(files.map((f, i) => [f.path, i]));
-    const partCount = files.map(() => 0);
-    const parts = [];
-    for (let i = 0; i < requests.length; i++) {
-        const path = requests.path(i);
-        const f = byPath.get(path);
-        if (f === undefined)
-            throw new Error(`The service asked for '${path}', which is not a file of this site`);
-        const file = files[f];
-        const offset = requests.byteOffset(i);
-        const length = requests.contentLength(i);
-        if (offset < 0 || offset + length > file.size) {
-            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
-        }
-        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
+const DESCRIPTOR_WAITS = 10;
+const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
+function decide(outcome, state, policy) {
+    switch (outcome.kind) {
+        case 'stored':
+            return { kind: 'done' };
+        case 'restart':
+            return {
+                kind: 'send-again',
+                note: `${state.describe}: ${outcome.quiet}, while every other part has started: sent again`,
+            };
+        case 'out-of-descriptors':
+            if (state.descriptorWaits < DESCRIPTOR_WAITS) {
+                return { kind: 'fewer', waitMs: descriptorWait(state.descriptorWaits), code: outcome.code };
+            }
+            return {
+                kind: 'stop',
+                error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
+                    `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
+                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
+            };
+        case 'overload':
+        case 'retryable':
+            return retryOrStop(outcome, state, policy);
+        case 'fatal':
+            return { kind: 'stop', error: outcome.error };
     }
-    const inParts = new Map();
-    for (const part of parts) {
-        const count = partCount[part.fileIndex];
-        part.of = count;
-        if (count > 1) {
-            const list = inParts.get(part.fileIndex);
-            if (list)
-                list.push(part.index);
-            else
-                inParts.set(part.fileIndex, [part.index]);
-        }
-        else if (requests.contentLength(part.index) !== part.file.size) {
-            throw new Error(`The service's upload requests for '${part.file.path}' cover ${requests.contentLength(part.index)} of its ${part.file.size} bytes`);
-        }
-    }
-    files.forEach((file, f) => {
-        if (partCount[f] === 0 && file.size !== 0) {
-            throw new Error(`The service's upload requests for '${file.path}' cover 0 of its ${file.size} bytes`);
-        }
+}
+/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
+function retryOrStop(outcome, state, policy) {
+    const { failure } = outcome;
+    const overload = outcome.kind === 'overload' ? outcome.signal : undefined;
+    const attempts = state.retries + 1;
+    const giveUp = (gaveUp) => ({
+        kind: 'stop',
+        error: new PartUploadError(`${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`, failure.status, true, { cause: failure.cause }),
     });
-    for (const [f, list] of inParts)
-        checkRanges(files[f], list, requests);
-    return { parts, partCount, inParts };
-}
-/** Ranges that merely add up to the size may overlap and leave a gap. */
-function checkRanges(file, list, requests) {
-    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
-    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
-    const refused = `The service's upload requests for '${file.path}'`;
-    let end = 0;
-    let previous;
-    for (const i of list) {
-        const offset = requests.byteOffset(i);
-        if (offset < end)
-            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
-        if (offset > end) {
-            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
-                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
-        }
-        end = offset + requests.contentLength(i);
-        previous = i;
-    }
-    if (end !== file.size) {
-        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
-            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
-    }
-}
-/** Never by URL. */
-function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+    if (state.retries >= policy.retries)
+        return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined);
+    const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy);
+    const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
+    if (late)
+        return giveUp(late);
+    const code = errorCodes(failure.cause)[0];
+    const reason = code ? `${code} (${failure.detail})` : failure.detail;
+    const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
+    return { kind: 'retry', waitMs, note, overload };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/adaptive.ts
@@ -35286,54 +34928,51 @@ class AdaptiveConcurrency {
         const tooMany = this.#tooMany();
         const mayGrow = this.#mayGrow();
         const kinds = [...this.#kinds].join(', ');
-        this.#finished = 0;
-        this.#refused = 0;
-        this.#kinds.clear();
-        this.#fresh = false;
         const trial = this.#trial;
         this.#trial = undefined;
-        if (trial) {
-            if (1 - share < 1.5 * (1 - trial.share)) {
-                // Half the PUTs in flight, and the store took no larger a share: not overload.
-                this.#tolerated = (share + trial.share) / 2;
-                this.#slowStart = trial.slowStart;
-                this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
-                    `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
-                return;
-            }
-            this.#slowStart = false;
+        this.#fresh = false;
+        if (trial && 1 - share < 1.5 * (1 - trial.share)) {
+            // Half the PUTs in flight, and the store took no larger a share: not overload.
+            this.#tolerated = (share + trial.share) / 2;
+            this.#slowStart = trial.slowStart;
+            return this.#change(trial.from, `Not overload: the store refused ${percent(share)} of uploads at ${this.#current} at a time, ` +
+                `${percent(trial.share)} at ${trial.from}; ${trial.from} uploads at a time`);
         }
-        if (tooMany) {
-            if (this.#current <= this.floor) {
-                // No cut below the floor: what the store refuses here is its own.
-                this.#tolerated = share;
-                this.#roundSize = Math.max(MIN_ROUND, this.#current);
-                return;
-            }
+        if (trial)
+            this.#slowStart = false;
+        if (tooMany && this.#current > this.floor) {
             const half = Math.max(this.floor, Math.floor(this.#current / 2));
             this.#trial = { from: this.#current, share, slowStart: this.#slowStart };
-            this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
-            return;
+            return this.#change(half, `The store signals overload (${kinds}): ${half} uploads at a time`);
         }
-        // A clean round: the tolerated share follows a lower one down.
-        if (share < this.#tolerated)
-            this.#tolerated += (share - this.#tolerated) / 8;
-        if (!this.#slowStart && this.#current < this.max && mayGrow) {
-            const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
-            this.#current = next;
-            this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+        if (tooMany) {
+            // No cut below the floor: what the store refuses here is its own.
+            this.#tolerated = share;
         }
-        this.#roundSize = Math.max(MIN_ROUND, this.#current);
+        else {
+            // A clean round: the tolerated share follows a lower one down.
+            if (share < this.#tolerated)
+                this.#tolerated += (share - this.#tolerated) / 8;
+            if (!this.#slowStart && this.#current < this.max && mayGrow) {
+                const next = Math.min(this.max, this.#current + Math.max(1, Math.floor(this.#current / 8)));
+                this.#current = next;
+                this.#onChange(next, next === this.max ? `${next} uploads at a time again` : undefined);
+            }
+        }
+        this.#newRound();
     }
     #change(limit, note) {
         this.#epoch++;
         this.#fresh = true;
+        this.#current = limit;
+        this.#newRound();
+        this.#onChange(limit, note);
+    }
+    #newRound() {
         this.#finished = 0;
         this.#refused = 0;
         this.#kinds.clear();
-        this.#current = limit;
-        this.#roundSize = Math.max(MIN_ROUND, limit);
-        this.#onChange(limit, note);
+        this.#roundSize = Math.max(MIN_ROUND, this.#current);
     }
 }
 function percent(share) {
@@ -35359,22 +34998,16 @@ function createProgress(options) {
         return (`Uploaded files ${filesDone}/${options.files}, ` +
             `${format_formatBytes(bytes)}/${format_formatBytes(options.bytes)}, ${format_formatBytes(rate)}/s, ${formatEta(eta)}`);
     };
-    const timer = setInterval(() => options.logger.info(line()), options.intervalMs);
+    const timer = setInterval(() => options.logger.info(line()), options.intervalMs ?? PROGRESS_INTERVAL_MS);
     timer.unref();
     return {
         addBytes: (count) => void (bytes += count),
         partDone: (path, of) => {
-            if (of <= 1) {
-                filesDone++;
-                return;
-            }
             const left = (partsLeft.get(path) ?? of) - 1;
-            if (left === 0) {
-                partsLeft.delete(path);
-                filesDone++;
-            }
-            else
-                partsLeft.set(path, left);
+            if (left > 0)
+                return void partsLeft.set(path, left);
+            partsLeft.delete(path);
+            filesDone++;
         },
         stop: () => {
             clearInterval(timer);
@@ -35634,6 +35267,79 @@ function validateConcurrency(concurrency) {
 	}
 }
 
+;// CONCATENATED MODULE: ./src/deploy/upload/plan.ts
+function isBytesFile(file) {
+    return 'bytes' in file;
+}
+/** Checks that the requests of each file cover each of its bytes exactly once. */
+function planUpload(files, requests) {
+    const byPath = new Map(files.map((f, i) => [f.path, i]));
+    const partCount = files.map(() => 0);
+    const parts = [];
+    for (let i = 0; i < requests.length; i++) {
+        const path = requests.path(i);
+        const f = byPath.get(path);
+        if (f === undefined)
+            throw new Error(`The service asked for '${path}', which is not a file of this site`);
+        const file = files[f];
+        const offset = requests.byteOffset(i);
+        const length = requests.contentLength(i);
+        if (offset < 0 || offset + length > file.size) {
+            throw new Error(`The service asked for bytes ${offset}+${length} of '${path}', which has ${file.size}`);
+        }
+        parts.push({ index: i, file, fileIndex: f, number: ++partCount[f], of: 0 });
+    }
+    const inParts = new Map();
+    for (const part of parts) {
+        part.of = partCount[part.fileIndex];
+        if (part.of > 1) {
+            if (!inParts.has(part.fileIndex))
+                inParts.set(part.fileIndex, []);
+            inParts.get(part.fileIndex).push(part.index);
+        }
+        else if (requests.contentLength(part.index) !== part.file.size) {
+            throw uncovered(part.file, requests.contentLength(part.index));
+        }
+    }
+    files.forEach((file, f) => {
+        if (partCount[f] === 0 && file.size !== 0)
+            throw uncovered(file, 0);
+    });
+    for (const [f, list] of inParts)
+        checkRanges(files[f], list, requests);
+    return { parts, partCount, inParts };
+}
+const uncovered = (file, covered) => new Error(`The service's upload requests for '${file.path}' cover ${covered} of its ${file.size} bytes`);
+/** Ranges that merely add up to the size may overlap and leave a gap. */
+function checkRanges(file, list, requests) {
+    list.sort((a, b) => requests.byteOffset(a) - requests.byteOffset(b));
+    const range = (i) => `${requests.byteOffset(i)}+${requests.contentLength(i)}`;
+    const refused = `The service's upload requests for '${file.path}'`;
+    let end = 0;
+    let previous;
+    for (const i of list) {
+        const offset = requests.byteOffset(i);
+        if (offset < end)
+            throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(i)}`);
+        if (offset > end) {
+            throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
+                `(between ${previous === undefined ? 'its start' : `bytes ${range(previous)}`} and bytes ${range(i)})`);
+        }
+        end = offset + requests.contentLength(i);
+        previous = i;
+    }
+    if (end !== file.size) {
+        throw new Error(`${refused} leave a gap: bytes ${end}+${file.size - end} ` +
+            `(after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`);
+    }
+}
+/** Never by URL. */
+function describePart(part) {
+    return part.of === 1
+        ? `Upload of ${part.file.path}`
+        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
 // The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
 // checked against, come from the bytes as sent. A file in parts is read once more after its last part
@@ -35644,23 +35350,21 @@ function validateConcurrency(concurrency) {
 
 
 
-
 function digestsOf(bytes) {
     return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
 }
-class SentHash {
-    #md5 = (0,external_node_crypto_.createHash)('md5');
-    #sha256 = (0,external_node_crypto_.createHash)('sha256');
-    #digests;
-    update(chunk) {
-        this.#md5.update(chunk);
-        this.#sha256.update(chunk);
-    }
-    /** Once every byte was sent. */
-    digests() {
-        this.#digests ??= { md5: this.#md5.digest('hex'), sha256: this.#sha256.digest('hex') };
-        return this.#digests;
-    }
+/** The digests of a body's chunks as sent, asked for once every byte was. */
+function sentHash() {
+    const md5 = (0,external_node_crypto_.createHash)('md5');
+    const sha256 = (0,external_node_crypto_.createHash)('sha256');
+    let digests;
+    return {
+        sent: (chunk) => {
+            md5.update(chunk);
+            sha256.update(chunk);
+        },
+        digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
+    };
 }
 class Integrity {
     digests;
@@ -35703,30 +35407,35 @@ class Integrity {
         const { files, plan, requests } = this.#options;
         const file = files[f];
         const list = plan.inParts.get(f);
+        const end = (r) => requests.byteOffset(list[r]) + requests.contentLength(list[r]);
         const whole = (0,external_node_crypto_.createHash)('sha256');
         let range = (0,external_node_crypto_.createHash)('sha256');
         let r = 0;
         const closeRanges = (position) => {
-            for (; r < list.length; r++) {
-                const i = list[r];
-                if (requests.byteOffset(i) + requests.contentLength(i) > position)
-                    return;
-                if (range.digest('hex') !== this.#sent[i]) {
+            for (; r < list.length && end(r) <= position; r++) {
+                if (range.digest('hex') !== this.#sent[list[r]]) {
                     throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`);
                 }
                 range = (0,external_node_crypto_.createHash)('sha256');
             }
         };
-        await readInOrder(file, this.#options.open, (chunk, offset) => {
+        const hashChunk = (chunk, offset) => {
+            whole.update(chunk);
             for (let at = 0; at < chunk.length;) {
                 closeRanges(offset + at);
-                const i = list[r];
-                const take = Math.min(chunk.length - at, requests.byteOffset(i) + requests.contentLength(i) - offset - at);
-                range.update(chunk.subarray(at, at + take));
-                at += take;
+                const length = Math.min(chunk.length - at, end(r) - offset - at);
+                range.update(chunk.subarray(at, at + length));
+                at += length;
             }
-            whole.update(chunk);
-        });
+        };
+        if (isBytesFile(file))
+            hashChunk(file.bytes, 0);
+        else {
+            const read = await readScanned(file, Buffer.allocUnsafe(READ_BUFFER), this.#options.open, (chunk, offset) => hashChunk(chunk.subarray(0, Math.max(0, file.size - offset)), offset));
+            if (read.size < file.size)
+                throw shrank(file);
+            assertUnchanged(file, read.stats);
+        }
         closeRanges(file.size);
         this.#prove(f, whole.digest('hex'));
     }
@@ -35738,7 +35447,7 @@ class Integrity {
                 continue;
             const file = files[f];
             if (!isBytesFile(file)) {
-                const now = await fd_lstatFile(file.absolutePath).catch((error) => {
+                const now = await lstatFile(file.absolutePath).catch((error) => {
                     throw new Error(`${file.path} was removed after it was scanned`, { cause: error });
                 });
                 if (!isScannedFile(file, now)) {
@@ -35748,25 +35457,6 @@ class Integrity {
             }
             this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
         }
-    }
-}
-async function readInOrder(file, openWith, chunk) {
-    if (isBytesFile(file))
-        return chunk(file.bytes, 0);
-    const fd = await openScanned(file, openWith);
-    try {
-        const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, Math.max(1, file.size)));
-        for (let done = 0; done < file.size;) {
-            const bytesRead = await fd_readAt(fd, buffer, 0, Math.min(buffer.length, file.size - done), done);
-            if (bytesRead === 0)
-                throw shrank(file);
-            chunk(buffer.subarray(0, bytesRead), done);
-            done += bytesRead;
-        }
-        assertUnchanged(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-    }
-    finally {
-        await fd_closeFile(fd);
     }
 }
 function changed(file, why) {
@@ -35782,73 +35472,6 @@ function assertUnchanged(file, now) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/upload/outcome.ts
-// What one attempt at a part came to (an Outcome), and the one table that decides what follows it
-// (an Action). Retry decisions are values; an error is built once, when the upload gives up.
-
-
-
-
-/** A part that could not be stored: names the file and part, never the URL (a credential). */
-class PartUploadError extends Error {
-    name = 'PartUploadError';
-    status;
-    retryable;
-    constructor(message, status, retryable, options) {
-        super(message, options);
-        this.status = status;
-        this.retryable = retryable;
-    }
-}
-/** Waits after EMFILE / ENFILE in a row with nothing stored meanwhile: while the upload moves, a full table is waited out. */
-const DESCRIPTOR_WAITS = 10;
-const descriptorWait = (wait) => Math.min(2_000, 50 * 2 ** wait);
-function decide(outcome, state, policy) {
-    switch (outcome.kind) {
-        case 'stored':
-            return { kind: 'done' };
-        case 'restart':
-            return {
-                kind: 'send-again',
-                note: `${state.describe}: ${outcome.quiet}, while every other part has started: sent again`,
-            };
-        case 'out-of-descriptors':
-            if (state.descriptorWaits < DESCRIPTOR_WAITS) {
-                return { kind: 'fewer', waitMs: descriptorWait(state.descriptorWaits), code: outcome.code };
-            }
-            return {
-                kind: 'stop',
-                error: new PartUploadError(`${state.describe}: out of file descriptors (${outcome.code}), even with ${state.concurrency} ` +
-                    `upload${state.concurrency === 1 ? '' : 's'} at a time and none ending for ${DESCRIPTOR_WAITS} waits: ` +
-                    descriptorLimitRemedy(), undefined, false, { cause: outcome.cause }),
-            };
-        case 'overload':
-            return retryOrStop(outcome.failure, state, policy, outcome.signal);
-        case 'retryable':
-            return retryOrStop(outcome.failure, state, policy, undefined);
-        case 'fatal':
-            return { kind: 'stop', error: outcome.error };
-    }
-}
-/** A part refused while others were stored waits a first retry's wait: the load is the adaptive limit's to shed. */
-function retryOrStop(failure, state, policy, overload) {
-    const attempts = state.retries + 1;
-    const giveUp = (gaveUp) => ({
-        kind: 'stop',
-        error: new PartUploadError(`${state.describe}: ${failure.detail}${gaveUpNote(gaveUp)}`, failure.status, true, { cause: failure.cause }),
-    });
-    if (state.retries >= policy.retries)
-        return giveUp(attempts > 1 ? { kind: 'retries-spent', attempts } : undefined);
-    const waitMs = backoffDelay(state.storedMeanwhile ? 0 : state.retries, policy);
-    const late = outOfTime(attempts, state.now - state.firstAttemptAt, waitMs, policy);
-    if (late)
-        return giveUp(late);
-    const code = errorCodes(failure.cause)[0];
-    const reason = code ? `${code} (${failure.detail})` : failure.detail;
-    const note = `${state.describe}: ${reason}; retry ${attempts} of ${policy.retries} in ${(waitMs / 1000).toFixed(1)} s`;
-    return { kind: 'retry', waitMs, note, overload };
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/upload/scheduler.ts
 /**
  * A task per item, at most `concurrency` at a time; an item is taken only when a place is free. The
@@ -35856,12 +35479,8 @@ function retryOrStop(failure, state, policy, overload) {
  */
 class Scheduler {
     #concurrency;
-    #items;
-    #task;
-    #unfinished = 0;
-    #exhausted = false;
-    #failed = false;
-    #settle;
+    #running = 0;
+    #feed = () => { };
     #idle;
     constructor(concurrency) {
         this.#concurrency = Math.max(1, concurrency);
@@ -35874,55 +35493,50 @@ class Scheduler {
         this.#feed();
     }
     get running() {
-        return this.#unfinished;
+        return this.#running;
     }
     run(items, task) {
-        this.#items = items[Symbol.iterator]();
-        this.#task = task;
+        const iterator = items[Symbol.iterator]();
+        let exhausted = false;
+        let failed = false;
         return new Promise((resolve, reject) => {
-            this.#settle = { resolve, reject };
+            const fail = (error) => {
+                if (failed)
+                    return;
+                failed = true;
+                reject(error instanceof Error ? error : new Error(String(error)));
+            };
+            const ended = () => {
+                this.#running--;
+                if (this.#running === 0)
+                    this.#idle?.();
+                this.#feed();
+            };
+            this.#feed = () => {
+                try {
+                    while (!failed && !exhausted && this.#running < this.#concurrency) {
+                        const next = iterator.next();
+                        if (next.done)
+                            exhausted = true;
+                        else {
+                            this.#running++;
+                            task(next.value).catch(fail).finally(ended);
+                        }
+                    }
+                }
+                catch (error) {
+                    fail(error);
+                }
+                if (exhausted && this.#running === 0 && !failed)
+                    resolve();
+            };
             this.#feed();
         });
     }
     whenIdle() {
-        if (this.#unfinished === 0)
+        if (this.#running === 0)
             return Promise.resolve();
         return new Promise((resolve) => (this.#idle = resolve));
-    }
-    #feed() {
-        const task = this.#task;
-        if (!task || !this.#items)
-            return;
-        try {
-            while (!this.#failed && !this.#exhausted && this.#unfinished < this.#concurrency) {
-                const next = this.#items.next();
-                if (next.done)
-                    this.#exhausted = true;
-                else {
-                    this.#unfinished++;
-                    task(next.value).then(() => this.#ended(undefined), (error) => this.#ended(error instanceof Error ? error : new Error(String(error))));
-                }
-            }
-        }
-        catch (error) {
-            this.#fail(error instanceof Error ? error : new Error(String(error)));
-        }
-        if (this.#exhausted && this.#unfinished === 0 && !this.#failed)
-            this.#settle?.resolve();
-    }
-    #ended(error) {
-        this.#unfinished--;
-        if (error)
-            this.#fail(error);
-        if (this.#unfinished === 0)
-            this.#idle?.();
-        this.#feed();
-    }
-    #fail(error) {
-        if (this.#failed)
-            return;
-        this.#failed = true;
-        this.#settle?.reject(error);
     }
 }
 
@@ -35934,7 +35548,6 @@ class Scheduler {
 
 
 
-const READ_BUFFER = 256 * 1024;
 const RING = 3;
 const SMALL_PART = 1024 * 1024;
 const REUSED_BUFFER = 64 * 1024;
@@ -35943,7 +35556,7 @@ async function openBody(part, offset, length, openWith, buffers) {
     if (isBytesFile(file))
         return bytesBody(file.bytes.subarray(offset, offset + length));
     if (length > SMALL_PART)
-        return new ChunkReader(await openScanned(file, openWith), file, offset, length);
+        return streamedBody(await openScanned(file, openWith), file, offset, length);
     // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
     // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
     const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
@@ -35981,7 +35594,7 @@ async function readRange(file, offset, length, into, openWith) {
     try {
         try {
             for (let done = 0; done < length;) {
-                const bytesRead = await fd_readAt(fd, bytes, done, length - done, offset + done);
+                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
                 if (bytesRead === 0)
                     throw shrank(file);
                 done += bytesRead;
@@ -36005,58 +35618,48 @@ async function readRange(file, offset, length, into, openWith) {
  * (BENCHMARKS.md). Safe because undici waits for 'drain' past its high-water mark (less than a
  * chunk): when the next chunk is asked for, every chunk before the last has left the process.
  */
-class ChunkReader {
-    body;
-    fd;
-    file;
-    #hash = new SentHash();
-    #started = false;
-    #stats;
-    constructor(fd, file, offset, length) {
-        this.fd = fd;
-        this.file = file;
-        this.body = this.#chunks(offset, length);
-    }
-    sent(chunk) {
-        this.#hash.update(chunk);
-    }
-    digests() {
-        return this.#hash.digests();
-    }
-    /** A started reader closes its file in its own `finally` (after a read in progress); else here. */
-    async end(stored) {
-        await this.body.return(undefined).catch(() => { });
-        if (!this.#started) {
-            this.#started = true;
-            closeNow(this.fd);
-        }
-        if (!stored)
-            return;
-        if (!this.#stats)
-            throw shrank(this.file);
-        assertUnchanged(this.file, this.#stats);
-    }
-    async *#chunks(offset, length) {
-        this.#started = true;
+function streamedBody(fd, file, offset, length) {
+    let started = false;
+    let stats;
+    async function* chunks() {
+        started = true;
         try {
             const size = Math.min(READ_BUFFER, length);
             const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(size));
             for (let done = 0, turn = 0; done < length; turn++) {
                 const buffer = ring[turn % RING];
-                const bytesRead = await fd_readAt(this.fd, buffer, 0, Math.min(size, length - done), offset + done);
+                const bytesRead = await readAt(fd, buffer, 0, Math.min(size, length - done), offset + done);
                 if (bytesRead === 0)
-                    throw shrank(this.file);
+                    throw shrank(file);
                 done += bytesRead;
                 // Before the last bytes go: the PUT may be answered before undici asks for the end.
                 if (done === length)
-                    this.#stats = (0,external_node_fs_namespaceObject.fstatSync)(this.fd);
+                    stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
                 yield buffer.subarray(0, bytesRead);
             }
         }
         finally {
-            closeNow(this.fd);
+            closeNow(fd);
         }
     }
+    const body = chunks();
+    return {
+        body,
+        ...sentHash(),
+        // A started reader closes its file in its own `finally` (after a read in progress); else here.
+        async end(stored) {
+            await body.return(undefined).catch(() => { });
+            if (!started) {
+                started = true;
+                closeNow(fd);
+            }
+            if (!stored)
+                return;
+            if (!stats)
+                throw shrank(file);
+            assertUnchanged(file, stats);
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/put.ts
@@ -36212,9 +35815,6 @@ class InFlightPuts {
     #puts = [];
     /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
-    get size() {
-        return this.#puts.length;
-    }
     progressed(put, now) {
         if (now - put.lastProgress > this.longestQuiet)
             this.longestQuiet = now - put.lastProgress;
@@ -36258,15 +35858,16 @@ class Watchdog {
         this.#everyPartStarted = true;
     }
     sweep(now) {
-        const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         for (const put of this.puts.all()) {
-            const reason = this.#verdict(put, now - put.lastProgress, now, tailStall);
+            const reason = this.#verdict(put, now);
             if (reason)
                 put.abort(reason);
         }
     }
-    #verdict(put, quiet, now, tailStall) {
+    #verdict(put, now) {
         const { stallMs } = this.#timeouts;
+        const quiet = now - put.lastProgress;
+        const tailStall = Math.max(this.#tailStallMs, 4 * this.puts.longestQuiet);
         const straggler = this.#everyPartStarted && put.restartable && !put.answered;
         if (straggler && quiet >= tailStall && quiet < stallMs) {
             return new TailStallError(`no progress for ${(quiet / 1000).toFixed(1)} s`);
@@ -36279,7 +35880,6 @@ class Watchdog {
         if (now >= put.deadline && !put.answered) {
             return new StalledError(`not answered within its deadline of ${Math.round(put.limit / 100) / 10} s`);
         }
-        return undefined;
     }
     abortAll(reason) {
         for (const put of this.puts.all())
@@ -36344,17 +35944,21 @@ async function sendPart(part, context, restartable) {
             context.integrity.stored(part, body.digests());
     }
     catch (error) {
-        return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+        return fatal(error);
     }
     return outcome;
 }
+const fatal = (error) => ({
+    kind: 'fatal',
+    error: error instanceof Error ? error : new Error(String(error)),
+});
 /** Out of descriptors waits; anything else (it changed) is fatal. */
 function unopened(error) {
     if (isOutOfDescriptors(error)) {
         const code = error.code === 'ENFILE' ? 'ENFILE' : 'EMFILE';
         return { kind: 'out-of-descriptors', code, cause: error };
     }
-    return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+    return fatal(error);
 }
 /** Stored when 2xx, every byte sent and the ETag the MD5 of the bytes sent. */
 function judgeAnswer(part, answer, short, body) {
@@ -36365,10 +35969,7 @@ function judgeAnswer(part, answer, short, body) {
             return { kind: 'overload', signal: String(status), failure };
         if (status >= 500 || status === 408)
             return { kind: 'retryable', failure };
-        return {
-            kind: 'fatal',
-            error: new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false),
-        };
+        return fatal(new PartUploadError(`${describePart(part)}: ${failure.detail}`, status, false));
     }
     if (short)
         return { kind: 'retryable', failure: { detail: short, status } };
@@ -36391,10 +35992,7 @@ function judgeError(part, error, halted) {
         return { kind: 'retryable', failure };
     if (isNetworkFailure(error))
         return { kind: 'overload', signal: 'connection lost', failure };
-    return {
-        kind: 'fatal',
-        error: new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }),
-    };
+    return fatal(new PartUploadError(`${describePart(part)}: ${detail}`, undefined, false, { cause: error }));
 }
 function storeError(text) {
     const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
@@ -36416,7 +36014,21 @@ function storeError(text) {
 
 
 
+async function uploadParts(options) {
+    options.signal?.throwIfAborted();
+    const run = new UploadRun(options);
+    const started = options.retry.now();
+    const sha256 = await run.sendAll();
+    return {
+        parts: run.plan.parts.length,
+        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+        retries: run.retries,
+        durationMs: options.retry.now() - started,
+        sha256,
+    };
+}
 class UploadRun {
+    plan;
     integrity;
     progress;
     watchdog;
@@ -36426,27 +36038,19 @@ class UploadRun {
     /** PUTs stored so far: a part refused while others are stored retries without growing its wait. */
     stored = 0;
     #options;
-    #requests;
-    #plan;
     #send;
-    #policy;
     // Once a part has failed for good: no retry, no new PUT, those in flight aborted.
     #stop = new AbortController();
     halted;
     #descriptorsShort = false;
-    constructor(options, requests, plan) {
+    constructor(options) {
         this.#options = options;
-        this.#requests = requests;
-        this.#plan = plan;
-        this.#policy = options.retry;
+        this.plan = planUpload(options.files, options.requests);
         this.halted = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
         this.integrity = new Integrity({
-            files: options.files,
-            plan,
-            requests,
-            expected: options.expected,
-            open: options.open,
-            failed: (error) => this.#fail(error),
+            ...options,
+            plan: this.plan,
+            failed: (error) => this.#stop.abort(error),
         });
         this.progress =
             options.progress ??
@@ -36455,9 +36059,11 @@ class UploadRun {
                     bytes: options.files.reduce((sum, f) => sum + f.size, 0),
                     logger: options.logger,
                     now: options.retry.now,
-                    intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
                 });
         this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
+        this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason), {
+            once: true,
+        });
         this.scheduler = new Scheduler(options.concurrency);
         this.adaptive = new AdaptiveConcurrency(options.concurrency, (limit, note) => {
             this.scheduler.concurrency = limit;
@@ -36466,12 +36072,9 @@ class UploadRun {
         });
         this.scheduler.concurrency = this.adaptive.current;
         this.#send = {
-            requests,
-            dispatcher: options.dispatcher,
-            timeouts: options.timeouts,
+            ...options,
             inFlight: this.watchdog.puts,
             progress: this.progress,
-            open: options.open,
             buffers: [],
             integrity: this.integrity,
             halted: this.halted,
@@ -36481,39 +36084,24 @@ class UploadRun {
     async sendAll() {
         const { signal } = this.#options;
         this.watchdog.start();
-        let onAbort;
-        const cancelled = new Promise((_resolve, reject) => {
-            if (!signal)
-                return;
-            onAbort = () => {
-                const reason = signal.reason;
-                this.watchdog.abortAll(reason instanceof Error ? reason : new Error(String(reason)));
-                // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-                reject(reason);
-            };
-            signal.addEventListener('abort', onAbort, { once: true });
-        });
-        cancelled.catch(() => { });
         try {
             const uploaded = this.scheduler.run(this.#partsInOrder(), (part) => this.#uploadPart(part));
-            const digests = await Promise.race([uploaded.then(() => this.integrity.finish()), cancelled]);
+            const digests = await abortable(uploaded.then(() => this.integrity.finish()), signal);
             signal?.throwIfAborted();
             return digests;
         }
         catch (error) {
-            this.#fail(error);
+            this.#stop.abort(error);
             throw error;
         }
         finally {
-            if (onAbort)
-                signal?.removeEventListener('abort', onAbort);
             await this.#end();
         }
     }
     /** The parts, the soonest-expiring first; the tail rule starts once the last has been taken. */
     *#partsInOrder() {
-        const requests = this.#requests;
-        const { parts } = this.#plan;
+        const { requests } = this.#options;
+        const { parts } = this.plan;
         const order = soonestExpiringOrder(parts.length, (i) => requests.expiry(i), (i) => requests.contentLength(i));
         for (const index of order)
             yield parts[index];
@@ -36528,7 +36116,7 @@ class UploadRun {
             descriptorWaits: 0,
             storedAtDescriptorWait: this.stored,
             storedMeanwhile: false,
-            firstAttemptAt: this.#policy.now(),
+            firstAttemptAt: this.#options.retry.now(),
             now: 0,
             concurrency: 0,
         };
@@ -36546,9 +36134,9 @@ class UploadRun {
                     this.adaptive.succeeded(epoch);
                     this.stored++;
                 }
-                state.now = this.#policy.now();
+                state.now = this.#options.retry.now();
                 state.concurrency = this.adaptive.current;
-                const action = decide(outcome, state, this.#policy);
+                const action = decide(outcome, state, this.#options.retry);
                 if (action.kind === 'done')
                     break;
                 if (action.kind === 'send-again')
@@ -36557,7 +36145,7 @@ class UploadRun {
             }
         }
         catch (error) {
-            this.#fail(error);
+            this.#stop.abort(error);
             throw error;
         }
         this.progress.partDone(part.file.path, part.of);
@@ -36591,15 +36179,9 @@ class UploadRun {
                 return this.#pause(action.waitMs);
         }
     }
-    #fail(error) {
-        if (this.#stop.signal.aborted)
-            return;
-        this.#stop.abort(error);
-        this.watchdog.abortAll(new Error('another part of the upload failed'));
-    }
     /** Rejects at once when the upload is halted. */
     #pause(ms) {
-        return abortable(this.#policy.sleep(ms, this.halted), this.halted);
+        return abortable(this.#options.retry.sleep(ms, this.halted), this.halted);
     }
     /** The parts' tasks end first (drainMs at most); 2xx bodies still arriving are not waited for. */
     async #end() {
@@ -36624,50 +36206,228 @@ class UploadRun {
 
 
 
-async function uploadParts(options) {
-    options.signal?.throwIfAborted();
-    const { requests } = options;
-    const plan = planUpload(options.files, requests);
-    const started = options.retry.now();
-    const run = new UploadRun(options, requests, plan);
-    const sha256 = await run.sendAll();
+;// CONCATENATED MODULE: ./src/inputs/common.ts
+// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
+// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
+// input, so a step fails with one message saying which input to fix.
+
+
+
+
+
+/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+function common_namedInputs(text) {
+    return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => input_naming_inputName(input));
+}
+/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+function common_usage(parts, ...values) {
+    return new errors_UsageError(String.raw({ raw: parts.map(common_namedInputs) }, ...values));
+}
+/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+function common_readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
+    const apiUrl = get(table_Input.ApiUrl).trim();
+    const gameId = get(table_Input.GameId).trim();
+    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
+    if (apiUrl || !options.optional)
+        checkApiUrl(apiUrl);
+    const token = checkToken(get(table_Input.Token).trim());
+    if (!gameId && options.optional)
+        return { apiUrl, token, gameId: '' };
+    if (!gameId)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
+    return { apiUrl, token, gameId: checkUuid(table_Input.GameId, gameId) };
+}
+function checkApiUrl(apiUrl) {
+    if (!apiUrl)
+        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
+    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
+    if (urlUserInfo(apiUrl) !== undefined)
+        throw common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
+    const parsedUrl = URL.parse(apiUrl);
+    if (!parsedUrl)
+        throw common_usage `{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`;
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+        throw common_usage `{api-url} '${apiUrl}' must be an http:// or https:// URL`;
+    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
+        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
+        throw common_usage `{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`;
+    }
+}
+// undici would refuse a token it cannot send in a header on the first call, with a message that names
+// neither the input nor where it is wrong.
+function checkToken(token) {
+    for (let index = 0; index < token.length; index++) {
+        const code = token.charCodeAt(index);
+        const what = code === 0x0a || code === 0x0d
+            ? 'a line break'
+            : code < 0x20 || code === 0x7f
+                ? 'a control character'
+                : code > 0xff
+                    ? 'a character that is not Latin-1'
+                    : undefined;
+        if (what)
+            throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
+    }
+    return token;
+}
+const common_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The service answers an id that is no UUID with a puzzling 404 "route not found". */
+function checkUuid(input, id) {
+    if (common_UUID.test(id))
+        return id;
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
+}
+function readRequiredId(get, input, what) {
+    return checkUuid(input, readRequired(get, input, what));
+}
+/** The connection of an action that always calls the service: the token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = common_readConnection(get);
+    if (!connection.token)
+        throw (options.missingToken ?? missingServiceToken)();
+    return connection;
+}
+function missingServiceToken() {
+    return common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
+}
+function readRequired(get, input, what) {
+    const value = get(input).trim();
+    if (!value)
+        throw new UsageError(`${inputSource(input)} is required: ${what}`);
+    return value;
+}
+function common_readOptional(get, input) {
+    return get(input).trim() || undefined;
+}
+function common_readOptionalId(get, input) {
+    const id = common_readOptional(get, input);
+    return id && checkUuid(input, id);
+}
+/** An empty input stands for its default in the table of inputs. */
+function common_valueOf(get, input) {
+    return get(input).trim() || (inputRow(input)?.default ?? '');
+}
+/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
+function common_readBoolean(get, input) {
+    const text = common_valueOf(get, input);
+    if (['true', 'True', 'TRUE'].includes(text))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(text))
+        return false;
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
+}
+function common_readInteger(get, input, min, max) {
+    return readOptionalInteger(input, common_valueOf(get, input), min, max);
+}
+function readOptionalInteger(input, raw, min, max) {
+    const text = raw.trim();
+    if (!text)
+        return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max)
+        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
+    return value;
+}
+/** The service's matchmaker config takes signed 32-bit numbers. */
+function readU32(input, raw) {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!isNonNegativeI32(value))
+        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
+    return value;
+}
+function common_readChoice(get, input, choices) {
+    const text = common_valueOf(get, input);
+    if (choices.includes(text))
+        return text;
+    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
+}
+/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+function common_readMatchmakerPair(get, hasNamespace, needs) {
+    const lobbyCountMax = get(Input.LobbyCountMax).trim();
+    const maxPlayers = get(Input.MaxPlayers).trim();
+    if (!lobbyCountMax && !maxPlayers)
+        return undefined;
+    const both = common_namedInputs('{lobby-count-max} and {max-players}');
+    if (!lobbyCountMax || !maxPlayers)
+        throw new UsageError(`${both} go together: give both or neither`);
+    if (!hasNamespace)
+        throw new UsageError(`${both} need ${needs}`);
     return {
-        parts: plan.parts.length,
-        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
-        retries: run.retries,
-        durationMs: options.retry.now() - started,
-        sha256,
+        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
+        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
     };
+}
+/** The `user:password` of a URL like `https://user:pass@host`. */
+function urlUserInfo(url) {
+    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
+}
+function common_checkNameId(input, nameId) {
+    const problem = nameIdProblems(nameId)[0];
+    if (!problem)
+        return nameId;
+    const suggestion = nameIdLike(nameId);
+    throw new UsageError(`${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
+        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
+        (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
+        ')');
+}
+/** The valid name id nearest to what was written, when there is one. */
+function nameIdLike(nameId) {
+    const like = nameId
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, NAME_ID_MAX)
+        .replace(/^-+|-+$/g, '');
+    return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
+}
+/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
+function common_readCdnDomain(get) {
+    const raw = get(table_Input.CdnDomain).trim();
+    if (!raw)
+        return undefined;
+    if (!raw.includes('://') && rules_isValidDomain(raw))
+        return raw;
+    const url = raw.includes('://') ? URL.parse(raw) : null;
+    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
+        return url.origin;
+    throw common_usage `{cdn-domain} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`;
+}
+const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
+function common_readVerify(get) {
+    return {
+        enabled: common_readBoolean(get, table_Input.Verify),
+        timeoutMs: 1000 * common_readInteger(get, table_Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
+        onFailure: common_readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
+    };
+}
+/** The service refuses a custom domain under the CDN domain itself (400 CDN_INVALID_DOMAIN). */
+function common_checkDomainOutsideCdn(domain, cdnDomain) {
+    if (!domain || !cdnDomain)
+        return;
+    const host = (cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain).toLowerCase();
+    if (domain !== host && !domain.endsWith(`.${host}`))
+        return;
+    throw common_usage `{domain} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain (CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave {domain} empty`;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
 
-const unknownId = (...inputs) => ({
-    hint: () => `The service answers this for an unknown id: check ${inputList(inputs)}`,
-    inputs,
-});
+
+/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+function hint(text, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1])) {
+    return { hint: () => common_namedInputs(text), inputs };
+}
+const unknownId = (...inputs) => hint(`The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`);
 /** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
 const INTERNAL_ERROR_HINTS = {
-    'servers.list': {
-        hint: () => `The service answers this for an unknown id: check ${input_naming_inputName('environment-id')} (or the paging cursor)`,
-        inputs: ['environment-id'],
-    },
+    'servers.list': hint('The service answers this for an unknown id: check {environment-id} (or the paging cursor)'),
     'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
     'games.namespaces.validateGameNamespaceMatchmakerConfig': unknownId('namespace-id'),
     'games.avatars.listGameCustomAvatars': unknownId('game-id'),
     'games.namespaces.createGameNamespace': unknownId('version-id'),
-    'groups.validate': {
-        hint: () => `The service could not check the name: check ${input_naming_inputName('group-display-name')}`,
-        inputs: ['group-display-name'],
-    },
-    'games.namespaces.addNamespaceDomain': {
-        hint: () => `The service answers this for an unknown namespace, or a domain the namespace already has: check ${input_naming_inputName('namespace-id')} (or ${input_naming_inputName('namespace')}) and ${input_naming_inputName('domain')}`,
-        inputs: ['namespace-id', 'namespace', 'domain'],
-    },
-    'games.cdn.createGameCdnSite': {
-        hint: () => `The service answers this for a site display name it refuses or a file path given twice: check ${input_naming_inputName('site-name')} and ${input_naming_inputName('files')}`,
-        inputs: ['site-name', 'files'],
-    },
+    'groups.validate': hint('The service could not check the name: check {group-display-name}'),
+    'games.namespaces.addNamespaceDomain': hint('The service answers this for an unknown namespace, or a domain the namespace already has: check {namespace-id} (or {namespace}) and {domain}'),
+    'games.cdn.createGameCdnSite': hint('The service answers this for a site display name it refuses or a file path given twice: check {site-name} and {files}'),
     'games.getGameById': unknownId('game-id'),
     'games.namespaces.getGameNamespaceById': unknownId('namespace-id'),
     'games.namespaces.removeNamespaceDomain': unknownId('namespace-id'),
@@ -36675,45 +36435,20 @@ const INTERNAL_ERROR_HINTS = {
     'cloud.games.namespaces.setNamespaceCdnAuthType': unknownId('namespace-id'),
     'cloud.games.namespaces.removeNamespaceCdnAuthUser': unknownId('namespace-id'),
     'games.versions.getGameVersionById': unknownId('version-id'),
-    'games.versions.validateGameVersion': {
-        hint: () => `The service could not read the config it was given: check ${input_naming_inputName('version-id')} (the version the new one is made from) and ${input_naming_inputName('headers')}`,
-        inputs: ['version-id', 'headers'],
-    },
+    'games.versions.validateGameVersion': hint('The service could not read the config it was given: check {version-id} (the version the new one is made from) and {headers}'),
     'games.versions.reserveVersionName': unknownId('game-id'),
-    'games.versions.createGameVersion': {
-        hint: () => `The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check ${input_naming_inputName('headers')} (one header per glob) and ${input_naming_inputName('version-id')} (the version the new one is made from)`,
-        inputs: ['headers', 'version-id'],
-    },
+    'games.versions.createGameVersion': hint("The service answers this when the config's cdn.site_id is not a completed site of the game, or a route holds more than one header: check {headers} (one header per glob) and {version-id} (the version the new one is made from)"),
     'games.namespaces.updateGameNamespaceVersion': unknownId('namespace-id', 'version-id'),
     'games.namespaces.getGameNamespaceVersionHistoryList': unknownId('namespace-id'),
-    'cloud.bootstrap': {
-        hint: () => `The service could not say which domain it serves namespaces under: set ${input_naming_inputName('cdn-domain')} to that domain`,
-        inputs: ['cdn-domain'],
-    },
-    'uploads.complete': {
-        hint: () => `The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the ${input_naming_inputName('files')} under path during the upload`,
-        inputs: ['path'],
-    },
+    'cloud.bootstrap': hint('The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain'),
+    'uploads.complete': hint('The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload', ['path']),
 };
 /** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS = {
-    TOKEN_INVALID: {
-        hint: () => `The service does not know this token (mistyped, cut short, or revoked): check ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_UNAUTHORIZED: {
-        hint: () => `The service got no bearer token it could read: check ${input_naming_inputName('token')} (an empty or missing secret?)`,
-        inputs: ['token'],
-    },
-    CLAIMS_ENTITLEMENT_EXPIRED: {
-        hint: () => `The token has expired: make a new one and put it in ${input_naming_inputName('token')}`,
-        inputs: ['token'],
-    },
-    API_FORBIDDEN: {
-        hint: () => 'The token does not grant access to this game (a token of another game, or a game that does not exist): ' +
-            `check ${input_naming_inputName('game-id')}, and that ${input_naming_inputName('token')} is a token of that game`,
-        inputs: ['game-id', 'token'],
-    },
+    TOKEN_INVALID: hint('The service does not know this token (mistyped, cut short, or revoked): check {token}'),
+    API_UNAUTHORIZED: hint('The service got no bearer token it could read: check {token} (an empty or missing secret?)'),
+    CLAIMS_ENTITLEMENT_EXPIRED: hint('The token has expired: make a new one and put it in {token}'),
+    API_FORBIDDEN: hint('The token does not grant access to this game (a token of another game, or a game that does not exist): check {game-id}, and that {token} is a token of that game'),
 };
 function baseUrlHint(concern) {
     const url = input_naming_inputName('api-url');
@@ -36759,14 +36494,6 @@ async function closePreview(inputs, deps) {
     const { target } = inputs;
     const { gameId } = inputs.connection;
     const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'close');
-    const nothing = {
-        namespace: undefined,
-        alreadyClosed: false,
-        siteId: undefined,
-        versionId: undefined,
-        domainRemoved: undefined,
-        url: undefined,
-    };
     try {
         const { client } = run;
         const { game } = await client.getGame(gameId);
@@ -36774,7 +36501,7 @@ async function closePreview(inputs, deps) {
         if (!namespace) {
             const named = target.kind === 'id' ? target.namespaceId : target.nameId;
             logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`);
-            return nothing;
+            return { alreadyClosed: false };
         }
         const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
         const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
@@ -36786,7 +36513,7 @@ async function closePreview(inputs, deps) {
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
-        return { ...nothing, namespace, url, ...page, domainRemoved };
+        return { namespace, url, ...page, domainRemoved };
     }
     finally {
         await run.dispose();
@@ -36852,243 +36579,11 @@ function closedPage(pullRequest) {
     return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html'), bytes };
 }
 
-;// CONCATENATED MODULE: ./src/inputs/common.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
-
-
-
-
-
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
-function common_readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
-    const apiUrl = get(table_Input.ApiUrl).trim();
-    const gameId = get(table_Input.GameId).trim();
-    // A run that calls nothing (a dry run) needs none of them: what is given is still checked.
-    if (apiUrl || !options.optional)
-        checkApiUrl(apiUrl);
-    const token = checkToken(get(table_Input.Token).trim());
-    if (!gameId && options.optional)
-        return { apiUrl, token, gameId: '' };
-    if (!gameId)
-        throw new errors_UsageError(`${input_naming_inputSource(table_Input.GameId)} is required: ${gameIdPurpose}`);
-    return { apiUrl, token, gameId: common_checkUuid(table_Input.GameId, gameId) };
-}
-/** api-url, when it is the base URL of a service: required, http(s), no credentials in it. */
-function checkApiUrl(apiUrl) {
-    if (!apiUrl)
-        throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
-    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} carries credentials (user:password@host), which would be sent and logged with every call: ` +
-            `give the base URL without them, and the secret in ${input_naming_inputName(table_Input.Token)}. (The URL is not shown here.)`);
-    }
-    const parsedUrl = URL.parse(apiUrl);
-    if (!parsedUrl) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' must be an http:// or https:// URL`);
-    }
-    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
-        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.ApiUrl)} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`);
-    }
-}
-/**
- * The token, when it can be sent in the Authorization header: no line break or other control
- * character (a tab included), nothing beyond Latin-1. Otherwise a UsageError naming the input and
- * what is wrong where, never the token: undici would refuse the header on the first call, with a
- * message that names neither.
- */
-function checkToken(token) {
-    for (let index = 0; index < token.length; index++) {
-        const code = token.charCodeAt(index);
-        const what = code === 0x0a || code === 0x0d
-            ? 'a line break'
-            : code < 0x20 || code === 0x7f
-                ? 'a control character'
-                : code > 0xff
-                    ? 'a character that is not Latin-1'
-                    : undefined;
-        if (what) {
-            throw new errors_UsageError(`${input_naming_inputName(table_Input.Token)} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: ` +
-                'copy the token again, on one line with nothing around it (the token is not shown here)');
-        }
-    }
-    return token;
-}
-const common_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * The id, when it has the form of the service's ids (a UUID); else a UsageError naming the input.
- * The service answers an id of another form with a puzzling 404 "route not found".
- */
-function common_checkUuid(input, id) {
-    if (common_UUID.test(id))
-        return id;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
-}
-/** A required id input, trimmed and checked as a UUID. */
-function readRequiredId(get, input, what) {
-    return common_checkUuid(input, readRequired(get, input, what));
-}
-/** Reads the connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = common_readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-/** Why an empty token fails an action that always calls the service. */
-function missingServiceToken() {
-    return new errors_UsageError(`${input_naming_inputName(table_Input.Token)} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`);
-}
-/** A required input, trimmed. */
-function readRequired(get, input, what) {
-    const value = get(input).trim();
-    if (!value)
-        throw new UsageError(`${inputSource(input)} is required: ${what}`);
-    return value;
-}
-/** What an empty input stands for: its default in the table of inputs. */
-function common_valueOf(get, input) {
-    return get(input).trim() || (inputRow(input)?.default ?? '');
-}
-/** YAML 1.2 core schema booleans, as core.getBooleanInput reads them. */
-function common_readBoolean(get, input) {
-    const text = common_valueOf(get, input);
-    if (['true', 'True', 'TRUE'].includes(text))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(text))
-        return false;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be true or false`);
-}
-/** A whole number from min to max; its default when empty. */
-function common_readInteger(get, input, min, max) {
-    return readOptionalInteger(input, common_valueOf(get, input), min, max);
-}
-/** A whole number from min to max, or undefined when empty. */
-function readOptionalInteger(input, raw, min, max) {
-    const text = raw.trim();
-    if (!text)
-        return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-        throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
-    }
-    return value;
-}
-/** A whole number from 0 to 2^31 - 1: the service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value)) {
-        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    }
-    return value;
-}
-function common_readChoice(get, input, choices) {
-    const text = common_valueOf(get, input);
-    if (choices.includes(text))
-        return text;
-    throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
-}
-/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
-function common_readMatchmakerPair(get, hasNamespace, needs) {
-    const lobbyCountMax = get(Input.LobbyCountMax).trim();
-    const maxPlayers = get(Input.MaxPlayers).trim();
-    if (!lobbyCountMax && !maxPlayers)
-        return undefined;
-    const both = `${inputName(Input.LobbyCountMax)} and ${inputName(Input.MaxPlayers)}`;
-    if (!lobbyCountMax || !maxPlayers)
-        throw new UsageError(`${both} go together: give both or neither`);
-    if (!hasNamespace)
-        throw new UsageError(`${both} need ${needs}`);
-    return {
-        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
-    };
-}
-/** The `user:password` of a URL like `https://user:pass@host`, or undefined when it has none. */
-function urlUserInfo(url) {
-    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
-}
-/** A namespace's name_id, as the service would accept it; else a UsageError naming the input. */
-function common_checkNameId(input, nameId) {
-    const problem = nameIdProblems(nameId)[0];
-    if (!problem)
-        return nameId;
-    const suggestion = nameIdLike(nameId);
-    throw new UsageError(`${inputName(input)} '${nameId}' is ${problem === 'too-long' ? `longer than ${NAME_ID_MAX} characters` : 'not a valid name id'}: ` +
-        `use 1 to ${NAME_ID_MAX} of a-z and 0-9, with single dashes between them (` +
-        (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
-        ')');
-}
-/**
- * The valid name id nearest to what was written, when there is one: lowercased, every run of other
- * characters made one dash, no dash at either end, cut to the longest a name id may be.
- */
-function nameIdLike(nameId) {
-    const like = nameId
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .slice(0, NAME_ID_MAX)
-        .replace(/^-+|-+$/g, '');
-    return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
-}
-/**
- * cdn-domain: the domain the service serves namespaces under (`{game}--{namespace}.<it>`), or an
- * http(s) origin with a port for a local emulator (`http://localhost:8080`). Undefined when empty:
- * the service says its own (resolveCdnDomain).
- */
-function common_readCdnDomain(get) {
-    const raw = get(table_Input.CdnDomain).trim();
-    if (!raw)
-        return undefined;
-    if (!raw.includes('://') && rules_isValidDomain(raw))
-        return raw;
-    const url = raw.includes('://') ? URL.parse(raw) : null;
-    if (url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.username)
-        return url.origin;
-    throw new errors_UsageError(`${input_naming_inputName(table_Input.CdnDomain)} '${raw}' is neither a domain (like rivet.game) nor an origin (like http://localhost:8080)`);
-}
-/** What a change of a namespace does when its host does not serve it within the bound (`on-verify-failure`). */
-const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'];
-/** verify, verify-timeout and on-verify-failure. */
-function common_readVerify(get) {
-    return {
-        enabled: common_readBoolean(get, table_Input.Verify),
-        timeoutMs: 1000 * common_readInteger(get, table_Input.VerifyTimeout, 1, MAX_VERIFY_TIMEOUT_SECONDS),
-        onFailure: common_readChoice(get, table_Input.OnVerifyFailure, ON_VERIFY_FAILURE),
-    };
-}
-/** The host name of a cdn-domain (a domain, or an origin with a scheme and port). */
-function cdnHost(cdnDomain) {
-    return cdnDomain.includes('://') ? new URL(cdnDomain).hostname : cdnDomain;
-}
-/**
- * A custom domain under the CDN domain itself (`x.rivet.game`) is refused by the service (400
- * CDN_INVALID_DOMAIN): refused here, before anything is created.
- */
-function common_checkDomainOutsideCdn(domain, cdnDomain) {
-    if (!domain || !cdnDomain)
-        return;
-    const host = cdnHost(cdnDomain).toLowerCase();
-    if (domain !== host && !domain.endsWith(`.${host}`))
-        return;
-    throw new UsageError(`${inputName(Input.Domain)} '${domain}' is under the service's CDN domain ${host}, which the service refuses as a custom domain ` +
-        `(CDN_INVALID_DOMAIN): the namespace is served under ${host} already. Give a domain of your own, or leave ${inputName(Input.Domain)} empty`);
-}
-
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/inputs/basic-auth.ts
 // `basic-auth`: the `user:password` a private preview's host asks for. The password never appears in
 // a message: a problem with it is said without its value.
-
-
 
 
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
@@ -37102,36 +36597,30 @@ const PASSWORD_MIN_CHARACTERS = 8;
 const PASSWORD_MAX_BYTES = 72;
 // eslint-disable-next-line no-control-regex
 const basic_auth_CONTROL = /[\u0000-\u001f\u007f]/;
-/** basic-auth, checked; undefined when empty (the namespace is public). */
+/** Undefined when empty (the namespace is public). */
 function basic_auth_readBasicAuth(raw) {
     if (!raw)
         return undefined;
     const colon = raw.indexOf(':');
     if (colon < 0)
-        throw new UsageError(`${inputName(Input.BasicAuth)} must be user:password (one ':' after the user name): it has no ':'`);
+        throw usage `{basic-auth} must be user:password (one ':' after the user name): it has no ':'`;
     const user = raw.slice(0, colon);
     const password = raw.slice(colon + 1);
-    if (!USER.test(user)) {
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'` +
-            (user ? '' : ' (it is empty)'));
-    }
+    if (!USER.test(user))
+        throw usage `{basic-auth}: the user name before ':' must be 1 to 64 letters, digits, '.', '_', '@', '+' or '-'${user ? '' : ' (it is empty)'}`;
     if ([...password].length < PASSWORD_MIN_CHARACTERS)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`);
+        throw usage `{basic-auth}: the password after ':' must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
     if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`);
+        throw usage `{basic-auth}: the password after ':' must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt ignores the rest)`;
     if (basic_auth_CONTROL.test(password))
-        throw new UsageError(`${inputName(Input.BasicAuth)}: the password has a line break or another control character`);
+        throw usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/**
- * The credentials, written anywhere (a debug line of the inputs, a value inspected) with `***` for
- * the password.
- */
+/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
 function hiddenPassword(auth) {
     const shown = { user: auth.user, password: '***' };
     return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
 }
-/** The header a browser sends for these credentials. */
 function basicAuthorization(auth) {
     return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
 }
@@ -37159,6 +36648,7 @@ var dist = __nccwpck_require__(8815);
 
 
 
+
 const EXAMPLE = (/* unused pure expression or super */ null && (`'assets/**': {Cache-Control: max-age=31536000}`));
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -37167,65 +36657,51 @@ const hasControl = (value) => [...value].some((char) => {
     const code = char.charCodeAt(0);
     return (code < 0x20 && code !== 0x09) || code === 0x7f;
 });
-/**
- * The header rules of the `headers` input, in the order given; none when it is empty. Throws a
- * UsageError naming the glob and header for anything the service or its CDN would not take.
- */
+/** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 function headers_readHeaders(raw) {
     if (!raw.trim())
         return [];
     const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false });
     const parseError = document.errors[0];
-    if (parseError) {
-        throw new UsageError(`${inputName(Input.Headers)} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, ` +
-            `like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`);
-    }
+    if (parseError)
+        throw usage `{headers} is not valid YAML (${oneLine(parseError.message)}). Give a map of glob to one header, like ${EXAMPLE}, and quote each glob: YAML reads a leading * as an alias`;
     const value = document.toJS({ mapAsMap: true });
     if (value === null || value === undefined)
         return [];
-    if (!(value instanceof Map)) {
-        throw new UsageError(`${inputName(Input.Headers)} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`);
-    }
+    if (!(value instanceof Map))
+        throw usage `{headers} must be a map of glob to one header, like ${EXAMPLE}; it is ${headers_describe(value)}`;
     const rules = [];
     const globs = new Map();
     for (const [key, header] of value) {
-        if (typeof key === 'object' && key !== null) {
-            throw new UsageError(`${inputName(Input.Headers)}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`);
-        }
+        if (typeof key === 'object' && key !== null)
+            throw usage `{headers}: each glob must be text, like '**/*.html'; one is ${headers_describe(key)}`;
         const glob = scalarText(key ?? '');
         checkGlob(glob);
         const normalized = normalizeGlob(glob);
         const same = globs.get(normalized);
-        if (same !== undefined) {
-            throw new UsageError(`${inputName(Input.Headers)}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which ` +
-                'keeps one route per glob: merge them');
-        }
+        if (same !== undefined)
+            throw usage `{headers}: '${same}' and '${glob}' are the same glob to the service ('${normalized}'), which keeps one route per glob: merge them`;
         globs.set(normalized, glob);
         rules.push(readHeader(glob, header));
     }
-    if (rules.length > CDN_SERVED_MAX) {
-        throw new UsageError(`${inputName(Input.Headers)} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version ` +
-            `(these and the ones ${inputName(Input.WebEngine)} sets, together): give at most ${CDN_SERVED_MAX}`);
-    }
+    if (rules.length > CDN_SERVED_MAX)
+        throw usage `{headers} has ${rules.length} globs; the CDN reads only the first ${CDN_SERVED_MAX} routes of a version (these and the ones {web-engine} sets, together): give at most ${CDN_SERVED_MAX}`;
     return rules;
 }
 function checkGlob(glob) {
     const at = `${inputName(Input.Headers)}: '${glob}'`;
     if (glob === '')
-        throw new UsageError(`${inputName(Input.Headers)}: an empty glob matches nothing; give one like '**/*.html'`);
-    if (glob.startsWith('/')) {
+        throw usage `{headers}: an empty glob matches nothing; give one like '**/*.html'`;
+    if (glob.startsWith('/'))
         throw new UsageError(`${at} starts with '/': globs are relative to the site's root, like '${glob.replace(/^\/+/, '') || '**'}'`);
-    }
-    if (!parseGlob(glob)?.length) {
+    if (!parseGlob(glob)?.length)
         throw new UsageError(`${at} is not a glob the service takes: a segment with ** holds nothing else, and * never follows * ` +
             `(write '**/*.html', not '**.html')`);
-    }
 }
 function readHeader(glob, header) {
     const at = `${inputName(Input.Headers)}: '${glob}'`;
-    if (!(header instanceof Map)) {
+    if (!(header instanceof Map))
         throw new UsageError(`${at} must map to one header, like ${EXAMPLE}; it is ${headers_describe(header)}`);
-    }
     const entries = [...header];
     if (entries.length === 0)
         throw new UsageError(`${at} has no header: give one, like ${EXAMPLE}`);
@@ -37237,69 +36713,55 @@ function readHeader(glob, header) {
     const [[rawName, rawValue]] = entries;
     const name = scalarText(rawName);
     const atHeader = `${at} header '${name}'`;
-    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES) {
+    if (Buffer.byteLength(name, 'utf8') > CDN_HEADER_NAME_MAX_BYTES)
         throw new UsageError(`${at}: the header name is longer than ${CDN_HEADER_NAME_MAX_BYTES} bytes, the most the service takes`);
-    }
-    if (!TOKEN.test(name)) {
+    if (!TOKEN.test(name))
         throw new UsageError(`${atHeader} is not a header name: use letters, digits and - (like Cache-Control)`);
-    }
     if (rawValue === null || rawValue === undefined)
         throw new UsageError(`${atHeader} has no value`);
-    if (typeof rawValue === 'object') {
+    if (typeof rawValue === 'object')
         throw new UsageError(`${atHeader} must have one value (text), not ${headers_describe(rawValue)}`);
-    }
     const value = scalarText(rawValue);
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > CDN_HEADER_VALUE_MAX_BYTES) {
+    if (bytes > CDN_HEADER_VALUE_MAX_BYTES)
         throw new UsageError(`${atHeader} has a value of ${bytes} bytes; the service takes at most ${CDN_HEADER_VALUE_MAX_BYTES}`);
-    }
-    if (hasControl(value)) {
+    if (hasControl(value))
         throw new UsageError(`${atHeader} has a line break or control character in its value, which a header cannot hold`);
-    }
     const dropped = pageLayer(name);
-    if (dropped && globMatchesOnlyPages(glob)) {
+    if (dropped && globMatchesOnlyPages(glob))
         throw new UsageError(`${atHeader} never reaches a browser: '${glob}' matches only pages (${PAGES}), and on pages the CDN ${dropped.effect} ` +
             `after the routes' headers. ${dropped.instead}`);
-    }
     return { glob, name, value };
 }
 /** The paths the CDN serves through its page layer. */
 const PAGES = '/, paths ending in /, and *.html';
-/**
- * What the CDN's page layer does to a header on pages, after the routes' headers, and what to do
- * instead; undefined for a header it leaves alone.
- */
+/** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
+const PAGE_LAYER = {
+    'cache-control': {
+        effect: 'sends Cache-Control: no-cache, no-store in its place',
+        sent: 'Cache-Control: no-cache, no-store',
+        instead: 'Remove it: pages are never cached',
+    },
+    'content-security-policy': {
+        effect: 'removes Content-Security-Policy',
+        sent: 'no Content-Security-Policy',
+        instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
+    },
+    'x-frame-options': {
+        effect: 'removes X-Frame-Options',
+        sent: 'no X-Frame-Options',
+        instead: 'Remove it: this CDN cannot keep its pages out of frames',
+    },
+    'x-xss-protection': {
+        effect: 'removes X-XSS-Protection',
+        sent: 'no X-XSS-Protection',
+        instead: 'Remove it (browsers ignore it today anyway)',
+    },
+};
+/** Undefined for a header the page layer leaves alone. */
 function pageLayer(name) {
-    switch (name.toLowerCase()) {
-        case 'cache-control':
-            return {
-                effect: 'sends Cache-Control: no-cache, no-store in its place',
-                sent: 'Cache-Control: no-cache, no-store',
-                instead: 'Remove it: pages are never cached',
-            };
-        case 'content-security-policy':
-            return {
-                effect: 'removes Content-Security-Policy',
-                sent: 'no Content-Security-Policy',
-                instead: 'Remove it, and give the page its policy itself: <meta http-equiv="Content-Security-Policy" content="...">',
-            };
-        case 'x-frame-options':
-            return {
-                effect: 'removes X-Frame-Options',
-                sent: 'no X-Frame-Options',
-                instead: 'Remove it: this CDN cannot keep its pages out of frames',
-            };
-        case 'x-xss-protection':
-            return {
-                effect: 'removes X-XSS-Protection',
-                sent: 'no X-XSS-Protection',
-                instead: 'Remove it (browsers ignore it today anyway)',
-            };
-        default:
-            return undefined;
-    }
+    return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined;
 }
-/** True when some page (see PAGES) is matched by the glob. */
 function globMatchesPages(glob) {
     return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
 }
@@ -37326,7 +36788,6 @@ function headers_describe(value) {
         return 'a list';
     return `the ${typeof value} '${scalarText(value)}'`;
 }
-/** A YAML scalar (text, a number, a boolean) as text. */
 function scalarText(value) {
     if (typeof value === 'string')
         return value;
@@ -37345,30 +36806,27 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 
 
-
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = (/* unused pure expression or super */ null && (['auto', 'unity', 'godot', 'none']));
 function hasTarget(inputs) {
     return inputs.target.kind !== 'none';
 }
-/** The name_id the inputs give the namespace, whichever way they name it. */
 function targetNameId(target) {
     return target.kind === 'none' ? undefined : target.nameId;
 }
+/** What a namespace's work needs to be published: said by each input that needs it. */
+const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on');
 /**
- * Reads every input through `get` (core.getInput, or the CLI's flags) and checks it, each input alone
- * and together with the others, before any file is read. `context` (or the function that finds it)
- * is only asked for when site-name is empty.
+ * Reads and checks every input, alone and together, before any file is read. `context` is only asked
+ * for when site-name is empty. `closing` a preview needs no path.
  */
 function readInputs(get, context = {}, options = {}) {
     const dryRun = readBoolean(get, Input.DryRun);
     const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
     const site = readSite(get, context);
     const target = readTarget(get, site.path);
-    if (site.headers.length && !(target.kind !== 'none' && target.publish)) {
-        throw new UsageError(`${inputName(Input.Headers)} are routes of the published version: they need ${inputName(Input.Path)} and ${inputName(Input.Namespace)} ` +
-            `(or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
-    }
+    if (site.headers.length && !(target.kind !== 'none' && target.publish))
+        throw usage `{headers} are routes of the published version: they need ${publishing()}`;
     const verify = readVerify(get);
     const inputs = {
         connection,
@@ -37380,15 +36838,14 @@ function readInputs(get, context = {}, options = {}) {
         dryRun,
         skipUnchanged: readBoolean(get, Input.SkipUnchanged),
         ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip']),
+        // The sticky pull-request comment; the GitHub token is only read by the action.
         comment: readBoolean(get, Input.Comment),
         siteRecord: readBoolean(get, Input.SiteRecord),
         allowOlder: readBoolean(get, Input.AllowOlder),
-        compareWith: readCompareWith(get(Input.CompareWith)),
+        compareWith: readCompareWith(get),
     };
-    if (!site.path && target.kind === 'none' && !options.closing) {
-        throw new UsageError(`${inputName(Input.Path)} is empty (no site to upload) and nothing is to be provisioned ` +
-            `(${inputName(Input.Namespace)}, ${inputName(Input.Domain)}, ${inputName(Input.LobbyCountMax)}): nothing to do. Give ${inputName(Input.Path)}, the folder of the built site`);
-    }
+    if (!site.path && target.kind === 'none' && !options.closing)
+        throw usage `{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`;
     return inputs;
 }
 function readSite(get, context) {
@@ -37400,10 +36857,11 @@ function readSite(get, context) {
     const name = given || defaultSiteName(typeof context === 'function' ? context() : context);
     checkDisplayName(Input.SiteName, name);
     return {
-        path: get(Input.Path).trim() || undefined,
+        path: readOptional(get, Input.Path),
         files: files.length ? files : ['**'],
         includeHidden: readBoolean(get, Input.IncludeHidden),
         name,
+        // A preview without a namespace is known by a name given.
         nameGiven: Boolean(given),
         webEngine: readChoice(get, Input.WebEngine, WEB_ENGINES),
         failOnWarning: readBoolean(get, Input.FailOnWarning),
@@ -37413,13 +36871,10 @@ function readSite(get, context) {
 }
 /** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get, path) {
-    const optional = (name) => get(name).trim() || undefined;
-    const nameId = optional(Input.Namespace);
-    const namespaceIdInput = optional(Input.NamespaceId);
-    const namespaceId = namespaceIdInput && checkUuid(Input.NamespaceId, namespaceIdInput);
-    const versionIdInput = optional(Input.VersionId);
-    const versionId = versionIdInput && checkUuid(Input.VersionId, versionIdInput);
-    const displayNameInput = optional(Input.NamespaceDisplayName);
+    const nameId = readOptional(get, Input.Namespace);
+    const namespaceId = readOptionalId(get, Input.NamespaceId);
+    const versionId = readOptionalId(get, Input.VersionId);
+    const displayNameInput = readOptional(get, Input.NamespaceDisplayName);
     let displayName;
     if (nameId) {
         checkNameId(Input.Namespace, nameId);
@@ -37427,16 +36882,16 @@ function readTarget(get, path) {
         checkDisplayName(Input.NamespaceDisplayName, displayName);
     }
     else if (displayNameInput) {
-        throw new UsageError(`${inputName(Input.NamespaceDisplayName)} is only used with ${inputName(Input.Namespace)}, which is empty`);
+        throw usage `{namespace-display-name} is only used with {namespace}, which is empty`;
     }
     else if (versionId && !namespaceId) {
-        throw new UsageError(`${inputName(Input.VersionId)} is only used with ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)}, which are empty`);
+        throw usage `{version-id} is only used with {namespace} or {namespace-id}, which are empty`;
     }
     const hasNamespace = Boolean(nameId || namespaceId);
-    const domain = optional(Input.Domain);
+    const domain = readOptional(get, Input.Domain);
     if (domain) {
         if (!hasNamespace)
-            throw new UsageError(`${inputName(Input.Domain)} needs ${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to add it to`);
+            throw usage `{domain} needs {namespace} or {namespace-id} to add it to`;
         const problem = domainProblem(domain);
         if (problem)
             throw new UsageError(problem);
@@ -37446,10 +36901,8 @@ function readTarget(get, path) {
     const cdnDomain = readCdnDomain(get);
     checkDomainOutsideCdn(domain, cdnDomain);
     const basicAuth = readBasicAuth(get(Input.BasicAuth).trim());
-    if (basicAuth && !(hasNamespace && publish)) {
-        throw new UsageError(`${inputName(Input.BasicAuth)} makes the namespace private before the build is published to it: it needs ` +
-            `${inputName(Input.Path)} and ${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
-    }
+    if (basicAuth && !(hasNamespace && publish))
+        throw usage `{basic-auth} makes the namespace private before the build is published to it: it needs ${publishing()}`;
     const work = {
         versionId,
         domain,
@@ -37470,7 +36923,7 @@ function readTarget(get, path) {
  * create does not exist yet.
  */
 function readMatchmaker(get, hasNamespace) {
-    const matchmaker = readMatchmakerPair(get, hasNamespace, `${inputName(Input.Namespace)} or ${inputName(Input.NamespaceId)} to validate against`);
+    const matchmaker = readMatchmakerPair(get, hasNamespace, namedInputs('{namespace} or {namespace-id} to validate against'));
     if (!matchmaker)
         return undefined;
     const problems = matchmakerConfigProblems(matchmaker.lobbyCountMax, matchmaker.maxPlayers);
@@ -37487,42 +36940,37 @@ function readTransfer(get) {
         concurrency: common_readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
         retries: common_readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
         requestTimeoutMs: 1000 * common_readInteger(get, table_Input.RequestTimeout, 1, 3600),
+        // The longest retry-after waited; a longer one fails the call at once.
         maxRetryAfterMs: 1000 * common_readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
     };
 }
-/** smoke-test, browser and smoke-test-seconds: the smoke test runs on the URL once it is seen live. */
 function readSmoke(get, target, verify) {
     const enabled = readBoolean(get, Input.SmokeTest);
     const smoke = {
         enabled,
-        browser: get(Input.Browser).trim() || undefined,
+        // Undefined: found on the machine (deploy/smoke/browser.ts).
+        browser: readOptional(get, Input.Browser),
         watchMs: readInteger(get, Input.SmokeTestSeconds, 1, MAX_SMOKE_TEST_SECONDS) * 1000,
     };
     if (!enabled)
         return smoke;
     if (target.kind === 'none' || !target.publish)
-        throw new UsageError(`${inputName(Input.SmokeTest)} opens the namespace's URL once the build is published there: it needs ${inputName(Input.Path)} and ` +
-            `${inputName(Input.Namespace)} (or ${inputName(Input.NamespaceId)}), with ${inputName(Input.Publish)} on`);
+        throw usage `{smoke-test} opens the namespace's URL once the build is published there: it needs ${publishing()}`;
     if (!verify.enabled)
-        throw new UsageError(`${inputName(Input.SmokeTest)} runs once the URL is seen serving this build: it needs ${inputName(Input.Verify)} on (a browser opened ` +
-            'sooner may be served the build before)');
+        throw usage `{smoke-test} runs once the URL is seen serving this build: it needs {verify} on (a browser opened sooner may be served the build before)`;
     return smoke;
 }
 /** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
 function readPullRequestNumber(get) {
-    const value = get(Input.PullRequest).trim();
+    const value = readOptional(get, Input.PullRequest);
     if (!value)
         return undefined;
-    if (!/^[1-9][0-9]{0,9}$/.test(value)) {
-        throw new UsageError(`${inputName(Input.PullRequest)} '${value}' is not a pull request number: pass the number the build workflow ` +
-            'saved, digits only (see docs/previews.md on previews of forks)');
-    }
+    if (!/^[1-9][0-9]{0,9}$/.test(value))
+        throw usage `{pull-request} '${value}' is not a pull request number: pass the number the build workflow saved, digits only (see docs/previews.md on previews of forks)`;
     return Number(value);
 }
-/** Why an empty token fails the step. */
 function missingTokenError() {
-    return new UsageError(`${inputName(Input.Token)} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} ` +
-        `(or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`);
+    return usage `{token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} (or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`;
 }
 /**
  * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
@@ -37591,24 +37039,18 @@ function domainProblem(domain) {
             'joined by single dots, at most 253 characters in all, like play.example.com'
         : undefined;
 }
-/** compare-with: a namespace name_id, or empty for no comparison. */
-function readCompareWith(raw) {
-    const nameId = raw.trim();
-    return nameId ? checkNameId(Input.CompareWith, nameId) : undefined;
+function readCompareWith(get) {
+    const nameId = readOptional(get, Input.CompareWith);
+    return nameId && checkNameId(Input.CompareWith, nameId);
 }
 
 ;// CONCATENATED MODULE: ./src/operations/sweep.ts
 // The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
-// never happened (the workflow came later, the run was cancelled, its token lacked rights). It lists
-// the game's namespaces named `<prefix><number>`, leaves alone those that serve the closed page
-// already, and retires only what it can prove is a preview: a namespace whose site record
-// (site-record.ts, served at its own host) names the ref a deploy of that pull request builds,
-// `refs/pull/<number>/merge` (or `/head`). Any other namespace the prefix matches (a release `v2`
-// under prefix `v`, a preview deployed without a record, a private one whose host refuses us) is
-// listed as skipped, saying why, and never touched. For the proven ones it asks GitHub (through the
-// face: the core never calls GitHub) whether the pull request is open, and closes the closed ones'
-// previews as the `closed` run does (closePreview, then the face's comment and deployments). A pull
-// request GitHub cannot tell about is left as it is, and fails the run at its end.
+// never happened. It retires only what it can prove is a preview: a namespace named `<prefix><number>`
+// whose site record (served at its own host) names the ref a deploy of that pull request builds. Any
+// other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped, saying
+// why. It asks GitHub (through the face) whether each pull request is open, and closes the closed ones'
+// previews as the `closed` run does; a pull request GitHub cannot tell about fails the run at its end.
 
 
 
@@ -37621,22 +37063,27 @@ function readCompareWith(raw) {
 
 
 
-
+/** Each one's words in the report. */
+const OUTCOME_TEXT = {
+    retired: 'closed: retired (the closed page, the domain freed)',
+    'would-retire': 'closed: would be retired',
+    open: 'open: left as it is',
+    'already-retired': 'serves the closed page already: left as it is',
+    undecided: 'unknown: left as it is',
+    skipped: 'skipped: left as it is',
+};
 /** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
 function readPrefix(get) {
-    const prefix = get(table_Input.NamespacePrefix).trim() || INPUTS.NamespacePrefix.default;
-    if (rules_nameIdProblems(`${prefix}1`).length) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.NamespacePrefix)} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ` +
-            "ending with a dash or not (like 'pr-')");
-    }
+    const prefix = common_readOptional(get, table_Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default;
+    if (rules_nameIdProblems(`${prefix}1`).length)
+        throw common_usage `{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`;
     return prefix;
 }
 function readSweepInputs(get, options) {
     const connection = readRequiredConnection(get, options);
-    const githubToken = get(table_Input.GitHubToken).trim();
-    if (!githubToken) {
-        throw new errors_UsageError(`${input_naming_inputName(table_Input.GitHubToken)} is required: the sweep asks GitHub whether each pull request is still open`);
-    }
+    const githubToken = common_readOptional(get, table_Input.GitHubToken);
+    if (!githubToken)
+        throw common_usage `{github-token} is required: the sweep asks GitHub whether each pull request is still open`;
     return {
         ...connection,
         githubToken,
@@ -37645,14 +37092,13 @@ function readSweepInputs(get, options) {
         cdnDomain: common_readCdnDomain(get),
     };
 }
-/** The number a namespace's name gives after the prefix (`pr-12` -> 12), or undefined for any other name. */
+/** The number a namespace's name gives after the prefix (`pr-12` -> 12). */
 function previewNumber(nameId, prefix) {
     if (!nameId.startsWith(prefix))
         return undefined;
     const digits = nameId.slice(prefix.length);
     return /^[1-9][0-9]{0,9}$/.test(digits) ? Number(digits) : undefined;
 }
-/** The sweep, asking GitHub through what `github` makes of the inputs. */
 function sweepOperation(github) {
     return {
         name: ActionName.Sweep,
@@ -37666,15 +37112,14 @@ function sweepOperation(github) {
                 .filter((p) => p.number !== undefined)
                 .sort((a, b) => a.number - b.number);
             journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`);
-            run.logger.info(`${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`);
+            run.logger.info(`${format_plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`);
             const cdnDomain = previews.length
                 ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
                 : undefined;
-            const hostOf = (nameId) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, nameId);
             const swept = [];
             for (const { namespace, number } of previews) {
                 run.signal.throwIfAborted();
-                const host = hostOf(namespace.name_id);
+                const host = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
                 swept.push(await sweepOne(inputs, run, gitHub, { namespace, number, host }, journal));
             }
             return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept };
@@ -37697,16 +37142,12 @@ function sweepOperation(github) {
         },
     };
 }
-/** The refs a deploy of pull request `number` builds, as its site record names them (event.ts). */
-function previewRefs(number) {
-    return [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
-}
 /**
- * Why the namespace is not known for the preview of pull request `number`, or undefined when its
- * record says it is: the record its host serves names a ref of that pull request.
+ * Why the namespace is not known for the preview of pull request `number`, or undefined when the
+ * record its host serves names a ref a deploy of that pull request builds (event.ts).
  */
 async function notProven(run, { number, host }) {
-    const ref = previewRefs(number)[0];
+    const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
     if (!host)
         return `its host is unknown (the service names no CDN domain: set ${table_Input.CdnDomain}), so no record says it is a preview`;
     const served = await site_record_readServedRecord(host, {
@@ -37717,7 +37158,7 @@ async function notProven(run, { number, host }) {
     if ('absent' in served)
         return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`;
     const { record } = served;
-    if (record.ref !== undefined && previewRefs(number).includes(record.ref))
+    if (record.ref === ref || record.ref === headRef)
         return undefined;
     const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`;
     return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`;
@@ -37803,17 +37244,9 @@ function namesOf(result, outcome) {
 }
 function reportTitle(result) {
     if (result.dryRun)
-        return `gamehost sweep (dry run): would retire ${plural(namesOf(result, 'would-retire').length, 'preview')}`;
-    return `gamehost sweep: retired ${plural(namesOf(result, 'retired').length, 'preview')}`;
+        return `gamehost sweep (dry run): would retire ${format_plural(namesOf(result, 'would-retire').length, 'preview')}`;
+    return `gamehost sweep: retired ${format_plural(namesOf(result, 'retired').length, 'preview')}`;
 }
-const OUTCOME_TEXT = {
-    retired: 'closed: retired (the closed page, the domain freed)',
-    'would-retire': 'closed: would be retired',
-    open: 'open: left as it is',
-    'already-retired': 'serves the closed page already: left as it is',
-    undecided: 'unknown: left as it is',
-    skipped: 'skipped: left as it is',
-};
 function reportBlocks(result) {
     if (!result.previews.length)
         return [report_text(`The game has no preview namespace (named ${result.prefix}<pull request number>).`)];
@@ -38956,7 +38389,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_.promises;
+const { access, appendFile, writeFile: summary_writeFile } = external_fs_.promises;
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -39017,7 +38450,7 @@ class Summary {
         return summary_awaiter(this, void 0, void 0, function* () {
             const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
             const filePath = yield this.filePath();
-            const writeFunc = overwrite ? writeFile : appendFile;
+            const writeFunc = overwrite ? summary_writeFile : appendFile;
             yield writeFunc(filePath, this._buffer, { encoding: 'utf8' });
             return this.emptyBuffer();
         });
@@ -40773,9 +40206,7 @@ function getIDToken(aud) {
 
 //# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: ./src/inputs/secrets.ts
-// Where a run's secrets become known: as its inputs are read. The table of inputs marks the secret
-// ones; each face hands this its reader (core.getInput, the CLI's flags and environment) before it
-// runs anything, and the run's redactor (common/secrets.ts) knows them from then on.
+// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
 
@@ -40827,10 +40258,7 @@ class CancelledError extends Error {
 function cancel_isCancelled(error) {
     return error instanceof CancelledError;
 }
-/**
- * The signals that cancel a run on `platform`: SIGINT and SIGTERM everywhere; on Windows also
- * SIGBREAK, which a console sends on Ctrl-Break (and a runner may send after Ctrl-C).
- */
+/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 function cancelSignals(platform = process.platform) {
     return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
 }
@@ -40858,10 +40286,9 @@ function cancelOnSignals(signals, again) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder
-// (servers/, lobby-logs/, ...) through action.ts, and the CLI subcommand of the same name. The
-// operation reads its inputs, calls the service within a Run (cancelled by the front end's signals,
-// bounded by a deadline), and says what its outputs and its report are; it never imports @actions/*.
+// One operation of the service as every front end runs it: the GitHub action of its folder through
+// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
+// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
 
 
@@ -40871,12 +40298,8 @@ function cancelOnSignals(signals, again) {
  * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
  */
 const OPERATION_DEADLINE_MS = 10 * 60_000;
-/** The environment variable that sets an operation's deadline, in seconds. */
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
-/**
- * A run stopped before its end, by a cancellation or its deadline (`cause`, whose message it begins
- * with): says what was done before.
- */
+/** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
@@ -40889,17 +40312,13 @@ class OperationStoppedError extends Error {
         this.journal = journal;
     }
 }
-/** Opens the operation's Run, runs it, and closes the Run; a cancelled or overdue run says what it did. */
+/** A cancelled or overdue run says what it did. */
 async function runOperation(operation, inputs, options) {
     const run = openRun({
+        ...options,
         connection: inputs,
-        logger: options.logger,
-        signal: options.signal,
         deadlineMs: options.deadlineMs ?? OPERATION_DEADLINE_MS,
         name: `${operation.name} run`,
-        dispatcher: options.dispatcher,
-        retry: options.retry,
-        clock: options.clock,
         explain: explainServiceFailure,
     });
     const journal = [];
@@ -40915,7 +40334,7 @@ async function runOperation(operation, inputs, options) {
         await run.dispose();
     }
 }
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms; undefined when it is not set. */
+/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 function deadlineFromEnv(env) {
     const raw = env[DEADLINE_ENV]?.trim();
     if (!raw)
@@ -40957,20 +40376,16 @@ const actionsLogger = {
 function action_notice(message, annotation) {
     core.notice(visible(message), inertAnnotation(annotation));
 }
-/** Fails the step with this message, shown as the logger shows a line. */
-function action_setFailed(message) {
-    setFailed(untrusted_visible(message));
-}
 function inertAnnotation(annotation) {
     if (!annotation)
         return annotation;
+    const { title, file } = annotation;
     return {
         ...annotation,
-        ...(annotation.title !== undefined ? { title: untrusted_visible(annotation.title) } : {}),
-        ...(annotation.file !== undefined ? { file: untrusted_visible(annotation.file) } : {}),
+        ...(title !== undefined && { title: untrusted_visible(title) }),
+        ...(file !== undefined && { file: untrusted_visible(file) }),
     };
 }
-/** Whether this run of an action has written its job summary (writeReport). */
 let summaryWritten = false;
 /**
  * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
@@ -40996,7 +40411,7 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         }
         if (!summaryWritten)
             await writeReport(failure(error));
-        action_setFailed(errors_errorMessage(error));
+        setFailed(untrusted_visible(errors_errorMessage(error)));
     }
 }
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
@@ -41015,11 +40430,10 @@ function operationFailureReport(action, error) {
         ],
     };
 }
-/** The run() of an operation's action: inputs, the call, outputs, summary, and the verdict. */
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => getInput(name));
-        const hidden = 'githubToken' in inputs ? { githubToken: '***' } : {};
+        const hidden = 'githubToken' in inputs && { githubToken: '***' };
         actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals());
@@ -41044,9 +40458,9 @@ function operationAction(operation) {
 /** Sets every output: strings as they are, null as empty, anything else as JSON. */
 function setOutputs(outputs) {
     for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+        action_setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value));
 }
-/** Sets an output, the run's secrets redacted: the one place the actions set one. */
+/** The run's secrets redacted: the one place the actions set an output. */
 function action_setOutput(name, value) {
     setOutput(name, secrets_redact(value));
 }
@@ -41057,6 +40471,11 @@ function action_setOutput(name, value) {
  */
 async function writeReport(report) {
     summaryWritten = true;
+    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
+        return;
+    }
     const summary = summary_summary.addHeading(inertHtml(report.title), 2);
     for (const block of report.blocks) {
         if (block.kind === 'heading')
@@ -41071,12 +40490,6 @@ async function writeReport(report) {
                 ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
             ]);
         }
-    }
-    // act, Gitea and older GHES have no job summary: the report is then lost, never the step.
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        summary.emptyBuffer();
-        warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
-        return;
     }
     try {
         // Whatever a block holds, the summary leaves with the run's secrets redacted.
@@ -42412,12 +41825,10 @@ function nextState(key, previous, update) {
         // A run that learnt no URL or domain state leaves none of an earlier run's standing for it.
         for (const field of ['url', 'domainStatus', 'cnameTarget', 'privateUser'])
             delete state[field];
-        Object.assign(state, withoutUndefined(update.published));
+        const defined = Object.entries(update.published).filter(([, value]) => value !== undefined);
+        Object.assign(state, Object.fromEntries(defined));
     }
     return state;
-}
-function withoutUndefined(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 /**
  * The markdown of the sticky comment (without its marker). Every value is shown as code or escaped
@@ -42505,42 +41916,10 @@ const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/;
 const PLAIN_LINK = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~/-]*)?$/;
 const SHA = /^[0-9a-f]{7,64}$/i;
 
-;// CONCATENATED MODULE: ./src/actions/github-errors.ts
-// What a failed GitHub call was: an answer GitHub gave (a status), or no answer at all. Octokit reports
-// a request that never reached GitHub (refused, reset, not resolved) as a RequestError with status 500
-// and no response: shown as "500" it reads as GitHub's own failure, and hides a connection error.
-
-/** The HTTP status GitHub answered with; undefined when GitHub gave no answer (a connection error). */
-function githubStatus(error) {
-    const { status, response } = (error ?? {});
-    // An answer comes with its response; Octokit's status 500 without one is its own, for "no answer".
-    if (typeof status !== 'number' || response === undefined || response === null)
-        return undefined;
-    return status;
-}
-/** True when the call got no answer from GitHub: the connection failed, not GitHub. */
-function isGitHubConnectionError(error) {
-    const { status, response } = (error ?? {});
-    return typeof status === 'number' && (response === undefined || response === null);
-}
-/**
- * The failure in words: `403 Resource not accessible`, or `connection error (ECONNREFUSED): connect
- * ECONNREFUSED 127.0.0.1:443` for a call that got no answer.
- */
-function describeGitHubError(error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const status = githubStatus(error);
-    if (status !== undefined)
-        return `${status} ${message}`;
-    if (!isGitHubConnectionError(error))
-        return message;
-    const code = errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
-    return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
-}
-
 ;// CONCATENATED MODULE: ./src/actions/octokit.ts
 // What this repository's actions send to GitHub (the pull request's comment, deployment statuses)
-// leaves with the run's secrets redacted: one Octokit plugin every client is made with.
+// leaves with the run's secrets redacted: one Octokit plugin every client is made with. And what a
+// failed call was: an answer GitHub gave (a status), or no answer at all.
 
 
 /** What Octokit needs as it is: where and how to send the request. */
@@ -42560,7 +41939,6 @@ const redactRequests = (octokit) => {
     });
     return {};
 };
-/** A client for `repository` that redacts what it sends, and its owner and name. */
 async function githubClient(token, repository) {
     // Loaded only when GitHub is called: Octokit costs start-up time and memory most runs never need.
     // "eager" keeps it inside dist/index.js: ncc wrote a separate chunk without license notices.
@@ -42569,14 +41947,15 @@ async function githubClient(token, repository) {
     return { octokit: github.getOctokit(token, {}, redactRequests), owner, repo };
 }
 /**
- * `call` on `repository`, ended after `timeoutMs` (or by `signal`); a failure goes to `failed` with
- * the reason in words: no answer in time, or what GitHub answered (describeGitHubError).
+ * `call` on `repository`, ended after `timeoutMs` (default 30 s: a hung call never holds the run) or by
+ * `signal`; a failure goes to `failed` with the reason in words and the status GitHub answered.
  */
-async function githubCall(options, call, failed) {
+async function octokit_githubCall(options, call, failed) {
+    const timeoutMs = options.timeoutMs ?? 30_000;
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
     // let the process end with the step's outcome unwritten.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     try {
         const { octokit, owner, repo } = await githubClient(options.token, options.repository);
@@ -42585,17 +41964,43 @@ async function githubCall(options, call, failed) {
     catch (error) {
         const timedOut = controller.signal.aborted;
         const reason = timedOut
-            ? `no answer from GitHub within ${options.timeoutMs / 1000} s`
+            ? `no answer from GitHub within ${timeoutMs / 1000} s`
             : describeGitHubError(error);
-        return failed(error, reason, timedOut);
+        return failed(error, reason, githubStatus(error), timedOut);
     }
     finally {
         clearTimeout(timer);
     }
 }
+/**
+ * The HTTP status GitHub answered with; undefined when GitHub gave no answer. Octokit reports a request
+ * that never reached GitHub (refused, reset, not resolved) as status 500 with no response: shown as
+ * "500" it would read as GitHub's own failure, and hide a connection error.
+ */
+function githubStatus(error) {
+    const { status, response } = (error ?? {});
+    return typeof status === 'number' && response != null ? status : undefined;
+}
+/**
+ * The failure in words: `403 Resource not accessible`, or `connection error (ECONNREFUSED): connect
+ * ECONNREFUSED 127.0.0.1:443` for a call that got no answer.
+ */
+function describeGitHubError(error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const status = githubStatus(error);
+    if (status !== undefined)
+        return `${status} ${message}`;
+    if (typeof error?.status !== 'number')
+        return message;
+    const code = errorCodes(error).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
+    return `connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${message}`;
+}
 
 ;// CONCATENATED MODULE: ./src/actions/comment.ts
-
+// A pull request's sticky preview comment: found by its marker on any page, among the comments the
+// action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
+// neither read nor edited. A comment never fails a deploy: each GitHub call has a time-out and a
+// retry or two, all of them one budget, and a failure is a warning.
 
 
 
@@ -42607,6 +42012,8 @@ const GITHUB_BOUNDS = {
     retryDelayMs: 1_000,
 };
 const PER_PAGE = 100;
+/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
 function stickyComment(options) {
     return new PreviewComment(options);
 }
@@ -42616,92 +42023,37 @@ function stickyComment(options) {
  * `retryTimeouts` is false.
  */
 function githubVerdict(failure, retryTimeouts) {
-    if (!retryable(failure) || (!retryTimeouts && failure instanceof GitHubCallError))
+    if (failure instanceof GitHubCallError)
+        return retryTimeouts && !failure.message.includes('in all');
+    const status = githubStatus(failure);
+    if (status !== undefined && status !== 429 && status < 500)
         return false;
     const asked = failure.response?.headers?.['retry-after'];
     return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true;
 }
-/** Runs GitHub calls, each with its time-out, through the retry engine, all within one budget. */
-class BoundedCalls {
-    #bounds;
-    #policy;
-    #logger;
-    #created = Date.now();
-    constructor(bounds, logger) {
-        this.#bounds = bounds;
-        this.#policy = retryPolicy({
-            retries: bounds.retries,
-            baseDelayMs: bounds.retryDelayMs,
-            maxDelayMs: bounds.budgetMs,
-            maxElapsedMs: bounds.budgetMs,
-            deadlineAt: this.#created + bounds.budgetMs,
-        });
-        this.#logger = { info: (line) => logger.info(line), debug: () => { } };
-    }
-    /** Ends the budget within `ms` from now, if it would end later. */
-    shorten(ms) {
-        this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + ms);
-    }
-    /** The call's value; its last failure, with its attempts when it had more than one (RetriedCallError). */
-    async run(call, retryTimeouts = true) {
-        let attempts = 0;
-        let last;
-        const attempt = async () => {
-            attempts++;
-            try {
-                return await this.#attempt(call);
-            }
-            catch (error) {
-                last = error;
-                throw error;
-            }
-        };
-        try {
-            return await withRetries('GitHub call', attempt, (failure) => githubVerdict(failure, retryTimeouts), this.#policy, this.#logger);
-        }
-        catch (error) {
-            if (attempts > 1 && last instanceof Error)
-                throw new RetriedCallError(last, attempts);
-            throw last ?? error;
-        }
-    }
-    async #attempt(call) {
-        const deadline = this.#policy.deadlineAt;
-        const remaining = deadline - Date.now();
-        if (remaining <= 0)
-            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
-        const timeout = Math.min(this.#bounds.callTimeoutMs, remaining);
-        // A timer of our own, not AbortSignal.timeout(), as in githubCall.
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), timeout);
-        try {
-            return await call(controller.signal);
-        }
-        catch (error) {
-            if (!controller.signal.aborted)
-                throw error;
-            throw new GitHubCallError(`no answer from GitHub within ${timeout / 1000} s`, { cause: error });
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-}
-/** The sticky comment of one preview on one pull request. */
 class PreviewComment {
     #options;
-    #calls;
-    #client;
+    #bounds;
+    #policy;
+    #created = Date.now();
     #marker;
     #commentId;
     #loaded = false;
     #identity;
     constructor(options) {
         this.#options = options;
-        this.#calls = new BoundedCalls({ ...GITHUB_BOUNDS, ...options.bounds }, options.logger);
-        this.#client = githubClient(options.token, options.repository);
+        this.#bounds = { ...GITHUB_BOUNDS, ...options.bounds };
+        const { retries, retryDelayMs, budgetMs } = this.#bounds;
+        this.#policy = retryPolicy({
+            retries,
+            baseDelayMs: retryDelayMs,
+            maxDelayMs: budgetMs,
+            maxElapsedMs: budgetMs,
+            deadlineAt: this.#created + budgetMs,
+        });
         this.#marker = previewMarker(options.key);
     }
+    /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
     async load() {
         try {
             const state = await this.#find();
@@ -42713,10 +42065,12 @@ class PreviewComment {
             return undefined;
         }
     }
+    /** Creates the comment or updates it in place. Never throws. */
     async save(body, saveOptions) {
         // A cancelled run has seconds left before it is killed: its comment gets no more.
-        if (saveOptions?.withinMs !== undefined)
-            this.#calls.shorten(saveOptions.withinMs);
+        const { withinMs } = saveOptions ?? {};
+        if (withinMs !== undefined)
+            this.#policy.deadlineAt = Math.min(this.#policy.deadlineAt, Date.now() + withinMs);
         const text = `${this.#marker}\n${body}`;
         const { issue, logger } = this.#options;
         try {
@@ -42743,10 +42097,44 @@ class PreviewComment {
                     : '.'));
         }
     }
-    /** A bounded call on this repository; `retryTimeouts` false for one that must not run twice. */
+    /**
+     * A call on this repository, through the retry engine, each attempt with its time-out; its last
+     * failure, with its attempts when it had more than one. `retryTimeouts` false for one that must
+     * not run twice.
+     */
     async #rest(call, retryTimeouts = true) {
-        const { octokit, owner, repo } = await this.#client;
-        return this.#calls.run((signal) => call(octokit, { owner, repo, request: { signal } }), retryTimeouts);
+        let attempts = 0;
+        let last;
+        const attempt = async () => {
+            attempts++;
+            try {
+                return await this.#attempt(call);
+            }
+            catch (error) {
+                last = error;
+                throw error;
+            }
+        };
+        const logger = { info: (line) => this.#options.logger.info(line), debug: () => { } };
+        try {
+            return await withRetries('GitHub call', attempt, (f) => githubVerdict(f, retryTimeouts), this.#policy, logger);
+        }
+        catch (error) {
+            if (attempts > 1 && last instanceof Error)
+                throw new RetriedCallError(`${comment_describe(last)} (${attempts} attempts)`, { cause: last });
+            throw last ?? error;
+        }
+    }
+    #attempt(call) {
+        const deadline = this.#policy.deadlineAt;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0)
+            throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`);
+        const { token, repository } = this.#options;
+        const timeoutMs = Math.min(this.#bounds.callTimeoutMs, remaining);
+        return octokit_githubCall({ token, repository, timeoutMs }, call, (error, reason, _status, timedOut) => {
+            throw timedOut ? new GitHubCallError(reason, { cause: error }) : error;
+        });
     }
     /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
     async #find() {
@@ -42757,7 +42145,7 @@ class PreviewComment {
             return first.state;
         }
         if (ignored > 0) {
-            this.#options.logger.warning(`Ignored ${plural(ignored, 'comment')} on #${this.#options.issue} that carry the preview's marker ` +
+            this.#options.logger.warning(`Ignored ${format_plural(ignored, 'comment')} on #${this.#options.issue} that carry the preview's marker ` +
                 `but were not written by ${login}, the identity of github-token`);
         }
         return undefined;
@@ -42844,88 +42232,24 @@ class PreviewComment {
         }
     }
 }
-/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** A connection error (no answer from GitHub) as such: Octokit gives it status 500, which GitHub never sent. */
+/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+class GitHubCallError extends Error {
+}
+/** A GitHub call that failed after retries: its last failure is the cause. */
+class RetriedCallError extends Error {
+}
 function comment_describe(error) {
     return error instanceof GitHubCallError || error instanceof RetriedCallError
         ? error.message
         : describeGitHubError(error);
 }
+function lastFailure(error) {
+    return error instanceof RetriedCallError ? error.cause : error;
+}
 /** The status GitHub answered with; undefined for a time-out or a connection error. */
 function statusOf(error) {
     const failure = lastFailure(error);
     return failure instanceof GitHubCallError ? undefined : githubStatus(failure);
-}
-/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
-class GitHubCallError extends Error {
-    name = 'GitHubCallError';
-}
-/** A GitHub call that failed after retries: its last failure (the cause) and how many attempts it had. */
-class RetriedCallError extends Error {
-    name = 'RetriedCallError';
-    attempts;
-    constructor(failure, attempts) {
-        super(`${comment_describe(failure)} (${attempts} attempts)`, { cause: failure });
-        this.attempts = attempts;
-    }
-}
-/** The failure of the call's last attempt. */
-function lastFailure(error) {
-    return error instanceof RetriedCallError ? error.cause : error;
-}
-/** What a retry may fix: no answer in time, a connection lost, GitHub's own failure or rate limit. */
-function retryable(error) {
-    if (error instanceof GitHubCallError)
-        return !error.message.includes('in all');
-    const status = statusOf(error);
-    return status === undefined || status === 429 || status >= 500;
-}
-
-;// CONCATENATED MODULE: ./src/actions/deployments.ts
-
-
-
-/** All the calls together: the closing run ends in bounded time whatever GitHub does. */
-const BUDGET_MS = 30_000;
-/**
- * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
- * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
- * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
- * GitHub failure is a warning, and the preview is closed all the same.
- */
-async function retireDeployments(options) {
-    return githubCall({ ...options, timeoutMs: BUDGET_MS }, async (octokit, repo) => {
-        let retired = 0;
-        for (const ref of new Set(options.refs)) {
-            const { data: deployments } = await octokit.rest.repos.listDeployments({
-                ...repo,
-                ref,
-                per_page: 100,
-            });
-            for (const { id } of deployments) {
-                const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
-                    ...repo,
-                    deployment_id: id,
-                    per_page: 1,
-                });
-                if (statuses[0]?.state === 'inactive')
-                    continue;
-                await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' });
-                retired++;
-            }
-        }
-        options.logger.info(`Marked ${plural(retired, 'GitHub deployment')} of the pull request inactive`);
-        return retired;
-    }, (error, reason) => {
-        const status = githubStatus(error);
-        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${reason}` +
-            (status === 403 || status === 404
-                ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
-                : '.') +
-            ' The preview is closed all the same.');
-        return 0;
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/actions/event.ts
@@ -42941,8 +42265,7 @@ function readEvent(env, payload, pullRequestInput) {
     const repository = env.GITHUB_REPOSITORY;
     const repositoryUrl = env.GITHUB_SERVER_URL && repository ? `${env.GITHUB_SERVER_URL}/${repository}` : undefined;
     const runUrl = repositoryUrl && env.GITHUB_RUN_ID ? `${repositoryUrl}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-    const pr = payload?.pull_request;
-    const workflowRun = payload?.workflow_run;
+    const { action, pull_request: pr, workflow_run: workflowRun } = (payload ?? {});
     let pullRequest;
     let ref = env.GITHUB_REF;
     if (pullRequestInput !== undefined) {
@@ -42966,7 +42289,7 @@ function readEvent(env, payload, pullRequestInput) {
             number: pr.number,
             headSha: pr.head?.sha,
             headRef: pr.head?.ref,
-            closed: payload.action === 'closed',
+            closed: action === 'closed',
             // A deleted fork has no head repository: it was a fork all the same.
             fromFork: head === undefined || head !== base,
         };
@@ -43002,8 +42325,215 @@ function whenNoToken(policy, event) {
     return { skip: false };
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/report.ts
-// The smoke test in the words of the summary, the CLI's report and the pull request's comment.
+;// CONCATENATED MODULE: ./src/actions/github.ts
+// The actions' calls to GitHub, each on @actions/github in bounded time (githubCall): the guard against
+// an older build, the check of a workflow_run's pull request, a pull request's state for the sweep,
+// and the retirement of a closed preview's GitHub deployments.
+
+
+
+
+const STATUSES = (/* unused pure expression or super */ null && (['ahead', 'behind', 'diverged', 'identical']));
+/**
+ * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
+ * or cannot compare (422) is undefined: the guard then publishes, saying so, as it does when the
+ * comparison fails.
+ */
+function githubCompareCommits(options) {
+    return (base, head) => githubCall(options, async (octokit, repo) => {
+        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+            ...repo,
+            basehead: `${base}...${head}`,
+            per_page: 1,
+        });
+        return STATUSES.includes(data.status) ? data.status : undefined;
+    }, (error, reason, status, timedOut) => {
+        if (status === 404 || status === 422)
+            return undefined;
+        throw new Error(timedOut ? reason : `GitHub's compare failed: ${reason}`, { cause: error });
+    });
+}
+/**
+ * Checks that pull request `number` of `repository` is the one the workflow_run's build ran for (the
+ * same head repository and branch, as GitHub itself matches runs to pull requests). The build hands the
+ * number over, and a fork's build runs the fork's code: it could name another pull request, whose
+ * preview and comment this run would then take over.
+ */
+async function checkPullRequest(options) {
+    const head = await githubCall(options, async (octokit, repo) => (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head, (error, reason, status) => {
+        if (status === 404)
+            throw new UsageError(`${Input.PullRequest}: ${options.repository} has no pull request #${options.number}`);
+        throw new Error(`Could not read pull request #${options.number} to check it is the one this build ran for: ${reason}` +
+            (status === 401 || status === 403 ? ' (github-token needs pull-requests: read)' : ''), { cause: error });
+    });
+    const built = `${options.build.repository ?? '?'}:${options.build.branch ?? '?'}`;
+    const wanted = `${head.repo?.full_name ?? '(deleted fork)'}:${head.ref}`;
+    if (built !== wanted) {
+        throw new UsageError(`${Input.PullRequest} #${options.number} is not the pull request this build ran for: its head is ${wanted}, ` +
+            `the build ran on ${built}. Nothing was deployed.`);
+    }
+}
+/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
+function readPullRequestState(token, repository, number, signal) {
+    return octokit_githubCall({ token, repository, signal }, async (octokit, repo) => {
+        const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
+        return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha };
+    }, (error, reason, status) => {
+        if (status === 404)
+            throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error });
+        throw new Error(reason +
+            (status === 401 || status === 403 ? ` (${table_Input.GitHubToken} needs pull-requests: read)` : ''), { cause: error });
+    });
+}
+/**
+ * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
+ * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
+ * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
+ * GitHub failure is a warning, and the preview is closed all the same.
+ */
+async function retireDeployments(options) {
+    const { number, headRef } = options.pullRequest;
+    const refs = new Set([headRef, `refs/pull/${number}/merge`].filter((ref) => !!ref));
+    // The budget of all the calls together: the closing run ends in bounded time whatever GitHub does.
+    return octokit_githubCall(options, async (octokit, repo) => {
+        let retired = 0;
+        for (const ref of refs) {
+            const { data: deployments } = await octokit.rest.repos.listDeployments({
+                ...repo,
+                ref,
+                per_page: 100,
+            });
+            for (const { id } of deployments) {
+                const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
+                    ...repo,
+                    deployment_id: id,
+                    per_page: 1,
+                });
+                if (statuses[0]?.state === 'inactive')
+                    continue;
+                await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' });
+                retired++;
+            }
+        }
+        options.logger.info(`Marked ${format_plural(retired, 'GitHub deployment')} of the pull request inactive`);
+        return retired;
+    }, (_error, reason, status) => {
+        options.logger.warning(`Could not mark the pull request's GitHub deployments inactive: ${reason}` +
+            (status === 403 || status === 404
+                ? ". Give the job 'permissions: deployments: write' for GitHub's deployment view to show the preview as ended."
+                : '.') +
+            ' The preview is closed all the same.');
+        return 0;
+    });
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
+// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
+// first problem in words and what a user can do about it; and the same in the words of the summary,
+// the CLI's report and the pull request's comment.
+
+
+const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
+function judge(seen, watchMs) {
+    const requests = seen.problems.filter((p) => p.kind === 'request');
+    const errors = seen.problems.length - requests.length;
+    const { canvas } = seen;
+    const flat = canvas !== undefined && canvas.colours <= 1;
+    const counts = [
+        verdict_plural(errors, 'error'),
+        verdict_plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+    ];
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
+    const screenshot = seen.screenshot;
+    const first = seen.problems[0];
+    if (!first && !flat) {
+        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        return {
+            status: 'passed',
+            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            screenshot,
+        };
+    }
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+    return {
+        status: 'failed',
+        line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
+        problem,
+        remedy: remedyFor(seen.problems, first, watchMs),
+        screenshot,
+    };
+}
+function describeProblem(problem) {
+    switch (problem.kind) {
+        case 'exception':
+            return `uncaught ${problem.message}`;
+        case 'console':
+            return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
+        case 'request':
+            return problem.status !== undefined
+                ? `${problem.url} answered ${problem.status}`
+                : `${problem.url} could not be fetched (${problem.failure})`;
+        case 'alert':
+            return `the page alerted: ${problem.message}`;
+        case 'engine':
+            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+        case 'load':
+            return `the page did not load: ${problem.message}`;
+    }
+}
+/**
+ * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
+ * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ */
+const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
+const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
+/** What a user can do: about the first problem, with the engines' causes the others reveal. */
+function remedyFor(problems, first, watchMs) {
+    if (!first)
+        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request')
+        return requestRemedy(first.status);
+    const said = problems
+        .filter((p) => p.kind !== 'request')
+        .map(describeProblem)
+        .join('\n');
+    if (COMPRESSED.test(said))
+        return ('a compressed file reached the browser without its Content-Encoding, so it could not be read: keep ' +
+            `${inputName(Input.WebEngine)} auto (or unity) so that the version's routes send it, and no ${inputName(Input.Headers)} rule ` +
+            "overriding them; or build without compression (Unity: Publishing Settings, Compression Format 'Disabled')");
+    if (WASM_TYPE.test(said))
+        return (`a .wasm came without Content-Type application/wasm, which the browser needs to compile it as it streams: keep ` +
+            `${inputName(Input.WebEngine)} auto (or unity, godot), which sets it for the engine's files`);
+    if (ISOLATION.test(said))
+        return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
+            "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'load')
+        return 'check that the URL opens in a browser; a re-run checks again';
+    return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
+}
+function requestRemedy(status) {
+    if (status === 404)
+        return (`the page asks for a file the site does not have: check that the ${inputName(Input.Files)} patterns select it ` +
+            `(and ${inputName(Input.IncludeHidden)} for a name starting with '.'), and the case of its path`);
+    if (status === 401 || status === 403)
+        return `the host refused the request: on a private namespace, check ${inputName(Input.BasicAuth)}`;
+    if (status !== undefined && status >= 500)
+        return 'the host failed to answer: a re-run checks again';
+    if (status !== undefined)
+        return 'the host refused the request the page made: check the URL the game builds for it';
+    return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
+}
 // Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
 /** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
 class SmokeTestError extends Error {
@@ -43015,7 +42545,7 @@ class SmokeTestError extends Error {
     }
 }
 /** "started in Chromium 156 in 0.4 s: …", and on failure what to do and what was put back. */
-function report_smokeSentence(smoke) {
+function verdict_smokeSentence(smoke) {
     const parts = [smoke.line];
     if (smoke.remedy)
         parts.push(smoke.remedy);
@@ -43053,17 +42583,14 @@ function compareSizes(base, record, manifest) {
         (b.after ?? b.before ?? 0) - (a.after ?? a.before ?? 0) ||
         (a.path < b.path ? -1 : 1);
     const engine = rows.filter((row) => row.engine).sort(byChange);
-    const others = changed.filter((row) => !row.engine).sort(byChange);
-    const engineShown = engine.slice(0, SIZE_ROWS_SHOWN);
-    const othersShown = others.slice(0, SIZE_ROWS_SHOWN - engineShown.length);
-    const shown = [...engineShown, ...othersShown];
-    const left = [...engine.slice(SIZE_ROWS_SHOWN), ...others.slice(othersShown.length)].filter((row) => row.before !== row.after);
+    const listed = [...engine, ...changed.filter((row) => !row.engine).sort(byChange)];
+    const left = listed.slice(SIZE_ROWS_SHOWN).filter((row) => row.before !== row.after);
     return {
         base,
         baseCommit: record.commit,
         totalBefore: record.totalBytes,
         totalAfter: manifest.totalBytes,
-        rows: shown.sort(byChange),
+        rows: listed.slice(0, SIZE_ROWS_SHOWN).sort(byChange),
         more: { count: left.length, delta: left.reduce((sum, row) => sum + delta(row), 0) },
         added: rows.filter((row) => row.before === undefined).length,
         removed: rows.filter((row) => row.after === undefined).length,
@@ -43113,14 +42640,10 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 // time proportional to the name's length times the pattern's.
 
 
+const NOCASE = process.platform === 'win32';
 const GLOBSTAR = Symbol('**');
 const STAR = Symbol('*');
-const ONE = Symbol('?');
-/**
- * A pattern as it is matched: `\` is a separator on every platform, as on Windows, so that a
- * workflow's patterns select the same files on every runner (a glob character is matched literally
- * with a class: `[*]`).
- */
+/** `\` separates on every platform, as on Windows: one selection on every runner (`[*]`: a `*`). */
 const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 /** Checks patterns: relative, and never reaching above the root. */
 function checkPatterns(patterns) {
@@ -43138,14 +42661,14 @@ function checkPatterns(patterns) {
  * Whether a path relative to the root (`/` separators) is selected by `patterns`: the last pattern
  * that matches it, or a folder above it, decides (`!` excludes).
  */
-function glob_fileSelector(patterns, nocase = process.platform === 'win32') {
-    const rules = patterns.map((pattern) => compileRule(pattern, nocase));
+function glob_fileSelector(patterns) {
+    const rules = patterns.map(compileRule);
     const [only] = rules;
     if (rules.length === 1 && !only.exclude && only.segments.length === 1 && only.segments[0] === GLOBSTAR) {
         return () => true;
     }
     return (relative) => {
-        const parts = (nocase ? relative.toLowerCase() : relative).split('/');
+        const parts = (NOCASE ? relative.toLowerCase() : relative).split('/');
         let chosen = false;
         for (const rule of rules) {
             if (chosen === rule.exclude && matchesRule(rule, parts))
@@ -43154,12 +42677,12 @@ function glob_fileSelector(patterns, nocase = process.platform === 'win32') {
         return chosen;
     };
 }
-function compileRule(raw, nocase) {
+function compileRule(raw) {
     let pattern = sitePattern(raw);
     const exclude = pattern.startsWith('!');
     if (exclude)
         pattern = pattern.slice(1);
-    if (nocase)
+    if (NOCASE)
         pattern = pattern.toLowerCase();
     const normal = path.posix.normalize(pattern);
     const body = normal.replace(/\/+$/, '');
@@ -43179,23 +42702,17 @@ function compileSegment(segment) {
     const tokens = [];
     for (let i = 0; i < segment.length; i++) {
         const char = segment[i];
+        const parsed = char === '[' ? parseClass(segment, i) : undefined;
         if (char === '*') {
             if (tokens.at(-1) !== STAR)
                 tokens.push(STAR);
         }
-        else if (char === '?')
-            tokens.push(ONE);
-        else if (char === '[') {
-            const parsed = parseClass(segment, i);
-            if (parsed) {
-                tokens.push(parsed.test);
-                i = parsed.end;
-            }
-            else
-                tokens.push(char);
+        else if (parsed) {
+            tokens.push(parsed.test);
+            i = parsed.end;
         }
         else
-            tokens.push(char);
+            tokens.push(char === '?' ? () => true : (c) => c === char);
     }
     return tokens;
 }
@@ -43298,18 +42815,17 @@ function matchesName(tokens, name) {
         if (token === STAR) {
             starToken = t++;
             starAt = i;
-            continue;
         }
-        if (token !== undefined &&
-            (token === ONE || (typeof token === 'string' ? token === name[i] : token(name[i])))) {
+        else if (token?.(name[i])) {
             t++;
             i++;
-            continue;
         }
-        if (starToken < 0)
+        else if (starToken < 0)
             return false;
-        t = starToken + 1;
-        i = ++starAt;
+        else {
+            t = starToken + 1;
+            i = ++starAt;
+        }
     }
     while (tokens[t] === STAR)
         t++;
@@ -43319,6 +42835,7 @@ function matchesName(tokens, name) {
 ;// CONCATENATED MODULE: ./src/deploy/walk.ts
 // The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
 // run between batches so a cancel is heard whatever the tree.
+
 
 
 
@@ -43382,44 +42899,36 @@ function relativeSitePath(root, absolutePath, pathApi = path) {
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
+/** The first `shown` of `list`, and how many more. */
+function listSome(list, shown) {
+    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
+}
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
-    const names = [];
-    for (const name of await readdir(folder, { encoding: 'buffer' })) {
-        if (!isUtf8(name))
-            names.push(prefix + escapeBytes(name));
-    }
+    const names = (await readdir(folder, { encoding: 'buffer' }))
+        .filter((name) => !isUtf8(name))
+        .map((name) => prefix + escapeBytes(name))
+        .sort();
     if (!names.length)
         return;
-    names.sort();
     const one = names.length === 1;
     throw new UsageError(`path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
-        `not UTF-8 (shown by their bytes): ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}. ` +
+        `not UTF-8 (shown by their bytes): ${listSome(names, 10)}. ` +
         `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`);
 }
-function escapeBytes(name) {
-    let text = '';
-    for (const byte of name) {
-        text +=
-            byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-                ? String.fromCharCode(byte)
-                : `\\x${byte.toString(16).padStart(2, '0')}`;
-    }
-    return text;
-}
+const escapeBytes = (name) => Array.from(name, (byte) => byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+    ? String.fromCharCode(byte)
+    : `\\x${byte.toString(16).padStart(2, '0')}`).join('');
 function walk_hiddenLeftOut(hidden) {
     if (!hidden.length)
         return undefined;
-    const shown = hidden.slice(0, 5).join(', ');
-    const more = hidden.length > 5 ? `, and ${hidden.length - 5} more` : '';
     const folders = hidden.filter((name) => name.endsWith('/')).length;
-    const counted = (count, noun) => `${count} hidden ${noun}${count === 1 ? '' : 's'}`;
     const what = [
-        ...(hidden.length > folders ? [counted(hidden.length - folders, 'file')] : []),
-        ...(folders ? [counted(folders, 'folder')] : []),
+        ...(hidden.length > folders ? [plural(hidden.length - folders, 'hidden file')] : []),
+        ...(folders ? [plural(folders, 'hidden folder')] : []),
     ].join(' and ');
-    return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${shown}${more}`;
+    return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${listSome(hidden, 5)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/report.ts
@@ -43504,14 +43013,11 @@ function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
         return [];
-    const blocks = [heading('Web engine')];
-    blocks.push(keyValueTable([
-        ['web-engine', serving.engine],
-        ...serving.builds.map((build) => [
-            'Recognised',
-            `${build.summary} (${build.evidence})`,
-        ]),
-    ]));
+    const recognised = serving.builds.map((build) => [
+        'Recognised',
+        `${build.summary} (${build.evidence})`,
+    ]);
+    const blocks = [heading('Web engine'), keyValueTable([['web-engine', serving.engine], ...recognised])];
     if (serving.contentTypes.length) {
         const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED);
         blocks.push(table(['File', 'Content type set'], listed.map((c) => [{ code: c.path }, c.contentType])));
@@ -43567,7 +43073,7 @@ function rerunText(result, error) {
         sentences.push(`Site ${result.siteId} holds every file but was not published: the namespace still serves what it served before. ` +
             'A re-run of this preview publishes it without uploading again; any other re-run uploads the files again.');
     }
-    if (isNotLive(error))
+    if (error instanceof NotLiveError)
         sentences.push(notLiveRerun(error.verification));
     if (error instanceof SmokeTestError)
         sentences.push(smokeRerun(error.smoke));
@@ -43625,36 +43131,23 @@ function resultRows(result, failed) {
         rows.push(['Domain', provisioned.domain]);
     if (provisioned.matchmakerValidated)
         rows.push(['Matchmaker config', 'valid']);
+    // A site without a manifest was created but never completed: its files were hashed before completion.
+    if (manifest || result.siteId)
+        rows.push(['Site', siteCell(result, failed)]);
     if (manifest) {
-        const site = result.skipped
-            ? [{ code: result.siteId ?? '' }, ' (reused: the files are unchanged)']
-            : result.siteId
-                ? [
-                    `${result.siteName} `,
-                    { code: result.siteId },
-                    failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
-                ]
-                : `${result.siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
-        rows.push(['Site', site]);
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
         rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
         rows.push(['Digest', { code: manifest.digest }]);
     }
-    if (result.record)
-        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
-    if (!manifest && result.siteId) {
-        rows.push([
-            'Site',
-            [`${result.siteName} `, { code: result.siteId }, failed ? ' (created; upload not completed)' : ''],
-        ]);
-    }
-    if (!manifest && result.collected) {
+    else if (result.collected) {
         const { fileCount, totalBytes } = result.collected;
         rows.push([
             'Files',
             `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
         ]);
     }
+    if (result.record)
+        rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
     const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
     if (leftOut)
         rows.push(['Hidden', leftOut]);
@@ -43666,13 +43159,15 @@ function resultRows(result, failed) {
         else if (published.replacedVersionId)
             version.push(' (replaced ', { code: published.replacedVersionId }, ')');
         rows.push(['Version', version]);
-        const access = published.privateUser
-            ? [['Access', privateNote(published.privateUser)]]
-            : [];
-        const smoke = result.smoke ? [['Smoke test', smokeSentence(result.smoke)]] : [];
+        const first = whereRows(published);
+        if (published.privateUser)
+            first.push(['Access', privateNote(published.privateUser)]);
+        first.push(['Live', liveCell(result)]);
+        if (result.smoke)
+            first.push(['Smoke test', smokeSentence(result.smoke)]);
         if (result.smoke?.screenshot)
-            smoke.push(['Screenshot', { code: result.smoke.screenshot }]);
-        rows.unshift(...whereRows(published), ...access, ['Live', liveCell(result)], ...smoke);
+            first.push(['Screenshot', { code: result.smoke.screenshot }]);
+        rows.unshift(...first);
     }
     else if (result.dryRun && result.provisioned.nameId !== undefined && result.manifest) {
         rows.push(['Version', 'would be made and published']);
@@ -43686,6 +43181,18 @@ function resultRows(result, failed) {
     }
     rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
     return rows;
+}
+function siteCell(result, failed) {
+    const { siteId, siteName } = result;
+    if (result.skipped)
+        return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)'];
+    if (!siteId)
+        return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
+    return [
+        `${siteName} `,
+        { code: siteId },
+        failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
+    ];
 }
 function whereRows(published) {
     const { domain, url } = published;
@@ -43789,23 +43296,17 @@ function previewRecord(ending, context) {
         case 'deployed':
             return { state: stateAfter(ending.result, context), status: deployedStatus(ending.result) };
         case 'failed':
-            return failedRecord(ending.error, ending.partial, ending.namespaceId, context);
+            return failedRecord(ending, context);
         case 'closed':
-            return closedRecord(ending.result, ending.pullRequest, context);
+            return closedRecord(ending, context);
     }
 }
 /** The comment after a run (without its marker): its record, titled by the preview's name. */
 function commentAfter(ending, context) {
-    const { state, status } = previewRecord(ending, context);
-    const { namespaceNameId, runUrl, repositoryUrl, commit } = context;
     return renderComment({
+        ...context,
+        ...previewRecord(ending, context),
         title: `gamehost preview: ${context.name}`,
-        status,
-        state,
-        namespaceNameId,
-        runUrl,
-        repositoryUrl,
-        commit,
     });
 }
 function deployedStatus(result) {
@@ -43848,9 +43349,9 @@ function smokeMarkdown(result) {
     if (!smoke)
         return '';
     const mark = smoke.status === 'passed' ? '🎮' : smoke.status === 'failed' ? '⚠️' : 'ℹ️';
-    return `\n\n${mark} Smoke test: ${markdownText(report_smokeSentence(smoke))}.`;
+    return `\n\n${mark} Smoke test: ${markdownText(verdict_smokeSentence(smoke))}.`;
 }
-function failedRecord(error, partial, namespaceId, context) {
+function failedRecord({ error, partial, namespaceId }, context) {
     // A site whose upload completed is remembered, so that a re-run publishes it without uploading again.
     const state = partial?.uploadCompleted
         ? stateAfter(partial, context)
@@ -43863,14 +43364,13 @@ function failedRecord(error, partial, namespaceId, context) {
         : `❌ The deploy failed: ${markdownText(errors_errorMessage(error))}`;
     return { state, status };
 }
-function closedRecord(result, pullRequest, context) {
+function closedRecord({ result, pullRequest }, context) {
     const state = nextState(context.key, context.previous, {
         namespaceId: result.namespace.namespace_id,
         namespaceNameId: result.namespace.name_id,
     });
-    delete state.domain;
-    delete state.domainStatus;
-    delete state.cnameTarget;
+    for (const field of ['domain', 'domainStatus', 'cnameTarget'])
+        delete state[field];
     if (result.url && result.versionId)
         Object.assign(state, { url: result.url, versionId: result.versionId });
     const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : '';
@@ -43943,57 +43443,27 @@ function sizeMarkdown(change) {
 
 
 
-
-
-
-/** How long GitHub may take to say whether one pull request is open. */
-const PULL_REQUEST_TIMEOUT_MS = 30_000;
 const run = operationAction(sweepOperation((inputs) => {
     const event = readEvent(process.env, undefined);
     const { repository } = event;
     if (!repository) {
         throw new errors_UsageError('GITHUB_REPOSITORY is not set: the sweep asks GitHub about the pull requests of the repository it runs in');
     }
-    return actionsGitHub(inputs.githubToken, { ...event, repository }, inputs);
-}));
-function actionsGitHub(token, event, connection) {
-    const { repository } = event;
+    const token = inputs.githubToken;
     return {
         pullRequest: (number, signal) => readPullRequestState(token, repository, number, signal),
         async retired(preview) {
-            await updateComment(token, event, connection, preview);
-            const refs = [preview.pullRequest.headRef, `refs/pull/${preview.number}/merge`].filter((ref) => !!ref);
-            await retireDeployments({ token, repository, refs, logger: actionsLogger });
+            await updateComment(token, { ...event, repository }, inputs, preview);
+            const pullRequest = { number: preview.number, headRef: preview.pullRequest.headRef };
+            await retireDeployments({ token, repository, pullRequest, logger: actionsLogger });
         },
     };
-}
-/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
-async function readPullRequestState(token, repository, number, signal) {
-    return githubCall({ token, repository, timeoutMs: PULL_REQUEST_TIMEOUT_MS, signal }, async (octokit, repo) => {
-        const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
-        return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha };
-    }, (error, reason) => {
-        const status = githubStatus(error);
-        if (status === 404)
-            throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error });
-        throw new Error(reason +
-            (status === 401 || status === 403 ? ` (${table_Input.GitHubToken} needs pull-requests: read)` : ''), { cause: error });
-    });
-}
+}));
 /** The preview's sticky comment, when it has one, says the pull request was closed (as the `closed` run writes it). */
 async function updateComment(token, event, connection, preview) {
     const nameId = preview.result.namespace.name_id;
     // The key the deploy gave the comment of the preview it made in namespace `nameId`.
-    const target = {
-        kind: 'name',
-        nameId,
-        displayName: nameId,
-        versionId: undefined,
-        domain: undefined,
-        matchmaker: undefined,
-        publish: false,
-        cdnDomain: undefined,
-    };
+    const target = { kind: 'name', nameId };
     const key = previewKey({ connection, target, site: { name: '', nameGiven: false } });
     const comment = stickyComment({
         token,
@@ -44007,16 +43477,18 @@ async function updateComment(token, event, connection, preview) {
         actionsLogger.info(`Pull request #${preview.number} has no preview comment of ${nameId} to update`);
         return;
     }
+    const ending = { kind: 'closed', result: preview.result, pullRequest: preview.number };
     const { runUrl, repositoryUrl } = event;
-    const context = {
+    const commit = preview.pullRequest.headSha;
+    await comment.save(commentAfter(ending, {
         key,
         previous,
         namespaceNameId: nameId,
-        commit: preview.pullRequest.headSha,
+        commit,
         name: nameId,
-    };
-    const ending = { kind: 'closed', result: preview.result, pullRequest: preview.number };
-    await comment.save(commentAfter(ending, { ...context, runUrl, repositoryUrl }));
+        runUrl,
+        repositoryUrl,
+    }));
 }
 
 
