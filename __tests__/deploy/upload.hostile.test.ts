@@ -116,8 +116,9 @@ test('an error answer whose body trickles is taken request-timeout after its hea
 
 test('a PUT whose progress keeps coming and never ends is aborted at its deadline, and retried', async () => {
   const { scanned } = await scan({ 'a.txt': 'hello' })
-  // A store that takes a byte every 10 ms and never answers: no stall, ever. It gives up after 300
-  // bytes (3 s), counted, so that a busy machine's late ticks delay its end too.
+  // A store that takes a byte a tick and never answers: no stall, ever. Each tick is 10 ms on the
+  // watchdog's clock, whenever the machine runs it; the store gives up after 300 ticks (3 s).
+  const clock = { ms: 0, now: () => clock.ms }
   let dispatched = 0
   let gaveUp = 0
   const trickling = {
@@ -125,6 +126,7 @@ test('a PUT whose progress keeps coming and never ends is aborted at its deadlin
       dispatched++
       let ticks = 0
       const timer = setInterval(() => {
+        clock.ms += 10
         // undici 6 hands the chunk written (its types say a size).
         if (++ticks < 300) handler.onBodySent?.(Buffer.from('x') as never, 1)
         else {
@@ -132,7 +134,7 @@ test('a PUT whose progress keeps coming and never ends is aborted at its deadlin
           gaveUp++
           handler.onError?.(new Error('the trickling store gave up'))
         }
-      }, 10)
+      }, 1)
       handler.onConnect?.((reason?: Error) => {
         clearInterval(timer)
         handler.onError?.(reason ?? new Error('aborted'))
@@ -143,8 +145,8 @@ test('a PUT whose progress keeps coming and never ends is aborted at its deadlin
   const logger = memoryLogger()
   const error = await upload(scanned, onePutPerFile(scanned, 'http://127.0.0.1:9'), {
     dispatcher: trickling,
-    // A stall limit well above the store's 10 ms ticks, so that a busy machine's late tick is no stall.
     timeouts: timeoutsFor(250),
+    stallClock: clock,
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
     logger,
   }).catch((e: unknown) => e)

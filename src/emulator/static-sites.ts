@@ -58,5 +58,10 @@ export async function sendSiteFile(
     res.end()
     return
   }
-  await pipeline(createReadStream(core.storage.filePath(site.uploadId, fileIndex)), res)
+  try {
+    await pipeline(createReadStream(core.storage.filePath(site.uploadId, fileIndex)), res)
+  } catch (error) {
+    // A client that stops reading (a HEAD-sized check, a closed tab) is the client's doing, as on a CDN.
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error
+  }
 }

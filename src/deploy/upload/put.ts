@@ -58,7 +58,7 @@ export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
  */
 class PutHandler implements InFlight {
   slot = -1
-  lastProgress = performance.now()
+  lastProgress: number
   readonly deadline: number
   readonly limit: number
   readonly restartable: boolean
@@ -78,6 +78,7 @@ class PutHandler implements InFlight {
 
   constructor(request: PutRequest, resolve: (answer: StoreAnswer) => void, reject: (error: Error) => void) {
     this.inFlight = request.inFlight
+    this.lastProgress = request.inFlight.clock.now()
     this.limit = request.deadlineMs
     this.restartable = request.restartable
     this.deadline = this.lastProgress + request.deadlineMs
@@ -99,12 +100,12 @@ class PutHandler implements InFlight {
 
   // undici 6 calls it with each chunk written to the socket (its types say a size).
   onBodySent(chunk: Buffer | string): void {
-    this.inFlight.progressed(this, performance.now())
+    this.inFlight.progressed(this, this.inFlight.clock.now())
     this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    this.inFlight.progressed(this, performance.now())
+    this.inFlight.progressed(this, this.inFlight.clock.now())
     this.answered = true
     this.status = statusCode
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {

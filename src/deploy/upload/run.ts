@@ -5,7 +5,7 @@ import type { PresignedRequestList } from '../../api/presigned.ts'
 import { abortable, type RetryPolicy } from '../../common/retry.ts'
 import { soonestExpiringOrder } from '../../api/expiry.ts'
 import type { Logger } from '../../common/logger.ts'
-import type { Timeouts } from '../../common/timeouts.ts'
+import type { Clock, Timeouts } from '../../common/timeouts.ts'
 import { AdaptiveConcurrency } from '../adaptive.ts'
 import type { OpenFile } from '../fd.ts'
 import { createProgress, type Progress } from '../progress.ts'
@@ -28,6 +28,8 @@ export interface UploadOptions {
   timeouts: Timeouts
   /** How long a straggler at the upload's end waits before it is sent again. */
   tailStallMs?: number
+  /** The clock of the PUTs' stalls and deadlines (performance unless a test gives its own). */
+  stallClock?: Clock
   logger: Logger
   /** The progress of a larger whole (a site's files, then its record): its owner stops it. */
   progress?: Progress
@@ -92,7 +94,7 @@ export class UploadRun {
         logger: options.logger,
         now: options.retry.now,
       })
-    this.watchdog = new Watchdog(options.timeouts, options.tailStallMs)
+    this.watchdog = new Watchdog(options.timeouts, options.tailStallMs, options.stallClock)
     this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason as Error), {
       once: true,
     })

@@ -1,6 +1,6 @@
 // What is in flight, and the sweep that aborts a PUT that stalled, ran past its deadline, or is a
 // straggler holding up the end of the upload.
-import type { Timeouts } from '../../common/timeouts.ts'
+import type { Clock, Timeouts } from '../../common/timeouts.ts'
 
 /** Retried like a lost connection. */
 export class StalledError extends Error {
@@ -22,7 +22,7 @@ export interface InFlight {
   lastProgress: number
   /** Not sent again yet (TAIL_STALL_MS). */
   readonly restartable: boolean
-  /** performance.now() past which it is aborted, progress or not. */
+  /** The time (InFlightPuts.clock) past which it is aborted, progress or not. */
   readonly deadline: number
   /** The deadline in ms from its start. */
   readonly limit: number
@@ -39,6 +39,13 @@ export interface InFlight {
  */
 export class InFlightPuts {
   readonly #puts: InFlight[] = []
+  /** Of stalls and deadlines: monotonic, unless a test gives its own. */
+  readonly clock: Clock
+
+  constructor(clock: Clock = performance) {
+    this.clock = clock
+  }
+
   /** In ms: the pace of this network and store, which a straggler must fall far behind. */
   longestQuiet = 0
 
@@ -70,19 +77,20 @@ export class InFlightPuts {
 
 /** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 export class Watchdog {
-  readonly puts = new InFlightPuts()
+  readonly puts: InFlightPuts
   readonly #timeouts: Timeouts
   readonly #tailStallMs: number
   #everyPartStarted = false
   #timer: NodeJS.Timeout | undefined
 
-  constructor(timeouts: Timeouts, tailStallMs = TAIL_STALL_MS) {
+  constructor(timeouts: Timeouts, tailStallMs = TAIL_STALL_MS, clock?: Clock) {
+    this.puts = new InFlightPuts(clock)
     this.#timeouts = timeouts
     this.#tailStallMs = tailStallMs
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs)
+    this.#timer = setInterval(() => this.sweep(this.puts.clock.now()), this.#timeouts.sweepMs)
     this.#timer.unref()
   }
 
