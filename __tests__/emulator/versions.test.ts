@@ -561,40 +561,6 @@ describe('publishing and the CDN by Host', () => {
     )
   })
 
-  test('a client that goes away mid-file is no error of the emulator', async (t) => {
-    const errors = t.mock.method(console, 'error', () => {})
-    const host = emulator.namespaceHost(GAME, NAMESPACE)
-    const big = await versionWithSite('site big', { 'index.html': { body: 'x'.repeat(16 * 1024 * 1024) } })
-    assert.equal((await publish(big)).status, 200)
-    const url = new URL(emulator.url)
-    const before = emulator.requests.length
-    await new Promise<void>((resolve, reject) => {
-      const req = request({
-        host: url.hostname,
-        port: url.port,
-        path: '/',
-        headers: { host: `${host}:${url.port}` },
-      })
-      req.on('response', (res) => {
-        assert.equal(res.statusCode, 200)
-        res.once('data', () => {
-          req.destroy()
-          resolve()
-        })
-      })
-      req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
-      req.end()
-    })
-    while (!emulator.requests.slice(before).some((r) => r.method === 'GET' && r.path === '/'))
-      await new Promise((resolve) => setImmediate(resolve))
-    await new Promise((resolve) => setImmediate(resolve))
-    assert.deepEqual(
-      errors.mock.calls.map((call) => String(call.arguments[0])),
-      [],
-      'nothing said on the emulator’s stderr',
-    )
-  })
-
   test('a namespace’s host serves its live version’s site with the route’s header, then the next one’s', async () => {
     const host = emulator.namespaceHost(GAME, NAMESPACE)
     assert.equal((await getWithHost(emulator, host, '/')).status, 404, 'the seeded version has no site')
@@ -677,6 +643,40 @@ describe('publishing and the CDN by Host', () => {
       await other.close()
     }
     await assert.rejects(startEmulator({ cdnDomain: 'http://x' }), /cdnDomain must be a host name/)
+  })
+
+  test('a client that goes away mid-file is no error of the emulator', async (t) => {
+    const errors = t.mock.method(console, 'error', () => {})
+    const host = emulator.namespaceHost(GAME, NAMESPACE)
+    const big = await versionWithSite('site big', { 'index.html': { body: 'x'.repeat(16 * 1024 * 1024) } })
+    assert.equal((await publish(big)).status, 200)
+    const url = new URL(emulator.url)
+    const before = emulator.requests.length
+    await new Promise<void>((resolve, reject) => {
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: '/',
+        headers: { host: `${host}:${url.port}` },
+      })
+      req.on('response', (res) => {
+        assert.equal(res.statusCode, 200)
+        res.once('data', () => {
+          req.destroy()
+          resolve()
+        })
+      })
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
+      req.end()
+    })
+    while (!emulator.requests.slice(before).some((r) => r.method === 'GET' && r.path === '/'))
+      await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(
+      errors.mock.calls.map((call) => String(call.arguments[0])),
+      [],
+      'nothing said on the emulator’s stderr',
+    )
   })
 })
 
