@@ -39293,7 +39293,7 @@ function dispatchPut(request) {
  */
 class PutHandler {
     slot = -1;
-    lastProgress = performance.now();
+    lastProgress;
     deadline;
     limit;
     restartable;
@@ -39312,6 +39312,7 @@ class PutHandler {
     reject;
     constructor(request, resolve, reject) {
         this.inFlight = request.inFlight;
+        this.lastProgress = request.inFlight.clock.now();
         this.limit = request.deadlineMs;
         this.restartable = request.restartable;
         this.deadline = this.lastProgress + request.deadlineMs;
@@ -39333,11 +39334,11 @@ class PutHandler {
     }
     // undici 6 calls it with each chunk written to the socket (its types say a size).
     onBodySent(chunk) {
-        this.inFlight.progressed(this, performance.now());
+        this.inFlight.progressed(this, this.inFlight.clock.now());
         this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     }
     onHeaders(statusCode, rawHeaders) {
-        this.inFlight.progressed(this, performance.now());
+        this.inFlight.progressed(this, this.inFlight.clock.now());
         this.answered = true;
         this.status = statusCode;
         for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -39411,6 +39412,11 @@ const TAIL_STALL_MS = 1_000;
  */
 class InFlightPuts {
     #puts = [];
+    /** Of stalls and deadlines: monotonic, unless a test gives its own. */
+    clock;
+    constructor(clock = performance) {
+        this.clock = clock;
+    }
     /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
     progressed(put, now) {
@@ -39439,17 +39445,18 @@ class InFlightPuts {
 }
 /** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 class Watchdog {
-    puts = new InFlightPuts();
+    puts;
     #timeouts;
     #tailStallMs;
     #everyPartStarted = false;
     #timer;
-    constructor(timeouts, tailStallMs = TAIL_STALL_MS) {
+    constructor(timeouts, tailStallMs = TAIL_STALL_MS, clock) {
+        this.puts = new InFlightPuts(clock);
         this.#timeouts = timeouts;
         this.#tailStallMs = tailStallMs;
     }
     start() {
-        this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs);
+        this.#timer = setInterval(() => this.sweep(this.puts.clock.now()), this.#timeouts.sweepMs);
         this.#timer.unref();
     }
     everyPartStarted() {
@@ -39658,7 +39665,7 @@ class UploadRun {
                     logger: options.logger,
                     now: options.retry.now,
                 });
-        this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
+        this.watchdog = new Watchdog(options.timeouts, options.tailStallMs, options.stallClock);
         this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason), {
             once: true,
         });

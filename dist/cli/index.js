@@ -52269,7 +52269,14 @@ async function sendSiteFile(core, req, res, site, path, headers = {}) {
         res.end();
         return;
     }
-    await (0,external_node_stream_promises_.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
+    try {
+        await (0,external_node_stream_promises_.pipeline)((0,external_node_fs_.createReadStream)(core.storage.filePath(site.uploadId, fileIndex)), res);
+    }
+    catch (error) {
+        // A client that stops reading (a HEAD-sized check, a closed tab) is the client's doing, as on a CDN.
+        if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+            throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/cdn-hosts.ts
@@ -60350,7 +60357,7 @@ function dispatchPut(request) {
  */
 class PutHandler {
     slot = -1;
-    lastProgress = performance.now();
+    lastProgress;
     deadline;
     limit;
     restartable;
@@ -60369,6 +60376,7 @@ class PutHandler {
     reject;
     constructor(request, resolve, reject) {
         this.inFlight = request.inFlight;
+        this.lastProgress = request.inFlight.clock.now();
         this.limit = request.deadlineMs;
         this.restartable = request.restartable;
         this.deadline = this.lastProgress + request.deadlineMs;
@@ -60390,11 +60398,11 @@ class PutHandler {
     }
     // undici 6 calls it with each chunk written to the socket (its types say a size).
     onBodySent(chunk) {
-        this.inFlight.progressed(this, performance.now());
+        this.inFlight.progressed(this, this.inFlight.clock.now());
         this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     }
     onHeaders(statusCode, rawHeaders) {
-        this.inFlight.progressed(this, performance.now());
+        this.inFlight.progressed(this, this.inFlight.clock.now());
         this.answered = true;
         this.status = statusCode;
         for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -60468,6 +60476,11 @@ const TAIL_STALL_MS = 1_000;
  */
 class InFlightPuts {
     #puts = [];
+    /** Of stalls and deadlines: monotonic, unless a test gives its own. */
+    clock;
+    constructor(clock = performance) {
+        this.clock = clock;
+    }
     /** In ms: the pace of this network and store, which a straggler must fall far behind. */
     longestQuiet = 0;
     progressed(put, now) {
@@ -60496,17 +60509,18 @@ class InFlightPuts {
 }
 /** One timer for every PUT in flight, not one per PUT re-armed on every chunk. */
 class Watchdog {
-    puts = new InFlightPuts();
+    puts;
     #timeouts;
     #tailStallMs;
     #everyPartStarted = false;
     #timer;
-    constructor(timeouts, tailStallMs = TAIL_STALL_MS) {
+    constructor(timeouts, tailStallMs = TAIL_STALL_MS, clock) {
+        this.puts = new InFlightPuts(clock);
         this.#timeouts = timeouts;
         this.#tailStallMs = tailStallMs;
     }
     start() {
-        this.#timer = setInterval(() => this.sweep(performance.now()), this.#timeouts.sweepMs);
+        this.#timer = setInterval(() => this.sweep(this.puts.clock.now()), this.#timeouts.sweepMs);
         this.#timer.unref();
     }
     everyPartStarted() {
@@ -60715,7 +60729,7 @@ class UploadRun {
                     logger: options.logger,
                     now: options.retry.now,
                 });
-        this.watchdog = new Watchdog(options.timeouts, options.tailStallMs);
+        this.watchdog = new Watchdog(options.timeouts, options.tailStallMs, options.stallClock);
         this.halted.addEventListener('abort', () => this.watchdog.abortAll(this.halted.reason), {
             once: true,
         });
