@@ -8,7 +8,8 @@ import path from 'node:path'
 import { before, describe } from 'node:test'
 import { promisify } from 'node:util'
 import { root } from '../support/actions.ts'
-import { cliChecks, type Gamehost } from '../support/cli-checks.ts'
+import { cliChecks } from '../support/cli-checks.ts'
+import type { Gamehost } from '../support/cli.ts'
 import { tempDir } from '../support/helpers.ts'
 
 const run = promisify(execFile)

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Server } from '../../src/api/types.ts'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
-import { runGamehost } from '../support/cli-checks.ts'
+import { CLI, NODE, runCli as cli } from '../support/cli.ts'
 import { actionDefaults, runAction } from '../../scripts/run-action.ts'
 import { siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import {
@@ -22,14 +22,6 @@ import {
   root,
   stagingSeed,
 } from '../support/actions.ts'
-
-const CLI = path.join(root, 'dist/cli/index.js')
-/** The CLI must also run on users' Node 20: GAMEHOST_CLI_NODE=/path/to/node20 runs these tests on it. */
-const NODE = process.env.GAMEHOST_CLI_NODE || process.execPath
-
-/** Runs the CLI with a clean environment (PATH and HOME, plus `env`), in `cwd` (default this one). */
-const cli = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
-  runGamehost({ node: NODE, cli: CLI }, args, env, cwd)
 
 const withToken = { GAMEHOST_TOKEN: TOKEN }
 const { seed, servers: staging } = stagingSeed(11)

@@ -5,12 +5,11 @@
 // nothing, a dry run changes nothing, and a pull request GitHub cannot tell about fails the run at its
 // end without stopping the others.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fetchLocally, type Emulator } from '../../src/emulator/index.ts'
 import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-action.ts'
+import { runCli } from '../support/cli.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
@@ -118,38 +117,12 @@ describe('the sweep', () => {
   const writes = () => github.requests.filter((r) => r.method !== 'GET').length
 
   /** gamehost sweep through dist/cli/index.js, for the repository's pull requests. */
-  const cli = async (...args: string[]) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(root, 'dist/cli/index.js'),
-        'sweep',
-        '--api-url',
-        emulator.url,
-        '--game-id',
-        GAME,
-        '--repository',
-        REPO,
-        ...args,
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          GAMEHOST_TOKEN: TOKEN,
-          GITHUB_TOKEN: GH_TOKEN,
-          GITHUB_API_URL: github.url,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const [code] = (await once(child, 'close')) as [number | null]
-    return { code, stdout, stderr }
-  }
+  const cli = (...args: string[]) =>
+    runCli(['sweep', '--api-url', emulator.url, '--game-id', GAME, '--repository', REPO, ...args], {
+      GAMEHOST_TOKEN: TOKEN,
+      GITHUB_TOKEN: GH_TOKEN,
+      GITHUB_API_URL: github.url,
+    })
   const domainsOf = (number: number) =>
     emulator.namespaces(GAME).find((n) => n.nameId === `pr-${number}`)!.domains
 

@@ -3,48 +3,14 @@
 // the version, help within 80 columns, messages that name flags, --json on a failure, a dry run
 // without connection flags, the exit codes, progress that ends on the build's totals.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { GAME, NAMESPACE, TOKEN, root } from './actions.ts'
+import { runGamehost, type Gamehost } from './cli.ts'
 import { startTestEmulator } from './emulator.ts'
 import { siteFiles, tempDir, writeTree } from './helpers.ts'
-
-export interface Gamehost {
-  /** The Node that runs it. */
-  node: string
-  /** Its entry point: dist/cli/index.js, or the installed package's. */
-  cli: string
-}
-
-export interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs `gamehost` with a clean environment (PATH and HOME, plus `env`), in `cwd`; resolves once it ended. */
-export async function runGamehost(
-  gamehost: Gamehost,
-  args: string[],
-  env: Record<string, string> = {},
-  cwd?: string,
-): Promise<CliRun> {
-  const child = spawn(gamehost.node, [gamehost.cli, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stdout, stderr }
-}
 
 const COMMANDS = ['deploy', 'servers', 'lobby-logs', 'avatars', 'validate', 'publish', 'close', 'sweep']
 
