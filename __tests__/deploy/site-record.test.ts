@@ -5,8 +5,10 @@ import { buildManifest, type ArtifactFile } from '../../src/deploy/files.ts'
 import {
   checkRecordPathFree,
   parseRecord,
+  readRecordBody,
   recordFile,
   recordSize,
+  RECORD_MAX_BYTES,
   RECORD_PATH,
 } from '../../src/deploy/site-record.ts'
 import { PresignedRequestList } from '../../src/api/presigned.ts'
@@ -66,6 +68,37 @@ describe('the record of the build', () => {
   test('a build holding a file at its path is refused', () => {
     assert.throws(() => checkRecordPathFree([file(RECORD_PATH, 3)]), /site-record: false/)
     assert.doesNotThrow(() => checkRecordPathFree(files))
+  })
+})
+
+describe('readRecordBody', () => {
+  test('a record read whole gives its digest; no record, or one past the bound, says why', async () => {
+    const record = recordFile(buildManifest([], []), { commit: 'abc' }).bytes
+    async function* chunks(...parts: Buffer[]) {
+      yield* parts
+    }
+    const read = await readRecordBody(chunks(record.subarray(0, 10), record.subarray(10)))
+    assert.ok('record' in read)
+    assert.deepEqual(read.bytes, {
+      size: record.length,
+      sha256: createHash('sha256').update(record).digest('hex'),
+    })
+    assert.match(
+      ((await readRecordBody(chunks(Buffer.from('<html>')))) as { absent: string }).absent,
+      /^it is not a record: /,
+    )
+    let given = 0
+    async function* endless() {
+      const mebibyte = Buffer.alloc(1024 * 1024, 0x20)
+      for (;;) {
+        given++
+        yield mebibyte
+      }
+    }
+    assert.deepEqual(await readRecordBody(endless()), {
+      absent: `it is larger than ${RECORD_MAX_BYTES} bytes`,
+    })
+    assert.equal(given, RECORD_MAX_BYTES / (1024 * 1024) + 1, 'read no further than the bound')
   })
 })
 

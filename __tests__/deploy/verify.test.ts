@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { Agent } from 'undici'
-import type { ManifestFile, Manifest } from '../../src/deploy/files.ts'
+import { buildManifest, type ManifestFile, type Manifest } from '../../src/deploy/files.ts'
+import { RECORD_MAX_BYTES, RECORD_PATH, recordFile } from '../../src/deploy/site-record.ts'
 import { NotLiveError, notLive } from '../../src/deploy/live.ts'
 import { FIRST_WAIT_MS, LONGEST_WAIT_MS } from '../../src/common/poll.ts'
 import {
@@ -191,11 +192,16 @@ describe('compareServed', () => {
     assert.equal(compareServed(record, answer(404, sha('not found')))?.reason, 'answered 404')
     // A 200 that is no record (a placeholder page, a body cut at the bound) is not the change.
     assert.match(
-      compareServed(record, { ...answer(200, sha('<html>')), notRecord: 'not JSON' })!.reason,
+      compareServed(record, { ...answer(200, sha('<html>')), notRecord: 'is not a record: not JSON' })!
+        .reason,
       /^is not a record: not JSON$/,
     )
     assert.match(
-      compareServed(record, { status: 200, headers: {}, bytes: 99 })!.reason,
+      compareServed(record, {
+        status: 200,
+        headers: {},
+        notRecord: `is larger than ${RECORD_MAX_BYTES} bytes`,
+      })!.reason,
       /^is larger than \d+ bytes$/,
     )
   })
@@ -311,8 +317,10 @@ describe('hostFetcher', () => {
   test('a host under localhost is fetched at 127.0.0.1 by its name, bytes as sent, headers read', async () => {
     const seen: IncomingHttpHeaders[] = []
     const body = Buffer.from('wasm-bytes')
+    const record = recordFile(buildManifest([], []), { commit: 'abc' }).bytes
     const server = createServer((req, res) => {
       seen.push(req.headers)
+      if (req.url === `/${RECORD_PATH}`) return void res.end(record)
       res.writeHead(200, {
         'content-type': 'application/wasm',
         'content-encoding': 'br',
@@ -344,10 +352,17 @@ describe('hostFetcher', () => {
       assert.equal(size.bytes, body.length)
       assert.equal(size.sha256, undefined)
       // A record compared with the one before is read whole, whatever size the probe names.
-      const other = (await fetch({ ...probe, file: { ...probe.file, size: 0 }, compare: 'other' })) as Served
-      assert.equal(other.bytes, body.length)
-      assert.equal(other.sha256, sha(body))
-      assert.ok(other.notRecord, 'a body that is no record says so')
+      const recordProbe: Probe = { urlPath: `/${RECORD_PATH}`, file: file(RECORD_PATH, ''), compare: 'other' }
+      const other = (await fetch(recordProbe)) as Served
+      assert.equal(other.bytes, record.length)
+      assert.equal(other.sha256, sha(record))
+      assert.equal(other.notRecord, undefined)
+      const notRecord = (await fetch({
+        ...probe,
+        file: { ...probe.file, size: 0 },
+        compare: 'other',
+      })) as Served
+      assert.match(notRecord.notRecord!, /^is not a record: /, 'a body that is no record says so')
     } finally {
       await dispatcher.close()
       server.close()

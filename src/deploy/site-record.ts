@@ -152,26 +152,38 @@ export function hostGet(url: string, urlPath: string, options: HostOptions, meth
 export async function readServedRecord(
   url: string,
   options: HostOptions,
-): Promise<{ record: SiteRecord; bytes: { size: number; sha256: string } } | { absent: string }> {
+): Promise<ServedRecord | { absent: string }> {
   try {
     const answer = await hostGet(url, `/${RECORD_PATH}`, options)
     if (answer.statusCode !== 200) {
       await answer.body.dump()
       return { absent: `it answered ${answer.statusCode}` }
     }
-    const chunks: Buffer[] = []
-    let bytes = 0
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      bytes += chunk.length
-      if (bytes > RECORD_MAX_BYTES) return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` }
-      chunks.push(chunk)
-    }
-    const text = Buffer.concat(chunks)
-    const parsed = parseRecord(text.toString('utf8'))
-    if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
-    return { record: parsed, bytes: { size: text.length, sha256: hash('sha256', text) } }
+    return await readRecordBody(answer.body as AsyncIterable<Buffer>)
   } catch (error) {
     options.signal.throwIfAborted()
     return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
   }
+}
+
+export interface ServedRecord {
+  record: SiteRecord
+  bytes: { size: number; sha256: string }
+}
+
+/** A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why it is none. */
+export async function readRecordBody(
+  body: AsyncIterable<Buffer>,
+): Promise<ServedRecord | { absent: string }> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of body) {
+    bytes += chunk.length
+    if (bytes > RECORD_MAX_BYTES) return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` }
+    chunks.push(chunk)
+  }
+  const text = Buffer.concat(chunks)
+  const parsed = parseRecord(text.toString('utf8'))
+  if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
+  return { record: parsed, bytes: { size: text.length, sha256: hash('sha256', text) } }
 }

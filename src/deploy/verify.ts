@@ -12,7 +12,7 @@ import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './files.ts'
-import { hostGet, parseRecord, RECORD_MAX_BYTES, RECORD_PATH, type HostOptions } from './site-record.ts'
+import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
 import { isEngineFile } from './engines.ts'
 
@@ -39,7 +39,7 @@ export interface Served {
   headers: Record<string, string | undefined>
   bytes?: number
   sha256?: string
-  /** With `compare: 'other'`: why the answer is not a record, when it is not. */
+  /** With `compare: 'other'`: why the answer is no record, when it is none (too large, or not one). */
   notRecord?: string
 }
 
@@ -138,8 +138,7 @@ export function compareServed(probe: Probe, served: Served): Mismatch | undefine
   const differs = (reason: string): Mismatch => ({ urlPath, reason })
   if (probe.compare === 'other') {
     if (served.status !== 200) return differs(`answered ${served.status}`)
-    if (served.sha256 === undefined) return differs(`is larger than ${RECORD_MAX_BYTES} bytes`)
-    if (served.notRecord !== undefined) return differs(`is not a record: ${served.notRecord}`)
+    if (served.notRecord !== undefined) return differs(served.notRecord)
     if (served.sha256 !== file.sha256) return undefined
     return differs('is still the record of the build it served before the publish')
   }
@@ -210,25 +209,20 @@ export function hostFetcher(url: string, options: HostOptions): FetchProbe {
           served.bytes = Number(length)
         return served
       }
-      const record = probe.compare === 'other' ? ([] as Buffer[]) : undefined
-      const most = record ? RECORD_MAX_BYTES : probe.file.size
+      const body = answer.body as AsyncIterable<Buffer>
+      if (probe.compare === 'other') {
+        const read = await readRecordBody(body)
+        if ('absent' in read) return { ...served, notRecord: read.absent.replace(/^it /, '') }
+        return { ...served, bytes: read.bytes.size, sha256: read.bytes.sha256 }
+      }
       const hash = createHash('sha256')
       let bytes = 0
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      for await (const chunk of body) {
         bytes += chunk.length
-        if (bytes > most) break
+        if (bytes > probe.file.size) break
         hash.update(chunk)
-        record?.push(chunk)
       }
-      if (bytes > most) return { ...served, bytes }
-      const parsed = record && parseRecord(Buffer.concat(record).toString('utf8'))
-      const notRecord = typeof parsed === 'string' ? parsed : undefined
-      return {
-        ...served,
-        bytes,
-        sha256: hash.digest('hex'),
-        ...(notRecord === undefined ? {} : { notRecord }),
-      }
+      return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') }
     } catch (error) {
       options.signal.throwIfAborted()
       return { urlPath: probe.urlPath, ...unreachable(error, new URL(url).hostname) }
