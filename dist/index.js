@@ -37573,24 +37573,28 @@ async function site_record_readServedRecord(url, options) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
         }
-        const chunks = [];
-        let bytes = 0;
-        for await (const chunk of answer.body) {
-            bytes += chunk.length;
-            if (bytes > RECORD_MAX_BYTES)
-                return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
-            chunks.push(chunk);
-        }
-        const text = Buffer.concat(chunks);
-        const parsed = parseRecord(text.toString('utf8'));
-        if (typeof parsed === 'string')
-            return { absent: `it is not a record: ${parsed}` };
-        return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
+        return await readRecordBody(answer.body);
     }
     catch (error) {
         options.signal.throwIfAborted();
         return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
     }
+}
+/** A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why it is none. */
+async function readRecordBody(body) {
+    const chunks = [];
+    let bytes = 0;
+    for await (const chunk of body) {
+        bytes += chunk.length;
+        if (bytes > RECORD_MAX_BYTES)
+            return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+        chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks);
+    const parsed = parseRecord(text.toString('utf8'));
+    if (typeof parsed === 'string')
+        return { absent: `it is not a record: ${parsed}` };
+    return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
 }
 
 ;// CONCATENATED MODULE: ./src/common/poll.ts
@@ -37957,10 +37961,8 @@ function compareServed(probe, served) {
     if (probe.compare === 'other') {
         if (served.status !== 200)
             return differs(`answered ${served.status}`);
-        if (served.sha256 === undefined)
-            return differs(`is larger than ${RECORD_MAX_BYTES} bytes`);
         if (served.notRecord !== undefined)
-            return differs(`is not a record: ${served.notRecord}`);
+            return differs(served.notRecord);
         if (served.sha256 !== file.sha256)
             return undefined;
         return differs('is still the record of the build it served before the publish');
@@ -38016,27 +38018,22 @@ function hostFetcher(url, options) {
                     served.bytes = Number(length);
                 return served;
             }
-            const record = probe.compare === 'other' ? [] : undefined;
-            const most = record ? RECORD_MAX_BYTES : probe.file.size;
+            const body = answer.body;
+            if (probe.compare === 'other') {
+                const read = await readRecordBody(body);
+                if ('absent' in read)
+                    return { ...served, notRecord: read.absent.replace(/^it /, '') };
+                return { ...served, bytes: read.bytes.size, sha256: read.bytes.sha256 };
+            }
             const hash = (0,external_node_crypto_.createHash)('sha256');
             let bytes = 0;
-            for await (const chunk of answer.body) {
+            for await (const chunk of body) {
                 bytes += chunk.length;
-                if (bytes > most)
+                if (bytes > probe.file.size)
                     break;
                 hash.update(chunk);
-                record?.push(chunk);
             }
-            if (bytes > most)
-                return { ...served, bytes };
-            const parsed = record && parseRecord(Buffer.concat(record).toString('utf8'));
-            const notRecord = typeof parsed === 'string' ? parsed : undefined;
-            return {
-                ...served,
-                bytes,
-                sha256: hash.digest('hex'),
-                ...(notRecord === undefined ? {} : { notRecord }),
-            };
+            return { ...served, bytes, sha256: bytes > probe.file.size ? undefined : hash.digest('hex') };
         }
         catch (error) {
             options.signal.throwIfAborted();
