@@ -33333,16 +33333,20 @@ async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
         return (await openUnfollowed(file.absolutePath, openWith, noFollow)).fd;
     }
     catch (error) {
-        if (isOutOfDescriptors(error))
-            throw error;
-        const code = error.code;
-        const what = code === 'ELOOP'
-            ? 'was replaced by a link after it was scanned; the link is not followed'
-            : code === 'ENOENT' || code === 'ENOTDIR'
-                ? 'was removed after it was scanned'
-                : 'can no longer be opened';
-        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
+        throw notReopened(file, error);
     }
+}
+/** Why a scanned file did not open again; out of descriptors as it is, for the caller to wait and retry. */
+function notReopened(file, error) {
+    if (isOutOfDescriptors(error))
+        return error;
+    const code = error.code;
+    const what = code === 'ELOOP'
+        ? 'was replaced by a link after it was scanned; the link is not followed'
+        : code === 'ENOENT' || code === 'ENOTDIR'
+            ? 'was removed after it was scanned'
+            : 'can no longer be opened';
+    return new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
 }
 function assertScannedFile(file, stats) {
     if (!isScannedFile(file, stats)) {
@@ -35545,28 +35549,20 @@ class Scheduler {
 
 
 
+
 const RING = 3;
 const SMALL_PART = 1024 * 1024;
 const REUSED_BUFFER = 64 * 1024;
 async function openBody(part, offset, length, openWith, buffers) {
     const { file } = part;
     if (isBytesFile(file))
-        return bytesBody(file.bytes.subarray(offset, offset + length));
+        return new BytesBody(file.bytes.subarray(offset, offset + length));
     if (length > SMALL_PART)
         return streamedBody(await openScanned(file, openWith), file, offset, length);
     // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
     // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
     const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined;
-    const body = bytesBody(await readRange(file, offset, length, reused, openWith));
-    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
-    body.end = (stored) => {
-        if (stored && reused) {
-            body.digests();
-            buffers.push(reused);
-        }
-        return Promise.resolve();
-    };
-    return body;
+    return new BytesBody(await readRange(file, offset, length, reused, openWith), reused, buffers);
 }
 /** Never more buffers than PUTs in flight, none larger than REUSED_BUFFER. */
 function reusableBuffer(buffers, length) {
@@ -35575,40 +35571,78 @@ function reusableBuffer(buffers, length) {
         return buffer;
     return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))));
 }
-function bytesBody(bytes) {
-    let digests;
-    return {
-        body: bytes,
-        sent: () => { },
-        digests: () => (digests ??= digestsOf(bytes)),
-        end: async () => { },
-    };
+/**
+ * Bytes sent as one buffer. A class, not an object of closures: the state of a PUT in flight is what
+ * outlives V8's young collections (BENCHMARKS.md).
+ */
+class BytesBody {
+    body;
+    /** A buffer an earlier PUT sent, that `body` is in, and where it goes back once stored. */
+    #reused;
+    #buffers;
+    #digests;
+    constructor(body, reused, buffers) {
+        this.body = body;
+        this.#reused = reused;
+        this.#buffers = buffers;
+    }
+    sent() { }
+    digests() {
+        return (this.#digests ??= digestsOf(this.body));
+    }
+    // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+    end(stored) {
+        if (stored && this.#reused) {
+            this.digests();
+            this.#buffers.push(this.#reused);
+        }
+        return Promise.resolve();
+    }
 }
-/** One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent. */
-async function readRange(file, offset, length, into, openWith) {
+/**
+ * One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent.
+ * One promise for the open, the reads and the fstat (fs's callbacks): a web build is mostly small
+ * files, and a promise per call was a quarter of what the upload allocated (BENCHMARKS.md).
+ */
+function readRange(file, offset, length, into, openWith) {
     const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
-    const fd = await openAtScannedPath(file, openWith);
-    try {
-        try {
-            for (let done = 0; done < length;) {
-                const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
+    return new Promise((resolve, reject) => {
+        let fd;
+        let done = 0;
+        const onRead = (error, bytesRead) => {
+            try {
+                if (error) {
+                    assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
+                    throw error;
+                }
                 if (bytesRead === 0)
                     throw shrank(file);
                 done += bytesRead;
+                if (done < length)
+                    return (0,external_node_fs_namespaceObject.read)(fd, bytes, done, length - done, offset + done, onRead);
+                const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+                assertScannedFile(file, stats);
+                assertUnchanged(file, stats);
+                closeNow(fd);
+                resolve(bytes);
             }
+            catch (failure) {
+                closeNow(fd);
+                reject(failure instanceof Error ? failure : new Error(String(failure)));
+            }
+        };
+        const onOpen = (error, opened) => {
+            if (error)
+                return reject(notReopened(file, error));
+            fd = opened;
+            (0,external_node_fs_namespaceObject.read)(fd, bytes, 0, length, offset, onRead);
+        };
+        if (openWith || NO_FOLLOW === 0) {
+            openAtScannedPath(file, openWith).then((opened) => onOpen(null, opened), reject);
         }
-        catch (error) {
-            assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
-            throw error;
-        }
-        const stats = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-        assertScannedFile(file, stats);
-        assertUnchanged(file, stats);
-        return bytes;
-    }
-    finally {
-        closeNow(fd);
-    }
+        else
+            (0,external_node_fs_namespaceObject.open)(file.absolutePath, platform_readFlags(NO_FOLLOW), onOpen);
+    });
 }
 /**
  * A streamed part, each chunk hashed as undici writes it, read into RING buffers used in turn
@@ -35678,6 +35712,9 @@ function dispatchPut(request) {
                 path,
                 method: 'PUT',
                 headers: request.headers,
+                // The watchdog is what ends a quiet or overlong PUT: undici's own timers would be a second.
+                headersTimeout: 0,
+                bodyTimeout: 0,
                 body: request.body,
             }, handler);
         }

@@ -217,16 +217,21 @@ export async function openAtScannedPath(
   try {
     return (await openUnfollowed(file.absolutePath, openWith, noFollow)).fd
   } catch (error) {
-    if (isOutOfDescriptors(error)) throw error
-    const code = (error as { code?: unknown }).code
-    const what =
-      code === 'ELOOP'
-        ? 'was replaced by a link after it was scanned; the link is not followed'
-        : code === 'ENOENT' || code === 'ENOTDIR'
-          ? 'was removed after it was scanned'
-          : 'can no longer be opened'
-    throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
+    throw notReopened(file, error)
   }
+}
+
+/** Why a scanned file did not open again; out of descriptors as it is, for the caller to wait and retry. */
+export function notReopened(file: ArtifactFile, error: unknown): Error {
+  if (isOutOfDescriptors(error)) return error as Error
+  const code = (error as { code?: unknown }).code
+  const what =
+    code === 'ELOOP'
+      ? 'was replaced by a link after it was scanned; the link is not followed'
+      : code === 'ENOENT' || code === 'ENOTDIR'
+        ? 'was removed after it was scanned'
+        : 'can no longer be opened'
+  return new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
 }
 
 export function assertScannedFile(file: ArtifactFile, stats: Stats): void {

@@ -1,9 +1,11 @@
 // A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
 // bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
-import { fstatSync, type Stats } from 'node:fs'
+import { fstatSync, open, read, type Stats } from 'node:fs'
 import { closeNow, readAt, type OpenFile } from '../fd.ts'
+import { NO_FOLLOW, readFlags } from '../platform.ts'
 import {
   assertScannedFile,
+  notReopened,
   openAtScannedPath,
   openScanned,
   READ_BUFFER,
@@ -34,21 +36,12 @@ export async function openBody(
   buffers: Buffer[],
 ): Promise<PartBody> {
   const { file } = part
-  if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length))
+  if (isBytesFile(file)) return new BytesBody(file.bytes.subarray(offset, offset + length))
   if (length > SMALL_PART) return streamedBody(await openScanned(file, openWith), file, offset, length)
   // The smallest go into a buffer an earlier PUT sent: a new buffer per file stays outside V8's heap
   // until its wrapper is collected (the 20,000-file peak, BENCHMARKS.md).
   const reused = length <= REUSED_BUFFER ? reusableBuffer(buffers, length) : undefined
-  const body = bytesBody(await readRange(file, offset, length, reused, openWith))
-  // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
-  body.end = (stored) => {
-    if (stored && reused) {
-      body.digests()
-      buffers.push(reused)
-    }
-    return Promise.resolve()
-  }
-  return body
+  return new BytesBody(await readRange(file, offset, length, reused, openWith), reused, buffers)
 }
 
 /** Never more buffers than PUTs in flight, none larger than REUSED_BUFFER. */
@@ -58,18 +51,45 @@ function reusableBuffer(buffers: Buffer[], length: number): Buffer {
   return Buffer.allocUnsafe(Math.max(4096, 2 ** Math.ceil(Math.log2(length))))
 }
 
-function bytesBody(bytes: Buffer): PartBody {
-  let digests: SentDigests | undefined
-  return {
-    body: bytes,
-    sent: () => {},
-    digests: () => (digests ??= digestsOf(bytes)),
-    end: async () => {},
+/**
+ * Bytes sent as one buffer. A class, not an object of closures: the state of a PUT in flight is what
+ * outlives V8's young collections (BENCHMARKS.md).
+ */
+class BytesBody implements PartBody {
+  readonly body: Buffer
+  /** A buffer an earlier PUT sent, that `body` is in, and where it goes back once stored. */
+  readonly #reused: Buffer | undefined
+  readonly #buffers: Buffer[] | undefined
+  #digests: SentDigests | undefined
+
+  constructor(body: Buffer, reused?: Buffer, buffers?: Buffer[]) {
+    this.body = body
+    this.#reused = reused
+    this.#buffers = buffers
+  }
+
+  sent(): void {}
+
+  digests(): SentDigests {
+    return (this.#digests ??= digestsOf(this.body))
+  }
+
+  // Answered 2xx: the store has every byte, so none is still queued to be written from the buffer.
+  end(stored: boolean): Promise<void> {
+    if (stored && this.#reused) {
+      this.digests()
+      this.#buffers!.push(this.#reused)
+    }
+    return Promise.resolve()
   }
 }
 
-/** One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent. */
-async function readRange(
+/**
+ * One fstat after the read tells that it is the scanned file and unchanged, before a byte is sent.
+ * One promise for the open, the reads and the fstat (fs's callbacks): a web build is mostly small
+ * files, and a promise per call was a quarter of what the upload allocated (BENCHMARKS.md).
+ */
+function readRange(
   file: ArtifactFile,
   offset: number,
   length: number,
@@ -77,25 +97,37 @@ async function readRange(
   openWith: OpenFile | undefined,
 ): Promise<Buffer> {
   const bytes = into ? into.subarray(0, length) : Buffer.allocUnsafe(length)
-  const fd = await openAtScannedPath(file, openWith)
-  try {
-    try {
-      for (let done = 0; done < length;) {
-        const bytesRead = await readAt(fd, bytes, done, length - done, offset + done)
+  return new Promise((resolve, reject) => {
+    let fd: number
+    let done = 0
+    const onRead = (error: Error | null, bytesRead: number) => {
+      try {
+        if (error) {
+          assertScannedFile(file, fstatSync(fd))
+          throw error
+        }
         if (bytesRead === 0) throw shrank(file)
         done += bytesRead
+        if (done < length) return read(fd, bytes, done, length - done, offset + done, onRead)
+        const stats = fstatSync(fd)
+        assertScannedFile(file, stats)
+        assertUnchanged(file, stats)
+        closeNow(fd)
+        resolve(bytes)
+      } catch (failure) {
+        closeNow(fd)
+        reject(failure instanceof Error ? failure : new Error(String(failure)))
       }
-    } catch (error) {
-      assertScannedFile(file, fstatSync(fd))
-      throw error
     }
-    const stats = fstatSync(fd)
-    assertScannedFile(file, stats)
-    assertUnchanged(file, stats)
-    return bytes
-  } finally {
-    closeNow(fd)
-  }
+    const onOpen = (error: Error | null, opened: number) => {
+      if (error) return reject(notReopened(file, error))
+      fd = opened
+      read(fd, bytes, 0, length, offset, onRead)
+    }
+    if (openWith || NO_FOLLOW === 0) {
+      openAtScannedPath(file, openWith).then((opened) => onOpen(null, opened), reject)
+    } else open(file.absolutePath, readFlags(NO_FOLLOW), onOpen)
+  })
 }
 
 /**

@@ -42,6 +42,9 @@ export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
           path,
           method: 'PUT',
           headers: request.headers,
+          // The watchdog is what ends a quiet or overlong PUT: undici's own timers would be a second.
+          headersTimeout: 0,
+          bodyTimeout: 0,
           body: request.body as Dispatcher.DispatchOptions['body'],
         },
         handler as unknown as Dispatcher.DispatchHandlers,
