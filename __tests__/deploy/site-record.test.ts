@@ -84,8 +84,8 @@ describe('readRecordBody', () => {
       sha256: createHash('sha256').update(record).digest('hex'),
     })
     assert.match(
-      ((await readRecordBody(chunks(Buffer.from('<html>')))) as { absent: string }).absent,
-      /^it is not a record: /,
+      ((await readRecordBody(chunks(Buffer.from('<html>')))) as { notRecord: string }).notRecord,
+      /^is not a record: /,
     )
     let given = 0
     async function* endless() {
@@ -96,7 +96,7 @@ describe('readRecordBody', () => {
       }
     }
     assert.deepEqual(await readRecordBody(endless()), {
-      absent: `it is larger than ${RECORD_MAX_BYTES} bytes`,
+      notRecord: `is larger than ${RECORD_MAX_BYTES} bytes`,
     })
     assert.equal(given, RECORD_MAX_BYTES / (1024 * 1024) + 1, 'read no further than the bound')
   })

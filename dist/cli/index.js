@@ -58813,27 +58813,31 @@ async function readServedRecord(url, options) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
         }
-        return await readRecordBody(answer.body);
+        const read = await readRecordBody(answer.body);
+        return 'notRecord' in read ? { absent: `it ${read.notRecord}` } : read;
     }
     catch (error) {
         options.signal.throwIfAborted();
         return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
     }
 }
-/** A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why it is none. */
+/**
+ * A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the
+ * body is none ("is larger than ...", "is not a record: ...").
+ */
 async function readRecordBody(body) {
     const chunks = [];
     let bytes = 0;
     for await (const chunk of body) {
         bytes += chunk.length;
         if (bytes > RECORD_MAX_BYTES)
-            return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` };
+            return { notRecord: `is larger than ${RECORD_MAX_BYTES} bytes` };
         chunks.push(chunk);
     }
     const text = Buffer.concat(chunks);
     const parsed = parseRecord(text.toString('utf8'));
     if (typeof parsed === 'string')
-        return { absent: `it is not a record: ${parsed}` };
+        return { notRecord: `is not a record: ${parsed}` };
     return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
 }
 
@@ -59089,8 +59093,8 @@ function hostFetcher(url, options) {
             const body = answer.body;
             if (probe.compare === 'other') {
                 const read = await readRecordBody(body);
-                if ('absent' in read)
-                    return { ...served, notRecord: read.absent.replace(/^it /, '') };
+                if ('notRecord' in read)
+                    return { ...served, notRecord: read.notRecord };
                 return { ...served, bytes: read.bytes.size, sha256: read.bytes.sha256 };
             }
             const hash = (0,external_node_crypto_.createHash)('sha256');

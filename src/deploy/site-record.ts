@@ -159,7 +159,8 @@ export async function readServedRecord(
       await answer.body.dump()
       return { absent: `it answered ${answer.statusCode}` }
     }
-    return await readRecordBody(answer.body as AsyncIterable<Buffer>)
+    const read = await readRecordBody(answer.body as AsyncIterable<Buffer>)
+    return 'notRecord' in read ? { absent: `it ${read.notRecord}` } : read
   } catch (error) {
     options.signal.throwIfAborted()
     return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
@@ -171,19 +172,22 @@ export interface ServedRecord {
   bytes: { size: number; sha256: string }
 }
 
-/** A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why it is none. */
+/**
+ * A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the
+ * body is none ("is larger than ...", "is not a record: ...").
+ */
 export async function readRecordBody(
   body: AsyncIterable<Buffer>,
-): Promise<ServedRecord | { absent: string }> {
+): Promise<ServedRecord | { notRecord: string }> {
   const chunks: Buffer[] = []
   let bytes = 0
   for await (const chunk of body) {
     bytes += chunk.length
-    if (bytes > RECORD_MAX_BYTES) return { absent: `it is larger than ${RECORD_MAX_BYTES} bytes` }
+    if (bytes > RECORD_MAX_BYTES) return { notRecord: `is larger than ${RECORD_MAX_BYTES} bytes` }
     chunks.push(chunk)
   }
   const text = Buffer.concat(chunks)
   const parsed = parseRecord(text.toString('utf8'))
-  if (typeof parsed === 'string') return { absent: `it is not a record: ${parsed}` }
+  if (typeof parsed === 'string') return { notRecord: `is not a record: ${parsed}` }
   return { record: parsed, bytes: { size: text.length, sha256: hash('sha256', text) } }
 }

@@ -212,7 +212,7 @@ export function hostFetcher(url: string, options: HostOptions): FetchProbe {
       const body = answer.body as AsyncIterable<Buffer>
       if (probe.compare === 'other') {
         const read = await readRecordBody(body)
-        if ('absent' in read) return { ...served, notRecord: read.absent.replace(/^it /, '') }
+        if ('notRecord' in read) return { ...served, notRecord: read.notRecord }
         return { ...served, bytes: read.bytes.size, sha256: read.bytes.sha256 }
       }
       const hash = createHash('sha256')
