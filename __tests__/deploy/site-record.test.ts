@@ -119,4 +119,31 @@ describe('PresignedRequestList.split', () => {
       ['a.js', `${RECORD_PATH}x`],
     )
   })
+
+  test('the two lists read the buffers of the list split: a request pushed to one changes no other', () => {
+    // The last request larger than a buffer of the list: the buffer it is in has room past 1 MiB.
+    const long = `https://s/${'x'.repeat(1536 * 1024)}`
+    const requests = PresignedRequestList.of(
+      ['https://s/0', 'https://s/1', long].map((url, i) => ({
+        path: `${i}.js`,
+        url,
+        byte_offset: 0,
+        content_length: i,
+      })),
+    )
+    const before = [...requests]
+    const { matching, others } = requests.split('1.js')
+    others.push({ path: 'new.js', url: 'https://s/new', byte_offset: 0, content_length: 4 })
+    matching.push({ path: 'more.js', url: 'https://s/more', byte_offset: 0, content_length: 5 })
+    assert.ok([...requests].every((r, i) => r.url === before[i]!.url && r.path === before[i]!.path))
+    assert.deepEqual(
+      [...others].map((r) => `${r.path} ${r.url.length}`),
+      ['0.js 11', `2.js ${long.length}`, 'new.js 13'],
+    )
+    assert.equal(others.url(1), long)
+    assert.deepEqual(
+      [...matching].map((r) => `${r.path} ${r.url}`),
+      ['1.js https://s/1', 'more.js https://s/more'],
+    )
+  })
 })

@@ -34815,6 +34815,7 @@ function soonestExpiringOrder(count, expiry, size) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/presigned.ts
+var _a;
 
 /** Bytes per buffer of paths and URLs. */
 const CHUNK = 1024 * 1024;
@@ -34830,7 +34831,7 @@ const CHUNK = 1024 * 1024;
 class PresignedRequestList {
     #chunks = [];
     /** Bytes used of the last chunk; as if full before the first, so the first push makes one. */
-    #used = CHUNK;
+    #used = Infinity;
     // Per request: its chunk, where its path starts there, its path's and URL's byte lengths.
     #chunk = [];
     #start = [];
@@ -34841,7 +34842,7 @@ class PresignedRequestList {
     /** When the URL stops working, ms since the epoch; Infinity when unknown (see urlExpiry). */
     #expiry = [];
     static of(requests) {
-        const list = new PresignedRequestList();
+        const list = new _a();
         for (const request of requests)
             list.push(request);
         return list;
@@ -34866,35 +34867,37 @@ class PresignedRequestList {
         this.#used += bytes;
     }
     /**
-     * The requests for `path`, and the others, as two lists: the bytes are copied as they are, no
-     * string made per request.
+     * The requests for `path`, and the others, as two lists that read this list's buffers: no byte is
+     * copied, no string made per request.
      */
     split(path) {
         const wanted = Buffer.from(path);
-        const matching = new PresignedRequestList();
-        const others = new PresignedRequestList();
+        const matching = this.#sharing();
+        const others = this.#sharing();
         for (let i = 0; i < this.length; i++) {
             const chunk = this.#chunks[this.#chunk[i]];
             const start = this.#start[i];
             const same = this.#pathBytes[i] === wanted.length &&
                 chunk.compare(wanted, 0, wanted.length, start, start + wanted.length) === 0;
-            (same ? matching : others).#copy(this, i);
+            (same ? matching : others).#take(this, i);
         }
         return { matching, others };
     }
-    /** Appends request `index` of `from`, its bytes copied. */
-    #copy(from, index) {
-        const start = from.#start[index];
-        const bytes = from.#pathBytes[index] + from.#urlBytes[index];
-        from.#chunks[from.#chunk[index]].copy(this.#room(bytes), this.#used, start, start + bytes);
-        this.#chunk.push(this.#chunks.length - 1);
-        this.#start.push(this.#used);
+    /** An empty list over this list's buffers; a request pushed to it goes to a buffer of its own. */
+    #sharing() {
+        const list = new _a();
+        list.#chunks.push(...this.#chunks);
+        return list;
+    }
+    /** Appends request `index` of `from`, whose buffers this list shares. */
+    #take(from, index) {
+        this.#chunk.push(from.#chunk[index]);
+        this.#start.push(from.#start[index]);
         this.#pathBytes.push(from.#pathBytes[index]);
         this.#urlBytes.push(from.#urlBytes[index]);
         this.#byteOffset.push(from.#byteOffset[index]);
         this.#contentLength.push(from.#contentLength[index]);
         this.#expiry.push(from.#expiry[index]);
-        this.#used += bytes;
     }
     /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
     #room(bytes) {
@@ -34932,6 +34935,7 @@ class PresignedRequestList {
         }
     }
 }
+_a = PresignedRequestList;
 
 ;// CONCATENATED MODULE: ./src/api/site-answer.ts
 

@@ -16,7 +16,7 @@ const CHUNK = 1024 * 1024
 export class PresignedRequestList implements Iterable<PresignedRequest> {
   readonly #chunks: Buffer[] = []
   /** Bytes used of the last chunk; as if full before the first, so the first push makes one. */
-  #used = CHUNK
+  #used = Infinity
   // Per request: its chunk, where its path starts there, its path's and URL's byte lengths.
   readonly #chunk: number[] = []
   readonly #start: number[] = []
@@ -55,37 +55,40 @@ export class PresignedRequestList implements Iterable<PresignedRequest> {
   }
 
   /**
-   * The requests for `path`, and the others, as two lists: the bytes are copied as they are, no
-   * string made per request.
+   * The requests for `path`, and the others, as two lists that read this list's buffers: no byte is
+   * copied, no string made per request.
    */
   split(path: string): { matching: PresignedRequestList; others: PresignedRequestList } {
     const wanted = Buffer.from(path)
-    const matching = new PresignedRequestList()
-    const others = new PresignedRequestList()
+    const matching = this.#sharing()
+    const others = this.#sharing()
     for (let i = 0; i < this.length; i++) {
       const chunk = this.#chunks[this.#chunk[i]!]!
       const start = this.#start[i]!
       const same =
         this.#pathBytes[i] === wanted.length &&
         chunk.compare(wanted, 0, wanted.length, start, start + wanted.length) === 0
-      ;(same ? matching : others).#copy(this, i)
+      ;(same ? matching : others).#take(this, i)
     }
     return { matching, others }
   }
 
-  /** Appends request `index` of `from`, its bytes copied. */
-  #copy(from: PresignedRequestList, index: number): void {
-    const start = from.#start[index]!
-    const bytes = from.#pathBytes[index]! + from.#urlBytes[index]!
-    from.#chunks[from.#chunk[index]!]!.copy(this.#room(bytes), this.#used, start, start + bytes)
-    this.#chunk.push(this.#chunks.length - 1)
-    this.#start.push(this.#used)
+  /** An empty list over this list's buffers; a request pushed to it goes to a buffer of its own. */
+  #sharing(): PresignedRequestList {
+    const list = new PresignedRequestList()
+    list.#chunks.push(...this.#chunks)
+    return list
+  }
+
+  /** Appends request `index` of `from`, whose buffers this list shares. */
+  #take(from: PresignedRequestList, index: number): void {
+    this.#chunk.push(from.#chunk[index]!)
+    this.#start.push(from.#start[index]!)
     this.#pathBytes.push(from.#pathBytes[index]!)
     this.#urlBytes.push(from.#urlBytes[index]!)
     this.#byteOffset.push(from.#byteOffset[index]!)
     this.#contentLength.push(from.#contentLength[index]!)
     this.#expiry.push(from.#expiry[index]!)
-    this.#used += bytes
   }
 
   /** The chunk the next `bytes` are written to: the last one, or a new one when they do not fit. */
