@@ -162,6 +162,8 @@ interface Row {
   hashRatio: number
   peakRssMib: number
   bareRssMib: number
+  /** Each pair's deploy peak / the bare uploader's peak in the same pair. */
+  peakShares: number[]
 }
 const rows: Row[] = []
 interface Distant {
@@ -295,6 +297,7 @@ try {
         hashRatio: median(hashes) / median(sums),
         peakRssMib: pairs.peakRssMib,
         bareRssMib: pairs.bareRssMib,
+        peakShares: pairs.peakShares,
       }
       rows.push(row)
     } finally {
@@ -453,6 +456,7 @@ async function pairedRuns(
     ratio: median(deploys.map((d, i) => d / bares[i]!)),
     peakRssMib: Math.max(...rss) / 1024,
     bareRssMib: Math.max(...bareRss) / 1024,
+    peakShares: rss.map((r, i) => r / bareRss[i]!),
     baselines: baselineRuns,
   }
 }
@@ -981,11 +985,12 @@ function targets(
     })
   const many = site('small-20000')
   if (many) {
-    const share = many.peakRssMib / many.bareRssMib
+    // In every pair, as for the layouts: the highest peak against the highest would hide a pair over.
+    const worst = Math.max(...many.peakShares)
     found.push({
-      target: "20,000 small files: the highest peak RSS <= 0.8x the bare uploader's",
-      measured: `${share.toFixed(2)}x`,
-      met: share <= 0.8,
+      target: "20,000 small files: peak RSS <= 0.8x the bare uploader's in every run",
+      measured: `${worst.toFixed(2)}x (worst of ${many.peakShares.length})`,
+      met: worst <= 0.8,
     })
   }
   const big = site('big')
