@@ -58624,6 +58624,17 @@ async function openAtScannedPath(file, openWith, noFollow = NO_FOLLOW) {
         throw notReopened(file, error);
     }
 }
+/**
+ * openAtScannedPath on fs's callback, with no promise where the platform refuses a link itself: the
+ * upload reopens each small file this way (upload/body.ts).
+ */
+function reopenScanned(file, openWith, done) {
+    if (openWith || NO_FOLLOW === 0) {
+        openAtScannedPath(file, openWith).then((fd) => done(null, fd), (error) => done(error, -1));
+    }
+    else
+        (0,external_node_fs_.open)(file.absolutePath, readFlags(NO_FOLLOW), (error, fd) => done(error && notReopened(file, error), fd));
+}
 /** Why a scanned file did not open again; out of descriptors as it is, for the caller to wait and retry. */
 function notReopened(file, error) {
     if (isOutOfDescriptors(error))
@@ -60219,7 +60230,6 @@ class Scheduler {
 
 
 
-
 const RING = 3;
 const SMALL_PART = 1024 * 1024;
 const REUSED_BUFFER = 64 * 1024;
@@ -60301,17 +60311,12 @@ function readRange(file, offset, length, into, openWith) {
                 reject(failure instanceof Error ? failure : new Error(String(failure)));
             }
         };
-        const onOpen = (error, opened) => {
+        reopenScanned(file, openWith, (error, opened) => {
             if (error)
-                return reject(notReopened(file, error));
+                return reject(error);
             fd = opened;
             (0,external_node_fs_.read)(fd, bytes, 0, length, offset, onRead);
-        };
-        if (openWith || NO_FOLLOW === 0) {
-            openAtScannedPath(file, openWith).then((opened) => onOpen(null, opened), reject);
-        }
-        else
-            (0,external_node_fs_.open)(file.absolutePath, readFlags(NO_FOLLOW), onOpen);
+        });
     });
 }
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { closeSync, fstatSync, openSync, type Stats } from 'node:fs'
+import { closeSync, fstatSync, open, openSync, type Stats } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import mime from 'mime-types'
@@ -221,8 +221,26 @@ export async function openAtScannedPath(
   }
 }
 
+/**
+ * openAtScannedPath on fs's callback, with no promise where the platform refuses a link itself: the
+ * upload reopens each small file this way (upload/body.ts).
+ */
+export function reopenScanned(
+  file: ArtifactFile,
+  openWith: OpenFile | undefined,
+  done: (error: Error | null, fd: number) => void,
+): void {
+  if (openWith || NO_FOLLOW === 0) {
+    openAtScannedPath(file, openWith).then(
+      (fd) => done(null, fd),
+      (error: unknown) => done(error as Error, -1),
+    )
+  } else
+    open(file.absolutePath, readFlags(NO_FOLLOW), (error, fd) => done(error && notReopened(file, error), fd))
+}
+
 /** Why a scanned file did not open again; out of descriptors as it is, for the caller to wait and retry. */
-export function notReopened(file: ArtifactFile, error: unknown): Error {
+function notReopened(file: ArtifactFile, error: unknown): Error {
   if (isOutOfDescriptors(error)) return error as Error
   const code = (error as { code?: unknown }).code
   const what =

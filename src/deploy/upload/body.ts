@@ -1,16 +1,8 @@
 // A part's body: bytes read from the file the scan found (checked to be that file, unchanged), or
 // bytes the caller holds in memory (the close's page), and the digests of the bytes sent.
-import { fstatSync, open, read, type Stats } from 'node:fs'
+import { fstatSync, read, type Stats } from 'node:fs'
 import { closeNow, readAt, type OpenFile } from '../fd.ts'
-import { NO_FOLLOW, readFlags } from '../platform.ts'
-import {
-  assertScannedFile,
-  notReopened,
-  openAtScannedPath,
-  openScanned,
-  READ_BUFFER,
-  type ArtifactFile,
-} from '../files.ts'
+import { assertScannedFile, openScanned, READ_BUFFER, reopenScanned, type ArtifactFile } from '../files.ts'
 import { assertUnchanged, digestsOf, sentHash, shrank, type SentDigests } from './integrity.ts'
 import { isBytesFile, type Part } from './plan.ts'
 
@@ -119,14 +111,11 @@ function readRange(
         reject(failure instanceof Error ? failure : new Error(String(failure)))
       }
     }
-    const onOpen = (error: Error | null, opened: number) => {
-      if (error) return reject(notReopened(file, error))
+    reopenScanned(file, openWith, (error, opened) => {
+      if (error) return reject(error)
       fd = opened
       read(fd, bytes, 0, length, offset, onRead)
-    }
-    if (openWith || NO_FOLLOW === 0) {
-      openAtScannedPath(file, openWith).then((opened) => onOpen(null, opened), reject)
-    } else open(file.absolutePath, readFlags(NO_FOLLOW), onOpen)
+    })
   })
 }
 
