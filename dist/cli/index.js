@@ -57346,7 +57346,10 @@ const CHUNK = 1024 * 1024;
  */
 class PresignedRequestList {
     #chunks = [];
-    /** Bytes used of the last chunk; as if full before the first, so the first push makes one. */
+    /**
+     * Bytes used of the last chunk; as if full at first, so the first push makes a chunk of its own
+     * (before the first one, or past the buffers a split list shares).
+     */
     #used = Infinity;
     // Per request: its chunk, where its path starts there, its path's and URL's byte lengths.
     #chunk = [];
