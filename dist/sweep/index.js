@@ -35636,7 +35636,7 @@ function readRange(file, offset, length, into, openWith) {
                     assertScannedFile(file, (0,external_node_fs_namespaceObject.fstatSync)(fd));
                     throw error;
                 }
-                if (bytesRead === 0)
+                if (bytesRead === 0 && done < length)
                     throw shrank(file);
                 done += bytesRead;
                 if (done < length)
@@ -35656,7 +35656,11 @@ function readRange(file, offset, length, into, openWith) {
             if (error)
                 return reject(error);
             fd = opened;
-            (0,external_node_fs_namespaceObject.read)(fd, bytes, 0, length, offset, onRead);
+            // An empty file is read no further: its fstat alone says it is the scanned one, unchanged.
+            if (length === 0)
+                onRead(null, 0);
+            else
+                (0,external_node_fs_namespaceObject.read)(fd, bytes, 0, length, offset, onRead);
         });
     });
 }

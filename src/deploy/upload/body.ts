@@ -98,7 +98,7 @@ function readRange(
           assertScannedFile(file, fstatSync(fd))
           throw error
         }
-        if (bytesRead === 0) throw shrank(file)
+        if (bytesRead === 0 && done < length) throw shrank(file)
         done += bytesRead
         if (done < length) return read(fd, bytes, done, length - done, offset + done, onRead)
         const stats = fstatSync(fd)
@@ -114,7 +114,9 @@ function readRange(
     reopenScanned(file, openWith, (error, opened) => {
       if (error) return reject(error)
       fd = opened
-      read(fd, bytes, 0, length, offset, onRead)
+      // An empty file is read no further: its fstat alone says it is the scanned one, unchanged.
+      if (length === 0) onRead(null, 0)
+      else read(fd, bytes, 0, length, offset, onRead)
     })
   })
 }
