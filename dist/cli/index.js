@@ -49859,7 +49859,8 @@ function registerSecrets(get, names) {
     for (const name of names) {
         if (!inputRow(name)?.secret)
             continue;
-        const value = get(name);
+        // As the readers take it, trimmed: the value sent, so the value a service may echo back.
+        const value = get(name).trim();
         if (!value)
             continue;
         secrets.push(value);
@@ -64886,7 +64887,7 @@ async function closeInputs(inputs, run, namespace) {
             domain,
             matchmaker: undefined,
             publish: false,
-            cdnDomain: undefined,
+            cdnDomain: inputs.cdnDomain,
         },
         // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
         verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },

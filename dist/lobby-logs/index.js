@@ -32736,7 +32736,8 @@ function registerSecrets(get, names) {
     for (const name of names) {
         if (!inputRow(name)?.secret)
             continue;
-        const value = get(name);
+        // As the readers take it, trimmed: the value sent, so the value a service may echo back.
+        const value = get(name).trim();
         if (!value)
             continue;
         secrets.push(value);

@@ -16,7 +16,8 @@ export function registerSecrets(get: GetInput, names: readonly string[]): string
   const secrets: string[] = []
   for (const name of names) {
     if (!inputRow(name)?.secret) continue
-    const value = get(name)
+    // As the readers take it, trimmed: the value sent, so the value a service may echo back.
+    const value = get(name).trim()
     if (!value) continue
     secrets.push(value)
     if (name === Input.BasicAuth) secrets.push(...basicAuthSecrets(value))
