@@ -122,3 +122,39 @@ describe('the sweep retires what it can prove', () => {
     assert.deepEqual(asked, [])
   })
 })
+
+// Issue 44: the sweep built its close with no CDN domain, so a cdn-domain the bootstrap does not give
+// was dropped, and every closed preview was looked for at the wrong host (or at none).
+test("the sweep's close sees the closed page at the sweep's own cdn-domain", async () => {
+  const emulator = await startTestEmulator({ rateLimit: false, bootstrapCdnDomain: null })
+  try {
+    const site = await tempDir()
+    await writeTree(site, { 'index.html': '<title>the game</title>' })
+    const cdnDomain = emulator.url.replace('127.0.0.1', 'localhost')
+    const connection = { 'api-url': emulator.url, token: TOKEN, 'game-id': GAME, 'cdn-domain': cdnDomain }
+    await deploy(readInputs(getter({ ...connection, path: site, namespace: 'pr-8' })), {
+      logger: memoryLogger(),
+      tempDir: await tempDir(),
+      retry: fast,
+      source: { commit: 'abcdef0123456789abcdef0123456789abcdef01', ref: 'refs/pull/8/merge' },
+    })
+    const operation = sweepOperation(() => ({ pullRequest: async () => ({ open: false }) }))
+    const logger = memoryLogger()
+    const result = await runOperation(
+      operation,
+      operation.read(getter({ ...connection, 'github-token': 'gh', 'namespace-prefix': 'pr-' })),
+      { logger, retry: fast },
+    )
+    assert.deepEqual(
+      result.previews.map((p) => [p.namespace, p.outcome]),
+      [['pr-8', 'retired']],
+    )
+    assert.ok(!logger.lines.some((l) => l.includes('names no CDN domain')), logger.lines.join('\n'))
+    assert.ok(
+      logger.lines.some((l) => l.includes('demo-game--pr-8.localhost')),
+      'the closed page is looked for at the host under cdn-domain',
+    )
+  } finally {
+    await emulator.close()
+  }
+})

@@ -275,7 +275,7 @@ async function closeInputs(inputs: SweepInputs, run: Run, namespace: NamespaceSu
       domain,
       matchmaker: undefined,
       publish: false,
-      cdnDomain: undefined,
+      cdnDomain: inputs.cdnDomain,
     },
     // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
     verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },
