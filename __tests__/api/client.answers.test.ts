@@ -175,8 +175,6 @@ describe('answers that are not what they should be', () => {
     assert.equal(site.site_id, SITE)
     assert.equal(site.upload_id, UPLOAD)
     assert.deepEqual([...site.presigned_requests], requests)
-    assert.equal(site.presigned_requests.expiry(0), Date.UTC(2026, 10, 23, 12, 1, 0))
-    assert.equal(site.presigned_requests.expiry(1), Infinity)
   })
 
   test('a site answer cut short, or with something else where the object or the list should be, fails clearly', async () => {

@@ -95,7 +95,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
     })
     assert.ok(hooks.done(), 'the file was rewritten during the upload')
     assert.equal(run.exitCode, 1, run.stdout + run.stderr)
-    assert.match(run.stdout, /::error::.*big\.bin changed while it was uploaded/)
+    assert.match(run.stdout, /::error::.*big\.bin changed after it was scanned/)
     assert.equal(completedSites(), completed, 'no site was completed')
     const namespace = emulator.namespaces(GAME).find((n) => n.nameId === 'rewritten-parts')
     assert.equal(namespace?.liveVersionId, undefined, 'nothing was published')
@@ -131,7 +131,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
     const [code] = (await once(child, 'close')) as [number | null]
     assert.ok(hooks.done(), 'the file was rewritten during the upload')
     assert.notEqual(code, 0, output)
-    assert.match(output, /big\.bin changed while it was uploaded/)
+    assert.match(output, /big\.bin changed after it was scanned/)
     assert.equal(completedSites(), completed, 'no site was completed')
   })
 
@@ -204,7 +204,7 @@ describe('a file rewritten with the same size and time while it uploads', { time
         assert.match(
           second.stdout,
           new RegExp(
-            `::error::.*${name.replace('.', '\\.')} changed while it was uploaded: the bytes sent are not the ones hashed`,
+            `::error::.*${name.replace('.', '\\.')} changed after it was scanned: the bytes sent are not the ones hashed`,
           ),
         )
         assert.equal(completedSites(), completed, 'no site was completed')

@@ -1,6 +1,6 @@
 // The published package: `npm pack` holds the CLI's bundle, README and licence, and
-// nothing else; the tarball installs alone (no dependency) with --engine-strict on the machine's Node
-// and on Node 24, and its `gamehost` runs. And the npm scripts' one-line reason on a Node without
+// nothing else; the tarball installs alone (no dependency) with --engine-strict on Node 24, and its
+// `gamehost` runs; on a Node its engines do not take (Node 20, past its end of life), it is refused. And the npm scripts' one-line reason on a Node without
 // type stripping (npm ci --ignore-scripts leaves node_modules/.bin/node out).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -30,10 +30,9 @@ function systemBinary(name: string): string {
 }
 
 const npmCli = systemBinary('npm')
-const nodes = [
-  { label: "the machine's Node", binary: systemBinary('node') },
-  { label: 'Node 24 (the node devDependency)', binary: path.join(root, 'node_modules/node/bin/node') },
-]
+const machineNode = systemBinary('node')
+const node24 = path.join(root, 'node_modules/node/bin/node')
+const nodes = [{ label: 'Node 24 (the node devDependency)', binary: node24 }]
 
 /** Runs with only `node`'s folder and the system's on PATH, as in a fresh CI job. */
 function envFor(node: string): NodeJS.ProcessEnv {
@@ -88,7 +87,7 @@ describe('the npm package', () => {
     assert.equal(pkg.private, undefined)
     assert.deepEqual(pkg.bin, { gamehost: 'dist/cli/index.js' })
     assert.equal(pkg.dependencies, undefined, 'every bundled package is a devDependency')
-    assert.deepEqual(pkg.engines, { node: '>=20.19' })
+    assert.deepEqual(pkg.engines, { node: '>=22.19' })
     assert.equal(pkg.license, 'MIT')
     assert.match(await readFile(path.join(root, 'LICENSE'), 'utf8'), /^MIT License/)
     const readme = await readFile(path.join(root, 'README.md'), 'utf8')
@@ -149,6 +148,32 @@ describe('the npm package', () => {
     })
   }
 
+  test('on a Node older than 22.19, --engine-strict refuses the install, naming the range', async (t) => {
+    const version = (await run(machineNode, ['--version'])).stdout.trim()
+    if (!/^v(1\d|20|21|22\.(\d|1[0-8])\.)/.test(version)) return t.skip(`the machine's Node is ${version}`)
+    const prefix = await tempDir()
+    const refused = await run(
+      machineNode,
+      [
+        npmCli,
+        'install',
+        '--engine-strict',
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        prefix,
+        tarball,
+      ],
+      { cwd: prefix, env: envFor(machineNode) },
+    ).then(
+      () => assert.fail(`installed on ${version}`),
+      (error: { stderr: string }) => error,
+    )
+    assert.match(refused.stderr, /EBADENGINE|Unsupported engine/)
+    assert.match(refused.stderr, />=22\.19/)
+  })
+
   test('every npm script that runs TypeScript first checks the Node it runs on', async () => {
     const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>
@@ -163,7 +188,7 @@ describe('the npm package', () => {
   })
 
   test('on a Node without type stripping the scripts stop with one line saying what to do', async (t) => {
-    const system = nodes[0]!.binary
+    const system = machineNode
     const [major, minor] = (await run(system, ['-p', 'process.versions.node'])).stdout
       .trim()
       .split('.')

@@ -1,7 +1,7 @@
 // The CLI's logger and its text reports.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createProgress } from '../../src/deploy/progress.ts'
+import { createProgress } from '../../src/deploy/upload/progress.ts'
 import {
   cellHtml,
   formatEpochMs,

@@ -3,7 +3,7 @@
 // when heavy, always shown by the size report; the web engine recognises a build by its marks.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { buildManifest, type ArtifactFile } from '../../src/deploy/files.ts'
+import { buildManifest, type ArtifactFile } from '../../src/deploy/collect/files.ts'
 import {
   COMPRESSIONS,
   ENGINE_FILES,

@@ -11,9 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { UsageError } from '../../src/api/errors.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
-import { hashArtifacts } from '../../src/deploy/files.ts'
-import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
+import { openFile, type OpenFile } from '../../src/deploy/collect/read.ts'
+import { hashArtifacts } from '../../src/deploy/collect/hash.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/collect/scan.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsModeBits, needsSymlinks } from '../support/platform.ts'
 
@@ -118,7 +118,7 @@ test(
       pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src', p)).href
     await writeFile(
       script,
-      `import { scanArtifacts } from '${src('deploy/scan.ts')}'\n` +
+      `import { scanArtifacts } from '${src('deploy/collect/scan.ts')}'\n` +
         `import { memoryLogger } from '${src('common/logger.ts')}'\n` +
         `await scanArtifacts({ root: ${JSON.stringify(root)}, patterns: ['**'], includeHidden: false, logger: memoryLogger() })\n` +
         `  .then(() => console.log('scanned'), (e) => console.log(e.message))\n`,

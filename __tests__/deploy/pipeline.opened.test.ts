@@ -1,12 +1,12 @@
 // Created, then failed: what the files can fail with is found before anything is created. A file the
 // process may not open fails the deploy before any namespace, domain or site exists; running out of
-// file descriptors while the files upload lowers the uploads at a time and the deploy goes on.
+// file descriptors while the files upload is waited out and retried, and the deploy goes on.
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { UsageError } from '../../src/api/errors.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
+import { openFile, type OpenFile } from '../../src/deploy/collect/read.ts'
 import { deploy } from '../../src/deploy/pipeline.ts'
 import { type Emulator } from '../../src/emulator/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
@@ -55,7 +55,7 @@ describe('the files are opened before anything is created', () => {
     assert.equal(emulator.sites(GAME).length, sites)
   })
 
-  test('out of file descriptors while the files upload: one line, fewer uploads at a time, and the deploy completes', async () => {
+  test('out of file descriptors while the files upload: each open waits and is retried by the retry engine, and the deploy completes', async () => {
     // The scan opens each file once (24), without hashing (no dry run, no skip-unchanged); the
     // upload's first 6 opens then find the table full.
     let opens = 0
@@ -75,9 +75,13 @@ describe('the files are opened before anything is created', () => {
     assert.ok(opens > 30)
     assert.equal(result.uploadCompleted, true)
     assert.equal(emulator.site(result.siteId!)?.completed, true)
-    assert.equal(result.upload?.retries, 0)
+    assert.equal(result.upload?.retries, 6)
     const lines = logger.lines.filter((l) => /descriptor|EMFILE|retry|closed/i.test(l))
-    assert.equal(lines.length, 1, lines.join('\n'))
-    assert.match(lines[0]!, /^Out of file descriptors \(EMFILE\): fewer uploads at a time, \d+ now$/)
+    assert.equal(lines.length, 6, lines.join('\n'))
+    for (const line of lines)
+      assert.match(
+        line,
+        /^Upload of \S+: out of file descriptors \(EMFILE\): raise the limit \(ulimit -n\); retry 1 of 8 in \d+\.\d s$/,
+      )
   })
 })

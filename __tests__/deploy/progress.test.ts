@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { formatBytes } from '../../src/common/format.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { createProgress } from '../../src/deploy/progress.ts'
+import { createProgress } from '../../src/deploy/upload/progress.ts'
 
 const MiB = 1024 * 1024
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
-import { buildManifest, type ArtifactFile } from '../../src/deploy/files.ts'
+import { buildManifest, type ArtifactFile } from '../../src/deploy/collect/files.ts'
 import {
   checkRecordPathFree,
   parseRecord,
@@ -11,7 +11,6 @@ import {
   RECORD_MAX_BYTES,
   RECORD_PATH,
 } from '../../src/deploy/site-record.ts'
-import { PresignedRequestList } from '../../src/api/presigned.ts'
 
 const file = (path: string, size: number): ArtifactFile => ({
   path,
@@ -99,51 +98,5 @@ describe('readRecordBody', () => {
       notRecord: `is larger than ${RECORD_MAX_BYTES} bytes`,
     })
     assert.equal(given, RECORD_MAX_BYTES / (1024 * 1024) + 1, 'read no further than the bound')
-  })
-})
-
-describe('PresignedRequestList.split', () => {
-  test("parts the record's requests from the others, each kept whole", () => {
-    const requests = PresignedRequestList.of([
-      { path: 'a.js', url: 'https://s/a?x=1', byte_offset: 0, content_length: 3 },
-      { path: RECORD_PATH, url: 'https://s/r?x=2', byte_offset: 0, content_length: 9 },
-      { path: `${RECORD_PATH}x`, url: 'https://s/rx', byte_offset: 0, content_length: 1 },
-    ])
-    const { matching, others } = requests.split(RECORD_PATH)
-    assert.deepEqual(
-      [...matching],
-      [{ path: RECORD_PATH, url: 'https://s/r?x=2', byte_offset: 0, content_length: 9 }],
-    )
-    assert.deepEqual(
-      [...others].map((r) => r.path),
-      ['a.js', `${RECORD_PATH}x`],
-    )
-  })
-
-  test('the two lists read the buffers of the list split: a request pushed to one changes no other', () => {
-    // The last request larger than a buffer of the list: the buffer it is in has room past 1 MiB.
-    const long = `https://s/${'x'.repeat(1536 * 1024)}`
-    const requests = PresignedRequestList.of(
-      ['https://s/0', 'https://s/1', long].map((url, i) => ({
-        path: `${i}.js`,
-        url,
-        byte_offset: 0,
-        content_length: i,
-      })),
-    )
-    const before = [...requests]
-    const { matching, others } = requests.split('1.js')
-    others.push({ path: 'new.js', url: 'https://s/new', byte_offset: 0, content_length: 4 })
-    matching.push({ path: 'more.js', url: 'https://s/more', byte_offset: 0, content_length: 5 })
-    assert.ok([...requests].every((r, i) => r.url === before[i]!.url && r.path === before[i]!.path))
-    assert.deepEqual(
-      [...others].map((r) => `${r.path} ${r.url.length}`),
-      ['0.js 11', `2.js ${long.length}`, 'new.js 13'],
-    )
-    assert.equal(others.url(1), long)
-    assert.deepEqual(
-      [...matching].map((r) => `${r.path} ${r.url}`),
-      ['1.js https://s/1', 'more.js https://s/more'],
-    )
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { buildManifest, type ArtifactFile } from '../../src/deploy/files.ts'
+import { buildManifest, type ArtifactFile } from '../../src/deploy/collect/files.ts'
 import type { SiteRecord } from '../../src/deploy/site-record.ts'
 import {
   compareSizes,

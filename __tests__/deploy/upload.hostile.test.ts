@@ -7,17 +7,17 @@ import type http from 'node:http'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
-import type { Dispatcher } from 'undici'
 import { createAgent } from '../../src/api/http.ts'
-import { PresignedRequestList } from '../../src/api/presigned.ts'
 import { retryPolicy } from '../../src/common/retry.ts'
 import type { PresignedRequest } from '../../src/api/types.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { timeoutsFor } from '../../src/common/timeouts.ts'
-import { openFile, type OpenFile } from '../../src/deploy/fd.ts'
-import { type ArtifactFile } from '../../src/deploy/files.ts'
-import { scanArtifacts } from '../../src/deploy/scan.ts'
-import { PartUploadError, planUpload, uploadParts, type UploadOptions } from '../../src/deploy/upload.ts'
+import { openFile, type OpenFile } from '../../src/deploy/collect/read.ts'
+import { type ArtifactFile } from '../../src/deploy/collect/files.ts'
+import { scanArtifacts } from '../../src/deploy/collect/scan.ts'
+import { planParts } from '../../src/deploy/upload/parts.ts'
+import { PartUploadError } from '../../src/deploy/upload/put.ts'
+import { uploadFiles, type UploadOptions } from '../../src/deploy/upload/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../support/fake-store.ts'
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { needsSymlinks } from '../support/platform.ts'
@@ -72,9 +72,9 @@ async function scan(files: Record<string, string | Buffer | number>) {
 }
 
 function upload(files: ArtifactFile[], requests: PresignedRequest[], overrides: Partial<UploadOptions> = {}) {
-  return uploadParts({
+  return uploadFiles({
     files,
-    requests: PresignedRequestList.of(requests),
+    requests: requests,
     dispatcher: agent,
     concurrency: 1,
     retry: retryPolicy({ retries: 0, sleep: async () => {} }),
@@ -114,50 +114,32 @@ test('an error answer whose body trickles is taken request-timeout after its hea
   assert.equal(await cut[0], true, 'the upload did not wait for the whole trickle')
 })
 
-test('a PUT whose progress keeps coming and never ends is aborted at its deadline, and retried', async () => {
+test("a PUT that is never answered, whatever undici's timers allow, is aborted at its deadline, and retried", async () => {
   const { scanned } = await scan({ 'a.txt': 'hello' })
-  // A store that takes a byte a tick and never answers: no stall, ever. Each tick is 10 ms on the
-  // watchdog's clock, whenever the machine runs it; the store gives up after 300 ticks (3 s).
-  const clock = { ms: 0, now: () => clock.ms }
-  let dispatched = 0
-  let gaveUp = 0
-  const trickling = {
-    dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandlers) {
-      dispatched++
-      let ticks = 0
-      const timer = setInterval(() => {
-        clock.ms += 10
-        // undici 6 hands the chunk written (its types say a size).
-        if (++ticks < 300) handler.onBodySent?.(Buffer.from('x') as never, 1)
-        else {
-          clearInterval(timer)
-          gaveUp++
-          handler.onError?.(new Error('the trickling store gave up'))
-        }
-      }, 1)
-      handler.onConnect?.((reason?: Error) => {
-        clearInterval(timer)
-        handler.onError?.(reason ?? new Error('aborted'))
-      })
-      return true
-    },
-  } as unknown as Dispatcher
+  // The deadline is the upload's own clock: here each attempt's ends once the store has the whole
+  // body (an event, not a time), and the store never answers.
+  const asked: number[] = []
+  const deadlines: AbortController[] = []
+  const store = await fakeStore(() => deadlines.at(-1)!.abort())
   const logger = memoryLogger()
-  const error = await upload(scanned, onePutPerFile(scanned, 'http://127.0.0.1:9'), {
-    dispatcher: trickling,
-    timeouts: timeoutsFor(250),
-    stallClock: clock,
+  const error = await upload(scanned, onePutPerFile(scanned, store.url), {
+    timeouts: timeoutsFor(60_000),
+    deadline: (ms) => {
+      asked.push(ms)
+      deadlines.push(new AbortController())
+      return deadlines.at(-1)!.signal
+    },
     retry: retryPolicy({ retries: 1, sleep: async () => {} }),
     logger,
   }).catch((e: unknown) => e)
-  assert.equal(timeoutsFor(250).putDeadlineMs(5), 1001)
   assert.ok(error instanceof PartUploadError, String(error))
   assert.equal(
     error.message,
-    'Upload of a.txt: not answered within its deadline of 1 s (gave up after 2 attempts)',
+    'Upload of a.txt: not answered within its deadline of 240.002 s (gave up after 2 attempts)',
   )
-  assert.equal(dispatched, 2, 'retried once')
-  assert.equal(gaveUp, 0, 'each attempt was aborted at its deadline, before the store gave up')
+  const deadline = timeoutsFor(60_000).putDeadlineMs(5)
+  assert.deepEqual(asked, [deadline, deadline], 'retried once, each attempt with putDeadlineMs(5)')
+  assert.equal(store.attempts(), 2)
   assert.ok(logger.lines.some((l) => l.startsWith('Upload of a.txt: not answered within its deadline')))
 })
 
@@ -176,7 +158,7 @@ test('requests that add up to a file but overlap, or leave a gap, are refused na
     content_length,
   })
   const b = request('b.txt', 0, 5)
-  const plan = (requests: PresignedRequest[]) => () => planUpload(scanned, PresignedRequestList.of(requests))
+  const plan = (requests: PresignedRequest[]) => () => planParts(scanned, requests)
   // 6 + 4 = 10 bytes, but bytes 4 and 5 twice and 8 and 9 never.
   assert.throws(plan([request('a.bin', 0, 6), request('a.bin', 4, 4), b]), {
     message: "The service's upload requests for 'a.bin' overlap: bytes 0+6 and 4+4",
@@ -191,17 +173,15 @@ test('requests that add up to a file but overlap, or leave a gap, are refused na
       "The service's upload requests for 'a.bin' leave a gap: bytes 2+2 (between bytes 0+2 and bytes 4+4)",
   })
   // Contiguous parts in any order are fine.
-  const fine = planUpload(
-    scanned,
-    PresignedRequestList.of([request('a.bin', 7, 3), b, request('a.bin', 0, 3), request('a.bin', 3, 4)]),
-  )
+  const fine = planParts(scanned, [request('a.bin', 7, 3), b, request('a.bin', 0, 3), request('a.bin', 3, 4)])
   assert.deepEqual(
     fine.parts.map((p) => [p.file.path, p.number, p.of]),
+    // Numbered by their place in the file.
     [
-      ['a.bin', 1, 3],
-      ['b.txt', 1, 1],
-      ['a.bin', 2, 3],
       ['a.bin', 3, 3],
+      ['b.txt', 1, 1],
+      ['a.bin', 1, 3],
+      ['a.bin', 2, 3],
     ],
   )
   // Nothing is sent for a plan that does not hold.
@@ -286,7 +266,7 @@ function failingOpen(code: 'EMFILE' | 'ENFILE', fails: (p: string) => boolean): 
   }
 }
 
-test('out of file descriptors while the files are read: fewer uploads at a time, one line, every file uploaded', async () => {
+test('out of file descriptors while the files are read: each open is waited out and retried, saying so, every file uploaded', async () => {
   const names = Array.from({ length: 40 }, (_, i) => `f${i}.txt`)
   const { scanned, written } = await scan(Object.fromEntries(names.map((n) => [n, `file ${n}`])))
   const received = new Map<string, Buffer>()
@@ -300,17 +280,22 @@ test('out of file descriptors while the files are read: fewer uploads at a time,
   const result = await upload(scanned, onePutPerFile(scanned, store.url), {
     concurrency: 8,
     logger,
+    retry: retryPolicy({ sleep: async () => {} }),
     open: failingOpen('EMFILE', () => ++opens <= 8),
   })
-  assert.equal(result.retries, 0, 'waiting for a descriptor is no retry')
+  assert.equal(result.retries, 8)
   assert.equal(received.size, 40)
   for (const [name, bytes] of written) assert.deepEqual(received.get(name), bytes, name)
   const lines = logger.lines.filter((l) => /descriptor|EMFILE|retry|closed/i.test(l))
-  assert.equal(lines.length, 1, lines.join('\n'))
-  assert.match(lines[0]!, /^Out of file descriptors \(EMFILE\): fewer uploads at a time, \d+ now$/)
+  assert.equal(lines.length, 8, lines.join('\n'))
+  for (const line of lines)
+    assert.match(
+      line,
+      /^Upload of f\d+\.txt: out of file descriptors \(EMFILE\): raise the limit \(ulimit -n\); retry 1 of 8 in /,
+    )
 })
 
-test('out of file descriptors for good: the upload fails saying so, without a retry line or a "client is closed"', async () => {
+test('out of file descriptors for good: the upload fails saying so, after the retries, without a "client is closed"', async () => {
   const { scanned } = await scan(
     Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, `f${i}`])),
   )
@@ -319,16 +304,19 @@ test('out of file descriptors for good: the upload fails saying so, without a re
   const error = await upload(scanned, onePutPerFile(scanned, store.url), {
     concurrency: 4,
     logger,
-    retry: retryPolicy({ sleep: async () => {} }),
+    retry: retryPolicy({ retries: 3, sleep: async () => {} }),
     open: failingOpen('ENFILE', (p) => p.endsWith(`${path.sep}f3.txt`)),
   }).catch((e: unknown) => e)
   assert.ok(error instanceof PartUploadError, String(error))
-  assert.match(
+  assert.equal(
     error.message,
-    /^Upload of f3\.txt: out of file descriptors \(ENFILE\), even with \d+ uploads? at a time and none ending for 10 waits: raise the limit \(ulimit -n\)$/,
+    'Upload of f3.txt: out of file descriptors (ENFILE): raise the limit (ulimit -n) (gave up after 4 attempts)',
   )
-  assert.ok(!logger.lines.some((l) => /retry|closed/i.test(l)), logger.lines.join('\n'))
-  assert.ok(logger.lines.filter((l) => l.startsWith('Out of file descriptors (ENFILE)')).length <= 3)
+  assert.ok(!logger.lines.some((l) => /closed/i.test(l)), logger.lines.join('\n'))
+  assert.equal(
+    logger.lines.filter((l) => l.startsWith('Upload of f3.txt: out of file descriptors')).length,
+    3,
+  )
 })
 
 test('once a part fails for good, no other part is retried or sent, none is left in flight: the dispatcher closes at once, with no "client is closed"', async () => {

@@ -4,7 +4,7 @@
 // of 4n files. A pass over every folder (or file) for each folder would count about 16 times as much.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { ArtifactFile } from '../../src/deploy/files.ts'
+import type { ArtifactFile } from '../../src/deploy/collect/files.ts'
 import { planServing, type ReadStart } from '../../src/deploy/web-engine.ts'
 import type { HeaderRule } from '../../src/inputs/headers.ts'
 

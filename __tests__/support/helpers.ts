@@ -4,8 +4,9 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after } from 'node:test'
-import { buildManifest, hashArtifacts, type Manifest } from '../../src/deploy/files.ts'
-import { scanArtifacts, type CollectOptions } from '../../src/deploy/scan.ts'
+import { buildManifest, type Manifest } from '../../src/deploy/collect/files.ts'
+import { hashArtifacts } from '../../src/deploy/collect/hash.ts'
+import { scanArtifacts, type CollectOptions } from '../../src/deploy/collect/scan.ts'
 
 const created: string[] = []
 // Registered when a test file imports this module, so at the file's root: it runs after every test.
@@ -70,5 +71,5 @@ export async function deadPort(): Promise<number> {
 /** Finds the files of the site, hashes each one, and builds the manifest: the deploy's collect and hash, at once. */
 export async function collectArtifacts(options: CollectOptions): Promise<Manifest> {
   const files = await scanArtifacts(options)
-  return buildManifest(files, await hashArtifacts(files, undefined, options.open))
+  return buildManifest(files, await hashArtifacts(files, options.open))
 }

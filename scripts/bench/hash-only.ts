@@ -2,8 +2,9 @@
 // types, manifest. It reports the phase's own duration and the scan's part of it: the start-up of a
 // process is measured once, on its own, by the benchmark.
 import { parseArgs } from 'node:util'
-import { buildManifest, hashArtifacts } from '../../src/deploy/files.ts'
-import { scanArtifacts } from '../../src/deploy/scan.ts'
+import { buildManifest } from '../../src/deploy/collect/files.ts'
+import { hashArtifacts } from '../../src/deploy/collect/hash.ts'
+import { scanArtifacts } from '../../src/deploy/collect/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const { values } = parseArgs({ options: { path: { type: 'string' } } })

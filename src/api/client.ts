@@ -2,7 +2,6 @@ import { request, type Dispatcher } from 'undici'
 import { NetworkError, UnexpectedAnswerError, type Concern, type Explain } from './errors.ts'
 import { errorCodes, isConnectFailure, isUnreachable } from '../common/network.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
-import type { CdnSite } from './site-answer.ts'
 import type * as Api from './types.ts'
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, timeoutsFor, type Timeouts } from '../common/timeouts.ts'
 import type { Logger } from '../common/logger.ts'
@@ -197,7 +196,7 @@ export class ServiceClient {
     return this.#call(OPS.bootstrap, '/cloud/bootstrap')
   }
 
-  createCdnSite(gameId: string, body: Api.CreateCdnSiteRequest): Promise<CdnSite> {
+  createCdnSite(gameId: string, body: Api.CreateCdnSiteRequest): Promise<Api.CreateCdnSiteResponse> {
     return this.#call(OPS.createCdnSite, `${gamePath(gameId)}/cdn/sites`, body)
   }
 

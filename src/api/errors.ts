@@ -168,11 +168,11 @@ export class NetworkError extends Error {
  * service's `metadata` retry time (ms since the epoch), whichever is later.
  */
 export function requestedDelay(error: unknown, now: number): number | undefined {
-  if (!(error instanceof ServiceError)) return undefined
-  const header = error.retryAfter?.trim() ?? ''
+  const { retryAfter, metadata } = (error ?? {}) as { retryAfter?: unknown; metadata?: unknown }
+  const header = typeof retryAfter === 'string' ? retryAfter.trim() : ''
   const candidates = [
     /^\d+(\.\d+)?$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now,
-    typeof error.metadata === 'number' ? error.metadata - now : Number.NaN,
+    typeof metadata === 'number' ? metadata - now : Number.NaN,
   ].filter(Number.isFinite)
   return candidates.length ? Math.max(0, ...candidates) : undefined
 }

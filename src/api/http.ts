@@ -3,7 +3,6 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher, type ProxyAgent } from 'undici'
 import { ServiceError, UnexpectedAnswerError, type Concern, type Explain } from './errors.ts'
 import { DEADLINE_EXCEEDED, networkFailure } from '../common/network.ts'
-import type { AnswerStream } from './site-answer.ts'
 import { RAY_ID_HEADER, type ServiceErrorBody } from './types.ts'
 import type { Operation } from './operations.ts'
 import { formatBytes } from '../common/format.ts'
@@ -34,24 +33,27 @@ export function createAgent(): Agent | EnvHttpProxyAgent {
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 export const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024
 
-/** A request and its whole answer: the body as text, or what the operation's stream made of it. */
+/** A request and its whole answer's body, as text. */
 export interface Exchange {
   response: Dispatcher.ResponseData
   text: string
-  streamed: ReturnType<AnswerStream['end']> | undefined
 }
 
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
-export function answerOf<T>(op: Operation, { response, text, streamed }: Exchange, explain: Explain): T {
+export function answerOf<T>(op: Operation, { response, text }: Exchange, explain: Explain): T {
   const rayId = header(response.headers, RAY_ID_HEADER)
   const unexpected = (problem: string) =>
     new UnexpectedAnswerError(
       `${op.name}: the service's answer is not what the operation promises: ${problem}` +
         (rayId ? ` (ray id ${rayId})` : ''),
     )
-  if (streamed && 'problem' in streamed) throw unexpected(streamed.problem)
-  const parsed = streamed ? streamed.value : parseJson(text)
-  if (response.statusCode === 200 && typeof parsed === 'object' && parsed !== null) {
+  const parsed = parseJson(text)
+  if (
+    response.statusCode === 200 &&
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed)
+  ) {
     const problem = op.answer?.(parsed, '')
     if (problem) throw unexpected(problem)
     return parsed as T
@@ -125,46 +127,30 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value
 }
 
-/** Hands each chunk of the body to `onChunk`, failing once the answer is larger than `limit`. */
-async function readBody(
-  body: Dispatcher.ResponseData['body'],
-  contentLength: string | undefined,
-  operation: string,
-  limit: number,
-  onChunk: (chunk: Buffer) => void,
-): Promise<void> {
-  const tooLarge = () => {
-    // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
-    body.on('error', () => {})
-    body.destroy()
-    return new UnexpectedAnswerError(
-      `${operation}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`,
-    )
-  }
-  if (Number(contentLength) > limit) throw tooLarge()
-  let length = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    length += chunk.length
-    if (length > limit) throw tooLarge()
-    onChunk(chunk)
-  }
-}
-
-/** The answer's body: streamed into the operation's parser when it has one, else as text (no byte-order mark). */
+/** The answer's body as text (no byte-order mark), failing once it is larger than `limit`. */
 export async function readAnswer(
   op: Operation,
   response: Dispatcher.ResponseData,
   limit: number,
 ): Promise<Omit<Exchange, 'response'>> {
-  const length = header(response.headers, 'content-length')
-  if (op.stream && response.statusCode === 200) {
-    const stream = op.stream()
-    await readBody(response.body, length, op.name, limit, (chunk) => stream.write(chunk))
-    return { text: '', streamed: stream.end() }
+  const { body } = response
+  const tooLarge = () => {
+    // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
+    body.on('error', () => {})
+    body.destroy()
+    return new UnexpectedAnswerError(
+      `${op.name}: the service's answer is larger than ${formatBytes(limit)}, more than any answer of it can be; not read further`,
+    )
   }
+  if (Number(header(response.headers, 'content-length')) > limit) throw tooLarge()
   const chunks: Buffer[] = []
-  await readBody(response.body, length, op.name, limit, (chunk) => chunks.push(chunk))
-  return { text: new TextDecoder().decode(Buffer.concat(chunks)), streamed: undefined }
+  let length = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    length += chunk.length
+    if (length > limit) throw tooLarge()
+    chunks.push(chunk)
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)) }
 }
 
 function parseJson(text: string): unknown {

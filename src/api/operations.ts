@@ -17,7 +17,6 @@ import {
 } from './shape.ts'
 import { isConnectFailure, isNetworkFailure } from '../common/network.ts'
 import type { RetryVerdict } from '../common/retry.ts'
-import { siteAnswer, siteAnswerStream, type AnswerStream } from './site-answer.ts'
 
 /**
  * How a failed call may be retried. `read`: reads, validations and calls that are safe to repeat,
@@ -34,8 +33,6 @@ export interface Operation {
   safety: Safety
   /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
   answer?: ShapeCheck
-  /** Reads a 200 answer as it arrives instead of as one text (the site's, some MB). */
-  stream?: () => AnswerStream
 }
 
 /** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
@@ -79,10 +76,19 @@ export const OPS = {
   ),
   validateGroup: op('POST', 'groups.validate', validated),
   addNamespaceDomain: creates(op('POST', 'games.namespaces.addNamespaceDomain')),
-  createCdnSite: creates({
-    ...op('POST', 'games.cdn.createGameCdnSite', siteAnswer),
-    stream: siteAnswerStream,
-  }),
+  createCdnSite: creates(
+    op(
+      'POST',
+      'games.cdn.createGameCdnSite',
+      objectOf({
+        site_id: anId,
+        upload_id: anId,
+        presigned_requests: listOf(
+          objectOf({ path: aString, url: aString, byte_offset: aNumber, content_length: aNumber }),
+        ),
+      }),
+    ),
+  ),
   getGame: op(
     'GET',
     'games.getGameById',

@@ -4,6 +4,7 @@
 // action's input names, and its messages name them as flags (`--namespace staging`). Exit codes: 0
 // success, 1 failure (of the service or of what it holds), 2 bad usage.
 
+import './node-version.ts'
 import { parseArgs } from 'node:util'
 import { UsageError, errorMessage } from '../api/errors.ts'
 import { nameInputsAs } from '../common/input-naming.ts'

@@ -197,5 +197,5 @@ function shortReason(error: unknown): string {
   if (typeof status === 'number' && typeof serviceCode === 'string') return `${status} ${serviceCode}`
   const code = errorCodes(error)[0]
   const message = error instanceof Error ? error.message : String(error)
-  return code ? `${code} (${message})` : message
+  return code && !message.includes(code) ? `${code} (${message})` : message
 }

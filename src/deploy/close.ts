@@ -9,11 +9,12 @@ import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { TargetedInputs } from '../inputs/deploy.ts'
-import { contentTypeOf } from './files.ts'
+import { contentTypeOf } from './collect/files.ts'
 import { resolveCdnDomain } from './cdn-domain.ts'
 import { publishAndSee } from './live.ts'
 import { createVersion, deployConfig, namespaceUrl, readVersion } from './publish.ts'
-import { uploadParts, type BytesFile } from './upload.ts'
+import type { BytesFile } from './upload/parts.ts'
+import { uploadFiles } from './upload/upload.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface CloseResult {
@@ -108,7 +109,7 @@ async function publishClosedPage(
     display_name: name,
     files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
   })
-  await uploadParts({
+  await uploadFiles({
     files: [file],
     requests: site.presigned_requests,
     dispatcher: run.dispatcher,

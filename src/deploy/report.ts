@@ -13,7 +13,7 @@ import type { DeployResult } from './pipeline.ts'
 import type { Published } from './go-live.ts'
 import type { Verification } from './verify.ts'
 import { formatBytes } from '../common/format.ts'
-import { hiddenLeftOut } from './walk.ts'
+import { hiddenLeftOut } from './collect/walk.ts'
 import {
   heading,
   keyValueTable,

@@ -12,7 +12,7 @@ import {
 } from '../api/versions.ts'
 import { Input } from '../inputs/constants.ts'
 import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
-import type { ArtifactFile } from './files.ts'
+import type { ArtifactFile } from './collect/files.ts'
 
 export interface RouteSpec {
   glob: string

@@ -3,7 +3,7 @@
 
 import { formatBytes } from '../common/format.ts'
 import { isHeavyEngineFile } from './engines.ts'
-import type { Manifest } from './files.ts'
+import type { Manifest } from './collect/files.ts'
 import type { SiteRecord } from './site-record.ts'
 
 export const SIZE_ROWS_SHOWN = 15

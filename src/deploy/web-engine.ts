@@ -3,7 +3,6 @@
 // and the inner file's type; a threaded Godot export needs two isolation headers this CDN cannot
 // send, so what works is said. What marks each engine's build is engines.ts'.
 
-import { closeFile, readAt } from './fd.ts'
 import { UsageError } from '../api/errors.ts'
 import { normalizeGlob, parseGlob, type CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
@@ -23,7 +22,8 @@ import {
   type EngineName,
 } from './engines.ts'
 import type { WebEngineChoice } from '../inputs/deploy.ts'
-import { contentTypeOf, openScanned, type ArtifactFile } from './files.ts'
+import { contentTypeOf, type ArtifactFile } from './collect/files.ts'
+import { readScanned } from './collect/read.ts'
 import { planRoutes, type PlannedRoute, type RouteSpec } from './routes.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
@@ -382,13 +382,6 @@ function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
-async function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
-  const fd = await openScanned(file)
-  try {
-    const buffer = Buffer.alloc(Math.min(bytes, file.size))
-    const bytesRead = await readAt(fd, buffer, 0, buffer.length, 0)
-    return buffer.subarray(0, bytesRead)
-  } finally {
-    await closeFile(fd)
-  }
+function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
+  return readScanned(file, 0, Math.min(bytes, file.size))
 }

@@ -3,12 +3,8 @@
 // is stored, and each part as sent must hash as that read's range. A file hashed before the upload
 // must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 import { createHash, hash } from 'node:crypto'
-import type { Stats } from 'node:fs'
-import pLimit from 'p-limit'
-import type { PresignedRequestList } from '../../api/presigned.ts'
-import { lstatFile, type OpenFile } from '../fd.ts'
-import { isScannedFile, READ_BUFFER, readScanned, type ArtifactFile } from '../files.ts'
-import { isBytesFile, type Part, type UploadFile, type UploadPlan } from './plan.ts'
+import { changed, streamScanned, type OpenFile } from '../collect/read.ts'
+import { isBytesFile, type Part, type UploadFile } from './parts.ts'
 
 export interface SentDigests {
   md5: string
@@ -19,7 +15,7 @@ export function digestsOf(bytes: Buffer): SentDigests {
   return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
 }
 
-/** The digests of a body's chunks as sent, asked for once every byte was. */
+/** The digests of a body's chunks as they are sent. */
 export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests } {
   const md5 = createHash('md5')
   const sha256 = createHash('sha256')
@@ -35,128 +31,67 @@ export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests 
 
 export interface IntegrityOptions {
   files: readonly UploadFile[]
-  plan: UploadPlan
-  requests: PresignedRequestList
+  /** Each file's parts, by offset. */
+  byFile: readonly Part[][]
   /** By file index; undefined: not hashed first. */
   expected?: readonly (string | undefined)[]
   open?: OpenFile
-  /** A file sent in parts was found changed. */
-  failed: (error: Error) => void
 }
 
 export class Integrity {
-  readonly digests: string[]
   readonly #options: IntegrityOptions
-  /** By request index. */
-  readonly #sent: string[] = []
-  /** Parts not stored yet, by file index. */
-  readonly #left: number[]
-  readonly #checks: Promise<void>[] = []
-  readonly #limit = pLimit(2)
+  readonly #digests: string[]
+  /** The SHA-256 of each part as sent. */
+  readonly #sent = new Map<Part, string>()
 
   constructor(options: IntegrityOptions) {
     this.#options = options
-    this.digests = new Array<string>(options.files.length)
-    this.#left = [...options.plan.partCount]
+    this.#digests = new Array<string>(options.files.length)
   }
 
-  stored(part: Part, sent: SentDigests): void {
-    const f = part.fileIndex
-    if (part.of === 1) return this.#prove(f, sent.sha256)
-    this.#sent[part.index] = sent.sha256
-    if (--this.#left[f]! > 0) return
-    const check = this.#limit(() => this.#checkParts(f))
-    check.catch((error: unknown) => this.#options.failed(error as Error))
-    this.#checks.push(check)
+  /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
+  async stored(part: Part, sent: SentDigests): Promise<void> {
+    if (part.of === 1) return this.#prove(part.fileIndex, sent.sha256)
+    this.#sent.set(part, sent.sha256)
+    const parts = this.#options.byFile[part.fileIndex]!
+    if (parts.every((p) => this.#sent.has(p))) await this.#checkParts(part.fileIndex, parts)
   }
 
+  /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
   async finish(): Promise<string[]> {
-    await Promise.all(this.#checks)
-    await this.#checkUnrequested()
-    return this.digests
+    const { files, byFile, open } = this.#options
+    for (const [f, parts] of byFile.entries()) {
+      if (parts.length) continue
+      const file = files[f]!
+      if (!isBytesFile(file)) for await (const chunk of streamScanned(file, 0, 0, open)) void chunk
+      this.#prove(f, hash('sha256', ''))
+    }
+    return this.#digests
   }
 
   #prove(f: number, sha256: string): void {
     const expected = this.#options.expected?.[f]
-    if (expected !== undefined && expected !== sha256) {
+    if (expected !== undefined && expected !== sha256)
       throw changed(this.#options.files[f]!, 'the bytes sent are not the ones hashed before the upload')
-    }
-    this.digests[f] = sha256
+    this.#digests[f] = sha256
   }
 
-  async #checkParts(f: number): Promise<void> {
-    const { files, plan, requests } = this.#options
-    const file = files[f]!
-    const list = plan.inParts.get(f)!
-    const end = (r: number) => requests.byteOffset(list[r]!) + requests.contentLength(list[r]!)
+  async #checkParts(f: number, parts: readonly Part[]): Promise<void> {
+    const file = this.#options.files[f]!
     const whole = createHash('sha256')
-    let range = createHash('sha256')
-    let r = 0
-    const closeRanges = (position: number) => {
-      for (; r < list.length && end(r) <= position; r++) {
-        if (range.digest('hex') !== this.#sent[list[r]!]) {
-          throw changed(file, `part ${r + 1}/${list.length} as sent is not what the file holds now`)
-        }
-        range = createHash('sha256')
+    for (const part of parts) {
+      const range = createHash('sha256')
+      const { byte_offset: offset, content_length: length } = part.request
+      const chunks = isBytesFile(file)
+        ? [file.bytes.subarray(offset, offset + length)]
+        : streamScanned(file, offset, length, this.#options.open)
+      for await (const chunk of chunks) {
+        whole.update(chunk)
+        range.update(chunk)
       }
+      if (range.digest('hex') !== this.#sent.get(part))
+        throw changed(file, `part ${part.number}/${part.of} as sent is not what the file holds now`)
     }
-    const hashChunk = (chunk: Buffer, offset: number) => {
-      whole.update(chunk)
-      for (let at = 0; at < chunk.length;) {
-        closeRanges(offset + at)
-        const length = Math.min(chunk.length - at, end(r) - offset - at)
-        range.update(chunk.subarray(at, at + length))
-        at += length
-      }
-    }
-    if (isBytesFile(file)) hashChunk(file.bytes, 0)
-    else {
-      const read = await readScanned(
-        file,
-        Buffer.allocUnsafe(READ_BUFFER),
-        this.#options.open,
-        (chunk, offset) => hashChunk(chunk.subarray(0, Math.max(0, file.size - offset)), offset),
-      )
-      if (read.size < file.size) throw shrank(file)
-      assertUnchanged(file, read.stats)
-    }
-    closeRanges(file.size)
     this.#prove(f, whole.digest('hex'))
-  }
-
-  /** A file no request asked for is empty (planUpload checked): checked as scanned. */
-  async #checkUnrequested(): Promise<void> {
-    const { files, plan } = this.#options
-    for (const [f, count] of plan.partCount.entries()) {
-      if (count !== 0) continue
-      const file = files[f]!
-      if (!isBytesFile(file)) {
-        const now = await lstatFile(file.absolutePath).catch((error: unknown) => {
-          throw new Error(`${file.path} was removed after it was scanned`, { cause: error })
-        })
-        if (!isScannedFile(file, now)) {
-          throw new Error(
-            `${file.path} was replaced after it was scanned: another file or a link is at its path now`,
-          )
-        }
-        assertUnchanged(file, now)
-      }
-      this.#prove(f, hash('sha256', ''))
-    }
-  }
-}
-
-function changed(file: UploadFile, why: string): Error {
-  return new Error(`${file.path} changed while it was uploaded: ${why}; the upload was not completed`)
-}
-
-export function shrank(file: ArtifactFile): Error {
-  return changed(file, 'it is shorter than when it was scanned')
-}
-
-/** Given a synchronous fstat of the descriptor read; a change of the bytes alone is the digests' to catch. */
-export function assertUnchanged(file: ArtifactFile, now: Stats): void {
-  if (now.size !== file.size || now.mtimeMs !== file.mtimeMs) {
-    throw changed(file, `its size or time is not the scan's (size ${file.size} -> ${now.size})`)
   }
 }

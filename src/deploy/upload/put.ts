@@ -1,162 +1,242 @@
-// One PUT on the wire through undici's dispatch API, and its answer.
+// One part to its presigned URL: a plain PUT through undici's public API, its body the file's bytes
+// (read whole when small, streamed when not) hashed as they are sent, its answer judged, and its
+// failures retried by the one retry engine.
+import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import type { InFlight, InFlightPuts } from './watchdog.ts'
+import { errorMessage, requestedDelay } from '../../api/errors.ts'
+import { networkReason } from '../../api/http.ts'
+import type { Logger } from '../../common/logger.ts'
+import { isNetworkFailure, isOutOfDescriptors, networkFailure } from '../../common/network.ts'
+import {
+  gaveUpNote,
+  withRetries,
+  type GaveUp,
+  type RetryPolicy,
+  type RetryVerdict,
+} from '../../common/retry.ts'
+import { redact } from '../../common/secrets.ts'
+import type { Timeouts } from '../../common/timeouts.ts'
+import type { ArtifactFile } from '../collect/files.ts'
+import { descriptorLimitRemedy, readScanned, streamScanned, type OpenFile } from '../collect/read.ts'
+import { digestsOf, sentHash, type SentDigests } from './integrity.ts'
+import { describePart, isBytesFile, type Part } from './parts.ts'
+import type { Progress } from './progress.ts'
 
+/** Read whole and sent as one buffer up to this size; streamed above. */
+const SMALL_PART = 1024 * 1024
 /** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024
 
-export interface PutRequest {
+/** A part that could not be stored: names the file and part, never the URL (a credential). */
+export class PartUploadError extends Error {
+  override name = 'PartUploadError'
+  readonly status: number | undefined
+  readonly retryable: boolean
+  /** The store's `retry-after`, when it asked for a wait. */
+  readonly retryAfter: string | undefined
+  constructor(
+    message: string,
+    status: number | undefined,
+    retryable: boolean,
+    options?: ErrorOptions & { retryAfter?: string },
+  ) {
+    super(message, options)
+    this.status = status
+    this.retryable = retryable
+    this.retryAfter = options?.retryAfter
+  }
+
+  /** Made again by the retry engine, saying how its retries stopped. */
+  afterRetries(gaveUp: GaveUp): PartUploadError {
+    return new PartUploadError(this.message + gaveUpNote(gaveUp), this.status, this.retryable, {
+      cause: this,
+    })
+  }
+}
+
+export interface PutContext {
   dispatcher: Dispatcher
-  url: string
-  headers: Record<string, string>
-  body: Buffer | AsyncIterable<Buffer>
-  inFlight: InFlightPuts
-  /** In all, progress or not. */
-  deadlineMs: number
-  restartable: boolean
-  /** Each chunk undici wrote to the socket. */
-  onSent: (chunk: Buffer) => void
+  timeouts: Timeouts
+  retry: RetryPolicy
+  logger: Logger
+  progress: Progress
+  /** The upload's: aborted by the run, or once a part failed for good. */
+  signal: AbortSignal
+  open?: OpenFile
+  /**
+   * A PUT's deadline in all: undici's timers end a store that goes quiet (or stops reading the body),
+   * not one that trickles bytes forever. A test gives its own clock's.
+   */
+  deadline?: (ms: number) => AbortSignal
 }
 
-export interface StoreAnswer {
-  status: number
-  etag: string | undefined
-  /** The start of a non-2xx answer's body. */
-  text: string
+/** Puts the part until stored or given up on: the digests of the bytes the store took, and the retries. */
+export async function putPart(
+  part: Part,
+  context: PutContext,
+): Promise<{ digests: SentDigests; retries: number }> {
+  let retries = 0
+  const digests = await withRetries(
+    describePart(part),
+    (attempt) => {
+      retries = attempt
+      return putOnce(part, context)
+    },
+    (error, now) => classify(error, now, context.signal),
+    { ...context.retry, signal: context.signal },
+    context.logger,
+  )
+  context.progress.partDone(part.file.path, part.of)
+  return { digests, retries }
 }
 
-/** undici's request() tells nothing of the bytes as written (onBodySent): the watchdog's progress, the bytes hashed. */
-export function dispatchPut(request: PutRequest): Promise<StoreAnswer> {
+/** Only the store's and the wire's failures are retried; a file that changed is not. */
+function classify(error: unknown, now: number, signal: AbortSignal): RetryVerdict {
+  if (signal.aborted || !(error instanceof PartUploadError) || !error.retryable) return false
+  const afterMs = requestedDelay(error, now)
+  return afterMs === undefined ? true : { afterMs }
+}
+
+async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
+  const { request, file } = part
+  const length = request.content_length
+  const body = await partBody(part, context).catch((error: unknown) => {
+    if (!isOutOfDescriptors(error)) throw error
+    const code = networkFailure(error)?.code
+    throw new PartUploadError(
+      `${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`,
+      undefined,
+      true,
+      { cause: error },
+    )
+  })
+  const headers: Record<string, string> = { 'content-length': String(length) }
+  if (file.contentType) headers['content-type'] = file.contentType
+  const deadlineMs = context.timeouts.putDeadlineMs(length)
+  const deadline = (context.deadline ?? AbortSignal.timeout)(deadlineMs)
   const { url } = request
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
   const slash = url.indexOf('/', url.indexOf('//') + 2)
-  const origin = slash < 0 ? url : url.slice(0, slash)
-  const path = slash < 0 ? '/' : url.slice(slash)
-  return new Promise<StoreAnswer>((resolve, reject) => {
-    const handler = new PutHandler(request, resolve, reject)
-    try {
-      // undici 6 takes an async iterable body too (core/request.js); its types leave it out.
-      request.dispatcher.dispatch(
-        {
-          origin,
-          path,
-          method: 'PUT',
-          headers: request.headers,
-          // The watchdog is what ends a quiet or overlong PUT: undici's own timers would be a second.
-          headersTimeout: 0,
-          bodyTimeout: 0,
-          body: request.body as Dispatcher.DispatchOptions['body'],
-        },
-        handler as unknown as Dispatcher.DispatchHandlers,
-      )
-    } catch (error) {
-      handler.onError(error instanceof Error ? error : new Error(String(error)))
-    }
-  })
+  let answer: Dispatcher.ResponseData
+  try {
+    answer = await context.dispatcher.request({
+      origin: slash < 0 ? url : url.slice(0, slash),
+      path: slash < 0 ? '/' : url.slice(slash),
+      method: 'PUT',
+      headers,
+      body: body.body,
+      signal: AbortSignal.any([context.signal, deadline]),
+      headersTimeout: context.timeouts.stallMs,
+      bodyTimeout: context.timeouts.stallMs,
+    })
+  } catch (error) {
+    body.failed()
+    if (context.signal.aborted) throw error
+    // The file, not the wire: it changed, or was replaced, while it was read.
+    if (body.readError) throw body.readError as Error
+    const what = deadline.aborted
+      ? `not answered within its deadline of ${deadlineMs / 1000} s`
+      : networkReason(error, context.timeouts.stallMs)
+    const retryable = deadline.aborted || isNetworkFailure(error)
+    throw new PartUploadError(`${describePart(part)}: ${what}`, undefined, retryable, { cause: error })
+  }
+  return judge(part, answer, body)
 }
 
-/**
- * The answer is taken as soon as known: a 2xx with its headers (its body never read), an error's body
- * up to ERROR_BODY_LIMIT or as far as it came. The request stays in flight until it ends or is aborted.
- */
-class PutHandler implements InFlight {
-  slot = -1
-  lastProgress: number
-  readonly deadline: number
-  readonly limit: number
-  readonly restartable: boolean
-  answered = false
-  private status = 0
-  private etag: string | undefined
-  private chunks: Buffer[] | undefined
-  private kept = 0
-  private abortRequest: ((reason: Error) => void) | undefined
-  private pending: Error | undefined
-  private settled = false
-  private finished = false
-  private readonly inFlight: InFlightPuts
-  private readonly onSent: (chunk: Buffer) => void
-  private readonly resolve: (answer: StoreAnswer) => void
-  private readonly reject: (error: Error) => void
+interface Body {
+  body: Buffer | Readable
+  /** Why the file's bytes stopped coming, when they did. */
+  readError?: unknown
+  /** Once every byte was sent. */
+  digests(): SentDigests
+  /** The attempt failed: the bytes it counted are taken back. */
+  failed(): void
+}
 
-  constructor(request: PutRequest, resolve: (answer: StoreAnswer) => void, reject: (error: Error) => void) {
-    this.inFlight = request.inFlight
-    this.lastProgress = request.inFlight.clock.now()
-    this.limit = request.deadlineMs
-    this.restartable = request.restartable
-    this.deadline = this.lastProgress + request.deadlineMs
-    this.onSent = request.onSent
-    this.resolve = resolve
-    this.reject = reject
-    request.inFlight.add(this)
+async function partBody(part: Part, { open, progress }: PutContext): Promise<Body> {
+  const { file, request } = part
+  const { byte_offset: offset, content_length: length } = request
+  if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length), progress)
+  if (length <= SMALL_PART) return bytesBody(await readScanned(file, offset, length, open), progress)
+  const scanned: ArtifactFile = file
+  const hashed = sentHash()
+  let counted = 0
+  const body: Body = {
+    body: Readable.from(chunks()),
+    digests: () => hashed.digests(),
+    failed: () => progress.addBytes(-counted),
   }
-
-  abort(reason: Error): void {
-    if (this.abortRequest) this.abortRequest(reason)
-    else this.pending = reason
-  }
-
-  onConnect(abort: (reason: Error) => void): void {
-    this.abortRequest = abort
-    if (this.pending) abort(this.pending)
-  }
-
-  // undici 6 calls it with each chunk written to the socket (its types say a size).
-  onBodySent(chunk: Buffer | string): void {
-    this.inFlight.progressed(this, this.inFlight.clock.now())
-    this.onSent(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-  }
-
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    this.inFlight.progressed(this, this.inFlight.clock.now())
-    this.answered = true
-    this.status = statusCode
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const name = rawHeaders[i]!
-      if (name.length === 4 && name.toString('latin1').toLowerCase() === 'etag') {
-        this.etag = rawHeaders[i + 1]!.toString('latin1')
+  async function* chunks() {
+    try {
+      for await (const chunk of streamScanned(scanned, offset, length, open)) {
+        hashed.sent(chunk)
+        counted += chunk.length
+        progress.addBytes(chunk.length)
+        yield chunk
       }
-    }
-    if (statusCode < 200 || statusCode >= 300) this.chunks = []
-    else this.answer()
-    return true
-  }
-
-  onData(chunk: Buffer): boolean {
-    if (this.chunks && !this.settled) {
-      this.chunks.push(chunk)
-      this.kept += chunk.length
-      if (this.kept >= ERROR_BODY_LIMIT) this.answer()
-    }
-    return true
-  }
-
-  onComplete(): void {
-    this.leave()
-    this.answer()
-  }
-
-  onError(error: Error): void {
-    this.leave()
-    // An answer whose headers came is taken as far as it came, whatever cut its body short.
-    if (this.answered) this.answer()
-    else if (!this.settled) {
-      this.settled = true
-      this.reject(error)
+    } catch (error) {
+      body.readError = error
+      throw error
     }
   }
+  return body
+}
 
-  private answer(): void {
-    if (this.settled) return
-    this.settled = true
-    const text = this.chunks ? Buffer.concat(this.chunks).toString('utf8').slice(0, ERROR_BODY_LIMIT) : ''
-    this.chunks = undefined
-    this.resolve({ status: this.status, etag: this.etag, text })
-  }
+function bytesBody(bytes: Buffer, progress: Progress): Body {
+  progress.addBytes(bytes.length)
+  return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) }
+}
 
-  private leave(): void {
-    if (this.finished) return
-    this.finished = true
-    this.inFlight.delete(this)
+/** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
+async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<SentDigests> {
+  const { statusCode: status } = answer
+  if (status >= 200 && status < 300) {
+    // Not waited for: the request's signal cuts a body still coming when the upload ends.
+    answer.body.dump().catch(() => {})
+    const etag = answer.headers.etag
+    const sent = body.digests()
+    if (
+      typeof etag === 'string' &&
+      /^"[0-9a-f]{32}"$/i.test(etag) &&
+      etag.slice(1, -1).toLowerCase() !== sent.md5
+    ) {
+      body.failed()
+      throw new PartUploadError(
+        `${describePart(part)}: the store's ETag ${etag} is not the MD5 of the bytes sent ("${sent.md5}")`,
+        status,
+        true,
+      )
+    }
+    return sent
   }
+  body.failed()
+  const text = await errorText(answer)
+  const retryable = status >= 500 || status === 408 || status === 429
+  const retryAfter = answer.headers['retry-after']
+  throw new PartUploadError(
+    `${describePart(part)}: the store answered ${status} ${text}`,
+    status,
+    retryable,
+    {
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    },
+  )
+}
+
+async function errorText(answer: Dispatcher.ResponseData): Promise<string> {
+  let text = ''
+  try {
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      text += chunk.toString('utf8')
+      if (text.length >= ERROR_BODY_LIMIT) break
+    }
+  } catch (error) {
+    text ||= `(its body was cut short: ${errorMessage(error)})`
+  }
+  answer.body.destroy()
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]
+  if (code) return message ? `${code}: ${message}` : code
+  // Cut after the secrets are redacted: a cut secret is one the redactor no longer knows.
+  return redact(text).trim().slice(0, 200)
 }

@@ -4,7 +4,7 @@ import { authorizeGame } from '../auth.ts'
 import type { ApiRoute, EmulatorCore } from '../core.ts'
 import { internalError } from '../errors.ts'
 import type { SiteRecord } from '../state.ts'
-import { forEachLimited } from '../../common/limit.ts'
+import pLimit from 'p-limit'
 
 export const completeUpload: ApiRoute = {
   method: 'POST',
@@ -37,10 +37,15 @@ async function assembleSite(core: EmulatorCore, site: SiteRecord): Promise<void>
   }
   const partCounts = new Map<number, number>()
   for (const part of site.parts) partCounts.set(part.fileIndex, (partCounts.get(part.fileIndex) ?? 0) + 1)
-  await forEachLimited(site.files, 8, async (file, fileIndex) => {
-    const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
-    if (size !== file.content_length) throw internalError()
-  })
+  const limit = pLimit(8)
+  await Promise.all(
+    site.files.map((file, fileIndex) =>
+      limit(async () => {
+        const size = await core.storage.assembleFile(site.uploadId, fileIndex, partCounts.get(fileIndex) ?? 0)
+        if (size !== file.content_length) throw internalError()
+      }),
+    ),
+  )
   site.completed = true
   await core.storage.discardParts(site.uploadId)
 }

@@ -1,5 +1,5 @@
-import { formatBytes } from '../common/format.ts'
-import type { Logger } from '../common/logger.ts'
+import { formatBytes } from '../../common/format.ts'
+import type { Logger } from '../../common/logger.ts'
 
 const PROGRESS_INTERVAL_MS = 5_000
 
@@ -9,6 +9,8 @@ export interface Progress {
   partDone(path: string, of: number): void
   stop(): void
 }
+
+export const noProgress: Progress = { addBytes: () => {}, partDone: () => {}, stop: () => {} }
 
 interface ProgressOptions {
   files: number

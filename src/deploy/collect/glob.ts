@@ -5,7 +5,9 @@
 // time proportional to the name's length times the pattern's.
 
 import path from 'node:path'
-import { UsageError } from '../api/errors.ts'
+import { UsageError } from '../../api/errors.ts'
+import { inputName } from '../../common/input-naming.ts'
+import { Input } from '../../inputs/constants.ts'
 
 const NOCASE = process.platform === 'win32'
 const GLOBSTAR = Symbol('**')
@@ -31,10 +33,14 @@ export function checkPatterns(patterns: readonly string[]): void {
   for (const raw of patterns) {
     const pattern = raw.startsWith('!') ? raw.slice(1) : raw
     if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-      throw new UsageError(`files: '${raw}' is absolute; patterns are relative to path`)
+      throw new UsageError(
+        `${inputName(Input.Files)}: '${raw}' is absolute; patterns are relative to ${inputName(Input.Path)}`,
+      )
     }
     if (pattern.split(/[\\/]/).includes('..')) {
-      throw new UsageError(`files: '${raw}' reaches outside path; patterns may not contain '..'`)
+      throw new UsageError(
+        `${inputName(Input.Files)}: '${raw}' reaches outside ${inputName(Input.Path)}; patterns may not contain '..'`,
+      )
     }
   }
 }

@@ -1,15 +1,15 @@
 // The one walk of a site's folder, for the action and the CLI: links not followed, the event loop let
 // run between batches so a cancel is heard whatever the tree.
 
-import { inputAssignment } from '../common/input-naming.ts'
-import { plural } from '../common/format.ts'
+import { inputAssignment, inputName } from '../../common/input-naming.ts'
+import { plural } from '../../common/format.ts'
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import path from 'node:path'
 import { isUtf8 } from 'node:buffer'
-import { UsageError } from '../api/errors.ts'
-import { Input } from '../inputs/constants.ts'
+import { UsageError } from '../../api/errors.ts'
+import { Input } from '../../inputs/constants.ts'
 import { fileSelector } from './glob.ts'
 
 interface Walk {
@@ -101,7 +101,7 @@ async function refuseUndecodable(root: string, folder: string): Promise<void> {
   if (!names.length) return
   const one = names.length === 1
   throw new UsageError(
-    `path: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
+    `${inputName(Input.Path)}: the service knows each file by its path in UTF-8, and ${one ? 'this name is' : `these ${names.length} names are`} ` +
       `not UTF-8 (shown by their bytes): ${listSome(names, 10)}. ` +
       `Rename ${one ? 'it' : 'them'} in UTF-8 (a build tool on another system may have written Latin-1)`,
   )

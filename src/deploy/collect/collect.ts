@@ -1,26 +1,27 @@
 // The deploy's first stage, which calls no service: the files found and opened, how they are served,
 // and their digest when needed before anything is created.
 
-import { UsageError } from '../api/errors.ts'
-import { SITE_BYTES_LIMIT } from '../api/rules.ts'
-import { formatBytes } from '../common/format.ts'
-import type { Logger } from '../common/logger.ts'
-import { Input } from '../inputs/constants.ts'
-import type { Site } from '../inputs/deploy.ts'
-import type { OpenFile } from './fd.ts'
-import { buildManifest, hashArtifacts, type ArtifactFile, type Manifest } from './files.ts'
+import { UsageError } from '../../api/errors.ts'
+import { SITE_BYTES_LIMIT } from '../../api/rules.ts'
+import { formatBytes } from '../../common/format.ts'
+import type { Logger } from '../../common/logger.ts'
+import { Input } from '../../inputs/constants.ts'
+import type { Site } from '../../inputs/deploy.ts'
+import { buildManifest, type ArtifactFile, type Manifest } from './files.ts'
+import { hashArtifacts } from './hash.ts'
+import type { OpenFile } from './read.ts'
 import { scanSite } from './scan.ts'
 import nodePath from 'node:path'
 import { hiddenLeftOut } from './walk.ts'
-import { checkRecordPathFree } from './site-record.ts'
+import { checkRecordPathFree } from '../site-record.ts'
 import {
   applyContentTypes,
   logServingPlan,
   planServing,
   unityBuildFolderParts,
   type ServingPlan,
-} from './web-engine.ts'
-import { inputAssignment, inputName } from '../common/input-naming.ts'
+} from '../web-engine.ts'
+import { inputAssignment, inputName } from '../../common/input-naming.ts'
 
 type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
   Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
@@ -77,7 +78,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   }
   let manifest: Manifest | undefined
   if (options.digestFirst) {
-    manifest = buildManifest(files, await hashArtifacts(files, undefined, options.open))
+    manifest = buildManifest(files, await hashArtifacts(files, options.open))
     logger.info(`Digest ${manifest.digest}`)
   }
   return { files, serving, totalBytes, manifest, hidden }
