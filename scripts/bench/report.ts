@@ -242,8 +242,10 @@ export function targets(m: Measured): Target[] {
     found.push({ target, measured: mib(big.peakRssMib), met: big.peakRssMib <= 160 })
   }
   for (const d of m.distant) {
-    const target = `${d.site} (${d.files} files), ${d.latencyMs} ms per PUT: deploy at its defaults <= 1.00x the bare uploader at ${d.bareConcurrency}`
-    found.push(bound(target, d.ratio, 1))
+    // Issue 44 sets 1.05x for the 80 ms store; other latencies keep the earlier 1.00x.
+    const most = d.latencyMs === 80 ? 1.05 : 1
+    const target = `${d.site} (${d.files} files), ${d.latencyMs} ms per PUT: deploy at its defaults <= ${most.toFixed(2)}x the bare uploader at ${d.bareConcurrency}`
+    found.push(bound(target, d.ratio, most))
   }
   if (m.faults) {
     const target = `the README's faults, ${m.faults.latencyMs} ms: deploy <= 3x the deploy without faults`
