@@ -93,6 +93,15 @@ export function cliChecks(label: string, gamehost: () => Gamehost): void {
       assert.doesNotMatch(refused.stderr, /check token\b/)
       const missing = await cli(['avatars', '--game-id', GAME], withToken)
       assert.match(missing.stderr, /^gamehost avatars: --api-url \(or GAMEHOST_API_URL\) is required/m)
+      // Issue 44: the scan, the glob and the walk said `path:` and `files:` where the CLI means flags.
+      const nowhere = await cli(['deploy', ...connection(), '--path', `${site}-nowhere`], withToken)
+      assert.equal(nowhere.code, 2)
+      assert.match(nowhere.stderr, /^gamehost deploy: --path: '.*-nowhere' does not exist/m)
+      const absolute = await cli(['deploy', ...connection(), '--path', site, '--files', '/etc/*'], withToken)
+      assert.match(
+        absolute.stderr,
+        /^gamehost deploy: --files: '\/etc\/\*' is absolute; patterns are relative to --path/m,
+      )
     })
 
     test('--json on a failure: one document, the error beside the outputs known', async () => {
