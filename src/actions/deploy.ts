@@ -17,6 +17,7 @@ import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { secretInputs } from '../inputs/table.ts'
+import { masked } from '../common/secrets.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
@@ -77,7 +78,7 @@ function readActionInputs(event: RunEvent): DeployInputs {
   )
   const { token } = inputs.connection
   actionsLogger.debug(
-    `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+    `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: masked(token) } })}`,
   )
   return inputs
 }
