@@ -311,6 +311,34 @@ export function globsOverlap(a: string, b: string): boolean {
   return false
 }
 
+/** The paths the CDN serves through its page layer, as a message names them. */
+export const PAGES = '/, paths ending in /, and *.html'
+
+/**
+ * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
+ * A site's file is one when `/` and its path is.
+ */
+export function isPage(urlPath: string): boolean {
+  return urlPath.endsWith('/') || urlPath.endsWith('.html')
+}
+
+export function globMatchesPages(glob: string): boolean {
+  return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/')
+}
+
+/** True when every path the glob matches is a page, whatever its wildcards take. */
+export function globMatchesOnlyPages(glob: string): boolean {
+  const tokens = parseGlob(glob)
+  if (!tokens?.length) return false
+  let tail = ''
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i]!
+    if (typeof token !== 'object') break
+    tail = token.char + tail
+  }
+  return isPage(tail)
+}
+
 /**
  * Orders globs from the most specific: one without a `**` segment before one with, then the one with
  * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
-import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
+import { CDN_SERVED_MAX, globMatches, isPage } from '../api/versions.ts'
 import { formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
@@ -81,7 +81,6 @@ const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
 /** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
-const PAGE = /\.html?$/i
 
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan): Probe[] {
@@ -105,7 +104,8 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
   const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const index = byPath.find((file) => file.path === 'index.html')
   if (index) add(index, '/')
-  for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED)) add(page)
+  for (const page of byPath.filter((f) => isPage(`/${f.path}`) && f !== index).slice(0, PAGES_CHECKED))
+    add(page)
   const folders = serving?.builds.map((build) => build.folder) ?? []
   const inBuild = (file: ProbedFile) =>
     folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`))
