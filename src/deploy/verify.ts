@@ -14,7 +14,7 @@ import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './files.ts'
 import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
-import { isEngineFile } from './engines.ts'
+import { isEngineFile, isWasm } from './engines.ts'
 
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
@@ -112,7 +112,7 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
   const engine = byPath.filter(
     (file) =>
       encodingFor(file.path, routes) !== undefined ||
-      file.path.endsWith('.wasm') ||
+      isWasm(file.path) ||
       (inBuild(file) && isEngineFile(file.path)),
   )
   for (const file of engine.slice(0, ENGINE_FILES_CHECKED)) add(file)

@@ -4,6 +4,7 @@
 
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
+import { COMPRESSIONS, ENGINES } from '../engines.ts'
 import type { Problem, Seen } from './watch.ts'
 
 export type SmokeStatus = 'passed' | 'failed' | 'skipped'
@@ -77,18 +78,21 @@ export function describeProblem(problem: Problem): string {
     case 'alert':
       return `the page alerted: ${problem.message}`
     case 'engine':
-      return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`
+      return `${ENGINES[problem.engine].name} reported: ${problem.message}`
     case 'load':
       return `the page did not load: ${problem.message}`
   }
 }
 
+const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|')
 /**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ * A compressed file read as what is inside it: a SyntaxError in a compressed script (.gz, .br,
+ * .unityweb), a .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
  */
-const COMPRESSED =
-  /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i
+const COMPRESSED = new RegExp(
+  `SyntaxError.*\\.(${SUFFIXES}):\\d|found 1f 8b|Content-Encoding|Unable to parse .*\\.(${SUFFIXES})`,
+  'i',
+)
 const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/
 const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 

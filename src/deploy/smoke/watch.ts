@@ -8,6 +8,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
+import type { EngineName } from '../engines.ts'
 import { browserName } from './browser.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 
@@ -16,7 +17,7 @@ export type Problem =
   | { kind: 'console'; message: string; url?: string }
   | { kind: 'request'; url: string; status?: number; failure?: string }
   | { kind: 'alert'; message: string }
-  | { kind: 'engine'; message: string; engine: 'unity' | 'godot' }
+  | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
 
 export interface Seen {
