@@ -6,13 +6,14 @@
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { plural } from '../common/format.ts'
+import { COMMENT_BUDGET_MS, COMMENT_CALL_TIMEOUT_MS, COMMENT_RETRY_DELAY_MS } from '../common/timeouts.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { describeGitHubError, githubCall, githubStatus, type Octokit, type RepoCall } from './octokit.ts'
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
  * `retries` more times if it may succeed then (the first after `retryDelayMs`, doubled for each next
- * one); all calls together stop after `budgetMs`.
+ * one); all calls together stop after `budgetMs`. The defaults are timeouts.ts'.
  */
 export interface GitHubBounds {
   callTimeoutMs: number
@@ -22,10 +23,10 @@ export interface GitHubBounds {
 }
 
 const GITHUB_BOUNDS: GitHubBounds = {
-  callTimeoutMs: 15_000,
+  callTimeoutMs: COMMENT_CALL_TIMEOUT_MS,
   retries: 2,
-  budgetMs: 60_000,
-  retryDelayMs: 1_000,
+  budgetMs: COMMENT_BUDGET_MS,
+  retryDelayMs: COMMENT_RETRY_DELAY_MS,
 }
 
 const PER_PAGE = 100

@@ -5,6 +5,7 @@
 import type { getOctokit } from '@actions/github'
 import { errorCodes } from '../common/network.ts'
 import { runSecrets } from '../common/secrets.ts'
+import { GITHUB_CALL_TIMEOUT_MS } from '../common/timeouts.ts'
 
 type OctokitPlugin = NonNullable<Parameters<typeof getOctokit>[2]>
 
@@ -42,7 +43,7 @@ async function githubClient(token: string, repository: string) {
 }
 
 /**
- * `call` on `repository`, ended after `timeoutMs` (default 30 s: a hung call never holds the run) or by
+ * `call` on `repository`, ended after `timeoutMs` (default GITHUB_CALL_TIMEOUT_MS) or by
  * `signal`; a failure goes to `failed` with the reason in words and the status GitHub answered.
  */
 export async function githubCall<T>(
@@ -50,7 +51,7 @@ export async function githubCall<T>(
   call: (octokit: Octokit, base: RepoCall) => Promise<T>,
   failed: (error: unknown, reason: string, status: number | undefined, timedOut: boolean) => T,
 ): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 30_000
+  const timeoutMs = options.timeoutMs ?? GITHUB_CALL_TIMEOUT_MS
   // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
   // let the process end with the step's outcome unwritten.
   const controller = new AbortController()

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { UsageError } from '../api/errors.ts'
 import { createAgent } from '../api/http.ts'
 import { isCancelled } from '../common/cancel.ts'
+import { GIT_TIMEOUT_MS } from '../common/timeouts.ts'
 import { closePreview } from '../deploy/close.ts'
 import { deploy, deployFailure } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
@@ -305,7 +306,7 @@ function runContext(env: NodeJS.ProcessEnv): RunContext {
     const answer = execFileSync('git', args, {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 5000,
+      timeout: GIT_TIMEOUT_MS,
     })
     const [top, sha, branch] = answer.split('\n')
     const ref = branch === 'HEAD' ? undefined : branch

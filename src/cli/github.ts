@@ -4,12 +4,10 @@
 
 import { request, type Dispatcher } from 'undici'
 import { errorMessage } from '../api/errors.ts'
+import { GITHUB_CALL_TIMEOUT_MS } from '../common/timeouts.ts'
 import { GITHUB_TOKEN_ENV } from '../inputs/constants.ts'
 import type { PullRequestState, SweepGitHub } from '../operations/sweep.ts'
 import packageJson from '../../package.json' with { type: 'json' }
-
-/** How long GitHub may take to say whether one pull request is open. */
-const TIMEOUT_MS = 30_000
 
 export function cliGitHub(options: {
   token: string
@@ -42,7 +40,7 @@ export function cliGitHub(options: {
   async function getJson(url: string, signal: AbortSignal): Promise<{ status: number; body: PullBody }> {
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd.
     const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), TIMEOUT_MS)
+    const timer = setTimeout(() => controller.abort(), GITHUB_CALL_TIMEOUT_MS)
     try {
       const answer = await request(url, {
         dispatcher: options.dispatcher,
@@ -58,7 +56,9 @@ export function cliGitHub(options: {
       return { status: answer.statusCode, body }
     } catch (error) {
       if (signal.aborted) throw error
-      const why = controller.signal.aborted ? `within ${TIMEOUT_MS / 1000} s` : `(${errorMessage(error)})`
+      const why = controller.signal.aborted
+        ? `within ${GITHUB_CALL_TIMEOUT_MS / 1000} s`
+        : `(${errorMessage(error)})`
       throw new Error(`no answer from GitHub ${why}`, { cause: error })
     } finally {
       clearTimeout(timer)

@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../api/run.ts'
 import type { Logger } from '../../common/logger.ts'
+import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { TargetedInputs } from '../../inputs/deploy.ts'
@@ -17,9 +18,6 @@ import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
 
 export type { SmokeResult, SmokeStatus } from './verdict.ts'
-
-/** How long the page may take to load: the seen-live bound, since the host already served it. */
-const LOAD_TIMEOUT_MS = 60_000
 
 export interface SmokeOptions {
   inputs: TargetedInputs
@@ -102,7 +100,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
       url,
       basicAuth: inputs.target.basicAuth,
       watchMs: settings.watchMs,
-      loadTimeoutMs: LOAD_TIMEOUT_MS,
+      loadTimeoutMs: PAGE_LOAD_TIMEOUT_MS,
       screenshotFile: await screenshotFile(options),
       signal: options.run.signal,
       now: () => options.run.clock.now(),
