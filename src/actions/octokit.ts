@@ -3,6 +3,7 @@
 // failed call was: an answer GitHub gave (a status), or no answer at all.
 
 import type { getOctokit } from '@actions/github'
+import { messageOf } from '../common/format.ts'
 import { errorCodes } from '../common/network.ts'
 import { runSecrets } from '../common/secrets.ts'
 import { GITHUB_CALL_TIMEOUT_MS } from '../common/timeouts.ts'
@@ -86,7 +87,7 @@ export function githubStatus(error: unknown): number | undefined {
  * ECONNREFUSED 127.0.0.1:443` for a call that got no answer.
  */
 export function describeGitHubError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   const status = githubStatus(error)
   if (status !== undefined) return `${status} ${message}`
   if (typeof (error as { status?: unknown } | null)?.status !== 'number') return message

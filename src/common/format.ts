@@ -15,3 +15,15 @@ export function formatBytes(bytes: number): string {
   }
   return `${value.toFixed(1)} ${units[unit]}`
 }
+
+/** What a thrown value says: an error's own message, or the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** An error's message, and its cause's where the message does not say it already. */
+export function errorMessage(error: unknown): string {
+  const message = messageOf(error)
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : ''
+  return cause && !message.includes(cause) ? `${message}: ${cause}` : message
+}

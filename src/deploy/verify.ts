@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches, isPage } from '../api/versions.ts'
-import { formatBytes } from '../common/format.ts'
+import { errorMessage, formatBytes } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
@@ -251,7 +251,7 @@ function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
     const reason = `${fetched} ${said} (${failure.code})`
     return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true }
   }
-  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
+  const message = errorMessage(error).split('\n')[0]!
   const code = failure?.code ?? errorCodes(error)[0]
   return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }

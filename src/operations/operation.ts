@@ -2,7 +2,7 @@
 // action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
 // Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
-import { UsageError } from '../api/errors.ts'
+import { UsageError, errorMessage } from '../api/errors.ts'
 import type { RetryPolicy } from '../common/retry.ts'
 import type { Dispatcher } from 'undici'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
@@ -53,7 +53,7 @@ export class OperationStoppedError extends Error {
   override name = 'OperationStoppedError'
   readonly journal: readonly string[]
   constructor(operation: string, cause: unknown, journal: readonly string[], note: string) {
-    const reason = cause instanceof Error ? cause.message : String(cause)
+    const reason = errorMessage(cause)
     const done = journal.length
       ? `stopped after: ${journal.join('; ')}`
       : 'stopped before any call was answered'

@@ -6,6 +6,7 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../api/run.ts'
+import { errorMessage } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
 import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
@@ -64,7 +65,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
     } catch (error) {
       throw new SmokeTestError(
         `Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-          `${error instanceof Error ? error.message : String(error)}.`,
+          `${errorMessage(error)}.`,
         smoke,
         { cause: error },
       )
@@ -108,7 +109,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
   } catch (error) {
     options.run.signal.throwIfAborted()
     // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    const message = errorMessage(error).split('\n')[0]
     return skipped(`${browser.path} could not be driven (${message})`)
   }
   const smoke = judge(seen, settings.watchMs)

@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
+import { errorMessage } from '../../common/format.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import type { EngineName } from '../engines.ts'
 import { browserName } from './browser.ts'
@@ -193,7 +194,7 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
-    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    const message = errorMessage(error).split('\n')[0]!
     seen.problems.push({ kind: 'load', message })
   }
 }

@@ -1,0 +1,18 @@
+// The words of common/format.ts: counts, sizes and what an error says.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { errorMessage, messageOf } from '../../src/common/format.ts'
+
+test("errorMessage: the message, and the cause's where the message does not say it already", () => {
+  const cause = new Error('connect ECONNREFUSED 127.0.0.1:1')
+  assert.equal(errorMessage(new Error('no answer', { cause })), 'no answer: connect ECONNREFUSED 127.0.0.1:1')
+  assert.equal(
+    errorMessage(new Error(`no answer (${cause.message})`, { cause })),
+    `no answer (${cause.message})`,
+  )
+  assert.equal(errorMessage(new Error('no answer', { cause: 'a string' })), 'no answer')
+  assert.equal(errorMessage(new Error('no answer', { cause: new Error('') })), 'no answer')
+  assert.equal(errorMessage('thrown text'), 'thrown text')
+  assert.equal(messageOf(new Error('no answer', { cause })), 'no answer')
+  assert.equal(messageOf(42), '42')
+})
