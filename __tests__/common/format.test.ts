@@ -1,7 +1,7 @@
 // The words of common/format.ts: counts, sizes and what an error says.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { errorMessage, messageOf } from '../../src/common/format.ts'
+import { capital, errorMessage, messageOf, plural } from '../../src/common/format.ts'
 
 test("errorMessage: the message, and the cause's where the message does not say it already", () => {
   const cause = new Error('connect ECONNREFUSED 127.0.0.1:1')
@@ -15,4 +15,13 @@ test("errorMessage: the message, and the cause's where the message does not say 
   assert.equal(errorMessage('thrown text'), 'thrown text')
   assert.equal(messageOf(new Error('no answer', { cause })), 'no answer')
   assert.equal(messageOf(42), '42')
+})
+
+test('plural counts a noun, capital starts a sentence', () => {
+  assert.deepEqual(
+    [plural(0, 'file'), plural(1, 'file'), plural(2, 'check')],
+    ['0 files', '1 file', '2 checks'],
+  )
+  assert.equal(capital('namespace demo was put back'), 'Namespace demo was put back')
+  assert.equal(capital(''), '')
 })

@@ -4,6 +4,7 @@
 import { inputName } from '../common/input-naming.ts'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
+import { capital } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
@@ -192,14 +193,13 @@ export function afterFailure(
 ): string {
   const namespace = namespaceOf(nameId)
   const version = versionOf(published)
-  const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
   return rolledBackTo !== undefined
-    ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+    ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
     : onFailure === 'fail'
       ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
       : !published.created
         ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-        : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
+        : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`
 }
 
 const namespaceOf = (nameId: string | undefined) => (nameId ? `namespace ${nameId}` : 'the namespace')

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches, isPage } from '../api/versions.ts'
-import { errorMessage, formatBytes } from '../common/format.ts'
+import { errorMessage, formatBytes, plural } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
@@ -271,7 +271,7 @@ export function describeChecked(probes: readonly Probe[]): string {
 /** "2.6 s (3 checks)". */
 export function describeTiming(verification: Pick<Verification, 'durationMs' | 'attempts'>): string {
   const { durationMs, attempts } = verification
-  return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`
+  return `${(durationMs / 1000).toFixed(1)} s (${plural(attempts, 'check')})`
 }
 
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
@@ -313,7 +313,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
   })
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
-    const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`
+    const files = `${plural(probes.length, 'file')} matching the build`
     logger.info(
       `Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`,
     )

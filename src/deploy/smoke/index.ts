@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../api/run.ts'
-import { errorMessage } from '../../common/format.ts'
+import { capital, errorMessage } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
 import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
@@ -124,5 +124,3 @@ async function screenshotFile(options: SmokeOptions): Promise<string> {
     : options.tempDir
   return path.join(dir, `gamehost-screenshot-${process.pid}.png`)
 }
-
-const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

@@ -2,6 +2,7 @@
 // first problem in words and what a user can do about it; and the same in the words of the summary,
 // the CLI's report and the pull request's comment.
 
+import { plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import { COMPRESSIONS, ENGINES } from '../engines.ts'
@@ -23,7 +24,6 @@ export interface SmokeResult {
   rolledBackTo?: string
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
