@@ -8,6 +8,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
 import { errorMessage } from '../../common/format.ts'
+import { pollUntil } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import type { EngineName } from '../engines.ts'
 import { browserName } from './browser.ts'
@@ -199,6 +200,8 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
   }
 }
 
+const IN_FLIGHT_CHECK_MS = 100
+
 /**
  * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
  * a game that polls or streams is not waited for beyond that.
@@ -206,8 +209,13 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
 async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
   const { signal } = options
   await sleep(options.watchMs, undefined, { signal })
-  const until = options.now() + options.watchMs
-  while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, undefined, { signal })
+  const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined)
+  await pollUntil(settled, {
+    timeoutMs: options.watchMs,
+    clock: { now: options.now },
+    signal,
+    waits: { firstMs: IN_FLIGHT_CHECK_MS, longestMs: IN_FLIGHT_CHECK_MS },
+  })
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
