@@ -1,6 +1,5 @@
-// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
-// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// Game versions as the service sends and takes them (as read from its source): the wire shape of a
+// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
 // validation, storage) is the emulator's: version-rules.ts.
 
 export interface CdnHeader {
