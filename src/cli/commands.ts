@@ -19,6 +19,7 @@ import { INPUTS, type CommandName } from '../inputs/table.ts'
 import { flagsOf } from './flags.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
+import { readPullRequestState } from '../operations/github.ts'
 import {
   OperationStoppedError,
   deadlineFromEnv,
@@ -39,7 +40,6 @@ import {
   type Outcome,
   type RunIO,
 } from './command.ts'
-import { cliGitHub } from './github.ts'
 
 // The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
 const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -239,9 +239,11 @@ const SWEEP: Command = {
     }
     const dispatcher = createAgent()
     try {
-      const operation = sweepOperation((inputs) =>
-        cliGitHub({ token: inputs.githubToken, repository, dispatcher, apiUrl: process.env.GITHUB_API_URL }),
-      )
+      const apiUrl = process.env.GITHUB_API_URL
+      const operation = sweepOperation((inputs) => ({
+        pullRequest: (number, signal) =>
+          readPullRequestState({ token: inputs.githubToken, repository, apiUrl, dispatcher, signal }, number),
+      }))
       return await runOperationCommand(operation, flags, io)
     } finally {
       await dispatcher.destroy()
