@@ -1,7 +1,7 @@
 // The words of common/format.ts: counts, sizes and what an error says.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { capital, errorMessage, messageOf, plural } from '../../src/common/format.ts'
+import { capital, errorMessage, formatSeconds, messageOf, plural } from '../../src/common/format.ts'
 
 test("errorMessage: the message, and the cause's where the message does not say it already", () => {
   const cause = new Error('connect ECONNREFUSED 127.0.0.1:1')
@@ -24,4 +24,11 @@ test('plural counts a noun, capital starts a sentence', () => {
   )
   assert.equal(capital('namespace demo was put back'), 'Namespace demo was put back')
   assert.equal(capital(''), '')
+})
+
+test('formatSeconds: a duration to the tenth of a second', () => {
+  assert.deepEqual(
+    [formatSeconds(0), formatSeconds(2649), formatSeconds(60_000)],
+    ['0.0 s', '2.6 s', '60.0 s'],
+  )
 })

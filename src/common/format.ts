@@ -8,6 +8,11 @@ export function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
+/** A duration to the tenth of a second: `2.6 s`. */
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${Math.round(bytes)} B`

@@ -4,7 +4,7 @@
 import { inputName } from '../common/input-naming.ts'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
-import { capital } from '../common/format.ts'
+import { capital, formatSeconds } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
@@ -68,7 +68,7 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
       const durationMs = run.clock.now() - started
       options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] })
       logger.info(
-        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
+        `The check of ${url} was cancelled after ${formatSeconds(durationMs)}: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
       )
     }
     throw error

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
 import { CDN_SERVED_MAX, globMatches, isPage } from '../api/versions.ts'
-import { errorMessage, formatBytes, plural } from '../common/format.ts'
+import { errorMessage, formatBytes, formatSeconds, plural } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
@@ -271,7 +271,7 @@ export function describeChecked(probes: readonly Probe[]): string {
 /** "2.6 s (3 checks)". */
 export function describeTiming(verification: Pick<Verification, 'durationMs' | 'attempts'>): string {
   const { durationMs, attempts } = verification
-  return `${(durationMs / 1000).toFixed(1)} s (${plural(attempts, 'check')})`
+  return `${formatSeconds(durationMs)} (${plural(attempts, 'check')})`
 }
 
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */

@@ -2,7 +2,7 @@
 // first problem in words and what a user can do about it; and the same in the words of the summary,
 // the CLI's report and the pull request's comment.
 
-import { plural } from '../../common/format.ts'
+import { formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import { COMPRESSIONS, ENGINES } from '../engines.ts'
@@ -24,8 +24,6 @@ export interface SmokeResult {
   rolledBackTo?: string
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 export function judge(seen: Seen, watchMs: number): SmokeResult {
   const requests = seen.problems.filter((p) => p.kind === 'request')
@@ -45,7 +43,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   const screenshot = seen.screenshot
   const first = seen.problems[0]
   if (!first && !flat) {
-    const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`
+    const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
     return {
       status: 'passed',
       line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
@@ -55,7 +53,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   const problem = first
     ? describeProblem(first)
     : `the canvas (${canvas!.width}×${canvas!.height}) shows one flat colour (${canvas!.first}) ` +
-      `${seconds(watchMs)} after the page loaded: the game drew nothing`
+      `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`
   return {
     status: 'failed',
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
@@ -99,7 +97,7 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
 function remedyFor(problems: readonly Problem[], first: Problem | undefined, watchMs: number): string {
   if (!first)
-    return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
+    return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
   if (first.kind === 'request') return requestRemedy(first.status)
   const said = problems
     .filter((p) => p.kind !== 'request')
