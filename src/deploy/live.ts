@@ -134,13 +134,18 @@ async function rollBack(
   try {
     return await putBack(client, gameId, namespaceId, published, logger)
   } catch (error) {
-    throw new NotLiveError(
-      `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-        `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`,
-      seen,
-      { cause: error },
-    )
+    throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+      cause: error,
+    })
   }
+}
+
+/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
+export function putBackFailed(published: Published, error: unknown): string {
+  return (
+    `Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
+    `${errorMessage(error)}. It is left on ${versionOf(published)}.`
+  )
 }
 
 /**

@@ -13,7 +13,7 @@ import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../go-live.ts'
-import { afterFailure, putBack } from '../live.ts'
+import { afterFailure, putBack, putBackFailed } from '../live.ts'
 import { findBrowser } from './browser.ts'
 import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
@@ -63,12 +63,9 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
         logger,
       )
     } catch (error) {
-      throw new SmokeTestError(
-        `Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-          `${errorMessage(error)}.`,
-        smoke,
-        { cause: error },
-      )
+      throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
+        cause: error,
+      })
     }
   }
   const nameId = options.journal.provisioned.nameId
