@@ -1,6 +1,5 @@
 // Two runs of one preview at once (a push and a re-run, two workflows on one pull request): each
 // reads the comments, finds none, and comments at its end. One comment must be left, the oldest.
-// @actions/github reads GITHUB_API_URL once, when it is first loaded: so this file of its own.
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { stickyComment } from '../../src/actions/comment.ts'

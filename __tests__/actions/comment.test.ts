@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { githubVerdict, stickyComment, type GitHubBounds } from '../../src/actions/comment.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { GitHubAnswerError, GitHubConnectionError } from '../../src/operations/github.ts'
 
 describe('GitHub calls of the preview comment are bounded', () => {
   let answer: (request: IncomingMessage, response: ServerResponse) => void = () => {}
@@ -122,17 +123,15 @@ describe('GitHub calls of the preview comment are bounded', () => {
 })
 
 test("the GitHub calls' classifier: a retry of what a retry can fix, a time-out only where a retry is harmless", () => {
-  const answered = (status: number) => Object.assign(new Error('m'), { status, response: {} })
-  const noAnswer = Object.assign(new Error('connect ECONNREFUSED'), { status: 500 })
+  const answered = (status: number) => new GitHubAnswerError(status, 'm', undefined)
+  const noAnswer = new GitHubConnectionError(
+    Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+  )
   assert.equal(githubVerdict(answered(502), true), true)
   assert.equal(githubVerdict(answered(429), true), true)
   assert.equal(githubVerdict(noAnswer, false), true)
   // A rate limit is waited out as GitHub asks.
-  const limited = Object.assign(new Error('m'), {
-    status: 429,
-    response: { headers: { 'retry-after': '7' } },
-  })
-  assert.deepEqual(githubVerdict(limited, true), { afterMs: 7_000 })
+  assert.deepEqual(githubVerdict(new GitHubAnswerError(429, 'm', '7'), true), { afterMs: 7_000 })
   // GitHub refused: no retry can help.
   assert.equal(githubVerdict(answered(403), true), false)
   assert.equal(githubVerdict(answered(404), true), false)

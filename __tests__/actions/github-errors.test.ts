@@ -1,12 +1,11 @@
 // A GitHub that cannot be reached (its API's port refuses connections): every GitHub call of the
-// actions says connection error, never "500" (Octokit's own status for "no answer") and never advice
-// about permissions. @actions/github reads GITHUB_API_URL once, when first loaded: so this file of its own.
+// actions says connection error, never a status and never advice about permissions.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { stickyComment } from '../../src/actions/comment.ts'
 import { checkPullRequest, retireDeployments } from '../../src/actions/github.ts'
-import { describeGitHubError, githubStatus } from '../../src/actions/octokit.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
+import { GitHubAnswerError, GitHubConnectionError, githubStatus } from '../../src/operations/github.ts'
 import { deadPort } from '../support/helpers.ts'
 
 process.env.GITHUB_API_URL = `http://127.0.0.1:${await deadPort()}`
@@ -77,19 +76,14 @@ test("retiring a closed preview's deployments: a connection error, no permission
 })
 
 test('a status is shown only when GitHub answered with it', () => {
-  const answered = Object.assign(new Error('Not Found'), { status: 404, response: { status: 404 } })
+  const answered = new GitHubAnswerError(404, 'Not Found', undefined)
   assert.equal(githubStatus(answered), 404)
-  assert.equal(describeGitHubError(answered), '404 Not Found')
-  const unanswered = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
-    status: 500,
-    response: undefined,
-    cause: Object.assign(new TypeError('fetch failed'), {
-      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
-    }),
-  })
+  assert.equal(answered.message, '404 Not Found')
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })
+  const unanswered = new GitHubConnectionError(refused)
   assert.equal(githubStatus(unanswered), undefined)
   assert.equal(
-    describeGitHubError(unanswered),
+    unanswered.message,
     'connection error, no answer from GitHub (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1',
   )
 })

@@ -1,6 +1,5 @@
 // The pull request a workflow_run deploy is for is read from GitHub in bounded time: a GitHub that
-// never answers fails the step saying so, it never holds it. @actions/github reads GITHUB_API_URL once,
-// when first loaded: so this file of its own.
+// never answers fails the step saying so, it never holds it.
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,49 +1,16 @@
 // Each writer of the actions' face redacts on its own, whatever reaches it without visible(): a write to
-// stdout, an output, the job summary's buffer, the failure, a request to GitHub.
+// stdout, an output, the job summary's buffer, the failure. (A request to GitHub:
+// __tests__/operations/github.test.ts.)
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 import * as core from '@actions/core'
-import * as github from '@actions/github'
 import { runAction, setOutput, writeReport } from '../../src/actions/action.ts'
-import { redactRequests } from '../../src/actions/octokit.ts'
-import { runSecrets } from '../../src/common/secrets.ts'
 import { text } from '../../src/common/report.ts'
 
 const TOKEN = 'svc-T0ken/with+sym:bols'
-const GITHUB_TOKEN = 'ghs_0123456789abcdef'
-
-test('every request to GitHub leaves with its parameters redacted, its Authorization header intact', async () => {
-  runSecrets.add(TOKEN)
-  runSecrets.add(GITHUB_TOKEN)
-  const sent: Array<{ url: string; body: string; authorization: string | null }> = []
-  const fetch = (url: string, init: RequestInit) => {
-    sent.push({
-      url,
-      body: typeof init.body === 'string' ? init.body : '',
-      authorization: new Headers(init.headers).get('authorization'),
-    })
-    return Promise.resolve(
-      new Response(JSON.stringify({ id: 1 }), {
-        status: 201,
-        headers: { 'content-type': 'application/json' },
-      }),
-    )
-  }
-  const octokit = github.getOctokit(GITHUB_TOKEN, { request: { fetch } }, redactRequests)
-  await octokit.rest.issues.createComment({
-    owner: 'studio',
-    repo: 'space-game',
-    issue_number: 35,
-    body: `failed: Bearer ${TOKEN} (${Buffer.from(TOKEN).toString('base64')}) ${TOKEN.replace(/[!-/:-@[-`{-~]/g, '\\$&')}`,
-  })
-  assert.equal(sent.length, 1)
-  assert.deepEqual(JSON.parse(sent[0]!.body), { body: 'failed: Bearer *** (***) ***' })
-  assert.equal(sent[0]!.authorization, `token ${GITHUB_TOKEN}`)
-  assert.match(sent[0]!.url, /\/repos\/studio\/space-game\/issues\/35\/comments$/)
-})
 
 test("the action's stdout, outputs, summary and failure redact what reaches them raw", async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-secrets-'))

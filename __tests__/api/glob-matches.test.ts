@@ -3,7 +3,13 @@
 // against a long path at once.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { globMatches, parseGlob } from '../../src/api/versions.ts'
+import {
+  globMatches,
+  globMatchesOnlyPages,
+  globMatchesPages,
+  isPage,
+  parseGlob,
+} from '../../src/api/versions.ts'
 
 /** The CDN's own matcher, as a regular expression: the reference on short paths. */
 function reference(glob: string, path: string): boolean {
@@ -35,4 +41,12 @@ test('a headers glob with a star before each of a dozen letters is matched again
   const long = `/dir/${[...'abcdefghijk'].map((c) => c.repeat(200)).join('')}`
   assert.equal(globMatches(glob, long), false)
   assert.equal(globMatches(glob, `${long}l`), true)
+})
+
+test('a page is /, a path ending in /, or *.html, and a glob matches pages, only pages or none', () => {
+  for (const page of ['/', '/docs/', '/index.html', '/a/b.html']) assert.ok(isPage(page), page)
+  for (const other of ['/a', '/a.htm', '/a.html.br', '/Build/game.wasm']) assert.ok(!isPage(other), other)
+  assert.ok(globMatchesOnlyPages('**/*.html') && globMatchesOnlyPages('docs/'))
+  assert.ok(!globMatchesOnlyPages('**') && globMatchesPages('**'))
+  assert.ok(!globMatchesPages('Build/*.wasm'))
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Secrets, redactWrites, runSecrets, secretForms } from '../../src/common/secrets.ts'
+import { Secrets, masked, redactWrites, runSecrets, secretForms } from '../../src/common/secrets.ts'
 import { inertJson, markdownCode, markdownText, visible } from '../../src/common/untrusted.ts'
 import { escapeHtml } from '../../src/common/report.ts'
 
@@ -104,4 +104,10 @@ test('redactWrites: every text written to the stream is redacted; bytes pass as 
   const bytes = Buffer.from(s)
   stream.write(bytes)
   assert.deepEqual(written, ['error: ***\n', bytes])
+})
+
+test('masked: a secret set shows as the runner masks it, one not set as empty', () => {
+  assert.equal(masked(TOKEN), '***')
+  assert.equal(masked(''), '')
+  assert.equal(masked(undefined), '')
 })

@@ -200,12 +200,12 @@ describe('smokeTest: how a failure ends', () => {
       }),
     ) as TargetedInputs
 
-  async function runSmoke(values: Record<string, string>, saw: Seen | Error) {
+  async function runSmoke(values: Record<string, string>, saw: Seen | Error, refused?: Error) {
     const calls: string[] = []
     const client = {
       setNamespaceVersion: async (_game: string, _namespace: string, version: string) => {
         calls.push(version)
-        return Promise.resolve({})
+        return refused ? Promise.reject(refused) : Promise.resolve({})
       },
     } as unknown as ServiceClient
     const watched: WatchOptions[] = []
@@ -260,6 +260,16 @@ describe('smokeTest: how a failure ends', () => {
       'Smoke test: The game did not start in Chromium 156: 1 error, 5 requests answered, the canvas drew; first: ' +
         'uncaught TypeError: boom at http://x/boot.js:1:1. Fix the error it names, and check that the game runs from ' +
         "this URL (an absolute path, another host's origin). Namespace pr-1 was put back on version old-version, which it served before.",
+    )
+  })
+
+  test('rollback refused: the SmokeTestError says what was tried, why it failed and what is served', async () => {
+    const { ended, calls } = await runSmoke({}, broken, new Error('503 the service is down'))
+    assert.ok(ended instanceof SmokeTestError)
+    assert.deepEqual(calls, ['old-version'])
+    assert.match(
+      ended.message,
+      /\. Putting the namespace back on version old-version, which it served before, failed: 503 the service is down\. It is left on version 'build 2' \(new-version\)\.$/,
     )
   })
 

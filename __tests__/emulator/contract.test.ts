@@ -1,7 +1,7 @@
 // The emulator against the service's official SDK (@rivet-gg/api 23.2.0-rc1, generated from the
 // service's own API definition). The SDK validates every answer it parses (parseOrThrow, always on in
 // this version): an answer of the wrong shape fails the call. Every error must arrive as the SDK's
-// typed error. Where the SDK and the service's source disagree, service-behaviour.md decides, and the
+// typed error. Where the SDK and the service's source disagree, the service's source decides, and the
 // test says so. versions/reserve-name has no SDK call in this version (versions.test.ts calls it).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -229,7 +229,7 @@ describe('the official SDK against the emulator', () => {
 
   test('cdn.createGameCdnSite: a bad display name is the 500 ERROR, a negative length MATCHMAKER_INVALID_VERSION_CONFIG', async () => {
     // The SDK declares a display name error as a validation error; the service checks the name
-    // inside its site creation and fails with an internal error (service-behaviour.md).
+    // inside its site creation and fails with an internal error (the service's source).
     await sdkError(
       sdk.cloud.games.cdn.createGameCdnSite(GAME, { displayName: ' Leading', files: [] }),
       Rivet.InternalError,
@@ -597,7 +597,7 @@ describe('the official SDK against the emulator', () => {
       'API_BAD_BODY',
     )
     // The SDK maps UnauthorizedError to 408; the service answers a missing token with 401
-    // API_UNAUTHORIZED (service-behaviour.md, "Requests and authentication"): the SDK's base error.
+    // API_UNAUTHORIZED (the service's source): the SDK's base error.
     const anonymous = new RivetClient({ environment: emulator.url })
     const unauthorized = await sdkError(
       anonymous.cloud.games.games.getGameById(GAME),

@@ -7,8 +7,8 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { RunDeadlineError, type Run } from '../../src/api/run.ts'
 import type { Connection } from '../../src/inputs/common.ts'
 import { deadPort } from '../support/helpers.ts'
+import { OPERATION_DEADLINE_MS } from '../../src/common/timeouts.ts'
 import {
-  OPERATION_DEADLINE_MS,
   OperationStoppedError,
   deadlineFromEnv,
   runOperation,

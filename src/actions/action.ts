@@ -6,7 +6,7 @@ import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.t
 import { validationTitle } from '../api/rules.ts'
 import type { Connection } from '../inputs/common.ts'
 import { registerSecrets } from '../inputs/secrets.ts'
-import { redact, redactWrites } from '../common/secrets.ts'
+import { masked, redact, redactWrites } from '../common/secrets.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
@@ -98,8 +98,10 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
       secretInputs(operation.name as ActionName),
       async () => {
         const inputs = operation.read((name) => core.getInput(name))
-        const hidden = 'githubToken' in inputs && { githubToken: '***' }
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`)
+        const hidden = 'githubToken' in inputs && { githubToken: masked(inputs.githubToken as string) }
+        actionsLogger.debug(
+          `Inputs: ${JSON.stringify({ ...inputs, token: masked(inputs.token), ...hidden })}`,
+        )
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals())
         let result: R

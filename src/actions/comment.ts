@@ -6,13 +6,16 @@
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
 import { plural } from '../common/format.ts'
+import { COMMENT_BUDGET_MS, COMMENT_CALL_TIMEOUT_MS, COMMENT_RETRY_DELAY_MS } from '../common/timeouts.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
-import { describeGitHubError, githubCall, githubStatus, type Octokit, type RepoCall } from './octokit.ts'
+import { messageOf } from '../common/format.ts'
+import { GitHubAnswerError, githubCall, githubStatus, type GitHubApi } from '../operations/github.ts'
+import { actionsGitHub } from './github.ts'
 
 /**
  * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
  * `retries` more times if it may succeed then (the first after `retryDelayMs`, doubled for each next
- * one); all calls together stop after `budgetMs`.
+ * one); all calls together stop after `budgetMs`. The defaults are timeouts.ts'.
  */
 export interface GitHubBounds {
   callTimeoutMs: number
@@ -22,10 +25,10 @@ export interface GitHubBounds {
 }
 
 const GITHUB_BOUNDS: GitHubBounds = {
-  callTimeoutMs: 15_000,
+  callTimeoutMs: COMMENT_CALL_TIMEOUT_MS,
   retries: 2,
-  budgetMs: 60_000,
-  retryDelayMs: 1_000,
+  budgetMs: COMMENT_BUDGET_MS,
+  retryDelayMs: COMMENT_RETRY_DELAY_MS,
 }
 
 const PER_PAGE = 100
@@ -57,13 +60,12 @@ export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVe
   if (failure instanceof GitHubCallError) return retryTimeouts && !failure.message.includes('in all')
   const status = githubStatus(failure)
   if (status !== undefined && status !== 429 && status < 500) return false
-  const asked = (failure as { response?: { headers?: Record<string, unknown> } }).response?.headers?.[
-    'retry-after'
-  ]
-  return typeof asked === 'string' && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true
+  const asked = failure instanceof GitHubAnswerError ? failure.retryAfter : undefined
+  return asked !== undefined && /^\d+$/.test(asked) ? { afterMs: Number(asked) * 1000 } : true
 }
 
 type Ours = Array<{ id: number; state: PreviewState }>
+type IssueComment = { id: number; body?: string | null; user?: { login?: string } | null }
 
 class PreviewComment {
   readonly #options: StickyCommentOptions
@@ -97,7 +99,7 @@ class PreviewComment {
       return state
     } catch (error) {
       this.#options.logger.warning(
-        `Could not read the comments of #${this.#options.issue}: ${describe(error)}`,
+        `Could not read the comments of #${this.#options.issue}: ${messageOf(error)}`,
       )
       return undefined
     }
@@ -119,18 +121,18 @@ class PreviewComment {
       } else {
         // Not retried after a time-out: the comment may have been created, and a second would follow.
         const created = await this.#rest(
-          (octokit, base) => octokit.rest.issues.createComment({ ...base, issue_number: issue, body: text }),
+          (github) => github.post<IssueComment>(`${github.repo}/issues/${issue}/comments`, { body: text }),
           false,
         )
-        this.#commentId = created.data.id
+        this.#commentId = created.id
         logger.info(`Commented on #${issue}`)
-        await this.#keepOldest(text, created.data.id)
+        await this.#keepOldest(text, created.id)
       }
     } catch (error) {
       // Advice about permissions only where GitHub refused: not for a time-out or a GitHub outage.
       const refused = [401, 403, 404].includes(statusOf(error) ?? 0)
       logger.warning(
-        `Could not comment on #${issue}: ${describe(error)}. The deploy itself is fine` +
+        `Could not comment on #${issue}: ${messageOf(error)}. The deploy itself is fine` +
           (refused
             ? "; to get the comment, give the job 'permissions: pull-requests: write' and pass github-token."
             : '.'),
@@ -143,7 +145,7 @@ class PreviewComment {
    * failure, with its attempts when it had more than one. `retryTimeouts` false for one that must
    * not run twice.
    */
-  async #rest<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>, retryTimeouts = true): Promise<T> {
+  async #rest<T>(call: (github: GitHubApi) => Promise<T>, retryTimeouts = true): Promise<T> {
     let attempts = 0
     let last: unknown
     const attempt = async () => {
@@ -166,21 +168,25 @@ class PreviewComment {
       )
     } catch (error) {
       if (attempts > 1 && last instanceof Error)
-        throw new RetriedCallError(`${describe(last)} (${attempts} attempts)`, { cause: last })
+        throw new RetriedCallError(`${messageOf(last)} (${attempts} attempts)`, { cause: last })
       throw last ?? error
     }
   }
 
-  #attempt<T>(call: (octokit: Octokit, base: RepoCall) => Promise<T>): Promise<T> {
+  #attempt<T>(call: (github: GitHubApi) => Promise<T>): Promise<T> {
     const deadline = this.#policy.deadlineAt!
     const remaining = deadline - Date.now()
     if (remaining <= 0)
       throw new GitHubCallError(`GitHub took more than ${(deadline - this.#created) / 1000} s in all`)
     const { token, repository } = this.#options
     const timeoutMs = Math.min(this.#bounds.callTimeoutMs, remaining)
-    return githubCall({ token, repository, timeoutMs }, call, (error, reason, _status, timedOut) => {
-      throw timedOut ? new GitHubCallError(reason, { cause: error }) : error
-    })
+    return githubCall(
+      actionsGitHub({ token, repository, timeoutMs }),
+      call,
+      (error, reason, _status, timedOut) => {
+        throw timedOut ? new GitHubCallError(reason, { cause: error }) : error
+      },
+    )
   }
 
   /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
@@ -208,12 +214,10 @@ class PreviewComment {
     const login = await this.#login()
     const ours: Ours = []
     let ignored = 0
-    // Page by page, each page a bounded call of its own (paginate.iterator drops the request's signal).
+    // Page by page, each page a bounded call of its own.
     for (let page = 1; ; page++) {
-      const { data } = await this.#rest((octokit, base) =>
-        octokit.rest.issues.listComments({
-          ...base,
-          issue_number: this.#options.issue,
+      const data = await this.#rest((github) =>
+        github.get<IssueComment[]>(`${github.repo}/issues/${this.#options.issue}/comments`, {
           per_page: PER_PAGE,
           page,
         }),
@@ -238,12 +242,10 @@ class PreviewComment {
    * installation token, which may not read /user) the Actions bot.
    */
   #login(): Promise<string> {
-    this.#identity ??= this.#rest((octokit, base) =>
-      octokit.rest.users.getAuthenticated({ request: base.request }),
-    ).then(
-      ({ data }) => data.login,
+    this.#identity ??= this.#rest((github) => github.get<{ login: string }>('/user')).then(
+      (user) => user.login,
       (error: unknown) => {
-        const status = (lastFailure(error) as { status?: unknown }).status
+        const status = githubStatus(lastFailure(error))
         if (status === 401 || status === 403) return ACTIONS_BOT
         throw error
       },
@@ -255,7 +257,7 @@ class PreviewComment {
   }
 
   #update(id: number, body: string) {
-    return this.#rest((octokit, base) => octokit.rest.issues.updateComment({ ...base, comment_id: id, body }))
+    return this.#rest((github) => github.patch(`${github.repo}/issues/comments/${id}`, { body }))
   }
 
   /**
@@ -273,7 +275,7 @@ class PreviewComment {
       await this.#update(oldest, text)
       this.#commentId = oldest
       try {
-        await this.#rest((octokit, base) => octokit.rest.issues.deleteComment({ ...base, comment_id: mine }))
+        await this.#rest((github) => github.delete(`${github.repo}/issues/comments/${mine}`))
       } catch (error) {
         // Deleted already (by a run that saw the same two): nothing left to do.
         if (statusOf(error) !== 404) throw error
@@ -283,7 +285,7 @@ class PreviewComment {
       )
     } catch (error) {
       logger.warning(
-        `Could not check #${issue} for a second preview comment made at the same time: ${describe(error)}`,
+        `Could not check #${issue} for a second preview comment made at the same time: ${messageOf(error)}`,
       )
     }
   }
@@ -294,12 +296,6 @@ class GitHubCallError extends Error {}
 
 /** A GitHub call that failed after retries: its last failure is the cause. */
 class RetriedCallError extends Error {}
-
-function describe(error: unknown): string {
-  return error instanceof GitHubCallError || error instanceof RetriedCallError
-    ? error.message
-    : describeGitHubError(error)
-}
 
 function lastFailure(error: unknown): unknown {
   return error instanceof RetriedCallError ? error.cause : error

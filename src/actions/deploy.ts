@@ -17,6 +17,8 @@ import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { secretInputs } from '../inputs/table.ts'
+import { masked } from '../common/secrets.ts'
+import { CANCELLED_COMMENT_MS } from '../common/timeouts.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
 import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
@@ -77,7 +79,7 @@ function readActionInputs(event: RunEvent): DeployInputs {
   )
   const { token } = inputs.connection
   actionsLogger.debug(
-    `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: token ? '***' : '' } })}`,
+    `Inputs: ${JSON.stringify({ ...inputs, connection: { ...inputs.connection, token: masked(token) } })}`,
   )
   return inputs
 }
@@ -153,8 +155,7 @@ async function reportFailure(
   )
   await writeReport(failureReport(error, partial))
   // Show the namespace even so (the next run finds it through the service, not through this).
-  // GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it.
-  const withinMs = isCancelled(error) ? 4_000 : undefined
+  const withinMs = isCancelled(error) ? CANCELLED_COMMENT_MS : undefined
   if (namespaceId)
     await saveComment(preview, { kind: 'failed', error, partial, namespaceId }, previous, withinMs)
   throw error

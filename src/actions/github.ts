@@ -1,14 +1,26 @@
-// The actions' calls to GitHub, each on @actions/github in bounded time (githubCall): the guard against
-// an older build, the check of a workflow_run's pull request, a pull request's state for the sweep,
-// and the retirement of a closed preview's GitHub deployments.
+// The actions' calls to GitHub, each in bounded time through the core's client (githubCall): the guard
+// against an older build, the check of a workflow_run's pull request, and the retirement of a closed
+// preview's GitHub deployments. The API is GITHUB_API_URL, as the runner sets it.
 
+import type { Dispatcher } from 'undici'
 import { UsageError } from '../api/errors.ts'
+import { createAgent } from '../api/http.ts'
 import type { Logger } from '../common/logger.ts'
 import { plural } from '../common/format.ts'
 import type { CommitStatus, CompareCommits } from '../deploy/older.ts'
 import { Input } from '../inputs/constants.ts'
-import type { PullRequestState } from '../operations/sweep.ts'
-import { githubCall } from './octokit.ts'
+import { githubCall, type GitHubOptions } from '../operations/github.ts'
+
+/** One pool for the process's GitHub calls: its idle connections hold no process open. */
+let pool: Dispatcher | undefined
+
+export function actionsGitHub(
+  options: Pick<GitHubOptions, 'token' | 'repository' | 'timeoutMs' | 'signal'>,
+): GitHubOptions {
+  const { token, repository, timeoutMs, signal } = options
+  pool ??= createAgent()
+  return { token, repository, timeoutMs, signal, apiUrl: process.env.GITHUB_API_URL, dispatcher: pool }
+}
 
 const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical'] satisfies CommitStatus[]
 
@@ -20,14 +32,11 @@ const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical']
 export function githubCompareCommits(options: { token: string; repository: string }): CompareCommits {
   return (base, head) =>
     githubCall(
-      options,
-      async (octokit, repo) => {
-        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
-          ...repo,
-          basehead: `${base}...${head}`,
-          per_page: 1,
-        })
-        return STATUSES.includes(data.status) ? data.status : undefined
+      actionsGitHub(options),
+      async (github) => {
+        const path = `${github.repo}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`
+        const { status } = await github.get<{ status?: unknown }>(path, { per_page: 1 })
+        return typeof status === 'string' && STATUSES.includes(status) ? (status as CommitStatus) : undefined
       },
       (error, reason, status, timedOut) => {
         if (status === 404 || status === 422) return undefined
@@ -35,6 +44,8 @@ export function githubCompareCommits(options: { token: string; repository: strin
       },
     )
 }
+
+type PullHead = { ref: string; repo: { full_name: string } | null }
 
 /** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
 export interface BuildHead {
@@ -56,9 +67,8 @@ export async function checkPullRequest(options: {
   timeoutMs?: number
 }): Promise<void> {
   const head = await githubCall(
-    options,
-    async (octokit, repo) =>
-      (await octokit.rest.pulls.get({ ...repo, pull_number: options.number })).data.head,
+    actionsGitHub(options),
+    async (github) => (await github.get<{ head: PullHead }>(`${github.repo}/pulls/${options.number}`)).head,
     (error, reason, status) => {
       if (status === 404)
         throw new UsageError(
@@ -81,31 +91,6 @@ export async function checkPullRequest(options: {
   }
 }
 
-/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head. */
-export function readPullRequestState(
-  token: string,
-  repository: string,
-  number: number,
-  signal: AbortSignal,
-): Promise<PullRequestState> {
-  return githubCall(
-    { token, repository, signal },
-    async (octokit, repo) => {
-      const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number })
-      return { open: data.state === 'open', headRef: data.head.ref, headSha: data.head.sha }
-    },
-    (error, reason, status) => {
-      if (status === 404)
-        throw new Error(`${repository} has no pull request #${number} (404)`, { cause: error })
-      throw new Error(
-        reason +
-          (status === 401 || status === 403 ? ` (${Input.GitHubToken} needs pull-requests: read)` : ''),
-        { cause: error },
-      )
-    },
-  )
-}
-
 /**
  * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
  * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
@@ -122,23 +107,19 @@ export async function retireDeployments(options: {
   const refs = new Set([headRef, `refs/pull/${number}/merge`].filter((ref): ref is string => !!ref))
   // The budget of all the calls together: the closing run ends in bounded time whatever GitHub does.
   return githubCall(
-    options,
-    async (octokit, repo) => {
+    actionsGitHub(options),
+    async (github) => {
       let retired = 0
       for (const ref of refs) {
-        const { data: deployments } = await octokit.rest.repos.listDeployments({
-          ...repo,
+        const deployments = await github.get<Array<{ id: number }>>(`${github.repo}/deployments`, {
           ref,
           per_page: 100,
         })
         for (const { id } of deployments) {
-          const { data: statuses } = await octokit.rest.repos.listDeploymentStatuses({
-            ...repo,
-            deployment_id: id,
-            per_page: 1,
-          })
-          if (statuses[0]?.state === 'inactive') continue
-          await octokit.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'inactive' })
+          const statuses = `${github.repo}/deployments/${id}/statuses`
+          const [latest] = await github.get<Array<{ state?: string }>>(statuses, { per_page: 1 })
+          if (latest?.state === 'inactive') continue
+          await github.post(statuses, { state: 'inactive' })
           retired++
         }
       }

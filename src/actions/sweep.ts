@@ -1,13 +1,14 @@
 // Entry of the sweep action (sweep/action.yml): exports run(), which the bundle's index (dist/sweep/index.js,
 // made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
-// GitHub is asked through Octokit here: whether each pull request is open, and, for each preview
-// retired, what the `closed` run does on GitHub (the sticky comment, the deployments made inactive).
+// GitHub is asked here: whether each pull request is open, and, for each preview retired, what the
+// `closed` run does on GitHub (the sticky comment, the deployments made inactive).
 import { UsageError } from '../api/errors.ts'
 import { sweepOperation, type RetiredPreview } from '../operations/sweep.ts'
 import { actionsLogger, operationAction } from './action.ts'
 import { stickyComment } from './comment.ts'
 import { readEvent, type RunEvent } from './event.ts'
-import { readPullRequestState, retireDeployments } from './github.ts'
+import { readPullRequestState } from '../operations/github.ts'
+import { actionsGitHub, retireDeployments } from './github.ts'
 import { previewKey } from './preview.ts'
 import { commentAfter } from './preview-record.ts'
 
@@ -22,7 +23,8 @@ export const run = operationAction(
     }
     const token = inputs.githubToken
     return {
-      pullRequest: (number, signal) => readPullRequestState(token, repository, number, signal),
+      pullRequest: (number, signal) =>
+        readPullRequestState(actionsGitHub({ token, repository, signal }), number),
       async retired(preview) {
         await updateComment(token, { ...event, repository }, inputs, preview)
         const pullRequest = { number: preview.number, headRef: preview.pullRequest.headRef }

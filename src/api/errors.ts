@@ -1,6 +1,8 @@
 import { gaveUpNote, type GaveUp } from '../common/retry.ts'
 import type { ServiceErrorBody } from './types.ts'
 
+export { errorMessage } from '../common/format.ts'
+
 /**
  * What a failed call points at, in the API's terms: the bearer token the service refused (its code),
  * the base URL (nothing at it ever answered, it has a path the service does not, or another server
@@ -120,14 +122,6 @@ export class ValidationFailedError extends Error {
     super(`${verdict}: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`)
     this.problems = problems
   }
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-    return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '')
-  }
-  return String(error)
 }
 
 /** An answer of the service that is not what its operation promises: the field named, or too large. */

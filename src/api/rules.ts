@@ -1,4 +1,4 @@
-// The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
+// The validation rules the service applies, as read from its source. The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */

@@ -1,4 +1,4 @@
-// Resources and request/response bodies of the service, as in shared/service-interface.md.
+// Resources and request/response bodies of the service, as its interface defines them.
 // Timestamps on servers are milliseconds since the epoch; the others are RFC 3339 strings.
 import type { CdnRoute } from './versions.ts'
 

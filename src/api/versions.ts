@@ -1,6 +1,5 @@
-// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
-// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// Game versions as the service sends and takes them (as read from its source): the wire shape of a
+// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
 // validation, storage) is the emulator's: version-rules.ts.
 
 export interface CdnHeader {
@@ -309,6 +308,34 @@ export function globsOverlap(a: string, b: string): boolean {
     }
   }
   return false
+}
+
+/** The paths the CDN serves through its page layer, as a message names them. */
+export const PAGES = '/, paths ending in /, and *.html'
+
+/**
+ * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
+ * A site's file is one when `/` and its path is.
+ */
+export function isPage(urlPath: string): boolean {
+  return urlPath.endsWith('/') || urlPath.endsWith('.html')
+}
+
+export function globMatchesPages(glob: string): boolean {
+  return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/')
+}
+
+/** True when every path the glob matches is a page, whatever its wildcards take. */
+export function globMatchesOnlyPages(glob: string): boolean {
+  const tokens = parseGlob(glob)
+  if (!tokens?.length) return false
+  let tail = ''
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i]!
+    if (typeof token !== 'object') break
+    tail = token.char + tail
+  }
+  return isPage(tail)
 }
 
 /**

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { UsageError } from '../api/errors.ts'
 import { createAgent } from '../api/http.ts'
 import { isCancelled } from '../common/cancel.ts'
+import { GIT_TIMEOUT_MS } from '../common/timeouts.ts'
 import { closePreview } from '../deploy/close.ts'
 import { deploy, deployFailure } from '../deploy/pipeline.ts'
 import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/report.ts'
@@ -18,6 +19,7 @@ import { INPUTS, type CommandName } from '../inputs/table.ts'
 import { flagsOf } from './flags.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
+import { readPullRequestState } from '../operations/github.ts'
 import {
   OperationStoppedError,
   deadlineFromEnv,
@@ -38,7 +40,6 @@ import {
   type Outcome,
   type RunIO,
 } from './command.ts'
-import { cliGitHub } from './github.ts'
 
 // The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
 const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -238,9 +239,11 @@ const SWEEP: Command = {
     }
     const dispatcher = createAgent()
     try {
-      const operation = sweepOperation((inputs) =>
-        cliGitHub({ token: inputs.githubToken, repository, dispatcher, apiUrl: process.env.GITHUB_API_URL }),
-      )
+      const apiUrl = process.env.GITHUB_API_URL
+      const operation = sweepOperation((inputs) => ({
+        pullRequest: (number, signal) =>
+          readPullRequestState({ token: inputs.githubToken, repository, apiUrl, dispatcher, signal }, number),
+      }))
       return await runOperationCommand(operation, flags, io)
     } finally {
       await dispatcher.destroy()
@@ -305,7 +308,7 @@ function runContext(env: NodeJS.ProcessEnv): RunContext {
     const answer = execFileSync('git', args, {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 5000,
+      timeout: GIT_TIMEOUT_MS,
     })
     const [top, sha, branch] = answer.split('\n')
     const ref = branch === 'HEAD' ? undefined : branch

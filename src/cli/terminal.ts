@@ -1,6 +1,7 @@
 // The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
 // log with a spinner, the phase's elapsed time and the upload's progress.
 
+import { formatSeconds } from '../common/format.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
 
@@ -124,9 +125,8 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
 
 /** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
 function statusText(phase: Phase, now: number, columns: number | undefined): string {
-  const seconds = ((now - phase.started) / 1000).toFixed(1)
   const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
-  const status = `${phase.name} ${seconds} s${detail}`
+  const status = `${phase.name} ${formatSeconds(now - phase.started)}${detail}`
   return columns && status.length > columns - 3 ? status.slice(0, columns - 4) + '…' : status
 }
 

@@ -3,6 +3,16 @@ export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
+/** The text with its first letter a capital: the start of a sentence. */
+export function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+/** A duration to the tenth of a second: `2.6 s`. */
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
 /** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${Math.round(bytes)} B`
@@ -14,4 +24,16 @@ export function formatBytes(bytes: number): string {
     unit++
   }
   return `${value.toFixed(1)} ${units[unit]}`
+}
+
+/** What a thrown value says: an error's own message, or the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** An error's message, and its cause's where the message does not say it already. */
+export function errorMessage(error: unknown): string {
+  const message = messageOf(error)
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : ''
+  return cause && !message.includes(cause) ? `${message}: ${cause}` : message
 }

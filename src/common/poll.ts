@@ -23,6 +23,8 @@ export interface PollOptions<P extends NotYet> {
   signal: AbortSignal
   /** Hears of each check that did not see it yet. */
   onNotYet?: (attempt: number, notYet: P) => void
+  /** The first wait and the longest (default FIRST_WAIT_MS and LONGEST_WAIT_MS): equal, a steady pace. */
+  waits?: { firstMs: number; longestMs: number }
 }
 
 export interface Polled<P extends NotYet> {
@@ -40,8 +42,9 @@ export async function pollUntil<P extends NotYet>(
 ): Promise<Polled<P>> {
   const { clock, signal, timeoutMs } = options
   const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }))
+  const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS }
   const started = clock.now()
-  let wait = FIRST_WAIT_MS
+  let wait = firstMs
   for (let attempt = 1; ; attempt++) {
     signal.throwIfAborted()
     const notYet = await check(attempt)
@@ -52,6 +55,6 @@ export async function pollUntil<P extends NotYet>(
     const left = timeoutMs - durationMs
     if (notYet.permanent || left <= 0) return { seen: false, attempts: attempt, durationMs, notYet }
     await sleep(Math.min(wait, left), signal)
-    wait = Math.min(wait * 2, LONGEST_WAIT_MS)
+    wait = Math.min(wait * 2, longestMs)
   }
 }

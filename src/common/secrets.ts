@@ -113,6 +113,11 @@ export function redact(text: string): string {
   return runSecrets.redact(text)
 }
 
+/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+export function masked(secret: string | undefined): string {
+  return secret ? REDACTED : ''
+}
+
 const guarded = new WeakSet<object>()
 
 /**

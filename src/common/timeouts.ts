@@ -1,5 +1,7 @@
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+// Every time limit of a run: those derived once from `request-timeout` (the API client, the upload's
+// PUTs, its stall sweep and its drain all read them from here, so changing what the input means is one
+// edit), the bounds of the inputs that set one, and the fixed ones (GitHub's calls, an operation's
+// deadline, the smoke test's page load, git's answer to the CLI).
 
 /** What durations are measured on: Date.now, or a test's virtual time. */
 export interface Clock {
@@ -9,6 +11,42 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() }
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
+export const MAX_REQUEST_TIMEOUT_SECONDS = 3600
+export const MAX_RETRY_AFTER_SECONDS = 3600
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300
+export const MAX_VERIFY_TIMEOUT_SECONDS = 3600
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+export const DEFAULT_SMOKE_TEST_SECONDS = 3
+export const MAX_SMOKE_TEST_SECONDS = 120
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+export const PAGE_LOAD_TIMEOUT_MS = 60_000
+
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+export const OPERATION_DEADLINE_MS = 10 * 60_000
+
+/** A GitHub call not told otherwise: a hung call never holds the run. */
+export const GITHUB_CALL_TIMEOUT_MS = 30_000
+/**
+ * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
+ * after a first delay (doubled for each next one) within one budget for all of them.
+ */
+export const COMMENT_CALL_TIMEOUT_MS = 15_000
+export const COMMENT_RETRY_DELAY_MS = 1_000
+export const COMMENT_BUDGET_MS = 60_000
+/** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
+export const CANCELLED_COMMENT_MS = 4_000
+/** How long git may take to name the CLI's repository, commit and branch. */
+export const GIT_TIMEOUT_MS = 5_000
 
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 export const SERVICE_REQUEST_LIMIT_MS = 60_000

@@ -15,13 +15,18 @@ interface EngineFile {
   unityPart?: 'modern' | 'legacy'
 }
 
+/** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
+const WASM = '.wasm'
+/** Unity's compressed file, whose compression its first bytes tell. */
+const UNITYWEB = '.unityweb'
+
 /** Longest ending first: a name is the first kind whose ending it has. */
 export const ENGINE_FILES: readonly EngineFile[] = [
   { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
   { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
   { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
   { ending: '.loader.js', engines: ['unity'], heavy: false },
-  { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+  { ending: WASM, engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
   { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
   { ending: '.pck', engines: ['godot'], heavy: true },
   { ending: '.js', engines: ['godot'], heavy: false },
@@ -31,20 +36,22 @@ export const ENGINE_FILES: readonly EngineFile[] = [
 export const COMPRESSIONS: ReadonlyArray<{ suffix: string; encoding: Encoding | 'first-bytes' }> = [
   { suffix: '.br', encoding: 'br' },
   { suffix: '.gz', encoding: 'gzip' },
-  { suffix: '.unityweb', encoding: 'first-bytes' },
+  { suffix: UNITYWEB, encoding: 'first-bytes' },
 ]
 
 export const ENCODING_NAMES: Record<Encoding, string> = { br: 'Brotli', gzip: 'gzip' }
 
 export const UNITY = {
+  name: 'Unity',
   title: 'Unity WebGL build',
   /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
   loaderEnding: '.loader.js',
   /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
   legacyLoader: 'UnityLoader.js',
-  legacyCompanions: ['.unityweb', '.json'],
+  legacyCompanions: [UNITYWEB, '.json'],
   /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
   unityweb: {
+    ending: UNITYWEB,
     bytes: 64,
     gzipMagic: [0x1f, 0x8b],
     brotliMarker: 'UnityWeb Compressed Content (brotli)',
@@ -58,8 +65,12 @@ export const UNITY = {
  * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 export const GODOT = {
+  name: 'Godot',
   title: 'Godot web export',
   pack: '.pck',
+  /** Beside `<name>.pck`, named `<name>` too. */
+  companions: [WASM, '.js'],
+  page: '.html',
   asyncPack: '.asyncpck',
   threadsWorker: '.worker.js',
   configMarker: 'GODOT_CONFIG',
@@ -72,7 +83,10 @@ export const GODOT = {
     'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 } as const
 
-export const ENGINES: Record<EngineName, { title: string; missing: string }> = { unity: UNITY, godot: GODOT }
+export const ENGINES: Record<EngineName, { name: string; title: string; missing: string }> = {
+  unity: UNITY,
+  godot: GODOT,
+}
 
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 export function compressionOf(name: string) {
@@ -85,13 +99,16 @@ export function compressionOf(name: string) {
 }
 
 /** A `.unityweb` file is one whatever is inside. */
-const UNITYWEB: EngineFile = { ending: '.unityweb', engines: ['unity'], heavy: false }
+const UNITYWEB_FILE: EngineFile = { ending: UNITYWEB, engines: ['unity'], heavy: false }
 
 export function engineFileOf(path: string): EngineFile | undefined {
   const { inner, suffix } = compressionOf(path)
   const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending))
-  return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB
+  return kind || suffix !== UNITYWEB ? kind : UNITYWEB_FILE
 }
+
+/** Seen-live checks it wherever it is: its content type decides whether it starts. */
+export const isWasm = (path: string) => path.endsWith(WASM)
 
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 export const isEngineFile = (path: string) => engineFileOf(path) !== undefined

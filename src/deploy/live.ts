@@ -4,6 +4,7 @@
 import { inputName } from '../common/input-naming.ts'
 import type { ServiceClient } from '../api/client.ts'
 import { errorMessage } from '../api/errors.ts'
+import { capital, formatSeconds } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OnVerifyFailure } from '../inputs/common.ts'
 import { Input } from '../inputs/constants.ts'
@@ -67,7 +68,7 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
       const durationMs = run.clock.now() - started
       options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] })
       logger.info(
-        `The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
+        `The check of ${url} was cancelled after ${formatSeconds(durationMs)}: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
       )
     }
     throw error
@@ -133,13 +134,18 @@ async function rollBack(
   try {
     return await putBack(client, gameId, namespaceId, published, logger)
   } catch (error) {
-    throw new NotLiveError(
-      `Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-        `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`,
-      seen,
-      { cause: error },
-    )
+    throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+      cause: error,
+    })
   }
+}
+
+/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
+export function putBackFailed(published: Published, error: unknown): string {
+  return (
+    `Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
+    `${errorMessage(error)}. It is left on ${versionOf(published)}.`
+  )
 }
 
 /**
@@ -192,14 +198,13 @@ export function afterFailure(
 ): string {
   const namespace = namespaceOf(nameId)
   const version = versionOf(published)
-  const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1)
   return rolledBackTo !== undefined
-    ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+    ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
     : onFailure === 'fail'
       ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
       : !published.created
         ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-        : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`
+        : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`
 }
 
 const namespaceOf = (nameId: string | undefined) => (nameId ? `namespace ${nameId}` : 'the namespace')

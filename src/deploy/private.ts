@@ -5,6 +5,7 @@ import bcrypt from 'bcryptjs'
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceError, UsageError } from '../api/errors.ts'
 import type { CdnAuthType } from '../api/types.ts'
+import { formatSeconds } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { pollUntil, type NotYet, type PollOptions } from '../common/poll.ts'
 import type { BasicAuth } from '../inputs/basic-auth.ts'
@@ -120,7 +121,7 @@ export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
       ...options,
       onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
     })
-    const after = `${(polled.durationMs / 1000).toFixed(1)} s`
+    const after = formatSeconds(polled.durationMs)
     if (polled.seen) {
       logger.info(`${url} answers 401 without credentials (after ${after}): it is private`)
       return

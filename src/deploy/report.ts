@@ -12,7 +12,7 @@ import type { CloseResult } from './close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Published } from './go-live.ts'
 import type { Verification } from './verify.ts'
-import { formatBytes } from '../common/format.ts'
+import { formatBytes, formatSeconds } from '../common/format.ts'
 import { hiddenLeftOut } from './collect/walk.ts'
 import {
   heading,
@@ -280,7 +280,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
       `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
     ])
   }
-  rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`])
+  rows.push(['Duration', formatSeconds(result.durationMs)])
   return rows
 }
 
@@ -334,7 +334,7 @@ export function cancelledCheck(
   const serves = published
     ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
     : `not yet seen at ${seen.url}`
-  return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`
+  return `not checked: the check was cancelled after ${formatSeconds(seen.durationMs)}; ${serves}`
 }
 
 export function skipReport(reason: string): Report {

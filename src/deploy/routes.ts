@@ -4,14 +4,17 @@ import { UsageError } from '../api/errors.ts'
 import {
   CDN_PRIORITY_MAX,
   CDN_SERVED_MAX,
+  PAGES,
   compareGlobSpecificity,
   globMatches,
+  globMatchesPages,
   globsOverlap,
+  isPage,
   normalizeGlob,
   type CdnHeader,
 } from '../api/versions.ts'
 import { Input } from '../inputs/constants.ts'
-import { PAGES, globMatchesPages, pageLayer, type HeaderRule } from '../inputs/headers.ts'
+import { pageLayer, type HeaderRule } from '../inputs/headers.ts'
 import type { ArtifactFile } from './collect/files.ts'
 
 export interface RouteSpec {
@@ -109,7 +112,7 @@ function pageLayerWarning(route: PlannedRoute, files: SitePaths): string | undef
   const pages: string[] = []
   const others: string[] = []
   for (const { path } of files) {
-    if (globMatches(route.glob, `/${path}`)) (path.endsWith('.html') ? pages : others).push(path)
+    if (globMatches(route.glob, `/${path}`)) (isPage(`/${path}`) ? pages : others).push(path)
   }
   // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
   if (!pages.length) return undefined

@@ -1,7 +1,7 @@
 // This build's sizes against what compare-with's namespace serves (its record): the engine's files
 // always shown, the other changes largest first.
 
-import { formatBytes } from '../common/format.ts'
+import { formatBytes, plural } from '../common/format.ts'
 import { isHeavyEngineFile } from './engines.ts'
 import type { Manifest } from './collect/files.ts'
 import type { SiteRecord } from './site-record.ts'
@@ -84,7 +84,7 @@ export function sizeCell(bytes: number | undefined): string {
 
 export function sizeSummary(change: SizeChange): string {
   const { totalBefore, totalAfter } = change
-  const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`
+  const counts = `${plural(change.changed, 'file')} changed (${change.added} new, ${change.removed} removed)`
   return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`
 }
 

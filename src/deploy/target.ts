@@ -3,6 +3,7 @@
 
 import type { ServiceClient } from '../api/client.ts'
 import { UsageError } from '../api/errors.ts'
+import { plural } from '../common/format.ts'
 import type { GameVersion } from '../api/types.ts'
 import type { CdnRoute } from '../api/versions.ts'
 import type { Logger } from '../common/logger.ts'
@@ -83,7 +84,7 @@ export async function planTarget(
 
 function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
   const baseRoutes = base.config.cdn?.routes ?? []
-  const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`
+  const had = plural(baseRoutes.length, 'route')
   return routes
     ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
     : `No routes computed (no web engine's needs, no ${inputName(Input.Headers)}): it keeps the base version's ${had}`

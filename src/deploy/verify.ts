@@ -6,15 +6,15 @@ import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import { errorCodes, networkFailure, type NetworkFailureKind } from '../common/network.ts'
 import { pollUntil, type PollOptions as LoopOptions } from '../common/poll.ts'
-import { CDN_SERVED_MAX, globMatches } from '../api/versions.ts'
-import { formatBytes } from '../common/format.ts'
+import { CDN_SERVED_MAX, globMatches, isPage } from '../api/versions.ts'
+import { errorMessage, formatBytes, formatSeconds, plural } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import type { VerifySettings } from '../inputs/common.ts'
 import type { Clock } from '../common/timeouts.ts'
 import type { ManifestFile } from './collect/files.ts'
 import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from './site-record.ts'
 import type { PlannedRoute, ServingPlan } from './web-engine.ts'
-import { isEngineFile } from './engines.ts'
+import { isEngineFile, isWasm } from './engines.ts'
 
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
@@ -81,7 +81,6 @@ const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
 /** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
-const PAGE = /\.html?$/i
 
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan): Probe[] {
@@ -105,14 +104,15 @@ export function sampleProbes(files: readonly ProbedFile[], serving?: ServingPlan
   const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const index = byPath.find((file) => file.path === 'index.html')
   if (index) add(index, '/')
-  for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED)) add(page)
+  for (const page of byPath.filter((f) => isPage(`/${f.path}`) && f !== index).slice(0, PAGES_CHECKED))
+    add(page)
   const folders = serving?.builds.map((build) => build.folder) ?? []
   const inBuild = (file: ProbedFile) =>
     folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`))
   const engine = byPath.filter(
     (file) =>
       encodingFor(file.path, routes) !== undefined ||
-      file.path.endsWith('.wasm') ||
+      isWasm(file.path) ||
       (inBuild(file) && isEngineFile(file.path)),
   )
   for (const file of engine.slice(0, ENGINE_FILES_CHECKED)) add(file)
@@ -251,7 +251,7 @@ function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
     const reason = `${fetched} ${said} (${failure.code})`
     return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true }
   }
-  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
+  const message = errorMessage(error).split('\n')[0]!
   const code = failure?.code ?? errorCodes(error)[0]
   return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }
@@ -271,7 +271,7 @@ export function describeChecked(probes: readonly Probe[]): string {
 /** "2.6 s (3 checks)". */
 export function describeTiming(verification: Pick<Verification, 'durationMs' | 'attempts'>): string {
   const { durationMs, attempts } = verification
-  return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`
+  return `${formatSeconds(durationMs)} (${plural(attempts, 'check')})`
 }
 
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
@@ -313,7 +313,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
   })
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
-    const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`
+    const files = `${plural(probes.length, 'file')} matching the build`
     logger.info(
       `Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`,
     )

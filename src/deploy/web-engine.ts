@@ -183,7 +183,7 @@ async function planUnity({ path: folder, files }: Folder, planning: Planning, na
     (group): group is [Encoding, ArtifactFile[]] => group[0] !== 'none',
   )
   if (unitywebCompressed.length === 1 && !unityweb.has('none')) {
-    routes.push(encodingRoute(folderGlob(folder, '*.unityweb'), unitywebCompressed[0]![0]))
+    routes.push(encodingRoute(folderGlob(folder, `*${UNITY.unityweb.ending}`), unitywebCompressed[0]![0]))
   } else {
     // Mixed (or some not compressed): each compressed one by its own name.
     for (const [encoding, group] of unitywebCompressed) {
@@ -196,7 +196,7 @@ async function planUnity({ path: folder, files }: Folder, planning: Planning, na
     engine: 'unity',
     folder,
     summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-    evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? '; the .unityweb files told by their first bytes' : ''}`,
+    evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? `; the ${UNITY.unityweb.ending} files told by their first bytes` : ''}`,
   })
   if (!compression) {
     plan.notes.push(
@@ -249,8 +249,10 @@ async function planGodot(
     .map((name) => name.slice(0, -GODOT.pack.length))
   let folderHtml: Promise<ArtifactFile | undefined> | undefined
   for (const name of new Set([...packs, ...asyncPacks])) {
-    if (!files.has(`${name}.wasm`) || !files.has(`${name}.js`)) continue
-    const html = files.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)))
+    const companions = GODOT.companions.map((ending) => `${name}${ending}`)
+    if (!companions.every((companion) => files.has(companion))) continue
+    const html =
+      files.get(`${name}${GODOT.page}`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)))
     const text = html && (await readStart(html, GODOT.htmlBytes)).toString('utf8')
     const pack = files.get(`${name}${GODOT.pack}`)
     if (pack && pack.contentType !== OCTET_STREAM) {
@@ -261,14 +263,14 @@ async function planGodot(
     const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1]
     const ensures = text !== undefined && GODOT.ensuresIsolation.test(text)
     const isolatedByWorker = ensures && serviceWorker !== undefined && files.has(serviceWorker)
-    const page = html?.path ?? pathIn(folder, `${name}.html`)
+    const page = html?.path ?? pathIn(folder, `${name}${GODOT.page}`)
     plan.builds.push({
       engine: 'godot',
       folder,
       summary:
         `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
         (threads.threads && isolatedByWorker ? ', isolated by its service worker' : ''),
-      evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+      evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${companions.join(' and ')}; ${threads.evidence}`,
     })
     if (!threads.threads) {
       plan.notes.push(

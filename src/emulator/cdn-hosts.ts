@@ -5,7 +5,7 @@
 // What a host serves is the namespace's live version (cdn-config.ts), which lags behind a publish.
 
 import { validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http'
-import { CDN_SERVED_MAX } from '../api/versions.ts'
+import { CDN_SERVED_MAX, isPage } from '../api/versions.ts'
 import { routeForPath } from './version-rules.ts'
 import { cdnAuthorized, sendUnauthorized } from './cdn-auth.ts'
 import type { EmulatorCore } from './core.ts'
@@ -92,11 +92,6 @@ export async function serveNamespaceSite(
 /** Headers the CDN's fixed page layer removes from pages, after the routes' headers. */
 const PAGE_REMOVED_HEADERS = ['content-security-policy', 'x-frame-options', 'x-xss-protection']
 export const PAGE_CACHE_CONTROL = 'no-cache, no-store'
-
-/** Pages: `/`, a path ending in `/`, and `*.html`. */
-export function isPage(path: string): boolean {
-  return path.endsWith('/') || path.endsWith('.html')
-}
 
 /**
  * The page layer: on a page the CDN sets `Cache-Control: no-cache, no-store` and removes

@@ -12,6 +12,7 @@ import type { EmulatorOptions } from './options.ts'
 import { checkSeed, DEFAULT_SEED, type Seed } from './seed.ts'
 import { startEmulator, type Emulator } from './server.ts'
 import { cancelSignals } from '../common/cancel.ts'
+import { errorMessage } from '../common/format.ts'
 
 /** Where the command prints: standard output and standard error, one line per call. */
 export interface CommandIO {
@@ -263,10 +264,6 @@ async function readSeed(file: string): Promise<Seed> {
 
 function isAddressInUse(error: unknown): boolean {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function printWelcome(url: string, seed: Seed, emulator: Emulator, io: CommandIO): void {

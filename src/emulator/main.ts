@@ -1,5 +1,6 @@
 // `npm run emulator`: runs the emulator until SIGINT or SIGTERM (the flags are in command.ts).
 
+import { errorMessage } from '../common/format.ts'
 import { runEmulatorCommand } from './command.ts'
 
 runEmulatorCommand(process.argv.slice(2), {
@@ -10,6 +11,6 @@ runEmulatorCommand(process.argv.slice(2), {
     if (code !== undefined) process.exitCode = code
   })
   .catch((error: unknown) => {
-    console.error('gamehost emulator:', error instanceof Error ? error.message : error)
+    console.error('gamehost emulator:', errorMessage(error))
     process.exitCode = 1
   })

@@ -15,7 +15,7 @@ import type { ApiRoute, EmulatorCore } from './core.ts'
 import { ApiError, ERROR_KINDS, internalError, isErrorCode } from './errors.ts'
 import { CdnConfigs } from './cdn-config.ts'
 import { FaultInjector, checkScriptRoutes, mulberry32, type FaultCounters, type FaultKind } from './faults.ts'
-import { drain, pathSegments, requestTarget, sendJson, sendText } from './http.ts'
+import { drain, pathSegments, requestTarget, sendJson, sendText, type RequestTarget } from './http.ts'
 import { resolveOptions, type EmulatorOptions } from './options.ts'
 import { PartSigner } from './presign.ts'
 import { RateLimiter } from './rate-limit.ts'
@@ -193,10 +193,7 @@ async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const rayId = randomUUID()
-  const { path, query } = requestTarget(req.url)
-  res.setHeader(RAY_ID_HEADER, rayId)
-  recordWhenDone(core, requests, req, res, path)
+  const { id: rayId, path, query } = received(core, requests, req, res, RAY_ID_HEADER)
   try {
     if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
     await dispatch(core, req, res, path, query)
@@ -220,10 +217,7 @@ async function handleStoreRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const rayId = randomUUID()
-  const { path, query } = requestTarget(req.url)
-  res.setHeader('x-amz-request-id', rayId)
-  recordWhenDone(core, requests, req, res, path)
+  const { id: rayId, path, query } = received(core, requests, req, res, 'x-amz-request-id')
   try {
     if (core.options.latencyMs > 0) await delay(core.options.latencyMs)
     if (req.method !== 'PUT') {
@@ -345,13 +339,18 @@ async function serveErrorDoc(req: IncomingMessage, res: ServerResponse, code: st
   sendText(res, 200, `${code} (HTTP ${status})\n\n${doc}\n`)
 }
 
-function recordWhenDone(
+/** A request to either origin: its id (answered in `idHeader`) and target, and its record once answered. */
+function received(
   core: EmulatorCore,
   requests: RecordedRequest[],
   req: IncomingMessage,
   res: ServerResponse,
-  path: string,
-): void {
+  idHeader: string,
+): RequestTarget & { id: string } {
+  const id = randomUUID()
+  const target = requestTarget(req.url)
+  const { path } = target
+  res.setHeader(idHeader, id)
   let recorded = false
   const record = (status: number) => {
     if (recorded) return
@@ -366,6 +365,7 @@ function recordWhenDone(
   }
   res.once('finish', () => record(res.statusCode))
   res.once('close', () => record(res.writableFinished ? res.statusCode : 499))
+  return { id, ...target }
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

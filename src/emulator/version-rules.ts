@@ -1,6 +1,6 @@
-// The rules of game versions the emulator enforces (shared/service-behaviour.md, "Namespaces and sites
-// going live"), read from the service's source: what a version config turns into, which error paths
-// its validation reports, what storage refuses, and which CDN route applies to a path. Pure.
+// The rules of game versions the emulator enforces, read from the service's source: what a version
+// config turns into, which error paths its validation reports, what storage refuses, and which CDN
+// route applies to a path. Pure.
 
 import { DISPLAY_NAME_MAX_BYTES, displayNameProblems } from '../api/rules.ts'
 import {

@@ -2,6 +2,7 @@
 // a message: a problem with it is said without its value.
 
 import { inspect } from 'node:util'
+import { masked } from '../common/secrets.ts'
 import { usage } from './common.ts'
 
 export interface BasicAuth {
@@ -39,9 +40,9 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
   return hiddenPassword({ user, password })
 }
 
-/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
 function hiddenPassword(auth: BasicAuth): BasicAuth {
-  const shown = { user: auth.user, password: '***' }
+  const shown = { user: auth.user, password: masked(auth.password) }
   return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
 }
 

@@ -4,7 +4,8 @@
 
 import { UsageError } from '../api/errors.ts'
 import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
-import { Input, MAX_VERIFY_TIMEOUT_SECONDS } from './constants.ts'
+import { Input } from './constants.ts'
+import { MAX_VERIFY_TIMEOUT_SECONDS } from '../common/timeouts.ts'
 import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 

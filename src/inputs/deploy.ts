@@ -26,13 +26,12 @@ import {
   type GetInput,
   type VerifySettings,
 } from './common.ts'
+import { Input, MAX_CONCURRENCY, MAX_RETRIES } from './constants.ts'
 import {
-  Input,
-  MAX_CONCURRENCY,
-  MAX_RETRIES,
+  MAX_REQUEST_TIMEOUT_SECONDS,
   MAX_RETRY_AFTER_SECONDS,
   MAX_SMOKE_TEST_SECONDS,
-} from './constants.ts'
+} from '../common/timeouts.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders } from './headers.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
@@ -230,7 +229,7 @@ export function readTransfer(get: GetInput) {
   return {
     concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
     retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
-    requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, 3600),
+    requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, MAX_REQUEST_TIMEOUT_SECONDS),
     // The longest retry-after waited; a longer one fails the call at once.
     maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }

@@ -9,8 +9,8 @@ import {
   CDN_HEADER_NAME_MAX_BYTES,
   CDN_HEADER_VALUE_MAX_BYTES,
   CDN_SERVED_MAX,
-  globMatches,
-  globsOverlap,
+  PAGES,
+  globMatchesOnlyPages,
   normalizeGlob,
   parseGlob,
 } from '../api/versions.ts'
@@ -123,9 +123,6 @@ function readHeader(glob: string, header: unknown): HeaderRule {
   return { glob, name, value }
 }
 
-/** The paths the CDN serves through its page layer. */
-export const PAGES = '/, paths ending in /, and *.html'
-
 /** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
 const PAGE_LAYER: Record<string, { effect: string; sent: string; instead: string }> = {
   'cache-control': {
@@ -154,23 +151,6 @@ const PAGE_LAYER: Record<string, { effect: string; sent: string; instead: string
 /** Undefined for a header the page layer leaves alone. */
 export function pageLayer(name: string): (typeof PAGE_LAYER)[string] | undefined {
   return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined
-}
-
-export function globMatchesPages(glob: string): boolean {
-  return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/')
-}
-
-/** True when every path the glob matches is a page: it ends in `.html` or `/` whatever its wildcards take. */
-export function globMatchesOnlyPages(glob: string): boolean {
-  const tokens = parseGlob(glob)
-  if (!tokens?.length) return false
-  let tail = ''
-  for (let i = tokens.length - 1; i >= 0; i--) {
-    const token = tokens[i]!
-    if (typeof token !== 'object') break
-    tail = token.char + tail
-  }
-  return tail.endsWith('.html') || tail.endsWith('/')
 }
 
 function describe(value: unknown): string {

@@ -5,7 +5,14 @@
 // table if most deploys need it).
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../common/timeouts.ts'
+import {
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_SMOKE_TEST_SECONDS,
+  DEFAULT_VERIFY_TIMEOUT_SECONDS,
+  MAX_RETRY_AFTER_SECONDS,
+  MAX_SMOKE_TEST_SECONDS,
+  MAX_VERIFY_TIMEOUT_SECONDS,
+} from '../common/timeouts.ts'
 
 export { DEFAULT_REQUEST_TIMEOUT_SECONDS }
 
@@ -25,18 +32,6 @@ export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
 export const DEFAULT_CONCURRENCY = 192
 export const MAX_CONCURRENCY = 256
 export const MAX_RETRIES = 20
-export const MAX_RETRY_AFTER_SECONDS = 3600
-/**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
- */
-export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300
-export const MAX_VERIFY_TIMEOUT_SECONDS = 3600
-/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
-export const DEFAULT_SMOKE_TEST_SECONDS = 3
-export const MAX_SMOKE_TEST_SECONDS = 120
 
 export interface FlagSpec {
   /** `list`: repeated, its values joined by lines as the action's multi-line input. */

@@ -2,22 +2,16 @@
 // action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
 // Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
 
-import { UsageError } from '../api/errors.ts'
+import { UsageError, errorMessage } from '../api/errors.ts'
 import type { RetryPolicy } from '../common/retry.ts'
 import type { Dispatcher } from 'undici'
 import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OutputValue, Report } from '../common/report.ts'
 import { openRun, type Run } from '../api/run.ts'
-import type { Clock } from '../common/timeouts.ts'
+import { OPERATION_DEADLINE_MS, type Clock } from '../common/timeouts.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
-/**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
- */
-export const OPERATION_DEADLINE_MS = 10 * 60_000
 export const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
 
 /** What was done so far, in words, for the message of a run stopped before its end. */
@@ -59,7 +53,7 @@ export class OperationStoppedError extends Error {
   override name = 'OperationStoppedError'
   readonly journal: readonly string[]
   constructor(operation: string, cause: unknown, journal: readonly string[], note: string) {
-    const reason = cause instanceof Error ? cause.message : String(cause)
+    const reason = errorMessage(cause)
     const done = journal.length
       ? `stopped after: ${journal.join('; ')}`
       : 'stopped before any call was answered'

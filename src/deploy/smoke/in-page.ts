@@ -3,6 +3,7 @@
 // without the DOM library).
 
 import type { Browser } from 'puppeteer-core'
+import type { EngineName } from '../engines.ts'
 
 interface PageElement {
   textContent: string | null
@@ -31,7 +32,7 @@ interface PageWindow {
 }
 
 export interface EngineReport {
-  engine: 'unity' | 'godot'
+  engine: EngineName
   message: string
 }
 

@@ -6,20 +6,19 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../api/run.ts'
+import { capital, errorMessage } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
+import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../go-live.ts'
-import { afterFailure, putBack } from '../live.ts'
+import { afterFailure, putBack, putBackFailed } from '../live.ts'
 import { findBrowser } from './browser.ts'
 import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
 
 export type { SmokeResult, SmokeStatus } from './verdict.ts'
-
-/** How long the page may take to load: the seen-live bound, since the host already served it. */
-const LOAD_TIMEOUT_MS = 60_000
 
 export interface SmokeOptions {
   inputs: TargetedInputs
@@ -64,12 +63,9 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
         logger,
       )
     } catch (error) {
-      throw new SmokeTestError(
-        `Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-          `${error instanceof Error ? error.message : String(error)}.`,
-        smoke,
-        { cause: error },
-      )
+      throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
+        cause: error,
+      })
     }
   }
   const nameId = options.journal.provisioned.nameId
@@ -102,7 +98,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
       url,
       basicAuth: inputs.target.basicAuth,
       watchMs: settings.watchMs,
-      loadTimeoutMs: LOAD_TIMEOUT_MS,
+      loadTimeoutMs: PAGE_LOAD_TIMEOUT_MS,
       screenshotFile: await screenshotFile(options),
       signal: options.run.signal,
       now: () => options.run.clock.now(),
@@ -110,7 +106,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
   } catch (error) {
     options.run.signal.throwIfAborted()
     // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    const message = errorMessage(error).split('\n')[0]
     return skipped(`${browser.path} could not be driven (${message})`)
   }
   const smoke = judge(seen, settings.watchMs)
@@ -125,5 +121,3 @@ async function screenshotFile(options: SmokeOptions): Promise<string> {
     : options.tempDir
   return path.join(dir, `gamehost-screenshot-${process.pid}.png`)
 }
-
-const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

@@ -2,8 +2,10 @@
 // first problem in words and what a user can do about it; and the same in the words of the summary,
 // the CLI's report and the pull request's comment.
 
+import { formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
+import { COMPRESSIONS, ENGINES } from '../engines.ts'
 import type { Problem, Seen } from './watch.ts'
 
 export type SmokeStatus = 'passed' | 'failed' | 'skipped'
@@ -21,9 +23,6 @@ export interface SmokeResult {
   /** The version the namespace was put back on (on-verify-failure: rollback). */
   rolledBackTo?: string
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 export function judge(seen: Seen, watchMs: number): SmokeResult {
@@ -44,7 +43,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   const screenshot = seen.screenshot
   const first = seen.problems[0]
   if (!first && !flat) {
-    const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`
+    const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
     return {
       status: 'passed',
       line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
@@ -54,7 +53,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   const problem = first
     ? describeProblem(first)
     : `the canvas (${canvas!.width}×${canvas!.height}) shows one flat colour (${canvas!.first}) ` +
-      `${seconds(watchMs)} after the page loaded: the game drew nothing`
+      `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`
   return {
     status: 'failed',
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
@@ -77,25 +76,28 @@ export function describeProblem(problem: Problem): string {
     case 'alert':
       return `the page alerted: ${problem.message}`
     case 'engine':
-      return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`
+      return `${ENGINES[problem.engine].name} reported: ${problem.message}`
     case 'load':
       return `the page did not load: ${problem.message}`
   }
 }
 
+const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|')
 /**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ * A compressed file read as what is inside it: a SyntaxError in a compressed script (.gz, .br,
+ * .unityweb), a .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
  */
-const COMPRESSED =
-  /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i
+const COMPRESSED = new RegExp(
+  `SyntaxError.*\\.(${SUFFIXES}):\\d|found 1f 8b|Content-Encoding|Unable to parse .*\\.(${SUFFIXES})`,
+  'i',
+)
 const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/
 const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
 function remedyFor(problems: readonly Problem[], first: Problem | undefined, watchMs: number): string {
   if (!first)
-    return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
+    return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
   if (first.kind === 'request') return requestRemedy(first.status)
   const said = problems
     .filter((p) => p.kind !== 'request')

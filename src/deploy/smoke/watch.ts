@@ -7,7 +7,10 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
+import { errorMessage } from '../../common/format.ts'
+import { pollUntil } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
+import type { EngineName } from '../engines.ts'
 import { browserName } from './browser.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 
@@ -16,7 +19,7 @@ export type Problem =
   | { kind: 'console'; message: string; url?: string }
   | { kind: 'request'; url: string; status?: number; failure?: string }
   | { kind: 'alert'; message: string }
-  | { kind: 'engine'; message: string; engine: 'unity' | 'godot' }
+  | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
 
 export interface Seen {
@@ -192,10 +195,12 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
-    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    const message = errorMessage(error).split('\n')[0]!
     seen.problems.push({ kind: 'load', message })
   }
 }
+
+const IN_FLIGHT_CHECK_MS = 100
 
 /**
  * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
@@ -204,8 +209,13 @@ async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void
 async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
   const { signal } = options
   await sleep(options.watchMs, undefined, { signal })
-  const until = options.now() + options.watchMs
-  while (inFlight.size && options.now() < until && !page.isClosed()) await sleep(100, undefined, { signal })
+  const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined)
+  await pollUntil(settled, {
+    timeoutMs: options.watchMs,
+    clock: { now: options.now },
+    signal,
+    waits: { firstMs: IN_FLIGHT_CHECK_MS, longestMs: IN_FLIGHT_CHECK_MS },
+  })
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
