@@ -8500,7 +8500,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   BrowserWebSocketTransport: () => (/* binding */ BrowserWebSocketTransport)
 /* harmony export */ });
-/* harmony import */ var _Debug_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9412);
+/* harmony import */ var _Debug_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7031);
 
 /**
  * @internal
@@ -8553,7 +8553,7 @@ class BrowserWebSocketTransport {
 
 /***/ }),
 
-/***/ 9412:
+/***/ 7031:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -8777,7 +8777,7 @@ var websocket_server = __webpack_require__(129);
 /* harmony default export */ const wrapper = (websocket);
 
 // EXTERNAL MODULE: ./node_modules/puppeteer-core/lib/puppeteer/common/Debug.js
-var Debug = __webpack_require__(9412);
+var Debug = __webpack_require__(7031);
 // EXTERNAL MODULE: ./node_modules/puppeteer-core/lib/puppeteer/util/version.js
 var version = __webpack_require__(5917);
 ;// CONCATENATED MODULE: ./node_modules/puppeteer-core/lib/puppeteer/node/NodeWebSocketTransport.js
@@ -11848,7 +11848,7 @@ function tap(observerOrNext, error, complete) {
 
 
 // EXTERNAL MODULE: ./node_modules/puppeteer-core/lib/puppeteer/common/Debug.js
-var Debug = __webpack_require__(9412);
+var Debug = __webpack_require__(7031);
 ;// CONCATENATED MODULE: ./node_modules/puppeteer-core/lib/puppeteer/common/Errors.js
 /**
  * @license

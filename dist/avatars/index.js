@@ -76966,6 +76966,43 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+/** The text with its first letter a capital: the start of a sentence. */
+function capital(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** A duration to the tenth of a second: `2.6 s`. */
+function formatSeconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+/** What a thrown value says: an error's own message, or the value as text. */
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** An error's message, and its cause's where the message does not say it already. */
+function errorMessage(error) {
+    const message = messageOf(error);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+    return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
@@ -77034,6 +77071,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
 // worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
 // are injectable, so tests decide on events and take milliseconds.
+
 
 
 /** Said after the message of its last error: ` (gave up after 3 attempts)`. */
@@ -77172,11 +77210,12 @@ function shortReason(error) {
     if (typeof status === 'number' && typeof serviceCode === 'string')
         return `${status} ${serviceCode}`;
     const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return code && !message.includes(code) ? `${code} (${message})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
+
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
@@ -77258,13 +77297,6 @@ class ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-function errorMessage(error) {
-    if (error instanceof Error) {
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
-    }
-    return String(error);
-}
 /** An answer of the service that is not what its operation promises: the field named, or too large. */
 class UnexpectedAnswerError extends Error {
     name = 'UnexpectedAnswerError';
@@ -77307,7 +77339,7 @@ function requestedDelay(error, now) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
-// The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
+// The validation rules the service applies, as read from its source. The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const rules_I32_MAX = 0x7fff_ffff;
@@ -77599,6 +77631,10 @@ const runSecrets = new Secrets();
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
+/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+function secrets_masked(secret) {
+    return secret ? REDACTED : '';
+}
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -77616,10 +77652,46 @@ function redactWrites(stream) {
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+// Every time limit of a run: those derived once from `request-timeout` (the API client and the
+// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
+// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
+// page load, git's answer to the CLI).
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const timeouts_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+const OPERATION_DEADLINE_MS = 10 * 60_000;
+/** A GitHub call not told otherwise: a hung call never holds the run. */
+const GITHUB_CALL_TIMEOUT_MS = 30_000;
+/**
+ * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
+ * after a first delay (doubled for each next one) within one budget for all of them.
+ */
+const COMMENT_CALL_TIMEOUT_MS = 15_000;
+const COMMENT_RETRY_DELAY_MS = 1_000;
+const COMMENT_BUDGET_MS = 60_000;
+/** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
+const CANCELLED_COMMENT_MS = 4_000;
+/** How long git may take to name the CLI's repository, commit and branch. */
+const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
@@ -77631,8 +77703,6 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         stallMs: requestTimeoutMs,
         apiStallMs,
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
 }
@@ -77658,18 +77728,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
-const MAX_RETRY_AFTER_SECONDS = 3600;
-/**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
- */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const table_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
-/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
-const DEFAULT_SMOKE_TEST_SECONDS = 3;
-const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
 /**
  * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
@@ -77795,7 +77853,7 @@ const INPUTS = {
     }),
     VerifyTimeout: row('verify-timeout', ['deploy', 'publish'], {
         default: String(DEFAULT_VERIFY_TIMEOUT_SECONDS),
-        description: `Seconds the URL may take to serve the build once published, 1 to ${table_MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
+        description: `Seconds the URL may take to serve the build once published, 1 to ${timeouts_MAX_VERIFY_TIMEOUT_SECONDS} (default ${DEFAULT_VERIFY_TIMEOUT_SECONDS}: the CDN takes seconds to minutes)`,
         flag: { type: 'string', value: 's' },
     }),
     OnVerifyFailure: row('on-verify-failure', ['deploy', 'publish'], {
@@ -78096,6 +78154,7 @@ function inputList(inputs) {
 
 
 
+
 /** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
 function namedInputs(text) {
     return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => input_naming_inputName(input));
@@ -78296,6 +78355,7 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 // a message: a problem with it is said without its value.
 
 
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -78326,9 +78386,9 @@ function readBasicAuth(raw) {
         throw usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
 function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
+    const shown = { user: auth.user, password: masked(auth.password) };
     return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
 }
 function basicAuthorization(auth) {
@@ -78665,25 +78725,6 @@ function shouldRetry(op, error) {
 ;// CONCATENATED MODULE: ./src/api/types.ts
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
-
-;// CONCATENATED MODULE: ./src/common/format.ts
-/** `1 file`, `2 files`. */
-function plural(count, noun) {
-    return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 ;// CONCATENATED MODULE: ./src/api/http.ts
 // The wire under the client: the connection pool, reading an answer within its limits, and what an
@@ -79228,19 +79269,14 @@ function explainServiceFailure(concern) {
 
 
 
-/**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
- */
-const OPERATION_DEADLINE_MS = 10 * 60_000;
+
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
     constructor(operation, cause, journal, note) {
-        const reason = cause instanceof Error ? cause.message : String(cause);
+        const reason = errorMessage(cause);
         const done = journal.length
             ? `stopped after: ${journal.join('; ')}`
             : 'stopped before any call was answered';
@@ -79438,8 +79474,8 @@ function operationFailureReport(action, error) {
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => getInput(name));
-        const hidden = 'githubToken' in inputs && { githubToken: '***' };
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
+        const hidden = 'githubToken' in inputs && { githubToken: secrets_masked(inputs.githubToken) };
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: secrets_masked(inputs.token), ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals());
         let result;

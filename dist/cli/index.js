@@ -11323,7 +11323,7 @@ __webpack_unused_export__ = RetryHandler
 
 __webpack_unused_export__ = DecoratorHandler
 __webpack_unused_export__ = RedirectHandler
-__webpack_unused_export__ = {
+module.exports.dY = {
   redirect: __nccwpck_require__(1514),
   responseError: __nccwpck_require__(8918),
   retry: __nccwpck_require__(2026),
@@ -66046,6 +66046,43 @@ var __webpack_exports__ = {};
 var node_version = __nccwpck_require__(793);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+/** The text with its first letter a capital: the start of a sentence. */
+function capital(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** A duration to the tenth of a second: `2.6 s`. */
+function formatSeconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+/** What a thrown value says: an error's own message, or the value as text. */
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** An error's message, and its cause's where the message does not say it already. */
+function errorMessage(error) {
+    const message = messageOf(error);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+    return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
@@ -66114,6 +66151,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
 // worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
 // are injectable, so tests decide on events and take milliseconds.
+
 
 
 /** Said after the message of its last error: ` (gave up after 3 attempts)`. */
@@ -66252,11 +66290,12 @@ function shortReason(error) {
     if (typeof status === 'number' && typeof serviceCode === 'string')
         return `${status} ${serviceCode}`;
     const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return code && !message.includes(code) ? `${code} (${message})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
+
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
@@ -66337,13 +66376,6 @@ class ValidationFailedError extends Error {
         super(`${verdict}: ${problems.map((p) => `${p.path.join('.')} (${p.description})`).join('; ')}`);
         this.problems = problems;
     }
-}
-function errorMessage(error) {
-    if (error instanceof Error) {
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
-    }
-    return String(error);
 }
 /** An answer of the service that is not what its operation promises: the field named, or too large. */
 class UnexpectedAnswerError extends Error {
@@ -66515,6 +66547,10 @@ const runSecrets = new Secrets();
 function redact(text) {
     return runSecrets.redact(text);
 }
+/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+function masked(secret) {
+    return secret ? REDACTED : '';
+}
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -66530,7 +66566,7 @@ function redactWrites(stream) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
-// The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
+// The validation rules the service applies, as read from its source. The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const I32_MAX = 0x7fff_ffff;
@@ -66720,10 +66756,46 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+// Every time limit of a run: those derived once from `request-timeout` (the API client and the
+// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
+// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
+// page load, git's answer to the CLI).
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+const OPERATION_DEADLINE_MS = 10 * 60_000;
+/** A GitHub call not told otherwise: a hung call never holds the run. */
+const GITHUB_CALL_TIMEOUT_MS = 30_000;
+/**
+ * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
+ * after a first delay (doubled for each next one) within one budget for all of them.
+ */
+const COMMENT_CALL_TIMEOUT_MS = 15_000;
+const COMMENT_RETRY_DELAY_MS = 1_000;
+const COMMENT_BUDGET_MS = 60_000;
+/** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
+const CANCELLED_COMMENT_MS = 4_000;
+/** How long git may take to name the CLI's repository, commit and branch. */
+const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
@@ -66735,8 +66807,6 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         stallMs: requestTimeoutMs,
         apiStallMs,
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
 }
@@ -66762,18 +66832,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
-const MAX_RETRY_AFTER_SECONDS = 3600;
-/**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
- */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
-/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
-const DEFAULT_SMOKE_TEST_SECONDS = 3;
-const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
 /**
  * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
@@ -67174,6 +67232,7 @@ const ActionName = {
 
 
 
+
 /** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
 function namedInputs(text) {
     return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => inputName(input));
@@ -67374,6 +67433,7 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 // a message: a problem with it is said without its value.
 
 
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -67404,9 +67464,9 @@ function readBasicAuth(raw) {
         throw common_usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
 function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
+    const shown = { user: auth.user, password: masked(auth.password) };
     return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
 }
 function basicAuthorization(auth) {
@@ -68082,9 +68142,8 @@ function matchPattern(pattern, segments) {
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 ;// CONCATENATED MODULE: ./src/api/versions.ts
-// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
-// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// Game versions as the service sends and takes them (as read from its source): the wire shape of a
+// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
 // validation, storage) is the emulator's: version-rules.ts.
 const CDN_HEADER_NAME_MAX_BYTES = 512;
 const CDN_HEADER_VALUE_MAX_BYTES = 1024;
@@ -68235,6 +68294,32 @@ function globsOverlap(a, b) {
     }
     return false;
 }
+/** The paths the CDN serves through its page layer, as a message names them. */
+const PAGES = '/, paths ending in /, and *.html';
+/**
+ * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
+ * A site's file is one when `/` and its path is.
+ */
+function isPage(urlPath) {
+    return urlPath.endsWith('/') || urlPath.endsWith('.html');
+}
+function globMatchesPages(glob) {
+    return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
+}
+/** True when every path the glob matches is a page, whatever its wildcards take. */
+function globMatchesOnlyPages(glob) {
+    const tokens = parseGlob(glob);
+    if (!tokens?.length)
+        return false;
+    let tail = '';
+    for (let i = tokens.length - 1; i >= 0; i--) {
+        const token = tokens[i];
+        if (typeof token !== 'object')
+            break;
+        tail = token.char + tail;
+    }
+    return isPage(tail);
+}
 /**
  * Orders globs from the most specific: one without a `**` segment before one with, then the one with
  * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
@@ -68254,9 +68339,9 @@ function compareGlobSpecificity(a, b) {
 }
 
 ;// CONCATENATED MODULE: ./src/emulator/version-rules.ts
-// The rules of game versions the emulator enforces (shared/service-behaviour.md, "Namespaces and sites
-// going live"), read from the service's source: what a version config turns into, which error paths
-// its validation reports, what storage refuses, and which CDN route applies to a path. Pure.
+// The rules of game versions the emulator enforces, read from the service's source: what a version
+// config turns into, which error paths its validation reports, what storage refuses, and which CDN
+// route applies to a path. Pure.
 
 
 const CDN_ROUTES_MAX = 32;
@@ -69937,10 +70022,6 @@ async function serveNamespaceSite(core, req, res, { game, namespace }, segments)
 /** Headers the CDN's fixed page layer removes from pages, after the routes' headers. */
 const PAGE_REMOVED_HEADERS = ['content-security-policy', 'x-frame-options', 'x-xss-protection'];
 const PAGE_CACHE_CONTROL = 'no-cache, no-store';
-/** Pages: `/`, a path ending in `/`, and `*.html`. */
-function isPage(path) {
-    return path.endsWith('/') || path.endsWith('.html');
-}
 /**
  * The page layer: on a page the CDN sets `Cache-Control: no-cache, no-store` and removes
  * Content-Security-Policy, X-Frame-Options and X-XSS-Protection, whatever the routes added.
@@ -72605,10 +72686,7 @@ async function listenBoth(core, requests) {
     return { server, storeServer, unused };
 }
 async function handleRequest(core, requests, req, res) {
-    const rayId = (0,external_node_crypto_.randomUUID)();
-    const { path, query } = requestTarget(req.url);
-    res.setHeader(RAY_ID_HEADER, rayId);
-    recordWhenDone(core, requests, req, res, path);
+    const { id: rayId, path, query } = received(core, requests, req, res, RAY_ID_HEADER);
     try {
         if (core.options.latencyMs > 0)
             await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
@@ -72630,10 +72708,7 @@ async function handleRequest(core, requests, req, res) {
 }
 /** The object store's origin: S3's PUT of a presigned URL, nothing else. */
 async function handleStoreRequest(core, requests, req, res) {
-    const rayId = (0,external_node_crypto_.randomUUID)();
-    const { path, query } = requestTarget(req.url);
-    res.setHeader('x-amz-request-id', rayId);
-    recordWhenDone(core, requests, req, res, path);
+    const { id: rayId, path, query } = received(core, requests, req, res, 'x-amz-request-id');
     try {
         if (core.options.latencyMs > 0)
             await (0,promises_namespaceObject.setTimeout)(core.options.latencyMs);
@@ -72747,7 +72822,12 @@ async function serveErrorDoc(req, res, code) {
     const { status, doc } = ERROR_KINDS[code];
     sendText(res, 200, `${code} (HTTP ${status})\n\n${doc}\n`);
 }
-function recordWhenDone(core, requests, req, res, path) {
+/** A request to either origin: its id (answered in `idHeader`) and target, and its record once answered. */
+function received(core, requests, req, res, idHeader) {
+    const id = (0,external_node_crypto_.randomUUID)();
+    const target = requestTarget(req.url);
+    const { path } = target;
+    res.setHeader(idHeader, id);
     let recorded = false;
     const record = (status) => {
         if (recorded)
@@ -72765,6 +72845,7 @@ function recordWhenDone(core, requests, req, res, path) {
     };
     res.once('finish', () => record(res.statusCode));
     res.once('close', () => record(res.writableFinished ? res.statusCode : 499));
+    return { id, ...target };
 }
 function listen(server, port, host) {
     return new Promise((resolve, reject) => {
@@ -72856,6 +72937,7 @@ function cancelOnSignals(signals, again) {
 
 
 
+
 /** The usage text; `command` is how the user runs it (`npm run emulator --`, `gamehost emulator`). */
 function emulatorUsage(command) {
     return `Usage: ${command} [options]
@@ -72910,7 +72992,7 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
         seed = parsed.seedFile === undefined ? DEFAULT_SEED : await readSeed(parsed.seedFile);
     }
     catch (error) {
-        io.err(`gamehost emulator: ${command_errorMessage(error)}`);
+        io.err(`gamehost emulator: ${errorMessage(error)}`);
         io.err('Run with --help for the options.');
         return 2;
     }
@@ -72928,7 +73010,7 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
         // A bad option value (such as --cdn-domain) is refused before anything listens.
         if (!(error instanceof RangeError))
             throw error;
-        io.err(`gamehost emulator: ${command_errorMessage(error)}`);
+        io.err(`gamehost emulator: ${errorMessage(error)}`);
         io.err('Run with --help for the options.');
         return 2;
     }
@@ -72944,7 +73026,7 @@ async function runEmulatorCommand(args, io, command = 'npm run emulator --') {
         stopping = true;
         io.out('Stopping the emulator.');
         emulator.close().catch((error) => {
-            io.err(`gamehost emulator: could not stop cleanly: ${command_errorMessage(error)}`);
+            io.err(`gamehost emulator: could not stop cleanly: ${errorMessage(error)}`);
             process.exitCode = 1;
         });
     };
@@ -73067,13 +73149,13 @@ function faultsFlag(json) {
         faults = JSON.parse(json);
     }
     catch (error) {
-        throw new Error(`--faults must be a JSON object: ${command_errorMessage(error)}`, { cause: error });
+        throw new Error(`--faults must be a JSON object: ${errorMessage(error)}`, { cause: error });
     }
     try {
         checkScriptRoutes(resolveFaults(faults), routeKeys());
     }
     catch (error) {
-        throw new Error(`--faults: ${command_errorMessage(error)}`, { cause: error });
+        throw new Error(`--faults: ${errorMessage(error)}`, { cause: error });
     }
     return faults;
 }
@@ -73084,14 +73166,11 @@ async function readSeed(file) {
         return seed;
     }
     catch (error) {
-        throw new Error(`the seed ${file} is not usable: ${command_errorMessage(error)}`, { cause: error });
+        throw new Error(`the seed ${file} is not usable: ${errorMessage(error)}`, { cause: error });
     }
 }
 function isAddressInUse(error) {
     return error instanceof Error && error.code === 'EADDRINUSE';
-}
-function command_errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
 }
 function printWelcome(url, seed, emulator, io) {
     const token = seed.tokens.find((candidate) => candidate.expiresAt === undefined) ?? seed.tokens[0];
@@ -73343,25 +73422,6 @@ function shouldRetry(op, error) {
         return error.status === 408 || (error.status >= 500 && error.code !== 'ERROR');
     }
     return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error);
-}
-
-;// CONCATENATED MODULE: ./src/common/format.ts
-/** `1 file`, `2 files`. */
-function plural(count, noun) {
-    return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/http.ts
@@ -73907,19 +73967,14 @@ function explainServiceFailure(concern) {
 
 
 
-/**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
- */
-const OPERATION_DEADLINE_MS = 10 * 60_000;
+
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
     constructor(operation, cause, journal, note) {
-        const reason = cause instanceof Error ? cause.message : String(cause);
+        const reason = errorMessage(cause);
         const done = journal.length
             ? `stopped after: ${journal.join('; ')}`
             : 'stopped before any call was answered';
@@ -74186,6 +74241,7 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
 
 
 
+
 const RECORD_PATH = '.well-known/gamehost.json';
 const RECORD_FORMAT = 1;
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -74294,7 +74350,7 @@ async function readServedRecord(url, options) {
     }
     catch (error) {
         options.signal.throwIfAborted();
-        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+        return { absent: `it could not be fetched: ${messageOf(error)}` };
     }
 }
 /**
@@ -74329,8 +74385,9 @@ const LONGEST_WAIT_MS = 10_000;
 async function pollUntil(check, options) {
     const { clock, signal, timeoutMs } = options;
     const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS };
     const started = clock.now();
-    let wait = FIRST_WAIT_MS;
+    let wait = firstMs;
     for (let attempt = 1;; attempt++) {
         signal.throwIfAborted();
         const notYet = await check(attempt);
@@ -74343,7 +74400,7 @@ async function pollUntil(check, options) {
         if (notYet.permanent || left <= 0)
             return { seen: false, attempts: attempt, durationMs, notYet };
         await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+        wait = Math.min(wait * 2, longestMs);
     }
 }
 
@@ -74351,13 +74408,17 @@ async function pollUntil(check, options) {
 // The engines the deploy knows, in one table: what marks each one's web build, its files and their
 // compressed forms, which seen-live fetches and the size report always shows. A new engine is added
 // here (and its planner in web-engine.ts).
+/** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
+const WASM = '.wasm';
+/** Unity's compressed file, whose compression its first bytes tell. */
+const UNITYWEB = '.unityweb';
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
     { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
     { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
     { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
     { ending: '.loader.js', engines: ['unity'], heavy: false },
-    { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+    { ending: WASM, engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
     { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
     { ending: '.pck', engines: ['godot'], heavy: true },
     { ending: '.js', engines: ['godot'], heavy: false },
@@ -74366,18 +74427,20 @@ const ENGINE_FILES = [
 const COMPRESSIONS = [
     { suffix: '.br', encoding: 'br' },
     { suffix: '.gz', encoding: 'gzip' },
-    { suffix: '.unityweb', encoding: 'first-bytes' },
+    { suffix: UNITYWEB, encoding: 'first-bytes' },
 ];
 const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
 const UNITY = {
+    name: 'Unity',
     title: 'Unity WebGL build',
     /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
     loaderEnding: '.loader.js',
     /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
     legacyLoader: 'UnityLoader.js',
-    legacyCompanions: ['.unityweb', '.json'],
+    legacyCompanions: [UNITYWEB, '.json'],
     /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
     unityweb: {
+        ending: UNITYWEB,
         bytes: 64,
         gzipMagic: [0x1f, 0x8b],
         brotliMarker: 'UnityWeb Compressed Content (brotli)',
@@ -74390,8 +74453,12 @@ const UNITY = {
  * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 const GODOT = {
+    name: 'Godot',
     title: 'Godot web export',
     pack: '.pck',
+    /** Beside `<name>.pck`, named `<name>` too. */
+    companions: [WASM, '.js'],
+    page: '.html',
     asyncPack: '.asyncpck',
     threadsWorker: '.worker.js',
     configMarker: 'GODOT_CONFIG',
@@ -74402,7 +74469,10 @@ const GODOT = {
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
-const ENGINES = { unity: UNITY, godot: GODOT };
+const ENGINES = {
+    unity: UNITY,
+    godot: GODOT,
+};
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
@@ -74413,12 +74483,14 @@ function compressionOf(name) {
     };
 }
 /** A `.unityweb` file is one whatever is inside. */
-const UNITYWEB = { ending: '.unityweb', engines: ['unity'], heavy: false };
+const UNITYWEB_FILE = { ending: UNITYWEB, engines: ['unity'], heavy: false };
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
-    return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB;
+    return kind || suffix !== UNITYWEB ? kind : UNITYWEB_FILE;
 }
+/** Seen-live checks it wherever it is: its content type decides whether it starts. */
+const isWasm = (path) => path.endsWith(WASM);
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
 /** The size report always shows it: what a player downloads the most of. */
@@ -74450,7 +74522,6 @@ const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
 /** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
-const PAGE = /\.html?$/i;
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
     const routes = serving?.routes ?? [];
@@ -74477,12 +74548,12 @@ function sampleProbes(files, serving) {
     const index = byPath.find((file) => file.path === 'index.html');
     if (index)
         add(index, '/');
-    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+    for (const page of byPath.filter((f) => isPage(`/${f.path}`) && f !== index).slice(0, PAGES_CHECKED))
         add(page);
     const folders = serving?.builds.map((build) => build.folder) ?? [];
     const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
     const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
-        file.path.endsWith('.wasm') ||
+        isWasm(file.path) ||
         (inBuild(file) && isEngineFile(file.path)));
     for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
         add(file);
@@ -74609,7 +74680,7 @@ function unreachable(error, host) {
         const reason = `${fetched} ${said} (${failure.code})`;
         return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true };
     }
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const message = errorMessage(error).split('\n')[0];
     const code = failure?.code ?? errorCodes(error)[0];
     return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
 }
@@ -74629,7 +74700,7 @@ function describeChecked(probes) {
 /** "2.6 s (3 checks)". */
 function describeTiming(verification) {
     const { durationMs, attempts } = verification;
-    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+    return `${formatSeconds(durationMs)} (${plural(attempts, 'check')})`;
 }
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
 function describeMismatch(url, mismatch) {
@@ -74659,7 +74730,7 @@ async function verifyLive(options) {
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
-        const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`;
+        const files = `${plural(probes.length, 'file')} matching the build`;
         logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`);
     }
     return seen;
@@ -74681,6 +74752,7 @@ function probesFor(expected) {
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
 // The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
+
 
 
 
@@ -74714,7 +74786,7 @@ async function publishAndSee(change, options) {
         if (run.signal.aborted) {
             const durationMs = run.clock.now() - started;
             options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
-            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
+            logger.info(`The check of ${url} was cancelled after ${formatSeconds(durationMs)}: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
         }
         throw error;
     }
@@ -74772,9 +74844,15 @@ async function rollBack(client, gameId, namespaceId, published, seen, logger) {
         return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
-        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-            `before, failed: ${errorMessage(error)}. It is left on ${versionOf(published)}.`, seen, { cause: error });
+        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+            cause: error,
+        });
     }
+}
+/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
+function putBackFailed(published, error) {
+    return (`Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
+        `${errorMessage(error)}. It is left on ${versionOf(published)}.`);
 }
 /**
  * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
@@ -74802,14 +74880,13 @@ function notLive(onFailure, seen, published, nameId, logger) {
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
     const namespace = namespaceOf(nameId);
     const version = versionOf(published);
-    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
     return rolledBackTo !== undefined
-        ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+        ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
         : onFailure === 'fail'
             ? `${inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
             : !published.created
                 ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+                : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
@@ -74906,6 +74983,7 @@ async function createVersion(client, gameId, displayName, config, logger) {
 // and the upload: never through a link (O_NOFOLLOW, or an lstat first where the platform has none),
 // never waiting for a writer (O_NONBLOCK), and after the scan only the file the scan opened (same
 // device and inode), unchanged (same size and time) once read.
+
 
 
 
@@ -75048,7 +75126,7 @@ function openFailure(error) {
         case 'ENFILE':
             return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
 
@@ -75664,8 +75742,6 @@ function readHeader(glob, header) {
             `after the routes' headers. ${dropped.instead}`);
     return { glob, name, value };
 }
-/** The paths the CDN serves through its page layer. */
-const PAGES = '/, paths ending in /, and *.html';
 /** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
 const PAGE_LAYER = {
     'cache-control': {
@@ -75693,23 +75769,6 @@ const PAGE_LAYER = {
 function pageLayer(name) {
     return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined;
 }
-function globMatchesPages(glob) {
-    return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
-}
-/** True when every path the glob matches is a page: it ends in `.html` or `/` whatever its wildcards take. */
-function globMatchesOnlyPages(glob) {
-    const tokens = parseGlob(glob);
-    if (!tokens?.length)
-        return false;
-    let tail = '';
-    for (let i = tokens.length - 1; i >= 0; i--) {
-        const token = tokens[i];
-        if (typeof token !== 'object')
-            break;
-        tail = token.char + tail;
-    }
-    return tail.endsWith('.html') || tail.endsWith('/');
-}
 function headers_describe(value) {
     if (value === null || value === undefined)
         return 'empty';
@@ -75729,6 +75788,7 @@ function scalarText(value) {
 const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 ;// CONCATENATED MODULE: ./src/inputs/deploy.ts
+
 
 
 
@@ -75870,7 +75930,7 @@ function readTransfer(get) {
     return {
         concurrency: readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
         retries: readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
-        requestTimeoutMs: 1000 * readInteger(get, table_Input.RequestTimeout, 1, 3600),
+        requestTimeoutMs: 1000 * readInteger(get, table_Input.RequestTimeout, 1, MAX_REQUEST_TIMEOUT_SECONDS),
         // The longest retry-after waited; a longer one fails the call at once.
         maxRetryAfterMs: 1000 * readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
     };
@@ -76525,7 +76585,7 @@ function pageLayerWarning(route, files) {
     const others = [];
     for (const { path } of files) {
         if (globMatches(route.glob, `/${path}`))
-            (path.endsWith('.html') ? pages : others).push(path);
+            (isPage(`/${path}`) ? pages : others).push(path);
     }
     // Pages are served from the site's .html files (/ and */ from index.html): none matched, none dropped.
     if (!pages.length)
@@ -76654,7 +76714,7 @@ async function planUnity({ path: folder, files }, planning, named) {
     }
     const unitywebCompressed = [...unityweb].filter((group) => group[0] !== 'none');
     if (unitywebCompressed.length === 1 && !unityweb.has('none')) {
-        routes.push(encodingRoute(folderGlob(folder, '*.unityweb'), unitywebCompressed[0][0]));
+        routes.push(encodingRoute(folderGlob(folder, `*${UNITY.unityweb.ending}`), unitywebCompressed[0][0]));
     }
     else {
         // Mixed (or some not compressed): each compressed one by its own name.
@@ -76669,7 +76729,7 @@ async function planUnity({ path: folder, files }, planning, named) {
         engine: 'unity',
         folder,
         summary: `${UNITY.title} in ${folder ? `${folder}/` : 'the root'}, ${compression ? `compressed with ${compression}` : 'not compressed'}`,
-        evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? '; the .unityweb files told by their first bytes' : ''}`,
+        evidence: `${pathIn(folder, evidenceName)}${unityweb.size ? `; the ${UNITY.unityweb.ending} files told by their first bytes` : ''}`,
     });
     if (!compression) {
         plan.notes.push(`The Unity build in ${folder || 'the root'} is not compressed: its files are served as they are, with their own content types`);
@@ -76712,9 +76772,10 @@ async function planGodot({ path: folder, files, asyncPacks }, { plan, readStart 
         .map((name) => name.slice(0, -GODOT.pack.length));
     let folderHtml;
     for (const name of new Set([...packs, ...asyncPacks])) {
-        if (!files.has(`${name}.wasm`) || !files.has(`${name}.js`))
+        const companions = GODOT.companions.map((ending) => `${name}${ending}`);
+        if (!companions.every((companion) => files.has(companion)))
             continue;
-        const html = files.get(`${name}.html`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)));
+        const html = files.get(`${name}${GODOT.page}`) ?? (await (folderHtml ??= godotHtml(files.values(), readStart)));
         const text = html && (await readStart(html, GODOT.htmlBytes)).toString('utf8');
         const pack = files.get(`${name}${GODOT.pack}`);
         if (pack && pack.contentType !== OCTET_STREAM) {
@@ -76725,13 +76786,13 @@ async function planGodot({ path: folder, files, asyncPacks }, { plan, readStart 
         const serviceWorker = text && GODOT.serviceWorker.exec(text)?.[1];
         const ensures = text !== undefined && GODOT.ensuresIsolation.test(text);
         const isolatedByWorker = ensures && serviceWorker !== undefined && files.has(serviceWorker);
-        const page = html?.path ?? pathIn(folder, `${name}.html`);
+        const page = html?.path ?? pathIn(folder, `${name}${GODOT.page}`);
         plan.builds.push({
             engine: 'godot',
             folder,
             summary: `${GODOT.title} ${page}, ${threads.threads ? 'with thread support' : 'single-threaded'}` +
                 (threads.threads && isolatedByWorker ? ', isolated by its service worker' : ''),
-            evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${name}.wasm and ${name}.js; ${threads.evidence}`,
+            evidence: `${pathIn(folder, pack ? `${name}${GODOT.pack}` : `${name}${GODOT.asyncPack}/`)}, ${companions.join(' and ')}; ${threads.evidence}`,
         });
         if (!threads.threads) {
             plan.notes.push(`${page} is single-threaded: it needs no cross-origin isolation, only HTTPS, which the CDN serves`);
@@ -76923,6 +76984,7 @@ function missingIndex(files, root) {
 
 
 
+
 /** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
 /** The CDN applies only the first users; the others' credentials are refused. */
@@ -76989,7 +77051,7 @@ function privateHostWaiter(options) {
             ...options,
             onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
         });
-        const after = `${(polled.durationMs / 1000).toFixed(1)} s`;
+        const after = formatSeconds(polled.durationMs);
         if (polled.seen) {
             logger.info(`${url} answers 401 without credentials (after ${after}): it is private`);
             return;
@@ -77322,6 +77384,7 @@ function logWhere(published, logger) {
 
 
 
+
 async function planTarget(client, inputs, routes, logger, onNamespace) {
     const { target } = inputs;
     const { gameId, apiUrl } = inputs.connection;
@@ -77366,7 +77429,7 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
 }
 function routesLine(base, routes) {
     const baseRoutes = base.config.cdn?.routes ?? [];
-    const had = `${baseRoutes.length} route${baseRoutes.length === 1 ? '' : 's'}`;
+    const had = plural(baseRoutes.length, 'route');
     return routes
         ? `Its routes are exactly the ${routes.length} above (${routes.map((r) => r.glob).join(', ')}), in place of the base version's ${had}`
         : `No routes computed (no web engine's needs, no ${inputName(table_Input.Headers)}): it keeps the base version's ${had}`;
@@ -77549,8 +77612,8 @@ function browserName(file, version) {
 // the CLI's report and the pull request's comment.
 
 
-const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function verdict_judge(seen, watchMs) {
     const requests = seen.problems.filter((p) => p.kind === 'request');
@@ -77558,9 +77621,9 @@ function verdict_judge(seen, watchMs) {
     const { canvas } = seen;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
-        verdict_plural(errors, 'error'),
-        verdict_plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+        plural(errors, 'error'),
+        plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -77570,7 +77633,7 @@ function verdict_judge(seen, watchMs) {
     const screenshot = seen.screenshot;
     const first = seen.problems[0];
     if (!first && !flat) {
-        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
             status: 'passed',
             line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
@@ -77580,7 +77643,7 @@ function verdict_judge(seen, watchMs) {
     const problem = first
         ? describeProblem(first)
         : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
@@ -77602,22 +77665,23 @@ function describeProblem(problem) {
         case 'alert':
             return `the page alerted: ${problem.message}`;
         case 'engine':
-            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+            return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
     }
 }
+const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ * A compressed file read as what is inside it: a SyntaxError in a compressed script (.gz, .br,
+ * .unityweb), a .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
  */
-const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const COMPRESSED = new RegExp(`SyntaxError.*\\.(${SUFFIXES}):\\d|found 1f 8b|Content-Encoding|Unable to parse .*\\.(${SUFFIXES})`, 'i');
 const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
 const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
 function remedyFor(problems, first, watchMs) {
     if (!first)
-        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+        return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
     const said = problems
@@ -77756,6 +77820,8 @@ async function countColours(browser, png, rect) {
 // smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
 // console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
 // the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+
+
 
 
 
@@ -77905,10 +77971,11 @@ async function load(page, seen, options) {
     }
     catch (error) {
         options.signal.throwIfAborted();
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        const message = errorMessage(error).split('\n')[0];
         seen.problems.push({ kind: 'load', message });
     }
 }
+const IN_FLIGHT_CHECK_MS = 100;
 /**
  * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
  * a game that polls or streams is not waited for beyond that.
@@ -77916,9 +77983,13 @@ async function load(page, seen, options) {
 async function settle(page, inFlight, options) {
     const { signal } = options;
     await (0,promises_namespaceObject.setTimeout)(options.watchMs, undefined, { signal });
-    const until = options.now() + options.watchMs;
-    while (inFlight.size && options.now() < until && !page.isClosed())
-        await (0,promises_namespaceObject.setTimeout)(100, undefined, { signal });
+    const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined);
+    await pollUntil(settled, {
+        timeoutMs: options.watchMs,
+        clock: { now: options.now },
+        signal,
+        waits: { firstMs: IN_FLIGHT_CHECK_MS, longestMs: IN_FLIGHT_CHECK_MS },
+    });
 }
 async function readEngineReports(page, seen) {
     const reports = await page.evaluate(engineReports).catch(() => []);
@@ -77951,8 +78022,8 @@ async function screenshot(browser, page, seen, options) {
 
 
 
-/** How long the page may take to load: the seen-live bound, since the host already served it. */
-const LOAD_TIMEOUT_MS = 60_000;
+
+
 /** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
 async function smokeTest(options) {
     const { inputs, logger } = options;
@@ -77974,8 +78045,9 @@ async function smokeTest(options) {
             smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
         }
         catch (error) {
-            throw new SmokeTestError(`Smoke test: ${account} Putting the namespace back on the version it served before failed: ` +
-                `${error instanceof Error ? error.message : String(error)}.`, smoke, { cause: error });
+            throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
+                cause: error,
+            });
         }
     }
     const nameId = options.journal.provisioned.nameId;
@@ -78003,7 +78075,7 @@ async function look(options) {
             url,
             basicAuth: inputs.target.basicAuth,
             watchMs: settings.watchMs,
-            loadTimeoutMs: LOAD_TIMEOUT_MS,
+            loadTimeoutMs: PAGE_LOAD_TIMEOUT_MS,
             screenshotFile: await screenshotFile(options),
             signal: options.run.signal,
             now: () => options.run.clock.now(),
@@ -78012,7 +78084,7 @@ async function look(options) {
     catch (error) {
         options.run.signal.throwIfAborted();
         // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        const message = errorMessage(error).split('\n')[0];
         return skipped(`${browser.path} could not be driven (${message})`);
     }
     const smoke = verdict_judge(seen, settings.watchMs);
@@ -78027,7 +78099,6 @@ async function screenshotFile(options) {
         : options.tempDir;
     return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
 }
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 ;// CONCATENATED MODULE: ./src/deploy/older.ts
 // Never an older build over a newer one: the commit the namespace's record names is compared with
@@ -78142,7 +78213,7 @@ function sizeCell(bytes) {
 }
 function sizeSummary(change) {
     const { totalBefore, totalAfter } = change;
-    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
+    const counts = `${plural(change.changed, 'file')} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
 function moreLine(change) {
@@ -78177,7 +78248,7 @@ class DeployError extends Error {
     name = 'DeployError';
     partial;
     constructor(cause, partial) {
-        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        super(messageOf(cause), { cause });
         this.partial = partial;
     }
 }
@@ -78684,7 +78755,7 @@ function resultRows(result, failed) {
             `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
         ]);
     }
-    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
+    rows.push(['Duration', formatSeconds(result.durationMs)]);
     return rows;
 }
 function siteCell(result, failed) {
@@ -78734,7 +78805,7 @@ function cancelledCheck(seen, published) {
     const serves = published
         ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
         : `not yet seen at ${seen.url}`;
-    return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
+    return `not checked: the check was cancelled after ${formatSeconds(seen.durationMs)}; ${serves}`;
 }
 function skipReport(reason) {
     return { title: 'gamehost deploy skipped', blocks: [text(reason)] };
@@ -78940,6 +79011,159 @@ function metricRow(metric, values) {
 }
 function number(value) {
     return value === undefined ? '' : String(Math.round(value * 100) / 100);
+}
+
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = {"rE":"0.1.0"};
+;// CONCATENATED MODULE: ./src/operations/github.ts
+// GitHub's REST API, for both faces: what the actions ask (the sticky comment, the commits compared, a
+// workflow_run's pull request, the deployments retired) and what both ask for the sweep (whether a pull
+// request is open). A plain client on undici: the token, the API's base URL (GITHUB_API_URL on a
+// runner), the face's connection pool (the run's proxy rules), a timer of its own per call, redirects
+// followed, and every body and query redacted before it is sent: the last writer of what goes to GitHub.
+
+
+
+
+
+
+
+
+
+const DEFAULT_API_URL = 'https://api.github.com';
+const API_VERSION = '2022-11-28';
+/** A renamed or moved repository answers with a redirect to its new place. */
+const MAX_REDIRECTIONS = 3;
+/** GitHub answered, with a failure: `403 Resource not accessible by integration`. */
+class GitHubAnswerError extends Error {
+    name = 'GitHubAnswerError';
+    status;
+    /** The Retry-After GitHub asked for, as sent. */
+    retryAfter;
+    constructor(status, said, retryAfter) {
+        super(`${status} ${said}`);
+        this.status = status;
+        this.retryAfter = retryAfter;
+    }
+}
+/** A request GitHub never answered: refused, reset, not resolved. */
+class GitHubConnectionError extends Error {
+    name = 'GitHubConnectionError';
+    constructor(cause) {
+        const code = errorCodes(cause).find((c) => /^[A-Z][A-Z0-9_]+$/.test(c));
+        super(`connection error, no answer from GitHub${code ? ` (${code})` : ''}: ${messageOf(cause)}`, {
+            cause,
+        });
+    }
+}
+/** The status GitHub answered with; undefined when it gave no answer. */
+function githubStatus(error) {
+    return error instanceof GitHubAnswerError ? error.status : undefined;
+}
+/**
+ * `call` on the options' repository, ended after its time-out or by its signal; a failure goes to
+ * `failed` with the reason in words, the status GitHub answered, and whether the time ran out.
+ */
+async function githubCall(options, call, failed) {
+    const timeoutMs = options.timeoutMs ?? GITHUB_CALL_TIMEOUT_MS;
+    // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
+    // let the process end with the step's outcome unwritten.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    try {
+        return await call(githubApi(options, signal));
+    }
+    catch (error) {
+        const timedOut = controller.signal.aborted;
+        const reason = timedOut ? `no answer from GitHub within ${timeoutMs / 1000} s` : messageOf(error);
+        return failed(error, reason, githubStatus(error), timedOut);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+function githubApi(options, signal) {
+    const base = (options.apiUrl || DEFAULT_API_URL).replace(/\/+$/, '');
+    const dispatcher = options.dispatcher.compose(undici/* interceptors */.dY.redirect({ maxRedirections: MAX_REDIRECTIONS }));
+    const send = async (method, path, query, body) => {
+        const url = new URL(base + path);
+        for (const [name, value] of Object.entries(query ?? {}))
+            url.searchParams.set(name, runSecrets.redact(String(value)));
+        let answer;
+        let text;
+        try {
+            answer = await (0,undici/* request */.Em)(url, {
+                method,
+                dispatcher,
+                signal,
+                headers: {
+                    accept: 'application/vnd.github+json',
+                    authorization: `Bearer ${options.token}`,
+                    'user-agent': `gamehost/${package_namespaceObject.rE}`,
+                    'x-github-api-version': API_VERSION,
+                    ...(body ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+                },
+                body: body ? JSON.stringify(runSecrets.redactValue(body)) : undefined,
+            });
+            text = await answer.body.text();
+        }
+        catch (error) {
+            if (signal.aborted)
+                throw error;
+            throw new GitHubConnectionError(error);
+        }
+        const data = github_parseJson(text);
+        if (answer.statusCode >= 400) {
+            const retryAfter = answer.headers['retry-after'];
+            throw new GitHubAnswerError(answer.statusCode, failureText(answer.statusCode, data), typeof retryAfter === 'string' ? retryAfter : undefined);
+        }
+        return data;
+    };
+    return {
+        repo: `/repos/${options.repository}`,
+        get: async (path, query) => (await send('GET', path, query)),
+        post: async (path, body) => (await send('POST', path, undefined, body)),
+        patch: async (path, body) => (await send('PATCH', path, undefined, body)),
+        delete: async (path) => void (await send('DELETE', path)),
+    };
+}
+function github_parseJson(text) {
+    try {
+        return text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** GitHub's message, its errors and its documentation's URL, as Octokit said them; else the status's name. */
+function failureText(status, data) {
+    const { message, errors, documentation_url: docs } = (data ?? {});
+    if (typeof message !== 'string')
+        return external_node_http_.STATUS_CODES[status] ?? 'Unknown error';
+    const listed = Array.isArray(errors) ? `: ${errors.map((e) => JSON.stringify(e)).join(', ')}` : '';
+    return `${message}${listed}${typeof docs === 'string' ? ` - ${docs}` : ''}`;
+}
+/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head; throws, saying why, when GitHub cannot tell. */
+function readPullRequestState(options, number) {
+    return githubCall(options, async (github) => {
+        const pull = await github.get(`${github.repo}/pulls/${number}`);
+        if (typeof pull?.state !== 'string')
+            throw new Error(`GitHub's answer for pull request #${number} has no state`);
+        const { ref, sha } = pull.head ?? {};
+        return {
+            open: pull.state === 'open',
+            headRef: typeof ref === 'string' ? ref : undefined,
+            headSha: typeof sha === 'string' ? sha : undefined,
+        };
+    }, (error, reason, status) => {
+        if (status === 404)
+            throw new Error(`${options.repository} has no pull request #${number} (404)`, { cause: error });
+        const refused = status === 401 || status === 403;
+        throw new Error(reason + (refused ? ` (${inputName(table_Input.GitHubToken)} needs pull-requests: read)` : ''), {
+            cause: error,
+        });
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/operations/publish.ts
@@ -79554,73 +79778,10 @@ function problems(errors) {
     }));
 }
 
-;// CONCATENATED MODULE: ./package.json
-const package_namespaceObject = {"rE":"0.1.0"};
-;// CONCATENATED MODULE: ./src/cli/github.ts
-// The CLI's GitHub, for `gamehost sweep`: whether a pull request is open, from GitHub's REST API
-// (GITHUB_API_URL, as on a runner, else api.github.com). The comment and the deployments of a retired
-// preview are the action's: the CLI retires the preview at the service only.
-
-
-
-
-/** How long GitHub may take to say whether one pull request is open. */
-const TIMEOUT_MS = 30_000;
-function cliGitHub(options) {
-    const apiUrl = (options.apiUrl || 'https://api.github.com').replace(/\/+$/, '');
-    return {
-        async pullRequest(number, signal) {
-            const { status, body } = await getJson(`${apiUrl}/repos/${options.repository}/pulls/${number}`, signal);
-            if (status === 404)
-                throw new Error(`${options.repository} has no pull request #${number} (404)`);
-            if (status !== 200 || typeof body?.state !== 'string') {
-                const message = typeof body?.message === 'string' ? ` ${body.message}` : '';
-                const hint = status === 401 || status === 403
-                    ? ` (the GitHub token, --github-token or ${GITHUB_TOKEN_ENV}, must read the repository's pull requests)`
-                    : '';
-                throw new Error(`GitHub answered ${status}${message}${hint}`);
-            }
-            const head = body.head;
-            return {
-                open: body.state === 'open',
-                headRef: typeof head?.ref === 'string' ? head.ref : undefined,
-                headSha: typeof head?.sha === 'string' ? head.sha : undefined,
-            };
-        },
-    };
-    async function getJson(url, signal) {
-        // A timer of our own, not AbortSignal.timeout(): that one is unref'd.
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
-        try {
-            const answer = await (0,undici/* request */.Em)(url, {
-                dispatcher: options.dispatcher,
-                signal: AbortSignal.any([signal, controller.signal]),
-                headers: {
-                    accept: 'application/vnd.github+json',
-                    authorization: `Bearer ${options.token}`,
-                    'user-agent': `gamehost/${package_namespaceObject.rE}`,
-                    'x-github-api-version': '2022-11-28',
-                },
-            });
-            const body = (await answer.body.json().catch(() => undefined));
-            return { status: answer.statusCode, body };
-        }
-        catch (error) {
-            if (signal.aborted)
-                throw error;
-            const why = controller.signal.aborted ? `within ${TIMEOUT_MS / 1000} s` : `(${errorMessage(error)})`;
-            throw new Error(`no answer from GitHub ${why}`, { cause: error });
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/cli/commands.ts
 // The CLI's subcommands: one per action, driving the same core (deploy.ts and the operations), and the
 // close of a preview. Their flags are the action's inputs, from the table of inputs.
+
 
 
 
@@ -79820,7 +79981,10 @@ const SWEEP = {
         }
         const dispatcher = createAgent();
         try {
-            const operation = sweepOperation((inputs) => cliGitHub({ token: inputs.githubToken, repository, dispatcher, apiUrl: process.env.GITHUB_API_URL }));
+            const apiUrl = process.env.GITHUB_API_URL;
+            const operation = sweepOperation((inputs) => ({
+                pullRequest: (number, signal) => readPullRequestState({ token: inputs.githubToken, repository, apiUrl, dispatcher, signal }, number),
+            }));
             return await runOperationCommand(operation, flags, io);
         }
         finally {
@@ -79871,7 +80035,7 @@ function runContext(env) {
         const answer = (0,external_node_child_process_.execFileSync)('git', args, {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 5000,
+            timeout: GIT_TIMEOUT_MS,
         });
         const [top, sha, branch] = answer.split('\n');
         const ref = branch === 'HEAD' ? undefined : branch;
@@ -80060,6 +80224,7 @@ function didYouMean(word, known, show = (name) => name) {
 // The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
 // log with a spinner, the phase's elapsed time and the upload's progress.
 
+
 /**
  * The periodic line of the upload (progress.ts): `Uploaded files n/N, x/y, rate, ETA`. On a terminal it
  * updates the status line instead of adding a line; the latest one goes into the log when another
@@ -80154,9 +80319,8 @@ function terminalLogger(options) {
 }
 /** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
 function terminal_statusText(phase, now, columns) {
-    const seconds = ((now - phase.started) / 1000).toFixed(1);
     const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : '';
-    const status = `${phase.name} ${seconds} s${detail}`;
+    const status = `${phase.name} ${formatSeconds(now - phase.started)}${detail}`;
     return columns && status.length > columns - 3 ? status.slice(0, columns - 4) + '…' : status;
 }
 function titled(message, annotation) {

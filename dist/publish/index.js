@@ -76966,6 +76966,43 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/common/format.ts
+/** `1 file`, `2 files`. */
+function format_plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+/** The text with its first letter a capital: the start of a sentence. */
+function capital(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** A duration to the tenth of a second: `2.6 s`. */
+function format_formatSeconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
+function format_formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+/** What a thrown value says: an error's own message, or the value as text. */
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** An error's message, and its cause's where the message does not say it already. */
+function format_errorMessage(error) {
+    const message = messageOf(error);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+    return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
@@ -77034,6 +77071,7 @@ const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 // and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
 // worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
 // are injectable, so tests decide on events and take milliseconds.
+
 
 
 /** Said after the message of its last error: ` (gave up after 3 attempts)`. */
@@ -77172,11 +77210,12 @@ function shortReason(error) {
     if (typeof status === 'number' && typeof serviceCode === 'string')
         return `${status} ${serviceCode}`;
     const code = errorCodes(error)[0];
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return code && !message.includes(code) ? `${code} (${message})` : message;
 }
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
+
 
 /** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class errors_ServiceError extends Error {
@@ -77258,13 +77297,6 @@ class errors_ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-function errors_errorMessage(error) {
-    if (error instanceof Error) {
-        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-        return error.message + (cause && !error.message.includes(cause.slice(2)) ? cause : '');
-    }
-    return String(error);
-}
 /** An answer of the service that is not what its operation promises: the field named, or too large. */
 class UnexpectedAnswerError extends Error {
     name = 'UnexpectedAnswerError';
@@ -77307,7 +77339,7 @@ function requestedDelay(error, now) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
-// The validation rules the service applies (shared/service-behaviour.md). The emulator enforces them;
+// The validation rules the service applies, as read from its source. The emulator enforces them;
 // the client checks them before the first call so a bad input never reaches the service.
 /** The matchmaker config's numbers are signed 32-bit on the service: 2^31 or more does not parse. */
 const rules_I32_MAX = 0x7fff_ffff;
@@ -77599,6 +77631,10 @@ const runSecrets = new Secrets();
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
+/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+function secrets_masked(secret) {
+    return secret ? REDACTED : '';
+}
 const guarded = new WeakSet();
 /**
  * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
@@ -77616,10 +77652,46 @@ function redactWrites(stream) {
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run, derived once from `request-timeout`: the API client, the upload's PUTs,
-// its stall sweep and its drain all read them from here, so changing what the input means is one edit.
+// Every time limit of a run: those derived once from `request-timeout` (the API client and the
+// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
+// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
+// page load, git's answer to the CLI).
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
+const MAX_RETRY_AFTER_SECONDS = 3600;
+/**
+ * How long a publish may take to be served at its URL. The CDN's router polls its configuration
+ * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
+ * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
+ * is never served well within a CI job's time.
+ */
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
+/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
+const DEFAULT_SMOKE_TEST_SECONDS = 3;
+const MAX_SMOKE_TEST_SECONDS = 120;
+/** How long the page may take to load: the seen-live bound, since the host already served it. */
+const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
+ * call can take at the default limits (retries stop 3 min after its first attempt, and the last
+ * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ */
+const OPERATION_DEADLINE_MS = 10 * 60_000;
+/** A GitHub call not told otherwise: a hung call never holds the run. */
+const GITHUB_CALL_TIMEOUT_MS = 30_000;
+/**
+ * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
+ * after a first delay (doubled for each next one) within one budget for all of them.
+ */
+const COMMENT_CALL_TIMEOUT_MS = 15_000;
+const COMMENT_RETRY_DELAY_MS = 1_000;
+const COMMENT_BUDGET_MS = 60_000;
+/** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
+const CANCELLED_COMMENT_MS = 4_000;
+/** How long git may take to name the CLI's repository, commit and branch. */
+const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
 /** A PUT's deadline grows by one stall limit per this many bytes it carries. */
@@ -77631,8 +77703,6 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         stallMs: requestTimeoutMs,
         apiStallMs,
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-        sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-        drainMs: requestTimeoutMs,
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
 }
@@ -77658,18 +77728,6 @@ const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
 const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
-const MAX_RETRY_AFTER_SECONDS = 3600;
-/**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
- */
-const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
-/** How long the smoke test watches a page after its load event: a game's start-up, not its play. */
-const DEFAULT_SMOKE_TEST_SECONDS = 3;
-const MAX_SMOKE_TEST_SECONDS = 120;
 const ALL = ACTIONS;
 /**
  * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
@@ -78096,6 +78154,7 @@ function input_naming_inputList(inputs) {
 
 
 
+
 /** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
 function namedInputs(text) {
     return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => input_naming_inputName(input));
@@ -78296,6 +78355,7 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 // a message: a problem with it is said without its value.
 
 
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -78326,9 +78386,9 @@ function readBasicAuth(raw) {
         throw usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/** The credentials as a log would show them (a debug line, a value inspected): `***` for the password. */
+/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
 function hiddenPassword(auth) {
-    const shown = { user: auth.user, password: '***' };
+    const shown = { user: auth.user, password: masked(auth.password) };
     return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
 }
 function basicAuthorization(auth) {
@@ -78665,25 +78725,6 @@ function shouldRetry(op, error) {
 ;// CONCATENATED MODULE: ./src/api/types.ts
 /** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
-
-;// CONCATENATED MODULE: ./src/common/format.ts
-/** `1 file`, `2 files`. */
-function format_plural(count, noun) {
-    return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-/** Bytes in the largest binary unit that keeps the number at or above 1: `512 B`, `2.2 KiB`, `1.5 GiB`. */
-function format_formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 ;// CONCATENATED MODULE: ./src/api/http.ts
 // The wire under the client: the connection pool, reading an answer within its limits, and what an
@@ -79228,19 +79269,14 @@ function explainServiceFailure(concern) {
 
 
 
-/**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
- */
-const OPERATION_DEADLINE_MS = 10 * 60_000;
+
 const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
     journal;
     constructor(operation, cause, journal, note) {
-        const reason = cause instanceof Error ? cause.message : String(cause);
+        const reason = format_errorMessage(cause);
         const done = journal.length
             ? `stopped after: ${journal.join('; ')}`
             : 'stopped before any call was answered';
@@ -79416,7 +79452,7 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         }
         if (!summaryWritten)
             await writeReport(failure(error));
-        setFailed(untrusted_visible(errors_errorMessage(error)));
+        setFailed(untrusted_visible(format_errorMessage(error)));
     }
 }
 /** The summary of an operation's action that failed: what failed, and what a re-run would do. */
@@ -79425,7 +79461,7 @@ function operationFailureReport(action, error) {
     return {
         title: `gamehost ${action} failed`,
         blocks: [
-            report_text(`Failed: ${errors_errorMessage(error)}`),
+            report_text(`Failed: ${format_errorMessage(error)}`),
             ...(inputWrong
                 ? [
                     report_heading('A re-run'),
@@ -79438,8 +79474,8 @@ function operationFailureReport(action, error) {
 function operationAction(operation) {
     return () => runAction(secretInputs(operation.name), async () => {
         const inputs = operation.read((name) => getInput(name));
-        const hidden = 'githubToken' in inputs && { githubToken: '***' };
-        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: '***', ...hidden })}`);
+        const hidden = 'githubToken' in inputs && { githubToken: secrets_masked(inputs.githubToken) };
+        actionsLogger.debug(`Inputs: ${JSON.stringify({ ...inputs, token: secrets_masked(inputs.token), ...hidden })}`);
         // GitHub cancels with SIGINT, then SIGTERM: either stops the run, which says what it did.
         const cancellation = cancelOnSignals(cancelSignals());
         let result;
@@ -79503,7 +79539,7 @@ async function writeReport(report) {
     }
     catch (error) {
         summary.emptyBuffer();
-        actionsLogger.warning(`Could not write the job summary: ${errors_errorMessage(error)}`);
+        actionsLogger.warning(`Could not write the job summary: ${format_errorMessage(error)}`);
     }
 }
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
@@ -79548,6 +79584,7 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 // The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
 // size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
 // user's build: the manifest and the outputs leave the record out.
+
 
 
 
@@ -79661,7 +79698,7 @@ async function readServedRecord(url, options) {
     }
     catch (error) {
         options.signal.throwIfAborted();
-        return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` };
+        return { absent: `it could not be fetched: ${messageOf(error)}` };
     }
 }
 /**
@@ -79696,8 +79733,9 @@ const LONGEST_WAIT_MS = 10_000;
 async function poll_pollUntil(check, options) {
     const { clock, signal, timeoutMs } = options;
     const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
+    const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS };
     const started = clock.now();
-    let wait = FIRST_WAIT_MS;
+    let wait = firstMs;
     for (let attempt = 1;; attempt++) {
         signal.throwIfAborted();
         const notYet = await check(attempt);
@@ -79710,14 +79748,13 @@ async function poll_pollUntil(check, options) {
         if (notYet.permanent || left <= 0)
             return { seen: false, attempts: attempt, durationMs, notYet };
         await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
+        wait = Math.min(wait * 2, longestMs);
     }
 }
 
 ;// CONCATENATED MODULE: ./src/api/versions.ts
-// Game versions as the service sends and takes them (shared/service-behaviour.md, "Namespaces and sites
-// going live"): the wire shape of a version config, the CDN's limits, and route globs as the service
-// parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
+// Game versions as the service sends and takes them (as read from its source): the wire shape of a
+// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
 // validation, storage) is the emulator's: version-rules.ts.
 const CDN_HEADER_NAME_MAX_BYTES = 512;
 const CDN_HEADER_VALUE_MAX_BYTES = 1024;
@@ -79868,6 +79905,32 @@ function globsOverlap(a, b) {
     }
     return false;
 }
+/** The paths the CDN serves through its page layer, as a message names them. */
+const PAGES = '/, paths ending in /, and *.html';
+/**
+ * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
+ * A site's file is one when `/` and its path is.
+ */
+function isPage(urlPath) {
+    return urlPath.endsWith('/') || urlPath.endsWith('.html');
+}
+function globMatchesPages(glob) {
+    return globMatches(glob, '/') || globsOverlap(glob, '**/*.html') || globsOverlap(glob, '**/*/');
+}
+/** True when every path the glob matches is a page, whatever its wildcards take. */
+function globMatchesOnlyPages(glob) {
+    const tokens = parseGlob(glob);
+    if (!tokens?.length)
+        return false;
+    let tail = '';
+    for (let i = tokens.length - 1; i >= 0; i--) {
+        const token = tokens[i];
+        if (typeof token !== 'object')
+            break;
+        tail = token.char + tail;
+    }
+    return isPage(tail);
+}
 /**
  * Orders globs from the most specific: one without a `**` segment before one with, then the one with
  * more literal characters, then the one with fewer `*`. Negative when `a` is the more specific.
@@ -79890,13 +79953,17 @@ function compareGlobSpecificity(a, b) {
 // The engines the deploy knows, in one table: what marks each one's web build, its files and their
 // compressed forms, which seen-live fetches and the size report always shows. A new engine is added
 // here (and its planner in web-engine.ts).
+/** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
+const WASM = '.wasm';
+/** Unity's compressed file, whose compression its first bytes tell. */
+const UNITYWEB = '.unityweb';
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
     { ending: '.wasm.framework', engines: ['unity'], heavy: false, unityPart: 'legacy' },
     { ending: '.framework.js', engines: ['unity'], heavy: false, unityPart: 'modern' },
     { ending: '.wasm.code', engines: ['unity'], heavy: true, unityPart: 'legacy' },
     { ending: '.loader.js', engines: ['unity'], heavy: false },
-    { ending: '.wasm', engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
+    { ending: WASM, engines: ['unity', 'godot'], heavy: true, unityPart: 'modern' },
     { ending: '.data', engines: ['unity'], heavy: true, unityPart: 'modern' },
     { ending: '.pck', engines: ['godot'], heavy: true },
     { ending: '.js', engines: ['godot'], heavy: false },
@@ -79905,18 +79972,20 @@ const ENGINE_FILES = [
 const COMPRESSIONS = [
     { suffix: '.br', encoding: 'br' },
     { suffix: '.gz', encoding: 'gzip' },
-    { suffix: '.unityweb', encoding: 'first-bytes' },
+    { suffix: UNITYWEB, encoding: 'first-bytes' },
 ];
 const ENCODING_NAMES = { br: 'Brotli', gzip: 'gzip' };
 const UNITY = {
+    name: 'Unity',
     title: 'Unity WebGL build',
     /** 2020 and later: `<name>.loader.js` beside `<name>.wasm`, `.framework.js`, `.data`. */
     loaderEnding: '.loader.js',
     /** 2019 and before: UnityLoader.js beside `.unityweb` files or a build `.json`. */
     legacyLoader: 'UnityLoader.js',
-    legacyCompanions: ['.unityweb', '.json'],
+    legacyCompanions: [UNITYWEB, '.json'],
     /** How Unity's loader tells a `.unityweb` file's compression from its first bytes. */
     unityweb: {
+        ending: UNITYWEB,
         bytes: 64,
         gzipMagic: [0x1f, 0x8b],
         brotliMarker: 'UnityWeb Compressed Content (brotli)',
@@ -79929,8 +79998,12 @@ const UNITY = {
  * options into GODOT_CONFIG; 4.0 to 4.2 (always threaded) and Godot 3 threads ship a `.worker.js`.
  */
 const GODOT = {
+    name: 'Godot',
     title: 'Godot web export',
     pack: '.pck',
+    /** Beside `<name>.pck`, named `<name>` too. */
+    companions: [WASM, '.js'],
+    page: '.html',
     asyncPack: '.asyncpck',
     threadsWorker: '.worker.js',
     configMarker: 'GODOT_CONFIG',
@@ -79941,7 +80014,10 @@ const GODOT = {
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
-const ENGINES = { unity: UNITY, godot: GODOT };
+const engines_ENGINES = {
+    unity: UNITY,
+    godot: GODOT,
+};
 /** By suffix, case counting as in the CDN's globs; `inner`: the name without it. */
 function compressionOf(name) {
     const found = COMPRESSIONS.find(({ suffix }) => name.endsWith(suffix));
@@ -79952,12 +80028,14 @@ function compressionOf(name) {
     };
 }
 /** A `.unityweb` file is one whatever is inside. */
-const UNITYWEB = { ending: '.unityweb', engines: ['unity'], heavy: false };
+const UNITYWEB_FILE = { ending: UNITYWEB, engines: ['unity'], heavy: false };
 function engineFileOf(path) {
     const { inner, suffix } = compressionOf(path);
     const kind = ENGINE_FILES.find(({ ending }) => inner.endsWith(ending));
-    return kind || suffix !== UNITYWEB.ending ? kind : UNITYWEB;
+    return kind || suffix !== UNITYWEB ? kind : UNITYWEB_FILE;
 }
+/** Seen-live checks it wherever it is: its content type decides whether it starts. */
+const isWasm = (path) => path.endsWith(WASM);
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
 /** The size report always shows it: what a player downloads the most of. */
@@ -79989,7 +80067,6 @@ const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
 /** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
-const PAGE = /\.html?$/i;
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
     const routes = serving?.routes ?? [];
@@ -80016,12 +80093,12 @@ function sampleProbes(files, serving) {
     const index = byPath.find((file) => file.path === 'index.html');
     if (index)
         add(index, '/');
-    for (const page of byPath.filter((f) => PAGE.test(f.path) && f !== index).slice(0, PAGES_CHECKED))
+    for (const page of byPath.filter((f) => isPage(`/${f.path}`) && f !== index).slice(0, PAGES_CHECKED))
         add(page);
     const folders = serving?.builds.map((build) => build.folder) ?? [];
     const inBuild = (file) => folders.some((folder) => folder === '' || file.path.startsWith(`${folder}/`));
     const engine = byPath.filter((file) => encodingFor(file.path, routes) !== undefined ||
-        file.path.endsWith('.wasm') ||
+        isWasm(file.path) ||
         (inBuild(file) && isEngineFile(file.path)));
     for (const file of engine.slice(0, ENGINE_FILES_CHECKED))
         add(file);
@@ -80148,7 +80225,7 @@ function unreachable(error, host) {
         const reason = `${fetched} ${said} (${failure.code})`;
         return failure.kind === 'dns-again' ? { reason } : { reason, permanent: true };
     }
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const message = format_errorMessage(error).split('\n')[0];
     const code = failure?.code ?? errorCodes(error)[0];
     return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
 }
@@ -80168,7 +80245,7 @@ function describeChecked(probes) {
 /** "2.6 s (3 checks)". */
 function describeTiming(verification) {
     const { durationMs, attempts } = verification;
-    return `${(durationMs / 1000).toFixed(1)} s (${attempts} ${attempts === 1 ? 'check' : 'checks'})`;
+    return `${format_formatSeconds(durationMs)} (${format_plural(attempts, 'check')})`;
 }
 /** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
 function describeMismatch(url, mismatch) {
@@ -80198,7 +80275,7 @@ async function verifyLive(options) {
     });
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
-        const files = `${probes.length} ${probes.length === 1 ? 'file' : 'files'} matching the build`;
+        const files = `${format_plural(probes.length, 'file')} matching the build`;
         logger.info(`Live at ${url}: seen after ${describeTiming(seen)}, ${changed ? 'serving another build than before' : files}`);
     }
     return seen;
@@ -80220,6 +80297,7 @@ function probesFor(expected) {
 ;// CONCATENATED MODULE: ./src/deploy/live.ts
 // The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
+
 
 
 
@@ -80253,7 +80331,7 @@ async function publishAndSee(change, options) {
         if (run.signal.aborted) {
             const durationMs = run.clock.now() - started;
             options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] });
-            logger.info(`The check of ${url} was cancelled after ${(durationMs / 1000).toFixed(1)} s: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
+            logger.info(`The check of ${url} was cancelled after ${format_formatSeconds(durationMs)}: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`);
         }
         throw error;
     }
@@ -80311,9 +80389,15 @@ async function rollBack(client, gameId, namespaceId, published, seen, logger) {
         return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
-        throw new live_NotLiveError(`Not live: ${notLiveAccount(seen)}. Putting the namespace back on version ${published.replacedVersionId}, which it served ` +
-            `before, failed: ${errors_errorMessage(error)}. It is left on ${versionOf(published)}.`, seen, { cause: error });
+        throw new live_NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+            cause: error,
+        });
     }
+}
+/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
+function putBackFailed(published, error) {
+    return (`Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
+        `${format_errorMessage(error)}. It is left on ${versionOf(published)}.`);
 }
 /**
  * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
@@ -80341,14 +80425,13 @@ function notLive(onFailure, seen, published, nameId, logger) {
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
     const namespace = namespaceOf(nameId);
     const version = versionOf(published);
-    const Namespace = namespace.charAt(0).toUpperCase() + namespace.slice(1);
     return rolledBackTo !== undefined
-        ? `${Namespace} was put back on version ${rolledBackTo}, which it served before.`
+        ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
         : onFailure === 'fail'
             ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
             : !published.created
                 ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-                : `${Namespace} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+                : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
@@ -81610,6 +81693,7 @@ function decodeBase64(string, length) {
 
 
 
+
 /** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
 /** The CDN applies only the first users; the others' credentials are refused. */
@@ -81676,7 +81760,7 @@ function privateHostWaiter(options) {
             ...options,
             onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
         });
-        const after = `${(polled.durationMs / 1000).toFixed(1)} s`;
+        const after = formatSeconds(polled.durationMs);
         if (polled.seen) {
             logger.info(`${url} answers 401 without credentials (after ${after}): it is private`);
             return;
@@ -81696,8 +81780,8 @@ function private_privateNote(user) {
 // the CLI's report and the pull request's comment.
 
 
-const verdict_plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function judge(seen, watchMs) {
     const requests = seen.problems.filter((p) => p.kind === 'request');
@@ -81705,9 +81789,9 @@ function judge(seen, watchMs) {
     const { canvas } = seen;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
-        verdict_plural(errors, 'error'),
-        verdict_plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [verdict_plural(requests.length, 'request') + ' failed'] : []),
+        plural(errors, 'error'),
+        plural(seen.answered, 'request') + ' answered',
+        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -81717,7 +81801,7 @@ function judge(seen, watchMs) {
     const screenshot = seen.screenshot;
     const first = seen.problems[0];
     if (!first && !flat) {
-        const when = seen.loadMs === undefined ? '' : ` in ${seconds(seen.loadMs)}`;
+        const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
             status: 'passed',
             line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
@@ -81727,7 +81811,7 @@ function judge(seen, watchMs) {
     const problem = first
         ? describeProblem(first)
         : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${seconds(watchMs)} after the page loaded: the game drew nothing`;
+            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
@@ -81749,22 +81833,23 @@ function describeProblem(problem) {
         case 'alert':
             return `the page alerted: ${problem.message}`;
         case 'engine':
-            return `${problem.engine === 'unity' ? 'Unity' : 'Godot'} reported: ${problem.message}`;
+            return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
     }
 }
+const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
- * A compressed file read as what is inside it: a SyntaxError in a .gz, .br or .unityweb script, a
- * .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
+ * A compressed file read as what is inside it: a SyntaxError in a compressed script (.gz, .br,
+ * .unityweb), a .wasm that starts with gzip's magic bytes, or Unity's loader saying so.
  */
-const COMPRESSED = /SyntaxError.*\.(gz|br|unityweb):\d|found 1f 8b|Content-Encoding|Unable to parse .*\.(gz|br|unityweb)/i;
+const COMPRESSED = new RegExp(`SyntaxError.*\\.(${SUFFIXES}):\\d|found 1f 8b|Content-Encoding|Unable to parse .*\\.(${SUFFIXES})`, 'i');
 const WASM_TYPE = /Incorrect response MIME type\. Expected 'application\/wasm'/;
 const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 /** What a user can do: about the first problem, with the engines' causes the others reveal. */
 function remedyFor(problems, first, watchMs) {
     if (!first)
-        return `if the game takes longer than ${seconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+        return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
     const said = problems
@@ -81883,7 +81968,7 @@ function sizes_sizeCell(bytes) {
 }
 function sizes_sizeSummary(change) {
     const { totalBefore, totalAfter } = change;
-    const counts = `${change.changed} ${change.changed === 1 ? 'file' : 'files'} changed (${change.added} new, ${change.removed} removed)`;
+    const counts = `${plural(change.changed, 'file')} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
 function sizes_moreLine(change) {
@@ -82448,7 +82533,7 @@ function resultRows(result, failed) {
             `${seconds.toFixed(1)} s, ${formatBytes(upload.bytes / seconds)}/s, ${upload.retries} retries`,
         ]);
     }
-    rows.push(['Duration', `${(result.durationMs / 1000).toFixed(1)} s`]);
+    rows.push(['Duration', formatSeconds(result.durationMs)]);
     return rows;
 }
 function siteCell(result, failed) {
@@ -82498,7 +82583,7 @@ function cancelledCheck(seen, published) {
     const serves = published
         ? `the namespace serves version '${published.versionName}' (${published.versionId}), published but not yet seen at ${seen.url}`
         : `not yet seen at ${seen.url}`;
-    return `not checked: the check was cancelled after ${(seen.durationMs / 1000).toFixed(1)} s; ${serves}`;
+    return `not checked: the check was cancelled after ${format_formatSeconds(seen.durationMs)}; ${serves}`;
 }
 function skipReport(reason) {
     return { title: 'gamehost deploy skipped', blocks: [text(reason)] };

@@ -3,6 +3,7 @@
 // worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
 // are injectable, so tests decide on events and take milliseconds.
 
+import { messageOf } from './format.ts'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from './logger.ts'
 import { errorCodes } from './network.ts'
@@ -196,6 +197,6 @@ function shortReason(error: unknown): string {
   const { status, code: serviceCode } = error as { status?: unknown; code?: unknown }
   if (typeof status === 'number' && typeof serviceCode === 'string') return `${status} ${serviceCode}`
   const code = errorCodes(error)[0]
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   return code && !message.includes(code) ? `${code} (${message})` : message
 }

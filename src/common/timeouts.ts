@@ -1,7 +1,7 @@
-// Every time limit of a run: those derived once from `request-timeout` (the API client, the upload's
-// PUTs, its stall sweep and its drain all read them from here, so changing what the input means is one
-// edit), the bounds of the inputs that set one, and the fixed ones (GitHub's calls, an operation's
-// deadline, the smoke test's page load, git's answer to the CLI).
+// Every time limit of a run: those derived once from `request-timeout` (the API client and the
+// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
+// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
+// page load, git's answer to the CLI).
 
 /** What durations are measured on: Date.now, or a test's virtual time. */
 export interface Clock {
@@ -54,16 +54,12 @@ export const SERVICE_REQUEST_LIMIT_MS = 60_000
 const PUT_BUFFER = 256 * 1024
 
 export interface Timeouts {
-  /** A PUT with no byte sent or received for this long is aborted and retried: `request-timeout`. */
+  /** A request with no answer, or no progress of its answer, for this long is aborted and retried: `request-timeout`. */
   readonly stallMs: number
   /** The same for an API call: never shorter than the service's own limit, so its answer arrives. */
   readonly apiStallMs: number
   /** An API call's deadline in all, progress or not: apiStallMs and a tenth more. */
   readonly apiDeadlineMs: number
-  /** How often the PUTs in flight are checked against their limits. */
-  readonly sweepMs: number
-  /** How long a failed or cancelled upload waits for its parts' tasks to end. */
-  readonly drainMs: number
   /** A PUT's deadline in all, progress or not: four stall limits, and one more per 256 KiB it carries. */
   putDeadlineMs(length: number): number
 }
@@ -75,8 +71,6 @@ export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_R
     stallMs: requestTimeoutMs,
     apiStallMs,
     apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-    sweepMs: Math.max(5, Math.min(250, Math.floor(requestTimeoutMs / 4))),
-    drainMs: requestTimeoutMs,
     putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
   }
 }

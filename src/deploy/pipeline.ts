@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { formatBytes } from '../common/format.ts'
+import { formatBytes, messageOf } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
@@ -85,7 +85,7 @@ export class DeployError extends Error {
   override name = 'DeployError'
   readonly partial: DeployResult
   constructor(cause: unknown, partial: DeployResult) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause })
+    super(messageOf(cause), { cause })
     this.partial = partial
   }
 }

@@ -2,6 +2,7 @@
 // size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
 // user's build: the manifest and the outputs leave the record out.
 
+import { messageOf } from '../common/format.ts'
 import { hash } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
 import { UsageError } from '../api/errors.ts'
@@ -163,7 +164,7 @@ export async function readServedRecord(
     return 'notRecord' in read ? { absent: `it ${read.notRecord}` } : read
   } catch (error) {
     options.signal.throwIfAborted()
-    return { absent: `it could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
+    return { absent: `it could not be fetched: ${messageOf(error)}` }
   }
 }
 

@@ -2,6 +2,7 @@
 // and the upload: never through a link (O_NOFOLLOW, or an lstat first where the platform has none),
 // never waiting for a writer (O_NONBLOCK), and after the scan only the file the scan opened (same
 // device and inode), unchanged (same size and time) once read.
+import { messageOf } from '../../common/format.ts'
 import { close, constants, fstat, lstat, open, read, type Stats } from 'node:fs'
 import { promisify } from 'node:util'
 import { isOutOfDescriptors } from '../../common/network.ts'
@@ -166,6 +167,6 @@ export function openFailure(error: unknown): string {
     case 'ENFILE':
       return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`
   }
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message
 }
