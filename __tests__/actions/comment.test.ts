@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { githubVerdict, stickyComment, type GitHubBounds } from '../../src/actions/comment.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { GitHubAnswerError, GitHubConnectionError } from '../../src/operations/github.ts'
+import { GitHubAnswerError, GitHubConnectionError } from '../../src/operations/github-client.ts'
 
 describe('GitHub calls of the preview comment are bounded', () => {
   let answer: (request: IncomingMessage, response: ServerResponse) => void = () => {}

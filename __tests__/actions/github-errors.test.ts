@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { stickyComment } from '../../src/actions/comment.ts'
 import { checkPullRequest, retireDeployments } from '../../src/actions/github.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { GitHubAnswerError, GitHubConnectionError, githubStatus } from '../../src/operations/github.ts'
+import { GitHubAnswerError, GitHubConnectionError, githubStatus } from '../../src/operations/github-client.ts'
 import { deadPort } from '../support/helpers.ts'
 
 process.env.GITHUB_API_URL = `http://127.0.0.1:${await deadPort()}`

@@ -12,7 +12,7 @@ import { memoryLogger } from '../../src/common/logger.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../support/helpers.ts'
 import { ServiceClient } from '../../src/api/client.ts'
 import { createAgent } from '../../src/api/http.ts'
-import { deployOutputs, deployReport } from '../../src/deploy/report.ts'
+import { deployOutputs, deployReport } from '../../src/deploy/account.ts'
 import { renderText } from '../../src/common/report.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'

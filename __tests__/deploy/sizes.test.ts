@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { buildManifest, type ArtifactFile } from '../../src/deploy/collect/files.ts'
-import type { SiteRecord } from '../../src/deploy/site-record.ts'
+import type { SiteRecord } from '../../src/deploy/collect/record.ts'
 import {
   compareSizes,
   describeDelta,

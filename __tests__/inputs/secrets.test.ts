@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { runSecrets } from '../../src/common/secrets.ts'
-import { registerSecrets } from '../../src/inputs/secrets.ts'
+import { registerSecrets } from '../../src/inputs/register-secrets.ts'
 import { getter } from '../support/helpers.ts'
 
 // Issue 44: the CLI registered GAMEHOST_TOKEN as given (with its trailing \r) but sent it trimmed, so

@@ -1,4 +1,4 @@
-// The one GitHub client of both faces (operations/github.ts): what it sends (redacted, the token as it
+// The one GitHub client of both faces (operations/github-client.ts): what it sends (redacted, the token as it
 // must be), what it follows (a moved repository's redirect), and what a failure says: GitHub's status
 // and message, a connection error, or a pull request GitHub cannot tell about, named in the face's words.
 import assert from 'node:assert/strict'
@@ -14,7 +14,7 @@ import {
   githubCall,
   readPullRequestState,
   type GitHubOptions,
-} from '../../src/operations/github.ts'
+} from '../../src/operations/github-client.ts'
 import { deadPort } from '../support/helpers.ts'
 
 const SECRET = 'svc-T0ken/with+sym:bols'

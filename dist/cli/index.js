@@ -67484,7 +67484,7 @@ function basicAuthSecrets(raw) {
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
-;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
@@ -74201,7 +74201,7 @@ function contentTypeOf(file) {
     return contentTypes.get(extension);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
+;// CONCATENATED MODULE: ./src/deploy/target/cdn-domain.ts
 
 
 
@@ -74232,7 +74232,7 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
     return origin;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/record.ts
 // The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
 // size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
 // user's build: the manifest and the outputs leave the record out.
@@ -74404,7 +74404,7 @@ async function pollUntil(check, options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/engines.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/engines.ts
 // The engines the deploy knows, in one table: what marks each one's web build, its files and their
 // compressed forms, which seen-live fetches and the size report always shows. A new engine is added
 // here (and its planner in web-engine.ts).
@@ -74506,7 +74506,7 @@ function isBuildEvidence(path, unityNamed) {
         (unityNamed && isCompressedUnityPart(name)));
 }
 
-;// CONCATENATED MODULE: ./src/deploy/verify.ts
+;// CONCATENATED MODULE: ./src/deploy/live/verify.ts
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
 // manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
 // is another than before. A publish reaches the CDN's edge seconds later.
@@ -74749,7 +74749,7 @@ function probesFor(expected) {
     return probes;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/live.ts
+;// CONCATENATED MODULE: ./src/deploy/live/publish-and-see.ts
 // The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
@@ -74891,7 +74891,7 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
 
-;// CONCATENATED MODULE: ./src/deploy/publish.ts
+;// CONCATENATED MODULE: ./src/deploy/live/version-config.ts
 // A CDN site is served only once a version whose config names it is published to a namespace.
 
 
@@ -75537,7 +75537,7 @@ async function uploadFiles(options) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/deploy/close.ts
+;// CONCATENATED MODULE: ./src/deploy/live/close.ts
 // Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
 // a version whose site is a page saying the preview was closed, and its custom domain is freed.
 
@@ -76505,7 +76505,7 @@ function collected(described, options) {
     return files;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/routes.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/routes.ts
 
 
 
@@ -76596,7 +76596,7 @@ function pageLayerWarning(route, files) {
         `after the routes' headers, so pages get ${layer.sent}; only the other files it matches (${some(others)}) get ${header}`);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/web-engine.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/web-engine.ts
 // Serving a game's web build the way its engine needs, with the CDN's only levers: each file's content
 // type and the version's routes (one header per glob). A compressed Unity build needs Content-Encoding
 // and the inner file's type; a threaded Godot export needs two isolation headers this CDN cannot
@@ -76975,7 +76975,7 @@ function missingIndex(files, root) {
     return `${base}: give the folder that holds the game's index.html${onPurpose}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/private.ts
+;// CONCATENATED MODULE: ./src/deploy/target/private.ts
 // Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
 // seen answering 401 without credentials, and only then the publish.
 
@@ -77065,7 +77065,7 @@ function privateNote(user) {
     return `private (basic auth): ask the team for the password of user ${user}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/provision.ts
+;// CONCATENATED MODULE: ./src/deploy/target/provision.ts
 
 
 
@@ -77275,7 +77275,7 @@ function isNameTaken(error) {
     return error.serviceMessage.includes('name-id.not-unique');
 }
 
-;// CONCATENATED MODULE: ./src/deploy/go-live.ts
+;// CONCATENATED MODULE: ./src/deploy/live/prepare.ts
 
 
 
@@ -77286,7 +77286,7 @@ function isNameTaken(error) {
  * Makes the version of the new site from the base version, for publishAndSee to publish; a missing
  * namespace is created on the base version first. One already serving this site is left as it is.
  */
-async function goLive(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
+async function prepareVersion(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
     const { gameId } = inputs.connection;
     const { basicAuth } = inputs.target;
     const url = plan.cdnDomain && namespaceUrl(plan.cdnDomain, plan.gameNameId, provisioned.nameId ?? '');
@@ -77360,7 +77360,7 @@ function publishedDomain(provisioned, url) {
         cnameTarget: domainStatus?.cnameRecord ?? (url && new URL(url).hostname),
     };
 }
-/** The URL is said live only once seen (live.ts); a custom domain's state is said now. */
+/** The URL is said live only once seen (publish-and-see.ts); a custom domain's state is said now. */
 function logWhere(published, logger) {
     const { domain, url } = published;
     if (!url)
@@ -77374,7 +77374,7 @@ function logWhere(published, logger) {
         logger.info(`Domain ${domain.name} is ${domain.status}: it does not serve the build; the namespace's own host does`);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/target.ts
+;// CONCATENATED MODULE: ./src/deploy/target/target.ts
 // The deploy's second stage: the namespace found (or planned), and the new version validated with the
 // service. Nothing the upload needs is decided after this.
 
@@ -78030,7 +78030,7 @@ async function smokeTest(options) {
     if (!inputs.smoke.enabled)
         return;
     const smoke = await logger.group('Smoke test', () => look(options));
-    options.journal.smoke = smoke;
+    options.result.smoke = smoke;
     if (smoke.status !== 'failed')
         return;
     const onFailure = inputs.verify.onFailure;
@@ -78039,7 +78039,7 @@ async function smokeTest(options) {
         logger.warning(`Smoke test: ${account} ${inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
         return;
     }
-    const namespaceId = options.journal.provisioned.namespaceId;
+    const namespaceId = options.result.provisioned.namespaceId;
     if (onFailure === 'rollback' && namespaceId) {
         try {
             smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
@@ -78050,7 +78050,7 @@ async function smokeTest(options) {
             });
         }
     }
-    const nameId = options.journal.provisioned.nameId;
+    const nameId = options.result.provisioned.nameId;
     throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
 }
 async function look(options) {
@@ -78100,7 +78100,7 @@ async function screenshotFile(options) {
     return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/older.ts
+;// CONCATENATED MODULE: ./src/deploy/target/older.ts
 // Never an older build over a newer one: the commit the namespace's record names is compared with
 // this run's (GitHub's compare API). Another branch's commit (diverged) is published as always.
 
@@ -78259,36 +78259,36 @@ function deployFailure(error) {
 }
 /**
  * The deploy, in stages: collect (every local check passes before anything is created), plan the
- * target, upload, go live. The journal (the result) is written here alone.
+ * target, upload, go live. The result is written here alone.
  */
 async function deploy(inputs, deps) {
     const { logger } = deps;
     // Its pool and client are made on first use: a dry run or a failed local check makes neither.
     const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'deploy');
     const started = run.clock.now();
-    const finished = (journal) => Object.assign(journal, { durationMs: run.clock.now() - started });
+    const finished = (result) => Object.assign(result, { durationMs: run.clock.now() - started });
     try {
         const site = await collect(inputs, { ...deps, signal: run.signal });
         run.signal.throwIfAborted();
-        const journal = startJournal(inputs, site);
-        const saveManifest = manifestSaver(journal, deps);
+        const result = startResult(inputs, site);
+        const saveManifest = manifestSaver(result, deps);
         if (site?.manifest)
             await saveManifest(site.manifest);
         if (inputs.dryRun) {
-            await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, journal, logger)));
-            return finished(journal);
+            await logger.group('Plan (dry run: nothing is created)', () => Promise.resolve(logPlan(inputs, result, logger)));
+            return finished(result);
         }
         const onNamespace = (id) => {
-            journal.provisioned.namespaceId = id;
+            result.provisioned.namespaceId = id;
             deps.onNamespace?.(id);
         };
         try {
-            await sendAndGoLive({ inputs, run, journal, deps: { ...deps, saveManifest, onNamespace } }, site);
+            await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site);
         }
         catch (error) {
-            throw new DeployError(error, finished(journal));
+            throw new DeployError(error, finished(result));
         }
-        return finished(journal);
+        return finished(result);
     }
     finally {
         await run.dispose();
@@ -78305,19 +78305,19 @@ async function collect(inputs, deps) {
     const publish = target.kind !== 'none' && target.publish;
     return deps.logger.group('Collect files', () => collectSite({ ...site, path: root }, { ...deps, digestFirst, publish, siteRecord: inputs.siteRecord }));
 }
-function manifestSaver(journal, deps) {
+function manifestSaver(result, deps) {
     const file = deps.manifestFile ?? external_node_path_default().join(deps.tempDir, `gamehost-manifest-${process.pid}.json`);
     return async (manifest) => {
-        journal.manifest = manifest;
+        result.manifest = manifest;
         const written = await writeManifest(manifest, file);
         if (deps.manifestFile === undefined && deps.tempDirRemoved)
             return;
-        journal.manifestPath = written;
+        result.manifestPath = written;
         deps.logger.info(`Manifest written to ${written}`);
     };
 }
 async function sendAndGoLive(stage, site) {
-    const { inputs, run, journal, deps } = stage;
+    const { inputs, run, result, deps } = stage;
     const { logger } = deps;
     // Exactly the routes of the published version when there are any; none keeps the base version's.
     const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined;
@@ -78325,40 +78325,40 @@ async function sendAndGoLive(stage, site) {
     const planned = targeted &&
         (await logger.group('Provision', () => planTarget(run.client, targeted, routes, logger, deps.onNamespace)));
     if (planned)
-        journal.provisioned = planned.provisioned;
+        result.provisioned = planned.provisioned;
     run.signal.throwIfAborted();
     const served = planned?.publishing && (await readServed(stage, planned.publishing));
     if (served?.live) {
-        journal.older = await checkOlder({
+        result.older = await checkOlder({
             commit: deps.source?.commit,
             live: served.live,
-            nameId: journal.provisioned.nameId ?? '',
+            nameId: result.provisioned.nameId ?? '',
             allowOlder: inputs.allowOlder,
             compareCommits: deps.compareCommits,
             logger,
         });
         // This run's commit is behind the one live (and not allowed): nothing is uploaded or published.
-        if (journal.older.blocked) {
-            journal.older.url = served.liveUrl;
-            journal.skipped = true;
+        if (result.older.blocked) {
+            result.older.url = served.liveUrl;
+            result.skipped = true;
             return;
         }
     }
     run.signal.throwIfAborted();
     if (site)
         await uploadOrReuse(stage, site);
-    if (served?.base && journal.manifest) {
-        journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest);
-        logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`);
+    if (served?.base && result.manifest) {
+        result.sizes = compareSizes(served.base.nameId, served.base.record, result.manifest);
+        logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(result.sizes)}`);
     }
     const plan = planned?.publishing;
-    const siteId = journal.siteId;
+    const siteId = result.siteId;
     if (!targeted || !plan || !siteId)
         return;
     run.signal.throwIfAborted();
     await publishAndSeeLive(stage, targeted, plan, siteId);
 }
-async function uploadOrReuse({ inputs, run, journal, deps }, site) {
+async function uploadOrReuse({ inputs, run, result, deps }, site) {
     const { logger, previous } = deps;
     const { manifest } = site;
     if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
@@ -78366,7 +78366,7 @@ async function uploadOrReuse({ inputs, run, journal, deps }, site) {
         logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
             'no new site is created. Set skip-unchanged: false to upload anyway.');
         const { siteId, uploadId } = previous;
-        return void Object.assign(journal, { skipped: true, uploadCompleted: true, siteId, uploadId });
+        return void Object.assign(result, { skipped: true, uploadCompleted: true, siteId, uploadId });
     }
     const uploaded = await logger.group('Upload', () => uploadSite({
         ...deps,
@@ -78380,20 +78380,20 @@ async function uploadOrReuse({ inputs, run, journal, deps }, site) {
         files: site.files,
         manifest,
         concurrency: inputs.transfer.concurrency,
-        onSiteCreated: (created) => Object.assign(journal, created),
+        onSiteCreated: (created) => Object.assign(result, created),
         onHashed: async (manifest) => {
             await deps.saveManifest(manifest);
             logger.info(`Digest ${manifest.digest}`);
         },
         record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
     }));
-    Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true });
+    Object.assign(result, { upload: uploaded.upload, uploadCompleted: true });
     if (uploaded.record) {
         const { path: recordPath, size, sha256, contentType } = uploaded.record;
-        journal.record = { path: recordPath, size, sha256, contentType };
+        result.record = { path: recordPath, size, sha256, contentType };
     }
 }
-async function publishAndSeeLive({ run, journal, deps }, targeted, plan, siteId) {
+async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) {
     const { logger } = deps;
     const waitUntilPrivate = privateHostWaiter({
         dispatcher: run.dispatcher,
@@ -78404,31 +78404,31 @@ async function publishAndSeeLive({ run, journal, deps }, targeted, plan, siteId)
         logger,
         sleep: deps.sleep,
     });
-    const { provisioned } = journal;
-    const live = await logger.group('Publish', () => goLive(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
-    journal.provisioned = live.provisioned;
-    journal.published = live.published;
+    const { provisioned } = result;
+    const live = await logger.group('Publish', () => prepareVersion(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
+    result.provisioned = live.provisioned;
+    result.published = live.published;
     // The namespace's own host: a custom domain serves only once the user's DNS points at it.
-    const { manifest } = journal;
+    const { manifest } = result;
     const seen = await publishAndSee({ ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId }, {
         settings: targeted.verify,
         expected: manifest
-            ? { files: manifest.files, record: journal.record, serving: journal.serving }
+            ? { files: manifest.files, record: result.record, serving: result.serving }
             : { unknown: 'no manifest' },
         run,
         logger,
         sleep: deps.sleep,
         authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
-        onSeen: (seen) => (journal.verification = seen),
+        onSeen: (seen) => (result.verification = seen),
     });
     const { url } = live.published;
     if (seen?.verified && url)
-        await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal });
+        await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result });
 }
 /** The records the namespace and compare-with's namespace serve, read once each, side by side. */
-async function readServed({ inputs, run, journal, deps }, plan) {
+async function readServed({ inputs, run, result, deps }, plan) {
     const { cdnDomain } = plan;
-    const nameId = journal.provisioned.nameId;
+    const nameId = result.provisioned.nameId;
     if (!cdnDomain)
         return {};
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
@@ -78448,7 +78448,7 @@ async function readServed({ inputs, run, journal, deps }, plan) {
             : undefined,
     };
 }
-function startJournal(inputs, site) {
+function startResult(inputs, site) {
     const { target } = inputs;
     return {
         dryRun: inputs.dryRun,
@@ -78507,7 +78507,7 @@ function logPlan(inputs, result, logger) {
             : ', its routes kept'));
 }
 
-;// CONCATENATED MODULE: ./src/deploy/report.ts
+;// CONCATENATED MODULE: ./src/deploy/account.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
 
@@ -79015,7 +79015,7 @@ function number(value) {
 
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"0.1.0"};
-;// CONCATENATED MODULE: ./src/operations/github.ts
+;// CONCATENATED MODULE: ./src/operations/github-client.ts
 // GitHub's REST API, for both faces: what the actions ask (the sticky comment, the commits compared, a
 // workflow_run's pull request, the deployments retired) and what both ask for the sweep (whether a pull
 // request is open). A plain client on undici: the token, the API's base URL (GITHUB_API_URL on a
@@ -79113,7 +79113,7 @@ function githubApi(options, signal) {
                 throw error;
             throw new GitHubConnectionError(error);
         }
-        const data = github_parseJson(text);
+        const data = github_client_parseJson(text);
         if (answer.statusCode >= 400) {
             const retryAfter = answer.headers['retry-after'];
             throw new GitHubAnswerError(answer.statusCode, failureText(answer.statusCode, data), typeof retryAfter === 'string' ? retryAfter : undefined);
@@ -79128,7 +79128,7 @@ function githubApi(options, signal) {
         delete: async (path) => void (await send('DELETE', path)),
     };
 }
-function github_parseJson(text) {
+function github_client_parseJson(text) {
     try {
         return text ? JSON.parse(text) : undefined;
     }

@@ -74003,7 +74003,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8512);
+/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7226);
 
 await (0,_src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -74012,7 +74012,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8512:
+/***/ 7226:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -78406,7 +78406,7 @@ function basicAuthSecrets(raw) {
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
-;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
@@ -79547,7 +79547,7 @@ function inertHtml(text) {
     return escapeHtml(untrusted_visible(text));
 }
 
-;// CONCATENATED MODULE: ./src/deploy/cdn-domain.ts
+;// CONCATENATED MODULE: ./src/deploy/target/cdn-domain.ts
 
 
 
@@ -79580,7 +79580,7 @@ async function resolveCdnDomain(client, given, apiUrl, logger) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/deploy/site-record.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/record.ts
 // The deploy's record on the site (/.well-known/gamehost.json: commit, ref, digest, each file's path,
 // size and SHA-256) lets a later run see in one fetch which build a namespace serves. It describes the
 // user's build: the manifest and the outputs leave the record out.
@@ -79949,7 +79949,7 @@ function compareGlobSpecificity(a, b) {
     return ma.recursive - mb.recursive || mb.literal - ma.literal || ma.any - mb.any;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/engines.ts
+;// CONCATENATED MODULE: ./src/deploy/collect/engines.ts
 // The engines the deploy knows, in one table: what marks each one's web build, its files and their
 // compressed forms, which seen-live fetches and the size report always shows. A new engine is added
 // here (and its planner in web-engine.ts).
@@ -80051,7 +80051,7 @@ function isBuildEvidence(path, unityNamed) {
         (unityNamed && isCompressedUnityPart(name)));
 }
 
-;// CONCATENATED MODULE: ./src/deploy/verify.ts
+;// CONCATENATED MODULE: ./src/deploy/live/verify.ts
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
 // manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
 // is another than before. A publish reaches the CDN's edge seconds later.
@@ -80294,7 +80294,7 @@ function probesFor(expected) {
     return probes;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/live.ts
+;// CONCATENATED MODULE: ./src/deploy/live/publish-and-see.ts
 // The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
 // rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
 
@@ -80370,7 +80370,7 @@ async function expectedOfVersion(run, to) {
         return unknown(`${to.url} served no record before (${before.absent})`);
     return { otherThan: { sha256: before.bytes.sha256 } };
 }
-class live_NotLiveError extends Error {
+class publish_and_see_NotLiveError extends Error {
     name = 'NotLiveError';
     verification;
     constructor(message, verification, options) {
@@ -80389,7 +80389,7 @@ async function rollBack(client, gameId, namespaceId, published, seen, logger) {
         return await putBack(client, gameId, namespaceId, published, logger);
     }
     catch (error) {
-        throw new live_NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+        throw new publish_and_see_NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
             cause: error,
         });
     }
@@ -80419,7 +80419,7 @@ function notLive(onFailure, seen, published, nameId, logger) {
             `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`, { title: 'Not seen live' });
         return;
     }
-    throw new live_NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+    throw new publish_and_see_NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
 }
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
@@ -80436,7 +80436,7 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
 
-;// CONCATENATED MODULE: ./src/deploy/publish.ts
+;// CONCATENATED MODULE: ./src/deploy/live/version-config.ts
 // A CDN site is served only once a version whose config names it is published to a namespace.
 
 
@@ -81684,7 +81684,7 @@ function decodeBase64(string, length) {
   decodeBase64,
 });
 
-;// CONCATENATED MODULE: ./src/deploy/private.ts
+;// CONCATENATED MODULE: ./src/deploy/target/private.ts
 // Private previews: the user added (its password sent only as a bcrypt hash), `basic` set, the host
 // seen answering 401 without credentials, and only then the publish.
 
@@ -82285,7 +82285,7 @@ function walk_hiddenLeftOut(hidden) {
     return `${what} left out (${inputAssignment(Input.IncludeHidden, 'true')} to upload them): ${listSome(hidden, 5)}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/report.ts
+;// CONCATENATED MODULE: ./src/deploy/account.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
 
 

@@ -74003,7 +74003,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(567);
+/* harmony import */ var _src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8876);
 
 await (0,_src_actions_servers_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -74012,7 +74012,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 567:
+/***/ 8876:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -78406,7 +78406,7 @@ function basicAuthSecrets(raw) {
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
-;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
 
 

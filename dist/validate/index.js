@@ -178,7 +178,7 @@ __webpack_unused_export__ = EventSource
 
 /***/ }),
 
-/***/ 9318:
+/***/ 6937:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const { addAbortListener } = __nccwpck_require__(1544)
@@ -251,7 +251,7 @@ const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
 const { InvalidArgumentError, SocketError } = __nccwpck_require__(8091)
 const util = __nccwpck_require__(1544)
-const { addSignal, removeSignal } = __nccwpck_require__(9318)
+const { addSignal, removeSignal } = __nccwpck_require__(6937)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -374,7 +374,7 @@ const {
 } = __nccwpck_require__(8091)
 const util = __nccwpck_require__(1544)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9318)
+const { addSignal, removeSignal } = __nccwpck_require__(6937)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -847,7 +847,7 @@ const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(80
 const util = __nccwpck_require__(1544)
 const { getResolveErrorBodyCallback } = __nccwpck_require__(8447)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9318)
+const { addSignal, removeSignal } = __nccwpck_require__(6937)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -1071,7 +1071,7 @@ module.exports = stream
 const { InvalidArgumentError, SocketError } = __nccwpck_require__(8091)
 const { AsyncResource } = __nccwpck_require__(6698)
 const util = __nccwpck_require__(1544)
-const { addSignal, removeSignal } = __nccwpck_require__(9318)
+const { addSignal, removeSignal } = __nccwpck_require__(6937)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -74003,7 +74003,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2812);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9318);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -74012,7 +74012,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2812:
+/***/ 9318:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -78406,7 +78406,7 @@ function basicAuthSecrets(raw) {
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
 
-;// CONCATENATED MODULE: ./src/inputs/secrets.ts
+;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
 
 

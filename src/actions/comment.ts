@@ -9,7 +9,7 @@ import { plural } from '../common/format.ts'
 import { COMMENT_BUDGET_MS, COMMENT_CALL_TIMEOUT_MS, COMMENT_RETRY_DELAY_MS } from '../common/timeouts.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
 import { messageOf } from '../common/format.ts'
-import { GitHubAnswerError, githubCall, githubStatus, type GitHubApi } from '../operations/github.ts'
+import { GitHubAnswerError, githubCall, githubStatus, type GitHubApi } from '../operations/github-client.ts'
 import { actionsGitHub } from './github.ts'
 
 /**

@@ -2,7 +2,7 @@ import os from 'node:os'
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, setOutput, setOutputs, writeReport } from './action.ts'
-import { closePreview } from '../deploy/close.ts'
+import { closePreview } from '../deploy/live/close.ts'
 import {
   closeOutputs,
   closeReport,
@@ -11,7 +11,7 @@ import {
   failureReport,
   rerunText,
   skipReport,
-} from '../deploy/report.ts'
+} from '../deploy/account.ts'
 import { UsageError, errorMessage } from '../api/errors.ts'
 import { stickyComment, type StickyComment } from './comment.ts'
 import { cancelOnSignals, cancelSignals, isCancelled } from '../common/cancel.ts'

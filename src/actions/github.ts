@@ -7,9 +7,9 @@ import { UsageError } from '../api/errors.ts'
 import { createAgent } from '../api/http.ts'
 import type { Logger } from '../common/logger.ts'
 import { plural } from '../common/format.ts'
-import type { CommitStatus, CompareCommits } from '../deploy/older.ts'
+import type { CommitStatus, CompareCommits } from '../deploy/target/older.ts'
 import { Input } from '../inputs/constants.ts'
-import { githubCall, type GitHubOptions } from '../operations/github.ts'
+import { githubCall, type GitHubOptions } from '../operations/github-client.ts'
 
 /** One pool for the process's GitHub calls: its idle connections hold no process open. */
 let pool: Dispatcher | undefined

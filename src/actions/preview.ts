@@ -3,7 +3,7 @@ import { formatBytes } from '../common/format.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { Connection } from '../inputs/common.ts'
 import type { Site, Target } from '../inputs/deploy.ts'
-import { privateNote } from '../deploy/private.ts'
+import { privateNote } from '../deploy/target/private.ts'
 
 /**
  * What a preview's sticky comment remembers between runs of one pull request: the last site and its

@@ -7,21 +7,21 @@ import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from 
 import { collectSite, type CollectedSite } from './collect/collect.ts'
 import type { OpenFile } from './collect/read.ts'
 import { writeManifest, type Manifest } from './collect/files.ts'
-import { goLive, type Published } from './go-live.ts'
-import { privateHostWaiter } from './private.ts'
-import type { Provisioned } from './provision.ts'
-import { planTarget } from './target.ts'
+import { prepareVersion, type Published } from './live/prepare.ts'
+import { privateHostWaiter } from './target/private.ts'
+import type { Provisioned } from './target/provision.ts'
+import { planTarget } from './target/target.ts'
 import type { UploadResult } from './upload/upload.ts'
 import { uploadSite } from './upload/site.ts'
-import { publishAndSee } from './live.ts'
-import type { PollOptions, Verification } from './verify.ts'
+import { publishAndSee } from './live/publish-and-see.ts'
+import type { PollOptions, Verification } from './live/verify.ts'
 import { smokeTest, type SmokeResult } from './smoke/index.ts'
-import { checkOlder, type CompareCommits, type OlderCheck } from './older.ts'
-import { namespaceUrl } from './publish.ts'
-import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './site-record.ts'
+import { checkOlder, type CompareCommits, type OlderCheck } from './target/older.ts'
+import { namespaceUrl } from './live/version-config.ts'
+import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './collect/record.ts'
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
-import type { PublishPlan } from './target.ts'
-import { cdnRoutes, type ServingPlan } from './web-engine.ts'
+import type { PublishPlan } from './target/target.ts'
+import { cdnRoutes, type ServingPlan } from './collect/web-engine.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export interface DeployResult {
@@ -98,37 +98,36 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
 
 /**
  * The deploy, in stages: collect (every local check passes before anything is created), plan the
- * target, upload, go live. The journal (the result) is written here alone.
+ * target, upload, go live. The result is written here alone.
  */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
   // Its pool and client are made on first use: a dry run or a failed local check makes neither.
   const run = openTransferRun(inputs, { ...deps, explain: explainServiceFailure }, 'deploy')
   const started = run.clock.now()
-  const finished = (journal: DeployResult) =>
-    Object.assign(journal, { durationMs: run.clock.now() - started })
+  const finished = (result: DeployResult) => Object.assign(result, { durationMs: run.clock.now() - started })
   try {
     const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
-    const journal = startJournal(inputs, site)
-    const saveManifest = manifestSaver(journal, deps)
+    const result = startResult(inputs, site)
+    const saveManifest = manifestSaver(result, deps)
     if (site?.manifest) await saveManifest(site.manifest)
     if (inputs.dryRun) {
       await logger.group('Plan (dry run: nothing is created)', () =>
-        Promise.resolve(logPlan(inputs, journal, logger)),
+        Promise.resolve(logPlan(inputs, result, logger)),
       )
-      return finished(journal)
+      return finished(result)
     }
     const onNamespace = (id: string) => {
-      journal.provisioned.namespaceId = id
+      result.provisioned.namespaceId = id
       deps.onNamespace?.(id)
     }
     try {
-      await sendAndGoLive({ inputs, run, journal, deps: { ...deps, saveManifest, onNamespace } }, site)
+      await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site)
     } catch (error) {
-      throw new DeployError(error, finished(journal))
+      throw new DeployError(error, finished(result))
     }
-    return finished(journal)
+    return finished(result)
   } finally {
     await run.dispose()
   }
@@ -147,13 +146,13 @@ async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<
   )
 }
 
-function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
+function manifestSaver(result: DeployResult, deps: DeployDependencies) {
   const file = deps.manifestFile ?? path.join(deps.tempDir, `gamehost-manifest-${process.pid}.json`)
   return async (manifest: Manifest): Promise<void> => {
-    journal.manifest = manifest
+    result.manifest = manifest
     const written = await writeManifest(manifest, file)
     if (deps.manifestFile === undefined && deps.tempDirRemoved) return
-    journal.manifestPath = written
+    result.manifestPath = written
     deps.logger.info(`Manifest written to ${written}`)
   }
 }
@@ -161,7 +160,7 @@ function manifestSaver(journal: DeployResult, deps: DeployDependencies) {
 interface Stage {
   inputs: DeployInputs
   run: Run
-  journal: DeployResult
+  result: DeployResult
   deps: DeployDependencies & {
     saveManifest: (manifest: Manifest) => Promise<void>
     onNamespace: (namespaceId: string) => void
@@ -169,7 +168,7 @@ interface Stage {
 }
 
 async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Promise<void> {
-  const { inputs, run, journal, deps } = stage
+  const { inputs, run, result, deps } = stage
   const { logger } = deps
   // Exactly the routes of the published version when there are any; none keeps the base version's.
   const routes = site?.serving.routes.length ? cdnRoutes(site.serving.routes) : undefined
@@ -179,42 +178,42 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
     (await logger.group('Provision', () =>
       planTarget(run.client, targeted, routes, logger, deps.onNamespace),
     ))
-  if (planned) journal.provisioned = planned.provisioned
+  if (planned) result.provisioned = planned.provisioned
   run.signal.throwIfAborted()
 
   const served = planned?.publishing && (await readServed(stage, planned.publishing))
   if (served?.live) {
-    journal.older = await checkOlder({
+    result.older = await checkOlder({
       commit: deps.source?.commit,
       live: served.live,
-      nameId: journal.provisioned.nameId ?? '',
+      nameId: result.provisioned.nameId ?? '',
       allowOlder: inputs.allowOlder,
       compareCommits: deps.compareCommits,
       logger,
     })
     // This run's commit is behind the one live (and not allowed): nothing is uploaded or published.
-    if (journal.older.blocked) {
-      journal.older.url = served.liveUrl
-      journal.skipped = true
+    if (result.older.blocked) {
+      result.older.url = served.liveUrl
+      result.skipped = true
       return
     }
   }
   run.signal.throwIfAborted()
 
   if (site) await uploadOrReuse(stage, site)
-  if (served?.base && journal.manifest) {
-    journal.sizes = compareSizes(served.base.nameId, served.base.record, journal.manifest)
-    logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(journal.sizes)}`)
+  if (served?.base && result.manifest) {
+    result.sizes = compareSizes(served.base.nameId, served.base.record, result.manifest)
+    logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(result.sizes)}`)
   }
 
   const plan = planned?.publishing
-  const siteId = journal.siteId
+  const siteId = result.siteId
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
   await publishAndSeeLive(stage, targeted, plan, siteId)
 }
 
-async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: CollectedSite): Promise<void> {
+async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: CollectedSite): Promise<void> {
   const { logger, previous } = deps
   const { manifest } = site
   if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
@@ -224,7 +223,7 @@ async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: Collec
         'no new site is created. Set skip-unchanged: false to upload anyway.',
     )
     const { siteId, uploadId } = previous
-    return void Object.assign(journal, { skipped: true, uploadCompleted: true, siteId, uploadId })
+    return void Object.assign(result, { skipped: true, uploadCompleted: true, siteId, uploadId })
   }
   const uploaded = await logger.group('Upload', () =>
     uploadSite({
@@ -239,7 +238,7 @@ async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: Collec
       files: site.files,
       manifest,
       concurrency: inputs.transfer.concurrency,
-      onSiteCreated: (created) => Object.assign(journal, created),
+      onSiteCreated: (created) => Object.assign(result, created),
       onHashed: async (manifest) => {
         await deps.saveManifest(manifest)
         logger.info(`Digest ${manifest.digest}`)
@@ -247,15 +246,15 @@ async function uploadOrReuse({ inputs, run, journal, deps }: Stage, site: Collec
       record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
     }),
   )
-  Object.assign(journal, { upload: uploaded.upload, uploadCompleted: true })
+  Object.assign(result, { upload: uploaded.upload, uploadCompleted: true })
   if (uploaded.record) {
     const { path: recordPath, size, sha256, contentType } = uploaded.record
-    journal.record = { path: recordPath, size, sha256, contentType }
+    result.record = { path: recordPath, size, sha256, contentType }
   }
 }
 
 async function publishAndSeeLive(
-  { run, journal, deps }: Stage,
+  { run, result, deps }: Stage,
   targeted: TargetedInputs,
   plan: PublishPlan,
   siteId: string,
@@ -270,43 +269,52 @@ async function publishAndSeeLive(
     logger,
     sleep: deps.sleep,
   })
-  const { provisioned } = journal
+  const { provisioned } = result
   const live = await logger.group('Publish', () =>
-    goLive(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate),
+    prepareVersion(
+      run.client,
+      targeted,
+      plan,
+      provisioned,
+      siteId,
+      logger,
+      deps.onNamespace,
+      waitUntilPrivate,
+    ),
   )
-  journal.provisioned = live.provisioned
-  journal.published = live.published
+  result.provisioned = live.provisioned
+  result.published = live.published
   // The namespace's own host: a custom domain serves only once the user's DNS points at it.
-  const { manifest } = journal
+  const { manifest } = result
   const seen = await publishAndSee(
     { ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId },
     {
       settings: targeted.verify,
       expected: manifest
-        ? { files: manifest.files, record: journal.record, serving: journal.serving }
+        ? { files: manifest.files, record: result.record, serving: result.serving }
         : { unknown: 'no manifest' },
       run,
       logger,
       sleep: deps.sleep,
       authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
-      onSeen: (seen) => (journal.verification = seen),
+      onSeen: (seen) => (result.verification = seen),
     },
   )
   const { url } = live.published
   if (seen?.verified && url)
-    await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, journal })
+    await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result })
 }
 
-interface Served {
+interface ServedRecords {
   live?: { record: SiteRecord } | { absent: string }
   liveUrl?: string
   base?: { nameId: string; record: SiteRecord }
 }
 
 /** The records the namespace and compare-with's namespace serve, read once each, side by side. */
-async function readServed({ inputs, run, journal, deps }: Stage, plan: PublishPlan): Promise<Served> {
+async function readServed({ inputs, run, result, deps }: Stage, plan: PublishPlan): Promise<ServedRecords> {
   const { cdnDomain } = plan
-  const nameId = journal.provisioned.nameId
+  const nameId = result.provisioned.nameId
   if (!cdnDomain) return {}
   const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
   const read = (name: string) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options)
@@ -327,7 +335,7 @@ async function readServed({ inputs, run, journal, deps }: Stage, plan: PublishPl
   }
 }
 
-function startJournal(inputs: DeployInputs, site: CollectedSite | undefined): DeployResult {
+function startResult(inputs: DeployInputs, site: CollectedSite | undefined): DeployResult {
   const { target } = inputs
   return {
     dryRun: inputs.dryRun,

@@ -2,9 +2,9 @@
 // always shown, the other changes largest first.
 
 import { formatBytes, plural } from '../common/format.ts'
-import { isHeavyEngineFile } from './engines.ts'
+import { isHeavyEngineFile } from './collect/engines.ts'
 import type { Manifest } from './collect/files.ts'
-import type { SiteRecord } from './site-record.ts'
+import type { SiteRecord } from './collect/record.ts'
 
 export const SIZE_ROWS_SHOWN = 15
 

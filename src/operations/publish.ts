@@ -5,11 +5,11 @@
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceStateError, UsageError } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
-import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
-import { expectedOfVersion, publishAndSee } from '../deploy/live.ts'
-import { namespaceUrl, readVersion } from '../deploy/publish.ts'
-import { liveCell } from '../deploy/report.ts'
-import type { Verification } from '../deploy/verify.ts'
+import { resolveCdnDomain } from '../deploy/target/cdn-domain.ts'
+import { expectedOfVersion, publishAndSee } from '../deploy/live/publish-and-see.ts'
+import { namespaceUrl, readVersion } from '../deploy/live/version-config.ts'
+import { liveCell } from '../deploy/account.ts'
+import type { Verification } from '../deploy/live/verify.ts'
 import {
   checkNameId,
   checkUuid,

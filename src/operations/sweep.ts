@@ -9,10 +9,10 @@ import { errorMessage } from '../api/errors.ts'
 import type { NamespaceSummary } from '../api/types.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 import type { Run } from '../api/run.ts'
-import { closePreview, closedVersionName, type CloseInputs, type CloseResult } from '../deploy/close.ts'
-import { resolveCdnDomain } from '../deploy/cdn-domain.ts'
-import { namespaceUrl, readVersion } from '../deploy/publish.ts'
-import { readServedRecord } from '../deploy/site-record.ts'
+import { closePreview, closedVersionName, type CloseInputs, type CloseResult } from '../deploy/live/close.ts'
+import { resolveCdnDomain } from '../deploy/target/cdn-domain.ts'
+import { namespaceUrl, readVersion } from '../deploy/live/version-config.ts'
+import { readServedRecord } from '../deploy/collect/record.ts'
 import {
   readBoolean,
   readCdnDomain,

@@ -13,14 +13,14 @@ import type { OpenFile } from './read.ts'
 import { scanSite } from './scan.ts'
 import nodePath from 'node:path'
 import { hiddenLeftOut } from './walk.ts'
-import { checkRecordPathFree } from '../site-record.ts'
+import { checkRecordPathFree } from './record.ts'
 import {
   applyContentTypes,
   logServingPlan,
   planServing,
   unityBuildFolderParts,
   type ServingPlan,
-} from '../web-engine.ts'
+} from './web-engine.ts'
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
 
 type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &

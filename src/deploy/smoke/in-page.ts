@@ -3,7 +3,7 @@
 // without the DOM library).
 
 import type { Browser } from 'puppeteer-core'
-import type { EngineName } from '../engines.ts'
+import type { EngineName } from '../collect/engines.ts'
 
 interface PageElement {
   textContent: string | null

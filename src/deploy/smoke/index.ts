@@ -12,8 +12,8 @@ import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { TargetedInputs } from '../../inputs/deploy.ts'
-import type { Published } from '../go-live.ts'
-import { afterFailure, putBack, putBackFailed } from '../live.ts'
+import type { Published } from '../live/prepare.ts'
+import { afterFailure, putBack, putBackFailed } from '../live/publish-and-see.ts'
 import { findBrowser } from './browser.ts'
 import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
@@ -25,8 +25,8 @@ export interface SmokeOptions {
   run: Pick<Run, 'client' | 'signal' | 'clock'>
   published: Published
   url: string
-  /** The deploy's journal: the result is put there before anything is thrown. */
-  journal: { smoke?: SmokeResult; provisioned: { namespaceId?: string; nameId?: string } }
+  /** The deploy's result: the smoke test's is put there before anything is thrown. */
+  result: { smoke?: SmokeResult; provisioned: { namespaceId?: string; nameId?: string } }
   logger: Logger
   /** Where the screenshot goes (RUNNER_TEMP); a folder of its own in the OS's when it is removed at the end. */
   tempDir: string
@@ -41,7 +41,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
   const { inputs, logger } = options
   if (!inputs.smoke.enabled) return
   const smoke = await logger.group('Smoke test', () => look(options))
-  options.journal.smoke = smoke
+  options.result.smoke = smoke
   if (smoke.status !== 'failed') return
   const onFailure = inputs.verify.onFailure
   const account = `${capital(smoke.line)}. ${capital(smoke.remedy ?? '')}.`
@@ -52,7 +52,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
     )
     return
   }
-  const namespaceId = options.journal.provisioned.namespaceId
+  const namespaceId = options.result.provisioned.namespaceId
   if (onFailure === 'rollback' && namespaceId) {
     try {
       smoke.rolledBackTo = await putBack(
@@ -68,7 +68,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
       })
     }
   }
-  const nameId = options.journal.provisioned.nameId
+  const nameId = options.result.provisioned.nameId
   throw new SmokeTestError(
     `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`,
     smoke,

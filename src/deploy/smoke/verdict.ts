@@ -5,7 +5,7 @@
 import { formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
-import { COMPRESSIONS, ENGINES } from '../engines.ts'
+import { COMPRESSIONS, ENGINES } from '../collect/engines.ts'
 import type { Problem, Seen } from './watch.ts'
 
 export type SmokeStatus = 'passed' | 'failed' | 'skipped'

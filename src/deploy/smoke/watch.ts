@@ -10,7 +10,7 @@ import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Pa
 import { errorMessage } from '../../common/format.ts'
 import { pollUntil } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
-import type { EngineName } from '../engines.ts'
+import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 

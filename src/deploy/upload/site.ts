@@ -9,7 +9,7 @@ import {
   recordSize,
   type BuildSource,
   type RecordFile,
-} from '../site-record.ts'
+} from '../collect/record.ts'
 import { createProgress } from './progress.ts'
 import { uploadFiles, type UploadOptions, type UploadResult } from './upload.ts'
 

@@ -1,0 +1,211 @@
+// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
+// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
+
+import { inputName } from '../../common/input-naming.ts'
+import type { ServiceClient } from '../../api/client.ts'
+import { errorMessage } from '../../api/errors.ts'
+import { capital, formatSeconds } from '../../common/format.ts'
+import type { Logger } from '../../common/logger.ts'
+import type { OnVerifyFailure } from '../../inputs/common.ts'
+import { Input } from '../../inputs/constants.ts'
+import type { Published } from './prepare.ts'
+import { readServedRecord, RECORD_PATH } from '../collect/record.ts'
+import {
+  describeMismatch,
+  describeTiming,
+  verifyLive,
+  type Expected,
+  type VerifyLiveOptions,
+  type Verification,
+} from './verify.ts'
+
+export interface Change {
+  gameId: string
+  namespaceId: string
+  nameId: string
+  published: Published
+  /** Nothing is set; what the namespace serves is still seen. */
+  alreadyServed: boolean
+}
+
+export interface SeeOptions extends Omit<VerifyLiveOptions, 'url' | 'expected'> {
+  /** What the host must serve, or must no longer; `unknown` when nothing tells the change apart. */
+  expected: Expected | { unknown: string }
+  run: VerifyLiveOptions['run'] & { client: ServiceClient }
+  logger: Logger
+  /** Hears of the verification as soon as it ends, cancelled included (the deploy's result). */
+  onSeen?: (seen: Verification) => void
+  onPublished?: () => void
+}
+
+/** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
+export async function publishAndSee(change: Change, options: SeeOptions): Promise<Verification | undefined> {
+  const { gameId, namespaceId, nameId, published } = change
+  const { run, logger, settings } = options
+  if (!change.alreadyServed) {
+    await run.client.setNamespaceVersion(gameId, namespaceId, published.versionId)
+    const before = published.replacedVersionId ? `; it served ${published.replacedVersionId}` : ''
+    logger.info(
+      `Published version '${published.versionName}' to namespace ${nameId} (${namespaceId})${before}`,
+    )
+    options.onPublished?.()
+  }
+  const { url } = published
+  if (!url) return undefined
+  const { expected } = options
+  if (!settings.enabled || 'unknown' in expected) {
+    const why =
+      settings.enabled && 'unknown' in expected ? expected.unknown : `${inputName(Input.Verify)} is false`
+    logger.info(`Published at ${url} (not checked: ${why})`)
+    return undefined
+  }
+  const started = run.clock.now()
+  let seen: Verification
+  try {
+    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }))
+  } catch (error) {
+    if (run.signal.aborted) {
+      const durationMs = run.clock.now() - started
+      options.onSeen?.({ verified: false, cancelled: true, url, durationMs, attempts: 0, checked: [] })
+      logger.info(
+        `The check of ${url} was cancelled after ${formatSeconds(durationMs)}: namespace ${nameId} serves ${versionOf(published)}, not yet seen live`,
+      )
+    }
+    throw error
+  }
+  options.onSeen?.(seen)
+  if (seen.verified) return seen
+  if (settings.onFailure === 'rollback')
+    seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger)
+  notLive(settings.onFailure, seen, published, nameId, logger)
+  return seen
+}
+
+/**
+ * What proves a namespace serves a version the run did not build (promote, rollback), read before it
+ * is published: the record served where the version is (`servedAt`), else the record served now,
+ * which it must no longer serve.
+ */
+export async function expectedOfVersion(
+  run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
+  to: { url: string; servedAt: readonly string[]; sameSite: () => Promise<boolean> },
+): Promise<SeeOptions['expected']> {
+  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const absent: string[] = []
+  for (const url of to.servedAt) {
+    const served = await readServedRecord(url, options)
+    if ('absent' in served) absent.push(`${url} serves no record of its build (${served.absent})`)
+    else {
+      const { size, sha256 } = served.bytes
+      return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } }
+    }
+  }
+  const unknown = (why: string) => ({ unknown: [...absent, why].join('; ') })
+  if (to.servedAt.includes(to.url)) return unknown('nothing tells the version apart')
+  if (await to.sameSite()) return unknown('it serves the same site as the version before')
+  const before = await readServedRecord(to.url, options)
+  if ('absent' in before) return unknown(`${to.url} served no record before (${before.absent})`)
+  return { otherThan: { sha256: before.bytes.sha256 } }
+}
+
+export class NotLiveError extends Error {
+  override name = 'NotLiveError'
+  readonly verification: Verification
+  constructor(message: string, verification: Verification, options?: ErrorOptions) {
+    super(message, options)
+    this.verification = verification
+  }
+}
+
+export function notLiveAccount(seen: Verification): string {
+  const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
+  if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
+  return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
+}
+
+async function rollBack(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  published: Published,
+  seen: Verification,
+  logger: Pick<Logger, 'info'>,
+): Promise<string | undefined> {
+  try {
+    return await putBack(client, gameId, namespaceId, published, logger)
+  } catch (error) {
+    throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
+      cause: error,
+    })
+  }
+}
+
+/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
+export function putBackFailed(published: Published, error: unknown): string {
+  return (
+    `Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
+    `${errorMessage(error)}. It is left on ${versionOf(published)}.`
+  )
+}
+
+/**
+ * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ */
+export async function putBack(
+  client: ServiceClient,
+  gameId: string,
+  namespaceId: string,
+  published: Published,
+  logger: Pick<Logger, 'info'>,
+): Promise<string | undefined> {
+  const previous = published.replacedVersionId
+  if (!published.created || !previous || previous === published.versionId) return undefined
+  await client.setNamespaceVersion(gameId, namespaceId, previous)
+  logger.info(`Put the namespace back on version ${previous}, which it served before the publish`)
+  return previous
+}
+
+/** Throws a NotLiveError saying what was done about it, or warns (warn). */
+export function notLive(
+  onFailure: OnVerifyFailure,
+  seen: Verification,
+  published: Published,
+  nameId: string | undefined,
+  logger: Pick<Logger, 'warning'>,
+): void {
+  const account = notLiveAccount(seen)
+  if (onFailure === 'warn') {
+    logger.warning(
+      `Not seen live: ${account}. ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
+        `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`,
+      { title: 'Not seen live' },
+    )
+    return
+  }
+  throw new NotLiveError(
+    `Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`,
+    seen,
+  )
+}
+
+/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+export function afterFailure(
+  onFailure: OnVerifyFailure,
+  rolledBackTo: string | undefined,
+  published: Published,
+  nameId: string | undefined,
+): string {
+  const namespace = namespaceOf(nameId)
+  const version = versionOf(published)
+  return rolledBackTo !== undefined
+    ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
+    : onFailure === 'fail'
+      ? `${inputName(Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
+      : !published.created
+        ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
+        : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`
+}
+
+const namespaceOf = (nameId: string | undefined) => (nameId ? `namespace ${nameId}` : 'the namespace')
+const versionOf = (published: Published) => `version '${published.versionName}' (${published.versionId})`
