@@ -1,0 +1,182 @@
+// Property tests of the whole transfer (issue 44): generated builds deployed through the public deploy
+// to the emulator, then read back from the namespace's host as a browser would. Runs:
+// GAMEHOST_FUZZ_RUNS (default a few, for `npm test`; `npm run fuzz` sets 300); GAMEHOST_FUZZ_SEED and
+// GAMEHOST_FUZZ_PATH replay a failure that fast-check printed (with --test-name-pattern naming its test).
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { memoryLogger } from '../../src/common/logger.ts'
+import { DeployError, deploy, deployFailure, type DeployDependencies } from '../../src/deploy/pipeline.ts'
+import type { Emulator, FaultOptions, ScriptedAnswer } from '../../src/emulator/index.ts'
+import { routeKeys } from '../../src/emulator/routes/index.ts'
+import { readInputs } from '../../src/inputs/deploy.ts'
+import { startTestEmulator } from '../support/emulator.ts'
+import { getter, tempDir } from '../support/helpers.ts'
+import { virtualTime } from '../support/virtual-time.ts'
+import { GEOMETRY, buildArbitrary, writeBuild, type Build } from './builds.ts'
+import { assertServes, snapshot } from './served.ts'
+
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const GAME_NAME_ID = 'demo-game'
+
+function runSettings(defaultRuns: number): fc.Parameters<unknown> {
+  const runs = Number(process.env.GAMEHOST_FUZZ_RUNS ?? defaultRuns)
+  assert.ok(Number.isSafeInteger(runs) && runs > 0, `GAMEHOST_FUZZ_RUNS must be a positive integer`)
+  const seed = process.env.GAMEHOST_FUZZ_SEED
+  const path = process.env.GAMEHOST_FUZZ_PATH
+  return {
+    numRuns: runs,
+    ...(seed ? { seed: Number(seed) } : {}),
+    ...(path ? { path } : {}),
+  }
+}
+
+let cases = 0
+/** A namespace name_id of its own for each case (at most 16 characters). */
+const freshNamespace = () => `prop-${++cases}`
+
+async function deployBuild(
+  emulator: Emulator,
+  root: string,
+  build: Build,
+  extra: Record<string, string>,
+  deps: Partial<DeployDependencies> = {},
+) {
+  const inputs = readInputs(
+    getter({
+      'api-url': emulator.url,
+      'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      token: 'gamehost-demo-token',
+      'game-id': GAME,
+      path: root,
+      'include-hidden': String(build.includeHidden),
+      ...extra,
+    }),
+    { repository: 'studio/space-game', ref: 'refs/heads/main', sha: 'abcdef0123456789' },
+  )
+  return deploy(inputs, {
+    logger: memoryLogger(),
+    tempDir: await tempDir(),
+    retry: { sleep: async () => {} },
+    ...deps,
+  })
+}
+
+/** The namespace's host as the emulator names it (`prod` is the game's own). */
+const namespaceUrl = (emulator: Emulator, nameId: string) =>
+  `http://${nameId === 'prod' ? GAME_NAME_ID : `${GAME_NAME_ID}--${nameId}`}.localhost:${new URL(emulator.url).port}/`
+
+test('property: every generated build is served byte for byte, with its type, and recorded', async () => {
+  const emulator = await startTestEmulator({ ...GEOMETRY, rateLimit: false })
+  try {
+    await fc.assert(
+      fc.asyncProperty(buildArbitrary(), async (build) => {
+        const { root, bytes } = await writeBuild(build)
+        const result = await deployBuild(emulator, root, build, { namespace: freshNamespace() })
+        assert.equal(result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
+        const url = result.published?.url
+        assert.ok(url, 'the build was published')
+        await assertServes(url, bytes)
+      }),
+      runSettings(12),
+    )
+  } finally {
+    await emulator.close()
+  }
+})
+
+const rate = fc.constantFrom(0, 0, 0.02, 0.05, 0.1, 0.2)
+const faultsArbitrary: fc.Arbitrary<FaultOptions> = fc.record({
+  seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+  putErrorRate: rate,
+  putResetRate: rate,
+  putStallCount: fc.constantFrom(0, 0, 0, 1, 2),
+  putWrongEtagRate: rate,
+  apiErrorRate: rate,
+  script: fc.dictionary(
+    fc.constantFrom(...routeKeys()),
+    fc.array(fc.constantFrom<ScriptedAnswer>('429', '503', 'reset'), { minLength: 1, maxLength: 2 }),
+    { maxKeys: 2 },
+  ),
+  // The deploy's publish never reaches the host: the deploy sees it and puts the namespace back.
+  lostPublishes: fc.constantFrom([], [], [], [1]),
+})
+
+const transferArbitrary = fc.record({
+  retries: fc.constantFrom(0, 2, 4, 6, 8),
+  concurrency: fc.constantFrom(1, 2, 8),
+  target: fc.constantFrom('staging', 'prod', 'fresh'),
+})
+type Transfer = typeof transferArbitrary extends fc.Arbitrary<infer T> ? T : never
+
+/** What a bug throws, never a refusal or a failure the deploy reports. */
+const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, assert.AssertionError]
+
+/** Deploys `build` through an emulator injecting `faults`; answers whether the deploy resolved. */
+async function deployThroughFaults(build: Build, faults: FaultOptions, transfer: Transfer): Promise<boolean> {
+  const { root, bytes } = await writeBuild(build)
+  // The wait for a publish to be served goes by this clock, which moves only when the deploy waits.
+  const time = virtualTime(Date.now())
+  const emulator = await startTestEmulator({ ...GEOMETRY, rateLimit: false, faults, timer: time.timer })
+  try {
+    const nameId = transfer.target === 'fresh' ? freshNamespace() : transfer.target
+    const url = namespaceUrl(emulator, nameId)
+    const versionOf = () => emulator.namespaces(GAME).find((n) => n.nameId === nameId)?.versionId
+    const versionBefore = versionOf()
+    const servedBefore = await snapshot(url, [...bytes.keys()])
+    const inputs = {
+      namespace: nameId,
+      retries: String(transfer.retries),
+      concurrency: String(transfer.concurrency),
+      // Injected stalls are cut after a second of no progress.
+      'request-timeout': '1',
+      'verify-timeout': '5',
+    }
+    const deps = { clock: time.clock, sleep: time.sleep }
+    const deployed = await deployBuild(emulator, root, build, inputs, deps).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    )
+    if ('result' in deployed) {
+      assert.equal(deployed.result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
+      assert.equal(deployed.result.published?.url, url, 'published at the namespace')
+      await assertServes(url, bytes)
+      return true
+    }
+    const { error } = deployed
+    const cause = deployFailure(error).error
+    assert.ok(error instanceof DeployError, `the deploy threw what is no DeployError: ${String(error)}`)
+    assert.ok(
+      !PROGRAMMING_ERRORS.some((type) => cause instanceof type),
+      `the deploy crashed: ${String(cause)}`,
+    )
+    if (versionBefore !== undefined) {
+      assert.equal(versionOf(), versionBefore, `the failed deploy moved ${nameId}: ${String(error)}`)
+    }
+    const servedAfter = await snapshot(url, [...bytes.keys()])
+    assert.deepEqual(
+      servedAfter,
+      servedBefore,
+      `the failed deploy changed what ${nameId} serves: ${String(error)}`,
+    )
+    return false
+  } finally {
+    await emulator.close()
+  }
+}
+
+test('property: through injected faults a deploy serves the build, or fails leaving the namespace as it was', async (t) => {
+  const outcomes = { resolved: 0, threw: 0 }
+  await fc.assert(
+    fc.asyncProperty(
+      buildArbitrary(8),
+      faultsArbitrary,
+      transferArbitrary,
+      async (build, faults, transfer) => {
+        outcomes[(await deployThroughFaults(build, faults, transfer)) ? 'resolved' : 'threw']++
+      },
+    ),
+    runSettings(8),
+  )
+  t.diagnostic(`deploys that resolved: ${outcomes.resolved}, that threw: ${outcomes.threw}`)
+})
