@@ -1,17 +1,25 @@
 // Generated web builds for the property tests of the transfer: an index.html at the root and files of
 // awkward names and sizes around the emulator's part boundaries, each written to a fresh folder.
 
-import { hash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import fc from 'fast-check'
 import { SITE_PATH_MAX_BYTES } from '../../src/api/rules.ts'
 import { tempDir } from '../support/helpers.ts'
 
-/** Files of at least this many bytes are multipart uploads, in parts of PART_SIZE. */
-export const MULTIPART_THRESHOLD = 3 * 1024
-export const PART_SIZE = 1024
-export const GEOMETRY = { multipartThreshold: MULTIPART_THRESHOLD, partSize: PART_SIZE } as const
+const KiB = 1024
+const MiB = 1024 * KiB
+
+/**
+ * The emulator's multipart geometries (files of at least multipartThreshold bytes are uploaded in
+ * parts of partSize): parts of a few bytes, cheap in numbers; and parts of a MiB, past the sizes a
+ * reader or a sender commonly switches strategy at.
+ */
+export const GEOMETRIES = {
+  small: { multipartThreshold: 3 * KiB, partSize: KiB },
+  large: { multipartThreshold: 2 * MiB, partSize: MiB },
+} as const
+export type Geometry = keyof typeof GEOMETRIES
 
 /** One name byte past this, and a file system refuses the name (NAME_MAX on Linux and macOS). */
 const NAME_MAX_BYTES = 255
@@ -25,6 +33,7 @@ export interface BuildFile {
 }
 
 export interface Build {
+  geometry: Geometry
   files: BuildFile[]
   includeHidden: boolean
 }
@@ -56,14 +65,20 @@ const EXTENSIONS = [
 ]
 const FILLERS = ['a', NFC_E, NFD_E, '\u65e5', '\ud83d\ude00', ' ', '%', '#']
 
-/** Around the emulator's part boundaries, and any small size. */
-export const sizeArbitrary: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, 1),
-  fc.constantFrom(PART_SIZE - 1, PART_SIZE, PART_SIZE + 1),
-  fc.constantFrom(MULTIPART_THRESHOLD - 1, MULTIPART_THRESHOLD, MULTIPART_THRESHOLD + 1),
-  fc.constantFrom(4 * PART_SIZE - 1, 4 * PART_SIZE, 4 * PART_SIZE + 1),
-  fc.integer({ min: 0, max: 5 * PART_SIZE }),
-)
+const around = (sizes: readonly number[]) => sizes.flatMap((size) => [size - 1, size, size + 1])
+
+/** Around the geometry's part boundaries (and common buffer sizes), and any size up to two parts. */
+function sizeArbitrary(geometry: Geometry): fc.Arbitrary<number> {
+  const { multipartThreshold: threshold, partSize: part } = GEOMETRIES[geometry]
+  const boundaries = around([part, threshold, threshold + part, 4 * part])
+  const buffers = geometry === 'large' ? around([64 * KiB, 256 * KiB]) : []
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(0, 1) },
+    { weight: 3, arbitrary: fc.constantFrom(...boundaries, ...buffers) },
+    { weight: geometry === 'large' ? 6 : 3, arbitrary: fc.integer({ min: 0, max: 4 * KiB }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: threshold + part }) },
+  )
+}
 
 const byteLength = (text: string) => Buffer.byteLength(text, 'utf8')
 
@@ -118,25 +133,83 @@ function pathOfBytes(bytes: number, filler: string): string {
   return `${segments.join('/')}.txt`
 }
 
-const fileArbitrary = (hidden: boolean) =>
+const seedArbitrary = fc.integer({ min: 0, max: 3 })
+
+const fileArbitrary = (hidden: boolean, geometry: Geometry) =>
   fc.record({
     path: fc.oneof(
       { weight: 8, arbitrary: shortPathArbitrary(hidden) },
       { weight: 1, arbitrary: deepPathArbitrary },
       { weight: 1, arbitrary: longPathArbitrary },
     ),
-    size: sizeArbitrary,
-    seed: fc.integer({ min: 0, max: 3 }),
+    size: sizeArbitrary(geometry),
+    seed: seedArbitrary,
     /** The same path in the other case, the other normal form, or with another's content too. */
     twin: fc.constantFrom('none', 'none', 'upper', 'lower', 'nfd', 'nfc', 'copy'),
   })
 
-export function buildArbitrary(maxFiles = 12): fc.Arbitrary<Build> {
-  return fc.boolean().chain((includeHidden) =>
+/**
+ * Many small files in one folder of a long name: the lists of paths and presigned URLs a deploy holds
+ * grow large, each URL a few KiB.
+ */
+const manyFilesArbitrary = fc
+  .tuple(
+    fc.integer({ min: 100, max: 320 }),
+    fc.integer({ min: 300, max: SITE_PATH_MAX_BYTES - 20 }),
+    fc.constantFrom(...FILLERS),
+    seedArbitrary,
+  )
+  .map(([count, bytes, filler, seed]) =>
+    Array.from({ length: count }, (_, i) => ({
+      path: `${pathOfBytes(bytes, filler).slice(0, -'.txt'.length)}/${i}.txt`,
+      size: (i * 37) % 700,
+      seed: (seed + i) % 4,
+      twin: 'none',
+    })),
+  )
+
+export interface BuildOptions {
+  /** Of other files than index.html, before their twins; a build of many files has more. */
+  maxFiles: number
+  /** Builds deployed one after the other to the same namespace, each from the one before. */
+  maxBuilds: number
+}
+
+const geometryArbitrary = fc.constantFrom<Geometry>('small', 'small', 'small', 'large')
+
+/** A sequence of builds of one geometry: the first generated, each next one an edit of the one before. */
+export function buildsArbitrary({ maxFiles, maxBuilds }: BuildOptions): fc.Arbitrary<Build[]> {
+  return geometryArbitrary.chain((geometry) =>
+    fc
+      .tuple(
+        buildArbitrary(geometry, maxFiles),
+        fc.array(fc.tuple(buildArbitrary(geometry, maxFiles), editsArbitrary(geometry)), {
+          maxLength: maxBuilds - 1,
+        }),
+      )
+      .map(([first, nexts]) => {
+        const builds = [first]
+        for (const [fresh, edits] of nexts) builds.push(edited(builds[builds.length - 1]!, fresh, edits))
+        return builds
+      }),
+  )
+}
+
+function buildArbitrary(geometry: Geometry, maxFiles: number): fc.Arbitrary<Build> {
+  const modes = fc.record({
+    includeHidden: fc.boolean(),
+    many: fc.oneof(
+      { weight: 23, arbitrary: fc.constant(false) },
+      { weight: 1, arbitrary: fc.constant(true) },
+    ),
+  })
+  return modes.chain(({ includeHidden, many }) =>
     fc
       .record({
-        index: fc.record({ size: sizeArbitrary, seed: fc.integer({ min: 0, max: 3 }) }),
-        others: fc.array(fileArbitrary(includeHidden), { maxLength: maxFiles }),
+        index: fc.record({ size: sizeArbitrary(geometry), seed: seedArbitrary }),
+        others: many
+          ? manyFilesArbitrary
+          : fc.array(fileArbitrary(includeHidden, geometry), { maxLength: maxFiles }),
       })
       .map(({ index, others }) => {
         const files: BuildFile[] = [{ path: 'index.html', ...index }]
@@ -145,9 +218,43 @@ export function buildArbitrary(maxFiles = 12): fc.Arbitrary<Build> {
           const other = twinOf(file, twin)
           if (other) files.push(other)
         }
-        return withToString({ files: consistent(files), includeHidden })
+        return withToString({ geometry, files: consistent(files, includeHidden), includeHidden })
       }),
   )
+}
+
+type Edit = { kind: 'keep' } | { kind: 'drop' } | { kind: 'change'; size: number; seed: number }
+
+/** What happens to each file of the build before, in order (cycled when it has more files). */
+const editsArbitrary = (geometry: Geometry) =>
+  fc.array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant<Edit>({ kind: 'keep' }) },
+      { weight: 1, arbitrary: fc.constant<Edit>({ kind: 'drop' }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('change' as const),
+          size: sizeArbitrary(geometry),
+          seed: fc.integer({ min: 0, max: 7 }),
+        }),
+      },
+    ),
+    { minLength: 1, maxLength: 8 },
+  )
+
+/** The next build: the files before, kept, dropped or changed, and a fresh build's added. */
+function edited(before: Build, fresh: Build, edits: readonly Edit[]): Build {
+  const [index, ...added] = fresh.files
+  const files: BuildFile[] = [index!]
+  before.files.slice(1).forEach((file, i) => {
+    const edit = edits[i % edits.length]!
+    if (edit.kind === 'keep') files.push(file)
+    else if (edit.kind === 'change') files.push({ path: file.path, size: edit.size, seed: edit.seed })
+  })
+  files.push(...added)
+  const { geometry, includeHidden } = fresh
+  return withToString({ geometry, files: consistent(files, includeHidden), includeHidden })
 }
 
 function twinOf(file: BuildFile, twin: string): BuildFile | undefined {
@@ -165,11 +272,10 @@ function twinOf(file: BuildFile, twin: string): BuildFile | undefined {
 }
 
 /**
- * The files that can be written together: no path twice, none that is also another's folder, none
- * over the service's limit, none hidden unless asked (a case mapping can change that), none at the
- * record's path.
+ * The files that can be written together and are all deployed: no path twice, none that is also
+ * another's folder, none over the service's limit, none hidden unless asked, none at the record's path.
  */
-function consistent(files: readonly BuildFile[]): BuildFile[] {
+function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildFile[] {
   const kept: BuildFile[] = []
   const paths = new Set<string>()
   const folders = new Set<string>()
@@ -182,6 +288,7 @@ function consistent(files: readonly BuildFile[]): BuildFile[] {
       parents.some((parent) => paths.has(parent)) ||
       byteLength(file.path) > SITE_PATH_MAX_BYTES ||
       segments.some((s) => byteLength(s) > NAME_MAX_BYTES || s === '' || s === '.' || s === '..') ||
+      (!includeHidden && segments.some((s) => s.startsWith('.'))) ||
       /^\.(git|well-known)(\/|$)/i.test(file.path)
     ) {
       continue
@@ -199,19 +306,22 @@ export const showPath = (text: string) =>
 
 function withToString(build: Build): Build {
   const shown = build.files.map((f) => `{ path: ${showPath(f.path)}, size: ${f.size}, seed: ${f.seed} }`)
-  const text = `{ includeHidden: ${build.includeHidden}, files: [\n  ${shown.join(',\n  ')}\n] }`
+  const head = `geometry: ${JSON.stringify(build.geometry)}, includeHidden: ${build.includeHidden}`
+  const text = `{ ${head}, files: [\n  ${shown.join(',\n  ')}\n] }`
   return Object.assign(build, { [fc.toStringMethod]: () => text })
 }
 
-/** The bytes of a file: the same for the same size and seed, different at every offset of a part. */
+/** The bytes of a file: the same for the same size and seed, a pseudo-random run (xorshift32). */
 export function contentOf(file: Pick<BuildFile, 'size' | 'seed'>): Buffer {
-  const bytes = Buffer.alloc(file.size)
-  let block = Buffer.alloc(0)
-  for (let offset = 0; offset < file.size; offset += 32) {
-    block = hash('sha256', Buffer.concat([block, Buffer.from([file.seed])]), 'buffer')
-    block.copy(bytes, offset)
+  const words = new Uint32Array(Math.ceil(file.size / 4))
+  let state = (Math.imul(file.seed + 1, 0x9e3779b1) | 1) >>> 0
+  for (let i = 0; i < words.length; i++) {
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    words[i] = state >>> 0
   }
-  return bytes
+  return Buffer.from(words.buffer, 0, file.size)
 }
 
 /** Writes the build to a fresh folder; answers it and each file's bytes by path. */

@@ -18,6 +18,8 @@ export interface Served {
 export const fileUrl = (siteUrl: string, filePath: string) =>
   `${siteUrl}${filePath.split('/').map(encodeURIComponent).join('/')}`
 
+const FETCHES_AT_ONCE = 8
+
 /**
  * fetchLocally (src/emulator/local-fetch.ts), the body kept as bytes: its text would turn bytes that
  * are not UTF-8 into U+FFFD, and a leading BOM into nothing.
@@ -32,12 +34,16 @@ export async function fetchAll(urls: readonly string[]): Promise<Served[]> {
     },
   })
   try {
-    const served: Served[] = []
-    for (const url of urls) {
-      const response = await fetch(url, { dispatcher: agent })
-      const bytes = Buffer.from(await response.arrayBuffer())
-      served.push({ status: response.status, contentType: response.headers.get('content-type'), bytes })
+    const served = new Array<Served>(urls.length)
+    let next = 0
+    const fetchNext = async (): Promise<void> => {
+      for (let i = next++; i < urls.length; i = next++) {
+        const response = await fetch(urls[i]!, { dispatcher: agent })
+        const bytes = Buffer.from(await response.arrayBuffer())
+        served[i] = { status: response.status, contentType: response.headers.get('content-type'), bytes }
+      }
     }
+    await Promise.all(Array.from({ length: FETCHES_AT_ONCE }, fetchNext))
     return served
   } finally {
     await agent.close()
@@ -46,15 +52,23 @@ export async function fetchAll(urls: readonly string[]): Promise<Served[]> {
 
 const sha256 = (bytes: Buffer) => hash('sha256', bytes)
 
-/** Asserts that the host at `siteUrl` serves exactly `bytes` (path to content), with its record. */
-export async function assertServes(siteUrl: string, bytes: ReadonlyMap<string, Buffer>): Promise<void> {
+/**
+ * Asserts that the host at `siteUrl` serves exactly `bytes` (path to content) with its record, and
+ * none of the paths `gone` (of a build before).
+ */
+export async function assertServes(
+  siteUrl: string,
+  bytes: ReadonlyMap<string, Buffer>,
+  gone: readonly string[] = [],
+): Promise<void> {
   const paths = [...bytes.keys()]
-  const served = await fetchAll([...paths.map((p) => fileUrl(siteUrl, p)), `${siteUrl}${RECORD_PATH}`])
+  const urls = [...paths, ...gone].map((p) => fileUrl(siteUrl, p))
+  const served = await fetchAll([...urls, `${siteUrl}${RECORD_PATH}`])
   paths.forEach((filePath, i) => {
     const expected = bytes.get(filePath)!
     const { status, contentType, bytes: got } = served[i]!
     const name = showPath(filePath)
-    assert.equal(status, 200, `${name} (${fileUrl(siteUrl, filePath)}) answered ${status}`)
+    assert.equal(status, 200, `${name} (${urls[i]}) answered ${status}`)
     assert.ok(
       got.equals(expected),
       `${name}: served ${got.length} bytes (sha256 ${sha256(got)}), the build has ${expected.length} (sha256 ${sha256(expected)})` +
@@ -63,7 +77,11 @@ export async function assertServes(siteUrl: string, bytes: ReadonlyMap<string, B
     const type = contentTypeOf(filePath)
     if (type !== undefined) assert.equal(contentType, type, `${name} is served as ${contentType}`)
   })
-  const record = served[paths.length]!
+  gone.forEach((filePath, i) => {
+    const { status } = served[paths.length + i]!
+    assert.notEqual(status, 200, `${showPath(filePath)}, of a build before, is still served`)
+  })
+  const record = served[urls.length]!
   assert.equal(record.status, 200, `${RECORD_PATH} answered ${record.status}`)
   assertRecordLists(JSON.parse(record.bytes.toString('utf8')) as { files: RecordedFile[] }, bytes)
 }

@@ -13,7 +13,7 @@ import { readInputs } from '../../src/inputs/deploy.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { getter, tempDir } from '../support/helpers.ts'
 import { virtualTime } from '../support/virtual-time.ts'
-import { GEOMETRY, buildArbitrary, writeBuild, type Build } from './builds.ts'
+import { GEOMETRIES, buildsArbitrary, writeBuild, type Build, type Geometry } from './builds.ts'
 import { assertServes, snapshot } from './served.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -66,22 +66,81 @@ async function deployBuild(
 const namespaceUrl = (emulator: Emulator, nameId: string) =>
   `http://${nameId === 'prod' ? GAME_NAME_ID : `${GAME_NAME_ID}--${nameId}`}.localhost:${new URL(emulator.url).port}/`
 
+interface Target {
+  emulator: Emulator
+  nameId: string
+  inputs: Record<string, string>
+  deps?: Partial<DeployDependencies>
+}
+
+/** What a bug throws, never a refusal or a failure the deploy reports. */
+const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, assert.AssertionError]
+
+/**
+ * Deploys `build` to the target and answers whether the deploy resolved: then the host serves the
+ * build and none of the `earlier` paths it lacks. A deploy that `mayFail` and throws leaves the
+ * namespace on its version, serving what it served.
+ */
+async function deployStep(target: Target, build: Build, earlier: readonly string[], mayFail: boolean) {
+  const { emulator, nameId } = target
+  const { root, bytes } = await writeBuild(build)
+  const url = namespaceUrl(emulator, nameId)
+  const gone = [...new Set(earlier)].filter((p) => !bytes.has(p))
+  const watched = [...bytes.keys(), ...gone]
+  const versionOf = () => emulator.namespaces(GAME).find((n) => n.nameId === nameId)?.versionId
+  const versionBefore = versionOf()
+  const servedBefore = mayFail ? await snapshot(url, watched) : []
+  const inputs = { namespace: nameId, ...target.inputs }
+  const deployed = await deployBuild(emulator, root, build, inputs, target.deps).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  )
+  if ('result' in deployed) {
+    assert.equal(deployed.result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
+    assert.equal(deployed.result.published?.url, url, 'published at the namespace')
+    assert.equal(versionOf(), deployed.result.published?.versionId, `${nameId} is on the version published`)
+    await assertServes(url, bytes, gone)
+    return true
+  }
+  const { error } = deployed
+  if (!mayFail) throw error
+  const cause = deployFailure(error).error
+  assert.ok(error instanceof DeployError, `the deploy threw what is no DeployError: ${String(error)}`)
+  assert.ok(!PROGRAMMING_ERRORS.some((type) => cause instanceof type), `the deploy crashed: ${String(cause)}`)
+  if (versionBefore !== undefined) {
+    assert.equal(versionOf(), versionBefore, `the failed deploy moved ${nameId}: ${String(error)}`)
+  }
+  const servedAfter = await snapshot(url, watched)
+  assert.deepEqual(
+    servedAfter,
+    servedBefore,
+    `the failed deploy changed what ${nameId} serves: ${String(error)}`,
+  )
+  return false
+}
+
 test('property: every generated build is served byte for byte, with its type, and recorded', async () => {
-  const emulator = await startTestEmulator({ ...GEOMETRY, rateLimit: false })
+  const emulators = {} as Record<Geometry, Emulator>
   try {
+    for (const geometry of Object.keys(GEOMETRIES) as Geometry[]) {
+      emulators[geometry] = await startTestEmulator({ ...GEOMETRIES[geometry], rateLimit: false })
+    }
     await fc.assert(
-      fc.asyncProperty(buildArbitrary(), async (build) => {
-        const { root, bytes } = await writeBuild(build)
-        const result = await deployBuild(emulator, root, build, { namespace: freshNamespace() })
-        assert.equal(result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
-        const url = result.published?.url
-        assert.ok(url, 'the build was published')
-        await assertServes(url, bytes)
+      fc.asyncProperty(buildsArbitrary({ maxFiles: 12, maxBuilds: 2 }), async (builds) => {
+        const target = { emulator: emulators[builds[0]!.geometry], nameId: freshNamespace(), inputs: {} }
+        for (const [i, build] of builds.entries()) {
+          await deployStep(
+            target,
+            build,
+            builds.slice(0, i).flatMap((b) => b.files.map((f) => f.path)),
+            false,
+          )
+        }
       }),
       runSettings(12),
     )
   } finally {
-    await emulator.close()
+    await Promise.all(Object.values(emulators).map((emulator) => emulator.close()))
   }
 })
 
@@ -90,7 +149,8 @@ const faultsArbitrary: fc.Arbitrary<FaultOptions> = fc.record({
   seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
   putErrorRate: rate,
   putResetRate: rate,
-  putStallCount: fc.constantFrom(0, 0, 0, 1, 2),
+  // Each stall costs a second (the least request-timeout): in one case of five.
+  putStallCount: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, fc.constantFrom(1, 2)),
   putWrongEtagRate: rate,
   apiErrorRate: rate,
   script: fc.dictionary(
@@ -98,8 +158,8 @@ const faultsArbitrary: fc.Arbitrary<FaultOptions> = fc.record({
     fc.array(fc.constantFrom<ScriptedAnswer>('429', '503', 'reset'), { minLength: 1, maxLength: 2 }),
     { maxKeys: 2 },
   ),
-  // The deploy's publish never reaches the host: the deploy sees it and puts the namespace back.
-  lostPublishes: fc.constantFrom([], [], [], [1]),
+  // A publish that never reaches the host: the deploy sees it and puts the namespace back.
+  lostPublishes: fc.constantFrom([], [], [], [1], [2]),
 })
 
 const transferArbitrary = fc.record({
@@ -109,74 +169,54 @@ const transferArbitrary = fc.record({
 })
 type Transfer = typeof transferArbitrary extends fc.Arbitrary<infer T> ? T : never
 
-/** What a bug throws, never a refusal or a failure the deploy reports. */
-const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, assert.AssertionError]
-
-/** Deploys `build` through an emulator injecting `faults`; answers whether the deploy resolved. */
-async function deployThroughFaults(build: Build, faults: FaultOptions, transfer: Transfer): Promise<boolean> {
-  const { root, bytes } = await writeBuild(build)
+/** Deploys `builds` in turn through an emulator injecting `faults`; counts those that resolved. */
+async function deployThroughFaults(builds: readonly Build[], faults: FaultOptions, transfer: Transfer) {
   // The wait for a publish to be served goes by this clock, which moves only when the deploy waits.
   const time = virtualTime(Date.now())
-  const emulator = await startTestEmulator({ ...GEOMETRY, rateLimit: false, faults, timer: time.timer })
+  const emulator = await startTestEmulator({
+    ...GEOMETRIES[builds[0]!.geometry],
+    rateLimit: false,
+    faults,
+    timer: time.timer,
+  })
   try {
-    const nameId = transfer.target === 'fresh' ? freshNamespace() : transfer.target
-    const url = namespaceUrl(emulator, nameId)
-    const versionOf = () => emulator.namespaces(GAME).find((n) => n.nameId === nameId)?.versionId
-    const versionBefore = versionOf()
-    const servedBefore = await snapshot(url, [...bytes.keys()])
-    const inputs = {
-      namespace: nameId,
-      retries: String(transfer.retries),
-      concurrency: String(transfer.concurrency),
-      // Injected stalls are cut after a second of no progress.
-      'request-timeout': '1',
-      'verify-timeout': '5',
+    const target: Target = {
+      emulator,
+      nameId: transfer.target === 'fresh' ? freshNamespace() : transfer.target,
+      inputs: {
+        retries: String(transfer.retries),
+        concurrency: String(transfer.concurrency),
+        // Injected stalls are cut after a second of no progress.
+        'request-timeout': '1',
+        'verify-timeout': '5',
+      },
+      deps: { clock: time.clock, sleep: time.sleep },
     }
-    const deps = { clock: time.clock, sleep: time.sleep }
-    const deployed = await deployBuild(emulator, root, build, inputs, deps).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    )
-    if ('result' in deployed) {
-      assert.equal(deployed.result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
-      assert.equal(deployed.result.published?.url, url, 'published at the namespace')
-      await assertServes(url, bytes)
-      return true
+    let resolved = 0
+    for (const [i, build] of builds.entries()) {
+      const earlier = builds.slice(0, i).flatMap((b) => b.files.map((f) => f.path))
+      if (await deployStep(target, build, earlier, true)) resolved++
     }
-    const { error } = deployed
-    const cause = deployFailure(error).error
-    assert.ok(error instanceof DeployError, `the deploy threw what is no DeployError: ${String(error)}`)
-    assert.ok(
-      !PROGRAMMING_ERRORS.some((type) => cause instanceof type),
-      `the deploy crashed: ${String(cause)}`,
-    )
-    if (versionBefore !== undefined) {
-      assert.equal(versionOf(), versionBefore, `the failed deploy moved ${nameId}: ${String(error)}`)
-    }
-    const servedAfter = await snapshot(url, [...bytes.keys()])
-    assert.deepEqual(
-      servedAfter,
-      servedBefore,
-      `the failed deploy changed what ${nameId} serves: ${String(error)}`,
-    )
-    return false
+    return resolved
   } finally {
     await emulator.close()
   }
 }
 
 test('property: through injected faults a deploy serves the build, or fails leaving the namespace as it was', async (t) => {
-  const outcomes = { resolved: 0, threw: 0 }
+  const deploys = { resolved: 0, threw: 0 }
   await fc.assert(
     fc.asyncProperty(
-      buildArbitrary(8),
+      buildsArbitrary({ maxFiles: 8, maxBuilds: 2 }),
       faultsArbitrary,
       transferArbitrary,
-      async (build, faults, transfer) => {
-        outcomes[(await deployThroughFaults(build, faults, transfer)) ? 'resolved' : 'threw']++
+      async (builds, faults, transfer) => {
+        const resolved = await deployThroughFaults(builds, faults, transfer)
+        deploys.resolved += resolved
+        deploys.threw += builds.length - resolved
       },
     ),
     runSettings(8),
   )
-  t.diagnostic(`deploys that resolved: ${outcomes.resolved}, that threw: ${outcomes.threw}`)
+  t.diagnostic(`deploys that resolved: ${deploys.resolved}, that threw: ${deploys.threw}`)
 })
