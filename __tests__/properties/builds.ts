@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import fc from 'fast-check'
 import { SITE_PATH_MAX_BYTES } from '../../src/api/rules.ts'
+import { RECORD_PATH } from '../../src/deploy/site-record.ts'
 import { tempDir } from '../support/helpers.ts'
 
 const KiB = 1024
@@ -38,15 +39,22 @@ export interface Build {
   includeHidden: boolean
 }
 
+/**
+ * Left out unless GAMEHOST_FUZZ_KNOWN_DEFECTS is set, each failing every deploy that has it, until it
+ * is fixed: U+FEFF (the 'known defect' test of transfer.property.test.ts).
+ */
+export const KNOWN_DEFECT_ATOMS = ['\ufeff']
+
 const NFC_E = '\u00e9'
 const NFD_E = 'e\u0301'
 /**
  * Pieces of names: what a URL, a query string or a form encoding reads otherwise, non-ASCII in
- * both normal forms, 4-byte UTF-8, and letters whose case maps to another length.
+ * both normal forms, 4-byte UTF-8, letters whose case maps to another length, control characters and
+ * invisible ones.
  */
 const ATOMS = [
-  ...['a', 'B', 'game', 'Level 1', ' ', '  ', '%', '%20', '%2F', '%25', '#', '?', '+', '&', '='],
-  ...[';', ',', '@', "'", '"', '(', ')', '[', ']', '{', '}', '!', '~', '*', '$', '^', '`', '|'],
+  ...['a', 'B', 'game', 'Level 1', ' ', '  ', '%', '%20', '%2F', '%25', '%C3%A9', '#', '?', '+', '&'],
+  ...['=', ';', ',', '@', "'", '"', '(', ')', '[', ']', '{', '}', '!', '~', '*', '$', '^', '`', '|'],
   ...[':', '\\', '<', '>', '-', '_', '..', NFC_E, NFD_E, 'caf\u00e9', 'cafe\u0301', '\u212b', '\u00c5'],
   ...[
     '\u00df',
@@ -57,6 +65,8 @@ const ATOMS = [
     '\ud83c\udfae',
     '\u0645\u0631\u062d\u0628\u0627',
   ],
+  ...['\t', '\n', '\r', '\u007f', '\u0085', '\u00a0', '\u200d', '\u2028', '\ufffd'],
+  ...(process.env.GAMEHOST_FUZZ_KNOWN_DEFECTS ? KNOWN_DEFECT_ATOMS : []),
 ]
 /** None that makes the build an engine's (.loader.js, .pck) or a compressed file (.br, .gz). */
 const EXTENSIONS = [
@@ -96,18 +106,23 @@ function segmentArbitrary(hidden: boolean): fc.Arbitrary<string> {
 /** What the product refuses or leaves out on purpose, and what no file system takes. */
 function isNameAllowed(name: string, hidden: boolean): boolean {
   if (name === '' || name === '.' || name === '..' || byteLength(name) > NAME_MAX_BYTES) return false
-  if (name === '.git' || name === '.well-known') return false
   return hidden || !name.startsWith('.')
 }
 
+/** Hidden, some beside the deploy's record (.well-known/gamehost.json), as a PWA's assetlinks.json is. */
 const shortPathArbitrary = (hidden: boolean) =>
-  fc.array(segmentArbitrary(hidden), { minLength: 1, maxLength: 3 }).map((s) => s.join('/'))
+  fc
+    .tuple(
+      hidden ? fc.constantFrom('', '', '', '.well-known/') : fc.constant(''),
+      fc.array(segmentArbitrary(hidden), { minLength: 1, maxLength: 3 }),
+    )
+    .map(([folder, segments]) => `${folder}${segments.join('/')}`)
 
 const deepPathArbitrary = fc
   .tuple(fc.integer({ min: 8, max: 40 }), fc.constantFrom('d', 'D', NFD_E, ' ', '#'))
   .map(([depth, name]) => `${Array.from({ length: depth }, (_, i) => `${name}${i}`).join('/')}/x.txt`)
 
-/** A path of exactly `bytes` bytes of UTF-8 (up to SITE_PATH_MAX_BYTES), in names of at most 200 bytes. */
+/** A path of exactly `bytes` bytes of UTF-8 (up to SITE_PATH_MAX_BYTES), in names of up to `longest`. */
 const longPathArbitrary = fc
   .tuple(
     fc.oneof(
@@ -116,21 +131,24 @@ const longPathArbitrary = fc
       fc.integer({ min: 256, max: SITE_PATH_MAX_BYTES }),
     ),
     fc.constantFrom(...FILLERS),
+    fc.constantFrom(200, NAME_MAX_BYTES),
   )
-  .map(([bytes, filler]) => pathOfBytes(bytes, filler))
+  .map(([bytes, filler, longest]) => pathOfBytes(bytes, filler, longest))
 
-function pathOfBytes(bytes: number, filler: string): string {
+function pathOfBytes(bytes: number, filler: string, longest: number): string {
+  const extension = '.txt'
   const segments: string[] = []
-  let left = bytes - byteLength('.txt')
+  let left = bytes - byteLength(extension)
   while (left > 0) {
-    const room = Math.min(200, left === 201 ? 199 : left)
+    // The file's name takes the extension too; a folder's leaves at least one byte after its `/`.
+    const room = left <= longest - byteLength(extension) ? left : Math.min(longest, left - 2)
     let name = ''
     while (byteLength(name + filler) <= room) name += filler
     name += 'a'.repeat(room - byteLength(name))
     segments.push(name)
     left -= room + 1
   }
-  return `${segments.join('/')}.txt`
+  return `${segments.join('/')}${extension}`
 }
 
 const seedArbitrary = fc.integer({ min: 0, max: 3 })
@@ -161,7 +179,7 @@ const manyFilesArbitrary = fc
   )
   .map(([count, bytes, filler, seed]) =>
     Array.from({ length: count }, (_, i) => ({
-      path: `${pathOfBytes(bytes, filler).slice(0, -'.txt'.length)}/${i}.txt`,
+      path: `${pathOfBytes(bytes, filler, NAME_MAX_BYTES).slice(0, -'.txt'.length)}/${i}.txt`,
       size: (i * 37) % 700,
       seed: (seed + i) % 4,
       twin: 'none',
@@ -273,7 +291,8 @@ function twinOf(file: BuildFile, twin: string): BuildFile | undefined {
 
 /**
  * The files that can be written together and are all deployed: no path twice, none that is also
- * another's folder, none over the service's limit, none hidden unless asked, none at the record's path.
+ * another's folder, none over the service's limit, none hidden unless asked, no .git at the root (a
+ * repository's, refused with include-hidden), none at the record's path.
  */
 function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildFile[] {
   const kept: BuildFile[] = []
@@ -289,7 +308,8 @@ function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildF
       byteLength(file.path) > SITE_PATH_MAX_BYTES ||
       segments.some((s) => byteLength(s) > NAME_MAX_BYTES || s === '' || s === '.' || s === '..') ||
       (!includeHidden && segments.some((s) => s.startsWith('.'))) ||
-      /^\.(git|well-known)(\/|$)/i.test(file.path)
+      /^\.git(\/|$)/.test(file.path) ||
+      file.path === RECORD_PATH
     ) {
       continue
     }

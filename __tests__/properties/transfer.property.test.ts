@@ -13,7 +13,14 @@ import { readInputs } from '../../src/inputs/deploy.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { getter, tempDir } from '../support/helpers.ts'
 import { virtualTime } from '../support/virtual-time.ts'
-import { GEOMETRIES, buildsArbitrary, writeBuild, type Build, type Geometry } from './builds.ts'
+import {
+  GEOMETRIES,
+  KNOWN_DEFECT_ATOMS,
+  buildsArbitrary,
+  writeBuild,
+  type Build,
+  type Geometry,
+} from './builds.ts'
 import { assertServes, snapshot } from './served.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
@@ -143,6 +150,28 @@ test('property: every generated build is served byte for byte, with its type, an
     await Promise.all(Object.values(emulators).map((emulator) => emulator.close()))
   }
 })
+
+// Found by the property (GAMEHOST_FUZZ_KNOWN_DEFECTS=1): the parser of the site's answer
+// (@streamparser/json 0.0.26) drops every U+FEFF of a string, so the service's presigned requests name
+// a path the build does not have, and the deploy fails once the site is created. A todo until fixed;
+// then KNOWN_DEFECT_ATOMS goes.
+test(
+  'a file whose name holds U+FEFF is served as any other',
+  { todo: 'known defect: U+FEFF is dropped from the paths of the site answer' },
+  async () => {
+    const emulator = await startTestEmulator({ ...GEOMETRIES.small, rateLimit: false })
+    try {
+      const files = [
+        { path: 'index.html', size: 1, seed: 0 },
+        ...KNOWN_DEFECT_ATOMS.map((atom, i) => ({ path: `a${atom}b.txt`, size: 1, seed: i })),
+      ]
+      const build = { geometry: 'small' as const, includeHidden: false, files }
+      await deployStep({ emulator, nameId: freshNamespace(), inputs: {} }, build, [], false)
+    } finally {
+      await emulator.close()
+    }
+  },
+)
 
 const rate = fc.constantFrom(0, 0, 0.02, 0.05, 0.1, 0.2)
 const faultsArbitrary: fc.Arbitrary<FaultOptions> = fc.record({
