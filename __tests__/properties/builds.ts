@@ -322,6 +322,10 @@ function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildF
   return kept
 }
 
+/** The paths of the builds deployed before the `index`th. */
+export const pathsBefore = (builds: readonly Build[], index: number) =>
+  builds.slice(0, index).flatMap((build) => build.files.map((file) => file.path))
+
 /** A path quoted, non-ASCII as \\u escapes: its NFC and NFD forms look the same otherwise. */
 export const showPath = (text: string) =>
   JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

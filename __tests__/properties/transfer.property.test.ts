@@ -8,7 +8,14 @@ import type { Emulator, FaultOptions, ScriptedAnswer } from '../../src/emulator/
 import { routeKeys } from '../../src/emulator/routes/index.ts'
 import { startTestEmulator } from '../support/emulator.ts'
 import { virtualTime } from '../support/virtual-time.ts'
-import { GEOMETRIES, KNOWN_DEFECTS, buildsArbitrary, type Build, type Geometry } from './builds.ts'
+import {
+  GEOMETRIES,
+  KNOWN_DEFECTS,
+  buildsArbitrary,
+  pathsBefore,
+  type Build,
+  type Geometry,
+} from './builds.ts'
 import { deployStep, freshNamespace, runSettings, type Target } from './steps.ts'
 
 test('property: every generated build is served byte for byte, with its type, and recorded', async () => {
@@ -20,14 +27,8 @@ test('property: every generated build is served byte for byte, with its type, an
     await fc.assert(
       fc.asyncProperty(buildsArbitrary({ maxFiles: 12, maxBuilds: 2 }), async (builds) => {
         const target = { emulator: emulators[builds[0]!.geometry], nameId: freshNamespace(), inputs: {} }
-        for (const [i, build] of builds.entries()) {
-          await deployStep(
-            target,
-            build,
-            builds.slice(0, i).flatMap((b) => b.files.map((f) => f.path)),
-            false,
-          )
-        }
+        for (const [i, build] of builds.entries())
+          await deployStep(target, build, pathsBefore(builds, i), false)
       }),
       runSettings(12),
     )
@@ -87,8 +88,7 @@ async function deployThroughFaults(builds: readonly Build[], faults: FaultOption
     }
     let resolved = 0
     for (const [i, build] of builds.entries()) {
-      const earlier = builds.slice(0, i).flatMap((b) => b.files.map((f) => f.path))
-      if (await deployStep(target, build, earlier, true)) resolved++
+      if (await deployStep(target, build, pathsBefore(builds, i), true)) resolved++
     }
     return resolved
   } finally {
