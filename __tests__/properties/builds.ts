@@ -37,6 +37,8 @@ export interface Build {
   geometry: Geometry
   files: BuildFile[]
   includeHidden: boolean
+  /** The site-record input: false leaves the deploy's record out, and lets a file of the build be there. */
+  siteRecord: boolean
 }
 
 /**
@@ -161,6 +163,8 @@ const fileArbitrary = (hidden: boolean, geometry: Geometry) =>
       { weight: 8, arbitrary: shortPathArbitrary(hidden) },
       { weight: 1, arbitrary: deepPathArbitrary },
       { weight: 1, arbitrary: longPathArbitrary },
+      // Left out when the deploy writes its record there.
+      { weight: hidden ? 1 : 0, arbitrary: fc.constant(RECORD_PATH) },
     ),
     size: sizeArbitrary(geometry),
     seed: seedArbitrary,
@@ -218,12 +222,13 @@ export function buildsArbitrary({ maxFiles, maxBuilds }: BuildOptions): fc.Arbit
 function buildArbitrary(geometry: Geometry, maxFiles: number): fc.Arbitrary<Build> {
   const modes = fc.record({
     includeHidden: fc.boolean(),
+    siteRecord: fc.constantFrom(true, true, true, false),
     many: fc.oneof(
       { weight: 23, arbitrary: fc.constant(false) },
       { weight: 1, arbitrary: fc.constant(true) },
     ),
   })
-  return modes.chain(({ includeHidden, many }) =>
+  return modes.chain(({ includeHidden, siteRecord, many }) =>
     fc
       .record({
         index: fc.record({ size: sizeArbitrary(geometry), seed: seedArbitrary }),
@@ -238,7 +243,12 @@ function buildArbitrary(geometry: Geometry, maxFiles: number): fc.Arbitrary<Buil
           const other = twinOf(file, twin)
           if (other) files.push(other)
         }
-        return withToString({ geometry, files: consistent(files, includeHidden), includeHidden })
+        return withToString({
+          geometry,
+          includeHidden,
+          siteRecord,
+          files: consistent(files, includeHidden, siteRecord),
+        })
       }),
   )
 }
@@ -273,8 +283,13 @@ function edited(before: Build, fresh: Build, edits: readonly Edit[]): Build {
     else if (edit.kind === 'change') files.push({ path: file.path, size: edit.size, seed: edit.seed })
   })
   files.push(...added)
-  const { geometry, includeHidden } = fresh
-  return withToString({ geometry, files: consistent(files, includeHidden), includeHidden })
+  const { geometry, includeHidden, siteRecord } = fresh
+  return withToString({
+    geometry,
+    includeHidden,
+    siteRecord,
+    files: consistent(files, includeHidden, siteRecord),
+  })
 }
 
 function twinOf(file: BuildFile, twin: string): BuildFile | undefined {
@@ -294,9 +309,9 @@ function twinOf(file: BuildFile, twin: string): BuildFile | undefined {
 /**
  * The files that can be written together and are all deployed: no path twice, none that is also
  * another's folder, none over the service's limit, none hidden unless asked, no .git at the root (a
- * repository's, refused with include-hidden), none at the record's path.
+ * repository's, refused with include-hidden), none at the record's path when it is written.
  */
-function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildFile[] {
+function consistent(files: readonly BuildFile[], includeHidden: boolean, siteRecord: boolean): BuildFile[] {
   const kept: BuildFile[] = []
   const paths = new Set<string>()
   const folders = new Set<string>()
@@ -311,7 +326,7 @@ function consistent(files: readonly BuildFile[], includeHidden: boolean): BuildF
       segments.some((s) => byteLength(s) > NAME_MAX_BYTES || s === '' || s === '.' || s === '..') ||
       (!includeHidden && segments.some((s) => s.startsWith('.'))) ||
       /^\.git(\/|$)/.test(file.path) ||
-      file.path === RECORD_PATH
+      (siteRecord && file.path === RECORD_PATH)
     ) {
       continue
     }
@@ -332,7 +347,7 @@ export const showPath = (text: string) =>
 
 function withToString(build: Build): Build {
   const shown = build.files.map((f) => `{ path: ${showPath(f.path)}, size: ${f.size}, seed: ${f.seed} }`)
-  const head = `geometry: ${JSON.stringify(build.geometry)}, includeHidden: ${build.includeHidden}`
+  const head = `geometry: ${JSON.stringify(build.geometry)}, includeHidden: ${build.includeHidden}, siteRecord: ${build.siteRecord}`
   const text = `{ ${head}, files: [\n  ${shown.join(',\n  ')}\n] }`
   return Object.assign(build, { [fc.toStringMethod]: () => text })
 }

@@ -7,7 +7,12 @@ import { virtualTime } from '../support/virtual-time.ts'
 import { GEOMETRIES, KNOWN_DEFECT_ATOMS, type Build } from './builds.ts'
 import { deployStep, freshNamespace } from './steps.ts'
 
-const build = (files: Build['files']): Build => ({ geometry: 'small', includeHidden: false, files })
+const build = (files: Build['files']): Build => ({
+  geometry: 'small',
+  includeHidden: false,
+  siteRecord: true,
+  files,
+})
 
 // The parser of the site's answer (@streamparser/json 0.0.26) drops every U+FEFF of a string: it
 // decodes each character with a TextDecoder that strips a byte-order mark. The presigned requests then

@@ -7,6 +7,7 @@ import { DeployError, deploy, deployFailure, type DeployDependencies } from '../
 import type { Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { getter, tempDir } from '../support/helpers.ts'
+import { RECORD_PATH } from '../../src/deploy/site-record.ts'
 import { writeBuild, type Build } from './builds.ts'
 import { assertServes, snapshot } from './served.ts'
 
@@ -48,6 +49,7 @@ export async function deployBuild(
       'game-id': GAME,
       path: root,
       'include-hidden': String(build.includeHidden),
+      'site-record': String(build.siteRecord),
       ...extra,
     }),
     { repository: 'studio/space-game', ref: 'refs/heads/main', sha: 'abcdef0123456789' },
@@ -83,7 +85,7 @@ export async function deployStep(target: Target, build: Build, earlier: readonly
   const { emulator, nameId } = target
   const { root, bytes } = await writeBuild(build)
   const url = namespaceUrl(emulator, nameId)
-  const gone = [...new Set(earlier)].filter((p) => !bytes.has(p))
+  const gone = [...new Set(earlier)].filter((p) => !bytes.has(p) && !(build.siteRecord && p === RECORD_PATH))
   const watched = [...bytes.keys(), ...gone]
   const versionOf = () => emulator.namespaces(GAME).find((n) => n.nameId === nameId)?.versionId
   const versionBefore = versionOf()
@@ -97,7 +99,7 @@ export async function deployStep(target: Target, build: Build, earlier: readonly
     assert.equal(deployed.result.manifest?.fileCount, bytes.size, 'the manifest counts every file')
     assert.equal(deployed.result.published?.url, url, 'published at the namespace')
     assert.equal(versionOf(), deployed.result.published?.versionId, `${nameId} is on the version published`)
-    await assertServes(url, bytes, gone)
+    await assertServes(url, bytes, { gone, record: build.siteRecord })
     return true
   }
   const { error } = deployed
