@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { hash } from 'node:crypto'
 import { Agent, fetch } from 'undici'
-import { contentTypeOf } from '../../src/deploy/files.ts'
-import { RECORD_PATH, type RecordedFile } from '../../src/deploy/site-record.ts'
+import { contentTypeOf } from '../../src/deploy/collect/files.ts'
+import { RECORD_PATH, type RecordedFile } from '../../src/deploy/collect/record.ts'
 import { showPath } from './builds.ts'
 
 export interface Served {

@@ -7,7 +7,7 @@ import { DeployError, deploy, deployFailure, type DeployDependencies } from '../
 import type { Emulator } from '../../src/emulator/index.ts'
 import { readInputs } from '../../src/inputs/deploy.ts'
 import { getter, tempDir } from '../support/helpers.ts'
-import { RECORD_PATH } from '../../src/deploy/site-record.ts'
+import { RECORD_PATH } from '../../src/deploy/collect/record.ts'
 import { writeBuild, type Build } from './builds.ts'
 import { assertServes, snapshot } from './served.ts'
 
