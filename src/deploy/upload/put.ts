@@ -64,10 +64,16 @@ export interface PutContext {
   signal: AbortSignal
   open?: OpenFile
   /**
-   * A PUT's deadline in all: undici's timers end a store that goes quiet (or stops reading the body),
-   * not one that trickles bytes forever. A test gives its own clock's.
+   * Starts a PUT's deadline in all, calling `expired` when it passes; returns its cancel. undici's
+   * timers end a store that goes quiet (or stops reading the body), not one that trickles bytes
+   * forever. A test gives its own clock's.
    */
-  deadline?: (ms: number) => AbortSignal
+  deadline?: (ms: number, expired: () => void) => () => void
+}
+
+const timerDeadline = (ms: number, expired: () => void) => {
+  const timer = setTimeout(expired, ms)
+  return () => clearTimeout(timer)
 }
 
 /** Puts the part until stored or given up on: the digests of the bytes the store took, and the retries. */
@@ -113,34 +119,53 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (file.contentType) headers['content-type'] = file.contentType
   const deadlineMs = context.timeouts.putDeadlineMs(length)
-  const deadline = (context.deadline ?? AbortSignal.timeout)(deadlineMs)
+  // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
+  // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
+  const controller = new AbortController()
+  let expired = false
+  const stop = () => controller.abort(context.signal.reason)
+  context.signal.addEventListener('abort', stop, { once: true })
+  const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
+    expired = true
+    controller.abort(new Error(`not answered within its deadline of ${deadlineMs / 1000} s`))
+  })
   const { url } = request
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
   const slash = url.indexOf('/', url.indexOf('//') + 2)
-  let answer: Dispatcher.ResponseData
   try {
-    answer = await context.dispatcher.request({
-      origin: slash < 0 ? url : url.slice(0, slash),
-      path: slash < 0 ? '/' : url.slice(slash),
-      method: 'PUT',
-      headers,
-      body: body.body,
-      signal: AbortSignal.any([context.signal, deadline]),
-      headersTimeout: context.timeouts.stallMs,
-      bodyTimeout: context.timeouts.stallMs,
-    })
-  } catch (error) {
-    body.failed()
-    if (context.signal.aborted) throw error
-    // The file, not the wire: it changed, or was replaced, while it was read.
-    if (body.readError) throw body.readError as Error
-    const what = deadline.aborted
-      ? `not answered within its deadline of ${deadlineMs / 1000} s`
-      : networkReason(error, context.timeouts.stallMs)
-    const retryable = deadline.aborted || isNetworkFailure(error)
-    throw new PartUploadError(`${describePart(part)}: ${what}`, undefined, retryable, { cause: error })
+    const answer = await context.dispatcher
+      .request({
+        origin: slash < 0 ? url : url.slice(0, slash),
+        path: slash < 0 ? '/' : url.slice(slash),
+        method: 'PUT',
+        headers,
+        body: body.body,
+        signal: controller.signal,
+        headersTimeout: context.timeouts.stallMs,
+        bodyTimeout: context.timeouts.stallMs,
+      })
+      .catch((error: unknown) => {
+        body.failed()
+        if (context.signal.aborted) throw error
+        // The file, not the wire: it changed, or was replaced, while it was read.
+        if (body.readError) throw body.readError as Error
+        const what = expired
+          ? `not answered within its deadline of ${deadlineMs / 1000} s`
+          : networkReason(error, context.timeouts.stallMs)
+        throw new PartUploadError(
+          `${describePart(part)}: ${what}`,
+          undefined,
+          expired || isNetworkFailure(error),
+          {
+            cause: error,
+          },
+        )
+      })
+    return await judge(part, answer, body)
+  } finally {
+    cancel()
+    context.signal.removeEventListener('abort', stop)
   }
-  return judge(part, answer, body)
 }
 
 interface Body {
@@ -191,8 +216,8 @@ function bytesBody(bytes: Buffer, progress: Progress): Body {
 async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<SentDigests> {
   const { statusCode: status } = answer
   if (status >= 200 && status < 300) {
-    // Not waited for: the request's signal cuts a body still coming when the upload ends.
-    answer.body.dump().catch(() => {})
+    // Not read: a body still coming (a store trickling it) is cut, and its connection with it.
+    answer.body.on('error', () => {}).destroy()
     const etag = answer.headers.etag
     const sent = body.digests()
     if (
