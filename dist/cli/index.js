@@ -75351,6 +75351,10 @@ class PartUploadError extends Error {
         });
     }
 }
+const timerDeadline = (ms, expired) => {
+    const timer = setTimeout(expired, ms);
+    return () => clearTimeout(timer);
+};
 /** Puts the part until stored or given up on: the digests of the bytes the store took, and the retries. */
 async function putPart(part, context) {
     let retries = 0;
@@ -75381,37 +75385,51 @@ async function putOnce(part, context) {
     if (file.contentType)
         headers['content-type'] = file.contentType;
     const deadlineMs = context.timeouts.putDeadlineMs(length);
-    const deadline = (context.deadline ?? AbortSignal.timeout)(deadlineMs);
+    // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
+    // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
+    const controller = new AbortController();
+    let expired = false;
+    const stop = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', stop, { once: true });
+    const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
+        expired = true;
+        controller.abort(new Error(`not answered within its deadline of ${deadlineMs / 1000} s`));
+    });
     const { url } = request;
     // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
-    let answer;
     try {
-        answer = await context.dispatcher.request({
+        const answer = await context.dispatcher
+            .request({
             origin: slash < 0 ? url : url.slice(0, slash),
             path: slash < 0 ? '/' : url.slice(slash),
             method: 'PUT',
             headers,
             body: body.body,
-            signal: AbortSignal.any([context.signal, deadline]),
+            signal: controller.signal,
             headersTimeout: context.timeouts.stallMs,
             bodyTimeout: context.timeouts.stallMs,
+        })
+            .catch((error) => {
+            body.failed();
+            if (context.signal.aborted)
+                throw error;
+            // The file, not the wire: it changed, or was replaced, while it was read.
+            if (body.readError)
+                throw body.readError;
+            const what = expired
+                ? `not answered within its deadline of ${deadlineMs / 1000} s`
+                : networkReason(error, context.timeouts.stallMs);
+            throw new PartUploadError(`${describePart(part)}: ${what}`, undefined, expired || isNetworkFailure(error), {
+                cause: error,
+            });
         });
+        return await judge(part, answer, body);
     }
-    catch (error) {
-        body.failed();
-        if (context.signal.aborted)
-            throw error;
-        // The file, not the wire: it changed, or was replaced, while it was read.
-        if (body.readError)
-            throw body.readError;
-        const what = deadline.aborted
-            ? `not answered within its deadline of ${deadlineMs / 1000} s`
-            : networkReason(error, context.timeouts.stallMs);
-        const retryable = deadline.aborted || isNetworkFailure(error);
-        throw new PartUploadError(`${describePart(part)}: ${what}`, undefined, retryable, { cause: error });
+    finally {
+        cancel();
+        context.signal.removeEventListener('abort', stop);
     }
-    return judge(part, answer, body);
 }
 async function partBody(part, { open, progress }) {
     const { file, request } = part;
@@ -75452,8 +75470,8 @@ function bytesBody(bytes, progress) {
 async function judge(part, answer, body) {
     const { statusCode: status } = answer;
     if (status >= 200 && status < 300) {
-        // Not waited for: the request's signal cuts a body still coming when the upload ends.
-        answer.body.dump().catch(() => { });
+        // Not read: a body still coming (a store trickling it) is cut, and its connection with it.
+        answer.body.on('error', () => { }).destroy();
         const etag = answer.headers.etag;
         const sent = body.digests();
         if (typeof etag === 'string' &&
@@ -75522,10 +75540,6 @@ async function uploadFiles(options) {
         halt.abort(error);
         await Promise.allSettled(tasks);
         throw options.signal?.aborted ? options.signal.reason : error;
-    }
-    finally {
-        // An answer's body still coming (a store trickling it) is cut: every part is stored or failed.
-        halt.abort(new Error('the upload is over'));
     }
     const sha256 = await integrity.finish();
     return {
