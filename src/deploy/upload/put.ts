@@ -161,7 +161,7 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
           },
         )
       })
-    return await judge(part, answer, body)
+    return await judge(part, answer, body, context.signal)
   } finally {
     cancel()
     context.signal.removeEventListener('abort', stop)
@@ -213,11 +213,16 @@ function bytesBody(bytes: Buffer, progress: Progress): Body {
 }
 
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<SentDigests> {
+async function judge(
+  part: Part,
+  answer: Dispatcher.ResponseData,
+  body: Body,
+  uploadSignal: AbortSignal,
+): Promise<SentDigests> {
   const { statusCode: status } = answer
   if (status >= 200 && status < 300) {
-    // Not read: a body still coming (a store trickling it) is cut, and its connection with it.
-    answer.body.on('error', () => {}).destroy()
+    // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+    answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => {})
     const etag = answer.headers.etag
     const sent = body.digests()
     if (

@@ -63,6 +63,9 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
     halt.abort(error)
     await Promise.allSettled(tasks)
     throw options.signal?.aborted ? options.signal.reason : error
+  } finally {
+    // A 2xx answer's body still coming (a store trickling it) is cut: every part is stored or failed.
+    halt.abort(new Error('the upload is over'))
   }
   const sha256 = await integrity.finish()
   return {
