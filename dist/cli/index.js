@@ -75424,7 +75424,7 @@ async function putOnce(part, context) {
                 cause: error,
             });
         });
-        return await judge(part, answer, body);
+        return await judge(part, answer, body, context.signal);
     }
     finally {
         cancel();
@@ -75467,11 +75467,11 @@ function bytesBody(bytes, progress) {
     return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) };
 }
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part, answer, body) {
+async function judge(part, answer, body, uploadSignal) {
     const { statusCode: status } = answer;
     if (status >= 200 && status < 300) {
-        // Not read: a body still coming (a store trickling it) is cut, and its connection with it.
-        answer.body.on('error', () => { }).destroy();
+        // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+        answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => { });
         const etag = answer.headers.etag;
         const sent = body.digests();
         if (typeof etag === 'string' &&
@@ -75540,6 +75540,10 @@ async function uploadFiles(options) {
         halt.abort(error);
         await Promise.allSettled(tasks);
         throw options.signal?.aborted ? options.signal.reason : error;
+    }
+    finally {
+        // A 2xx answer's body still coming (a store trickling it) is cut: every part is stored or failed.
+        halt.abort(new Error('the upload is over'));
     }
     const sha256 = await integrity.finish();
     return {
