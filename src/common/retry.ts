@@ -135,7 +135,7 @@ export function decideRetry(
 }
 
 /** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-export function outOfTime(
+function outOfTime(
   attempts: number,
   elapsedMs: number,
   waitMs: number,
@@ -178,7 +178,7 @@ export async function withRetries<T>(
 }
 
 /** `promise`, or the signal's reason as soon as it is aborted (an injected sleep knows no signal). */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise
   if (signal.aborted) return Promise.reject(signal.reason as Error)
   return new Promise<T>((resolve, reject) => {
