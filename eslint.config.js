@@ -82,7 +82,8 @@ export default tseslint.config(
         'error',
         {
           selector: "CallExpression[callee.property.name='getOctokit']",
-          message: "GitHub is called through operations/github-client.ts's githubCall, which redacts what it sends",
+          message:
+            "GitHub is called through operations/github-client.ts's githubCall, which redacts what it sends",
         },
       ],
     },
