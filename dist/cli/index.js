@@ -75387,6 +75387,11 @@ async function putOnce(part, context) {
     const deadlineMs = context.timeouts.putDeadlineMs(length);
     // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
     // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
+    // Halted while the file was read: no PUT starts (a listener added now would never hear it).
+    if (context.signal.aborted) {
+        body.failed();
+        throw context.signal.reason;
+    }
     const controller = new AbortController();
     let expired = false;
     const stop = () => controller.abort(context.signal.reason);
