@@ -75057,15 +75057,10 @@ async function* streamScanned(file, offset = 0, length = file.size - offset, ope
     }
 }
 /** Out of descriptors is thrown as it is, for the caller to wait and retry. */
-async function openScanned(file, openWith) {
-    let fd;
-    try {
-        fd = await openUnfollowed(file.absolutePath, openWith);
-    }
-    catch (error) {
+function openScanned(file, openWith) {
+    return openUnfollowed(file.absolutePath, openWith).catch((error) => {
         throw notReopened(file, error);
-    }
-    return fd;
+    });
 }
 function notReopened(file, error) {
     if (isOutOfDescriptors(error))
@@ -75232,9 +75227,9 @@ class Integrity {
             if (parts.length)
                 continue;
             const file = files[f];
+            // Read as any file is: still the scanned one, unchanged.
             if (!isBytesFile(file))
-                for await (const chunk of streamScanned(file, 0, 0, open))
-                    void chunk;
+                await readScanned(file, 0, 0, open);
             this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
         }
         return this.#digests;

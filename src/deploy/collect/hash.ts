@@ -7,7 +7,7 @@ import { streamScanned, type OpenFile } from './read.ts'
 
 const HASHED_AT_ONCE = 8
 
-export async function hashFile(file: ArtifactFile, openWith?: OpenFile): Promise<string> {
+async function hashFile(file: ArtifactFile, openWith?: OpenFile): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of streamScanned(file, 0, file.size, openWith)) hash.update(chunk)
   return hash.digest('hex')

@@ -95,14 +95,10 @@ export async function* streamScanned(
 }
 
 /** Out of descriptors is thrown as it is, for the caller to wait and retry. */
-async function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
-  let fd: number
-  try {
-    fd = await openUnfollowed(file.absolutePath, openWith)
-  } catch (error) {
+function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
+  return openUnfollowed(file.absolutePath, openWith).catch((error: unknown) => {
     throw notReopened(file, error)
-  }
-  return fd
+  })
 }
 
 function notReopened(file: ArtifactFile, error: unknown): Error {
