@@ -34,12 +34,10 @@ describe('the files are opened before anything is created', () => {
   test('a file the process may not open fails the deploy naming it: no namespace, no site was created', async () => {
     const sites = emulator.sites(GAME).length
     // publish: false creates the namespace before the upload: it is the first thing a late failure leaves.
-    const open: OpenFile = (p, flags) =>
-      path.basename(p) === 'game.js'
-        ? Promise.reject(
-            Object.assign(new Error(`EACCES: permission denied, open '${p}'`), { code: 'EACCES' }),
-          )
-        : openFile(p, flags)
+    const open: OpenFile = (p, flags) => {
+      if (path.basename(p) !== 'game.js') return openFile(p, flags)
+      throw Object.assign(new Error(`EACCES: permission denied, open '${p}'`), { code: 'EACCES' })
+    }
     const error = await deploy(
       inputs({
         namespace: 'unreadable',
@@ -59,12 +57,10 @@ describe('the files are opened before anything is created', () => {
     // The scan opens each file once (24), without hashing (no dry run, no skip-unchanged); the
     // upload's first 6 opens then find the table full.
     let opens = 0
-    const open: OpenFile = (p, flags) =>
-      ++opens > 24 && opens <= 30
-        ? Promise.reject(
-            Object.assign(new Error(`EMFILE: too many open files, open '${p}'`), { code: 'EMFILE' }),
-          )
-        : openFile(p, flags)
+    const open: OpenFile = (p, flags) => {
+      if (++opens <= 24 || opens > 30) return openFile(p, flags)
+      throw Object.assign(new Error(`EMFILE: too many open files, open '${p}'`), { code: 'EMFILE' })
+    }
     const logger = memoryLogger()
     const result = await deploy(inputs({ concurrency: '8' }), {
       logger,

@@ -74983,22 +74983,22 @@ async function createVersion(client, gameId, displayName, config, logger) {
 // and the upload: never through a link (O_NOFOLLOW, or an lstat first where the platform has none),
 // never waiting for a writer (O_NONBLOCK), and after the scan only the file the scan opened (same
 // device and inode), unchanged (same size and time) once read.
-
+//
+// Opening, a file's status and a small file's bytes are taken synchronously: a trip through the
+// thread pool costs more than the call itself (BENCHMARKS.md). Large files are read a buffer at a time
+// through it, between the sends.
 
 
 
 const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
 const READ_FLAGS = external_node_fs_.constants.O_RDONLY | NO_FOLLOW | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 const READ_BUFFER = 256 * 1024;
-const openFile = (0,external_node_util_.promisify)(external_node_fs_.open);
-const fstatFile = (0,external_node_util_.promisify)(external_node_fs_.fstat);
-const lstatFile = (0,external_node_util_.promisify)(external_node_fs_.lstat);
-const closeFile = (fd) => (0,external_node_fs_.close)(fd, () => { });
+const openFile = external_node_fs_.openSync;
 function readAt(fd, buffer, offset, length, position) {
     return new Promise((resolve, reject) => (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead)));
 }
-async function openUnfollowed(file, openWith = openFile) {
-    if (NO_FOLLOW === 0 && (await lstatFile(file)).isSymbolicLink()) {
+function openUnfollowed(file, openWith = openFile) {
+    if (NO_FOLLOW === 0 && (0,external_node_fs_.lstatSync)(file).isSymbolicLink()) {
         throw Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
             code: 'ELOOP',
         });
@@ -75006,39 +75006,39 @@ async function openUnfollowed(file, openWith = openFile) {
     return openWith(file, READ_FLAGS);
 }
 /** The scan's look at a file: opened as it will be read, and what it is. */
-async function statOpened(file, openWith) {
-    const fd = await openUnfollowed(file, openWith);
+function statOpened(file, openWith) {
+    const fd = openUnfollowed(file, openWith);
     try {
-        return await fstatFile(fd);
+        return (0,external_node_fs_.fstatSync)(fd);
     }
     finally {
-        closeFile(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
 }
-/** `bytes` of the scanned file from `offset`, checked to be that file, unchanged, once read. */
-async function readScanned(file, offset = 0, length = file.size - offset, openWith) {
-    const fd = await openScanned(file, openWith);
+/** `length` bytes (a small part's) of the scanned file from `offset`, checked to be that file, unchanged, once read. */
+function readScanned(file, offset = 0, length = file.size - offset, openWith) {
+    const fd = openScanned(file, openWith);
     try {
         const bytes = Buffer.allocUnsafe(length);
         for (let done = 0; done < length;) {
-            const bytesRead = await readAt(fd, bytes, done, length - done, offset + done);
+            const bytesRead = (0,external_node_fs_.readSync)(fd, bytes, done, length - done, offset + done);
             if (bytesRead === 0)
                 throw changed(file, 'it is shorter than when it was scanned');
             done += bytesRead;
         }
-        assertUnchanged(file, await fstatFile(fd));
+        assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
         return bytes;
     }
     finally {
-        closeFile(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
 }
 /** The scanned file's bytes from `offset`, a buffer at a time; it is checked unchanged before the last. */
 async function* streamScanned(file, offset = 0, length = file.size - offset, openWith) {
-    const fd = await openScanned(file, openWith);
+    const fd = openScanned(file, openWith);
     try {
         // Before a byte is handed on: a stream's first chunks are sent before its last is read.
-        assertScannedFile(file, await fstatFile(fd));
+        assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
         for (let done = 0; done < length;) {
             const buffer = Buffer.allocUnsafe(Math.min(READ_BUFFER, length - done));
             const bytesRead = await readAt(fd, buffer, 0, buffer.length, offset + done);
@@ -75046,21 +75046,24 @@ async function* streamScanned(file, offset = 0, length = file.size - offset, ope
                 throw changed(file, 'it is shorter than when it was scanned');
             done += bytesRead;
             if (done === length)
-                assertUnchanged(file, await fstatFile(fd));
+                assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
             yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
         }
         if (length === 0)
-            assertUnchanged(file, await fstatFile(fd));
+            assertUnchanged(file, (0,external_node_fs_.fstatSync)(fd));
     }
     finally {
-        closeFile(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
 }
 /** Out of descriptors is thrown as it is, for the caller to wait and retry. */
 function openScanned(file, openWith) {
-    return openUnfollowed(file.absolutePath, openWith).catch((error) => {
+    try {
+        return openUnfollowed(file.absolutePath, openWith);
+    }
+    catch (error) {
         throw notReopened(file, error);
-    });
+    }
 }
 function notReopened(file, error) {
     if (isOutOfDescriptors(error))
@@ -75221,7 +75224,7 @@ class Integrity {
             await this.#checkParts(part.fileIndex, parts);
     }
     /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
-    async finish() {
+    finish() {
         const { files, byFile, open } = this.#options;
         for (const [f, parts] of byFile.entries()) {
             if (parts.length)
@@ -75229,7 +75232,7 @@ class Integrity {
             const file = files[f];
             // Read as any file is: still the scanned one, unchanged.
             if (!isBytesFile(file))
-                await readScanned(file, 0, 0, open);
+                readScanned(file, 0, 0, open);
             this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
         }
         return this.#digests;
@@ -75370,12 +75373,7 @@ function put_classify(error, now, signal) {
 async function putOnce(part, context) {
     const { request, file } = part;
     const length = request.content_length;
-    const body = await partBody(part, context).catch((error) => {
-        if (!isOutOfDescriptors(error))
-            throw error;
-        const code = networkFailure(error)?.code;
-        throw new PartUploadError(`${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`, undefined, true, { cause: error });
-    });
+    const body = readBody(part, context);
     const headers = { 'content-length': String(length) };
     if (file.contentType)
         headers['content-type'] = file.contentType;
@@ -75431,13 +75429,24 @@ async function putOnce(part, context) {
         context.signal.removeEventListener('abort', stop);
     }
 }
-async function partBody(part, { open, progress }) {
+function readBody(part, context) {
+    try {
+        return partBody(part, context);
+    }
+    catch (error) {
+        if (!isOutOfDescriptors(error))
+            throw error;
+        const code = networkFailure(error)?.code;
+        throw new PartUploadError(`${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`, undefined, true, { cause: error });
+    }
+}
+function partBody(part, { open, progress }) {
     const { file, request } = part;
     const { byte_offset: offset, content_length: length } = request;
     if (isBytesFile(file))
         return bytesBody(file.bytes.subarray(offset, offset + length), progress);
     if (length <= SMALL_PART)
-        return bytesBody(await readScanned(file, offset, length, open), progress);
+        return bytesBody(readScanned(file, offset, length, open), progress);
     const scanned = file;
     const hashed = sentHash();
     let counted = 0;
@@ -75545,7 +75554,7 @@ async function uploadFiles(options) {
         // A 2xx answer's body still coming (a store trickling it) is cut: every part is stored or failed.
         halt.abort(new Error('the upload is over'));
     }
-    const sha256 = await integrity.finish();
+    const sha256 = integrity.finish();
     return {
         parts: parts.length,
         bytes: options.files.reduce((sum, f) => sum + f.size, 0),
@@ -76393,19 +76402,21 @@ function hiddenLeftOut(hidden) {
 async function scanArtifacts(options) {
     return (await scanSite(options)).files;
 }
-/** Opens at a time: enough to hide each open's round trip through the thread pool. */
-const SCANS_AT_ONCE = 16;
+/** Files scanned between two turns of the event loop, for a cancel to be heard. */
+const SCANS_A_TURN = 512;
 /** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
 async function scanSite(options) {
     const root = external_node_path_default().resolve(options.root);
     const realRoot = await checkRoot(root, options);
     const { found, others, hidden } = await walkSite({ ...options, root });
     const scan = { root, realRoot, others, options };
-    const limit = pLimit(SCANS_AT_ONCE);
-    const described = await Promise.all(found.map((absolutePath) => limit(() => {
+    const described = [];
+    for (const [i, absolutePath] of found.entries()) {
+        if (i % SCANS_A_TURN === SCANS_A_TURN - 1)
+            await (0,promises_namespaceObject.setImmediate)();
         options.signal?.throwIfAborted();
-        return describeFile(absolutePath, scan);
-    })));
+        described.push(await describeFile(absolutePath, scan));
+    }
     const files = collected(described, options);
     const total = files.reduce((sum, f) => sum + f.size, 0);
     if (options.sizeLimit && total >= options.sizeLimit.bytes)
@@ -76450,7 +76461,7 @@ async function describeFile(absolutePath, scan) {
         const readPath = await whereToRead(absolutePath, relative, scan);
         if (typeof readPath !== 'string')
             return readPath;
-        const opened = await statOpened(readPath, scan.options.open);
+        const opened = statOpened(readPath, scan.options.open);
         if (!opened.isFile())
             return notRegular(relative, opened);
         const contentType = contentTypeOf(relative);

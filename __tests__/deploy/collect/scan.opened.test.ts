@@ -27,12 +27,10 @@ const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOp
 
 /** An open that fails with `code` for the files named (by base name). */
 function refusing(code: string, names: string[]): OpenFile {
-  return (p, flags) =>
-    names.includes(path.basename(p))
-      ? Promise.reject(
-          Object.assign(new Error(`${code}: refused, open '${p}'`), { code, syscall: 'open', path: p }),
-        )
-      : openFile(p, flags)
+  return (p, flags) => {
+    if (!names.includes(path.basename(p))) return openFile(p, flags)
+    throw Object.assign(new Error(`${code}: refused, open '${p}'`), { code, syscall: 'open', path: p })
+  }
 }
 
 test(

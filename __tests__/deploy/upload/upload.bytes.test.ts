@@ -37,7 +37,9 @@ test('a part from bytes is sent from memory, whole or in parts, hashed, with no 
     retry: retryPolicy({ sleep: async () => {} }),
     timeouts: timeoutsFor(5000),
     logger: memoryLogger(),
-    open: () => Promise.reject(new Error('no file is opened')),
+    open: () => {
+      throw new Error('no file is opened')
+    },
   })
   assert.deepEqual(received.get('/page'), { body: page, type: 'text/html; charset=utf-8' })
   assert.deepEqual(received.get('/b1')?.body, big.subarray(0, 1000))

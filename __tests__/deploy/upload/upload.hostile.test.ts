@@ -262,7 +262,7 @@ function failingOpen(code: 'EMFILE' | 'ENFILE', fails: (p: string) => boolean): 
       syscall: 'open',
       path: p,
     })
-    return Promise.reject(error)
+    throw error
   }
 }
 

@@ -2,9 +2,12 @@
 // and the upload: never through a link (O_NOFOLLOW, or an lstat first where the platform has none),
 // never waiting for a writer (O_NONBLOCK), and after the scan only the file the scan opened (same
 // device and inode), unchanged (same size and time) once read.
+//
+// Opening, a file's status and a small file's bytes are taken synchronously: a trip through the
+// thread pool costs more than the call itself (BENCHMARKS.md). Large files are read a buffer at a time
+// through it, between the sends.
 import { messageOf } from '../../common/format.ts'
-import { close, constants, fstat, lstat, open, read, type Stats } from 'node:fs'
-import { promisify } from 'node:util'
+import { closeSync, constants, fstatSync, lstatSync, openSync, read, readSync, type Stats } from 'node:fs'
 import { isOutOfDescriptors } from '../../common/network.ts'
 import type { ArtifactFile } from './files.ts'
 
@@ -12,13 +15,10 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 const READ_FLAGS = constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0)
 export const READ_BUFFER = 256 * 1024
 
-/** fs.open's, or a test's that fails as a full descriptor table would. */
-export type OpenFile = (path: string, flags: number) => Promise<number>
+/** fs.openSync's, or a test's that fails as a full descriptor table would. */
+export type OpenFile = (path: string, flags: number) => number
 
-export const openFile: OpenFile = promisify(open)
-const fstatFile = promisify(fstat)
-const lstatFile = promisify(lstat)
-const closeFile = (fd: number) => close(fd, () => {})
+export const openFile: OpenFile = openSync
 
 function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number) {
   return new Promise<number>((resolve, reject) =>
@@ -28,8 +28,8 @@ function readAt(fd: number, buffer: Buffer, offset: number, length: number, posi
   )
 }
 
-async function openUnfollowed(file: string, openWith: OpenFile = openFile): Promise<number> {
-  if (NO_FOLLOW === 0 && (await lstatFile(file)).isSymbolicLink()) {
+function openUnfollowed(file: string, openWith: OpenFile = openFile): number {
+  if (NO_FOLLOW === 0 && lstatSync(file).isSymbolicLink()) {
     throw Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
       code: 'ELOOP',
     })
@@ -38,34 +38,34 @@ async function openUnfollowed(file: string, openWith: OpenFile = openFile): Prom
 }
 
 /** The scan's look at a file: opened as it will be read, and what it is. */
-export async function statOpened(file: string, openWith?: OpenFile): Promise<Stats> {
-  const fd = await openUnfollowed(file, openWith)
+export function statOpened(file: string, openWith?: OpenFile): Stats {
+  const fd = openUnfollowed(file, openWith)
   try {
-    return await fstatFile(fd)
+    return fstatSync(fd)
   } finally {
-    closeFile(fd)
+    closeSync(fd)
   }
 }
 
-/** `bytes` of the scanned file from `offset`, checked to be that file, unchanged, once read. */
-export async function readScanned(
+/** `length` bytes (a small part's) of the scanned file from `offset`, checked to be that file, unchanged, once read. */
+export function readScanned(
   file: ArtifactFile,
   offset = 0,
   length = file.size - offset,
   openWith?: OpenFile,
-): Promise<Buffer> {
-  const fd = await openScanned(file, openWith)
+): Buffer {
+  const fd = openScanned(file, openWith)
   try {
     const bytes = Buffer.allocUnsafe(length)
     for (let done = 0; done < length;) {
-      const bytesRead = await readAt(fd, bytes, done, length - done, offset + done)
+      const bytesRead = readSync(fd, bytes, done, length - done, offset + done)
       if (bytesRead === 0) throw changed(file, 'it is shorter than when it was scanned')
       done += bytesRead
     }
-    assertUnchanged(file, await fstatFile(fd))
+    assertUnchanged(file, fstatSync(fd))
     return bytes
   } finally {
-    closeFile(fd)
+    closeSync(fd)
   }
 }
 
@@ -76,29 +76,31 @@ export async function* streamScanned(
   length = file.size - offset,
   openWith?: OpenFile,
 ): AsyncGenerator<Buffer> {
-  const fd = await openScanned(file, openWith)
+  const fd = openScanned(file, openWith)
   try {
     // Before a byte is handed on: a stream's first chunks are sent before its last is read.
-    assertScannedFile(file, await fstatFile(fd))
+    assertScannedFile(file, fstatSync(fd))
     for (let done = 0; done < length;) {
       const buffer = Buffer.allocUnsafe(Math.min(READ_BUFFER, length - done))
       const bytesRead = await readAt(fd, buffer, 0, buffer.length, offset + done)
       if (bytesRead === 0) throw changed(file, 'it is shorter than when it was scanned')
       done += bytesRead
-      if (done === length) assertUnchanged(file, await fstatFile(fd))
+      if (done === length) assertUnchanged(file, fstatSync(fd))
       yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead)
     }
-    if (length === 0) assertUnchanged(file, await fstatFile(fd))
+    if (length === 0) assertUnchanged(file, fstatSync(fd))
   } finally {
-    closeFile(fd)
+    closeSync(fd)
   }
 }
 
 /** Out of descriptors is thrown as it is, for the caller to wait and retry. */
-function openScanned(file: ArtifactFile, openWith?: OpenFile): Promise<number> {
-  return openUnfollowed(file.absolutePath, openWith).catch((error: unknown) => {
+function openScanned(file: ArtifactFile, openWith?: OpenFile): number {
+  try {
+    return openUnfollowed(file.absolutePath, openWith)
+  } catch (error) {
     throw notReopened(file, error)
-  })
+  }
 }
 
 function notReopened(file: ArtifactFile, error: unknown): Error {

@@ -4,7 +4,7 @@
 import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import pLimit from 'p-limit'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../../api/rules.ts'
 import type { Logger } from '../../common/logger.ts'
 import { UsageError } from '../../api/errors.ts'
@@ -31,8 +31,8 @@ export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFi
   return (await scanSite(options)).files
 }
 
-/** Opens at a time: enough to hide each open's round trip through the thread pool. */
-const SCANS_AT_ONCE = 16
+/** Files scanned between two turns of the event loop, for a cancel to be heard. */
+const SCANS_A_TURN = 512
 
 /** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
 export async function scanSite(
@@ -42,15 +42,12 @@ export async function scanSite(
   const realRoot = await checkRoot(root, options)
   const { found, others, hidden } = await walkSite({ ...options, root })
   const scan: Scan = { root, realRoot, others, options }
-  const limit = pLimit(SCANS_AT_ONCE)
-  const described = await Promise.all(
-    found.map((absolutePath) =>
-      limit(() => {
-        options.signal?.throwIfAborted()
-        return describeFile(absolutePath, scan)
-      }),
-    ),
-  )
+  const described: Described[] = []
+  for (const [i, absolutePath] of found.entries()) {
+    if (i % SCANS_A_TURN === SCANS_A_TURN - 1) await yieldToEventLoop()
+    options.signal?.throwIfAborted()
+    described.push(await describeFile(absolutePath, scan))
+  }
   const files = collected(described, options)
   const total = files.reduce((sum, f) => sum + f.size, 0)
   if (options.sizeLimit && total >= options.sizeLimit.bytes)
@@ -109,7 +106,7 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
   try {
     const readPath = await whereToRead(absolutePath, relative, scan)
     if (typeof readPath !== 'string') return readPath
-    const opened = await statOpened(readPath, scan.options.open)
+    const opened = statOpened(readPath, scan.options.open)
     if (!opened.isFile()) return notRegular(relative, opened)
     const contentType = contentTypeOf(relative)
     const { size, mtimeMs, dev, ino } = opened

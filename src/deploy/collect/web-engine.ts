@@ -49,7 +49,7 @@ export interface ServingPlan {
   notes: string[]
 }
 
-export type ReadStart = (file: ArtifactFile, bytes: number) => Promise<Buffer>
+export type ReadStart = (file: ArtifactFile, bytes: number) => Buffer | Promise<Buffer>
 
 const OCTET_STREAM = 'application/octet-stream'
 
@@ -384,6 +384,6 @@ function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
-function readFileStart(file: ArtifactFile, bytes: number): Promise<Buffer> {
+function readFileStart(file: ArtifactFile, bytes: number): Buffer {
   return readScanned(file, 0, Math.min(bytes, file.size))
 }

@@ -106,16 +106,7 @@ function classify(error: unknown, now: number, signal: AbortSignal): RetryVerdic
 async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   const { request, file } = part
   const length = request.content_length
-  const body = await partBody(part, context).catch((error: unknown) => {
-    if (!isOutOfDescriptors(error)) throw error
-    const code = networkFailure(error)?.code
-    throw new PartUploadError(
-      `${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`,
-      undefined,
-      true,
-      { cause: error },
-    )
-  })
+  const body = readBody(part, context)
   const headers: Record<string, string> = { 'content-length': String(length) }
   if (file.contentType) headers['content-type'] = file.contentType
   const deadlineMs = context.timeouts.putDeadlineMs(length)
@@ -183,11 +174,26 @@ interface Body {
   failed(): void
 }
 
-async function partBody(part: Part, { open, progress }: PutContext): Promise<Body> {
+function readBody(part: Part, context: PutContext): Body {
+  try {
+    return partBody(part, context)
+  } catch (error) {
+    if (!isOutOfDescriptors(error)) throw error
+    const code = networkFailure(error)?.code
+    throw new PartUploadError(
+      `${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`,
+      undefined,
+      true,
+      { cause: error },
+    )
+  }
+}
+
+function partBody(part: Part, { open, progress }: PutContext): Body {
   const { file, request } = part
   const { byte_offset: offset, content_length: length } = request
   if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length), progress)
-  if (length <= SMALL_PART) return bytesBody(await readScanned(file, offset, length, open), progress)
+  if (length <= SMALL_PART) return bytesBody(readScanned(file, offset, length, open), progress)
   const scanned: ArtifactFile = file
   const hashed = sentHash()
   let counted = 0

@@ -67,7 +67,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
     // A 2xx answer's body still coming (a store trickling it) is cut: every part is stored or failed.
     halt.abort(new Error('the upload is over'))
   }
-  const sha256 = await integrity.finish()
+  const sha256 = integrity.finish()
   return {
     parts: parts.length,
     bytes: options.files.reduce((sum, f) => sum + f.size, 0),
