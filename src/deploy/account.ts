@@ -12,6 +12,7 @@ import type { CloseResult } from './live/close.ts'
 import type { DeployResult } from './pipeline.ts'
 import type { Published } from './live/prepare.ts'
 import type { Verification } from './live/verify.ts'
+import { describeVersion } from './live/meanwhile.ts'
 import { formatBytes, formatSeconds } from '../common/format.ts'
 import { hiddenLeftOut } from './collect/walk.ts'
 import {
@@ -194,6 +195,13 @@ export function rerunText(result: DeployResult | undefined, error?: unknown): st
 }
 
 function notLiveRerun(seen: Verification): string {
+  const other = seen.mismatch?.publishedMeanwhile
+  if (other) {
+    return (
+      `The namespace serves ${describeVersion(other)}, another run's. A re-run publishes this build over it, ` +
+      `unless the commit it serves is newer than this run's (${inputName(Input.AllowOlder)})`
+    )
+  }
   const now = seen.rolledBackTo
     ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
     : ''

@@ -200,9 +200,18 @@ describe('smokeTest: how a failure ends', () => {
       }),
     ) as TargetedInputs
 
-  async function runSmoke(values: Record<string, string>, saw: Seen | Error, refused?: Error) {
+  async function runSmoke(
+    values: Record<string, string>,
+    saw: Seen | Error,
+    refused?: Error,
+    servedNow = published.versionId,
+  ) {
     const calls: string[] = []
     const client = {
+      getNamespace: async () => ({ namespace: { version_id: servedNow } }),
+      getVersion: async (_game: string, id: string) => ({
+        version: { version_id: id, display_name: 'build 3' },
+      }),
       setNamespaceVersion: async (_game: string, _namespace: string, version: string) => {
         calls.push(version)
         return refused ? Promise.reject(refused) : Promise.resolve({})
@@ -270,6 +279,17 @@ describe('smokeTest: how a failure ends', () => {
     assert.match(
       ended.message,
       /\. Putting the namespace back on version old-version, which it served before, failed: 503 the service is down\. It is left on version 'build 2' \(new-version\)\.$/,
+    )
+  })
+
+  test("rollback after another run published: nothing is put back, and the SmokeTestError names that run's version", async () => {
+    const { ended, calls, journal } = await runSmoke({}, broken, undefined, 'other-version')
+    assert.ok(ended instanceof SmokeTestError)
+    assert.deepEqual(calls, [])
+    assert.equal(journal.smoke?.rolledBackTo, undefined)
+    assert.match(
+      ended.message,
+      /\. It was not put back on version old-version: another run published version 'build 3' \(other-version\) meanwhile, which the namespace serves now\.$/,
     )
   })
 

@@ -10,6 +10,7 @@ import type { OnVerifyFailure } from '../../inputs/common.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { Published } from './prepare.ts'
 import { readServedRecord, RECORD_PATH } from '../collect/record.ts'
+import { describeVersion, publishedMeanwhile, PublishedMeanwhileError } from './meanwhile.ts'
 import {
   describeMismatch,
   describeTiming,
@@ -60,9 +61,14 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
     return undefined
   }
   const started = run.clock.now()
+  const meanwhile = () =>
+    publishedMeanwhile(run.client, gameId, namespaceId, published.versionId).catch((error: unknown) => {
+      logger.debug(`What namespace ${nameId} is on could not be read: ${errorMessage(error)}`)
+      return undefined
+    })
   let seen: Verification
   try {
-    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }))
+    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, meanwhile }))
   } catch (error) {
     if (run.signal.aborted) {
       const durationMs = run.clock.now() - started
@@ -75,7 +81,8 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   }
   options.onSeen?.(seen)
   if (seen.verified) return seen
-  if (settings.onFailure === 'rollback')
+  // Another run's build is left live: undoing this run's publish would take it down.
+  if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile)
     seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger)
   notLive(settings.onFailure, seen, published, nameId, logger)
   return seen
@@ -118,6 +125,8 @@ export class NotLiveError extends Error {
 }
 
 export function notLiveAccount(seen: Verification): string {
+  if (seen.mismatch?.publishedMeanwhile)
+    return `${seen.mismatch.reason} before ${seen.url} served this build, after ${describeTiming(seen)}`
   const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
   if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
@@ -142,6 +151,8 @@ async function rollBack(
 
 /** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
 export function putBackFailed(published: Published, error: unknown): string {
+  if (error instanceof PublishedMeanwhileError)
+    return `It was not put back on version ${published.replacedVersionId}: ${error.message}.`
   return (
     `Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
     `${errorMessage(error)}. It is left on ${versionOf(published)}.`
@@ -150,7 +161,8 @@ export function putBackFailed(published: Published, error: unknown): string {
 
 /**
  * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
- * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown,
+ * and a PublishedMeanwhileError when the namespace is no longer on this run's version.
  */
 export async function putBack(
   client: ServiceClient,
@@ -161,6 +173,8 @@ export async function putBack(
 ): Promise<string | undefined> {
   const previous = published.replacedVersionId
   if (!published.created || !previous || previous === published.versionId) return undefined
+  const other = await publishedMeanwhile(client, gameId, namespaceId, published.versionId)
+  if (other) throw new PublishedMeanwhileError(other)
   await client.setNamespaceVersion(gameId, namespaceId, previous)
   logger.info(`Put the namespace back on version ${previous}, which it served before the publish`)
   return previous
@@ -175,18 +189,20 @@ export function notLive(
   logger: Pick<Logger, 'warning'>,
 ): void {
   const account = notLiveAccount(seen)
+  const other = seen.mismatch?.publishedMeanwhile
   if (onFailure === 'warn') {
+    const on = other ? `${describeVersion(other)}, the other run's` : versionOf(published)
     logger.warning(
       `Not seen live: ${account}. ${inputName(Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-        `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`,
+        `and ${namespaceOf(nameId)} stays on ${on}.`,
       { title: 'Not seen live' },
     )
     return
   }
-  throw new NotLiveError(
-    `Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`,
-    seen,
-  )
+  const after = other
+    ? `It was not put back: ${namespaceOf(nameId)} serves the other run's build.`
+    : afterFailure(onFailure, seen.rolledBackTo, published, nameId)
+  throw new NotLiveError(`Not live: ${account}. ${after}`, seen)
 }
 
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */

@@ -15,6 +15,7 @@ import type { ManifestFile } from '../collect/files.ts'
 import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from '../collect/record.ts'
 import type { PlannedRoute, ServingPlan } from '../collect/web-engine.ts'
 import { isEngineFile, isWasm } from '../collect/engines.ts'
+import { describeVersion, type OtherVersion } from './meanwhile.ts'
 
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
@@ -48,6 +49,8 @@ export interface Mismatch {
   reason: string
   /** A later attempt would repeat it (the name does not resolve, the certificate is refused). */
   permanent?: boolean
+  /** The namespace is on another run's version now: no later attempt can see this one. */
+  publishedMeanwhile?: OtherVersion
 }
 
 export interface Verification {
@@ -175,6 +178,8 @@ export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 export interface PollOptions extends LoopOptions<Mismatch> {
   probes: readonly Probe[]
   fetch: FetchProbe
+  /** Asked after a check that did not see it: the version another run published meanwhile. */
+  meanwhile?: () => Promise<OtherVersion | undefined>
 }
 
 /** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
@@ -186,13 +191,20 @@ export async function pollUntilLive(
     while (pending.length) {
       const answer = await options.fetch(pending[0]!)
       const mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
-      if (mismatch) return mismatch
+      if (mismatch) return (await publishedOver(options)) ?? mismatch
       pending.shift()
     }
     return undefined
   }
   const { seen, attempts, durationMs, notYet } = await pollUntil(check, options)
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
+}
+
+async function publishedOver({ meanwhile }: PollOptions): Promise<Mismatch | undefined> {
+  const other = meanwhile && (await meanwhile())
+  if (!other) return undefined
+  const reason = `another run published ${describeVersion(other)} to the namespace`
+  return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other }
 }
 
 /** Bytes are taken as sent, to compare with the uploaded file's. */
@@ -287,6 +299,7 @@ export interface VerifyLiveOptions {
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: PollOptions['sleep']
   authorization?: string
+  meanwhile?: PollOptions['meanwhile']
 }
 
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
@@ -309,6 +322,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
     clock: run.clock,
     signal: run.signal,
     sleep: options.sleep,
+    meanwhile: options.meanwhile,
     onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
   })
   const seen: Verification = { ...polled, url, checked: probes }

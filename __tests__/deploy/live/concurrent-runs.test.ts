@@ -1,0 +1,133 @@
+// Two runs on one namespace, interleaved as GitHub starts them: one run pauses between two of its
+// steps (a wait of its own, on virtual time) while another runs through. The service has no
+// conditional write, so each run reads what the namespace is on before it changes it: no rollback
+// takes down another run's build, no older build replaces a newer one, and each account says so.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { memoryLogger } from '../../../src/common/logger.ts'
+import { deploy, deployFailure, type DeployDependencies } from '../../../src/deploy/pipeline.ts'
+import { NotLiveError, putBack } from '../../../src/deploy/live/publish-and-see.ts'
+import { PublishedMeanwhileError } from '../../../src/deploy/live/meanwhile.ts'
+import { rerunText } from '../../../src/deploy/account.ts'
+import { ServiceClient } from '../../../src/api/client.ts'
+import { Agent } from 'undici'
+import type { CommitStatus } from '../../../src/deploy/target/older.ts'
+import { startEmulator, type Emulator } from '../../../src/emulator/index.ts'
+import { readInputs } from '../../../src/inputs/deploy.ts'
+import { getter, tempDir, writeTree } from '../../support/helpers.ts'
+import { virtualTime } from '../../support/virtual-time.ts'
+
+const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
+const TOKEN = 'gamehost-demo-token'
+const OLD = 'a'.repeat(40)
+const NEW = 'b'.repeat(40)
+
+/** GitHub's answer for two commits where NEW follows OLD. */
+const compareCommits = async (base: string, head: string): Promise<CommitStatus> =>
+  base === head ? 'identical' : head === NEW || base.startsWith(OLD.slice(0, 7)) ? 'ahead' : 'behind'
+
+describe('two runs on one namespace', () => {
+  let emulator: Emulator
+  const time = virtualTime()
+  before(async () => {
+    // The second publish (run A's, below) never reaches the host.
+    emulator = await startEmulator({ rateLimit: false, timer: time.timer, faults: { lostPublishes: [2] } })
+  })
+  after(() => emulator.close())
+
+  const cdn = () => emulator.url.replace('127.0.0.1', 'localhost')
+  const build = async (title: string) => {
+    const dir = await tempDir()
+    await writeTree(dir, { 'index.html': `<title>${title}</title>`, 'game.js': `// ${title}` })
+    return dir
+  }
+  const run = async (
+    inputs: Record<string, string>,
+    commit: string,
+    deps: Partial<DeployDependencies> = {},
+    logger = memoryLogger(),
+  ) => {
+    const read = readInputs(
+      getter({
+        'api-url': emulator.url,
+        token: TOKEN,
+        'game-id': GAME,
+        'cdn-domain': cdn(),
+        'site-name': `game ${commit.slice(0, 7)}`,
+        ...inputs,
+      }),
+    )
+    return deploy(read, {
+      logger,
+      tempDir: await tempDir(),
+      sleep: time.sleep,
+      clock: time.clock,
+      source: { commit, ref: 'refs/heads/main' },
+      compareCommits,
+      ...deps,
+    })
+  }
+  const live = (nameId: string) => emulator.namespaces(GAME).find((n) => n.nameId === nameId)!.versionId
+
+  test("a run not seen live leaves another run's build live: no rollback over it, and it names it", async () => {
+    const seed = await run({ path: await build('seed'), namespace: 'race' }, OLD)
+    assert.equal(live('race'), seed.published!.versionId)
+    // Run A publishes (the lost publish), then, while it waits to see its build, run B runs through.
+    let other: Awaited<ReturnType<typeof run>> | undefined
+    const logger = memoryLogger()
+    const sleep = async (ms: number, signal?: AbortSignal) => {
+      other ??= await run({ path: await build('B'), namespace: 'race' }, NEW)
+      return time.sleep(ms, signal)
+    }
+    const error = await run({ path: await build('A'), namespace: 'race' }, OLD, { sleep }, logger).then(
+      () => assert.fail('run A succeeded'),
+      (thrown: unknown) => thrown,
+    )
+    assert.ok(other?.verification?.verified, 'run B was seen live')
+    const b = other.published!
+    assert.equal(live('race'), b.versionId, "run B's build is still live")
+    const { error: cause, partial } = deployFailure(error)
+    assert.ok(cause instanceof NotLiveError, String(cause))
+    assert.equal(partial!.verification!.rolledBackTo, undefined)
+    assert.match(
+      cause.message,
+      new RegExp(
+        `^Not live: another run published version '${b.versionName}' \\(${b.versionId}\\) to the namespace ` +
+          `before ${b.url} served this build, after \\d+\\.\\d s \\(\\d+ checks?\\)\\. ` +
+          `It was not put back: namespace race serves the other run's build\\.$`,
+      ),
+    )
+    // It stopped at once, not after its verify-timeout.
+    assert.ok(partial!.verification!.durationMs < 60_000, `${partial!.verification!.durationMs} ms`)
+    assert.match(
+      rerunText(partial, cause),
+      new RegExp(`The namespace serves version '${b.versionName}' \\(${b.versionId}\\), another run's\\.`),
+    )
+  })
+
+  test("a rollback reads the namespace first, and leaves another run's version as it is", async () => {
+    const first = await run({ path: await build('first'), namespace: 'back' }, OLD)
+    const second = await run({ path: await build('second'), namespace: 'back' }, OLD)
+    // A third run publishes after the second's last check, before its rollback.
+    const third = await run({ path: await build('third'), namespace: 'back' }, NEW)
+    const agent = new Agent()
+    try {
+      const client = new ServiceClient({
+        baseUrl: emulator.url,
+        token: TOKEN,
+        dispatcher: agent,
+        logger: memoryLogger(),
+      })
+      const namespaceId = emulator.namespaces(GAME).find((n) => n.nameId === 'back')!.namespaceId
+      await assert.rejects(
+        putBack(client, GAME, namespaceId, second.published!, memoryLogger()),
+        (error: unknown) =>
+          error instanceof PublishedMeanwhileError && error.other.versionId === third.published!.versionId,
+      )
+      assert.equal(live('back'), third.published!.versionId)
+      assert.notEqual(first.published!.versionId, third.published!.versionId)
+    } finally {
+      await agent.close()
+    }
+  })
+})
