@@ -14,6 +14,7 @@ import { planTarget } from './target/target.ts'
 import type { UploadResult } from './upload/upload.ts'
 import { uploadSite } from './upload/site.ts'
 import { publishAndSee } from './live/publish-and-see.ts'
+import { recheckOlder } from './live/meanwhile.ts'
 import type { PollOptions, Verification } from './live/verify.ts'
 import { smokeTest, type SmokeResult } from './smoke/index.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './target/older.ts'
@@ -210,7 +211,7 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
   const siteId = result.siteId
   if (!targeted || !plan || !siteId) return
   run.signal.throwIfAborted()
-  await publishAndSeeLive(stage, targeted, plan, siteId)
+  await publishAndSeeLive(stage, targeted, { ...plan, servedThen: served?.live }, siteId)
 }
 
 async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: CollectedSite): Promise<void> {
@@ -256,7 +257,7 @@ async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: Collect
 async function publishAndSeeLive(
   { run, result, deps }: Stage,
   targeted: TargetedInputs,
-  plan: PublishPlan,
+  plan: PublishPlan & { servedThen: ServedRecords['live'] },
   siteId: string,
 ): Promise<void> {
   const { logger } = deps
@@ -283,6 +284,10 @@ async function publishAndSeeLive(
     ),
   )
   result.provisioned = live.provisioned
+  if (!live.alreadyServed) {
+    result.older = (await recheckBeforePublish(run, targeted, plan, live, deps)) ?? result.older
+    if (result.older?.blocked) return void (result.older.url = live.published.url)
+  }
   result.published = live.published
   // The namespace's own host: a custom domain serves only once the user's DNS points at it.
   const { manifest } = result
@@ -303,6 +308,33 @@ async function publishAndSeeLive(
   const { url } = live.published
   if (seen?.verified && url)
     await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result })
+}
+
+/** The service cannot set a version only if it is still the one planned from: it is read again here. */
+function recheckBeforePublish(
+  run: Run,
+  inputs: TargetedInputs,
+  plan: PublishPlan & { servedThen: ServedRecords['live'] },
+  live: { namespaceId: string; provisioned: Provisioned; published: Published },
+  deps: DeployDependencies,
+): Promise<OlderCheck | undefined> {
+  const { url } = live.published
+  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  return recheckOlder({
+    client: run.client,
+    gameId: inputs.connection.gameId,
+    namespaceId: live.namespaceId,
+    nameId: live.provisioned.nameId ?? live.namespaceId,
+    plannedFrom: plan.current ?? plan.createOn.id,
+    servedThen: plan.servedThen,
+    readServed: async () => (url ? readServedRecord(url, options) : { absent: 'its URL is unknown' }),
+    older: {
+      commit: deps.source?.commit,
+      allowOlder: inputs.allowOlder,
+      compareCommits: deps.compareCommits,
+      logger: deps.logger,
+    },
+  })
 }
 
 interface ServedRecords {

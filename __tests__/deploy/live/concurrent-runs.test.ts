@@ -10,7 +10,7 @@ import { NotLiveError, putBack } from '../../../src/deploy/live/publish-and-see.
 import { PublishedMeanwhileError } from '../../../src/deploy/live/meanwhile.ts'
 import { rerunText } from '../../../src/deploy/account.ts'
 import { ServiceClient } from '../../../src/api/client.ts'
-import { Agent } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
 import type { CommitStatus } from '../../../src/deploy/target/older.ts'
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts'
 import { readInputs } from '../../../src/inputs/deploy.ts'
@@ -19,12 +19,29 @@ import { virtualTime } from '../../support/virtual-time.ts'
 
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const TOKEN = 'gamehost-demo-token'
+const SEED = 'c'.repeat(40)
 const OLD = 'a'.repeat(40)
 const NEW = 'b'.repeat(40)
+/** One history: each commit follows the one before it. */
+const HISTORY = [SEED, OLD, NEW]
 
-/** GitHub's answer for two commits where NEW follows OLD. */
-const compareCommits = async (base: string, head: string): Promise<CommitStatus> =>
-  base === head ? 'identical' : head === NEW || base.startsWith(OLD.slice(0, 7)) ? 'ahead' : 'behind'
+/** GitHub's answer, which takes a short commit as well as a whole one. */
+const compareCommits = async (base: string, head: string): Promise<CommitStatus> => {
+  const at = (commit: string) => HISTORY.findIndex((c) => c.startsWith(commit))
+  const [b, h] = [at(base), at(head)]
+  return h === b ? 'identical' : h > b ? 'ahead' : 'behind'
+}
+
+/** A pool whose request to `path` waits until `meanwhile` has run: a run paused between two steps. */
+function pausedAt(path: RegExp, meanwhile: () => Promise<unknown>): Dispatcher {
+  let paused: Promise<unknown> | undefined
+  return new Agent().compose((dispatch) => (options, handler) => {
+    if (!path.test(options.path)) return dispatch(options, handler)
+    paused ??= meanwhile()
+    void paused.then(() => dispatch(options, handler))
+    return true
+  })
+}
 
 describe('two runs on one namespace', () => {
   let emulator: Emulator
@@ -53,7 +70,7 @@ describe('two runs on one namespace', () => {
         token: TOKEN,
         'game-id': GAME,
         'cdn-domain': cdn(),
-        'site-name': `game ${commit.slice(0, 7)}`,
+        'site-name': `${inputs.namespace} ${commit.slice(0, 7)}`,
         ...inputs,
       }),
     )
@@ -104,6 +121,37 @@ describe('two runs on one namespace', () => {
       new RegExp(`The namespace serves version '${b.versionName}' \\(${b.versionId}\\), another run's\\.`),
     )
   })
+
+  for (const verify of ['true', 'false']) {
+    test(`a newer build published during an older run's upload (verify ${verify}) is not replaced: the older run publishes nothing`, async () => {
+      const namespace = `order-${verify}`
+      await run({ path: await build('seed'), namespace }, SEED)
+      let newer: Awaited<ReturnType<typeof run>> | undefined
+      const runNewer = async () => (newer = await run({ path: await build('new'), namespace, verify }, NEW))
+      const logger = memoryLogger()
+      const older = await run(
+        { path: await build('old'), namespace },
+        OLD,
+        { dispatcher: pausedAt(/\/cloud\/uploads\/[^/]+\/complete$/, runNewer) },
+        logger,
+      )
+      assert.equal(live(namespace), newer!.published!.versionId, 'the newer build stays published')
+      assert.equal(older.published, undefined)
+      assert.equal(older.older?.blocked, true)
+      assert.match(
+        older.older.reason,
+        new RegExp(
+          `^Namespace ${namespace} serves commit bbbbbbb, newer than this run's aaaaaaa: nothing was published`,
+        ),
+      )
+      assert.ok(
+        logger.lines.includes(
+          `Another run published version '${namespace} bbbbbbb' (${newer!.published!.versionId}) to namespace ${namespace} meanwhile`,
+        ),
+        logger.lines.join('\n'),
+      )
+    })
+  }
 
   test("a rollback reads the namespace first, and leaves another run's version as it is", async () => {
     const first = await run({ path: await build('first'), namespace: 'back' }, OLD)

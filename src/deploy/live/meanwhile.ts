@@ -3,6 +3,8 @@
 // API (the edge lags behind), which version the namespace is on; another run's is left as it is.
 
 import type { ServiceClient } from '../../api/client.ts'
+import type { SiteRecord } from '../collect/record.ts'
+import { checkOlder, type OlderCheck } from '../target/older.ts'
 
 export interface OtherVersion {
   versionId: string
@@ -39,4 +41,47 @@ export class PublishedMeanwhileError extends Error {
     super(`another run published ${describeVersion(other)} meanwhile, which the namespace serves now`)
     this.other = other
   }
+}
+
+export interface RecheckOptions {
+  client: ServiceClient
+  gameId: string
+  namespaceId: string
+  nameId: string
+  /** The version the run planned from: what the namespace was on when the run read it. */
+  plannedFrom: string
+  /** What the namespace's host served then, and now. */
+  servedThen: { record: SiteRecord } | { absent: string } | undefined
+  readServed: () => Promise<{ record: SiteRecord } | { absent: string }>
+  older: Omit<Parameters<typeof checkOlder>[0], 'live' | 'nameId'>
+}
+
+/**
+ * Immediately before a publish: the namespace read again. Undefined while it is on the version the run
+ * planned from; else the guard against an older build, decided again against the version another run
+ * published meanwhile (its commit from the record its host serves now, else from its name's short
+ * commit, as the default site name ends).
+ */
+export async function recheckOlder(options: RecheckOptions): Promise<OlderCheck | undefined> {
+  const { client, gameId, namespaceId, nameId, older } = options
+  const other = await publishedMeanwhile(client, gameId, namespaceId, options.plannedFrom)
+  if (!other) return undefined
+  older.logger.info(`Another run published ${describeVersion(other)} to namespace ${nameId} meanwhile`)
+  const commit = (await servedCommit(options)) ?? nameCommit(other.versionName)
+  const live = commit
+    ? { record: { commit } }
+    : { absent: `neither its host nor the name of ${describeVersion(other)} tells its commit` }
+  return checkOlder({ ...older, live, nameId })
+}
+
+async function servedCommit({ servedThen, readServed }: RecheckOptions): Promise<string | undefined> {
+  const now = await readServed()
+  if (!('record' in now)) return undefined
+  const then = servedThen && 'record' in servedThen ? servedThen.record.digest : undefined
+  return now.record.digest !== then ? now.record.commit : undefined
+}
+
+function nameCommit(versionName: string | undefined): string | undefined {
+  const last = versionName?.split(' ').pop()
+  return last && /^[0-9a-f]{7,40}$/i.test(last) ? last : undefined
 }

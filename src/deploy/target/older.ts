@@ -26,7 +26,7 @@ type Found = Omit<OlderCheck, 'reason' | 'blocked'>
 
 interface OlderCheckOptions {
   commit: string | undefined
-  live: { record: SiteRecord } | { absent: string }
+  live: { record: Pick<SiteRecord, 'commit'> } | { absent: string }
   nameId: string
   allowOlder: boolean
   compareCommits: CompareCommits | undefined
