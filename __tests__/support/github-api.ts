@@ -72,11 +72,13 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
   const histories = new Map<string, string[][]>()
   const compare = (repo: string, base: string, head: string) => {
     const lines = histories.get(repo) ?? []
-    const lineOf = (sha: string) => lines.find((line) => line.includes(sha))
+    // As GitHub does, a commit may be abbreviated.
+    const at = (line: string[], sha: string) => line.findIndex((commit) => commit.startsWith(sha))
+    const lineOf = (sha: string) => lines.find((line) => at(line, sha) >= 0)
     const [baseLine, headLine] = [lineOf(base), lineOf(head)]
     if (!baseLine || !headLine) return undefined
     if (baseLine !== headLine) return 'diverged'
-    const order = headLine.indexOf(head) - baseLine.indexOf(base)
+    const order = at(headLine, head) - at(baseLine, base)
     return order > 0 ? 'ahead' : order < 0 ? 'behind' : 'identical'
   }
   const deploymentsOf = (repo: string) => {

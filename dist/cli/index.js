@@ -74373,6 +74373,116 @@ async function readRecordBody(body) {
     return { record: parsed, bytes: { size: text.length, sha256: (0,external_node_crypto_.hash)('sha256', text) } };
 }
 
+;// CONCATENATED MODULE: ./src/deploy/target/older.ts
+// Never an older build over a newer one: the commit the namespace's record names is compared with
+// this run's (GitHub's compare API). Another branch's commit (diverged) is published as always.
+
+
+
+/** Whether this run may publish over what the namespace serves; said in the log either way. */
+async function checkOlder(options) {
+    const { commit, live, nameId, logger } = options;
+    const said = (reason, found = {}, warn = false, blocked = false) => {
+        if (warn)
+            logger.warning(reason, { title: 'Older commit' });
+        else
+            logger.info(reason);
+        return { blocked, reason, ...found };
+    };
+    if ('absent' in live)
+        return said(`Namespace ${nameId} serves no record of a build (${live.absent}): nothing to compare with`);
+    const liveCommit = live.record.commit;
+    const serves = `Namespace ${nameId} serves commit ${liveCommit && older_short(liveCommit)}`;
+    if (!liveCommit || !commit) {
+        const why = liveCommit ? 'this run knows no commit' : 'its record names no commit';
+        return said(`Not compared with what namespace ${nameId} serves: ${why}`, { liveCommit });
+    }
+    if (liveCommit === commit)
+        return said(`${serves}, this run's`, { liveCommit, status: 'identical' });
+    if (!options.compareCommits) {
+        const reason = `${serves}; whether ${older_short(commit)} is older could not be checked (no GitHub token or repository): it is published`;
+        return said(reason, { liveCommit }, true);
+    }
+    let status;
+    try {
+        status = await options.compareCommits(liveCommit, commit);
+    }
+    catch (error) {
+        const reason = `${serves}; GitHub could not compare it with ${older_short(commit)} (${errorMessage(error)}): it is published`;
+        return said(reason, { liveCommit }, true);
+    }
+    const found = { liveCommit, status };
+    if (status !== 'behind') {
+        const reason = `${serves}; this run's ${older_short(commit)} is ${status ?? 'unknown to GitHub'} of it: it is published`;
+        return said(reason, found);
+    }
+    const newer = `${serves}, newer than this run's ${older_short(commit)}`;
+    if (options.allowOlder)
+        return said(`${newer}: published all the same (${inputName(table_Input.AllowOlder)} is true)`, found, true);
+    const reason = `${newer}: nothing was published, it still serves ${older_short(liveCommit)}. Set ${input_naming_inputAssignment(table_Input.AllowOlder, 'true')} ` +
+        'to publish an older commit on purpose (or use the publish action to roll back)';
+    return said(reason, found, true, true);
+}
+function older_short(commit) {
+    return /^[0-9a-f]{40,64}$/i.test(commit) ? commit.slice(0, 7) : commit;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/live/meanwhile.ts
+// What another run published meanwhile. The service has no conditional write ("set the version only
+// if it is still X"), so before a run checks or undoes its change of a namespace it reads, from the
+// API (the edge lags behind), which version the namespace is on; another run's is left as it is.
+
+/** The version the namespace is on when it is not `ours`; undefined while it is `ours`. */
+async function publishedMeanwhile(client, gameId, namespaceId, ours) {
+    const { namespace } = await client.getNamespace(gameId, namespaceId);
+    if (namespace.version_id === ours)
+        return undefined;
+    const versionId = namespace.version_id;
+    const versionName = await client.getVersion(gameId, versionId).then(({ version }) => version.display_name, () => undefined);
+    return versionName === undefined ? { versionId } : { versionId, versionName };
+}
+function describeVersion({ versionId, versionName }) {
+    return versionName === undefined ? `version ${versionId}` : `version '${versionName}' (${versionId})`;
+}
+/** A change not undone: another run published meanwhile. */
+class PublishedMeanwhileError extends Error {
+    name = 'PublishedMeanwhileError';
+    other;
+    constructor(other) {
+        super(`another run published ${describeVersion(other)} meanwhile, which the namespace serves now`);
+        this.other = other;
+    }
+}
+/**
+ * Immediately before a publish: the namespace read again. Undefined while it is on the version the run
+ * planned from; else the guard against an older build, decided again against the version another run
+ * published meanwhile (its commit from the record its host serves now, else from its name's short
+ * commit, as the default site name ends).
+ */
+async function recheckOlder(options) {
+    const { client, gameId, namespaceId, nameId, older } = options;
+    const other = await publishedMeanwhile(client, gameId, namespaceId, options.plannedFrom);
+    if (!other)
+        return undefined;
+    older.logger.info(`Another run published ${describeVersion(other)} to namespace ${nameId} meanwhile`);
+    const commit = (await servedCommit(options)) ?? nameCommit(other.versionName);
+    const live = commit
+        ? { record: { commit } }
+        : { absent: `neither its host nor the name of ${describeVersion(other)} tells its commit` };
+    return checkOlder({ ...older, live, nameId });
+}
+async function servedCommit({ servedThen, readServed }) {
+    const now = await readServed();
+    if (!('record' in now))
+        return undefined;
+    const then = servedThen && 'record' in servedThen ? servedThen.record.digest : undefined;
+    return now.record.digest !== then ? now.record.commit : undefined;
+}
+function nameCommit(versionName) {
+    const last = versionName?.split(' ').pop();
+    return last && /^[0-9a-f]{7,40}$/i.test(last) ? last : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/common/poll.ts
 // The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
 // doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
@@ -74517,6 +74627,7 @@ function isBuildEvidence(path, unityNamed) {
 
 
 
+
 const PAGES_CHECKED = 3;
 const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
@@ -74615,13 +74726,20 @@ async function pollUntilLive(options) {
             const answer = await options.fetch(pending[0]);
             const mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
             if (mismatch)
-                return mismatch;
+                return (await publishedOver(options)) ?? mismatch;
             pending.shift();
         }
         return undefined;
     };
     const { seen, attempts, durationMs, notYet } = await pollUntil(check, options);
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
+}
+async function publishedOver({ meanwhile }) {
+    const other = meanwhile && (await meanwhile());
+    if (!other)
+        return undefined;
+    const reason = `another run published ${describeVersion(other)} to the namespace`;
+    return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other };
 }
 /** Bytes are taken as sent, to compare with the uploaded file's. */
 function hostFetcher(url, options) {
@@ -74726,6 +74844,7 @@ async function verifyLive(options) {
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
+        meanwhile: options.meanwhile,
         onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
     });
     const seen = { ...polled, url, checked: probes };
@@ -74758,6 +74877,7 @@ function probesFor(expected) {
 
 
 
+
 /** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
@@ -74778,9 +74898,13 @@ async function publishAndSee(change, options) {
         return undefined;
     }
     const started = run.clock.now();
+    const meanwhile = () => publishedMeanwhile(run.client, gameId, namespaceId, published.versionId).catch((error) => {
+        logger.debug(`What namespace ${nameId} is on could not be read: ${errorMessage(error)}`);
+        return undefined;
+    });
     let seen;
     try {
-        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected }));
+        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, meanwhile }));
     }
     catch (error) {
         if (run.signal.aborted) {
@@ -74793,7 +74917,8 @@ async function publishAndSee(change, options) {
     options.onSeen?.(seen);
     if (seen.verified)
         return seen;
-    if (settings.onFailure === 'rollback')
+    // Another run's build is left live: undoing this run's publish would take it down.
+    if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile)
         seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
     notLive(settings.onFailure, seen, published, nameId, logger);
     return seen;
@@ -74834,6 +74959,8 @@ class NotLiveError extends Error {
     }
 }
 function notLiveAccount(seen) {
+    if (seen.mismatch?.publishedMeanwhile)
+        return `${seen.mismatch.reason} before ${seen.url} served this build, after ${describeTiming(seen)}`;
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
@@ -74851,17 +74978,23 @@ async function rollBack(client, gameId, namespaceId, published, seen, logger) {
 }
 /** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
 function putBackFailed(published, error) {
+    if (error instanceof PublishedMeanwhileError)
+        return `It was not put back on version ${published.replacedVersionId}: ${error.message}.`;
     return (`Putting the namespace back on version ${published.replacedVersionId}, which it served before, failed: ` +
         `${errorMessage(error)}. It is left on ${versionOf(published)}.`);
 }
 /**
  * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
- * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown.
+ * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown,
+ * and a PublishedMeanwhileError when the namespace is no longer on this run's version.
  */
 async function putBack(client, gameId, namespaceId, published, logger) {
     const previous = published.replacedVersionId;
     if (!published.created || !previous || previous === published.versionId)
         return undefined;
+    const other = await publishedMeanwhile(client, gameId, namespaceId, published.versionId);
+    if (other)
+        throw new PublishedMeanwhileError(other);
     await client.setNamespaceVersion(gameId, namespaceId, previous);
     logger.info(`Put the namespace back on version ${previous}, which it served before the publish`);
     return previous;
@@ -74869,12 +75002,17 @@ async function putBack(client, gameId, namespaceId, published, logger) {
 /** Throws a NotLiveError saying what was done about it, or warns (warn). */
 function notLive(onFailure, seen, published, nameId, logger) {
     const account = notLiveAccount(seen);
+    const other = seen.mismatch?.publishedMeanwhile;
     if (onFailure === 'warn') {
+        const on = other ? `${describeVersion(other)}, the other run's` : versionOf(published);
         logger.warning(`Not seen live: ${account}. ${inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with verified false, ` +
-            `and ${namespaceOf(nameId)} stays on ${versionOf(published)}.`, { title: 'Not seen live' });
+            `and ${namespaceOf(nameId)} stays on ${on}.`, { title: 'Not seen live' });
         return;
     }
-    throw new NotLiveError(`Not live: ${account}. ${afterFailure(onFailure, seen.rolledBackTo, published, nameId)}`, seen);
+    const after = other
+        ? `It was not put back: ${namespaceOf(nameId)} serves the other run's build.`
+        : afterFailure(onFailure, seen.rolledBackTo, published, nameId);
+    throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
 }
 /** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
@@ -78129,60 +78267,6 @@ async function screenshotFile(options) {
     return external_node_path_default().join(dir, `gamehost-screenshot-${process.pid}.png`);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/target/older.ts
-// Never an older build over a newer one: the commit the namespace's record names is compared with
-// this run's (GitHub's compare API). Another branch's commit (diverged) is published as always.
-
-
-
-/** Whether this run may publish over what the namespace serves; said in the log either way. */
-async function checkOlder(options) {
-    const { commit, live, nameId, logger } = options;
-    const said = (reason, found = {}, warn = false, blocked = false) => {
-        if (warn)
-            logger.warning(reason, { title: 'Older commit' });
-        else
-            logger.info(reason);
-        return { blocked, reason, ...found };
-    };
-    if ('absent' in live)
-        return said(`Namespace ${nameId} serves no record of a build (${live.absent}): nothing to compare with`);
-    const liveCommit = live.record.commit;
-    const serves = `Namespace ${nameId} serves commit ${liveCommit && older_short(liveCommit)}`;
-    if (!liveCommit || !commit) {
-        const why = liveCommit ? 'this run knows no commit' : 'its record names no commit';
-        return said(`Not compared with what namespace ${nameId} serves: ${why}`, { liveCommit });
-    }
-    if (liveCommit === commit)
-        return said(`${serves}, this run's`, { liveCommit, status: 'identical' });
-    if (!options.compareCommits) {
-        const reason = `${serves}; whether ${older_short(commit)} is older could not be checked (no GitHub token or repository): it is published`;
-        return said(reason, { liveCommit }, true);
-    }
-    let status;
-    try {
-        status = await options.compareCommits(liveCommit, commit);
-    }
-    catch (error) {
-        const reason = `${serves}; GitHub could not compare it with ${older_short(commit)} (${errorMessage(error)}): it is published`;
-        return said(reason, { liveCommit }, true);
-    }
-    const found = { liveCommit, status };
-    if (status !== 'behind') {
-        const reason = `${serves}; this run's ${older_short(commit)} is ${status ?? 'unknown to GitHub'} of it: it is published`;
-        return said(reason, found);
-    }
-    const newer = `${serves}, newer than this run's ${older_short(commit)}`;
-    if (options.allowOlder)
-        return said(`${newer}: published all the same (${inputName(table_Input.AllowOlder)} is true)`, found, true);
-    const reason = `${newer}: nothing was published, it still serves ${older_short(liveCommit)}. Set ${input_naming_inputAssignment(table_Input.AllowOlder, 'true')} ` +
-        'to publish an older commit on purpose (or use the publish action to roll back)';
-    return said(reason, found, true, true);
-}
-function older_short(commit) {
-    return /^[0-9a-f]{40,64}$/i.test(commit) ? commit.slice(0, 7) : commit;
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/sizes.ts
 // This build's sizes against what compare-with's namespace serves (its record): the engine's files
 // always shown, the other changes largest first.
@@ -78253,6 +78337,7 @@ function moreLine(change) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
+
 
 
 
@@ -78385,7 +78470,7 @@ async function sendAndGoLive(stage, site) {
     if (!targeted || !plan || !siteId)
         return;
     run.signal.throwIfAborted();
-    await publishAndSeeLive(stage, targeted, plan, siteId);
+    await publishAndSeeLive(stage, targeted, { ...plan, servedThen: served?.live }, siteId);
 }
 async function uploadOrReuse({ inputs, run, result, deps }, site) {
     const { logger, previous } = deps;
@@ -78436,6 +78521,11 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
     const { provisioned } = result;
     const live = await logger.group('Publish', () => prepareVersion(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
     result.provisioned = live.provisioned;
+    if (!live.alreadyServed) {
+        result.older = (await recheckBeforePublish(run, targeted, plan, live, deps)) ?? result.older;
+        if (result.older?.blocked)
+            return void (result.older.url = live.published.url);
+    }
     result.published = live.published;
     // The namespace's own host: a custom domain serves only once the user's DNS points at it.
     const { manifest } = result;
@@ -78453,6 +78543,26 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
     const { url } = live.published;
     if (seen?.verified && url)
         await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result });
+}
+/** The service cannot set a version only if it is still the one planned from: it is read again here. */
+function recheckBeforePublish(run, inputs, plan, live, deps) {
+    const { url } = live.published;
+    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    return recheckOlder({
+        client: run.client,
+        gameId: inputs.connection.gameId,
+        namespaceId: live.namespaceId,
+        nameId: live.provisioned.nameId ?? live.namespaceId,
+        plannedFrom: plan.current ?? plan.createOn.id,
+        servedThen: plan.servedThen,
+        readServed: async () => (url ? readServedRecord(url, options) : { absent: 'its URL is unknown' }),
+        older: {
+            commit: deps.source?.commit,
+            allowOlder: inputs.allowOlder,
+            compareCommits: deps.compareCommits,
+            logger: deps.logger,
+        },
+    });
 }
 /** The records the namespace and compare-with's namespace serve, read once each, side by side. */
 async function readServed({ inputs, run, result, deps }, plan) {
@@ -78538,6 +78648,7 @@ function logPlan(inputs, result, logger) {
 
 ;// CONCATENATED MODULE: ./src/deploy/account.ts
 // What a deploy reports, for the action (outputs, job summary) and the CLI (--json, text) alike.
+
 
 
 
@@ -78690,6 +78801,11 @@ function rerunText(result, error) {
     return sentences.join(' ');
 }
 function notLiveRerun(seen) {
+    const other = seen.mismatch?.publishedMeanwhile;
+    if (other) {
+        return (`The namespace serves ${describeVersion(other)}, another run's. A re-run publishes this build over it, ` +
+            `unless the commit it serves is newer than this run's (${inputName(table_Input.AllowOlder)})`);
+    }
     const now = seen.rolledBackTo
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
         : '';

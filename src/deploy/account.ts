@@ -199,7 +199,7 @@ function notLiveRerun(seen: Verification): string {
   if (other) {
     return (
       `The namespace serves ${describeVersion(other)}, another run's. A re-run publishes this build over it, ` +
-      `unless the commit it serves is newer than this run's (${inputName(Input.AllowOlder)})`
+      `unless the commit it serves is newer than this run's (${inputName(Input.AllowOlder)}).`
     )
   }
   const now = seen.rolledBackTo
