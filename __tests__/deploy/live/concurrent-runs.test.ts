@@ -52,7 +52,6 @@ describe('two runs on one namespace', () => {
   })
   after(() => emulator.close())
 
-  const cdn = () => emulator.url.replace('127.0.0.1', 'localhost')
   const build = async (title: string) => {
     const dir = await tempDir()
     await writeTree(dir, { 'index.html': `<title>${title}</title>`, 'game.js': `// ${title}` })
@@ -63,13 +62,14 @@ describe('two runs on one namespace', () => {
     commit: string,
     deps: Partial<DeployDependencies> = {},
     logger = memoryLogger(),
+    on = emulator,
   ) => {
     const read = readInputs(
       getter({
-        'api-url': emulator.url,
+        'api-url': on.url,
         token: TOKEN,
         'game-id': GAME,
-        'cdn-domain': cdn(),
+        'cdn-domain': on.url.replace('127.0.0.1', 'localhost'),
         'site-name': `${inputs.namespace} ${commit.slice(0, 7)}`,
         ...inputs,
       }),
@@ -152,6 +152,47 @@ describe('two runs on one namespace', () => {
       )
     })
   }
+
+  test('two first deploys of one pull request at once: one namespace, neither run waits out its timeout, the newer build is live', async () => {
+    // An emulator of its own, whose publishes all reach the host.
+    const service = await startEmulator({ rateLimit: false, timer: time.timer })
+    after(() => service.close())
+    const runs = await Promise.allSettled([
+      run(
+        { path: await build('pull request 9, first push'), namespace: 'pr-9' },
+        OLD,
+        {},
+        memoryLogger(),
+        service,
+      ),
+      run(
+        { path: await build('pull request 9, second push'), namespace: 'pr-9' },
+        NEW,
+        {},
+        memoryLogger(),
+        service,
+      ),
+    ])
+    const live = (nameId: string) => service.namespaces(GAME).find((n) => n.nameId === nameId)!.versionId
+    assert.equal(service.namespaces(GAME).filter((n) => n.nameId === 'pr-9').length, 1)
+    const [older, newer] = runs.map((r) =>
+      r.status === 'fulfilled' ? r.value : deployFailure(r.reason).partial!,
+    )
+    assert.equal(runs[1].status, 'fulfilled', runs[1].status === 'rejected' ? String(runs[1].reason) : '')
+    assert.equal(live('pr-9'), newer!.published!.versionId)
+    // The older run published nothing, or stopped at once naming the newer run's version.
+    const seen = older!.verification
+    assert.ok(!seen || seen.durationMs < 60_000, `the older run waited ${seen?.durationMs} ms`)
+    // It was seen live before the newer run published, or it published nothing, or it stopped at once
+    // naming the newer run's version.
+    if (runs[0].status === 'rejected') {
+      const error = String(deployFailure(runs[0].reason).error)
+      assert.match(
+        error,
+        new RegExp(`another run published version '[^']+' \\(${newer!.published!.versionId}\\)`),
+      )
+    } else assert.ok(older!.older?.blocked || older!.verification?.verified)
+  })
 
   test("a rollback reads the namespace first, and leaves another run's version as it is", async () => {
     const first = await run({ path: await build('first'), namespace: 'back' }, OLD)
