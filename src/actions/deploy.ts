@@ -1,6 +1,5 @@
 import os from 'node:os'
 import * as core from '@actions/core'
-import { readFileSync } from 'node:fs'
 import { actionsLogger, notice, runAction, writeOutputsAndReport } from './action.ts'
 import { closePreview } from '../deploy/live/close.ts'
 import {
@@ -21,7 +20,7 @@ import { masked } from '../common/secrets.ts'
 import { CANCELLED_COMMENT_MS } from '../common/timeouts.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
-import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { checkPullRequestRead, readEvent, readEventFile, whenNoToken, type RunEvent } from './event.ts'
 import {
   hasTarget,
   missingTokenError,
@@ -38,8 +37,9 @@ export async function run(): Promise<void> {
   await runAction(
     secretInputs(ActionName.Deploy),
     async () => {
-      const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-      checkPullRequestRead(event, process.env)
+      const eventFile = readEventFile(process.env)
+      const event = readEvent(process.env, eventFile.payload, readPullRequestNumber(getInput))
+      checkPullRequestRead(event, process.env, eventFile.problem)
       const inputs = readActionInputs(event)
       const githubToken = getInput(Input.GitHubToken)
       if (event.pullRequest?.build && event.repository) {
@@ -234,15 +234,4 @@ async function saveComment(
   const commit = event.pullRequest?.headSha
   const context = { key, previous, namespaceNameId, commit, name, runUrl, repositoryUrl }
   await comment.save(commentAfter(ending, context), { withinMs })
-}
-
-/** The event payload, read as @actions/github's context reads it, without loading Octokit. */
-function readPayload(): unknown {
-  const file = process.env.GITHUB_EVENT_PATH
-  if (!file) return undefined
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown
-  } catch {
-    return undefined
-  }
 }
