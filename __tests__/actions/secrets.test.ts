@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 import * as core from '@actions/core'
-import { runAction, setOutput, writeReport } from '../../src/actions/action.ts'
+import { runAction, setOutputs, writeReport } from '../../src/actions/action.ts'
 import { text } from '../../src/common/report.ts'
 
 const TOKEN = 'svc-T0ken/with+sym:bols'
@@ -33,7 +33,7 @@ test("the action's stdout, outputs, summary and failure redact what reaches them
   try {
     await runAction(['token'], async () => {
       process.stdout.write(`raw ${TOKEN}\n`)
-      setOutput('echo', `x ${TOKEN}`)
+      setOutputs({ echo: `x ${TOKEN}` })
       core.summary.addRaw(`<p>raw ${TOKEN}</p>`, true)
       await writeReport({ title: 'echo', blocks: [text(`said ${TOKEN}`)] })
       throw new Error(`refused for ${TOKEN}`)

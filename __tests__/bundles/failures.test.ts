@@ -116,4 +116,33 @@ describe('a failed run leaves an account', () => {
     assert.match(run.stdout, /^::warning::GITHUB_STEP_SUMMARY is not set .*: the job summary is skipped\.$/m)
     assert.equal(run.summary, '')
   })
+  test('a GITHUB_OUTPUT that cannot be written fails naming it, and the account still says the build is live', async () => {
+    const emulator = await emulatorWith()
+    const output = path.join(await tempDir(), 'missing', 'output')
+    const run = await deploy(emulator, { namespace: 'outputs-1' }, { GITHUB_OUTPUT: output })
+    assert.equal(run.exitCode, 1, run.stdout)
+    const errors = run.stdout.split('\n').filter((line) => line.startsWith('::error::'))
+    assert.equal(errors.length, 1, run.stdout)
+    assert.ok(
+      errors[0]!.startsWith(`::error::GITHUB_OUTPUT (${output}) could not hold the outputs site-id, `),
+      errors[0],
+    )
+    assert.match(run.stdout, /^::notice title=Deployed::Live at /m)
+    assert.match(run.summary, /<h2>gamehost deploy<\/h2>/)
+    assert.match(run.summary, /seen live after/)
+    assert.doesNotMatch(run.summary, /Nothing: it stopped before anything was sent/)
+    assert.ok(run.summary.includes(`GITHUB_OUTPUT (${output}) could not hold`), run.summary)
+  })
+
+  test('a GITHUB_STEP_SUMMARY that cannot be written is a warning naming it', async () => {
+    const emulator = await emulatorWith()
+    const summary = path.join(await tempDir(), 'missing', 'summary')
+    const run = await deploy(emulator, { namespace: 'outputs-2' }, { GITHUB_STEP_SUMMARY: summary })
+    assert.equal(run.exitCode, 0, run.stdout)
+    assert.ok(run.outputs['site-id'])
+    assert.ok(
+      run.stdout.includes(`::warning::GITHUB_STEP_SUMMARY (${summary}) could not hold the job summary: `),
+      run.stdout,
+    )
+  })
 })

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import fc from 'fast-check'
 import { UsageError, ValidationFailedError } from '../../src/api/errors.ts'
+import { DISPLAY_NAME_MAX_BYTES, displayNameProblems } from '../../src/api/rules.ts'
 import { defaultSiteName, missingTokenError, readInputs } from '../../src/inputs/deploy.ts'
 import { getter } from '../support/helpers.ts'
 
@@ -82,6 +84,28 @@ test('default site names are always valid display names', () => {
   const long = defaultSiteName({ repository: 'o/r', ref: `refs/heads/${'é'.repeat(200)}`, sha: 'abc' })
   assert.ok(Buffer.byteLength(long) <= 128)
   assert.match(defaultSiteName({}), /^gamehost site \d{4}-/)
+})
+
+test('a default site name too long for the service cuts the branch, never the short commit', () => {
+  const sha = '1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b'
+  const branch = `feature/${'very-long-branch-name-'.repeat(8)}end`
+  const cut = defaultSiteName({ repository: 'studio/space-game', ref: `refs/heads/${branch}`, sha })
+  assert.ok(Buffer.byteLength(cut) <= DISPLAY_NAME_MAX_BYTES, cut)
+  assert.ok(cut.startsWith('space-game feature/very-long-branch-name-'), cut)
+  assert.ok(cut.endsWith(' 1a2b3c4'), cut)
+  assert.deepEqual(displayNameProblems(cut), [])
+
+  const repository = fc.stringMatching(/^[A-Za-z0-9._-]{1,100}$/).map((name) => `owner/${name}`)
+  const ref = fc.string({ unit: 'grapheme', maxLength: 300 }).map((name) => `refs/heads/${name}`)
+  fc.assert(
+    fc.property(repository, ref, fc.stringMatching(/^[0-9a-f]{40}$/), (repository, ref, sha) => {
+      const name = defaultSiteName({ repository, ref, sha })
+      assert.deepEqual(displayNameProblems(name), [], name)
+      assert.ok(name.endsWith(` ${sha.slice(0, 7)}`), name)
+      assert.ok(name.startsWith(`${repository.split('/').pop()} `), name)
+    }),
+    { numRuns: 300 },
+  )
 })
 
 const bad: Array<[string, Record<string, string>, RegExp]> = [

@@ -1,6 +1,8 @@
 // What every action of this repository shares: the logger on @actions/core, the one place a step
 // fails, the job summary of a report, the outputs. Each action's run() is built on these.
 
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import * as core from '@actions/core'
 import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.ts'
 import { validationTitle } from '../api/rules.ts'
@@ -114,24 +116,77 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
         } finally {
           cancellation.dispose()
         }
-        setOutputs(operation.outputs(result))
-        await writeReport(operation.report(result, inputs))
+        const report = operation.report(result, inputs)
+        const refused = await writeOutputsAndReport(operation.outputs(result), report)
         const failure = operation.failure?.(result, inputs)
+        if (failure && refused) actionsLogger.error(refused.message)
         if (failure) throw failure
+        if (refused) throw refused
       },
       (error) => operationFailureReport(operation.name, error),
     )
 }
 
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
+/** GITHUB_OUTPUT could not hold the outputs: the steps after this one would read them empty. */
+export class OutputFileError extends Error {}
+
+/**
+ * Sets every output (strings as they are, null as empty, anything else as JSON), the run's secrets
+ * redacted: the one place the actions set an output. Throws one OutputFileError naming GITHUB_OUTPUT
+ * and every output it could not hold (a missing file or folder, a full disk): node's own error names
+ * neither.
+ */
 export function setOutputs(outputs: Record<string, OutputValue>): void {
-  for (const [name, value] of Object.entries(outputs))
-    setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value))
+  const file = process.env.GITHUB_OUTPUT
+  const names = Object.keys(outputs)
+  const held = (list: string[]) => `${list.length === 1 ? 'output' : 'outputs'} ${list.join(', ')}`
+  if (file && names.length && !existsSync(file)) {
+    const missing = existsSync(path.dirname(file))
+      ? 'the file does not exist'
+      : 'neither the file nor its folder exists'
+    throw new OutputFileError(`GITHUB_OUTPUT (${file}) could not hold the ${held(names)}: ${missing}`)
+  }
+  const refused: string[] = []
+  let cause: unknown
+  for (const [name, value] of Object.entries(outputs)) {
+    try {
+      core.setOutput(
+        name,
+        redact(typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value)),
+      )
+    } catch (error) {
+      refused.push(name)
+      cause ??= error
+    }
+  }
+  if (refused.length) {
+    throw new OutputFileError(
+      `GITHUB_OUTPUT (${file ?? 'not set'}) could not hold the ${held(refused)}: ${errorMessage(cause)}`,
+      { cause },
+    )
+  }
 }
 
-/** The run's secrets redacted: the one place the actions set an output. */
-export function setOutput(name: string, value: string): void {
-  core.setOutput(name, redact(value))
+/**
+ * Sets the outputs, then writes the report. Outputs GITHUB_OUTPUT refuses are said at the top of the
+ * report, which still tells what was done (the build may be live), and their error is returned for
+ * the caller to throw once the run's account is complete: thrown here, the step's summary would be
+ * the account of a run that stopped before anything was sent.
+ */
+export async function writeOutputsAndReport(
+  outputs: Record<string, OutputValue>,
+  report: Report,
+): Promise<OutputFileError | undefined> {
+  let refused: OutputFileError | undefined
+  try {
+    setOutputs(outputs)
+  } catch (error) {
+    if (!(error instanceof OutputFileError)) throw error
+    refused = error
+  }
+  const failed = refused && text(`Failed: ${refused.message}. The steps after this one read them empty.`)
+  await writeReport(failed ? { ...report, blocks: [failed, ...report.blocks] } : report)
+  return refused
 }
 
 /**
@@ -165,11 +220,21 @@ export async function writeReport(report: Report): Promise<void> {
     await summary.emptyBuffer().addRaw(html).write()
   } catch (error) {
     summary.emptyBuffer()
-    actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`)
+    actionsLogger.warning(
+      `GITHUB_STEP_SUMMARY (${process.env.GITHUB_STEP_SUMMARY}) could not hold the job summary: ${summaryFileProblem(error)}`,
+    )
   }
 }
 
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text: string): string {
   return escapeHtml(visible(text))
+}
+
+/** @actions/core's refusal of a summary file it cannot access names neither the cause nor the variable. */
+function summaryFileProblem(error: unknown): string {
+  const file = process.env.GITHUB_STEP_SUMMARY ?? ''
+  if (!errorMessage(error).startsWith('Unable to access summary file')) return errorMessage(error)
+  if (!existsSync(path.dirname(file))) return 'neither the file nor its folder exists'
+  return existsSync(file) ? 'it cannot be read and written (its permissions)' : 'the file does not exist'
 }

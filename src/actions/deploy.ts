@@ -1,7 +1,6 @@
 import os from 'node:os'
 import * as core from '@actions/core'
-import { readFileSync } from 'node:fs'
-import { actionsLogger, notice, runAction, setOutput, setOutputs, writeReport } from './action.ts'
+import { actionsLogger, notice, runAction, writeOutputsAndReport } from './action.ts'
 import { closePreview } from '../deploy/live/close.ts'
 import {
   closeOutputs,
@@ -21,7 +20,7 @@ import { masked } from '../common/secrets.ts'
 import { CANCELLED_COMMENT_MS } from '../common/timeouts.ts'
 import { deadlineFromEnv } from '../operations/operation.ts'
 import { deploy, deployFailure, type DeployResult } from '../deploy/pipeline.ts'
-import { checkPullRequestRead, readEvent, whenNoToken, type RunEvent } from './event.ts'
+import { checkPullRequestRead, readEvent, readEventFile, whenNoToken, type RunEvent } from './event.ts'
 import {
   hasTarget,
   missingTokenError,
@@ -38,8 +37,9 @@ export async function run(): Promise<void> {
   await runAction(
     secretInputs(ActionName.Deploy),
     async () => {
-      const event = readEvent(process.env, readPayload(), readPullRequestNumber(getInput))
-      checkPullRequestRead(event, process.env)
+      const eventFile = readEventFile(process.env)
+      const event = readEvent(process.env, eventFile.payload, readPullRequestNumber(getInput))
+      checkPullRequestRead(event, process.env, eventFile.problem)
       const inputs = readActionInputs(event)
       const githubToken = getInput(Input.GitHubToken)
       if (event.pullRequest?.build && event.repository) {
@@ -89,8 +89,12 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   const decision = whenNoToken(inputs.ifNoToken, event)
   if (!decision.skip) throw missingTokenError()
   actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
-  for (const name of Object.values(Output)) setOutput(name, name === Output.Skipped ? 'true' : '')
-  await writeReport(skipReport(decision.reason))
+  const outputs = Object.fromEntries(Object.values(Output).map((name) => [name, '']))
+  const refused = await writeOutputsAndReport(
+    { ...outputs, [Output.Skipped]: 'true' },
+    skipReport(decision.reason),
+  )
+  if (refused) throw refused
 }
 
 interface Preview {
@@ -126,8 +130,7 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   } catch (thrown) {
     return reportFailure(preview, previous, namespaceId, thrown)
   }
-  setOutputs(deployOutputs(result))
-  await writeReport(deployReport(result))
+  const refused = await writeOutputsAndReport(deployOutputs(result), deployReport(result))
   if (result.siteId) {
     actionsLogger.info(
       `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
@@ -138,6 +141,7 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   else if (url && !result.verification)
     notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
   await saveComment(preview, { kind: 'deployed', result }, previous)
+  if (refused) throw refused
 }
 
 /** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */
@@ -148,12 +152,12 @@ async function reportFailure(
   thrown: unknown,
 ): Promise<never> {
   const { error, partial } = deployFailure(thrown)
-  if (partial) setOutputs(deployOutputs(partial))
-  else if (namespaceId) setOutput(Output.NamespaceId, namespaceId)
+  const outputs = partial ? deployOutputs(partial) : namespaceId ? { [Output.NamespaceId]: namespaceId } : {}
   actionsLogger.info(
     `${isCancelled(error) ? errorMessage(error) : 'The deploy failed'}. ${rerunText(partial, error)}`,
   )
-  await writeReport(failureReport(error, partial))
+  const refused = await writeOutputsAndReport(outputs, failureReport(error, partial))
+  if (refused) actionsLogger.error(refused.message)
   // Show the namespace even so (the next run finds it through the service, not through this).
   const withinMs = isCancelled(error) ? CANCELLED_COMMENT_MS : undefined
   if (namespaceId)
@@ -181,8 +185,7 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
     pullRequest: pullRequest.number,
     signal,
   })
-  setOutputs(closeOutputs(result))
-  await writeReport(closeReport(result))
+  const refused = await writeOutputsAndReport(closeOutputs(result), closeReport(result))
   const { namespace } = result
   if (namespace) {
     const ending = {
@@ -199,6 +202,7 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
       pullRequest,
       logger: actionsLogger,
     })
+  if (refused) throw refused
 }
 
 function previewComment(
@@ -230,15 +234,4 @@ async function saveComment(
   const commit = event.pullRequest?.headSha
   const context = { key, previous, namespaceNameId, commit, name, runUrl, repositoryUrl }
   await comment.save(commentAfter(ending, context), { withinMs })
-}
-
-/** The event payload, read as @actions/github's context reads it, without loading Octokit. */
-function readPayload(): unknown {
-  const file = process.env.GITHUB_EVENT_PATH
-  if (!file) return undefined
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown
-  } catch {
-    return undefined
-  }
 }

@@ -1,4 +1,5 @@
-import { UsageError } from '../api/errors.ts'
+import { readFileSync } from 'node:fs'
+import { UsageError, errorMessage } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
 import type { BuildHead } from './github.ts'
 
@@ -89,17 +90,63 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
   return { name, repository, repositoryUrl, runUrl, ref, pullRequest }
 }
 
+/** The event's payload, and what is wrong with the event file when it could not be read. */
+export interface EventFile {
+  payload: unknown
+  /** "is not JSON (…)": said of the file; its cause the parser's or the file system's error. */
+  problem?: Error
+}
+
+/**
+ * The event payload, read as @actions/github's context reads it, without loading Octokit: no file is
+ * no payload (a local run); a file that cannot be read or is not JSON is a problem said only when the
+ * run needs its payload (checkPullRequestRead).
+ */
+export function readEventFile(env: NodeJS.ProcessEnv): EventFile {
+  const file = env.GITHUB_EVENT_PATH
+  if (!file) return { payload: undefined }
+  let json: string
+  try {
+    json = readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { payload: undefined }
+    return {
+      payload: undefined,
+      problem: new Error(`could not be read (${errorMessage(error)})`, { cause: error }),
+    }
+  }
+  try {
+    return { payload: JSON.parse(json) as unknown }
+  } catch (error) {
+    return {
+      payload: undefined,
+      problem: new Error(`is not JSON (${errorMessage(error)})`, { cause: error }),
+    }
+  }
+}
+
 /**
  * A deploy on a pull request event whose event file names no pull request (missing, unreadable, not
  * its JSON) fails: deployed as a push, a closed pull request's preview would get the build instead of
- * being retired, and no comment would be kept.
+ * being retired, and no comment would be kept. So does a workflow_run deploying a pull request whose
+ * event file is unreadable: the build's head it is checked against is in that file.
  */
-export function checkPullRequestRead(event: RunEvent, env: NodeJS.ProcessEnv): void {
-  if (!PULL_REQUEST_EVENTS.has(event.name) || event.pullRequest) return
+export function checkPullRequestRead(event: RunEvent, env: NodeJS.ProcessEnv, problem?: Error): void {
+  const file = `its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'})`
+  const { pullRequest } = event
+  if (problem && pullRequest?.build) {
+    throw new Error(
+      `This is a ${event.name} run deploying pull request #${pullRequest.number}, but ${file} ${problem.message}: ` +
+        "the build's head repository, branch and commit are read from it, so nothing was deployed",
+      { cause: problem.cause },
+    )
+  }
+  if (!PULL_REQUEST_EVENTS.has(event.name) || pullRequest) return
   throw new Error(
-    `This is a ${event.name} run, but its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'}) ` +
-      'could not be read as a pull request event, so nothing was deployed: without its pull request the run ' +
-      'would deploy as a push (no preview comment, and a closed pull request deployed instead of retired)',
+    `This is a ${event.name} run, but ${file} ${problem?.message ?? 'could not be read as a pull request event'}, ` +
+      'so nothing was deployed: without its pull request the run would deploy as a push (no preview comment, ' +
+      'and a closed pull request deployed instead of retired)',
+    { cause: problem?.cause },
   )
 }
 

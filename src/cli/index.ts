@@ -21,6 +21,7 @@ import {
   EXIT_USAGE,
   exitCodeOf,
   print,
+  printJson,
   reportError,
   stderrStream,
   write,
@@ -40,7 +41,9 @@ export async function main(args: string[]): Promise<number | undefined> {
   // Every text written from here on is redacted: the run's secrets are registered once its flags are read.
   redactWrites(process.stdout)
   redactWrites(process.stderr)
-  const [name, ...rest] = args
+  const json = args.includes('--json')
+  const { name, rest } = commandWord(args)
+  if (name === undefined && json) return usageError('No command given: gamehost <command> [flags]', json)
   if (name === undefined || HELP_WORDS.has(name)) {
     const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined
     const text = topic
@@ -60,14 +63,24 @@ export async function main(args: string[]): Promise<number | undefined> {
   const command = COMMANDS.find((c) => c.name === name)
   if (!command) {
     const known = [...COMMANDS.map((c) => c.name), EMULATOR.name, VERSION.name, 'help']
-    write(
-      'stderr',
-      `gamehost: Unknown ${name.startsWith('-') ? 'option' : 'command'} ${visible(name)}.${didYouMean(name, known)}\n` +
-        "Run 'gamehost --help' for the commands.\n",
-    )
-    return EXIT_USAGE
+    const unknown = `Unknown ${name.startsWith('-') ? 'option' : 'command'} ${visible(name)}.`
+    return usageError(unknown + didYouMean(name, known), json)
   }
-  return runCommand(command, rest)
+  // A --json before the command is the command's all the same.
+  return runCommand(command, json && !rest.includes('--json') ? [...rest, '--json'] : rest)
+}
+
+/** The command's name, past any --json before it (`gamehost --json deploy`), and its arguments. */
+function commandWord(args: string[]): { name: string | undefined; rest: string[] } {
+  const at = args.findIndex((arg) => arg !== '--json')
+  return at === -1 ? { name: undefined, rest: [] } : { name: args[at], rest: args.slice(at + 1) }
+}
+
+/** A line naming what was wrong and where --help is, and with --json the error as the document. */
+function usageError(message: string, json: boolean): number {
+  write('stderr', `gamehost: ${message}\nRun 'gamehost --help' for the commands.\n`)
+  if (json) printJson({}, new UsageError(message))
+  return EXIT_USAGE
 }
 
 async function runCommand(command: Command, args: string[]): Promise<number> {

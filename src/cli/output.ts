@@ -67,11 +67,15 @@ export function print(
   failure?: unknown,
 ): void {
   io.logger.close()
-  if (io.json) {
-    const error =
-      failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } }
-    write('stdout', inertJson({ ...outputs, ...error }, 2) + '\n')
-  } else if (report) write('stdout', '\n' + renderText(report))
+  if (io.json) printJson(outputs, failure)
+  else if (report) write('stdout', '\n' + renderText(report))
+}
+
+/** The --json document: the outputs known and, on a failure, the error's code and message beside them. */
+export function printJson(outputs: Record<string, OutputValue>, failure?: unknown): void {
+  const error =
+    failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } }
+  write('stdout', inertJson({ ...outputs, ...error }, 2) + '\n')
 }
 
 export function reportError(logger: TerminalLogger, error: unknown): void {

@@ -266,20 +266,26 @@ export function missingTokenError(): UsageError {
 
 /**
  * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes.
+ * single spaces, at most 128 bytes. Too long, the ref is cut (marked …), never the short commit: it is
+ * what tells two builds of one long branch apart.
  */
 export function defaultSiteName(context: RunContext): string {
-  const repo = context.repository?.split('/').pop()
-  const ref = context.ref
-    ?.replace(/^refs\/heads\//, '')
-    .replace(/^refs\/tags\//, '')
-    .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1')
-  const sha = context.sha?.slice(0, 7)
-  const parts = [repo, ref, sha].filter((p): p is string => Boolean(p))
-  const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
-    .replace(/\s+/g, ' ')
-    .trim()
-  return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim()
+  const fold = (text: string | undefined) => text?.replace(/\s+/g, ' ').trim() || undefined
+  const repo = fold(context.repository?.split('/').pop())
+  const ref = fold(
+    context.ref
+      ?.replace(/^refs\/heads\//, '')
+      .replace(/^refs\/tags\//, '')
+      .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1'),
+  )
+  const sha = fold(context.sha?.slice(0, 7))
+  if (!repo && !ref && !sha) return `gamehost site ${new Date().toISOString()}`
+  const commit = sha ? ` ${sha}` : ''
+  const head = [repo, ref].filter(Boolean).join(' ')
+  const room = DISPLAY_NAME_MAX_BYTES - Buffer.byteLength(commit)
+  if (Buffer.byteLength(head) <= room) return (head + commit).trim()
+  const ellipsis = '…'
+  return (truncateUtf8(head, room - Buffer.byteLength(ellipsis)).trim() + ellipsis + commit).trim()
 }
 
 function truncateUtf8(text: string, maxBytes: number): string {

@@ -63,6 +63,23 @@ test('a site one folder down, or none at all: refused as such, with require-inde
   )
 })
 
+test('Index.html or index.htm alone: refused, naming the file and how its name differs', async () => {
+  const caseSensitive = ', and file names are case-sensitive'
+  for (const [name, why] of [
+    ['Index.html', `only in case: the site's / is served from index.html alone${caseSensitive}`],
+    ['INDEX.HTM', `in case and ending: the site's / is served from index.html alone${caseSensitive}`],
+    ['index.htm', "in its ending: the site's / is served from index.html alone"],
+  ] as const) {
+    const root = await tempDir()
+    await writeTree(root, { [name]: '<p>hi', 'app.js': '1' })
+    assert.equal(
+      await refusal(root),
+      `path '${root}' has no index.html at its root, so the site's / would answer 404: it holds ${name}, ` +
+        `whose name differs from index.html ${why}; rename ${name} to index.html`,
+    )
+  }
+})
+
 test('require-index: false deploys a site with no page, without a warning', async () => {
   const flat = await tempDir()
   await writeTree(flat, { 'app.js': '1', 'style.css': 'x' })

@@ -97,6 +97,9 @@ function missingIndex(files: readonly ArtifactFile[], root: string): string | un
   const base = `${inputName(Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`
   const onPurpose = `; a site that is no page (an asset host) sets ${inputAssignment(Input.RequireIndex, 'false')}`
   const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path)
+  const lookalike = rootNames.find((name) => /^index\.html?$/i.test(name))
+  if (lookalike)
+    return `${base}: it holds ${lookalike}, ${indexLookalike(lookalike)}; rename ${lookalike} to index.html`
   const unity = unityBuildFolderParts(rootNames)
   if (unity.length) {
     return (
@@ -111,4 +114,13 @@ function missingIndex(files: readonly ArtifactFile[], root: string): string | un
     return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${inputAssignment(Input.Path, nodePath.join(root, folder))}${onPurpose}`
   }
   return `${base}: give the folder that holds the game's index.html${onPurpose}`
+}
+
+/** How a root file named `index.html` or `index.htm` in any case differs from `index.html`. */
+function indexLookalike(name: string): string {
+  const caseDiffers = !/^index\.html?$/.test(name)
+  const endingDiffers = name.length === 'index.htm'.length
+  const how = !caseDiffers ? 'in its ending' : endingDiffers ? 'in case and ending' : 'only in case'
+  const caseSensitive = caseDiffers ? ', and file names are case-sensitive' : ''
+  return `whose name differs from index.html ${how}: the site's / is served from index.html alone${caseSensitive}`
 }
