@@ -54,7 +54,7 @@ export function deployReport(result: DeployResult): Report {
   const title = result.dryRun
     ? 'gamehost deploy plan (dry run)'
     : result.older?.blocked
-      ? 'gamehost deploy: an older commit, nothing published'
+      ? `gamehost deploy: ${result.older.closed ? 'closed meanwhile' : 'an older commit'}, nothing published`
       : result.skipped
         ? 'gamehost deploy: unchanged, no new site'
         : 'gamehost deploy'

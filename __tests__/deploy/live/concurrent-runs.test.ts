@@ -13,7 +13,8 @@ import { ServiceClient } from '../../../src/api/client.ts'
 import { Agent, type Dispatcher } from 'undici'
 import type { CommitStatus } from '../../../src/deploy/target/older.ts'
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts'
-import { readInputs } from '../../../src/inputs/deploy.ts'
+import { readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
+import { closePreview } from '../../../src/deploy/live/close.ts'
 import { getter, tempDir, writeTree } from '../../support/helpers.ts'
 import { virtualTime } from '../../support/virtual-time.ts'
 
@@ -192,6 +193,39 @@ describe('two runs on one namespace', () => {
         new RegExp(`another run published version '[^']+' \\(${newer!.published!.versionId}\\)`),
       )
     } else assert.ok(older!.older?.blocked || older!.verification?.verified)
+  })
+
+  test("a pull request closed during its deploy's upload keeps its closed page: the deploy publishes nothing", async () => {
+    await run({ path: await build('pull request 11'), namespace: 'pr-11' }, OLD)
+    const close = () =>
+      closePreview(
+        readInputs(
+          getter({
+            'api-url': emulator.url,
+            token: TOKEN,
+            'game-id': GAME,
+            namespace: 'pr-11',
+            verify: 'false',
+          }),
+        ) as TargetedInputs,
+        { logger: memoryLogger(), pullRequest: 11 },
+      )
+    const logger = memoryLogger()
+    const late = await run(
+      { path: await build('pull request 11, a late push'), namespace: 'pr-11' },
+      NEW,
+      { dispatcher: pausedAt(/\/cloud\/uploads\/[^/]+\/complete$/, close) },
+      logger,
+    )
+    const closed = emulator.namespaces(GAME).find((n) => n.nameId === 'pr-11')!
+    assert.equal(late.published, undefined)
+    assert.equal(late.older?.blocked, true)
+    assert.match(
+      late.older.reason,
+      new RegExp(
+        `^Namespace pr-11 was closed meanwhile \\(version 'pr-11 closed \\(#11\\)' \\(${closed.versionId}\\)\\): nothing was published`,
+      ),
+    )
   })
 
   test("a rollback reads the namespace first, and leaves another run's version as it is", async () => {

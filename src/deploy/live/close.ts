@@ -12,7 +12,13 @@ import type { TargetedInputs } from '../../inputs/deploy.ts'
 import { contentTypeOf } from '../collect/files.ts'
 import { resolveCdnDomain } from '../target/cdn-domain.ts'
 import { publishAndSee } from './publish-and-see.ts'
-import { createVersion, deployConfig, namespaceUrl, readVersion } from './version-config.ts'
+import {
+  closedVersionName,
+  createVersion,
+  deployConfig,
+  namespaceUrl,
+  readVersion,
+} from './version-config.ts'
 import type { BytesFile } from '../upload/parts.ts'
 import { uploadFiles } from '../upload/upload.ts'
 import { explainServiceFailure } from '../../inputs/service-hints.ts'
@@ -32,11 +38,6 @@ export type CloseDependencies = Pick<
   'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
 > & {
   pullRequest: number | undefined
-}
-
-/** One per pull request, so a second close finds it live. */
-export function closedVersionName(nameId: string, pullRequest: number | undefined): string {
-  return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
 }
 
 export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer' | 'verify'>

@@ -5,6 +5,7 @@
 import type { ServiceClient } from '../../api/client.ts'
 import type { SiteRecord } from '../collect/record.ts'
 import { checkOlder, type OlderCheck } from '../target/older.ts'
+import { closedVersionName } from './version-config.ts'
 
 export interface OtherVersion {
   versionId: string
@@ -66,6 +67,11 @@ export async function recheckOlder(options: RecheckOptions): Promise<OlderCheck 
   const { client, gameId, namespaceId, nameId, older } = options
   const other = await publishedMeanwhile(client, gameId, namespaceId, options.plannedFrom)
   if (!other) return undefined
+  if (other.versionName?.startsWith(closedVersionName(nameId, undefined))) {
+    const reason = `Namespace ${nameId} was closed meanwhile (${describeVersion(other)}): nothing was published, it keeps its closed page`
+    older.logger.warning(reason, { title: 'Closed meanwhile' })
+    return { blocked: true, closed: true, reason }
+  }
   older.logger.info(`Another run published ${describeVersion(other)} to namespace ${nameId} meanwhile`)
   const commit = (await servedCommit(options)) ?? nameCommit(other.versionName)
   const live = commit

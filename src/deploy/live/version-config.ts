@@ -117,3 +117,8 @@ export async function createVersion(
     return { versionId: version_id, displayName: reserved }
   }
 }
+
+/** One per pull request, so a second close finds it live. */
+export function closedVersionName(nameId: string, pullRequest: number | undefined): string {
+  return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`
+}

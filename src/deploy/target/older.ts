@@ -13,8 +13,10 @@ export type CommitStatus = 'ahead' | 'behind' | 'diverged' | 'identical'
 export type CompareCommits = (base: string, head: string) => Promise<CommitStatus | undefined>
 
 export interface OlderCheck {
-  /** This run's commit is behind the live one, and allow-older is off. */
+  /** This run's commit is behind the live one, and allow-older is off; or the preview was closed meanwhile. */
   blocked: boolean
+  /** The namespace was given its closed page while this run ran (meanwhile.ts). */
+  closed?: boolean
   liveCommit?: string
   status?: CommitStatus
   reason: string
