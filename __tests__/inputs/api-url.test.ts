@@ -8,13 +8,18 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { run as runDeployAction } from '../../src/actions/deploy.ts'
 import { run as runServersAction } from '../../src/actions/servers.ts'
 import { runSecrets } from '../../src/common/secrets.ts'
-import { judgeApiUrl } from '../../src/inputs/api-url.ts'
+import { inputWarnings, judgeApiUrl } from '../../src/inputs/api-url.ts'
 import { readConnection } from '../../src/inputs/common.ts'
 import { registerSecrets } from '../../src/inputs/register-secrets.ts'
-import { getter } from '../support/helpers.ts'
+import { actionDefaults } from '../../scripts/run-action.ts'
+import { root } from '../support/actions.ts'
+import { getter, tempDir, writeTree } from '../support/helpers.ts'
 
+/** @actions/core keeps the first job summary file it was given: one for the whole file, emptied each run. */
+const summaryFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'gamehost-api-url-')), 'summary')
 const GAME = '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86'
 const PASSWORD = 'pa55-w0rd-Leak'
 
@@ -110,13 +115,131 @@ describe('api-url credentials, in every spelling the parser reads', () => {
   })
 })
 
+describe('api-url: a path, a query or a fragment', () => {
+  const refused: Array<[what: string, apiUrl: string, message: RegExp]> = [
+    [
+      'a path',
+      'https://api.example.com/v1',
+      /^api-url 'https:\/\/api\.example\.com\/v1' has a path \(\/v1\): .*give the base URL, https:\/\/api\.example\.com$/,
+    ],
+    [
+      'a query',
+      'https://api.example.com/?region=eu',
+      /^api-url '.*' has a query \(\?region=eu\), .*give the base URL without it, https:\/\/api\.example\.com$/,
+    ],
+    [
+      'a fragment',
+      'https://api.example.com#top',
+      /^api-url '.*' has a fragment \(#top\), .*give the base URL without it, https:\/\/api\.example\.com$/,
+    ],
+    [
+      '/cloud, with its own hint',
+      'https://api.example.com/cloud',
+      /ends in \/cloud, which every call adds itself: give the base URL, https:\/\/api\.example\.com$/,
+    ],
+    [
+      'a path holding an @, not shown',
+      'https://api.example.com/a@b',
+      /^api-url \(not shown: it holds an @\) has a path:/,
+    ],
+  ]
+  for (const [what, apiUrl, message] of refused) {
+    test(`${what} is refused by the reader`, () => {
+      const get = getter({ 'api-url': apiUrl, token: 't', 'game-id': GAME })
+      assert.throws(
+        () => readConnection(get),
+        (error: Error) => message.test(error.message),
+      )
+    })
+  }
+
+  test('the base URL, with or without its slash, is taken', () => {
+    for (const apiUrl of ['https://api.example.com', 'https://api.example.com/', 'http://127.0.0.1:8787'])
+      assert.equal(readConnection(getter({ 'api-url': apiUrl, token: 't', 'game-id': GAME })).apiUrl, apiUrl)
+  })
+
+  test('a query is refused before any call: the service never sees it (it used to, and was blamed for a path)', async () => {
+    const requests: string[] = []
+    const server = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`)
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"API_NOT_FOUND"}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const printed = await runActionCapturing(runServersAction, {
+        'INPUT_API-URL': `http://127.0.0.1:${port}?region=eu`,
+        INPUT_TOKEN: 'svc-token-1234',
+        'INPUT_GAME-ID': GAME,
+        'INPUT_ENVIRONMENT-ID': '0f3c6a9d-2e5b-4a8c-9d71-3b6e0c4f8a15',
+      })
+      assert.match(printed.log, /::error::api-url '.*' has a query \(\?region=eu\)/)
+      assert.deepEqual(requests, [])
+    } finally {
+      server.close()
+    }
+  })
+})
+
+describe('api-url: plain http to another host', () => {
+  test('warns that the token travels in clear; loopback and https do not', () => {
+    const warned = (apiUrl: string) => inputWarnings(getter({ 'api-url': apiUrl }))
+    assert.deepEqual(warned('http://api.example.com'), [
+      'api-url http://api.example.com is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://',
+    ])
+    assert.equal(warned('HTTP://10.0.0.5:8787').length, 1)
+    for (const local of [
+      'http://localhost:8787',
+      'http://127.0.0.1:1',
+      'http://127.8.9.10',
+      'http://[::1]:3',
+    ])
+      assert.deepEqual(warned(local), [], local)
+    for (const quiet of [
+      'https://api.example.com',
+      '',
+      'http://u:pass1234@api.example.com',
+      'http://api.example.com/x',
+    ])
+      assert.deepEqual(warned(quiet), [], `${quiet}: refused or fine, no warning`)
+  })
+
+  test('the action warns in its log and again in the job summary (a dry run: nothing is called)', async () => {
+    const site = await tempDir()
+    await writeTree(site, { 'index.html': '<h1>hi</h1>' })
+    const defaults = await actionDefaults(path.join(root, 'action.yml'))
+    const inputs = {
+      ...defaults,
+      'api-url': 'http://api.example.com',
+      'game-id': GAME,
+      path: site,
+      'dry-run': 'true',
+    }
+    const env = Object.fromEntries(
+      Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+    )
+    const printed = await runActionCapturing(runDeployAction, {
+      ...env,
+      INPUT_TOKEN: '',
+      'INPUT_GITHUB-TOKEN': '',
+    })
+    assert.match(
+      printed.log,
+      /^::warning title=Token sent in clear text::api-url http:\/\/api\.example\.com is plain http:\/\/ to a host that is not this machine/m,
+    )
+    assert.doesNotMatch(printed.log, /^::error/m)
+    assert.match(
+      printed.summary,
+      /Warning: api-url http:\/\/api\.example\.com is plain http:\/\/ to a host that is not this machine/,
+    )
+  })
+})
+
 /** Runs an action's run() in this process with `env` set: what it printed, and its job summary. */
 async function runActionCapturing(
   run: () => Promise<void>,
   env: Record<string, string>,
 ): Promise<{ log: string; summary: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-api-url-'))
-  const summaryFile = path.join(dir, 'summary')
   await writeFile(summaryFile, '')
   const saved = { ...process.env }
   Object.assign(process.env, env, { GITHUB_STEP_SUMMARY: summaryFile, GITHUB_OUTPUT: '' })

@@ -4,7 +4,9 @@
 // and one parse gives the credentials to keep secret, the refusal and the warning alike.
 
 import type { UsageError } from '../api/errors.ts'
-import { usage } from './common.ts'
+import { Input } from './constants.ts'
+import { usage, type GetInput } from './common.ts'
+import { inputSource } from '../common/input-naming.ts'
 
 export interface ApiUrlJudgement {
   /** Every form of the user info it carries, as text could show it: empty when it carries none. */
@@ -15,6 +17,12 @@ export interface ApiUrlJudgement {
   warning: string | undefined
 }
 
+/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+export function inputWarnings(get: GetInput): string[] {
+  const { warning } = judgeApiUrl(get(Input.ApiUrl).trim())
+  return warning ? [warning] : []
+}
+
 /** api-url (trimmed, as the readers take it) parsed once and judged. */
 export function judgeApiUrl(apiUrl: string): ApiUrlJudgement {
   const parsed = URL.parse(apiUrl)
@@ -22,7 +30,8 @@ export function judgeApiUrl(apiUrl: string): ApiUrlJudgement {
   if (!apiUrl) return { credentials, refusal: undefined, warning: undefined }
   if (credentials.length) return { credentials, refusal: credentialsRefusal(), warning: undefined }
   const refusal = refusalOf(parsed, apiUrl)
-  return { credentials, refusal, warning: undefined }
+  const warning = refusal || !parsed ? undefined : clearTextWarning(parsed)
+  return { credentials, refusal, warning }
 }
 
 function credentialsRefusal(): UsageError {
@@ -33,6 +42,7 @@ function refusalOf(parsed: URL | null, raw: string): UsageError | undefined {
   // Whatever the parser made of it, text with an @ may hold a password: none of it is quoted.
   const hidden = raw.includes('@')
   const apiUrl = hidden ? '(not shown: it holds an @)' : `'${raw}'`
+  const part = (text: string) => (hidden ? '' : ` (${text})`)
   if (!parsed) return usage`{api-url} ${apiUrl} is not a URL; give the base URL, like https://api.example.com`
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return usage`{api-url} ${apiUrl} must be an http:// or https:// URL`
@@ -40,7 +50,31 @@ function refusalOf(parsed: URL | null, raw: string): UsageError | undefined {
     const base = hidden ? parsed.origin : `${parsed.origin}${parsed.pathname.replace(/\/cloud\/?$/i, '')}`
     return usage`{api-url} ${apiUrl} ends in /cloud, which every call adds itself: give the base URL, ${base}`
   }
+  // The client appends /cloud/… to the text: a query or fragment would swallow the call's path, and the
+  // service's "no such route" would then blame a path.
+  if (parsed.pathname !== '/')
+    return usage`{api-url} ${apiUrl} has a path${part(parsed.pathname)}: the service's API is at the root of its host, and every call adds /cloud/... itself: give the base URL, ${parsed.origin}`
+  if (parsed.search)
+    return usage`{api-url} ${apiUrl} has a query${part(parsed.search)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`
+  if (parsed.hash)
+    return usage`{api-url} ${apiUrl} has a fragment${part(parsed.hash)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`
   return undefined
+}
+
+function clearTextWarning(parsed: URL): string | undefined {
+  if (parsed.protocol !== 'http:' || isLoopback(parsed.hostname)) return undefined
+  return `${inputSource(Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`
+}
+
+/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase()
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  )
 }
 
 /** The username and password as the parser keeps them (percent-encoded), decoded, and as typed. */
