@@ -6,7 +6,7 @@
 import type { UsageError } from '../api/errors.ts'
 import { Input } from './constants.ts'
 import { usage, type GetInput } from './common.ts'
-import { inputSource } from '../common/input-naming.ts'
+import { inputName } from '../common/input-naming.ts'
 
 export interface ApiUrlJudgement {
   /** Every form of the user info it carries, as text could show it: empty when it carries none. */
@@ -63,7 +63,7 @@ function refusalOf(parsed: URL | null, raw: string): UsageError | undefined {
 
 function clearTextWarning(parsed: URL): string | undefined {
   if (parsed.protocol !== 'http:' || isLoopback(parsed.hostname)) return undefined
-  return `${inputSource(Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`
+  return `${inputName(Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`
 }
 
 /** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
