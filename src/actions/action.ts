@@ -8,6 +8,7 @@ import { UsageError, ValidationFailedError, errorMessage } from '../api/errors.t
 import { validationTitle } from '../api/rules.ts'
 import type { Connection } from '../inputs/common.ts'
 import { registerSecrets } from '../inputs/register-secrets.ts'
+import { inputWarnings } from '../inputs/api-url.ts'
 import { masked, redact, redactWrites } from '../common/secrets.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
@@ -47,6 +48,8 @@ function inertAnnotation(annotation: AnnotationProperties | undefined): Annotati
 }
 
 let summaryWritten = false
+/** The warnings about the inputs (plain http to another host): each job summary repeats them. */
+let warnings: string[] = []
 
 /**
  * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
@@ -61,11 +64,15 @@ export async function runAction(
   failure: (error: unknown) => Report = (error) => operationFailureReport('action', error),
 ): Promise<void> {
   summaryWritten = false
+  warnings = []
+  const get = (name: string) => core.getInput(name)
   try {
     // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
-    for (const secret of registerSecrets((name) => core.getInput(name), secretInputs)) core.setSecret(secret)
+    for (const secret of registerSecrets(get, secretInputs)) core.setSecret(secret)
     redactWrites(process.stdout)
     redactWrites(process.stderr)
+    warnings = inputWarnings(get)
+    for (const warning of warnings) actionsLogger.warning(warning, { title: 'Token sent in clear text' })
     await body()
   } catch (error) {
     if (error instanceof ValidationFailedError) {
@@ -202,7 +209,7 @@ export async function writeReport(report: Report): Promise<void> {
     return
   }
   const summary = core.summary.addHeading(inertHtml(report.title), 2)
-  for (const block of report.blocks) {
+  for (const block of [...report.blocks, ...warnings.map((warning) => text(`Warning: ${warning}`))]) {
     if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)
     // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
     else if (block.kind === 'text') summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true)

@@ -10,6 +10,7 @@ import { UsageError, errorMessage } from '../api/errors.ts'
 import { nameInputsAs } from '../common/input-naming.ts'
 import { redactWrites } from '../common/secrets.ts'
 import { registerSecrets } from '../inputs/register-secrets.ts'
+import { inputWarnings } from '../inputs/api-url.ts'
 import { visible } from '../common/untrusted.ts'
 import { runEmulatorCommand } from '../emulator/command.ts'
 import { FLAG_NAMING, flagReader, type Command, type Flags, type RunIO } from './command.ts'
@@ -97,6 +98,7 @@ async function runCommand(command: Command, args: string[]): Promise<number> {
       write('stdout', commandHelp(command, helpWidth()) + '\n')
       return EXIT_OK
     }
+    for (const warning of inputWarnings(flagReader(flags))) logger.warning(warning)
     const outcome = await command.run(flags, io)
     if (outcome.failure !== undefined) reportError(logger, outcome.failure)
     print(io, outcome.outputs, outcome.report, outcome.failure)

@@ -8,6 +8,7 @@ import { Input } from './constants.ts'
 import { MAX_VERIFY_TIMEOUT_SECONDS } from '../common/timeouts.ts'
 import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
+import { judgeApiUrl } from './api-url.ts'
 
 /** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
 export function namedInputs(text: string): string {
@@ -56,18 +57,8 @@ function checkApiUrl(apiUrl: string): void {
     throw new UsageError(
       `${inputSource(Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`,
     )
-  // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-  if (urlUserInfo(apiUrl) !== undefined)
-    throw usage`{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`
-  const parsedUrl = URL.parse(apiUrl)
-  if (!parsedUrl)
-    throw usage`{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`
-  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
-    throw usage`{api-url} '${apiUrl}' must be an http:// or https:// URL`
-  if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
-    const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`
-    throw usage`{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`
-  }
+  const { refusal } = judgeApiUrl(apiUrl)
+  if (refusal) throw refusal
 }
 
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
@@ -190,11 +181,6 @@ export function readMatchmakerPair(
     lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
     maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
   }
-}
-
-/** The `user:password` of a URL like `https://user:pass@host`. */
-export function urlUserInfo(url: string): string | undefined {
-  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1]
 }
 
 export function checkNameId(input: string, nameId: string): string {

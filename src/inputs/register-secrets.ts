@@ -2,7 +2,8 @@
 
 import { runSecrets } from '../common/secrets.ts'
 import { basicAuthSecrets } from './basic-auth.ts'
-import { urlUserInfo, type GetInput } from './common.ts'
+import type { GetInput } from './common.ts'
+import { judgeApiUrl } from './api-url.ts'
 import { Input } from './constants.ts'
 import { inputRow } from './table.ts'
 
@@ -22,12 +23,7 @@ export function registerSecrets(get: GetInput, names: readonly string[]): string
     secrets.push(value)
     if (name === Input.BasicAuth) secrets.push(...basicAuthSecrets(value))
   }
-  const userInfo = urlUserInfo(get(Input.ApiUrl))
-  if (userInfo) {
-    secrets.push(userInfo)
-    const password = userInfo.slice(userInfo.indexOf(':') + 1)
-    if (userInfo.includes(':') && password) secrets.push(password)
-  }
+  secrets.push(...judgeApiUrl(get(Input.ApiUrl).trim()).credentials)
   for (const secret of secrets) runSecrets.add(secret)
   return secrets
 }
