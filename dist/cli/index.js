@@ -67223,10 +67223,116 @@ const ActionName = {
     Sweep: 'sweep',
 };
 
+;// CONCATENATED MODULE: ./src/inputs/api-url.ts
+// api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
+// parser, which takes `http:\\user:pass@host`, `http:/user:pass@host`, `HTTP://…` and a URL with tabs
+// or line breaks in it as `http://user:pass@host`. So the parsed URL is what is judged, never the text,
+// and one parse gives the credentials to keep secret, the refusal and the warning alike.
+
+
+
+/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+function inputWarnings(get) {
+    const { warning } = judgeApiUrl(get(table_Input.ApiUrl).trim());
+    return warning ? [warning] : [];
+}
+/** api-url (trimmed, as the readers take it) parsed once and judged. */
+function judgeApiUrl(apiUrl) {
+    const parsed = URL.parse(apiUrl);
+    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : unparsedCredentials(apiUrl);
+    if (!apiUrl)
+        return { credentials, refusal: undefined, warning: undefined };
+    if (credentials.length)
+        return { credentials, refusal: credentialsRefusal(), warning: undefined };
+    const refusal = refusalOf(parsed, apiUrl);
+    const warning = refusal || !parsed ? undefined : clearTextWarning(parsed);
+    return { credentials, refusal, warning };
+}
+function credentialsRefusal() {
+    return common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
+}
+function refusalOf(parsed, raw) {
+    // Whatever the parser made of it, text with an @ may hold a password: none of it is quoted.
+    const hidden = raw.includes('@');
+    const apiUrl = hidden ? '(not shown: it holds an @)' : `'${raw}'`;
+    const part = (text) => (hidden ? '' : ` (${text})`);
+    if (!parsed)
+        return common_usage `{api-url} ${apiUrl} is not a URL; give the base URL, like https://api.example.com`;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        return common_usage `{api-url} ${apiUrl} must be an http:// or https:// URL`;
+    if (/\/cloud\/?$/i.test(parsed.pathname)) {
+        const base = hidden ? parsed.origin : `${parsed.origin}${parsed.pathname.replace(/\/cloud\/?$/i, '')}`;
+        return common_usage `{api-url} ${apiUrl} ends in /cloud, which every call adds itself: give the base URL, ${base}`;
+    }
+    // The client appends /cloud/… to the text: a query or fragment would swallow the call's path, and the
+    // service's "no such route" would then blame a path.
+    if (parsed.pathname !== '/')
+        return common_usage `{api-url} ${apiUrl} has a path${part(parsed.pathname)}: the service's API is at the root of its host, and every call adds /cloud/... itself: give the base URL, ${parsed.origin}`;
+    if (parsed.search)
+        return common_usage `{api-url} ${apiUrl} has a query${part(parsed.search)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`;
+    if (parsed.hash)
+        return common_usage `{api-url} ${apiUrl} has a fragment${part(parsed.hash)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`;
+    return undefined;
+}
+function clearTextWarning(parsed) {
+    if (parsed.protocol !== 'http:' || isLoopback(parsed.hostname))
+        return undefined;
+    return `${inputName(table_Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`;
+}
+/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return (host === 'localhost' ||
+        host.endsWith('.localhost') ||
+        host === '[::1]' ||
+        /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host));
+}
+/** The username and password as the parser keeps them (percent-encoded), decoded, and as typed. */
+function parsedCredentials(parsed, apiUrl) {
+    if (!parsed.username && !parsed.password)
+        return [];
+    const parts = [parsed.username, parsed.password].filter(Boolean);
+    const forms = [...parts, ...parts.map(percentDecoded), `${parsed.username}:${parsed.password}`];
+    forms.push(`${percentDecoded(parsed.username)}:${percentDecoded(parsed.password)}`);
+    return unique([...forms, ...typedUserInfo(apiUrl)]);
+}
+/**
+ * A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials:
+ * what precedes its last `@` after the scheme is taken for them, so it is neither shown nor logged.
+ */
+function unparsedCredentials(apiUrl) {
+    return typedUserInfo(apiUrl);
+}
+/** The user info as written: after the scheme and its slashes (either way, tabs and line breaks skipped), up to the last `@`. */
+function typedUserInfo(apiUrl) {
+    const start = /^[\0- ]*[a-z][a-z0-9+.\t\n\r-]*:[/\\\t\n\r]*/i.exec(apiUrl);
+    const at = apiUrl.lastIndexOf('@');
+    if (!start || at < start[0].length)
+        return [];
+    const userInfo = apiUrl.slice(start[0].length, at);
+    const colon = userInfo.indexOf(':');
+    const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
+    const forms = [userInfo, ...parts];
+    // The parser drops tabs and line breaks: the same text without them is what it keeps.
+    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean);
+}
+function percentDecoded(text) {
+    try {
+        return decodeURIComponent(text);
+    }
+    catch {
+        return text;
+    }
+}
+function unique(texts) {
+    return [...new Set(texts.filter(Boolean))];
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
 // input, so a step fails with one message saying which input to fix.
+
 
 
 
@@ -67258,18 +67364,9 @@ function readConnection(get, gameIdPurpose = 'the id of the game', options = {})
 function checkApiUrl(apiUrl) {
     if (!apiUrl)
         throw new UsageError(`${inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
-    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined)
-        throw common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
-    const parsedUrl = URL.parse(apiUrl);
-    if (!parsedUrl)
-        throw common_usage `{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`;
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
-        throw common_usage `{api-url} '${apiUrl}' must be an http:// or https:// URL`;
-    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
-        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
-        throw common_usage `{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`;
-    }
+    const { refusal } = judgeApiUrl(apiUrl);
+    if (refusal)
+        throw refusal;
 }
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
@@ -67374,10 +67471,6 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
         maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
     };
-}
-/** The `user:password` of a URL like `https://user:pass@host`. */
-function urlUserInfo(url) {
-    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
@@ -67510,13 +67603,7 @@ function registerSecrets(get, names) {
         if (name === table_Input.BasicAuth)
             secrets.push(...basicAuthSecrets(value));
     }
-    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
-    if (userInfo) {
-        secrets.push(userInfo);
-        const password = userInfo.slice(userInfo.indexOf(':') + 1);
-        if (userInfo.includes(':') && password)
-            secrets.push(password);
-    }
+    secrets.push(...judgeApiUrl(get(table_Input.ApiUrl).trim()).credentials);
     for (const secret of secrets)
         runSecrets.add(secret);
     return secrets;
@@ -74073,12 +74160,15 @@ function errorCode(error) {
  */
 function print(io, outputs, report, failure) {
     io.logger.close();
-    if (io.json) {
-        const error = failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } };
-        write('stdout', inertJson({ ...outputs, ...error }, 2) + '\n');
-    }
+    if (io.json)
+        printJson(outputs, failure);
     else if (report)
         write('stdout', '\n' + renderText(report));
+}
+/** The --json document: the outputs known and, on a failure, the error's code and message beside them. */
+function printJson(outputs, failure) {
+    const error = failure === undefined ? {} : { error: { code: errorCode(failure), message: errorMessage(failure) } };
+    write('stdout', inertJson({ ...outputs, ...error }, 2) + '\n');
 }
 function reportError(logger, error) {
     if (error instanceof ValidationFailedError) {
@@ -74427,10 +74517,102 @@ function older_short(commit) {
     return /^[0-9a-f]{40,64}$/i.test(commit) ? commit.slice(0, 7) : commit;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/live/version-config.ts
+// A CDN site is served only once a version whose config names it is published to a namespace.
+
+
+
+
+const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
+/**
+ * The base config with the new site and `routes` (none keeps the base's). The service answers the
+ * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
+ * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
+ */
+function deployConfig(base, siteId, routes) {
+    const { matchmaker, cdn, ...rest } = structuredClone(base);
+    const config = {
+        ...rest,
+        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
+    };
+    if (matchmaker) {
+        const { lobby_groups: legacy, ...current } = matchmaker;
+        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
+    }
+    return config;
+}
+/**
+ * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
+ * domain (https), or an origin with a scheme and port (the emulator).
+ */
+function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
+    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
+    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
+    return `${origin.protocol}//${host}.${origin.host}/`;
+}
+async function readVersion(client, gameId, versionId) {
+    try {
+        return (await client.getVersion(gameId, versionId)).version;
+    }
+    catch (error) {
+        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
+            const message = `${inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
+            throw new ServiceStateError(message, { cause: error });
+        }
+        throw error;
+    }
+}
+/** The newest create_ts; the last listed on a tie. */
+function latestVersion(versions) {
+    let latest;
+    for (const version of versions) {
+        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
+            latest = version;
+    }
+    return latest;
+}
+/** `wanted` when no version of the game has that name, else a name the service reserves. */
+async function versionName(client, gameId, wanted, versions) {
+    if (!versions.some((version) => version.display_name === wanted))
+        return wanted;
+    return (await client.reserveVersionName(gameId)).version_display_name;
+}
+/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
+async function validateDeployVersion(client, gameId, displayName, base, routes) {
+    const { errors } = await client.validateVersion(gameId, {
+        display_name: displayName,
+        config: deployConfig(base, SITE_PLACEHOLDER, routes),
+    });
+    if (errors.length) {
+        const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
+        throw new ValidationFailedError('The new version', described);
+    }
+}
+/** A name taken meanwhile by another run is replaced by a reserved one, once. */
+async function createVersion(client, gameId, displayName, config, logger) {
+    try {
+        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
+        return { versionId: version_id, displayName };
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+            throw error;
+        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
+        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
+        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
+        return { versionId: version_id, displayName: reserved };
+    }
+}
+/** One per pull request, so a second close finds it live. */
+function closedVersionName(nameId, pullRequest) {
+    return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/live/meanwhile.ts
 // What another run published meanwhile. The service has no conditional write ("set the version only
 // if it is still X"), so before a run checks or undoes its change of a namespace it reads, from the
 // API (the edge lags behind), which version the namespace is on; another run's is left as it is.
+
 
 /** The version the namespace is on when it is not `ours`; undefined while it is `ours`. */
 async function publishedMeanwhile(client, gameId, namespaceId, ours) {
@@ -74464,6 +74646,11 @@ async function recheckOlder(options) {
     const other = await publishedMeanwhile(client, gameId, namespaceId, options.plannedFrom);
     if (!other)
         return undefined;
+    if (other.versionName?.startsWith(closedVersionName(nameId, undefined))) {
+        const reason = `Namespace ${nameId} was closed meanwhile (${describeVersion(other)}): nothing was published, it keeps its closed page`;
+        older.logger.warning(reason, { title: 'Closed meanwhile' });
+        return { blocked: true, closed: true, reason };
+    }
     older.logger.info(`Another run published ${describeVersion(other)} to namespace ${nameId} meanwhile`);
     const commit = (await servedCommit(options)) ?? nameCommit(other.versionName);
     const live = commit
@@ -75028,93 +75215,6 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
 }
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
-
-;// CONCATENATED MODULE: ./src/deploy/live/version-config.ts
-// A CDN site is served only once a version whose config names it is published to a namespace.
-
-
-
-
-const SITE_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-/**
- * The base config with the new site and `routes` (none keeps the base's). The service answers the
- * matchmaker as `game_modes` and the legacy `lobby_groups`; posted back, `lobby_groups` makes it
- * ignore `game_modes`, so the legacy form is left out whenever the current one is there.
- */
-function deployConfig(base, siteId, routes) {
-    const { matchmaker, cdn, ...rest } = structuredClone(base);
-    const config = {
-        ...rest,
-        cdn: { ...cdn, site_id: siteId, ...(routes?.length ? { routes: structuredClone([...routes]) } : {}) },
-    };
-    if (matchmaker) {
-        const { lobby_groups: legacy, ...current } = matchmaker;
-        config.matchmaker = current.game_modes === undefined ? { ...current, lobby_groups: legacy } : current;
-    }
-    return config;
-}
-/**
- * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
- * domain (https), or an origin with a scheme and port (the emulator).
- */
-function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
-    const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
-    const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
-    return `${origin.protocol}//${host}.${origin.host}/`;
-}
-async function readVersion(client, gameId, versionId) {
-    try {
-        return (await client.getVersion(gameId, versionId)).version;
-    }
-    catch (error) {
-        if (error instanceof ServiceError && error.status === 500 && error.code === 'ERROR') {
-            const message = `${inputName(table_Input.VersionId)} '${versionId}' is not a version of game ${gameId}`;
-            throw new ServiceStateError(message, { cause: error });
-        }
-        throw error;
-    }
-}
-/** The newest create_ts; the last listed on a tie. */
-function latestVersion(versions) {
-    let latest;
-    for (const version of versions) {
-        if (!latest || Date.parse(version.create_ts) >= Date.parse(latest.create_ts))
-            latest = version;
-    }
-    return latest;
-}
-/** `wanted` when no version of the game has that name, else a name the service reserves. */
-async function versionName(client, gameId, wanted, versions) {
-    if (!versions.some((version) => version.display_name === wanted))
-        return wanted;
-    return (await client.reserveVersionName(gameId)).version_display_name;
-}
-/** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
-async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
-        display_name: displayName,
-        config: deployConfig(base, SITE_PLACEHOLDER, routes),
-    });
-    if (errors.length) {
-        const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
-        throw new ValidationFailedError('The new version', described);
-    }
-}
-/** A name taken meanwhile by another run is replaced by a reserved one, once. */
-async function createVersion(client, gameId, displayName, config, logger) {
-    try {
-        const { version_id } = await client.createVersion(gameId, { display_name: displayName, config });
-        return { versionId: version_id, displayName };
-    }
-    catch (error) {
-        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
-            throw error;
-        const reserved = (await client.reserveVersionName(gameId)).version_display_name;
-        logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
-        const { version_id } = await client.createVersion(gameId, { display_name: reserved, config });
-        return { versionId: version_id, displayName: reserved };
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/deploy/collect/read.ts
 // The one place a file of the site is opened and read, for the scan, the hashing, the engine's look
@@ -75714,10 +75814,6 @@ async function uploadFiles(options) {
 
 
 
-/** One per pull request, so a second close finds it live. */
-function closedVersionName(nameId, pullRequest) {
-    return pullRequest === undefined ? `${nameId} closed` : `${nameId} closed (#${pullRequest})`;
-}
 async function closePreview(inputs, deps) {
     const { logger } = deps;
     const { target } = inputs;
@@ -76130,20 +76226,26 @@ function missingTokenError() {
 }
 /**
  * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes.
+ * single spaces, at most 128 bytes. Too long, the ref is cut (marked …), never the short commit: it is
+ * what tells two builds of one long branch apart.
  */
 function defaultSiteName(context) {
-    const repo = context.repository?.split('/').pop();
-    const ref = context.ref
+    const fold = (text) => text?.replace(/\s+/g, ' ').trim() || undefined;
+    const repo = fold(context.repository?.split('/').pop());
+    const ref = fold(context.ref
         ?.replace(/^refs\/heads\//, '')
         .replace(/^refs\/tags\//, '')
-        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1');
-    const sha = context.sha?.slice(0, 7);
-    const parts = [repo, ref, sha].filter((p) => Boolean(p));
-    const name = (parts.length ? parts.join(' ') : `gamehost site ${new Date().toISOString()}`)
-        .replace(/\s+/g, ' ')
-        .trim();
-    return truncateUtf8(name, DISPLAY_NAME_MAX_BYTES).trim();
+        .replace(/^refs\/pull\/(\d+)\/(merge|head)$/, 'pr-$1'));
+    const sha = fold(context.sha?.slice(0, 7));
+    if (!repo && !ref && !sha)
+        return `gamehost site ${new Date().toISOString()}`;
+    const commit = sha ? ` ${sha}` : '';
+    const head = [repo, ref].filter(Boolean).join(' ');
+    const room = DISPLAY_NAME_MAX_BYTES - Buffer.byteLength(commit);
+    if (Buffer.byteLength(head) <= room)
+        return (head + commit).trim();
+    const ellipsis = '…';
+    return (truncateUtf8(head, room - Buffer.byteLength(ellipsis)).trim() + ellipsis + commit).trim();
 }
 function truncateUtf8(text, maxBytes) {
     let out = '';
@@ -77128,6 +77230,9 @@ function missingIndex(files, root) {
     const base = `${inputName(table_Input.Path)} '${root}' has no index.html at its root, so the site's / would answer 404`;
     const onPurpose = `; a site that is no page (an asset host) sets ${input_naming_inputAssignment(table_Input.RequireIndex, 'false')}`;
     const rootNames = files.filter((file) => !file.path.includes('/')).map((file) => file.path);
+    const lookalike = rootNames.find((name) => /^index\.html?$/i.test(name));
+    if (lookalike)
+        return `${base}: it holds ${lookalike}, ${indexLookalike(lookalike)}; rename ${lookalike} to index.html`;
     const unity = unityBuildFolderParts(rootNames);
     if (unity.length) {
         return (`${base}: it looks like the Build/ folder inside a Unity WebGL build (${unity.slice(0, 3).join(', ')}). ` +
@@ -77140,6 +77245,14 @@ function missingIndex(files, root) {
         return `${base}: its page is in ${folder}/ (${shallowest.path}); if that is the site, give ${input_naming_inputAssignment(table_Input.Path, external_node_path_default().join(root, folder))}${onPurpose}`;
     }
     return `${base}: give the folder that holds the game's index.html${onPurpose}`;
+}
+/** How a root file named `index.html` or `index.htm` in any case differs from `index.html`. */
+function indexLookalike(name) {
+    const caseDiffers = !/^index\.html?$/.test(name);
+    const endingDiffers = name.length === 'index.htm'.length;
+    const how = !caseDiffers ? 'in its ending' : endingDiffers ? 'in case and ending' : 'only in case';
+    const caseSensitive = caseDiffers ? ', and file names are case-sensitive' : '';
+    return `whose name differs from index.html ${how}: the site's / is served from index.html alone${caseSensitive}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/target/private.ts
@@ -78686,7 +78799,7 @@ function deployReport(result) {
     const title = result.dryRun
         ? 'gamehost deploy plan (dry run)'
         : result.older?.blocked
-            ? 'gamehost deploy: an older commit, nothing published'
+            ? `gamehost deploy: ${result.older.closed ? 'closed meanwhile' : 'an older commit'}, nothing published`
             : result.skipped
                 ? 'gamehost deploy: unchanged, no new site'
                 : 'gamehost deploy';
@@ -78804,7 +78917,7 @@ function notLiveRerun(seen) {
     const other = seen.mismatch?.publishedMeanwhile;
     if (other) {
         return (`The namespace serves ${describeVersion(other)}, another run's. A re-run publishes this build over it, ` +
-            `unless the commit it serves is newer than this run's (${inputName(table_Input.AllowOlder)})`);
+            `unless the commit it serves is newer than this run's (${inputName(table_Input.AllowOlder)}).`);
     }
     const now = seen.rolledBackTo
         ? `The namespace serves version ${seen.rolledBackTo} again, as before this run. `
@@ -79609,6 +79722,7 @@ function readTags(raw) {
 // other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped, saying
 // why. It asks GitHub (through the face) whether each pull request is open, and closes the closed ones'
 // previews as the `closed` run does; a pull request GitHub cannot tell about fails the run at its end.
+
 
 
 
@@ -80492,6 +80606,7 @@ function titled(message, annotation) {
 
 
 
+
 const EMULATOR = { name: 'emulator', summary: 'Run a local emulator of the service' };
 const VERSION = { name: 'version', summary: "Print gamehost's version (also -v, --version)" };
 const HELP_WORDS = new Set(['help', '--help', '-h']);
@@ -80502,7 +80617,10 @@ async function main(args) {
     // Every text written from here on is redacted: the run's secrets are registered once its flags are read.
     redactWrites(process.stdout);
     redactWrites(process.stderr);
-    const [name, ...rest] = args;
+    const json = args.includes('--json');
+    const { name, rest } = commandWord(args);
+    if (name === undefined && json)
+        return usageError('No command given: gamehost <command> [flags]', json);
     if (name === undefined || HELP_WORDS.has(name)) {
         const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
         const text = topic
@@ -80522,11 +80640,23 @@ async function main(args) {
     const command = COMMANDS.find((c) => c.name === name);
     if (!command) {
         const known = [...COMMANDS.map((c) => c.name), EMULATOR.name, VERSION.name, 'help'];
-        write('stderr', `gamehost: Unknown ${name.startsWith('-') ? 'option' : 'command'} ${untrusted_visible(name)}.${didYouMean(name, known)}\n` +
-            "Run 'gamehost --help' for the commands.\n");
-        return EXIT_USAGE;
+        const unknown = `Unknown ${name.startsWith('-') ? 'option' : 'command'} ${untrusted_visible(name)}.`;
+        return usageError(unknown + didYouMean(name, known), json);
     }
-    return runCommand(command, rest);
+    // A --json before the command is the command's all the same.
+    return runCommand(command, json && !rest.includes('--json') ? [...rest, '--json'] : rest);
+}
+/** The command's name, past any --json before it (`gamehost --json deploy`), and its arguments. */
+function commandWord(args) {
+    const at = args.findIndex((arg) => arg !== '--json');
+    return at === -1 ? { name: undefined, rest: [] } : { name: args[at], rest: args.slice(at + 1) };
+}
+/** A line naming what was wrong and where --help is, and with --json the error as the document. */
+function usageError(message, json) {
+    write('stderr', `gamehost: ${message}\nRun 'gamehost --help' for the commands.\n`);
+    if (json)
+        printJson({}, new UsageError(message));
+    return EXIT_USAGE;
 }
 async function runCommand(command, args) {
     const json = args.includes('--json');
@@ -80539,6 +80669,8 @@ async function runCommand(command, args) {
             write('stdout', commandHelp(command, helpWidth()) + '\n');
             return EXIT_OK;
         }
+        for (const warning of inputWarnings(flagReader(flags)))
+            logger.warning(warning);
         const outcome = await command.run(flags, io);
         if (outcome.failure !== undefined)
             reportError(logger, outcome.failure);

@@ -45914,7 +45914,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4481);
+/* harmony import */ var _src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2200);
 
 await (0,_src_actions_validate_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -45923,7 +45923,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4481:
+/***/ 2200:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45932,6 +45932,11 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -50056,10 +50061,116 @@ function inputList(inputs) {
         : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
+;// CONCATENATED MODULE: ./src/inputs/api-url.ts
+// api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
+// parser, which takes `http:\\user:pass@host`, `http:/user:pass@host`, `HTTP://…` and a URL with tabs
+// or line breaks in it as `http://user:pass@host`. So the parsed URL is what is judged, never the text,
+// and one parse gives the credentials to keep secret, the refusal and the warning alike.
+
+
+
+/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+function inputWarnings(get) {
+    const { warning } = judgeApiUrl(get(table_Input.ApiUrl).trim());
+    return warning ? [warning] : [];
+}
+/** api-url (trimmed, as the readers take it) parsed once and judged. */
+function judgeApiUrl(apiUrl) {
+    const parsed = URL.parse(apiUrl);
+    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : unparsedCredentials(apiUrl);
+    if (!apiUrl)
+        return { credentials, refusal: undefined, warning: undefined };
+    if (credentials.length)
+        return { credentials, refusal: credentialsRefusal(), warning: undefined };
+    const refusal = refusalOf(parsed, apiUrl);
+    const warning = refusal || !parsed ? undefined : clearTextWarning(parsed);
+    return { credentials, refusal, warning };
+}
+function credentialsRefusal() {
+    return common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
+}
+function refusalOf(parsed, raw) {
+    // Whatever the parser made of it, text with an @ may hold a password: none of it is quoted.
+    const hidden = raw.includes('@');
+    const apiUrl = hidden ? '(not shown: it holds an @)' : `'${raw}'`;
+    const part = (text) => (hidden ? '' : ` (${text})`);
+    if (!parsed)
+        return common_usage `{api-url} ${apiUrl} is not a URL; give the base URL, like https://api.example.com`;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        return common_usage `{api-url} ${apiUrl} must be an http:// or https:// URL`;
+    if (/\/cloud\/?$/i.test(parsed.pathname)) {
+        const base = hidden ? parsed.origin : `${parsed.origin}${parsed.pathname.replace(/\/cloud\/?$/i, '')}`;
+        return common_usage `{api-url} ${apiUrl} ends in /cloud, which every call adds itself: give the base URL, ${base}`;
+    }
+    // The client appends /cloud/… to the text: a query or fragment would swallow the call's path, and the
+    // service's "no such route" would then blame a path.
+    if (parsed.pathname !== '/')
+        return common_usage `{api-url} ${apiUrl} has a path${part(parsed.pathname)}: the service's API is at the root of its host, and every call adds /cloud/... itself: give the base URL, ${parsed.origin}`;
+    if (parsed.search)
+        return common_usage `{api-url} ${apiUrl} has a query${part(parsed.search)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`;
+    if (parsed.hash)
+        return common_usage `{api-url} ${apiUrl} has a fragment${part(parsed.hash)}, which would swallow the path of every call: give the base URL without it, ${parsed.origin}`;
+    return undefined;
+}
+function clearTextWarning(parsed) {
+    if (parsed.protocol !== 'http:' || isLoopback(parsed.hostname))
+        return undefined;
+    return `${input_naming_inputName(table_Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`;
+}
+/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return (host === 'localhost' ||
+        host.endsWith('.localhost') ||
+        host === '[::1]' ||
+        /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host));
+}
+/** The username and password as the parser keeps them (percent-encoded), decoded, and as typed. */
+function parsedCredentials(parsed, apiUrl) {
+    if (!parsed.username && !parsed.password)
+        return [];
+    const parts = [parsed.username, parsed.password].filter(Boolean);
+    const forms = [...parts, ...parts.map(percentDecoded), `${parsed.username}:${parsed.password}`];
+    forms.push(`${percentDecoded(parsed.username)}:${percentDecoded(parsed.password)}`);
+    return unique([...forms, ...typedUserInfo(apiUrl)]);
+}
+/**
+ * A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials:
+ * what precedes its last `@` after the scheme is taken for them, so it is neither shown nor logged.
+ */
+function unparsedCredentials(apiUrl) {
+    return typedUserInfo(apiUrl);
+}
+/** The user info as written: after the scheme and its slashes (either way, tabs and line breaks skipped), up to the last `@`. */
+function typedUserInfo(apiUrl) {
+    const start = /^[\0- ]*[a-z][a-z0-9+.\t\n\r-]*:[/\\\t\n\r]*/i.exec(apiUrl);
+    const at = apiUrl.lastIndexOf('@');
+    if (!start || at < start[0].length)
+        return [];
+    const userInfo = apiUrl.slice(start[0].length, at);
+    const colon = userInfo.indexOf(':');
+    const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
+    const forms = [userInfo, ...parts];
+    // The parser drops tabs and line breaks: the same text without them is what it keeps.
+    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean);
+}
+function percentDecoded(text) {
+    try {
+        return decodeURIComponent(text);
+    }
+    catch {
+        return text;
+    }
+}
+function unique(texts) {
+    return [...new Set(texts.filter(Boolean))];
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
 // Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
 // has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
 // input, so a step fails with one message saying which input to fix.
+
 
 
 
@@ -50091,18 +50202,9 @@ function readConnection(get, gameIdPurpose = 'the id of the game', options = {})
 function checkApiUrl(apiUrl) {
     if (!apiUrl)
         throw new errors_UsageError(`${input_naming_inputSource(table_Input.ApiUrl)} is required: the base URL of the service, like https://api.example.com`);
-    // Never echoed: user info in the URL is a credential, and a message may end up in a public log.
-    if (urlUserInfo(apiUrl) !== undefined)
-        throw common_usage `{api-url} carries credentials (user:password@host), which would be sent and logged with every call: give the base URL without them, and the secret in {token}. (The URL is not shown here.)`;
-    const parsedUrl = URL.parse(apiUrl);
-    if (!parsedUrl)
-        throw common_usage `{api-url} '${apiUrl}' is not a URL; give the base URL, like https://api.example.com`;
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
-        throw common_usage `{api-url} '${apiUrl}' must be an http:// or https:// URL`;
-    if (/\/cloud\/?$/i.test(parsedUrl.pathname)) {
-        const base = `${parsedUrl.origin}${parsedUrl.pathname.replace(/\/cloud\/?$/i, '')}`;
-        throw common_usage `{api-url} '${apiUrl}' ends in /cloud, which every call adds itself: give the base URL, ${base}`;
-    }
+    const { refusal } = judgeApiUrl(apiUrl);
+    if (refusal)
+        throw refusal;
 }
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
@@ -50207,10 +50309,6 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
         maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
     };
-}
-/** The `user:password` of a URL like `https://user:pass@host`. */
-function urlUserInfo(url) {
-    return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())?.[1];
 }
 function checkNameId(input, nameId) {
     const problem = nameIdProblems(nameId)[0];
@@ -50343,13 +50441,7 @@ function registerSecrets(get, names) {
         if (name === table_Input.BasicAuth)
             secrets.push(...basicAuthSecrets(value));
     }
-    const userInfo = urlUserInfo(get(table_Input.ApiUrl));
-    if (userInfo) {
-        secrets.push(userInfo);
-        const password = userInfo.slice(userInfo.indexOf(':') + 1);
-        if (userInfo.includes(':') && password)
-            secrets.push(password);
-    }
+    secrets.push(...judgeApiUrl(get(table_Input.ApiUrl).trim()).credentials);
     for (const secret of secrets)
         runSecrets.add(secret);
     return secrets;
@@ -51308,6 +51400,9 @@ function formatEpochMs(ms) {
 
 
 
+
+
+
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
  * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
@@ -51337,6 +51432,8 @@ function inertAnnotation(annotation) {
     };
 }
 let summaryWritten = false;
+/** The warnings about the inputs (plain http to another host): each job summary repeats them. */
+let warnings = [];
 /**
  * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
  * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
@@ -51346,12 +51443,17 @@ let summaryWritten = false;
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
+    warnings = [];
+    const get = (name) => getInput(name);
     try {
         // Masked for the runner too, before anything else is written (redacted, the mask would say nothing).
-        for (const secret of registerSecrets((name) => getInput(name), secretInputs))
+        for (const secret of registerSecrets(get, secretInputs))
             core_setSecret(secret);
         redactWrites(process.stdout);
         redactWrites(process.stderr);
+        warnings = inputWarnings(get);
+        for (const warning of warnings)
+            actionsLogger.warning(warning, { title: 'Token sent in clear text' });
         await body();
     }
     catch (error) {
@@ -51398,21 +51500,70 @@ function operationAction(operation) {
         finally {
             cancellation.dispose();
         }
-        setOutputs(operation.outputs(result));
-        await writeReport(operation.report(result, inputs));
+        const report = operation.report(result, inputs);
+        const refused = await writeOutputsAndReport(operation.outputs(result), report);
         const failure = operation.failure?.(result, inputs);
+        if (failure && refused)
+            actionsLogger.error(refused.message);
         if (failure)
             throw failure;
+        if (refused)
+            throw refused;
     }, (error) => operationFailureReport(operation.name, error));
 }
-/** Sets every output: strings as they are, null as empty, anything else as JSON. */
-function setOutputs(outputs) {
-    for (const [name, value] of Object.entries(outputs))
-        action_setOutput(name, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value));
+/** GITHUB_OUTPUT could not hold the outputs: the steps after this one would read them empty. */
+class OutputFileError extends Error {
 }
-/** The run's secrets redacted: the one place the actions set an output. */
-function action_setOutput(name, value) {
-    setOutput(name, secrets_redact(value));
+/**
+ * Sets every output (strings as they are, null as empty, anything else as JSON), the run's secrets
+ * redacted: the one place the actions set an output. Throws one OutputFileError naming GITHUB_OUTPUT
+ * and every output it could not hold (a missing file or folder, a full disk): node's own error names
+ * neither.
+ */
+function setOutputs(outputs) {
+    const file = process.env.GITHUB_OUTPUT;
+    const names = Object.keys(outputs);
+    const held = (list) => `${list.length === 1 ? 'output' : 'outputs'} ${list.join(', ')}`;
+    if (file && names.length && !(0,external_node_fs_namespaceObject.existsSync)(file)) {
+        const missing = (0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().dirname(file))
+            ? 'the file does not exist'
+            : 'neither the file nor its folder exists';
+        throw new OutputFileError(`GITHUB_OUTPUT (${file}) could not hold the ${held(names)}: ${missing}`);
+    }
+    const refused = [];
+    let cause;
+    for (const [name, value] of Object.entries(outputs)) {
+        try {
+            setOutput(name, secrets_redact(typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value)));
+        }
+        catch (error) {
+            refused.push(name);
+            cause ??= error;
+        }
+    }
+    if (refused.length) {
+        throw new OutputFileError(`GITHUB_OUTPUT (${file ?? 'not set'}) could not hold the ${held(refused)}: ${errorMessage(cause)}`, { cause });
+    }
+}
+/**
+ * Sets the outputs, then writes the report. Outputs GITHUB_OUTPUT refuses are said at the top of the
+ * report, which still tells what was done (the build may be live), and their error is returned for
+ * the caller to throw once the run's account is complete: thrown here, the step's summary would be
+ * the account of a run that stopped before anything was sent.
+ */
+async function writeOutputsAndReport(outputs, report) {
+    let refused;
+    try {
+        setOutputs(outputs);
+    }
+    catch (error) {
+        if (!(error instanceof OutputFileError))
+            throw error;
+        refused = error;
+    }
+    const failed = refused && report_text(`Failed: ${refused.message}. The steps after this one read them empty.`);
+    await writeReport(failed ? { ...report, blocks: [failed, ...report.blocks] } : report);
+    return refused;
 }
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
@@ -51427,7 +51578,7 @@ async function writeReport(report) {
         return;
     }
     const summary = summary_summary.addHeading(inertHtml(report.title), 2);
-    for (const block of report.blocks) {
+    for (const block of [...report.blocks, ...warnings.map((warning) => report_text(`Warning: ${warning}`))]) {
         if (block.kind === 'heading')
             summary.addHeading(inertHtml(block.text), 3);
         // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
@@ -51448,12 +51599,21 @@ async function writeReport(report) {
     }
     catch (error) {
         summary.emptyBuffer();
-        actionsLogger.warning(`Could not write the job summary: ${errorMessage(error)}`);
+        actionsLogger.warning(`GITHUB_STEP_SUMMARY (${process.env.GITHUB_STEP_SUMMARY}) could not hold the job summary: ${summaryFileProblem(error)}`);
     }
 }
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text) {
     return escapeHtml(untrusted_visible(text));
+}
+/** @actions/core's refusal of a summary file it cannot access names neither the cause nor the variable. */
+function summaryFileProblem(error) {
+    const file = process.env.GITHUB_STEP_SUMMARY ?? '';
+    if (!errorMessage(error).startsWith('Unable to access summary file'))
+        return errorMessage(error);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().dirname(file)))
+        return 'neither the file nor its folder exists';
+    return (0,external_node_fs_namespaceObject.existsSync)(file) ? 'it cannot be read and written (its permissions)' : 'the file does not exist';
 }
 
 ;// CONCATENATED MODULE: ./src/operations/validate.ts
@@ -51897,6 +52057,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 
