@@ -1,5 +1,5 @@
 import { isValidDomain } from '../api/rules.ts'
-import { formatBytes } from '../common/format.ts'
+import { formatBytes, plural } from '../common/format.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
 import type { Connection } from '../inputs/common.ts'
 import type { Site, Target } from '../inputs/deploy.ts'
@@ -157,7 +157,7 @@ export function renderComment(view: CommentView): string {
   if (state.siteId) {
     const files =
       typeof state.fileCount === 'number' && typeof state.totalBytes === 'number'
-        ? ` (${state.fileCount} files, ${formatBytes(state.totalBytes)})`
+        ? ` (${plural(state.fileCount, 'file')}, ${formatBytes(state.totalBytes)})`
         : ''
     rows.push(['Site', `${markdownCode(state.siteId)}${files}`])
     // The name of the site reported, which a reused site got from an earlier commit.

@@ -3,7 +3,7 @@
 
 import { UsageError } from '../../api/errors.ts'
 import { SITE_BYTES_LIMIT } from '../../api/rules.ts'
-import { formatBytes } from '../../common/format.ts'
+import { formatBytes, plural } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { Site } from '../../inputs/deploy.ts'
@@ -61,7 +61,7 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   })
   if (options.siteRecord) checkRecordPathFree(files)
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
-  logger.info(`${files.length} files, ${formatBytes(totalBytes)}`)
+  logger.info(`${plural(files.length, 'file')}, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
   // A root page first: without one, / answers 404 whatever the engine's plan.
