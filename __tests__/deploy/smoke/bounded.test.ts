@@ -45,7 +45,7 @@ const PAGES: Record<string, string> = {
   '/endless/': `<!DOCTYPE html><body>${CANVAS}<script>
 let printed = 0
 setInterval(() => {
-  for (let i = 0; i < 20; i++) console.error('tick ' + ++printed + ' ' + 'x'.repeat(2000))
+  for (let i = 0; i < 2; i++) console.error('tick ' + ++printed + ' ' + 'x'.repeat(2000))
 }, 1)
 </script></body>`,
 }
