@@ -31,6 +31,6 @@ describe("the comment's size table", () => {
     )
     const hostile = lines.find((l) => l.includes('img'))!
     assert.equal(hostile, '| ``x\\|<img src=x>@team`[a](b)\\n.js`` | \\- | 1000 B | new \\(\\+1000 B\\) |')
-    assert.equal(lines.at(-1), 'and 2 more files changed\\, \\-5 B in all')
+    assert.equal(lines.at(-1), '| and 2 more files changed | | | \\-5 B in all |')
   })
 })

@@ -226,6 +226,26 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     )
     assert.equal(liveVersion('smoke-warn'), run.outputs['version-id'])
   })
+
+  test('one console.error of 3 MB: its log line, summary and outputs stay small, and say it was cut', async () => {
+    const run = await deploy({
+      path: await game({ loud: true }),
+      namespace: 'smoke-loud',
+      'on-verify-failure': 'warn',
+    })
+    assert.equal(run.exitCode, 0, run.stdout.slice(0, 5000))
+    assert.equal(run.outputs['smoke-test'], 'failed')
+    const longest = Math.max(...run.stdout.split('\n').map((line) => line.length))
+    assert.ok(longest < 2000, `a line of the log is ${longest} characters`)
+    assert.match(
+      run.stdout,
+      /^::warning title=Smoke test failed::.*: 1 error, .*E{300}… \(3,145,728 characters\)/m,
+    )
+    assert.ok(run.summary.length < 20_000, `the summary is ${run.summary.length} characters`)
+    assert.match(run.summary, /3,145,728 characters/)
+    const outputs = JSON.stringify(run.outputs).length
+    assert.ok(outputs < 5000, `the outputs are ${outputs} characters`)
+  })
 })
 
 describe('dist/index.js: no browser to be had', () => {

@@ -2,13 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { buildManifest, type ArtifactFile } from '../../src/deploy/collect/files.ts'
 import type { SiteRecord } from '../../src/deploy/collect/record.ts'
-import {
-  compareSizes,
-  describeDelta,
-  moreLine,
-  SIZE_ROWS_SHOWN,
-  sizeSummary,
-} from '../../src/deploy/sizes.ts'
+import { compareSizes, describeDelta, moreRow, SIZE_ROWS_SHOWN, sizeSummary } from '../../src/deploy/sizes.ts'
 
 const MiB = 1024 * 1024
 const file = (path: string, size: number): ArtifactFile => ({
@@ -57,7 +51,7 @@ describe('what changed in size', () => {
       ],
     )
     assert.deepEqual([change.added, change.removed, change.changed], [1, 1, 4])
-    assert.equal(moreLine(change), undefined)
+    assert.equal(moreRow(change), undefined)
     assert.equal(describeDelta(10 * MiB, 30 * MiB), '+20.0 MiB (+200.0%)')
     assert.equal(describeDelta(5000, undefined), 'removed (-4.9 KiB)')
     assert.equal(describeDelta(undefined, 7000), 'new (+6.8 KiB)')
@@ -94,6 +88,6 @@ describe('what changed in size', () => {
     assert.equal(others.length, SIZE_ROWS_SHOWN - 4)
     // img/0 .. img/18 left out: 19 files of +1 .. +19 B.
     assert.deepEqual(change.more, { count: 19, delta: (19 * 20) / 2 })
-    assert.equal(moreLine(change), 'and 19 more files changed, +190 B in all')
+    assert.deepEqual(moreRow(change), { files: 'and 19 more files changed', change: '+190 B in all' })
   })
 })

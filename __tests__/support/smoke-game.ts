@@ -84,6 +84,8 @@ export interface SmokeGameOptions {
   throws?: boolean
   /** A page of another origin the game's page then navigates to. */
   leavesFor?: string
+  /** A script on the page that logs one console.error of 3 MB (the game still starts). */
+  loud?: boolean
 }
 
 /** The game's files, for writeTree. */
@@ -93,7 +95,8 @@ export function smokeGame(options: SmokeGameOptions = {}): Record<string, string
       (options.throws ? '<script src="TemplateData/boot.js"></script>\n' : '') +
         (options.leavesFor
           ? `<script>setTimeout(() => { location.href = '${options.leavesFor}' }, 50)</script>\n`
-          : ''),
+          : '') +
+        (options.loud ? "<script>console.error('E'.repeat(3 * 1024 * 1024))</script>\n" : ''),
     ),
     'Build/game.loader.js': LOADER,
     'Build/game.framework.js.gz': gzipSync(FRAMEWORK),

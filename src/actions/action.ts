@@ -15,7 +15,15 @@ import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
 import { cancelOnSignals, cancelSignals } from '../common/cancel.ts'
 import { deadlineFromEnv, runOperation, type Operation } from '../operations/operation.ts'
-import { cellHtml, escapeHtml, heading, text, type OutputValue, type Report } from '../common/report.ts'
+import {
+  cellHtml,
+  escapeHtml,
+  heading,
+  text,
+  type OutputValue,
+  type Report,
+  type ReportBlock,
+} from '../common/report.ts'
 
 /**
  * The logger of the actions: every message, annotation title and group name shown through visible(),
@@ -199,7 +207,8 @@ export async function writeOutputsAndReport(
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
  * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown. The
+ * blocks that do not fit in SUMMARY_MAX_BYTES are left out, said so (boundedHtml).
  */
 export async function writeReport(report: Report): Promise<void> {
   summaryWritten = true
@@ -208,22 +217,16 @@ export async function writeReport(report: Report): Promise<void> {
     core.warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.')
     return
   }
-  const summary = core.summary.addHeading(inertHtml(report.title), 2)
-  for (const block of [...report.blocks, ...warnings.map((warning) => text(`Warning: ${warning}`))]) {
-    if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), 3)
-    // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
-    else if (block.kind === 'text') summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true)
-    else {
-      summary.addTable([
-        block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
-        // An empty cell would be written as a lone <td>.
-        ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
-      ])
-    }
-  }
+  const { summary } = core
+  // What was added to the summary before the report stays before it, redacted as the report is.
+  const added = redact(summary.stringify())
+  const start = added + blockHtml(heading(report.title), 2)
+  const blocks = [...report.blocks, ...warnings.map((warning) => text(`Warning: ${warning}`))]
   try {
-    // Whatever a block holds, the summary leaves with the run's secrets redacted.
-    const html = redact(summary.stringify())
+    const html = boundedHtml(
+      start,
+      blocks.map((block) => blockHtml(block, 3)),
+    )
     await summary.emptyBuffer().addRaw(html).write()
   } catch (error) {
     summary.emptyBuffer()
@@ -231,6 +234,50 @@ export async function writeReport(report: Report): Promise<void> {
       `GITHUB_STEP_SUMMARY (${process.env.GITHUB_STEP_SUMMARY}) could not hold the job summary: ${summaryFileProblem(error)}`,
     )
   }
+}
+
+/** GitHub refuses a job summary over 1 MiB: the summary stays under this, in bytes. */
+export const SUMMARY_MAX_BYTES = 1000 * 1000
+
+/**
+ * The start (the title), then the blocks while they fit in SUMMARY_MAX_BYTES, then a line saying how
+ * many were left out. Whole blocks only: a block cut inside its HTML would end the HTML block, and
+ * the rest of it would be read as Markdown.
+ */
+function boundedHtml(start: string, blocks: readonly string[]): string {
+  const leftOut = (count: number) =>
+    `<p>${count} more ${count === 1 ? 'part' : 'parts'} of this summary left out: a job summary holds at most 1 MiB.</p>\n`
+  const room = SUMMARY_MAX_BYTES - Buffer.byteLength(leftOut(blocks.length))
+  let html = start
+  let used = Buffer.byteLength(start)
+  for (const [index, block] of blocks.entries()) {
+    const size = Buffer.byteLength(block)
+    if (used + size > room) return html + leftOut(blocks.length - index)
+    html += block
+    used += size
+  }
+  return html
+}
+
+/**
+ * One block of the report as HTML, the run's secrets redacted whatever it holds. A heading is
+ * `<h{level}>`; a text a paragraph of HTML, not of Markdown (links, images and autolinks in it stay
+ * text); a table `<table>`.
+ */
+function blockHtml(block: ReportBlock, level: number): string {
+  const summary = core.summary.emptyBuffer()
+  if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), level)
+  else if (block.kind === 'text') summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true)
+  else {
+    summary.addTable([
+      block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
+      // An empty cell would be written as a lone <td>.
+      ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+    ])
+  }
+  const html = redact(summary.stringify())
+  summary.emptyBuffer()
+  return html
 }
 
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */

@@ -10,7 +10,7 @@ import { cancelledCheck, rerunText } from '../deploy/account.ts'
 import { notLiveAccount } from '../deploy/live/publish-and-see.ts'
 import { smokeSentence } from '../deploy/smoke/verdict.ts'
 import { describeTiming } from '../deploy/live/verify.ts'
-import { describeDelta, moreLine, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
+import { describeDelta, moreRow, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
 import { nextState, renderComment, type PreviewState } from './preview.ts'
 
@@ -169,7 +169,7 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
 
 /**
  * The sizes compared with compare-with's namespace, as Markdown: a line and a table of at most
- * SIZE_ROWS_SHOWN rows. The file names come from the builds (a fork's among them): shown as code.
+ * SIZE_ROWS_SHOWN rows and one for the others. The file names come from the builds (a fork's among them): shown as code.
  */
 export function sizeMarkdown(change: SizeChange): string {
   const commit = change.baseCommit ? ` (${markdownCode(change.baseCommit.slice(0, 7))})` : ''
@@ -182,8 +182,8 @@ export function sizeMarkdown(change: SizeChange): string {
       const cells = [sizeCell(row.before), sizeCell(row.after), describeDelta(row.before, row.after)]
       lines.push(`| ${markdownCode(row.path)} | ${cells.map(markdownText).join(' | ')} |`)
     }
+    const more = moreRow(change)
+    if (more) lines.push(`| ${markdownText(more.files)} | | | ${markdownText(more.change)} |`)
   }
-  const more = moreLine(change)
-  if (more) lines.push('', markdownText(more))
   return lines.join('\n')
 }

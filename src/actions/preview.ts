@@ -190,15 +190,35 @@ export function renderComment(view: CommentView): string {
   // The first row heads the table: markdown has no table without a header, and an empty one shows.
   const table = rows.map(([k, v]) => `| ${k} | ${v} |`)
   if (table.length) table.splice(1, 0, '| --- | --- |')
-  return [
-    `### ${markdownText(view.title)}`,
-    '',
-    view.status,
-    '',
-    ...table,
-    ...(table.length ? [''] : []),
-    stateComment(state),
-  ].join('\n')
+  const head = `### ${markdownText(view.title)}\n\n`
+  const tail = ['', ...table, ...(table.length ? [''] : []), stateComment(state)].join('\n')
+  return head + boundedStatus(view.status, COMMENT_BODY_MAX - head.length - tail.length) + '\n' + tail
+}
+
+/**
+ * GitHub refuses a comment over 65,536 characters. The body stays under this; the rest is the
+ * marker comment.ts puts before it (its key names the namespace, the game and api-url).
+ */
+export const COMMENT_BODY_MAX = 60_000
+
+/**
+ * The status in at most `room` characters: its first lines while they fit, then a line saying how
+ * much was left out. Cut between lines only: a line cut inside its code span would leave the rest of
+ * it read as Markdown.
+ */
+function boundedStatus(status: string, room: number): string {
+  if (status.length <= room) return status
+  const note = (left: number) =>
+    `(${left.toLocaleString('en')} more characters of this account left out: a comment holds at most 65,536 characters; the run itself says the rest.)`
+  const noteRoom = note(status.length).length + 2
+  const kept: string[] = []
+  let used = 0
+  for (const line of status.split('\n')) {
+    if (used + line.length + 1 + noteRoom > room) break
+    kept.push(line)
+    used += line.length + 1
+  }
+  return [...kept, '', note(status.length - used)].join('\n')
 }
 
 /** A domain that is not active (or whose state is unknown): what it needs, never a link that serves nothing. */

@@ -37,3 +37,15 @@ export function errorMessage(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : ''
   return cause && !message.includes(cause) ? `${message}: ${cause}` : message
 }
+
+/**
+ * The text cut to at most `max` characters of its own, with an ellipsis and its full length said:
+ * `Error: xxxx… (3,145,728 characters)`. Text from outside (a page's console, a service's answer)
+ * passes here before it is kept, so what is said of it stays small whatever it holds.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text
+  // Never half of a surrogate pair: its other half alone shows as a replacement character.
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return `${text.slice(0, end)}… (${text.length.toLocaleString('en')} characters)`
+}

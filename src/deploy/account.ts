@@ -7,9 +7,10 @@ import { NotLiveError, notLiveAccount } from './live/publish-and-see.ts'
 import { describeChecked, describeTiming } from './live/verify.ts'
 import { privateNote } from './target/private.ts'
 import { SmokeTestError, smokeRerun, smokeSentence } from './smoke/verdict.ts'
-import { describeDelta, moreLine, sizeCell, sizeSummary } from './sizes.ts'
+import { describeDelta, moreRow, sizeCell, sizeSummary } from './sizes.ts'
 import type { CloseResult } from './live/close.ts'
 import type { DeployResult } from './pipeline.ts'
+import type { Manifest } from './collect/files.ts'
 import type { Published } from './live/prepare.ts'
 import type { Verification } from './live/verify.ts'
 import { describeVersion } from './live/meanwhile.ts'
@@ -62,21 +63,25 @@ export function deployReport(result: DeployResult): Report {
   if (result.older?.blocked) report.blocks.unshift(text(result.older.reason))
   report.blocks.push(...sizeBlocks(result))
   const { manifest } = result
-  if (manifest && manifest.fileCount > 0) {
-    const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5)
-    report.blocks.push(
-      heading('Largest files'),
-      table(
-        ['File', 'Size', 'Type'],
-        largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)']),
-      ),
-    )
-  }
+  if (manifest && manifest.fileCount > 0) report.blocks.push(...largestBlocks(manifest.files))
   report.blocks.push(...servingBlocks(result))
   return report
 }
 
 const CONTENT_TYPES_LISTED = 10
+const LARGEST_LISTED = 5
+
+function largestBlocks(files: Manifest['files']): ReportBlock[] {
+  const largest = [...files].sort((a, b) => b.size - a.size).slice(0, LARGEST_LISTED)
+  const rows: Cell[][] = largest.map((f) => [
+    { code: f.path },
+    formatBytes(f.size),
+    f.contentType ?? '(none)',
+  ])
+  const more = files.length - largest.length
+  if (more > 0) rows.push([`and ${more} more ${more === 1 ? 'file' : 'files'}`, '', ''])
+  return [heading('Largest files'), table(['File', 'Size', 'Type'], rows)]
+}
 
 function sizeBlocks(result: DeployResult): ReportBlock[] {
   const change = result.sizes
@@ -87,20 +92,16 @@ function sizeBlocks(result: DeployResult): ReportBlock[] {
     text(sizeSummary(change)),
   ]
   if (change.rows.length) {
-    blocks.push(
-      table(
-        ['File', 'Before', 'After', 'Change'],
-        change.rows.map((row) => [
-          { code: row.path },
-          sizeCell(row.before),
-          sizeCell(row.after),
-          describeDelta(row.before, row.after),
-        ]),
-      ),
-    )
+    const rows: Cell[][] = change.rows.map((row) => [
+      { code: row.path },
+      sizeCell(row.before),
+      sizeCell(row.after),
+      describeDelta(row.before, row.after),
+    ])
+    const more = moreRow(change)
+    if (more) rows.push([more.files, '', '', more.change])
+    blocks.push(table(['File', 'Before', 'After', 'Change'], rows))
   }
-  const more = moreLine(change)
-  if (more) blocks.push(text(more))
   return blocks
 }
 

@@ -88,8 +88,12 @@ export function sizeSummary(change: SizeChange): string {
   return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`
 }
 
-export function moreLine(change: SizeChange): string | undefined {
+/** The last row of a cut table: `and 19 more files changed` and `+190 B in all`. */
+export function moreRow(change: SizeChange): { files: string; change: string } | undefined {
   const { count, delta: sum } = change.more
   if (!count) return undefined
-  return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`
+  return {
+    files: `and ${count} more ${count === 1 ? 'file' : 'files'} changed`,
+    change: sum === 0 ? 'no change in all' : `${signed(sum)} in all`,
+  }
 }

@@ -13,19 +13,23 @@ import { browserName, findBrowser, installPaths } from '../../../src/deploy/smok
 import { smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
 import { judge, SmokeTestError } from '../../../src/deploy/smoke/verdict.ts'
 import { rerunText } from '../../../src/deploy/account.ts'
-import type { Seen, WatchOptions } from '../../../src/deploy/smoke/watch.ts'
+import { ProblemLog } from '../../../src/deploy/smoke/problems.ts'
+import type { Problem, Seen, WatchOptions } from '../../../src/deploy/smoke/watch.ts'
 import { readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
 import { getter } from '../../support/helpers.ts'
 
 const URL_ = 'http://demo-game--pr-1.localhost:8787/'
-const seen = (over: Partial<Seen> = {}): Seen => ({
+const seen = ({
+  problems = [],
+  ...over
+}: Partial<Omit<Seen, 'problems'>> & { problems?: Problem[] } = {}): Seen => ({
   browser: 'Chromium 156',
   loadMs: 400,
-  problems: [],
   answered: 5,
   canvas: { width: 320, height: 200, colours: 4, first: '#102030' },
   screenshot: '/tmp/runner/gamehost-screenshot-1.png',
   ...over,
+  problems: ProblemLog.of(problems),
 })
 
 describe('findBrowser', () => {
@@ -174,6 +178,44 @@ describe('judge', () => {
       unreachable.problem,
       'https://cdn.other/x.js could not be fetched (net::ERR_NAME_NOT_RESOLVED)',
     )
+  })
+})
+
+describe('the problems of a page that says too much', () => {
+  test('every one counted; the first five of each kind kept, in order, each cut to 300 characters', () => {
+    const log = new ProblemLog()
+    for (let i = 0; i < 1000; i++) log.push({ kind: 'console', message: `tick ${i} ${'x'.repeat(1000)}` })
+    log.push({ kind: 'engine', engine: 'unity', message: 'Unable to parse Build/game.framework.js.gz!' })
+    log.push({ kind: 'request', url: `${URL_}${'a'.repeat(5000)}`, status: 404 })
+    assert.equal(log.count(), 1002)
+    assert.equal(log.count('console'), 1000)
+    assert.equal(log.count('request'), 1)
+    assert.equal(log.leftOut, 995)
+    assert.deepEqual(
+      log.kept.map((p) => p.kind),
+      ['console', 'console', 'console', 'console', 'console', 'engine', 'request'],
+    )
+    const first = log.kept[0] as { message: string }
+    assert.equal(first.message, `tick 0 ${'x'.repeat(293)}… (1,007 characters)`)
+    assert.match((log.kept[6] as { url: string }).url, /^http:.{295}… \(5,038 characters\)$/)
+  })
+
+  test('judged: the line counts them all, quotes the first cut, and the remedy reads the engine kept', () => {
+    const result = judge(
+      seen({
+        problems: [
+          ...Array.from({ length: 50 }, () => ({ kind: 'console' as const, message: 'E'.repeat(3_000_000) })),
+          { kind: 'engine', engine: 'unity', message: 'Unable to parse Build/game.framework.js.gz!' },
+        ],
+      }),
+      3000,
+    )
+    assert.match(
+      result.line,
+      /: 51 errors, 5 requests answered, the canvas drew; first: console\.error: E{300}… \(3,000,000 characters\)$/,
+    )
+    assert.ok(result.line.length < 500, result.line)
+    assert.match(result.remedy!, /^a compressed file reached the browser without its Content-Encoding/)
   })
 })
 

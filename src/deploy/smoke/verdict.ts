@@ -26,14 +26,14 @@ export interface SmokeResult {
 
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 export function judge(seen: Seen, watchMs: number): SmokeResult {
-  const requests = seen.problems.filter((p) => p.kind === 'request')
-  const errors = seen.problems.length - requests.length
-  const { canvas } = seen
+  const { problems, canvas } = seen
+  const failedRequests = problems.count('request')
+  const errors = problems.count() - failedRequests
   const flat = canvas !== undefined && canvas.colours <= 1
   const counts = [
     plural(errors, 'error'),
     plural(seen.answered, 'request') + ' answered',
-    ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+    ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
   ]
   const drew = !canvas
     ? 'no canvas on the page'
@@ -41,7 +41,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
       ? `the canvas one flat colour (${canvas.first})`
       : 'the canvas drew'
   const screenshot = seen.screenshot
-  const first = seen.problems[0]
+  const first = problems.kept[0]
   if (!first && !flat) {
     const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
     return {
@@ -58,7 +58,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     status: 'failed',
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
     problem,
-    remedy: remedyFor(seen.problems, first, watchMs),
+    remedy: remedyFor(problems.kept, first, watchMs),
     screenshot,
   }
 }

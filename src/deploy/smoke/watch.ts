@@ -13,6 +13,7 @@ import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
+import { ProblemLog } from './problems.ts'
 
 export type Problem =
   | { kind: 'exception'; message: string }
@@ -27,8 +28,8 @@ export interface Seen {
   browser: string
   /** From the navigation's start to the page's load event; undefined when it never loaded. */
   loadMs?: number
-  /** In the order they happened. */
-  problems: Problem[]
+  /** Counted, and the first few of each kind kept, in the order they happened. */
+  problems: ProblemLog
   /** Requests answered with a status below 400. */
   answered: number
   /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
@@ -85,7 +86,7 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
   try {
     const seen: Seen = {
       browser: browserName(options.browserPath, await browser.version()),
-      problems: [],
+      problems: new ProblemLog(),
       answered: 0,
     }
     const page = await browser.newPage()
@@ -221,7 +222,7 @@ async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOpti
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
   const reports = await page.evaluate(engineReports).catch((): EngineReport[] => [])
   // Unity's template alerts what its banner shows: said once.
-  const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')))
+  const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')))
   for (const report of reports)
     if (!alerted.has(report.message)) seen.problems.push({ kind: 'engine', ...report })
 }
