@@ -12,6 +12,7 @@ import { pollUntil } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
+import { browserEnv } from './env.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 
 export type Problem =
@@ -73,6 +74,7 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
     headless: true,
     pipe: true,
     args: launchArgs(process.platform),
+    env: browserEnv(process.env, process.platform),
     defaultViewport: { width: 1280, height: 720 },
     // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
     handleSIGINT: false,
